@@ -1,0 +1,15 @@
+/* Shared pieces of the Lua host and its C modules. */
+#ifndef REPRO_LREPRO_H
+#define REPRO_LREPRO_H
+
+#include <lua.h>
+
+/* Integer argument `arg`, named `name` in the error: "bad argument #2 to 'f' (n: integer
+ * expected, got number 1.5)". */
+lua_Integer repro_checkinteger(lua_State *L, int arg, const char *name);
+
+int luaopen_pcg(lua_State *L);
+int luaopen_engine(lua_State *L);
+int luaopen_stats(lua_State *L);
+
+#endif

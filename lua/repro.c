@@ -1,0 +1,267 @@
+/* bin/repro: the Lua 5.4 host of the suite.
+ *
+ *   bin/repro SCRIPT.lua [args]   run a script; `arg` is set as the stock `lua` does
+ *   bin/repro COMMAND [args]      a command of lua/repro/cli.lua (train, run, ...)
+ *   bin/repro --version           project, Lua, GSL and compiler versions
+ *
+ * Everything, even opening the libraries, runs inside lua_pcall with a message handler
+ * that appends a traceback; any error is printed on stderr as `file:line: message`
+ * plus the traceback, and the exit status is 1.  An error raised as a table with a
+ * string field `message` is a user error (bad config, bad study file): only the
+ * message is printed.  The project's C modules are preloaded, and lua/ is put on
+ * package.path from the binary's own location, so nothing depends on LUA_PATH or the
+ * working directory.  math.random is hidden: every random number comes from `pcg`.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gsl/gsl_version.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "lrepro.h"
+
+#ifndef REPRO_VERSION
+#define REPRO_VERSION "unknown"
+#endif
+#ifndef REPRO_CFLAGS
+#define REPRO_CFLAGS "unknown"
+#endif
+
+#if defined(__clang__)
+#define REPRO_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define REPRO_COMPILER "gcc " __VERSION__
+#else
+#define REPRO_COMPILER "unknown compiler"
+#endif
+
+lua_Integer repro_checkinteger(lua_State *L, int arg, const char *name)
+{
+    int isnum = 0;
+    lua_Integer v = lua_tointegerx(L, arg, &isnum);
+    if (!isnum) {
+        if (lua_type(L, arg) == LUA_TNUMBER)
+            lua_pushfstring(L, "%s: integer expected, got non-integer number %s", name,
+                            luaL_tolstring(L, arg, NULL));
+        else
+            lua_pushfstring(L, "%s: integer expected, got %s", name, luaL_typename(L, arg));
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return v;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The project root: $REPRO_ROOT, else the nearest ancestor of the binary's directory
+ * that holds lua/repro/. */
+static int find_root(char *root, size_t size)
+{
+    const char *env = getenv("REPRO_ROOT");
+    char probe[PATH_MAX + 16];
+    if (env && *env) {
+        snprintf(root, size, "%s", env);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    for (int up = 0; up < 4; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return -1;
+        *slash = '\0';
+        snprintf(probe, sizeof probe, "%s/lua/repro", exe[0] ? exe : "/");
+        if (is_dir(probe)) {
+            snprintf(root, size, "%s", exe[0] ? exe : "/");
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int msghandler(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        if (lua_getfield(L, 1, "message") == LUA_TSTRING)
+            return 1; /* user error: the message alone */
+        lua_pop(L, 1);
+    }
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            msg = lua_tostring(L, -1);
+        else
+            msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+static int hidden_random(lua_State *L)
+{
+    return luaL_error(L, "math.random is disabled in repro: use require('pcg') so every "
+                        "random number is seeded and reproducible");
+}
+
+static void preload(lua_State *L, const char *name, lua_CFunction open)
+{
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, open);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+}
+
+/* Module `repro.host`: facts about this binary for manifests and --version. */
+static int open_host(lua_State *L)
+{
+    lua_newtable(L);
+    lua_pushstring(L, REPRO_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_pushstring(L, LUA_RELEASE);
+    lua_setfield(L, -2, "lua");
+    lua_pushstring(L, gsl_version);
+    lua_setfield(L, -2, "gsl");
+    lua_pushstring(L, REPRO_COMPILER);
+    lua_setfield(L, -2, "compiler");
+    lua_pushstring(L, REPRO_CFLAGS);
+    lua_setfield(L, -2, "cflags");
+    lua_getfield(L, LUA_REGISTRYINDEX, "repro.root");
+    lua_setfield(L, -2, "root");
+    lua_getfield(L, LUA_REGISTRYINDEX, "repro.exe");
+    lua_setfield(L, -2, "exe");
+    return 1;
+}
+
+static void setup(lua_State *L, const char *root, const char *exe)
+{
+    luaL_openlibs(L);
+    lua_getglobal(L, "math");
+    lua_pushcfunction(L, hidden_random);
+    lua_setfield(L, -2, "random");
+    lua_pushcfunction(L, hidden_random);
+    lua_setfield(L, -2, "randomseed");
+    lua_pop(L, 1);
+
+    lua_pushstring(L, root);
+    lua_setfield(L, LUA_REGISTRYINDEX, "repro.root");
+    lua_pushstring(L, exe);
+    lua_setfield(L, LUA_REGISTRYINDEX, "repro.exe");
+    preload(L, "repro.host", open_host);
+    preload(L, "pcg", luaopen_pcg);
+
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    lua_pushfstring(L, "%s/lua/?.lua;%s/lua/?/init.lua;%s", root, root, lua_tostring(L, -1));
+    lua_setfield(L, -3, "path");
+    lua_pop(L, 2);
+}
+
+static int print_version(lua_State *L)
+{
+    printf("repro %s\n%s\nGSL %s\n%s\nflags: %s\n", REPRO_VERSION, LUA_RELEASE, gsl_version,
+           REPRO_COMPILER, REPRO_CFLAGS);
+    (void)L;
+    return 0;
+}
+
+/* Runs inside lua_pcall: argv as light userdata, argc as integer. */
+static int pmain(lua_State *L)
+{
+    int argc = (int)lua_tointeger(L, 1);
+    char **argv = (char **)lua_touserdata(L, 2);
+    char root[PATH_MAX];
+    if (find_root(root, sizeof root) != 0)
+        return luaL_error(L, "cannot find the project's lua/repro/ directory from the binary's "
+                             "location; set REPRO_ROOT to the project root");
+    setup(L, root, argv[0]);
+
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s SCRIPT.lua [args] | COMMAND [args] | --version\n"
+                        "commands: see `%s help`\n", argv[0], argv[0]);
+        lua_pushinteger(L, 2);
+        return 1;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-v") == 0) {
+        print_version(L);
+        lua_pushinteger(L, 0);
+        return 1;
+    }
+
+    const char *first = argv[1];
+    size_t len = strlen(first);
+    int is_script = (len > 4 && strcmp(first + len - 4, ".lua") == 0) || strchr(first, '/');
+
+    /* arg table as lua.c builds it: arg[0] = script, arg[-1] = interpreter. */
+    lua_createtable(L, argc, 2);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i - 1);
+    }
+    lua_setglobal(L, "arg");
+
+    if (is_script) {
+        if (luaL_loadfilex(L, first, "t") != LUA_OK) {
+            /* already `file:line: message`; a traceback would only show the host */
+            lua_createtable(L, 0, 1);
+            lua_insert(L, -2);
+            lua_setfield(L, -2, "message");
+            return lua_error(L);
+        }
+        for (int i = 2; i < argc; i++)
+            lua_pushstring(L, argv[i]);
+        lua_call(L, argc - 2, 1);
+    } else {
+        lua_getglobal(L, "require");
+        lua_pushstring(L, "repro.cli");
+        lua_call(L, 1, 1);
+        lua_getfield(L, -1, "main");
+        lua_newtable(L);
+        for (int i = 1; i < argc; i++) {
+            lua_pushstring(L, argv[i]);
+            lua_rawseti(L, -2, i);
+        }
+        lua_call(L, 1, 1);
+    }
+    if (!lua_isinteger(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushinteger(L, 0);
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    lua_State *L = luaL_newstate();
+    if (L == NULL) {
+        fprintf(stderr, "%s: cannot create a Lua state: out of memory\n", argv[0]);
+        return 1;
+    }
+    lua_pushcfunction(L, msghandler);
+    lua_pushcfunction(L, pmain);
+    lua_pushinteger(L, argc);
+    lua_pushlightuserdata(L, argv);
+    int status = lua_pcall(L, 2, 1, 1);
+    int code;
+    if (status != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
+        code = 1;
+    } else {
+        code = (int)lua_tointeger(L, -1);
+    }
+    fflush(stdout);
+    lua_close(L);
+    return code;
+}

@@ -1,0 +1,98 @@
+-- A small test harness for the Lua tests: counts checks, prints each failure with its
+-- line, and `done` prints "NAME: N passed, N failed" and exits 1 on any failure.
+local M = {}
+local T = {}
+T.__index = T
+
+function M.new(name)
+  return setmetatable({ name = name, passed = 0, failed = 0 }, T)
+end
+
+local function where()
+  local info = debug.getinfo(3, "Sl")
+  return info.short_src .. ":" .. info.currentline
+end
+
+function T:ok(cond, msg)
+  if cond then
+    self.passed = self.passed + 1
+  else
+    self.failed = self.failed + 1
+    io.stderr:write("FAIL ", where(), ": ", tostring(msg or "check failed"), "\n")
+  end
+  return cond
+end
+
+function T:eq(got, want, msg)
+  local ok = got == want
+  if not ok then
+    msg = string.format("%s: got %s, want %s", msg or "eq", tostring(got), tostring(want))
+  end
+  if ok then self.passed = self.passed + 1 else
+    self.failed = self.failed + 1
+    io.stderr:write("FAIL ", where(), ": ", msg, "\n")
+  end
+  return ok
+end
+
+function T:near(got, want, rtol, msg)
+  local ok = type(got) == "number" and math.abs(got - want) <= rtol * math.max(1, math.abs(want))
+  if ok then self.passed = self.passed + 1 else
+    self.failed = self.failed + 1
+    io.stderr:write("FAIL ", where(), ": ", string.format("%s: got %s, want %.17g (rtol %g)",
+      msg or "near", tostring(got), want, rtol), "\n")
+  end
+  return ok
+end
+
+-- fn must raise an error whose text contains `pattern` (plain match).
+function T:raises(fn, pattern, msg)
+  local ok, err = pcall(fn)
+  if type(err) == "table" and err.message then err = err.message end
+  local good = not ok and string.find(tostring(err), pattern, 1, true) ~= nil
+  if good then self.passed = self.passed + 1 else
+    self.failed = self.failed + 1
+    io.stderr:write("FAIL ", where(), ": ", msg or "raises", ": expected an error containing '",
+      pattern, "', got ", ok and "no error" or tostring(err), "\n")
+  end
+  return good
+end
+
+function T:done()
+  print(string.format("%s: %d passed, %d failed", self.name, self.passed, self.failed))
+  os.exit(self.failed == 0 and 0 or 1)
+end
+
+-- Runs a shell command; returns its exit status, stdout and stderr.
+function M.run(cmd)
+  local errf = os.tmpname()
+  local p = io.popen(cmd .. " 2>" .. errf, "r")
+  local out = p:read("a")
+  local _, _, code = p:close()
+  local f = io.open(errf, "r")
+  local err = f:read("a")
+  f:close()
+  os.remove(errf)
+  return code, out, err
+end
+
+-- A fresh temporary directory (removed by M.rmtree).
+function M.tmpdir()
+  local p = io.popen("mktemp -d")
+  local d = p:read("l")
+  p:close()
+  return d
+end
+
+function M.rmtree(d)
+  assert(d:match("^/tmp/"), "refusing to remove " .. d)
+  os.execute("rm -rf '" .. d .. "'")
+end
+
+function M.write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+return M

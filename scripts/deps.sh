@@ -1,0 +1,37 @@
+#!/bin/sh
+# The project's one dependency step: checks for every Debian package the suite needs
+# and installs what is missing with apt-get when run as root; otherwise prints the
+# exact command and fails.  Nothing else in the project installs packages.
+#   scripts/deps.sh            what `make`, `make test` and `make reproduce` need
+#   scripts/deps.sh --torch    also python3-torch (PyTorch reference checks, make bench)
+set -eu
+
+PACKAGES="gcc make pkg-config liblua5.4-dev libgsl-dev lua-cjson gnuplot-nox
+texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recommended
+latexmk poppler-utils curl ca-certificates"
+if [ "${1:-}" = "--torch" ]; then
+    PACKAGES="$PACKAGES python3-torch python3-numpy"
+fi
+
+missing=""
+for p in $PACKAGES; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$status" in
+        *"ok installed"*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" -eq 0 ]; then
+    echo "deps: installing:$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >&2
+    # shellcheck disable=SC2086
+    apt-get install -y -q --no-install-recommends $missing >&2
+else
+    echo "deps: missing Debian packages:$missing" >&2
+    echo "deps: run as root:  sudo apt-get update && sudo $cmd" >&2
+    exit 1
+fi
