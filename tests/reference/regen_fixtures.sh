@@ -1,0 +1,35 @@
+#!/bin/sh
+# Regenerates the committed PyTorch parity fixtures in tests/fixtures/:
+#   build/tests/test_parity --export tests/fixtures   writes parity_<norm>.in.rptf (all three)
+#   gpt_ref.py parity IN OUT                          writes parity_<norm>.out.rptf (float64)
+# for norm in none layernorm rmsnorm.  Run from the repository root after `make`
+# (it changes to the root itself; BUILD=dir picks another build tree).  Installs nothing: PyTorch comes from Debian's
+# python3-torch via /usr/bin/python3 (scripts/deps.sh --torch).
+set -eu
+
+cd "$(dirname "$0")/../.."
+PY=/usr/bin/python3
+BUILD=${BUILD:-build}
+EXPORT=$BUILD/tests/test_parity
+OUT=tests/fixtures
+
+if ! [ -x "$PY" ] || ! "$PY" -c 'import torch, numpy' >/dev/null 2>&1; then
+    echo "regen_fixtures: no PyTorch for $PY: run scripts/deps.sh --torch" >&2
+    exit 1
+fi
+if ! [ -x "$EXPORT" ]; then
+    echo "regen_fixtures: $EXPORT not built: run make (and make $EXPORT) first" >&2
+    exit 1
+fi
+
+mkdir -p "$OUT"
+"$EXPORT" --export "$OUT"
+for norm in none layernorm rmsnorm; do
+    in="$OUT/parity_$norm.in.rptf"
+    if ! [ -f "$in" ]; then
+        echo "regen_fixtures: $EXPORT --export did not write $in" >&2
+        exit 1
+    fi
+    "$PY" tests/reference/gpt_ref.py parity "$in" "$OUT/parity_$norm.out.rptf"
+done
+echo "regen_fixtures: wrote $OUT/parity_{none,layernorm,rmsnorm}.{in,out}.rptf (torch $("$PY" -c 'import torch; print(torch.__version__)'))" >&2
