@@ -1,0 +1,206 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define K(name, type, help) {#name, type, offsetof(gpt_config, name), help}
+const config_key config_keys[] = {
+    K(n_layer, CFG_INT, "transformer blocks"),
+    K(d_model, CFG_INT, "embedding width"),
+    K(n_head, CFG_INT, "attention heads (divides d_model)"),
+    K(context, CFG_INT, "sequence length"),
+    K(batch, CFG_INT, "sequences per step"),
+    K(iters, CFG_INT, "training steps"),
+    K(lr, CFG_NUM, "peak learning rate"),
+    K(min_lr, CFG_NUM, "learning rate at the last step (cosine floor)"),
+    K(warmup, CFG_INT, "linear warmup steps"),
+    K(weight_decay, CFG_NUM, "AdamW decoupled weight decay on 2-D parameters"),
+    K(beta1, CFG_NUM, "AdamW beta1"),
+    K(beta2, CFG_NUM, "AdamW beta2"),
+    K(eps, CFG_NUM, "AdamW epsilon"),
+    K(grad_clip, CFG_NUM, "global gradient-norm clip (0 = off)"),
+    K(dropout, CFG_NUM, "dropout probability"),
+    K(embed_norm, CFG_ENUM, "none | layernorm | rmsnorm after token+position embedding"),
+    K(embed_init_std, CFG_NUM, "std of the token and position embedding init"),
+    K(seed, CFG_INT, "run seed (init, data and dropout streams)"),
+    K(threads, CFG_INT, "worker threads, 0 = online cores (results do not depend on it)"),
+    K(data, CFG_STR, "corpus path"),
+};
+#undef K
+const int config_nkeys = (int)(sizeof config_keys / sizeof config_keys[0]);
+const char *const embed_norm_names[] = {"none", "layernorm", "rmsnorm", NULL};
+
+void config_defaults(gpt_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n_layer = 8;
+    c->d_model = 128;
+    c->n_head = 8;
+    c->context = 128;
+    c->batch = 16;
+    c->iters = 300;
+    c->lr = 3e-4;
+    c->min_lr = 3e-5;
+    c->warmup = 30;
+    c->weight_decay = 0.1;
+    c->beta1 = 0.9;
+    c->beta2 = 0.95;
+    c->eps = 1e-8;
+    c->grad_clip = 1.0;
+    c->dropout = 0.0;
+    c->embed_norm = EMBED_NONE;
+    c->embed_init_std = 0.02;
+    c->seed = 1;
+    c->threads = 0;
+    snprintf(c->data, sizeof c->data, "data/tinyshakespeare.txt");
+}
+
+const config_key *config_find(const char *name)
+{
+    for (int i = 0; i < config_nkeys; i++)
+        if (strcmp(config_keys[i].name, name) == 0)
+            return &config_keys[i];
+    return NULL;
+}
+
+static const config_key *find_typed(const char *key, enum config_type want, char *err,
+                                    size_t errlen)
+{
+    const config_key *k = config_find(key);
+    if (!k) {
+        snprintf(err, errlen, "unknown config key '%s'", key);
+        return NULL;
+    }
+    if (k->type != want && !(want == CFG_STR && k->type == CFG_ENUM) &&
+        !(want == CFG_INT && k->type == CFG_NUM)) {
+        static const char *tn[] = {"an integer", "a number", "a string", "a string"};
+        snprintf(err, errlen, "%s: expected %s", key, tn[k->type]);
+        return NULL;
+    }
+    return k;
+}
+
+int config_set_int(gpt_config *c, const char *key, long long v, char *err, size_t errlen)
+{
+    const config_key *k = find_typed(key, CFG_INT, err, errlen);
+    if (!k)
+        return -1;
+    char *p = (char *)c + k->offset;
+    if (k->type == CFG_NUM) {
+        *(double *)p = (double)v;
+    } else if (strcmp(key, "seed") == 0) {
+        *(long long *)p = v;
+    } else {
+        if (v < -2147483647LL || v > 2147483647LL) {
+            snprintf(err, errlen, "%s=%lld: out of range", key, v);
+            return -1;
+        }
+        *(int *)p = (int)v;
+    }
+    return 0;
+}
+
+int config_set_num(gpt_config *c, const char *key, double v, char *err, size_t errlen)
+{
+    const config_key *k = config_find(key);
+    if (k && k->type == CFG_INT) {
+        if (!(v == floor(v)) || fabs(v) > 9.2e18) {
+            snprintf(err, errlen, "%s=%.17g: expected an integer", key, v);
+            return -1;
+        }
+        return config_set_int(c, key, (long long)v, err, errlen);
+    }
+    k = find_typed(key, CFG_NUM, err, errlen);
+    if (!k)
+        return -1;
+    *(double *)((char *)c + k->offset) = v;
+    return 0;
+}
+
+int config_set_str(gpt_config *c, const char *key, const char *v, char *err, size_t errlen)
+{
+    const config_key *k = find_typed(key, CFG_STR, err, errlen);
+    if (!k)
+        return -1;
+    if (k->type == CFG_ENUM) {
+        for (int i = 0; embed_norm_names[i]; i++)
+            if (strcmp(v, embed_norm_names[i]) == 0) {
+                *(int *)((char *)c + k->offset) = i;
+                return 0;
+            }
+        snprintf(err, errlen, "%s=%s: unknown value (expected none, layernorm or rmsnorm)", key, v);
+        return -1;
+    }
+    if (strlen(v) >= sizeof c->data) {
+        snprintf(err, errlen, "%s: path too long", key);
+        return -1;
+    }
+    snprintf((char *)c + k->offset, sizeof c->data, "%s", v);
+    return 0;
+}
+
+int config_validate(const gpt_config *c, char *err, size_t errlen)
+{
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+    const struct { const char *name; int v; } pos[] = {
+        {"n_layer", c->n_layer}, {"d_model", c->d_model}, {"n_head", c->n_head},
+        {"context", c->context}, {"batch", c->batch},     {"iters", c->iters}};
+    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++)
+        if (pos[i].v <= 0)
+            FAIL("%s=%d: must be positive", pos[i].name, pos[i].v);
+    if (c->d_model % c->n_head != 0)
+        FAIL("n_head=%d: does not divide d_model=%d", c->n_head, c->d_model);
+    if (c->d_model > 8192 || c->context > 65536 || c->n_layer > 1024 || c->batch > 65536)
+        FAIL("model too large (d_model<=8192, context<=65536, n_layer<=1024, batch<=65536)");
+    const struct { const char *name; double v; } fin[] = {
+        {"lr", c->lr}, {"min_lr", c->min_lr}, {"weight_decay", c->weight_decay},
+        {"beta1", c->beta1}, {"beta2", c->beta2}, {"eps", c->eps}, {"grad_clip", c->grad_clip},
+        {"dropout", c->dropout}, {"embed_init_std", c->embed_init_std}};
+    for (size_t i = 0; i < sizeof fin / sizeof fin[0]; i++)
+        if (!isfinite(fin[i].v))
+            FAIL("%s=%g: must be finite", fin[i].name, fin[i].v);
+    if (c->lr <= 0)
+        FAIL("lr=%g: must be > 0", c->lr);
+    if (c->min_lr < 0)
+        FAIL("min_lr=%g: must be >= 0", c->min_lr);
+    if (c->min_lr > c->lr)
+        FAIL("min_lr=%g: must not exceed lr=%g", c->min_lr, c->lr);
+    if (c->warmup < 0)
+        FAIL("warmup=%d: must be >= 0", c->warmup);
+    if (c->warmup > c->iters)
+        FAIL("warmup=%d: must not exceed iters=%d", c->warmup, c->iters);
+    if (c->weight_decay < 0)
+        FAIL("weight_decay=%g: must be >= 0", c->weight_decay);
+    if (c->beta1 < 0 || c->beta1 >= 1)
+        FAIL("beta1=%g: must be in [0, 1)", c->beta1);
+    if (c->beta2 < 0 || c->beta2 >= 1)
+        FAIL("beta2=%g: must be in [0, 1)", c->beta2);
+    if (c->eps <= 0)
+        FAIL("eps=%g: must be > 0", c->eps);
+    if (c->grad_clip < 0)
+        FAIL("grad_clip=%g: must be >= 0 (0 = off)", c->grad_clip);
+    if (c->dropout < 0 || c->dropout >= 1)
+        FAIL("dropout=%g: must be in [0, 1)", c->dropout);
+    if (c->embed_norm < 0 || c->embed_norm > EMBED_RMSNORM)
+        FAIL("embed_norm=%d: unknown", c->embed_norm);
+    if (c->embed_init_std <= 0)
+        FAIL("embed_init_std=%g: must be > 0", c->embed_init_std);
+    if (c->seed < 0)
+        FAIL("seed=%lld: must be >= 0", c->seed);
+    if (c->threads < 0 || c->threads > 1024)
+        FAIL("threads=%d: must be in [0, 1024] (0 = online cores)", c->threads);
+    if (c->data[0] == '\0')
+        FAIL("data: empty path");
+    return 0;
+#undef FAIL
+}
+
+int config_threads(const gpt_config *c)
+{
+    if (c->threads > 0)
+        return c->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}

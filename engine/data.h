@@ -1,0 +1,27 @@
+/* The character-level corpus: vocabulary = sorted distinct bytes, first 90 % train,
+ * last 10 % validation; batches of `batch` windows whose start offsets are drawn
+ * uniformly from [0, n_train - context - 1] on the run's data stream, one PCG stream per
+ * step (so a resumed run draws exactly the batches it would have drawn). */
+#ifndef REPRO_DATA_H
+#define REPRO_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    int vocab;
+    unsigned char itos[256];
+    int stoi[256];
+    int32_t *tokens; /* whole corpus encoded */
+    size_t n, n_train, n_val;
+    const int32_t *train, *val;
+} corpus;
+
+/* Loads and encodes the file; 0, or -1 with a message naming the path. */
+int corpus_load(corpus *c, const char *path, char *err, size_t errlen);
+void corpus_free(corpus *c);
+/* inputs and targets (batch, T) for training step `step`. */
+void corpus_batch(const corpus *c, uint64_t seed, long step, int batch, int T, int32_t *inputs,
+                  int32_t *targets);
+
+#endif

@@ -1,0 +1,567 @@
+#include "gpt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "pcg.h"
+
+#define LN_EPS 1e-5f
+#define RMS_EPS 1e-6f
+#define LINEAR_STD 0.02f
+
+typedef struct {
+    gpt_tensor *t;
+    int n, cap;
+    size_t total;
+} tensor_list;
+
+static void add_tensor(tensor_list *tl, const char *name, int d0, int d1, float std, float value,
+                       int group)
+{
+    if (tl->t) {
+        gpt_tensor *t = &tl->t[tl->n];
+        snprintf(t->name, sizeof t->name, "%s", name);
+        t->offset = tl->total;
+        t->ndim = d1 > 0 ? 2 : 1;
+        t->dims[0] = d0;
+        t->dims[1] = d1 > 0 ? d1 : 1;
+        t->size = (size_t)d0 * (d1 > 0 ? (size_t)d1 : 1);
+        t->init_std = std;
+        t->init_value = value;
+        t->decay = d1 > 0;
+        t->group = group;
+    }
+    tl->n++;
+    tl->total += (size_t)d0 * (d1 > 0 ? (size_t)d1 : 1);
+}
+
+/* The layout of the header comment; with tl->t == NULL it only counts. */
+static void build_layout(tensor_list *tl, const gpt_config *c, int V)
+{
+    int C = c->d_model, L = c->n_layer, T = c->context;
+    float res_std = LINEAR_STD / sqrtf(2.0f * (float)L);
+    float es = (float)c->embed_init_std;
+    char nm[32];
+    tl->n = 0;
+    tl->total = 0;
+    add_tensor(tl, "wte", V, C, es, 0, 0);
+    add_tensor(tl, "wpe", T, C, es, 0, 0);
+    for (int l = 0; l < L; l++) {
+#define BT_(field, d0, d1, std, val)                                                         \
+    snprintf(nm, sizeof nm, "h%d.%s", l, field);                                           \
+    add_tensor(tl, nm, d0, d1, std, val, l + 1)
+        BT_("ln1_w", C, 0, 0, 1);
+        BT_("ln1_b", C, 0, 0, 0);
+        BT_("qkv_w", 3 * C, C, LINEAR_STD, 0);
+        BT_("qkv_b", 3 * C, 0, 0, 0);
+        BT_("proj_w", C, C, res_std, 0);
+        BT_("proj_b", C, 0, 0, 0);
+        BT_("ln2_w", C, 0, 0, 1);
+        BT_("ln2_b", C, 0, 0, 0);
+        BT_("fc_w", 4 * C, C, LINEAR_STD, 0);
+        BT_("fc_b", 4 * C, 0, 0, 0);
+        BT_("fc2_w", C, 4 * C, res_std, 0);
+        BT_("fc2_b", C, 0, 0, 0);
+#undef BT_
+    }
+    add_tensor(tl, "lnf_w", C, 0, 0, 1, L + 1);
+    add_tensor(tl, "lnf_b", C, 0, 0, 0, L + 1);
+    if (c->embed_norm != EMBED_NONE) {
+        add_tensor(tl, "en_w", C, 0, 0, 1, L + 2);
+        if (c->embed_norm == EMBED_LAYERNORM)
+            add_tensor(tl, "en_b", C, 0, 0, 0, L + 2);
+    }
+}
+
+size_t gpt_param_count(const gpt_config *cfg, int vocab)
+{
+    tensor_list tl = {0};
+    build_layout(&tl, cfg, vocab);
+    return tl.total;
+}
+
+const gpt_tensor *gpt_find_tensor(const gpt_model *m, const char *name)
+{
+    for (int i = 0; i < m->n_tensors; i++)
+        if (strcmp(m->tensors[i].name, name) == 0)
+            return &m->tensors[i];
+    return NULL;
+}
+
+static void point_params(gpt_model *m, float *base, gpt_params *p)
+{
+    int L = m->L;
+    const gpt_tensor *t = m->tensors;
+    p->wte = base + t[0].offset;
+    p->wpe = base + t[1].offset;
+    for (int l = 0; l < L; l++) {
+        const gpt_tensor *b = t + 2 + 12 * l;
+        gpt_block *k = &p->block[l];
+        float **f[12] = {&k->ln1_w, &k->ln1_b, &k->qkv_w, &k->qkv_b, &k->proj_w, &k->proj_b,
+                         &k->ln2_w, &k->ln2_b, &k->fc_w,  &k->fc_b,  &k->fc2_w, &k->fc2_b};
+        for (int i = 0; i < 12; i++)
+            *f[i] = base + b[i].offset;
+    }
+    int i = 2 + 12 * L;
+    p->lnf_w = base + t[i].offset;
+    p->lnf_b = base + t[i + 1].offset;
+    p->en_w = m->n_tensors > i + 2 ? base + t[i + 2].offset : NULL;
+    p->en_b = m->n_tensors > i + 3 ? base + t[i + 3].offset : NULL;
+}
+
+static void init_params(gpt_model *m)
+{
+    pcg32 r;
+    pcg32_stream(&r, (uint64_t)m->cfg.seed, PCG_PURPOSE_INIT, 0);
+    for (int i = 0; i < m->n_tensors; i++) {
+        const gpt_tensor *t = &m->tensors[i];
+        float *p = m->params + t->offset;
+        if (t->init_std > 0)
+            for (size_t j = 0; j < t->size; j++)
+                p[j] = (float)(pcg32_normal(&r) * t->init_std);
+        else
+            for (size_t j = 0; j < t->size; j++)
+                p[j] = t->init_value;
+    }
+}
+
+/* Carves float arrays out of one allocation (two passes: count, then point). */
+typedef struct {
+    float *base;
+    size_t used;
+} arena;
+
+static float *take(arena *a, size_t n)
+{
+    float *p = a->base ? a->base + a->used : NULL;
+    a->used += (n + 15) / 16 * 16;
+    return p;
+}
+
+static void point_acts(gpt_model *m, arena *a)
+{
+    size_t BT = (size_t)m->B * m->T, C = (size_t)m->C, L = (size_t)m->L;
+    m->emb = take(a, BT * C);
+    m->en_mean = take(a, BT);
+    m->en_rstd = take(a, BT);
+    for (size_t l = 0; l <= L; l++) {
+        float *r = take(a, BT * C);
+        if (m->res)
+            m->res[l] = r;
+    }
+    for (size_t l = 0; l < L; l++) {
+        gpt_layer_acts x;
+        x.ln1 = take(a, BT * C);
+        x.ln1_mean = take(a, BT);
+        x.ln1_rstd = take(a, BT);
+        x.qkv = take(a, BT * 3 * C);
+        x.att = take(a, (size_t)m->B * m->H * m->T * m->T);
+        x.atty = take(a, BT * C);
+        x.res2 = take(a, BT * C);
+        x.ln2 = take(a, BT * C);
+        x.ln2_mean = take(a, BT);
+        x.ln2_rstd = take(a, BT);
+        x.fch = take(a, BT * 4 * C);
+        x.fchg = take(a, BT * 4 * C);
+        if (m->la) {
+            x.m_att = x.m_proj = x.m_fc2 = NULL;
+            m->la[l] = x;
+        }
+    }
+    m->lnf = take(a, BT * C);
+    m->lnf_mean = take(a, BT);
+    m->lnf_rstd = take(a, BT);
+    m->logits = take(a, BT * m->V);
+    m->probs = take(a, BT * m->V);
+    m->losses = take(a, BT);
+    m->tmp = take(a, BT * C);
+    m->dres = take(a, BT * C);
+    m->dbr = take(a, BT * C);
+    m->dbig = take(a, BT * 4 * C);
+    m->dln = take(a, BT * C);
+    m->datty = take(a, BT * C);
+    m->dqkv = take(a, BT * 3 * C);
+    m->dlnf = take(a, BT * C);
+}
+
+int gpt_init(gpt_model *m, const gpt_config *cfg, int vocab, int B, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    m->V = vocab;
+    m->T = cfg->context;
+    m->C = cfg->d_model;
+    m->L = cfg->n_layer;
+    m->H = cfg->n_head;
+    m->B = B;
+    tensor_list tl = {0};
+    build_layout(&tl, cfg, vocab);
+    m->n_tensors = tl.n;
+    m->n_params = tl.total;
+    tl.t = m->tensors = calloc((size_t)tl.n, sizeof(gpt_tensor));
+    m->p.block = calloc((size_t)m->L, sizeof(gpt_block));
+    m->g.block = calloc((size_t)m->L, sizeof(gpt_block));
+    m->res = calloc((size_t)m->L + 1, sizeof(float *));
+    m->la = calloc((size_t)m->L, sizeof(gpt_layer_acts));
+    size_t np = m->n_params;
+    m->params = aligned_alloc(64, (np * 4 + 15) / 16 * 16 * sizeof(float));
+    arena a = {0};
+    point_acts(m, &a);
+    m->act_buf = aligned_alloc(64, a.used * sizeof(float));
+    size_t BT = (size_t)B * m->T;
+    m->inputs = malloc(BT * sizeof(int32_t));
+    m->targets = malloc(BT * sizeof(int32_t));
+    if (cfg->dropout > 0) {
+        size_t per_layer = (size_t)B * m->H * m->T * m->T + 2 * BT * m->C;
+        m->mask_buf = malloc(BT * m->C + per_layer * m->L);
+    }
+    if (!m->tensors || !m->p.block || !m->g.block || !m->res || !m->la || !m->params ||
+        !m->act_buf || !m->inputs || !m->targets || (cfg->dropout > 0 && !m->mask_buf)) {
+        snprintf(err, errlen, "out of memory for a model of %zu parameters and batch %d", np, B);
+        gpt_free(m);
+        return -1;
+    }
+    tl.n = 0;
+    tl.total = 0;
+    build_layout(&tl, cfg, vocab);
+    memset(m->params, 0, np * 4 * sizeof(float));
+    m->grads = m->params + np;
+    m->adam_m = m->params + 2 * np;
+    m->adam_v = m->params + 3 * np;
+    point_params(m, m->params, &m->p);
+    point_params(m, m->grads, &m->g);
+    a.base = m->act_buf;
+    a.used = 0;
+    point_acts(m, &a);
+    memset(m->act_buf, 0, a.used * sizeof(float));
+    if (m->mask_buf) {
+        uint8_t *mb = m->mask_buf;
+        m->m_emb = mb;
+        mb += BT * m->C;
+        for (int l = 0; l < m->L; l++) {
+            m->la[l].m_att = mb;
+            mb += (size_t)B * m->H * m->T * m->T;
+            m->la[l].m_proj = mb;
+            mb += BT * m->C;
+            m->la[l].m_fc2 = mb;
+            mb += BT * m->C;
+        }
+    }
+    init_params(m);
+    return 0;
+}
+
+void gpt_free(gpt_model *m)
+{
+    free(m->tensors);
+    free(m->p.block);
+    free(m->g.block);
+    free(m->res);
+    free(m->la);
+    free(m->params);
+    free(m->act_buf);
+    free(m->mask_buf);
+    free(m->inputs);
+    free(m->targets);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- dropout ------------------------------------------------------------------- */
+
+/* Mask for one site of one step: per sequence b, `per_seq` bytes from the stream
+ * (step, site, b); with causal != 0 the per-sequence block is (H, T, T) and only the
+ * lower triangle is drawn. */
+static void draw_mask(const gpt_model *m, uint8_t *mask, long step, int site, int B,
+                      size_t per_seq, int causal)
+{
+    int n_sites = 1 + 3 * m->L, T = m->T;
+    float p = (float)m->cfg.dropout;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < B; b++) {
+        pcg32 r;
+        uint64_t idx = ((uint64_t)step * (uint64_t)n_sites + (uint64_t)site) * (uint64_t)m->B +
+                       (uint64_t)b;
+        pcg32_stream(&r, (uint64_t)m->cfg.seed, PCG_PURPOSE_DROPOUT, idx);
+        uint8_t *mk = mask + (size_t)b * per_seq;
+        if (!causal) {
+            for (size_t i = 0; i < per_seq; i++)
+                mk[i] = pcg32_uniform(&r) >= p;
+        } else {
+            for (int h = 0; h < m->H; h++)
+                for (int t = 0; t < T; t++) {
+                    uint8_t *row = mk + ((size_t)h * T + t) * T;
+                    for (int j = 0; j < T; j++)
+                        row[j] = j <= t ? pcg32_uniform(&r) >= p : 0;
+                }
+        }
+    }
+}
+
+static void apply_mask(float *x, const uint8_t *mask, float keep_scale, size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        x[i] = mask[i] ? x[i] * keep_scale : 0.0f;
+}
+
+static void residual_add(float *out, const float *a, const float *b, size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        out[i] = a[i] + b[i];
+}
+
+/* ---- forward / backward -------------------------------------------------------- */
+
+double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
+{
+    const int T = m->T, C = m->C, V = m->V, L = m->L, H = m->H;
+    const size_t BT = (size_t)B * T;
+    const int drop = train && m->cfg.dropout > 0;
+    const float keep = drop ? (float)(1.0 / (1.0 - m->cfg.dropout)) : 1.0f;
+    const gpt_params *p = &m->p;
+
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < BT; i++) {
+        const float *te = p->wte + (size_t)m->inputs[i] * C;
+        const float *pe = p->wpe + (i % (size_t)T) * C;
+        float *x = m->emb + i * C;
+        for (int c = 0; c < C; c++)
+            x[c] = te[c] + pe[c];
+    }
+    float *h0 = m->res[0];
+    if (m->cfg.embed_norm == EMBED_LAYERNORM)
+        layernorm_forward(h0, m->en_mean, m->en_rstd, m->emb, p->en_w, p->en_b, (int)BT, C,
+                          LN_EPS);
+    else if (m->cfg.embed_norm == EMBED_RMSNORM)
+        rmsnorm_forward(h0, m->en_rstd, m->emb, p->en_w, (int)BT, C, RMS_EPS);
+    else
+        memcpy(h0, m->emb, BT * C * sizeof(float));
+    if (drop) {
+        draw_mask(m, m->m_emb, step, 0, B, (size_t)T * C, 0);
+        apply_mask(h0, m->m_emb, keep, BT * C);
+    }
+
+    for (int l = 0; l < L; l++) {
+        const gpt_block *w = &p->block[l];
+        gpt_layer_acts *a = &m->la[l];
+        if (drop) {
+            draw_mask(m, a->m_att, step, 1 + 3 * l, B, (size_t)H * T * T, 1);
+            draw_mask(m, a->m_proj, step, 2 + 3 * l, B, (size_t)T * C, 0);
+            draw_mask(m, a->m_fc2, step, 3 + 3 * l, B, (size_t)T * C, 0);
+        }
+        layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, m->res[l], w->ln1_w, w->ln1_b,
+                          (int)BT, C, LN_EPS);
+        linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, (int)BT, C, 3 * C);
+        attention_forward(a->atty, a->att, a->qkv, drop ? a->m_att : NULL, keep, B, T, C, H);
+        linear_forward(m->tmp, a->atty, w->proj_w, w->proj_b, (int)BT, C, C);
+        if (drop)
+            apply_mask(m->tmp, a->m_proj, keep, BT * C);
+        residual_add(a->res2, m->res[l], m->tmp, BT * C);
+        layernorm_forward(a->ln2, a->ln2_mean, a->ln2_rstd, a->res2, w->ln2_w, w->ln2_b,
+                          (int)BT, C, LN_EPS);
+        linear_forward(a->fch, a->ln2, w->fc_w, w->fc_b, (int)BT, C, 4 * C);
+        gelu_forward(a->fchg, a->fch, BT * 4 * C);
+        linear_forward(m->tmp, a->fchg, w->fc2_w, w->fc2_b, (int)BT, 4 * C, C);
+        if (drop)
+            apply_mask(m->tmp, a->m_fc2, keep, BT * C);
+        residual_add(m->res[l + 1], a->res2, m->tmp, BT * C);
+    }
+    layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, m->res[L], p->lnf_w, p->lnf_b, (int)BT,
+                      C, LN_EPS);
+    linear_forward(m->logits, m->lnf, p->wte, NULL, (int)BT, C, V);
+
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < BT; i++) {
+        const float *z = m->logits + i * V;
+        float *pr = m->probs + i * V;
+        float mx = z[0];
+        for (int v = 1; v < V; v++)
+            if (z[v] > mx)
+                mx = z[v];
+        double s = 0.0;
+        for (int v = 0; v < V; v++) {
+            pr[v] = expf(z[v] - mx);
+            s += pr[v];
+        }
+        float inv = (float)(1.0 / s);
+        for (int v = 0; v < V; v++)
+            pr[v] *= inv;
+        if (with_targets)
+            m->losses[i] = (float)(log(s) - (double)(z[m->targets[i]] - mx));
+    }
+    if (!with_targets)
+        return 0.0;
+    double loss = 0.0;
+    for (size_t i = 0; i < BT; i++)
+        loss += m->losses[i];
+    return loss / (double)BT;
+}
+
+void gpt_zero_grad(gpt_model *m)
+{
+    memset(m->grads, 0, m->n_params * sizeof(float));
+}
+
+void gpt_backward(gpt_model *m, int B)
+{
+    const int T = m->T, C = m->C, V = m->V, L = m->L, H = m->H;
+    const size_t BT = (size_t)B * T;
+    const int drop = m->cfg.dropout > 0;
+    const float keep = drop ? (float)(1.0 / (1.0 - m->cfg.dropout)) : 1.0f;
+    const gpt_params *p = &m->p;
+    const gpt_params *g = &m->g;
+    float *dlogits = m->probs; /* probabilities become dloss/dlogits in place */
+    const float invBT = 1.0f / (float)BT;
+
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < BT; i++) {
+        float *d = dlogits + i * V;
+        d[m->targets[i]] -= 1.0f;
+        for (int v = 0; v < V; v++)
+            d[v] *= invBT;
+    }
+    memset(m->dlnf, 0, BT * C * sizeof(float));
+    linear_backward(m->dlnf, g->wte, NULL, dlogits, m->lnf, p->wte, (int)BT, C, V);
+    memset(m->dres, 0, BT * C * sizeof(float));
+    layernorm_backward(m->dres, g->lnf_w, g->lnf_b, m->dlnf, m->res[L], p->lnf_w, m->lnf_mean,
+                       m->lnf_rstd, (int)BT, C);
+
+    for (int l = L - 1; l >= 0; l--) {
+        const gpt_block *w = &p->block[l];
+        const gpt_block *gw = &g->block[l];
+        gpt_layer_acts *a = &m->la[l];
+        const float *dbr = m->dres;
+        if (drop) {
+            memcpy(m->dbr, m->dres, BT * C * sizeof(float));
+            apply_mask(m->dbr, a->m_fc2, keep, BT * C);
+            dbr = m->dbr;
+        }
+        memset(m->dbig, 0, BT * 4 * C * sizeof(float));
+        linear_backward(m->dbig, gw->fc2_w, gw->fc2_b, dbr, a->fchg, w->fc2_w, (int)BT, 4 * C, C);
+        gelu_backward(m->dbig, a->fch, m->dbig, BT * 4 * C);
+        memset(m->dln, 0, BT * C * sizeof(float));
+        linear_backward(m->dln, gw->fc_w, gw->fc_b, m->dbig, a->ln2, w->fc_w, (int)BT, C, 4 * C);
+        layernorm_backward(m->dres, gw->ln2_w, gw->ln2_b, m->dln, a->res2, w->ln2_w, a->ln2_mean,
+                           a->ln2_rstd, (int)BT, C);
+        dbr = m->dres;
+        if (drop) {
+            memcpy(m->dbr, m->dres, BT * C * sizeof(float));
+            apply_mask(m->dbr, a->m_proj, keep, BT * C);
+            dbr = m->dbr;
+        }
+        memset(m->datty, 0, BT * C * sizeof(float));
+        linear_backward(m->datty, gw->proj_w, gw->proj_b, dbr, a->atty, w->proj_w, (int)BT, C, C);
+        attention_backward(m->dqkv, m->datty, a->qkv, a->att, drop ? a->m_att : NULL, keep, B, T,
+                           C, H);
+        memset(m->dln, 0, BT * C * sizeof(float));
+        linear_backward(m->dln, gw->qkv_w, gw->qkv_b, m->dqkv, a->ln1, w->qkv_w, (int)BT, C,
+                        3 * C);
+        layernorm_backward(m->dres, gw->ln1_w, gw->ln1_b, m->dln, m->res[l], w->ln1_w,
+                           a->ln1_mean, a->ln1_rstd, (int)BT, C);
+    }
+
+    if (drop)
+        apply_mask(m->dres, m->m_emb, keep, BT * C);
+    const float *demb = m->dres;
+    if (m->cfg.embed_norm != EMBED_NONE) {
+        memset(m->dln, 0, BT * C * sizeof(float));
+        if (m->cfg.embed_norm == EMBED_LAYERNORM)
+            layernorm_backward(m->dln, g->en_w, g->en_b, m->dres, m->emb, p->en_w, m->en_mean,
+                               m->en_rstd, (int)BT, C);
+        else
+            rmsnorm_backward(m->dln, g->en_w, m->dres, m->emb, p->en_w, m->en_rstd, (int)BT, C);
+        demb = m->dln;
+    }
+    /* scatter-add into the embeddings in row order: one thread, a fixed order */
+    for (size_t i = 0; i < BT; i++) {
+        float *gt = g->wte + (size_t)m->inputs[i] * C;
+        float *gp = g->wpe + (i % (size_t)T) * C;
+        const float *d = demb + i * C;
+        for (int c = 0; c < C; c++) {
+            gt[c] += d[c];
+            gp[c] += d[c];
+        }
+    }
+}
+
+/* Sum of squares in chunks whose boundaries do not depend on the thread count,
+ * partial sums added in chunk order. */
+#define NORM_CHUNK 16384
+
+double gpt_grad_norm(const gpt_model *m)
+{
+    size_t n = m->n_params, nchunks = (n + NORM_CHUNK - 1) / NORM_CHUNK;
+    double *part = malloc(nchunks * sizeof(double));
+    if (!part)
+        abort();
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < nchunks; k++) {
+        size_t lo = k * NORM_CHUNK, hi = lo + NORM_CHUNK < n ? lo + NORM_CHUNK : n;
+        double s = 0.0;
+        for (size_t i = lo; i < hi; i++)
+            s += (double)m->grads[i] * m->grads[i];
+        part[k] = s;
+    }
+    double s = 0.0;
+    for (size_t k = 0; k < nchunks; k++)
+        s += part[k];
+    free(part);
+    return sqrt(s);
+}
+
+void gpt_adamw(gpt_model *m, float lr, long t, float grad_scale)
+{
+    const float b1 = (float)m->cfg.beta1, b2 = (float)m->cfg.beta2, eps = (float)m->cfg.eps;
+    const float wd = (float)m->cfg.weight_decay;
+    const float bc1 = (float)(1.0 - pow(m->cfg.beta1, (double)t));
+    const float bc2 = (float)(1.0 - pow(m->cfg.beta2, (double)t));
+    for (int k = 0; k < m->n_tensors; k++) {
+        const gpt_tensor *tn = &m->tensors[k];
+        float *p = m->params + tn->offset, *g = m->grads + tn->offset;
+        float *mm = m->adam_m + tn->offset, *vv = m->adam_v + tn->offset;
+        const float decay = tn->decay ? 1.0f - lr * wd : 1.0f;
+        const long n = (long)tn->size;
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < n; i++) {
+            float gi = g[i] * grad_scale;
+            mm[i] = b1 * mm[i] + (1.0f - b1) * gi;
+            vv[i] = b2 * vv[i] + (1.0f - b2) * gi * gi;
+            float mhat = mm[i] / bc1, vhat = vv[i] / bc2;
+            p[i] = p[i] * decay - lr * mhat / (sqrtf(vhat) + eps);
+        }
+    }
+}
+
+double gpt_embed_norm(const gpt_model *m, int B)
+{
+    size_t BT = (size_t)B * m->T;
+    int C = m->C;
+    float *norms = m->tmp; /* free between layers' uses */
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < BT; i++) {
+        const float *x = m->res[0] + i * C;
+        double s = 0.0;
+        for (int c = 0; c < C; c++)
+            s += (double)x[c] * x[c];
+        norms[i] = (float)sqrt(s);
+    }
+    double s = 0.0;
+    for (size_t i = 0; i < BT; i++)
+        s += norms[i];
+    return s / (double)BT;
+}
+
+double gpt_lr(const gpt_config *c, long it)
+{
+    if (it < c->warmup)
+        return c->lr * (double)(it + 1) / (double)c->warmup;
+    long span = (long)c->iters - 1 - c->warmup;
+    double progress = span > 0 ? (double)(it - c->warmup) / (double)span : 1.0;
+    if (progress > 1.0)
+        progress = 1.0;
+    return c->min_lr + 0.5 * (1.0 + cos(M_PI * progress)) * (c->lr - c->min_lr);
+}
