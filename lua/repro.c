@@ -160,6 +160,7 @@ static void setup(lua_State *L, const char *root, const char *exe)
     lua_setfield(L, LUA_REGISTRYINDEX, "repro.exe");
     preload(L, "repro.host", open_host);
     preload(L, "pcg", luaopen_pcg);
+    preload(L, "stats", luaopen_stats);
 
     lua_getglobal(L, "package");
     lua_getfield(L, -1, "path");
