@@ -1,0 +1,253 @@
+-- The `stats` module end to end through bin/repro: the reference values of
+-- tests/vectors/stats.json (read with cjson, none typed in), the result fields by name,
+-- degenerate data returning flags and reasons with the undefined fields absent, and
+-- bad arguments raising errors that name the argument.
+local check = require "repro.check"
+local cjson = require "cjson"
+local stats = require "stats"
+local t = check.new("test_stats_lua")
+
+local function read_json(path)
+  local f = assert(io.open(path, "r"))
+  local doc = cjson.decode(f:read("a"))
+  f:close()
+  return doc
+end
+
+local ref = read_json("tests/vectors/stats.json")
+local ab = ref.paired_AB
+local ex = ab.bootstrap_exact_enumeration
+
+-- The power references carry their parameters in their names.
+local mde_ref, power_ref
+for key, v in pairs(ref.power) do
+  local n, alpha, power = key:match("^mde_d_z_paired_t_n(%d+)_alpha([%d.]+)_power([%d.]+)$")
+  if n then mde_ref = { n = math.tointeger(n), alpha = tonumber(alpha), power = tonumber(power), value = v } end
+  local d_z, n2, alpha2 = key:match("^power_at_d_z_([%d.]+)_n(%d+)_alpha([%d.]+)$")
+  if d_z then power_ref = { d_z = tonumber(d_z), n = math.tointeger(n2), alpha = tonumber(alpha2), value = v } end
+end
+assert(mde_ref and power_ref, "power references in stats.json")
+
+local function rel(got, want, what)
+  local ok = type(got) == "number" and math.abs(got - want) <= 1e-9 * math.abs(want)
+  t:ok(ok, string.format("%s: got %s, want %.17g", what, tostring(got), want))
+end
+
+local function interval(got, want, what)
+  t:ok(type(got) == "table" and #got == 2, what .. " is a {lo, hi} pair")
+  if type(got) == "table" then
+    rel(got[1], want[1], what .. "[1]")
+    rel(got[2], want[2], what .. "[2]")
+  end
+end
+
+-- Every number in a result (nested one level) is finite.
+local function all_finite(r)
+  for k, v in pairs(r) do
+    local vals = type(v) == "table" and v or { v }
+    for _, x in pairs(vals) do
+      if type(x) == "number" and (x ~= x or x == math.huge or x == -math.huge) then
+        return false, k
+      end
+    end
+  end
+  return true
+end
+
+local fields = { "n", "mean", "sd", "t", "df", "p_t", "ci_t", "p_signflip", "p_signflip_min",
+  "ci_percentile", "ci_bca", "d_z", "g_z", "ci_d_z", "ci_g_z", "mde_d_z", "mde", "degenerate" }
+
+-- paired: both bootstrap modes against the reference
+for _, exact in ipairs({ false, true }) do
+  local tag = exact and "exact" or "monte carlo"
+  local r = stats.paired(ab.A, ab.B, { alpha = 0.05, resamples = 10000, seed = 1, exact = exact })
+  for _, f in ipairs(fields) do
+    t:ok(r[f] ~= nil, tag .. ": field " .. f .. " present")
+  end
+  t:eq(r.n, ab.n, "n")
+  t:eq(math.type(r.n), "integer", "n is an integer")
+  t:eq(r.df, ab.df, "df")
+  rel(r.mean, ab.mean, "mean")
+  rel(r.sd, ab.sd, "sd")
+  rel(r.t, ab.t, "t")
+  rel(r.p_t, ab.p_t, "p_t")
+  interval(r.ci_t, ab.mean_ci_t, "ci_t")
+  rel(r.p_signflip, ab.p_signflip, "p_signflip")
+  t:ok(r.signflip_exact == true and r.p_signflip_min <= r.p_signflip, "exact sign flip")
+  rel(r.p_signflip_min, 2 / 2 ^ ab.n, "p_signflip_min = 2/2^n")
+  rel(r.d_z, ab.d_z, "d_z")
+  rel(r.g_z, ab.g_z, "g_z")
+  rel(r.hedges_j, ab.J_approx, "hedges_j")
+  interval(r.ci_d_z, ab.d_z_ci_nct, "ci_d_z")
+  interval(r.ci_g_z, ab.g_z_ci_nct, "ci_g_z")
+  if mde_ref.n == ab.n and mde_ref.alpha == 0.05 and mde_ref.power == 0.8 then
+    rel(r.mde_d_z, mde_ref.value, "mde_d_z")
+  end
+  rel(r.mde, r.mde_d_z * r.sd, "mde = mde_d_z * sd")
+  t:eq(r.degenerate, false, "not degenerate")
+  t:eq(r.reason, nil, "no reason")
+  t:eq(next(r.flags), nil, "no flags")
+  t:ok(all_finite(r), "no NaN in the result")
+  t:eq(r.bootstrap_exact, exact, "bootstrap_exact")
+  if exact then
+    t:eq(r.resamples, ex.n_resamples_total, "n^n resamples")
+    interval(r.ci_percentile, ex.percentile_np_linear, "exact ci_percentile")
+    interval(r.ci_bca, ex.bca_scipy_ties_half.ci_np_linear, "exact ci_bca")
+    rel(r.bca_z0, ex.bca_scipy_ties_half.z0, "exact bca_z0")
+    rel(r.bca_a, ex.a_hat, "bca_a")
+  else
+    t:eq(r.resamples, 10000, "B resamples")
+    -- one lattice step: 0.1 / n for the reference's one-decimal data
+    local step = 0.1 / ab.n + 1e-9
+    local want = { ex.percentile_np_linear, ex.bca_scipy_ties_half.ci_np_linear }
+    for k, got in ipairs({ r.ci_percentile, r.ci_bca }) do
+      for j = 1, 2 do
+        t:ok(math.abs(got[j] - want[k][j]) <= step, string.format(
+          "Monte Carlo endpoint %g within %g of exact %g", got[j], step, want[k][j]))
+      end
+    end
+  end
+end
+
+-- Determinism and defaults
+local r1 = stats.paired(ab.A, ab.B)
+local r2 = stats.paired(ab.A, ab.B, { seed = 1 })
+t:eq(r1.ci_bca[1], r2.ci_bca[1], "defaults: seed 1")
+t:eq(r1.alpha, 0.05, "default alpha")
+t:eq(r1.power, 0.8, "default power")
+local r3 = stats.paired(ab.A, ab.B, { seed = 2 })
+t:ok(r3.bca_z0 ~= r1.bca_z0, "another seed, other resamples")
+local r90 = stats.paired(ab.A, ab.B, { alpha = 0.1 })
+t:ok(r90.ci_t[1] > r1.ci_t[1] and r90.ci_d_z[2] < r1.ci_d_z[2], "alpha = 0.1 narrows intervals")
+
+-- holm and bonferroni
+for i, case in ipairs(ref.holm) do
+  local alpha, want_reject
+  for key, v in pairs(case) do
+    local a = key:match("^reject_at_([%d.]+)$")
+    if a then alpha, want_reject = tonumber(a), v end
+  end
+  local adjusted, reject = stats.holm(case.p, alpha)
+  for j = 1, #case.p do
+    rel(adjusted[j], case.adjusted[j], "holm case " .. i .. " adjusted[" .. j .. "]")
+    t:eq(reject[j], want_reject[j], "holm case " .. i .. " reject[" .. j .. "]")
+  end
+  local badj, brej = stats.bonferroni(case.p, alpha)
+  for j = 1, #case.p do
+    rel(badj[j], math.min(1, #case.p * case.p[j]), "bonferroni adjusted")
+    t:eq(brej[j], badj[j] <= alpha, "bonferroni reject")
+    t:ok(badj[j] >= adjusted[j], "bonferroni >= holm")
+  end
+end
+local adj = stats.holm({ 0.5 })
+t:eq(adj[1], 0.5, "holm with one p-value and the default alpha")
+local empty_adj, empty_rej = stats.holm({})
+t:eq(#empty_adj + #empty_rej, 0, "holm of nothing")
+
+-- mde and power
+local m = stats.mde(mde_ref.n, { alpha = mde_ref.alpha, power = mde_ref.power, sd = ab.sd })
+rel(m.mde_d_z, mde_ref.value, "stats.mde")
+rel(m.mde, m.mde_d_z * ab.sd, "stats.mde in units")
+t:eq(m.n, mde_ref.n, "stats.mde n")
+t:eq(stats.mde(5).mde, nil, "no sd, no mde in units")
+rel(stats.mde(5, { alpha = 0.05, power = 0.8 }).mde_d_z, stats.mde(5).mde_d_z, "mde defaults")
+rel(stats.power(power_ref.n, power_ref.d_z, { alpha = power_ref.alpha }), power_ref.value,
+  "stats.power")
+t:ok(math.abs(stats.power(mde_ref.n, m.mde_d_z, { alpha = mde_ref.alpha }) - mde_ref.power) < 1e-10,
+  "power at the mde")
+
+-- nct_cdf
+rel(stats.nct_cdf(ab.t, ab.df, ab.d_z_ci_nct[1] * math.sqrt(ab.n)), 0.975, "nct at ci lo")
+rel(stats.nct_cdf(ab.t, ab.df, ab.d_z_ci_nct[2] * math.sqrt(ab.n)), 0.025, "nct at ci hi")
+
+-- summary
+local s = stats.summary({ 3, 1, 4, 1.5, 9 })
+t:ok(s.n == 5 and s.min == 1 and s.max == 9 and s.median == 3 and math.abs(s.mean - 3.7) < 1e-15
+  and math.abs(s.sd - math.sqrt(10.2)) < 1e-14 and s.degenerate == false, "summary")
+s = stats.summary({ 2 })
+t:ok(s.n == 1 and s.mean == 2 and s.median == 2 and s.sd == nil and s.degenerate and s.reason,
+  "summary of one value")
+s = stats.summary({})
+t:ok(s.n == 0 and s.mean == nil and s.degenerate and s.reason, "summary of nothing")
+
+-- degenerate data: flags, reasons, absent fields, never NaN
+local function absent(r, names, what)
+  for _, f in ipairs(names) do t:eq(r[f], nil, what .. ": " .. f .. " absent") end
+end
+
+local c = stats.paired({ 20, 20.37, 20.74, 21.11 }, { 20.3, 20.67, 21.04, 21.41 })
+t:ok(c.degenerate and c.flags.constant and c.reason:find("equal"), "constant: flag and reason")
+absent(c, { "t", "p_t", "ci_t", "ci_bca", "d_z", "g_z", "ci_d_z", "ci_g_z", "mde" }, "constant")
+t:ok(c.mean and c.sd and c.p_signflip and c.mde_d_z and c.ci_percentile, "constant: the rest")
+t:ok(c.ci_percentile[1] == c.mean and c.ci_percentile[2] == c.mean, "constant: point interval")
+t:ok(all_finite(c), "constant: no NaN")
+
+local one = stats.paired({ 1 }, { 3 })
+t:ok(one.degenerate and one.flags.small_n and one.reason, "n = 1: flag and reason")
+t:ok(one.mean == 2 and one.p_signflip == 1 and one.p_signflip_min == 1, "n = 1: mean, sign flip")
+absent(one, { "sd", "df", "t", "ci_percentile", "ci_bca", "d_z", "ci_d_z", "mde_d_z" }, "n = 1")
+local zero = stats.paired({}, {})
+t:ok(zero.n == 0 and zero.degenerate and zero.flags.small_n and zero.mean == nil, "n = 0")
+
+local a30, b30 = {}, {}
+for i = 1, 30 do a30[i] = 1; b30[i] = i == 30 and 2 or 1 end
+local o = stats.paired(a30, b30, { alpha = 1e-10 })
+t:ok(o.degenerate and o.flags.bca_undefined and not o.flags.constant and o.ci_bca == nil
+  and o.ci_percentile and o.ci_d_z and o.reason:find("ci_bca"), "BCa undefined: " .. tostring(o.reason))
+t:ok(o.signflip_exact == false and o.p_signflip_se ~= nil, "n = 30: Monte Carlo sign flip")
+
+local big = stats.paired({ 0, 0, 0, 0, 0 }, { 1 - 2e-9, 1 - 1e-9, 1, 1 + 1e-9, 1 + 2e-9 })
+t:ok(big.degenerate and big.flags.nct_range and big.ci_d_z == nil and big.ci_g_z == nil
+  and big.d_z and big.ci_bca, "huge t: only the d_z interval absent")
+
+-- bad arguments name the argument (called directly so Lua names the function)
+local A, B = ab.A, ab.B
+t:raises(function() stats.paired({ 1, 2, 0 / 0 }, { 1, 2, 3 }) end,
+  "bad argument #1 to 'paired' (a[3]: NaN)", "NaN in a")
+t:raises(function() stats.paired({ 1, 2, 3 }, { 1, math.huge, 3 }) end,
+  "bad argument #2 to 'paired' (b[2]: infinite)", "infinity in b")
+t:raises(function() stats.paired({ 1, "x" }, { 1, 2 }) end,
+  "bad argument #1 to 'paired' (a[2]: number expected, got string)", "string in a")
+t:raises(function() stats.paired(A, { 1, 2 }) end,
+  "bad argument #2 to 'paired' (b: length 2 differs from the length 5 of a)", "lengths")
+t:raises(function() stats.paired(nil, B) end, "(a: table expected, got nil)", "a missing")
+t:raises(function() stats.paired(A, B, { alpha = 1 }) end,
+  "bad argument #3 to 'paired' (alpha: must be in (0, 1), got 1)", "alpha = 1")
+t:raises(function() stats.paired(A, B, { alpha = 0 }) end, "alpha: must be in (0, 1)", "alpha = 0")
+t:raises(function() stats.paired(A, B, { alpha = "x" }) end, "alpha: number expected, got string",
+  "alpha string")
+t:raises(function() stats.paired(A, B, { resamples = 99 }) end,
+  "bad argument #3 to 'paired' (resamples: must be >= 100, got 99)", "B < 100")
+t:raises(function() stats.paired(A, B, { resamples = 1000.5 }) end,
+  "resamples: integer expected, got non-integer number", "B not an integer")
+t:raises(function() stats.paired(A, B, { seed = -1 }) end, "seed: must be >= 0", "seed < 0")
+t:raises(function() stats.paired(A, B, { exact = 1 }) end, "exact: boolean expected, got number",
+  "exact not boolean")
+t:raises(function() stats.paired({ 1, 2, 3, 4, 5, 6, 7, 8, 9 }, { 1, 2, 3, 4, 5, 6, 7, 8, 8 },
+  { exact = true }) end, "exact: the exact bootstrap needs n <= 8, got n = 9", "exact n > 8")
+t:raises(function() stats.paired(A, B, { resample = 1000 }) end,
+  "bad argument #3 to 'paired' (unknown option 'resample')", "misspelt option")
+t:raises(function() stats.paired(A, B, { power = 0.01 }) end, "power: must be in (alpha, 1)",
+  "power <= alpha")
+t:raises(function() stats.holm({ 0.1, 1.5 }, 0.05) end,
+  "bad argument #1 to 'holm' (p[2]: must be in [0, 1], got 1.5)", "holm p > 1")
+t:raises(function() stats.holm({ 0.1 }, 2) end,
+  "bad argument #2 to 'holm' (alpha: must be in (0, 1), got 2)", "holm alpha")
+t:raises(function() stats.bonferroni({ 0.1, 0 / 0 }) end,
+  "bad argument #1 to 'bonferroni' (p[2]: NaN)", "bonferroni NaN")
+t:raises(function() stats.mde(1) end, "bad argument #1 to 'mde' (n: must be >= 2, got 1)", "mde n")
+t:raises(function() stats.mde(5, { power = 1 }) end,
+  "bad argument #2 to 'mde' (power: must be in (alpha, 1)", "mde power")
+t:raises(function() stats.mde(5, { alpha = 1.5 }) end,
+  "bad argument #2 to 'mde' (alpha: must be in (0, 1), got 1.5)", "mde alpha")
+t:raises(function() stats.mde(5, { sd = -1 }) end, "sd: must be finite and >= 0", "mde sd")
+t:raises(function() stats.mde(2.5) end, "n: integer expected", "mde n not an integer")
+t:raises(function() stats.power(5, "x") end,
+  "bad argument #2 to 'power' (d_z: number expected, got string)", "power d_z")
+t:raises(function() stats.power(5, 1, { alpha = 0 }) end,
+  "bad argument #3 to 'power' (alpha: must be in (0, 1)", "power alpha")
+t:raises(function() stats.summary({ 1, 0 / 0 }) end,
+  "bad argument #1 to 'summary' (x[2]: NaN)", "summary NaN")
+t:raises(function() stats.nct_cdf(1, 0, 0) end, "df: must be finite and > 0", "nct df")
+
+t:done()
