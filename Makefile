@@ -32,7 +32,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: all deps data test test-asan bench reproduce paper clean clean-runs
+.PHONY: all deps data test test-asan bench bench-stats reproduce paper clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -61,6 +61,13 @@ $(BUILD)/tests/%: tests/c/%.c $(BUILD)/librepro.a | deps
 
 data:
 	@scripts/fetch_data.sh
+
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/librepro.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< $(BUILD)/librepro.a -o $@ $(LDLIBS_ALL)
+
+bench-stats: $(BUILD)/bench/bench_stats
+	@$(BUILD)/bench/bench_stats
 
 test: $(REPRO) $(TEST_BIN) data
 	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests tests/run.sh
