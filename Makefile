@@ -76,6 +76,12 @@ test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
 		SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 
+# A benchmark, not a test: needs an idle machine; installs PyTorch (with OpenBLAS) through
+# the dependency step for the comparison.
+bench: $(REPRO)
+	@scripts/deps.sh --torch
+	@$(REPRO) tests/bench/bench_engine.lua
+
 reproduce: $(REPRO) data
 	@echo "reproduce: no studies yet (lua/experiments/ is empty): built bin/repro and" \
 	      "verified the corpus; nothing else to run" >&2

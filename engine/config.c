@@ -152,8 +152,13 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
             FAIL("%s=%d: must be positive", pos[i].name, pos[i].v);
     if (c->d_model % c->n_head != 0)
         FAIL("n_head=%d: does not divide d_model=%d", c->n_head, c->d_model);
-    if (c->d_model > 8192 || c->context > 65536 || c->n_layer > 1024 || c->batch > 65536)
-        FAIL("model too large (d_model<=8192, context<=65536, n_layer<=1024, batch<=65536)");
+    const struct { const char *name; int v, max; } cap[] = {
+        {"n_layer", c->n_layer, 1024}, {"d_model", c->d_model, 8192},
+        {"n_head", c->n_head, 1024},   {"context", c->context, 65536},
+        {"batch", c->batch, 65536}};
+    for (size_t i = 0; i < sizeof cap / sizeof cap[0]; i++)
+        if (cap[i].v > cap[i].max)
+            FAIL("%s=%d: larger than this engine supports (%d)", cap[i].name, cap[i].v, cap[i].max);
     const struct { const char *name; double v; } fin[] = {
         {"lr", c->lr}, {"min_lr", c->min_lr}, {"weight_decay", c->weight_decay},
         {"beta1", c->beta1}, {"beta2", c->beta2}, {"eps", c->eps}, {"grad_clip", c->grad_clip},

@@ -11,11 +11,15 @@
  * message is printed.  The project's C modules are preloaded, and lua/ is put on
  * package.path from the binary's own location, so nothing depends on LUA_PATH or the
  * working directory.  math.random is hidden: every random number comes from `pcg`.
+ * Unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set, the host re-executes itself once with
+ * GOMP_SPINCOUNT=1000 (see main).
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,10 +127,52 @@ static void preload(lua_State *L, const char *name, lua_CFunction open)
     lua_pop(L, 1);
 }
 
-/* Module `repro.host`: facts about this binary for manifests and --version. */
+static int host_isatty(lua_State *L)
+{
+    lua_pushboolean(L, isatty((int)luaL_checkinteger(L, 1)));
+    return 1;
+}
+
+static int host_peak_rss(lua_State *L)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    lua_pushinteger(L, (lua_Integer)ru.ru_maxrss * 1024);
+    return 1;
+}
+
+static int host_hostname(lua_State *L)
+{
+    char name[256] = "";
+    gethostname(name, sizeof name - 1);
+    lua_pushstring(L, name);
+    return 1;
+}
+
+static int host_now(lua_State *L)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    lua_pushnumber(L, (lua_Number)ts.tv_sec + 1e-9 * (lua_Number)ts.tv_nsec);
+    return 1;
+}
+
+static int host_pid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)getpid());
+    return 1;
+}
+
+/* Module `repro.host`: facts about this binary and process for manifests. */
 static int open_host(lua_State *L)
 {
-    lua_newtable(L);
+    static const luaL_Reg fns[] = {{"isatty", host_isatty},
+                                   {"peak_rss_bytes", host_peak_rss},
+                                   {"hostname", host_hostname},
+                                   {"pid", host_pid},
+                                   {"now", host_now},
+                                   {NULL, NULL}};
+    luaL_newlib(L, fns);
     lua_pushstring(L, REPRO_VERSION);
     lua_setfield(L, -2, "version");
     lua_pushstring(L, LUA_RELEASE);
@@ -160,6 +206,7 @@ static void setup(lua_State *L, const char *root, const char *exe)
     lua_setfield(L, LUA_REGISTRYINDEX, "repro.exe");
     preload(L, "repro.host", open_host);
     preload(L, "pcg", luaopen_pcg);
+    preload(L, "engine", luaopen_engine);
     preload(L, "stats", luaopen_stats);
 
     lua_getglobal(L, "package");
@@ -244,6 +291,13 @@ static int pmain(lua_State *L)
 
 int main(int argc, char **argv)
 {
+    /* libgomp reads its settings before main; with its default spin-wait, a second
+     * thread competing with another busy process slows training several-fold.  A
+     * short spin costs nothing measurable on an idle machine.  Re-exec once with it. */
+    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT")) {
+        setenv("GOMP_SPINCOUNT", "1000", 1);
+        execv("/proc/self/exe", argv); /* on failure, go on as we are */
+    }
     lua_State *L = luaL_newstate();
     if (L == NULL) {
         fprintf(stderr, "%s: cannot create a Lua state: out of memory\n", argv[0]);

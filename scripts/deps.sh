@@ -3,14 +3,16 @@
 # and installs what is missing with apt-get when run as root; otherwise prints the
 # exact command and fails.  Nothing else in the project installs packages.
 #   scripts/deps.sh            what `make`, `make test` and `make reproduce` need
-#   scripts/deps.sh --torch    also python3-torch (PyTorch reference checks, make bench)
+#   scripts/deps.sh --torch    also python3-torch with OpenBLAS (PyTorch reference checks and
+#                              make bench; without OpenBLAS, Debian's torch uses the slow
+#                              reference BLAS and the comparison would flatter the engine)
 set -eu
 
 PACKAGES="gcc make pkg-config liblua5.4-dev libgsl-dev lua-cjson gnuplot-nox
 texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recommended
 latexmk poppler-utils curl ca-certificates"
 if [ "${1:-}" = "--torch" ]; then
-    PACKAGES="$PACKAGES python3-torch python3-numpy"
+    PACKAGES="$PACKAGES python3-torch python3-numpy libopenblas0-pthread"
 fi
 
 missing=""

@@ -1,0 +1,294 @@
+/* Lua module `engine`: the training engine from Lua.
+ *   engine.defaults()            -> table of every config key with its default
+ *   engine.keys()                -> list of {name=, type="integer"|"number"|"string", help=}
+ *   engine.check(cfg)            -> true, or a Lua error naming the key (corpus included)
+ *   engine.param_count(cfg)      -> integer (reads the corpus for its vocabulary)
+ *   engine.train(cfg [, opts])   -> metrics table
+ *       opts: on_step = function(step, row) (return true to stop), log_every = k (default 1),
+ *             checkpoint = path, checkpoint_every = k, resume = bool
+ *       row: {step, lr, loss, grad_norm, embed_norm}; metrics: val_loss, val_ppl,
+ *       val_acc, final_grad_norm, embed_norm, train_loss, params, vocab, steps,
+ *       resumed_from, diverged, diverged_step, stopped, interrupted, tokens_per_s, wall_s
+ *       (val_* absent for a diverged or stopped run).
+ * A relative `data` path is resolved against the project root, so records store the
+ * portable relative path.  on_step runs between steps, never inside a parallel region;
+ * an error in it stops training, the C state is freed, and the error is re-raised.
+ * SIGINT during training stops after the current step (metrics.interrupted = true).
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/config.h"
+#include "../engine/data.h"
+#include "../engine/gpt.h"
+#include "../engine/train.h"
+#include "lrepro.h"
+
+static void push_config(lua_State *L, const gpt_config *c)
+{
+    lua_createtable(L, 0, config_nkeys);
+    for (int i = 0; i < config_nkeys; i++) {
+        const config_key *k = &config_keys[i];
+        const char *p = (const char *)c + k->offset;
+        switch (k->type) {
+        case CFG_INT:
+            if (strcmp(k->name, "seed") == 0)
+                lua_pushinteger(L, (lua_Integer) * (const long long *)p);
+            else
+                lua_pushinteger(L, *(const int *)p);
+            break;
+        case CFG_NUM:
+            lua_pushnumber(L, *(const double *)p);
+            break;
+        case CFG_ENUM:
+            lua_pushstring(L, embed_norm_names[*(const int *)p]);
+            break;
+        case CFG_STR:
+            lua_pushstring(L, p);
+            break;
+        }
+        lua_setfield(L, -2, k->name);
+    }
+}
+
+/* Reads a config table at `idx` over the defaults; raises a Lua error naming the key.
+ * No C memory is held while this can raise. */
+static void read_config(lua_State *L, int idx, gpt_config *c)
+{
+    char err[512];
+    config_defaults(c);
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        if (lua_type(L, -2) != LUA_TSTRING)
+            luaL_error(L, "config: keys must be strings, got %s", luaL_typename(L, -2));
+        const char *key = lua_tostring(L, -2);
+        int rc;
+        if (lua_isinteger(L, -1))
+            rc = config_set_int(c, key, (long long)lua_tointeger(L, -1), err, sizeof err);
+        else if (lua_type(L, -1) == LUA_TNUMBER)
+            rc = config_set_num(c, key, lua_tonumber(L, -1), err, sizeof err);
+        else if (lua_type(L, -1) == LUA_TSTRING)
+            rc = config_set_str(c, key, lua_tostring(L, -1), err, sizeof err);
+        else
+            rc = (snprintf(err, sizeof err, "%s: unsupported value of type %s", key,
+                           luaL_typename(L, -1)), -1);
+        if (rc)
+            luaL_error(L, "config: %s", err);
+        lua_pop(L, 1);
+    }
+    if (c->data[0] && c->data[0] != '/') {
+        lua_getfield(L, LUA_REGISTRYINDEX, "repro.root");
+        const char *root = lua_tostring(L, -1);
+        if (root) {
+            char buf[sizeof c->data];
+            int n = snprintf(buf, sizeof buf, "%s/%s", root, c->data);
+            if (n < 0 || (size_t)n >= sizeof buf)
+                luaL_error(L, "config: data path too long");
+            memcpy(c->data, buf, sizeof buf);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static int l_defaults(lua_State *L)
+{
+    gpt_config c;
+    config_defaults(&c);
+    push_config(L, &c);
+    return 1;
+}
+
+static int l_keys(lua_State *L)
+{
+    static const char *tn[] = {"integer", "number", "string", "string"};
+    lua_createtable(L, config_nkeys, 0);
+    for (int i = 0; i < config_nkeys; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, config_keys[i].name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, tn[config_keys[i].type]);
+        lua_setfield(L, -2, "type");
+        lua_pushstring(L, config_keys[i].help);
+        lua_setfield(L, -2, "help");
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int l_check(lua_State *L)
+{
+    gpt_config c;
+    char err[1024];
+    read_config(L, 1, &c);
+    if (train_check(&c, err, sizeof err))
+        return luaL_error(L, "config: %s", err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_param_count(lua_State *L)
+{
+    gpt_config c;
+    char err[1024];
+    read_config(L, 1, &c);
+    if (config_validate(&c, err, sizeof err))
+        return luaL_error(L, "config: %s", err);
+    corpus cp;
+    if (corpus_load(&cp, c.data, err, sizeof err))
+        return luaL_error(L, "config: %s", err);
+    int vocab = cp.vocab;
+    corpus_free(&cp);
+    lua_pushinteger(L, (lua_Integer)gpt_param_count(&c, vocab));
+    return 1;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+typedef struct {
+    lua_State *L;
+    int fn; /* stack index of on_step, 0 if none */
+    int log_every;
+    int failed;
+} step_ctx;
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static int step_cb(void *ud, const train_row *row)
+{
+    step_ctx *s = ud;
+    if (s->fn && (row->step % s->log_every == 0 || !isfinite(row->loss))) {
+        lua_State *L = s->L;
+        lua_pushvalue(L, s->fn);
+        lua_pushinteger(L, row->step);
+        lua_createtable(L, 0, 5);
+        lua_pushinteger(L, row->step);
+        lua_setfield(L, -2, "step");
+        set_num(L, "lr", row->lr);
+        set_num(L, "loss", row->loss);
+        set_num(L, "grad_norm", row->grad_norm);
+        set_num(L, "embed_norm", row->embed_norm);
+        if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+            s->failed = 1; /* error object stays on the stack */
+            return 1;
+        }
+        int stop = lua_toboolean(L, -1); /* on_step returns true to stop */
+        lua_pop(L, 1);
+        if (stop)
+            return 1;
+    }
+    return interrupted != 0;
+}
+
+static int opt_int(lua_State *L, int idx, const char *name, int dflt)
+{
+    if (lua_isnoneornil(L, idx))
+        return dflt;
+    lua_getfield(L, idx, name);
+    int v = dflt;
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isinteger(L, -1))
+            luaL_error(L, "bad option '%s' to 'train' (integer expected, got %s)", name,
+                       luaL_typename(L, -1));
+        v = (int)lua_tointeger(L, -1);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static int l_train(lua_State *L)
+{
+    gpt_config c;
+    read_config(L, 1, &c);
+    if (!lua_isnoneornil(L, 2))
+        luaL_checktype(L, 2, LUA_TTABLE);
+    step_ctx s = {L, 0, opt_int(L, 2, "log_every", 1), 0};
+    if (s.log_every < 1)
+        return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
+    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0};
+    if (!lua_isnoneornil(L, 2)) {
+        lua_getfield(L, 2, "checkpoint");
+        h.checkpoint = lua_tostring(L, -1); /* kept alive on the stack */
+        lua_getfield(L, 2, "resume");
+        h.resume = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "on_step");
+        if (!lua_isnil(L, -1)) {
+            luaL_checktype(L, -1, LUA_TFUNCTION);
+            s.fn = lua_gettop(L);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    interrupted = 0;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    train_metrics m;
+    char err[1024];
+    int rc = train_run(&c, &h, &m, err, sizeof err);
+    sigaction(SIGINT, &old, NULL);
+    if (s.failed)
+        return lua_error(L); /* the on_step error, after the engine freed its state */
+    if (rc)
+        return luaL_error(L, "config: %s", err);
+    lua_createtable(L, 0, 20);
+    if (!m.diverged && !m.stopped) {
+        set_num(L, "val_loss", m.val_loss);
+        set_num(L, "val_ppl", m.val_ppl);
+        set_num(L, "val_acc", m.val_acc);
+        set_num(L, "embed_norm", m.embed_norm);
+    }
+    if (isfinite(m.final_grad_norm))
+        set_num(L, "final_grad_norm", m.final_grad_norm);
+    if (isfinite(m.train_loss))
+        set_num(L, "train_loss", m.train_loss);
+    lua_pushinteger(L, m.params);
+    lua_setfield(L, -2, "params");
+    lua_pushinteger(L, m.vocab);
+    lua_setfield(L, -2, "vocab");
+    lua_pushinteger(L, m.steps);
+    lua_setfield(L, -2, "steps");
+    lua_pushinteger(L, m.resumed_from);
+    lua_setfield(L, -2, "resumed_from");
+    lua_pushboolean(L, m.diverged);
+    lua_setfield(L, -2, "diverged");
+    if (m.diverged) {
+        lua_pushinteger(L, m.diverged_step);
+        lua_setfield(L, -2, "diverged_step");
+    }
+    lua_pushboolean(L, m.stopped);
+    lua_setfield(L, -2, "stopped");
+    lua_pushboolean(L, interrupted != 0);
+    lua_setfield(L, -2, "interrupted");
+    set_num(L, "tokens_per_s", m.tokens_per_s);
+    set_num(L, "wall_s", m.wall_s);
+    return 1;
+}
+
+static const luaL_Reg funcs[] = {{"defaults", l_defaults}, {"keys", l_keys},
+                                 {"check", l_check},       {"param_count", l_param_count},
+                                 {"train", l_train},       {NULL, NULL}};
+
+int luaopen_engine(lua_State *L)
+{
+    luaL_newlib(L, funcs);
+    return 1;
+}

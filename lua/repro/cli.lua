@@ -1,0 +1,107 @@
+-- The commands of bin/repro (besides running a script).
+local engine = require "engine"
+local json = require "repro.json"
+local record = require "repro.record"
+local progress = require "repro.progress"
+
+local M = {}
+local commands = {}
+
+local function user_error(fmt, ...)
+  error({ message = string.format(fmt, ...) }, 0)
+end
+
+-- "key=value" strings into a config table, typed by the engine's key list.
+function M.parse_overrides(list, who)
+  local types = {}
+  for _, k in ipairs(engine.keys()) do types[k.name] = k.type end
+  local cfg = {}
+  for _, a in ipairs(list) do
+    local k, v = a:match("^([%w_]+)=(.*)$")
+    if not k then user_error("%s: expected key=value, got '%s'", who, a) end
+    local ty = types[k]
+    if not ty then user_error("%s: unknown config key '%s'", who, k) end
+    if ty == "integer" then
+      local n = math.tointeger(tonumber(v))
+      if not n then user_error("%s: %s=%s: expected an integer", who, k, v) end
+      cfg[k] = n
+    elseif ty == "number" then
+      local n = tonumber(v)
+      if not n then user_error("%s: %s=%s: expected a number", who, k, v) end
+      cfg[k] = n + 0.0
+    else
+      cfg[k] = v
+    end
+  end
+  return cfg
+end
+
+local function check_config(cfg, who)
+  local ok, err = pcall(engine.check, cfg)
+  if not ok then user_error("%s: %s", who, tostring(err)) end
+end
+
+function commands.train(args)
+  local kv, out, every = {}, nil, 0
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    if a == "--out" then
+      out = args[i + 1] or user_error("repro train: --out needs a directory")
+      i = i + 1
+    elseif a == "--checkpoint-every" then
+      every = math.tointeger(tonumber(args[i + 1] or "")) or
+        user_error("repro train: --checkpoint-every needs an integer")
+      i = i + 1
+    elseif a:match("^%-") then
+      user_error("repro train: unknown option %s", a)
+    else
+      kv[#kv + 1] = a
+    end
+    i = i + 1
+  end
+  local cfg = record.resolve(M.parse_overrides(kv, "repro train"))
+  check_config(cfg, "repro train")
+  local bar = progress.new(cfg.iters, cfg.batch * cfg.context)
+  local function on_step(step, row) bar:update(step, row.loss, row.lr) end
+  local metrics
+  if out then
+    metrics = record.run(cfg, out, { on_step = on_step, checkpoint_every = every })
+  else
+    metrics = engine.train(cfg, { on_step = on_step })
+  end
+  bar:finish()
+  if metrics.interrupted then
+    io.stderr:write("repro train: interrupted at step ", metrics.steps,
+      out and "; rerun the same command to resume from the last checkpoint\n" or "\n")
+    return 130
+  end
+  print(json.encode(metrics))
+  return 0
+end
+
+function commands.help()
+  io.write([[
+usage:
+  bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K]
+  bin/repro SCRIPT.lua [args]
+  bin/repro --version
+config keys (defaults):
+]])
+  local d = engine.defaults()
+  for _, k in ipairs(engine.keys()) do
+    io.write(string.format("  %-15s %-26s %s\n", k.name, tostring(d[k.name]), k.help))
+  end
+  return 0
+end
+
+function M.main(argv)
+  local cmd = argv[1]
+  local f = commands[cmd]
+  if not f then
+    user_error("repro: unknown command '%s' (commands: train, help; or a SCRIPT.lua)", cmd)
+  end
+  return f(table.move(argv, 2, #argv, 1, {}))
+end
+
+return M

@@ -1,0 +1,101 @@
+-- JSON with a stable byte layout.  Every scalar is encoded and every document parsed by
+-- lua-cjson; this module only walks tables and writes object keys in sorted order,
+-- which cjson cannot do (and Lua 5.4 seeds its string hashes per process, so `pairs`
+-- order differs from run to run).  Numbers carry cjson's 14 significant digits.
+-- Non-finite numbers are refused with the path of the value.
+local cjson = require "cjson"
+
+local M = {}
+M.null = cjson.null
+
+local ARRAY = { __jsontype = "array" }
+local OBJECT = { __jsontype = "object" }
+
+-- Marks a table to be written as an array (an empty table is otherwise an object).
+function M.array(t) return setmetatable(t or {}, ARRAY) end
+function M.object(t) return setmetatable(t or {}, OBJECT) end
+
+local function is_array(t)
+  local mt = getmetatable(t)
+  if mt == ARRAY then return true end
+  if mt == OBJECT then return false end
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n > 0 and n == #t
+end
+
+local function scalar(v, path)
+  local ty = type(v)
+  if ty == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then
+      error(string.format("json: %s: cannot write the non-finite number %s", path, tostring(v)), 0)
+    end
+    return cjson.encode(v)
+  elseif ty == "string" or ty == "boolean" then
+    return cjson.encode(v)
+  elseif v == cjson.null then
+    return "null"
+  end
+  error(string.format("json: %s: cannot write a %s", path, ty), 0)
+end
+
+local function encode(v, out, indent, level, path)
+  if type(v) ~= "table" then
+    out[#out + 1] = scalar(v, path)
+    return
+  end
+  local pad = indent and ("\n" .. string.rep(indent, level + 1)) or ""
+  local close = indent and ("\n" .. string.rep(indent, level)) or ""
+  if is_array(v) then
+    local flat = true
+    for i = 1, #v do if type(v[i]) == "table" then flat = false end end
+    out[#out + 1] = "["
+    for i = 1, #v do
+      if i > 1 then out[#out + 1] = flat and ", " or "," end
+      if not flat then out[#out + 1] = pad end
+      encode(v[i], out, indent, level + 1, path .. "[" .. i .. "]")
+    end
+    if not flat and #v > 0 then out[#out + 1] = close end
+    out[#out + 1] = "]"
+    return
+  end
+  local keys = {}
+  for k in pairs(v) do
+    if type(k) ~= "string" then
+      error(string.format("json: %s: object key %s is not a string", path, tostring(k)), 0)
+    end
+    keys[#keys + 1] = k
+  end
+  table.sort(keys)
+  out[#out + 1] = "{"
+  for i, k in ipairs(keys) do
+    if i > 1 then out[#out + 1] = "," end
+    out[#out + 1] = pad
+    out[#out + 1] = cjson.encode(k)
+    out[#out + 1] = indent and ": " or ":"
+    encode(v[k], out, indent, level + 1, path .. "." .. k)
+  end
+  if #keys > 0 then out[#out + 1] = close end
+  out[#out + 1] = "}"
+end
+
+-- One line, no spaces: for stdout summaries.
+function M.encode(v)
+  local out = {}
+  encode(v, out, nil, 0, "$")
+  return table.concat(out)
+end
+
+-- Indented, one key per line, trailing newline: for files kept in git.
+function M.pretty(v)
+  local out = {}
+  encode(v, out, "  ", 0, "$")
+  out[#out + 1] = "\n"
+  return table.concat(out)
+end
+
+function M.decode(s)
+  return cjson.decode(s)
+end
+
+return M
