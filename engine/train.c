@@ -216,6 +216,13 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         }
     }
     out->steps = step;
+    if (out->stopped && hooks && hooks->checkpoint && step < cfg->iters &&
+        save_checkpoint(&m, step, log, hooks->checkpoint)) {
+        snprintf(err, errlen, "cannot write checkpoint %s: %s", hooks->checkpoint,
+                 strerror(errno));
+        rc = -1;
+        goto done;
+    }
     double t1 = now_s();
     out->tokens_per_s = t1 > t0 ? (double)(step - start) * B * T / (t1 - t0) : 0.0;
     if (!out->diverged && !out->stopped)

@@ -6,7 +6,8 @@
  * reported as diverged at that step (not an error).  With a checkpoint path, the full
  * training state is saved every checkpoint_every steps (atomically), and a run started
  * with resume = 1 continues from it: the final state and metrics are bit-identical to
- * an uninterrupted run, because batches and dropout masks are drawn per step.
+ * an uninterrupted run, because batches and dropout masks are drawn per step.  A run
+ * stopped by on_step also saves a checkpoint at the step where it stopped.
  */
 #ifndef REPRO_TRAIN_H
 #define REPRO_TRAIN_H

@@ -1,6 +1,7 @@
 -- make bench: the default config trained for a fixed number of steps by the engine and,
 -- when Debian's python3-torch is installed, by the PyTorch reference
--- (tests/reference/gpt_ref.py) in the same run, at the same thread counts.
+-- (tests/reference/gpt_ref.py) in the same run, at the same thread counts (OpenBLAS is
+-- pinned to that count too: left alone it uses every core whatever torch is told).
 --   bin/repro tests/bench/bench_engine.lua [steps=30] [threads=1,2]
 --
 -- FLOPs: the matrix products the engine performs per trained token,
@@ -38,8 +39,8 @@ for th in opts.threads:gmatch("%d+") do
   local torch
   if torch_ok then
     local out = fs.capture(string.format(
-      "/usr/bin/python3 %s/tests/reference/gpt_ref.py bench steps=%d threads=%d",
-      host.root, math.max(5, steps // 3), th))
+      "OPENBLAS_NUM_THREADS=%d /usr/bin/python3 %s/tests/reference/gpt_ref.py bench steps=%d threads=%d",
+      th, host.root, math.max(5, steps // 3), th))
     torch = out and json.decode(out:match("[^\n]*$"))
   end
   local ratio = torch and m.tokens_per_s / torch.tokens_per_s

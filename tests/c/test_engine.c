@@ -284,7 +284,7 @@ static void determinism_and_resume(void)
     int fd = mkstemp(ck);
     close(fd);
     unlink(ck);
-    r3.stop_at = 6; /* interrupted after step 6; checkpoints at 4 and 8 */
+    r3.stop_at = 6; /* stopped after step 6: periodic checkpoint at 4, then one at 7 */
     train_hooks h3 = {record, &r3, ck, 4, 1};
     c.threads = 2;
     CHECK(train_run(&c, &h3, &m3, err, sizeof err) == 0, "%s", err);
@@ -293,7 +293,7 @@ static void determinism_and_resume(void)
     r3.stop_at = -1;
     c.threads = 1;
     CHECK(train_run(&c, &h3, &m3, err, sizeof err) == 0, "%s", err);
-    CHECK(m3.resumed_from == 4, "resumed from step %ld", m3.resumed_from);
+    CHECK(m3.resumed_from == 7, "resumed from step %ld (stopped after step 6)", m3.resumed_from);
     CHECK(rows_equal(&r1, &r3) && metrics_equal(&m1, &m3),
           "resumed run differs from the uninterrupted one");
     gpt_config other = c;

@@ -50,7 +50,7 @@ local m = record.run(cfg, dir .. "/c", { checkpoint_every = 4,
 t:ok(m.stopped and not fs.exists(dir .. "/c/metrics.json"), "stopped run is not done")
 t:eq(record.status(dir .. "/c", cfg), "partial", "stopped run has a checkpoint")
 m = record.run(cfg, dir .. "/c", { checkpoint_every = 4 })
-t:eq(m.resumed_from, 4, "resumed from the step-4 checkpoint")
+t:eq(m.resumed_from, 7, "resumed where it stopped (after step 6)")
 t:eq(record.status(dir .. "/c", cfg), "done", "resumed run is done")
 for _, f in ipairs({ "log.csv", "metrics.json" }) do
   t:ok(fs.read(dir .. "/a/" .. f) == fs.read(dir .. "/c/" .. f), f .. " identical after resume")
