@@ -25,6 +25,8 @@ const config_key config_keys[] = {
     K(embed_norm, CFG_ENUM, "none | layernorm | rmsnorm after token+position embedding"),
     K(embed_init_std, CFG_NUM, "std of the token and position embedding init"),
     K(seed, CFG_INT, "run seed (init, data and dropout streams)"),
+    K(diag_every, CFG_INT, "validation diagnostics into log.csv every k steps (0 = off)"),
+    K(diag_windows, CFG_INT, "validation windows used by those periodic diagnostics"),
     K(threads, CFG_INT, "worker threads, 0 = online cores (results do not depend on it)"),
     K(data, CFG_STR, "corpus path"),
 };
@@ -53,6 +55,8 @@ void config_defaults(gpt_config *c)
     c->embed_norm = EMBED_NONE;
     c->embed_init_std = 0.02;
     c->seed = 1;
+    c->diag_every = 0;
+    c->diag_windows = 32;
     c->threads = 0;
     snprintf(c->data, sizeof c->data, "data/tinyshakespeare.txt");
 }
@@ -194,6 +198,10 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
         FAIL("embed_init_std=%g: must be > 0", c->embed_init_std);
     if (c->seed < 0)
         FAIL("seed=%lld: must be >= 0", c->seed);
+    if (c->diag_every < 0)
+        FAIL("diag_every=%d: must be >= 0 (0 = off)", c->diag_every);
+    if (c->diag_windows <= 0)
+        FAIL("diag_windows=%d: must be positive", c->diag_windows);
     if (c->threads < 0 || c->threads > 1024)
         FAIL("threads=%d: must be in [0, 1024] (0 = online cores)", c->threads);
     if (c->data[0] == '\0')

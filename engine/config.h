@@ -16,6 +16,8 @@ typedef struct {
     int embed_norm; /* enum embed_norm */
     double embed_init_std;
     long long seed;
+    int diag_every;   /* validation diagnostics into log.csv every k steps, 0 = off */
+    int diag_windows; /* validation windows those diagnostics use */
     int threads; /* 0 = online cores; does not change any result */
     char data[4096];
 } gpt_config;

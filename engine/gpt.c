@@ -488,29 +488,110 @@ void gpt_backward(gpt_model *m, int B)
     }
 }
 
-/* Sum of squares in chunks whose boundaries do not depend on the thread count,
- * partial sums added in chunk order. */
+/* Chunks of at most NORM_CHUNK elements inside each tensor: their boundaries do not
+ * depend on the thread count, and partial results are combined in chunk order. */
 #define NORM_CHUNK 16384
 
-double gpt_grad_norm(const gpt_model *m)
+typedef struct {
+    int tensor;
+    size_t lo, hi;
+} chunk;
+
+static chunk *make_chunks(const gpt_model *m, size_t *count)
 {
-    size_t n = m->n_params, nchunks = (n + NORM_CHUNK - 1) / NORM_CHUNK;
-    double *part = malloc(nchunks * sizeof(double));
+    size_t n = 0;
+    for (int t = 0; t < m->n_tensors; t++)
+        n += (m->tensors[t].size + NORM_CHUNK - 1) / NORM_CHUNK;
+    chunk *c = malloc(n * sizeof(chunk));
+    if (!c)
+        abort();
+    size_t k = 0;
+    for (int t = 0; t < m->n_tensors; t++) {
+        const gpt_tensor *tn = &m->tensors[t];
+        for (size_t lo = 0; lo < tn->size; lo += NORM_CHUNK) {
+            c[k].tensor = t;
+            c[k].lo = tn->offset + lo;
+            c[k].hi = tn->offset + (lo + NORM_CHUNK < tn->size ? lo + NORM_CHUNK : tn->size);
+            k++;
+        }
+    }
+    *count = n;
+    return c;
+}
+
+int gpt_n_groups(const gpt_model *m)
+{
+    return m->L + 2 + (m->cfg.embed_norm != EMBED_NONE);
+}
+
+double gpt_grad_norm_groups(const gpt_model *m, double *group_norm)
+{
+    size_t n;
+    chunk *c = make_chunks(m, &n);
+    double *part = malloc(n * sizeof(double));
     if (!part)
         abort();
 #pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < nchunks; k++) {
-        size_t lo = k * NORM_CHUNK, hi = lo + NORM_CHUNK < n ? lo + NORM_CHUNK : n;
+    for (size_t k = 0; k < n; k++) {
         double s = 0.0;
-        for (size_t i = lo; i < hi; i++)
+        for (size_t i = c[k].lo; i < c[k].hi; i++)
             s += (double)m->grads[i] * m->grads[i];
         part[k] = s;
     }
-    double s = 0.0;
-    for (size_t k = 0; k < nchunks; k++)
-        s += part[k];
+    int ng = gpt_n_groups(m);
+    double total = 0.0;
+    for (int g = 0; g < ng; g++) {
+        double s = 0.0;
+        for (size_t k = 0; k < n; k++)
+            if (m->tensors[c[k].tensor].group == g)
+                s += part[k];
+        if (group_norm)
+            group_norm[g] = sqrt(s);
+        total += s;
+    }
     free(part);
-    return sqrt(s);
+    free(c);
+    return sqrt(total);
+}
+
+double gpt_grad_norm(const gpt_model *m)
+{
+    return gpt_grad_norm_groups(m, NULL);
+}
+
+void gpt_adam_v_stats(const gpt_model *m, double *vmean, double *vmax)
+{
+    size_t n;
+    chunk *c = make_chunks(m, &n);
+    double *sum = malloc(2 * n * sizeof(double));
+    if (!sum)
+        abort();
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
+        double s = 0.0, mx = 0.0;
+        for (size_t i = c[k].lo; i < c[k].hi; i++) {
+            s += m->adam_v[i];
+            if (m->adam_v[i] > mx)
+                mx = m->adam_v[i];
+        }
+        sum[2 * k] = s;
+        sum[2 * k + 1] = mx;
+    }
+    int ng = gpt_n_groups(m);
+    for (int g = 0; g < ng; g++) {
+        double s = 0.0, mx = 0.0, cnt = 0.0;
+        for (size_t k = 0; k < n; k++)
+            if (m->tensors[c[k].tensor].group == g) {
+                s += sum[2 * k];
+                cnt += (double)(c[k].hi - c[k].lo);
+                if (sum[2 * k + 1] > mx)
+                    mx = sum[2 * k + 1];
+            }
+        vmean[g] = cnt > 0 ? s / cnt : 0.0;
+        vmax[g] = mx;
+    }
+    free(sum);
+    free(c);
 }
 
 void gpt_adamw(gpt_model *m, float lr, long t, float grad_scale)

@@ -85,6 +85,13 @@ void gpt_backward(gpt_model *m, int B);
 void gpt_zero_grad(gpt_model *m);
 /* Global L2 norm of the gradients, summed in a fixed order. */
 double gpt_grad_norm(const gpt_model *m);
+/* Parameter groups: 0 embeddings (wte, wpe), 1..L the blocks, L+1 the final norm, L+2
+ * the embedding norm (when present). */
+int gpt_n_groups(const gpt_model *m);
+/* The global norm, and each group's norm into group_norm (may be NULL). */
+double gpt_grad_norm_groups(const gpt_model *m, double *group_norm);
+/* Mean and maximum of Adam's second moment v per group. */
+void gpt_adam_v_stats(const gpt_model *m, double *vmean, double *vmax);
 /* One AdamW step (t = 1-based step count); gradients are multiplied by grad_scale. */
 void gpt_adamw(gpt_model *m, float lr, long t, float grad_scale);
 /* Mean L2 norm of the block-1 input rows of the last forward. */

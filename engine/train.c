@@ -22,6 +22,55 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ---- log columns ----------------------------------------------------------------- */
+
+enum { COL_STEP, COL_LR, COL_LOSS, COL_GNORM, COL_ENORM, N_BASE };
+static const char *const base_cols[N_BASE] = {"step", "lr", "loss", "grad_norm", "embed_norm"};
+static const char *const diag_cols[] = {
+    "d_val_loss", "d_val_acc", "d_acc_macro", "d_ece", "d_brier", "d_logit_norm", "d_max_logit",
+    "d_embed_norm", "d_embed_norm_letter", "d_embed_norm_digit", "d_embed_norm_punct",
+    "d_embed_norm_space", "d_cos_first", "d_cos_final"};
+#define N_DIAG ((int)(sizeof diag_cols / sizeof diag_cols[0]))
+
+static int n_groups(const gpt_config *c)
+{
+    return c->n_layer + 2 + (c->embed_norm != EMBED_NONE);
+}
+
+int train_log_ncols(const gpt_config *cfg)
+{
+    return N_BASE + 3 * n_groups(cfg) + N_DIAG;
+}
+
+static void group_name(const gpt_config *c, int g, char *buf, size_t len)
+{
+    if (g == 0)
+        snprintf(buf, len, "emb");
+    else if (g <= c->n_layer)
+        snprintf(buf, len, "b%d", g);
+    else if (g == c->n_layer + 1)
+        snprintf(buf, len, "lnf");
+    else
+        snprintf(buf, len, "en");
+}
+
+void train_log_colname(const gpt_config *cfg, int i, char *buf, size_t len)
+{
+    int ng = n_groups(cfg);
+    if (i < N_BASE) {
+        snprintf(buf, len, "%s", base_cols[i]);
+    } else if (i < N_BASE + 3 * ng) {
+        static const char *const stat[3] = {"gn", "vmean", "vmax"};
+        char g[16];
+        group_name(cfg, (i - N_BASE) % ng, g, sizeof g);
+        snprintf(buf, len, "%s_%s", stat[(i - N_BASE) / ng], g);
+    } else {
+        snprintf(buf, len, "%s", diag_cols[i - N_BASE - 3 * ng]);
+    }
+}
+
+/* ---- evaluation ------------------------------------------------------------------ */
+
 static int check_corpus(const gpt_config *cfg, const corpus *c, char *err, size_t errlen)
 {
     if ((size_t)cfg->context + 1 >= c->n_val || (size_t)cfg->context + 1 >= c->n_train) {
@@ -46,13 +95,26 @@ int train_check(const gpt_config *cfg, char *err, size_t errlen)
     return rc;
 }
 
-/* Whole validation split in non-overlapping windows of T, in window order. */
-static void evaluate(gpt_model *m, const corpus *c, train_metrics *out)
+enum { PS_CONF, PS_HIT, PS_BRIER, PS_LNORM, PS_LMAX, PS_ENORM, N_PS };
+
+/* The first max_windows non-overlapping windows of the validation split (all if
+ * max_windows <= 0), in window order, every instrument of diag.h; with temperature != 0
+ * also the temperature scan (which stores every logit).  Returns the forward seconds. */
+static double evaluate(gpt_model *m, const corpus *c, long max_windows, int temperature,
+                       const int *cls, diag_sums *d, diag_result *r)
 {
-    const int T = m->T, V = m->V, C = m->C;
+    const int T = m->T, V = m->V, C = m->C, L = m->L;
     long n_win = (long)((c->n_val - 1) / (size_t)T);
-    double loss = 0.0, norm = 0.0;
-    long hits = 0;
+    if (max_windows > 0 && max_windows < n_win)
+        n_win = max_windows;
+    size_t per = N_PS + (size_t)L + 1;
+    double *ps = malloc((size_t)m->B * T * per * sizeof(double));
+    double *seq = malloc(2 * (size_t)m->B * sizeof(double));
+    float *all_logits = temperature ? malloc((size_t)n_win * T * V * sizeof(float)) : NULL;
+    int32_t *all_targets = temperature ? malloc((size_t)n_win * T * sizeof(int32_t)) : NULL;
+    if (!ps || !seq || (temperature && (!all_logits || !all_targets)))
+        abort();
+    double fwd = 0.0;
     for (long w0 = 0; w0 < n_win; w0 += m->B) {
         int nb = (int)(n_win - w0 < m->B ? n_win - w0 : m->B);
         for (int b = 0; b < nb; b++) {
@@ -60,35 +122,90 @@ static void evaluate(gpt_model *m, const corpus *c, train_metrics *out)
             memcpy(m->inputs + (size_t)b * T, src, (size_t)T * sizeof(int32_t));
             memcpy(m->targets + (size_t)b * T, src + 1, (size_t)T * sizeof(int32_t));
         }
+        double t0 = now_s();
         gpt_forward(m, nb, 1, 0, 0);
-        for (size_t i = 0; i < (size_t)nb * T; i++) {
-            loss += m->losses[i];
-            const float *z = m->logits + i * V;
+        fwd += now_s() - t0;
+        long npos = (long)nb * T;
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < npos; i++) {
+            const float *z = m->logits + i * V, *p = m->probs + i * V;
+            double *o = ps + i * per;
             int best = 0;
-            for (int v = 1; v < V; v++)
+            double l2 = 0;
+            for (int v = 0; v < V; v++) {
                 if (z[v] > z[best])
                     best = v;
-            hits += best == m->targets[i];
-            const float *x = m->res[0] + i * C;
-            double s = 0.0;
-            for (int k = 0; k < C; k++)
-                s += (double)x[k] * x[k];
-            norm += sqrt(s);
+                l2 += (double)z[v] * z[v];
+            }
+            o[PS_CONF] = p[best];
+            o[PS_HIT] = best == m->targets[i];
+            o[PS_BRIER] = diag_brier(p, V, m->targets[i]);
+            o[PS_LNORM] = sqrt(l2);
+            o[PS_LMAX] = z[best];
+            for (int l = 0; l <= L; l++) {
+                const float *x = m->res[l] + i * C;
+                double s = 0;
+                for (int k = 0; k < C; k++)
+                    s += (double)x[k] * x[k];
+                o[N_PS + l] = sqrt(s);
+            }
+            o[PS_ENORM] = o[N_PS];
+        }
+#pragma omp parallel for schedule(static)
+        for (int b = 0; b < nb; b++) {
+            seq[2 * b] = diag_cosine_mean(m->res[0] + (size_t)b * T * C, T, C);
+            seq[2 * b + 1] = diag_cosine_mean(m->res[L] + (size_t)b * T * C, T, C);
+        }
+        for (long i = 0; i < npos; i++) {
+            const double *o = ps + i * per;
+            int tgt = m->targets[i], t = (int)(i % T);
+            d->n += 1;
+            d->loss += m->losses[i];
+            d->hits += o[PS_HIT];
+            d->brier += o[PS_BRIER];
+            d->logit_norm += o[PS_LNORM];
+            d->max_logit += o[PS_LMAX];
+            int k = diag_bin(o[PS_CONF]);
+            d->bin_n[k] += 1;
+            d->bin_conf[k] += o[PS_CONF];
+            d->bin_hits[k] += o[PS_HIT];
+            d->cls_n[cls[tgt]] += 1;
+            d->cls_hits[cls[tgt]] += o[PS_HIT];
+            d->emb_n[cls[m->inputs[i]]] += 1;
+            d->emb_norm_cls[cls[m->inputs[i]]] += o[PS_ENORM];
+            d->emb_norm += o[PS_ENORM];
+            for (int l = 0; l <= L; l++)
+                d->resid_norm[l] += o[N_PS + l];
+            d->pos_loss[t] += m->losses[i];
+            d->pos_n[t] += 1;
+        }
+        for (int b = 0; b < nb; b++) {
+            d->cos_first += seq[2 * b];
+            d->cos_final += seq[2 * b + 1];
+            d->n_seq += 1;
+        }
+        if (temperature) {
+            memcpy(all_logits + (size_t)w0 * T * V, m->logits, (size_t)npos * V * sizeof(float));
+            memcpy(all_targets + (size_t)w0 * T, m->targets, (size_t)npos * sizeof(int32_t));
         }
     }
-    double n = (double)n_win * T;
-    out->val_loss = loss / n;
-    out->val_ppl = exp(out->val_loss);
-    out->val_acc = (double)hits / n;
-    out->embed_norm = norm / n;
+    diag_finish(d, r);
+    if (temperature)
+        diag_temperature(all_logits, all_targets, (size_t)n_win * T, V, r);
+    free(ps);
+    free(seq);
+    free(all_logits);
+    free(all_targets);
+    return fwd;
 }
 
-#define ROW_FIELDS 5
+/* ---- checkpoints ----------------------------------------------------------------- */
 
-static int save_checkpoint(const gpt_model *m, long step, const double *log, const char *path)
+static int save_checkpoint(const gpt_model *m, long step, const double *log, int ncols,
+                           const char *path)
 {
     tf_file *f = tf_new();
-    uint32_t np = (uint32_t)m->n_params, two[2] = {(uint32_t)step, ROW_FIELDS};
+    uint32_t np = (uint32_t)m->n_params, two[2] = {(uint32_t)step, (uint32_t)ncols};
     int32_t st = (int32_t)step;
     uint32_t one = 1;
     int rc = !f || tf_add(f, "params", TF_F32, 1, &np, m->params) ||
@@ -100,8 +217,8 @@ static int save_checkpoint(const gpt_model *m, long step, const double *log, con
     return rc ? -1 : 0;
 }
 
-static int load_checkpoint(gpt_model *m, const char *path, long *step, double *log, char *err,
-                           size_t errlen)
+static int load_checkpoint(gpt_model *m, const char *path, int ncols, long *step, double *log,
+                           char *err, size_t errlen)
 {
     tf_file *f = tf_read(path, err, errlen);
     if (!f)
@@ -110,9 +227,9 @@ static int load_checkpoint(gpt_model *m, const char *path, long *step, double *l
                     *vv = tf_find(f, "adam_v"), *st = tf_find(f, "step"), *lg = tf_find(f, "log");
     int ok = p && mm && vv && st && lg && p->count == m->n_params && mm->count == m->n_params &&
              vv->count == m->n_params && st->count == 1 && p->dtype == TF_F32 &&
-             lg->dtype == TF_F64;
+             lg->dtype == TF_F64 && st->dtype == TF_I32;
     long s = ok ? *(const int32_t *)st->data : 0;
-    ok = ok && s >= 0 && s <= m->cfg.iters && lg->count == (size_t)s * ROW_FIELDS;
+    ok = ok && s >= 0 && s <= m->cfg.iters && lg->count == (size_t)s * ncols;
     if (!ok) {
         snprintf(err, errlen, "checkpoint %s does not match this config (%zu parameters)", path,
                  m->n_params);
@@ -126,6 +243,25 @@ static int load_checkpoint(gpt_model *m, const char *path, long *step, double *l
     *step = s;
     tf_free(f);
     return 0;
+}
+
+/* ---- the run --------------------------------------------------------------------- */
+
+void train_metrics_free(train_metrics *m)
+{
+    free(m->resid_norm);
+    free(m->pos_loss);
+    m->resid_norm = m->pos_loss = NULL;
+}
+
+static void fill_diag_cols(double *row, int first, const diag_result *r)
+{
+    const double v[N_DIAG] = {r->val_loss, r->val_acc, r->acc_macro, r->ece, r->brier,
+                              r->logit_norm, r->max_logit, r->embed_norm,
+                              r->embed_norm_class[CLS_LETTER], r->embed_norm_class[CLS_DIGIT],
+                              r->embed_norm_class[CLS_PUNCT], r->embed_norm_class[CLS_SPACE],
+                              r->cos_first, r->cos_final};
+    memcpy(row + first, v, sizeof v);
 }
 
 int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
@@ -142,64 +278,89 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         return -1;
     }
     omp_set_num_threads(config_threads(cfg));
+    const int ncols = train_log_ncols(cfg), ng = n_groups(cfg);
+    const int col_gn = N_BASE, col_vm = N_BASE + ng, col_vx = N_BASE + 2 * ng,
+              col_diag = N_BASE + 3 * ng;
+    int cls[256];
+    for (int v = 0; v < c.vocab; v++)
+        cls[v] = diag_class_of_byte(c.itos[v]);
     gpt_model m;
-    double *log = malloc((size_t)cfg->iters * ROW_FIELDS * sizeof(double));
-    if (!log || gpt_init(&m, cfg, c.vocab, cfg->batch, err, errlen)) {
-        if (!log)
+    double *log = malloc((size_t)cfg->iters * ncols * sizeof(double));
+    double *gstat = malloc(3 * (size_t)ng * sizeof(double));
+    out->resid_norm = malloc(((size_t)cfg->n_layer + 1) * sizeof(double));
+    out->pos_loss = malloc((size_t)cfg->context * sizeof(double));
+    diag_sums dsum;
+    int have_dsum = 0;
+    if (!log || !gstat || !out->resid_norm || !out->pos_loss ||
+        gpt_init(&m, cfg, c.vocab, cfg->batch, err, errlen)) {
+        if (!log || !gstat || !out->resid_norm || !out->pos_loss)
             snprintf(err, errlen, "out of memory");
         else
-            free(log);
+            gpt_free(&m); /* gpt_init failed and cleaned up; harmless */
+        free(log);
+        free(gstat);
+        train_metrics_free(out);
         corpus_free(&c);
         return -1;
     }
     int rc = 0;
     long start = 0;
     if (hooks && hooks->checkpoint && hooks->resume && access(hooks->checkpoint, F_OK) == 0) {
-        if (load_checkpoint(&m, hooks->checkpoint, &start, log, err, errlen)) {
+        if (load_checkpoint(&m, hooks->checkpoint, ncols, &start, log, err, errlen)) {
             rc = -1;
             goto done;
         }
         out->resumed_from = start;
     }
     for (long s = 0; s < start && hooks && hooks->on_step; s++) {
-        const double *r = log + s * ROW_FIELDS;
-        train_row row = {(long)r[0], r[1], r[2], r[3], r[4]};
+        train_row row = {s, ncols, log + s * ncols};
         if (hooks->on_step(hooks->ud, &row)) {
             out->stopped = 1;
             break;
         }
     }
 
-    double t0 = now_s();
+    double t0 = now_s(), diag_s = 0.0;
     long step = start;
     const int B = cfg->batch, T = cfg->context;
     for (; step < cfg->iters && !out->stopped; step++) {
+        double *r = log + step * ncols;
+        for (int k = 0; k < ncols; k++)
+            r[k] = NAN;
         corpus_batch(&c, (uint64_t)cfg->seed, step, B, T, m.inputs, m.targets);
-        train_row row = {step, gpt_lr(cfg, step), 0, NAN, NAN};
-        row.loss = gpt_forward(&m, B, 1, 1, step);
-        row.embed_norm = gpt_embed_norm(&m, B);
-        if (isfinite(row.loss)) {
+        r[COL_STEP] = (double)step;
+        r[COL_LR] = gpt_lr(cfg, step);
+        r[COL_LOSS] = gpt_forward(&m, B, 1, 1, step);
+        r[COL_ENORM] = gpt_embed_norm(&m, B);
+        if (isfinite(r[COL_LOSS])) {
             gpt_zero_grad(&m);
             gpt_backward(&m, B);
-            row.grad_norm = gpt_grad_norm(&m);
+            r[COL_GNORM] = gpt_grad_norm_groups(&m, r + col_gn);
         }
-        if (!isfinite(row.loss) || !isfinite(row.grad_norm)) {
+        if (!isfinite(r[COL_LOSS]) || !isfinite(r[COL_GNORM])) {
             out->diverged = 1;
             out->diverged_step = step;
         } else {
             float scale = 1.0f;
-            if (cfg->grad_clip > 0 && row.grad_norm > cfg->grad_clip)
-                scale = (float)(cfg->grad_clip / row.grad_norm);
-            gpt_adamw(&m, (float)row.lr, step + 1, scale);
+            if (cfg->grad_clip > 0 && r[COL_GNORM] > cfg->grad_clip)
+                scale = (float)(cfg->grad_clip / r[COL_GNORM]);
+            gpt_adamw(&m, (float)r[COL_LR], step + 1, scale);
+            gpt_adam_v_stats(&m, r + col_vm, r + col_vx);
+            if (cfg->diag_every > 0 && (step + 1) % cfg->diag_every == 0) {
+                double d0 = now_s();
+                diag_sums ds;
+                diag_result dr;
+                if (diag_sums_init(&ds, m.L, m.T) == 0) {
+                    evaluate(&m, &c, cfg->diag_windows, 0, cls, &ds, &dr);
+                    fill_diag_cols(r, col_diag, &dr);
+                    diag_sums_free(&ds);
+                }
+                diag_s += now_s() - d0;
+            }
         }
-        double *r = log + step * ROW_FIELDS;
-        r[0] = (double)step;
-        r[1] = row.lr;
-        r[2] = row.loss;
-        r[3] = row.grad_norm;
-        r[4] = row.embed_norm;
-        out->final_grad_norm = row.grad_norm;
-        out->train_loss = row.loss;
+        out->final_grad_norm = r[COL_GNORM];
+        out->train_loss = r[COL_LOSS];
+        train_row row = {step, ncols, r};
         if (hooks && hooks->on_step && hooks->on_step(hooks->ud, &row))
             out->stopped = 1;
         if (out->diverged) {
@@ -208,7 +369,7 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         }
         if (hooks && hooks->checkpoint && hooks->checkpoint_every > 0 &&
             (step + 1) % hooks->checkpoint_every == 0 && step + 1 < cfg->iters &&
-            save_checkpoint(&m, step + 1, log, hooks->checkpoint)) {
+            save_checkpoint(&m, step + 1, log, ncols, hooks->checkpoint)) {
             snprintf(err, errlen, "cannot write checkpoint %s: %s", hooks->checkpoint,
                      strerror(errno));
             rc = -1;
@@ -217,24 +378,46 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
     }
     out->steps = step;
     if (out->stopped && hooks && hooks->checkpoint && step < cfg->iters &&
-        save_checkpoint(&m, step, log, hooks->checkpoint)) {
+        save_checkpoint(&m, step, log, ncols, hooks->checkpoint)) {
         snprintf(err, errlen, "cannot write checkpoint %s: %s", hooks->checkpoint,
                  strerror(errno));
         rc = -1;
         goto done;
     }
     double t1 = now_s();
-    out->tokens_per_s = t1 > t0 ? (double)(step - start) * B * T / (t1 - t0) : 0.0;
-    if (!out->diverged && !out->stopped)
-        evaluate(&m, &c, out);
+    out->tokens_per_s =
+        t1 - diag_s > t0 ? (double)(step - start) * B * T / (t1 - t0 - diag_s) : 0.0;
+    if (!out->diverged && !out->stopped) {
+        if (diag_sums_init(&dsum, m.L, m.T) != 0) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            goto done;
+        }
+        have_dsum = 1;
+        double fwd = evaluate(&m, &c, 0, 1, cls, &dsum, &out->diag);
+        long n_win = (long)((c.n_val - 1) / (size_t)T);
+        out->eval_tokens_per_s = fwd > 0 ? (double)n_win * T / fwd : 0.0;
+        memcpy(out->resid_norm, out->diag.resid_norm, ((size_t)m.L + 1) * sizeof(double));
+        memcpy(out->pos_loss, out->diag.pos_loss, (size_t)T * sizeof(double));
+        out->diag.resid_norm = out->resid_norm;
+        out->diag.pos_loss = out->pos_loss;
+        out->evaluated = 1;
+    }
     out->wall_s = now_s() - t0;
     out->params = (long)m.n_params;
     out->vocab = c.vocab;
+    out->n_layer = m.L;
+    out->context = m.T;
 
 done:
+    if (have_dsum)
+        diag_sums_free(&dsum);
     kernels_release();
     gpt_free(&m);
     free(log);
+    free(gstat);
+    if (rc)
+        train_metrics_free(out);
     corpus_free(&c);
     return rc;
 }

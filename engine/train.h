@@ -1,13 +1,22 @@
 /* Training and evaluation of one run (DESIGN.md protocol).
  *
  * train_run validates the config, loads the corpus, initializes from the run's seed and
- * trains for cfg.iters steps, calling on_step after every step; then evaluates on the
- * whole validation split.  A non-finite loss or gradient norm stops the run, which is
- * reported as diverged at that step (not an error).  With a checkpoint path, the full
- * training state is saved every checkpoint_every steps (atomically), and a run started
- * with resume = 1 continues from it: the final state and metrics are bit-identical to
- * an uninterrupted run, because batches and dropout masks are drawn per step.  A run
- * stopped by on_step also saves a checkpoint at the step where it stopped.
+ * trains for cfg.iters steps, calling on_step after every step with that step's log
+ * row; then evaluates on the whole validation split with every instrument of diag.h.
+ * A non-finite loss or gradient norm stops the run, which is reported as diverged at
+ * that step (not an error).  With a checkpoint path, the full training state is saved
+ * every checkpoint_every steps (atomically), and a run started with resume = 1
+ * continues from it: the final state and metrics are bit-identical to an uninterrupted
+ * run, because batches and dropout masks are drawn per step.  A run stopped by on_step
+ * also saves a checkpoint at the step where it stopped.
+ *
+ * Log rows are arrays of doubles whose columns train_log_colname names: step, lr, loss,
+ * grad_norm (pre-clip), embed_norm (mean block-1 input norm of the batch); per parameter
+ * group g (emb, b1..bL, lnf, en): gn_g (its gradient norm), vmean_g and vmax_g (Adam's
+ * second moment after the step); and, on steps where (step+1) % diag_every == 0, the
+ * d_* diagnostics on the first diag_windows validation windows (NaN on other steps).
+ * The diagnostics only read the model: the training columns are identical with them
+ * on or off.
  */
 #ifndef REPRO_TRAIN_H
 #define REPRO_TRAIN_H
@@ -15,10 +24,12 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "diag.h"
 
 typedef struct {
     long step;
-    double lr, loss, grad_norm, embed_norm;
+    int ncols;
+    const double *v; /* ncols values, column 0 is the step */
 } train_row;
 
 /* Return non-zero to stop training (the run is then reported as stopped). */
@@ -28,30 +39,37 @@ typedef struct {
     train_step_fn on_step;
     void *ud;
     const char *checkpoint; /* path or NULL */
-    int checkpoint_every;   /* steps; 0 = only with a path, never periodic */
+    int checkpoint_every;   /* steps; 0 = no periodic checkpoints */
     int resume;             /* continue from the checkpoint if it exists */
 } train_hooks;
 
 typedef struct {
-    double val_loss, val_ppl, val_acc;
-    double final_grad_norm, embed_norm, train_loss;
+    diag_result diag; /* valid when evaluated (not diverged, not stopped) */
+    double final_grad_norm, train_loss;
     long params;
-    int vocab;
+    int vocab, evaluated;
     int diverged;
     long diverged_step;
     int stopped;
     long steps;        /* steps completed */
     long resumed_from; /* step the run resumed at, 0 for a fresh run */
-    double tokens_per_s, wall_s; /* timings: never written into results */
+    int n_layer, context;
+    double *resid_norm, *pos_loss;          /* (n_layer+1), (context): owned, see free */
+    double tokens_per_s, eval_tokens_per_s, wall_s; /* timings: never written into results */
 } train_metrics;
 
 /* 0 on success (including a diverged run); -1 with a message for a bad config, an
  * unreadable corpus or a broken checkpoint, in which case nothing was trained. */
 int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
               size_t errlen);
+void train_metrics_free(train_metrics *m);
 
 /* Checks the config against the corpus without training (validation, corpus readable,
  * context shorter than both splits). */
 int train_check(const gpt_config *cfg, char *err, size_t errlen);
+
+/* The log columns of a config. */
+int train_log_ncols(const gpt_config *cfg);
+void train_log_colname(const gpt_config *cfg, int i, char *buf, size_t len);
 
 #endif

@@ -6,10 +6,16 @@
  *   engine.train(cfg [, opts])   -> metrics table
  *       opts: on_step = function(step, row) (return true to stop), log_every = k (default 1),
  *             checkpoint = path, checkpoint_every = k, resume = bool
- *       row: {step, lr, loss, grad_norm, embed_norm}; metrics: val_loss, val_ppl,
- *       val_acc, final_grad_norm, embed_norm, train_loss, params, vocab, steps,
- *       resumed_from, diverged, diverged_step, stopped, interrupted, tokens_per_s, wall_s
- *       (val_* absent for a diverged or stopped run).
+ *       row: one field per log column (engine.log_columns(cfg)), undefined ones absent;
+ *       metrics: val_loss, val_ppl, val_acc, embed_norm and the instruments of
+ *       engine/diag.h (acc_macro, acc_<class>, ece, brier, reliability{count,
+ *       confidence, accuracy}, logit_norm, max_logit, nll_temp_<τ>, temp_opt,
+ *       nll_temp_opt, embed_norm_<class>, cos_first, cos_final, resid_norm[],
+ *       loss_by_position[]), final_grad_norm, train_loss, params, vocab, steps,
+ *       resumed_from, diverged, diverged_step, stopped, interrupted, and the timings
+ *       tokens_per_s, eval_tokens_per_s, wall_s.  Evaluation metrics are absent for a
+ *       diverged or stopped run; an instrument undefined for the data is absent.
+ *   engine.log_columns(cfg)      -> list of log.csv column names
  * A relative `data` path is resolved against the project root, so records store the
  * portable relative path.  on_step runs between steps, never inside a parallel region;
  * an error in it stops training, the C state is freed, and the error is re-raised.
@@ -26,6 +32,7 @@
 #include "../engine/config.h"
 #include "../engine/data.h"
 #include "../engine/gpt.h"
+#include "../engine/diag.h"
 #include "../engine/train.h"
 #include "lrepro.h"
 
@@ -158,7 +165,8 @@ static void on_sigint(int sig)
 
 typedef struct {
     lua_State *L;
-    int fn; /* stack index of on_step, 0 if none */
+    int fn;    /* stack index of on_step, 0 if none */
+    int names; /* stack index of the column-name list */
     int log_every;
     int failed;
 } step_ctx;
@@ -169,20 +177,31 @@ static void set_num(lua_State *L, const char *k, double v)
     lua_setfield(L, -2, k);
 }
 
+/* Sets t[k] = v unless v is NaN (an undefined instrument stays absent). */
+static void set_defined(lua_State *L, const char *k, double v)
+{
+    if (!isnan(v))
+        set_num(L, k, v);
+}
+
 static int step_cb(void *ud, const train_row *row)
 {
     step_ctx *s = ud;
-    if (s->fn && (row->step % s->log_every == 0 || !isfinite(row->loss))) {
+    if (s->fn && (row->step % s->log_every == 0 || !isfinite(row->v[2]))) {
         lua_State *L = s->L;
         lua_pushvalue(L, s->fn);
         lua_pushinteger(L, row->step);
-        lua_createtable(L, 0, 5);
-        lua_pushinteger(L, row->step);
-        lua_setfield(L, -2, "step");
-        set_num(L, "lr", row->lr);
-        set_num(L, "loss", row->loss);
-        set_num(L, "grad_norm", row->grad_norm);
-        set_num(L, "embed_norm", row->embed_norm);
+        lua_createtable(L, 0, row->ncols);
+        for (int i = 0; i < row->ncols; i++) {
+            if (isnan(row->v[i]) && i != 2 && i != 3)
+                continue; /* loss and grad_norm stay, as nan, on a diverged step */
+            lua_rawgeti(L, s->names, i + 1);
+            if (i == 0)
+                lua_pushinteger(L, row->step);
+            else
+                lua_pushnumber(L, row->v[i]);
+            lua_settable(L, -3);
+        }
         if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
             s->failed = 1; /* error object stays on the stack */
             return 1;
@@ -193,6 +212,107 @@ static int step_cb(void *ud, const train_row *row)
             return 1;
     }
     return interrupted != 0;
+}
+
+static void push_column_names(lua_State *L, const gpt_config *c)
+{
+    int n = train_log_ncols(c);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        char buf[64];
+        train_log_colname(c, i, buf, sizeof buf);
+        lua_pushstring(L, buf);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static int l_log_columns(lua_State *L)
+{
+    gpt_config c;
+    char err[1024];
+    read_config(L, 1, &c);
+    if (config_validate(&c, err, sizeof err))
+        return luaL_error(L, "config: %s", err);
+    push_column_names(L, &c);
+    return 1;
+}
+
+static void push_array(lua_State *L, const char *k, const double *v, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, k);
+}
+
+static void push_metrics(lua_State *L, const train_metrics *m)
+{
+    lua_createtable(L, 0, 64);
+    if (m->evaluated) {
+        const diag_result *r = &m->diag;
+        set_num(L, "val_loss", r->val_loss);
+        set_num(L, "val_ppl", r->val_ppl);
+        set_num(L, "val_acc", r->val_acc);
+        set_num(L, "embed_norm", r->embed_norm);
+        set_defined(L, "acc_macro", r->acc_macro);
+        set_defined(L, "ece", r->ece);
+        set_num(L, "brier", r->brier);
+        set_num(L, "logit_norm", r->logit_norm);
+        set_num(L, "max_logit", r->max_logit);
+        set_defined(L, "temp_opt", r->temp_opt);
+        set_defined(L, "nll_temp_opt", r->nll_temp_opt);
+        set_defined(L, "cos_first", r->cos_first);
+        set_defined(L, "cos_final", r->cos_final);
+        for (int k = 0; k < N_CLASSES; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "acc_%s", diag_class_names[k]);
+            set_defined(L, name, r->acc_class[k]);
+            snprintf(name, sizeof name, "embed_norm_%s", diag_class_names[k]);
+            set_defined(L, name, r->embed_norm_class[k]);
+        }
+        for (int k = 0; k < N_TEMPS; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "nll_temp_%g", diag_temps[k]);
+            for (char *p = name; *p; p++)
+                if (*p == '.')
+                    *p = '_';
+            set_defined(L, name, r->nll_temp[k]);
+        }
+        lua_createtable(L, 0, 3);
+        push_array(L, "count", r->bin_n, N_BINS);
+        push_array(L, "confidence", r->bin_conf, N_BINS);
+        push_array(L, "accuracy", r->bin_acc, N_BINS);
+        lua_setfield(L, -2, "reliability");
+        push_array(L, "resid_norm", m->resid_norm, m->n_layer + 1);
+        push_array(L, "loss_by_position", m->pos_loss, m->context);
+        set_num(L, "eval_tokens_per_s", m->eval_tokens_per_s);
+    }
+    if (isfinite(m->final_grad_norm))
+        set_num(L, "final_grad_norm", m->final_grad_norm);
+    if (isfinite(m->train_loss))
+        set_num(L, "train_loss", m->train_loss);
+    lua_pushinteger(L, m->params);
+    lua_setfield(L, -2, "params");
+    lua_pushinteger(L, m->vocab);
+    lua_setfield(L, -2, "vocab");
+    lua_pushinteger(L, m->steps);
+    lua_setfield(L, -2, "steps");
+    lua_pushinteger(L, m->resumed_from);
+    lua_setfield(L, -2, "resumed_from");
+    lua_pushboolean(L, m->diverged);
+    lua_setfield(L, -2, "diverged");
+    if (m->diverged) {
+        lua_pushinteger(L, m->diverged_step);
+        lua_setfield(L, -2, "diverged_step");
+    }
+    lua_pushboolean(L, m->stopped);
+    lua_setfield(L, -2, "stopped");
+    lua_pushboolean(L, interrupted != 0);
+    lua_setfield(L, -2, "interrupted");
+    set_num(L, "tokens_per_s", m->tokens_per_s);
+    set_num(L, "wall_s", m->wall_s);
 }
 
 static int opt_int(lua_State *L, int idx, const char *name, int dflt)
@@ -217,7 +337,8 @@ static int l_train(lua_State *L)
     read_config(L, 1, &c);
     if (!lua_isnoneornil(L, 2))
         luaL_checktype(L, 2, LUA_TTABLE);
-    step_ctx s = {L, 0, opt_int(L, 2, "log_every", 1), 0};
+    push_column_names(L, &c);
+    step_ctx s = {L, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
     train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0};
@@ -245,45 +366,19 @@ static int l_train(lua_State *L)
     char err[1024];
     int rc = train_run(&c, &h, &m, err, sizeof err);
     sigaction(SIGINT, &old, NULL);
-    if (s.failed)
+    if (s.failed) {
+        train_metrics_free(&m);
         return lua_error(L); /* the on_step error, after the engine freed its state */
+    }
     if (rc)
         return luaL_error(L, "config: %s", err);
-    lua_createtable(L, 0, 20);
-    if (!m.diverged && !m.stopped) {
-        set_num(L, "val_loss", m.val_loss);
-        set_num(L, "val_ppl", m.val_ppl);
-        set_num(L, "val_acc", m.val_acc);
-        set_num(L, "embed_norm", m.embed_norm);
-    }
-    if (isfinite(m.final_grad_norm))
-        set_num(L, "final_grad_norm", m.final_grad_norm);
-    if (isfinite(m.train_loss))
-        set_num(L, "train_loss", m.train_loss);
-    lua_pushinteger(L, m.params);
-    lua_setfield(L, -2, "params");
-    lua_pushinteger(L, m.vocab);
-    lua_setfield(L, -2, "vocab");
-    lua_pushinteger(L, m.steps);
-    lua_setfield(L, -2, "steps");
-    lua_pushinteger(L, m.resumed_from);
-    lua_setfield(L, -2, "resumed_from");
-    lua_pushboolean(L, m.diverged);
-    lua_setfield(L, -2, "diverged");
-    if (m.diverged) {
-        lua_pushinteger(L, m.diverged_step);
-        lua_setfield(L, -2, "diverged_step");
-    }
-    lua_pushboolean(L, m.stopped);
-    lua_setfield(L, -2, "stopped");
-    lua_pushboolean(L, interrupted != 0);
-    lua_setfield(L, -2, "interrupted");
-    set_num(L, "tokens_per_s", m.tokens_per_s);
-    set_num(L, "wall_s", m.wall_s);
+    push_metrics(L, &m); /* cannot raise except on out of memory */
+    train_metrics_free(&m);
     return 1;
 }
 
 static const luaL_Reg funcs[] = {{"defaults", l_defaults}, {"keys", l_keys},
+                                 {"log_columns", l_log_columns},
                                  {"check", l_check},       {"param_count", l_param_count},
                                  {"train", l_train},       {NULL, NULL}};
 

@@ -76,7 +76,10 @@ function commands.train(args)
       out and "; rerun the same command to resume from the last checkpoint\n" or "\n")
     return 130
   end
-  print(json.encode(metrics))
+  local line = record.results(metrics)
+  line.tokens_per_s, line.eval_tokens_per_s, line.wall_s =
+    metrics.tokens_per_s, metrics.eval_tokens_per_s, metrics.wall_s
+  print(json.encode(line))
   return 0
 end
 

@@ -15,8 +15,10 @@ local host = require "repro.host"
 
 local M = {}
 
-M.LOG_COLUMNS = { "step", "lr", "loss", "grad_norm", "embed_norm" }
-M.METRICS = { "val_loss", "val_ppl", "val_acc", "final_grad_norm", "embed_norm", "train_loss" }
+-- Fields of engine.train's result that are not results: timings go to the manifest,
+-- run state is implied by the record being done.
+local NOT_RESULTS = { tokens_per_s = true, eval_tokens_per_s = true, wall_s = true,
+  interrupted = true, stopped = true, resumed_from = true }
 
 -- Defaults overlaid with overrides (unknown keys are refused by engine.check).
 function M.resolve(overrides)
@@ -63,12 +65,14 @@ local function num(x)
   return string.format("%.9g", x)
 end
 
-function M.log_csv(rows)
-  local out = { table.concat(M.LOG_COLUMNS, ",") }
+-- rows: tables keyed by column name; an absent value is an empty field.
+function M.log_csv(rows, columns)
+  local out = { table.concat(columns, ",") }
   for _, r in ipairs(rows) do
     local f = {}
-    for i, k in ipairs(M.LOG_COLUMNS) do
-      f[i] = k == "step" and string.format("%d", r.step) or num(r[k])
+    for i, k in ipairs(columns) do
+      local v = r[k]
+      f[i] = v == nil and "" or (k == "step" and string.format("%d", v) or num(v))
     end
     out[#out + 1] = table.concat(f, ",")
   end
@@ -93,6 +97,22 @@ end
 
 function M.data_path(cfg)
   return cfg.data:sub(1, 1) == "/" and cfg.data or (host.root .. "/" .. cfg.data)
+end
+
+-- The result fields of engine.train's metrics, NaN inside arrays written as null.
+function M.results(metrics)
+  local function clean(v)
+    if type(v) == "number" and v ~= v then return json.null end
+    if type(v) ~= "table" then return v end
+    local t = {}
+    for k, x in pairs(v) do t[k] = clean(x) end
+    return t
+  end
+  local out = {}
+  for k, v in pairs(metrics) do
+    if not NOT_RESULTS[k] then out[k] = clean(v) end
+  end
+  return out
 end
 
 local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
@@ -125,7 +145,7 @@ function M.run(cfg, dir, opts)
   })
   if metrics.interrupted or metrics.stopped then return metrics end
 
-  fs.write_atomic(dir .. "/log.csv", M.log_csv(rows))
+  fs.write_atomic(dir .. "/log.csv", M.log_csv(rows, engine.log_columns(cfg)))
   local commit, dirty = M.git_info()
   fs.write_atomic(dir .. "/manifest.json", json.pretty({
     repro_version = host.version, git_commit = commit, git_dirty = dirty,
@@ -135,11 +155,11 @@ function M.run(cfg, dir, opts)
       and run_cfg.threads or tonumber(fs.capture("nproc")),
     start_utc = start, end_utc = utc(), wall_s = host.now() - t0,
     train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
+    eval_tokens_per_s = metrics.eval_tokens_per_s,
     resumed_from_step = metrics.resumed_from, peak_rss_bytes = host.peak_rss_bytes(),
   }))
-  local out = { config_sha256 = sha, params = metrics.params, vocab = metrics.vocab,
-    steps = metrics.steps, diverged = metrics.diverged, diverged_step = metrics.diverged_step }
-  for _, k in ipairs(M.METRICS) do out[k] = metrics[k] end
+  local out = M.results(metrics)
+  out.config_sha256 = sha
   fs.write_atomic(dir .. "/metrics.json", json.pretty(out))
   os.remove(ckpt)
   return metrics

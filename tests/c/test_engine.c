@@ -183,17 +183,23 @@ static void embed_init_scale(void)
     gpt_free(&m[1]);
 }
 
+#define MAX_COLS 64
 typedef struct {
-    int n;
-    train_row rows[4096];
+    int n, ncols;
+    long step[1024];
+    double v[1024][MAX_COLS];
     long stop_at;
 } recorder;
 
 static int record(void *ud, const train_row *row)
 {
     recorder *r = ud;
-    if (r->n < 4096)
-        r->rows[r->n++] = *row;
+    if (r->n < 1024 && row->ncols <= MAX_COLS) {
+        r->step[r->n] = row->step;
+        r->ncols = row->ncols;
+        memcpy(r->v[r->n], row->v, (size_t)row->ncols * sizeof(double));
+        r->n++;
+    }
     return r->stop_at >= 0 && row->step >= r->stop_at;
 }
 
@@ -237,25 +243,32 @@ static void learns_pattern(void)
     int rc = train_run(&c, NULL, &m, err, sizeof err);
     CHECK(rc == 0, "%s", err);
     printf("pattern: val_loss %.4f (bigram optimum %.4f nats, bound %.4f), val_acc %.3f\n",
-           m.val_loss, h_bigram, h_bigram / 2, m.val_acc);
-    CHECK(m.val_loss < h_bigram / 2, "val_loss %.4f not below %.4f", m.val_loss, h_bigram / 2);
+           m.diag.val_loss, h_bigram, h_bigram / 2, m.diag.val_acc);
+    CHECK(m.diag.val_loss < h_bigram / 2, "val_loss %.4f not below %.4f", m.diag.val_loss,
+          h_bigram / 2);
+    train_metrics_free(&m);
 }
 
+/* bitwise, so NaN columns compare equal to themselves */
 static int rows_equal(const recorder *a, const recorder *b)
 {
-    if (a->n != b->n)
+    if (a->n != b->n || a->ncols != b->ncols)
         return 0;
     for (int i = 0; i < a->n; i++)
-        if (memcmp(&a->rows[i], &b->rows[i], sizeof(train_row)) != 0)
+        if (a->step[i] != b->step[i] ||
+            memcmp(a->v[i], b->v[i], (size_t)a->ncols * sizeof(double)) != 0)
             return 0;
     return 1;
 }
 
+/* every scalar instrument and both profiles, bitwise */
 static int metrics_equal(const train_metrics *a, const train_metrics *b)
 {
-    return memcmp(&a->val_loss, &b->val_loss, sizeof(double)) == 0 &&
-           memcmp(&a->val_acc, &b->val_acc, sizeof(double)) == 0 &&
-           memcmp(&a->embed_norm, &b->embed_norm, sizeof(double)) == 0 &&
+    diag_result x = a->diag, y = b->diag;
+    x.resid_norm = x.pos_loss = y.resid_norm = y.pos_loss = NULL;
+    return a->evaluated == b->evaluated && memcmp(&x, &y, sizeof x) == 0 &&
+           memcmp(a->resid_norm, b->resid_norm, (size_t)(a->n_layer + 1) * sizeof(double)) == 0 &&
+           memcmp(a->pos_loss, b->pos_loss, (size_t)a->context * sizeof(double)) == 0 &&
            memcmp(&a->final_grad_norm, &b->final_grad_norm, sizeof(double)) == 0;
 }
 
@@ -270,6 +283,8 @@ static void determinism_and_resume(void)
     c.dropout = 0.1;
     c.d_model = 24; /* rows and columns that do not split evenly */
     c.n_head = 3;
+    c.diag_every = 5; /* periodic diagnostics are covered too */
+    c.diag_windows = 3;
     train_metrics m1, m2, m3;
     char err[256];
     r1.stop_at = r2.stop_at = -1;
@@ -302,6 +317,48 @@ static void determinism_and_resume(void)
     CHECK(train_run(&other, &h3, &m3, err, sizeof err) != 0 && strstr(err, "does not match"),
           "checkpoint of another config refused: %s", err);
     unlink(ck);
+    train_metrics_free(&m1);
+    train_metrics_free(&m2);
+    train_metrics_free(&m3);
+}
+
+/* The instruments only read the model: with periodic diagnostics on, every training
+ * column of the log is the same bits as with them off, and the d_* columns are filled
+ * exactly on the diagnostic steps. */
+static void diagnostics_do_not_change_training(void)
+{
+    static recorder off, on;
+    off.stop_at = on.stop_at = -1;
+    gpt_config c;
+    pattern_config(&c);
+    c.iters = 9;
+    c.warmup = 2;
+    c.dropout = 0.1;
+    train_metrics m1, m2;
+    char err[256];
+    train_hooks h1 = {record, &off, NULL, 0, 0}, h2 = {record, &on, NULL, 0, 0};
+    CHECK(train_run(&c, &h1, &m1, err, sizeof err) == 0, "%s", err);
+    c.diag_every = 3;
+    c.diag_windows = 4;
+    CHECK(train_run(&c, &h2, &m2, err, sizeof err) == 0, "%s", err);
+    int ntrain = train_log_ncols(&c) - 14, same = off.n == on.n, filled = 1;
+    for (int i = 0; i < off.n && same; i++) {
+        same &= memcmp(off.v[i], on.v[i], (size_t)ntrain * sizeof(double)) == 0;
+        int diag_step = (i + 1) % 3 == 0;
+        for (int k = ntrain; k < on.ncols; k++)
+            filled &= diag_step ? (k - ntrain >= 9 && k - ntrain <= 11) || !isnan(on.v[i][k])
+                                : isnan(on.v[i][k]);
+    }
+    CHECK(same, "training columns identical with diagnostics on and off");
+    CHECK(filled, "d_* columns filled on diagnostic steps only (the pattern has only letters, so the "
+          "digit, punct and space norms are undefined)");
+    CHECK(metrics_equal(&m1, &m2), "final metrics identical with diagnostics on and off");
+    double mean_pos = 0;
+    for (int t = 0; t < m1.context; t++)
+        mean_pos += m1.pos_loss[t] / m1.context;
+    CHECK(fabs(mean_pos - m1.diag.val_loss) < 1e-12, "loss by position averages to val_loss");
+    train_metrics_free(&m1);
+    train_metrics_free(&m2);
 }
 
 /* A run whose loss becomes non-finite is reported as diverged with its step, not as an
@@ -323,9 +380,10 @@ static void divergence(void)
     char err[256];
     CHECK(train_run(&c, &h, &m, err, sizeof err) == 0, "%s", err);
     CHECK(m.diverged && m.diverged_step >= 0 && m.diverged_step < 60 &&
-              r.rows[r.n - 1].step == m.diverged_step,
+              r.step[r.n - 1] == m.diverged_step,
           "diverged %d at %ld", m.diverged, m.diverged_step);
     printf("divergence: lr 1e35 diverged at step %ld\n", m.diverged_step);
+    train_metrics_free(&m);
 }
 
 /* 6. Each invalid config is refused with a message naming the key. */
@@ -395,6 +453,7 @@ int main(void)
     embed_init_scale();
     learns_pattern();
     determinism_and_resume();
+    diagnostics_do_not_change_training();
     divergence();
     invalid_configs();
     kernels_release();

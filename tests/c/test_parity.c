@@ -151,6 +151,25 @@ static void check_norm(int n)
     printf("%-9s loss %.9f (ref %.9f) rel err %.2e; logits %.2e\n", norms[n], loss,
            *(double *)rl->data, el, elog);
     CHECK(el < 2e-6 && elog < 2e-5, "%s: loss/logits rel err %.3g %.3g", norms[n], el, elog);
+    /* loss by position (the length-sensitivity instrument): mean over the batch at
+     * each position t, against PyTorch's per-position cross-entropy */
+    const tf_tensor *rpos = tf_find(fo, "losses");
+    CHECK(rpos && rpos->count == (size_t)B * T, "%s: fixture has per-position losses", norms[n]);
+    if (rpos) {
+        double worst_pos = 0;
+        for (int t = 0; t < T; t++) {
+            double got = 0, want = 0;
+            for (int b = 0; b < B; b++) {
+                got += m.losses[b * T + t];
+                want += ((const double *)rpos->data)[b * T + t];
+            }
+            if (!(fabs(got - want) / fabs(want) <= worst_pos))
+                worst_pos = fabs(got - want) / fabs(want);
+        }
+        printf("%-9s loss by position: worst rel err %.2e over %d positions\n", norms[n],
+               worst_pos, T);
+        CHECK(worst_pos < 2e-6, "%s: loss by position rel err %.3g", norms[n], worst_pos);
+    }
 
     gpt_zero_grad(&m);
     gpt_backward(&m, B);

@@ -15,7 +15,7 @@ t:eq(engine.param_count({}), 1611136, "default parameter count")
 t:eq(engine.param_count({ embed_norm = "layernorm" }), 1611136 + 256, "layernorm adds 256")
 t:eq(engine.param_count({ embed_norm = "rmsnorm" }), 1611136 + 128, "rmsnorm adds 128")
 
-local tiny = "n_layer=1 d_model=16 n_head=2 context=16 batch=4 iters=12 warmup=2 dropout=0.1"
+local tiny = "n_layer=1 d_model=16 n_head=2 context=16 batch=4 iters=12 warmup=2 dropout=0.1 diag_every=4 diag_windows=3"
 local function train(args, out)
   return check.run(repro .. " train " .. args .. (out and (" --out " .. out) or ""))
 end
@@ -32,6 +32,19 @@ local n = 0
 for _ in log:gmatch("\n") do n = n + 1 end
 t:eq(n, 13, "log.csv: header + one row per step")
 t:ok(not fs.read(dir .. "/a/metrics.json"):find("tokens_per_s"), "no timings in metrics.json")
+local mj = require("cjson").decode(fs.read(dir .. "/a/metrics.json"))
+for _, k in ipairs({ "ece", "brier", "acc_macro", "acc_letter", "temp_opt", "nll_temp_1",
+  "nll_temp_0_5", "logit_norm", "max_logit", "cos_first", "cos_final", "embed_norm_letter" }) do
+  t:ok(type(mj[k]) == "number", "metrics.json has " .. k)
+end
+t:ok(#mj.resid_norm == 2 and #mj.loss_by_position == 16 and #mj.reliability.count == 15,
+  "metrics.json has resid_norm (L+1), loss_by_position (T), reliability (15 bins)")
+t:ok(mj.nll_temp_opt <= mj.nll_temp_1 + 1e-12, "optimal temperature is no worse than 1")
+local header = log:match("^[^\n]*")
+t:eq(header, table.concat(engine.log_columns({ n_layer = 1, d_model = 16, n_head = 2 }), ","),
+  "log.csv header is engine.log_columns")
+t:ok(header:find("gn_b1", 1, true) and header:find("vmax_emb", 1, true)
+  and header:find("d_ece", 1, true), "per-group and diagnostic columns")
 
 code = train(tiny .. " threads=2", dir .. "/b")
 for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
@@ -44,7 +57,7 @@ t:ok(fs.read(dir .. "/a/manifest.json"):find('"threads": 1', 1, true)
 local record = require "repro.record"
 local cfg = record.resolve(require("repro.cli").parse_overrides(
   { "n_layer=1", "d_model=16", "n_head=2", "context=16", "batch=4", "iters=12", "warmup=2",
-    "dropout=0.1" }, "test"))
+    "dropout=0.1", "diag_every=4", "diag_windows=3" }, "test"))
 local m = record.run(cfg, dir .. "/c", { checkpoint_every = 4,
   on_step = function(step) return step == 6 end })
 t:ok(m.stopped and not fs.exists(dir .. "/c/metrics.json"), "stopped run is not done")

@@ -6,7 +6,8 @@ One nn.Module (GPT) serves three modes:
   gpt_ref.py parity IN.rptf OUT.rptf
       Exact float64 forward, backward and one AdamW step on the config, batch and
       parameters in IN (written by build/tests/test_parity --export); writes logits,
-      loss, grad_norm, grad.<name> and step.<name> to OUT (all f64).
+      loss, losses (per position, B x T), grad_norm, grad.<name> and step.<name> to OUT
+      (all f64).
   gpt_ref.py train [key=value ...]
       Trains from scratch in float32 on the corpus and evaluates the whole validation
       split; progress on stderr, one JSON line on stdout.
@@ -341,6 +342,10 @@ def cmd_parity(args):
     out = collections.OrderedDict()
     out["logits"] = logits.detach().numpy().astype(np.float64)
     out["loss"] = np.array([loss.item()], dtype=np.float64)
+    # per-position cross-entropy (B, T): the engine's loss-by-position instrument
+    per_pos = F.cross_entropy(logits.detach().reshape(-1, logits.shape[-1]),
+                              tgt.reshape(-1), reduction="none")
+    out["losses"] = per_pos.reshape(tgt.shape).numpy().astype(np.float64)
     out["grad_norm"] = np.array([grad_norm], dtype=np.float64)
     for n in names:
         out["grad." + n] = grads[n].numpy().astype(np.float64)

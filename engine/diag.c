@@ -1,0 +1,214 @@
+#include "diag.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const double diag_temps[N_TEMPS] = {0.5, 0.75, 1.0, 1.5, 2.0};
+const char *const diag_class_names[N_CLASSES] = {"letter", "digit", "punct", "space"};
+
+int diag_class_of_byte(unsigned char b)
+{
+    if (isalpha(b))
+        return CLS_LETTER;
+    if (isdigit(b))
+        return CLS_DIGIT;
+    if (isspace(b))
+        return CLS_SPACE;
+    return CLS_PUNCT;
+}
+
+int diag_bin(double conf)
+{
+    int k = (int)(conf * N_BINS);
+    return k < 0 ? 0 : k >= N_BINS ? N_BINS - 1 : k;
+}
+
+double diag_ece(const double *count, const double *conf_sum, const double *correct, int nbins)
+{
+    double n = 0, e = 0;
+    for (int k = 0; k < nbins; k++)
+        n += count[k];
+    if (n <= 0)
+        return NAN;
+    for (int k = 0; k < nbins; k++)
+        if (count[k] > 0)
+            e += count[k] / n * fabs(correct[k] / count[k] - conf_sum[k] / count[k]);
+    return e;
+}
+
+double diag_brier(const float *p, int V, int target)
+{
+    double s = 0;
+    for (int v = 0; v < V; v++) {
+        double d = (double)p[v] - (v == target);
+        s += d * d;
+    }
+    return s;
+}
+
+double diag_cosine_mean(const float *x, int T, int C)
+{
+    if (T < 2)
+        return 0.0;
+    double *sum = calloc((size_t)C, sizeof(double));
+    if (!sum)
+        return NAN;
+    for (int t = 0; t < T; t++) {
+        const float *r = x + (size_t)t * C;
+        double n2 = 0;
+        for (int c = 0; c < C; c++)
+            n2 += (double)r[c] * r[c];
+        double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
+        for (int c = 0; c < C; c++)
+            sum[c] += r[c] * inv;
+    }
+    double s2 = 0;
+    for (int c = 0; c < C; c++)
+        s2 += sum[c] * sum[c];
+    free(sum);
+    return (s2 - T) / ((double)T * (T - 1));
+}
+
+int diag_sums_init(diag_sums *d, int L, int T)
+{
+    memset(d, 0, sizeof *d);
+    d->L = L;
+    d->T = T;
+    d->resid_norm = calloc((size_t)L + 1, sizeof(double));
+    d->pos_loss = calloc((size_t)T, sizeof(double));
+    d->pos_n = calloc((size_t)T, sizeof(double));
+    if (!d->resid_norm || !d->pos_loss || !d->pos_n) {
+        diag_sums_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+void diag_sums_free(diag_sums *d)
+{
+    free(d->resid_norm);
+    free(d->pos_loss);
+    free(d->pos_n);
+    d->resid_norm = d->pos_loss = d->pos_n = NULL;
+}
+
+void diag_finish(const diag_sums *d, diag_result *r)
+{
+    double n = d->n;
+    r->val_loss = d->loss / n;
+    r->val_ppl = exp(r->val_loss);
+    r->val_acc = d->hits / n;
+    double macro = 0;
+    int present = 0;
+    for (int k = 0; k < N_CLASSES; k++) {
+        r->acc_class[k] = d->cls_n[k] > 0 ? d->cls_hits[k] / d->cls_n[k] : NAN;
+        if (d->cls_n[k] > 0) {
+            macro += r->acc_class[k];
+            present++;
+        }
+        r->embed_norm_class[k] = d->emb_n[k] > 0 ? d->emb_norm_cls[k] / d->emb_n[k] : NAN;
+    }
+    r->acc_macro = present ? macro / present : NAN;
+    r->ece = diag_ece(d->bin_n, d->bin_conf, d->bin_hits, N_BINS);
+    for (int k = 0; k < N_BINS; k++) {
+        r->bin_n[k] = d->bin_n[k];
+        r->bin_conf[k] = d->bin_n[k] > 0 ? d->bin_conf[k] / d->bin_n[k] : NAN;
+        r->bin_acc[k] = d->bin_n[k] > 0 ? d->bin_hits[k] / d->bin_n[k] : NAN;
+    }
+    r->brier = d->brier / n;
+    r->logit_norm = d->logit_norm / n;
+    r->max_logit = d->max_logit / n;
+    r->embed_norm = d->emb_norm / n;
+    r->cos_first = d->n_seq > 0 ? d->cos_first / d->n_seq : NAN;
+    r->cos_final = d->n_seq > 0 ? d->cos_final / d->n_seq : NAN;
+    for (int l = 0; l <= d->L; l++)
+        d->resid_norm[l] /= n;
+    for (int t = 0; t < d->T; t++)
+        d->pos_loss[t] = d->pos_n[t] > 0 ? d->pos_loss[t] / d->pos_n[t] : NAN;
+    r->resid_norm = d->resid_norm;
+    r->pos_loss = d->pos_loss;
+    for (int k = 0; k < N_TEMPS; k++)
+        r->nll_temp[k] = NAN;
+    r->temp_opt = r->nll_temp_opt = NAN;
+}
+
+/* For β: per-position NLL, its first and second derivative in β. */
+static void nll_beta(const float *z, int V, int target, double beta, double *f, double *g,
+                     double *h)
+{
+    double mx = z[0];
+    for (int v = 1; v < V; v++)
+        if (z[v] > mx)
+            mx = z[v];
+    double s = 0, s1 = 0, s2 = 0;
+    for (int v = 0; v < V; v++) {
+        double e = exp(beta * (z[v] - mx));
+        s += e;
+        s1 += e * z[v];
+        s2 += e * (double)z[v] * z[v];
+    }
+    double mean = s1 / s, var = s2 / s - mean * mean;
+    *f = log(s) + beta * mx - beta * z[target];
+    *g = mean - z[target];
+    *h = var > 0 ? var : 0;
+}
+
+/* mean f, g, h over all positions: per-position values, summed in position order */
+static void nll_all(const float *logits, const int32_t *targets, size_t n, int V, double beta,
+                    double *buf, double *F, double *G, double *H)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        nll_beta(logits + i * V, V, targets[i], beta, &buf[3 * i], &buf[3 * i + 1],
+                 &buf[3 * i + 2]);
+    double f = 0, g = 0, h = 0;
+    for (size_t i = 0; i < n; i++) {
+        f += buf[3 * i];
+        g += buf[3 * i + 1];
+        h += buf[3 * i + 2];
+    }
+    *F = f / (double)n;
+    *G = g / (double)n;
+    *H = h / (double)n;
+}
+
+void diag_temperature(const float *logits, const int32_t *targets, size_t n, int V,
+                      diag_result *r)
+{
+    double *buf = malloc(3 * n * sizeof(double));
+    if (!buf || n == 0) {
+        free(buf);
+        return;
+    }
+    double f, g, h;
+    for (int k = 0; k < N_TEMPS; k++) {
+        nll_all(logits, targets, n, V, 1.0 / diag_temps[k], buf, &f, &g, &h);
+        r->nll_temp[k] = f;
+    }
+    /* Newton on β from β = 1, step halved while it does not decrease f (f is convex) */
+    double beta = 1.0;
+    nll_all(logits, targets, n, V, beta, buf, &f, &g, &h);
+    for (int it = 0; it < 30 && fabs(g) > 1e-10; it++) {
+        double step = h > 0 ? g / h : g;
+        double nb = beta - step, nf, ng, nh;
+        for (int half = 0; half < 30; half++) {
+            if (nb <= 1e-3)
+                nb = 0.5 * beta;
+            nll_all(logits, targets, n, V, nb, buf, &nf, &ng, &nh);
+            if (nf <= f)
+                break;
+            nb = beta - (step *= 0.5);
+        }
+        if (!(nf <= f))
+            break;
+        beta = nb;
+        f = nf;
+        g = ng;
+        h = nh;
+    }
+    r->temp_opt = 1.0 / beta;
+    r->nll_temp_opt = f;
+    free(buf);
+}
