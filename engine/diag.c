@@ -187,21 +187,26 @@ void diag_temperature(const float *logits, const int32_t *targets, size_t n, int
         nll_all(logits, targets, n, V, 1.0 / diag_temps[k], buf, &f, &g, &h);
         r->nll_temp[k] = f;
     }
-    /* Newton on β from β = 1, step halved while it does not decrease f (f is convex) */
+    /* Newton on β from β = 1 (f is convex in β).  Stops when the step is below 1e-7 of
+     * β (the minimizer to ~7 digits: well below the float noise of the logits) or when
+     * a step, halved up to 20 times, no longer decreases f. */
     double beta = 1.0;
     nll_all(logits, targets, n, V, beta, buf, &f, &g, &h);
-    for (int it = 0; it < 30 && fabs(g) > 1e-10; it++) {
+    for (int it = 0; it < 50; it++) {
         double step = h > 0 ? g / h : g;
-        double nb = beta - step, nf, ng, nh;
-        for (int half = 0; half < 30; half++) {
-            if (nb <= 1e-3)
+        if (fabs(step) <= 1e-7 * beta)
+            break;
+        double nb = beta - step, nf = f, ng = g, nh = h;
+        int better = 0;
+        for (int half = 0; half < 20 && !better; half++) {
+            if (nb <= 1e-3 * beta)
                 nb = 0.5 * beta;
             nll_all(logits, targets, n, V, nb, buf, &nf, &ng, &nh);
-            if (nf <= f)
-                break;
-            nb = beta - (step *= 0.5);
+            better = nf < f;
+            if (!better)
+                nb = beta - (step *= 0.5);
         }
-        if (!(nf <= f))
+        if (!better)
             break;
         beta = nb;
         f = nf;
