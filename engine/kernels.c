@@ -14,30 +14,22 @@
 #define KC 256
 #define MC 120
 
-/* A block (mc, kc) at (i0, p0) into MR-row panels: panel[k*MR + i], zero-padded. */
-static void pack_A(int mc, int kc, const float *A, int lda, int ta, int i0, int p0, float *Ap)
+/* Transposed A (stored (K, M)) block (mc, kc) at (i0, p0) into MR-row panels:
+ * panel[k*MR + i], zero-padded.  An untransposed A is read in place (see kernel_6x16). */
+static void pack_At(int mc, int kc, const float *A, int lda, int i0, int p0, float *Ap)
 {
     for (int ir = 0; ir < mc; ir += MR, Ap += (size_t)MR * kc) {
         int mr = mc - ir < MR ? mc - ir : MR;
-        if (ta) { /* A stored (K, M): each k gives mr contiguous values */
-            const float *src = A + (size_t)p0 * lda + i0 + ir;
-            for (int k = 0; k < kc; k++, src += lda) {
-                float *dst = Ap + (size_t)k * MR;
+        const float *src = A + (size_t)p0 * lda + i0 + ir;
+        for (int k = 0; k < kc; k++, src += lda) {
+            float *dst = Ap + (size_t)k * MR;
+            if (mr == MR) {
+                memcpy(dst, src, MR * sizeof(float));
+            } else {
                 for (int i = 0; i < mr; i++)
                     dst[i] = src[i];
                 for (int i = mr; i < MR; i++)
                     dst[i] = 0.0f;
-            }
-        } else { /* A stored (M, K): each row is contiguous in k */
-            for (int i = 0; i < MR; i++) {
-                if (i < mr) {
-                    const float *src = A + (size_t)(i0 + ir + i) * lda + p0;
-                    for (int k = 0; k < kc; k++)
-                        Ap[(size_t)k * MR + i] = src[k];
-                } else {
-                    for (int k = 0; k < kc; k++)
-                        Ap[(size_t)k * MR + i] = 0.0f;
-                }
             }
         }
     }
@@ -76,35 +68,40 @@ static void pack_B(int kc, int n, const float *B, int ldb, int tb, int p0, float
     }
 }
 
-static void kernel_6x16(int kc, const float *Ap, const float *Bp, float *C, int ldc, int acc,
-                        int mr, int nr)
+/* The micro-kernel: C(6,16) [+]= A(6,kc)·B(kc,16).  Row i of A is read at a[i][k·as]:
+ * a packed panel passes a[i] = panel + i with as = MR, an unpacked row-major A passes
+ * its row pointers with as = 1 (rows past the edge point at zeros).  Either way every
+ * element of C is the same sequence of FMAs over k, so packing never changes a bit. */
+static void kernel_6x16(int kc, const float *const a[MR], int as, const float *Bp, float *C,
+                        int ldc, int acc, int mr, int nr)
 {
     /* twelve named accumulators so they stay in registers */
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3], *a4 = a[4], *a5 = a[5];
     for (int k = 0; k < kc; k++) {
         __m256 b0 = _mm256_load_ps(Bp);
         __m256 b1 = _mm256_load_ps(Bp + 8);
-        __m256 a;
-        a = _mm256_broadcast_ss(Ap + 0);
-        c00 = _mm256_fmadd_ps(a, b0, c00);
-        c01 = _mm256_fmadd_ps(a, b1, c01);
-        a = _mm256_broadcast_ss(Ap + 1);
-        c10 = _mm256_fmadd_ps(a, b0, c10);
-        c11 = _mm256_fmadd_ps(a, b1, c11);
-        a = _mm256_broadcast_ss(Ap + 2);
-        c20 = _mm256_fmadd_ps(a, b0, c20);
-        c21 = _mm256_fmadd_ps(a, b1, c21);
-        a = _mm256_broadcast_ss(Ap + 3);
-        c30 = _mm256_fmadd_ps(a, b0, c30);
-        c31 = _mm256_fmadd_ps(a, b1, c31);
-        a = _mm256_broadcast_ss(Ap + 4);
-        c40 = _mm256_fmadd_ps(a, b0, c40);
-        c41 = _mm256_fmadd_ps(a, b1, c41);
-        a = _mm256_broadcast_ss(Ap + 5);
-        c50 = _mm256_fmadd_ps(a, b0, c50);
-        c51 = _mm256_fmadd_ps(a, b1, c51);
-        Ap += MR;
+        size_t o = (size_t)k * as;
+        __m256 x;
+        x = _mm256_broadcast_ss(a0 + o);
+        c00 = _mm256_fmadd_ps(x, b0, c00);
+        c01 = _mm256_fmadd_ps(x, b1, c01);
+        x = _mm256_broadcast_ss(a1 + o);
+        c10 = _mm256_fmadd_ps(x, b0, c10);
+        c11 = _mm256_fmadd_ps(x, b1, c11);
+        x = _mm256_broadcast_ss(a2 + o);
+        c20 = _mm256_fmadd_ps(x, b0, c20);
+        c21 = _mm256_fmadd_ps(x, b1, c21);
+        x = _mm256_broadcast_ss(a3 + o);
+        c30 = _mm256_fmadd_ps(x, b0, c30);
+        c31 = _mm256_fmadd_ps(x, b1, c31);
+        x = _mm256_broadcast_ss(a4 + o);
+        c40 = _mm256_fmadd_ps(x, b0, c40);
+        c41 = _mm256_fmadd_ps(x, b1, c41);
+        x = _mm256_broadcast_ss(a5 + o);
+        c50 = _mm256_fmadd_ps(x, b0, c50);
+        c51 = _mm256_fmadd_ps(x, b1, c51);
         Bp += NR;
     }
     __m256 c[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
@@ -131,6 +128,8 @@ static void kernel_6x16(int kc, const float *Ap, const float *Bp, float *C, int 
             *p = acc ? *p + tmp[i][j] : tmp[i][j];
         }
 }
+
+static const float zero_row[KC] __attribute__((aligned(64)));
 
 /* Packing buffers, one pair per OpenMP thread number, grown on demand and kept between
  * calls (allocating 100s of KiB per call costs page faults); kernels_release frees them. */
@@ -177,19 +176,27 @@ void gemm_serial(int M, int N, int K, const float *A, int lda, int ta, const flo
     int kcmax = K < KC ? K : KC;
     int tid = omp_get_thread_num();
     float *Bp = grow(&pack_buf[tid].b, &pack_buf[tid].nb, (size_t)kcmax * npad);
-    float *Ap = grow(&pack_buf[tid].a, &pack_buf[tid].na, (size_t)kcmax * MC);
+    float *Ap = ta ? grow(&pack_buf[tid].a, &pack_buf[tid].na, (size_t)kcmax * MC) : NULL;
     for (int p0 = 0; p0 < K; p0 += KC) {
         int kc = K - p0 < KC ? K - p0 : KC;
         int acc = accumulate || p0 > 0;
         pack_B(kc, N, B, ldb, tb, p0, Bp);
         for (int i0 = 0; i0 < M; i0 += MC) {
             int mc = M - i0 < MC ? M - i0 : MC;
-            pack_A(mc, kc, A, lda, ta, i0, p0, Ap);
+            if (ta)
+                pack_At(mc, kc, A, lda, i0, p0, Ap);
             for (int jr = 0; jr < N; jr += NR)
-                for (int ir = 0; ir < mc; ir += MR)
-                    kernel_6x16(kc, Ap + (size_t)ir * kc, Bp + (size_t)jr * kc,
-                                C + (size_t)(i0 + ir) * ldc + jr, ldc, acc,
-                                mc - ir < MR ? mc - ir : MR, N - jr < NR ? N - jr : NR);
+                for (int ir = 0; ir < mc; ir += MR) {
+                    int mr = mc - ir < MR ? mc - ir : MR;
+                    const float *rows[MR];
+                    for (int i = 0; i < MR; i++)
+                        rows[i] = ta ? Ap + (size_t)ir * kc + i
+                              : i < mr ? A + (size_t)(i0 + ir + i) * lda + p0
+                                       : zero_row;
+                    kernel_6x16(kc, rows, ta ? MR : 1, Bp + (size_t)jr * kc,
+                                C + (size_t)(i0 + ir) * ldc + jr, ldc, acc, mr,
+                                N - jr < NR ? N - jr : NR);
+                }
         }
     }
 }
