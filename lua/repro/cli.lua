@@ -83,10 +83,16 @@ function commands.train(args)
   return 0
 end
 
+-- The runner of lua/repro/runner.lua: a study, and one run of it in a worker process.
+function commands.run(args) return require("repro.runner").main(args) end
+commands["run-worker"] = function(args) return require("repro.runner").worker(args) end
+
 function commands.help()
   io.write([[
 usage:
   bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K]
+  bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
+                [--out-root DIR] [--set key=value,...]
   bin/repro SCRIPT.lua [args]
   bin/repro --version
 config keys (defaults):
@@ -102,7 +108,7 @@ function M.main(argv)
   local cmd = argv[1]
   local f = commands[cmd]
   if not f then
-    user_error("repro: unknown command '%s' (commands: train, help; or a SCRIPT.lua)", cmd)
+    user_error("repro: unknown command '%s' (commands: train, run, help; or a SCRIPT.lua)", cmd)
   end
   return f(table.move(argv, 2, #argv, 1, {}))
 end

@@ -1,0 +1,564 @@
+-- Study files: load, validate and expand into runs.
+--
+-- A study file is plain Lua returning a table (DESIGN.md, lua/experiments/README.md):
+--
+--   name, description      the study's directory name under experiments/, and prose
+--   base                   config overrides shared by every run
+--   variants               list of { name = "...", <config key> = value, ... }
+--   seeds                  list of distinct integers; every variant runs every seed
+--   analysis               the pre-registered analysis (lua/repro/analysis.lua):
+--                          baseline, metrics, primary, better, min_effect, alpha,
+--                          correction ("holm"), resamples, and optionally comparisons,
+--                          interactions, bootstrap ("exact" | "monte-carlo")
+--   checkpoint_every       steps between checkpoints (default 50)
+--   jobs                   default worker count for `bin/repro run` (default 1)
+--
+-- The file is loaded in text mode in an environment of its own holding only Lua's
+-- pure libraries, so it may use loops and functions to build its tables but cannot
+-- touch files or the runner.  Everything is validated before anything runs; every
+-- problem is reported in one message, each line naming the file, the line when the
+-- offending name can be found in the source, and the field path (`variants[2].embed_nrom`).
+local engine = require "engine"
+local record = require "repro.record"
+
+local M = {}
+
+M.CHECKPOINT_EVERY = 50
+
+-- Metrics computed by lua/repro/analysis.lua from a run's log.csv and metrics.json.
+M.DERIVED_METRICS = { "diverged", "n_spikes", "max_loss_ratio" }
+
+-- The scalar results engine.train documents (lua/lengine.c); every numeric top-level
+-- field of metrics.json is usable, these are the names a study may list.
+M.ENGINE_METRICS = {
+  "val_loss", "val_ppl", "val_acc", "embed_norm", "acc_macro", "ece", "brier",
+  "logit_norm", "max_logit", "temp_opt", "nll_temp_opt", "cos_first", "cos_final",
+  "acc_letter", "acc_digit", "acc_punct", "acc_space",
+  "embed_norm_letter", "embed_norm_digit", "embed_norm_punct", "embed_norm_space",
+  "nll_temp_0_5", "nll_temp_0_75", "nll_temp_1", "nll_temp_1_5", "nll_temp_2",
+  "final_grad_norm", "train_loss", "params", "steps",
+}
+
+local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
+  "checkpoint_every", "jobs" }
+local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
+  "correction", "resamples", "comparisons", "interactions", "bootstrap" }
+local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
+  "correction", "resamples" }
+-- Keys a study may not set: the runner owns them.
+local RESERVED = {
+  seed = "comes from the study's seeds list",
+  threads = "is set by the runner from --jobs (results do not depend on it)",
+}
+
+local function user_error(msg) error({ message = msg }, 0) end
+M.user_error = user_error
+
+local function set_of(list)
+  local s = {}
+  for _, v in ipairs(list) do s[v] = true end
+  return s
+end
+
+local function distance(a, b)
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+
+-- " (did you mean 'x'?)" for the closest known name within a small edit distance.
+local function suggest(name, known)
+  local best, bd = nil, math.huge
+  for _, k in ipairs(known) do
+    local d = distance(name, k)
+    if d < bd then best, bd = k, d end
+  end
+  if best and bd <= math.max(2, #name // 4) then
+    return string.format(" (did you mean '%s'?)", best)
+  end
+  return ""
+end
+
+function M.metric_names()
+  local all = {}
+  for _, m in ipairs(M.DERIVED_METRICS) do all[#all + 1] = m end
+  for _, m in ipairs(M.ENGINE_METRICS) do all[#all + 1] = m end
+  return all
+end
+
+-- The line of the n-th occurrence of `token` in the source as a whole word (or as a
+-- quoted string when it is not an identifier), or nil.
+local function find_line(src, token, nth)
+  if not src or token == nil then return nil end
+  token = tostring(token)
+  local pat
+  if token:match("^[%a_][%w_]*$") then
+    pat = "%f[%w_]" .. token:gsub("%p", "%%%0") .. "%f[^%w_]"
+  else
+    pat = "[\"']" .. token:gsub("%p", "%%%0") .. "[\"']"
+  end
+  local n = 0
+  local line = 0
+  for l in (src .. "\n"):gmatch("(.-)\n") do
+    line = line + 1
+    if not l:match("^%s*%-%-") and l:find(pat) then
+      n = n + 1
+      if n >= (nth or 1) then return line end
+    end
+  end
+  return nil
+end
+
+-- A collector of problems; `add(path, msg, token, nth)` locates `token` in the source.
+local function problems(file, src)
+  local list = {}
+  local P = {}
+  function P.add(path, msg, token, nth)
+    if token == nil then token = path and path:match("([%a_][%w_]*)$") end
+    local line = token and find_line(src, token, nth)
+    local where = line and string.format("%s:%d: ", file, line) or (file .. ": ")
+    list[#list + 1] = where .. (path and (path .. ": ") or "") .. msg
+  end
+  function P.raise()
+    if #list > 0 then
+      local head = #list == 1 and "" or
+        string.format("%s: %d problems in the study (nothing was run):\n  ", file, #list)
+      user_error(head .. table.concat(list, "\n  "))
+    end
+  end
+  return P
+end
+
+local function sandbox()
+  local env = {}
+  for _, k in ipairs({ "assert", "error", "ipairs", "next", "pairs", "pcall", "select",
+    "tonumber", "tostring", "type", "rawequal", "rawget", "rawlen", "setmetatable",
+    "getmetatable", "xpcall" }) do
+    env[k] = _G[k]
+  end
+  for _, lib in ipairs({ "string", "table", "math", "utf8" }) do
+    local t = {}
+    for k, v in pairs(_G[lib]) do t[k] = v end
+    env[lib] = t
+  end
+  env._G = env
+  return env
+end
+
+local function is_list(t)
+  if type(t) ~= "table" then return false end
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n == #t
+end
+
+local function typename(v)
+  if math.type(v) then return math.type(v) == "integer" and "an integer" or "a number" end
+  return "a " .. type(v)
+end
+
+-- Config overrides in table `t` (a base or a variant), skipping `skip` keys.
+local function check_overrides(P, t, path, types, skip)
+  local known = {}
+  for k in pairs(types) do
+    if not RESERVED[k] then known[#known + 1] = k end
+  end
+  table.sort(known)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = tostring(k) end
+  table.sort(keys)
+  local out = {}
+  for _, k in ipairs(keys) do
+    local v = t[k]
+    if skip and skip[k] then
+      -- handled by the caller
+    elseif type(k) ~= "string" or not types[k] then
+      P.add(path .. "." .. k, "unknown config key '" .. k .. "'" .. suggest(k, known), k)
+    elseif RESERVED[k] then
+      P.add(path .. "." .. k, k .. " cannot be set in a study: it " .. RESERVED[k], k)
+    else
+      local ty = types[k]
+      if ty == "integer" and math.type(v) == "float" and v == math.floor(v) then
+        v = math.tointeger(v)
+      end
+      if ty == "integer" and math.type(v) ~= "integer" then
+        P.add(path .. "." .. k, "expected an integer, got " .. typename(v), k)
+      elseif ty == "number" and type(v) ~= "number" then
+        P.add(path .. "." .. k, "expected a number, got " .. typename(v), k)
+      elseif ty == "string" and type(v) ~= "string" then
+        P.add(path .. "." .. k, "expected a string, got " .. typename(v), k)
+      else
+        out[k] = ty == "number" and v + 0.0 or v
+      end
+    end
+  end
+  return out
+end
+
+local function check_pair(P, pair, path, variants, names)
+  if not (is_list(pair) and #pair == 2 and type(pair[1]) == "string"
+      and type(pair[2]) == "string") then
+    P.add(path, "expected a pair {treatment, baseline} of variant names")
+    return nil
+  end
+  local ok = true
+  for i = 1, 2 do
+    if not variants[pair[i]] then
+      P.add(path .. "[" .. i .. "]", "unknown variant '" .. pair[i] .. "'" ..
+        suggest(pair[i], names), pair[i])
+      ok = false
+    end
+  end
+  if ok and pair[1] == pair[2] then
+    P.add(path, "compares variant '" .. pair[1] .. "' with itself", pair[1])
+    ok = false
+  end
+  return ok and { pair[1], pair[2] } or nil
+end
+
+local function check_analysis(P, a, variants, variant_names)
+  local out = {}
+  if type(a) ~= "table" then
+    P.add("analysis", "expected a table, got " .. typename(a))
+    return out
+  end
+  local fields = set_of(ANALYSIS_FIELDS)
+  for k in pairs(a) do
+    if not fields[k] then
+      P.add("analysis." .. tostring(k), "unknown field" .. suggest(tostring(k), ANALYSIS_FIELDS),
+        tostring(k))
+    end
+  end
+  for _, k in ipairs(REQUIRED_ANALYSIS) do
+    if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration)",
+      "analysis") end
+  end
+  if a.baseline ~= nil then
+    if type(a.baseline) ~= "string" or not variants[a.baseline] then
+      P.add("analysis.baseline", "unknown variant '" .. tostring(a.baseline) .. "'" ..
+        suggest(tostring(a.baseline), variant_names), "baseline")
+    else
+      out.baseline = a.baseline
+    end
+  end
+  local known = set_of(M.metric_names())
+  local metrics = {}
+  if a.metrics ~= nil then
+    if not is_list(a.metrics) or #a.metrics == 0 then
+      P.add("analysis.metrics", "expected a non-empty list of metric names")
+    else
+      local seen = {}
+      for i, m in ipairs(a.metrics) do
+        local path = "analysis.metrics[" .. i .. "]"
+        if type(m) ~= "string" or not known[m] then
+          P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
+            suggest(tostring(m), M.metric_names()), tostring(m))
+        elseif seen[m] then
+          P.add(path, "metric '" .. m .. "' is listed twice", m, 2)
+        else
+          seen[m] = true
+          metrics[#metrics + 1] = m
+        end
+      end
+    end
+  end
+  out.metrics = metrics
+  if a.primary ~= nil then
+    if type(a.primary) ~= "string" or not set_of(metrics)[a.primary] then
+      P.add("analysis.primary", "'" .. tostring(a.primary) ..
+        "' is not one of analysis.metrics", "primary")
+    else
+      out.primary = a.primary
+    end
+  end
+  if a.better ~= nil then
+    if a.better ~= "lower" and a.better ~= "higher" then
+      P.add("analysis.better", "expected \"lower\" or \"higher\", got " .. tostring(a.better),
+        "better")
+    else
+      out.better = a.better
+    end
+  end
+  if a.min_effect ~= nil then
+    if type(a.min_effect) ~= "number" or not (a.min_effect > 0 and a.min_effect < math.huge) then
+      P.add("analysis.min_effect", "expected a number > 0 (in the primary metric's units)",
+        "min_effect")
+    else
+      out.min_effect = a.min_effect + 0.0
+    end
+  end
+  if a.alpha ~= nil then
+    if type(a.alpha) ~= "number" or not (a.alpha > 0 and a.alpha < 1) then
+      P.add("analysis.alpha", "expected a number in (0, 1)", "alpha")
+    else
+      out.alpha = a.alpha + 0.0
+    end
+  end
+  if a.correction ~= nil and a.correction ~= "holm" then
+    P.add("analysis.correction", "only \"holm\" is supported, got " .. tostring(a.correction),
+      "correction")
+  end
+  out.correction = "holm"
+  if a.resamples ~= nil then
+    if math.type(a.resamples) ~= "integer" or a.resamples < 100 then
+      P.add("analysis.resamples", "expected an integer >= 100", "resamples")
+    else
+      out.resamples = a.resamples
+    end
+  end
+  out.bootstrap = a.bootstrap or "exact"
+  if out.bootstrap ~= "exact" and out.bootstrap ~= "monte-carlo" then
+    P.add("analysis.bootstrap", "expected \"exact\" or \"monte-carlo\"", "bootstrap")
+  end
+
+  local comparisons = {}
+  local seen = {}
+  local function add_cmp(pair)
+    local key = pair[1] .. "\0" .. pair[2]
+    if seen[key] then return false end
+    seen[key] = true
+    comparisons[#comparisons + 1] = pair
+    return true
+  end
+  if a.comparisons ~= nil then
+    if not is_list(a.comparisons) or #a.comparisons == 0 then
+      P.add("analysis.comparisons", "expected a non-empty list of {treatment, baseline} pairs")
+    else
+      for i, pair in ipairs(a.comparisons) do
+        local p = check_pair(P, pair, "analysis.comparisons[" .. i .. "]", variants,
+          variant_names)
+        if p and not add_cmp(p) then
+          P.add("analysis.comparisons[" .. i .. "]", string.format(
+            "the comparison %s vs %s is listed twice", p[1], p[2]), "comparisons")
+        end
+      end
+    end
+    out.explicit_comparisons = true
+  elseif out.baseline then
+    for _, v in ipairs(variant_names) do
+      if v ~= out.baseline then add_cmp({ v, out.baseline }) end
+    end
+    if variants.layernorm and variants.rmsnorm then add_cmp({ "layernorm", "rmsnorm" }) end
+  end
+  out.comparisons = comparisons
+
+  local interactions = {}
+  if a.interactions ~= nil then
+    if not is_list(a.interactions) then
+      P.add("analysis.interactions", "expected a list of {name=, a={t, b}, b={t, b}}")
+    else
+      local names = {}
+      for i, it in ipairs(a.interactions) do
+        local path = "analysis.interactions[" .. i .. "]"
+        if type(it) ~= "table" then
+          P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
+        else
+          for k in pairs(it) do
+            if k ~= "name" and k ~= "a" and k ~= "b" then
+              P.add(path .. "." .. tostring(k), "unknown field (expected name, a, b)",
+                tostring(k))
+            end
+          end
+          if type(it.name) ~= "string" or it.name == "" then
+            P.add(path .. ".name", "expected a string")
+          elseif names[it.name] then
+            P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
+          end
+          local pa = check_pair(P, it.a, path .. ".a", variants, variant_names)
+          local pb = check_pair(P, it.b, path .. ".b", variants, variant_names)
+          if type(it.name) == "string" and pa and pb then
+            names[it.name] = true
+            interactions[#interactions + 1] = { name = it.name, a = pa, b = pb }
+          end
+        end
+      end
+    end
+  end
+  out.interactions = interactions
+  return out
+end
+
+-- The runs of a valid study: seed-major (every variant of the first seed, then the
+-- next seed), so an interrupted study has complete pairs early.
+local function expand(s)
+  local runs = {}
+  for _, seed in ipairs(s.seeds) do
+    for _, v in ipairs(s.variants) do
+      local o = {}
+      for k, x in pairs(s.base) do o[k] = x end
+      for k, x in pairs(v.overrides) do o[k] = x end
+      for k, x in pairs(s.set or {}) do o[k] = x end
+      o.seed = seed
+      local cfg = record.resolve(o)
+      cfg.threads = nil
+      runs[#runs + 1] = { variant = v.name, seed = seed, cfg = cfg,
+        label = string.format("%s/seed-%d", v.name, seed),
+        rel = string.format("%s/seed-%d", v.name, seed) }
+    end
+  end
+  return runs
+end
+
+-- Loads and validates the study at `path`.  `set` (optional) holds config overrides
+-- from the command line applied to every run last.  Returns the normalized study:
+-- name, description, file, source, base, variants = {{name, overrides}}, seeds,
+-- analysis, checkpoint_every, jobs, set, runs = {{variant, seed, cfg, label, rel}}.
+-- Raises a user error ({message=}) listing every problem.
+function M.load(path, set)
+  local f, err = io.open(path, "rb")
+  if not f then user_error(string.format("%s: cannot read the study file: %s", path, err)) end
+  local src = f:read("a")
+  f:close()
+  local chunk, perr = load(src, "@" .. path, "t", sandbox())
+  if not chunk then user_error(perr) end
+  local ok, t = xpcall(chunk, function(e)
+    if type(e) == "table" and e.message then return e.message end
+    return tostring(e)
+  end)
+  if not ok then user_error(t) end
+  local P = problems(path, src)
+  if type(t) ~= "table" then
+    P.add(nil, "the study file must return a table, got " .. type(t))
+    P.raise()
+  end
+
+  local types = {}
+  for _, k in ipairs(engine.keys()) do types[k.name] = k.type end
+  local top = set_of(TOP_FIELDS)
+  for k in pairs(t) do
+    if not top[k] then
+      P.add(tostring(k), "unknown field" .. suggest(tostring(k), TOP_FIELDS), tostring(k))
+    end
+  end
+  for _, k in ipairs({ "name", "description", "variants", "seeds", "analysis" }) do
+    if t[k] == nil then P.add(k, "missing", false) end
+  end
+  local s = { file = path, source = src, description = t.description }
+  if t.name ~= nil then
+    if type(t.name) ~= "string" or not t.name:match("^[%w][%w_.%-]*$") then
+      P.add("name", "expected a name of letters, digits, '_', '-' or '.' (it names a directory)")
+    else
+      s.name = t.name
+    end
+  end
+  if t.description ~= nil and type(t.description) ~= "string" then
+    P.add("description", "expected a string")
+  end
+  s.base = {}
+  if t.base ~= nil then
+    if type(t.base) ~= "table" then
+      P.add("base", "expected a table of config overrides")
+    else
+      s.base = check_overrides(P, t.base, "base", types)
+    end
+  end
+  s.set = set and check_overrides(P, set, "--set", types) or nil
+
+  s.variants = {}
+  local variants, variant_names = {}, {}
+  if t.variants ~= nil then
+    if not is_list(t.variants) or #t.variants == 0 then
+      P.add("variants", "expected a non-empty list of {name = ..., key = value, ...}")
+    else
+      for i, v in ipairs(t.variants) do
+        local path = "variants[" .. i .. "]"
+        if type(v) ~= "table" then
+          P.add(path, "expected a table {name = ..., key = value, ...}")
+        elseif type(v.name) ~= "string" or not v.name:match("^[%w][%w_.%-]*$") then
+          P.add(path .. ".name", "expected a name of letters, digits, '_', '-' or '.'", "name")
+        elseif variants[v.name] then
+          P.add(path .. ".name", "variant '" .. v.name .. "' is listed twice (also " ..
+            variants[v.name].path .. ")", v.name, 2)
+        else
+          local o = check_overrides(P, v, path, types, { name = true })
+          variants[v.name] = { path = path, overrides = o }
+          variant_names[#variant_names + 1] = v.name
+          s.variants[#s.variants + 1] = { name = v.name, overrides = o, path = path }
+        end
+      end
+    end
+  end
+
+  s.seeds = {}
+  if t.seeds ~= nil then
+    if not is_list(t.seeds) or #t.seeds == 0 then
+      P.add("seeds", "expected a non-empty list of integers")
+    else
+      local seen = {}
+      for i, seed in ipairs(t.seeds) do
+        if math.type(seed) == "float" and seed == math.floor(seed) then
+          seed = math.tointeger(seed)
+        end
+        if math.type(seed) ~= "integer" or seed < 0 then
+          P.add("seeds[" .. i .. "]", "expected an integer >= 0, got " .. tostring(seed), "seeds")
+        elseif seen[seed] then
+          P.add("seeds[" .. i .. "]", "seed " .. seed .. " is listed twice", "seeds")
+        else
+          seen[seed] = true
+          s.seeds[#s.seeds + 1] = seed
+        end
+      end
+    end
+  end
+
+  s.checkpoint_every = M.CHECKPOINT_EVERY
+  if t.checkpoint_every ~= nil then
+    if math.type(t.checkpoint_every) ~= "integer" or t.checkpoint_every < 1 then
+      P.add("checkpoint_every", "expected an integer >= 1")
+    else
+      s.checkpoint_every = t.checkpoint_every
+    end
+  end
+  s.jobs = 1
+  if t.jobs ~= nil then
+    if math.type(t.jobs) ~= "integer" or t.jobs < 1 then
+      P.add("jobs", "expected an integer >= 1")
+    else
+      s.jobs = t.jobs
+    end
+  end
+  if t.analysis ~= nil then s.analysis = check_analysis(P, t.analysis, variants, variant_names) end
+  P.raise()
+
+  -- Every variant's full config against the engine's rules and the corpus (once per
+  -- variant: the seed does not change validity).
+  for _, v in ipairs(s.variants) do
+    local o = {}
+    for k, x in pairs(s.base) do o[k] = x end
+    for k, x in pairs(v.overrides) do o[k] = x end
+    for k, x in pairs(s.set or {}) do o[k] = x end
+    o.seed = s.seeds[1]
+    local cok, cerr = pcall(engine.check, record.resolve(o))
+    if not cok then
+      local msg = tostring(cerr):gsub("^config: ", "")
+      local key = msg:match("^([%a_][%w_]*)=") or msg:match("^([%a_][%w_]*):")
+      local where = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")"
+      if key and v.overrides[key] ~= nil then
+        where = v.path .. "." .. key
+      elseif key and s.set and s.set[key] ~= nil then
+        where = "--set " .. key
+      elseif key and s.base[key] ~= nil then
+        where = "base." .. key
+      end
+      P.add(where, msg, key)
+    end
+  end
+  P.raise()
+  s.runs = expand(s)
+  return s
+end
+
+-- The study's directory under an output root.
+function M.dir(out_root, s)
+  return out_root .. "/" .. s.name
+end
+
+return M
