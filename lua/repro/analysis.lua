@@ -19,7 +19,8 @@
 -- b = {t2, b2}) and metric: stats.paired of the per-seed difference of differences
 -- (t1 - b1) - (t2 - b2).  The bootstrap is exact (all n^n resamples) for n <= 8 unless
 -- analysis.bootstrap = "monte-carlo"; otherwise analysis.resamples Monte Carlo draws.
--- Intervals are at level 1 - alpha.
+-- Intervals are at level 1 - alpha.  Every test resamples with seed 1, so the summary is
+-- byte-identical from run to run.
 --
 -- Holm.  One family per study: every comparison and every interaction, each on every
 -- listed metric.  A test's p is the paired t-test's; where t is undefined (constant

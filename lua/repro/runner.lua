@@ -21,9 +21,10 @@
 -- metrics.json last, so a killed run never looks done.  Ctrl-C stops every worker
 -- after its current step with a checkpoint, then says which runs finished.  The study
 -- directory is locked (flock) while a runner or its workers live, so two runners never
--- write one study.  When every run of the study is done, the analysis
--- (lua/repro/analysis.lua) writes OUT/<study>/summary.json and OUT/<study>/manifest.json
--- (this invocation's timings) and prints the verdicts on stdout.
+-- write one study.  An earlier OUT/<study>/summary.json is removed before any record
+-- changes; when every run of the study is done, the analysis (lua/repro/analysis.lua)
+-- writes it again with OUT/<study>/manifest.json (this invocation's timings) and prints
+-- the verdicts on stdout.
 local engine = require "engine"
 local host = require "repro.host"
 local fs = require "repro.fs"
@@ -268,8 +269,9 @@ local function result_text(r)
   return m.val_loss and string.format("val_loss %.4f", m.val_loss) or ""
 end
 
--- Trains the queue in `jobs` workers; returns the lists of runs that ended, were stopped
--- and failed, and whether Ctrl-C was pressed.
+-- Trains the queue in `jobs` workers; returns the lists of runs that finished, were
+-- stopped (with a checkpoint), failed and were not started, and whether Ctrl-C was
+-- pressed.
 local function execute(s, queue, jobs, threads, total_done, total)
   local tmp = fs.capture("mktemp -d -t repro-run.XXXXXX")
   if not tmp then error("cannot create a temporary directory for progress files", 0) end
@@ -295,7 +297,7 @@ local function execute(s, queue, jobs, threads, total_done, total)
     end
   end
 
-  local function status_line(force)
+  local function status_line()
     local now = host.now()
     local done_work, left = work_done, remaining
     local parts = {}
@@ -313,7 +315,7 @@ local function execute(s, queue, jobs, threads, total_done, total)
     if tty then
       io.stderr:write("\r", text, "\27[K")
       io.stderr:flush()
-    elseif force or now - last_plain >= PLAIN_EVERY_S then
+    elseif now - last_plain >= PLAIN_EVERY_S then
       last_plain = now
       say("%s", text)
     end
@@ -321,8 +323,10 @@ local function execute(s, queue, jobs, threads, total_done, total)
 
   local function start(r)
     if r.action == "rerun" then remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
-    if r.action == "train" and r.status ~= "missing" then
+    if r.action == "train" and r.status ~= "missing" then -- --force: from scratch
       os.remove(r.dir .. "/metrics.json")
+      remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+      fs.write_atomic(r.dir .. "/config.json", record.config_text(r.cfg))
       remove_checkpoint_of(r.dir, r.dir .. "/config.json")
     end
     local w = { run = r, progress = string.format("%s/%d", tmp, next_i) }
@@ -373,17 +377,17 @@ local function execute(s, queue, jobs, threads, total_done, total)
       interrupted = true
       for pid in pairs(running) do host.kill(pid, "INT") end
     end
-    while not interrupted and nrunning < jobs and next_i <= #queue do
-      start(queue[next_i])
-      next_i = next_i + 1
-    end
     while true do
       local pid, how, code = host.wait(false)
       if not pid then break end
       reap(pid, how, code)
     end
+    while not interrupted and nrunning < jobs and next_i <= #queue do
+      start(queue[next_i])
+      next_i = next_i + 1
+    end
     if nrunning == 0 and (interrupted or next_i > #queue) then break end
-    status_line(false)
+    status_line()
     host.sleep(POLL_S)
   end
   if tty then io.stderr:write("\r\27[K") end
@@ -409,7 +413,7 @@ local function write_study_manifest(s, dir, facts)
       sum = sum + m.wall_s
     end
   end
-  facts.study, facts.file = s.name, relative_to_root(s.file)
+  facts.study, facts.file = s.name, s.file_rel
   facts.git_commit, facts.git_dirty = commit, dirty
   facts.host, facts.repro_version = host.hostname(), host.version
   facts.runs_wall_s_sum = sum
@@ -440,6 +444,9 @@ function M.main(args)
     plan(s, runs, out_root, o.force)
   end
   local t_start, start_utc = host.now(), os.date("!%Y-%m-%dT%H:%M:%SZ")
+  -- From here on the records may change: an old summary would describe other records.
+  os.remove(dir .. "/summary.json")
+  os.remove(dir .. "/manifest.json")
   local count = {}
   local queue = {}
   local total_done = 0
@@ -498,9 +505,9 @@ function M.main(args)
     end
   end
   if #missing > 0 then
-    say("repro run: %d run%s of the study not done (%s); summary not written. Run the study " ..
-      "without --only to complete it.", #missing, #missing == 1 and " is" or "s are",
-      table.concat(missing, ", "))
+    say("repro run: %d run%s of the study %s not done (%s); no summary. Run the study " ..
+      "without --only to complete it.", #missing, #missing == 1 and "" or "s",
+      #missing == 1 and "is" or "are", table.concat(missing, ", "))
     return 0
   end
   local summary = analysis.summarize(s, records)

@@ -115,6 +115,15 @@ t:eq(#sum.comparisons, 9, "summary: 3 comparisons x 3 metrics")
 t:eq(#sum.verdicts, 3, "summary: one verdict per comparison")
 t:ok(sum.comparisons[1].p_holm and sum.comparisons[1].reject_holm ~= nil, "summary: Holm")
 
+-- Every scalar result the engine writes is a metric a study may name.
+local names = {}
+for _, k in ipairs(require("repro.study").metric_names()) do names[k] = true end
+local unlisted = {}
+for k, v in pairs(json.decode(fs.read(A .. "/tiny/none/seed-1/metrics.json"))) do
+  if type(v) == "number" and k ~= "vocab" and not names[k] then unlisted[#unlisted + 1] = k end
+end
+t:eq(table.concat(unlisted, ", "), "", "metrics.json fields missing from study.ENGINE_METRICS")
+
 -- 2. Reuse: nothing retrains, nothing is rewritten.
 local before = manifests(A, "tiny")
 local summary_before = fs.read(A .. "/tiny/summary.json")
@@ -154,6 +163,13 @@ local changed = {}
 for _, r in ipairs(RUNS) do if before[r] ~= after[r] then changed[#changed + 1] = r end end
 t:ok(code == 0 and #changed == 1 and changed[1] == "none/seed-2",
   "--only --force retrains one run: " .. table.concat(changed, ","))
+
+-- --only on a fresh tree: the selected runs, and no summary of an incomplete study.
+local O = dir .. "/O"
+code, out, err = run(tiny, O, "--only variant=none")
+t:ok(code == 0 and fs.exists(O .. "/tiny/none/seed-2/metrics.json") and
+  not fs.exists(O .. "/tiny/layernorm") and not fs.exists(O .. "/tiny/summary.json") and
+  err:find("4 runs of the study are not done", 1, true), "--only: no summary yet: " .. err)
 
 -- 5. --jobs 1 and --jobs 2: the same bytes.
 local J1, J2 = dir .. "/J1", dir .. "/J2"
