@@ -304,6 +304,7 @@ static void determinism_and_resume(void)
     c.threads = 2;
     CHECK(train_run(&c, &h3, &m3, err, sizeof err) == 0, "%s", err);
     CHECK(m3.stopped && access(ck, F_OK) == 0, "stopped run left a checkpoint");
+    train_metrics_free(&m3);
     r3.n = 0;
     r3.stop_at = -1;
     c.threads = 1;
@@ -311,6 +312,7 @@ static void determinism_and_resume(void)
     CHECK(m3.resumed_from == 7, "resumed from step %ld (stopped after step 6)", m3.resumed_from);
     CHECK(rows_equal(&r1, &r3) && metrics_equal(&m1, &m3),
           "resumed run differs from the uninterrupted one");
+    train_metrics_free(&m3);
     gpt_config other = c;
     other.d_model = 16;
     other.n_head = 2;
