@@ -445,6 +445,8 @@ function M.main(args)
   end
   local t_start, start_utc = host.now(), os.date("!%Y-%m-%dT%H:%M:%SZ")
   -- From here on the records may change: an old summary would describe other records.
+  local old_summary = fs.read(dir .. "/summary.json")
+  local old_manifest = fs.read(dir .. "/manifest.json")
   os.remove(dir .. "/summary.json")
   os.remove(dir .. "/manifest.json")
   local count = {}
@@ -512,16 +514,23 @@ function M.main(args)
   end
   local summary = analysis.summarize(s, records)
   local path = dir .. "/summary.json"
-  fs.write_atomic(path, json.pretty(summary))
+  local text = json.pretty(summary)
+  fs.write_atomic(path, text)
   local diverged = 0
   for _, v in pairs(summary.per_variant) do diverged = diverged + v.n_diverged end
-  write_study_manifest(s, dir, {
-    start_utc = start_utc, end_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-    wall_s = host.now() - t_start, jobs = jobs, threads_per_job = threads,
-    runs = #s.runs, runs_trained = #finished, runs_reused = count.reuse or 0,
-    runs_copied = count.copy or 0, runs_diverged = diverged,
-    command_line_overrides = s.set and json.object(s.set) or nil,
-  })
+  if #finished == 0 and not count.copy and text == old_summary and old_manifest then
+    -- Nothing trained or copied and the same summary: keep the manifest of the invocation
+    -- that made it, so rerunning a finished study changes no file (make reproduce).
+    fs.write_atomic(dir .. "/manifest.json", old_manifest)
+  else
+    write_study_manifest(s, dir, {
+      start_utc = start_utc, end_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"),
+      wall_s = host.now() - t_start, jobs = jobs, threads_per_job = threads,
+      runs = #s.runs, runs_trained = #finished, runs_reused = count.reuse or 0,
+      runs_copied = count.copy or 0, runs_diverged = diverged,
+      command_line_overrides = s.set and json.object(s.set) or nil,
+    })
+  end
   say("study %s: %d trained, %d reused, %d copied in %s", s.name, #finished, count.reuse or 0,
     count.copy or 0, progress.fmt_time(host.now() - t_start))
   io.write(analysis.verdict_table(summary))
