@@ -16,6 +16,7 @@
  *       tokens_per_s, eval_tokens_per_s, wall_s.  Evaluation metrics are absent for a
  *       diverged or stopped run; an instrument undefined for the data is absent.
  *   engine.log_columns(cfg)      -> list of log.csv column names
+ *   engine.metric_names()        -> sorted list of the scalar metrics train reports
  * A relative `data` path is resolved against the project root, so records store the
  * portable relative path.  on_step runs between steps, never inside a parallel region;
  * an error in it stops training, the C state is freed, and the error is re-raised.
@@ -377,7 +378,42 @@ static int l_train(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg funcs[] = {{"defaults", l_defaults}, {"keys", l_keys},
+/* The scalar result metrics engine.train reports, sorted: built by push_metrics itself
+ * on an evaluated dummy run, so the list cannot drift from what train returns. */
+static int l_metric_names(lua_State *L)
+{
+    static const char *const not_results[] = {"tokens_per_s", "eval_tokens_per_s", "wall_s",
+                                              "resumed_from", "vocab", NULL};
+    train_metrics m;
+    double zeros[1] = {0};
+    memset(&m, 0, sizeof m);
+    m.evaluated = 1;
+    m.resid_norm = m.pos_loss = zeros;
+    m.n_layer = 0;
+    m.context = 1;
+    push_metrics(L, &m);
+    int t = lua_gettop(L), n = 0;
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+        int skip = lua_type(L, -1) != LUA_TNUMBER;
+        for (int i = 0; not_results[i] && !skip; i++)
+            skip = strcmp(lua_tostring(L, -2), not_results[i]) == 0;
+        lua_pop(L, 1);
+        if (!skip) {
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, t + 1, ++n);
+        }
+    }
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_pushvalue(L, t + 1);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+    return 1;
+}
+
+static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},{"defaults", l_defaults}, {"keys", l_keys},
                                  {"log_columns", l_log_columns},
                                  {"check", l_check},       {"param_count", l_param_count},
                                  {"train", l_train},       {NULL, NULL}};

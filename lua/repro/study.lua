@@ -30,14 +30,7 @@ M.DERIVED_METRICS = { "diverged", "n_spikes", "max_loss_ratio" }
 
 -- The scalar results engine.train documents (lua/lengine.c); every numeric top-level
 -- field of metrics.json is usable, these are the names a study may list.
-M.ENGINE_METRICS = {
-  "val_loss", "val_ppl", "val_acc", "embed_norm", "acc_macro", "ece", "brier",
-  "logit_norm", "max_logit", "temp_opt", "nll_temp_opt", "cos_first", "cos_final",
-  "acc_letter", "acc_digit", "acc_punct", "acc_space",
-  "embed_norm_letter", "embed_norm_digit", "embed_norm_punct", "embed_norm_space",
-  "nll_temp_0_5", "nll_temp_0_75", "nll_temp_1", "nll_temp_1_5", "nll_temp_2",
-  "final_grad_norm", "train_loss", "params", "steps",
-}
+M.ENGINE_METRICS = require("engine").metric_names()
 
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
   "checkpoint_every", "jobs" }
