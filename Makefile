@@ -3,7 +3,8 @@
 #   make test       every C test binary and Lua test; ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make data       the verified corpus in data/
-#   make reproduce  every study, statistic, table, figure and the paper
+#   make reproduce  every study, statistic, table, figure and the paper (REPRODUCE.md)
+#   make paper      the tables, figures and PDF from the existing run records
 VERSION := 0.1.0
 
 CC ?= cc
@@ -82,11 +83,70 @@ bench: $(REPRO)
 	@scripts/deps.sh --torch
 	@$(REPRO) tests/bench/bench_engine.lua
 
-reproduce: $(REPRO) data
-	@echo "reproduce: no studies yet (lua/experiments/ is empty): built bin/repro and" \
-	      "verified the corpus; nothing else to run" >&2
+# Studies and the paper.
+#   make reproduce     every study of lua/experiments/ (finished runs reused), then make paper
+#   make paper         tables, numbers, figures and the PDF from the existing records only
+#   QUICK=1            every study at a tiny budget (QUICK_SET) into $(BUILD)/quick/: its own
+#                      records, tables, figures and PDF; the real results are never touched.
+#                      make reproduce QUICK=1 then checks the PDF against the quick summaries.
+#   JOBS=N             worker processes per study (default: the study file's `jobs`)
+# The studies run one after another in one recipe (scale copies final's runs), so -j
+# never runs two at once.  Paths are relative: the generated files name them.
+QUICK ?=
+JOBS ?=
+QUICK_SET := n_layer=1,d_model=32,n_head=2,context=32,batch=4,iters=20,warmup=2,diag_every=5,diag_windows=4
+STUDY_ORDER := prelim final instability scale init_scale
+STUDY_NAMES := $(basename $(notdir $(wildcard lua/experiments/*.lua)))
+STUDIES := $(filter $(STUDY_NAMES),$(STUDY_ORDER)) $(sort $(filter-out $(STUDY_ORDER),$(STUDY_NAMES)))
+ifeq ($(QUICK),1)
+EXPERIMENTS := $(BUILD)/quick/experiments
+PAPER_DIR := $(BUILD)/quick/paper
+PLOT_DATA := $(BUILD)/quick/plots/data
+LATEX_DIR := $(BUILD)/quick/latex
+RUN_FLAGS := --out-root $(EXPERIMENTS) --set $(QUICK_SET)
+else
+EXPERIMENTS := experiments
+PAPER_DIR := paper
+PLOT_DATA := plots/data
+LATEX_DIR := $(BUILD)/latex
+RUN_FLAGS :=
+endif
+# Fixed dates (and none in the PDF, see paper/main.tex) keep the PDF byte-identical.
+LATEXMK := SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=nonstopmode \
+	-halt-on-error -quiet
 
+reproduce: $(REPRO) data
+	@for s in $(STUDIES); do \
+	    echo "reproduce: study $$s" >&2; \
+	    $(REPRO) run lua/experiments/$$s.lua $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1; \
+	done
+	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)
+ifeq ($(QUICK),1)
+	@$(REPRO) tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
+endif
+
+paper: deps $(REPRO)
+	@$(REPRO) report --experiments $(EXPERIMENTS) --paper $(PAPER_DIR) --plots-data $(PLOT_DATA)
+ifneq ($(PAPER_DIR),paper)
+	@cmp -s paper/main.tex $(PAPER_DIR)/main.tex || cp paper/main.tex $(PAPER_DIR)/main.tex
+endif
+	@mkdir -p $(LATEX_DIR)
+	@cd $(PAPER_DIR) && $(LATEXMK) -outdir=$(abspath $(LATEX_DIR)) main.tex >/dev/null || \
+	    { tail -n 40 $(abspath $(LATEX_DIR))/main.log >&2; echo "paper: pdflatex failed (log: $(LATEX_DIR)/main.log)" >&2; exit 1; }
+	@if grep -nE 'undefined|Overfull \\hbox' $(LATEX_DIR)/main.log >&2; then \
+	    echo "paper: undefined references or overfull lines (above; log: $(LATEX_DIR)/main.log)" >&2; \
+	    exit 1; fi
+	@cmp -s $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf || cp $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf
+	@echo "paper: $(PAPER_DIR)/main.pdf" >&2
+
+# Never deletes run records: the QUICK records in $(BUILD)/quick/experiments stay too.
 clean:
-	rm -rf $(BUILD) build-asan $(BIN)
+	rm -rf build-asan $(BIN) $(BUILD)/quick/paper $(BUILD)/quick/plots $(BUILD)/quick/latex
+	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name quick -exec rm -rf {} +; fi
+
+clean-runs:
+	@echo "clean-runs: deleting every run record and study summary: $(wildcard experiments/*/)" \
+	    "$(BUILD)/quick/experiments (the committed ones come back with: git checkout -- experiments)" >&2
+	rm -rf $(wildcard experiments/*/) $(BUILD)/quick/experiments
 
 -include $(CORE_OBJ:.o=.d) $(LUA_OBJ:.o=.d)

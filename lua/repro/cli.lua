@@ -87,12 +87,16 @@ end
 function commands.run(args) return require("repro.runner").main(args) end
 commands["run-worker"] = function(args) return require("repro.runner").worker(args) end
 
+-- The paper's tables, numbers and figures from the study summaries (lua/repro/report.lua).
+function commands.report(args) return require("repro.report").main(args) end
+
 function commands.help()
   io.write([[
 usage:
   bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K]
   bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
                 [--out-root DIR] [--set key=value,...]
+  bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
   bin/repro SCRIPT.lua [args]
   bin/repro --version
 config keys (defaults):
@@ -108,7 +112,8 @@ function M.main(argv)
   local cmd = argv[1]
   local f = commands[cmd]
   if not f then
-    user_error("repro: unknown command '%s' (commands: train, run, help; or a SCRIPT.lua)", cmd)
+    user_error("repro: unknown command '%s' (commands: train, run, report, help; or a " ..
+      "SCRIPT.lua)", cmd)
   end
   return f(table.move(argv, 2, #argv, 1, {}))
 end

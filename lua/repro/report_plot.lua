@@ -1,0 +1,530 @@
+-- The figures of the report (lua/repro/report.lua): gnuplot data files and the driver
+-- that renders plots/*.gp into the paper's PDF figures and their PNG copies.
+--
+-- A data file holds one block per curve (blocks separated by two blank lines, so a
+-- script selects them with `index`), each block starting with its quoted title for
+-- `title columnheader(1)`.  Numbers are written with 6 significant digits; a step
+-- where no run has a finite value is left out, never written as NaN.  A figure spec
+-- names its script, data file and the gnuplot variables the script reads (block count,
+-- colours and dash types per block, axis labels); a figure whose study or records are
+-- missing carries the reason instead (`skip`) and is not rendered.
+local fs = require "repro.fs"
+local report = require "repro.report"
+local stats = require "stats"
+
+local M = {}
+local finite = report.finite
+
+-- Colour-blind-safe colours (Okabe-Ito) per embedding norm; others take the rest.
+local NORM_COLOR = { none = "#000000", layernorm = "#0072B2", rmsnorm = "#D55E00" }
+local SPARE_COLORS = { "#009E73", "#CC79A7", "#E69F00", "#56B4E9" }
+
+-- Every figure the paper knows, in order: name, the study it needs (or a primary
+-- metric for the forest plots) and what it shows.
+M.FIGURES = {
+  { name = "prelim_loss", study = "prelim" },
+  { name = "final_loss", study = "final" },
+  { name = "prelim_valend", study = "prelim" },
+  { name = "final_valend", study = "final" },
+  { name = "final_gradnorm", study = "final" },
+  { name = "final_embednorm", study = "final" },
+  { name = "forest_val_loss", metric = "val_loss" },
+  { name = "instability_loss", study = "instability" },
+  { name = "instability_divergence", study = "instability" },
+  { name = "forest_n_spikes", metric = "n_spikes" },
+  { name = "scale_effect", study = "scale" },
+  { name = "init_scale_valcurves", study = "init_scale" },
+  { name = "final_reliability", study = "final" },
+  { name = "final_classnorm", study = "final" },
+  { name = "final_resid", study = "final" },
+  { name = "final_position", study = "final" },
+}
+
+local function g(x)
+  if not finite(x) then return nil end
+  local s = string.format("%.6g", x)
+  if s == "-0" then s = "0" end
+  return s
+end
+
+-- A gnuplot string literal (single quotes; '' is a quote).
+local function gp_string(s)
+  return "'" .. tostring(s):gsub("'", "''") .. "'"
+end
+
+-- Plain ASCII title (gnuplot runs with enhanced text off).
+local function title(s)
+  return '"' .. tostring(s):gsub('"', "'") .. '"'
+end
+
+local function colors_of(variants)
+  local c, spare = {}, 0
+  for i, v in ipairs(variants) do
+    local col = NORM_COLOR[v.norm]
+    if not col then
+      spare = spare % #SPARE_COLORS + 1
+      col = SPARE_COLORS[spare]
+    end
+    c[i] = col
+  end
+  return table.concat(c, " ")
+end
+
+-- Dash type per variant: 1 for the first setting, 2 for the second, ...
+local function dashes_of(s, variants)
+  local index = {}
+  for i, st in ipairs(s:settings()) do index[st.key] = i end
+  local d = {}
+  for i, v in ipairs(variants) do d[i] = string.format("%d", index[v.setting] or 1) end
+  return table.concat(d, " ")
+end
+
+local function blocks(list)
+  return table.concat(list, "\n\n\n") .. "\n"
+end
+
+-- Per step over a variant's seeds: mean, min, max and count of the finite values of a
+-- log.csv column.  Returns the block text, or nil when no run has the column.
+local function curve_block(s, v, column)
+  local by_step, steps = {}, {}
+  local have = false
+  for _, seed in ipairs(s.seeds) do
+    local log = s:log(v.name, seed)
+    local col = log and log.data[column]
+    if col then
+      have = true
+      for r = 1, log.n do
+        local x, step = col[r], log.data.step[r]
+        if finite(x) and step then
+          local t = by_step[step]
+          if not t then
+            t = {}
+            by_step[step] = t
+            steps[#steps + 1] = step
+          end
+          t[#t + 1] = x
+        end
+      end
+    end
+  end
+  if not have or #steps == 0 then return nil end
+  table.sort(steps)
+  local rows = { title(v.label), "# step mean min max n" }
+  for _, step in ipairs(steps) do
+    local xs = by_step[step]
+    local sum, lo, hi = 0, math.huge, -math.huge
+    for _, x in ipairs(xs) do
+      sum = sum + x
+      lo = math.min(lo, x)
+      hi = math.max(hi, x)
+    end
+    rows[#rows + 1] = string.format("%d %s %s %s %d", step, g(sum / #xs), g(lo), g(hi), #xs)
+  end
+  return table.concat(rows, "\n")
+end
+
+local function curves(s, column, variants)
+  local list = {}
+  for _, v in ipairs(variants or s.variants) do
+    local b = curve_block(s, v, column)
+    if not b then return nil end
+    list[#list + 1] = b
+  end
+  return blocks(list)
+end
+
+-- End-of-training validation loss per seed, and per variant its mean and sd.
+local function valend(s)
+  local points, means = {}, { "# x mean sd label" }
+  for i, v in ipairs(s.variants) do
+    local rows = { title(v.label), "# x val_loss seed" }
+    local n = #s.seeds
+    for j, seed in ipairs(s.seeds) do
+      local x = s:value(v.name, seed, "val_loss")
+      if x then
+        rows[#rows + 1] = string.format("%s %s %d", g(i + (j - (n + 1) / 2) * 0.06), g(x), seed)
+      end
+    end
+    points[#points + 1] = table.concat(rows, "\n")
+    local st = s:stat(v.name, "val_loss")
+    if finite(st.mean) then
+      means[#means + 1] = string.format("%d %s %s %s", i, g(st.mean), g(st.sd) or "0",
+        title(v.label))
+    end
+  end
+  return blocks(points), table.concat(means, "\n") .. "\n"
+end
+
+-- The interval of a comparison (BCa, else t) for the forest and effect plots.
+local function ci_of(c)
+  return c.ci_bca or c.ci_t
+end
+
+local function plain_label(s, c)
+  local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+  if t and b and t.setting == b.setting then
+    local head = #s:settings() > 1 and (t.tag .. ": ") or ""
+    return head .. t.norm_label .. " - " .. b.norm_label
+  end
+  return c.treatment .. " - " .. c.baseline
+end
+
+-- Forest rows of every study whose primary metric is `metric`, top to bottom.
+local function forest(studies, metric)
+  local rows = {}
+  for _, s in ipairs(studies) do
+    if s.primary == metric then
+      for _, c in ipairs(s:comparisons()) do
+        if finite(c.mean) then
+          local ci = ci_of(c)
+          local lo = ci and g(ci[1]) or g(c.mean)
+          local hi = ci and g(ci[2]) or g(c.mean)
+          rows[#rows + 1] = { mean = g(c.mean), lo = lo, hi = hi, mde = g(c.mde) or "0",
+            min_effect = g(s.analysis.min_effect) or "0",
+            label = s.name .. " " .. plain_label(s, c) .. (ci and "" or " (no CI)") }
+        end
+      end
+    end
+  end
+  if #rows == 0 then return nil, 0, 0 end
+  local out = { "# y mean lo hi mde min_effect label" }
+  local width = 0
+  for i, r in ipairs(rows) do
+    out[#out + 1] = string.format("%d %s %s %s %s %s %s", #rows - i + 1, r.mean, r.lo, r.hi,
+      r.mde, r.min_effect, title(r.label))
+    width = math.max(width, #r.label)
+  end
+  return table.concat(out, "\n") .. "\n", #rows, width
+end
+
+-- Norms in order of first appearance, each with its variants.
+local function by_norm(s)
+  local list, index = {}, {}
+  for _, v in ipairs(s.variants) do
+    if not index[v.norm] then
+      list[#list + 1] = { norm = v.norm, label = v.norm_label, variants = {} }
+      index[v.norm] = list[#list]
+    end
+    local t = index[v.norm].variants
+    t[#t + 1] = v
+  end
+  return list
+end
+
+local function divergence(s)
+  local out, cols = {}, {}
+  for _, n in ipairs(by_norm(s)) do
+    local rows = { title(n.label), "# lr rate diverged runs" }
+    local pts = {}
+    for _, v in ipairs(n.variants) do
+      local pv = s.summary.per_variant[v.name] or {}
+      local lr = s:config_value(v.name, "lr")
+      if finite(lr) and (pv.n_runs or 0) > 0 then
+        pts[#pts + 1] = { lr = lr, k = pv.n_diverged or 0, n = pv.n_runs }
+      end
+    end
+    table.sort(pts, function(a, b) return a.lr < b.lr end)
+    for _, p in ipairs(pts) do
+      rows[#rows + 1] = string.format("%s %s %d %d", g(p.lr), g(p.k / p.n), p.k, p.n)
+    end
+    out[#out + 1] = table.concat(rows, "\n")
+    cols[#cols + 1] = { norm = n.norm }
+  end
+  return blocks(out), colors_of(cols), #out
+end
+
+-- The effect of each norm against `none` within each setting, by parameter count.
+local function effect_by_size(s)
+  local tex = require "repro.report_tex"
+  local params = {}
+  for _, st in ipairs(s:settings()) do params[st.key] = tex.setting_params(s, st) end
+  local out, cols = {}, {}
+  for _, n in ipairs(by_norm(s)) do
+    if n.norm ~= "none" then
+      local rows = { title(n.label .. " - none"), "# params mean lo hi" }
+      local pts = {}
+      for _, c in ipairs(s:comparisons()) do
+        local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+        if t and b and t.norm == n.norm and b.norm == "none" and t.setting == b.setting
+            and finite(params[t.setting]) and finite(c.mean) then
+          local ci = ci_of(c) or { c.mean, c.mean }
+          pts[#pts + 1] = { p = params[t.setting], mean = c.mean, lo = ci[1], hi = ci[2] }
+        end
+      end
+      table.sort(pts, function(a, b) return a.p < b.p end)
+      for _, p in ipairs(pts) do
+        rows[#rows + 1] = string.format("%d %s %s %s", p.p, g(p.mean), g(p.lo), g(p.hi))
+      end
+      if #pts > 0 then
+        out[#out + 1] = table.concat(rows, "\n")
+        cols[#cols + 1] = { norm = n.norm }
+      end
+    end
+  end
+  if #out == 0 then return nil end
+  return blocks(out), colors_of(cols), #out
+end
+
+-- Reliability: per variant, the bins pooled over seeds (confidence and accuracy weighted
+-- by count).
+local function reliability(s)
+  local out = {}
+  for _, v in ipairs(s.variants) do
+    local n, conf, acc = {}, {}, {}
+    local nb = 0
+    for _, seed in ipairs(s.seeds) do
+      local m = s:record(v.name, seed).metrics
+      local r = m and m.reliability
+      if type(r) == "table" and type(r.count) == "table" then
+        nb = math.max(nb, #r.count)
+        for k = 1, #r.count do
+          local c = r.count[k]
+          if finite(c) and c > 0 and finite(r.confidence[k]) and finite(r.accuracy[k]) then
+            n[k] = (n[k] or 0) + c
+            conf[k] = (conf[k] or 0) + c * r.confidence[k]
+            acc[k] = (acc[k] or 0) + c * r.accuracy[k]
+          end
+        end
+      end
+    end
+    if nb == 0 then return nil end
+    local rows = { title(v.label), "# confidence accuracy count" }
+    for k = 1, nb do
+      if n[k] then
+        rows[#rows + 1] = string.format("%s %s %d", g(conf[k] / n[k]), g(acc[k] / n[k]),
+          math.floor(n[k] + 0.5))
+      end
+    end
+    out[#out + 1] = table.concat(rows, "\n")
+  end
+  return blocks(out)
+end
+
+-- Mean, min and max over seeds of an array metric (resid_norm, loss_by_position), by
+-- index from 0.
+local function array_metric(s, key)
+  local out = {}
+  for _, v in ipairs(s.variants) do
+    local cols = {}
+    local len = 0
+    for _, seed in ipairs(s.seeds) do
+      local m = s:record(v.name, seed).metrics
+      local a = m and m[key]
+      if type(a) == "table" then
+        len = math.max(len, #a)
+        for i = 1, #a do
+          if finite(a[i]) then
+            cols[i] = cols[i] or {}
+            table.insert(cols[i], a[i])
+          end
+        end
+      end
+    end
+    if len == 0 then return nil end
+    local rows = { title(v.label), "# index mean min max" }
+    for i = 1, len do
+      local xs = cols[i]
+      if xs then
+        local sm = stats.summary(xs)
+        rows[#rows + 1] = string.format("%d %s %s %s", i - 1, g(sm.mean), g(sm.min), g(sm.max))
+      end
+    end
+    out[#out + 1] = table.concat(rows, "\n")
+  end
+  return blocks(out)
+end
+
+local CLASSES = { "letter", "digit", "punct", "space" }
+
+-- Writes the data files into data_dir (through ctx.out) and returns the figure specs:
+-- {name, script, data, vars, skip}.
+function M.write_data(ctx, data_dir)
+  local by = ctx.by_name
+  local specs = {}
+  local function file(name, text)
+    local path = data_dir .. "/" .. name .. ".dat"
+    ctx.out:write(path, text)
+    return path
+  end
+  local function skip_for(study, needs_records)
+    local s = by[study]
+    if not s then
+      return require("repro.report_tex").absent_reason(ctx, study)
+    end
+    if needs_records and not s:has_records() then
+      return "the run records of the " .. study .. " study are missing"
+    end
+    return nil
+  end
+  local function add(spec) specs[#specs + 1] = spec end
+
+  for _, f in ipairs(M.FIGURES) do
+    local name = f.name
+    local s = f.study and by[f.study]
+    local skip = f.study and skip_for(f.study, true)
+    local spec = { name = name }
+    if skip then
+      spec.skip = skip
+    elseif name:match("_loss$") and s then
+      local text = curves(s, "loss")
+      if text then
+        spec.script, spec.data = "curves", file(name, text)
+        spec.vars = { n = #s.variants, colors = colors_of(s.variants),
+          dashes = dashes_of(s, s.variants), ylabel = "training loss (nats)",
+          logy = f.study == "instability" and 1 or 0 }
+      else
+        spec.skip = "the run records have no loss column"
+      end
+    elseif name == "final_gradnorm" or name == "final_embednorm" then
+      local column = name == "final_gradnorm" and "grad_norm" or "embed_norm"
+      local text = curves(s, column)
+      if text then
+        spec.script, spec.data = "curves", file(name, text)
+        spec.vars = { n = #s.variants, colors = colors_of(s.variants),
+          dashes = dashes_of(s, s.variants), logy = 1,
+          ylabel = column == "grad_norm" and "gradient norm before clipping" or
+            "embedding norm (mean over positions)" }
+      else
+        spec.skip = "the run records have no " .. column .. " column"
+      end
+    elseif name:match("_valend$") then
+      local points, means = valend(s)
+      spec.script, spec.data = "valend", file(name, points)
+      spec.vars = { means = file(name .. "_mean", means), n = #s.variants,
+        colors = colors_of(s.variants) }
+    elseif name:match("^forest_") then
+      local text, rows, width = forest(ctx.studies, f.metric)
+      if text then
+        local spec_metric = require("repro.report_tex").METRIC[f.metric]
+        spec.script, spec.data = "forest", file(name, text)
+        -- The left margin (in characters) fits the longest label.
+        spec.vars = { rows = rows, lmargin = width + 2, xlabel = "difference treatment - baseline in " ..
+          (spec_metric and spec_metric.label:gsub("\\ ", " "):gsub("%$", "") or f.metric) }
+      else
+        spec.skip = "no study with primary metric " .. f.metric .. " has been run yet"
+      end
+    elseif name == "instability_divergence" then
+      local text, colors, n = divergence(s)
+      spec.script, spec.data = "divergence", file(name, text)
+      spec.vars = { n = n, colors = colors }
+    elseif name == "scale_effect" then
+      local text, colors, n = effect_by_size(s)
+      if text then
+        spec.script, spec.data = "effect", file(name, text)
+        spec.vars = { n = n, colors = colors, min_effect = s.analysis.min_effect or 0,
+          ylabel = "difference in " .. (s.primary or "?"):gsub("_", " ") .. " vs none" }
+      else
+        spec.skip = "the scale study has no within-size comparison against none"
+      end
+    elseif name == "init_scale_valcurves" then
+      local text = curves(s, "d_val_loss")
+      if text then
+        spec.script, spec.data = "curves", file(name, text)
+        spec.vars = { n = #s.variants, colors = colors_of(s.variants),
+          dashes = dashes_of(s, s.variants), ylabel = "validation loss (nats)", logy = 0,
+          points = 1 }
+      else
+        spec.skip = "the run records have no periodic validation loss (d_val_loss)"
+      end
+    elseif name == "final_reliability" then
+      local text = reliability(s)
+      if text then
+        spec.script, spec.data = "reliability", file(name, text)
+        spec.vars = { n = #s.variants, colors = colors_of(s.variants) }
+      else
+        spec.skip = "the run records have no reliability bins"
+      end
+    elseif name == "final_classnorm" then
+      local present = {}
+      for _, cls in ipairs(CLASSES) do
+        local text = curves(s, "d_embed_norm_" .. cls)
+        if text then
+          file(name .. "_" .. cls, text)
+          present[#present + 1] = cls
+        end
+      end
+      if #present > 0 then
+        spec.script, spec.data = "classnorm", data_dir .. "/" .. name
+        spec.vars = { classes = table.concat(present, " "), n = #s.variants,
+          colors = colors_of(s.variants) }
+        spec.height = 1.9 * math.ceil(#present / 2) + 0.4
+      else
+        spec.skip = "the run records have no per-class embedding norms (d_embed_norm_<class>)"
+      end
+    elseif name == "final_resid" or name == "final_position" then
+      local key = name == "final_resid" and "resid_norm" or "loss_by_position"
+      local text = array_metric(s, key)
+      if text then
+        spec.script, spec.data = name == "final_resid" and "resid" or "position", file(name, text)
+        spec.vars = { n = #s.variants, colors = colors_of(s.variants) }
+      else
+        spec.skip = "the run records have no " .. key
+      end
+    end
+    add(spec)
+  end
+  return specs
+end
+
+-- Gnuplot's -e text for a spec: every variable assigned.
+local function assignments(spec, fmt, out_path, gp_dir)
+  local vars = { data = spec.data, fmt = fmt, out = out_path, gpdir = gp_dir,
+    height = spec.height }
+  for k, v in pairs(spec.vars or {}) do vars[k] = v end
+  local keys = {}
+  for k in pairs(vars) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do
+    local v = vars[k]
+    parts[#parts + 1] = k .. "=" .. (type(v) == "number" and g(v) or gp_string(v))
+  end
+  return table.concat(parts, "; ")
+end
+
+-- cairo 1.16 stamps the PDF with its creation time; a fixed one of the same length keeps
+-- the bytes (and the cross-reference offsets) reproducible.
+local function fix_pdf_date(text)
+  return (text:gsub("(/CreationDate %(D:)(%d+)", function(head, digits)
+    return head .. (#digits == 14 and "19700101000000" or string.rep("0", #digits))
+  end))
+end
+M.fix_pdf_date = fix_pdf_date
+
+-- Renders every spec without a skip reason: opts.gp_dir (scripts), opts.figures (PDF
+-- directory; PNGs go to its png/), opts.out (report output).  Returns {name -> true}.
+function M.render(specs, opts)
+  local done = {}
+  local errf = os.tmpname()
+  for _, spec in ipairs(specs) do
+    if not spec.skip then
+      for _, fmt in ipairs({ "pdf", "png" }) do
+        local final = fmt == "pdf" and (opts.figures .. "/" .. spec.name .. ".pdf")
+          or (opts.figures .. "/png/" .. spec.name .. ".png")
+        local tmp = string.format("%s.tmp.%d.%s", final, require("repro.host").pid(), fmt)
+        local script = opts.gp_dir .. "/" .. spec.script .. ".gp"
+        local cmd = "gnuplot -e " .. fs.quote(assignments(spec, fmt, tmp, opts.gp_dir)) .. " " ..
+          fs.quote(script) .. " 2>" .. fs.quote(errf)
+        local ok = os.execute(cmd)
+        local err = fs.read(errf) or ""
+        local text = fs.read(tmp)
+        os.remove(tmp)
+        if not ok or not text or #text == 0 then
+          os.remove(errf)
+          error({ message = string.format("report: gnuplot failed on %s for %s:\n%s", script,
+            spec.name, err) }, 0)
+        end
+        if err:match("%S") then
+          io.stderr:write(string.format("report: gnuplot, %s (%s):\n%s", spec.name, fmt, err))
+        end
+        if fmt == "pdf" then text = fix_pdf_date(text) end
+        opts.out:write(final, text)
+      end
+      done[spec.name] = true
+    end
+  end
+  os.remove(errf)
+  return done
+end
+
+return M

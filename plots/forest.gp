@@ -1,0 +1,19 @@
+# A forest plot of the paired effects on one primary metric: per comparison the mean
+# difference (treatment - baseline) and its 95 % interval (BCa, t where BCa is
+# undefined), the band of +-minimum effect of its study (grey), and the design's minimum
+# detectable effect at 80 % power marked with open diamonds at +-MDE.
+# Variables: rows, lmargin (characters), xlabel.
+height = 0.8 + 0.22 * rows
+load gpdir.'/common.gp'
+set xlabel xlabel
+set yrange [0.4:rows + 0.6]
+set ytics scale 0
+set grid noytics
+set key off
+set arrow 1 from first 0, graph 0 to first 0, graph 1 nohead lc rgb '#888888' lw 0.6
+set lmargin lmargin
+plot data using (0):1:(-$6):($6):($1 - 0.3):($1 + 0.3) with boxxyerror \
+         fs transparent solid 0.25 noborder lc rgb '#888888', \
+     data using 2:1:3:4:ytic(7) with xerrorbars lc rgb '#0072B2' pt 7 ps 0.7, \
+     data using 5:1 with points lc rgb '#D55E00' pt 12 ps 0.8, \
+     data using (-$5):1 with points lc rgb '#D55E00' pt 12 ps 0.8

@@ -1,0 +1,254 @@
+-- The report (lua/repro/report.lua): a hand-made summary (tests/report/final_summary.json)
+-- with tiny hand-made run records gives the expected LaTeX lines, numbers and data files;
+-- a degenerate comparison prints its reason and never "nan"; absent studies get their
+-- sentence; a second run changes no byte and stale generated files are removed; the
+-- figures render; paper/main.tex compiles against the output with no undefined
+-- reference or overfull line, and its text holds the numbers.
+local check = require "repro.check"
+local fs = require "repro.fs"
+local json = require "repro.json"
+local tex = require "repro.report_tex"
+local plot = require "repro.report_plot"
+local t = check.new("test_report")
+local repro = os.getenv("REPRO") or "bin/repro"
+local dir = check.tmpdir()
+
+-- Formats ------------------------------------------------------------------------------
+t:eq(tex.p(0.0004), "$<$\\,\\num{0.001}", "p below 0.001")
+t:eq(tex.p(0.5), "\\num{0.500}", "p with 3 significant digits")
+t:eq(tex.p(0.01234), "\\num{0.0123}", "small p with 3 significant digits")
+t:eq(tex.p(1), "\\num{1.00}", "p = 1")
+t:eq(tex.p(nil), "---", "undefined p")
+t:eq(tex.p(0 / 0), "---", "NaN p is a dash")
+t:eq(tex.fixed(-0.00001, 3), "0.000", "no negative zero")
+t:eq(tex.value("val_ppl", 5.71234), "\\num{5.712}", "perplexity with 3 decimals")
+t:eq(tex.value("val_loss", math.huge), "---", "infinite value is a dash")
+t:eq(tex.value("some_metric", 123.456), "\\num{123.5}", "unknown metric: 4 significant digits")
+t:eq(tex.diff_decimals("val_loss", -0.05, { -0.08, -0.02 }), 4, "difference decimals")
+t:eq(tex.diff_decimals("val_ppl", 0.0012, { 0.0010, 0.0014 }), 5, "more decimals for a narrow CI")
+t:eq(tex.percent(-0.0238095), "\\num{-2.38}\\,\\%", "relative change")
+t:eq(tex.percent(0.07), "\\num{+7.00}\\,\\%", "relative change has a sign")
+t:eq(tex.macro("init_scale"), "InitScale", "macro from a study name")
+t:eq(tex.macro("layernorm-lr1e-2"), "LayernormLrOneETwo", "digits spelled out")
+t:eq(tex.macro("none-L8d128"), "NoneLEightDOneTwoEight", "mixed letters and digits")
+t:eq(tex.macro("0.02"), "ZeroPointZeroTwo", "decimal point")
+t:eq(tex.escape("val_loss: 7 % & $x$ <= a/b"),
+  "val\\_\\allowbreak{}loss: 7 \\% \\& \\$x\\$ \\textless{}= a/\\allowbreak{}b", "escaping")
+t:eq(tex.escape("d \u{2212}0.5 \u{2248} 1"), "d $-$0.5 $\\approx$ 1", "unicode symbols")
+t:eq(tex.seed_list({ 1, 2, 3, 4, 5 }), "1--5", "consecutive seeds")
+t:eq(tex.seed_list({ 1, 3 }), "1, 3", "other seeds")
+t:eq(plot.fix_pdf_date("x /CreationDate (D:20261126013847Z) y"),
+  "x /CreationDate (D:19700101000000Z) y", "PDF date fixed, same length")
+
+-- A study directory: the hand-made summary and run records -------------------------------
+local exp = dir .. "/experiments"
+local src = assert(fs.read("tests/report/final_summary.json"), "fixture")
+fs.mkdir_p(exp .. "/final")
+check.write(exp .. "/final/summary.json", src)
+
+local VARIANTS = { "none", "layernorm", "rmsnorm" }
+local PPL = { none = { 7.4, 8.2, 9.0 }, layernorm = { 7.1, 7.7, 8.6 }, rmsnorm = { 7.2, 8.0 } }
+local LOSS = { none = { 2.0, 2.1, 2.2 }, layernorm = { 1.96, 2.04, 2.15 }, rmsnorm = { 1.98, 2.08 } }
+local PARAMS = { none = 1000, layernorm = 1064, rmsnorm = 1032 }
+for vi, v in ipairs(VARIANTS) do
+  for seed = 1, 3 do
+    local d = string.format("%s/final/%s/seed-%d", exp, v, seed)
+    fs.mkdir_p(d)
+    local diverged = v == "rmsnorm" and seed == 3
+    check.write(d .. "/config.json", json.pretty({ embed_norm = v, seed = seed, iters = 8,
+      n_layer = 1, lr = 0.0003 }))
+    local m = { diverged = diverged, params = PARAMS[v], steps = diverged and 5 or 8 }
+    if diverged then
+      m.diverged_step = 4
+    else
+      m.val_loss, m.val_ppl = LOSS[v][seed], PPL[v][seed]
+      m.val_acc = 0.39 + 0.01 * seed + 0.001 * (vi - 1)
+      m.acc_macro, m.ece, m.brier = 0.3 + 0.01 * seed, 0.02 + 0.001 * vi, 0.9 - 0.01 * seed
+      m.temp_opt, m.nll_temp_1, m.nll_temp_opt = 1.1, m.val_loss, m.val_loss - 0.01
+      m.final_grad_norm = 0.4 + 0.1 * seed
+      m.embed_norm = vi == 1 and 0.3 or 11.3
+      local count, conf, acc = {}, {}, {}
+      for k = 1, 15 do
+        count[k], conf[k], acc[k] = 0, json.null, json.null
+      end
+      count[2], conf[2], acc[2] = 100 * seed, 0.1, 0.12
+      count[5], conf[5], acc[5] = 50, 0.3, 0.25 + 0.01 * vi
+      m.reliability = { count = json.array(count), confidence = json.array(conf),
+        accuracy = json.array(acc) }
+      m.resid_norm = json.array({ 1.0 + vi, 2.0 + vi, 3.0 + seed })
+      local pos = {}
+      for p = 1, 8 do pos[p] = 2.5 - 0.05 * p + 0.01 * seed end
+      m.loss_by_position = json.array(pos)
+    end
+    check.write(d .. "/metrics.json", json.pretty(m))
+    local rows = { "step,lr,loss,grad_norm,embed_norm,d_val_loss,d_embed_norm_letter," ..
+      "d_embed_norm_digit,d_embed_norm_space" }
+    for step = 0, diverged and 4 or 7 do
+      local loss = string.format("%.9g", 4.2 - 0.1 * step + 0.01 * seed + 0.02 * (vi - 1))
+      if diverged and step == 4 then loss = "nan" end
+      local diag = (step % 4 == 3) and string.format("%.9g,%.9g,,%.9g", 3.0 - 0.1 * step,
+        0.3 + 0.01 * step, 0.5) or ",,,"
+      rows[#rows + 1] = string.format("%d,0.0003,%s,%.9g,%.9g,%s", step, loss, 1.0 / (step + 1),
+        0.3 + 0.001 * step, diag)
+    end
+    check.write(d .. "/log.csv", table.concat(rows, "\n") .. "\n")
+  end
+end
+
+-- The report ------------------------------------------------------------------------------
+local paper, data = dir .. "/paper", dir .. "/plots/data"
+fs.mkdir_p(paper .. "/tables")
+check.write(paper .. "/tables/stale.tex", "% a table of a study that no longer exists\n")
+local cmd = string.format("%s report --experiments %s --paper %s --plots-data %s", repro, exp,
+  paper, data)
+local code, _, err = check.run(cmd)
+t:eq(code, 0, "report exits 0: " .. err)
+t:ok(err:find("1 study (final)", 1, true), "report names the study: " .. err)
+t:ok(not fs.exists(paper .. "/tables/stale.tex"), "a stale generated table is removed")
+
+local function has_line(path, line)
+  local text = fs.read(path) or ""
+  for l in text:gmatch("[^\n]+") do
+    if l == line then return true end
+  end
+  io.stderr:write("---- ", path, "\n", text, "----\n")
+  return false
+end
+local T = paper .. "/tables/"
+
+-- The seeds' Table 1 layout: from the records (the summary lists neither PPL nor accuracy).
+t:ok(has_line(T .. "final_seeds.tex", "none & 3 & \\num{8.200} $\\pm$ \\num{0.800} & " ..
+  "\\num{0.4100} $\\pm$ \\num{0.0100} & \\num{0.600} $\\pm$ \\num{0.100} & " ..
+  "\\num{0.300} $\\pm$ \\num{0.000} \\\\"), "seeds table: none row")
+t:ok(has_line(T .. "final_seeds.tex", "RMSNorm & 3 (1 div.) & \\num{7.600} $\\pm$ \\num{0.566} & " ..
+  "\\num{0.4070} $\\pm$ \\num{0.0071} & \\num{0.550} $\\pm$ \\num{0.071} & " ..
+  "\\num{11.300} $\\pm$ \\num{0.000} \\\\"), "seeds table: a diverged run is left out and counted")
+
+-- The paired table.
+local P = T .. "final_paired.tex"
+t:ok(has_line(P, "Comparison & $\\Delta$ & 95\\,\\% CI & $d_z$ [CI] & $p_t$ & " ..
+  "$p_\\mathrm{sf}$ (floor \\num{0.250}) & $p_\\mathrm{Holm}$ & MDE & Verdict \\\\"),
+  "paired table: header with the common sign-flip floor")
+t:ok(has_line(P, "LayerNorm${}-{}$none & \\num{-0.0500} & [\\num{-0.0800}, \\num{-0.0200}] & " ..
+  "\\num{-2.50} [\\num{-4.10}, \\num{-0.60}] & \\num{0.0123} & \\num{0.250} & \\num{0.0246} & " ..
+  "\\num{0.0400} & better \\\\"), "paired table: a regular comparison")
+t:ok(has_line(P, "RMSNorm${}-{}$none$^{a}$ & \\num{-0.0200} & [\\num{-0.3000}, " ..
+  "\\num{0.2600}]$^{t}$ & \\num{-0.80} [\\num{-2.00}, \\num{1.50}] & \\num{0.450} & " ..
+  "\\num{0.500} (\\num{0.500}) & \\num{0.900} & \\num{0.5000} & inconclusive \\\\"),
+  "paired table: the t interval where BCa is undefined, its own floor, the reason marked")
+t:ok(has_line(P, "LayerNorm${}-{}$none$^{b}$ & \\num{0.0} & --- & --- & --- & \\num{1.00} & " ..
+  "\\num{1.00} & --- &  \\\\"), "paired table: a degenerate comparison shows dashes")
+t:ok(has_line(P, "LayerNorm${}-{}$RMSNorm$^{d}$ & --- & --- & --- & --- & --- & \\num{1.00} & " ..
+  "--- &  \\\\"), "paired table: a comparison with no pairs")
+t:ok(has_line(P, "$^{b}$\\,all 3 differences are equal (sd = 0): t, p\\_\\allowbreak{}t, " ..
+  "ci\\_\\allowbreak{}t, ci\\_\\allowbreak{}bca, d\\_\\allowbreak{}z, g\\_\\allowbreak{}z, " ..
+  "ci\\_\\allowbreak{}d\\_\\allowbreak{}z, ci\\_\\allowbreak{}g\\_\\allowbreak{}z and mde are " ..
+  "undefined.\\\\"), "paired table: the degenerate comparison's reason is printed")
+t:ok(has_line(P, "$^{e}$\\,$t$ interval: the BCa interval is undefined for these data."),
+  "paired table: the t-interval note")
+
+-- The calibration table and an absent study.
+t:ok(has_line(T .. "final_calibration.tex", "optimal temperature $T^*$ & \\num{1.100} $\\pm$ " ..
+  "\\num{0.000} & \\num{1.100} $\\pm$ \\num{0.000} & \\num{1.100} $\\pm$ \\num{0.000} \\\\"),
+  "calibration table row")
+t:ok(has_line(T .. "prelim_seeds.tex", "\\begin{center}\\emph{Not available: the prelim study " ..
+  "has not been run yet (there is no " .. tex.escape(exp .. "/prelim/summary.json") ..
+  ").}\\end{center}"), "an absent study's table says so")
+t:ok(has_line(T .. "studies.tex", "scale & \\multicolumn{6}{l}{\\emph{not run yet}} \\\\"),
+  "the studies table lists an absent study")
+
+-- numbers.tex.
+local N = paper .. "/numbers.tex"
+for _, line in ipairs({
+  "\\newcommand{\\FinalNSeeds}{3}",
+  "\\newcommand{\\FinalSeedList}{1--3}",
+  "\\newcommand{\\FinalNDiverged}{1}",
+  "\\newcommand{\\FinalNoneValPpl}{\\num{8.200}}",
+  "\\newcommand{\\FinalRmsnormParams}{\\num{1032}}",
+  "\\newcommand{\\FinalLayernormVsNoneVerdict}{better}",
+  "\\newcommand{\\FinalLayernormVsNonePrimaryDelta}{\\num{-0.0500}}",
+  "\\newcommand{\\FinalLayernormVsNonePrimaryCI}{[\\num{-0.0800}, \\num{-0.0200}]}",
+  "\\newcommand{\\FinalLayernormVsNoneValLossPHolm}{\\num{0.0246}}",
+  "\\newcommand{\\FinalLayernormVsNoneValLossRelChange}{\\num{-2.38}\\,\\%}",
+  "\\newcommand{\\FinalLayernormVsNonePplChange}{\\num{-4.88}\\,\\%}",
+  "\\newcommand{\\FinalLayernormVsNoneSpikesReason}{all 3 differences are equal (sd = 0): t, " ..
+    "p\\_\\allowbreak{}t, ci\\_\\allowbreak{}t, ci\\_\\allowbreak{}bca, d\\_\\allowbreak{}z, " ..
+    "g\\_\\allowbreak{}z, ci\\_\\allowbreak{}d\\_\\allowbreak{}z, ci\\_\\allowbreak{}g\\_\\allowbreak{}z " ..
+    "and mde are undefined}",
+  "\\newcommand{\\FinalLayernormVsNoneSentence}{With layernorm, val\\_\\allowbreak{}loss was " ..
+    "lower than with none by 0.05 on average (-2.38 \\% of none's mean); 95 \\% BCa interval " ..
+    "of the difference -0.08 to -0.02; Holm-adjusted p 0.0246; 3 seeds: better by the " ..
+    "pre-registered rule.}",
+  "\\expandafter\\def\\csname ReportHave@final\\endcsname{}",
+  "\\expandafter\\def\\csname ReportFig@final_loss\\endcsname{}",
+  "\\newcommand{\\ReportOverrides}{}",
+}) do
+  t:ok(has_line(N, line), "numbers.tex: " .. line)
+end
+
+-- Data files.
+t:ok(has_line(data .. "/final_loss.dat", "0 4.22 4.21 4.23 3"), "loss curve: mean, min, max, n")
+t:ok(has_line(data .. "/final_loss.dat", "4 3.855 3.85 3.86 2"),
+  "loss curve: the diverged run's nan step is left out")
+t:ok(has_line(data .. "/final_reliability.dat", "0.1 0.12 600"), "reliability bins pooled")
+t:ok(not fs.exists(data .. "/final_classnorm_digit.dat"), "a class without values has no file")
+
+-- Never nan or inf in anything generated.
+local function has_nonfinite(text)
+  text = text:lower()
+  return text:find("%f[%w]nan%f[%W]") ~= nil or text:find("%f[%w]%-?inf%f[%W]") ~= nil
+end
+local listing = fs.capture("find " .. fs.quote(paper) .. " " .. fs.quote(data) ..
+  " -type f \\( -name '*.tex' -o -name '*.dat' \\)") or ""
+local n_files, bad = 0, {}
+for p in listing:gmatch("[^\n]+") do
+  n_files = n_files + 1
+  if has_nonfinite(fs.read(p)) then bad[#bad + 1] = p end
+end
+t:ok(n_files > 20, "tables, numbers and data written: " .. n_files)
+t:eq(#bad, 0, "no nan or inf in the output: " .. table.concat(bad, ", "))
+
+-- Figures: every figure of the final study as PDF and PNG; the others are absent.
+for _, f in ipairs(plot.FIGURES) do
+  if f.study == "final" then
+    t:ok(fs.exists(paper .. "/figures/" .. f.name .. ".pdf") and
+      fs.exists(paper .. "/figures/png/" .. f.name .. ".png"), "figure rendered: " .. f.name)
+  elseif f.study then
+    t:ok(not fs.exists(paper .. "/figures/" .. f.name .. ".pdf"), "no figure: " .. f.name)
+  end
+end
+t:ok((fs.read(paper .. "/figures/final_loss.pdf") or ""):find("D:19700101000000", 1, true),
+  "figure PDF has the fixed date")
+
+-- A second run writes nothing.
+local function digest()
+  return fs.capture("cd " .. fs.quote(dir) .. " && find paper plots -type f | sort | " ..
+    "xargs sha256sum")
+end
+local before = digest()
+code, _, err = check.run(cmd)
+t:eq(code, 0, "second report exits 0")
+t:ok(err:find(": 0 files changed", 1, true), "second run changes no file: " .. err)
+t:eq(digest(), before, "second run: same bytes")
+
+-- The paper compiles against this output (only the final study present).
+local tmp_tex = paper .. "/main.tex"
+check.write(tmp_tex, assert(fs.read("paper/main.tex")))
+local latex = dir .. "/latex"
+code = check.run("cd " .. fs.quote(paper) .. " && SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 " ..
+  "latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet -outdir=" .. fs.quote(latex) ..
+  " main.tex")
+t:eq(code, 0, "paper compiles")
+local log = fs.read(latex .. "/main.log") or ""
+t:ok(not log:find("undefined", 1, true), "no undefined reference or control sequence")
+t:ok(not log:find("Overfull \\hbox", 1, true), "no overfull line")
+local _, text = check.run("pdftotext " .. fs.quote(latex .. "/main.pdf") .. " -")
+t:ok(not has_nonfinite(text or ""), "PDF text has no nan or inf")
+text = (text or ""):gsub("\u{2212}", "-"):gsub("%s+", "")
+for _, want in ipairs({ "8.200", "-0.0500", "0.0246", "better", "Notavailableyet:theprelimstudy",
+  "all3differencesareequal" }) do
+  t:ok(text:find(want, 1, true), "PDF text contains " .. want)
+end
+
+check.rmtree(dir)
+t:done()

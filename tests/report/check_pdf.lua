@@ -1,0 +1,73 @@
+-- Checks a generated paper against the summaries it came from; the last step of
+-- `make reproduce QUICK=1` (CI):
+--   bin/repro tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR
+-- For every study with a summary: its tables exist and hold numbers (not the sentence of
+-- an absent study), every figure it feeds exists as PDF and PNG, and the text of
+-- PAPER_DIR/main.pdf (pdftotext) contains, for each comparison on the primary metric,
+-- the mean difference and the Holm-adjusted p as the paired table prints them, and
+-- its verdict.  Nowhere "nan" or "inf".  Prints "check_pdf: N passed, N failed".
+local check = require "repro.check"
+local fs = require "repro.fs"
+local report = require "repro.report"
+local tex = require "repro.report_tex"
+local plot = require "repro.report_plot"
+
+local exp, paper = arg[1], arg[2]
+if not exp or not paper then
+  io.stderr:write("usage: bin/repro tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR\n")
+  os.exit(2)
+end
+local t = check.new("check_pdf")
+
+-- "\num{-0.0500}" -> "-0.0500", "$<$\,\num{0.001}" -> "<0.001": the text pdftotext gives
+-- once spaces are removed and the minus sign is ASCII.
+local function plain(s)
+  return (s:gsub("\\num{([^}]*)}", "%1"):gsub("%$<%$\\,", "<"):gsub("%s+", ""))
+end
+
+local pdf = paper .. "/main.pdf"
+t:ok(fs.exists(pdf), "the PDF exists: " .. pdf)
+local _, raw = check.run("pdftotext " .. fs.quote(pdf) .. " -")
+raw = raw or ""
+t:ok(#raw > 1000, "the PDF has text")
+local text = raw:gsub("\u{2212}", "-"):gsub("%s+", "")
+local lower = raw:lower()
+t:ok(not lower:find("%f[%w]nan%f[%W]") and not lower:find("%f[%w]%-?inf%f[%W]"),
+  "no nan or inf in the PDF text")
+
+local studies = report.load_all(exp)
+t:ok(#studies > 0, "there are study summaries under " .. exp)
+for _, s in ipairs(studies) do
+  local paired = fs.read(paper .. "/tables/" .. s.name .. "_paired.tex") or ""
+  t:ok(paired:find("\\num{", 1, true) and not paired:find("Not available", 1, true),
+    s.name .. ": paired table with numbers")
+  for _, f in ipairs(plot.FIGURES) do
+    if f.study == s.name then
+      t:ok(fs.exists(paper .. "/figures/" .. f.name .. ".pdf") and
+        fs.exists(paper .. "/figures/png/" .. f.name .. ".png"), "figure " .. f.name)
+    end
+  end
+  for _, c in ipairs(s:comparisons()) do
+    local ci = c.ci_bca or c.ci_t
+    local what = string.format("%s: %s vs %s", s.name, c.treatment, c.baseline)
+    if report.finite(c.mean) then
+      local d = plain(tex.num(c.mean, tex.diff_decimals(c.metric, c.mean, ci)))
+      t:ok(text:find(d, 1, true), what .. ": mean difference " .. d .. " in the PDF")
+    end
+    local p = plain(tex.p(c.p_holm))
+    t:ok(text:find(p, 1, true), what .. ": Holm-adjusted p " .. p .. " in the PDF")
+    local v = s:verdict(c)
+    if v then
+      t:ok(text:find(v.verdict:gsub("%s+", ""), 1, true), what .. ": verdict " .. v.verdict)
+    end
+  end
+end
+for _, name in ipairs(report.KNOWN) do
+  local present = false
+  for _, s in ipairs(studies) do present = present or s.name == name end
+  if not present then
+    t:ok(text:find(("the " .. name .. " study has not been run yet"):gsub("[%s_]+", ""), 1, true),
+      name .. ": absent, and the PDF says so")
+  end
+end
+t:done()
