@@ -5,7 +5,8 @@ load gpdir.'/common.gp'
 set xlabel 'step'
 set ylabel ylabel
 if (logy) { set logscale y }
-set key top right
+# More than three curves: the key goes beside the plot, where it hides no data.
+if (n > 3) { set key outside right top } else { set key top right }
 if (!exists("points")) points = 0
 plot for [i=0:n-1] data index i using 1:3:4 with filledcurves \
          fc rgb color(i) fs transparent solid 0.15 noborder notitle, \

@@ -421,7 +421,7 @@ function M.write_data(ctx, data_dir)
       if text then
         spec.script, spec.data = "curves", file(name, text)
         spec.vars = { n = #s.variants, colors = colors_of(s.variants),
-          dashes = dashes_of(s, s.variants), ylabel = "validation loss (nats)", logy = 0,
+          dashes = dashes_of(s, s.variants), ylabel = "validation loss (nats)", logy = 1,
           points = 1 }
       else
         spec.skip = "the run records have no periodic validation loss (d_val_loss)"

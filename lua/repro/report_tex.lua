@@ -601,6 +601,8 @@ end
 
 -- numbers.tex ---------------------------------------------------------------------------
 
+local config_text
+
 local FIELD_METRIC = {
   val_loss = "ValLoss", val_ppl = "ValPpl", val_acc = "ValAcc", acc_macro = "AccMacro",
   final_grad_norm = "GradNorm", embed_norm = "EmbedNorm", n_spikes = "Spikes",
@@ -625,6 +627,15 @@ local function ppl_change(s, treatment, baseline)
   end
   if n == 0 or b == 0 then return nil end
   return d / b
+end
+
+-- A config value as the study file would write it (integral numbers without ".0").
+config_text = function(v)
+  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+    return string.format("%d", v)
+  end
+  if type(v) == "number" then return string.format("%.10g", v) end
+  return tostring(v)
 end
 
 local function plain_sentence(text)
@@ -668,24 +679,33 @@ function M.numbers(ctx)
     end
   end
 
-  -- A note on the first page when any study ran with command-line overrides (QUICK).
-  local quick = {}
+  -- A note on the first page when any study ran with command-line overrides (QUICK):
+  -- the studies grouped by their overrides.
+  local groups, order = {}, {}
   for _, s in ipairs(ctx.studies) do
-    if s.summary.command_line_overrides then
+    local o = s.summary.command_line_overrides
+    if o then
       local keys = {}
-      for k in pairs(s.summary.command_line_overrides) do keys[#keys + 1] = k end
+      for k in pairs(o) do keys[#keys + 1] = k end
       table.sort(keys)
       local kv = {}
-      for _, k in ipairs(keys) do
-        kv[#kv + 1] = k .. "=" .. tostring(s.summary.command_line_overrides[k])
+      for _, k in ipairs(keys) do kv[#kv + 1] = k .. "=" .. config_text(o[k]) end
+      local key = table.concat(kv, ", ")
+      if not groups[key] then
+        groups[key] = {}
+        order[#order + 1] = key
       end
-      quick[#quick + 1] = s.name .. " (" .. table.concat(kv, ", ") .. ")"
+      table.insert(groups[key], s.name)
     end
+  end
+  local quick = {}
+  for _, key in ipairs(order) do
+    quick[#quick + 1] = table.concat(groups[key], ", ") .. " with " .. key
   end
   def("ReportOverrides", #quick == 0 and "" or ("\\emph{" .. M.escape(
     "These results come from studies run with command-line overrides of their configs, " ..
     "not the pre-registered protocol: " .. table.concat(quick, "; ") ..
-    ". They test the pipeline, not the hypothesis.") .. "}"))
+    ". They test the pipeline, not the hypothesis.") .. "}\\par\\medskip"))
 
   for _, s in ipairs(ctx.studies) do
     local S = M.macro(s.name)
@@ -700,6 +720,8 @@ function M.numbers(ctx)
     def(S .. "NSeeds", string.format("%d", #s.seeds))
     def(S .. "SeedList", M.seed_list(s.seeds))
     def(S .. "NVariants", string.format("%d", #s.variants))
+    local iters = s.variants[1] and s:config_value(s.variants[1].name, "iters")
+    def(S .. "Iters", iters and config_text(iters) or DASH)
     def(S .. "NRuns", string.format("%d", n_runs))
     def(S .. "NDiverged", string.format("%d", n_div))
     def(S .. "Primary", s.primary and (M.METRIC[s.primary] and M.METRIC[s.primary].short or
