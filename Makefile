@@ -94,10 +94,12 @@ bench: $(REPRO)
 # never runs two at once.  Paths are relative: the generated files name them.
 QUICK ?=
 JOBS ?=
-QUICK_SET := n_layer=1,d_model=32,n_head=2,context=32,batch=4,iters=20,warmup=2,diag_every=5,diag_windows=4
+QUICK_MODEL := n_layer=1,d_model=32,n_head=2,context=32,batch=4
+QUICK_SET := $(QUICK_MODEL),iters=20,warmup=2,diag_every=5,diag_windows=4
 STUDY_ORDER := prelim final instability scale init_scale
 STUDY_NAMES := $(basename $(notdir $(wildcard lua/experiments/*.lua)))
-STUDIES := $(filter $(STUDY_NAMES),$(STUDY_ORDER)) $(sort $(filter-out $(STUDY_ORDER),$(STUDY_NAMES)))
+STUDIES := $(filter $(STUDY_NAMES),$(STUDY_ORDER)) \
+	$(sort $(filter-out $(STUDY_ORDER),$(STUDY_NAMES)))
 ifeq ($(QUICK),1)
 EXPERIMENTS := $(BUILD)/quick/experiments
 PAPER_DIR := $(BUILD)/quick/paper
@@ -132,11 +134,13 @@ ifneq ($(PAPER_DIR),paper)
 endif
 	@mkdir -p $(LATEX_DIR)
 	@cd $(PAPER_DIR) && $(LATEXMK) -outdir=$(abspath $(LATEX_DIR)) main.tex >/dev/null || \
-	    { tail -n 40 $(abspath $(LATEX_DIR))/main.log >&2; echo "paper: pdflatex failed (log: $(LATEX_DIR)/main.log)" >&2; exit 1; }
+	    { tail -n 40 $(abspath $(LATEX_DIR))/main.log >&2; \
+	      echo "paper: pdflatex failed (log: $(LATEX_DIR)/main.log)" >&2; exit 1; }
 	@if grep -nE 'undefined|Overfull \\hbox' $(LATEX_DIR)/main.log >&2; then \
 	    echo "paper: undefined references or overfull lines (above; log: $(LATEX_DIR)/main.log)" >&2; \
 	    exit 1; fi
-	@cmp -s $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf || cp $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf
+	@cmp -s $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf || \
+	    cp $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf
 	@echo "paper: $(PAPER_DIR)/main.pdf" >&2
 
 # Never deletes run records: the QUICK records in $(BUILD)/quick/experiments stay too.
@@ -145,8 +149,9 @@ clean:
 	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name quick -exec rm -rf {} +; fi
 
 clean-runs:
-	@echo "clean-runs: deleting every run record and study summary: $(wildcard experiments/*/)" \
-	    "$(BUILD)/quick/experiments (the committed ones come back with: git checkout -- experiments)" >&2
+	@echo "clean-runs: deleting every run record and study summary:" \
+	    "$(wildcard experiments/*/) $(BUILD)/quick/experiments" \
+	    "(the committed ones come back with: git checkout -- experiments)" >&2
 	rm -rf $(wildcard experiments/*/) $(BUILD)/quick/experiments
 
 -include $(CORE_OBJ:.o=.d) $(LUA_OBJ:.o=.d)

@@ -7,7 +7,7 @@ set logscale y
 nc = words(classes)
 rows = int((nc + 1) / 2)
 set multiplot layout rows, 2 margins 0.1, 0.97, 0.12, 0.93 spacing 0.09, 0.14
-set key top left
+set key center right
 do for [c=1:nc] {
     f = data.'_'.word(classes, c).'.dat'
     set title word(classes, c) offset 0, -0.6

@@ -19,27 +19,6 @@ local finite = report.finite
 local NORM_COLOR = { none = "#000000", layernorm = "#0072B2", rmsnorm = "#D55E00" }
 local SPARE_COLORS = { "#009E73", "#CC79A7", "#E69F00", "#56B4E9" }
 
--- Every figure the paper knows, in order: name, the study it needs (or a primary
--- metric for the forest plots) and what it shows.
-M.FIGURES = {
-  { name = "prelim_loss", study = "prelim" },
-  { name = "final_loss", study = "final" },
-  { name = "prelim_valend", study = "prelim" },
-  { name = "final_valend", study = "final" },
-  { name = "final_gradnorm", study = "final" },
-  { name = "final_embednorm", study = "final" },
-  { name = "forest_val_loss", metric = "val_loss" },
-  { name = "instability_loss", study = "instability" },
-  { name = "instability_divergence", study = "instability" },
-  { name = "forest_n_spikes", metric = "n_spikes" },
-  { name = "scale_effect", study = "scale" },
-  { name = "init_scale_valcurves", study = "init_scale" },
-  { name = "final_reliability", study = "final" },
-  { name = "final_classnorm", study = "final" },
-  { name = "final_resid", study = "final" },
-  { name = "final_position", study = "final" },
-}
-
 local function g(x)
   if not finite(x) then return nil end
   local s = string.format("%.6g", x)
@@ -123,9 +102,9 @@ local function curve_block(s, v, column)
   return table.concat(rows, "\n")
 end
 
-local function curves(s, column, variants)
+local function curves(s, column)
   local list = {}
-  for _, v in ipairs(variants or s.variants) do
+  for _, v in ipairs(s.variants) do
     local b = curve_block(s, v, column)
     if not b then return nil end
     list[#list + 1] = b
@@ -334,134 +313,141 @@ local function array_metric(s, key)
   return blocks(out)
 end
 
+
+-- Builders: (study or studies, data file writer, figure entry) -> spec fields
+-- {script, data, vars, height}, or nil and the reason the figure cannot be drawn.
+local function training_curve(column, ylabel, logy)
+  return function(s, file, f)
+    local text = curves(s, column)
+    if not text then return nil, "the run records have no " .. column .. " column" end
+    return { script = "curves", data = file(f.name, text), vars = { n = #s.variants,
+      colors = colors_of(s.variants), dashes = dashes_of(s, s.variants), ylabel = ylabel,
+      logy = logy and 1 or 0, points = column:match("^d_") and 1 or 0 } }
+  end
+end
+
+local function valend_figure(s, file, f)
+  local points, means = valend(s)
+  return { script = "valend", data = file(f.name, points), vars = {
+    means = file(f.name .. "_mean", means), n = #s.variants, colors = colors_of(s.variants) } }
+end
+
+local function forest_figure(studies, file, f)
+  local text, rows, width = forest(studies, f.metric)
+  if not text then
+    return nil, "no study with primary metric " .. f.metric .. " has been run yet"
+  end
+  local spec = require("repro.report_tex").METRIC[f.metric]
+  local label = spec and spec.label:gsub("\\ ", " "):gsub("%$", "") or f.metric
+  -- The left margin (in characters) fits the longest label.
+  return { script = "forest", data = file(f.name, text), vars = { rows = rows,
+    lmargin = width + 2, xlabel = "difference treatment - baseline in " .. label } }
+end
+
+local function divergence_figure(s, file, f)
+  local text, colors, n = divergence(s)
+  return { script = "divergence", data = file(f.name, text), vars = { n = n, colors = colors } }
+end
+
+local function effect_figure(s, file, f)
+  local text, colors, n = effect_by_size(s)
+  if not text then return nil, "the study has no within-setting comparison against none" end
+  return { script = "effect", data = file(f.name, text), vars = { n = n, colors = colors,
+    min_effect = s.analysis.min_effect or 0,
+    ylabel = "difference in " .. (s.primary or "?"):gsub("_", " ") .. " vs none" } }
+end
+
+local function reliability_figure(s, file, f)
+  local text = reliability(s)
+  if not text then return nil, "the run records have no reliability bins" end
+  return { script = "reliability", data = file(f.name, text), vars = { n = #s.variants,
+    colors = colors_of(s.variants) } }
+end
+
 local CLASSES = { "letter", "digit", "punct", "space" }
 
+-- One panel per character class that has values; the script reads <data>_<class>.dat.
+local function classnorm_figure(s, file, f)
+  local present = {}
+  for _, cls in ipairs(CLASSES) do
+    local text = curves(s, "d_embed_norm_" .. cls)
+    if text then
+      file(f.name .. "_" .. cls, text)
+      present[#present + 1] = cls
+    end
+  end
+  if #present == 0 then
+    return nil, "the run records have no per-class embedding norms (d_embed_norm_<class>)"
+  end
+  return { script = "classnorm", data = file(f.name):sub(1, -5),
+    vars = { classes = table.concat(present, " "), n = #s.variants,
+      colors = colors_of(s.variants) }, height = 1.9 * math.ceil(#present / 2) + 0.4 }
+end
+
+local function array_figure(key, script)
+  return function(s, file, f)
+    local text = array_metric(s, key)
+    if not text then return nil, "the run records have no " .. key end
+    return { script = script, data = file(f.name, text), vars = { n = #s.variants,
+      colors = colors_of(s.variants) } }
+  end
+end
+
+local LOSS = "training loss (nats)"
+
+-- Every figure the paper knows, in the paper's order: the study it draws (or, for the
+-- forest plots, the primary metric whose comparisons it gathers from every study).
+M.FIGURES = {
+  { name = "prelim_loss", study = "prelim", build = training_curve("loss", LOSS) },
+  { name = "final_loss", study = "final", build = training_curve("loss", LOSS) },
+  { name = "prelim_valend", study = "prelim", build = valend_figure },
+  { name = "final_valend", study = "final", build = valend_figure },
+  { name = "final_gradnorm", study = "final",
+    build = training_curve("grad_norm", "gradient norm before clipping", true) },
+  { name = "final_embednorm", study = "final",
+    build = training_curve("embed_norm", "embedding norm (mean over positions)", true) },
+  { name = "forest_val_loss", metric = "val_loss", build = forest_figure },
+  { name = "instability_loss", study = "instability",
+    build = training_curve("loss", LOSS, true) },
+  { name = "instability_divergence", study = "instability", build = divergence_figure },
+  { name = "forest_n_spikes", metric = "n_spikes", build = forest_figure },
+  { name = "scale_effect", study = "scale", build = effect_figure },
+  { name = "init_scale_valcurves", study = "init_scale",
+    build = training_curve("d_val_loss", "validation loss (nats)", true) },
+  { name = "final_reliability", study = "final", build = reliability_figure },
+  { name = "final_classnorm", study = "final", build = classnorm_figure },
+  { name = "final_resid", study = "final", build = array_figure("resid_norm", "resid") },
+  { name = "final_position", study = "final",
+    build = array_figure("loss_by_position", "position") },
+}
+
 -- Writes the data files into data_dir (through ctx.out) and returns the figure specs:
--- {name, script, data, vars, skip}.
+-- {name, script, data, vars, height} or {name, skip = reason}.
 function M.write_data(ctx, data_dir)
-  local by = ctx.by_name
-  local specs = {}
+  -- Writes data_dir/<name>.dat (when given text) and returns its path.
   local function file(name, text)
     local path = data_dir .. "/" .. name .. ".dat"
-    ctx.out:write(path, text)
+    if text then ctx.out:write(path, text) end
     return path
   end
-  local function skip_for(study, needs_records)
-    local s = by[study]
-    if not s then
-      return require("repro.report_tex").absent_reason(ctx, study)
-    end
-    if needs_records and not s:has_records() then
-      return "the run records of the " .. study .. " study are missing"
-    end
-    return nil
-  end
-  local function add(spec) specs[#specs + 1] = spec end
-
+  local specs = {}
   for _, f in ipairs(M.FIGURES) do
-    local name = f.name
-    local s = f.study and by[f.study]
-    local skip = f.study and skip_for(f.study, true)
-    local spec = { name = name }
-    if skip then
-      spec.skip = skip
-    elseif name:match("_loss$") and s then
-      local text = curves(s, "loss")
-      if text then
-        spec.script, spec.data = "curves", file(name, text)
-        spec.vars = { n = #s.variants, colors = colors_of(s.variants),
-          dashes = dashes_of(s, s.variants), ylabel = "training loss (nats)",
-          logy = f.study == "instability" and 1 or 0 }
+    local spec, skip
+    if f.metric then
+      spec, skip = f.build(ctx.studies, file, f)
+    else
+      local s = ctx.by_name[f.study]
+      if not s then
+        skip = require("repro.report_tex").absent_reason(ctx, f.study)
+      elseif not s:has_records() then
+        skip = "the run records of the " .. f.study .. " study are missing"
       else
-        spec.skip = "the run records have no loss column"
-      end
-    elseif name == "final_gradnorm" or name == "final_embednorm" then
-      local column = name == "final_gradnorm" and "grad_norm" or "embed_norm"
-      local text = curves(s, column)
-      if text then
-        spec.script, spec.data = "curves", file(name, text)
-        spec.vars = { n = #s.variants, colors = colors_of(s.variants),
-          dashes = dashes_of(s, s.variants), logy = 1,
-          ylabel = column == "grad_norm" and "gradient norm before clipping" or
-            "embedding norm (mean over positions)" }
-      else
-        spec.skip = "the run records have no " .. column .. " column"
-      end
-    elseif name:match("_valend$") then
-      local points, means = valend(s)
-      spec.script, spec.data = "valend", file(name, points)
-      spec.vars = { means = file(name .. "_mean", means), n = #s.variants,
-        colors = colors_of(s.variants) }
-    elseif name:match("^forest_") then
-      local text, rows, width = forest(ctx.studies, f.metric)
-      if text then
-        local spec_metric = require("repro.report_tex").METRIC[f.metric]
-        spec.script, spec.data = "forest", file(name, text)
-        -- The left margin (in characters) fits the longest label.
-        spec.vars = { rows = rows, lmargin = width + 2, xlabel = "difference treatment - baseline in " ..
-          (spec_metric and spec_metric.label:gsub("\\ ", " "):gsub("%$", "") or f.metric) }
-      else
-        spec.skip = "no study with primary metric " .. f.metric .. " has been run yet"
-      end
-    elseif name == "instability_divergence" then
-      local text, colors, n = divergence(s)
-      spec.script, spec.data = "divergence", file(name, text)
-      spec.vars = { n = n, colors = colors }
-    elseif name == "scale_effect" then
-      local text, colors, n = effect_by_size(s)
-      if text then
-        spec.script, spec.data = "effect", file(name, text)
-        spec.vars = { n = n, colors = colors, min_effect = s.analysis.min_effect or 0,
-          ylabel = "difference in " .. (s.primary or "?"):gsub("_", " ") .. " vs none" }
-      else
-        spec.skip = "the scale study has no within-size comparison against none"
-      end
-    elseif name == "init_scale_valcurves" then
-      local text = curves(s, "d_val_loss")
-      if text then
-        spec.script, spec.data = "curves", file(name, text)
-        spec.vars = { n = #s.variants, colors = colors_of(s.variants),
-          dashes = dashes_of(s, s.variants), ylabel = "validation loss (nats)", logy = 1,
-          points = 1 }
-      else
-        spec.skip = "the run records have no periodic validation loss (d_val_loss)"
-      end
-    elseif name == "final_reliability" then
-      local text = reliability(s)
-      if text then
-        spec.script, spec.data = "reliability", file(name, text)
-        spec.vars = { n = #s.variants, colors = colors_of(s.variants) }
-      else
-        spec.skip = "the run records have no reliability bins"
-      end
-    elseif name == "final_classnorm" then
-      local present = {}
-      for _, cls in ipairs(CLASSES) do
-        local text = curves(s, "d_embed_norm_" .. cls)
-        if text then
-          file(name .. "_" .. cls, text)
-          present[#present + 1] = cls
-        end
-      end
-      if #present > 0 then
-        spec.script, spec.data = "classnorm", data_dir .. "/" .. name
-        spec.vars = { classes = table.concat(present, " "), n = #s.variants,
-          colors = colors_of(s.variants) }
-        spec.height = 1.9 * math.ceil(#present / 2) + 0.4
-      else
-        spec.skip = "the run records have no per-class embedding norms (d_embed_norm_<class>)"
-      end
-    elseif name == "final_resid" or name == "final_position" then
-      local key = name == "final_resid" and "resid_norm" or "loss_by_position"
-      local text = array_metric(s, key)
-      if text then
-        spec.script, spec.data = name == "final_resid" and "resid" or "position", file(name, text)
-        spec.vars = { n = #s.variants, colors = colors_of(s.variants) }
-      else
-        spec.skip = "the run records have no " .. key
+        spec, skip = f.build(s, file, f)
       end
     end
-    add(spec)
+    spec = spec or { skip = skip }
+    spec.name = f.name
+    specs[#specs + 1] = spec
   end
   return specs
 end

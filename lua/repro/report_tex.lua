@@ -351,7 +351,8 @@ function M.paired_table(s)
     end
   end
   local body = {
-    "\\ReportFit{\\begin{tabular}{@{}lrllllrr>{\\raggedright\\arraybackslash}p{1.9cm}@{}}", "\\toprule",
+    "\\ReportFit{\\begin{tabular}{@{}lrllllrr>{\\raggedright\\arraybackslash}p{1.9cm}@{}}",
+    "\\toprule",
     string.format("Comparison & $\\Delta$ & %s CI & $d_z$ [CI] & $p_t$ & $p_\\mathrm{sf}$%s " ..
       "& $p_\\mathrm{Holm}$ & MDE & Verdict \\\\", level(s),
       common and (" (floor " .. M.p(common) .. ")") or ""),
@@ -507,7 +508,8 @@ local CALIBRATION = { "ece", "brier", "temp_opt", "nll_temp_1", "nll_temp_opt", 
 -- per variant, mean ± sd over the runs that did not diverge.
 function M.calibration_table(s)
   local vs = norm_order(s)
-  local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("c", #vs) .. "@{}}", "\\toprule" }
+  local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("c", #vs) .. "@{}}",
+    "\\toprule" }
   local head = { "Instrument" }
   for _, v in ipairs(vs) do head[#head + 1] = M.escape(v.label) end
   body[#body + 1] = table.concat(head, " & ") .. " \\\\"
@@ -667,7 +669,11 @@ function M.numbers(ctx)
     if not known then names[#names + 1] = s.name end
   end
   for _, n in ipairs(names) do
-    if ctx.by_name[n] then cs("ReportHave", n, "") else cs("ReportAbsent", n, absent_text(ctx, n)) end
+    if ctx.by_name[n] then
+      cs("ReportHave", n, "")
+    else
+      cs("ReportAbsent", n, absent_text(ctx, n))
+    end
   end
   for _, f in ipairs(ctx.figures or {}) do
     if f.skip then
