@@ -27,6 +27,10 @@ return {
   analysis = {
     baseline = "none",
     metrics = { "val_loss", "val_ppl", "val_acc", "ece", "n_spikes" },
+    -- the other instruments, compared the same way but outside the Holm family
+    -- (exploratory: unadjusted p, no verdict)
+    secondary = { "brier", "acc_macro", "temp_opt", "nll_temp_opt", "logit_norm", "max_logit",
+      "embed_norm", "cos_first", "cos_final", "final_grad_norm" },
     primary = "val_loss",
     better = "lower",
     min_effect = 0.02,

@@ -272,7 +272,27 @@ function M.summarize(s, runs)
     end
   end
 
-  -- Per variant.
+  -- Per variant: descriptive statistics of every metric the records carry (so the
+  -- instruments reach the summary), the analysed ones always.
+  local secondary = an.secondary or {}
+  local analysed = {}
+  for _, m in ipairs(an.metrics) do analysed[m] = true end
+  for _, m in ipairs(secondary) do analysed[m] = true end
+  local described, seen_metric = {}, {}
+  for _, r in pairs(runs) do
+    for _, run in pairs(r) do
+      for name in pairs(run.values) do
+        if not seen_metric[name] then
+          seen_metric[name] = true
+          described[#described + 1] = name
+        end
+      end
+    end
+  end
+  for m in pairs(analysed) do
+    if not seen_metric[m] then described[#described + 1] = m end
+  end
+  table.sort(described)
   local per_variant = {}
   for _, v in ipairs(s.variants) do
     local div_seeds = {}
@@ -283,22 +303,28 @@ function M.summarize(s, runs)
         note("%s/seed-%d: record copied from %s (byte-identical config.json), not retrained",
           v.name, seed, r.copied_from)
       end
-      if not r.diverged and #r.missing > 0 then
+      local missing = {}
+      for _, name in ipairs(r.missing) do
+        if analysed[name] then missing[#missing + 1] = name end
+      end
+      if not r.diverged and #missing > 0 then
         note("%s/seed-%d: no value for %s in its record", v.name, seed,
-          table.concat(r.missing, ", "))
+          table.concat(missing, ", "))
       end
     end
     local metrics = {}
-    for _, m in ipairs(an.metrics) do
+    for _, m in ipairs(described) do
       local values, finite_values = arr({}), {}
       for i, seed in ipairs(s.seeds) do
         local x = runs[v.name][seed].values[m]
         values[i] = x == nil and json.null or x
         if x ~= nil then finite_values[#finite_values + 1] = x end
       end
-      local sm = stats.summary(finite_values)
-      metrics[m] = { n = sm.n, mean = sm.mean, sd = sm.sd, min = sm.min, max = sm.max,
-        median = sm.median, values = values, seeds = arr({ table.unpack(s.seeds) }) }
+      if #finite_values > 0 or analysed[m] then
+        local sm = stats.summary(finite_values)
+        metrics[m] = { n = sm.n, mean = sm.mean, sd = sm.sd, min = sm.min, max = sm.max,
+          median = sm.median, values = values, seeds = arr({ table.unpack(s.seeds) }) }
+      end
     end
     per_variant[v.name] = { n_runs = #s.seeds, n_diverged = #div_seeds,
       diverged_seeds = arr(div_seeds), metrics = metrics }
@@ -382,6 +408,23 @@ function M.summarize(s, runs)
     local adjusted, reject = stats.holm(ps, an.alpha)
     for i, e in ipairs(tests) do e.p_holm, e.reject_holm = adjusted[i], reject[i] end
   end
+  -- Secondary metrics: the same paired statistics, reported outside the Holm family
+  -- (exploratory: their p values are unadjusted and no verdict is drawn from them).
+  local secondary_comparisons = {}
+  for _, pair in ipairs(an.comparisons) do
+    for _, m in ipairs(secondary) do
+      local seeds, a, b = pairs_of(pair[1], pair[2], m)
+      local r = stats.paired(a, b, paired_opts(an, #a))
+      local e = { treatment = pair[1], baseline = pair[2], metric = m, exploratory = true }
+      paired_fields(e, r)
+      e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
+      local base_mean = #a > 0 and stats.summary(a).mean or nil
+      if e.mean and base_mean and base_mean ~= 0 then e.relative_change = e.mean / base_mean end
+      secondary_comparisons[#secondary_comparisons + 1] = e
+    end
+  end
+  if #secondary > 0 then an_out.secondary = arr({ table.unpack(secondary) }) end
+
   local labels = {}
   for _, c in ipairs(an.comparisons) do labels[#labels + 1] = c[1] .. " vs " .. c[2] end
   for _, it in ipairs(an.interactions) do labels[#labels + 1] = "interaction " .. it.name end
@@ -417,6 +460,9 @@ function M.summarize(s, runs)
     comparisons = arr(comparisons), interactions = arr(interactions),
     verdicts = arr(verdicts), notes = arr(notes), definitions = json.object(definitions),
   }
+  if #secondary_comparisons > 0 then
+    out.secondary_comparisons = arr(secondary_comparisons)
+  end
   if s.set then
     out.command_line_overrides = json.object(s.set)
     table.insert(notes, 1, "every run was changed from the study file by --set " ..

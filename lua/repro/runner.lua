@@ -501,7 +501,7 @@ function M.main(args)
     local rdir = dir .. "/" .. r.rel
     records[r.variant] = records[r.variant] or {}
     if record.status(rdir, r.cfg) == "done" then
-      records[r.variant][r.seed] = assert(analysis.read_run(rdir, s.analysis.metrics))
+      records[r.variant][r.seed] = assert(analysis.read_run(rdir, study.metric_names()))
     else
       missing[#missing + 1] = r.label
     end

@@ -9,7 +9,8 @@
 --   analysis               the pre-registered analysis (lua/repro/analysis.lua):
 --                          baseline, metrics, primary, better, min_effect, alpha,
 --                          correction ("holm"), resamples, and optionally comparisons,
---                          interactions, bootstrap ("exact" | "monte-carlo")
+--                          interactions, bootstrap ("exact" | "monte-carlo"), secondary
+--                          (metrics compared outside the Holm family, exploratory)
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --
@@ -35,7 +36,7 @@ M.ENGINE_METRICS = require("engine").metric_names()
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
   "checkpoint_every", "jobs" }
 local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
-  "correction", "resamples", "comparisons", "interactions", "bootstrap" }
+  "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples" }
 -- Keys a study may not set: the runner owns them.
@@ -264,6 +265,28 @@ local function check_analysis(P, a, variants, variant_names)
     end
   end
   out.metrics = metrics
+  -- Secondary metrics: compared like the others but outside the Holm family (exploratory).
+  local secondary = {}
+  if a.secondary ~= nil then
+    if not is_list(a.secondary) then
+      P.add("analysis.secondary", "expected a list of metric names")
+    else
+      local seen = set_of(metrics)
+      for i, m in ipairs(a.secondary) do
+        local path = "analysis.secondary[" .. i .. "]"
+        if type(m) ~= "string" or not known[m] then
+          P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
+            suggest(tostring(m), M.metric_names()), tostring(m))
+        elseif seen[m] then
+          P.add(path, "metric '" .. m .. "' is already listed in analysis.metrics or here", m)
+        else
+          seen[m] = true
+          secondary[#secondary + 1] = m
+        end
+      end
+    end
+  end
+  out.secondary = secondary
   if a.primary ~= nil then
     if type(a.primary) ~= "string" or not set_of(metrics)[a.primary] then
       P.add("analysis.primary", "'" .. tostring(a.primary) ..

@@ -128,5 +128,24 @@ for _, e in ipairs(sum.verdicts) do
 end
 t:ok(not text:find("nan", 1, true) and not text:find("inf", 1, true), "no non-finite numbers")
 
+-- secondary metrics: compared outside the Holm family; every metric described per variant
+s.analysis.secondary = { "brier" }
+for name, list in pairs(runs) do
+  for i, r in ipairs(list) do
+    if not r.diverged then r.values.brier = 0.9 + 0.01 * i + (name == "none" and 0.001 * i * i or 0) end
+    r.values.cos_first = 0.1 * i
+  end
+end
+local sum2 = analysis.summarize(s, runs)
+t:eq(#sum2.comparisons, 9, "secondary metrics do not enter the Holm family")
+t:ok(sum2.analysis.family:find("12 tests", 1, true), "the family is unchanged")
+t:eq(#sum2.secondary_comparisons, 3, "one secondary comparison per pair")
+local sc = sum2.secondary_comparisons[1]
+t:ok(sc.exploratory == true and sc.p_t and sc.ci_bca and sc.p_holm == nil,
+  "secondary: paired statistics, marked exploratory, no Holm p")
+t:eq(sum2.analysis.secondary[1], "brier", "the summary lists the secondary metrics")
+t:ok(sum2.per_variant.none.metrics.cos_first and sum2.per_variant.none.metrics.cos_first.n == 4,
+  "a metric outside every list is still described per variant")
+
 check.rmtree(dir)
 t:done()

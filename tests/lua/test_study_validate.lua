@@ -77,6 +77,10 @@ run_case("bad_baseline", function(l) l[11] = l[11]:gsub('baseline = "none"', 'ba
   { "bad_baseline.lua:11: analysis.baseline: unknown variant 'nnoe' (did you mean 'none'?)" })
 run_case("bad_metric", function(l) l[11] = l[11]:gsub('"n_spikes"', '"n_spkies"') end,
   { "bad_metric.lua:11: analysis.metrics[2]: unknown metric 'n_spkies' (did you mean 'n_spikes'?)" })
+run_case("bad_secondary", function(l)
+  l[12] = l[12]:gsub('primary = "val_loss",', 'primary = "val_loss", secondary = { "breir", "val_loss" },')
+end, { "analysis.secondary[1]: unknown metric 'breir' (did you mean 'brier'?)",
+  "analysis.secondary[2]: metric 'val_loss' is already listed" })
 run_case("bad_primary", function(l) l[12] = l[12]:gsub('"val_loss"', '"val_acc"') end,
   { "analysis.primary: 'val_acc' is not one of analysis.metrics" })
 run_case("bad_comparison", function(l)
