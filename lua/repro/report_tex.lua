@@ -235,9 +235,12 @@ local function new_notes()
 end
 
 -- Why a study has nothing to show (plain text).
+-- The experiments root is named by its last component only: an absolute path (a
+-- temporary directory, say) says nothing to a reader and may not fit a line.
 function M.absent_reason(ctx, name)
+  local root = tostring(ctx.experiments):gsub("/+$", ""):match("([^/]+)$") or "experiments"
   return string.format("the %s study has not been run yet (there is no %s/%s/summary.json)",
-    name, ctx.experiments, name)
+    name, root, name)
 end
 
 local function absent_text(ctx, name)
