@@ -244,49 +244,37 @@ local function check_analysis(P, a, variants, variant_names)
     end
   end
   local known = set_of(M.metric_names())
-  local metrics = {}
-  if a.metrics ~= nil then
-    if not is_list(a.metrics) or #a.metrics == 0 then
-      P.add("analysis.metrics", "expected a non-empty list of metric names")
-    else
-      local seen = {}
-      for i, m in ipairs(a.metrics) do
-        local path = "analysis.metrics[" .. i .. "]"
-        if type(m) ~= "string" or not known[m] then
-          P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
-            suggest(tostring(m), M.metric_names()), tostring(m))
-        elseif seen[m] then
-          P.add(path, "metric '" .. m .. "' is listed twice", m, 2)
-        else
-          seen[m] = true
-          metrics[#metrics + 1] = m
-        end
+  -- A list of metric names at analysis.<field>; `seen` holds names already taken
+  -- (a repeat is an error), and is updated.
+  local function metric_list(field, nonempty, seen, twice)
+    local list = {}
+    local value = a[field]
+    if value == nil then return list end
+    if not is_list(value) or (nonempty and #value == 0) then
+      P.add("analysis." .. field, "expected a " .. (nonempty and "non-empty " or "") ..
+        "list of metric names")
+      return list
+    end
+    for i, m in ipairs(value) do
+      local path = "analysis." .. field .. "[" .. i .. "]"
+      if type(m) ~= "string" or not known[m] then
+        P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
+          suggest(tostring(m), M.metric_names()), tostring(m))
+      elseif seen[m] then
+        P.add(path, "metric '" .. m .. "' " .. twice, m, 2)
+      else
+        seen[m] = true
+        list[#list + 1] = m
       end
     end
+    return list
   end
+  local seen_metrics = {}
+  local metrics = metric_list("metrics", true, seen_metrics, "is listed twice")
   out.metrics = metrics
   -- Secondary metrics: compared like the others but outside the Holm family (exploratory).
-  local secondary = {}
-  if a.secondary ~= nil then
-    if not is_list(a.secondary) then
-      P.add("analysis.secondary", "expected a list of metric names")
-    else
-      local seen = set_of(metrics)
-      for i, m in ipairs(a.secondary) do
-        local path = "analysis.secondary[" .. i .. "]"
-        if type(m) ~= "string" or not known[m] then
-          P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
-            suggest(tostring(m), M.metric_names()), tostring(m))
-        elseif seen[m] then
-          P.add(path, "metric '" .. m .. "' is already listed in analysis.metrics or here", m)
-        else
-          seen[m] = true
-          secondary[#secondary + 1] = m
-        end
-      end
-    end
-  end
-  out.secondary = secondary
+  out.secondary = metric_list("secondary", false, seen_metrics,
+    "is already listed in analysis.metrics or analysis.secondary")
   if a.primary ~= nil then
     if type(a.primary) ~= "string" or not set_of(metrics)[a.primary] then
       P.add("analysis.primary", "'" .. tostring(a.primary) ..
