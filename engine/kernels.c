@@ -401,14 +401,7 @@ static inline __m256 tanh256(__m256 u)
     return _mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, one)));
 }
 
-float exp_scalar(float x)
-{
-    float v[8] __attribute__((aligned(32))) = {x};
-    _mm256_store_ps(v, exp256(_mm256_load_ps(v)));
-    return v[0];
-}
-
-void vexp(float *x, size_t n)
+static void vexp(float *x, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)

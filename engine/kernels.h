@@ -55,8 +55,4 @@ void attention_forward(float *out, float *att, const float *qkv, const uint8_t *
 void attention_backward(float *dqkv, const float *dout, const float *qkv, const float *att,
                         const uint8_t *mask, float keep_scale, int B, int T, int C, int H);
 
-/* exp and tanh on floats, the same bits in vector and tail positions. */
-void vexp(float *x, size_t n);
-float exp_scalar(float x);
-
 #endif

@@ -286,19 +286,17 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         cls[v] = diag_class_of_byte(c.itos[v]);
     gpt_model m;
     double *log = malloc((size_t)cfg->iters * ncols * sizeof(double));
-    double *gstat = malloc(3 * (size_t)ng * sizeof(double));
     out->resid_norm = malloc(((size_t)cfg->n_layer + 1) * sizeof(double));
     out->pos_loss = malloc((size_t)cfg->context * sizeof(double));
     diag_sums dsum;
     int have_dsum = 0;
-    if (!log || !gstat || !out->resid_norm || !out->pos_loss ||
+    if (!log || !out->resid_norm || !out->pos_loss ||
         gpt_init(&m, cfg, c.vocab, cfg->batch, err, errlen)) {
-        if (!log || !gstat || !out->resid_norm || !out->pos_loss)
+        if (!log || !out->resid_norm || !out->pos_loss)
             snprintf(err, errlen, "out of memory");
         else
             gpt_free(&m); /* gpt_init failed and cleaned up; harmless */
         free(log);
-        free(gstat);
         train_metrics_free(out);
         corpus_free(&c);
         return -1;
@@ -415,7 +413,6 @@ done:
     kernels_release();
     gpt_free(&m);
     free(log);
-    free(gstat);
     if (rc)
         train_metrics_free(out);
     corpus_free(&c);

@@ -351,18 +351,25 @@ function M.summarize(s, runs)
     return seeds, a, b, dropped
   end
 
+  -- One paired comparison of treatment tv against baseline bv on metric m: the entry of
+  -- the summary, the stats.paired result, the baseline values and the seeds left out.
+  local function compare(tv, bv, m)
+    local seeds, a, b, dropped = pairs_of(tv, bv, m)
+    local r = stats.paired(a, b, paired_opts(an, #a))
+    local e = { treatment = tv, baseline = bv, metric = m }
+    paired_fields(e, r)
+    e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
+    local base_mean = #a > 0 and stats.summary(a).mean or nil
+    if e.mean and base_mean and base_mean ~= 0 then e.relative_change = e.mean / base_mean end
+    return e, r, a, dropped
+  end
+
   local tests = {}
   local comparisons = {}
   for _, pair in ipairs(an.comparisons) do
     local tv, bv = pair[1], pair[2]
     for _, m in ipairs(an.metrics) do
-      local seeds, a, b, dropped = pairs_of(tv, bv, m)
-      local r = stats.paired(a, b, paired_opts(an, #a))
-      local e = { treatment = tv, baseline = bv, metric = m }
-      paired_fields(e, r)
-      e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
-      local base_mean = #a > 0 and stats.summary(a).mean or nil
-      if e.mean and base_mean and base_mean ~= 0 then e.relative_change = e.mean / base_mean end
+      local e, r, a, dropped = compare(tv, bv, m)
       e.p, e.p_source = holm_p(r)
       local parts = {}
       if #dropped > 0 then
@@ -413,13 +420,8 @@ function M.summarize(s, runs)
   local secondary_comparisons = {}
   for _, pair in ipairs(an.comparisons) do
     for _, m in ipairs(secondary) do
-      local seeds, a, b = pairs_of(pair[1], pair[2], m)
-      local r = stats.paired(a, b, paired_opts(an, #a))
-      local e = { treatment = pair[1], baseline = pair[2], metric = m, exploratory = true }
-      paired_fields(e, r)
-      e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
-      local base_mean = #a > 0 and stats.summary(a).mean or nil
-      if e.mean and base_mean and base_mean ~= 0 then e.relative_change = e.mean / base_mean end
+      local e = compare(pair[1], pair[2], m)
+      e.exploratory = true
       secondary_comparisons[#secondary_comparisons + 1] = e
     end
   end
