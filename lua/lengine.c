@@ -20,7 +20,8 @@
  * A relative `data` path is resolved against the project root, so records store the
  * portable relative path.  on_step runs between steps, never inside a parallel region;
  * an error in it stops training, the C state is freed, and the error is re-raised.
- * SIGINT during training stops after the current step (metrics.interrupted = true).
+ * SIGINT or SIGTERM (kill, scancel, a batch system's time limit) during training stops
+ * after the current step (metrics.interrupted = true), with a checkpoint when one is set.
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -358,15 +359,17 @@ static int l_train(lua_State *L)
         }
     }
     interrupted = 0;
-    struct sigaction sa, old;
+    struct sigaction sa, old, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
+    sigaction(SIGTERM, &sa, &old_term);
     train_metrics m;
     char err[1024];
     int rc = train_run(&c, &h, &m, err, sizeof err);
     sigaction(SIGINT, &old, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (s.failed) {
         train_metrics_free(&m);
         return lua_error(L); /* the on_step error, after the engine freed its state */

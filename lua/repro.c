@@ -261,7 +261,7 @@ static int host_sleep(lua_State *L)
 
 static volatile sig_atomic_t sigint_count;
 
-static void on_sigint(int sig)
+static void on_sigint(int sig) /* SIGINT and SIGTERM alike */
 {
     (void)sig;
     sigint_count++;
@@ -272,8 +272,9 @@ static void on_sigchld(int sig)
     (void)sig;
 }
 
-/* host.trap_signals(): from now on SIGINT only counts (host.sigints() -> the count), and
- * a child's exit ends a host.sleep early.  Other system calls restart. */
+/* host.trap_signals(): from now on SIGINT and SIGTERM (Ctrl-C, kill, scancel, a batch
+ * system's time limit) only count (host.sigints() -> the count), and a child's exit ends
+ * a host.sleep early.  Other system calls restart. */
 static int host_trap_signals(lua_State *L)
 {
     struct sigaction sa;
@@ -282,6 +283,7 @@ static int host_trap_signals(lua_State *L)
     sa.sa_flags = SA_RESTART;
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     sa.sa_handler = on_sigchld;
     sigaction(SIGCHLD, &sa, NULL);
     (void)L;
@@ -304,10 +306,10 @@ static int host_die_with_parent(lua_State *L)
     return 1;
 }
 
-/* host.lock(dir, wait) -> true, or false when another process holds it and wait is
- * false.  An exclusive flock on the directory, through a descriptor that is never
- * closed and is inherited by spawned workers: held until this process and its workers
- * are all gone, and no lock file is left behind. */
+/* host.lock(dir, wait [, shared]) -> true, or false when another process holds it and
+ * wait is false.  An exclusive (or shared) flock on the directory, through a descriptor
+ * that is never closed and is inherited by spawned workers: held until this process
+ * and its workers are all gone, and no lock file is left behind. */
 static int host_lock(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
@@ -316,7 +318,8 @@ static int host_lock(lua_State *L)
         return luaL_error(L, "cannot open %s to lock it: %s", path, strerror(errno));
     int rc;
     do
-        rc = flock(fd, LOCK_EX | (lua_toboolean(L, 2) ? 0 : LOCK_NB));
+        rc = flock(fd, (lua_toboolean(L, 3) ? LOCK_SH : LOCK_EX) |
+                           (lua_toboolean(L, 2) ? 0 : LOCK_NB));
     while (rc < 0 && errno == EINTR);
     if (rc < 0) {
         int e = errno;
@@ -329,6 +332,38 @@ static int host_lock(lua_State *L)
     }
     lua_pushboolean(L, 1);
     return 1;
+}
+
+/* host.lock_held(dir) -> true when another process holds an exclusive host.lock on
+ * dir, false when none does (or dir does not exist); nil and a message when the
+ * filesystem cannot tell.  A shared probe, released at once, so it never blocks an
+ * exclusive holder for longer than the probe itself. */
+static int host_lock_held(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) {
+        if (errno == ENOENT) {
+            lua_pushboolean(L, 0);
+            return 1;
+        }
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot open %s: %s", path, strerror(errno));
+        return 2;
+    }
+    int rc;
+    do
+        rc = flock(fd, LOCK_SH | LOCK_NB);
+    while (rc < 0 && errno == EINTR);
+    int e = errno;
+    close(fd); /* releases the probe */
+    if (rc == 0 || e == EWOULDBLOCK) {
+        lua_pushboolean(L, rc != 0);
+        return 1;
+    }
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot probe the lock of %s: %s", path, strerror(e));
+    return 2;
 }
 
 /* Module `repro.host`: facts about this binary and process for manifests, and the
@@ -348,6 +383,7 @@ static int open_host(lua_State *L)
                                    {"sigints", host_sigints},
                                    {"die_with_parent", host_die_with_parent},
                                    {"lock", host_lock},
+                                   {"lock_held", host_lock_held},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_pushstring(L, REPRO_VERSION);
