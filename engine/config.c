@@ -5,7 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#define K(name, type, help) {#name, type, offsetof(gpt_config, name), help}
+const char *const embed_norm_names[] = {"none", "layernorm", "rmsnorm", "scale",
+                                        "layernorm_matched", NULL};
+const char *const lr_schedule_names[] = {"cosine", "constant", NULL};
+
+#define K(name, type, help) {#name, type, offsetof(gpt_config, name), help, NULL, 0, NULL}
+/* an omittable key (see config.h); `values` for an enum, `from` for a derived key */
+#define KO(name, type, help, values, from)                                                 \
+    {#name, type, offsetof(gpt_config, name), help, values, 1, from}
 const config_key config_keys[] = {
     K(n_layer, CFG_INT, "transformer blocks"),
     K(d_model, CFG_INT, "embedding width"),
@@ -15,24 +22,40 @@ const config_key config_keys[] = {
     K(iters, CFG_INT, "training steps"),
     K(lr, CFG_NUM, "peak learning rate"),
     K(min_lr, CFG_NUM, "learning rate at the last step (cosine floor)"),
-    K(warmup, CFG_INT, "linear warmup steps"),
+    K(warmup, CFG_INT, "linear warmup steps lr*(it+1)/warmup (0 = none)"),
+    KO(lr_schedule, CFG_ENUM,
+       "after warmup: cosine (to min_lr at the last step) | constant (peak lr)",
+       lr_schedule_names, NULL),
     K(weight_decay, CFG_NUM, "AdamW decoupled weight decay on 2-D parameters"),
     K(beta1, CFG_NUM, "AdamW beta1"),
     K(beta2, CFG_NUM, "AdamW beta2"),
     K(eps, CFG_NUM, "AdamW epsilon"),
     K(grad_clip, CFG_NUM, "global gradient-norm clip (0 = off)"),
     K(dropout, CFG_NUM, "dropout probability"),
-    K(embed_norm, CFG_ENUM, "none | layernorm | rmsnorm after token+position embedding"),
-    K(embed_init_std, CFG_NUM, "std of the token and position embedding init"),
-    K(seed, CFG_INT, "run seed (init, data and dropout streams)"),
+    {"embed_norm", CFG_ENUM, offsetof(gpt_config, embed_norm),
+     "after token+position embedding: none | layernorm | rmsnorm | scale (x/rho, fixed) | "
+     "layernorm_matched (LayerNorm, gain starts at rho); rho = initial embedding RMS "
+     "(see definitions)",
+     embed_norm_names, 0, NULL},
+    K(embed_init_std, CFG_NUM, "std of the token and position embedding init (shorthand)"),
+    KO(tok_init_std, CFG_NUM, "std of the token embedding init N(0, std), > 0", NULL,
+       "embed_init_std"),
+    KO(pos_init_std, CFG_NUM, "std of the position embedding init N(0, std), >= 0", NULL,
+       "embed_init_std"),
+    KO(tie_embeddings, CFG_BOOL,
+       "logits = x.wte^T; false: a separate lm_head (V, C) ~ N(0, 0.02), drawn last", NULL,
+       NULL),
+    K(seed, CFG_INT, "run seed (dropout and subset-accuracy streams; init and data by default)"),
+    KO(init_seed, CFG_INT, "seed of the parameter-init stream", NULL, "seed"),
+    KO(data_seed, CFG_INT, "seed of the batch-order stream", NULL, "seed"),
     K(diag_every, CFG_INT, "validation diagnostics into log.csv every k steps (0 = off)"),
     K(diag_windows, CFG_INT, "validation windows used by those periodic diagnostics"),
     K(threads, CFG_INT, "worker threads, 0 = online cores (results do not depend on it)"),
     K(data, CFG_STR, "corpus path"),
 };
 #undef K
+#undef KO
 const int config_nkeys = (int)(sizeof config_keys / sizeof config_keys[0]);
-const char *const embed_norm_names[] = {"none", "layernorm", "rmsnorm", NULL};
 
 void config_defaults(gpt_config *c)
 {
@@ -46,6 +69,7 @@ void config_defaults(gpt_config *c)
     c->lr = 3e-4;
     c->min_lr = 3e-5;
     c->warmup = 30;
+    c->lr_schedule = LR_COSINE;
     c->weight_decay = 0.1;
     c->beta1 = 0.9;
     c->beta2 = 0.95;
@@ -54,7 +78,12 @@ void config_defaults(gpt_config *c)
     c->dropout = 0.0;
     c->embed_norm = EMBED_NONE;
     c->embed_init_std = 0.02;
+    c->tok_init_std = NAN;
+    c->pos_init_std = NAN;
+    c->tie_embeddings = 1;
     c->seed = 1;
+    c->init_seed = -1;
+    c->data_seed = -1;
     c->diag_every = 0;
     c->diag_windows = 32;
     c->threads = 0;
@@ -69,6 +98,11 @@ const config_key *config_find(const char *name)
     return NULL;
 }
 
+static const char *const type_names[] = {"an integer", "a number", "a string", "a string",
+                                          "a boolean"};
+
+/* The key, if a value of type `want` may be stored in it: a string names an enum value
+ * or a boolean ("true"/"false"), an integer fits a number. */
 static const config_key *find_typed(const char *key, enum config_type want, char *err,
                                     size_t errlen)
 {
@@ -77,13 +111,18 @@ static const config_key *find_typed(const char *key, enum config_type want, char
         snprintf(err, errlen, "unknown config key '%s'", key);
         return NULL;
     }
-    if (k->type != want && !(want == CFG_STR && k->type == CFG_ENUM) &&
+    if (k->type != want && !(want == CFG_STR && (k->type == CFG_ENUM || k->type == CFG_BOOL)) &&
         !(want == CFG_INT && k->type == CFG_NUM)) {
-        static const char *tn[] = {"an integer", "a number", "a string", "a string"};
-        snprintf(err, errlen, "%s: expected %s", key, tn[k->type]);
+        snprintf(err, errlen, "%s: expected %s", key, type_names[k->type]);
         return NULL;
     }
     return k;
+}
+
+static int is_seed(const char *key)
+{
+    return strcmp(key, "seed") == 0 || strcmp(key, "init_seed") == 0 ||
+           strcmp(key, "data_seed") == 0;
 }
 
 int config_set_int(gpt_config *c, const char *key, long long v, char *err, size_t errlen)
@@ -93,8 +132,12 @@ int config_set_int(gpt_config *c, const char *key, long long v, char *err, size_
         return -1;
     char *p = (char *)c + k->offset;
     if (k->type == CFG_NUM) {
-        *(double *)p = (double)v;
-    } else if (strcmp(key, "seed") == 0) {
+        return config_set_num(c, key, (double)v, err, errlen);
+    } else if (is_seed(key)) {
+        if (k->derived_from && v < 0) { /* -1 means unset: no setter may produce it */
+            snprintf(err, errlen, "%s=%lld: must be >= 0", key, v);
+            return -1;
+        }
         *(long long *)p = v;
     } else {
         if (v < -2147483647LL || v > 2147483647LL) {
@@ -119,7 +162,20 @@ int config_set_num(gpt_config *c, const char *key, double v, char *err, size_t e
     k = find_typed(key, CFG_NUM, err, errlen);
     if (!k)
         return -1;
+    if (k->derived_from && !isfinite(v)) { /* NaN means unset: no setter may produce it */
+        snprintf(err, errlen, "%s=%g: must be finite", key, v);
+        return -1;
+    }
     *(double *)((char *)c + k->offset) = v;
+    return 0;
+}
+
+int config_set_bool(gpt_config *c, const char *key, int v, char *err, size_t errlen)
+{
+    const config_key *k = find_typed(key, CFG_BOOL, err, errlen);
+    if (!k)
+        return -1;
+    *(int *)((char *)c + k->offset) = v != 0;
     return 0;
 }
 
@@ -128,13 +184,24 @@ int config_set_str(gpt_config *c, const char *key, const char *v, char *err, siz
     const config_key *k = find_typed(key, CFG_STR, err, errlen);
     if (!k)
         return -1;
+    if (k->type == CFG_BOOL) {
+        if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
+            return config_set_bool(c, key, v[0] == 't', err, errlen);
+        snprintf(err, errlen, "%s=%s: expected true or false", key, v);
+        return -1;
+    }
     if (k->type == CFG_ENUM) {
-        for (int i = 0; embed_norm_names[i]; i++)
-            if (strcmp(v, embed_norm_names[i]) == 0) {
+        for (int i = 0; k->values[i]; i++)
+            if (strcmp(v, k->values[i]) == 0) {
                 *(int *)((char *)c + k->offset) = i;
                 return 0;
             }
-        snprintf(err, errlen, "%s=%s: unknown value (expected none, layernorm or rmsnorm)", key, v);
+        int n = snprintf(err, errlen, "%s=%s: unknown value (expected", key, v);
+        for (int i = 0; k->values[i] && n >= 0 && (size_t)n < errlen; i++)
+            n += snprintf(err + n, errlen - (size_t)n, "%s%s", i == 0 ? " " : ", ",
+                          k->values[i]);
+        if (n >= 0 && (size_t)n < errlen)
+            snprintf(err + n, errlen - (size_t)n, ")");
         return -1;
     }
     if (strlen(v) >= sizeof c->data) {
@@ -174,7 +241,9 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
         FAIL("lr=%g: must be > 0", c->lr);
     if (c->min_lr < 0)
         FAIL("min_lr=%g: must be >= 0", c->min_lr);
-    if (c->min_lr > c->lr)
+    if (c->lr_schedule < 0 || c->lr_schedule > LR_CONSTANT)
+        FAIL("lr_schedule=%d: unknown", c->lr_schedule);
+    if (c->lr_schedule == LR_COSINE && c->min_lr > c->lr)
         FAIL("min_lr=%g: must not exceed lr=%g", c->min_lr, c->lr);
     if (c->warmup < 0)
         FAIL("warmup=%d: must be >= 0", c->warmup);
@@ -192,12 +261,22 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
         FAIL("grad_clip=%g: must be >= 0 (0 = off)", c->grad_clip);
     if (c->dropout < 0 || c->dropout >= 1)
         FAIL("dropout=%g: must be in [0, 1)", c->dropout);
-    if (c->embed_norm < 0 || c->embed_norm > EMBED_RMSNORM)
+    if (c->embed_norm < 0 || c->embed_norm > EMBED_LAYERNORM_MATCHED)
         FAIL("embed_norm=%d: unknown", c->embed_norm);
     if (c->embed_init_std <= 0)
         FAIL("embed_init_std=%g: must be > 0", c->embed_init_std);
+    if (!isnan(c->tok_init_std) && !(isfinite(c->tok_init_std) && c->tok_init_std > 0))
+        FAIL("tok_init_std=%g: must be > 0", c->tok_init_std);
+    if (!isnan(c->pos_init_std) && !(isfinite(c->pos_init_std) && c->pos_init_std >= 0))
+        FAIL("pos_init_std=%g: must be >= 0", c->pos_init_std);
+    if (c->tie_embeddings != 0 && c->tie_embeddings != 1)
+        FAIL("tie_embeddings=%d: must be true or false", c->tie_embeddings);
     if (c->seed < 0)
         FAIL("seed=%lld: must be >= 0", c->seed);
+    if (c->init_seed < -1)
+        FAIL("init_seed=%lld: must be >= 0", c->init_seed);
+    if (c->data_seed < -1)
+        FAIL("data_seed=%lld: must be >= 0", c->data_seed);
     if (c->diag_every < 0)
         FAIL("diag_every=%d: must be >= 0 (0 = off)", c->diag_every);
     if (c->diag_windows <= 0)
@@ -216,4 +295,78 @@ int config_threads(const gpt_config *c)
         return c->threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+double config_tok_init_std(const gpt_config *c)
+{
+    return isnan(c->tok_init_std) ? c->embed_init_std : c->tok_init_std;
+}
+
+double config_pos_init_std(const gpt_config *c)
+{
+    return isnan(c->pos_init_std) ? c->embed_init_std : c->pos_init_std;
+}
+
+long long config_init_seed(const gpt_config *c)
+{
+    return c->init_seed < 0 ? c->seed : c->init_seed;
+}
+
+long long config_data_seed(const gpt_config *c)
+{
+    return c->data_seed < 0 ? c->seed : c->data_seed;
+}
+
+int config_is_set(const gpt_config *c, const config_key *k)
+{
+    const char *p = (const char *)c + k->offset;
+    if (!k->derived_from)
+        return 1;
+    if (k->type == CFG_NUM)
+        return !isnan(*(const double *)p);
+    return *(const long long *)p >= 0;
+}
+
+int config_at_default(const gpt_config *c, const config_key *k)
+{
+    const char *p = (const char *)c + k->offset;
+    if (k->derived_from) {
+        if (!config_is_set(c, k))
+            return 1;
+        const config_key *src = config_find(k->derived_from);
+        const char *q = (const char *)c + src->offset;
+        if (k->type == CFG_NUM)
+            return *(const double *)p == *(const double *)q;
+        return *(const long long *)p == *(const long long *)q;
+    }
+    gpt_config d;
+    config_defaults(&d);
+    const char *q = (const char *)&d + k->offset;
+    switch (k->type) {
+    case CFG_INT:
+        if (is_seed(k->name))
+            return *(const long long *)p == *(const long long *)q;
+        return *(const int *)p == *(const int *)q;
+    case CFG_NUM:
+        return *(const double *)p == *(const double *)q;
+    case CFG_STR:
+        return strcmp(p, q) == 0;
+    case CFG_ENUM:
+    case CFG_BOOL:
+        return *(const int *)p == *(const int *)q;
+    }
+    return 0;
+}
+
+int config_embed_norm_tensors(const gpt_config *c)
+{
+    switch (c->embed_norm) {
+    case EMBED_LAYERNORM:
+    case EMBED_LAYERNORM_MATCHED:
+        return 2;
+    case EMBED_RMSNORM:
+        return 1;
+    default:
+        return 0;
+    }
 }

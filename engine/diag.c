@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcg.h"
+
 const double diag_temps[N_TEMPS] = {0.5, 0.75, 1.0, 1.5, 2.0};
 const char *const diag_class_names[N_CLASSES] = {"letter", "digit", "punct", "space"};
 
@@ -216,4 +218,103 @@ void diag_temperature(const float *logits, const int32_t *targets, size_t n, int
     r->temp_opt = 1.0 / beta;
     r->nll_temp_opt = f;
     free(buf);
+}
+
+int diag_sample_indices(uint64_t seed, uint64_t index, size_t n, int k, size_t *out)
+{
+    if (k <= 0)
+        return 0;
+    /* Floyd: for j = n−k .. n−1 take t uniform in [0, j], or j itself if t is taken.
+     * The chosen set is kept sorted, so membership is a binary search. */
+    pcg32 r;
+    pcg32_stream(&r, seed, PCG_PURPOSE_SUBSET, index);
+    int have = 0;
+    for (size_t j = n - (size_t)k; j < n; j++) {
+        size_t t = (size_t)pcg32_bounded(&r, (uint32_t)(j + 1));
+        int lo = 0, hi = have;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (out[mid] < t)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < have && out[lo] == t) { /* taken: j is new (larger than all so far) */
+            out[have++] = j;
+        } else {
+            memmove(out + lo + 1, out + lo, (size_t)(have - lo) * sizeof *out);
+            out[lo] = t;
+            have++;
+        }
+    }
+    return 0;
+}
+
+int diag_subset_acc(const uint8_t *hit, size_t n, uint64_t seed, double *acc, double *mean,
+                    double *sd)
+{
+    int k = n < DIAG_SUBSET_SIZE ? (int)n : DIAG_SUBSET_SIZE;
+    size_t idx[DIAG_SUBSET_SIZE];
+    double s = 0.0;
+    for (int i = 0; i < DIAG_SUBSETS; i++) {
+        if (diag_sample_indices(seed, (uint64_t)i, n, k, idx))
+            return -1;
+        int h = 0;
+        for (int j = 0; j < k; j++)
+            h += hit[idx[j]] != 0;
+        acc[i] = k > 0 ? (double)h / k : NAN;
+        s += acc[i];
+    }
+    *mean = s / DIAG_SUBSETS;
+    double ss = 0.0;
+    for (int i = 0; i < DIAG_SUBSETS; i++)
+        ss += (acc[i] - *mean) * (acc[i] - *mean);
+    *sd = sqrt(ss / (DIAG_SUBSETS - 1));
+    return 0;
+}
+
+void diag_training_curve(const double *x, size_t stride, long n, int col_loss, int col_gnorm,
+                         int col_maxlogit, diag_curve *r)
+{
+    r->init_loss = n > 0 ? x[col_loss] : NAN;
+    r->max_grad_norm = r->max_abs_logit = NAN;
+    r->max_loss_jump = 0.0;
+    r->max_grad_norm_step = r->max_loss_jump_step = -1;
+    double best = NAN;
+    for (long t = 0; t < n; t++) {
+        const double *row = x + (size_t)t * stride;
+        double l = row[col_loss], g = row[col_gnorm], z = row[col_maxlogit];
+        if (isfinite(g) && !(g <= r->max_grad_norm)) {
+            r->max_grad_norm = g;
+            r->max_grad_norm_step = t;
+        }
+        if (isfinite(z) && !(z <= r->max_abs_logit))
+            r->max_abs_logit = z;
+        if (!isfinite(l))
+            continue;
+        if (isfinite(best) && l - best > r->max_loss_jump) {
+            r->max_loss_jump = l - best;
+            r->max_loss_jump_step = t;
+        }
+        if (!(l >= best))
+            best = l;
+    }
+    double z0 = n > 0 ? x[col_maxlogit] : NAN;
+    r->logit_growth = isfinite(z0) && z0 > 0 ? r->max_abs_logit / z0 : NAN;
+}
+
+long diag_divergence(const double *x, size_t stride, long n, int col_loss, int col_gnorm)
+{
+    if (n <= 0)
+        return -1;
+    const double *last = x + (size_t)(n - 1) * stride;
+    if (!isfinite(last[col_loss]) || !isfinite(last[col_gnorm]))
+        return n - 1;
+    if (n < DIVERGE_STEPS)
+        return -1;
+    double bound = x[col_loss] + DIVERGE_MARGIN;
+    for (long t = n - DIVERGE_STEPS; t < n; t++)
+        if (!(x[(size_t)t * stride + col_loss] > bound))
+            return -1;
+    return n - DIVERGE_STEPS;
 }

@@ -9,6 +9,27 @@
  * (‖Σ u_i‖² − T) / (T(T−1)) with u_i = x_i/‖x_i‖, averaged over sequences.
  * Temperatures: validation NLL of softmax(z/τ) at τ ∈ {0.5, 0.75, 1, 1.5, 2}, and the τ
  * minimizing NLL (Newton's method on β = 1/τ, where NLL is convex).
+ * Subset accuracy (the claim's "mock accuracy" at its sample size): argmax accuracy on
+ * DIAG_SUBSETS subsets of DIAG_SUBSET_SIZE validation positions each, every subset drawn
+ * uniformly without replacement (Floyd's algorithm) from all evaluated positions, subset
+ * k from PCG stream (seed, purpose subset, index k); reported with their mean and sample
+ * standard deviation (n − 1).
+ *
+ * Training-curve instruments, from the per-step log (loss ℓ_t, pre-clip gradient norm,
+ * max |logit| of the batch), over the steps a run took; non-finite values are skipped:
+ *   init_loss       ℓ_0, the training loss of the first batch at initialization;
+ *   max_grad_norm   max_t of the pre-clip gradient norm (and its step);
+ *   max_loss_jump   max(0, max_{t≥1} ℓ_t − min_{s<t} ℓ_s): the largest rise of the loss
+ *                   above the best loss reached before it, in nats (and its step); a
+ *                   spike is measured from the level it left, however many steps it
+ *                   takes to rise, and a plateau or slow drift scores near 0;
+ *   max_abs_logit   max_t of the batch's largest |logit|; logit_growth = max_abs_logit /
+ *                   (its value at step 0).
+ * Divergence: a run diverges at step t when its loss or gradient norm is non-finite at
+ * t, or when ℓ_t … ℓ_{t+K−1} all exceed ℓ_0 + DIVERGE_MARGIN (K = DIVERGE_STEPS
+ * consecutive steps more than 1 nat worse than at initialization); diverge_step is that
+ * t (the onset) and diverge_lr the learning rate scheduled at t.  Training stops at the
+ * step where divergence is recognized (t, or t + K − 1), and the run is not evaluated.
  */
 #ifndef REPRO_DIAG_H
 #define REPRO_DIAG_H
@@ -19,6 +40,10 @@
 enum { CLS_LETTER, CLS_DIGIT, CLS_PUNCT, CLS_SPACE, N_CLASSES };
 #define N_BINS 15
 #define N_TEMPS 5
+#define DIAG_SUBSETS 20
+#define DIAG_SUBSET_SIZE 50
+#define DIVERGE_MARGIN 1.0 /* nats above ℓ_0 */
+#define DIVERGE_STEPS 10
 extern const double diag_temps[N_TEMPS];
 extern const char *const diag_class_names[N_CLASSES];
 
@@ -59,5 +84,25 @@ void diag_finish(const diag_sums *d, diag_result *r);
  * (n, V) and targets; fills r->nll_temp, r->temp_opt, r->nll_temp_opt. */
 void diag_temperature(const float *logits, const int32_t *targets, size_t n, int V,
                       diag_result *r);
+
+/* k distinct indices in [0, n) (k <= n), uniformly without replacement (Floyd's
+ * algorithm: exactly k draws), in ascending order; 0, or -1 if out of memory. */
+int diag_sample_indices(uint64_t seed, uint64_t index, size_t n, int k, size_t *out);
+/* Accuracy of DIAG_SUBSETS subsets of min(DIAG_SUBSET_SIZE, n) of the n per-position hits
+ * (0/1); acc[k], their mean and sd.  0, or -1 if out of memory. */
+int diag_subset_acc(const uint8_t *hit, size_t n, uint64_t seed, double *acc, double *mean,
+                    double *sd);
+
+typedef struct {
+    double init_loss, max_grad_norm, max_loss_jump, max_abs_logit, logit_growth;
+    long max_grad_norm_step, max_loss_jump_step; /* -1 when undefined */
+} diag_curve;
+
+/* The training-curve instruments of n steps; column j of step t is x[t·stride + j] for
+ * the three column indices given. */
+void diag_training_curve(const double *x, size_t stride, long n, int col_loss, int col_gnorm,
+                         int col_maxlogit, diag_curve *r);
+/* The onset step of divergence if steps 0..n−1 meet the rule above at step n−1, else −1. */
+long diag_divergence(const double *x, size_t stride, long n, int col_loss, int col_gnorm);
 
 #endif

@@ -18,8 +18,9 @@ typedef struct {
     size_t total;
 } tensor_list;
 
-static void add_tensor(tensor_list *tl, const char *name, int d0, int d1, float std, float value,
-                       int group)
+/* drawn != 0: drawn N(0, std); else every element is `value`. */
+static void add_tensor(tensor_list *tl, const char *name, int d0, int d1, int drawn, float std,
+                       float value, int group)
 {
     if (tl->t) {
         gpt_tensor *t = &tl->t[tl->n];
@@ -29,8 +30,9 @@ static void add_tensor(tensor_list *tl, const char *name, int d0, int d1, float 
         t->dims[0] = d0;
         t->dims[1] = d1 > 0 ? d1 : 1;
         t->size = (size_t)d0 * (d1 > 0 ? (size_t)d1 : 1);
-        t->init_std = std;
-        t->init_value = value;
+        t->drawn = drawn;
+        t->init_std = drawn ? std : 0.0f;
+        t->init_value = drawn ? 0.0f : value;
         t->decay = d1 > 0;
         t->group = group;
     }
@@ -38,42 +40,58 @@ static void add_tensor(tensor_list *tl, const char *name, int d0, int d1, float 
     tl->total += (size_t)d0 * (d1 > 0 ? (size_t)d1 : 1);
 }
 
+/* The tensors of one block, in layout order: the one table build_layout and
+ * point_params read.  Shapes are multiples of C (cols 0: 1-D); init: drawn with the
+ * Linear or residual-projection std, or set to `value`. */
+enum { INIT_SET, INIT_LINEAR, INIT_RESID };
+static const struct {
+    const char *name;
+    size_t field; /* offsetof(gpt_block, ...) */
+    int rows, cols, init;
+    float value;
+} block_tensors[] = {
+    {"ln1_w", offsetof(gpt_block, ln1_w), 1, 0, INIT_SET, 1.0f},
+    {"ln1_b", offsetof(gpt_block, ln1_b), 1, 0, INIT_SET, 0.0f},
+    {"qkv_w", offsetof(gpt_block, qkv_w), 3, 1, INIT_LINEAR, 0.0f},
+    {"qkv_b", offsetof(gpt_block, qkv_b), 3, 0, INIT_SET, 0.0f},
+    {"proj_w", offsetof(gpt_block, proj_w), 1, 1, INIT_RESID, 0.0f},
+    {"proj_b", offsetof(gpt_block, proj_b), 1, 0, INIT_SET, 0.0f},
+    {"ln2_w", offsetof(gpt_block, ln2_w), 1, 0, INIT_SET, 1.0f},
+    {"ln2_b", offsetof(gpt_block, ln2_b), 1, 0, INIT_SET, 0.0f},
+    {"fc_w", offsetof(gpt_block, fc_w), 4, 1, INIT_LINEAR, 0.0f},
+    {"fc_b", offsetof(gpt_block, fc_b), 4, 0, INIT_SET, 0.0f},
+    {"fc2_w", offsetof(gpt_block, fc2_w), 1, 4, INIT_RESID, 0.0f},
+    {"fc2_b", offsetof(gpt_block, fc2_b), 1, 0, INIT_SET, 0.0f},
+};
+#define N_BLOCK_TENSORS ((int)(sizeof block_tensors / sizeof block_tensors[0]))
+
 /* The layout of the header comment; with tl->t == NULL it only counts. */
 static void build_layout(tensor_list *tl, const gpt_config *c, int V)
 {
     int C = c->d_model, L = c->n_layer, T = c->context;
     float res_std = LINEAR_STD / sqrtf(2.0f * (float)L);
-    float es = (float)c->embed_init_std;
+    int en = config_embed_norm_tensors(c);
     char nm[32];
     tl->n = 0;
     tl->total = 0;
-    add_tensor(tl, "wte", V, C, es, 0, 0);
-    add_tensor(tl, "wpe", T, C, es, 0, 0);
-    for (int l = 0; l < L; l++) {
-#define BT_(field, d0, d1, std, val)                                                         \
-    snprintf(nm, sizeof nm, "h%d.%s", l, field);                                           \
-    add_tensor(tl, nm, d0, d1, std, val, l + 1)
-        BT_("ln1_w", C, 0, 0, 1);
-        BT_("ln1_b", C, 0, 0, 0);
-        BT_("qkv_w", 3 * C, C, LINEAR_STD, 0);
-        BT_("qkv_b", 3 * C, 0, 0, 0);
-        BT_("proj_w", C, C, res_std, 0);
-        BT_("proj_b", C, 0, 0, 0);
-        BT_("ln2_w", C, 0, 0, 1);
-        BT_("ln2_b", C, 0, 0, 0);
-        BT_("fc_w", 4 * C, C, LINEAR_STD, 0);
-        BT_("fc_b", 4 * C, 0, 0, 0);
-        BT_("fc2_w", C, 4 * C, res_std, 0);
-        BT_("fc2_b", C, 0, 0, 0);
-#undef BT_
-    }
-    add_tensor(tl, "lnf_w", C, 0, 0, 1, L + 1);
-    add_tensor(tl, "lnf_b", C, 0, 0, 0, L + 1);
-    if (c->embed_norm != EMBED_NONE) {
-        add_tensor(tl, "en_w", C, 0, 0, 1, L + 2);
-        if (c->embed_norm == EMBED_LAYERNORM)
-            add_tensor(tl, "en_b", C, 0, 0, 0, L + 2);
-    }
+    add_tensor(tl, "wte", V, C, 1, (float)config_tok_init_std(c), 0, 0);
+    add_tensor(tl, "wpe", T, C, 1, (float)config_pos_init_std(c), 0, 0);
+    for (int l = 0; l < L; l++)
+        for (int i = 0; i < N_BLOCK_TENSORS; i++) {
+            int init = block_tensors[i].init;
+            snprintf(nm, sizeof nm, "h%d.%s", l, block_tensors[i].name);
+            add_tensor(tl, nm, block_tensors[i].rows * C, block_tensors[i].cols * C,
+                       init != INIT_SET, init == INIT_LINEAR ? LINEAR_STD : res_std,
+                       block_tensors[i].value, l + 1);
+        }
+    add_tensor(tl, "lnf_w", C, 0, 0, 0, 1, L + 1);
+    add_tensor(tl, "lnf_b", C, 0, 0, 0, 0, L + 1);
+    if (en >= 1) /* layernorm_matched's gain is set to rho after the draws (init_params) */
+        add_tensor(tl, "en_w", C, 0, 0, 0, 1, L + 2);
+    if (en >= 2)
+        add_tensor(tl, "en_b", C, 0, 0, 0, 0, L + 2);
+    if (!c->tie_embeddings)
+        add_tensor(tl, "lm_head", V, C, 1, LINEAR_STD, 0, L + 2 + (en > 0));
 }
 
 size_t gpt_param_count(const gpt_config *cfg, int vocab)
@@ -93,39 +111,64 @@ const gpt_tensor *gpt_find_tensor(const gpt_model *m, const char *name)
 
 static void point_params(gpt_model *m, float *base, gpt_params *p)
 {
-    int L = m->L;
     const gpt_tensor *t = m->tensors;
     p->wte = base + t[0].offset;
     p->wpe = base + t[1].offset;
-    for (int l = 0; l < L; l++) {
-        const gpt_tensor *b = t + 2 + 12 * l;
-        gpt_block *k = &p->block[l];
-        float **f[12] = {&k->ln1_w, &k->ln1_b, &k->qkv_w, &k->qkv_b, &k->proj_w, &k->proj_b,
-                         &k->ln2_w, &k->ln2_b, &k->fc_w,  &k->fc_b,  &k->fc2_w, &k->fc2_b};
-        for (int i = 0; i < 12; i++)
-            *f[i] = base + b[i].offset;
+    for (int l = 0; l < m->L; l++) {
+        const gpt_tensor *b = t + 2 + N_BLOCK_TENSORS * l;
+        for (int i = 0; i < N_BLOCK_TENSORS; i++)
+            *(float **)((char *)&p->block[l] + block_tensors[i].field) = base + b[i].offset;
     }
-    int i = 2 + 12 * L;
+    int i = 2 + N_BLOCK_TENSORS * m->L, en = config_embed_norm_tensors(&m->cfg);
     p->lnf_w = base + t[i].offset;
     p->lnf_b = base + t[i + 1].offset;
-    p->en_w = m->n_tensors > i + 2 ? base + t[i + 2].offset : NULL;
-    p->en_b = m->n_tensors > i + 3 ? base + t[i + 3].offset : NULL;
+    p->en_w = en >= 1 ? base + t[i + 2].offset : NULL;
+    p->en_b = en >= 2 ? base + t[i + 3].offset : NULL;
+    p->lm_head = m->cfg.tie_embeddings ? NULL : base + t[i + 2 + en].offset;
+}
+
+double gpt_embed_rms(const float *wte, int V, const float *wpe, int T, int C)
+{
+    double sa = 0.0, sb = 0.0, cross = 0.0;
+    for (size_t i = 0; i < (size_t)V * C; i++)
+        sa += (double)wte[i] * wte[i];
+    for (size_t i = 0; i < (size_t)T * C; i++)
+        sb += (double)wpe[i] * wpe[i];
+    for (int c = 0; c < C; c++) {
+        double a = 0.0, b = 0.0;
+        for (int v = 0; v < V; v++)
+            a += wte[(size_t)v * C + c];
+        for (int p = 0; p < T; p++)
+            b += wpe[(size_t)p * C + c];
+        cross += a * b;
+    }
+    double ms = ((double)T * sa + (double)V * sb + 2.0 * cross) / ((double)V * T * C);
+    return ms > 0 ? sqrt(ms) : 0.0;
 }
 
 static void init_params(gpt_model *m)
 {
     pcg32 r;
-    pcg32_stream(&r, (uint64_t)m->cfg.seed, PCG_PURPOSE_INIT, 0);
+    pcg32_stream(&r, (uint64_t)config_init_seed(&m->cfg), PCG_PURPOSE_INIT, 0);
     for (int i = 0; i < m->n_tensors; i++) {
         const gpt_tensor *t = &m->tensors[i];
         float *p = m->params + t->offset;
-        if (t->init_std > 0)
-            for (size_t j = 0; j < t->size; j++)
-                p[j] = (float)(pcg32_normal(&r) * t->init_std);
+        if (t->drawn)
+            for (size_t j = 0; j < t->size; j++) {
+                double z = pcg32_normal(&r);
+                p[j] = t->init_std > 0 ? (float)(z * t->init_std) : 0.0f;
+            }
         else
             for (size_t j = 0; j < t->size; j++)
                 p[j] = t->init_value;
     }
+    m->embed_rms = gpt_embed_rms(m->p.wte, m->V, m->p.wpe, m->T, m->C);
+    m->embed_scale = 1.0f;
+    if (m->cfg.embed_norm == EMBED_SCALE && m->embed_rms > 0)
+        m->embed_scale = (float)(1.0 / m->embed_rms);
+    if (m->cfg.embed_norm == EMBED_LAYERNORM_MATCHED)
+        for (int c = 0; c < m->C; c++)
+            m->p.en_w[c] = (float)m->embed_rms;
 }
 
 /* Carves float arrays out of one allocation (two passes: count, then point). */
@@ -307,6 +350,14 @@ static void apply_mask(float *x, const uint8_t *mask, float keep_scale, size_t n
         x[i] = mask[i] ? x[i] * keep_scale : 0.0f;
 }
 
+/* out = x · s (embed_norm = scale, forward and backward alike) */
+static void scale_copy(float *out, const float *x, float s, size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        out[i] = x[i] * s;
+}
+
 static void residual_add(float *out, const float *a, const float *b, size_t n)
 {
 #pragma omp parallel for schedule(static)
@@ -333,11 +384,14 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
             x[c] = te[c] + pe[c];
     }
     float *h0 = m->res[0];
-    if (m->cfg.embed_norm == EMBED_LAYERNORM)
+    const int en = m->cfg.embed_norm;
+    if (en == EMBED_LAYERNORM || en == EMBED_LAYERNORM_MATCHED)
         layernorm_forward(h0, m->en_mean, m->en_rstd, m->emb, p->en_w, p->en_b, (int)BT, C,
                           LN_EPS);
-    else if (m->cfg.embed_norm == EMBED_RMSNORM)
+    else if (en == EMBED_RMSNORM)
         rmsnorm_forward(h0, m->en_rstd, m->emb, p->en_w, (int)BT, C, RMS_EPS);
+    else if (en == EMBED_SCALE)
+        scale_copy(h0, m->emb, m->embed_scale, BT * C);
     else
         memcpy(h0, m->emb, BT * C * sizeof(float));
     if (drop) {
@@ -372,7 +426,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
     }
     layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, m->res[L], p->lnf_w, p->lnf_b, (int)BT,
                       C, LN_EPS);
-    linear_forward(m->logits, m->lnf, p->wte, NULL, (int)BT, C, V);
+    linear_forward(m->logits, m->lnf, p->lm_head ? p->lm_head : p->wte, NULL, (int)BT, C, V);
 
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < BT; i++) {
@@ -425,7 +479,10 @@ void gpt_backward(gpt_model *m, int B)
             d[v] *= invBT;
     }
     memset(m->dlnf, 0, BT * C * sizeof(float));
-    linear_backward(m->dlnf, g->wte, NULL, dlogits, m->lnf, p->wte, (int)BT, C, V);
+    if (p->lm_head)
+        linear_backward(m->dlnf, g->lm_head, NULL, dlogits, m->lnf, p->lm_head, (int)BT, C, V);
+    else
+        linear_backward(m->dlnf, g->wte, NULL, dlogits, m->lnf, p->wte, (int)BT, C, V);
     memset(m->dres, 0, BT * C * sizeof(float));
     layernorm_backward(m->dres, g->lnf_w, g->lnf_b, m->dlnf, m->res[L], p->lnf_w, m->lnf_mean,
                        m->lnf_rstd, (int)BT, C);
@@ -467,9 +524,13 @@ void gpt_backward(gpt_model *m, int B)
     if (drop)
         apply_mask(m->dres, m->m_emb, keep, BT * C);
     const float *demb = m->dres;
-    if (m->cfg.embed_norm != EMBED_NONE) {
+    const int en = m->cfg.embed_norm;
+    if (en == EMBED_SCALE) {
+        scale_copy(m->dln, m->dres, m->embed_scale, BT * C);
+        demb = m->dln;
+    } else if (en != EMBED_NONE) {
         memset(m->dln, 0, BT * C * sizeof(float));
-        if (m->cfg.embed_norm == EMBED_LAYERNORM)
+        if (en == EMBED_LAYERNORM || en == EMBED_LAYERNORM_MATCHED)
             layernorm_backward(m->dln, g->en_w, g->en_b, m->dres, m->emb, p->en_w, m->en_mean,
                                m->en_rstd, (int)BT, C);
         else
@@ -519,9 +580,14 @@ static chunk *make_chunks(const gpt_model *m, size_t *count)
     return c;
 }
 
+int gpt_config_n_groups(const gpt_config *c)
+{
+    return c->n_layer + 2 + (config_embed_norm_tensors(c) > 0) + !c->tie_embeddings;
+}
+
 int gpt_n_groups(const gpt_model *m)
 {
-    return m->L + 2 + (m->cfg.embed_norm != EMBED_NONE);
+    return gpt_config_n_groups(&m->cfg);
 }
 
 double gpt_grad_norm_groups(const gpt_model *m, double *group_norm)
@@ -636,10 +702,35 @@ double gpt_embed_norm(const gpt_model *m, int B)
     return s / (double)BT;
 }
 
+double gpt_max_abs_logit(const gpt_model *m, int B)
+{
+    size_t BT = (size_t)B * m->T;
+    int V = m->V;
+    float *rowmax = m->tmp; /* free between layers' uses; max is exact in any order */
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < BT; i++) {
+        const float *z = m->logits + i * V;
+        float mx = 0.0f;
+        for (int v = 0; v < V; v++) {
+            float a = fabsf(z[v]);
+            if (a > mx && isfinite(a))
+                mx = a;
+        }
+        rowmax[i] = mx;
+    }
+    float mx = 0.0f;
+    for (size_t i = 0; i < BT; i++)
+        if (rowmax[i] > mx)
+            mx = rowmax[i];
+    return mx;
+}
+
 double gpt_lr(const gpt_config *c, long it)
 {
     if (it < c->warmup)
         return c->lr * (double)(it + 1) / (double)c->warmup;
+    if (c->lr_schedule == LR_CONSTANT)
+        return c->lr;
     long span = (long)c->iters - 1 - c->warmup;
     double progress = span > 0 ? (double)(it - c->warmup) / (double)span : 1.0;
     if (progress > 1.0)

@@ -1,22 +1,40 @@
 /* The Pre-LN GPT of DESIGN.md: forward, backward, AdamW and evaluation, by hand.
  *
- * Parameters live in one buffer, in this order (which is also the order they are
- * drawn from the run's init stream; gains 1 and biases 0 are set, not drawn):
- *   wte (V,C) N(0, embed_init_std)     wpe (T,C) N(0, embed_init_std)
+ * Parameters live in one buffer, in this order, which is also the order they are
+ * drawn from the run's init stream (PCG purpose init, seed init_seed, index 0); gains
+ * and biases are set, not drawn:
+ *   wte (V,C) N(0, tok_init_std)        wpe (T,C) N(0, pos_init_std)
  *   per block l: ln1_w (C) ln1_b (C) qkv_w (3C,C) N(0,0.02) qkv_b (3C)
  *                proj_w (C,C) N(0, 0.02/sqrt(2L)) proj_b (C) ln2_w (C) ln2_b (C)
  *                fc_w (4C,C) N(0,0.02) fc_b (4C) fc2_w (C,4C) N(0, 0.02/sqrt(2L)) fc2_b (C)
  *   lnf_w (C) lnf_b (C)
- *   en_w (C) [en_b (C)]                  embedding norm, layernorm/rmsnorm only, last
- * The embedding-norm parameters come last and are never drawn, so the three variants
- * of one seed share every other initial weight bit for bit.  Linear weights are
- * (out, in) as in PyTorch; 2-D tensors get weight decay.  Gradients and the Adam
- * moments use the same layout.
+ *   en_w (C) [en_b (C)]     embedding norm: layernorm, layernorm_matched (both), rmsnorm (en_w)
+ *   lm_head (V,C) N(0,0.02) untied output matrix (tie_embeddings = false) only, last
+ * A drawn tensor takes one standard normal per element, in row-major order, times its
+ * std; wte and wpe are drawn whatever their std (0 included: pos_init_std = 0 gives
+ * zeros), so tok_init_std and pos_init_std change no other weight.  The embedding-norm
+ * parameters are never drawn and lm_head is drawn after every other tensor, so all
+ * embedding norms and tied/untied runs of one init seed share every other initial
+ * weight bit for bit.  Linear weights are (out, in) as in PyTorch; 2-D tensors (wte,
+ * wpe, Linear weights, lm_head) get weight decay.  Gradients and the Adam moments use
+ * the same layout.
+ *
+ * The initial embedding RMS rho is the RMS of the block-1 input before any embedding
+ * norm, wte[v] + wpe[p], over every vocabulary entry v and position p at
+ * initialization:
+ *   rho^2 = (T·Σ_{v,c} wte[v,c]^2 + V·Σ_{p,c} wpe[p,c]^2 + 2·Σ_c A_c·B_c) / (V·T·C),
+ *   A_c = Σ_v wte[v,c],  B_c = Σ_p wpe[p,c],
+ * each sum in double over the drawn float weights in index order (gpt_embed_rms).
+ * embed_norm = scale multiplies wte[t] + wpe[p] by the float 1/rho (no parameters), so
+ * the block-1 input has RMS 1 over all (v, p) pairs at initialization; embed_norm =
+ * layernorm_matched is LayerNorm (eps 1e-5) whose gain en_w starts at (float) rho and
+ * bias at 0, so at initialization it centers and normalizes each token but keeps the
+ * input's overall scale.
  *
  * Dropout (p = cfg.dropout, training only) is applied after the embedding norm, to the
  * attention probabilities and to both residual branches; its masks come from the run's
- * dropout stream, one PCG stream per (step, site, sequence), so they do not depend on
- * the thread count and a resumed run redraws the same masks.
+ * dropout stream (seed `seed`), one PCG stream per (step, site, sequence), so they do
+ * not depend on the thread count and a resumed run redraws the same masks.
  */
 #ifndef REPRO_GPT_H
 #define REPRO_GPT_H
@@ -30,10 +48,11 @@ typedef struct {
     char name[32];
     size_t offset, size;
     int ndim, dims[2];
-    float init_std; /* > 0: drawn N(0, init_std); else constant init_value */
+    int drawn;      /* drawn N(0, init_std) (init_std may be 0); else constant init_value */
+    float init_std;
     float init_value;
     int decay; /* weight decay applies (2-D) */
-    int group; /* 0 embeddings, 1..L block l-1, L+1 final norm, L+2 embedding norm */
+    int group; /* see gpt_n_groups */
 } gpt_tensor;
 
 typedef struct {
@@ -43,6 +62,7 @@ typedef struct {
 
 typedef struct {
     float *wte, *wpe, *lnf_w, *lnf_b, *en_w, *en_b;
+    float *lm_head; /* NULL when tied */
     gpt_block *block;
 } gpt_params;
 
@@ -60,6 +80,8 @@ typedef struct {
     size_t n_params;
     float *params, *grads, *adam_m, *adam_v;
     gpt_params p, g;
+    double embed_rms;  /* rho of the initial weights (see above) */
+    float embed_scale; /* 1/rho for embed_norm = scale, else 1 */
 
     float *act_buf;
     uint8_t *mask_buf;
@@ -85,9 +107,10 @@ void gpt_backward(gpt_model *m, int B);
 void gpt_zero_grad(gpt_model *m);
 /* Global L2 norm of the gradients, summed in a fixed order. */
 double gpt_grad_norm(const gpt_model *m);
-/* Parameter groups: 0 embeddings (wte, wpe), 1..L the blocks, L+1 the final norm, L+2
- * the embedding norm (when present). */
+/* Parameter groups: 0 embeddings (wte, wpe), 1..L the blocks, L+1 the final norm, then
+ * the embedding norm (when it has parameters), then lm_head (when untied). */
 int gpt_n_groups(const gpt_model *m);
+int gpt_config_n_groups(const gpt_config *c);
 /* The global norm, and each group's norm into group_norm (may be NULL). */
 double gpt_grad_norm_groups(const gpt_model *m, double *group_norm);
 /* Mean and maximum of Adam's second moment v per group. */
@@ -96,8 +119,13 @@ void gpt_adam_v_stats(const gpt_model *m, double *vmean, double *vmax);
 void gpt_adamw(gpt_model *m, float lr, long t, float grad_scale);
 /* Mean L2 norm of the block-1 input rows of the last forward. */
 double gpt_embed_norm(const gpt_model *m, int B);
-/* Learning rate at iteration it (0-based): warmup lr·(it+1)/warmup, then cosine to min_lr
- * at the last iteration. */
+/* Largest |logit| over the B·T·V logits of the last forward (non-finite values skipped;
+ * 0 if none is finite). */
+double gpt_max_abs_logit(const gpt_model *m, int B);
+/* rho (above) of token embeddings wte (V,C) and position embeddings wpe (T,C). */
+double gpt_embed_rms(const float *wte, int V, const float *wpe, int T, int C);
+/* Learning rate at iteration it (0-based): warmup lr·(it+1)/warmup (none when warmup is
+ * 0); then cosine from lr to min_lr at the last iteration, or constant lr. */
 double gpt_lr(const gpt_config *c, long it);
 
 #endif

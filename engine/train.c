@@ -24,8 +24,9 @@ static double now_s(void)
 
 /* ---- log columns ----------------------------------------------------------------- */
 
-enum { COL_STEP, COL_LR, COL_LOSS, COL_GNORM, COL_ENORM, N_BASE };
-static const char *const base_cols[N_BASE] = {"step", "lr", "loss", "grad_norm", "embed_norm"};
+enum { COL_STEP, COL_LR, COL_LOSS, COL_GNORM, COL_ENORM, COL_MAXLOGIT, N_BASE };
+static const char *const base_cols[N_BASE] = {"step",       "lr",         "loss",
+                                              "grad_norm",  "embed_norm", "max_abs_logit"};
 static const char *const diag_cols[] = {
     "d_val_loss", "d_val_acc", "d_acc_macro", "d_ece", "d_brier", "d_logit_norm", "d_max_logit",
     "d_embed_norm", "d_embed_norm_letter", "d_embed_norm_digit", "d_embed_norm_punct",
@@ -34,7 +35,7 @@ static const char *const diag_cols[] = {
 
 static int n_groups(const gpt_config *c)
 {
-    return c->n_layer + 2 + (c->embed_norm != EMBED_NONE);
+    return gpt_config_n_groups(c);
 }
 
 int train_log_ncols(const gpt_config *cfg)
@@ -50,8 +51,10 @@ static void group_name(const gpt_config *c, int g, char *buf, size_t len)
         snprintf(buf, len, "b%d", g);
     else if (g == c->n_layer + 1)
         snprintf(buf, len, "lnf");
-    else
+    else if (g == c->n_layer + 2 && config_embed_norm_tensors(c) > 0)
         snprintf(buf, len, "en");
+    else
+        snprintf(buf, len, "head");
 }
 
 void train_log_colname(const gpt_config *cfg, int i, char *buf, size_t len)
@@ -68,6 +71,29 @@ void train_log_colname(const gpt_config *cfg, int i, char *buf, size_t len)
         snprintf(buf, len, "%s", diag_cols[i - N_BASE - 3 * ng]);
     }
 }
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+const char *train_definitions(void)
+{
+    return "  rho             initial embedding RMS: sqrt(mean over every vocabulary entry v, position\n"
+           "                  p and channel c of (wte[v,c] + wpe[p,c])^2) of the drawn initial weights,\n"
+           "                  from double sums over wte and wpe (engine/gpt.h); embed_norm=scale\n"
+           "                  multiplies tok+pos by 1/rho, layernorm_matched starts its gain at rho\n"
+           "  diverged        the loss or gradient norm is non-finite, or the training loss exceeds\n"
+           "                  l0 + " STR(DIVERGE_MARGIN) " (l0 = loss of step 0) for " STR(DIVERGE_STEPS)
+           " consecutive steps; training stops\n"
+           "                  there; diverge_step = the first such step, diverge_lr = its lr\n"
+           "  max_loss_jump   max(0, max over t of loss[t] - min(loss[0..t-1])), in nats\n"
+           "  logit_growth    max over steps of the batch's max |logit| / its value at step 0\n"
+           "  subset_acc      argmax accuracy on " STR(DIAG_SUBSETS) " subsets of " STR(DIAG_SUBSET_SIZE)
+           " validation positions (PCG stream\n"
+           "                  'subset' of seed), with subset_acc_mean and subset_acc_sd\n"
+           "  ngram_ppl       add-one smoothed unigram and bigram models of the training split,\n"
+           "                  perplexity on the validation split (engine/ngram.h)\n";
+}
+#undef STR
+#undef STR_
 
 /* ---- evaluation ------------------------------------------------------------------ */
 
@@ -99,9 +125,10 @@ enum { PS_CONF, PS_HIT, PS_BRIER, PS_LNORM, PS_LMAX, PS_ENORM, N_PS };
 
 /* The first max_windows non-overlapping windows of the validation split (all if
  * max_windows <= 0), in window order, every instrument of diag.h; with temperature != 0
- * also the temperature scan (which stores every logit).  Returns the forward seconds. */
+ * also the temperature scan (which stores every logit); with hits != NULL, each
+ * position's argmax hit (0/1) in position order.  Returns the forward seconds. */
 static double evaluate(gpt_model *m, const corpus *c, long max_windows, int temperature,
-                       const int *cls, diag_sums *d, diag_result *r)
+                       const int *cls, diag_sums *d, diag_result *r, uint8_t *hits)
 {
     const int T = m->T, V = m->V, C = m->C, L = m->L;
     long n_win = (long)((c->n_val - 1) / (size_t)T);
@@ -178,6 +205,8 @@ static double evaluate(gpt_model *m, const corpus *c, long max_windows, int temp
                 d->resid_norm[l] += o[N_PS + l];
             d->pos_loss[t] += m->losses[i];
             d->pos_n[t] += 1;
+            if (hits)
+                hits[(size_t)w0 * T + (size_t)i] = o[PS_HIT] != 0;
         }
         for (int b = 0; b < nb; b++) {
             d->cos_first += seq[2 * b];
@@ -290,6 +319,7 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
     out->pos_loss = malloc((size_t)cfg->context * sizeof(double));
     diag_sums dsum;
     int have_dsum = 0;
+    uint8_t *hits = NULL;
     if (!log || !out->resid_norm || !out->pos_loss ||
         gpt_init(&m, cfg, c.vocab, cfg->batch, err, errlen)) {
         if (!log || !out->resid_norm || !out->pos_loss)
@@ -325,11 +355,12 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         double *r = log + step * ncols;
         for (int k = 0; k < ncols; k++)
             r[k] = NAN;
-        corpus_batch(&c, (uint64_t)cfg->seed, step, B, T, m.inputs, m.targets);
+        corpus_batch(&c, (uint64_t)config_data_seed(cfg), step, B, T, m.inputs, m.targets);
         r[COL_STEP] = (double)step;
         r[COL_LR] = gpt_lr(cfg, step);
         r[COL_LOSS] = gpt_forward(&m, B, 1, 1, step);
         r[COL_ENORM] = gpt_embed_norm(&m, B);
+        r[COL_MAXLOGIT] = gpt_max_abs_logit(&m, B);
         if (isfinite(r[COL_LOSS])) {
             gpt_zero_grad(&m);
             gpt_backward(&m, B);
@@ -337,7 +368,7 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         }
         if (!isfinite(r[COL_LOSS]) || !isfinite(r[COL_GNORM])) {
             out->diverged = 1;
-            out->diverged_step = step;
+            out->diverge_step = step;
         } else {
             float scale = 1.0f;
             if (cfg->grad_clip > 0 && r[COL_GNORM] > cfg->grad_clip)
@@ -349,11 +380,18 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
                 diag_sums ds;
                 diag_result dr;
                 if (diag_sums_init(&ds, m.L, m.T) == 0) {
-                    evaluate(&m, &c, cfg->diag_windows, 0, cls, &ds, &dr);
+                    evaluate(&m, &c, cfg->diag_windows, 0, cls, &ds, &dr, NULL);
                     fill_diag_cols(r, col_diag, &dr);
                     diag_sums_free(&ds);
                 }
                 diag_s += now_s() - d0;
+            }
+        }
+        if (!out->diverged) {
+            long onset = diag_divergence(log, (size_t)ncols, step + 1, COL_LOSS, COL_GNORM);
+            if (onset >= 0) {
+                out->diverged = 1;
+                out->diverge_step = onset;
             }
         }
         out->final_grad_norm = r[COL_GNORM];
@@ -375,6 +413,11 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         }
     }
     out->steps = step;
+    diag_training_curve(log, (size_t)ncols, step, COL_LOSS, COL_GNORM, COL_MAXLOGIT, &out->curve);
+    if (out->diverged)
+        out->diverge_lr = log[(size_t)out->diverge_step * ncols + COL_LR];
+    out->embed_init_rms = m.embed_rms;
+    out->embed_scale = cfg->embed_norm == EMBED_SCALE ? (double)m.embed_scale : NAN;
     if (out->stopped && hooks && hooks->checkpoint && step < cfg->iters &&
         save_checkpoint(&m, step, log, ncols, hooks->checkpoint)) {
         snprintf(err, errlen, "cannot write checkpoint %s: %s", hooks->checkpoint,
@@ -392,8 +435,20 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
             goto done;
         }
         have_dsum = 1;
-        double fwd = evaluate(&m, &c, 0, 1, cls, &dsum, &out->diag);
         long n_win = (long)((c.n_val - 1) / (size_t)T);
+        hits = malloc((size_t)n_win * T);
+        if (!hits) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            goto done;
+        }
+        double fwd = evaluate(&m, &c, 0, 1, cls, &dsum, &out->diag, hits);
+        if (diag_subset_acc(hits, (size_t)n_win * T, (uint64_t)cfg->seed, out->subset_acc,
+                            &out->subset_acc_mean, &out->subset_acc_sd)) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            goto done;
+        }
         out->eval_tokens_per_s = fwd > 0 ? (double)n_win * T / fwd : 0.0;
         memcpy(out->resid_norm, out->diag.resid_norm, ((size_t)m.L + 1) * sizeof(double));
         memcpy(out->pos_loss, out->diag.pos_loss, (size_t)T * sizeof(double));
@@ -408,6 +463,7 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
     out->context = m.T;
 
 done:
+    free(hits);
     if (have_dsum)
         diag_sums_free(&dsum);
     kernels_release();

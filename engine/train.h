@@ -1,19 +1,22 @@
 /* Training and evaluation of one run (DESIGN.md protocol).
  *
- * train_run validates the config, loads the corpus, initializes from the run's seed and
- * trains for cfg.iters steps, calling on_step after every step with that step's log
- * row; then evaluates on the whole validation split with every instrument of diag.h.
- * A non-finite loss or gradient norm stops the run, which is reported as diverged at
- * that step (not an error).  With a checkpoint path, the full training state is saved
+ * train_run validates the config, loads the corpus, initializes from the run's init seed
+ * and trains for cfg.iters steps on batches of its data seed, calling on_step after every
+ * step with that step's log row; then evaluates on the whole validation split with every
+ * instrument of diag.h.  A run that diverges (diag.h: a non-finite loss or gradient norm,
+ * or DIVERGE_STEPS consecutive losses above ℓ_0 + DIVERGE_MARGIN) stops at the step where
+ * that is recognized and is reported as diverged, with the onset step and its learning
+ * rate (not an error); it is not evaluated.  With a checkpoint path, the full training state is saved
  * every checkpoint_every steps (atomically), and a run started with resume = 1
  * continues from it: the final state and metrics are bit-identical to an uninterrupted
  * run, because batches and dropout masks are drawn per step.  A run stopped by on_step
  * also saves a checkpoint at the step where it stopped.
  *
  * Log rows are arrays of doubles whose columns train_log_colname names: step, lr, loss,
- * grad_norm (pre-clip), embed_norm (mean block-1 input norm of the batch); per parameter
- * group g (emb, b1..bL, lnf, en): gn_g (its gradient norm), vmean_g and vmax_g (Adam's
- * second moment after the step); and, on steps where (step+1) % diag_every == 0, the
+ * grad_norm (pre-clip), embed_norm (mean block-1 input norm of the batch), max_abs_logit
+ * (largest |logit| of the batch); per parameter group g (emb, b1..bL, lnf, en when the
+ * embedding norm has parameters, head when untied): gn_g (its gradient norm), vmean_g
+ * and vmax_g (Adam's second moment after the step); and, on steps where (step+1) % diag_every == 0, the
  * d_* diagnostics on the first diag_windows validation windows (NaN on other steps).
  * The diagnostics only read the model: the training columns are identical with them
  * on or off.
@@ -49,7 +52,12 @@ typedef struct {
     long params;
     int vocab, evaluated;
     int diverged;
-    long diverged_step;
+    long diverge_step;  /* onset (diag.h), when diverged */
+    double diverge_lr;  /* learning rate at the onset step */
+    diag_curve curve;   /* training-curve instruments over the steps taken */
+    double embed_init_rms; /* rho of gpt.h: RMS of wte[v]+wpe[p] at initialization */
+    double embed_scale;    /* 1/rho for embed_norm = scale, else NaN */
+    double subset_acc[DIAG_SUBSETS], subset_acc_mean, subset_acc_sd; /* when evaluated */
     int stopped;
     long steps;        /* steps completed */
     long resumed_from; /* step the run resumed at, 0 for a fresh run */
@@ -71,5 +79,10 @@ int train_check(const gpt_config *cfg, char *err, size_t errlen);
 /* The log columns of a config. */
 int train_log_ncols(const gpt_config *cfg);
 void train_log_colname(const gpt_config *cfg, int i, char *buf, size_t len);
+
+/* The definitions of gpt.h and diag.h that a user of the config needs (rho, divergence,
+ * the training-curve and subset instruments, the n-gram references), as text for
+ * `bin/repro help`. */
+const char *train_definitions(void);
 
 #endif

@@ -1,6 +1,16 @@
 /* Lua module `engine`: the training engine from Lua.
- *   engine.defaults()            -> table of every config key with its default
- *   engine.keys()                -> list of {name=, type="integer"|"number"|"string", help=}
+ *   engine.defaults()            -> table of every config key with its default (derived
+ *                                   keys, unset by default, are absent)
+ *   engine.keys()                -> list of {name=, type="integer"|"number"|"string"|
+ *                                   "boolean", help=, derived_from= (a derived key: unset,
+ *                                   it takes that key's value), omittable=}
+ *   engine.canonical(cfg)        -> a copy of cfg without the omittable keys (engine/config.h)
+ *                                   that are at their default: what a run record stores, so
+ *                                   records written before those keys existed keep their bytes
+ *   engine.definitions()         -> text: how the derived quantities are defined
+ *   engine.ngram_ppl(path)       -> {unigram_ppl, unigram_nll, bigram_ppl, bigram_nll,
+ *                                   n_train, n_eval, vocab} (engine/ngram.h: add-one
+ *                                   smoothed, fitted on the training split, on validation)
  *   engine.check(cfg)            -> true, or a Lua error naming the key (corpus included)
  *   engine.param_count(cfg)      -> integer (reads the corpus for its vocabulary)
  *   engine.train(cfg [, opts])   -> metrics table
@@ -11,8 +21,12 @@
  *       engine/diag.h (acc_macro, acc_<class>, ece, brier, reliability{count,
  *       confidence, accuracy}, logit_norm, max_logit, nll_temp_<τ>, temp_opt,
  *       nll_temp_opt, embed_norm_<class>, cos_first, cos_final, resid_norm[],
- *       loss_by_position[]), final_grad_norm, train_loss, params, vocab, steps,
- *       resumed_from, diverged, diverged_step, stopped, interrupted, and the timings
+ *       loss_by_position[], subset_acc[] with subset_acc_mean and subset_acc_sd),
+ *       final_grad_norm, train_loss, params, vocab, steps, resumed_from, diverged,
+ *       diverge_step and diverge_lr (when diverged), the training-curve instruments
+ *       init_loss, max_grad_norm, max_grad_norm_step, max_loss_jump, max_loss_jump_step,
+ *       max_abs_logit, logit_growth (every run, diverged ones included), embed_init_rms,
+ *       embed_scale (embed_norm = scale), stopped, interrupted, and the timings
  *       tokens_per_s, eval_tokens_per_s, wall_s.  Evaluation metrics are absent for a
  *       diverged or stopped run; an instrument undefined for the data is absent.
  *   engine.log_columns(cfg)      -> list of log.csv column names
@@ -35,18 +49,35 @@
 #include "../engine/data.h"
 #include "../engine/gpt.h"
 #include "../engine/diag.h"
+#include "../engine/ngram.h"
 #include "../engine/train.h"
 #include "lrepro.h"
 
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+/* Sets t[k] = v unless v is NaN (an undefined instrument stays absent). */
+static void set_defined(lua_State *L, const char *k, double v)
+{
+    if (!isnan(v))
+        set_num(L, k, v);
+}
+
+/* Every key that is set (derived keys left unset are absent). */
 static void push_config(lua_State *L, const gpt_config *c)
 {
     lua_createtable(L, 0, config_nkeys);
     for (int i = 0; i < config_nkeys; i++) {
         const config_key *k = &config_keys[i];
         const char *p = (const char *)c + k->offset;
+        if (!config_is_set(c, k))
+            continue;
         switch (k->type) {
         case CFG_INT:
-            if (strcmp(k->name, "seed") == 0)
+            if (strstr(k->name, "seed"))
                 lua_pushinteger(L, (lua_Integer) * (const long long *)p);
             else
                 lua_pushinteger(L, *(const int *)p);
@@ -55,7 +86,10 @@ static void push_config(lua_State *L, const gpt_config *c)
             lua_pushnumber(L, *(const double *)p);
             break;
         case CFG_ENUM:
-            lua_pushstring(L, embed_norm_names[*(const int *)p]);
+            lua_pushstring(L, k->values[*(const int *)p]);
+            break;
+        case CFG_BOOL:
+            lua_pushboolean(L, *(const int *)p);
             break;
         case CFG_STR:
             lua_pushstring(L, p);
@@ -63,6 +97,21 @@ static void push_config(lua_State *L, const gpt_config *c)
         }
         lua_setfield(L, -2, k->name);
     }
+}
+
+/* Sets `key` from the value on top of the stack; 0 or -1 with a message. */
+static int set_from_stack(lua_State *L, gpt_config *c, const char *key, char *err, size_t n)
+{
+    if (lua_isinteger(L, -1))
+        return config_set_int(c, key, (long long)lua_tointeger(L, -1), err, n);
+    if (lua_type(L, -1) == LUA_TNUMBER)
+        return config_set_num(c, key, lua_tonumber(L, -1), err, n);
+    if (lua_type(L, -1) == LUA_TSTRING)
+        return config_set_str(c, key, lua_tostring(L, -1), err, n);
+    if (lua_type(L, -1) == LUA_TBOOLEAN)
+        return config_set_bool(c, key, lua_toboolean(L, -1), err, n);
+    snprintf(err, n, "%s: unsupported value of type %s", key, luaL_typename(L, -1));
+    return -1;
 }
 
 /* Reads a config table at `idx` over the defaults; raises a Lua error naming the key.
@@ -76,18 +125,7 @@ static void read_config(lua_State *L, int idx, gpt_config *c)
     while (lua_next(L, idx) != 0) {
         if (lua_type(L, -2) != LUA_TSTRING)
             luaL_error(L, "config: keys must be strings, got %s", luaL_typename(L, -2));
-        const char *key = lua_tostring(L, -2);
-        int rc;
-        if (lua_isinteger(L, -1))
-            rc = config_set_int(c, key, (long long)lua_tointeger(L, -1), err, sizeof err);
-        else if (lua_type(L, -1) == LUA_TNUMBER)
-            rc = config_set_num(c, key, lua_tonumber(L, -1), err, sizeof err);
-        else if (lua_type(L, -1) == LUA_TSTRING)
-            rc = config_set_str(c, key, lua_tostring(L, -1), err, sizeof err);
-        else
-            rc = (snprintf(err, sizeof err, "%s: unsupported value of type %s", key,
-                           luaL_typename(L, -1)), -1);
-        if (rc)
+        if (set_from_stack(L, c, lua_tostring(L, -2), err, sizeof err))
             luaL_error(L, "config: %s", err);
         lua_pop(L, 1);
     }
@@ -115,18 +153,102 @@ static int l_defaults(lua_State *L)
 
 static int l_keys(lua_State *L)
 {
-    static const char *tn[] = {"integer", "number", "string", "string"};
+    static const char *tn[] = {"integer", "number", "string", "string", "boolean"};
     lua_createtable(L, config_nkeys, 0);
     for (int i = 0; i < config_nkeys; i++) {
-        lua_createtable(L, 0, 3);
+        lua_createtable(L, 0, 5);
         lua_pushstring(L, config_keys[i].name);
         lua_setfield(L, -2, "name");
         lua_pushstring(L, tn[config_keys[i].type]);
         lua_setfield(L, -2, "type");
         lua_pushstring(L, config_keys[i].help);
         lua_setfield(L, -2, "help");
+        if (config_keys[i].derived_from) {
+            lua_pushstring(L, config_keys[i].derived_from);
+            lua_setfield(L, -2, "derived_from");
+        }
+        lua_pushboolean(L, config_keys[i].omittable);
+        lua_setfield(L, -2, "omittable");
         lua_rawseti(L, -2, i + 1);
     }
+    return 1;
+}
+
+/* A shallow copy of the table without the omittable keys at their default.  Values
+ * that do not parse are kept (engine.check reports them); the copy is never re-typed,
+ * so the bytes of a record written from it do not change. */
+static int l_canonical(lua_State *L)
+{
+    char err[512];
+    gpt_config c;
+    config_defaults(&c);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+        if (lua_type(L, -2) == LUA_TSTRING)
+            set_from_stack(L, &c, lua_tostring(L, -2), err, sizeof err);
+        lua_pop(L, 1);
+    }
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+        const config_key *k =
+            lua_type(L, -2) == LUA_TSTRING ? config_find(lua_tostring(L, -2)) : NULL;
+        int drop = 0;
+        if (k && k->omittable) {
+            gpt_config one;
+            config_defaults(&one);
+            /* the value itself parses, and the config it is part of holds it at default */
+            drop = set_from_stack(L, &one, k->name, err, sizeof err) == 0 &&
+                   config_at_default(&c, k);
+        }
+        if (drop) {
+            lua_pop(L, 1);
+        } else {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, -4);
+        }
+    }
+    return 1;
+}
+
+static int l_definitions(lua_State *L)
+{
+    lua_pushstring(L, train_definitions());
+    return 1;
+}
+
+static int l_ngram_ppl(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    char full[4096], err[1024];
+    lua_getfield(L, LUA_REGISTRYINDEX, "repro.root");
+    const char *root = lua_tostring(L, -1);
+    int n = path[0] != '/' && root ? snprintf(full, sizeof full, "%s/%s", root, path)
+                                   : snprintf(full, sizeof full, "%s", path);
+    lua_pop(L, 1);
+    if (n < 0 || (size_t)n >= sizeof full)
+        return luaL_error(L, "ngram_ppl: path too long");
+    corpus c;
+    if (corpus_load(&c, full, err, sizeof err))
+        return luaL_error(L, "ngram_ppl: %s", err);
+    ngram_result r;
+    int rc = ngram_eval(&c, &r, err, sizeof err);
+    corpus_free(&c);
+    if (rc)
+        return luaL_error(L, "ngram_ppl: %s: %s", path, err);
+    lua_createtable(L, 0, 7);
+    set_num(L, "unigram_nll", r.unigram_nll);
+    set_num(L, "unigram_ppl", r.unigram_ppl);
+    set_num(L, "bigram_nll", r.bigram_nll);
+    set_num(L, "bigram_ppl", r.bigram_ppl);
+    lua_pushinteger(L, (lua_Integer)r.n_train);
+    lua_setfield(L, -2, "n_train");
+    lua_pushinteger(L, (lua_Integer)r.n_eval);
+    lua_setfield(L, -2, "n_eval");
+    lua_pushinteger(L, r.vocab);
+    lua_setfield(L, -2, "vocab");
     return 1;
 }
 
@@ -172,19 +294,6 @@ typedef struct {
     int log_every;
     int failed;
 } step_ctx;
-
-static void set_num(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
-/* Sets t[k] = v unless v is NaN (an undefined instrument stays absent). */
-static void set_defined(lua_State *L, const char *k, double v)
-{
-    if (!isnan(v))
-        set_num(L, k, v);
-}
 
 static int step_cb(void *ud, const train_row *row)
 {
@@ -289,8 +398,27 @@ static void push_metrics(lua_State *L, const train_metrics *m)
         lua_setfield(L, -2, "reliability");
         push_array(L, "resid_norm", m->resid_norm, m->n_layer + 1);
         push_array(L, "loss_by_position", m->pos_loss, m->context);
+        push_array(L, "subset_acc", m->subset_acc, DIAG_SUBSETS);
+        set_num(L, "subset_acc_mean", m->subset_acc_mean);
+        set_num(L, "subset_acc_sd", m->subset_acc_sd);
         set_num(L, "eval_tokens_per_s", m->eval_tokens_per_s);
     }
+    const diag_curve *cv = &m->curve;
+    set_defined(L, "init_loss", cv->init_loss);
+    set_defined(L, "max_grad_norm", cv->max_grad_norm);
+    if (cv->max_grad_norm_step >= 0) {
+        lua_pushinteger(L, cv->max_grad_norm_step);
+        lua_setfield(L, -2, "max_grad_norm_step");
+    }
+    set_defined(L, "max_loss_jump", cv->max_loss_jump);
+    if (cv->max_loss_jump_step >= 0) {
+        lua_pushinteger(L, cv->max_loss_jump_step);
+        lua_setfield(L, -2, "max_loss_jump_step");
+    }
+    set_defined(L, "max_abs_logit", cv->max_abs_logit);
+    set_defined(L, "logit_growth", cv->logit_growth);
+    set_defined(L, "embed_init_rms", m->embed_init_rms);
+    set_defined(L, "embed_scale", m->embed_scale);
     if (isfinite(m->final_grad_norm))
         set_num(L, "final_grad_norm", m->final_grad_norm);
     if (isfinite(m->train_loss))
@@ -306,8 +434,9 @@ static void push_metrics(lua_State *L, const train_metrics *m)
     lua_pushboolean(L, m->diverged);
     lua_setfield(L, -2, "diverged");
     if (m->diverged) {
-        lua_pushinteger(L, m->diverged_step);
-        lua_setfield(L, -2, "diverged_step");
+        lua_pushinteger(L, m->diverge_step);
+        lua_setfield(L, -2, "diverge_step");
+        set_num(L, "diverge_lr", m->diverge_lr);
     }
     lua_pushboolean(L, m->stopped);
     lua_setfield(L, -2, "stopped");
@@ -391,6 +520,8 @@ static int l_metric_names(lua_State *L)
     double zeros[1] = {0};
     memset(&m, 0, sizeof m);
     m.evaluated = 1;
+    m.diverged = 1; /* so diverge_step and diverge_lr are listed */
+    m.curve.max_grad_norm_step = m.curve.max_loss_jump_step = 0;
     m.resid_norm = m.pos_loss = zeros;
     m.n_layer = 0;
     m.context = 1;
@@ -416,10 +547,17 @@ static int l_metric_names(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},{"defaults", l_defaults}, {"keys", l_keys},
+static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
+                                 {"defaults", l_defaults},
+                                 {"keys", l_keys},
+                                 {"canonical", l_canonical},
+                                 {"definitions", l_definitions},
+                                 {"ngram_ppl", l_ngram_ppl},
                                  {"log_columns", l_log_columns},
-                                 {"check", l_check},       {"param_count", l_param_count},
-                                 {"train", l_train},       {NULL, NULL}};
+                                 {"check", l_check},
+                                 {"param_count", l_param_count},
+                                 {"train", l_train},
+                                 {NULL, NULL}};
 
 int luaopen_engine(lua_State *L)
 {

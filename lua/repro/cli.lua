@@ -29,6 +29,11 @@ function M.parse_overrides(list, who)
       local n = tonumber(v)
       if not n then user_error("%s: %s=%s: expected a number", who, k, v) end
       cfg[k] = n + 0.0
+    elseif ty == "boolean" then
+      if v ~= "true" and v ~= "false" then
+        user_error("%s: %s=%s: expected true or false", who, k, v)
+      end
+      cfg[k] = v == "true"
     else
       cfg[k] = v
     end
@@ -103,8 +108,10 @@ config keys (defaults):
 ]])
   local d = engine.defaults()
   for _, k in ipairs(engine.keys()) do
-    io.write(string.format("  %-15s %-26s %s\n", k.name, tostring(d[k.name]), k.help))
+    local dflt = k.derived_from and ("= " .. k.derived_from) or tostring(d[k.name])
+    io.write(string.format("  %-15s %-26s %s\n", k.name, dflt, k.help))
   end
+  io.write("definitions:\n", engine.definitions())
   return 0
 end
 

@@ -27,9 +27,11 @@ function M.resolve(overrides)
   return cfg
 end
 
+-- Omittable keys at their default (engine.canonical) are left out, so configs written
+-- before those keys existed keep their bytes and hashes.
 function M.config_text(cfg)
   local c = {}
-  for k, v in pairs(cfg) do
+  for k, v in pairs(engine.canonical(cfg)) do
     if k ~= "threads" then c[k] = v end
   end
   return json.pretty(c)

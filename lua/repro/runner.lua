@@ -76,7 +76,7 @@ local function config_args(cfg)
       elseif k.type == "number" then
         out[#out + 1] = string.format("%s=%.17g", k.name, v)
       else
-        out[#out + 1] = k.name .. "=" .. v
+        out[#out + 1] = k.name .. "=" .. tostring(v)
       end
     end
   end
@@ -264,7 +264,7 @@ local function result_text(r)
   local ok, m = pcall(json.decode, text or "")
   if not ok or type(m) ~= "table" then return "" end
   if m.diverged then
-    return string.format("diverged at step %s", tostring(math.tointeger(m.diverged_step)))
+    return string.format("diverged at step %s", tostring(math.tointeger(m.diverge_step)))
   end
   return m.val_loss and string.format("val_loss %.4f", m.val_loss) or ""
 end

@@ -189,6 +189,8 @@ local function check_overrides(P, t, path, types, skip)
         P.add(path .. "." .. k, "expected a number, got " .. typename(v), k)
       elseif ty == "string" and type(v) ~= "string" then
         P.add(path .. "." .. k, "expected a string, got " .. typename(v), k)
+      elseif ty == "boolean" and type(v) ~= "boolean" then
+        P.add(path .. "." .. k, "expected true or false, got " .. typename(v), k)
       else
         out[k] = ty == "number" and v + 0.0 or v
       end

@@ -1,6 +1,7 @@
 /* The evaluation instruments of engine/diag.h on cases computed by hand. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../engine/diag.h"
@@ -97,6 +98,130 @@ static void temperature(void)
     CHECK(below, "the optimum is no worse than any fixed temperature");
 }
 
+/* Floyd's sampling: k distinct sorted indices in range, deterministic per (seed, index),
+ * all of them when k = n; over many draws every index is about equally likely. */
+static void sampling(void)
+{
+    size_t a[50], b[50];
+    int ok = 1;
+    for (int rep = 0; rep < 200; rep++) {
+        diag_sample_indices(11, (uint64_t)rep, 120, 50, a);
+        for (int i = 0; i < 50; i++)
+            ok &= a[i] < 120 && (i == 0 || a[i] > a[i - 1]);
+    }
+    CHECK(ok, "50 distinct sorted indices in [0, 120)");
+    diag_sample_indices(11, 3, 120, 50, a);
+    diag_sample_indices(11, 3, 120, 50, b);
+    int same = memcmp(a, b, sizeof a) == 0;
+    diag_sample_indices(11, 4, 120, 50, b);
+    CHECK(same && memcmp(a, b, sizeof a) != 0, "same (seed, index) same subset; others differ");
+    diag_sample_indices(2, 0, 7, 7, a);
+    int all = 1;
+    for (int i = 0; i < 7; i++)
+        all &= a[i] == (size_t)i;
+    CHECK(all, "k = n takes every index");
+    /* 4000 subsets of 5 from 10: each index is chosen 2000 times in expectation, with sd
+     * sqrt(4000 · 0.5 · 0.5) ≈ 32; allow 5 sd */
+    int count[10] = {0};
+    for (int rep = 0; rep < 4000; rep++) {
+        diag_sample_indices(9, (uint64_t)rep, 10, 5, a);
+        for (int i = 0; i < 5; i++)
+            count[a[i]]++;
+    }
+    int uniform = 1;
+    for (int i = 0; i < 10; i++)
+        uniform &= abs(count[i] - 2000) < 160;
+    CHECK(uniform, "each index about equally likely (%d .. %d)", count[0], count[9]);
+}
+
+/* Subset accuracy: all hits 1, none 0; a pattern where hits are exactly the first half
+ * of the positions, checked against the subsets drawn by diag_sample_indices. */
+static void subset_accuracy(void)
+{
+    enum { N = 1000 };
+    static uint8_t hit[N];
+    double acc[DIAG_SUBSETS], mean, sd;
+    memset(hit, 1, N);
+    diag_subset_acc(hit, N, 4, acc, &mean, &sd);
+    CHECK(mean == 1 && sd == 0, "all hits: %g %g", mean, sd);
+    memset(hit, 0, N);
+    diag_subset_acc(hit, N, 4, acc, &mean, &sd);
+    CHECK(mean == 0 && sd == 0, "no hits: %g %g", mean, sd);
+    for (int i = 0; i < N; i++)
+        hit[i] = i < N / 2;
+    diag_subset_acc(hit, N, 4, acc, &mean, &sd);
+    double s = 0, ss = 0;
+    int match = 1;
+    for (int k = 0; k < DIAG_SUBSETS; k++) {
+        size_t idx[DIAG_SUBSET_SIZE];
+        diag_sample_indices(4, (uint64_t)k, N, DIAG_SUBSET_SIZE, idx);
+        int h = 0;
+        for (int j = 0; j < DIAG_SUBSET_SIZE; j++)
+            h += idx[j] < N / 2;
+        match &= acc[k] == (double)h / DIAG_SUBSET_SIZE;
+        s += acc[k];
+    }
+    for (int k = 0; k < DIAG_SUBSETS; k++)
+        ss += (acc[k] - s / DIAG_SUBSETS) * (acc[k] - s / DIAG_SUBSETS);
+    CHECK(match && near(mean, s / DIAG_SUBSETS, 1e-15) &&
+              near(sd, sqrt(ss / (DIAG_SUBSETS - 1)), 1e-15) && sd > 0,
+          "half hits: mean %g sd %g", mean, sd);
+    printf("subset accuracy at p = 0.5: mean %.3f, sd %.3f (binomial sd sqrt(0.25/50) = %.3f)\n",
+           mean, sd, sqrt(0.25 / 50));
+}
+
+/* The training-curve instruments on a hand-made log of 6 steps (columns: loss, grad
+ * norm, max |logit|):
+ *   loss  4.0 3.0 3.5 2.0 2.6 NaN  -> jumps above the running minimum: 0.5 at step 2,
+ *                                     0.6 at step 4 (NaN skipped): max 0.6 at step 4
+ *   gnorm 1.0 5.0 2.0 inf 3.0 NaN  -> max finite 5.0 at step 1
+ *   logit 0.5 1.0 3.0 2.0 NaN 1.0  -> max 3.0, growth 3.0 / 0.5 = 6 */
+static void training_curve(void)
+{
+    const double x[6][3] = {{4.0, 1.0, 0.5}, {3.0, 5.0, 1.0}, {3.5, 2.0, 3.0},
+                            {2.0, INFINITY, 2.0}, {2.6, 3.0, NAN}, {NAN, NAN, 1.0}};
+    diag_curve r;
+    diag_training_curve(&x[0][0], 3, 6, 0, 1, 2, &r);
+    CHECK(r.init_loss == 4.0 && r.max_grad_norm == 5.0 && r.max_grad_norm_step == 1,
+          "init %g, max grad %g at %ld", r.init_loss, r.max_grad_norm, r.max_grad_norm_step);
+    CHECK(near(r.max_loss_jump, 0.6, 1e-12) && r.max_loss_jump_step == 4,
+          "max loss jump %.17g at %ld", r.max_loss_jump, r.max_loss_jump_step);
+    CHECK(r.max_abs_logit == 3.0 && r.logit_growth == 6.0, "logit %g growth %g",
+          r.max_abs_logit, r.logit_growth);
+    const double down[3][3] = {{3, 1, 1}, {2, 1, 1}, {1, 1, 1}};
+    diag_training_curve(&down[0][0], 3, 3, 0, 1, 2, &r);
+    CHECK(r.max_loss_jump == 0 && r.max_loss_jump_step == -1 && r.logit_growth == 1,
+          "a falling loss has no jump");
+}
+
+/* The divergence rule: non-finite at the last step; DIVERGE_STEPS consecutive losses
+ * above ℓ_0 + DIVERGE_MARGIN, onset at the first; one fewer, or one at the bound, is not. */
+static void divergence_rule(void)
+{
+    enum { N = 30 };
+    double x[N][2];
+    for (int t = 0; t < N; t++) {
+        x[t][0] = 4.0 - 0.01 * t;
+        x[t][1] = 1.0;
+    }
+    CHECK(diag_divergence(&x[0][0], 2, N, 0, 1) == -1, "a falling loss does not diverge");
+    x[N - 1][1] = NAN;
+    CHECK(diag_divergence(&x[0][0], 2, N, 0, 1) == N - 1, "NaN gradient norm at the last step");
+    x[N - 1][1] = 1.0;
+    x[N - 1][0] = INFINITY;
+    CHECK(diag_divergence(&x[0][0], 2, N, 0, 1) == N - 1, "infinite loss at the last step");
+    for (int t = 5; t < N; t++)
+        x[t][0] = 4.0 + DIVERGE_MARGIN + 0.5;
+    CHECK(diag_divergence(&x[0][0], 2, 5 + DIVERGE_STEPS - 1, 0, 1) == -1,
+          "DIVERGE_STEPS - 1 steps above the bound are not divergence");
+    CHECK(diag_divergence(&x[0][0], 2, 5 + DIVERGE_STEPS, 0, 1) == 5,
+          "DIVERGE_STEPS steps above the bound: onset at the first");
+    x[9][0] = 4.0 + DIVERGE_MARGIN; /* at the bound, not above it */
+    CHECK(diag_divergence(&x[0][0], 2, 5 + DIVERGE_STEPS, 0, 1) == -1 &&
+              diag_divergence(&x[0][0], 2, 10 + DIVERGE_STEPS, 0, 1) == 10,
+          "a step at the bound breaks the streak");
+}
+
 int main(void)
 {
     ece();
@@ -104,5 +229,9 @@ int main(void)
     cosine();
     classes();
     temperature();
+    sampling();
+    subset_accuracy();
+    training_curve();
+    divergence_rule();
     return check_done("test_diag");
 }

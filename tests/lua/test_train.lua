@@ -93,5 +93,96 @@ t:raises(function() engine.train({ iters = 2, warmup = 0, n_layer = 1, d_model =
   context = 8, batch = 2 }, { on_step = function() error("from on_step") end }) end,
   "from on_step", "on_step error propagates")
 
+-- The keys added for the redesigned studies: absent from records at their defaults, so
+-- every committed config.json round-trips to its bytes and its hash.
+local json = require "repro.json"
+local d2 = engine.defaults()
+t:ok(d2.tie_embeddings == true and d2.lr_schedule == "cosine" and d2.tok_init_std == nil
+  and d2.init_seed == nil, "defaults: tied, cosine; derived keys unset")
+local keyinfo = {}
+for _, k in ipairs(engine.keys()) do keyinfo[k.name] = k end
+t:ok(keyinfo.tie_embeddings.type == "boolean" and keyinfo.pos_init_std.derived_from == "embed_init_std"
+  and keyinfo.data_seed.derived_from == "seed" and keyinfo.lr_schedule.omittable
+  and not keyinfo.lr.omittable, "engine.keys: boolean type, derived_from, omittable")
+local records, same_bytes, same_hash = 0, 0, 0
+local list = io.popen("ls experiments/*/*/seed-*/config.json 2>/dev/null")
+for path in list:lines() do
+  records = records + 1
+  local text = fs.read(path)
+  local cfg = record.resolve(json.decode(text))
+  if record.config_text(cfg) == text then same_bytes = same_bytes + 1 end
+  local mtext = fs.read(path:gsub("config%.json$", "metrics.json"))
+  local m = mtext and json.decode(mtext)
+  if m and m.config_sha256 == fs.sha256(path) then same_hash = same_hash + 1 end
+end
+list:close()
+t:ok(records >= 1 and same_bytes == records and same_hash == records,
+  string.format("%d committed config.json re-written byte-identical from defaults + their keys "
+    .. "(%d), hash = metrics.config_sha256 (%d)", records, same_bytes, same_hash))
+local final1 = fs.read("experiments/final/none/seed-1/config.json")
+if final1 then
+  local cfg = record.resolve(json.decode(final1))
+  t:eq(record.config_text(cfg), final1, "final/none/seed-1 round-trips")
+  -- explicitly set at their defaults, the new keys still leave the bytes alone
+  cfg.tie_embeddings, cfg.lr_schedule, cfg.tok_init_std, cfg.pos_init_std = true, "cosine", 0.02, 0.02
+  cfg.init_seed, cfg.data_seed = cfg.seed, cfg.seed
+  t:eq(record.config_text(cfg), final1, "new keys at their default values are left out")
+  cfg.tie_embeddings, cfg.pos_init_std, cfg.data_seed = false, 0.0, 7
+  local text = record.config_text(cfg)
+  t:ok(text:find('"tie_embeddings": false', 1, true) and text:find('"pos_init_std": 0', 1, true)
+    and text:find('"data_seed": 7', 1, true) and not text:find("tok_init_std", 1, true)
+    and not text:find("init_seed", 1, true) and not text:find("lr_schedule", 1, true),
+    "keys off their default are written, the others left out")
+end
+local canon = engine.canonical({ seed = 3, init_seed = 3, tie_embeddings = "maybe", embed_nrom = 1 })
+t:ok(canon.init_seed == nil and canon.tie_embeddings == "maybe" and canon.embed_nrom == 1,
+  "canonical drops defaults only, and keeps values it cannot parse for check to report")
+
+-- a record with the new keys, through the command line
+local newkeys = "n_layer=1 d_model=16 n_head=2 context=16 batch=4 iters=6 warmup=0 "
+  .. "lr_schedule=constant tie_embeddings=false embed_norm=scale pos_init_std=0 threads=1"
+code, out, err = train(newkeys, dir .. "/new")
+t:eq(code, 0, "train with the new keys: " .. err)
+local ncfg = json.decode(fs.read(dir .. "/new/config.json") or "{}")
+local nm = json.decode(fs.read(dir .. "/new/metrics.json") or "{}")
+t:ok(ncfg.tie_embeddings == false and ncfg.lr_schedule == "constant" and ncfg.pos_init_std == 0
+  and ncfg.embed_norm == "scale", "config.json records the new keys")
+t:ok(type(nm.embed_scale) == "number" and math.abs(nm.embed_scale * nm.embed_init_rms - 1) < 1e-6,
+  "metrics.json: embed_scale = 1/embed_init_rms")
+t:ok(#nm.subset_acc == 20 and type(nm.subset_acc_mean) == "number"
+  and type(nm.subset_acc_sd) == "number", "metrics.json: 20 subset accuracies, mean, sd")
+for _, k in ipairs({ "init_loss", "max_grad_norm", "max_grad_norm_step", "max_loss_jump",
+  "max_abs_logit", "logit_growth", "embed_init_rms" }) do
+  t:ok(type(nm[k]) == "number", "metrics.json has " .. k)
+end
+t:ok(nm.diverged == false and nm.diverge_step == nil, "not diverged: no diverge_step")
+local nlog = fs.read(dir .. "/new/log.csv") or ""
+t:ok(nlog:match("^[^\n]*"):find(",max_abs_logit,", 1, true)
+  and nlog:match("^[^\n]*"):find("gn_head", 1, true), "log.csv: max_abs_logit and the head group")
+t:eq(engine.param_count({ tie_embeddings = false, n_layer = 1, d_model = 16, n_head = 2 }),
+  engine.param_count({ n_layer = 1, d_model = 16, n_head = 2 }) + 65 * 16, "untied adds V x C")
+code, out, err = train("tie_embeddings=maybe", dir .. "/bad-tie")
+t:ok(code == 1 and err:find("tie_embeddings=maybe", 1, true), "tie_embeddings=maybe refused: " .. err)
+code, out, err = train("init_seed=-1", dir .. "/bad-seed")
+t:ok(code == 1 and err:find("init_seed=-1", 1, true), "init_seed=-1 refused: " .. err)
+local names = {}
+for _, n in ipairs(engine.metric_names()) do names[n] = true end
+t:ok(names.max_grad_norm and names.max_loss_jump and names.logit_growth and names.diverge_step
+  and names.diverge_lr and names.subset_acc_mean and names.embed_scale,
+  "metric_names lists the new scalar metrics")
+code, out = check.run(repro .. " help")
+t:ok(code == 0 and out:find("tok_init_std%s+= embed_init_std") and out:find("data_seed%s+= seed")
+  and out:find("definitions:", 1, true) and out:find("diverged", 1, true)
+  and out:find("layernorm_matched", 1, true), "help lists the new keys and the definitions")
+
+-- the n-gram references, on a corpus small enough to count by hand: train "aab" x 9,
+-- validation "aba" (engine/ngram.h): unigram ppl 29/sqrt(190), bigram 1/sqrt(0.45)
+check.write(dir .. "/ngram.txt", string.rep("aab", 9) .. "aba")
+local ng = engine.ngram_ppl(dir .. "/ngram.txt")
+t:near(ng.unigram_ppl, 29 / math.sqrt(190), 1e-13, "engine.ngram_ppl unigram")
+t:near(ng.bigram_ppl, 1 / math.sqrt(0.45), 1e-13, "engine.ngram_ppl bigram")
+t:ok(ng.n_train == 27 and ng.n_eval == 2 and ng.vocab == 2, "engine.ngram_ppl counts")
+t:raises(function() engine.ngram_ppl(dir .. "/missing.txt") end, "missing.txt", "unreadable corpus")
+
 check.rmtree(dir)
 t:done()
