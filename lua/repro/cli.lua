@@ -95,12 +95,27 @@ commands["run-worker"] = function(args) return require("repro.runner").worker(ar
 -- The paper's tables, numbers and figures from the study summaries (lua/repro/report.lua).
 function commands.report(args) return require("repro.report").main(args) end
 
+-- A study's runs on other executors (lua/repro/plan.lua, lua/repro/slurm.lua).
+function commands.plan(args) return require("repro.plan").plan_main(args) end
+commands["run-one"] = function(args) return require("repro.plan").run_one_main(args) end
+function commands.status(args) return require("repro.plan").status_main(args) end
+function commands.analyze(args) return require("repro.runner").main(args, true) end
+function commands.submit(args) return require("repro.slurm").main(args) end
+
 function commands.help()
   io.write([[
 usage:
   bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K]
   bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
                 [--out-root DIR] [--set key=value,...]
+  bin/repro plan STUDY.lua [--all] [--only ...] [--set ...] [--out-root DIR] [--threads N]
+  bin/repro run-one STUDY.lua --only variant=V,seed=S [--set ...] [--out-root DIR]
+                [--threads N]
+  bin/repro status STUDY.lua [--only ...] [--set ...] [--out-root DIR]
+  bin/repro analyze STUDY.lua [--set ...] [--out-root DIR]
+  bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--max-parallel K]
+                [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
+                [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
   bin/repro SCRIPT.lua [args]
   bin/repro --version
@@ -119,8 +134,8 @@ function M.main(argv)
   local cmd = argv[1]
   local f = commands[cmd]
   if not f then
-    user_error("repro: unknown command '%s' (commands: train, run, report, help; or a " ..
-      "SCRIPT.lua)", cmd)
+    user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
+      "analyze, submit, report, help; or a SCRIPT.lua)", cmd)
   end
   return f(table.move(argv, 2, #argv, 1, {}))
 end

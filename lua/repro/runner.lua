@@ -18,13 +18,15 @@
 -- Each run trains in a worker process (`bin/repro run-worker`, below) with
 -- threads = cores / N, so records are byte-identical for any N.  A worker dies with the
 -- runner (kill -9 included); every file of a record is written atomically with
--- metrics.json last, so a killed run never looks done.  Ctrl-C stops every worker
--- after its current step with a checkpoint, then says which runs finished.  The study
--- directory is locked (flock) while a runner or its workers live, so two runners never
--- write one study.  An earlier OUT/<study>/summary.json is removed before any record
--- changes; when every run of the study is done, the analysis (lua/repro/analysis.lua)
--- writes it again with OUT/<study>/manifest.json (this invocation's timings) and prints
--- the verdicts on stdout.
+-- metrics.json last, so a killed run never looks done.  Ctrl-C (or SIGTERM) stops every
+-- worker after its current step with a checkpoint, then says which runs finished.  The
+-- study directory is locked (flock) while a runner or its workers live, so two runners
+-- never write one study (`bin/repro run-one` takes it shared, lua/repro/plan.lua); each
+-- worker also locks its run directory and keeps its attempt.json (lua/repro/runstate.lua),
+-- so `bin/repro status` sees it.  An earlier OUT/<study>/summary.json is removed before
+-- any record changes; when every run of the study is done, the analysis
+-- (lua/repro/analysis.lua) writes it again with OUT/<study>/manifest.json (this
+-- invocation's timings) and prints the verdicts on stdout.
 local engine = require "engine"
 local host = require "repro.host"
 local fs = require "repro.fs"
@@ -420,13 +422,30 @@ local function write_study_manifest(s, dir, facts)
   fs.write_atomic(dir .. "/manifest.json", json.pretty(facts))
 end
 
-function M.main(args)
+-- The records root: --out-root, else $REPRO_EXPERIMENTS, else <root>/experiments; absolute.
+function M.out_root(given)
+  local env_root = os.getenv("REPRO_EXPERIMENTS")
+  local out_root = given or (env_root ~= "" and env_root) or (host.root .. "/experiments")
+  if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
+  return out_root
+end
+
+-- For `bin/repro plan`, `run-one`, `status` and `submit` (lua/repro/plan.lua, slurm.lua).
+M.selected, M.plan, M.copy_record, M.shown = selected, plan, copy_record, shown
+M.remove_checkpoint_of, M.result_text, M.relative_to_root =
+  remove_checkpoint_of, result_text, relative_to_root
+
+-- analyze_only (`bin/repro analyze`): the same, except that it trains nothing: with any
+-- run of the study not done it lists them with their state and exits 1, no summary.
+function M.main(args, analyze_only)
   local o = parse_args(args)
+  if analyze_only and (o.jobs or o.force or o.dry_run or #o.only > 0) then
+    user_error("repro analyze: takes only --out-root and --set (it trains nothing and " ..
+      "analyses every run of the study)")
+  end
   local s = study.load(o.file, o.set)
   s.file_rel = relative_to_root(o.file)
-  local env_root = os.getenv("REPRO_EXPERIMENTS")
-  local out_root = o.out_root or (env_root ~= "" and env_root) or (host.root .. "/experiments")
-  if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
+  local out_root = M.out_root(o.out_root)
   local jobs = o.jobs or s.jobs
   local threads = math.max(1, cores() // jobs)
   local runs = selected(s, o.only)
@@ -464,6 +483,7 @@ function M.main(args)
       queue[#queue + 1] = r
     end
   end
+  if analyze_only and #queue > 0 then return require("repro.plan").unfinished(s, queue) end
   say("study %s: %d runs selected: %d to train (%d resumed, %d rerun after a config change), " ..
     "%d reused, %d copied; %d job%s x %d thread%s", s.name, #runs, #queue, count.resume or 0,
     count.rerun or 0, count.reuse or 0, count.copy or 0, jobs, jobs == 1 and "" or "s", threads,
@@ -525,7 +545,8 @@ function M.main(args)
   else
     write_study_manifest(s, dir, {
       start_utc = start_utc, end_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-      wall_s = host.now() - t_start, jobs = jobs, threads_per_job = threads,
+      wall_s = host.now() - t_start, jobs = not analyze_only and jobs or nil,
+      threads_per_job = not analyze_only and threads or nil,
       runs = #s.runs, runs_trained = #finished, runs_reused = count.reuse or 0,
       runs_copied = count.copy or 0, runs_diverged = diverged,
       command_line_overrides = s.set and json.object(s.set) or nil,
@@ -540,7 +561,8 @@ end
 
 -- bin/repro run-worker PPID DIR THREADS CHECKPOINT_EVERY PROGRESS_FILE key=value...
 -- One run for the runner: exit 0 when its record is written (diverged included), 130
--- when interrupted (checkpoint saved), 1 on an error.
+-- when interrupted (checkpoint saved), 1 on an error, 75 when another process (a
+-- `bin/repro run-one`) is training the same run.
 function M.worker(args)
   local ppid = math.tointeger(tonumber(args[1] or ""))
   local dir, threads = args[2], math.tointeger(tonumber(args[3] or ""))
@@ -552,7 +574,9 @@ function M.worker(args)
   local cfg = record.resolve(require("repro.cli").parse_overrides(
     table.move(args, 6, #args, 1, {}), "repro run-worker"))
   local last = 0
-  local m = record.run(cfg, dir, { threads = threads, checkpoint_every = every,
+  -- Holds the run directory's lock and keeps its attempt.json (lua/repro/runstate.lua).
+  local m, why, msg = require("repro.runstate").train(cfg, dir, { threads = threads,
+    checkpoint_every = every,
     on_step = function(step)
       local now = host.now()
       if now - last >= 0.2 then
@@ -560,6 +584,11 @@ function M.worker(args)
         fs.write_atomic(progress_path, tostring(step + 1))
       end
     end })
+  if not m then
+    if why == "done" then return 0 end
+    io.stderr:write("repro run: ", dir, ": ", msg, "\n")
+    return 75
+  end
   fs.write_atomic(progress_path, tostring(m.steps))
   if m.interrupted or m.stopped then return 130 end
   return 0
