@@ -2,7 +2,8 @@
 --
 -- Values.  Every numeric top-level field of a run's metrics.json is a metric, plus
 -- three computed here from the record (study.DERIVED_METRICS):
---   diverged        1 if the run stopped on a non-finite loss or gradient norm, else 0
+--   diverged        1 if the run diverged (engine/diag.h: a non-finite loss or gradient
+--                   norm, or 10 consecutive losses above the initial loss + 1 nat), else 0
 --   n_spikes        the number of steps whose training loss is non-finite or exceeds
 --                   SPIKE_FACTOR (1.5) times the smallest loss of all earlier steps
 --                   (a divergence counts as one spike)
@@ -50,7 +51,8 @@ local DERIVED = { diverged = true, n_spikes = true, max_loss_ratio = true }
 local DIVERGENCE_AWARE = { diverged = true, n_spikes = true }
 
 M.DEFINITIONS = {
-  diverged = "1 if the run stopped on a non-finite loss or gradient norm, else 0",
+  diverged = "1 if the run stopped on a non-finite loss or gradient norm, or on 10 "
+    .. "consecutive training losses above the loss at initialization + 1 nat, else 0",
   n_spikes = "number of steps whose training loss is non-finite or exceeds 1.5 times the "
     .. "smallest training loss of all earlier steps (a divergence counts as one spike)",
   max_loss_ratio = "largest ratio of a step's training loss to the smallest loss of all "

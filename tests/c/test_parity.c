@@ -1,10 +1,12 @@
-/* PyTorch parity.  tests/fixtures/parity_<norm>.in.rptf holds a tiny config, a batch and
- * the engine's initial weights; parity_<norm>.out.rptf holds what tests/reference/gpt_ref.py
+/* PyTorch parity.  tests/fixtures/parity_<case>.in.rptf holds a tiny config, a batch and
+ * the engine's initial weights; parity_<case>.out.rptf holds what tests/reference/gpt_ref.py
  * (PyTorch, float64) computes from them: logits, loss, every gradient, the pre-clip
- * gradient norm and every parameter after one AdamW step.  This test checks that the
- * engine still draws exactly the fixture's initial weights, then compares its float32
- * results with the reference.  `test_parity --export DIR` writes the .in files (see
- * tests/reference/regen_fixtures.sh).
+ * gradient norm, every parameter after one AdamW step and rho (gpt.h's initial embedding
+ * RMS, which the reference computes by brute force over all (token, position) pairs).
+ * The cases are the five embedding norms with tied embeddings and `untied` (none, with a
+ * separate lm_head).  This test checks that the engine still draws exactly the fixture's
+ * initial weights, then compares its float32 results with the reference.
+ * `test_parity --export DIR` writes the .in files (see tests/reference/regen_fixtures.sh).
  *
  * Tolerance: each tensor's largest absolute error must be below 2e-5 of that tensor's
  * largest reference magnitude (for the AdamW update, computed from the reference
@@ -25,19 +27,29 @@
 #include "../../engine/tensorfile.h"
 #include "check.h"
 
-static const char *const norms[] = {"none", "layernorm", "rmsnorm"};
+static const struct {
+    const char *name;
+    int norm, tie;
+} cases[] = {{"none", EMBED_NONE, 1},
+             {"layernorm", EMBED_LAYERNORM, 1},
+             {"rmsnorm", EMBED_RMSNORM, 1},
+             {"scale", EMBED_SCALE, 1},
+             {"layernorm_matched", EMBED_LAYERNORM_MATCHED, 1},
+             {"untied", EMBED_NONE, 0}};
+#define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 enum { V = 13, T = 8, L = 2, C = 16, H = 4, B = 3 };
 static const double hparams[6] = {1e-3, 0.1, 0.9, 0.95, 1e-8, 1.0};
 
-static void fixture_config(gpt_config *c, int norm)
+static void fixture_config(gpt_config *c, int k)
 {
     config_defaults(c);
+    c->tie_embeddings = cases[k].tie;
     c->n_layer = L;
     c->d_model = C;
     c->n_head = H;
     c->context = T;
     c->batch = B;
-    c->embed_norm = norm;
+    c->embed_norm = cases[k].norm;
     c->embed_init_std = 0.3;
     c->seed = 7;
     c->lr = hparams[0];
@@ -61,7 +73,7 @@ static void fixture_batch(int32_t *tok, int32_t *tgt)
 
 static int export_inputs(const char *dir)
 {
-    for (int n = 0; n < 3; n++) {
+    for (int n = 0; n < N_CASES; n++) {
         gpt_config c;
         fixture_config(&c, n);
         gpt_model m;
@@ -72,9 +84,10 @@ static int export_inputs(const char *dir)
         }
         fixture_batch(m.inputs, m.targets);
         tf_file *f = tf_new();
-        int32_t cfg[7] = {V, T, L, C, H, B, n};
-        uint32_t d7 = 7, d6 = 6, dbt[2] = {B, T};
-        tf_add(f, "config", TF_I32, 1, &d7, cfg);
+        /* embed_norm as engine/config.h numbers it; tie 1 = tied */
+        int32_t cfg[8] = {V, T, L, C, H, B, cases[n].norm, cases[n].tie};
+        uint32_t d8 = 8, d6 = 6, dbt[2] = {B, T};
+        tf_add(f, "config", TF_I32, 1, &d8, cfg);
         tf_add(f, "hparams", TF_F64, 1, &d6, hparams);
         tf_add(f, "tokens", TF_I32, 2, dbt, m.inputs);
         tf_add(f, "targets", TF_I32, 2, dbt, m.targets);
@@ -83,7 +96,7 @@ static int export_inputs(const char *dir)
             uint32_t dims[2] = {(uint32_t)t->dims[0], (uint32_t)t->dims[1]};
             tf_add(f, t->name, TF_F32, t->ndim, dims, m.params + t->offset);
         }
-        snprintf(path, sizeof path, "%s/parity_%s.in.rptf", dir, norms[n]);
+        snprintf(path, sizeof path, "%s/parity_%s.in.rptf", dir, cases[n].name);
         int rc = tf_write(f, path);
         tf_free(f);
         gpt_free(&m);
@@ -111,11 +124,12 @@ static double rel_err(const float *got, const tf_tensor *want, size_t n)
     return maxe / maxw;
 }
 
-static void check_norm(int n)
+static void check_case(int n)
 {
     char in[256], out[256], err[512];
-    snprintf(in, sizeof in, "tests/fixtures/parity_%s.in.rptf", norms[n]);
-    snprintf(out, sizeof out, "tests/fixtures/parity_%s.out.rptf", norms[n]);
+    const char *cname = cases[n].name;
+    snprintf(in, sizeof in, "tests/fixtures/parity_%s.in.rptf", cname);
+    snprintf(out, sizeof out, "tests/fixtures/parity_%s.out.rptf", cname);
     tf_file *fi = tf_read(in, err, sizeof err), *fo = tf_read(out, err, sizeof err);
     CHECK(fi && fo, "%s", err);
     if (!fi || !fo) {
@@ -134,12 +148,17 @@ static void check_norm(int n)
         const tf_tensor *t = tf_find(fi, m.tensors[i].name);
         if (!t || t->count != m.tensors[i].size ||
             memcmp(t->data, m.params + m.tensors[i].offset, t->count * sizeof(float)) != 0) {
-            fprintf(stderr, "%s: initial %s differs from the fixture\n", norms[n],
+            fprintf(stderr, "%s: initial %s differs from the fixture\n", cname,
                     m.tensors[i].name);
             same = 0;
         }
     }
-    CHECK(same, "%s: initial weights match the fixture", norms[n]);
+    CHECK(same, "%s: initial weights match the fixture", cname);
+    /* rho: the engine's closed form from double sums against the reference's brute force */
+    const tf_tensor *rrho = tf_find(fo, "embed_rms");
+    CHECK(rrho && fabs(m.embed_rms / *(const double *)rrho->data - 1) < 1e-12,
+          "%s: rho %.17g vs reference %.17g", cname, m.embed_rms,
+          rrho ? *(const double *)rrho->data : NAN);
     const tf_tensor *tok = tf_find(fi, "tokens"), *tgt = tf_find(fi, "targets");
     memcpy(m.inputs, tok->data, (size_t)B * T * sizeof(int32_t));
     memcpy(m.targets, tgt->data, (size_t)B * T * sizeof(int32_t));
@@ -148,13 +167,13 @@ static void check_norm(int n)
     const tf_tensor *rl = tf_find(fo, "loss"), *rlog = tf_find(fo, "logits");
     double el = fabs(loss - *(double *)rl->data) / fabs(*(double *)rl->data);
     double elog = rel_err(m.logits, rlog, (size_t)B * T * V);
-    printf("%-9s loss %.9f (ref %.9f) rel err %.2e; logits %.2e\n", norms[n], loss,
+    printf("%-17s loss %.9f (ref %.9f) rel err %.2e; logits %.2e\n", cname, loss,
            *(double *)rl->data, el, elog);
-    CHECK(el < 2e-6 && elog < 2e-5, "%s: loss/logits rel err %.3g %.3g", norms[n], el, elog);
+    CHECK(el < 2e-6 && elog < 2e-5, "%s: loss/logits rel err %.3g %.3g", cname, el, elog);
     /* loss by position (the length-sensitivity instrument): mean over the batch at
      * each position t, against PyTorch's per-position cross-entropy */
     const tf_tensor *rpos = tf_find(fo, "losses");
-    CHECK(rpos && rpos->count == (size_t)B * T, "%s: fixture has per-position losses", norms[n]);
+    CHECK(rpos && rpos->count == (size_t)B * T, "%s: fixture has per-position losses", cname);
     if (rpos) {
         double worst_pos = 0;
         for (int t = 0; t < T; t++) {
@@ -166,9 +185,9 @@ static void check_norm(int n)
             if (!(fabs(got - want) / fabs(want) <= worst_pos))
                 worst_pos = fabs(got - want) / fabs(want);
         }
-        printf("%-9s loss by position: worst rel err %.2e over %d positions\n", norms[n],
+        printf("%-17s loss by position: worst rel err %.2e over %d positions\n", cname,
                worst_pos, T);
-        CHECK(worst_pos < 2e-6, "%s: loss by position rel err %.3g", norms[n], worst_pos);
+        CHECK(worst_pos < 2e-6, "%s: loss by position rel err %.3g", cname, worst_pos);
     }
 
     gpt_zero_grad(&m);
@@ -190,11 +209,11 @@ static void check_norm(int n)
             worst_name = m.tensors[i].name;
         }
     }
-    printf("%-9s gradients: worst rel err %.2e (%s)\n", norms[n], worst, worst_name);
-    CHECK(all && worst < 2e-5, "%s: gradient %s rel err %.3g", norms[n], worst_name, worst);
+    printf("%-17s gradients: worst rel err %.2e (%s)\n", cname, worst, worst_name);
+    CHECK(all && worst < 2e-5, "%s: gradient %s rel err %.3g", cname, worst_name, worst);
 
     double gn = gpt_grad_norm(&m), rgn = *(double *)tf_find(fo, "grad_norm")->data;
-    CHECK(fabs(gn - rgn) / rgn < 2e-6, "%s: grad norm %.9g vs %.9g", norms[n], gn, rgn);
+    CHECK(fabs(gn - rgn) / rgn < 2e-6, "%s: grad norm %.9g vs %.9g", cname, gn, rgn);
     /* The optimizer is checked on the reference gradients: at step 1 the update is
      * lr·g/(|g|+eps), which turns float32 noise in gradients near eps into O(1) relative
      * differences, so comparing after our own gradients would test the gradients again. */
@@ -235,9 +254,9 @@ static void check_norm(int n)
             worst_name = t->name;
         }
     }
-    printf("%-9s AdamW step: worst rel err of the update beyond 2 ulp %.2e (%s); clip %.4f\n", norms[n],
+    printf("%-17s AdamW step: worst rel err of the update beyond 2 ulp %.2e (%s); clip %.4f\n", cname,
            worst, worst_name, scale);
-    CHECK(worst < 1e-5, "%s: AdamW update %s rel err %.3g", norms[n], worst_name, worst);
+    CHECK(worst < 1e-5, "%s: AdamW update %s rel err %.3g", cname, worst_name, worst);
     free(before);
     gpt_free(&m);
     kernels_release();
@@ -249,7 +268,7 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--export") == 0)
         return export_inputs(argv[2]);
-    for (int n = 0; n < 3; n++)
-        check_norm(n);
+    for (int n = 0; n < N_CASES; n++)
+        check_case(n);
     return check_done("test_parity");
 }

@@ -22,6 +22,11 @@ H = n_head, hs = C / H:
   x = embnorm(x)      none: identity
                       layernorm: (x - mean) / sqrt(var + 1e-5) * en_w + en_b   (biased var)
                       rmsnorm:   x / sqrt(mean(x^2) + 1e-6) * en_w
+                      scale:     x / rho   (a constant: no parameters)
+                      layernorm_matched: layernorm, en_w initialized to rho
+  rho = sqrt(mean over all (v, p, c) of (wte[v, c] + wpe[p, c])^2) of the initial weights
+        (the RMS of the embedding sum over every vocabulary entry and position; here by
+        brute force over the V x T x C sums, the engine uses a closed form)
   for each block l:
       h = LayerNorm(x; ln1_w, ln1_b, eps 1e-5)
       [q | k | v] = h @ qkv_w^T + qkv_b          (each of width C, in that order)
@@ -31,7 +36,7 @@ H = n_head, hs = C / H:
       h = LayerNorm(x; ln2_w, ln2_b, eps 1e-5)
       x = x + gelu_tanh(h @ fc_w^T + fc_b) @ fc2_w^T + fc2_b
   x = LayerNorm(x; lnf_w, lnf_b, eps 1e-5)
-  logits = x @ wte^T                             (tied, no bias)
+  logits = x @ wte^T                             (tied, no bias; untied: x @ lm_head^T)
   loss = mean over all B*T positions of cross-entropy(logits, targets)
 
   gelu_tanh(u) = 0.5 u (1 + tanh(sqrt(2/pi) (u + 0.044715 u^3)))
@@ -42,7 +47,8 @@ Parameter names and shapes (Linear weights are (out, in), y = x W^T + b), in thi
   h{l}.proj_b (C), h{l}.ln2_w (C), h{l}.ln2_b (C), h{l}.fc_w (4C,C), h{l}.fc_b (4C),
   h{l}.fc2_w (C,4C), h{l}.fc2_b (C)  for l = 0..L-1,
   lnf_w (C), lnf_b (C),
-  en_w (C) [layernorm and rmsnorm], en_b (C) [layernorm only].
+  en_w (C) [layernorm, layernorm_matched, rmsnorm], en_b (C) [layernorm, layernorm_matched],
+  lm_head (V,C) [untied only].
 
 Gradient clipping (parity, train and bench alike; deliberately NOT
 torch.nn.utils.clip_grad_norm_, which divides by norm + 1e-6):
@@ -50,7 +56,7 @@ torch.nn.utils.clip_grad_norm_, which divides by norm + 1e-6):
   if grad_clip > 0 and norm > grad_clip:  g <- g * (grad_clip / norm)   for every g
 
 AdamW (torch.optim.AdamW, two parameter groups: weight decay wd on the 2-D parameters
-wte, wpe, *.qkv_w, *.proj_w, *.fc_w, *.fc2_w; decay 0 on every norm weight and bias).
+wte, wpe, *.qkv_w, *.proj_w, *.fc_w, *.fc2_w, lm_head; decay 0 on every norm weight and bias).
 At step t (t = 1 for parity), for each parameter p with clipped gradient g:
   p <- p * (1 - lr * wd_group)                              (decoupled decay)
   m <- beta1 m + (1 - beta1) g;   v <- beta2 v + (1 - beta2) g^2      (m = v = 0 at t = 0)
@@ -78,7 +84,9 @@ import tensorfile  # noqa: E402
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-EMBED_NORMS = ("none", "layernorm", "rmsnorm")
+# Indexed by the engine's code (engine/config.h enum embed_norm).
+EMBED_NORMS = ("none", "layernorm", "rmsnorm", "scale", "layernorm_matched")
+LAYERNORMS = ("layernorm", "layernorm_matched")
 LN_EPS = 1e-5    # every LayerNorm: blocks, final, and the layernorm embedding norm
 RMS_EPS = 1e-6   # the rmsnorm embedding norm
 
@@ -93,6 +101,13 @@ def layer_norm(x, w, b):
 def rms_norm(x, w):
     """x / sqrt(mean(x^2) + 1e-6) * w over the last dim."""
     return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + RMS_EPS) * w
+
+
+def embed_rms(wte, wpe):
+    """rho: the RMS of wte[v] + wpe[p] over every (v, p) pair, by brute force in float64."""
+    with torch.no_grad():
+        s = wte.detach().double()[:, None, :] + wpe.detach().double()[None, :, :]
+        return float(s.pow(2).mean().sqrt())
 
 
 def gelu_tanh(u):
@@ -147,7 +162,8 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, vocab, context, n_layer, d_model, n_head, embed_norm="none"):
+    def __init__(self, vocab, context, n_layer, d_model, n_head, embed_norm="none",
+                 tie_embeddings=True):
         super().__init__()
         if embed_norm not in EMBED_NORMS:
             raise ValueError("embed_norm must be one of %s, not %r" % (EMBED_NORMS, embed_norm))
@@ -155,6 +171,8 @@ class GPT(nn.Module):
             raise ValueError("d_model %d is not divisible by n_head %d" % (d_model, n_head))
         self.vocab, self.context, self.n_layer = vocab, context, n_layer
         self.d_model, self.n_head, self.embed_norm = d_model, n_head, embed_norm
+        self.tie_embeddings = tie_embeddings
+        self.embed_scale = 1.0  # scale: 1/rho, set from the initial weights (set_rho)
         C = d_model
         self.wte = nn.Parameter(torch.zeros(vocab, C))
         self.wpe = nn.Parameter(torch.zeros(context, C))
@@ -162,10 +180,12 @@ class GPT(nn.Module):
             self.add_module("h%d" % l, Block(C, n_head))
         self.lnf_w = nn.Parameter(torch.ones(C))
         self.lnf_b = nn.Parameter(torch.zeros(C))
-        if embed_norm != "none":
+        if embed_norm in LAYERNORMS + ("rmsnorm",):
             self.en_w = nn.Parameter(torch.ones(C))
-        if embed_norm == "layernorm":
+        if embed_norm in LAYERNORMS:
             self.en_b = nn.Parameter(torch.zeros(C))
+        if not tie_embeddings:
+            self.lm_head = nn.Parameter(torch.zeros(vocab, C))
         # causal[t, s] is True where query t may attend to key s (s <= t).
         self.register_buffer("causal", torch.ones(context, context, dtype=torch.bool).tril(),
                              persistent=False)
@@ -181,11 +201,23 @@ class GPT(nn.Module):
                                                   "proj_b", "ln2_w", "ln2_b", "fc_w", "fc_b",
                                                   "fc2_w", "fc2_b")]
         names += ["lnf_w", "lnf_b"]
-        if self.embed_norm != "none":
+        if self.embed_norm in LAYERNORMS + ("rmsnorm",):
             names.append("en_w")
-        if self.embed_norm == "layernorm":
+        if self.embed_norm in LAYERNORMS:
             names.append("en_b")
+        if not self.tie_embeddings:
+            names.append("lm_head")
         return names
+
+    def set_rho(self):
+        """From the current (initial) weights: scale's constant 1/rho, and for
+        layernorm_matched the gain rho.  Returns rho."""
+        rho = embed_rms(self.wte, self.wpe)
+        self.embed_scale = 1.0 / rho
+        if self.embed_norm == "layernorm_matched":
+            with torch.no_grad():
+                self.en_w.fill_(rho)
+        return rho
 
     def ordered_params(self):
         d = dict(self.named_parameters())
@@ -198,30 +230,35 @@ class GPT(nn.Module):
         if T > self.context:
             raise ValueError("sequence length %d exceeds context %d" % (T, self.context))
         x = self.wte[tokens] + self.wpe[:T]
-        if self.embed_norm == "layernorm":
+        if self.embed_norm in LAYERNORMS:
             x = layer_norm(x, self.en_w, self.en_b)
         elif self.embed_norm == "rmsnorm":
             x = rms_norm(x, self.en_w)
+        elif self.embed_norm == "scale":
+            x = x * self.embed_scale
         for block in self.blocks():
             x = block(x, self.causal)
         x = layer_norm(x, self.lnf_w, self.lnf_b)
-        logits = x @ self.wte.t()
+        logits = x @ (self.wte if self.tie_embeddings else self.lm_head).t()
         if targets is None:
             return logits
         loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T))
         return logits, loss
 
 
-def init_weights(model, gen, embed_init_std=0.02):
+def init_weights(model, gen, embed_init_std=0.02, tok_init_std=None, pos_init_std=None):
     """DESIGN.md init.  Draw order (one generator): wte, wpe, then per block qkv_w, proj_w,
-    fc_w, fc2_w.  Biases 0, norm gains 1, norm biases 0.  The embedding-norm parameters
-    draw nothing, so the three variants of one seed share every other weight exactly.
-    (The draws are PyTorch's, not the C engine's PCG32 ones.)"""
+    fc_w, fc2_w, then lm_head (untied).  Biases 0, norm gains 1, norm biases 0, then
+    rho from the drawn embeddings (scale's constant, layernorm_matched's gain).  The
+    embedding-norm parameters draw nothing, so the variants of one seed share every other
+    weight exactly.  (The draws are PyTorch's, not the C engine's PCG32 ones.)"""
     std = 0.02
     resid_std = 0.02 / math.sqrt(2 * model.n_layer)
+    tok = embed_init_std if tok_init_std is None else tok_init_std
+    pos = embed_init_std if pos_init_std is None else pos_init_std
     with torch.no_grad():
-        model.wte.normal_(0.0, embed_init_std, generator=gen)
-        model.wpe.normal_(0.0, embed_init_std, generator=gen)
+        model.wte.normal_(0.0, 1.0, generator=gen).mul_(tok)
+        model.wpe.normal_(0.0, 1.0, generator=gen).mul_(pos)
         for b in model.blocks():
             b.qkv_w.normal_(0.0, std, generator=gen)
             b.proj_w.normal_(0.0, resid_std, generator=gen)
@@ -233,10 +270,13 @@ def init_weights(model, gen, embed_init_std=0.02):
             b.ln2_w.fill_(1.0)
         model.lnf_w.fill_(1.0)
         model.lnf_b.zero_()
-        if model.embed_norm != "none":
+        if model.embed_norm in LAYERNORMS + ("rmsnorm",):
             model.en_w.fill_(1.0)
-        if model.embed_norm == "layernorm":
+        if model.embed_norm in LAYERNORMS:
             model.en_b.zero_()
+        if not model.tie_embeddings:
+            model.lm_head.normal_(0.0, std, generator=gen)
+    model.set_rho()
 
 
 def make_optimizer(model, lr, weight_decay, beta1, beta2, eps):
@@ -288,11 +328,14 @@ def cmd_parity(args):
         if k not in inp:
             die("%s: missing record %r" % (src, k))
     cfg = inp["config"]
-    if cfg.dtype != np.int32 or cfg.shape != (7,):
-        die("%s: config must be i32 [7], got %s %s" % (src, cfg.dtype, cfg.shape))
-    V, Tctx, L, C, H, Bcfg, en = (int(v) for v in cfg)
-    if en not in (0, 1, 2):
-        die("%s: embed_norm code %d (0 none, 1 layernorm, 2 rmsnorm)" % (src, en))
+    if cfg.dtype != np.int32 or cfg.shape != (8,):
+        die("%s: config must be i32 [8], got %s %s" % (src, cfg.dtype, cfg.shape))
+    V, Tctx, L, C, H, Bcfg, en, tie = (int(v) for v in cfg)
+    if en not in range(len(EMBED_NORMS)):
+        die("%s: embed_norm code %d (%s)" % (src, en, ", ".join(
+            "%d %s" % (i, n) for i, n in enumerate(EMBED_NORMS))))
+    if tie not in (0, 1):
+        die("%s: tie flag %d (1 tied, 0 untied)" % (src, tie))
     hp = inp["hparams"]
     if hp.shape != (6,):
         die("%s: hparams must be f64 [6], got %s" % (src, hp.shape))
@@ -310,7 +353,7 @@ def cmd_parity(args):
         if a.min() < 0 or a.max() >= V:
             die("%s: %s out of range [0, %d)" % (src, k, V))
 
-    model = GPT(V, Tctx, L, C, H, EMBED_NORMS[en]).double()
+    model = GPT(V, Tctx, L, C, H, EMBED_NORMS[en], tie_embeddings=bool(tie)).double()
     names = model.param_names()
     params = dict(model.named_parameters())
     with torch.no_grad():
@@ -327,6 +370,13 @@ def cmd_parity(args):
     extra = set(inp) - set(names) - {"config", "hparams", "tokens", "targets"}
     if extra:
         sys.stderr.write("gpt_ref: %s: ignoring records %s\n" % (src, sorted(extra)))
+    # rho of the initial weights the engine wrote; layernorm_matched's gain comes from the
+    # file (the engine's float32 rho), scale's constant from this float64 rho
+    rho = embed_rms(model.wte, model.wpe)
+    model.embed_scale = 1.0 / rho
+    if EMBED_NORMS[en] == "layernorm_matched" and \
+            not np.all(inp["en_w"] == np.float32(rho)):
+        die("%s: en_w is not rho = %.17g rounded to float32" % (src, rho))
 
     tok = torch.from_numpy(tokens.astype(np.int64))
     tgt = torch.from_numpy(targets.astype(np.int64))
@@ -347,13 +397,15 @@ def cmd_parity(args):
                               tgt.reshape(-1), reduction="none")
     out["losses"] = per_pos.reshape(tgt.shape).numpy().astype(np.float64)
     out["grad_norm"] = np.array([grad_norm], dtype=np.float64)
+    out["embed_rms"] = np.array([rho], dtype=np.float64)
     for n in names:
         out["grad." + n] = grads[n].numpy().astype(np.float64)
     for n in names:
         out["step." + n] = params[n].detach().numpy().astype(np.float64)
     tensorfile.write(dst, out)
-    sys.stderr.write("gpt_ref parity: %s embed_norm=%s loss=%.12g grad_norm=%.12g -> %s\n"
-                     % (src, EMBED_NORMS[en], loss.item(), grad_norm, dst))
+    sys.stderr.write("gpt_ref parity: %s embed_norm=%s tied=%d rho=%.12g loss=%.12g "
+                     "grad_norm=%.12g -> %s\n"
+                     % (src, EMBED_NORMS[en], tie, rho, loss.item(), grad_norm, dst))
 
 
 # --------------------------------------------------------------------------- train / bench

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Regenerates the committed PyTorch parity fixtures in tests/fixtures/:
-#   build/tests/test_parity --export tests/fixtures   writes parity_<norm>.in.rptf (all three)
-#   gpt_ref.py parity IN OUT                          writes parity_<norm>.out.rptf (float64)
-# for norm in none layernorm rmsnorm.  Run from the repository root after `make`
+#   build/tests/test_parity --export tests/fixtures   writes parity_<case>.in.rptf (all of them)
+#   gpt_ref.py parity IN OUT                          writes parity_<case>.out.rptf (float64)
+# for each case of tests/c/test_parity.c: the embedding norms none layernorm rmsnorm scale
+# layernorm_matched (tied), and untied (none with a separate lm_head).  Run from the repository root after `make`
 # (it changes to the root itself; BUILD=dir picks another build tree).  Installs nothing: PyTorch comes from Debian's
 # python3-torch via /usr/bin/python3 (scripts/deps.sh --torch).
 set -eu
@@ -24,12 +25,13 @@ fi
 
 mkdir -p "$OUT"
 "$EXPORT" --export "$OUT"
-for norm in none layernorm rmsnorm; do
-    in="$OUT/parity_$norm.in.rptf"
+CASES="none layernorm rmsnorm scale layernorm_matched untied"
+for case in $CASES; do
+    in="$OUT/parity_$case.in.rptf"
     if ! [ -f "$in" ]; then
         echo "regen_fixtures: $EXPORT --export did not write $in" >&2
         exit 1
     fi
-    "$PY" tests/reference/gpt_ref.py parity "$in" "$OUT/parity_$norm.out.rptf"
+    "$PY" tests/reference/gpt_ref.py parity "$in" "$OUT/parity_$case.out.rptf"
 done
-echo "regen_fixtures: wrote $OUT/parity_{none,layernorm,rmsnorm}.{in,out}.rptf (torch $("$PY" -c 'import torch; print(torch.__version__)'))" >&2
+echo "regen_fixtures: wrote $OUT/parity_{$(echo $CASES | tr ' ' ,)}.{in,out}.rptf (torch $("$PY" -c 'import torch; print(torch.__version__)'))" >&2
