@@ -11,5 +11,7 @@ lua_Integer repro_checkinteger(lua_State *L, int arg, const char *name);
 int luaopen_pcg(lua_State *L);
 int luaopen_engine(lua_State *L);
 int luaopen_stats(lua_State *L);
+int luaopen_sys(lua_State *L);     /* repro.sys, lua/lsys.c */
+int luaopen_sandbox(lua_State *L); /* repro.sandbox, lua/lsandbox.c */
 
 #endif

@@ -421,6 +421,8 @@ static void setup(lua_State *L, const char *root, const char *exe)
     preload(L, "pcg", luaopen_pcg);
     preload(L, "engine", luaopen_engine);
     preload(L, "stats", luaopen_stats);
+    preload(L, "repro.sys", luaopen_sys);
+    preload(L, "repro.sandbox", luaopen_sandbox);
 
     lua_getglobal(L, "package");
     lua_getfield(L, -1, "path");

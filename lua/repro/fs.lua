@@ -1,6 +1,13 @@
 -- Files: atomic writes (temporary name, then rename), directories, checksums.
+-- Errors are user errors ({message=}) prefixed "filesystem:", naming the path and the
+-- system's reason (a read-only directory, a full disk, a file where a directory goes).
 local host = require "repro.host"
+local sys = require "repro.sys"
 local M = {}
+
+local function fail(fmt, ...)
+  error({ message = "filesystem: " .. string.format(fmt, ...) }, 0)
+end
 
 function M.quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
@@ -9,39 +16,54 @@ end
 function M.read(path)
   local f, err = io.open(path, "rb")
   if not f then return nil, err end
-  local s = f:read("a")
+  local s, rerr = f:read("a")
   f:close()
+  if s == nil then return nil, rerr end
   return s
 end
 
+-- True when path exists (a file, a directory or anything else).
 function M.exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() return true end
-  return false
+  return sys.stat(path) ~= nil
 end
 
 -- Writes text to path.tmp.<pid> and renames it over path: a reader (or a killed writer)
--- never leaves a half-written file under the real name.
+-- never leaves a half-written file under the real name.  A stale path.tmp.<pid> of a
+-- killed writer is removed by M.remove_stale_tmp on the next run.
 function M.write_atomic(path, text)
   local tmp = string.format("%s.tmp.%d", path, host.pid())
   local f, err = io.open(tmp, "wb")
-  if not f then error(string.format("cannot write %s: %s", path, err), 0) end
+  if not f then fail("cannot write %s: %s", path, tostring(err):gsub("^.-: ", "")) end
   local ok, werr = f:write(text)
   local cok, cerr = f:close()
   if not ok or not cok then
     os.remove(tmp)
-    error(string.format("cannot write %s: %s", path, tostring(werr or cerr)), 0)
+    fail("cannot write %s: %s", path, tostring(werr or cerr):gsub("^.-: ", ""))
   end
   local rok, rerr = os.rename(tmp, path)
   if not rok then
     os.remove(tmp)
-    error(string.format("cannot rename %s to %s: %s", tmp, path, rerr), 0)
+    fail("cannot rename %s to %s: %s", tmp, path, tostring(rerr):gsub("^.-: ", ""))
   end
 end
 
 function M.mkdir_p(path)
-  local ok = os.execute("mkdir -p " .. M.quote(path))
-  if not ok then error("cannot create directory " .. path, 0) end
+  local ok, err = sys.mkdir_p(path)
+  if not ok then fail("%s", err) end
+end
+
+-- Removes every NAME.tmp.<pid> in dir (a killed writer's leftovers: write_atomic here,
+-- the engine's checkpoint writer).  Call it only while holding the directory's lock, or
+-- when no other process can be writing there.  Returns the names removed.
+function M.remove_stale_tmp(dir)
+  local removed = {}
+  for _, name in ipairs(sys.listdir(dir) or {}) do
+    local st = name:match("%.tmp%.%d+$") and sys.stat(dir .. "/" .. name)
+    if st and st.type == "file" then
+      if os.remove(dir .. "/" .. name) then removed[#removed + 1] = name end
+    end
+  end
+  return removed
 end
 
 -- Output of a shell command (nil if it failed).
@@ -54,9 +76,11 @@ function M.capture(cmd)
   return (out:gsub("%s+$", ""))
 end
 
+-- SHA-256 of a file (nil when it cannot be read) or of a string.
 function M.sha256(path)
-  local out = M.capture("sha256sum " .. M.quote(path))
-  return out and out:match("^(%x+)")
+  return (sys.sha256_file(path))
 end
+
+M.sha256_text = sys.sha256
 
 return M

@@ -1,8 +1,16 @@
 -- Run records (DESIGN.md): DIR/config.json, manifest.json, log.csv, metrics.json.
 --
 -- A run is done when metrics.json exists, config.json holds exactly the requested
--- config, and metrics.config_sha256 is the SHA-256 of that config.json.  metrics.json
--- is written last, each file atomically, so a killed run never looks done.  While a
+-- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record
+-- proves its content: manifest.json's `sha256` holds the SHA-256 of config.json,
+-- log.csv and metrics.json, and each file still has it (M.verify).  A record written
+-- before records carried checksums ("no checksum") is still reused when it is
+-- consistent (metrics.json names config.json's hash, log.csv has one row per step);
+-- one that fails these checks is "corrupt": M.put_aside moves its files into
+-- DIR/corrupt-<UTC time>/ and the run is trained again, so nothing is silently lost.
+-- A finished record of another config is never overwritten without opts.force.
+-- metrics.json is written last, each file atomically, so a killed run never looks
+-- done; the checksums go into manifest.json just before it.  While a
 -- run trains, its checkpoint is DIR/checkpoint-<first 12 hex of the config hash>.rptf,
 -- so a changed config never resumes from another config's state.  config.json leaves
 -- out `threads` (results do not depend on it; the manifest records it).  Timings go to
@@ -12,8 +20,20 @@ local engine = require "engine"
 local json = require "repro.json"
 local fs = require "repro.fs"
 local host = require "repro.host"
+local sys = require "repro.sys"
 
 local M = {}
+
+-- The files manifest.json's `sha256` covers.
+M.HASHED = { "config.json", "log.csv", "metrics.json" }
+
+local function user_error(fmt, ...) error({ message = string.format(fmt, ...) }, 0) end
+
+-- A record file is a regular file: a directory in its place (a blocked write) is not.
+local function is_file(path)
+  local st = sys.stat(path)
+  return st ~= nil and st.type == "file"
+end
 
 -- Fields of engine.train's result that are not results: timings go to the manifest,
 -- run state is implied by the record being done.
@@ -37,23 +57,165 @@ function M.config_text(cfg)
   return json.pretty(c)
 end
 
--- "done", "changed" (a record of another config), "partial" (a checkpoint of this
--- config) or "missing".
+local function count_rows(text)
+  local n = 0
+  for _ in text:gmatch("\n") do n = n + 1 end
+  return n - 1 -- the header
+end
+
+-- The integrity of the record in dir, whatever its config:
+--   "verified"     manifest.json's sha256 matches config.json, log.csv and metrics.json
+--   "no checksum"  a finished record from before records carried checksums, consistent
+--                  (metrics.json names config.json's SHA-256, log.csv has its rows)
+--   "mismatch"     a file differs from its recorded SHA-256, is missing or inconsistent
+--   "unfinished"   no metrics.json (training, stopped, killed, or never started)
+-- and a list of problems (each naming the file) for "mismatch".
+function M.verify(dir)
+  if not is_file(dir .. "/metrics.json") then return "unfinished", {} end
+  local problems = {}
+  local function bad(fmt, ...) problems[#problems + 1] = string.format(fmt, ...) end
+  local mtext = fs.read(dir .. "/manifest.json")
+  local ok, man = pcall(json.decode, mtext or "")
+  if not mtext then
+    bad("manifest.json: missing")
+  elseif not ok or type(man) ~= "table" then
+    bad("manifest.json: not valid JSON")
+  elseif man.sha256 ~= nil then
+    local sums = man.sha256
+    for _, f in ipairs(M.HASHED) do
+      local want = type(sums) == "table" and sums[f]
+      local got = sys.sha256_file(dir .. "/" .. f)
+      if type(want) ~= "string" or not want:match("^%x+$") or #want ~= 64 then
+        bad("manifest.json: sha256[%q] missing or malformed", f)
+      elseif not got then
+        bad("%s: missing", f)
+      elseif got ~= want then
+        bad("%s: SHA-256 %s, but manifest.json recorded %s (changed after it was written)",
+          f, got:sub(1, 12), want:sub(1, 12))
+      end
+    end
+    if #problems == 0 then return "verified", problems end
+    return "mismatch", problems
+  end
+  -- Without checksums: the consistency the record's own fields allow.
+  local cfg_sha = sys.sha256_file(dir .. "/config.json")
+  local mok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
+  local log = fs.read(dir .. "/log.csv")
+  if not cfg_sha then bad("config.json: missing") end
+  if not mok or type(m) ~= "table" then
+    bad("metrics.json: not valid JSON")
+  else
+    if cfg_sha and m.config_sha256 ~= cfg_sha then
+      bad("metrics.json: config_sha256 is not the SHA-256 of config.json")
+    end
+    for k, v in pairs(m) do
+      if type(v) == "string" and k ~= "config_sha256" then
+        bad("metrics.json: %s is a string, not a number", tostring(k))
+      end
+    end
+    local steps = type(m.steps) == "number" and math.tointeger(m.steps)
+    if not steps then
+      bad("metrics.json: steps is not an integer")
+    elseif log and count_rows(log) ~= steps then
+      bad("log.csv: %d rows for %d steps", count_rows(log), steps)
+    end
+  end
+  if not log then bad("log.csv: missing") end
+  if #problems == 0 then return "no checksum", problems end
+  return "mismatch", problems
+end
+
+-- "key old -> new" for each key where the config text `have` differs from cfg.
+function M.changed_keys(have, cfg)
+  local ok, old = pcall(json.decode, have or "")
+  local new = json.decode(M.config_text(cfg))
+  if not ok or type(old) ~= "table" then return { "config.json unreadable" } end
+  local keys, seen = {}, {}
+  for _, t in ipairs({ old, new }) do
+    for k in pairs(t) do
+      if not seen[k] then seen[k], keys[#keys + 1] = true, tostring(k) end
+    end
+  end
+  table.sort(keys)
+  local function show(v)
+    if v == nil then return "(absent)" end
+    if type(v) == "number" and math.tointeger(v) then return string.format("%d", v) end
+    if type(v) == "number" then
+      for digits = 15, 17 do
+        local t = string.format("%." .. digits .. "g", v)
+        if tonumber(t) == v then return t end
+      end
+    end
+    return tostring(v)
+  end
+  local out = {}
+  for _, k in ipairs(keys) do
+    local a, b = old[k], new[k]
+    if a ~= b then out[#out + 1] = string.format("%s %s -> %s", k, show(a), show(b)) end
+  end
+  return out
+end
+
+-- The state of the run cfg in dir, and details:
+--   "done"     finished for this config and intact   {verified = bool}
+--   "corrupt"  finished but failing M.verify           {problems = {...}}
+--   "changed"  config.json is another config's         {finished = bool, keys = {...}}
+--   "partial"  a checkpoint of this config (resumes)
+--   "missing"  anything else
 function M.status(dir, cfg)
   local text = M.config_text(cfg)
   local have = fs.read(dir .. "/config.json")
-  local metrics = fs.read(dir .. "/metrics.json")
-  if have and have ~= text then return "changed" end
-  if have and metrics then
-    local ok, m = pcall(json.decode, metrics)
-    if ok and type(m) == "table" and m.config_sha256 == fs.sha256(dir .. "/config.json") then
-      return "done"
+  if is_file(dir .. "/metrics.json") then
+    local state, problems = M.verify(dir)
+    if state == "mismatch" then return "corrupt", { problems = problems } end
+    if have ~= text then
+      return "changed", { finished = true, keys = M.changed_keys(have, cfg) }
     end
+    return "done", { verified = state == "verified" }
+  end
+  if have and have ~= text then
+    return "changed", { finished = false, keys = M.changed_keys(have, cfg) }
   end
   if have and fs.exists(M.checkpoint_path(dir, fs.sha256(dir .. "/config.json"))) then
-    return "partial"
+    return "partial", {}
   end
-  return "missing"
+  return "missing", {}
+end
+
+-- Moves a corrupt record's files (metrics.json first, so it stops looking done) into
+-- DIR/corrupt-<UTC time>/ and returns that directory.
+function M.put_aside(dir)
+  local base = dir .. "/corrupt-" .. os.date("!%Y%m%dT%H%M%SZ")
+  local aside, n = base, 1
+  while fs.exists(aside) do
+    n = n + 1
+    aside = base .. "-" .. n
+  end
+  fs.mkdir_p(aside)
+  for _, f in ipairs({ "metrics.json", "config.json", "log.csv", "manifest.json" }) do
+    if fs.exists(dir .. "/" .. f) then
+      local ok, err = os.rename(dir .. "/" .. f, aside .. "/" .. f)
+      if not ok then error({ message = "filesystem: cannot move " .. err }, 0) end
+    end
+  end
+  return aside
+end
+
+-- An error of engine.check / engine.train, prefixed by what failed: "corpus:" (the
+-- data file), "filesystem:" (a checkpoint that cannot be written), "record:" (a
+-- checkpoint of another config), else "config:".  User errors pass through.
+function M.engine_error(err)
+  if type(err) == "table" then return err end
+  local msg = tostring(err):gsub("^config: ", "")
+  local kind = "config"
+  if msg:find("cannot write checkpoint", 1, true) then
+    kind = "filesystem"
+  elseif msg:match("^data=") then
+    kind = "corpus"
+  elseif msg:match("^checkpoint ") then
+    kind = "record"
+  end
+  return { message = kind .. ": " .. msg }
 end
 
 function M.checkpoint_path(dir, sha)
@@ -119,13 +281,41 @@ end
 
 local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
+-- A thread count above the CPUs this process may use is capped to them, with a
+-- warning on stderr (results do not depend on it); 0 stays "every CPU".
+function M.cap_threads(threads, who)
+  local cores = sys.cores()
+  if threads and threads > cores then
+    io.stderr:write(string.format("%s: threads=%d is more than the %d CPU%s this process may " ..
+      "use: using %d (results do not depend on the thread count)\n", who or "repro", threads,
+      cores, cores == 1 and "" or "s", cores))
+    return cores
+  end
+  return threads
+end
+
 -- Trains cfg and writes its record into dir.  opts: threads, checkpoint_every,
--- on_step(step, row) for progress.  Returns the engine's metrics table; the record is
--- complete only when the run finished (not interrupted or stopped).
+-- on_step(step, row) for progress, force (overwrite a finished record of another
+-- config).  Stale temporary files in dir are removed first and a corrupt record is put
+-- aside (M.put_aside, said on stderr): call it holding dir's lock (or with no other
+-- process writing dir).  Returns the engine's metrics table; the record is complete
+-- only when the run finished (not interrupted or stopped).
 function M.run(cfg, dir, opts)
   opts = opts or {}
-  engine.check(cfg)
+  local cok, cerr = pcall(engine.check, cfg)
+  if not cok then error(M.engine_error(cerr), 0) end
+  local state, info = M.status(dir, cfg)
+  if state == "changed" and info.finished and not opts.force then
+    user_error("record: %s holds a finished run of another config (%s): not overwritten " ..
+      "without --force", dir, table.concat(info.keys, ", "))
+  end
   fs.mkdir_p(dir)
+  fs.remove_stale_tmp(dir)
+  if state == "corrupt" then
+    local aside = M.put_aside(dir)
+    io.stderr:write(string.format("record: %s failed its checks (%s); its files are kept in " ..
+      "%s and the run is trained again\n", dir, table.concat(info.problems, "; "), aside))
+  end
   os.remove(dir .. "/metrics.json") -- from here on the record is not done
   local text = M.config_text(cfg)
   if fs.read(dir .. "/config.json") ~= text then
@@ -137,32 +327,37 @@ function M.run(cfg, dir, opts)
   local start, t0 = utc(), host.now()
   local run_cfg = {}
   for k, v in pairs(cfg) do run_cfg[k] = v end
-  run_cfg.threads = opts.threads or cfg.threads
-  local metrics = engine.train(run_cfg, {
+  run_cfg.threads = M.cap_threads(opts.threads or cfg.threads)
+  local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     on_step = function(step, row)
       rows[#rows + 1] = row
       if opts.on_step then return opts.on_step(step, row) end
     end,
   })
+  if not tok then error(M.engine_error(metrics), 0) end
   if metrics.interrupted or metrics.stopped then return metrics end
 
-  fs.write_atomic(dir .. "/log.csv", M.log_csv(rows, engine.log_columns(cfg)))
+  local log_text = M.log_csv(rows, engine.log_columns(cfg))
+  local out = M.results(metrics)
+  out.config_sha256 = sha
+  local metrics_text = json.pretty(out)
+  fs.write_atomic(dir .. "/log.csv", log_text)
   local commit, dirty = M.git_info()
   fs.write_atomic(dir .. "/manifest.json", json.pretty({
     repro_version = host.version, git_commit = commit, git_dirty = dirty,
     compiler = host.compiler, cflags = host.cflags, lua = host.lua, gsl = host.gsl,
     corpus = cfg.data, corpus_sha256 = fs.sha256(M.data_path(cfg)) or "unreadable",
     host = host.hostname(), cpu = cpu_model(), threads = run_cfg.threads ~= 0
-      and run_cfg.threads or tonumber(fs.capture("nproc")),
+      and run_cfg.threads or sys.cores(),
     start_utc = start, end_utc = utc(), wall_s = host.now() - t0,
     train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
     eval_tokens_per_s = metrics.eval_tokens_per_s,
     resumed_from_step = metrics.resumed_from, peak_rss_bytes = host.peak_rss_bytes(),
+    sha256 = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
+      ["metrics.json"] = sys.sha256(metrics_text) },
   }))
-  local out = M.results(metrics)
-  out.config_sha256 = sha
-  fs.write_atomic(dir .. "/metrics.json", json.pretty(out))
+  fs.write_atomic(dir .. "/metrics.json", metrics_text)
   os.remove(ckpt)
   return metrics
 end

@@ -50,7 +50,7 @@ local function say(fmt, ...)
 end
 
 local function cores()
-  return math.tointeger(tonumber(fs.capture("nproc") or "")) or 1
+  return require("repro.sys").cores()
 end
 
 -- Paths shown relative to the working directory when they are under it.
@@ -92,15 +92,25 @@ local function parse_args(args)
     i = i + 1
     return args[i] or user_error("repro run: %s needs a value", name)
   end
+  local function once(name, v)
+    if v ~= nil then user_error("repro run: %s is given twice", name) end
+  end
   while i <= #args do
     local a = args[i]
     if a == "--jobs" then
-      o.jobs = math.tointeger(tonumber(value("--jobs")))
-      if not o.jobs or o.jobs < 1 then user_error("repro run: --jobs needs an integer >= 1") end
+      once("--jobs", o.jobs)
+      local v = value("--jobs")
+      o.jobs = math.tointeger(tonumber(v))
+      if not o.jobs or o.jobs < 1 then
+        user_error("repro run: --jobs needs an integer >= 1, got %s", v)
+      end
     elseif a == "--only" then
       local sel = {}
       for kv in value("--only"):gmatch("[^,]+") do
         local k, v = kv:match("^(%w+)=(.+)$")
+        if (k == "variant" or k == "seed") and sel[k] ~= nil then
+          user_error("repro run: --only gives %s twice", k)
+        end
         if k == "variant" then
           sel.variant = v
         elseif k == "seed" then
@@ -116,13 +126,14 @@ local function parse_args(args)
     elseif a == "--force" then
       o.force = true
     elseif a == "--out-root" then
+      once("--out-root", o.out_root)
       o.out_root = value("--out-root")
+    elseif a == "--allow-large" then
+      o.allow_large = true
     elseif a == "--set" then
-      local list = {}
-      for kv in value("--set"):gmatch("[^,]+") do list[#list + 1] = kv end
-      local set = require("repro.cli").parse_overrides(list, "repro run --set")
-      o.set = o.set or {}
-      for k, v in pairs(set) do o.set[k] = v end
+      o.set_list = o.set_list or {}
+      for kv in value("--set"):gmatch("[^,]+") do o.set_list[#o.set_list + 1] = kv end
+      o.set = require("repro.cli").parse_overrides(o.set_list, "repro run --set")
     elseif a:match("^%-") then
       user_error("repro run: unknown option %s", a)
     elseif o.file then
@@ -134,7 +145,7 @@ local function parse_args(args)
   end
   if not o.file then
     user_error("usage: bin/repro run lua/experiments/X.lua [--jobs N] [--only variant=V,seed=S] "
-      .. "[--dry-run] [--force] [--out-root DIR] [--set key=value,...]")
+      .. "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large]")
   end
   return o
 end
@@ -189,8 +200,11 @@ local function plan(s, runs, out_root, force)
   local index
   for _, r in ipairs(runs) do
     r.dir = dir .. "/" .. r.rel
-    r.status, r.source = record.status(r.dir, r.cfg), nil
-    if force then
+    r.source = nil
+    r.status, r.info = record.status(r.dir, r.cfg)
+    if r.status == "changed" and r.info.finished and not force then
+      r.action = "refuse" -- a finished record is never overwritten by another config
+    elseif force then
       r.action = "train"
     elseif r.status == "done" then
       r.action = "reuse"
@@ -205,14 +219,30 @@ local function plan(s, runs, out_root, force)
       if r.source then
         r.action = "copy"
       else
-        r.action = ({ partial = "resume", changed = "rerun" })[r.status] or "train"
+        r.action = ({ partial = "resume", changed = "rerun", corrupt = "repair" })[r.status] or
+          "train"
       end
     end
   end
 end
 
+-- The runs refused by plan(): finished records of another config, without --force.
+local function refusal(runs)
+  local t = {}
+  for _, r in ipairs(runs) do
+    if r.action == "refuse" then
+      t[#t + 1] = string.format("%s (%s)", r.label, table.concat(r.info.keys, ", "))
+    end
+  end
+  if #t == 0 then return nil end
+  return string.format("repro run: record: %d finished record%s of another config: %s; a " ..
+    "finished record is never overwritten without --force (nothing was written)", #t,
+    #t == 1 and " holds a run" or "s hold runs", table.concat(t, "; "))
+end
+
 local ACTION_TEXT = {
   reuse = "reuse   ", copy = "copy    ", resume = "resume  ", rerun = "rerun   ", train = "train   ",
+  repair = "repair  ", refuse = "REFUSED ",
 }
 
 local function print_plan(s, runs, out_root, threads, jobs)
@@ -223,17 +253,23 @@ local function print_plan(s, runs, out_root, threads, jobs)
     threads, threads == 1 and "" or "s", shown(study.dir(out_root, s))))
   for _, r in ipairs(runs) do
     local why = ({
-      reuse = "done, config unchanged",
+      reuse = "done, config unchanged" .. (r.info.verified and "" or ", no checksum"),
       copy = r.source and ("identical done record " .. shown(r.source)),
       resume = "from its checkpoint",
-      rerun = "config changed",
+      rerun = "config changed: " .. table.concat(r.info.keys or {}, ", "),
+      repair = "failed its checks: " .. table.concat(r.info.problems or {}, "; ") ..
+        "; its files are kept aside",
+      refuse = "finished with another config: " .. table.concat(r.info.keys or {}, ", ") ..
+        "; needs --force",
       train = r.status == "done" and "--force" or (r.status == "missing" and "" or r.status),
     })[r.action]
     print(string.format("  %s%-28s %d steps%s", ACTION_TEXT[r.action], r.label, r.cfg.iters,
       why ~= "" and ("  (" .. why .. ")") or ""))
   end
   print(string.format("dry run: %d to train (%d resumed), %d reused, %d copied; nothing written",
-    (n.train or 0) + (n.resume or 0) + (n.rerun or 0), n.resume or 0, n.reuse or 0, n.copy or 0))
+    (n.train or 0) + (n.resume or 0) + (n.rerun or 0) + (n.repair or 0), n.resume or 0,
+    n.reuse or 0, n.copy or 0))
+  if n.refuse then print(refusal(runs)) end
 end
 
 local function remove_checkpoint_of(dir, config_path)
@@ -341,7 +377,8 @@ local function execute(s, queue, jobs, threads, total_done, total)
     t0 = t0 or host.now()
     say("[%d/%d done] start %s (%s, %d steps, %d thread%s)", total_done, total, r.label,
       r.action == "resume" and "resuming from its checkpoint" or
-        (r.action == "rerun" and "config changed" or "new"), r.cfg.iters, threads,
+        (r.action == "rerun" and "config changed" or
+        (r.action == "repair" and "its record failed its checks" or "new")), r.cfg.iters, threads,
       threads == 1 and "" or "s")
   end
 
@@ -423,10 +460,24 @@ local function write_study_manifest(s, dir, facts)
 end
 
 -- The records root: --out-root, else $REPRO_EXPERIMENTS, else <root>/experiments; absolute.
-function M.out_root(given)
+-- With --set overrides (`set`) and no --out-root, a root of their own,
+-- <that root>-set/<12 hex of the overrides' SHA-256>, so they never mix with (or
+-- overwrite) the study's canonical records.
+function M.out_root(given, set)
   local env_root = os.getenv("REPRO_EXPERIMENTS")
   local out_root = given or (env_root ~= "" and env_root) or (host.root .. "/experiments")
   if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
+  if set and next(set) and not given then
+    local keys = {}
+    for k in pairs(set) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for i, k in ipairs(keys) do
+      local v = set[k]
+      keys[i] = k .. "=" .. (math.type(v) == "float" and string.format("%.17g", v) or tostring(v))
+    end
+    out_root = out_root:gsub("/+$", "") .. "-set/" ..
+      fs.sha256_text(table.concat(keys, ",")):sub(1, 12)
+  end
   return out_root
 end
 
@@ -443,25 +494,41 @@ function M.main(args, analyze_only)
     user_error("repro analyze: takes only --out-root and --set (it trains nothing and " ..
       "analyses every run of the study)")
   end
-  local s = study.load(o.file, o.set)
+  local s = study.load(o.file, o.set, { allow_large = o.allow_large })
   s.file_rel = relative_to_root(o.file)
-  local out_root = M.out_root(o.out_root)
+  local out_root = M.out_root(o.out_root, o.set)
+  if o.set and not o.out_root then
+    say("repro run: runs changed by --set go to %s (their own records root; --out-root " ..
+      "chooses another)", shown(out_root))
+  end
   local jobs = o.jobs or s.jobs
+  if jobs > cores() then
+    say("repro run: %d jobs, more than the %d CPU%s this process may use: running %d at once " ..
+      "(results do not depend on it)", jobs, cores(), cores() == 1 and "" or "s", cores())
+    jobs = cores()
+  end
   local threads = math.max(1, cores() // jobs)
   local runs = selected(s, o.only)
+  local dir = study.dir(out_root, s)
+  study.check_owner(dir, o.file)
   plan(s, runs, out_root, o.force)
   if o.dry_run then
     print_plan(s, runs, out_root, threads, jobs)
     return 0
   end
+  local refused = refusal(runs)
+  if refused then user_error("%s", refused) end
 
-  local dir = study.dir(out_root, s)
   fs.mkdir_p(dir)
   if not host.lock(dir, false) then
     say("repro run: another bin/repro run is working on %s; waiting for it to finish", shown(dir))
     host.lock(dir, true)
     plan(s, runs, out_root, o.force)
+    refused = refusal(runs)
+    if refused then user_error("%s", refused) end
   end
+  -- Under the lock: a killed runner's temporary files are stale.
+  fs.remove_stale_tmp(dir)
   local t_start, start_utc = host.now(), os.date("!%Y-%m-%dT%H:%M:%SZ")
   -- From here on the records may change: an old summary would describe other records.
   local old_summary = fs.read(dir .. "/summary.json")
@@ -473,6 +540,12 @@ function M.main(args, analyze_only)
   local total_done = 0
   for _, r in ipairs(runs) do
     count[r.action] = (count[r.action] or 0) + 1
+    if r.status == "corrupt" then
+      local aside = record.put_aside(r.dir)
+      say("record %s failed its checks (%s): its files are kept in %s; it is trained again",
+        r.label, table.concat(r.info.problems, "; "), shown(aside))
+      r.status = "missing"
+    end
     if r.action == "reuse" then
       total_done = total_done + 1
     elseif r.action == "copy" then

@@ -14,13 +14,32 @@
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --
--- The file is loaded in text mode in an environment of its own holding only Lua's
--- pure libraries, so it may use loops and functions to build its tables but cannot
--- touch files or the runner.  Everything is validated before anything runs; every
--- problem is reported in one message, each line naming the file, the line when the
--- offending name can be found in the source, and the field path (`variants[2].embed_nrom`).
+-- A study file is data that may use loops and functions to build its tables.  It is
+-- evaluated in a sandbox (lua/lsandbox.c): a child process with a Lua state of its own
+-- (none of the host's tables, functions or string metatable), Lua's pure libraries
+-- only (no io, os, debug, load, require, collectgarbage, string.dump, coroutines), and
+-- the limits of M.LIMITS; only plain data (tables, strings, numbers, booleans) comes
+-- back, copied, and is validated here.  Its `name` must be its file name, and no other
+-- study of lua/experiments/ may use it.  A study of more than M.MAX_SEEDS seeds or
+-- M.MAX_RUNS runs needs opts.allow_large (`bin/repro run --allow-large`).  Everything
+-- is validated before anything runs; every problem is reported in one message, each
+-- line naming the file, the line when the offending name can be found in the source,
+-- and the field path (`variants[2].embed_nrom`).
+--
+-- M.API: the host functions a study may call, as repro.<name>(...).  To offer one, add
+-- `M.API.name = function(...) ... end` (from the module that implements it): it runs in
+-- the evaluating child, in the host's state, with copies of the study's arguments, and
+-- must be a pure, read-only function of its arguments and of files (anything it
+-- changes is lost with the child); it returns plain data, copied back to the study;
+-- an error it raises ({message=} or a string) becomes the study's error, reported as
+-- `study: FILE:LINE: repro.name: message`.  Say in lua/experiments/README.md what it
+-- returns.  A study that calls it records the resolved values in its configs, so a
+-- changed input changes the config hashes.
 local engine = require "engine"
 local record = require "repro.record"
+local sandbox = require "repro.sandbox"
+local sys = require "repro.sys"
+local host = require "repro.host"
 
 local M = {}
 
@@ -47,6 +66,16 @@ local RESERVED = {
 
 local function user_error(msg) error({ message = msg }, 0) end
 M.user_error = user_error
+
+-- The sandbox's limits (lua/lsandbox.c): memory of the study's Lua state, VM
+-- instructions (about a second), wall-clock seconds (also for time spent in C, e.g. a
+-- pathological string pattern), size of the returned data once encoded, and its depth.
+M.LIMITS = { memory_bytes = 256 * 1024 * 1024, instructions = 100000000, wall_s = 20,
+  result_bytes = 16 * 1024 * 1024, depth = 64 }
+M.MAX_SOURCE_BYTES = 1024 * 1024
+-- Plans above these need opts.allow_large (`bin/repro run --allow-large`).
+M.MAX_SEEDS, M.MAX_RUNS = 100, 1000
+M.API = {}
 
 local function set_of(list)
   local s = {}
@@ -123,28 +152,51 @@ local function problems(file, src)
   end
   function P.raise()
     if #list > 0 then
-      local head = #list == 1 and "" or
-        string.format("%s: %d problems in the study (nothing was run):\n  ", file, #list)
+      local head = #list == 1 and "study: " or
+        string.format("study: %s: %d problems in the study (nothing was run):\n  ", file, #list)
       user_error(head .. table.concat(list, "\n  "))
     end
   end
   return P
 end
 
-local function sandbox()
-  local env = {}
-  for _, k in ipairs({ "assert", "error", "ipairs", "next", "pairs", "pcall", "select",
-    "tonumber", "tostring", "type", "rawequal", "rawget", "rawlen", "setmetatable",
-    "getmetatable", "xpcall" }) do
-    env[k] = _G[k]
+-- The study file's source, evaluated in the sandbox: the returned value, or a user
+-- error naming the file and what failed.
+local function evaluate(path)
+  local st = sys.stat(path)
+  if st and st.type ~= "file" then
+    user_error(string.format("study: %s: not a regular file (%s)", path,
+      st.type == "dir" and "a directory" or "a device, pipe or socket"))
   end
-  for _, lib in ipairs({ "string", "table", "math", "utf8" }) do
-    local t = {}
-    for k, v in pairs(_G[lib]) do t[k] = v end
-    env[lib] = t
+  if st and st.size > M.MAX_SOURCE_BYTES then
+    user_error(string.format("study: %s: %d bytes, more than the %d MiB a study file may " ..
+      "have", path, st.size, M.MAX_SOURCE_BYTES // (1024 * 1024)))
   end
-  env._G = env
-  return env
+  local f, err = io.open(path, "rb")
+  if not f then user_error(string.format("study: %s: cannot read the study file: %s", path, err)) end
+  local src = f:read(M.MAX_SOURCE_BYTES + 1)
+  f:close()
+  if src == nil then
+    user_error(string.format("study: %s: cannot read the study file", path))
+  end
+  local ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, M.API)
+  if ok then return value, src end
+  local L = M.LIMITS
+  local why = ({
+    memory = string.format("exceeded the %d MiB memory limit", L.memory_bytes // (1024 * 1024)),
+    instructions = string.format("exceeded the limit of %d Lua instructions (an endless loop?)",
+      L.instructions),
+    time = string.format("exceeded the %g s time limit", L.wall_s),
+    result = "its result cannot cross to the host: " .. tostring(msg),
+    crashed = "evaluation failed: " .. tostring(msg),
+  })[value]
+  if why then
+    user_error(string.format("study: %s: %s (study files are data: lua/repro/study.lua, " ..
+      "M.LIMITS)", path, why))
+  end
+  -- syntax and runtime errors: the message names file:line when Lua knows them
+  if msg:sub(1, #path + 1) == path .. ":" then user_error("study: " .. msg) end
+  user_error(string.format("study: %s: %s", path, msg))
 end
 
 local function is_list(t)
@@ -413,23 +465,58 @@ local function expand(s)
   return runs
 end
 
+-- A study's records go to <out-root>/<name>/: the name must be the file's, and no other
+-- study file of lua/experiments/ may have it, so two study files never share a records
+-- folder (the runner also checks the folder's own manifest, M.check_owner).
+local function check_identity(P, path, name)
+  local base = path:match("([^/]+)%.lua$") or path:match("([^/]+)$")
+  if name ~= base then
+    P.add("name", string.format("\"%s\" differs from the file name \"%s\": the records " ..
+      "folder is <out-root>/%s/, so a study's name must be its file name (rename the file " ..
+      "or the name)", name, base, name))
+    return
+  end
+  local other = host.root .. "/lua/experiments/" .. name .. ".lua"
+  local mine = sys.realpath(path)
+  if sys.stat(other) and sys.realpath(other) ~= mine then
+    P.add("name", string.format("\"%s\" is already the name of the study %s: both would " ..
+      "write the records folder <out-root>/%s/ (rename this study, file and name)", name,
+      other, name))
+  end
+end
+
+-- Refuses to let the study at `file` write `dir` (<out-root>/<name>/) when the folder's
+-- manifest.json or summary.json says another, existing study file made it.
+function M.check_owner(dir, file)
+  local mine = sys.realpath(file)
+  for _, f in ipairs({ "manifest.json", "summary.json" }) do
+    local text = io.open(dir .. "/" .. f, "rb")
+    if text then
+      local ok, doc = pcall(require("cjson").decode, text:read("a"))
+      text:close()
+      local owner = ok and type(doc) == "table" and type(doc.file) == "string" and doc.file
+      if owner then
+        local abs = owner:sub(1, 1) == "/" and owner or (host.root .. "/" .. owner)
+        local theirs = sys.realpath(abs)
+        if theirs and mine and theirs ~= mine then
+          user_error(string.format("study: %s: the records folder %s belongs to the study " ..
+            "%s (its %s says so): use another --out-root, or rename this study", file, dir,
+            abs, f))
+        end
+      end
+    end
+  end
+end
+
 -- Loads and validates the study at `path`.  `set` (optional) holds config overrides
 -- from the command line applied to every run last.  Returns the normalized study:
 -- name, description, file, source, base, variants = {{name, overrides}}, seeds,
 -- analysis, checkpoint_every, jobs, set, runs = {{variant, seed, cfg, label, rel}}.
--- Raises a user error ({message=}) listing every problem.
-function M.load(path, set)
-  local f, err = io.open(path, "rb")
-  if not f then user_error(string.format("%s: cannot read the study file: %s", path, err)) end
-  local src = f:read("a")
-  f:close()
-  local chunk, perr = load(src, "@" .. path, "t", sandbox())
-  if not chunk then user_error(perr) end
-  local ok, t = xpcall(chunk, function(e)
-    if type(e) == "table" and e.message then return e.message end
-    return tostring(e)
-  end)
-  if not ok then user_error(t) end
+-- Raises a user error ({message=}) listing every problem.  opts.allow_large lifts the
+-- M.MAX_SEEDS / M.MAX_RUNS ceiling.
+function M.load(path, set, opts)
+  opts = opts or {}
+  local t, src = evaluate(path)
   local P = problems(path, src)
   if type(t) ~= "table" then
     P.add(nil, "the study file must return a table, got " .. type(t))
@@ -453,6 +540,7 @@ function M.load(path, set)
       P.add("name", "expected a name of letters, digits, '_', '-' or '.' (it names a directory)")
     else
       s.name = t.name
+      check_identity(P, path, s.name)
     end
   end
   if t.description ~= nil and type(t.description) ~= "string" then
@@ -532,6 +620,16 @@ function M.load(path, set)
     end
   end
   if t.analysis ~= nil then s.analysis = check_analysis(P, t.analysis, variants, variant_names) end
+  if not opts.allow_large then
+    if #s.seeds > M.MAX_SEEDS then
+      P.add("seeds", string.format("%d seeds, more than the %d a study may have without " ..
+        "--allow-large", #s.seeds, M.MAX_SEEDS), "seeds")
+    elseif #s.seeds * #s.variants > M.MAX_RUNS then
+      P.add(nil, string.format("%d variants x %d seeds = %d runs, more than the %d a study " ..
+        "may have without --allow-large", #s.variants, #s.seeds, #s.seeds * #s.variants,
+        M.MAX_RUNS))
+    end
+  end
   P.raise()
 
   -- Every variant's full config against the engine's rules and the corpus (once per

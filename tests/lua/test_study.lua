@@ -134,16 +134,23 @@ local after = manifests(A, "tiny")
 for _, r in ipairs(RUNS) do t:ok(before[r] == after[r], r .. " not retrained") end
 t:ok(summary_before == fs.read(A .. "/tiny/summary.json"), "same summary")
 
--- 3. A config change reruns only the changed runs.
+-- 3. A config change: finished records of the old config are never overwritten
+-- without --force (the message says which keys changed); with --force and --only,
+-- only the changed runs retrain.
 write_study(tiny, { rms = ", lr = 1e-3" })
 code, out, err = run(tiny, A, "--dry-run")
-t:ok(code == 0 and out:find("rerun   rmsnorm/seed-1", 1, true) and
-  out:find("reuse   none/seed-1", 1, true), "dry run shows the rerun: " .. out)
+t:ok(code == 0 and out:find("REFUSED rmsnorm/seed-1", 1, true) and
+  out:find("lr 0.0003 -> 0.001; needs --force", 1, true) and
+  out:find("reuse   none/seed-1", 1, true), "dry run shows the refusal: " .. out)
 t:ok(fs.read(A .. "/tiny/rmsnorm/seed-1/manifest.json") == before["rmsnorm/seed-1"],
   "dry run changed nothing")
 code, out, err = run(tiny, A)
-t:eq(code, 0, "run after a change exits 0")
-t:ok(err:find("2 to train (0 resumed, 2 rerun", 1, true), "two reruns: " .. err)
+t:ok(code == 1 and err:find("rmsnorm/seed-1 (lr 0.0003 -> 0.001)", 1, true) and
+  err:find("without --force", 1, true), "a changed config is refused: " .. err)
+t:ok(fs.read(A .. "/tiny/summary.json") == summary_before, "the refusal changed nothing")
+code, out, err = run(tiny, A, "--force --only variant=rmsnorm")
+t:eq(code, 0, "run --force after a change exits 0")
+t:ok(err:find("2 to train", 1, true), "two retrained: " .. err)
 after = manifests(A, "tiny")
 for _, r in ipairs(RUNS) do
   if r:find("rmsnorm") then

@@ -58,7 +58,7 @@ t:ok(sentence:find("95 %", 1, true), "sentence states the level")
 
 -- a summary from synthetic records
 check.write(dir .. "/corpus.txt", string.rep("abc def ghi.\n", 300))
-check.write(dir .. "/s.lua", [[
+check.write(dir .. "/syn.lua", [[
 return { name = "syn", description = "synthetic",
   base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 8,
            warmup = 2, data = "]] .. dir .. [[/corpus.txt" },
@@ -70,7 +70,7 @@ return { name = "syn", description = "synthetic",
     correction = "holm", resamples = 1000,
     interactions = { { name = "ln minus rms", a = { "layernorm", "none" }, b = { "rmsnorm", "none" } } } } }
 ]])
-local s = study.load(dir .. "/s.lua")
+local s = study.load(dir .. "/syn.lua")
 t:eq(#s.runs, 12, "12 runs")
 t:eq(#s.analysis.comparisons, 3, "default comparisons: each vs baseline, layernorm vs rmsnorm")
 local vals = {

@@ -31,6 +31,7 @@ end
 
 local function run_case(name, edit, expect)
   local l = lines()
+  l[2] = '  name = "' .. name .. '",' -- a study's name is its file name
   edit(l)
   local file = dir .. "/" .. name .. ".lua"
   check.write(file, table.concat(l, "\n") .. "\n")
@@ -45,7 +46,7 @@ local function run_case(name, edit, expect)
 end
 
 -- the unedited study is valid
-local ok_file = dir .. "/ok.lua"
+local ok_file = dir .. "/v.lua"
 check.write(ok_file, table.concat(lines(), "\n") .. "\n")
 local code, out = check.run(repro .. " run " .. ok_file .. " --dry-run --out-root " .. dir .. "/dry")
 t:eq(code, 0, "valid study: dry run exits 0")

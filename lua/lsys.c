@@ -1,0 +1,376 @@
+/* Module `repro.sys`: the file and process facts the record and runner code needs,
+ * without a shell.
+ *   sys.sha256(text)        -> 64 lowercase hex digits (FIPS 180-4)
+ *   sys.sha256_file(path)   -> hex, or nil and a message
+ *   sys.stat(path)          -> {type = "file"|"dir"|"other", size = bytes}, or nil and a
+ *                              message (symbolic links are followed)
+ *   sys.listdir(path)       -> sorted list of entry names (no "." or ".."), or nil, message
+ *   sys.realpath(path)      -> the canonical absolute path, or nil and a message
+ *   sys.cores()             -> CPUs this process may run on (its affinity mask)
+ *   sys.mkdir_p(path)       -> true, or nil and a message (`mkdir -p`, mode 0777 & ~umask)
+ *   sys.lock(dir)           -> a lock, or nil and "held" when another open description
+ *                              holds it, or nil and a message.  An exclusive flock on
+ *                              the directory through a close-on-exec descriptor (so
+ *                              worker processes never inherit it); lock:release() (also
+ *                              on garbage collection and at exit) lets it go.
+ * Messages name the path and the system's reason (strerror).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "lrepro.h"
+
+/* SHA-256, FIPS 180-4 section 6.2. */
+
+typedef struct {
+    uint32_t h[8];
+    uint64_t len; /* bytes so far */
+    unsigned char block[64];
+    size_t fill;
+} sha256_ctx;
+
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2};
+
+static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+static void sha256_block(uint32_t h[8], const unsigned char *p)
+{
+    uint32_t w[64];
+    for (int t = 0; t < 16; t++)
+        w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
+               (uint32_t)p[4 * t + 2] << 8 | (uint32_t)p[4 * t + 3];
+    for (int t = 16; t < 64; t++) {
+        uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+        uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int t = 0; t < 64; t++) {
+        uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
+                      K256[t] + w[t];
+        uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += k;
+}
+
+static void sha256_init(sha256_ctx *s)
+{
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, h0, sizeof h0);
+    s->len = 0;
+    s->fill = 0;
+}
+
+static void sha256_update(sha256_ctx *s, const unsigned char *p, size_t n)
+{
+    s->len += n;
+    while (n > 0) {
+        size_t take = 64 - s->fill < n ? 64 - s->fill : n;
+        memcpy(s->block + s->fill, p, take);
+        s->fill += take;
+        p += take;
+        n -= take;
+        if (s->fill == 64) {
+            sha256_block(s->h, s->block);
+            s->fill = 0;
+        }
+    }
+}
+
+/* The digest as 64 lowercase hex digits and a terminating NUL. */
+static void sha256_final(sha256_ctx *s, char hex[65])
+{
+    uint64_t bits = s->len * 8;
+    unsigned char pad[72] = {0x80};
+    size_t npad = (s->fill < 56 ? 56 : 120) - s->fill;
+    for (int i = 0; i < 8; i++)
+        pad[npad + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha256_update(s, pad, npad + 8);
+    for (int i = 0; i < 8; i++)
+        snprintf(hex + 8 * i, 9, "%08x", (unsigned)s->h[i]);
+}
+
+static int sys_sha256(lua_State *L)
+{
+    size_t n;
+    const char *p = luaL_checklstring(L, 1, &n);
+    sha256_ctx s;
+    char hex[65];
+    sha256_init(&s);
+    sha256_update(&s, (const unsigned char *)p, n);
+    sha256_final(&s, hex);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int fail(lua_State *L, const char *what, const char *path, int e)
+{
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s %s: %s", what, path, strerror(e));
+    return 2;
+}
+
+static int sys_sha256_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return fail(L, "cannot read", path, errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return fail(L, "cannot read", path, e);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot read %s: not a regular file", path);
+        return 2;
+    }
+    sha256_ctx s;
+    sha256_init(&s);
+    unsigned char buf[1 << 16];
+    for (;;) {
+        ssize_t got = read(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            close(fd);
+            return fail(L, "cannot read", path, e);
+        }
+        if (got == 0)
+            break;
+        sha256_update(&s, buf, (size_t)got);
+    }
+    close(fd);
+    char hex[65];
+    sha256_final(&s, hex);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int sys_stat(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return fail(L, "cannot stat", path, errno);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "dir" : "other");
+    lua_setfield(L, -2, "type");
+    lua_pushinteger(L, (lua_Integer)st.st_size);
+    lua_setfield(L, -2, "size");
+    return 1;
+}
+
+#define DIR_MT "repro.sys.dir"
+
+static int dir_close(lua_State *L)
+{
+    DIR **d = luaL_checkudata(L, 1, DIR_MT);
+    if (*d) {
+        closedir(*d);
+        *d = NULL;
+    }
+    return 0;
+}
+
+static int sys_listdir(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    /* The stream lives in a userdata whose __gc closes it, so a Lua error (out of
+     * memory while pushing a name) never leaks it. */
+    DIR **d = lua_newuserdatauv(L, sizeof *d, 0);
+    *d = NULL;
+    luaL_setmetatable(L, DIR_MT);
+    *d = opendir(path);
+    if (!*d)
+        return fail(L, "cannot list", path, errno);
+    lua_newtable(L);
+    int n = 0;
+    struct dirent *e;
+    errno = 0;
+    while ((e = readdir(*d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            lua_pushstring(L, e->d_name);
+            lua_rawseti(L, -2, ++n);
+        }
+        errno = 0;
+    }
+    int err = errno;
+    closedir(*d);
+    *d = NULL;
+    if (err != 0)
+        return fail(L, "cannot list", path, err);
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_pushvalue(L, -3);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+    return 1;
+}
+
+static int sys_realpath(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    char *r = realpath(path, NULL);
+    if (!r)
+        return fail(L, "cannot resolve", path, errno);
+    lua_pushstring(L, r);
+    free(r);
+    return 1;
+}
+
+static int sys_cores(lua_State *L)
+{
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n < 1) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n = c > 0 ? (int)c : 1;
+    }
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+static int sys_mkdir_p(lua_State *L)
+{
+    size_t n;
+    const char *path = luaL_checklstring(L, 1, &n);
+    char buf[PATH_MAX];
+    if (n == 0 || n >= sizeof buf) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot create directory %s: %s", path,
+                        n ? "path too long" : "empty path");
+        return 2;
+    }
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        struct stat st;
+        if (mkdir(buf, 0777) != 0) {
+            int e = errno;
+            if (e != EEXIST || stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                if (e == EEXIST)
+                    e = ENOTDIR;
+                lua_pushnil(L);
+                lua_pushfstring(L, "cannot create directory %s: %s", buf, strerror(e));
+                return 2;
+            }
+        }
+        buf[i] = c;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+#define LOCK_MT "repro.sys.lock"
+
+static int lock_release(lua_State *L)
+{
+    int *fd = luaL_checkudata(L, 1, LOCK_MT);
+    if (*fd >= 0) {
+        close(*fd); /* drops the flock */
+        *fd = -1;
+    }
+    return 0;
+}
+
+static int sys_lock(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int *ud = lua_newuserdatauv(L, sizeof *ud, 0);
+    *ud = -1; /* closed state first: __gc never sees garbage */
+    luaL_setmetatable(L, LOCK_MT);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(L, "cannot open", path, errno);
+    int rc;
+    do
+        rc = flock(fd, LOCK_EX | LOCK_NB);
+    while (rc < 0 && errno == EINTR);
+    if (rc < 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK) {
+            lua_pushnil(L);
+            lua_pushliteral(L, "held");
+            return 2;
+        }
+        return fail(L, "cannot lock", path, e);
+    }
+    *ud = fd;
+    return 1;
+}
+
+int luaopen_sys(lua_State *L)
+{
+    static const luaL_Reg lock_methods[] = {{"release", lock_release}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"sha256", sys_sha256},   {"sha256_file", sys_sha256_file},
+                                   {"stat", sys_stat},       {"listdir", sys_listdir},
+                                   {"realpath", sys_realpath}, {"cores", sys_cores},
+                                   {"lock", sys_lock},       {"mkdir_p", sys_mkdir_p},
+                                   {NULL, NULL}};
+    if (luaL_newmetatable(L, LOCK_MT)) {
+        luaL_newlib(L, lock_methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, lock_release);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, lock_release);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, DIR_MT)) {
+        lua_pushcfunction(L, dir_close);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    luaL_newlib(L, fns);
+    return 1;
+}
