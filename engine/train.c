@@ -74,23 +74,26 @@ void train_log_colname(const gpt_config *cfg, int i, char *buf, size_t len)
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
+/* The text `bin/repro help` prints under "definitions:" (lines of at most 90 columns). */
 const char *train_definitions(void)
 {
-    return "  rho             initial embedding RMS: sqrt(mean over every vocabulary entry v, position\n"
-           "                  p and channel c of (wte[v,c] + wpe[p,c])^2) of the drawn initial weights,\n"
-           "                  from double sums over wte and wpe (engine/gpt.h); embed_norm=scale\n"
-           "                  multiplies tok+pos by 1/rho, layernorm_matched starts its gain at rho\n"
-           "  diverged        the loss or gradient norm is non-finite, or the training loss exceeds\n"
-           "                  l0 + " STR(DIVERGE_MARGIN) " (l0 = loss of step 0) for " STR(DIVERGE_STEPS)
-           " consecutive steps; training stops\n"
-           "                  there; diverge_step = the first such step, diverge_lr = its lr\n"
+    return "  rho             initial embedding RMS: sqrt(mean over every vocabulary entry v,\n"
+           "                  position p and channel c of (wte[v,c] + wpe[p,c])^2) of the drawn\n"
+           "                  initial weights, exact from double sums over wte and wpe\n"
+           "                  (engine/gpt.h); embed_norm=scale multiplies tok+pos by 1/rho,\n"
+           "                  layernorm_matched starts its gain at rho\n"
+           "  diverged        the loss or gradient norm is non-finite, or the training loss\n"
+           "                  exceeds l0 + " STR(DIVERGE_MARGIN) " nat (l0 = loss of step 0) for "
+           STR(DIVERGE_STEPS) " consecutive\n"
+           "                  steps; training stops there; diverge_step = the first such\n"
+           "                  step, diverge_lr = its learning rate\n"
            "  max_loss_jump   max(0, max over t of loss[t] - min(loss[0..t-1])), in nats\n"
            "  logit_growth    max over steps of the batch's max |logit| / its value at step 0\n"
-           "  subset_acc      argmax accuracy on " STR(DIAG_SUBSETS) " subsets of " STR(DIAG_SUBSET_SIZE)
-           " validation positions (PCG stream\n"
-           "                  'subset' of seed), with subset_acc_mean and subset_acc_sd\n"
-           "  ngram_ppl       add-one smoothed unigram and bigram models of the training split,\n"
-           "                  perplexity on the validation split (engine/ngram.h)\n";
+           "  subset_acc      argmax accuracy on " STR(DIAG_SUBSETS) " subsets of "
+           STR(DIAG_SUBSET_SIZE) " validation positions\n"
+           "                  (PCG stream 'subset' of seed), with subset_acc_mean and _sd\n"
+           "  ngram_ppl       add-one smoothed unigram and bigram models of the training\n"
+           "                  split, perplexity on the validation split (engine/ngram.h)\n";
 }
 #undef STR
 #undef STR_

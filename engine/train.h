@@ -6,18 +6,19 @@
  * instrument of diag.h.  A run that diverges (diag.h: a non-finite loss or gradient norm,
  * or DIVERGE_STEPS consecutive losses above ℓ_0 + DIVERGE_MARGIN) stops at the step where
  * that is recognized and is reported as diverged, with the onset step and its learning
- * rate (not an error); it is not evaluated.  With a checkpoint path, the full training state is saved
- * every checkpoint_every steps (atomically), and a run started with resume = 1
- * continues from it: the final state and metrics are bit-identical to an uninterrupted
- * run, because batches and dropout masks are drawn per step.  A run stopped by on_step
- * also saves a checkpoint at the step where it stopped.
+ * rate (not an error); it is not evaluated.  With a checkpoint path, the full training
+ * state is saved every checkpoint_every steps (atomically), and a run started with
+ * resume = 1 continues from it: the final state and metrics are bit-identical to an
+ * uninterrupted run, because batches and dropout masks are drawn per step.  A run stopped
+ * by on_step also saves a checkpoint at the step where it stopped.
  *
  * Log rows are arrays of doubles whose columns train_log_colname names: step, lr, loss,
  * grad_norm (pre-clip), embed_norm (mean block-1 input norm of the batch), max_abs_logit
  * (largest |logit| of the batch); per parameter group g (emb, b1..bL, lnf, en when the
  * embedding norm has parameters, head when untied): gn_g (its gradient norm), vmean_g
- * and vmax_g (Adam's second moment after the step); and, on steps where (step+1) % diag_every == 0, the
- * d_* diagnostics on the first diag_windows validation windows (NaN on other steps).
+ * and vmax_g (Adam's second moment after the step); and, on steps where
+ * (step+1) % diag_every == 0, the d_* diagnostics on the first diag_windows validation
+ * windows (NaN on other steps).
  * The diagnostics only read the model: the training columns are identical with them
  * on or off.
  */

@@ -433,7 +433,8 @@ static void learns_pattern(void)
      * accuracy on all positions; each value is a multiple of 1/50 */
     int grid = 1;
     for (int k = 0; k < DIAG_SUBSETS; k++)
-        grid &= fabs(m.subset_acc[k] * DIAG_SUBSET_SIZE - round(m.subset_acc[k] * DIAG_SUBSET_SIZE)) < 1e-9;
+        grid &= fabs(m.subset_acc[k] * DIAG_SUBSET_SIZE -
+                     round(m.subset_acc[k] * DIAG_SUBSET_SIZE)) < 1e-9;
     printf("pattern: subset accuracy %.3f (sd %.3f over %d subsets of %d), val_acc %.3f\n",
            m.subset_acc_mean, m.subset_acc_sd, DIAG_SUBSETS, DIAG_SUBSET_SIZE, m.diag.val_acc);
     CHECK(grid && fabs(m.subset_acc_mean - m.diag.val_acc) < 0.08 && m.subset_acc_sd >= 0,

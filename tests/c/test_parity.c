@@ -254,8 +254,8 @@ static void check_case(int n)
             worst_name = t->name;
         }
     }
-    printf("%-17s AdamW step: worst rel err of the update beyond 2 ulp %.2e (%s); clip %.4f\n", cname,
-           worst, worst_name, scale);
+    printf("%-17s AdamW step: worst rel err of the update beyond 2 ulp %.2e (%s); clip %.4f\n",
+           cname, worst, worst_name, scale);
     CHECK(worst < 1e-5, "%s: AdamW update %s rel err %.3g", cname, worst_name, worst);
     free(before);
     gpt_free(&m);
