@@ -11,6 +11,24 @@
  *   stats.power(n, d_z [, {alpha=0.05}]) -> power of the two-sided paired t-test
  *   stats.summary(x) -> table: n, mean, sd, min, max, median, degenerate, reason
  *   stats.nct_cdf(t, df, ncp) -> P(T <= t), T noncentral t
+ *   stats.tost(a, b, {delta=, alpha=0.05, test="t"|"signflip", resamples=10000, seed=1})
+ *       -> table: n, mean, sd, test, delta, alpha, p, p_lower, p_upper, ci (the 1 - 2 alpha
+ *          interval; absent when the sign-flip interval is unbounded), equivalent,
+ *          t_lower, t_upper, df (t), degenerate, reason
+ *   stats.signflip_interval(a, b [, {alpha=0.05, one_sided=false, resamples=10000, seed=1}])
+ *       -> table: n, alpha, ci (absent when every shift is accepted), bounded, exact,
+ *          p_min, patterns: the shifts of mean(b - a) the sign-flip test does not reject
+ *   stats.seeds_needed{sd=, delta=, alpha=0.05, m=1, power=0.8, test="t"} -> n, table:
+ *       n, n_power, n_reach, level (alpha / m), d_z, power (achieved), and the inputs
+ *   stats.min_seeds(test, level) -> the least n at which the test can give p <= level
+ *   stats.clopper_pearson(k, n [, {alpha=0.05}]) -> {lo, hi}
+ *   stats.improvement(a, b [, {better="lower", alpha=0.05}]) -> table: n, better, ties,
+ *       share, ci (share and ci absent when n = 0)
+ *   stats.anova2(y) -> table for y[row][col] (rows: init seeds, columns: data seeds): rows,
+ *       cols, mean, ss_*, df_*, ms_*, f_row, f_col, p_row, p_col (absent when the
+ *       residual is 0), var_row, var_col, var_resid, negative_row, negative_col, share_*
+ * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
+ *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX.
  * Intervals are {lo, hi}.  A quantity that is undefined for the data is absent (nil),
  * never NaN: then `degenerate` is true, `reason` says what and why, and `flags` holds
  * small_n, constant, bca_undefined and/or nct_range (see stats.h for what each
@@ -282,7 +300,7 @@ static int adjust(lua_State *L, adjust_fn fn)
     size_t m;
     lua_settop(L, 2);
     const double *p = check_vector(L, 1, "p", &m);
-    double alpha = 0.05;
+    double alpha = STATS_DEFAULT_ALPHA;
     if (!lua_isnoneornil(L, 2)) {
         alpha = check_number(L, 2, "alpha");
     }
@@ -329,8 +347,8 @@ static int l_mde(lua_State *L)
     static const int argmap[] = {0, 1, 2, 2}; /* n, alpha, power */
     size_t n = check_n(L, 1);
     check_options(L, 2, known);
-    double alpha = opt_number(L, 2, "alpha", 0.05);
-    double power = opt_number(L, 2, "power", 0.8);
+    double alpha = opt_number(L, 2, "alpha", STATS_DEFAULT_ALPHA);
+    double power = opt_number(L, 2, "power", STATS_DEFAULT_POWER);
     int have_sd = 0;
     if (!lua_isnoneornil(L, 2)) {
         have_sd = lua_getfield(L, 2, "sd") != LUA_TNIL;
@@ -362,7 +380,7 @@ static int l_power(lua_State *L)
     size_t n = check_n(L, 1);
     double d_z = check_number(L, 2, "d_z");
     check_options(L, 3, known);
-    double alpha = opt_number(L, 3, "alpha", 0.05);
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
     double power;
     stats_error err;
     int status = stats_power(n, d_z, alpha, &power, &err);
@@ -419,13 +437,341 @@ static int l_nct_cdf(lua_State *L)
     return 1;
 }
 
+static int check_test(lua_State *L, int arg, const char *value)
+{
+    if (strcmp(value, "t") == 0)
+        return STATS_TEST_T;
+    if (strcmp(value, "signflip") == 0)
+        return STATS_TEST_SIGNFLIP;
+    lua_pushfstring(L, "test: expected \"t\" or \"signflip\", got \"%s\"", value);
+    return luaL_argerror(L, arg, lua_tostring(L, -1));
+}
+
+static int opt_test(lua_State *L, int arg, int def)
+{
+    if (lua_isnoneornil(L, arg))
+        return def;
+    int type = lua_getfield(L, arg, "test");
+    int test = def;
+    if (type == LUA_TSTRING) {
+        test = check_test(L, arg, lua_tostring(L, -1));
+    } else if (type != LUA_TNIL) {
+        lua_pushfstring(L, "test: string expected, got %s", lua_typename(L, type));
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    lua_pop(L, 1);
+    return test;
+}
+
+/* A number option that must be present. */
+static double need_number(lua_State *L, int arg, const char *key)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    int type = lua_getfield(L, arg, key);
+    lua_pop(L, 1);
+    if (type == LUA_TNIL) {
+        lua_pushfstring(L, "%s: missing", key);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return opt_number(L, arg, key, 0.0);
+}
+
+static int l_tost(lua_State *L)
+{
+    static const char *const known[] = {"delta", "alpha", "test", "resamples", "seed", NULL};
+    size_t na, nb;
+    lua_settop(L, 3);
+    const double *a = check_vector(L, 1, "a", &na);
+    const double *b = check_vector(L, 2, "b", &nb);
+    if (lua_isnoneornil(L, 3))
+        luaL_argerror(L, 3, "options: table with delta expected");
+    check_options(L, 3, known);
+    stats_tost_opts o = {.delta = need_number(L, 3, "delta"),
+                         .alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA),
+                         .test = opt_test(L, 3, STATS_TEST_T),
+                         .resamples = (size_t)opt_integer(L, 3, "resamples",
+                                                          STATS_DEFAULT_RESAMPLES, 0),
+                         .seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0)};
+    stats_tost_result r;
+    stats_error err;
+    int status = stats_tost(a, na, b, nb, &o, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 16);
+    set_integer(L, "n", (lua_Integer)r.n);
+    lua_pushstring(L, o.test == STATS_TEST_T ? "t" : "signflip");
+    lua_setfield(L, -2, "test");
+    set_number(L, "delta", o.delta);
+    set_number(L, "alpha", o.alpha);
+    if (r.n >= 1)
+        set_number(L, "mean", r.mean);
+    if (r.n >= 2 && (o.test == STATS_TEST_SIGNFLIP || r.defined))
+        set_number(L, "sd", r.sd);
+    if (r.defined) {
+        set_number(L, "p", r.p);
+        set_number(L, "p_lower", r.p_lower);
+        set_number(L, "p_upper", r.p_upper);
+        if (r.ci_bounded)
+            set_interval(L, "ci", r.ci);
+        if (o.test == STATS_TEST_T) {
+            set_number(L, "t_lower", r.t_lower);
+            set_number(L, "t_upper", r.t_upper);
+            set_integer(L, "df", (lua_Integer)r.df);
+        }
+    }
+    set_boolean(L, "equivalent", r.equivalent);
+    set_boolean(L, "degenerate", !r.defined);
+    if (!r.defined) {
+        lua_pushstring(L, r.reason);
+        lua_setfield(L, -2, "reason");
+    }
+    return 1;
+}
+
+static int l_signflip_interval(lua_State *L)
+{
+    static const char *const known[] = {"alpha", "one_sided", "resamples", "seed", NULL};
+    size_t na, nb;
+    lua_settop(L, 3);
+    const double *a = check_vector(L, 1, "a", &na);
+    const double *b = check_vector(L, 2, "b", &nb);
+    check_options(L, 3, known);
+    if (na != nb) {
+        lua_pushfstring(L, "b: length %d differs from the length %d of a", (int)nb, (int)na);
+        luaL_argerror(L, 2, lua_tostring(L, -1));
+    }
+    double *d = (double *)lua_newuserdatauv(L, (na ? na : 1) * sizeof *d, 0);
+    for (size_t i = 0; i < na; i++) {
+        d[i] = b[i] - a[i];
+        if (!isfinite(d[i])) {
+            lua_pushfstring(L, "b - a[%d]: infinite", (int)i + 1);
+            luaL_argerror(L, 2, lua_tostring(L, -1));
+        }
+    }
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    int one_sided = opt_boolean(L, 3, "one_sided", 0);
+    size_t resamples = (size_t)opt_integer(L, 3, "resamples", STATS_DEFAULT_RESAMPLES, 0);
+    uint64_t seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
+    static const int argmap[] = {0, 2, 3, 3}; /* d, alpha, resamples */
+    stats_signflip_ci_result r;
+    stats_error err;
+    int status = stats_signflip_ci(d, na, alpha, one_sided, resamples, seed, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, argmap);
+    lua_createtable(L, 0, 8);
+    set_integer(L, "n", (lua_Integer)r.n);
+    set_number(L, "alpha", r.alpha);
+    set_boolean(L, "one_sided", one_sided);
+    set_boolean(L, "bounded", r.bounded);
+    if (r.bounded)
+        set_interval(L, "ci", r.ci);
+    set_boolean(L, "exact", r.exact);
+    set_number(L, "p_min", r.p_min);
+    set_integer(L, "patterns", (lua_Integer)r.patterns);
+    return 1;
+}
+
+static int l_seeds_needed(lua_State *L)
+{
+    static const char *const known[] = {"sd", "delta", "alpha", "m", "power", "test", NULL};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    check_options(L, 1, known);
+    stats_design g = {.sd = need_number(L, 1, "sd"),
+                      .delta = need_number(L, 1, "delta"),
+                      .alpha = opt_number(L, 1, "alpha", STATS_DEFAULT_ALPHA),
+                      .power = opt_number(L, 1, "power", STATS_DEFAULT_POWER),
+                      .m = (size_t)opt_integer(L, 1, "m", 1, 1),
+                      .test = opt_test(L, 1, STATS_TEST_T)};
+    stats_seeds_result r;
+    stats_error err;
+    int status = stats_seeds_needed(&g, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_pushinteger(L, (lua_Integer)r.n);
+    lua_createtable(L, 0, 12);
+    set_integer(L, "n", (lua_Integer)r.n);
+    set_integer(L, "n_power", (lua_Integer)r.n_power);
+    set_integer(L, "n_reach", (lua_Integer)r.n_reach);
+    set_number(L, "level", r.level);
+    set_number(L, "d_z", r.d_z);
+    set_number(L, "power_achieved", r.power);
+    set_number(L, "sd", g.sd);
+    set_number(L, "delta", g.delta);
+    set_number(L, "alpha", g.alpha);
+    set_integer(L, "m", (lua_Integer)g.m);
+    set_number(L, "power", g.power);
+    lua_pushstring(L, g.test == STATS_TEST_T ? "t" : "signflip");
+    lua_setfield(L, -2, "test");
+    return 2;
+}
+
+static int l_min_seeds(lua_State *L)
+{
+    int test = check_test(L, 1, luaL_checkstring(L, 1));
+    double level = check_number(L, 2, "level");
+    luaL_argcheck(L, level > 0.0 && level < 1.0, 2, "level: must be in (0, 1)");
+    lua_pushinteger(L, (lua_Integer)stats_min_seeds(test, level));
+    return 1;
+}
+
+static int l_clopper_pearson(lua_State *L)
+{
+    static const char *const known[] = {"alpha", NULL};
+    lua_Integer k = repro_checkinteger(L, 1, "k");
+    lua_Integer n = repro_checkinteger(L, 2, "n");
+    luaL_argcheck(L, k >= 0, 1, "k: must be >= 0");
+    luaL_argcheck(L, n >= 0, 2, "n: must be >= 0");
+    check_options(L, 3, known);
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    double ci[2];
+    stats_error err;
+    int status = stats_clopper_pearson((size_t)k, (size_t)n, alpha, ci, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 2, 0);
+    lua_pushnumber(L, (lua_Number)ci[0]);
+    lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, (lua_Number)ci[1]);
+    lua_rawseti(L, -2, 2);
+    return 1;
+}
+
+static int l_improvement(lua_State *L)
+{
+    static const char *const known[] = {"better", "alpha", NULL};
+    static const char *const better_names[] = {"lower", "higher", NULL};
+    size_t na, nb;
+    lua_settop(L, 3);
+    const double *a = check_vector(L, 1, "a", &na);
+    const double *b = check_vector(L, 2, "b", &nb);
+    check_options(L, 3, known);
+    int lower = 1;
+    if (!lua_isnoneornil(L, 3)) {
+        lua_getfield(L, 3, "better");
+        if (!lua_isnil(L, -1)) {
+            const char *v = lua_tostring(L, -1);
+            int ok = 0;
+            for (int i = 0; better_names[i] && v; i++)
+                if (strcmp(v, better_names[i]) == 0) {
+                    ok = 1;
+                    lower = i == 0;
+                }
+            if (!ok)
+                luaL_argerror(L, 3, "better: expected \"lower\" or \"higher\"");
+        }
+        lua_pop(L, 1);
+    }
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    stats_improvement_result r;
+    stats_error err;
+    int status = stats_improvement(a, na, b, nb, lower, alpha, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 6);
+    set_integer(L, "n", (lua_Integer)r.n);
+    set_integer(L, "better", (lua_Integer)r.better);
+    set_integer(L, "ties", (lua_Integer)r.ties);
+    if (r.defined) {
+        set_number(L, "share", r.share);
+        set_interval(L, "ci", r.ci);
+    }
+    set_number(L, "alpha", alpha);
+    return 1;
+}
+
+static int l_anova2(lua_State *L)
+{
+    lua_settop(L, 1);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t rows = (size_t)lua_rawlen(L, 1), cols = 0;
+    if (rows > 0) {
+        if (lua_rawgeti(L, 1, 1) != LUA_TTABLE)
+            luaL_argerror(L, 1, "y[1]: table expected");
+        cols = (size_t)lua_rawlen(L, -1);
+        lua_pop(L, 1);
+    }
+    double *y = (double *)lua_newuserdatauv(L, (rows * cols > 0 ? rows * cols : 1) * sizeof *y, 0);
+    for (size_t i = 0; i < rows; i++) {
+        lua_rawgeti(L, 1, (lua_Integer)i + 1);
+        if (!lua_istable(L, -1) || (size_t)lua_rawlen(L, -1) != cols) {
+            lua_pushfstring(L, "y[%d]: a row of %d numbers expected", (int)i + 1, (int)cols);
+            luaL_argerror(L, 1, lua_tostring(L, -1));
+        }
+        for (size_t j = 0; j < cols; j++) {
+            if (lua_rawgeti(L, -1, (lua_Integer)j + 1) != LUA_TNUMBER) {
+                lua_pushfstring(L, "y[%d][%d]: number expected", (int)i + 1, (int)j + 1);
+                luaL_argerror(L, 1, lua_tostring(L, -1));
+            }
+            y[i * cols + j] = (double)lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    stats_anova2_result r;
+    stats_error err;
+    int status = stats_anova2(y, rows, cols, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 28);
+    set_integer(L, "rows", (lua_Integer)r.rows);
+    set_integer(L, "cols", (lua_Integer)r.cols);
+    set_number(L, "mean", r.mean);
+    set_number(L, "ss_row", r.ss_row);
+    set_number(L, "ss_col", r.ss_col);
+    set_number(L, "ss_resid", r.ss_resid);
+    set_number(L, "ss_total", r.ss_total);
+    set_integer(L, "df_row", (lua_Integer)r.df_row);
+    set_integer(L, "df_col", (lua_Integer)r.df_col);
+    set_integer(L, "df_resid", (lua_Integer)r.df_resid);
+    set_number(L, "ms_row", r.ms_row);
+    set_number(L, "ms_col", r.ms_col);
+    set_number(L, "ms_resid", r.ms_resid);
+    if (r.have_f) {
+        set_number(L, "f_row", r.f_row);
+        set_number(L, "f_col", r.f_col);
+        set_number(L, "p_row", r.p_row);
+        set_number(L, "p_col", r.p_col);
+    }
+    set_number(L, "var_row", r.var_row);
+    set_number(L, "var_col", r.var_col);
+    set_number(L, "var_resid", r.var_resid);
+    set_boolean(L, "negative_row", r.negative_row);
+    set_boolean(L, "negative_col", r.negative_col);
+    set_number(L, "share_row", r.share_row);
+    set_number(L, "share_col", r.share_col);
+    set_number(L, "share_resid", r.share_resid);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
-    {"paired", l_paired}, {"holm", l_holm},       {"bonferroni", l_bonferroni},
-    {"mde", l_mde},       {"power", l_power},     {"summary", l_summary},
-    {"nct_cdf", l_nct_cdf}, {NULL, NULL}};
+    {"paired", l_paired},
+    {"holm", l_holm},
+    {"bonferroni", l_bonferroni},
+    {"mde", l_mde},
+    {"power", l_power},
+    {"summary", l_summary},
+    {"nct_cdf", l_nct_cdf},
+    {"tost", l_tost},
+    {"signflip_interval", l_signflip_interval},
+    {"seeds_needed", l_seeds_needed},
+    {"min_seeds", l_min_seeds},
+    {"clopper_pearson", l_clopper_pearson},
+    {"improvement", l_improvement},
+    {"anova2", l_anova2},
+    {NULL, NULL}};
 
 int luaopen_stats(lua_State *L)
 {
     luaL_newlib(L, funcs);
+    /* the module's limits and defaults, so Lua never retypes them (like math.pi) */
+    set_integer(L, "BOOT_EXACT_MAX", STATS_BOOT_EXACT_MAX);
+    set_integer(L, "MIN_RESAMPLES", STATS_MIN_RESAMPLES);
+    set_integer(L, "SIGNFLIP_EXACT_MAX", STATS_SIGNFLIP_EXACT_MAX);
+    set_number(L, "NCT_MAX_NCP", STATS_NCT_MAX_NCP);
+    set_number(L, "DEFAULT_ALPHA", STATS_DEFAULT_ALPHA);
+    set_number(L, "DEFAULT_POWER", STATS_DEFAULT_POWER);
+    set_integer(L, "DEFAULT_RESAMPLES", STATS_DEFAULT_RESAMPLES);
+    set_integer(L, "BCA_CAVEAT_N", STATS_BCA_CAVEAT_N);
+    set_integer(L, "SEEDS_MAX", STATS_SEEDS_MAX);
     return 1;
 }

@@ -6,6 +6,9 @@
 #   scripts/deps.sh --torch    also python3-torch with OpenBLAS (PyTorch reference checks and
 #                              make bench; without OpenBLAS, Debian's torch uses the slow
 #                              reference BLAS and the comparison would flatter the engine)
+#   scripts/deps.sh --reference  also python3-scipy and python3-statsmodels, to regenerate
+#                              tests/vectors/stats_ref.json (tests/reference/stats_ref.py);
+#                              make test reads the committed file and needs neither
 set -eu
 
 PACKAGES="gcc make pkg-config liblua5.4-dev libgsl-dev lua-cjson gnuplot-nox
@@ -13,6 +16,9 @@ texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recom
 latexmk poppler-utils curl ca-certificates"
 if [ "${1:-}" = "--torch" ]; then
     PACKAGES="$PACKAGES python3-torch python3-numpy libopenblas0-pthread"
+fi
+if [ "${1:-}" = "--reference" ]; then
+    PACKAGES="$PACKAGES python3-scipy python3-statsmodels"
 fi
 
 missing=""

@@ -13,7 +13,10 @@
 
 void stats_paired_opts_default(stats_paired_opts *opts)
 {
-    *opts = (stats_paired_opts){.alpha = 0.05, .power = 0.8, .resamples = 10000, .seed = 1,
+    *opts = (stats_paired_opts){.alpha = STATS_DEFAULT_ALPHA,
+                                .power = STATS_DEFAULT_POWER,
+                                .resamples = STATS_DEFAULT_RESAMPLES,
+                                .seed = 1,
                                 .exact = 0};
 }
 

@@ -80,6 +80,16 @@ enum stats_status {
 #define STATS_MIN_RESAMPLES 100
 /* The noncentral t CDF is computed (and tested) for |ncp| up to this. */
 #define STATS_NCT_MAX_NCP 1000.0
+/* Defaults of the options (stats_paired_opts_default and the Lua binding). */
+#define STATS_DEFAULT_ALPHA 0.05
+#define STATS_DEFAULT_POWER 0.8
+#define STATS_DEFAULT_RESAMPLES 10000
+/* Below this many pairs a BCa interval is descriptive only: it is bounded by the range of
+ * the resample means, so for symmetric data its coverage is at most 1 - 2^(1-n)
+ * (75 % at n = 3, 94 % at n = 5), whatever its nominal level. */
+#define STATS_BCA_CAVEAT_N 10
+/* stats_seeds_needed searches n up to this. */
+#define STATS_SEEDS_MAX 100000
 
 /* Which input was bad, numbered as the Lua binding numbers its arguments, and a
  * message that names it ("a[3]: NaN", "alpha: must be in (0, 1), got 1.5"). */
@@ -225,5 +235,135 @@ typedef struct {
     unsigned defined;    /* STATS_HAVE_MEAN (n >= 1, with min, max, median), _SD (n >= 2) */
 } stats_summary_result;
 int stats_summary(const double *x, size_t n, stats_summary_result *res, stats_error *err);
+
+/* ---- Tests for the decision rule (stats/tost.c, stats/signflip_ci.c, stats/seeds.c) ----
+ * A study pre-registers its decision test: the paired t-test or the exact sign-flip test. */
+enum stats_test { STATS_TEST_T = 0, STATS_TEST_SIGNFLIP = 1 };
+
+/* The sign-flip test inverted: the interval of shifts theta for which the test of
+ * mean(d) = theta does not reject.  The test statistic is sum(d - theta); a pattern that
+ * flips the signs of the index set N (complement P, both non-empty) is at least as extreme
+ * as the data exactly when theta lies between mean_N(d) and mean_P(d), so the p-value is
+ * unimodal in theta with its steps at subset means, and
+ *   two-sided (level 1 - alpha, the test of stats_signflip):
+ *     p(theta) = (2 + 2 #{partitions {N, P} whose interval holds theta}) / 2^n,
+ *     lo = the k-th smallest min(mean_N, mean_P), hi = the k-th largest max(mean_N, mean_P),
+ *     k = the smallest count with (2 + 2k) / 2^n > alpha;
+ *   one-sided (each bound at level 1 - alpha, so 1 - 2 alpha jointly, as TOST uses it):
+ *     p_greater(theta) = (1 + #{N non-empty: mean_N <= theta}) / 2^n (H1: mean > theta),
+ *     lo = the k-th smallest subset mean, hi = the k-th largest, (1 + k) / 2^n > alpha.
+ * Exact (every pattern) for n <= STATS_SIGNFLIP_EXACT_MAX; above, the `resamples` random
+ * patterns of stats_signflip (the same draws, p = (1 + hits) / (1 + resamples)).  When the
+ * test cannot reject at alpha with n pairs (2 / 2^n > alpha two-sided, 1 / 2^n > alpha
+ * one-sided, exact) every shift is accepted: bounded = 0 and ci is {0, 0}. */
+typedef struct {
+    size_t n;
+    double alpha;
+    double ci[2];
+    int bounded;
+    int exact;
+    double p_min; /* the smallest p the test can give */
+    uint64_t patterns;
+} stats_signflip_ci_result;
+int stats_signflip_ci(const double *d, size_t n, double alpha, int one_sided, size_t resamples,
+                      uint64_t seed, stats_signflip_ci_result *res, stats_error *err);
+
+/* Paired TOST of |mean(b - a)| < delta (equivalence within the pre-registered delta).
+ *   t:        p_lower = P(T >= t_lower) of the one-sided t-test of mean(d) <= -delta,
+ *             p_upper = P(T <= t_upper) of mean(d) >= delta (statsmodels ttost_paired(b, a,
+ *             -delta, delta)); ci = the 1 - 2 alpha t interval of mean(d).  Needs n >= 2 and
+ *             sd > 0 (else degenerate, not equivalent).
+ *   signflip: the exact one-sided sign-flip tests of mean(d) <= -delta (statistic
+ *             sum(d + delta)) and mean(d) >= delta; ci = the one-sided inversion interval
+ *             above at alpha (1 - 2 alpha jointly).  Needs n >= 1.
+ * p = max(p_lower, p_upper); equivalent = p <= alpha.  err->arg: 1 = a, 2 = b, 3 = options. */
+typedef struct {
+    int test;         /* enum stats_test */
+    double delta;     /* > 0 */
+    double alpha;     /* (0, 0.5) */
+    size_t resamples; /* sign flip above STATS_SIGNFLIP_EXACT_MAX */
+    uint64_t seed;
+} stats_tost_opts;
+typedef struct {
+    size_t n;
+    double mean, sd;
+    double t_lower, t_upper, df; /* t only */
+    double p, p_lower, p_upper;
+    double ci[2];
+    int ci_bounded; /* 0: the sign-flip interval is the whole line (see stats_signflip_ci) */
+    int equivalent;
+    int defined;    /* 0 when degenerate: p, ci undefined, not equivalent */
+    char reason[160];
+} stats_tost_result;
+int stats_tost(const double *a, size_t na, const double *b, size_t nb,
+               const stats_tost_opts *opts, stats_tost_result *res, stats_error *err);
+
+/* The seed count a design needs.  t: the smallest n >= 2 whose two-sided paired t-test at
+ * level alpha / m has power >= `power` at d_z = delta / sd (noncentral t; statsmodels
+ * TTestPower().solve_power(delta / sd, alpha = alpha / m, power = power) rounded up).
+ * signflip: the larger of that and the smallest n with 2^(1 - n) <= alpha / m, the least
+ * n at which the exact test can reject at all.  err->arg: 1 = the design (the message
+ * names the field); STATS_EINVAL also when more than STATS_SEEDS_MAX seeds would be
+ * needed. */
+typedef struct {
+    double sd, delta, alpha, power;
+    size_t m;
+    int test;
+} stats_design;
+typedef struct {
+    size_t n;
+    size_t n_power;    /* from the t-test power alone */
+    size_t n_reach;    /* the least n whose test can reach alpha / m: 2 for t */
+    double level;      /* alpha / m */
+    double d_z;        /* delta / sd */
+    double power;      /* the t-test power achieved at n */
+} stats_seeds_result;
+int stats_seeds_needed(const stats_design *design, stats_seeds_result *res, stats_error *err);
+/* The least n at which `test` can give p <= level (2 for t; 1 + log2(1 / level) rounded
+ * up for the exact sign flip), level in (0, 1). */
+size_t stats_min_seeds(int test, double level);
+
+/* ---- Proportions (stats/proportion.c) ----
+ * Clopper-Pearson exact interval of k successes in n trials at level 1 - alpha:
+ * lo = Beta^-1(alpha/2; k, n - k + 1) (0 when k = 0), hi = Beta^-1(1 - alpha/2; k + 1,
+ * n - k) (1 when k = n).  n >= 1, k <= n.  err->arg: 1 = k, 2 = n, 3 = alpha. */
+int stats_clopper_pearson(size_t k, size_t n, double alpha, double ci[2], stats_error *err);
+
+/* Probability of improvement: the share of pairs where the treatment b is better than
+ * the baseline a (b < a when lower_is_better, else b > a; ties are not better), with its
+ * Clopper-Pearson interval.  n = 0 leaves share and ci undefined (defined = 0). */
+typedef struct {
+    size_t n, better, ties;
+    double share, ci[2];
+    int defined;
+} stats_improvement_result;
+int stats_improvement(const double *a, size_t na, const double *b, size_t nb,
+                      int lower_is_better, double alpha, stats_improvement_result *res,
+                      stats_error *err);
+
+/* ---- Sources of variance (stats/anova.c) ----
+ * Two-way crossed random-effects ANOVA without replication: y (rows x cols, row-major),
+ * one value per (row level, column level) cell, model y_ij = mu + A_i + B_j + e_ij with
+ * A, B, e independent, variances var_row, var_col, var_resid.  Sums of squares of the
+ * additive two-way layout; the variance components by the method of moments (expected
+ * mean squares E[MS_row] = var_resid + cols var_row, E[MS_col] = var_resid + rows var_col,
+ * E[MS_resid] = var_resid): var_row = (MS_row - MS_resid) / cols, var_col = (MS_col -
+ * MS_resid) / rows.  A negative estimate is kept as such and flagged; the shares use the
+ * estimates truncated at 0.  F = MS / MS_resid with its upper-tail p; undefined (have_f =
+ * 0) when MS_resid = 0.  rows, cols >= 2.  err->arg: 1 = y (the message names rows/cols). */
+typedef struct {
+    size_t rows, cols;
+    double mean;
+    double ss_row, ss_col, ss_resid, ss_total;
+    double df_row, df_col, df_resid;
+    double ms_row, ms_col, ms_resid;
+    double f_row, f_col, p_row, p_col;
+    int have_f;
+    double var_row, var_col, var_resid;
+    int negative_row, negative_col;
+    double share_row, share_col, share_resid; /* of the truncated total; 0 when it is 0 */
+} stats_anova2_result;
+int stats_anova2(const double *y, size_t rows, size_t cols, stats_anova2_result *res,
+                 stats_error *err);
 
 #endif

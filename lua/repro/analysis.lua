@@ -2,8 +2,7 @@
 --
 -- Values.  Every numeric top-level field of a run's metrics.json is a metric, plus
 -- three computed here from the record (study.DERIVED_METRICS):
---   diverged        1 if the run diverged (engine/diag.h: a non-finite loss or gradient
---                   norm, or 10 consecutive losses above the initial loss + 1 nat), else 0
+--   diverged        1 if the run stopped on a non-finite loss or gradient norm, else 0
 --   n_spikes        the number of steps whose training loss is non-finite or exceeds
 --                   SPIKE_FACTOR (1.5) times the smallest loss of all earlier steps
 --                   (a divergence counts as one spike)
@@ -15,29 +14,52 @@
 -- Statistics.  Per variant and metric: n, mean, sd, min, max, median (stats.summary)
 -- and the per-seed values.  Per comparison (treatment vs baseline; by default every
 -- variant vs analysis.baseline plus layernorm vs rmsnorm when both exist) and metric:
--- every field of stats.paired(baseline, treatment) on the seeds where both runs have a
--- value, so the difference is treatment - baseline.  Per interaction (a = {t1, b1},
--- b = {t2, b2}) and metric: stats.paired of the per-seed difference of differences
--- (t1 - b1) - (t2 - b2).  The bootstrap is exact (all n^n resamples) for n <= 8 unless
--- analysis.bootstrap = "monte-carlo"; otherwise analysis.resamples Monte Carlo draws.
--- Intervals are at level 1 - alpha.  Every test resamples with seed 1, so the summary is
--- byte-identical from run to run.
+-- every field of stats.paired(baseline, treatment) on the pairs where both runs have a
+-- value, so the difference is treatment - baseline.  Runs pair by (init_seed,
+-- data_seed) from their config.json (both default to the run's seed).  Per interaction
+-- (a = {t1, b1}, b = {t2, b2}) and metric: stats.paired of the per-seed difference of
+-- differences (t1 - b1) - (t2 - b2).  The bootstrap is exact (all n^n resamples) for n
+-- <= stats.BOOT_EXACT_MAX unless analysis.bootstrap = "monte-carlo"; otherwise
+-- analysis.resamples Monte Carlo draws.  Intervals are at level 1 - alpha.  Every test
+-- resamples with seed 1, so the summary is byte-identical from run to run.
 --
--- Holm.  One family per study: every comparison and every interaction, each on every
--- listed metric.  A test's p is the paired t-test's; where t is undefined (constant
--- differences, n < 2) the exact sign-flip p; where neither is defined, 1.
+-- The decision rule (M.RULE = 2, issue 13; M.DECISION_RULE states it).
+--   Family.  Holm runs over the pre-registered primary metric's comparisons and
+--   interactions, m tests.  Every other metric (the rest of analysis.metrics and
+--   analysis.secondary) is exploratory: unadjusted p, labelled so (family =
+--   "exploratory"), never a verdict.
+--   Test.  analysis.test: "t" (paired t-test) or "signflip" (exact sign flip).  Where the
+--   t-test is undefined (constant differences, n < 2) its p is the exact sign-flip p;
+--   where no p is defined, 1.
+--   Decision interval.  The 1 - alpha t interval (t) or the exact sign-flip inversion
+--   interval, the shifts the test does not reject (signflip, or t where t is undefined);
+--   absent when the sign flip cannot reject at alpha with n pairs (every shift accepted).
+--   BCa stays as a descriptive interval, flagged bca_caveat when n < stats.BCA_CAVEAT_N.
+--   TOST.  Paired TOST at delta = min_effect by the same test (stats.tost; the exact
+--   sign-flip TOST where the t TOST is undefined), its p Holm-adjusted over the family
+--   like the difference tests.
+--   MDE.  At the Holm first-step level alpha / m and stats.DEFAULT_POWER; for the sign
+--   flip, undefined when the test cannot reach alpha / m with n pairs (else the t-test's,
+--   which the permutation test matches in power for normal data).
+--   Probability of improvement.  The share of pairs where the treatment is better, with
+--   its Clopper-Pearson 1 - alpha interval (for an interaction: where effect a is more
+--   favourable than effect b).
+--   Verdict, for each comparison on the primary metric:
+--     better        Holm-adjusted p <= alpha, the decision interval entirely on the better
+--                   side of 0, and |mean difference| >= min_effect;
+--     worse         the same on the other side;
+--     equivalent    otherwise, when the Holm-adjusted TOST p <= alpha;
+--     inconclusive  anything else, with the reason.
+-- Rule 1 (the rule the studies that ran before issue 13 were registered under,
+-- M.DECISION_RULE_1) is kept beside it: every entry of its family (every comparison and
+-- interaction on every metric of analysis.metrics, Holm over their t-test p values)
+-- carries p_holm_rule1 and reject_holm_rule1, and each verdict carries verdict_rule1 and
+-- sentence_rule1, computed exactly as rule 1 did, and `changed` when the two differ.
 --
--- Pre-registered decision rule, for the primary metric of each comparison, with d the
--- mean difference treatment - baseline and CI its 1 - alpha BCa interval (the t
--- interval when BCa is undefined; the point interval when every difference is equal):
---   better                    Holm-adjusted p <= alpha, the CI lies entirely on the
---                             better side of 0 (below it when lower is better) and
---                             |d| >= min_effect;
---   worse                     the same on the other side;
---   no meaningful difference  the CI lies entirely within (-min_effect, +min_effect);
---   inconclusive              anything else, with the reason (underpowered given the
---                             design's minimum detectable effect, p above alpha, an
---                             effect smaller than min_effect whose CI reaches beyond it).
+-- Sources of variance.  When the runs of a variant cross init_seed and data_seed (a
+-- complete grid of at least 2 x 2 with some init_seed ~= data_seed), the summary's
+-- variance_components give, per variant and metric of analysis.metrics and per primary
+-- comparison's differences, the two-way random-effects ANOVA components (stats.anova2).
 local stats = require "stats"
 local json = require "repro.json"
 local fs = require "repro.fs"
@@ -58,12 +80,6 @@ M.DEFINITIONS = {
   max_loss_ratio = "largest ratio of a step's training loss to the smallest loss of all "
     .. "earlier steps (undefined for a diverged run)",
 }
-
-M.DECISION_RULE = "For the primary metric: better if the Holm-adjusted p <= alpha, the "
-  .. "(1 - alpha) BCa CI of the mean difference (treatment - baseline) lies entirely on the "
-  .. "better side of zero and |mean difference| >= min_effect; worse, symmetrically; no "
-  .. "meaningful difference if the CI lies entirely within (-min_effect, +min_effect); "
-  .. "otherwise inconclusive. The t interval replaces BCa when BCa is undefined."
 
 local function finite(x)
   return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
@@ -142,6 +158,12 @@ function M.read_run(dir, metrics)
     if v == nil and not diverged then run.missing[#run.missing + 1] = name end
     run.values[name] = v
   end
+  -- the pairing key: init_seed and data_seed, which default to the seed
+  local cok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
+  if cok and type(cfg) == "table" then
+    run.init_seed = math.tointeger(cfg.init_seed) or math.tointeger(cfg.seed)
+    run.data_seed = math.tointeger(cfg.data_seed) or math.tointeger(cfg.seed)
+  end
   local man = fs.read(dir .. "/manifest.json")
   local mok, manifest = pcall(json.decode, man or "")
   if mok and type(manifest) == "table" and type(manifest.copied_from) == "string" then
@@ -166,7 +188,14 @@ local function paired_fields(entry, r)
   end
 end
 
--- The p that enters Holm, and where it came from.
+-- The p of the pre-registered test, and where it came from.
+local function test_p(r, test)
+  if test == "t" and r.p_t then return r.p_t, "p_t" end
+  if r.p_signflip then return r.p_signflip, "p_signflip" end
+  return 1.0, "undefined"
+end
+
+-- Rule 1's p (the t-test's, else the sign flip's, else 1).
 local function holm_p(r)
   if r.p_t then return r.p_t, "p_t" end
   if r.p_signflip then return r.p_signflip, "p_signflip" end
@@ -174,30 +203,57 @@ local function holm_p(r)
 end
 
 local function holm_note(e)
-  if e.p_source == "p_t" then return "" end
-  return e.p_source == "p_signflip" and "; Holm uses its exact sign-flip p" or "; Holm uses p = 1"
+  if e.p_source == "p_t" or (e.p_source == "p_signflip" and e.test == "signflip") then
+    return ""
+  end
+  return e.p_source == "p_signflip" and "; the decision uses its exact sign-flip p" or
+    "; the decision uses p = 1"
 end
 
 local function paired_opts(an, n)
   return { alpha = an.alpha, resamples = an.resamples, seed = 1,
-    exact = an.bootstrap == "exact" and n >= 1 and n <= 8 }
+    exact = an.bootstrap == "exact" and n >= 1 and n <= stats.BOOT_EXACT_MAX }
 end
 
--- The interval a verdict uses: BCa, else t, else the point interval of constant data.
-local function verdict_ci(c)
+-- The interval rule 1's verdict used: BCa, else t, else the point interval of constant data.
+local function verdict_ci_rule1(c)
   if c.ci_bca then return c.ci_bca, "BCa" end
   if c.ci_t then return c.ci_t, "t" end
   if c.flags and c.flags.constant and c.ci_percentile then return c.ci_percentile, "point" end
   return nil
 end
 
--- The decision rule (header) applied to comparison entry c: verdict, sentence, note.
-function M.verdict(c, an)
+M.DECISION_RULE_1 = "For the primary metric: better if the Holm-adjusted p <= alpha, the "
+  .. "(1 - alpha) BCa CI of the mean difference (treatment - baseline) lies entirely on the "
+  .. "better side of zero and |mean difference| >= min_effect; worse, symmetrically; no "
+  .. "meaningful difference if the CI lies entirely within (-min_effect, +min_effect); "
+  .. "otherwise inconclusive. The t interval replaces BCa when BCa is undefined. Holm over "
+  .. "every comparison and interaction on every metric of analysis.metrics, p from the "
+  .. "paired t-test."
+
+M.RULE = require("repro.study").RULE
+M.DECISION_RULE = "The Holm family is the pre-registered primary metric's comparisons and "
+  .. "interactions (m tests), with the p values of the pre-registered test (analysis.test: "
+  .. "the paired t-test, or the exact sign-flip test). For each comparison on the primary "
+  .. "metric: better if the Holm-adjusted p <= alpha, the decision interval of the mean "
+  .. "difference (treatment - baseline; the 1 - alpha t interval for the t-test, the exact "
+  .. "sign-flip inversion interval for the sign flip) lies entirely on the better side of "
+  .. "zero and |mean difference| >= min_effect; worse, symmetrically; equivalent if the "
+  .. "paired TOST at delta = min_effect by the same test, Holm-adjusted over the family, "
+  .. "has p <= alpha; otherwise inconclusive. Every other metric is exploratory: "
+  .. "unadjusted p, no verdict. The minimum detectable effect is at the Holm first-step "
+  .. string.format("level alpha / m and %g %% power; BCa intervals are descriptive.",
+    100 * stats.DEFAULT_POWER)
+
+-- Rule 1's decision (kept exactly): c carries p_holm_rule1.  Returns verdict, sentence,
+-- interval kind.
+function M.verdict_rule1(c, an)
   local level = string.format("%g %%", 100 * (1 - an.alpha))
   local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
     "alpha %s, Holm over the study's family)", an.better, fmt(an.min_effect), fmt(an.alpha))
-  local ci, kind = verdict_ci(c)
+  local ci, kind = verdict_ci_rule1(c)
   local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
+  local p_holm = c.p_holm_rule1
   if c.mean == nil or ci == nil then
     return "inconclusive", string.format("%s: only %d seed%s with a finite result for both " ..
       "runs, too few for an interval: inconclusive by %s.", head, c.n, c.n == 1 and "" or "s",
@@ -207,7 +263,7 @@ function M.verdict(c, an)
   local sign = an.better == "lower" and -1 or 1
   local better_side = (sign < 0 and hi < 0) or (sign > 0 and lo > 0)
   local worse_side = (sign < 0 and lo > 0) or (sign > 0 and hi < 0)
-  local sig = c.p_holm <= an.alpha
+  local sig = p_holm <= an.alpha
   local big = math.abs(d) >= m
   local verdict, why
   if sig and better_side and big then
@@ -220,11 +276,11 @@ function M.verdict(c, an)
     verdict = "inconclusive"
     if not sig and c.mde and c.mde > m then
       why = string.format("underpowered: with %d seeds the smallest difference this design " ..
-        "detects with 80 %% power is about %s, larger than the minimum effect %s", c.n,
-        fmt(c.mde), fmt(m))
+        "detects with %g %% power is about %s, larger than the minimum effect %s", c.n,
+        100 * stats.DEFAULT_POWER, fmt(c.mde), fmt(m))
     elseif not sig then
       why = string.format("the Holm-adjusted p %s is above alpha %s and the interval reaches " ..
-        "beyond the minimum effect", fmt(c.p_holm), fmt(an.alpha))
+        "beyond the minimum effect", fmt(p_holm), fmt(an.alpha))
     elseif not big then
       why = string.format("a difference is detected but its mean %s is smaller than the " ..
         "minimum effect %s while the interval reaches beyond it", fmt(d), fmt(m))
@@ -244,14 +300,90 @@ function M.verdict(c, an)
     "point (all differences equal)")
   local s = string.format("With %s, %s was %s; %s %s interval of the difference %s to %s; " ..
     "Holm-adjusted p %s; %d seeds: %s by %s%s.", c.treatment, c.metric, change, level, ci_name,
-    fmt(lo), fmt(hi), fmt(c.p_holm), c.n, verdict, rule, why and (", because " .. why) or "")
+    fmt(lo), fmt(hi), fmt(p_holm), c.n, verdict, rule, why and (", because " .. why) or "")
   return verdict, s, kind
+end
+
+local INTERVAL_NAME = { t = "t", signflip = "exact sign-flip" }
+
+-- The current rule's decision for a family comparison c on the primary metric: verdict,
+-- sentence.
+function M.verdict(c, an)
+  local level = string.format("%g %%", 100 * (1 - an.alpha))
+  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
+    "alpha %s, %s test, Holm over the %d tests of the primary metric)", an.better,
+    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip", an.m)
+  local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
+  if c.mean == nil then
+    return "inconclusive", string.format("%s: no seed with a finite result for both runs: " ..
+      "inconclusive by %s.", head, rule)
+  end
+  local ci, d, m = c.ci_decision, c.mean, an.min_effect
+  local sign = an.better == "lower" and -1 or 1
+  local better_side = ci and ((sign < 0 and ci[2] < 0) or (sign > 0 and ci[1] > 0))
+  local worse_side = ci and ((sign < 0 and ci[1] > 0) or (sign > 0 and ci[2] < 0))
+  local sig = c.p_holm <= an.alpha
+  local big = math.abs(d) >= m
+  local tost = c.tost or {}
+  local equivalent = tost.p_holm ~= nil and tost.p_holm <= an.alpha
+  local verdict, why
+  if sig and better_side and big then
+    verdict = "better"
+  elseif sig and worse_side and big then
+    verdict = "worse"
+  elseif equivalent then
+    verdict = "equivalent"
+  else
+    verdict = "inconclusive"
+    local tost_text = tost.p_holm and string.format("the TOST at +-%s has Holm-adjusted p %s",
+      fmt(m), fmt(tost.p_holm)) or ("no TOST: " .. (tost.reason or "undefined"))
+    local mde = c.mde_adjusted
+    if c.test_cannot_reach then
+      why = c.test_cannot_reach
+    elseif not sig and mde and mde.value and mde.value > m then
+      why = string.format("underpowered: with %d seeds the smallest difference this design " ..
+        "detects with %g %% power at the Holm first-step level %s is about %s, larger than " ..
+        "the minimum effect %s; %s", c.n, 100 * mde.power, fmt(mde.level), fmt(mde.value),
+        fmt(m), tost_text)
+    elseif not sig then
+      why = string.format("the Holm-adjusted p %s is above alpha %s and %s", fmt(c.p_holm),
+        fmt(an.alpha), tost_text)
+    elseif not big then
+      why = string.format("a difference is detected but its mean %s is smaller than the " ..
+        "minimum effect %s, and %s", fmt(d), fmt(m), tost_text)
+    else
+      why = "the p is below alpha but the decision interval includes zero"
+    end
+  end
+  local change
+  if d == 0 then
+    change = string.format("the same as with %s on average", c.baseline)
+  else
+    change = string.format("%s than with %s by %s on average%s", d < 0 and "lower" or "higher",
+      c.baseline, fmt(math.abs(d)), c.relative_change and string.format(" (%+.2f %% of %s's mean)",
+        100 * c.relative_change, c.baseline) or "")
+  end
+  local interval = ci and string.format("%s %s interval of the difference %s to %s", level,
+    INTERVAL_NAME[c.ci_decision_kind] or c.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
+    string.format("no %s interval (the sign-flip test cannot reject at alpha with %d pairs)",
+      level, c.n)
+  local s = string.format("With %s, %s was %s; %s; Holm-adjusted p %s; TOST p %s; %d seeds: " ..
+    "%s by %s%s.", c.treatment, c.metric, change, interval, fmt(c.p_holm),
+    tost.p_holm and fmt(tost.p_holm) or "undefined", c.n, verdict, rule,
+    why and (", because " .. why) or "")
+  return verdict, s
+end
+
+-- The run key that pairs runs across variants: (init_seed, data_seed).
+local function run_key(run, seed)
+  return string.format("%d/%d", run.init_seed or seed, run.data_seed or seed)
 end
 
 -- The summary table of study `s` (lua/repro/study.lua) from runs[variant][seed] (as
 -- read_run returns them).
 function M.summarize(s, runs)
   local an = s.analysis
+  local test = an.test or "t"
   local notes = {}
   local function note(fmt_, ...) notes[#notes + 1] = string.format(fmt_, ...) end
 
@@ -259,12 +391,28 @@ function M.summarize(s, runs)
   for _, v in ipairs(s.variants) do
     variants_out[#variants_out + 1] = { name = v.name, overrides = json.object(v.overrides) }
   end
+  local m_family = #an.comparisons + #an.interactions
+  local level = m_family > 0 and an.alpha / m_family or an.alpha
   local an_out = {
     baseline = an.baseline, primary = an.primary, better = an.better,
     min_effect = an.min_effect, alpha = an.alpha, correction = "holm",
     resamples = an.resamples, bootstrap = an.bootstrap, metrics = arr(an.metrics),
-    comparisons = arr({}), decision_rule = M.DECISION_RULE,
+    comparisons = arr({}), test = test, m = m_family, holm_first_level = level,
+    rule = M.RULE, registered_rule = an.registered_rule or M.RULE,
+    decision_rule = M.DECISION_RULE, decision_rule_1 = M.DECISION_RULE_1,
+    tost = { delta = an.min_effect, alpha = an.alpha, test = test },
+    power = stats.DEFAULT_POWER,
   }
+  if an_out.registered_rule < M.RULE then
+    an_out.rule_note = string.format("This study was pre-registered under decision rule %d " ..
+      "and ran before rule %d existed; it is re-analysed under rule %d, and its registered " ..
+      "verdicts are kept as verdict_rule1.", an_out.registered_rule, M.RULE, M.RULE)
+  end
+  if an.design_notes and #an.design_notes > 0 then
+    an_out.design_notes = arr({ table.unpack(an.design_notes) })
+    for _, n in ipairs(an.design_notes) do note("design: %s", n) end
+  end
+  if s.seeds_from_power then an_out.seeds_from_power = s.seeds_from_power end
   for _, c in ipairs(an.comparisons) do an_out.comparisons[#an_out.comparisons + 1] = arr(c) end
   if #an.interactions > 0 then
     an_out.interactions = arr({})
@@ -339,11 +487,19 @@ function M.summarize(s, runs)
     end
   end
 
-  -- Paired comparisons and interactions, then Holm over all of them.
+  -- Runs by their pairing key, per variant.
+  local by_key = {}
+  for _, v in ipairs(s.variants) do
+    by_key[v.name] = {}
+    for _, seed in ipairs(s.seeds) do by_key[v.name][run_key(runs[v.name][seed], seed)] = seed end
+  end
+  -- The pairs of treatment tv and baseline bv on metric m, in the baseline's seed order.
   local function pairs_of(tv, bv, m)
     local seeds, a, b, dropped = {}, {}, {}, {}
     for _, seed in ipairs(s.seeds) do
-      local x, y = runs[bv][seed].values[m], runs[tv][seed].values[m]
+      local tseed = by_key[tv][run_key(runs[bv][seed], seed)]
+      local x = runs[bv][seed].values[m]
+      local y = tseed and runs[tv][tseed].values[m]
       if x ~= nil and y ~= nil then
         seeds[#seeds + 1], a[#a + 1], b[#b + 1] = seed, x, y
       else
@@ -353,26 +509,95 @@ function M.summarize(s, runs)
     return seeds, a, b, dropped
   end
 
-  -- One paired comparison of treatment tv against baseline bv on metric m: the entry of
-  -- the summary, the stats.paired result, the baseline values and the seeds left out.
-  local function compare(tv, bv, m)
+  -- The decision test's p and interval, on an entry e with stats.paired result r for the
+  -- pairs (a, b).
+  local function decide(e, r, a, b)
+    e.test = test
+    e.p, e.p_source = test_p(r, test)
+    local kind = (test == "t" and r.ci_t) and "t" or "signflip"
+    if kind == "t" then
+      e.ci_decision = arr({ r.ci_t[1], r.ci_t[2] })
+    elseif #a >= 1 then
+      local sf = stats.signflip_interval(a, b, { alpha = an.alpha, resamples = an.resamples,
+        seed = 1 })
+      if sf.ci then
+        e.ci_decision = arr({ sf.ci[1], sf.ci[2] })
+      else
+        e.ci_decision_unbounded = true
+      end
+    end
+    e.ci_decision_kind = kind
+    if r.ci_bca and e.n < stats.BCA_CAVEAT_N then e.bca_caveat = true end
+  end
+
+  -- Family extras: TOST, MDE at alpha / m, probability of improvement.
+  local function family_extras(e, r, a, b)
+    local n = #a
+    if n >= 1 then
+      local opts = { delta = an.min_effect, alpha = an.alpha, test = test,
+        resamples = an.resamples, seed = 1 }
+      local t = stats.tost(a, b, opts)
+      local fallback
+      if t.degenerate and test == "t" then
+        -- as for the difference test: the exact sign flip where the t-test is undefined
+        fallback = t.reason .. "; the exact sign-flip TOST instead"
+        opts.test = "signflip"
+        t = stats.tost(a, b, opts)
+      end
+      e.tost = { test = t.test, delta = t.delta, alpha = t.alpha, p = t.p, p_lower = t.p_lower,
+        p_upper = t.p_upper, ci = t.ci and arr({ t.ci[1], t.ci[2] }) or nil,
+        equivalent = t.equivalent, reason = t.reason, fallback = fallback }
+    else
+      e.tost = { test = test, delta = an.min_effect, alpha = an.alpha, equivalent = false,
+        reason = "no pairs" }
+    end
+    local mde = { level = level, power = stats.DEFAULT_POWER }
+    local reach = stats.min_seeds(test, level)
+    if n < reach then
+      mde.reason = string.format("the %s test cannot reach alpha / m = %s with %d pair%s " ..
+        "(it needs %d)", test == "t" and "t" or "exact sign-flip", fmt(level), n,
+        n == 1 and "" or "s", reach)
+      e.test_cannot_reach = mde.reason
+    elseif r.sd and r.sd > 0 and not (r.flags and r.flags.constant) then
+      local md = stats.mde(n, { alpha = level, power = stats.DEFAULT_POWER, sd = r.sd })
+      mde.d_z, mde.value = md.mde_d_z, md.mde
+      if test == "signflip" then
+        mde.method = "t-test power (the permutation test's for normal data)"
+      end
+    else
+      mde.reason = "the differences have no spread: sd = 0 or n < 2"
+    end
+    e.mde_adjusted = mde
+    local imp = stats.improvement(a, b, { better = an.better, alpha = an.alpha })
+    e.improvement = { n = imp.n, better = imp.better, ties = imp.ties, share = imp.share,
+      ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha }
+  end
+
+  -- One paired comparison of treatment tv against baseline bv on metric m.
+  local function compare(tv, bv, m, family)
     local seeds, a, b, dropped = pairs_of(tv, bv, m)
     local r = stats.paired(a, b, paired_opts(an, #a))
-    local e = { treatment = tv, baseline = bv, metric = m }
+    local e = { treatment = tv, baseline = bv, metric = m, family = family }
     paired_fields(e, r)
     e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
     local base_mean = #a > 0 and stats.summary(a).mean or nil
     if e.mean and base_mean and base_mean ~= 0 then e.relative_change = e.mean / base_mean end
+    decide(e, r, a, b)
+    if family == "primary" then
+      family_extras(e, r, a, b)
+    else
+      e.exploratory = true
+    end
     return e, r, a, dropped
   end
 
-  local tests = {}
+  local family, rule1 = {}, {} -- entries of the current family, and of rule 1's
   local comparisons = {}
   for _, pair in ipairs(an.comparisons) do
     local tv, bv = pair[1], pair[2]
     for _, m in ipairs(an.metrics) do
-      local e, r, a, dropped = compare(tv, bv, m)
-      e.p, e.p_source = holm_p(r)
+      local e, r, a, dropped = compare(tv, bv, m, m == an.primary and "primary" or "exploratory")
+      e.p_rule1 = (holm_p(r))
       local parts = {}
       if #dropped > 0 then
         parts[1] = string.format("seed%s %s left out (a run without a finite value), n = %d",
@@ -381,7 +606,8 @@ function M.summarize(s, runs)
       if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
       if #parts > 0 then note("%s vs %s on %s: %s", tv, bv, m, table.concat(parts, "; ")) end
       comparisons[#comparisons + 1] = e
-      tests[#tests + 1] = e
+      rule1[#rule1 + 1] = e
+      if e.family == "primary" then family[#family + 1] = e end
     end
   end
   local interactions = {}
@@ -389,17 +615,24 @@ function M.summarize(s, runs)
     for _, m in ipairs(an.metrics) do
       local seeds, da, db = {}, {}, {}
       for _, seed in ipairs(s.seeds) do
-        local at, ab = runs[it.a[1]][seed].values[m], runs[it.a[2]][seed].values[m]
-        local bt, bb = runs[it.b[1]][seed].values[m], runs[it.b[2]][seed].values[m]
+        local key = run_key(runs[it.a[2]][seed], seed)
+        local function val(v)
+          local sd = by_key[v][key]
+          return sd and runs[v][sd].values[m]
+        end
+        local at, ab, bt, bb = val(it.a[1]), val(it.a[2]), val(it.b[1]), val(it.b[2])
         if at and ab and bt and bb then
           seeds[#seeds + 1], da[#da + 1], db[#db + 1] = seed, at - ab, bt - bb
         end
       end
       local r = stats.paired(db, da, paired_opts(an, #da))
-      local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m }
+      local fam = m == an.primary and "primary" or "exploratory"
+      local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam }
       paired_fields(e, r)
       e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
-      e.p, e.p_source = holm_p(r)
+      decide(e, r, db, da)
+      if fam == "primary" then family_extras(e, r, db, da) else e.exploratory = true end
+      e.p_rule1 = (holm_p(r))
       local parts = {}
       if #seeds < #s.seeds then
         parts[1] = string.format("%d of %d seeds have finite values for all four runs", #seeds,
@@ -408,22 +641,34 @@ function M.summarize(s, runs)
       if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
       if #parts > 0 then note("interaction %s on %s: %s", it.name, m, table.concat(parts, "; ")) end
       interactions[#interactions + 1] = e
-      tests[#tests + 1] = e
+      rule1[#rule1 + 1] = e
+      if fam == "primary" then family[#family + 1] = e end
     end
   end
-  if #tests > 0 then
-    local ps = {}
-    for i, e in ipairs(tests) do ps[i] = e.p end
+  if #family > 0 then
+    local ps, tps = {}, {}
+    for i, e in ipairs(family) do
+      ps[i] = e.p
+      tps[i] = e.tost.p or 1.0
+    end
     local adjusted, reject = stats.holm(ps, an.alpha)
-    for i, e in ipairs(tests) do e.p_holm, e.reject_holm = adjusted[i], reject[i] end
+    local tadj, treject = stats.holm(tps, an.alpha)
+    for i, e in ipairs(family) do
+      e.p_holm, e.reject_holm = adjusted[i], reject[i]
+      if e.tost.p then e.tost.p_holm, e.tost.equivalent_holm = tadj[i], treject[i] end
+    end
   end
-  -- Secondary metrics: the same paired statistics, reported outside the Holm family
-  -- (exploratory: their p values are unadjusted and no verdict is drawn from them).
+  if #rule1 > 0 then
+    local ps = {}
+    for i, e in ipairs(rule1) do ps[i] = e.p_rule1 end
+    local adjusted, reject = stats.holm(ps, an.alpha)
+    for i, e in ipairs(rule1) do e.p_holm_rule1, e.reject_holm_rule1 = adjusted[i], reject[i] end
+  end
+  -- Secondary metrics: exploratory too (unadjusted p, no verdict), outside rule 1's family.
   local secondary_comparisons = {}
   for _, pair in ipairs(an.comparisons) do
     for _, m in ipairs(secondary) do
-      local e = compare(pair[1], pair[2], m)
-      e.exploratory = true
+      local e = compare(pair[1], pair[2], m, "exploratory")
       secondary_comparisons[#secondary_comparisons + 1] = e
     end
   end
@@ -432,25 +677,44 @@ function M.summarize(s, runs)
   local labels = {}
   for _, c in ipairs(an.comparisons) do labels[#labels + 1] = c[1] .. " vs " .. c[2] end
   for _, it in ipairs(an.interactions) do labels[#labels + 1] = "interaction " .. it.name end
-  an_out.family = string.format("Holm over the %d tests of this study: %d comparison%s " ..
-    "(%s)%s, each on %d metric%s (%s); p from the paired t-test, the exact sign-flip p " ..
-    "where t is undefined, 1 where neither is defined", #tests, #an.comparisons,
-    #an.comparisons == 1 and "" or "s",
-    table.concat(labels, ", ", 1, #an.comparisons),
+  an_out.family_tests = arr({ table.unpack(labels) })
+  local exploratory_metrics = {}
+  for _, m in ipairs(an.metrics) do
+    if m ~= an.primary then exploratory_metrics[#exploratory_metrics + 1] = m end
+  end
+  for _, m in ipairs(secondary) do exploratory_metrics[#exploratory_metrics + 1] = m end
+  an_out.exploratory_metrics = arr(exploratory_metrics)
+  an_out.family = string.format("Holm over the %d tests of the primary metric %s: %d " ..
+    "comparison%s (%s)%s; p from the %s; first-step level alpha / m = %s. Exploratory " ..
+    "(unadjusted p, no verdict): %s", #family, an.primary, #an.comparisons,
+    #an.comparisons == 1 and "" or "s", table.concat(labels, ", ", 1, #an.comparisons),
     #an.interactions > 0 and string.format(" and %d interaction%s (%s)", #an.interactions,
       #an.interactions == 1 and "" or "s",
       table.concat(labels, ", ", #an.comparisons + 1, #labels)) or "",
+    test == "t" and "paired t-test (the exact sign-flip p where t is undefined)" or
+      "exact sign-flip test", fmt(level),
+    #exploratory_metrics > 0 and table.concat(exploratory_metrics, ", ") or "none")
+  an_out.family_rule1 = string.format("Holm over the %d tests of this study: %d comparison%s " ..
+    "and %d interaction%s, each on %d metric%s (%s); p from the paired t-test, the exact " ..
+    "sign-flip p where t is undefined, 1 where neither is defined", #rule1, #an.comparisons,
+    #an.comparisons == 1 and "" or "s", #an.interactions, #an.interactions == 1 and "" or "s",
     #an.metrics, #an.metrics == 1 and "" or "s", table.concat(an.metrics, ", "))
 
   local verdicts = {}
+  local same = { ["no meaningful difference"] = "equivalent" }
   for _, c in ipairs(comparisons) do
     if c.metric == an.primary then
-      local v, sentence, kind = M.verdict(c, an)
+      local v, sentence = M.verdict(c, an_out)
+      local v1, sentence1, kind1 = M.verdict_rule1(c, an)
+      c.verdict, c.verdict_rule1 = v, v1
       verdicts[#verdicts + 1] = { treatment = c.treatment, baseline = c.baseline,
-        metric = c.metric, verdict = v, sentence = sentence, interval = kind }
-      if kind == "t" then
-        note("%s vs %s on %s: the BCa interval is undefined, the verdict uses the t interval",
-          c.treatment, c.baseline, c.metric)
+        metric = c.metric, verdict = v, sentence = sentence, interval = c.ci_decision_kind,
+        verdict_rule1 = v1, sentence_rule1 = sentence1, interval_rule1 = kind1,
+        changed = (same[v1] or v1) ~= v }
+      if c.bca_caveat then
+        note("%s vs %s on %s: the BCa interval is descriptive only (n = %d < %d: its coverage " ..
+          "is below nominal, at most 1 - 2^(1-n) for symmetric differences)", c.treatment,
+          c.baseline, c.metric, c.n, stats.BCA_CAVEAT_N)
       end
     end
   end
@@ -467,6 +731,8 @@ function M.summarize(s, runs)
   if #secondary_comparisons > 0 then
     out.secondary_comparisons = arr(secondary_comparisons)
   end
+  local vc = M.variance_components(s, runs, comparisons, an)
+  if vc then out.variance_components = vc end
   if s.set then
     out.command_line_overrides = json.object(s.set)
     table.insert(notes, 1, "every run was changed from the study file by --set " ..
@@ -475,21 +741,111 @@ function M.summarize(s, runs)
   return out
 end
 
+-- Two-way random-effects ANOVA components when the runs cross init_seed and data_seed
+-- (header); nil otherwise.
+function M.variance_components(s, runs, comparisons, an)
+  local crossed = false
+  for _, v in ipairs(s.variants) do
+    for _, seed in ipairs(s.seeds) do
+      local r = runs[v.name][seed]
+      if (r.init_seed or seed) ~= (r.data_seed or seed) then crossed = true end
+    end
+  end
+  if not crossed then return nil end
+  -- y[init][data] of a list of {init, data, value}; or nil and why.
+  local function grid(cells)
+    local inits, datas, seen_i, seen_d, at = {}, {}, {}, {}, {}
+    for _, c in ipairs(cells) do
+      if not seen_i[c[1]] then seen_i[c[1]] = true; inits[#inits + 1] = c[1] end
+      if not seen_d[c[2]] then seen_d[c[2]] = true; datas[#datas + 1] = c[2] end
+      local k = c[1] .. "/" .. c[2]
+      if at[k] then return nil, "two runs share init_seed " .. c[1] .. " and data_seed " .. c[2] end
+      at[k] = c[3]
+    end
+    table.sort(inits)
+    table.sort(datas)
+    if #inits < 2 or #datas < 2 then return nil, "fewer than 2 init seeds or data seeds" end
+    local y = {}
+    for i, a in ipairs(inits) do
+      y[i] = {}
+      for j, b in ipairs(datas) do
+        local x = at[a .. "/" .. b]
+        if x == nil then
+          return nil, string.format("no finite value for init_seed %d, data_seed %d", a, b)
+        end
+        y[i][j] = x
+      end
+    end
+    return y, inits, datas
+  end
+  local function components(cells)
+    local y, inits, datas = grid(cells)
+    if not y then return { reason = inits } end
+    local r = stats.anova2(y)
+    return { init_seeds = arr(inits), data_seeds = arr(datas), mean = r.mean,
+      var_init = r.var_row, var_data = r.var_col, var_resid = r.var_resid,
+      share_init = r.share_row, share_data = r.share_col, share_resid = r.share_resid,
+      negative_init = r.negative_row, negative_data = r.negative_col,
+      ms_init = r.ms_row, ms_data = r.ms_col, ms_resid = r.ms_resid,
+      df_init = r.df_row, df_data = r.df_col, df_resid = r.df_resid,
+      f_init = r.f_row, f_data = r.f_col, p_init = r.p_row, p_data = r.p_col }
+  end
+  local out = {
+    method = "two-way crossed random-effects ANOVA without replication (init_seed x " ..
+      "data_seed, one run per cell): variance components by the method of moments from " ..
+      "the expected mean squares, var_init = (MS_init - MS_resid) / n_data, var_data = " ..
+      "(MS_data - MS_resid) / n_init, var_resid = MS_resid (it holds the interaction); a " ..
+      "negative estimate is reported as it is and counts as 0 in the shares",
+    by_variant = {}, by_comparison = arr({}),
+  }
+  for _, v in ipairs(s.variants) do
+    local per = {}
+    for _, m in ipairs(an.metrics) do
+      local cells = {}
+      for _, seed in ipairs(s.seeds) do
+        local r = runs[v.name][seed]
+        if r.values[m] ~= nil then
+          cells[#cells + 1] = { r.init_seed or seed, r.data_seed or seed, r.values[m] }
+        end
+      end
+      per[m] = components(cells)
+    end
+    out.by_variant[v.name] = per
+  end
+  for _, c in ipairs(comparisons) do
+    if c.metric == an.primary then
+      local cells = {}
+      for i, seed in ipairs(c.seeds) do
+        local r = runs[c.baseline][seed]
+        cells[#cells + 1] = { r.init_seed or seed, r.data_seed or seed, c.b[i] - c.a[i] }
+      end
+      local e = components(cells)
+      e.treatment, e.baseline, e.metric = c.treatment, c.baseline, c.metric
+      out.by_comparison[#out.by_comparison + 1] = e
+    end
+  end
+  return out
+end
+
 -- The verdicts as a short text table (for the run command's stdout).
 function M.verdict_table(summary)
   local an = summary.analysis
-  local lines = { string.format("verdicts on %s (%s is better; minimum effect %s; alpha %s; %s):",
-    an.primary, an.better, fmt(an.min_effect), fmt(an.alpha), an.family:match("^[^:]+")) }
-  local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "verdict" } }
+  local lines = { string.format("verdicts on %s (%s is better; minimum effect %s; alpha %s; " ..
+    "%s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha), an.test or "t",
+    an.family:match("^[^:]+")) }
+  local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "TOST p_holm",
+    "verdict", "rule 1" } }
   local byname = {}
   for _, c in ipairs(summary.comparisons) do
     if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
   end
   for _, v in ipairs(summary.verdicts) do
     local c = byname[v.treatment .. "\0" .. v.baseline]
-    local ci = verdict_ci(c)
+    local ci = c.ci_decision
     rows[#rows + 1] = { v.treatment, v.baseline, fmt(c.mean),
-      ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-", fmt(c.p_holm), v.verdict }
+      ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-", fmt(c.p_holm),
+      c.tost and c.tost.p_holm and fmt(c.tost.p_holm) or "-", v.verdict,
+      (v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "") }
   end
   local width = {}
   for _, r in ipairs(rows) do

@@ -203,11 +203,22 @@ local function comparison_label(s, treatment, baseline)
 end
 M.comparison_label = comparison_label
 
--- The interval a verdict uses (lua/repro/analysis.lua): BCa, else t; with a mark.
+-- The interval a verdict uses (lua/repro/analysis.lua): the decision interval of the
+-- study's test in a summary of the current rule; in a rule-1 summary BCa, else t, with
+-- a mark.
 local function ci_of(c)
+  if c.ci_decision or c.ci_decision_unbounded then return c.ci_decision, "" end
   if c.ci_bca then return c.ci_bca, "" end
   if c.ci_t then return c.ci_t, "$^{t}$" end
   return nil, ""
+end
+
+-- The minimum detectable effect shown: at the Holm first-step level alpha / m for a
+-- family comparison of the current rule (absent when its test cannot reach that level),
+-- else the unadjusted one.
+local function mde_of(c)
+  if c.mde_adjusted then return c.mde_adjusted.value end
+  return c.mde
 end
 
 -- Notes under a table: marks ("a", "b", ...) for distinct reasons, in order of use.
@@ -302,8 +313,15 @@ function M.seeds_table(s)
   return wrap(s, table.concat(body, "\n") .. "\n" .. notes.render())
 end
 
-local VERDICT_SHORT = { better = "better", worse = "worse",
+local VERDICT_SHORT = { better = "better", worse = "worse", equivalent = "equivalent",
   ["no meaningful difference"] = "no meaningful difference", inconclusive = "inconclusive" }
+
+-- The size of a study's Holm family: analysis.m (current rule), else every comparison
+-- and interaction (rule 1).
+local function family_size(s)
+  if s.analysis.m then return s.analysis.m end
+  return #(s.summary.comparisons or {}) + #(s.summary.interactions or {})
+end
 
 -- One comparison's statistics as table cells: Δ, CI, d_z [CI], p_t, p_sf (with its
 -- floor when that differs from the table's), p_Holm, MDE.
@@ -323,7 +341,7 @@ local function stat_cells(c, floor)
   end
   cells[5] = sf
   cells[6] = M.p(c.p_holm)
-  cells[7] = M.num(c.mde, dec)
+  cells[7] = M.num(mde_of(c), dec)
   return cells
 end
 
@@ -369,11 +387,13 @@ function M.paired_table(s)
       if m == s.primary then
         head = head .. string.format(" --- primary, %s is better, minimum effect %s",
           s.analysis.better or "?", M.value(m, s.analysis.min_effect))
+      elseif list[1].exploratory then
+        head = head .. " --- exploratory: unadjusted $p$, no verdict"
       end
       body[#body + 1] = "\\multicolumn{9}{@{}l}{\\emph{" .. head .. "}} \\\\"
       for _, c in ipairs(list) do
         local cells = stat_cells(c, common)
-        if not c.ci_bca and c.ci_t then any_t = true end
+        if select(2, ci_of(c)) ~= "" then any_t = true end
         local v = m == s.primary and s:verdict(c) or nil
         local label = comparison_label(s, c.treatment, c.baseline) .. reason_note(c, notes)
         body[#body + 1] = string.format("%s & %s & %s \\\\", label, table.concat(cells, " & "),
@@ -475,7 +495,7 @@ function M.setting_effect_table(s)
         body[#body + 1] = string.format("%s & %s%s & %s & %s%s & %s & %s & %s & %s \\\\", head,
           M.escape(t.norm_label) .. "${}-{}$" .. M.escape(b.norm_label),
           reason_note(c, notes), M.num(c.mean, dec), M.interval(ci, dec), mark, M.d(c.d_z),
-          M.p(c.p_holm), M.num(c.mde, dec), v and VERDICT_SHORT[v.verdict] or "")
+          M.p(c.p_holm), M.num(mde_of(c), dec), v and VERDICT_SHORT[v.verdict] or "")
       end
     end
   end
@@ -495,8 +515,10 @@ function M.interactions_table(s)
     local ci, mark = ci_of(e)
     local dec = M.diff_decimals(e.metric, e.mean, ci)
     local reason = reason_note(e, notes)
-    body[#body + 1] = string.format("%s%s & %s & %s & %s%s & %s & %s \\\\", M.escape(e.name),
-      reason, M.METRIC[e.metric] and M.METRIC[e.metric].short or M.escape(e.metric),
+    local expl = e.exploratory and
+      notes.mark("exploratory: unadjusted $p$, outside the Holm family.") or ""
+    body[#body + 1] = string.format("%s%s & %s%s & %s & %s%s & %s & %s \\\\", M.escape(e.name),
+      reason, M.METRIC[e.metric] and M.METRIC[e.metric].short or M.escape(e.metric), expl,
       M.num(e.mean, dec), M.interval(ci, dec), mark, M.p(e.p_t), M.p(e.p_holm))
   end
   body[#body + 1] = "\\bottomrule"
@@ -553,8 +575,7 @@ function M.studies_table(ctx)
         M.escape(n), #s.variants, M.seed_list(s.seeds), runs, div,
         s.primary and (M.METRIC[s.primary] and M.METRIC[s.primary].short or M.escape(s.primary))
           or DASH, M.escape(an.better or "?"),
-        s.primary and M.value(s.primary, an.min_effect) or DASH,
-        #(s.summary.comparisons or {}) + #(s.summary.interactions or {}))
+        s.primary and M.value(s.primary, an.min_effect) or DASH, family_size(s))
     else
       body[#body + 1] = string.format("%s & \\multicolumn{6}{l}{\\emph{not run yet}} \\\\",
         M.escape(n))
@@ -738,8 +759,7 @@ function M.numbers(ctx)
     def(S .. "Better", M.escape(an.better or "?"))
     def(S .. "MinEffect", s.primary and M.value(s.primary, an.min_effect) or DASH)
     def(S .. "Alpha", finite(an.alpha) and M.num(an.alpha, M.sig_decimals(an.alpha, 2)) or DASH)
-    def(S .. "NTests", string.format("%d", #(s.summary.comparisons or {}) +
-      #(s.summary.interactions or {})))
+    def(S .. "NTests", string.format("%d", family_size(s)))
     def(S .. "Family", M.escape(an.family or ""))
 
     for _, v in ipairs(s.variants) do
@@ -775,7 +795,7 @@ function M.numbers(ctx)
         def(P .. "PrimaryDelta", M.num(c.mean, dec))
         def(P .. "PrimaryCI", M.interval(ci, dec))
         def(P .. "PrimaryPHolm", M.p(c.p_holm))
-        def(P .. "PrimaryMDE", M.num(c.mde, dec))
+        def(P .. "PrimaryMDE", M.num(mde_of(c), dec))
         def(P .. "PplChange", M.percent(ppl_change(s, c.treatment, c.baseline)))
       end
       def(C .. "Delta", M.num(c.mean, dec))
@@ -787,7 +807,7 @@ function M.numbers(ctx)
       def(C .. "PT", M.p(c.p_t))
       def(C .. "PSignflip", M.p(c.p_signflip))
       def(C .. "PHolm", M.p(c.p_holm))
-      def(C .. "MDE", M.num(c.mde, dec))
+      def(C .. "MDE", M.num(mde_of(c), dec))
       def(C .. "RelChange", M.percent(c.relative_change))
       def(C .. "N", string.format("%d", c.n or 0))
       def(C .. "Reason", c.degenerate and type(c.reason) == "string" and M.escape(c.reason) or "")

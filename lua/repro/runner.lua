@@ -494,7 +494,9 @@ function M.main(args, analyze_only)
     user_error("repro analyze: takes only --out-root and --set (it trains nothing and " ..
       "analyses every run of the study)")
   end
-  local s = study.load(o.file, o.set, { allow_large = o.allow_large })
+  -- out_root: where a seeds-from-power study finds its pilot's summary
+  local s = study.load(o.file, o.set, { allow_large = o.allow_large,
+    out_root = M.out_root(o.out_root, o.set) })
   s.file_rel = relative_to_root(o.file)
   local out_root = M.out_root(o.out_root, o.set)
   if o.set and not o.out_root then

@@ -5,12 +5,29 @@
 --   name, description      the study's directory name under experiments/, and prose
 --   base                   config overrides shared by every run
 --   variants               list of { name = "...", <config key> = value, ... }
---   seeds                  list of distinct integers; every variant runs every seed
+--   seeds                  list of distinct integers; every variant runs every seed.  Or
+--                          seeds from power: { count = { power = 0.8, pilot = "<study>" },
+--                          first = 101 } (or sd = x instead of pilot): n is the least seed
+--                          count whose pre-registered test has that power for min_effect
+--                          at the Holm first-step level alpha / m (stats.seeds_needed),
+--                          with the paired-difference sd stated, or the largest sd of
+--                          the pilot's comparisons on the primary metric (its
+--                          <out-root>/<pilot>/summary.json); the seeds are first, first +
+--                          1, ..., none of them the pilot's (M.load, opts.out_root)
 --   analysis               the pre-registered analysis (lua/repro/analysis.lua):
 --                          baseline, metrics, primary, better, min_effect, alpha,
---                          correction ("holm"), resamples, and optionally comparisons,
---                          interactions, bootstrap ("exact" | "monte-carlo"), secondary
---                          (metrics compared outside the Holm family, exploratory)
+--                          correction ("holm"), resamples, test ("t" | "signflip": the
+--                          decision test), and optionally comparisons, interactions,
+--                          bootstrap ("exact" | "monte-carlo"), secondary (metrics
+--                          compared outside the Holm family, exploratory),
+--                          registered_rule (the decision rule the study was pre-registered
+--                          under, default the current analysis.RULE; 1 for the studies
+--                          that ran before issue 13).  The Holm family is the primary
+--                          metric's comparisons and interactions (m tests); a design whose
+--                          test cannot reach alpha / m with its seeds (the sign flip's
+--                          smallest p is 2^(1 - n)) is refused with the seed count it
+--                          needs, or, registered under an earlier rule, accepted with a
+--                          note in the summary (analysis.design_notes)
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --
@@ -36,6 +53,7 @@
 -- returns.  A study that calls it records the resolved values in its configs, so a
 -- changed input changes the config hashes.
 local engine = require "engine"
+local stats = require "stats"
 local record = require "repro.record"
 local sandbox = require "repro.sandbox"
 local sys = require "repro.sys"
@@ -55,9 +73,13 @@ M.ENGINE_METRICS = require("engine").metric_names()
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
   "checkpoint_every", "jobs" }
 local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
-  "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary" }
+  "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
+  "registered_rule" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
-  "correction", "resamples" }
+  "correction", "resamples", "test" }
+-- The decision rule of lua/repro/analysis.lua (analysis.RULE, kept here so that loading a
+-- study does not load the analysis).
+M.RULE = 2
 -- Keys a study may not set: the runner owns them.
 local RESERVED = {
   seed = "comes from the study's seeds list",
@@ -366,8 +388,8 @@ local function check_analysis(P, a, variants, variant_names)
   end
   out.correction = "holm"
   if a.resamples ~= nil then
-    if math.type(a.resamples) ~= "integer" or a.resamples < 100 then
-      P.add("analysis.resamples", "expected an integer >= 100", "resamples")
+    if math.type(a.resamples) ~= "integer" or a.resamples < stats.MIN_RESAMPLES then
+      P.add("analysis.resamples", "expected an integer >= " .. stats.MIN_RESAMPLES, "resamples")
     else
       out.resamples = a.resamples
     end
@@ -376,6 +398,25 @@ local function check_analysis(P, a, variants, variant_names)
   if out.bootstrap ~= "exact" and out.bootstrap ~= "monte-carlo" then
     P.add("analysis.bootstrap", "expected \"exact\" or \"monte-carlo\"", "bootstrap")
   end
+  if a.test ~= nil then
+    if a.test ~= "t" and a.test ~= "signflip" then
+      P.add("analysis.test", "expected \"t\" (the paired t-test) or \"signflip\" (the exact " ..
+        "sign-flip test), got " .. tostring(a.test), "test")
+    else
+      out.test = a.test
+    end
+  end
+  out.registered_rule = M.RULE
+  if a.registered_rule ~= nil then
+    if math.type(a.registered_rule) ~= "integer" or a.registered_rule < 1
+        or a.registered_rule > M.RULE then
+      P.add("analysis.registered_rule", string.format("expected an integer from 1 to %d " ..
+        "(the current decision rule)", M.RULE), "registered_rule")
+    else
+      out.registered_rule = a.registered_rule
+    end
+  end
+  out.design_notes = {}
 
   local comparisons = {}
   local seen = {}
@@ -442,6 +483,143 @@ local function check_analysis(P, a, variants, variant_names)
   end
   out.interactions = interactions
   return out
+end
+
+-- The seeds-from-power form (header): {power, pilot | sd, first}, or nil after reporting.
+local function check_seeds_spec(P, t)
+  local ok = true
+  for k in pairs(t) do
+    if k ~= "count" and k ~= "first" then
+      P.add("seeds." .. tostring(k), "unknown field (seeds from power: count = {power =, " ..
+        "pilot = | sd =}, first =)", tostring(k))
+      ok = false
+    end
+  end
+  local c, spec = t.count, {}
+  if type(c) ~= "table" then
+    P.add("seeds.count", "expected a table { power = 0.8, pilot = \"<study>\" } or " ..
+      "{ power = 0.8, sd = x }", "count")
+    return nil
+  end
+  for k in pairs(c) do
+    if k ~= "power" and k ~= "pilot" and k ~= "sd" then
+      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot or sd)",
+        tostring(k))
+      ok = false
+    end
+  end
+  if type(c.power) ~= "number" or not (c.power > 0 and c.power < 1) then
+    P.add("seeds.count.power", "expected the target power, a number in (0, 1)", "power")
+    ok = false
+  end
+  if (c.pilot == nil) == (c.sd == nil) then
+    P.add("seeds.count", "expected exactly one of pilot (a study whose summary gives the " ..
+      "paired-difference sd) and sd (the sd itself)", "count")
+    ok = false
+  elseif c.pilot ~= nil and (type(c.pilot) ~= "string" or not c.pilot:match("^[%w][%w_.%-]*$")) then
+    P.add("seeds.count.pilot", "expected the name of a study", "pilot")
+    ok = false
+  elseif c.sd ~= nil and (type(c.sd) ~= "number" or not (c.sd > 0 and c.sd < math.huge)) then
+    P.add("seeds.count.sd", "expected a number > 0 (in the primary metric's units)", "sd")
+    ok = false
+  end
+  local first = t.first
+  if math.type(first) == "float" and first == math.floor(first) then first = math.tointeger(first) end
+  if math.type(first) ~= "integer" or first < 0 then
+    P.add("seeds.first", "expected the first seed, an integer >= 0 (the seeds are first, " ..
+      "first + 1, ...)", "first")
+    ok = false
+  end
+  if not ok then return nil end
+  spec.power, spec.pilot, spec.sd, spec.first = c.power + 0.0, c.pilot, c.sd, first
+  return spec
+end
+
+-- The pilot's paired-difference sd on `metric`: the largest over its comparisons, the
+-- list of them, and its seeds; or nil and why.
+local function pilot_sd(root, pilot, metric)
+  local path = root .. "/" .. pilot .. "/summary.json"
+  local f = io.open(path, "rb")
+  if not f then return nil, "the pilot study has no summary " .. path .. " (run it first)" end
+  local ok, sum = pcall(require("cjson").decode, f:read("a"))
+  f:close()
+  if not ok or type(sum) ~= "table" then return nil, path .. ": not a study summary" end
+  local best, used = nil, {}
+  for _, c in ipairs(type(sum.comparisons) == "table" and sum.comparisons or {}) do
+    if type(c) == "table" and c.metric == metric and type(c.sd) == "number" then
+      used[#used + 1] = { treatment = c.treatment, baseline = c.baseline, sd = c.sd, n = c.n }
+      if not best or c.sd > best then best = c.sd end
+    end
+  end
+  if not best or not (best > 0) then
+    return nil, string.format("%s: no comparison on %s with a paired-difference sd > 0", path,
+      metric)
+  end
+  local seeds = {}
+  for _, x in ipairs(type(sum.seeds) == "table" and sum.seeds or {}) do seeds[x] = true end
+  return best, used, seeds, path
+end
+
+-- The design against the decision rule: the Holm family size m, the seeds from power
+-- (when the study asks for them), and whether the test can reach alpha / m at all.
+local function check_design(P, s, opts, given)
+  local an = s.analysis
+  an.m = #(an.comparisons or {}) + #(an.interactions or {})
+  if not (an.test and an.alpha and an.m > 0) then return end
+  local level = an.alpha / an.m
+  local spec = s.seeds_spec
+  if spec and an.min_effect and an.primary then
+    local sd, used, pilot_seeds, source = spec.sd, nil, {}, "stated in the study file"
+    if spec.pilot then
+      local root = (opts and opts.out_root) or os.getenv("REPRO_EXPERIMENTS")
+      if not root or root == "" then root = host.root .. "/experiments" end
+      local list_or_why
+      sd, list_or_why, pilot_seeds, source = pilot_sd(root, spec.pilot, an.primary)
+      if not sd then
+        P.add("seeds.count.pilot", list_or_why, "pilot")
+        return
+      end
+      used = list_or_why
+      source = "the largest paired-difference sd of the pilot's comparisons on " ..
+        an.primary .. " (" .. source .. ")"
+    end
+    local ok, n, g = pcall(stats.seeds_needed, { sd = sd, delta = an.min_effect,
+      alpha = an.alpha, m = an.m, power = spec.power, test = an.test })
+    if not ok then
+      P.add("seeds.count", tostring(n):gsub("^.-%(", "("), "count")
+      return
+    end
+    for i = 0, n - 1 do
+      if pilot_seeds[spec.first + i] then
+        P.add("seeds.first", string.format("seed %d is one of the pilot's: the seeds must " ..
+          "be fresh (choose first so that first .. first + %d avoid them)", spec.first + i,
+          n - 1), "first")
+        return
+      end
+      s.seeds[i + 1] = spec.first + i
+    end
+    s.seeds_from_power = { power = spec.power, pilot = spec.pilot, sd = sd, sd_source = source,
+      pilot_comparisons = used, delta = an.min_effect, alpha = an.alpha, m = an.m,
+      level = g.level, test = an.test, d_z = g.d_z, n = n, n_power = g.n_power,
+      n_reach = g.n_reach, power_achieved = g.power_achieved, first = spec.first }
+  end
+  local n = #s.seeds
+  -- a seeds list with problems (already reported) says nothing about the design
+  if n == 0 or (not spec and (not is_list(given) or #given ~= n)) then return end
+  local need = stats.min_seeds(an.test, level)
+  if n < need then
+    local msg = string.format("the %s with %d seed%s cannot reach the Holm first-step level " ..
+      "alpha / m = %g / %d = %.4g (%s): the design needs at least %d seeds", an.test == "t" and
+      "paired t-test" or "exact sign-flip test", n, n == 1 and "" or "s", an.alpha, an.m, level,
+      an.test == "t" and "it needs 2 pairs" or string.format("its smallest p is 2^(1 - %d) = %.4g",
+        n, 2.0 ^ (1 - n)), need)
+    if an.registered_rule < M.RULE then
+      an.design_notes[#an.design_notes + 1] = msg .. string.format(" (accepted: the study was " ..
+        "pre-registered under decision rule %d, before this check existed)", an.registered_rule)
+    else
+      P.add("analysis.test", msg, "test")
+    end
+  end
 end
 
 -- The runs of a valid study: seed-major (every variant of the first seed, then the
@@ -582,7 +760,9 @@ function M.load(path, set, opts)
   end
 
   s.seeds = {}
-  if t.seeds ~= nil then
+  if type(t.seeds) == "table" and (t.seeds.count ~= nil or t.seeds.first ~= nil) then
+    s.seeds_spec = check_seeds_spec(P, t.seeds)
+  elseif t.seeds ~= nil then
     if not is_list(t.seeds) or #t.seeds == 0 then
       P.add("seeds", "expected a non-empty list of integers")
     else
@@ -620,6 +800,7 @@ function M.load(path, set, opts)
     end
   end
   if t.analysis ~= nil then s.analysis = check_analysis(P, t.analysis, variants, variant_names) end
+  if s.analysis then check_design(P, s, opts, t.seeds) end
   if not opts.allow_large then
     if #s.seeds > M.MAX_SEEDS then
       P.add("seeds", string.format("%d seeds, more than the %d a study may have without " ..

@@ -31,7 +31,8 @@ return {
   seeds = { 1, 2 },
   checkpoint_every = %d,
   analysis = { baseline = "none", metrics = { "val_loss" }, primary = "val_loss",
-    better = "lower", min_effect = 0.01, alpha = 0.05, correction = "holm", resamples = 1000 },
+    better = "lower", min_effect = 0.01, alpha = 0.05, correction = "holm", resamples = 1000,
+    test = "t" },
 }
 ]], name, model, corpus, every))
   return path

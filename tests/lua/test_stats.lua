@@ -250,4 +250,109 @@ t:raises(function() stats.summary({ 1, 0 / 0 }) end,
   "bad argument #1 to 'summary' (x[2]: NaN)", "summary NaN")
 t:raises(function() stats.nct_cdf(1, 0, 0) end, "df: must be finite and > 0", "nct df")
 
+-- The decision-rule functions against tests/vectors/stats_ref.json (scipy, statsmodels)
+local dref = read_json("tests/vectors/stats_ref.json")
+local null = cjson.null
+local function near(got, want, scale, what)
+  local ok = type(got) == "number" and math.abs(got - want) <= 1e-9 * math.max(math.abs(want), scale or 0)
+  t:ok(ok, string.format("%s: got %s, want %.17g", what, tostring(got), want))
+end
+local function maxabs(a, b)
+  local m = 0
+  for i = 1, #a do m = math.max(m, math.abs(b[i] - a[i])) end
+  return m
+end
+for i, c in ipairs(dref.tost) do
+  for _, test in ipairs({ "t", "signflip" }) do
+    local want = c[test]
+    local r = stats.tost(c.a, c.b, { delta = c.delta, alpha = c.alpha, test = test })
+    local what = string.format("tost %s case %d", test, i)
+    near(r.p, want.p, 0, what .. " p")
+    near(r.p_lower, want.p_lower, 0, what .. " p_lower")
+    near(r.p_upper, want.p_upper, 0, what .. " p_upper")
+    t:eq(r.equivalent, want.equivalent, what .. " equivalent")
+    t:eq(r.test, test, what .. " test")
+    if want.ci[1] ~= null then
+      -- the t interval of n = 5 to 1e-8: scipy 1.10's t quantile is 2e-9 off (test_stats_rule.c)
+      local scale = maxabs(c.a, c.b) * (test == "t" and 10 or 1)
+      near(r.ci and r.ci[1], want.ci[1], scale, what .. " ci lo")
+      near(r.ci and r.ci[2], want.ci[2], scale, what .. " ci hi")
+    else
+      t:eq(r.ci, nil, what .. ": unbounded interval absent")
+    end
+  end
+end
+for i, c in ipairs(dref.signflip_ci) do
+  local r = stats.signflip_interval(c.a, c.b, { alpha = c.alpha })
+  if c.ci ~= null then
+    near(r.ci and r.ci[1], c.ci[1], maxabs(c.a, c.b), "signflip_interval case " .. i .. " lo")
+    near(r.ci and r.ci[2], c.ci[2], maxabs(c.a, c.b), "signflip_interval case " .. i .. " hi")
+    t:eq(r.bounded, true, "bounded")
+  else
+    t:ok(r.ci == nil and r.bounded == false and r.p_min > c.alpha,
+      "signflip_interval case " .. i .. ": the test cannot reject, no interval")
+  end
+end
+for i, c in ipairs(dref.seeds_needed) do
+  local n, g = stats.seeds_needed { sd = c.sd, delta = c.delta, alpha = c.alpha, m = c.m,
+    power = c.power, test = "t" }
+  t:eq(n, c.n_t, string.format("seeds_needed case %d (statsmodels nobs %.4f)", i, c.nobs))
+  t:ok(math.type(n) == "integer" and g.level == c.alpha / c.m and g.power_achieved >= c.power,
+    "seeds_needed returns an integer and its inputs")
+  t:eq(stats.seeds_needed { sd = c.sd, delta = c.delta, alpha = c.alpha, m = c.m,
+    power = c.power, test = "signflip" }, c.n_signflip, "seeds_needed signflip case " .. i)
+  t:eq(stats.min_seeds("signflip", c.alpha / c.m), c.n_reach_signflip, "min_seeds case " .. i)
+end
+for i, c in ipairs(dref.clopper_pearson) do
+  local ci = stats.clopper_pearson(c.k, c.n, { alpha = c.alpha })
+  near(ci[1], c.ci[1], 0, "clopper_pearson case " .. i .. " lo")
+  near(ci[2], c.ci[2], 0, "clopper_pearson case " .. i .. " hi")
+end
+for i, c in ipairs(dref.anova2) do
+  local r = stats.anova2(c.y)
+  for _, k in ipairs({ "ss_row", "ss_col", "ss_resid", "f_row", "f_col", "p_row", "p_col" }) do
+    near(r[k], c[k], 0, "anova2 case " .. i .. " " .. k)
+  end
+  for _, k in ipairs({ "var_row", "var_col", "var_resid" }) do
+    near(r[k], c[k], r.ss_total * 1e-6, "anova2 case " .. i .. " " .. k)
+  end
+  t:eq(r.negative_row, c.var_row < 0, "anova2 negative_row")
+end
+local im = stats.improvement({ 2.0, 2.1, 2.2, 2.3 }, { 1.9, 2.1, 2.3, 2.2 }, { better = "lower" })
+t:ok(im.n == 4 and im.better == 2 and im.ties == 1 and im.share == 0.5, "improvement counts")
+local cp = stats.clopper_pearson(2, 4)
+t:ok(im.ci[1] == cp[1] and im.ci[2] == cp[2], "improvement interval")
+t:eq(stats.improvement({ 1, 2 }, { 2, 3 }, { better = "higher" }).better, 2, "higher is better")
+t:eq(stats.improvement({}, {}).share, nil, "no pairs: no share")
+
+-- the C limits, exported once
+t:ok(math.type(stats.BOOT_EXACT_MAX) == "integer" and stats.BOOT_EXACT_MAX == 8 and
+  stats.MIN_RESAMPLES == 100 and stats.SIGNFLIP_EXACT_MAX == 20 and stats.DEFAULT_POWER == 0.8
+  and stats.DEFAULT_ALPHA == 0.05 and stats.BCA_CAVEAT_N == 10 and stats.DEFAULT_RESAMPLES == 10000,
+  "constants")
+t:raises(function() stats.paired(A, B, { resamples = stats.MIN_RESAMPLES - 1 }) end,
+  "resamples: must be >= " .. stats.MIN_RESAMPLES, "MIN_RESAMPLES is the C limit")
+
+t:raises(function() stats.tost(A, B) end, "bad argument #3 to 'tost'", "tost without delta")
+t:raises(function() stats.tost(A, B, { delta = 0.1, test = "z" }) end,
+  "test: expected \"t\" or \"signflip\", got \"z\"", "tost test")
+t:raises(function() stats.tost(A, B, { delta = -1 }) end, "delta: must be finite and > 0",
+  "tost delta")
+t:raises(function() stats.tost(A, B, { delta = 1, alpha = 0.6 }) end,
+  "alpha: must be in (0, 0.5)", "tost alpha")
+t:raises(function() stats.seeds_needed { delta = 0.1 } end,
+  "bad argument #1 to 'seeds_needed' (sd: missing)", "seeds_needed sd")
+t:raises(function() stats.seeds_needed { sd = 1, delta = 0.1, m = 0 } end, "m: must be >= 1",
+  "seeds_needed m")
+t:raises(function() stats.seeds_needed { sd = 1, delta = 0.1, tests = "t" } end,
+  "unknown option 'tests'", "seeds_needed option")
+t:raises(function() stats.clopper_pearson(5, 3) end, "k: must be <= n", "clopper k > n")
+t:raises(function() stats.anova2({ { 1, 2 }, { 3 } }) end, "y[2]: a row of 2 numbers expected",
+  "anova2 ragged")
+t:raises(function() stats.anova2({ { 1, 2 } }) end, "at least 2 rows and 2 columns", "anova2 1 row")
+t:raises(function() stats.improvement({ 1 }, { 2 }, { better = "up" }) end,
+  "better: expected \"lower\" or \"higher\"", "improvement better")
+t:raises(function() stats.signflip_interval({ 1 }, { 2, 3 }) end, "length 2 differs",
+  "signflip_interval lengths")
+
 t:done()

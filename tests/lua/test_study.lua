@@ -42,7 +42,8 @@ return {
   checkpoint_every = %d,
   analysis = { baseline = "none", metrics = { "val_loss", "val_acc", "n_spikes" },
     primary = "val_loss", better = "lower", min_effect = 0.01, alpha = 0.05,
-    correction = "holm", resamples = 1000 },
+    correction = "holm", resamples = 1000,
+    test = "t" },
 }
 ]], opts.name or "tiny", base, corpus, opts.rms or "", opts.every or 4))
 end

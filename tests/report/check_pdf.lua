@@ -48,7 +48,7 @@ for _, s in ipairs(studies) do
     end
   end
   for _, c in ipairs(s:comparisons()) do
-    local ci = c.ci_bca or c.ci_t
+    local ci = c.ci_decision or c.ci_bca or c.ci_t
     local what = string.format("%s: %s vs %s", s.name, c.treatment, c.baseline)
     if report.finite(c.mean) then
       local d = plain(tex.num(c.mean, tex.diff_decimals(c.metric, c.mean, ci)))
