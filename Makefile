@@ -9,9 +9,6 @@ VERSION := 0.1.0
 
 CC ?= cc
 OPT ?= -O2
-# The only machine-specific flags, explicit so results never depend on the build host
-# (no -march=native, no -ffast-math).
-ARCH_FLAGS ?= -mavx2 -mfma
 SAN_FLAGS ?=
 BUILD ?= build
 BIN ?= bin
@@ -21,7 +18,10 @@ SHELL := /bin/sh
 PKG_CFLAGS = $(shell pkg-config --cflags lua5.4 gsl)
 PKG_LIBS = $(shell pkg-config --libs lua5.4 gsl)
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS := -std=c11 $(OPT) $(ARCH_FLAGS) -fopenmp -D_GNU_SOURCE $(WARN) $(SAN_FLAGS)
+# No -march=native, no -ffast-math, no FMA contraction: build flags never change a result.
+# The CPU paths of engine/isa.h get their instruction sets per file, below; which one
+# runs is chosen at run time (REPRO_ISA).
+BASE_CFLAGS := -std=c11 $(OPT) -ffp-contract=off -fopenmp -D_GNU_SOURCE $(WARN) $(SAN_FLAGS)
 ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(SAN_FLAGS) -fopenmp $(PKG_LIBS) -lm
 
@@ -44,6 +44,11 @@ deps:
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+ifeq ($(shell uname -m),x86_64)
+$(BUILD)/engine/kern_avx512.o: ALL_CFLAGS += -mavx512f -mfma
+$(BUILD)/engine/kern_avx2.o: ALL_CFLAGS += -mavx2 -mfma
+endif
 
 $(BUILD)/lua/repro.o: ALL_CFLAGS += -DREPRO_VERSION='"$(VERSION)"' \
 	-DREPRO_CFLAGS='"$(BASE_CFLAGS) $(CFLAGS)"'
@@ -70,7 +75,12 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/librepro.a | deps
 bench-stats: $(BUILD)/bench/bench_stats
 	@$(BUILD)/bench/bench_stats
 
-test: $(REPRO) $(TEST_BIN) data
+$(BUILD)/tests/tiny_train: tests/cross/tiny_train.c $(BUILD)/librepro.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Iengine $< $(BUILD)/librepro.a -o $@ $(LDLIBS_ALL)
+
+test: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train data
+	@scripts/deps.sh --test
 	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests tests/run.sh
 
 test-asan:

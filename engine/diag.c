@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pcg.h"
+#include "rmath.h"
 
 const double diag_temps[N_TEMPS] = {0.5, 0.75, 1.0, 1.5, 2.0};
 const char *const diag_class_names[N_CLASSES] = {"letter", "digit", "punct", "space"};
@@ -100,7 +101,7 @@ void diag_finish(const diag_sums *d, diag_result *r)
 {
     double n = d->n;
     r->val_loss = d->loss / n;
-    r->val_ppl = exp(r->val_loss);
+    r->val_ppl = rm_exp(r->val_loss);
     r->val_acc = d->hits / n;
     double macro = 0;
     int present = 0;
@@ -146,13 +147,13 @@ static void nll_beta(const float *z, int V, int target, double beta, double *f, 
             mx = z[v];
     double s = 0, s1 = 0, s2 = 0;
     for (int v = 0; v < V; v++) {
-        double e = exp(beta * (z[v] - mx));
+        double e = rm_exp(beta * (z[v] - mx));
         s += e;
         s1 += e * z[v];
         s2 += e * (double)z[v] * z[v];
     }
     double mean = s1 / s, var = s2 / s - mean * mean;
-    *f = log(s) + beta * mx - beta * z[target];
+    *f = rm_log(s) + beta * mx - beta * z[target];
     *g = mean - z[target];
     *h = var > 0 ? var : 0;
 }

@@ -7,6 +7,7 @@
 
 #include "kernels.h"
 #include "pcg.h"
+#include "rmath.h"
 
 #define LN_EPS 1e-5f
 #define RMS_EPS 1e-6f
@@ -360,9 +361,7 @@ static void scale_copy(float *out, const float *x, float s, size_t n)
 
 static void residual_add(float *out, const float *a, const float *b, size_t n)
 {
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        out[i] = a[i] + b[i];
+    vec_add(out, a, b, n);
 }
 
 /* ---- forward / backward -------------------------------------------------------- */
@@ -428,25 +427,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
                       C, LN_EPS);
     linear_forward(m->logits, m->lnf, p->lm_head ? p->lm_head : p->wte, NULL, (int)BT, C, V);
 
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < BT; i++) {
-        const float *z = m->logits + i * V;
-        float *pr = m->probs + i * V;
-        float mx = z[0];
-        for (int v = 1; v < V; v++)
-            if (z[v] > mx)
-                mx = z[v];
-        double s = 0.0;
-        for (int v = 0; v < V; v++) {
-            pr[v] = expf(z[v] - mx);
-            s += pr[v];
-        }
-        float inv = (float)(1.0 / s);
-        for (int v = 0; v < V; v++)
-            pr[v] *= inv;
-        if (with_targets)
-            m->losses[i] = (float)(log(s) - (double)(z[m->targets[i]] - mx));
-    }
+    softmax_xent(m->probs, m->losses, m->logits, with_targets ? m->targets : NULL, (int)BT, V);
     if (!with_targets)
         return 0.0;
     double loss = 0.0;
@@ -478,11 +459,10 @@ void gpt_backward(gpt_model *m, int B)
         for (int v = 0; v < V; v++)
             d[v] *= invBT;
     }
-    memset(m->dlnf, 0, BT * C * sizeof(float));
     if (p->lm_head)
-        linear_backward(m->dlnf, g->lm_head, NULL, dlogits, m->lnf, p->lm_head, (int)BT, C, V);
+        linear_backward_set(m->dlnf, g->lm_head, NULL, dlogits, m->lnf, p->lm_head, (int)BT, C, V);
     else
-        linear_backward(m->dlnf, g->wte, NULL, dlogits, m->lnf, p->wte, (int)BT, C, V);
+        linear_backward_set(m->dlnf, g->wte, NULL, dlogits, m->lnf, p->wte, (int)BT, C, V);
     memset(m->dres, 0, BT * C * sizeof(float));
     layernorm_backward(m->dres, g->lnf_w, g->lnf_b, m->dlnf, m->res[L], p->lnf_w, m->lnf_mean,
                        m->lnf_rstd, (int)BT, C);
@@ -497,11 +477,9 @@ void gpt_backward(gpt_model *m, int B)
             apply_mask(m->dbr, a->m_fc2, keep, BT * C);
             dbr = m->dbr;
         }
-        memset(m->dbig, 0, BT * 4 * C * sizeof(float));
-        linear_backward(m->dbig, gw->fc2_w, gw->fc2_b, dbr, a->fchg, w->fc2_w, (int)BT, 4 * C, C);
+        linear_backward_set(m->dbig, gw->fc2_w, gw->fc2_b, dbr, a->fchg, w->fc2_w, (int)BT, 4 * C, C);
         gelu_backward(m->dbig, a->fch, m->dbig, BT * 4 * C);
-        memset(m->dln, 0, BT * C * sizeof(float));
-        linear_backward(m->dln, gw->fc_w, gw->fc_b, m->dbig, a->ln2, w->fc_w, (int)BT, C, 4 * C);
+        linear_backward_set(m->dln, gw->fc_w, gw->fc_b, m->dbig, a->ln2, w->fc_w, (int)BT, C, 4 * C);
         layernorm_backward(m->dres, gw->ln2_w, gw->ln2_b, m->dln, a->res2, w->ln2_w, a->ln2_mean,
                            a->ln2_rstd, (int)BT, C);
         dbr = m->dres;
@@ -510,12 +488,10 @@ void gpt_backward(gpt_model *m, int B)
             apply_mask(m->dbr, a->m_proj, keep, BT * C);
             dbr = m->dbr;
         }
-        memset(m->datty, 0, BT * C * sizeof(float));
-        linear_backward(m->datty, gw->proj_w, gw->proj_b, dbr, a->atty, w->proj_w, (int)BT, C, C);
+        linear_backward_set(m->datty, gw->proj_w, gw->proj_b, dbr, a->atty, w->proj_w, (int)BT, C, C);
         attention_backward(m->dqkv, m->datty, a->qkv, a->att, drop ? a->m_att : NULL, keep, B, T,
                            C, H);
-        memset(m->dln, 0, BT * C * sizeof(float));
-        linear_backward(m->dln, gw->qkv_w, gw->qkv_b, m->dqkv, a->ln1, w->qkv_w, (int)BT, C,
+        linear_backward_set(m->dln, gw->qkv_w, gw->qkv_b, m->dqkv, a->ln1, w->qkv_w, (int)BT, C,
                         3 * C);
         layernorm_backward(m->dres, gw->ln1_w, gw->ln1_b, m->dln, m->res[l], w->ln1_w,
                            a->ln1_mean, a->ln1_rstd, (int)BT, C);
@@ -664,22 +640,13 @@ void gpt_adamw(gpt_model *m, float lr, long t, float grad_scale)
 {
     const float b1 = (float)m->cfg.beta1, b2 = (float)m->cfg.beta2, eps = (float)m->cfg.eps;
     const float wd = (float)m->cfg.weight_decay;
-    const float bc1 = (float)(1.0 - pow(m->cfg.beta1, (double)t));
-    const float bc2 = (float)(1.0 - pow(m->cfg.beta2, (double)t));
+    const float bc1 = (float)(1.0 - rm_powi(m->cfg.beta1, t));
+    const float bc2 = (float)(1.0 - rm_powi(m->cfg.beta2, t));
     for (int k = 0; k < m->n_tensors; k++) {
         const gpt_tensor *tn = &m->tensors[k];
-        float *p = m->params + tn->offset, *g = m->grads + tn->offset;
-        float *mm = m->adam_m + tn->offset, *vv = m->adam_v + tn->offset;
-        const float decay = tn->decay ? 1.0f - lr * wd : 1.0f;
-        const long n = (long)tn->size;
-#pragma omp parallel for schedule(static)
-        for (long i = 0; i < n; i++) {
-            float gi = g[i] * grad_scale;
-            mm[i] = b1 * mm[i] + (1.0f - b1) * gi;
-            vv[i] = b2 * vv[i] + (1.0f - b2) * gi * gi;
-            float mhat = mm[i] / bc1, vhat = vv[i] / bc2;
-            p[i] = p[i] * decay - lr * mhat / (sqrtf(vhat) + eps);
-        }
+        size_t o = tn->offset;
+        adamw_update(m->params + o, m->grads + o, m->adam_m + o, m->adam_v + o, tn->size,
+                     grad_scale, b1, b2, bc1, bc2, lr, eps, tn->decay ? 1.0f - lr * wd : 1.0f);
     }
 }
 
@@ -735,5 +702,5 @@ double gpt_lr(const gpt_config *c, long it)
     double progress = span > 0 ? (double)(it - c->warmup) / (double)span : 1.0;
     if (progress > 1.0)
         progress = 1.0;
-    return c->min_lr + 0.5 * (1.0 + cos(M_PI * progress)) * (c->lr - c->min_lr);
+    return c->min_lr + 0.5 * (1.0 + rm_cos(M_PI * progress)) * (c->lr - c->min_lr);
 }

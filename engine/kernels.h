@@ -1,10 +1,20 @@
 /* Compute kernels of the engine.  Layout: row-major, (rows, C) activations.
  *
- * Determinism: every output element is computed by exactly one thread, and its
- * arithmetic (summation order included) does not depend on how rows are split between
- * threads.  Reductions across rows (bias and norm-weight gradients) are split by column.
- * Vectorized elementwise functions process tails through a padded vector, so a value
- * never depends on its position in a row.  Backward functions add into their outputs.
+ * THE DETERMINISM RULE (every kernel, every CPU path, every thread count):
+ *  1. Every output element is computed by exactly one thread, by arithmetic that does not
+ *     depend on how rows are split between threads nor on the CPU path (engine/isa.h).
+ *  2. GEMM (engine/gemm.h): each element of C is one FMA chain over k in order, started
+ *     from C or +0, whatever the blocking or micro-tile.
+ *  3. Reductions along a row (norm statistics, softmax sums, dot products) are
+ *     lane-blocked: lane l of 16 accumulates elements l, l+16, l+32, ... in order, then the
+ *     16 lanes are combined by one fixed tree (l += l+8, l += l+4, l += l+2, l += l+1);
+ *     see engine/simd.h.  Reductions across rows (bias and norm-gain gradients) are split
+ *     by column, each column summed over rows in order.
+ *  4. Elementwise functions apply the same IEEE operations (the same fma's) per element
+ *     on every path; exp and tanh are the engine's own (engine/rmath.h), never libm's.
+ *  5. Everything is built with -ffp-contract=off and without -ffast-math.
+ * A new kernel must keep these rules; tests/c/test_kernels.c compares every path.
+ * Backward functions add into their outputs unless said otherwise.
  */
 #ifndef REPRO_KERNELS_H
 #define REPRO_KERNELS_H
@@ -12,25 +22,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* C(M,N) = [C +] op(A)(M,K) · op(B)(K,N).
- * ta = 0: A is (M, K) with row stride lda;  ta = 1: A is stored as (K, M).
- * tb = 0: B is (K, N) with row stride ldb;  tb = 1: B is stored as (N, K).
- * gemm splits rows of C across the OpenMP threads; gemm_serial runs on the caller's
- * thread (for use inside a parallel region). */
-void gemm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
-          float *C, int ldc, int accumulate);
-void gemm_serial(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
-                 int tb, float *C, int ldc, int accumulate);
+#include "gemm.h"
+#include "isa.h"
 
-/* Frees the per-thread packing buffers gemm keeps between calls. */
+/* Frees the per-thread packing and scratch buffers kept between calls; clears the
+ * failure flag. */
 void kernels_release(void);
+/* Non-zero when a kernel could not allocate its scratch since the last release (its
+ * output is then unspecified): callers check after a step. */
+int kernels_failed(void);
 
 /* out(N,OC) = inp(N,IC) · w(OC,IC)ᵀ + b(OC)  (b may be NULL) */
 void linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int IC,
                     int OC);
-/* dinp += dout·w;  dw += doutᵀ·inp;  db += Σ_rows dout  (dinp, db may be NULL) */
+/* dinp += dout·w;  dw += doutᵀ·inp;  db += Σ_rows dout  (dinp, db may be NULL). */
 void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                      const float *w, int N, int IC, int OC);
+/* The same with dinp = dout·w (overwritten: no memset needed; the same bits as a memset
+ * to zero followed by linear_backward). */
+void linear_backward_set(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                         const float *w, int N, int IC, int OC);
 
 /* LayerNorm over the last dimension; saves mean and rstd per row. */
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
@@ -43,15 +54,30 @@ void rmsnorm_forward(float *out, float *rstd, const float *inp, const float *w, 
 void rmsnorm_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
                       const float *rstd, int N, int C);
 
+/* out = a + b (residual connections). */
+void vec_add(float *out, const float *a, const float *b, size_t n);
+/* AdamW on n parameters p with gradients g·grad_scale and moments m, v (see gpt_adamw). */
+void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float grad_scale,
+                  float b1, float b2, float bc1, float bc2, float lr, float eps, float decay);
+
 /* GELU, tanh approximation. */
 void gelu_forward(float *out, const float *inp, size_t n);
 void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n); /* dinp = */
 
+/* Row-wise softmax cross-entropy over V classes for N rows: probs = softmax(logits);
+ * losses[i] = log Σ exp(z - max) - (z[target] - max) (with targets != NULL). */
+void softmax_xent(float *probs, float *losses, const float *logits, const int32_t *targets,
+                  int N, int V);
+
 /* Causal multi-head attention over qkv (B,T,3C) = [q|k|v], head h at columns h*hs.
- * att (B,H,T,T) receives the softmax probabilities (zero above the diagonal);
- * out (B,T,C).  With mask != NULL (dropout), out uses att·mask·scale_drop. */
+ * att (B,H,T,T) receives the softmax probabilities; entries above the diagonal are 0
+ * (never written after initialization: the caller zeroes att once).  out (B,T,C).
+ * With mask != NULL (dropout), out uses att·mask·keep_scale.  Fully masked blocks and the
+ * masked half of diagonal blocks are skipped (their terms are exact zeros, so skipping
+ * them changes no bit). */
 void attention_forward(float *out, float *att, const float *qkv, const uint8_t *mask,
                        float keep_scale, int B, int T, int C, int H);
+/* dqkv = (not +=) the gradient with respect to qkv. */
 void attention_backward(float *dqkv, const float *dout, const float *qkv, const float *att,
                         const uint8_t *mask, float keep_scale, int B, int T, int C, int H);
 

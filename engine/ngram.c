@@ -1,5 +1,7 @@
 #include "ngram.h"
 
+#include "rmath.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,16 +33,16 @@ int ngram_eval(const corpus *c, ngram_result *r, char *err, size_t errlen)
     double su = 0.0, sb = 0.0;
     for (size_t i = 1; i < c->n_val; i++) {
         int a = c->val[i - 1], b = c->val[i];
-        su -= log((uni[b] + 1.0) / ((double)c->n_train + V));
-        sb -= log((bi[(size_t)a * V + b] + 1.0) / (from[a] + V));
+        su -= rm_log((uni[b] + 1.0) / ((double)c->n_train + V));
+        sb -= rm_log((bi[(size_t)a * V + b] + 1.0) / (from[a] + V));
     }
     r->n_train = c->n_train;
     r->n_eval = c->n_val - 1;
     r->vocab = V;
     r->unigram_nll = su / (double)r->n_eval;
     r->bigram_nll = sb / (double)r->n_eval;
-    r->unigram_ppl = exp(r->unigram_nll);
-    r->bigram_ppl = exp(r->bigram_nll);
+    r->unigram_ppl = rm_exp(r->unigram_nll);
+    r->bigram_ppl = rm_exp(r->bigram_nll);
     free(uni);
     free(bi);
     free(from);

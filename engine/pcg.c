@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "rmath.h"
+
 #define PCG32_MULT 6364136223846793005ULL
 
 uint32_t pcg32_next(pcg32 *r)
@@ -57,6 +59,6 @@ double pcg32_normal(pcg32 *r)
         double v = 2.0 * pcg32_uniform_double(r) - 1.0;
         double s = u * u + v * v;
         if (s > 0.0 && s < 1.0)
-            return u * sqrt(-2.0 * log(s) / s);
+            return u * sqrt(-2.0 * rm_log(s) / s);
     }
 }

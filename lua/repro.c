@@ -8,7 +8,8 @@
  * that appends a traceback; any error is printed on stderr as `file:line: message`
  * plus the traceback, and the exit status is 1.  An error raised as a table with a
  * string field `message` is a user error (bad config, bad study file): only the
- * message is printed.  The project's C modules are preloaded, and lua/ is put on
+ * message is printed.  Under a COMMAND every other error is an internal error (a bug,
+ * never something a user's input can cause): its traceback ends with a line saying so.  The project's C modules are preloaded, and lua/ is put on
  * package.path from the binary's own location, so nothing depends on LUA_PATH or the
  * working directory.  math.random is hidden: every random number comes from `pcg`.
  * Unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set, the host re-executes itself once with
@@ -31,6 +32,8 @@
 #include <unistd.h>
 
 #include <gsl/gsl_version.h>
+
+#include "../engine/isa.h"
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -117,6 +120,13 @@ static int msghandler(lua_State *L)
             msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
     luaL_traceback(L, L, msg, 1);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "repro.command") == LUA_TSTRING) {
+        lua_pushfstring(L, "%s\nrepro %s: internal error (a bug in bin/repro, not a problem "
+                        "with your input): please report it with the traceback above",
+                        lua_tostring(L, -2), lua_tostring(L, -1));
+        return 1;
+    }
+    lua_pop(L, 1);
     return 1;
 }
 
@@ -396,6 +406,10 @@ static int open_host(lua_State *L)
     lua_setfield(L, -2, "compiler");
     lua_pushstring(L, REPRO_CFLAGS);
     lua_setfield(L, -2, "cflags");
+    lua_pushstring(L, isa_name());
+    lua_setfield(L, -2, "isa");
+    lua_pushstring(L, isa_available());
+    lua_setfield(L, -2, "isa_available");
     lua_getfield(L, LUA_REGISTRYINDEX, "repro.root");
     lua_setfield(L, -2, "root");
     lua_getfield(L, LUA_REGISTRYINDEX, "repro.exe");
@@ -435,6 +449,8 @@ static int print_version(lua_State *L)
 {
     printf("repro %s\n%s\nGSL %s\n%s\nflags: %s\n", REPRO_VERSION, LUA_RELEASE, gsl_version,
            REPRO_COMPILER, REPRO_CFLAGS);
+    printf("paths: %s (this CPU: %s)\npath in use: %s%s\n", isa_compiled(), isa_available(),
+           isa_name(), getenv("REPRO_ISA") && *getenv("REPRO_ISA") ? " (REPRO_ISA)" : "");
     (void)L;
     return 0;
 }
@@ -448,6 +464,12 @@ static int pmain(lua_State *L)
     if (find_root(root, sizeof root) != 0)
         return luaL_error(L, "cannot find the project's lua/repro/ directory from the binary's "
                              "location; set REPRO_ROOT to the project root");
+    char isa_err[256];
+    if (isa_select(NULL, isa_err, sizeof isa_err) != 0) {
+        fprintf(stderr, "%s: %s\n", argv[0], isa_err);
+        lua_pushinteger(L, 2);
+        return 1;
+    }
     setup(L, root, argv[0]);
 
     if (argc < 2) {
@@ -486,6 +508,8 @@ static int pmain(lua_State *L)
             lua_pushstring(L, argv[i]);
         lua_call(L, argc - 2, 1);
     } else {
+        lua_pushstring(L, argv[1]);
+        lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
         lua_getglobal(L, "require");
         lua_pushstring(L, "repro.cli");
         lua_call(L, 1, 1);

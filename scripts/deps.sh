@@ -3,6 +3,8 @@
 # and installs what is missing with apt-get when run as root; otherwise prints the
 # exact command and fails.  Nothing else in the project installs packages.
 #   scripts/deps.sh            what `make`, `make test` and `make reproduce` need
+#   scripts/deps.sh --test     also what `make test` needs beyond that: the aarch64 cross
+#                              compiler and qemu-user (tests/sh/test_paths.sh)
 #   scripts/deps.sh --torch    also python3-torch with OpenBLAS (PyTorch reference checks and
 #                              make bench; without OpenBLAS, Debian's torch uses the slow
 #                              reference BLAS and the comparison would flatter the engine)
@@ -14,6 +16,9 @@ set -eu
 PACKAGES="gcc make pkg-config liblua5.4-dev libgsl-dev lua-cjson gnuplot-nox
 texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recommended
 latexmk poppler-utils curl ca-certificates"
+if [ "${1:-}" = "--test" ]; then
+    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+fi
 if [ "${1:-}" = "--torch" ]; then
     PACKAGES="$PACKAGES python3-torch python3-numpy libopenblas0-pthread"
 fi

@@ -346,7 +346,7 @@ function M.run(cfg, dir, opts)
   local commit, dirty = M.git_info()
   fs.write_atomic(dir .. "/manifest.json", json.pretty({
     repro_version = host.version, git_commit = commit, git_dirty = dirty,
-    compiler = host.compiler, cflags = host.cflags, lua = host.lua, gsl = host.gsl,
+    compiler = host.compiler, cflags = host.cflags, isa = host.isa, lua = host.lua, gsl = host.gsl,
     corpus = cfg.data, corpus_sha256 = fs.sha256(M.data_path(cfg)) or "unreadable",
     host = host.hostname(), cpu = cpu_model(), threads = run_cfg.threads ~= 0
       and run_cfg.threads or sys.cores(),

@@ -1,0 +1,256 @@
+#include "gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+#include "isa.h"
+#include "kern_ops.h"
+#include "kernels.h"
+
+#define KC 256
+#define MC_ROWS 96 /* rows of A per packed block (rounded up to the micro-tile's MR) */
+
+/* Per-thread buffers, grown on demand and kept between calls (allocating per call costs
+ * page faults); kernels_release frees them. */
+#define MAX_THREADS 256
+#define N_SLOTS 6 /* 0..3 for callers (attention), 4 packed A, 5 packed B */
+static struct {
+    float *p;
+    size_t n;
+} scratch[MAX_THREADS][N_SLOTS];
+static int failed;
+
+static float *grow(int slot, size_t want)
+{
+    int t = omp_get_thread_num();
+    if (t >= MAX_THREADS) {
+#pragma omp atomic write
+        failed = 1;
+        return NULL;
+    }
+    if (scratch[t][slot].n < want) {
+        free(scratch[t][slot].p);
+        size_t bytes = (want * sizeof(float) + 63) / 64 * 64;
+        scratch[t][slot].p = aligned_alloc(64, bytes);
+        scratch[t][slot].n = scratch[t][slot].p ? want : 0;
+        if (!scratch[t][slot].p) {
+#pragma omp atomic write
+            failed = 1;
+            return NULL;
+        }
+    }
+    return scratch[t][slot].p;
+}
+
+float *kernels_scratch(int slot, size_t n)
+{
+    return slot >= 0 && slot < 4 ? grow(slot, n) : NULL;
+}
+
+int kernels_failed(void)
+{
+    int f;
+#pragma omp atomic read
+    f = failed;
+    return f;
+}
+
+void kernels_release(void)
+{
+    for (int t = 0; t < MAX_THREADS; t++)
+        for (int s = 0; s < N_SLOTS; s++) {
+            free(scratch[t][s].p);
+            scratch[t][s].p = NULL;
+            scratch[t][s].n = 0;
+        }
+    failed = 0;
+}
+
+/* The MR-row tile of op(A) at rows i0.., k p0.. (kc wide) as the micro-kernel reads it:
+ * in place when all MR rows exist, else packed zero-padded into tile (rs 1, ks MR). */
+static const float *a_tile(const float *A, int lda, int ta, int i0, int p0, int mr, int MR,
+                           int kc, float *tile, long *rs, long *ks)
+{
+    if (mr == MR) {
+        if (ta) {
+            *rs = 1;
+            *ks = lda;
+            return A + (size_t)p0 * lda + i0;
+        }
+        *rs = lda;
+        *ks = 1;
+        return A + (size_t)i0 * lda + p0;
+    }
+    for (int k = 0; k < kc; k++)
+        for (int i = 0; i < MR; i++)
+            tile[(size_t)k * MR + i] =
+                i >= mr ? 0.0f : ta ? A[(size_t)(p0 + k) * lda + i0 + i] : A[(size_t)(i0 + i) * lda + p0 + k];
+    *rs = 1;
+    *ks = MR;
+    return tile;
+}
+
+/* op(B) block (kc, n) at row p0 into NR-column panels: panel[k*NR + j], zero-padded. */
+static void pack_B(int kc, int n, const float *B, int ldb, int tb, int p0, int NR, float *Bp)
+{
+    for (int jr = 0; jr < n; jr += NR, Bp += (size_t)NR * kc) {
+        int nr = n - jr < NR ? n - jr : NR;
+        if (!tb) {
+            const float *src = B + (size_t)p0 * ldb + jr;
+            for (int k = 0; k < kc; k++, src += ldb) {
+                float *dst = Bp + (size_t)k * NR;
+                memcpy(dst, src, (size_t)nr * sizeof(float));
+                for (int j = nr; j < NR; j++)
+                    dst[j] = 0.0f;
+            }
+        } else {
+            for (int j = 0; j < NR; j++) {
+                if (j < nr) {
+                    const float *src = B + (size_t)(jr + j) * ldb + p0;
+                    for (int k = 0; k < kc; k++)
+                        Bp[(size_t)k * NR + j] = src[k];
+                } else {
+                    for (int k = 0; k < kc; k++)
+                        Bp[(size_t)k * NR + j] = 0.0f;
+                }
+            }
+        }
+    }
+}
+
+/* The micro-tile with the fewest padded columns (wide on ties). */
+static const gemm_micro *choose(int N)
+{
+    isa_name(); /* selects the default path on first use */
+    const gemm_micro *w = &kern->wide, *n = &kern->narrow;
+    int pw = (N + w->nr - 1) / w->nr * w->nr, pn = (N + n->nr - 1) / n->nr * n->nr;
+    return pn < pw ? n : w;
+}
+
+/* C(M, N) (+)= op(A)(M, kc at p0) · packed panels (panel stride pstride floats). */
+static int multiply(const gemm_micro *mk, int M, int N, int kc, const float *A, int lda, int ta,
+                    int p0, const float *Bp, size_t pstride, float *C, int ldc, const float *bias,
+                    int load_c)
+{
+    const int MR = mk->mr, NR = mk->nr, MC = (MC_ROWS + MR - 1) / MR * MR;
+    float *tile = NULL;
+    if (M % MR && !(tile = grow(4, (size_t)MR * kc)))
+        return -1;
+    for (int i0 = 0; i0 < M; i0 += MC) {
+        int mc = M - i0 < MC ? M - i0 : MC;
+        for (int jr = 0; jr < N; jr += NR)
+            for (int ir = 0; ir < mc; ir += MR) {
+                int mr = mc - ir < MR ? mc - ir : MR;
+                long rs, ks;
+                const float *a = a_tile(A, lda, ta, i0 + ir, p0, mr, MR, kc, tile, &rs, &ks);
+                mk->fn(kc, a, rs, ks, Bp + (size_t)(jr / NR) * pstride,
+                       C + (size_t)(i0 + ir) * ldc + jr, ldc, bias ? bias + jr : NULL, load_c, mr,
+                       N - jr < NR ? N - jr : NR);
+            }
+    }
+    return 0;
+}
+
+static int gemm_core(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                     int tb, const float *bias, float *C, int ldc, int accumulate)
+{
+    if (M <= 0 || N <= 0)
+        return 0;
+    if (K <= 0) {
+        for (int i = 0; i < M; i++) {
+            if (bias)
+                memcpy(C + (size_t)i * ldc, bias, (size_t)N * sizeof(float));
+            else if (!accumulate)
+                memset(C + (size_t)i * ldc, 0, (size_t)N * sizeof(float));
+        }
+        return 0;
+    }
+    const gemm_micro *mk = choose(N);
+    const int NR = mk->nr;
+    int npad = (N + NR - 1) / NR * NR, kcmax = K < KC ? K : KC;
+    float *Bp = grow(5, (size_t)kcmax * npad);
+    if (!Bp)
+        return -1;
+    for (int p0 = 0; p0 < K; p0 += KC) {
+        int kc = K - p0 < KC ? K - p0 : KC;
+        pack_B(kc, N, B, ldb, tb, p0, NR, Bp);
+        if (multiply(mk, M, N, kc, A, lda, ta, p0, Bp, (size_t)kc * NR, C, ldc,
+                     p0 == 0 ? bias : NULL, accumulate || p0 > 0))
+            return -1;
+    }
+    return 0;
+}
+
+int gemm_serial(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                int tb, float *C, int ldc, int accumulate)
+{
+    return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, accumulate);
+}
+
+static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, const float *B,
+                         int ldb, int tb, const float *bias, float *C, int ldc, int accumulate)
+{
+    int nt = omp_get_max_threads();
+    int MR = choose(N)->mr;
+    if (nt <= 1 || M < 2 * MR)
+        return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate);
+    int rc = 0;
+#pragma omp parallel reduction(| : rc)
+    {
+        int t = omp_get_thread_num(), n = omp_get_num_threads();
+        int chunk = ((M + n - 1) / n + MR - 1) / MR * MR;
+        int m0 = t * chunk, m1 = m0 + chunk < M ? m0 + chunk : M;
+        if (m0 < m1) {
+            const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
+            rc |= gemm_core(m1 - m0, N, K, As, lda, ta, B, ldb, tb, bias, C + (size_t)m0 * ldc,
+                            ldc, accumulate) != 0;
+        }
+    }
+    return rc ? -1 : 0;
+}
+
+int gemm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
+         float *C, int ldc, int accumulate)
+{
+    return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, accumulate);
+}
+
+int gemm_bias(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+              int tb, const float *bias, float *C, int ldc)
+{
+    return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, 0);
+}
+
+size_t gemm_packed_floats(int K, int N)
+{
+    int NR = choose(N)->nr;
+    return (size_t)K * ((N + NR - 1) / NR * NR);
+}
+
+void gemm_pack(gemm_packed *pb, float *buf, int K, int N, const float *B, int ldb, int tb)
+{
+    const gemm_micro *mk = choose(N);
+    pack_B(K, N, B, ldb, tb, 0, mk->nr, buf);
+    pb->micro = mk;
+    pb->Bp = buf;
+    pb->K = K;
+    pb->N = N;
+}
+
+int gemm_packed_mul(int M, int n, int k0, int k, const float *A, int lda, int ta,
+                    const gemm_packed *pb, float *C, int ldc, int accumulate)
+{
+    const gemm_micro *mk = pb->micro;
+    if (M <= 0 || n <= 0)
+        return 0;
+    if (k <= 0) {
+        if (!accumulate)
+            for (int i = 0; i < M; i++)
+                memset(C + (size_t)i * ldc, 0, (size_t)n * sizeof(float));
+        return 0;
+    }
+    return multiply(mk, M, n, k, A, lda, ta, 0, pb->Bp + (size_t)k0 * mk->nr,
+                    (size_t)pb->K * mk->nr, C, ldc, NULL, accumulate);
+}

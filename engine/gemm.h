@@ -1,0 +1,42 @@
+/* GEMM of the engine: C(M,N) = [C +] op(A)(M,K) · op(B)(K,N), row-major.
+ *   ta = 0: A is (M, K) with row stride lda;  ta = 1: A is stored as (K, M).
+ *   tb = 0: B is (K, N) with row stride ldb;  tb = 1: B is stored as (N, K).
+ * The determinism rule: every element of C is ONE fused-multiply-add chain over k = 0, 1,
+ * ..., K-1 in order, started from C (accumulate) or from +0.  Nothing else touches it, so
+ * the blocking (KC, MC), the micro-tile of each CPU path, the split across threads and the
+ * path itself never change a bit.  A new GEMM kernel must keep this rule.
+ * gemm splits rows of C across the OpenMP threads; gemm_serial runs on the calling thread
+ * (for use inside a parallel region).  Both return 0, or -1 when a packing buffer could
+ * not be allocated (C is then unspecified; kernels_failed() says so too). */
+#ifndef REPRO_GEMM_H
+#define REPRO_GEMM_H
+
+#include <stddef.h>
+
+int gemm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
+         float *C, int ldc, int accumulate);
+int gemm_serial(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                int tb, float *C, int ldc, int accumulate);
+/* C = bias (a row vector of N, the start of every row's chains) + op(A)·op(B), rows across
+ * the OpenMP threads: the same bits as copying bias into C and accumulating. */
+int gemm_bias(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+              int tb, const float *bias, float *C, int ldc);
+
+/* op(B) packed once and used by several products with parts of it (attention's causal
+ * blocks): gemm_packed_mul uses its rows [k0, k0 + k) and its first n columns. */
+typedef struct {
+    const void *micro; /* the micro-tile the panels were packed for */
+    const float *Bp;
+    int K, N;
+} gemm_packed;
+/* Floats of buffer gemm_pack needs. */
+size_t gemm_packed_floats(int K, int N);
+void gemm_pack(gemm_packed *pb, float *buf, int K, int N, const float *B, int ldb, int tb);
+int gemm_packed_mul(int M, int n, int k0, int k, const float *A, int lda, int ta,
+                    const gemm_packed *pb, float *C, int ldc, int accumulate);
+
+/* Per-thread scratch of at least n floats (64-byte aligned), kept between calls; slot
+ * 0..3 are independent buffers.  NULL when out of memory. */
+float *kernels_scratch(int slot, size_t n);
+
+#endif

@@ -1,0 +1,61 @@
+/* The avx512 path (AVX-512F + FMA): 16-lane kernels on one zmm register, and GEMM
+ * micro-kernels of 8x32 (wide) and 16x16 (narrow).  Built with -mavx512f -mfma (Makefile);
+ * chosen at run time only when the CPU has AVX-512F (engine/isa.c). */
+#if defined(__x86_64__)
+#define KERN_AVX512
+#define KSFX avx512
+#include "kern_ops.h"
+#include "simd.h"
+
+static inline __mmask16 col_mask(int nr, int v)
+{
+    int r = nr - 16 * v;
+    return r >= 16 ? (__mmask16)0xFFFF : r <= 0 ? (__mmask16)0 : (__mmask16)((1u << r) - 1u);
+}
+
+/* MR rows x NV zmm columns; acc stays in registers (the loops are fully unrolled). */
+#define MICRO512(NAME, MR, NV)                                                               \
+    static void NAME(int kc, const float *restrict A, long rs, long ks,                        \
+                     const float *restrict Bp, float *restrict C, int ldc,                     \
+                     const float *restrict bias, int load_c, int mr, int nr)                   \
+    {                                                                                        \
+        __m512 acc[MR][NV];                                                                  \
+        __mmask16 mk[NV];                                                                    \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) mk[v] = col_mask(nr, v);        \
+        if (bias) {                                                                          \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                             \
+            {                                                                                \
+                __m512 b0 = _mm512_maskz_loadu_ps(mk[v], bias + 16 * v);                     \
+                _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) acc[i][v] = b0;        \
+            }                                                                                \
+        } else {                                                                             \
+            _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                            \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] =             \
+                    load_c && i < mr                                                         \
+                        ? _mm512_maskz_loadu_ps(mk[v], C + (size_t)i * ldc + 16 * v)         \
+                        : _mm512_setzero_ps();                                               \
+        }                                                                                    \
+        const float *ak = A;                                                                 \
+        for (int k = 0; k < kc; k++, ak += ks) {                                             \
+            __m512 b[NV];                                                                    \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) b[v] =                      \
+                _mm512_load_ps(Bp + (size_t)k * 16 * NV + 16 * v);                           \
+            _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                            \
+            {                                                                                \
+                __m512 a = _mm512_set1_ps(ak[i * rs]);                                       \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] =             \
+                    _mm512_fmadd_ps(a, b[v], acc[i][v]);                                     \
+            }                                                                                \
+        }                                                                                    \
+        _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) if (i < mr)                    \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                             \
+                _mm512_mask_storeu_ps(C + (size_t)i * ldc + 16 * v, mk[v], acc[i][v]);       \
+    }
+
+MICRO512(micro_8x32, 8, 2)
+MICRO512(micro_16x16, 16, 1)
+
+#include "kern_body.h"
+
+const kern_ops kern_ops_avx512 = KERN_TABLE("avx512", 8, 32, micro_8x32, 16, micro_16x16);
+#endif

@@ -1,0 +1,327 @@
+/* The kernels of one CPU path, written once on the v16 vector of engine/simd.h.
+ * Included by kern_avx512.c, kern_avx2.c and kern_generic.c after KERN_<PATH>, KSFX (the
+ * name suffix) and the path's GEMM micro-kernels are defined.  Every reduction here is
+ * lane-blocked (lane l accumulates elements l, l+16, l+32, ... in order, then the fixed
+ * tree of v_hsum), so the three paths agree bit for bit; see engine/kernels.h. */
+
+#define KCAT2(a, b) a##_##b
+#define KCAT(a, b) KCAT2(a, b)
+#define K(name) KCAT(name, KSFX)
+
+static inline float red_sum(const float *x, int n)
+{
+    v16 acc = v_zero();
+    int c = 0;
+    for (; c + 16 <= n; c += 16)
+        acc = v_add(acc, v_load(x + c));
+    if (c < n)
+        acc = v_add(acc, v_load_n(x + c, n - c));
+    return v_hsum(acc);
+}
+
+/* max over x[0..n) with scale applied, x86 max semantics (order-free without NaN) */
+static inline float red_max_scaled(const float *x, int n, float scale)
+{
+    v16 s = v_set1(scale), m = v_set1(-INFINITY);
+    int c = 0;
+    for (; c + 16 <= n; c += 16)
+        m = v_max(v_mul(v_load(x + c), s), m);
+    if (c < n)
+        m = v_max(v_mul(v_load_pad(x + c, n - c, -INFINITY), s), m);
+    float t[16];
+    v_store(t, m);
+    float r = t[0];
+    for (int l = 1; l < 16; l++)
+        r = t[l] > r ? t[l] : r;
+    return r;
+}
+
+static void K(ln_fwd_row)(float *y, float *mean, float *rstd, const float *x, const float *w,
+                          const float *b, int C, float eps)
+{
+    float m = red_sum(x, C) / (float)C;
+    v16 vm = v_set1(m), acc = v_zero();
+    int c = 0;
+    for (; c + 16 <= C; c += 16) {
+        v16 d = v_sub(v_load(x + c), vm);
+        acc = v_fma(d, d, acc);
+    }
+    if (c < C) {
+        v16 d = v_keep_n(v_sub(v_load_n(x + c, C - c), vm), C - c);
+        acc = v_fma(d, d, acc);
+    }
+    float r = 1.0f / sqrtf(v_hsum(acc) / (float)C + eps);
+    v16 vr = v_set1(r);
+    for (c = 0; c + 16 <= C; c += 16) {
+        v16 xh = v_mul(v_sub(v_load(x + c), vm), vr);
+        v_store(y + c, v_fma(xh, v_load(w + c), v_load(b + c)));
+    }
+    if (c < C) {
+        int n = C - c;
+        v16 xh = v_mul(v_sub(v_load_n(x + c, n), vm), vr);
+        v_store_n(y + c, v_fma(xh, v_load_n(w + c, n), v_load_n(b + c, n)), n);
+    }
+    *mean = m;
+    *rstd = r;
+}
+
+static void K(ln_bwd_row)(float *dx, const float *dy, const float *x, const float *w, float mean,
+                          float rstd, int C)
+{
+    v16 vm = v_set1(mean), vr = v_set1(rstd), sd = v_zero(), sdn = v_zero();
+    for (int c = 0; c < C; c += 16) {
+        int n = C - c < 16 ? C - c : 16;
+        v16 xh = v_mul(v_sub(v_load_n(x + c, n), vm), vr);
+        v16 dn = v_mul(v_load_n(dy + c, n), v_load_n(w + c, n)); /* 0 past the row */
+        sd = v_add(sd, dn);
+        sdn = v_fma(dn, xh, sdn);
+    }
+    v16 md = v_set1(v_hsum(sd) / (float)C), mdn = v_set1(v_hsum(sdn) / (float)C);
+    for (int c = 0; c < C; c += 16) {
+        int n = C - c < 16 ? C - c : 16;
+        v16 xh = v_mul(v_sub(v_load_n(x + c, n), vm), vr);
+        v16 dn = v_mul(v_load_n(dy + c, n), v_load_n(w + c, n));
+        v16 t = v_fnma(xh, mdn, v_sub(dn, md));
+        v_store_n(dx + c, v_fma(vr, t, v_load_n(dx + c, n)), n);
+    }
+}
+
+static void K(ln_bwd_cols)(float *dw, float *db, const float *dy, const float *x,
+                           const float *mean, const float *rstd, int N, int C, int c0, int c1)
+{
+    for (int c = c0; c < c1; c += 16) {
+        int n = c1 - c < 16 ? c1 - c : 16;
+        v16 aw = v_load_n(dw + c, n), ab = v_load_n(db + c, n);
+        for (int i = 0; i < N; i++) {
+            const float *xr = x + (size_t)i * C + c, *dr = dy + (size_t)i * C + c;
+            v16 g = v_load_n(dr, n);
+            v16 xh = v_mul(v_sub(v_load_n(xr, n), v_set1(mean[i])), v_set1(rstd[i]));
+            aw = v_fma(g, xh, aw);
+            ab = v_add(ab, g);
+        }
+        v_store_n(dw + c, aw, n);
+        v_store_n(db + c, ab, n);
+    }
+}
+
+static void K(rms_fwd_row)(float *y, float *rstd, const float *x, const float *w, int C, float eps)
+{
+    v16 acc = v_zero();
+    for (int c = 0; c < C; c += 16) {
+        int n = C - c < 16 ? C - c : 16;
+        v16 v = v_load_n(x + c, n);
+        acc = v_fma(v, v, acc);
+    }
+    float r = 1.0f / sqrtf(v_hsum(acc) / (float)C + eps);
+    v16 vr = v_set1(r);
+    for (int c = 0; c < C; c += 16) {
+        int n = C - c < 16 ? C - c : 16;
+        v_store_n(y + c, v_mul(v_mul(v_load_n(x + c, n), vr), v_load_n(w + c, n)), n);
+    }
+    *rstd = r;
+}
+
+static void K(rms_bwd_row)(float *dx, const float *dy, const float *x, const float *w, float rstd,
+                           int C)
+{
+    v16 vr = v_set1(rstd), sdn = v_zero();
+    for (int c = 0; c < C; c += 16) {
+        int n = C - c < 16 ? C - c : 16;
+        v16 xh = v_mul(v_load_n(x + c, n), vr);
+        v16 dn = v_mul(v_load_n(dy + c, n), v_load_n(w + c, n));
+        sdn = v_fma(dn, xh, sdn);
+    }
+    v16 mdn = v_set1(v_hsum(sdn) / (float)C);
+    for (int c = 0; c < C; c += 16) {
+        int n = C - c < 16 ? C - c : 16;
+        v16 xh = v_mul(v_load_n(x + c, n), vr);
+        v16 dn = v_mul(v_load_n(dy + c, n), v_load_n(w + c, n));
+        v_store_n(dx + c, v_fma(vr, v_fnma(xh, mdn, dn), v_load_n(dx + c, n)), n);
+    }
+}
+
+static void K(rms_bwd_cols)(float *dw, const float *dy, const float *x, const float *rstd, int N,
+                            int C, int c0, int c1)
+{
+    for (int c = c0; c < c1; c += 16) {
+        int n = c1 - c < 16 ? c1 - c : 16;
+        v16 aw = v_load_n(dw + c, n);
+        for (int i = 0; i < N; i++) {
+            v16 xh = v_mul(v_load_n(x + (size_t)i * C + c, n), v_set1(rstd[i]));
+            aw = v_fma(v_load_n(dy + (size_t)i * C + c, n), xh, aw);
+        }
+        v_store_n(dw + c, aw, n);
+    }
+}
+
+#define GELU_S 0.7978845608028654f /* sqrt(2/pi) */
+#define GELU_A 0.044715f
+
+static inline v16 gelu16(v16 x)
+{
+    v16 x3 = v_mul(v_mul(x, x), x);
+    v16 u = v_mul(v_set1(GELU_S), v_fma(v_set1(GELU_A), x3, x));
+    v16 t = v_tanhf(u);
+    return v_mul(v_mul(v_set1(0.5f), x), v_add(v_set1(1.0f), t));
+}
+
+static inline v16 gelu_grad16(v16 x, v16 dy)
+{
+    v16 x2 = v_mul(x, x);
+    v16 x3 = v_mul(x2, x);
+    v16 u = v_mul(v_set1(GELU_S), v_fma(v_set1(GELU_A), x3, x));
+    v16 t = v_tanhf(u);
+    v16 one = v_set1(1.0f), half = v_set1(0.5f);
+    v16 sech2 = v_fnma(t, t, one);
+    v16 du = v_mul(v_set1(GELU_S), v_fma(v_set1(3.0f * GELU_A), x2, one));
+    v16 g = v_fma(v_mul(half, x), v_mul(sech2, du), v_mul(half, v_add(one, t)));
+    return v_mul(g, dy);
+}
+
+static void K(gelu_fwd)(float *out, const float *inp, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        v_store(out + i, gelu16(v_load(inp + i)));
+    if (i < n)
+        v_store_n(out + i, gelu16(v_load_n(inp + i, (int)(n - i))), (int)(n - i));
+}
+
+static void K(gelu_bwd)(float *dinp, const float *inp, const float *dout, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        v_store(dinp + i, gelu_grad16(v_load(inp + i), v_load(dout + i)));
+    if (i < n) {
+        int r = (int)(n - i);
+        v_store_n(dinp + i, gelu_grad16(v_load_n(inp + i, r), v_load_n(dout + i, r)), r);
+    }
+}
+
+static void K(softmax_row)(float *row, int n, float scale)
+{
+    float mx = red_max_scaled(row, n, scale);
+    v16 s = v_set1(scale), vm = v_set1(mx), acc = v_zero();
+    int c = 0;
+    for (; c + 16 <= n; c += 16) {
+        v16 e = v_expf(v_sub(v_mul(v_load(row + c), s), vm));
+        acc = v_add(acc, e);
+        v_store(row + c, e);
+    }
+    if (c < n) {
+        v16 e = v_keep_n(v_expf(v_sub(v_mul(v_load_n(row + c, n - c), s), vm)), n - c);
+        acc = v_add(acc, e);
+        v_store_n(row + c, e, n - c);
+    }
+    v16 inv = v_set1(1.0f / v_hsum(acc));
+    for (c = 0; c < n; c += 16) {
+        int r = n - c < 16 ? n - c : 16;
+        v_store_n(row + c, v_mul(v_load_n(row + c, r), inv), r);
+    }
+}
+
+static void K(softmax_bwd_row)(float *d, const float *a, int n, float scale)
+{
+    v16 acc = v_zero();
+    for (int c = 0; c < n; c += 16) {
+        int r = n - c < 16 ? n - c : 16;
+        acc = v_fma(v_load_n(a + c, r), v_load_n(d + c, r), acc);
+    }
+    v16 s = v_set1(v_hsum(acc)), sc = v_set1(scale);
+    for (int c = 0; c < n; c += 16) {
+        int r = n - c < 16 ? n - c : 16;
+        v16 v = v_mul(v_mul(v_load_n(a + c, r), v_sub(v_load_n(d + c, r), s)), sc);
+        v_store_n(d + c, v, r);
+    }
+}
+
+static float K(xent_row)(float *p, const float *z, int V, float *mx_out)
+{
+    float mx = red_max_scaled(z, V, 1.0f);
+    v16 vm = v_set1(mx), acc = v_zero();
+    for (int c = 0; c < V; c += 16) {
+        int r = V - c < 16 ? V - c : 16;
+        v16 e = v_keep_n(v_expf(v_sub(v_load_n(z + c, r), vm)), r);
+        acc = v_add(acc, e);
+        v_store_n(p + c, e, r);
+    }
+    float s = v_hsum(acc);
+    v16 inv = v_set1(1.0f / s);
+    for (int c = 0; c < V; c += 16) {
+        int r = V - c < 16 ? V - c : 16;
+        v_store_n(p + c, v_mul(v_load_n(p + c, r), inv), r);
+    }
+    *mx_out = mx;
+    return s;
+}
+
+static void K(add)(float *out, const float *a, const float *b, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        v_store(out + i, v_add(v_load(a + i), v_load(b + i)));
+    if (i < n)
+        v_store_n(out + i, v_add(v_load_n(a + i, (int)(n - i)), v_load_n(b + i, (int)(n - i))),
+                  (int)(n - i));
+}
+
+static void K(col_sum_add)(float *dst, const float *src, int N, int C, int c0, int c1)
+{
+    for (int c = c0; c < c1; c += 16) {
+        int n = c1 - c < 16 ? c1 - c : 16;
+        v16 acc = v_load_n(dst + c, n);
+        for (int i = 0; i < N; i++)
+            acc = v_add(acc, v_load_n(src + (size_t)i * C + c, n));
+        v_store_n(dst + c, acc, n);
+    }
+}
+
+/* per element, in this order (no fused operations):
+ *   g' = g·s;  m = b1·m + (1-b1)·g';  v = b2·v + (1-b2)·g'·g';
+ *   p = p·decay - lr·(m/bc1) / (sqrt(v/bc2) + eps) */
+static inline void adamw16(float *p, const float *g, float *m, float *v, int n, v16 s, v16 b1,
+                           v16 c1, v16 b2, v16 c2, v16 bc1, v16 bc2, v16 lr, v16 eps, v16 dec)
+{
+    v16 gi = v_mul(v_load_n(g, n), s);
+    v16 mm = v_add(v_mul(b1, v_load_n(m, n)), v_mul(c1, gi));
+    v16 vv = v_add(v_mul(b2, v_load_n(v, n)), v_mul(v_mul(c2, gi), gi));
+    v16 upd = v_div(v_mul(lr, v_div(mm, bc1)), v_add(v_sqrt(v_div(vv, bc2)), eps));
+    v_store_n(m, mm, n);
+    v_store_n(v, vv, n);
+    v_store_n(p, v_sub(v_mul(v_load_n(p, n), dec), upd), n);
+}
+
+static void K(adamw)(float *p, const float *g, float *m, float *v, size_t n, float grad_scale,
+                     float b1, float b2, float bc1, float bc2, float lr, float eps, float decay)
+{
+    v16 s = v_set1(grad_scale), vb1 = v_set1(b1), c1 = v_set1(1.0f - b1), vb2 = v_set1(b2),
+        c2 = v_set1(1.0f - b2), vbc1 = v_set1(bc1), vbc2 = v_set1(bc2), vlr = v_set1(lr),
+        veps = v_set1(eps), dec = v_set1(decay);
+    for (size_t i = 0; i < n; i += 16)
+        adamw16(p + i, g + i, m + i, v + i, n - i < 16 ? (int)(n - i) : 16, s, vb1, c1, vb2, c2,
+                vbc1, vbc2, vlr, veps, dec);
+}
+
+static void K(vexpf)(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        int r = n - i < 16 ? (int)(n - i) : 16;
+        v_store_n(x + i, v_expf(v_load_n(x + i, r)), r);
+    }
+}
+
+static void K(vtanhf)(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        int r = n - i < 16 ? (int)(n - i) : 16;
+        v_store_n(x + i, v_tanhf(v_load_n(x + i, r)), r);
+    }
+}
+
+#define KERN_TABLE(NAME_STR, WIDE_MR, WIDE_NR, WIDE_FN, NARROW_MR, NARROW_FN)                  \
+    {                                                                                          \
+        NAME_STR, {WIDE_MR, WIDE_NR, WIDE_FN}, {NARROW_MR, 16, NARROW_FN}, K(ln_fwd_row),      \
+            K(ln_bwd_row), K(ln_bwd_cols), K(rms_fwd_row), K(rms_bwd_row), K(rms_bwd_cols),    \
+            K(gelu_fwd), K(gelu_bwd), K(softmax_row), K(softmax_bwd_row), K(add),              \
+            K(col_sum_add), K(adamw), K(vexpf), K(vtanhf), K(xent_row)                                            \
+    }

@@ -1,0 +1,36 @@
+/* The generic path: portable C11 with fmaf, no target flags (it builds and runs on
+ * aarch64 and any other CPU).  The reference for the other paths: each computes these
+ * bits. */
+#define KERN_GENERIC
+#define KSFX generic
+#include "kern_ops.h"
+#include "simd.h"
+
+static void micro_4x16(int kc, const float *restrict A, long rs, long ks,
+                       const float *restrict Bp, float *restrict C, int ldc,
+                       const float *restrict bias, int load_c, int mr, int nr)
+{
+    float acc[4][16];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 16; j++)
+            acc[i][j] = j >= nr           ? 0.0f
+                        : bias            ? bias[j]
+                        : load_c && i < mr ? C[(size_t)i * ldc + j]
+                                           : 0.0f;
+    const float *ak = A;
+    for (int k = 0; k < kc; k++, ak += ks) {
+        const float *b = Bp + (size_t)k * 16;
+        for (int i = 0; i < 4; i++) {
+            float a = ak[i * rs];
+            for (int j = 0; j < 16; j++)
+                acc[i][j] = fmaf(a, b[j], acc[i][j]);
+        }
+    }
+    for (int i = 0; i < mr; i++)
+        for (int j = 0; j < nr; j++)
+            C[(size_t)i * ldc + j] = acc[i][j];
+}
+
+#include "kern_body.h"
+
+const kern_ops kern_ops_generic = KERN_TABLE("generic", 4, 16, micro_4x16, 4, micro_4x16);

@@ -1,0 +1,162 @@
+/* GEMM (engine/gemm.h) on every CPU path this machine has, against a naive reference
+ * that follows the determinism rule literally: each C element is one fmaf chain over k
+ * in order, from C (accumulate), the bias, or +0.  Every transpose combination, sizes
+ * that are not multiples of any blocking (K above the 256-deep block included), the
+ * threaded gemm, gemm_bias and the packed-B products of attention; equality is bitwise.
+ * A float64 product bounds the error of the reference itself. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+#include "check.h"
+#include "../../engine/gemm.h"
+#include "../../engine/isa.h"
+#include "../../engine/kernels.h"
+#include "../../engine/pcg.h"
+
+static float at(const float *X, int ld, int t, int r, int c) /* op(X)(r, c) */
+{
+    return t ? X[(size_t)c * ld + r] : X[(size_t)r * ld + c];
+}
+
+static void naive(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                  int tb, const float *bias, float *C, int ldc, int acc, int k0)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float c = bias ? bias[j] : acc ? C[(size_t)i * ldc + j] : 0.0f;
+            for (int k = 0; k < K; k++)
+                c = fmaf(at(A, lda, ta, i, k), at(B, ldb, tb, k0 + k, j), c);
+            C[(size_t)i * ldc + j] = c;
+        }
+}
+
+static void fill(float *x, size_t n, pcg32 *r)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)pcg32_normal(r);
+}
+
+static const int sizes[][3] = {{1, 1, 1},    {7, 13, 5},   {17, 33, 300}, {50, 65, 129},
+                               {13, 16, 16}, {100, 17, 3}, {24, 48, 64},  {9, 200, 257},
+                               {64, 16, 130}, {3, 31, 513}};
+#define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
+
+static int same(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof(float)) == 0;
+}
+
+static void test_path(const char *path)
+{
+    char err[256];
+    CHECK(isa_select(path, err, sizeof err) == 0, "select %s: %s", path, err);
+    pcg32 r;
+    pcg32_stream(&r, 7, 99, 0);
+    for (int s = 0; s < N_SIZES; s++) {
+        int M = sizes[s][0], N = sizes[s][1], K = sizes[s][2];
+        int lda_pad = 3, ldb_pad = 5, ldc = N + 2;
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int acc = 0; acc < 3; acc++) { /* 0 set, 1 accumulate, 2 bias */
+                    int lda = (ta ? M : K) + lda_pad, ldb = (tb ? K : N) + ldb_pad;
+                    size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)(tb ? N : K) * ldb;
+                    float *A = malloc(na * sizeof(float)), *B = malloc(nb * sizeof(float));
+                    float *bias = malloc((size_t)N * sizeof(float));
+                    size_t nc = (size_t)M * ldc;
+                    float *C0 = malloc(nc * sizeof(float)), *C1 = malloc(nc * sizeof(float)),
+                          *C2 = malloc(nc * sizeof(float));
+                    fill(A, na, &r);
+                    fill(B, nb, &r);
+                    fill(bias, (size_t)N, &r);
+                    fill(C0, nc, &r);
+                    memcpy(C1, C0, nc * sizeof(float));
+                    memcpy(C2, C0, nc * sizeof(float));
+                    const float *bp = acc == 2 ? bias : NULL;
+                    naive(M, N, K, A, lda, ta, B, ldb, tb, bp, C0, ldc, acc == 1, 0);
+                    int rc = bp ? gemm_bias(M, N, K, A, lda, ta, B, ldb, tb, bp, C1, ldc)
+                                : gemm_serial(M, N, K, A, lda, ta, B, ldb, tb, C1, ldc, acc);
+                    CHECK(rc == 0 && same(C0, C1, nc), "%s gemm M=%d N=%d K=%d ta=%d tb=%d mode=%d",
+                          path, M, N, K, ta, tb, acc);
+                    if (!bp) {
+                        omp_set_num_threads(2);
+                        rc = gemm(M, N, K, A, lda, ta, B, ldb, tb, C2, ldc, acc);
+                        CHECK(rc == 0 && same(C0, C2, nc),
+                              "%s threaded gemm M=%d N=%d K=%d ta=%d tb=%d acc=%d", path, M, N, K,
+                              ta, tb, acc);
+                    }
+                    /* the reference against float64: |error| within K·eps·Σ|a·b| */
+                    int ok = 1;
+                    for (int i = 0; i < M && ok; i++)
+                        for (int j = 0; j < N && ok; j++) {
+                            double e = bp ? bp[j] : 0.0, mag = fabs(e);
+                            for (int k = 0; k < K; k++) {
+                                double p = (double)at(A, lda, ta, i, k) * at(B, ldb, tb, k, j);
+                                e += p;
+                                mag += fabs(p);
+                            }
+                            if (acc == 1)
+                                continue;
+                            ok = fabs(C1[(size_t)i * ldc + j] - e) <= (K + 1) * 6e-8 * mag + 1e-30;
+                        }
+                    CHECK(ok, "%s gemm M=%d N=%d K=%d ta=%d tb=%d: error above the bound", path,
+                          M, N, K, ta, tb);
+                    free(A);
+                    free(B);
+                    free(bias);
+                    free(C0);
+                    free(C1);
+                    free(C2);
+                }
+    }
+    /* packed B: rows [k0, k0+k) and the first n columns of a packed (K, N) */
+    for (int tb = 0; tb < 2; tb++) {
+        int K = 70, N = 37, ldb = (tb ? K : N) + 1;
+        float *B = malloc((size_t)(tb ? N : K) * ldb * sizeof(float));
+        fill(B, (size_t)(tb ? N : K) * ldb, &r);
+        float *buf = aligned_alloc(64, (gemm_packed_floats(K, N) * sizeof(float) + 63) / 64 * 64);
+        gemm_packed pb;
+        gemm_pack(&pb, buf, K, N, B, ldb, tb);
+        const int cases[][4] = {{5, 37, 0, 70}, {16, 20, 3, 40}, {33, 1, 69, 1}, {2, 17, 10, 0}};
+        for (int c = 0; c < 4; c++) {
+            int M = cases[c][0], n = cases[c][1], k0 = cases[c][2], k = cases[c][3];
+            for (int ta = 0; ta < 2; ta++) {
+                int lda = (ta ? M : k) + 2;
+                size_t na = (size_t)(ta ? k : M) * lda + 1;
+                float *A = malloc(na * sizeof(float)), *C0 = malloc((size_t)M * n * sizeof(float)),
+                      *C1 = malloc((size_t)M * n * sizeof(float));
+                fill(A, na, &r);
+                fill(C0, (size_t)M * n, &r);
+                memcpy(C1, C0, (size_t)M * n * sizeof(float));
+                naive(M, n, k, A, lda, ta, B, ldb, tb, NULL, C0, n, 0, k0);
+                int rc = gemm_packed_mul(M, n, k0, k, A, lda, ta, &pb, C1, n, 0);
+                CHECK(rc == 0 && same(C0, C1, (size_t)M * n),
+                      "%s packed M=%d n=%d k0=%d k=%d ta=%d tb=%d", path, M, n, k0, k, ta, tb);
+                free(A);
+                free(C0);
+                free(C1);
+            }
+        }
+        free(buf);
+        free(B);
+    }
+    CHECK(!kernels_failed(), "%s: a kernel allocation failed", path);
+    kernels_release();
+}
+
+int main(void)
+{
+    char paths[64];
+    snprintf(paths, sizeof paths, "%s", isa_available());
+    printf("test_gemm: paths %s\n", paths);
+    for (char *p = strtok(paths, " "); p; p = strtok(NULL, " "))
+        test_path(p);
+    char err[256];
+    CHECK(isa_select("nosuch", err, sizeof err) == -1 && strstr(err, "nosuch") &&
+              strstr(err, "generic"),
+          "unknown path refused with its name and the available ones: %s", err);
+    return check_done("test_gemm");
+}
