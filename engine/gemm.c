@@ -57,8 +57,14 @@ int kernels_failed(void)
     return f;
 }
 
+static float *shared_b;
+static size_t shared_b_n;
+
 void kernels_release(void)
 {
+    free(shared_b);
+    shared_b = NULL;
+    shared_b_n = 0;
     for (int t = 0; t < MAX_THREADS; t++)
         for (int s = 0; s < N_SLOTS; s++) {
             free(scratch[t][s].p);
@@ -101,7 +107,8 @@ static void pack_B(int kc, int n, const float *B, int ldb, int tb, int p0, int N
             const float *src = B + (size_t)p0 * ldb + jr;
             for (int k = 0; k < kc; k++, src += ldb) {
                 float *dst = Bp + (size_t)k * NR;
-                memcpy(dst, src, (size_t)nr * sizeof(float));
+                for (int j = 0; j < nr; j++)
+                    dst[j] = src[j];
                 for (int j = nr; j < NR; j++)
                     dst[j] = 0.0f;
             }
@@ -189,23 +196,50 @@ int gemm_serial(int M, int N, int K, const float *A, int lda, int ta, const floa
     return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, accumulate);
 }
 
+/* op(B) packed once for all threads (blocks of KC rows, each as NR-column panels), kept
+ * between calls in shared_b; freed by kernels_release. */
 static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, const float *B,
                          int ldb, int tb, const float *bias, float *C, int ldc, int accumulate)
 {
     int nt = omp_get_max_threads();
-    int MR = choose(N)->mr;
-    if (nt <= 1 || M < 2 * MR)
+    const gemm_micro *mk = choose(N);
+    const int MR = mk->mr, NR = mk->nr;
+    if (nt <= 1 || M < 2 * MR || K <= 0 || N <= 0)
         return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate);
+    int npad = (N + NR - 1) / NR * NR, np = npad / NR;
+    size_t need = (size_t)K * npad;
+    if (shared_b_n < need) {
+        free(shared_b);
+        shared_b = aligned_alloc(64, (need * sizeof(float) + 63) / 64 * 64);
+        shared_b_n = shared_b ? need : 0;
+        if (!shared_b) {
+#pragma omp atomic write
+            failed = 1;
+            return -1;
+        }
+    }
+    float *Bp = shared_b;
     int rc = 0;
 #pragma omp parallel reduction(| : rc)
     {
+        int nb = (K + KC - 1) / KC;
+#pragma omp for schedule(static) collapse(2)
+        for (int b = 0; b < nb; b++)
+            for (int j = 0; j < np; j++) {
+                int p0 = b * KC, kc = K - p0 < KC ? K - p0 : KC;
+                int n = N - j * NR < NR ? N - j * NR : NR;
+                pack_B(kc, n, tb ? B + (size_t)j * NR * ldb : B + j * NR, ldb, tb, p0, NR,
+                       Bp + (size_t)p0 * npad + (size_t)j * NR * kc);
+            }
         int t = omp_get_thread_num(), n = omp_get_num_threads();
         int chunk = ((M + n - 1) / n + MR - 1) / MR * MR;
         int m0 = t * chunk, m1 = m0 + chunk < M ? m0 + chunk : M;
-        if (m0 < m1) {
+        for (int p0 = 0; p0 < K && m0 < m1; p0 += KC) {
+            int kc = K - p0 < KC ? K - p0 : KC;
             const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
-            rc |= gemm_core(m1 - m0, N, K, As, lda, ta, B, ldb, tb, bias, C + (size_t)m0 * ldc,
-                            ldc, accumulate) != 0;
+            rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bp + (size_t)p0 * npad,
+                           (size_t)kc * NR, C + (size_t)m0 * ldc, ldc, p0 == 0 ? bias : NULL,
+                           accumulate || p0 > 0) != 0;
         }
     }
     return rc ? -1 : 0;

@@ -31,6 +31,22 @@ static void micro_4x16(int kc, const float *restrict A, long rs, long ks,
             C[(size_t)i * ldc + j] = acc[i][j];
 }
 
+/* 12 independent chains of 16-lane fmaf (as the generic kernels run them) */
+static double fma_peak_generic(long n)
+{
+    v16 a[12], x = v_set1(1.0000001f), y = v_set1(-1e-7f);
+    for (int i = 0; i < 12; i++)
+        a[i] = v_set1((float)i);
+    for (long r = 0; r < n; r++)
+        for (int i = 0; i < 12; i++)
+            a[i] = v_fma(a[i], x, y);
+    float s = 0.0f;
+    for (int i = 0; i < 12; i++)
+        s += v_hsum(a[i]);
+    return s == 12345.0f ? 0.0 : 2.0 * 16 * 12 * (double)n;
+}
+
 #include "kern_body.h"
 
-const kern_ops kern_ops_generic = KERN_TABLE("generic", 4, 16, micro_4x16, 4, micro_4x16);
+const kern_ops kern_ops_generic = KERN_TABLE("generic", 4, 16, micro_4x16, 4, micro_4x16,
+                                              fma_peak_generic);

@@ -47,6 +47,9 @@ typedef struct {
     /* AdamW on n elements (see gpt_adamw) */
     void (*adamw)(float *p, const float *g, float *m, float *v, size_t n, float grad_scale,
                   float b1, float b2, float bc1, float bc2, float lr, float eps, float decay);
+    /* n rounds of 12 independent FMA chains on the path's widest registers (the machine's
+     * FMA peak for make bench); returns the FLOPs done */
+    double (*fma_peak)(long n);
     /* x[i] = rm_expf(x[i]) / rm_tanhf(x[i]) through the path's vectors (for tests) */
     void (*vexpf)(float *x, size_t n);
     void (*vtanhf)(float *x, size_t n);

@@ -12,6 +12,33 @@
 /* Every entry point makes sure a path is selected (engine/isa.c). */
 #define KERN() (kern ? kern : (isa_name(), kern))
 
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double kernels_fma_peak(int threads, double seconds)
+{
+    const kern_ops *k = KERN();
+    long n = 1 << 16;
+    double flops = 0.0, dt = 0.0;
+    for (;;) { /* grow the round count until one measurement lasts `seconds` */
+        double t0 = now_s();
+        flops = 0.0;
+#pragma omp parallel num_threads(threads) reduction(+ : flops)
+        flops += k->fma_peak(n);
+        dt = now_s() - t0;
+        if (dt >= seconds || n > (1L << 40))
+            break;
+        n *= dt > 0.01 ? (long)(seconds / dt) + 1 : 8;
+    }
+    return flops / dt / 1e9;
+}
+
 /* ---- linear layers --------------------------------------------------------------- */
 
 void linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int IC,

@@ -32,6 +32,10 @@ void kernels_release(void);
  * output is then unspecified): callers check after a step. */
 int kernels_failed(void);
 
+/* The FMA peak of the path in use, in GFLOP/s, with `threads` threads each running
+ * independent FMA chains for about `seconds` (make bench; timing only, never a result). */
+double kernels_fma_peak(int threads, double seconds);
+
 /* out(N,OC) = inp(N,IC) · w(OC,IC)ᵀ + b(OC)  (b may be NULL) */
 void linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int IC,
                     int OC);

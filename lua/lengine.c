@@ -51,6 +51,8 @@
 #include "../engine/diag.h"
 #include "../engine/ngram.h"
 #include "../engine/train.h"
+#include "../engine/isa.h"
+#include "../engine/kernels.h"
 #include "lrepro.h"
 
 static void set_num(lua_State *L, const char *k, double v)
@@ -547,7 +549,42 @@ static int l_metric_names(lua_State *L)
     return 1;
 }
 
+/* engine.isa() -> { name = path in use, available = "avx512 avx2 generic", compiled = ... } */
+static int l_isa(lua_State *L)
+{
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, isa_name());
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, isa_available());
+    lua_setfield(L, -2, "available");
+    lua_pushstring(L, isa_compiled());
+    lua_setfield(L, -2, "compiled");
+    return 1;
+}
+
+/* engine.set_isa(name) selects a CPU path for this process (an error names what exists) */
+static int l_set_isa(lua_State *L)
+{
+    char err[256];
+    if (isa_select(luaL_checkstring(L, 1), err, sizeof err))
+        return luaL_error(L, "%s", err);
+    return 0;
+}
+
+/* engine.fma_peak(threads, seconds) -> GFLOP/s of the path in use (make bench) */
+static int l_fma_peak(lua_State *L)
+{
+    int threads = (int)luaL_checkinteger(L, 1);
+    double seconds = luaL_optnumber(L, 2, 0.5);
+    luaL_argcheck(L, threads >= 1 && threads <= 1024, 1, "threads must be 1..1024");
+    lua_pushnumber(L, kernels_fma_peak(threads, seconds));
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
+                                 {"isa", l_isa},
+                                 {"set_isa", l_set_isa},
+                                 {"fma_peak", l_fma_peak},
                                  {"defaults", l_defaults},
                                  {"keys", l_keys},
                                  {"canonical", l_canonical},

@@ -1,68 +1,106 @@
--- make bench: the default config trained for a fixed number of steps by the engine and,
--- when Debian's python3-torch is installed, by the PyTorch reference
--- (tests/reference/gpt_ref.py) in the same run, at the same thread counts (OpenBLAS is
--- pinned to that count too: left alone it uses every core whatever torch is told).
---   bin/repro tests/bench/bench_engine.lua [steps=30] [threads=1,2]
+-- make bench: the engine's speed on this machine against this machine's own FMA peak and
+-- against PyTorch, all measured in the same run (compare ratios, not times across runs:
+-- the machine is shared).
+--   bin/repro tests/bench/bench_engine.lua [steps=30] [threads=1,2] [paths=avx512,avx2,generic]
 --
--- FLOPs: the matrix products the engine performs per trained token,
+-- For every CPU path this CPU has (engine/isa.h):
+--   peak     GFLOP/s of 12 independent FMA chains on the path's widest registers, per
+--            thread count (engine.fma_peak);
+--   train    the default config trained for `steps` steps: tokens/s, GFLOP/s and % of that
+--            path's peak at that thread count;
+--   eval     the forward-only evaluation of the whole validation split at the end of the
+--            same run: tokens/s and its ratio to training.
+-- The generic path (portable C with fmaf; on x86 each fmaf is a library call) trains 2
+-- steps and skips the evaluation: it exists for correctness, not speed.
+-- PyTorch 1.13 (Debian python3-torch with OpenBLAS pinned to the same thread count) trains
+-- the same config once per thread count (tests/reference/gpt_ref.py bench).
+--
+-- FLOPs: the matrix products per trained token,
 --   6·(12·L·C² + V·C)   linear layers and the tied logits (forward 2, backward 4)
---   + 12·L·T·C          attention scores and weighted values, full T×T (the engine
---                        computes the masked upper triangle too), forward and backward
--- = 11.06 MFLOP per token for the default config; elementwise work is not counted.
+--   + 12·L·T·C          attention scores and weighted values counted over the full T×T
+-- = 11.06 MFLOP per token for the default config (the engine skips the masked half of
+-- attention, so this slightly overstates its work); elementwise work is not counted.
+-- Evaluation FLOPs are a third of that per token.
 local engine = require "engine"
 local host = require "repro.host"
 local json = require "repro.json"
 local fs = require "repro.fs"
 
-local opts = { steps = 30, threads = "1,2" }
+local opts = { steps = "30", threads = "1,2", paths = engine.isa().available:gsub(" ", ",") }
 for _, a in ipairs(arg) do
   local k, v = a:match("^(%w+)=(.+)$")
   if not k or not opts[k] then error({ message = "bench: unknown argument " .. a }) end
   opts[k] = v
 end
 local steps = math.tointeger(tonumber(opts.steps))
+local threads = {}
+for th in opts.threads:gmatch("%d+") do threads[#threads + 1] = math.tointeger(tonumber(th)) end
 
 local d = engine.defaults()
 local V = 65
 local L, C, T = d.n_layer, d.d_model, d.context
 local flop_per_token = 6 * (12 * L * C * C + V * C) + 12 * L * T * C
 
+print(string.format("bench: default config (n_layer %d, d_model %d, context %d, batch %d), "
+  .. "%d steps, %.2f MFLOP/token; paths %s", L, C, T, d.batch, steps, flop_per_token / 1e6,
+  opts.paths))
+
+-- PyTorch first, once per thread count
 local torch_ok = fs.capture("/usr/bin/python3 -c 'import torch' && echo yes") == "yes"
-print(string.format("bench: default config (n_layer %d, d_model %d, context %d, batch %d), %d steps, %.2f MFLOP/token",
-  L, C, T, d.batch, steps, flop_per_token / 1e6))
-print(string.format("%-8s %-7s %12s %10s %10s %12s", "engine", "threads", "tokens/s", "GFLOP/s",
-  "step ms", "vs torch"))
-local results = {}
-for th in opts.threads:gmatch("%d+") do
-  th = math.tointeger(tonumber(th))
-  local m = engine.train({ iters = steps, warmup = 3, threads = th })
-  local torch
-  if torch_ok then
+local torch = {}
+if torch_ok then
+  for _, th in ipairs(threads) do
     local out = fs.capture(string.format(
       "OPENBLAS_NUM_THREADS=%d /usr/bin/python3 %s/tests/reference/gpt_ref.py bench steps=%d threads=%d",
       th, host.root, math.max(5, steps // 3), th))
-    torch = out and json.decode(out:match("[^\n]*$"))
+    local r = out and json.decode(out:match("[^\n]*$"))
+    torch[th] = r and r.tokens_per_s
   end
-  local ratio = torch and m.tokens_per_s / torch.tokens_per_s
-  print(string.format("%-8s %-7d %12.0f %10.1f %10.1f %12s", "repro", th, m.tokens_per_s,
-    m.tokens_per_s * flop_per_token / 1e9, d.batch * T / m.tokens_per_s * 1e3,
-    ratio and string.format("%.2fx", ratio) or "-"))
-  if torch then
-    print(string.format("%-8s %-7d %12.0f %10.1f %10.1f %12s", "pytorch", th, torch.tokens_per_s,
-      torch.tokens_per_s * flop_per_token / 1e9, torch.step_s * 1e3, ""))
-  end
-  results[#results + 1] = { threads = th, tokens_per_s = m.tokens_per_s,
-    torch = torch and torch.tokens_per_s }
 end
-print(string.format("peak RSS of this process (engine runs only): %.1f MB",
+
+local function stop_after(n)
+  return function(step) return step + 1 >= n end
+end
+
+print(string.format("%-8s %3s %9s %9s %8s %9s %7s %10s %7s %9s", "path", "thr", "peak GF/s",
+  "tok/s", "GFLOP/s", "% of peak", "step ms", "eval tok/s", "eval/tr", "vs torch"))
+local best = {}
+for path in opts.paths:gmatch("[%w]+") do
+  engine.set_isa(path)
+  for _, th in ipairs(threads) do
+    local peak = engine.fma_peak(th, 0.5)
+    local generic = path == "generic"
+    local m = engine.train({ iters = generic and 2 or steps, warmup = 1, threads = th },
+      generic and { on_step = stop_after(2) } or nil)
+    local gf = m.tokens_per_s * flop_per_token / 1e9
+    local eval = m.eval_tokens_per_s and m.eval_tokens_per_s > 0 and m.eval_tokens_per_s
+    print(string.format("%-8s %3d %9.1f %9.0f %8.1f %8.1f%% %7.1f %10s %7s %9s", path, th, peak,
+      m.tokens_per_s, gf, 100 * gf / peak, d.batch * T / m.tokens_per_s * 1e3,
+      eval and string.format("%.0f", eval) or "-",
+      eval and string.format("%.2fx", eval / m.tokens_per_s) or "-",
+      torch[th] and string.format("%.2fx", m.tokens_per_s / torch[th]) or "-"))
+    if not best[path] or m.tokens_per_s > best[path] then best[path] = m.tokens_per_s end
+  end
+end
+engine.set_isa(engine.isa().available:match("^%w+"))
+
+local best_torch = 0
+for _, th in ipairs(threads) do
+  if torch[th] then
+    print(string.format("%-8s %3d %9s %9.0f %8.1f", "pytorch", th, "", torch[th],
+      torch[th] * flop_per_token / 1e9))
+    if torch[th] > best_torch then best_torch = torch[th] end
+  end
+end
+print(string.format("peak RSS of this process (every engine run above): %.1f MB",
   host.peak_rss_bytes() / 1e6))
 if not torch_ok then
   print("PyTorch comparison skipped: run scripts/deps.sh --torch to install python3-torch")
 else
-  local best_t, best_r = 0, 0
-  for _, r in ipairs(results) do
-    if r.torch and r.torch > best_t then best_t = r.torch end
-    if r.tokens_per_s > best_r then best_r = r.tokens_per_s end
+  for path in opts.paths:gmatch("[%w]+") do
+    if best[path] and path ~= "generic" then
+      print(string.format("best %s / best PyTorch over the thread counts: %.2fx", path,
+        best[path] / best_torch))
+    end
   end
-  print(string.format("best engine / best PyTorch over the thread counts: %.2fx", best_r / best_t))
 end
