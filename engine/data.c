@@ -1,25 +1,53 @@
 #include "data.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pcg.h"
 
 int corpus_load(corpus *c, const char *path, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before we can refuse it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "data=%s: cannot open corpus: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "data=%s: cannot open corpus: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "data=%s: not a regular file (%s)", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+        close(fd);
+        return -1;
+    }
+    if ((unsigned long long)st.st_size > CORPUS_MAX_BYTES) {
+        snprintf(err, errlen, "data=%s: %lld bytes, more than the %d MiB a corpus may have",
+                 path, (long long)st.st_size, (int)(CORPUS_MAX_BYTES >> 20));
+        close(fd);
+        return -1;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         snprintf(err, errlen, "data=%s: cannot open corpus: %s", path, strerror(errno));
+        close(fd);
         return -1;
     }
     size_t cap = 1 << 20, n = 0;
     unsigned char *buf = malloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
+        if (n < cap || n > CORPUS_MAX_BYTES)
             break;
         unsigned char *b = realloc(buf, cap * 2);
         if (!b) {
@@ -30,7 +58,7 @@ int corpus_load(corpus *c, const char *path, char *err, size_t errlen)
         buf = b;
         cap *= 2;
     }
-    int bad = ferror(f);
+    int bad = ferror(f) || n > CORPUS_MAX_BYTES; /* grown since the fstat */
     fclose(f);
     if (!buf || bad) {
         free(buf);
@@ -51,6 +79,12 @@ int corpus_load(corpus *c, const char *path, char *err, size_t errlen)
             c->stoi[b] = c->vocab;
             c->itos[c->vocab++] = (unsigned char)b;
         }
+    }
+    if (c->vocab < 2) {
+        free(buf);
+        snprintf(err, errlen, "data=%s: %d distinct byte%s: a character-level model needs a "
+                 "vocabulary of at least 2", path, c->vocab, c->vocab == 1 ? "" : "s");
+        return -1;
     }
     c->tokens = malloc(n * sizeof(int32_t));
     if (!c->tokens) {

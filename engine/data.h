@@ -17,7 +17,12 @@ typedef struct {
     const int32_t *train, *val;
 } corpus;
 
-/* Loads and encodes the file; 0, or -1 with a message naming the path. */
+/* The largest corpus corpus_load reads (256 MiB). */
+#define CORPUS_MAX_BYTES (256ull << 20)
+
+/* Loads and encodes the file; 0, or -1 with a message naming the path.  Refused: a
+ * path that is not a regular file (a directory, /dev/zero, a FIFO), a file over
+ * CORPUS_MAX_BYTES, fewer than 20 bytes, a vocabulary below 2 distinct bytes. */
 int corpus_load(corpus *c, const char *path, char *err, size_t errlen);
 void corpus_free(corpus *c);
 /* inputs and targets (batch, T) for training step `step`. */

@@ -10,8 +10,11 @@
  * The chunk runs in a child process (fork) in a lua_State of its own: none of the
  * host's tables, functions or metatables exist there (its string metatable is its own).
  * Its libraries are Lua's base functions without load, loadfile, dofile, require,
- * collectgarbage, print and warn, and string (without string.dump), table, math
+ * collectgarbage, print, warn and xpcall, and string (without string.dump), table, math
  * (without math.random / randomseed) and utf8; no io, os, debug, package or coroutine.
+ * Lua runs message handlers (xpcall) and finalizers (__gc) with hooks off, so an endless
+ * loop there would escape the instruction limit: xpcall is hidden and setmetatable
+ * refuses a metatable with __gc.
  * Limits: every allocation of that state goes through an allocator that refuses to
  * grow it past memory_bytes; a count hook stops it after `instructions` VM
  * instructions; the host kills the child after wall_s seconds (C code such as a
@@ -490,6 +493,25 @@ static int api_call_fn(lua_State *S)
     return c.nres;
 }
 
+/* setmetatable(t, mt) as Lua's, refusing a __gc metamethod (see the header). */
+static int box_setmetatable(lua_State *S)
+{
+    int t = lua_type(S, 2);
+    luaL_checktype(S, 1, LUA_TTABLE);
+    luaL_argexpected(S, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (t == LUA_TTABLE) {
+        lua_pushliteral(S, "__gc");
+        if (lua_rawget(S, 2) != LUA_TNIL)
+            return luaL_error(S, "setmetatable: a __gc metamethod is not allowed in a study file");
+        lua_pop(S, 1);
+    }
+    if (luaL_getmetafield(S, 1, "__metatable") != LUA_TNIL)
+        return luaL_error(S, "cannot change a protected metatable");
+    lua_settop(S, 2);
+    lua_setmetatable(S, 1);
+    return 1;
+}
+
 static int api_unknown(lua_State *S)
 {
     const char *k = lua_tostring(S, 2);
@@ -512,12 +534,15 @@ static int box_main(lua_State *S)
         luaL_requiref(S, l->name, l->func, 1);
         lua_pop(S, 1);
     }
-    static const char *const hidden_base[] = {"load", "loadfile", "dofile", "require",
-                                              "collectgarbage", "print", "warn", NULL};
+    static const char *const hidden_base[] = {"load",  "loadfile", "dofile", "require",
+                                              "collectgarbage", "print", "warn", "xpcall",
+                                              NULL};
     for (int i = 0; hidden_base[i]; i++) {
         lua_pushnil(S);
         lua_setglobal(S, hidden_base[i]);
     }
+    lua_pushcfunction(S, box_setmetatable);
+    lua_setglobal(S, "setmetatable");
     lua_getglobal(S, LUA_STRLIBNAME);
     lua_pushnil(S);
     lua_setfield(S, -2, "dump");

@@ -9,9 +9,10 @@
  * plus the traceback, and the exit status is 1.  An error raised as a table with a
  * string field `message` is a user error (bad config, bad study file): only the
  * message is printed.  Under a COMMAND every other error is an internal error (a bug,
- * never something a user's input can cause): its traceback ends with a line saying so.  The project's C modules are preloaded, and lua/ is put on
- * package.path from the binary's own location, so nothing depends on LUA_PATH or the
- * working directory.  math.random is hidden: every random number comes from `pcg`.
+ * never something a user's input can cause): its traceback ends with a line saying so.
+ * The project's C modules are preloaded, and lua/ is put on package.path from the
+ * binary's own location, so nothing depends on LUA_PATH or the working directory.
+ * math.random is hidden: every random number comes from `pcg`.
  * Unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set, the host re-executes itself once with
  * GOMP_SPINCOUNT=1000 (see main).
  */

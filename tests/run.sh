@@ -2,13 +2,15 @@
 # Runs every C test binary in $TEST_DIR and every tests/lua/test_*.lua through $REPRO,
 # sums their "NAME: N passed, N failed" lines and ends with the total.  A test that
 # exits non-zero without such a line (a crash, a sanitizer report) counts as one
-# failure.  Exit status 1 if anything failed.
+# failure; one that prints "NAME: skipped (reason)" and exits 0 (a test that needs
+# root, say) is counted and listed as skipped.  Exit status 1 if anything failed.
 set -u
 REPRO=${REPRO:-bin/repro}
 TEST_DIR=${TEST_DIR:-build/tests}
 export REPRO
 passed=0
 failed=0
+skipped=""
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -25,6 +27,10 @@ run_one() {
     else
         p=0
         f=0
+    fi
+    skip=$(grep -E '^[A-Za-z0-9_.-]+: skipped' "$log" | tail -n 1)
+    if [ -z "$line" ] && [ -n "$skip" ] && [ "$rc" -eq 0 ]; then
+        skipped="$skipped $name"
     fi
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "FAIL $name: exit status $rc" >&2
@@ -45,5 +51,8 @@ for t in tests/lua/test_*.lua tests/sh/test_*.sh; do
         *) run_one "$(basename "$t")" sh "$t" ;;
     esac
 done
+if [ -n "$skipped" ]; then
+    echo "$(echo $skipped | wc -w) skipped:$skipped"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -31,15 +31,15 @@ function M.parse_overrides(list, who)
     given[k] = a
     if ty == "integer" then
       local n = math.tointeger(tonumber(v))
-      if not n then user_error("%s: %s=%s: expected an integer", who, k, v) end
+      if not n then user_error("%s: config: %s=%s: expected an integer", who, k, v) end
       cfg[k] = n
     elseif ty == "number" then
       local n = tonumber(v)
-      if not n then user_error("%s: %s=%s: expected a number", who, k, v) end
+      if not n then user_error("%s: config: %s=%s: expected a number", who, k, v) end
       cfg[k] = n + 0.0
     elseif ty == "boolean" then
       if v ~= "true" and v ~= "false" then
-        user_error("%s: %s=%s: expected true or false", who, k, v)
+        user_error("%s: config: %s=%s: expected true or false", who, k, v)
       end
       cfg[k] = v == "true"
     else

@@ -263,10 +263,13 @@ function M.data_path(cfg)
   return cfg.data:sub(1, 1) == "/" and cfg.data or (host.root .. "/" .. cfg.data)
 end
 
--- The result fields of engine.train's metrics, NaN inside arrays written as null.
+-- The result fields of engine.train's metrics, a non-finite number (NaN inside arrays, an
+-- overflowing val_ppl) written as null.
 function M.results(metrics)
   local function clean(v)
-    if type(v) == "number" and v ~= v then return json.null end
+    if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then
+      return json.null
+    end
     if type(v) ~= "table" then return v end
     local t = {}
     for k, x in pairs(v) do t[k] = clean(x) end

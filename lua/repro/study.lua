@@ -34,14 +34,15 @@
 -- A study file is data that may use loops and functions to build its tables.  It is
 -- evaluated in a sandbox (lua/lsandbox.c): a child process with a Lua state of its own
 -- (none of the host's tables, functions or string metatable), Lua's pure libraries
--- only (no io, os, debug, load, require, collectgarbage, string.dump, coroutines), and
--- the limits of M.LIMITS; only plain data (tables, strings, numbers, booleans) comes
--- back, copied, and is validated here.  Its `name` must be its file name, and no other
--- study of lua/experiments/ may use it.  A study of more than M.MAX_SEEDS seeds or
--- M.MAX_RUNS runs needs opts.allow_large (`bin/repro run --allow-large`).  Everything
--- is validated before anything runs; every problem is reported in one message, each
--- line naming the file, the line when the offending name can be found in the source,
--- and the field path (`variants[2].embed_nrom`).
+-- only (no io, os, debug, load, require, collectgarbage, string.dump, coroutines,
+-- xpcall, __gc metamethods), and the limits of M.LIMITS; only plain data (tables,
+-- strings, numbers, booleans) comes back, copied, and is validated here.  Its `name`
+-- must be its file name, and no other study of lua/experiments/ may use it.  A study of
+-- more than M.MAX_SEEDS seeds or M.MAX_RUNS runs needs opts.allow_large
+-- (`bin/repro run --allow-large`).  Everything is validated before anything runs;
+-- every problem is reported in one message, each line naming the file, the line when
+-- the offending name can be found in the source, and the field path
+-- (`variants[2].embed_nrom`).
 --
 -- M.API: the host functions a study may call, as repro.<name>(...).  To offer one, add
 -- `M.API.name = function(...) ... end` (from the module that implements it): it runs in
@@ -195,7 +196,9 @@ local function evaluate(path)
       "have", path, st.size, M.MAX_SOURCE_BYTES // (1024 * 1024)))
   end
   local f, err = io.open(path, "rb")
-  if not f then user_error(string.format("study: %s: cannot read the study file: %s", path, err)) end
+  if not f then
+    user_error(string.format("study: %s: cannot read the study file: %s", path, err))
+  end
   local src = f:read(M.MAX_SOURCE_BYTES + 1)
   f:close()
   if src == nil then
@@ -204,18 +207,17 @@ local function evaluate(path)
   local ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, M.API)
   if ok then return value, src end
   local L = M.LIMITS
+  local where = " of a study file (lua/repro/study.lua, M.LIMITS)"
   local why = ({
-    memory = string.format("exceeded the %d MiB memory limit", L.memory_bytes // (1024 * 1024)),
-    instructions = string.format("exceeded the limit of %d Lua instructions (an endless loop?)",
-      L.instructions),
-    time = string.format("exceeded the %g s time limit", L.wall_s),
-    result = "its result cannot cross to the host: " .. tostring(msg),
-    crashed = "evaluation failed: " .. tostring(msg),
+    memory = string.format("exceeded the %d MiB memory limit", L.memory_bytes // (1024 * 1024))
+      .. where,
+    instructions = string.format("exceeded the limit of %d Lua instructions", L.instructions)
+      .. where .. ": an endless loop?",
+    time = string.format("exceeded the %g s time limit", L.wall_s) .. where,
+    result = "what it returns is not plain data: " .. tostring(msg),
+    crashed = "its evaluation failed: " .. tostring(msg),
   })[value]
-  if why then
-    user_error(string.format("study: %s: %s (study files are data: lua/repro/study.lua, " ..
-      "M.LIMITS)", path, why))
-  end
+  if why then user_error(string.format("study: %s: %s", path, why)) end
   -- syntax and runtime errors: the message names file:line when Lua knows them
   if msg:sub(1, #path + 1) == path .. ":" then user_error("study: " .. msg) end
   user_error(string.format("study: %s: %s", path, msg))

@@ -53,7 +53,8 @@ function M.main(args)
     if a == "--strict" then
       strict = true
     elseif a:match("^%-") then
-      user_error("repro verify: unknown option %s (usage: bin/repro verify [DIR ...] [--strict])", a)
+      user_error("repro verify: unknown option %s (usage: bin/repro verify [DIR ...] " ..
+        "[--strict])", a)
     else
       dirs[#dirs + 1] = a
     end

@@ -1,0 +1,168 @@
+-- kill -9 at random points of a small study: at each of N_POINTS points (PCG32-chosen:
+-- the moment, and whether the runner or one of its workers dies), a fresh study is
+-- started with `bin/repro run --jobs 2` and that process is killed with SIGKILL; a
+-- plain rerun must then finish, and every config.json, log.csv, metrics.json and the
+-- summary.json must be byte-identical to an uninterrupted study's, every record must
+-- verify, and no temporary file may be left.
+local check = require "repro.check"
+local fs = require "repro.fs"
+local host = require "repro.host"
+local sys = require "repro.sys"
+local record = require "repro.record"
+local t = check.new("test_kill")
+local repro = os.getenv("REPRO") or "bin/repro"
+if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
+local dir = check.tmpdir()
+local N_POINTS = 12
+local g = require("pcg").new(20261126, 17)
+
+local words = { "the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far", "away" }
+local text = {}
+for i = 1, 3000 do text[i] = words[g:bounded(#words) + 1] .. ((i % 9 == 0) and ".\n" or " ") end
+local corpus = dir .. "/corpus.txt"
+check.write(corpus, table.concat(text))
+
+-- The analysis of a valid study, with the decision test when this tree's validator
+-- knows it.
+local function write_study(test_field)
+  check.write(dir .. "/kill.lua", string.format([[
+return {
+  name = "kill",
+  description = "kill -9 points",
+  base = { n_layer = 1, d_model = 32, n_head = 2, context = 32, batch = 8, iters = 60,
+    warmup = 2, diag_every = 20, diag_windows = 2, data = %q },
+  variants = { { name = "none", embed_norm = "none" },
+    { name = "layernorm", embed_norm = "layernorm" } },
+  seeds = { 1, 2 },
+  checkpoint_every = 5,
+  analysis = { baseline = "none", metrics = { "val_loss" }, primary = "val_loss",
+    better = "lower", min_effect = 0.01, alpha = 0.05, correction = "holm", resamples = 1000%s },
+}
+]], corpus, test_field))
+end
+write_study(', test = "t"')
+if not pcall(require("repro.study").load, dir .. "/kill.lua") then write_study("") end
+local RUNS = { "none/seed-1", "layernorm/seed-1", "none/seed-2", "layernorm/seed-2" }
+
+local function run(root)
+  return check.run(string.format("%s run %s --jobs 2 --out-root %s", repro, dir .. "/kill.lua",
+    root))
+end
+
+local function files(root)
+  local out = {}
+  for _, r in ipairs(RUNS) do
+    for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
+      out[r .. "/" .. f] = fs.read(root .. "/kill/" .. r .. "/" .. f)
+    end
+  end
+  out["summary.json"] = fs.read(root .. "/kill/summary.json")
+  return out
+end
+
+-- Temporary files anywhere under root.
+local function leftovers(root)
+  local found = {}
+  local function walk(d)
+    for _, name in ipairs(sys.listdir(d) or {}) do
+      local p = d .. "/" .. name
+      local st = sys.stat(p)
+      if st and st.type == "dir" then
+        walk(p)
+      elseif name:find("%.tmp%.%d+$") then
+        found[#found + 1] = p
+      end
+    end
+  end
+  walk(root)
+  return table.concat(found, ", ")
+end
+
+-- Live children of pid whose command line contains `what`.
+local function children(pid, what)
+  local out = {}
+  for _, name in ipairs(sys.listdir("/proc") or {}) do
+    if name:match("^%d+$") then
+      local stat = fs.read("/proc/" .. name .. "/stat") or ""
+      local ppid = stat:match("^%d+ %b() %S+ (%d+)")
+      local cmdline = fs.read("/proc/" .. name .. "/cmdline") or ""
+      if tonumber(ppid) == pid and cmdline:find(what, 1, true) then
+        out[#out + 1] = tonumber(name)
+      end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+local REF = dir .. "/ref"
+local t0 = host.now()
+local code, _, err = run(REF)
+local wall = host.now() - t0
+t:eq(code, 0, "uninterrupted study: " .. err)
+local ref = files(REF)
+
+local survived, killed_workers, mid_run = 0, 0, 0
+for k = 1, N_POINTS do
+  local root = string.format("%s/k%02d", dir, k)
+  local at = 0.05 + g:uniform() * 0.85 * wall
+  local want_worker = g:bounded(2) == 1
+  local pid = host.spawn({ repro, "run", dir .. "/kill.lua", "--jobs", "2", "--out-root", root },
+    { stdout = root .. ".out", stderr = root .. ".err" })
+  host.sleep(at)
+  local victim, what = pid, "runner"
+  if want_worker then -- the first moment from `at` on when a worker lives
+    local until_ = host.now() + 1
+    repeat
+      local w = children(pid, "run-worker")
+      if #w > 0 then victim, what = w[g:bounded(#w) + 1], "worker" end
+      if what == "runner" then host.sleep(0.01) end
+    until what == "worker" or host.now() > until_
+  end
+  host.kill(victim, "KILL")
+  if what == "worker" then killed_workers = killed_workers + 1 end
+  local deadline = host.now() + 120
+  while host.now() < deadline do
+    local p = host.wait(false)
+    if p == pid then break end
+    host.sleep(0.02)
+  end
+  local label = string.format("point %d (%s killed at %.2f s)", k, what, at)
+  local done, partial = 0, 0
+  for _, r in ipairs(RUNS) do
+    local d = root .. "/kill/" .. r
+    if fs.exists(d .. "/metrics.json") then done = done + 1 end
+    for _, name in ipairs(sys.listdir(d) or {}) do
+      if name:match("^checkpoint%-%x+%.rptf$") then partial = partial + 1 end
+    end
+  end
+  if partial > 0 then mid_run = mid_run + 1 end
+  -- Nothing half-written looks done.
+  for _, r in ipairs(RUNS) do
+    local d = root .. "/kill/" .. r
+    if fs.exists(d .. "/metrics.json") then
+      t:eq(record.verify(d), "verified", label .. ": " .. r .. " has metrics.json and verifies")
+    end
+  end
+  code, _, err = run(root)
+  local good = t:eq(code, 0, label .. ": the rerun finishes: " .. err)
+  local got = files(root)
+  for name, text_ in pairs(ref) do
+    good = t:ok(got[name] == text_, label .. ": " .. name .. " byte-identical after the rerun")
+      and good
+  end
+  for _, r in ipairs(RUNS) do
+    good = t:eq(record.verify(root .. "/kill/" .. r), "verified", label .. ": " .. r .. " verifies")
+      and good
+  end
+  good = t:eq(leftovers(root), "", label .. ": no temporary file left") and good
+  if good then survived = survived + 1 end
+end
+t:ok(killed_workers >= 1 and killed_workers < N_POINTS, "both runners and workers were killed (" ..
+  killed_workers .. " workers)")
+t:ok(mid_run >= N_POINTS // 2, "most points hit a run in progress (" .. mid_run .. ")")
+print(string.format("test_kill: %d kill -9 points (%d workers, %d runners; %d with a run " ..
+  "in progress), %d reruns byte-identical", N_POINTS, killed_workers, N_POINTS - killed_workers,
+  mid_run, survived))
+check.rmtree(dir)
+t:done()
