@@ -2,6 +2,7 @@
 #   make            dependency step, then bin/repro
 #   make test       every C test binary and Lua test; ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test-slurm bin/repro submit --slurm on a single-node Slurm it starts (root)
 #   make data       the verified corpus in data/
 #   make reproduce  every study, statistic, table, figure and the paper (REPRODUCE.md)
 #   make paper      the tables, figures and PDF from the existing run records
@@ -33,7 +34,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: all deps data test test-asan bench bench-stats reproduce paper clean clean-runs
+.PHONY: all deps data test test-asan test-slurm bench bench-stats reproduce paper clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -86,6 +87,12 @@ test: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train data
 test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
 		SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+
+# bin/repro submit --slurm on a real single-node Slurm that the test starts and stops
+# itself (munged, slurmctld, slurmd on localhost; needs root): tests/sh/test_slurm.sh.
+test-slurm: $(REPRO) data
+	@scripts/deps.sh --slurm
+	@REPRO=$(REPRO) REPRO_TEST_SLURM=1 sh tests/sh/test_slurm.sh
 
 # A benchmark, not a test: needs an idle machine; installs PyTorch (with OpenBLAS) through
 # the dependency step for the comparison.

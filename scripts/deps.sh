@@ -4,7 +4,10 @@
 # exact command and fails.  Nothing else in the project installs packages.
 #   scripts/deps.sh            what `make`, `make test` and `make reproduce` need
 #   scripts/deps.sh --test     also what `make test` needs beyond that: the aarch64 cross
-#                              compiler and qemu-user (tests/sh/test_paths.sh)
+#                              compiler and qemu-user (tests/sh/test_paths.sh), GNU parallel
+#                              (tests/sh/test_parallel.sh)
+#   scripts/deps.sh --slurm    also Slurm and munge, for `make test-slurm`
+#                              (tests/sh/test_slurm.sh starts its own single-node cluster)
 #   scripts/deps.sh --torch    also python3-torch with OpenBLAS (PyTorch reference checks and
 #                              make bench; without OpenBLAS, Debian's torch uses the slow
 #                              reference BLAS and the comparison would flatter the engine)
@@ -17,7 +20,10 @@ PACKAGES="gcc make pkg-config liblua5.4-dev libgsl-dev lua-cjson gnuplot-nox
 texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recommended
 latexmk poppler-utils curl ca-certificates"
 if [ "${1:-}" = "--test" ]; then
-    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel"
+fi
+if [ "${1:-}" = "--slurm" ]; then
+    PACKAGES="$PACKAGES slurm-wlm munge"
 fi
 if [ "${1:-}" = "--torch" ]; then
     PACKAGES="$PACKAGES python3-torch python3-numpy libopenblas0-pthread"

@@ -2,11 +2,11 @@
 -- and their state, whoever trains them.
 --
 --   bin/repro plan FILE [--all] [--only variant=V,seed=S]... [--set k=v,...]
---                       [--out-root DIR] [--threads N]
+--                       [--out-root DIR] [--threads N] [--allow-large]
 --       one line per run that is not done (with --all, every selected run), the exact
 --       command that trains it: `bin/repro run-one FILE --only variant=V,seed=S` with the
---       same --out-root, --set and --threads, absolute paths, so `parallel -j N` (or
---       --sshloginfile on a shared filesystem) can run them.  Runs being trained right
+--       same --out-root, --set, --threads and --allow-large, absolute paths, so
+--       `parallel -j N` (or --sshloginfile on a shared filesystem) can run them.  Runs being trained right
 --       now (lock held) are left out, and said so on stderr with the counts.
 --   bin/repro run-one FILE --only variant=V,seed=S [--set ...] [--out-root DIR]
 --                          [--threads N]
@@ -27,7 +27,8 @@
 --       the analysis of `bin/repro run` (summary.json, verdicts) when every run is done;
 --       otherwise the runs not done with their state, exit status 1.  Trains nothing.
 -- Then `bin/repro run FILE` (same --set and --out-root) also reuses every record and
--- writes the summary.
+-- writes the summary.  Every command takes --allow-large as `bin/repro run` does, and
+-- finds the records where `bin/repro run` puts them (--set alone: a root of its own).
 local host = require "repro.host"
 local fs = require "repro.fs"
 local json = require "repro.json"
@@ -83,6 +84,8 @@ function M.parse(args, who, extra, usage)
       for _, kv in ipairs(list) do o.set_raw[#o.set_raw + 1] = kv end
     elseif a == "--out-root" then
       o.out_root = value(a)
+    elseif a == "--allow-large" then
+      o.allow_large = true
     elseif a == "--threads" and extra.threads then
       o.threads = math.tointeger(tonumber(value(a)))
       if not o.threads or o.threads < 1 or o.threads > 1024 then
@@ -121,14 +124,18 @@ function M.shell_word(s)
   return fs.quote(s)
 end
 
--- Loads the study of o with its selected runs planned (runner.plan: action, dir).
-function M.load(o)
-  local s = study.load(o.file, o.set)
+-- Loads the study of o with its selected runs planned (runner.plan: action, dir).  The
+-- records root is `bin/repro run`'s (runner.out_root: --set without --out-root has a root
+-- of its own).  writes: refuse a study directory that another study file made.
+function M.load(o, writes)
+  local out_root = runner.out_root(o.out_root, o.set)
+  local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
   s.file_abs = absolute(o.file)
-  local out_root = runner.out_root(o.out_root)
+  local dir = study.dir(out_root, s)
+  if writes then study.check_owner(dir, o.file) end
   local runs = runner.selected(s, o.only)
   runner.plan(s, runs, out_root, false)
-  return s, runs, out_root, study.dir(out_root, s)
+  return s, runs, out_root, dir
 end
 
 -- The argv of `bin/repro run-one` for run r (common: file_abs, out_root, set_raw, threads).
@@ -143,6 +150,7 @@ function M.run_one_argv(o, s, r, out_root)
     argv[#argv + 1] = "--threads"
     argv[#argv + 1] = tostring(o.threads)
   end
+  if o.allow_large then argv[#argv + 1] = "--allow-large" end
   return argv
 end
 
@@ -260,7 +268,7 @@ function M.run_one_main(args)
     user_error("repro run-one: needs exactly one --only variant=V,seed=S\nusage: %s", RUN_ONE_USAGE)
   end
   host.trap_signals() -- SIGINT/SIGTERM before training: stop before touching anything
-  local s, runs, out_root, dir = M.load(o)
+  local s, runs, out_root, dir = M.load(o, true)
   local r = runs[1]
   local who = string.format("%s %s", s.name, r.label)
   fs.mkdir_p(dir)

@@ -34,7 +34,10 @@ local M = {}
 
 M.DEFAULT_MAX_ARRAY_SIZE = 1001 -- Slurm's default MaxArraySize
 M.SIGNAL_BEFORE_S = 120 -- seconds before the time limit for SIGUSR1 (less for short limits)
-M.MIN_RUN_S = 30 -- a task stopped by the time limit sooner than this is not requeued
+-- A task told of its time limit sooner than this after it started is not requeued (Slurm
+-- may send the signal up to a minute early: a short limit could requeue forever);
+-- $REPRO_REQUEUE_MIN_S in the submitting environment overrides it (sbatch exports it).
+M.MIN_RUN_S = 30
 
 local function user_error(fmt, ...) study.user_error(string.format(fmt, ...)) end
 
@@ -152,7 +155,8 @@ function M.array_script(p)
     '  kill -0 "$child" 2>/dev/null || break',
     "done",
     'if [ "$limit" = 1 ] && [ "$status" = 130 ]; then',
-    string.format('  if [ $(($(date +%%s) - start)) -ge %d ]; then', M.MIN_RUN_S),
+    string.format('  if [ $(($(date +%%s) - start)) -ge "${REPRO_REQUEUE_MIN_S:-%d}" ]; then',
+      M.MIN_RUN_S),
     '    echo "repro: time limit near: $run stopped with a checkpoint; requeueing this task" >&2',
     '    scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}" && exit 0',
     "  fi",
@@ -183,6 +187,7 @@ function M.analysis_script(p)
     argv[#argv + 1] = "--set"
     argv[#argv + 1] = table.concat(o.set_raw, ",")
   end
+  if o.allow_large then argv[#argv + 1] = "--allow-large" end
   L[#L + 1] = "exec " .. plan.command_line(argv)
   return table.concat(L, "\n") .. "\n"
 end
@@ -217,7 +222,7 @@ function M.main(args)
   end
   o.threads = o.threads or 1
 
-  local s, runs, out_root, dir = plan.load(o)
+  local s, runs, out_root, dir = plan.load(o, not o.dry_run)
   local pending, running = {}, {}
   local n_done = 0
   for _, r in ipairs(runs) do
