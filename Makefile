@@ -107,16 +107,13 @@ bench: $(REPRO)
 #                      records, tables, figures and PDF; the real results are never touched.
 #                      make reproduce QUICK=1 then checks the PDF against the quick summaries.
 #   JOBS=N             worker processes per study (default: the study file's `jobs`)
-# The studies run one after another in one recipe (scale copies final's runs), so -j
-# never runs two at once.  Paths are relative: the generated files name them.
+# The studies run one after another in one recipe, in the order `bin/repro studies` gives
+# (each after the studies it reads or declares in `depends`; among ready ones by name), so
+# -j never runs two at once.  Paths are relative: the generated files name them.
 QUICK ?=
 JOBS ?=
 QUICK_MODEL := n_layer=1,d_model=32,n_head=2,context=32,batch=4
 QUICK_SET := $(QUICK_MODEL),iters=20,warmup=2,diag_every=5,diag_windows=4
-STUDY_ORDER := prelim final instability scale init_scale
-STUDY_NAMES := $(basename $(notdir $(wildcard lua/experiments/*.lua)))
-STUDIES := $(filter $(STUDY_NAMES),$(STUDY_ORDER)) \
-	$(sort $(filter-out $(STUDY_ORDER),$(STUDY_NAMES)))
 ifeq ($(QUICK),1)
 EXPERIMENTS := $(BUILD)/quick/experiments
 PAPER_DIR := $(BUILD)/quick/paper
@@ -135,7 +132,8 @@ LATEXMK := SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=non
 	-halt-on-error -quiet
 
 reproduce: $(REPRO) data
-	@for s in $(STUDIES); do \
+	@studies=$$($(REPRO) studies --order --out-root $(EXPERIMENTS)) || exit 1; \
+	for s in $$studies; do \
 	    echo "reproduce: study $$s" >&2; \
 	    $(REPRO) run lua/experiments/$$s.lua $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1; \
 	done

@@ -173,6 +173,8 @@ commands["run-one"] = function(args) return require("repro.plan").run_one_main(a
 function commands.status(args) return require("repro.plan").status_main(args) end
 function commands.analyze(args) return require("repro.runner").main(args, true) end
 function commands.submit(args) return require("repro.slurm").main(args) end
+-- The studies in dependency order (lua/repro/order.lua).
+function commands.studies(args) return require("repro.order").main(args) end
 
 function commands.help()
   io.write([[
@@ -190,6 +192,7 @@ usage:
                 [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
+  bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
   bin/repro SCRIPT.lua [args]
   bin/repro --version
 config keys (defaults):
@@ -208,7 +211,7 @@ function M.main(argv)
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, help; or a SCRIPT.lua)", cmd)
+      "analyze, submit, verify, report, studies, help; or a SCRIPT.lua)", cmd)
   end
   return f(table.move(argv, 2, #argv, 1, {}))
 end

@@ -30,6 +30,10 @@
 --                          note in the summary (analysis.design_notes)
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
+--   depends                optional list of studies this one needs first, besides those it
+--                          reads with repro.best_lr / repro.result and its pilot (e.g. a study
+--                          that copies another's runs); `bin/repro studies` orders by all of
+--                          them (lua/repro/depends.lua, lua/repro/order.lua)
 --
 -- A study file is data that may use loops and functions to build its tables.  It is
 -- evaluated in a sandbox (lua/lsandbox.c): a child process with a Lua state of its own
@@ -59,6 +63,7 @@ local record = require "repro.record"
 local sandbox = require "repro.sandbox"
 local sys = require "repro.sys"
 local host = require "repro.host"
+local depends = require "repro.depends"
 
 local M = {}
 
@@ -72,7 +77,7 @@ M.DERIVED_METRICS = { "diverged", "n_spikes", "max_loss_ratio" }
 M.ENGINE_METRICS = require("engine").metric_names()
 
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
-  "checkpoint_every", "jobs" }
+  "checkpoint_every", "jobs", "depends" }
 local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
   "registered_rule" }
@@ -99,6 +104,8 @@ M.MAX_SOURCE_BYTES = 1024 * 1024
 -- Plans above these need opts.allow_large (`bin/repro run --allow-large`).
 M.MAX_SEEDS, M.MAX_RUNS = 100, 1000
 M.API = {}
+-- Another study's results (lua/repro/depends.lua): repro.best_lr, repro.result.
+for name, f in pairs(depends.API) do M.API[name] = f end
 
 local function set_of(list)
   local s = {}
@@ -185,7 +192,7 @@ end
 
 -- The study file's source, evaluated in the sandbox: the returned value, or a user
 -- error naming the file and what failed.
-local function evaluate(path)
+local function evaluate(path, listing)
   local st = sys.stat(path)
   if st and st.type ~= "file" then
     user_error(string.format("study: %s: not a regular file (%s)", path,
@@ -204,7 +211,14 @@ local function evaluate(path)
   if src == nil then
     user_error(string.format("study: %s: cannot read the study file", path))
   end
-  local ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, M.API)
+  local ok, value, msg
+  if listing then
+    ok, value, msg = sandbox.eval(depends.listing_source(src), "@" .. path, M.LIMITS,
+      depends.listing_api(M.API))
+    -- a syntax error is reported as the plain source gives it
+    if not ok and value == "syntax" then listing = false end
+  end
+  if not listing then ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, M.API) end
   if ok then return value, src end
   local L = M.LIMITS
   local where = " of a study file (lua/repro/study.lua, M.LIMITS)"
@@ -537,8 +551,18 @@ local function check_seeds_spec(P, t)
   return spec
 end
 
--- The pilot's paired-difference sd on `metric`: the largest over its comparisons, the
--- list of them, and its seeds; or nil and why.
+-- Where other studies' summaries are read (a pilot, repro.best_lr): opts.out_root, else
+-- $REPRO_EXPERIMENTS, else <project root>/experiments.
+function M.results_root(opts)
+  local root = (opts and opts.out_root) or os.getenv("REPRO_EXPERIMENTS")
+  if not root or root == "" then root = host.root .. "/experiments" end
+  return root
+end
+
+-- The pilot's paired-difference sd on `metric`: the largest over its comparisons (its
+-- summary's pilot_comparisons when it has them: the comparisons it offers a later study
+-- as a pilot, e.g. a sweep's at each group's best learning rate), the list of them, and
+-- its seeds; or nil and why.
 local function pilot_sd(root, pilot, metric)
   local path = root .. "/" .. pilot .. "/summary.json"
   local f = io.open(path, "rb")
@@ -547,7 +571,9 @@ local function pilot_sd(root, pilot, metric)
   f:close()
   if not ok or type(sum) ~= "table" then return nil, path .. ": not a study summary" end
   local best, used = nil, {}
-  for _, c in ipairs(type(sum.comparisons) == "table" and sum.comparisons or {}) do
+  local list = type(sum.pilot_comparisons) == "table" and sum.pilot_comparisons or
+    sum.comparisons
+  for _, c in ipairs(type(list) == "table" and list or {}) do
     if type(c) == "table" and c.metric == metric and type(c.sd) == "number" then
       used[#used + 1] = { treatment = c.treatment, baseline = c.baseline, sd = c.sd, n = c.n }
       if not best or c.sd > best then best = c.sd end
@@ -559,7 +585,8 @@ local function pilot_sd(root, pilot, metric)
   end
   local seeds = {}
   for _, x in ipairs(type(sum.seeds) == "table" and sum.seeds or {}) do seeds[x] = true end
-  return best, used, seeds, path
+  return best, used, seeds, path .. (list == sum.pilot_comparisons and
+    ": its pilot_comparisons" or "")
 end
 
 -- The design against the decision rule: the Holm family size m, the seeds from power
@@ -573,10 +600,9 @@ local function check_design(P, s, opts, given)
   if spec and an.min_effect and an.primary then
     local sd, used, pilot_seeds, source = spec.sd, nil, {}, "stated in the study file"
     if spec.pilot then
-      local root = (opts and opts.out_root) or os.getenv("REPRO_EXPERIMENTS")
-      if not root or root == "" then root = host.root .. "/experiments" end
       local list_or_why
-      sd, list_or_why, pilot_seeds, source = pilot_sd(root, spec.pilot, an.primary)
+      sd, list_or_why, pilot_seeds, source = pilot_sd(M.results_root(opts), spec.pilot,
+        an.primary)
       if not sd then
         P.add("seeds.count.pilot", list_or_why, "pilot")
         return
@@ -696,6 +722,7 @@ end
 -- M.MAX_SEEDS / M.MAX_RUNS ceiling.
 function M.load(path, set, opts)
   opts = opts or {}
+  depends.begin(M.results_root(opts), false)
   local t, src = evaluate(path)
   local P = problems(path, src)
   if type(t) ~= "table" then
@@ -725,6 +752,22 @@ function M.load(path, set, opts)
   end
   if t.description ~= nil and type(t.description) ~= "string" then
     P.add("description", "expected a string")
+  end
+  s.depends = {}
+  if t.depends ~= nil then
+    if not is_list(t.depends) then
+      P.add("depends", "expected a list of study names (the studies this one needs first)")
+    else
+      for i, d in ipairs(t.depends) do
+        if type(d) ~= "string" or not d:match(depends.NAME_PATTERN) then
+          P.add("depends[" .. i .. "]", "expected the name of a study", "depends")
+        elseif d == t.name then
+          P.add("depends[" .. i .. "]", "a study cannot depend on itself", "depends")
+        else
+          s.depends[#s.depends + 1] = d
+        end
+      end
+    end
   end
   s.base = {}
   if t.base ~= nil then
@@ -841,6 +884,25 @@ function M.load(path, set, opts)
   P.raise()
   s.runs = expand(s)
   return s
+end
+
+-- The studies the study at `path` needs first: those it reads (repro.best_lr,
+-- repro.result), its pilot and its `depends` (lua/repro/depends.lua), as a sorted list,
+-- from one evaluation in listing mode (a study that has no results yet reads as nil).
+-- Its results are read under M.results_root(opts).  Raises a user error when the study
+-- file cannot be evaluated.
+function M.dependencies(path, opts)
+  depends.begin(M.results_root(opts), true)
+  local listed = evaluate(path, true)
+  if type(listed) ~= "table" or listed.reads == nil then
+    user_error(string.format("study: %s: the study file must return a table", path))
+  end
+  if not listed.ok and (listed.unread or 0) == 0 then
+    local msg = tostring(listed.error)
+    user_error(msg:sub(1, #path + 1) == path .. ":" and "study: " .. msg or
+      string.format("study: %s: %s", path, msg))
+  end
+  return depends.collect(listed), listed
 end
 
 -- The study's directory under an output root.
