@@ -60,6 +60,11 @@
 -- complete grid of at least 2 x 2 with some init_seed ~= data_seed), the summary's
 -- variance_components give, per variant and metric of analysis.metrics and per primary
 -- comparison's differences, the two-way random-effects ANOVA components (stats.anova2).
+--
+-- A study with analysis.comparisons = {} pre-registered no test: no family, no verdicts.
+-- A study with analysis.claim gets summary.claim from lua/repro/claim.lua (its distance to
+-- the claim's Table 1: a ranking of set-ups, or the table laid beside the suite's), which
+-- verdict_table prints after the verdicts; read_run keeps a run's subset_acc list for it.
 local stats = require "stats"
 local json = require "repro.json"
 local fs = require "repro.fs"
@@ -158,6 +163,8 @@ function M.read_run(dir, metrics)
     if v == nil and not diverged then run.missing[#run.missing + 1] = name end
     run.values[name] = v
   end
+  -- the accuracy of each validation subset (a list; lua/repro/claim.lua pools it)
+  if not diverged and type(m.subset_acc) == "table" then run.subset_acc = m.subset_acc end
   -- the pairing key: init_seed and data_seed, which default to the seed
   local cok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
   if cok and type(cfg) == "table" then
@@ -694,6 +701,10 @@ function M.summarize(s, runs)
     test == "t" and "paired t-test (the exact sign-flip p where t is undefined)" or
       "exact sign-flip test", fmt(level),
     #exploratory_metrics > 0 and table.concat(exploratory_metrics, ", ") or "none")
+  if #family == 0 then
+    an_out.family = "No confirmatory test: the study pre-registered none (analysis." ..
+      "comparisons = {}, a descriptive study): no family, no verdicts"
+  end
   an_out.family_rule1 = string.format("Holm over the %d tests of this study: %d comparison%s " ..
     "and %d interaction%s, each on %d metric%s (%s); p from the paired t-test, the exact " ..
     "sign-flip p where t is undefined, 1 where neither is defined", #rule1, #an.comparisons,
@@ -738,6 +749,7 @@ function M.summarize(s, runs)
     table.insert(notes, 1, "every run was changed from the study file by --set " ..
       json.encode(json.object(s.set)))
   end
+  if an.claim then out.claim = require("repro.claim").summarize(s, runs, out) end
   return out
 end
 
@@ -857,6 +869,7 @@ function M.verdict_table(summary)
     lines[#lines + 1] = "  " .. table.concat(f, "  ")
   end
   if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
+  for _, l in ipairs(summary.claim and summary.claim.text or {}) do lines[#lines + 1] = l end
   return table.concat(lines, "\n") .. "\n"
 end
 

@@ -27,7 +27,10 @@
 --                          test cannot reach alpha / m with its seeds (the sign flip's
 --                          smallest p is 2^(1 - n)) is refused with the seed count it
 --                          needs, or, registered under an earlier rule, accepted with a
---                          note in the summary (analysis.design_notes)
+--                          note in the summary (analysis.design_notes).  comparisons = {}
+--                          pre-registers no test (a descriptive study: no family, no
+--                          verdicts).  claim: the claim's Table 1 stage of the study
+--                          (lua/repro/claim.lua)
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --   depends                optional list of studies this one needs first, besides those it
@@ -80,7 +83,7 @@ local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analys
   "checkpoint_every", "jobs", "depends" }
 local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
-  "registered_rule" }
+  "registered_rule", "claim" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "test" }
 -- The decision rule of lua/repro/analysis.lua (analysis.RULE, kept here so that loading a
@@ -444,8 +447,9 @@ local function check_analysis(P, a, variants, variant_names)
     return true
   end
   if a.comparisons ~= nil then
-    if not is_list(a.comparisons) or #a.comparisons == 0 then
-      P.add("analysis.comparisons", "expected a non-empty list of {treatment, baseline} pairs")
+    if not is_list(a.comparisons) then
+      P.add("analysis.comparisons", "expected a list of {treatment, baseline} pairs ({} for " ..
+        "none: a descriptive study)")
     else
       for i, pair in ipairs(a.comparisons) do
         local p = check_pair(P, pair, "analysis.comparisons[" .. i .. "]", variants,
@@ -498,6 +502,9 @@ local function check_analysis(P, a, variants, variant_names)
     end
   end
   out.interactions = interactions
+  if a.claim ~= nil then
+    out.claim = require("repro.claim").check(P, a.claim, variants, variant_names)
+  end
   return out
 end
 
