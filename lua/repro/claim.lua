@@ -430,7 +430,12 @@ local function table1_summary(s, runs, out)
       worst_term(best.rows.none.distance))
   end
   return {
-    stage = "table1", source = M.SOURCE, claim = json.object({
+    stage = "table1", source = M.SOURCE,
+    effect_definition = "the claim's effect on val_loss is the log of the ratio of its " ..
+      "mean PPLs (its per-seed losses are not published), on val_ppl the difference of " ..
+      "its mean PPLs; the suite's is the mean paired difference (treatment - baseline) " ..
+      "with the decision interval and verdict of the pre-registered rule",
+    claim = json.object({
       seeds = M.TABLE1.seeds, iters = M.TABLE1.iters,
       mock_acc_samples = M.TABLE1.mock_acc_samples }), definition = M.DEFINITION,
     tolerance = M.TOLERANCE, z_match = M.Z_MATCH, threshold = M.threshold(),
@@ -496,9 +501,12 @@ function M.text(c)
   for _, su in ipairs(c.setups) do
     local r = su.rows
     local n = r.none.val_ppl and r.none.val_ppl.n or 0
+    local from = su.search and su.search.rank and su.search.d and string.format("; %s " ..
+      "rank %s at D = %s", su.search.study or "search", fmt(su.search.rank),
+      fmt(su.search.d, "%.1f")) or ""
     add(string.format("the claim's Table 1 (%d seeds, %d iterations) beside set-up %s (%d " ..
-      "seed%s)%s:", c.claim.seeds, c.claim.iters, su.name, n, n == 1 and "" or "s",
-      c.closest and c.closest.setup == su.name and ", the closest" or ""))
+      "seed%s%s)%s:", c.claim.seeds, c.claim.iters, su.name, n, n == 1 and "" or "s", from,
+      c.closest and c.closest.setup == su.name and ", the closest on these seeds" or ""))
     local t = { { "metric", "", "none", "LayerNorm", "RMSNorm" } }
     local function row(label, who, f)
       local x = { label, who }

@@ -217,7 +217,8 @@ t:near(q.rows.none.subset_acc.sd, pool.sd, 1e-12, "pooled subset sd")
 t:eq(q.rows.none.subset_acc.min, pool.min, "pooled subset min")
 t:eq(q.rows.none.subset_acc.subsets_per_seed, 20, "20 subsets per seed")
 t:ok(q.rows.none.subset_acc.sd_seed_means > 0, "the sd of the seed means")
-t:near(q.rows.none.mock_acc_count, 8, 1e-3, "the claim's none mock accuracy is about 8 / 150 (0.0533 x 150 = 7.995)")
+t:near(q.rows.none.mock_acc_count, 8, 1e-3,
+  "the claim's none mock accuracy is about 8 / 150 (0.0533 x 150 = 7.995)")
 local eff = q.effects[1]
 t:ok(eff.treatment == "layernorm" and eff.baseline == "none", "first effect: layernorm vs none")
 t:near(eff.claim, math.log(20.64 / 22.18), 1e-12, "the claim's effect on val_loss: ln PPL ratio")
@@ -231,7 +232,8 @@ t:eq(c.ngram.unigram_ppl, ng.unigram_ppl, "unigram PPL of the study's corpus")
 text = analysis.verdict_table(sum)
 t:ok(text:find("22.18 +- 0.90", 1, true) and text:find("20.64 +- 0.81", 1, true) and
   text:find("0.0533 (8.0/150)", 1, true), "the claim's Table 1 is printed: " .. text)
-t:ok(text:find("beside set-up q (3 seeds), the closest", 1, true), "the closest is marked")
+t:ok(text:find("beside set-up q (3 seeds; claim_search rank 1 at D = 30.2), the closest " ..
+  "on these seeds", 1, true), "the closest is marked, with its search rank and distance")
 t:ok(text:find("unigram PPL", 1, true) and text:find("bigram PPL", 1, true),
   "the reference perplexities are printed")
 t:ok(text:find("50-pos. subset acc.", 1, true), "the subset accuracy row is printed")
@@ -247,6 +249,53 @@ local doc = f and json.decode(f:read("a"))
 if f then f:close() end
 t:ok(doc and doc.claim and #doc.claim.ranking == 3 and #doc.claim.selected == 2,
   "the summary ranks the 3 set-ups and selects 2")
+
+-- the real two stages at a tiny budget: claim.lua runs the set-ups claim_search selected
+local function read_json(path)
+  local fh = io.open(path)
+  if not fh then return nil end
+  local x = json.decode(fh:read("a"))
+  fh:close()
+  return x
+end
+local tiny = "--out-root " .. dir .. "/real --set n_layer=1,d_model=16,n_head=2,context=16," ..
+  "batch=4,iters=4,warmup=1,data=" .. dir .. "/corpus.txt"
+code, out, err = check.run(string.format("%s run lua/experiments/claim.lua %s", REPRO, tiny))
+t:ok(code ~= 0 and err:find("claim_search", 1, true) and err:find("run it first", 1, true),
+  "stage 2 before stage 1 is refused and says what to run: " .. err)
+code, out, err = check.run(string.format("%s run lua/experiments/claim_search.lua %s", REPRO,
+  tiny))
+t:eq(code, 0, "claim_search.lua runs at a tiny budget: " .. err)
+local search = read_json(dir .. "/real/claim_search/summary.json")
+t:ok(search and #search.claim.ranking == 24 and #search.claim.selected == 2,
+  "claim_search ranks 24 set-ups and selects 2")
+code, out, err = check.run(string.format("%s run lua/experiments/claim.lua %s", REPRO, tiny))
+t:eq(code, 0, "claim.lua runs after claim_search: " .. err)
+local tab = read_json(dir .. "/real/claim/summary.json")
+t:ok(tab and tab.claim and tab.claim.stage == "table1", "claim.lua writes the Table-1 summary")
+if search and tab and tab.claim then
+  local ranked = {}
+  for _, e in ipairs(search.claim.ranking) do ranked[e.variant] = e end
+  for i, name in ipairs(search.claim.selected) do
+    local su = tab.claim.setups[i]
+    t:eq(su and su.name, name, "set-up " .. i .. " is the search's selection " .. i)
+    t:eq(su and su.search.rank, ranked[name].rank, name .. ": the search's rank kept")
+    for _, norm in ipairs(claim.ROWS) do
+      local v
+      for _, x in ipairs(tab.variants) do
+        if x.name == name .. "-" .. norm then v = x end
+      end
+      local same = v ~= nil and v.overrides.embed_norm == norm
+      for k, x in pairs(ranked[name].overrides) do same = same and v.overrides[k] == x end
+      t:ok(same, name .. "-" .. norm .. ": the search's overrides and embed_norm " .. norm)
+    end
+  end
+  t:eq(#tab.comparisons // #tab.analysis.metrics, 6, "6 comparisons: 3 per set-up")
+  t:eq(tab.analysis.m, 6, "Holm over the 6 comparisons on the primary metric")
+  t:eq(#tab.seeds, 5, "5 seeds")
+  t:ok(out:find("the claim's Table 1", 1, true) and out:find("unigram PPL", 1, true),
+    "bin/repro run prints the Table-1 layout")
+end
 
 check.rmtree(dir)
 t:done()
