@@ -6,6 +6,7 @@
 #   make data       the verified corpus in data/
 #   make reproduce  every study, statistic, table, figure and the paper (REPRODUCE.md)
 #   make paper      the tables, figures and PDF from the existing run records
+#   make reproduce-slurm  the same as make reproduce, every study on a Slurm cluster
 VERSION := 0.1.0
 
 CC ?= cc
@@ -34,7 +35,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: all deps data test test-asan test-slurm bench bench-stats reproduce paper clean clean-runs
+.PHONY: all deps data test test-asan test-slurm bench bench-stats reproduce reproduce-slurm paper clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -137,6 +138,18 @@ reproduce: $(REPRO) data
 	    echo "reproduce: study $$s" >&2; \
 	    $(REPRO) run lua/experiments/$$s.lua $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1; \
 	done
+	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)
+ifeq ($(QUICK),1)
+	@$(REPRO) tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
+endif
+
+# make reproduce on a Slurm cluster, from a login node (REPRODUCE.md): every study as a job
+# array, each submitted once the studies it needs are analysed (scripts/reproduce_slurm.sh),
+# then make paper.  SLURM_FLAGS go to every `bin/repro submit --slurm`, e.g.
+# SLURM_FLAGS="--partition cpu --time 2:00:00 --max-parallel 64".  QUICK=1 as above.
+SLURM_FLAGS ?=
+reproduce-slurm: $(REPRO) data
+	@REPRO=$(REPRO) scripts/reproduce_slurm.sh $(RUN_FLAGS) $(SLURM_FLAGS)
 	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)
 ifeq ($(QUICK),1)
 	@$(REPRO) tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)

@@ -6,8 +6,9 @@
 --       one line per run that is not done (with --all, every selected run), the exact
 --       command that trains it: `bin/repro run-one FILE --only variant=V,seed=S` with the
 --       same --out-root, --set, --threads and --allow-large, absolute paths, so
---       `parallel -j N` (or --sshloginfile on a shared filesystem) can run them.  Runs being trained right
---       now (lock held) are left out, and said so on stderr with the counts.
+--       `parallel -j N` (or --sshloginfile on a shared filesystem) can run them.  Runs
+--       being trained right now (lock held) are left out, and said so on stderr with the
+--       counts.
 --   bin/repro run-one FILE --only variant=V,seed=S [--set ...] [--out-root DIR]
 --                          [--threads N]
 --       trains that one run exactly as `bin/repro run` would (reused when done, copied
@@ -196,7 +197,9 @@ local function slurm_info(dir)
   local task_of, ids = {}, {}
   for _, a in ipairs(sub.arrays or {}) do
     ids[#ids + 1] = tostring(a.job)
-    for i, label in ipairs(a.runs or {}) do task_of[label] = string.format("%s_%d", a.job, i - 1) end
+    for i, label in ipairs(a.runs or {}) do
+      task_of[label] = string.format("%s_%d", a.job, i - 1)
+    end
   end
   if sub.analysis then ids[#ids + 1] = tostring(sub.analysis) end
   local queue = {}
@@ -235,9 +238,9 @@ function M.status_main(args)
     end
     rows[#rows + 1] = string.format("  %-8s %-" .. width .. "s  %s", state, r.label, detail)
   end
-  print(string.format("study %s (%s): %d of its %d runs selected: %d done, %d running, %d failed, " ..
-    "%d pending; records in %s", s.name, runner.shown(s.file_abs), #runs, #s.runs, n.done, n.running,
-    n.failed, n.pending, runner.shown(dir)))
+  print(string.format("study %s (%s): %d of its %d runs selected: %d done, %d running, " ..
+    "%d failed, %d pending; records in %s", s.name, runner.shown(s.file_abs), #runs, #s.runs,
+    n.done, n.running, n.failed, n.pending, runner.shown(dir)))
   for _, row in ipairs(rows) do print((row:gsub("%s+$", ""))) end
   if slurm and slurm.analysis then
     local q = slurm.queue[slurm.analysis]
@@ -336,7 +339,8 @@ function M.run_one_main(args)
       "resumes it", who, m.steps, r.cfg.iters)
     return 130
   end
-  print(string.format("%s: done (trained %d steps%s in %s)  %s", who, m.steps - (m.resumed_from or 0),
+  print(string.format("%s: done (trained %d steps%s in %s)  %s", who,
+    m.steps - (m.resumed_from or 0),
     (m.resumed_from or 0) > 0 and string.format(" from step %d", m.resumed_from) or "",
     progress.fmt_time(host.now() - t0), runner.result_text(r)))
   return 0

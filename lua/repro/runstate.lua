@@ -50,7 +50,8 @@ end
 -- Where the attempt ran, for messages: "host vm pid 123, slurm job 12_3".
 function M.where(a)
   local t = {}
-  if a.host then t[#t + 1] = "host " .. a.host .. (a.pid and (" pid " .. a.pid) or "") end
+  local pid = math.tointeger(a.pid)
+  if a.host then t[#t + 1] = "host " .. a.host .. (pid and (" pid " .. pid) or "") end
   if a.slurm_job then t[#t + 1] = "slurm job " .. a.slurm_job end
   return table.concat(t, ", ")
 end

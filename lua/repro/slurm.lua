@@ -106,8 +106,9 @@ function M.array_script(p)
   local n = #p.runs
   local L = {
     "#!/bin/sh",
-    string.format("# Written by `bin/repro submit --slurm` for study %s (%s): array %d of %d, %d run%s.",
-      s.name, s.file_abs, p.index, p.count, n, n == 1 and "" or "s"),
+    string.format("# Written by `bin/repro submit --slurm` for study %s (%s):", s.name,
+      s.file_abs),
+    string.format("# array %d of %d, %d run%s.", p.index, p.count, n, n == 1 and "" or "s"),
     "# Task i trains run i (below) with `bin/repro run-one`, exactly as `bin/repro run` would,",
     "# into " .. p.dir .. "/.",
     "# A shared filesystem is assumed: the project, the records and the corpus are read and",
@@ -117,9 +118,11 @@ function M.array_script(p)
     string.format("# %d s before the time limit Slurm sends SIGUSR1: the run stops with a " ..
       "checkpoint", p.signal_s),
     "# and the task requeues itself, resuming from it bit-identically.  scancel and preemption",
-    "# (SIGTERM) stop the run with a checkpoint too: Slurm's requeue or a second submit resumes it.",
+    "# (SIGTERM) stop the run with a checkpoint too: Slurm's requeue or a second submit",
+    "# resumes it.",
     "#SBATCH --job-name=repro-" .. s.name,
-    string.format("#SBATCH --array=0-%d%s", n - 1, p.max_parallel and ("%" .. p.max_parallel) or ""),
+    string.format("#SBATCH --array=0-%d%s", n - 1,
+      p.max_parallel and ("%" .. p.max_parallel) or ""),
     "#SBATCH --ntasks=1",
     "#SBATCH --cpus-per-task=" .. p.threads,
   }
@@ -141,7 +144,7 @@ function M.array_script(p)
   words[5] = '"$run"' -- the value of --only, from the case above
   local cmd = table.concat(words, " ")
   for _, l in ipairs({
-    '  *) echo "repro: array task ${SLURM_ARRAY_TASK_ID:-?} has no run in this script" >&2; exit 2 ;;',
+    '  *) echo "repro: array task ${SLURM_ARRAY_TASK_ID:-?} has no run here" >&2; exit 2 ;;',
     "esac",
     cmd .. " &",
     "child=$!",
@@ -160,8 +163,8 @@ function M.array_script(p)
     '    echo "repro: time limit near: $run stopped with a checkpoint; requeueing this task" >&2',
     '    scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}" && exit 0',
     "  fi",
-    string.format('  echo "repro: time limit near after less than %d s: not requeued ' ..
-      '(raise --time)" >&2', M.MIN_RUN_S),
+    string.format('  echo "repro: time limit near after less than ${REPRO_REQUEUE_MIN_S:-%d} s: ' ..
+      'not requeued (raise --time)" >&2', M.MIN_RUN_S),
     "fi",
     'exit "$status"',
   }) do L[#L + 1] = l end
@@ -251,8 +254,8 @@ function M.main(args)
   end
   local analysis = { path = slurm_dir .. "/analysis.sbatch", text = M.analysis_script(p) }
 
-  local summary = string.format("study %s: %d of its %d runs selected: %d pending (job array%s), " ..
-    "%d done, %d being trained elsewhere%s", s.name, #runs, #s.runs, #pending,
+  local summary = string.format("study %s: %d of its %d runs selected: %d pending " ..
+    "(job array%s), %d done, %d being trained elsewhere%s", s.name, #runs, #s.runs, #pending,
     #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n_done,
     #running, #running > 0 and (" (" .. table.concat(running, ", ") .. ", left out)") or "")
   local function sbatch_cmd(path, deps)
@@ -291,7 +294,8 @@ function M.main(args)
     local ok, out = run_command(sbatch_cmd(path, deps))
     local id = ok and out:match("^(%d+)")
     if not id then
-      user_error("repro submit: %s failed: %s", sbatch_cmd(path, deps), out ~= "" and out or "no output")
+      user_error("repro submit: %s failed: %s", sbatch_cmd(path, deps),
+        out ~= "" and out or "no output")
     end
     return id
   end
@@ -322,7 +326,8 @@ function M.main(args)
     #ids > 0 and (" after job" .. (#ids > 1 and "s " or " ") .. table.concat(ids, ", ")) or "",
     runner.shown(dir .. "/summary.json"), runner.shown(analysis.path)))
   print(string.format("watch: %s status %s%s", plan.shell_word(plan.exe()),
-    plan.shell_word(s.file_abs), o.out_root and (" --out-root " .. plan.shell_word(out_root)) or ""))
+    plan.shell_word(s.file_abs),
+    o.out_root and (" --out-root " .. plan.shell_word(out_root)) or ""))
   return 0
 end
 

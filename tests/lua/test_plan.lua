@@ -121,7 +121,7 @@ local function start_slow()
     "--threads", "1" }, { stdout = S .. ".out", stderr = S .. ".err" })
 end
 local function wait_for(cond, what)
-  local deadline = host.now() + 60
+  local deadline = host.now() + 600 -- a loaded machine, or the sanitizers, slow it down
   while host.now() < deadline do
     if cond() then return true end
     host.sleep(0.01)

@@ -124,10 +124,10 @@ ok $? "the node is idle (ports $CTLD_PORT and $SLURMD_PORT free? else set REPRO_
 [ "$fail" -eq 0 ] || finish
 
 # --- helpers -----------------------------------------------------------------------------
-# wait_gone JOB [SECONDS]: until squeue no longer lists JOB (or any task of it)
+# wait_gone JOB [SECONDS, default 600]: until squeue no longer lists JOB (or any task of it)
 wait_gone() {
     i=0
-    while [ -n "$(squeue -h -j "$1" 2>/dev/null)" ] && [ $i -lt $((${2:-180} * 5)) ]; do
+    while [ -n "$(squeue -h -j "$1" 2>/dev/null)" ] && [ $i -lt $((${2:-600} * 5)) ]; do
         sleep 0.2
         i=$((i + 1))
     done
@@ -198,7 +198,7 @@ arr=$(array_job "$tmp/sub2.out")
 a=$(analysis_job "$tmp/sub2.out")
 run_dir=$tmp/C/stiny/none/seed-1
 i=0
-while ! ls "$run_dir"/checkpoint-*.rptf >/dev/null 2>&1 && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+while ! ls "$run_dir"/checkpoint-*.rptf >/dev/null 2>&1 && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done
 ls "$run_dir"/checkpoint-*.rptf >/dev/null 2>&1
 ok $? "task ${arr}_0 wrote a checkpoint"
 note "checkpoint seen"
@@ -250,7 +250,7 @@ arr=$(array_job "$tmp/sub4.out")
 a=$(analysis_job "$tmp/sub4.out")
 run_dir=$tmp/Q/stiny/none/seed-1
 i=0
-while ! ls "$run_dir"/checkpoint-*.rptf >/dev/null 2>&1 && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+while ! ls "$run_dir"/checkpoint-*.rptf >/dev/null 2>&1 && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done
 note "checkpoint seen"
 # scancel returns only once Slurm has settled the task, which requeues itself meanwhile
 # (it may answer "Job can not be altered now" then): in the background, ended by PID.
