@@ -27,6 +27,10 @@
  *   stats.anova2(y) -> table for y[row][col] (rows: init seeds, columns: data seeds): rows,
  *       cols, mean, ss_*, df_*, ms_*, f_row, f_col, p_row, p_col (absent when the
  *       residual is 0), var_row, var_col, var_resid, negative_row, negative_col, share_*
+ *   stats.lr_sensitivity(loss, init [, {ref=1, alpha=0.05, resamples=10000, seed=1,
+ *       exact=false}]) for loss[group][point][seed] (false for a diverged run) and
+ *       init[group][seed] -> table: curve[group][point], sensitivity, ci, diff (minus the
+ *       ref group's), diff_ci, ell_star, star = {group, point}, exact, total
  * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
  *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX.
  * Intervals are {lo, hi}.  A quantity that is undefined for the data is absent (nil),
@@ -743,6 +747,138 @@ static int l_anova2(lua_State *L)
     return 1;
 }
 
+/* loss[g][j][i] (a number, or false for a diverged run) and init[g][i] as C arrays in
+ * userdata on the stack; the shape (G, J, n) from the first rows, every row checked. */
+static double *check_cube(lua_State *L, int arg, const char *name, size_t dims, size_t *shape)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    int top = lua_gettop(L);
+    lua_pushvalue(L, arg);
+    for (size_t d = 0; d < dims; d++) {
+        shape[d] = (size_t)lua_rawlen(L, -1);
+        if (d + 1 < dims && (shape[d] == 0 || lua_rawgeti(L, -1, 1) != LUA_TTABLE)) {
+            lua_pushfstring(L, "%s: a table of %d nested levels of numbers expected", name,
+                            (int)dims);
+            luaL_argerror(L, arg, lua_tostring(L, -1));
+        }
+    }
+    lua_settop(L, top);
+    size_t total = 1;
+    for (size_t d = 0; d < dims; d++)
+        total *= shape[d];
+    double *x = (double *)lua_newuserdatauv(L, (total ? total : 1) * sizeof *x, 0);
+    int ux = lua_gettop(L);
+    size_t idx[3] = {0, 0, 0};
+    for (size_t k = 0; k < total; k++) {
+        size_t rest = k;
+        for (size_t d = dims; d-- > 0;) {
+            idx[d] = rest % shape[d];
+            rest /= shape[d];
+        }
+        lua_pushvalue(L, arg);
+        for (size_t d = 0; d < dims; d++) {
+            int type = lua_rawgeti(L, -1, (lua_Integer)idx[d] + 1);
+            int last = d + 1 == dims;
+            if (!last && (type != LUA_TTABLE || (size_t)lua_rawlen(L, -1) != shape[d + 1])) {
+                lua_pushfstring(L, "%s: every row must have %d entries", name, (int)shape[d + 1]);
+                luaL_argerror(L, arg, lua_tostring(L, -1));
+            }
+            if (last) {
+                if (type == LUA_TNUMBER) {
+                    x[k] = (double)lua_tonumber(L, -1);
+                } else if (type == LUA_TBOOLEAN && !lua_toboolean(L, -1) && dims == 3) {
+                    x[k] = NAN;
+                } else {
+                    lua_pushfstring(L, "%s[%d][%d]%s: %s expected, got %s", name,
+                                    (int)idx[0] + 1, (int)idx[1] + 1,
+                                    dims == 3 ? lua_pushfstring(L, "[%d]", (int)idx[2] + 1) : "",
+                                    dims == 3 ? "a number or false" : "a number",
+                                    lua_typename(L, type));
+                    luaL_argerror(L, arg, lua_tostring(L, -1));
+                }
+            }
+        }
+        lua_settop(L, ux);
+    }
+    return x;
+}
+
+static void push_list(lua_State *L, const double *x, size_t n)
+{
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, (lua_Number)x[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+static int l_lr_sensitivity(lua_State *L)
+{
+    static const char *const known[] = {"ref", "alpha", "resamples", "seed", "exact", NULL};
+    lua_settop(L, 3);
+    check_options(L, 3, known);
+    size_t shape[3], ishape[2];
+    const double *loss = check_cube(L, 1, "loss", 3, shape);
+    const double *init = check_cube(L, 2, "init", 2, ishape);
+    size_t G = shape[0], J = shape[1], n = shape[2];
+    if (ishape[0] != G || ishape[1] != n) {
+        lua_pushfstring(L, "init: %d groups x %d seeds expected (the shape of loss), got %d x %d",
+                        (int)G, (int)n, (int)ishape[0], (int)ishape[1]);
+        luaL_argerror(L, 2, lua_tostring(L, -1));
+    }
+    stats_lrsens_opts o;
+    lua_Integer ref = opt_integer(L, 3, "ref", 1, 1);
+    o.ref = (size_t)(ref - 1);
+    o.alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    o.resamples = (size_t)opt_integer(L, 3, "resamples", STATS_DEFAULT_RESAMPLES, 1);
+    o.seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
+    o.exact = opt_boolean(L, 3, "exact", 0);
+    size_t cells = (G ? G : 1) * (J ? J : 1);
+    double *out = (double *)lua_newuserdatauv(L, (cells + 6 * (G ? G : 1)) * sizeof *out, 0);
+    stats_lrsens_result r;
+    r.curve = out;
+    r.sensitivity = out + cells;
+    r.ci = r.sensitivity + G;
+    r.diff = r.ci + 2 * G;
+    r.diff_ci = r.diff + G;
+    stats_error err;
+    int status = stats_lr_sensitivity(loss, init, G, J, n, &o, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 10);
+    lua_createtable(L, (int)G, 0);
+    for (size_t g = 0; g < G; g++) {
+        push_list(L, r.curve + g * J, J);
+        lua_rawseti(L, -2, (lua_Integer)g + 1);
+    }
+    lua_setfield(L, -2, "curve");
+    push_list(L, r.sensitivity, G);
+    lua_setfield(L, -2, "sensitivity");
+    push_list(L, r.diff, G);
+    lua_setfield(L, -2, "diff");
+    const double *cis[2] = {r.ci, r.diff_ci};
+    const char *names[2] = {"ci", "diff_ci"};
+    for (int k = 0; k < 2; k++) {
+        lua_createtable(L, (int)G, 0);
+        for (size_t g = 0; g < G; g++) {
+            push_list(L, cis[k] + 2 * g, 2);
+            lua_rawseti(L, -2, (lua_Integer)g + 1);
+        }
+        lua_setfield(L, -2, names[k]);
+    }
+    set_number(L, "ell_star", r.ell_star);
+    double star[2] = {(double)r.star_group + 1, (double)r.star_point + 1};
+    lua_createtable(L, 2, 0);
+    for (int k = 0; k < 2; k++) {
+        lua_pushinteger(L, (lua_Integer)star[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_setfield(L, -2, "star");
+    set_boolean(L, "exact", r.exact);
+    set_integer(L, "total", (lua_Integer)r.total);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"paired", l_paired},
     {"holm", l_holm},
@@ -758,6 +894,7 @@ static const luaL_Reg funcs[] = {
     {"clopper_pearson", l_clopper_pearson},
     {"improvement", l_improvement},
     {"anova2", l_anova2},
+    {"lr_sensitivity", l_lr_sensitivity},
     {NULL, NULL}};
 
 int luaopen_stats(lua_State *L)

@@ -102,7 +102,7 @@ typedef struct {
  * get() is pcg32_next (range [0, 2^32 - 1]); get_double() is pcg32_uniform_double.
  * gsl_rng_set(r, s) seeds stream 0; stats_rng_alloc seeds the per-purpose stream
  * (seed, PCG_PURPOSE_STATS, index).  Indices used here: */
-enum { STATS_STREAM_BOOTSTRAP = 0, STATS_STREAM_SIGNFLIP = 1 };
+enum { STATS_STREAM_BOOTSTRAP = 0, STATS_STREAM_SIGNFLIP = 1, STATS_STREAM_LRSENS = 2 };
 extern const gsl_rng_type *stats_rng_pcg32;
 gsl_rng *stats_rng_alloc(uint64_t seed, uint64_t index); /* NULL when out of memory */
 void stats_rng_set_stream(gsl_rng *r, uint64_t seed, uint64_t index);
@@ -365,5 +365,46 @@ typedef struct {
 } stats_anova2_result;
 int stats_anova2(const double *y, size_t rows, size_t cols, stats_anova2_result *res,
                  stats_error *err);
+
+/* ---- Learning-rate sensitivity (stats/lrsens.c) ----
+ * A sweep: G groups (e.g. embedding norms) x J grid points (learning rates, log-spaced) x
+ * n seeds shared by the groups.  loss (G, J, n) is each run's final loss, NaN for a run
+ * that diverged; init (G, n) the loss at initialization of group g and seed i (Wortsman
+ * et al. 2023, "Small-scale proxies for large-scale Transformer training
+ * instabilities", sec. 3.1):
+ *   c[g][j][i] = min(loss, init)        (init where the run diverged)
+ *   curve[g][j] = mean over i of c      ell_star = min over g, j of curve
+ *   sensitivity[g] = mean over j of (curve[g][j] - ell_star)
+ *   diff[g] = sensitivity[g] - sensitivity[ref] (= the difference of the groups' mean
+ *   curves: ell_star cancels).
+ * Intervals: percentile (1 - alpha) bootstrap over seeds, one resample of seed indices
+ * for every group (the seeds pair the groups), ell_star recomputed in each; the exact
+ * distribution over all n^n resamples (as weighted multisets) when opts->exact (n <=
+ * STATS_BOOT_EXACT_MAX), else opts->resamples draws from stream STATS_STREAM_LRSENS.
+ * Quantiles by linear interpolation at f (total - 1) (stats_boot_quantile).  With few
+ * seeds the interval is bounded by what the seeds span (see STATS_BCA_CAVEAT_N).
+ * The caller provides the output arrays.  err->arg: 1 = loss (a value may be NaN, not
+ * infinite), 2 = init (finite), 3 = opts. */
+typedef struct {
+    size_t ref;       /* the reference group of diff, < G */
+    double alpha;     /* (0, 1) */
+    size_t resamples; /* >= STATS_MIN_RESAMPLES unless exact */
+    uint64_t seed;
+    int exact;
+} stats_lrsens_opts;
+typedef struct {
+    double *curve;       /* (G, J) */
+    double *sensitivity; /* (G) */
+    double *ci;          /* (G, 2) */
+    double *diff;        /* (G) */
+    double *diff_ci;     /* (G, 2) */
+    double ell_star;
+    size_t star_group, star_point;
+    int exact;
+    uint64_t total;      /* n^n, or the Monte Carlo count */
+} stats_lrsens_result;
+int stats_lr_sensitivity(const double *loss, const double *init, size_t groups, size_t points,
+                         size_t n, const stats_lrsens_opts *opts, stats_lrsens_result *res,
+                         stats_error *err);
 
 #endif

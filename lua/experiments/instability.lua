@@ -1,73 +1,137 @@
--- H1b: does an embedding norm make training more stable when the baseline is stressed?
--- Run with `bin/repro run lua/experiments/instability.lua`.
+-- H1b, redesigned (issue 14): does an embedding norm make training more stable when the
+-- learning rate is pushed to where the baseline diverges?  Run with
+-- `bin/repro run lua/experiments/instability.lua` after lr_sweep.lua (whose warmup-30 runs
+-- it copies) and instability_v1.lua (its pilot); `make reproduce` orders them.
 --
--- Design.  Peak learning rate 3e-3 and 1e-2 (10x and 33x the default 3e-4), both with no
--- warmup, so the full peak rate hits the freshly initialized model at step 0; 150
--- iterations (the prelim length: spikes and divergence happen early); seeds 1-5; every
--- other setting is the default model.  The issue's 2 x 2 grid (with and without warmup)
--- would be 60 runs, about 27 minutes here; we keep its harsher half (no warmup), 30
--- runs of about 27 s (fewer when a run diverges), so that every study of
--- `make reproduce` fits in about 55 minutes on the reference 2-core machine.
+-- Why.  The first design (instability_v1.lua) could not test H1b: no run diverged, every
+-- spike fell in steps 2-15, and its outcome, a spike count with minimum effect 5 against
+-- baselines of 0.4-1, was too coarse.  Here the outcomes are continuous, exist for every
+-- run (a diverged one too, over the steps it took) and the grid reaches rates where the
+-- baseline diverges.
 --
--- Pre-registered before any run (lua/repro/analysis.lua states the decision rule):
---   primary metric  n_spikes, lower is better: the number of steps whose training loss is
---                   non-finite or above 1.5 x the lowest loss of all earlier steps (a
---                   divergence counts).  Defined for diverged runs too, so no seed drops out.
---   minimum effect  5 steps (3 % of training spent spiking).
---   alpha           0.05, Holm over the 6 within-setting comparisons and the 2 interactions
---                   (does the effect grow from lr 3e-3 to 1e-2?), each on 3 metrics.
--- Secondary: diverged (the divergence rate) and val_loss (runs that did not diverge).
-local settings = {
-  { tag = "lr3e-3", lr = 3e-3 },
-  { tag = "lr1e-2", lr = 1e-2 },
+-- Design (pre-registered before any run).  The final protocol's model and length (300
+-- iterations, cosine decay to min_lr = lr / 10), validation diagnostics every 25 steps; no
+-- norm, LayerNorm and RMSNorm x warmup 0 and 30 steps x peak lr 3e-3, 1e-2, 3e-2, 0.1, 0.3
+-- (the stress half of lr_sweep's grid; half-decade steps) x seeds 1-3.  Each (norm,
+-- warmup) is a group of 5 runs per seed.  The warmup-30 runs are lr_sweep's, config for
+-- config, so they are copied; the warmup-0 runs are new.  "Diverged": the training loss
+-- or gradient norm is non-finite, or the loss stays above its value at initialization +
+-- 1 nat for 10 consecutive steps (lua/experiments/README.md).
+--
+-- Outcomes (lua/repro/lrsens.lua, M.OUTCOMES): per seed, over the group's grid,
+--   mean_max_loss_jump   mean of max_loss_jump, the largest rise of the training loss above
+--                        the best loss reached before it (nats)          PRIMARY
+--   gmean_max_grad_norm  geometric mean of the largest pre-clip gradient norm
+--   gmean_logit_growth   geometric mean of the growth of the largest |logit| from step 0
+--   n_diverged           grid values at which the run diverged
+--   log10_diverge_lr     log10 of the first grid lr at which it diverged (censored one
+--                        step above 0.3 when it never did)
+-- Minimum effects, pre-registered as rules on a pilot, instability_v1 (the same model
+-- without warmup at lr 3e-3 and 1e-2, 150 iterations, seeds 1-5; read with repro.result):
+-- for each of the first three, a quarter of the pilot's no-norm level of its run measure
+-- (the mean over the pilot's two no-norm settings of their means); for n_diverged one
+-- grid value; for log10_diverge_lr one grid step (0.5).
+--
+-- Analysis (decision rule 2, applied to the groups' per-seed outcomes: summary.json's
+-- sweep_outcomes).  Primary mean_max_loss_jump, lower is better, minimum effect as above;
+-- alpha 0.05; the paired t-test; Holm over the 4 comparisons LayerNorm vs none and RMSNorm
+-- vs none at warmup 0 and at warmup 30; equivalence by the paired TOST at the minimum
+-- effect.  The other outcomes are exploratory, each reported against its own minimum
+-- effect.  The summary's lr_sweep section also gives, per group, the loss curve over the
+-- grid and where it diverges.  With 3 seeds the t-test needs a large, consistent effect at
+-- alpha / 4 (t > 8.9 with 2 degrees of freedom); the design accepts that for the budget.
+--
+-- Budget.  90 runs, the 45 with warmup 30 copied from lr_sweep: 45 new runs of at most
+-- about 46 s (45 s measured for a default run at 2 threads on the reference 2-core
+-- machine, plus the diagnostics): 18 at lr <= 1e-2 (14 min), 9 at 3e-2 (up to 7 min),
+-- 18 at lr >= 0.1, expected to diverge early (about 3 min; 14 min if none did).  About 20
+-- min, at most 35 min.
+local PILOT = "instability_v1"
+local GRID = {
+  { tag = "3e-3", lr = 3e-3, min_lr = 3e-4 },
+  { tag = "1e-2", lr = 1e-2, min_lr = 1e-3 },
+  { tag = "3e-2", lr = 3e-2, min_lr = 3e-3 },
+  { tag = "1e-1", lr = 0.1, min_lr = 1e-2 },
+  { tag = "3e-1", lr = 0.3, min_lr = 3e-2 },
 }
-local norms = { "none", "layernorm", "rmsnorm" }
+local NORMS = { "none", "layernorm", "rmsnorm" }
+local WARMUPS = { 0, 30 }
 
-local variants, comparisons = {}, {}
-for _, s in ipairs(settings) do
-  for _, norm in ipairs(norms) do
-    variants[#variants + 1] = { name = norm .. "-" .. s.tag, embed_norm = norm, lr = s.lr,
-      min_lr = s.lr / 10 }
+local variants, groups = {}, {}
+for _, w in ipairs(WARMUPS) do
+  for _, norm in ipairs(NORMS) do
+    local group = norm .. "-w" .. w
+    local members = {}
+    for _, g in ipairs(GRID) do
+      local name = group .. "-lr" .. g.tag
+      variants[#variants + 1] = { name = name, embed_norm = norm, warmup = w, lr = g.lr,
+        min_lr = g.min_lr }
+      members[#members + 1] = name
+    end
+    groups[#groups + 1] = { name = group, variants = members }
   end
-  comparisons[#comparisons + 1] = { "layernorm-" .. s.tag, "none-" .. s.tag }
-  comparisons[#comparisons + 1] = { "rmsnorm-" .. s.tag, "none-" .. s.tag }
-  comparisons[#comparisons + 1] = { "layernorm-" .. s.tag, "rmsnorm-" .. s.tag }
+end
+
+-- A quarter of the pilot's no-norm level of a run measure.
+local function quarter_of_pilot(metric)
+  local sum = 0
+  for _, v in ipairs({ "none-lr3e-3", "none-lr1e-2" }) do
+    sum = sum + repro.result(PILOT, "per_variant", v, "metrics", metric, "mean")
+  end
+  return 0.25 * sum / 2
+end
+local deltas = {
+  mean_max_loss_jump = quarter_of_pilot("max_loss_jump"),
+  gmean_max_grad_norm = quarter_of_pilot("max_grad_norm"),
+  gmean_logit_growth = quarter_of_pilot("logit_growth"),
+  n_diverged = 1,
+  log10_diverge_lr = 0.5,
+}
+local comparisons = {}
+for _, w in ipairs(WARMUPS) do
+  comparisons[#comparisons + 1] = { "layernorm-w" .. w, "none-w" .. w }
+  comparisons[#comparisons + 1] = { "rmsnorm-w" .. w, "none-w" .. w }
 end
 
 return {
   name = "instability",
-  description = "H1b, training stability under stress: the default Pre-LN GPT for 150 "
-    .. "iterations at peak learning rate 3e-3 and 1e-2 with no warmup (cosine decay to a "
-    .. "tenth of the peak), no embedding norm vs LayerNorm vs RMSNorm, seeds 1-5, 30 runs. "
-    .. "The harsher half (no warmup) of the lr x warmup grid, chosen to keep make reproduce "
-    .. "within about an hour. Primary metric n_spikes (minimum effect 5 steps), alpha 0.05 "
-    .. "with Holm; divergence counts and val_loss are secondary.",
-  base = { iters = 150, warmup = 0 },
+  description = "H1b, training stability under learning-rate stress: the default Pre-LN "
+    .. "GPT for 300 iterations (cosine to a tenth of the peak) with no embedding norm, "
+    .. "LayerNorm or RMSNorm, warmup 0 or 30, at peak lr 3e-3 to 0.3 in half-decade steps, "
+    .. "seeds 1-3; per seed and group, continuous outcomes over the grid (primary: the "
+    .. "mean largest loss jump; also gradient norm, logit growth, divergences), minimum "
+    .. "effects from the pilot instability_v1, paired t-test, Holm over the 4 norm-vs-none "
+    .. "comparisons. 90 runs, the 45 with warmup 30 copied from lr_sweep: about 20 "
+    .. "minutes on the reference 2-core machine.",
+  depends = { "lr_sweep" },
+  base = { diag_every = 25 },
   variants = variants,
-  seeds = { 1, 2, 3, 4, 5 },
+  seeds = { 1, 2, 3 },
   checkpoint_every = 50,
   analysis = {
-    baseline = "none-lr1e-2",
-    metrics = { "n_spikes", "diverged", "val_loss" },
-    primary = "n_spikes",
+    baseline = "none-w0-lr1e-2",
+    metrics = { "max_loss_jump", "max_grad_norm", "logit_growth", "diverged", "val_loss",
+      "init_loss" },
+    primary = "max_loss_jump",
     better = "lower",
-    min_effect = 5,
+    min_effect = deltas.mean_max_loss_jump,
     alpha = 0.05,
     correction = "holm",
-    -- The test that decided it when it ran (Holm over paired t-test p values).  The study
-    -- was pre-registered under decision rule 1 (Holm over every comparison x metric, the
-    -- BCa interval, "no meaningful difference" without an equivalence test) and is
-    -- re-analysed under the current rule; the summary keeps its rule-1 verdicts
-    -- (verdict_rule1, lua/repro/analysis.lua).
-    test = "t",
-    registered_rule = 1,
     resamples = 10000,
-    comparisons = comparisons,
-    interactions = {
-      { name = "layernorm benefit, lr 1e-2 vs 3e-3",
-        a = { "layernorm-lr1e-2", "none-lr1e-2" }, b = { "layernorm-lr3e-3", "none-lr3e-3" } },
-      { name = "rmsnorm benefit, lr 1e-2 vs 3e-3",
-        a = { "rmsnorm-lr1e-2", "none-lr1e-2" }, b = { "rmsnorm-lr3e-3", "none-lr3e-3" } },
+    test = "t",
+    comparisons = {},
+    sweep = {
+      over = "lr", groups = groups, reference = "none-w0", loss = "val_loss", pilot = {},
+      outcomes = {
+        metrics = { "mean_max_loss_jump", "gmean_max_grad_norm", "gmean_logit_growth",
+          "n_diverged", "log10_diverge_lr" },
+        primary = "mean_max_loss_jump",
+        better = "lower",
+        min_effect = deltas.mean_max_loss_jump,
+        deltas = deltas,
+        comparisons = comparisons,
+        test = "t",
+      },
     },
   },
 }

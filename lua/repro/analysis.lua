@@ -7,7 +7,9 @@
 --                   SPIKE_FACTOR (1.5) times the smallest loss of all earlier steps
 --                   (a divergence counts as one spike)
 --   max_loss_ratio  the largest loss_t / min(loss_s, s < t) over steps t >= 1
--- A diverged run has no value for any metric except `diverged` and `n_spikes`: its
+-- A diverged run has no value for any metric except `diverged`, `n_spikes` and the
+-- engine's instability measures (DIVERGENCE_AWARE: init_loss, max_grad_norm,
+-- max_loss_jump, max_abs_logit, logit_growth, diverge_step, diverge_lr, ...): its
 -- values are null, it is left out of means, and the count of diverged runs per
 -- variant is reported with a note, never silently.
 --
@@ -65,9 +67,16 @@
 -- A study with analysis.claim gets summary.claim from lua/repro/claim.lua (its distance to
 -- the claim's Table 1: a ranking of set-ups, or the table laid beside the suite's), which
 -- verdict_table prints after the verdicts; read_run keeps a run's subset_acc list for it.
+-- A study with analysis.sweep gets summary.lr_sweep (best value, divergence and LR
+-- sensitivity per group), pilot_comparisons (for a later study's seeds from power) and,
+-- when it pre-registers outcomes, sweep_outcomes (this rule applied to per-seed outcomes
+-- over each group's grid) from lua/repro/lrsens.lua.
 local stats = require "stats"
 local json = require "repro.json"
 local fs = require "repro.fs"
+local lrsens = require "repro.lrsens"
+local claim = require "repro.claim"
+local engine = require "engine"
 
 local M = {}
 
@@ -75,7 +84,13 @@ M.SPIKE_FACTOR = 1.5
 
 -- Metrics computed here, and those that keep their value for a diverged run.
 local DERIVED = { diverged = true, n_spikes = true, max_loss_ratio = true }
-local DIVERGENCE_AWARE = { diverged = true, n_spikes = true }
+-- The engine's instability measures exist for a diverged run too, over the steps it took
+-- (lua/experiments/README.md): the loss at initialization, the largest gradient norm,
+-- loss jump and logit, and where it diverged.
+local DIVERGENCE_AWARE = { diverged = true, n_spikes = true, init_loss = true,
+  max_grad_norm = true, max_grad_norm_step = true, max_loss_jump = true,
+  max_loss_jump_step = true, max_abs_logit = true, logit_growth = true, diverge_step = true,
+  diverge_lr = true }
 
 M.DEFINITIONS = {
   diverged = "1 if the run stopped on a non-finite loss or gradient norm, or on 10 "
@@ -750,7 +765,43 @@ function M.summarize(s, runs)
       json.encode(json.object(s.set)))
   end
   if an.claim then out.claim = require("repro.claim").summarize(s, runs, out) end
+  out.claim_reference = M.claim_reference(s, per_variant)
+  if an.sweep then
+    local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)
+    if section then
+      out.lr_sweep, out.pilot_comparisons, out.sweep_outcomes = section, pilot, outcomes
+    else
+      note("learning-rate sweep: %s", pilot)
+    end
+  end
   return out
+end
+
+-- A study at the claim's protocol (every run 150 iterations, claim.TABLE1.iters, at the
+-- default peak lr 3e-4, the seeds' and the claim's) prints its validation perplexity
+-- beside the claim's Table 1: a row per variant whose embed_norm has a row there; nil
+-- for any other study.
+function M.claim_reference(s, per_variant)
+  local lr = engine.defaults().lr
+  if not (s.runs and #s.runs > 0) then return nil end
+  local norm_of = {}
+  for _, r in ipairs(s.runs) do
+    if r.cfg.iters ~= claim.TABLE1.iters or r.cfg.lr ~= lr then return nil end
+    norm_of[r.variant] = r.cfg.embed_norm
+  end
+  local rows = json.array({})
+  for _, v in ipairs(s.variants) do
+    local row = claim.TABLE1.rows[norm_of[v.name]]
+    local m = per_variant[v.name] and per_variant[v.name].metrics.val_ppl
+    if row then
+      rows[#rows + 1] = { variant = v.name, embed_norm = norm_of[v.name],
+        val_ppl = m and m.mean, n = m and m.n, claim_val_ppl = row.val_ppl,
+        claim_val_ppl_sd = row.val_ppl_sd }
+    end
+  end
+  if #rows == 0 then return nil end
+  return { protocol = string.format("%d iterations at peak lr %g", claim.TABLE1.iters, lr),
+    source = claim.SOURCE, rows = rows }
 end
 
 -- Two-way random-effects ANOVA components when the runs cross init_seed and data_seed
@@ -870,6 +921,21 @@ function M.verdict_table(summary)
   end
   if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
   for _, l in ipairs(summary.claim and summary.claim.text or {}) do lines[#lines + 1] = l end
+  local ref = summary.claim_reference
+  if ref then
+    local parts = {}
+    for _, r in ipairs(ref.rows) do
+      parts[#parts + 1] = string.format("%s %s (claim %s)", r.variant, fmt(r.val_ppl),
+        fmt(r.claim_val_ppl))
+    end
+    lines[#lines + 1] = string.format("the claim's protocol (%s): validation PPL beside the " ..
+      "claim's Table 1: %s", ref.protocol, table.concat(parts, ", "))
+  end
+  for _, l in ipairs(lrsens.text(summary.lr_sweep)) do lines[#lines + 1] = l end
+  if summary.sweep_outcomes then
+    lines[#lines + 1] = "outcomes over the grid (lr_sweep.outcomes):"
+    lines[#lines + 1] = M.verdict_table(summary.sweep_outcomes)
+  end
   return table.concat(lines, "\n") .. "\n"
 end
 

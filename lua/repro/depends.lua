@@ -23,11 +23,12 @@
 -- Dependencies.  A study depends on every study it reads through these functions, on
 -- the pilot of its seeds-from-power (seeds.count.pilot) and on the studies it lists in
 -- its optional `depends` field (e.g. a study that copies another's runs instead of
--- training them).  M.listing_source wraps a study's source so that one evaluation in
+-- training them).  M.listing_source wraps a study's source so that an evaluation in
 -- listing mode returns what it read and declared: there, a study that has no summary
--- yet reads as nil instead of raising, and an error the study raises afterwards (a
--- computation on that nil) is tolerated, because only the names matter
--- (`bin/repro studies`, lua/repro/order.lua).
+-- yet reads as a placeholder instead of raising (M.PLACEHOLDERS: nil, then 0, then an
+-- empty table, one evaluation each until the study returns its table, so that a study
+-- that computes with a result still declares its `depends`), because only the names
+-- matter (`bin/repro studies`, lua/repro/order.lua, study.dependencies).
 local json = require "repro.json"
 local fs = require "repro.fs"
 
@@ -37,9 +38,15 @@ local M = {}
 -- functions below run in the child, which sees it as it was at the fork.
 local state = { root = nil, listing = false, reads = {}, unread = 0 }
 
--- Before evaluating a study: where the results are, and whether this is a listing.
+-- What a study that has no results yet reads as in listing mode, one kind per evaluation.
+M.PLACEHOLDERS = { "nil", "zero", "table" }
+local PLACEHOLDER = { ["nil"] = function() return nil end, zero = function() return 0 end,
+  table = function() return {} end }
+
+-- Before evaluating a study: where the results are, and whether this is a listing (the
+-- placeholder kind of M.PLACEHOLDERS; false or nil for a real evaluation).
 function M.begin(root, listing)
-  state.root, state.listing, state.reads, state.unread = root, listing and true or false, {}, 0
+  state.root, state.listing, state.reads, state.unread = root, listing or false, {}, 0
 end
 
 M.NAME_PATTERN = "^[%w][%w_.%-]*$"
@@ -65,7 +72,7 @@ local function summary_of(study)
   if not text then
     if state.listing then
       state.unread = state.unread + 1
-      return nil
+      return nil, nil, PLACEHOLDER[state.listing]()
     end
     if fs.exists(dir) then
       fail("the study '%s' has not finished: %s exists but has no summary.json (its run " ..
@@ -94,8 +101,8 @@ local function best_lr(study, group)
   if type(group) ~= "string" then
     fail("expected the name of a group of the sweep as argument 2, got a %s", type(group))
   end
-  local sum, path = summary_of(study)
-  if sum == nil then return nil end
+  local sum, path, placeholder = summary_of(study)
+  if sum == nil then return placeholder end
   local sweep = sum.lr_sweep
   if type(sweep) ~= "table" or type(sweep.groups) ~= "table" then
     fail("the study '%s' is not a learning-rate sweep: %s has no lr_sweep section (its " ..
@@ -117,8 +124,8 @@ local function result(study, ...)
   check_name(study, "argument 1")
   local keys = table.pack(...)
   if keys.n == 0 then fail("expected at least one key after the study name") end
-  local sum, path = summary_of(study)
-  if sum == nil then return nil end
+  local sum, path, placeholder = summary_of(study)
+  if sum == nil then return placeholder end
   local v, where = sum, ""
   for i = 1, keys.n do
     local k = keys[i]

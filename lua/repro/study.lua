@@ -30,7 +30,9 @@
 --                          note in the summary (analysis.design_notes).  comparisons = {}
 --                          pre-registers no test (a descriptive study: no family, no
 --                          verdicts).  claim: the claim's Table 1 stage of the study
---                          (lua/repro/claim.lua)
+--                          (lua/repro/claim.lua).  sweep: a learning-rate sweep's groups,
+--                          analysed for best value, divergence and LR sensitivity, and
+--                          optionally outcomes over the grid (lua/repro/lrsens.lua)
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --   depends                optional list of studies this one needs first, besides those it
@@ -67,6 +69,7 @@ local sandbox = require "repro.sandbox"
 local sys = require "repro.sys"
 local host = require "repro.host"
 local depends = require "repro.depends"
+local lrsens = require "repro.lrsens"
 
 local M = {}
 
@@ -83,7 +86,7 @@ local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analys
   "checkpoint_every", "jobs", "depends" }
 local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
-  "registered_rule", "claim" }
+  "registered_rule", "claim", "sweep" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "test" }
 -- The decision rule of lua/repro/analysis.lua (analysis.RULE, kept here so that loading a
@@ -505,6 +508,7 @@ local function check_analysis(P, a, variants, variant_names)
   if a.claim ~= nil then
     out.claim = require("repro.claim").check(P, a.claim, variants, variant_names)
   end
+  if a.sweep ~= nil then out.sweep = lrsens.check(P, a.sweep, variants) end
   return out
 end
 
@@ -853,6 +857,9 @@ function M.load(path, set, opts)
   end
   if t.analysis ~= nil then s.analysis = check_analysis(P, t.analysis, variants, variant_names) end
   if s.analysis then check_design(P, s, opts, t.seeds) end
+  if s.analysis and s.analysis.sweep then
+    lrsens.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
+  end
   if not opts.allow_large then
     if #s.seeds > M.MAX_SEEDS then
       P.add("seeds", string.format("%d seeds, more than the %d a study may have without " ..
@@ -895,21 +902,31 @@ end
 
 -- The studies the study at `path` needs first: those it reads (repro.best_lr,
 -- repro.result), its pilot and its `depends` (lua/repro/depends.lua), as a sorted list,
--- from one evaluation in listing mode (a study that has no results yet reads as nil).
+-- from evaluations in listing mode (a study that has no results yet reads as a
+-- placeholder: nil, else 0, else an empty table, until the study returns its table).
 -- Its results are read under M.results_root(opts).  Raises a user error when the study
--- file cannot be evaluated.
+-- file fails for another reason; when it fails with every placeholder, its dependencies
+-- are the studies it read (its `depends` cannot be known then).
 function M.dependencies(path, opts)
-  depends.begin(M.results_root(opts), true)
-  local listed = evaluate(path, true)
-  if type(listed) ~= "table" or listed.reads == nil then
-    user_error(string.format("study: %s: the study file must return a table", path))
+  local reads, msg = {}, nil
+  for _, kind in ipairs(depends.PLACEHOLDERS) do
+    depends.begin(M.results_root(opts), kind)
+    local listed = evaluate(path, true)
+    if type(listed) ~= "table" or listed.reads == nil then
+      user_error(string.format("study: %s: the study file must return a table", path))
+    end
+    for _, n in ipairs(listed.reads) do reads[#reads + 1] = n end
+    msg = tostring(listed.error)
+    msg = msg:sub(1, #path + 1) == path .. ":" and "study: " .. msg or
+      string.format("study: %s: %s", path, msg)
+    if listed.ok then
+      listed.reads = reads
+      return depends.collect(listed), listed
+    end
+    if (listed.unread or 0) == 0 then user_error(msg) end
   end
-  if not listed.ok and (listed.unread or 0) == 0 then
-    local msg = tostring(listed.error)
-    user_error(msg:sub(1, #path + 1) == path .. ":" and "study: " .. msg or
-      string.format("study: %s: %s", path, msg))
-  end
-  return depends.collect(listed), listed
+  -- it fails with every placeholder: what it read is all that is known
+  return depends.collect({ reads = reads }), { reads = reads, ok = false, error = msg }
 end
 
 -- The study's directory under an output root.

@@ -163,8 +163,22 @@ local compute = write_study(sdir, "dcompute", [[
   { name = "none", lr = 2 * repro.best_lr("dsweep", "none") + repro.best_lr("dother", "x") },
 ]])
 deps = study.dependencies(compute, { out_root = dir .. "/nothing" })
-t:eq(table.concat(deps, ","), "dsweep", "listing tolerates a computation on a missing result " ..
-  "(the first read it reaches)")
+t:eq(table.concat(deps, ","), "dother,dsweep", "listing: a computation on a missing result " ..
+  "reads 0 as a placeholder, so every read is reached")
+-- ... and its declared depends is known
+local declared = write_study(sdir, "ddeclared", [[
+  { name = "none", lr = repro.best_lr("dsweep", "none") / 10 },
+]], [[
+
+  depends = { "dcopied" },]])
+deps = study.dependencies(declared, { out_root = dir .. "/nothing" })
+t:eq(table.concat(deps, ","), "dcopied,dsweep", "listing: depends of a study that computes")
+-- a study that fails with every placeholder keeps what it read
+local strict = write_study(sdir, "dstrict", [[
+  { name = "none" .. repro.result("dsweep", "claim", "selected")[1] },
+]])
+deps = study.dependencies(strict, { out_root = dir .. "/nothing" })
+t:eq(table.concat(deps, ","), "dsweep", "listing: every placeholder fails: the reads")
 -- but a study that fails for another reason says so
 local bad = write_study(sdir, "dbad", [[ { name = "none", lr = nil + 1 }, ]])
 t:raises(function() study.dependencies(bad, {}) end, "dbad.lua:2: attempt to perform arithmetic",

@@ -199,7 +199,8 @@ code, _, err = check.run(repro .. " run " .. dir .. "/nonexistent.lua")
 t:ok(code == 1 and err:find("cannot read", 1, true), "a missing study file is refused: " .. err)
 
 -- the real studies validate, with the run counts their descriptions state
-for name, runs in pairs({ prelim = 9, final = 15, instability = 30, scale = 27 }) do
+for name, runs in pairs({ prelim = 9, final = 15, instability_v1 = 30, scale = 27,
+    lr_sweep_a = 81, lr_sweep = 135 }) do
   local o = dir .. "/real-" .. name
   local rcode, rout, rerr = check.run(repro .. " run lua/experiments/" .. name ..
     ".lua --dry-run --out-root " .. o)

@@ -1,0 +1,523 @@
+-- A study's learning-rate sweep: analysis.sweep, validated by M.check, summarized by
+-- M.summarize into summary.json's `lr_sweep` (and `pilot_comparisons`, and
+-- `sweep_outcomes` when the sweep pre-registers outcomes).
+--
+--   sweep = {
+--     over = "lr",                  the swept config key (every listed variant sets it)
+--     groups = { { name = "none", variants = { "none-lr1e-4", ... } }, ... },
+--                                   the arms compared (e.g. the embedding norms); every
+--                                   group covers the same grid of `over` values
+--     reference = "none",           the group the sensitivity differences refer to
+--     loss = "val_loss",            the final loss l (default val_loss); l0 = init_loss
+--     pilot = { { "layernorm", "none" }, ... },
+--                                   group pairs compared at each one's best grid value,
+--                                   offered to a later study as its pilot (default: every
+--                                   group vs the reference, and layernorm vs rmsnorm)
+--     outcomes = { ... },           optional, below
+--   }
+--
+-- Per group (lr_sweep.groups[name]): for every grid value, the final loss over seeds
+-- (mean, min, max of the runs that did not diverge, the count that diverged); the best
+-- value (best_lr, `over`'s): the grid value with the lowest mean of min(l, l0) over
+-- seeds, a diverged run counting as l0 (ties: the smaller value), with best_at_edge when
+-- it is the grid's first or last (the grid does not bracket the optimum); diverge_lr, the
+-- smallest grid value at which some seed diverged, and diverge_lr_all, the smallest from
+-- which every seed diverged at it and every larger value (null when none); top_trains
+-- when some seed did not diverge at the largest value (the grid should have gone
+-- higher); and the LR sensitivity of Wortsman et al. (2023, sec. 3.1),
+--   S = E_eta[min(l(eta), l0) - l*]
+-- with E_eta the mean over the grid (log-spaced, so a log-uniform eta), l* the best mean
+-- over every group and grid value, with its percentile bootstrap interval over seeds
+-- (stats.lr_sensitivity: exact over all n^n resamples for n <= stats.BOOT_EXACT_MAX,
+-- the seeds resampled together for every group) and its difference from the reference
+-- group with that difference's interval.
+--
+-- Outcomes (the instability design): per-seed aggregates over each group's grid, compared
+-- between groups under the study's decision rule (lua/repro/analysis.lua, applied to
+-- the groups as variants and the outcomes as metrics: summary.json's sweep_outcomes):
+--   outcomes = { metrics = { ... }, primary = "...", better = "lower", min_effect = x,
+--     deltas = { <outcome> = x, ... }, comparisons = { { g1, g2 }, ... }, test = "t" }
+-- M.OUTCOMES defines the outcomes; `deltas` pre-registers the minimum effect of every
+-- outcome (the primary's is min_effect), reported beside each exploratory comparison.
+local stats = require "stats"
+local json = require "repro.json"
+
+local M = {}
+
+M.OUTCOMES = {
+  mean_max_loss_jump = "mean over the grid of max_loss_jump, the largest rise of the " ..
+    "training loss above the best loss reached before it (nats)",
+  gmean_max_grad_norm = "geometric mean over the grid of max_grad_norm, the largest " ..
+    "pre-clip gradient norm",
+  gmean_logit_growth = "geometric mean over the grid of logit_growth, the largest |logit| " ..
+    "of a training batch over its value at step 0",
+  n_diverged = "number of grid values at which the run diverged",
+  log10_diverge_lr = "log10 of the smallest grid value at which the run diverged; a seed " ..
+    "that diverged nowhere counts one grid step above the largest value (censored)",
+}
+-- The run metric behind each outcome, and how it is aggregated over the grid.
+local OUTCOME_SOURCE = {
+  mean_max_loss_jump = { metric = "max_loss_jump", agg = "mean" },
+  gmean_max_grad_norm = { metric = "max_grad_norm", agg = "gmean" },
+  gmean_logit_growth = { metric = "logit_growth", agg = "gmean" },
+  n_diverged = { metric = "diverged", agg = "sum" },
+  log10_diverge_lr = { metric = "diverged", agg = "first" },
+}
+
+local function names_of(t)
+  local list = {}
+  for k in pairs(t) do list[#list + 1] = k end
+  table.sort(list)
+  return list
+end
+
+local function is_list(t)
+  if type(t) ~= "table" then return false end
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n == #t
+end
+
+local function check_pairs(P, list, path, groups)
+  local out = {}
+  if not is_list(list) then
+    P.add(path, "expected a list of {group, group} pairs")
+    return out
+  end
+  for i, p in ipairs(list) do
+    local ok = is_list(p) and #p == 2 and groups[p[1]] and groups[p[2]] and p[1] ~= p[2]
+    if not ok then
+      P.add(path .. "[" .. i .. "]", "expected a pair of two different groups of the sweep " ..
+        "(groups: " .. table.concat(names_of(groups), ", ") .. ")", path:match("[%w_]+$"))
+    else
+      out[#out + 1] = { p[1], p[2] }
+    end
+  end
+  return out
+end
+
+local function check_outcomes(P, o, groups, group_names)
+  local path = "analysis.sweep.outcomes"
+  if type(o) ~= "table" then
+    P.add(path, "expected a table {metrics =, primary =, better =, min_effect =, deltas =, " ..
+      "comparisons =, test =}", "outcomes")
+    return nil
+  end
+  local known = { metrics = true, primary = true, better = true, min_effect = true,
+    deltas = true, comparisons = true, test = true }
+  for k in pairs(o) do
+    if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
+  end
+  local out = { metrics = {}, deltas = {} }
+  if not is_list(o.metrics) or #o.metrics == 0 then
+    P.add(path .. ".metrics", "expected a non-empty list of outcomes (" ..
+      table.concat(names_of(M.OUTCOMES), ", ") .. ")", "metrics")
+  else
+    for i, m in ipairs(o.metrics) do
+      if not M.OUTCOMES[m] then
+        P.add(path .. ".metrics[" .. i .. "]", "unknown outcome '" .. tostring(m) .. "' (" ..
+          table.concat(names_of(M.OUTCOMES), ", ") .. ")", tostring(m))
+      else
+        out.metrics[#out.metrics + 1] = m
+      end
+    end
+  end
+  local set = {}
+  for _, m in ipairs(out.metrics) do set[m] = true end
+  if not set[o.primary] then
+    P.add(path .. ".primary", "expected one of outcomes.metrics", "primary")
+  end
+  out.primary = o.primary
+  if o.better ~= "lower" and o.better ~= "higher" then
+    P.add(path .. ".better", "expected \"lower\" or \"higher\"", "better")
+  end
+  out.better = o.better
+  if type(o.min_effect) ~= "number" or not (o.min_effect > 0 and o.min_effect < math.huge) then
+    P.add(path .. ".min_effect", "expected a number > 0 (in the primary outcome's units)",
+      "min_effect")
+  end
+  out.min_effect = o.min_effect
+  if type(o.deltas) ~= "table" then
+    P.add(path .. ".deltas", "expected the pre-registered minimum effect of every outcome " ..
+      "{ <outcome> = number, ... }", "deltas")
+  else
+    for _, m in ipairs(out.metrics) do
+      local d = o.deltas[m]
+      if type(d) ~= "number" or not (d > 0 and d < math.huge) then
+        P.add(path .. ".deltas." .. m, "expected a number > 0 (the outcome's minimum effect)",
+          "deltas")
+      end
+      out.deltas[m] = d
+    end
+    if type(o.min_effect) == "number" and type(o.deltas[o.primary]) == "number"
+        and o.deltas[o.primary] ~= o.min_effect then
+      P.add(path .. ".deltas." .. tostring(o.primary), "differs from min_effect (the " ..
+        "primary's minimum effect is given once)", "deltas")
+    end
+  end
+  if o.test ~= "t" and o.test ~= "signflip" then
+    P.add(path .. ".test", "expected \"t\" or \"signflip\"", "test")
+  end
+  out.test = o.test
+  out.comparisons = check_pairs(P, o.comparisons, path .. ".comparisons", groups)
+  if #out.comparisons == 0 then
+    P.add(path .. ".comparisons", "expected at least one pre-registered comparison",
+      "comparisons")
+  end
+  return out
+end
+
+-- Validates analysis.sweep against the study's variants ({name -> {path, overrides}});
+-- returns the normalized spec (P collects problems).
+function M.check(P, spec, variants)
+  local path = "analysis.sweep"
+  if type(spec) ~= "table" then
+    P.add(path, "expected a table {over =, groups =, reference =, ...}", "sweep")
+    return nil
+  end
+  local known = { over = true, groups = true, reference = true, loss = true, pilot = true,
+    outcomes = true }
+  for k in pairs(spec) do
+    if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
+  end
+  local out = { over = spec.over or "lr", loss = spec.loss or "val_loss", groups = {} }
+  if type(out.over) ~= "string" then P.add(path .. ".over", "expected a config key", "over") end
+  if type(out.loss) ~= "string" then P.add(path .. ".loss", "expected a metric", "loss") end
+  local groups, grid = {}, nil
+  if not is_list(spec.groups) or #spec.groups == 0 then
+    P.add(path .. ".groups", "expected a non-empty list of {name =, variants = {...}}", "groups")
+    return nil
+  end
+  local used = {}
+  for i, g in ipairs(spec.groups) do
+    local gp = path .. ".groups[" .. i .. "]"
+    if type(g) ~= "table" or type(g.name) ~= "string" or not is_list(g.variants)
+        or #g.variants < 2 then
+      P.add(gp, "expected {name = \"...\", variants = {at least 2 variant names}}", "groups")
+    elseif groups[g.name] then
+      P.add(gp .. ".name", "group '" .. g.name .. "' is listed twice", g.name, 2)
+    else
+      local values, vs = {}, {}
+      for j, v in ipairs(g.variants) do
+        local vp = gp .. ".variants[" .. j .. "]"
+        local var = variants[v]
+        if not var then
+          P.add(vp, "unknown variant '" .. tostring(v) .. "'", tostring(v))
+        elseif used[v] then
+          P.add(vp, "variant '" .. v .. "' is already in group '" .. used[v] .. "'", v, 2)
+        elseif type(var.overrides[out.over]) ~= "number" or not (var.overrides[out.over] > 0) then
+          P.add(vp, "variant '" .. v .. "' must set " .. tostring(out.over) .. " (> 0): the " ..
+            "sweep's grid is read from the variants", v)
+        else
+          used[v] = g.name
+          values[#values + 1] = var.overrides[out.over]
+          vs[#vs + 1] = v
+        end
+      end
+      table.sort(values)
+      for j = 2, #values do
+        if values[j] == values[j - 1] then
+          P.add(gp, string.format("two variants of group '%s' share %s = %g", g.name,
+            out.over, values[j]), g.name)
+        end
+      end
+      if grid and #values == #vs then
+        local same = #grid == #values
+        for j = 1, math.min(#grid, #values) do same = same and grid[j] == values[j] end
+        if not same then
+          P.add(gp, "group '" .. g.name .. "' covers another grid of " .. out.over .. " than " ..
+            "the first group (the sensitivity averages over one grid)", g.name)
+        end
+      end
+      grid = grid or values
+      groups[g.name] = true
+      out.groups[#out.groups + 1] = { name = g.name, variants = vs }
+    end
+  end
+  out.reference = spec.reference or (out.groups[1] and out.groups[1].name)
+  if not groups[out.reference] then
+    P.add(path .. ".reference", "expected the name of a group", "reference")
+  end
+  if spec.pilot ~= nil then
+    out.pilot = check_pairs(P, spec.pilot, path .. ".pilot", groups)
+  else
+    out.pilot = {}
+    for _, g in ipairs(out.groups) do
+      if g.name ~= out.reference then out.pilot[#out.pilot + 1] = { g.name, out.reference } end
+    end
+    if groups.layernorm and groups.rmsnorm then
+      out.pilot[#out.pilot + 1] = { "layernorm", "rmsnorm" }
+    end
+  end
+  if spec.outcomes ~= nil then out.outcomes = check_outcomes(P, spec.outcomes, groups) end
+  return out
+end
+
+-- The outcomes' decision test against the seeds (as for the study's own family): a
+-- design whose test cannot reach alpha / m is refused with the seed count it needs.
+function M.check_design(P, spec, n, alpha)
+  local o = spec and spec.outcomes
+  if not (o and (o.test == "t" or o.test == "signflip") and #o.comparisons > 0 and n > 0
+      and type(alpha) == "number") then
+    return
+  end
+  local m = #o.comparisons
+  local need = stats.min_seeds(o.test, alpha / m)
+  if n < need then
+    P.add("analysis.sweep.outcomes.test", string.format("the %s with %d seeds cannot reach " ..
+      "the Holm first-step level alpha / m = %g / %d: the design needs at least %d seeds",
+      o.test == "t" and "paired t-test" or "exact sign-flip test", n, alpha, m, need), "test")
+  end
+end
+
+local function finite(x)
+  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
+end
+
+local function arr(t) return json.array(t or {}) end
+local function nullable(x) if x == nil then return json.null end return x end
+
+-- The grid of group g: its points sorted by the swept value, each {value, variant}.
+local function grid_of(s, g, over)
+  local value_of = {}
+  for _, r in ipairs(s.runs) do
+    if value_of[r.variant] == nil then value_of[r.variant] = r.cfg[over] end
+  end
+  local pts = {}
+  for _, v in ipairs(g.variants) do pts[#pts + 1] = { value = value_of[v], variant = v } end
+  table.sort(pts, function(a, b) return a.value < b.value end)
+  return pts
+end
+
+-- The loss l and the loss at initialization l0 of a run, or nil.
+local function losses(run, loss_metric)
+  local l0 = run.values.init_loss
+  local l = (not run.diverged) and run.values[loss_metric] or nil
+  return l, l0
+end
+
+-- One group's curve: per point the loss over seeds and its divergences.
+local function describe_group(s, runs, g, pts, loss_metric)
+  local out = { variants = arr({}), values = arr({}), points = arr({}) }
+  local diverged_at = {}
+  for j, p in ipairs(pts) do
+    out.variants[j], out.values[j] = p.variant, p.value
+    local vals, per_seed, n_div = {}, arr({}), 0
+    for i, seed in ipairs(s.seeds) do
+      local run = runs[p.variant][seed]
+      local l = losses(run, loss_metric)
+      if run.diverged then n_div = n_div + 1 end
+      if l then vals[#vals + 1] = l end
+      per_seed[i] = nullable(l)
+    end
+    diverged_at[j] = n_div
+    local sm = stats.summary(vals)
+    out.points[j] = { value = p.value, variant = p.variant, n = sm.n, n_diverged = n_div,
+      mean = sm.mean, min = sm.min, max = sm.max, values = per_seed }
+  end
+  local n = #s.seeds
+  for j = 1, #pts do
+    if diverged_at[j] > 0 and out.diverge_lr == nil then out.diverge_lr = pts[j].value end
+  end
+  for j = #pts, 1, -1 do
+    if diverged_at[j] < n then break end
+    out.diverge_lr_all = pts[j].value
+  end
+  out.top_trains = diverged_at[#pts] < n
+  return out
+end
+
+-- Per-seed outcome values of group g over its grid (M.OUTCOMES).
+local function outcome_values(s, runs, pts, name)
+  local src = OUTCOME_SOURCE[name]
+  local step = #pts > 1 and math.log(pts[#pts].value / pts[#pts - 1].value, 10) or 1
+  local out = {}
+  for _, seed in ipairs(s.seeds) do
+    local acc, count, first = 0, 0, nil
+    for _, p in ipairs(pts) do
+      local run = runs[p.variant][seed]
+      if src.agg == "sum" then
+        acc = acc + (run.diverged and 1 or 0)
+        count = count + 1
+      elseif src.agg == "first" then
+        if run.diverged and not first then first = p.value end
+        count = count + 1
+      else
+        local x = run.values[src.metric]
+        if finite(x) and (src.agg ~= "gmean" or x > 0) then
+          acc = acc + (src.agg == "gmean" and math.log(x) or x)
+          count = count + 1
+        end
+      end
+    end
+    local v
+    if src.agg == "first" then
+      v = first and math.log(first, 10) or (math.log(pts[#pts].value, 10) + step)
+    elseif src.agg == "sum" then
+      v = acc
+    elseif count == #pts then
+      v = src.agg == "gmean" and math.exp(acc / count) or acc / count
+    end
+    out[seed] = v
+  end
+  return out
+end
+
+-- The `sweep_outcomes` summary: the decision rule on the groups' per-seed outcomes.
+local function summarize_outcomes(s, runs, spec, grids, summarize)
+  local o = spec.outcomes
+  local variants, pruns = {}, {}
+  for _, g in ipairs(spec.groups) do
+    variants[#variants + 1] = { name = g.name, overrides = {} }
+    pruns[g.name] = {}
+    local per = {}
+    for _, m in ipairs(o.metrics) do per[m] = outcome_values(s, runs, grids[g.name], m) end
+    for _, seed in ipairs(s.seeds) do
+      local values, missing = {}, {}
+      for _, m in ipairs(o.metrics) do
+        values[m] = per[m][seed]
+        if values[m] == nil then missing[#missing + 1] = m end
+      end
+      -- a group's runs of one seed share the seed's pairing key
+      local r = runs[grids[g.name][1].variant][seed]
+      pruns[g.name][seed] = { values = values, missing = missing, diverged = false,
+        init_seed = r.init_seed, data_seed = r.data_seed }
+    end
+  end
+  local an = s.analysis
+  local secondary = {}
+  local s2 = { name = s.name, description = "per-seed outcomes over each group's grid of " ..
+    spec.over, file = s.file_rel or s.file, base = {}, variants = variants, seeds = s.seeds,
+    analysis = { baseline = o.comparisons[1][2], metrics = o.metrics, primary = o.primary,
+      better = o.better, min_effect = o.min_effect, alpha = an.alpha, correction = "holm",
+      resamples = an.resamples, bootstrap = an.bootstrap, test = o.test,
+      comparisons = o.comparisons, interactions = {}, secondary = secondary,
+      registered_rule = an.registered_rule, design_notes = {} } }
+  local nested = summarize(s2, pruns)
+  local definitions = {}
+  for _, m in ipairs(o.metrics) do definitions[m] = M.OUTCOMES[m] end
+  nested.definitions = json.object(definitions)
+  nested.deltas = json.object(o.deltas)
+  for _, c in ipairs(nested.comparisons) do
+    local d = o.deltas[c.metric]
+    c.delta = d
+    if c.mean and d then c.exceeds_delta = math.abs(c.mean) >= d end
+  end
+  nested.file, nested.study, nested.base, nested.seeds = nil, nil, nil, nil
+  return nested
+end
+
+-- The `lr_sweep` section of study s (lua/repro/study.lua) from runs[variant][seed] (as
+-- analysis.read_run returns them); `summarize` is analysis.summarize (for the outcomes).
+-- Returns the section and the pilot comparisons.
+function M.summarize(s, runs, summarize)
+  local spec = s.analysis.sweep
+  local an = s.analysis
+  local section = { over = spec.over, loss = spec.loss, init_loss = "init_loss",
+    reference = spec.reference, groups = {}, order = arr({}),
+    definition = "LR sensitivity S = E_eta[min(l(eta), l0) - l*]: the mean over the grid " ..
+      "of each group's mean over seeds of min(final " .. spec.loss .. ", init_loss) (a " ..
+      "diverged run counts as its init_loss), minus l*, the lowest such mean over every " ..
+      "group and grid value (Wortsman et al. 2023); best_lr minimizes that mean" }
+  local grids = {}
+  local loss, init, n = {}, {}, #s.seeds
+  for gi, g in ipairs(spec.groups) do
+    local pts = grid_of(s, g, spec.over)
+    grids[g.name] = pts
+    section.order[gi] = g.name
+    section.groups[g.name] = describe_group(s, runs, g, pts, spec.loss)
+    loss[gi], init[gi] = {}, {}
+    for j, p in ipairs(pts) do
+      loss[gi][j] = {}
+      for i, seed in ipairs(s.seeds) do
+        local l, l0 = losses(runs[p.variant][seed], spec.loss)
+        loss[gi][j][i] = l or false
+        if j == 1 then init[gi][i] = l0 end
+        if not finite(l0) then
+          return nil, string.format("%s/seed-%d has no init_loss (a record from before the " ..
+            "engine measured it): no sweep analysis", p.variant, seed)
+        end
+        if math.abs(l0 - init[gi][i]) > 1e-9 * math.abs(l0) then
+          section.notes = section.notes or arr({})
+          section.notes[#section.notes + 1] = string.format("%s/seed-%d: init_loss %.10g " ..
+            "differs from the group's first grid value (%.10g); the first is used", p.variant,
+            seed, l0, init[gi][i])
+        end
+      end
+    end
+  end
+  local ref_index
+  for gi, g in ipairs(spec.groups) do if g.name == spec.reference then ref_index = gi end end
+  local exact = an.bootstrap == "exact" and n <= stats.BOOT_EXACT_MAX
+  local r = stats.lr_sensitivity(loss, init, { ref = ref_index, alpha = an.alpha,
+    resamples = an.resamples, seed = 1, exact = exact })
+  section.ell_star = r.ell_star
+  section.ell_star_at = { group = spec.groups[r.star[1]].name,
+    value = grids[spec.groups[r.star[1]].name][r.star[2]].value }
+  section.bootstrap = { exact = r.exact, resamples = r.total, alpha = an.alpha, seeds = n,
+    note = n < stats.BCA_CAVEAT_N and string.format("with %d seeds the percentile interval " ..
+      "is bounded by what the seeds span: its coverage is below the nominal %g %%", n,
+      100 * (1 - an.alpha)) or nil }
+  for gi, g in ipairs(spec.groups) do
+    local e = section.groups[g.name]
+    local pts = grids[g.name]
+    e.clipped_mean = arr(r.curve[gi])
+    local best
+    for j = 1, #pts do
+      if e.points[j].n > 0 and (not best or r.curve[gi][j] < r.curve[gi][best]) then best = j end
+    end
+    if best then
+      e.best_lr, e.best_index, e.best_loss = pts[best].value, best, r.curve[gi][best]
+      e.best_variant = pts[best].variant
+      e.best_at_edge = best == 1 or best == #pts
+    else
+      e.no_best = "every run of group " .. g.name .. " diverged"
+    end
+    e.sensitivity = { value = r.sensitivity[gi], ci = arr(r.ci[gi]),
+      diff = r.diff[gi], diff_ci = arr(r.diff_ci[gi]), reference = spec.reference }
+  end
+  -- The pilot: each pair at its own best grid values, paired by seed.
+  local pilot = arr({})
+  for _, p in ipairs(spec.pilot) do
+    local tg, bg = section.groups[p[1]], section.groups[p[2]]
+    if tg.best_variant and bg.best_variant then
+      local a, b = {}, {}
+      for _, seed in ipairs(s.seeds) do
+        local x = losses(runs[bg.best_variant][seed], spec.loss)
+        local y = losses(runs[tg.best_variant][seed], spec.loss)
+        if x and y then a[#a + 1], b[#b + 1] = x, y end
+      end
+      local pr = stats.paired(a, b, { alpha = an.alpha, resamples = an.resamples, seed = 1,
+        exact = exact and #a >= 1 })
+      pilot[#pilot + 1] = { treatment = p[1], baseline = p[2], metric = spec.loss, n = pr.n,
+        mean = pr.mean, sd = pr.sd, treatment_variant = tg.best_variant,
+        baseline_variant = bg.best_variant, treatment_value = tg.best_lr,
+        baseline_value = bg.best_lr, at = "each group's best " .. spec.over }
+    end
+  end
+  local outcomes
+  if spec.outcomes then outcomes = summarize_outcomes(s, runs, spec, grids, summarize) end
+  return section, pilot, outcomes
+end
+
+-- Lines for the terminal after the verdicts: each group's best value, divergence and
+-- sensitivity.
+function M.text(section)
+  if not section then return {} end
+  local lines = { string.format("learning-rate sweep over %s (%s; l* = %.4g at %s %s = %g):",
+    section.over, section.loss, section.ell_star, section.ell_star_at.group, section.over,
+    section.ell_star_at.value) }
+  for _, name in ipairs(section.order) do
+    local g = section.groups[name]
+    local sens = g.sensitivity
+    local best = g.best_lr and string.format("%g (%s%.4g)", g.best_lr,
+      g.best_at_edge and "at the grid's edge; " or "", g.best_loss) or "-"
+    lines[#lines + 1] = string.format("  %-18s best %s %s  diverges from %s  sensitivity " ..
+      "%.4g [%.4g, %.4g]", name, section.over, best,
+      g.diverge_lr and string.format("%g", g.diverge_lr) or "nowhere", sens.value, sens.ci[1],
+      sens.ci[2])
+  end
+  return lines
+end
+
+return M

@@ -1,0 +1,54 @@
+-- The claim's reference row (analysis.claim_reference): a study at the claim's protocol
+-- (150 iterations at peak lr 3e-4) prints its validation perplexity beside the claim's
+-- Table 1 (lua/repro/claim.lua); any other study does not.  Synthetic runs, no training.
+local check = require "repro.check"
+local analysis = require "repro.analysis"
+local study = require "repro.study"
+local claim = require "repro.claim"
+local t = check.new("test_claim_reference")
+local dir = check.tmpdir()
+check.write(dir .. "/corpus.txt", string.rep("the cat sat on a mat and ran far away. ", 300))
+
+local function write(name, base)
+  local path = dir .. "/" .. name .. ".lua"
+  check.write(path, string.format([[
+return { name = %q, description = "x",
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, warmup = 1,
+    data = %q%s },
+  variants = { { name = "none" }, { name = "ln", embed_norm = "layernorm" },
+    { name = "sc", embed_norm = "scale" } },
+  seeds = { 1, 2 },
+  analysis = { baseline = "none", metrics = { "val_loss", "val_ppl" }, primary = "val_loss",
+    better = "lower", min_effect = 0.02, alpha = 0.05, correction = "holm",
+    resamples = 1000, test = "t" } }
+]], name, dir .. "/corpus.txt", base))
+  return study.load(path)
+end
+
+local PPL = { none = { 14.0, 14.2 }, ln = { 17.0, 17.4 }, sc = { 15.0, 15.0 } }
+local runs = {}
+for v, list in pairs(PPL) do
+  runs[v] = {}
+  for i, p in ipairs(list) do
+    runs[v][i] = { diverged = false, missing = {}, values = { val_ppl = p, val_loss = math.log(p) } }
+  end
+end
+
+local sum = analysis.summarize(write("at_claim", ", iters = 150"), runs)
+local ref = sum.claim_reference
+t:ok(ref ~= nil, "a study at 150 iterations and lr 3e-4 has a claim reference")
+t:eq(#ref.rows, 2, "rows for the variants whose norm the claim reports (not scale)")
+t:eq(ref.rows[1].variant, "none", "the baseline first")
+t:near(ref.rows[1].val_ppl, 14.1, 1e-12, "its mean validation PPL")
+t:eq(ref.rows[1].claim_val_ppl, claim.TABLE1.rows.none.val_ppl, "beside the claim's value")
+t:eq(ref.rows[2].claim_val_ppl, claim.TABLE1.rows.layernorm.val_ppl, "LayerNorm's row")
+t:eq(ref.protocol, "150 iterations at peak lr 0.0003", "the protocol")
+t:ok(analysis.verdict_table(sum):find("none 14.1 (claim 22.18), ln 17.2 (claim 20.64)", 1, true),
+  "the terminal prints it: " .. analysis.verdict_table(sum))
+t:eq(analysis.summarize(write("longer", ", iters = 300"), runs).claim_reference, nil,
+  "300 iterations: no claim reference")
+t:eq(analysis.summarize(write("faster", ", iters = 150, lr = 1e-3"), runs).claim_reference, nil,
+  "another learning rate: no claim reference")
+
+check.rmtree(dir)
+t:done()

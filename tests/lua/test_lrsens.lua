@@ -1,0 +1,284 @@
+-- The learning-rate sensitivity (stats.lr_sensitivity, stats/lrsens.c) against
+-- tests/vectors/lrsens_ref.json (tests/reference/lrsens_ref.py: every ordered resample,
+-- plain Python), its Monte Carlo mode, its argument errors; and the sweep analysis
+-- (lua/repro/lrsens.lua) on synthetic runs.
+local check = require "repro.check"
+local stats = require "stats"
+local cjson = require "cjson"
+local t = check.new("test_lrsens")
+
+local f = assert(io.open("tests/vectors/lrsens_ref.json", "r"))
+local ref = cjson.decode(f:read("a"))
+f:close()
+
+-- JSON null (a diverged run) as false, the binding's marker
+local function cube(loss)
+  local out = {}
+  for g, rows in ipairs(loss) do
+    out[g] = {}
+    for j, row in ipairs(rows) do
+      out[g][j] = {}
+      for i = 1, #row do
+        local x = row[i]
+        out[g][j][i] = x ~= cjson.null and x or false
+      end
+    end
+  end
+  return out
+end
+
+for _, c in ipairs(ref.cases) do
+  local r = stats.lr_sensitivity(cube(c.loss), c.init, { ref = c.ref, alpha = c.alpha,
+    exact = true })
+  t:near(r.ell_star, c.ell_star, 1e-12, c.name .. ": ell_star")
+  t:eq(r.star[1] .. "/" .. r.star[2], math.tointeger(c.star[1]) .. "/" ..
+    math.tointeger(c.star[2]), c.name .. ": where")
+  t:eq(r.total, c.total, c.name .. ": n^n resamples")
+  t:eq(r.exact, true, c.name .. ": exact")
+  for g = 1, #c.sensitivity do
+    t:near(r.sensitivity[g], c.sensitivity[g], 1e-12, c.name .. ": sensitivity " .. g)
+    t:near(r.diff[g], c.diff[g], 1e-12, c.name .. ": diff " .. g)
+    for k = 1, 2 do
+      t:near(r.ci[g][k], c.ci[g][k], 1e-12, c.name .. ": ci " .. g .. "." .. k)
+      t:near(r.diff_ci[g][k], c.diff_ci[g][k], 1e-12, c.name .. ": diff_ci " .. g .. "." .. k)
+    end
+    for j = 1, #c.curve[g] do
+      t:near(r.curve[g][j], c.curve[g][j], 1e-12, c.name .. ": curve " .. g .. "." .. j)
+    end
+  end
+end
+
+-- Monte Carlo: the same point estimates, deterministic intervals near the exact ones
+local c = ref.cases[3]
+local mc = stats.lr_sensitivity(cube(c.loss), c.init, { resamples = 20000, seed = 7 })
+local mc2 = stats.lr_sensitivity(cube(c.loss), c.init, { resamples = 20000, seed = 7 })
+t:eq(mc.exact, false, "Monte Carlo by default")
+t:eq(mc.total, 20000, "Monte Carlo: the resample count")
+t:near(mc.sensitivity[2], c.sensitivity[2], 1e-12, "Monte Carlo: the point estimate")
+t:eq(mc.ci[2][1], mc2.ci[2][1], "Monte Carlo: the same seed, the same interval")
+t:ok(math.abs(mc.ci[2][1] - c.ci[2][1]) < 0.03 and math.abs(mc.ci[2][2] - c.ci[2][2]) < 0.03,
+  string.format("Monte Carlo near the exact interval: [%g, %g] vs [%g, %g]", mc.ci[2][1],
+    mc.ci[2][2], c.ci[2][1], c.ci[2][2]))
+local other = stats.lr_sensitivity(cube(c.loss), c.init, { resamples = 20000, seed = 8 })
+local differs = false
+for g = 1, #c.sensitivity do
+  for k = 1, 2 do
+    if other.ci[g][k] ~= mc.ci[g][k] or other.diff_ci[g][k] ~= mc.diff_ci[g][k] then
+      differs = true
+    end
+  end
+end
+t:ok(differs, "Monte Carlo: another seed, other draws")
+
+-- a diverged run counts as its loss at initialization, a run above it too
+local r = stats.lr_sensitivity({ { { 3.0 }, { false } }, { { 5.5 }, { 2.0 } } }, { { 4.0 }, { 5.0 } },
+  { exact = true })
+t:near(r.curve[1][2], 4.0, 0, "diverged: its init loss")
+t:near(r.curve[2][1], 5.0, 0, "above init: its init loss")
+t:near(r.ell_star, 2.0, 0, "ell_star: the best of every group")
+t:near(r.sensitivity[1], ((3 - 2) + (4 - 2)) / 2, 1e-15, "sensitivity of group 1")
+t:near(r.diff[2], ((5 - 2) + 0) / 2 - 1.5, 1e-15, "diff against group 1")
+
+-- errors name the argument
+t:raises(function() stats.lr_sensitivity({ { { 1 / 0 } } }, { { 4 } }) end,
+  "bad argument #1 to 'lr_sensitivity' (loss[1]: infinite (a diverged run is NaN)",
+  "an infinite loss")
+t:raises(function() stats.lr_sensitivity({ { { 1 } } }, { { 0 / 0 } }) end,
+  "bad argument #2 to 'lr_sensitivity' (init[1]: NaN)", "a NaN init")
+t:raises(function() stats.lr_sensitivity({ { { 1, 2 } } }, { { 4 } }) end,
+  "init: 1 groups x 2 seeds expected (the shape of loss), got 1 x 1", "init's shape")
+t:raises(function() stats.lr_sensitivity({ { { 1, 2 }, { 3 } } }, { { 4, 4 } }) end,
+  "loss: every row must have 2 entries", "a ragged sweep")
+t:raises(function() stats.lr_sensitivity({ { { 1, "x" } } }, { { 4, 4 } }) end,
+  "loss[1][1][2]: a number or false expected, got string", "a string")
+t:raises(function() stats.lr_sensitivity({ { { 1 } } }, { { 4 } }, { ref = 2 }) end,
+  "ref: group 2 of 1", "ref out of range")
+t:raises(function() stats.lr_sensitivity({ { { 1 } } }, { { 4 } }, { refs = 2 }) end,
+  "refs", "an unknown option")
+t:raises(function()
+  stats.lr_sensitivity({ { { 1, 1, 1, 1, 1, 1, 1, 1, 1 } } }, { { 4, 4, 4, 4, 4, 4, 4, 4, 4 } },
+    { exact = true })
+end, "exact: n = 9 seeds, more than 8", "exact above the limit")
+t:raises(function() stats.lr_sensitivity({ { { 1 } } }, { { 4 } }, { resamples = 10 }) end,
+  "resamples: must be >= 100", "too few resamples")
+
+-- The sweep analysis (lua/repro/lrsens.lua through analysis.summarize) on synthetic runs:
+-- 2 groups x 4 learning rates x 3 seeds, some diverged, and outcomes over the grid.
+local analysis = require "repro.analysis"
+local study = require "repro.study"
+local json = require "repro.json"
+local fs = require "repro.fs"
+local dir = check.tmpdir()
+check.write(dir .. "/corpus.txt", string.rep("the cat sat on a mat and ran far away. ", 300))
+local LRS = { 1e-3, 1e-2, 0.1, 1.0 }
+local function write_sweep(name, extra)
+  local path = dir .. "/" .. name .. ".lua"
+  check.write(path, string.format([[
+local LRS = { 1e-3, 1e-2, 0.1, 1.0 }
+local variants, groups = {}, {}
+for _, norm in ipairs({ "none", "layernorm" }) do
+  local members = {}
+  for i, lr in ipairs(LRS) do
+    variants[#variants + 1] = { name = norm .. "-" .. i, embed_norm = norm, lr = lr }
+    members[#members + 1] = norm .. "-" .. i
+  end
+  groups[#groups + 1] = { name = norm, variants = members }
+end
+return {
+  name = %q, description = "a synthetic sweep",
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 4,
+    warmup = 1, data = %q },
+  variants = variants, seeds = { 1, 2, 3 },
+  analysis = { baseline = "none-1", metrics = { "val_loss", "init_loss", "max_loss_jump",
+    "max_grad_norm", "diverged" }, primary = "val_loss", better = "lower", min_effect = 0.02,
+    alpha = 0.05, correction = "holm", resamples = 1000, test = "t", comparisons = {},
+    sweep = { over = "lr", groups = groups, reference = "none"%s } },
+}
+]], name, dir .. "/corpus.txt", extra or ""))
+  return path
+end
+local s = study.load(write_sweep("syn_sweep", [[,
+      outcomes = { metrics = { "mean_max_loss_jump", "gmean_max_grad_norm", "n_diverged",
+        "log10_diverge_lr" }, primary = "mean_max_loss_jump", better = "lower",
+        min_effect = 0.1, deltas = { mean_max_loss_jump = 0.1, gmean_max_grad_norm = 1,
+        n_diverged = 1, log10_diverge_lr = 0.5 }, comparisons = { { "layernorm", "none" } },
+        test = "t" }]]))
+-- loss[group][lr][seed]; false = diverged
+local L = {
+  none = { { 3.0, 3.1, 3.05 }, { 2.6, 2.7, 2.62 }, { 3.9, false, 4.5 }, { false, false, false } },
+  layernorm = { { 3.2, 3.3, 3.25 }, { 2.5, 2.55, 2.52 }, { 2.45, 2.6, 2.5 }, { 2.9, false, 3.0 } },
+}
+local L0 = { none = { 4.2, 4.25, 4.3 }, layernorm = { 4.21, 4.22, 4.23 } }
+local runs = {}
+for g, rows in pairs(L) do
+  for j, row in ipairs(rows) do
+    local v = g .. "-" .. j
+    runs[v] = {}
+    for i, x in ipairs(row) do
+      local values = { init_loss = L0[g][i], max_loss_jump = 0.1 * j + 0.01 * i,
+        max_grad_norm = 2 ^ j, diverged = x and 0 or 1 }
+      if x then values.val_loss = x end
+      runs[v][i] = { diverged = not x, missing = {}, values = values }
+    end
+  end
+end
+local sum = analysis.summarize(s, runs)
+local ok, text = pcall(json.pretty, sum)
+t:ok(ok, "the sweep summary encodes as JSON: " .. tostring(text))
+local sw = sum.lr_sweep
+t:ok(sw ~= nil, "summary.lr_sweep")
+local none, ln = sw.groups.none, sw.groups.layernorm
+t:eq(none.best_lr, 1e-2, "best lr of none: the lowest clipped mean")
+t:eq(ln.best_lr, 0.1, "best lr of layernorm")
+t:eq(none.best_at_edge, false, "inside the grid")
+t:eq(none.diverge_lr, 0.1, "none: the first lr with a diverged seed")
+t:eq(none.diverge_lr_all, 1.0, "none: every seed diverged from 1.0 on")
+t:eq(none.top_trains, false, "none does not train at the top")
+t:eq(ln.diverge_lr, 1.0, "layernorm diverges at 1.0")
+t:eq(ln.diverge_lr_all, nil, "layernorm: not every seed diverged")
+t:eq(ln.top_trains, true, "layernorm still trains at the top: the grid should go higher")
+t:eq(none.points[3].n_diverged, 1, "a point's diverged count")
+t:near(none.points[3].mean, (3.9 + 4.5) / 2, 1e-14, "a point's mean leaves diverged runs out")
+t:eq(none.points[3].values[2], json.null, "a diverged run's loss is null")
+-- the clipped curve and the sensitivity agree with stats.lr_sensitivity on the same data
+local cubes, inits = {}, {}
+for gi, g in ipairs({ "none", "layernorm" }) do
+  cubes[gi], inits[gi] = L[g], L0[g]
+end
+local direct = stats.lr_sensitivity(cubes, inits, { exact = true })
+t:near(none.clipped_mean[3], (3.9 + 4.25 + 4.3) / 3, 1e-14,
+  "clipped mean: a diverged run is its init loss, one above it too")
+t:near(sw.ell_star, direct.ell_star, 1e-15, "ell_star")
+t:eq(sw.ell_star_at.group, "layernorm", "ell_star's group")
+t:near(none.sensitivity.value, direct.sensitivity[1], 1e-15, "sensitivity of none")
+t:near(ln.sensitivity.diff, direct.diff[2], 1e-15, "difference from the reference")
+t:near(ln.sensitivity.diff_ci[1], direct.diff_ci[2][1], 1e-15, "its interval")
+t:eq(sw.bootstrap.exact, true, "exact bootstrap at 3 seeds")
+t:eq(sw.bootstrap.resamples, 27, "3^3 resamples")
+t:ok(sw.bootstrap.note ~= nil, "a coverage note at 3 seeds")
+-- pilot comparisons: layernorm at 0.1 vs none at 1e-2, paired by seed
+t:eq(#sum.pilot_comparisons, 1, "one pilot comparison")
+local pc = sum.pilot_comparisons[1]
+t:eq(pc.treatment_variant .. " " .. pc.baseline_variant, "layernorm-3 none-2", "at the best lrs")
+local d = { 2.45 - 2.6, 2.6 - 2.7, 2.5 - 2.62 }
+t:near(pc.sd, stats.summary(d).sd, 1e-12, "pilot sd of the paired differences")
+t:eq(pc.metric, "val_loss", "pilot metric")
+-- outcomes: the rule on per-seed aggregates
+local so = sum.sweep_outcomes
+t:ok(so ~= nil, "summary.sweep_outcomes")
+local jump = so.per_variant.none.metrics.mean_max_loss_jump
+t:near(jump.values[2], (0.1 + 0.2 + 0.3 + 0.4) / 4 + 0.02, 1e-14, "mean_max_loss_jump of a seed")
+t:near(so.per_variant.none.metrics.gmean_max_grad_norm.values[1], 2 ^ 2.5, 1e-12,
+  "geometric mean of max_grad_norm")
+t:eq(so.per_variant.none.metrics.n_diverged.values[2], 2, "n_diverged of seed 2")
+t:near(so.per_variant.none.metrics.log10_diverge_lr.values[2], -1, 1e-14,
+  "log10 of the first diverging lr")
+t:near(so.per_variant.layernorm.metrics.log10_diverge_lr.values[1], 1, 1e-14,
+  "censored one grid step above the top")
+t:eq(#so.verdicts, 1, "one verdict on the primary outcome")
+t:eq(so.verdicts[1].metric, "mean_max_loss_jump", "on the primary outcome")
+t:ok(so.verdicts[1].verdict == "equivalent" or so.verdicts[1].verdict == "inconclusive",
+  "identical jumps: not better or worse: " .. so.verdicts[1].verdict)
+local exceeds
+for _, c in ipairs(so.comparisons) do
+  if c.metric == "n_diverged" then exceeds = c end
+end
+t:ok(exceeds and exceeds.delta == 1 and exceeds.mean == -1 and exceeds.exceeds_delta == true,
+  "exploratory outcomes carry their delta")
+t:ok(analysis.verdict_table(sum):find("learning-rate sweep over lr", 1, true),
+  "the terminal table lists the sweep")
+
+-- round trip: repro.best_lr reads what the analysis wrote
+fs.mkdir_p(dir .. "/exp/syn_sweep")
+check.write(dir .. "/exp/syn_sweep/summary.json", json.pretty(sum))
+check.write(dir .. "/reader.lua", string.format([[
+return { name = "reader", description = "x",
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 4,
+    warmup = 1, data = %q },
+  variants = { { name = "none", lr = repro.best_lr("syn_sweep", "none") },
+    { name = "layernorm", embed_norm = "layernorm",
+    lr = repro.best_lr("syn_sweep", "layernorm") } },
+  seeds = { count = { power = 0.8, pilot = "syn_sweep" }, first = 101 },
+  analysis = { baseline = "none", metrics = { "val_loss" }, primary = "val_loss",
+    better = "lower", min_effect = 0.02, alpha = 0.05, correction = "holm",
+    resamples = 1000, test = "t" } }
+]], dir .. "/corpus.txt"))
+local r2 = study.load(dir .. "/reader.lua", nil, { out_root = dir .. "/exp" })
+t:eq(r2.runs[1].cfg.lr, 1e-2, "best_lr from an analysed sweep (none)")
+t:eq(r2.runs[2].cfg.lr, 0.1, "best_lr from an analysed sweep (layernorm)")
+t:eq(r2.seeds[1], 101, "fresh seeds from the first")
+t:ok(r2.seeds_from_power and r2.seeds_from_power.sd_source:find("pilot_comparisons", 1, true),
+  "seeds from power use the sweep's pilot comparisons: " ..
+  tostring(r2.seeds_from_power and r2.seeds_from_power.sd_source))
+t:near(r2.seeds_from_power.sd, pc.sd, 1e-12, "with their sd")
+
+-- validation of analysis.sweep
+local function refuses(extra, pattern, what)
+  t:raises(function() study.load(write_sweep("bad_sweep", extra)) end, pattern, what)
+end
+refuses([[, pilot = { { "layernorm", "nowhere" } }]], "analysis.sweep.pilot[1]: expected a " ..
+  "pair of two different groups of the sweep (groups: layernorm, none)", "a bad pilot pair")
+refuses([[, reference = "x"]], "analysis.sweep.reference: expected the name of a group",
+  "an unknown reference")
+refuses([[, over = "lr", loss = 3]], "analysis.sweep.loss: expected a metric", "a bad loss")
+refuses([[, outcomes = { metrics = { "spikes" } }]], "unknown outcome 'spikes'",
+  "an unknown outcome")
+refuses([[, outcomes = { metrics = { "n_diverged" }, primary = "n_diverged", better = "lower",
+  min_effect = 1, deltas = {}, comparisons = { { "none", "layernorm" } }, test = "t" }]],
+  "analysis.sweep.outcomes.deltas.n_diverged: expected a number > 0", "a missing delta")
+refuses([[, outcomes = { metrics = { "n_diverged" }, primary = "n_diverged", better = "lower",
+  min_effect = 1, deltas = { n_diverged = 1 }, comparisons = { { "none", "layernorm" } },
+  test = "signflip" }]], "the exact sign-flip test with 3 seeds cannot reach the Holm " ..
+  "first-step level alpha / m = 0.05 / 1: the design needs at least 6 seeds",
+  "outcomes whose test cannot decide")
+check.write(dir .. "/grid.lua", (fs.read(write_sweep("grid")):gsub(
+  'members%[#members %+ 1%] = norm .. "%-" .. i', 'if not (norm == "layernorm" and i == 4) ' ..
+  'then members[#members + 1] = norm .. "-" .. i end')))
+t:raises(function() study.load(dir .. "/grid.lua") end, "group 'layernorm' covers another " ..
+  "grid of lr than the first group", "groups on different grids")
+check.write(dir .. "/nolr.lua", (fs.read(write_sweep("nolr")):gsub("lr = lr }", "}")))
+t:raises(function() study.load(dir .. "/nolr.lua") end, "variant 'none-1' must set lr (> 0)",
+  "a variant without the swept key")
+
+check.rmtree(dir)
+t:done()
