@@ -13,7 +13,9 @@
 --                          with the paired-difference sd stated, or the largest sd of
 --                          the pilot's comparisons on the primary metric (its
 --                          <out-root>/<pilot>/summary.json); the seeds are first, first +
---                          1, ..., none of them the pilot's (M.load, opts.out_root)
+--                          1, ..., none of them the pilot's (M.load, opts.out_root);
+--                          count.max (optional) caps n at a pre-registered budget, and
+--                          the summary then says the design is underpowered
 --   analysis               the pre-registered analysis (lua/repro/analysis.lua):
 --                          baseline, metrics, primary, better, min_effect, alpha,
 --                          correction ("holm"), resamples, test ("t" | "signflip": the
@@ -529,8 +531,8 @@ local function check_seeds_spec(P, t)
     return nil
   end
   for k in pairs(c) do
-    if k ~= "power" and k ~= "pilot" and k ~= "sd" then
-      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot or sd)",
+    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" then
+      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd or max)",
         tostring(k))
       ok = false
     end
@@ -550,6 +552,11 @@ local function check_seeds_spec(P, t)
     P.add("seeds.count.sd", "expected a number > 0 (in the primary metric's units)", "sd")
     ok = false
   end
+  if c.max ~= nil and (math.type(c.max) ~= "integer" or c.max < 2) then
+    P.add("seeds.count.max", "expected the largest seed count the budget allows, an integer " ..
+      ">= 2", "max")
+    ok = false
+  end
   local first = t.first
   if math.type(first) == "float" and first == math.floor(first) then first = math.tointeger(first) end
   if math.type(first) ~= "integer" or first < 0 then
@@ -559,6 +566,7 @@ local function check_seeds_spec(P, t)
   end
   if not ok then return nil end
   spec.power, spec.pilot, spec.sd, spec.first = c.power + 0.0, c.pilot, c.sd, first
+  spec.max = c.max
   return spec
 end
 
@@ -628,6 +636,17 @@ local function check_design(P, s, opts, given)
       P.add("seeds.count", tostring(n):gsub("^.-%(", "("), "count")
       return
     end
+    -- a pre-registered budget cap: fewer seeds than power asks for, said in the summary
+    local uncapped, power_at_n = n, g.power_achieved
+    if spec.max and n > spec.max then
+      n = spec.max
+      power_at_n = stats.power(n, g.d_z, { alpha = g.level })
+      an.design_notes[#an.design_notes + 1] = string.format("seeds from power: %d seeds " ..
+        "would give %g %% power at the minimum effect %g (paired sd %.4g, alpha / m = %.4g); " ..
+        "the pre-registered maximum caps them at %d, where the power is %.3g: the design is " ..
+        "underpowered for the minimum effect", uncapped, 100 * spec.power, an.min_effect, sd,
+        g.level, n, power_at_n)
+    end
     for i = 0, n - 1 do
       if pilot_seeds[spec.first + i] then
         P.add("seeds.first", string.format("seed %d is one of the pilot's: the seeds must " ..
@@ -640,7 +659,8 @@ local function check_design(P, s, opts, given)
     s.seeds_from_power = { power = spec.power, pilot = spec.pilot, sd = sd, sd_source = source,
       pilot_comparisons = used, delta = an.min_effect, alpha = an.alpha, m = an.m,
       level = g.level, test = an.test, d_z = g.d_z, n = n, n_power = g.n_power,
-      n_reach = g.n_reach, power_achieved = g.power_achieved, first = spec.first }
+      n_reach = g.n_reach, power_achieved = power_at_n, first = spec.first, max = spec.max,
+      n_uncapped = uncapped, capped = uncapped > n }
   end
   local n = #s.seeds
   -- a seeds list with problems (already reported) says nothing about the design
