@@ -11,8 +11,8 @@
 -- 30, cosine decay to a tenth of the peak at step 1,200), validation diagnostics every 25
 -- steps (the curves: log.csv's d_* columns over 32 validation windows); no norm and
 -- LayerNorm, each at the default peak lr 3e-4 (min_lr 3e-5) and at its own best lr from
--- the sweep (repro.best_lr("lr_sweep", v), min_lr = lr / 10; the resolved value is in every
--- run's config); seeds 1-3.  RMSNorm is left out for the budget (it was within 0.001 nats
+-- the sweep (repro.best_config("lr_sweep", v): the best grid point's lr and min_lr, a tenth
+-- of it; the resolved values are in every run's config); seeds 1-3.  RMSNorm is left out for the budget (it was within 0.001 nats
 -- of LayerNorm at 300 iterations: final's layernorm vs rmsnorm).
 --
 -- Analysis (lua/repro/analysis.lua, decision rule 2).  Primary metric val_loss at step
@@ -31,9 +31,9 @@ for _, norm in ipairs({ "none", "layernorm" }) do
     min_lr = 3e-5 }
 end
 for _, norm in ipairs({ "none", "layernorm" }) do
-  local lr = repro.best_lr(SWEEP, norm)
-  variants[#variants + 1] = { name = norm .. "-tuned", embed_norm = norm, lr = lr,
-    min_lr = lr / 10 }
+  local best = repro.best_config(SWEEP, norm)
+  variants[#variants + 1] = { name = norm .. "-tuned", embed_norm = norm, lr = best.lr,
+    min_lr = best.min_lr }
 end
 
 return {

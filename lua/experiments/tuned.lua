@@ -9,15 +9,17 @@
 -- best for it, on fresh seeds.
 --
 -- Design (pre-registered before any run).  The final protocol (the default model, 300
--- iterations, warmup 30, cosine decay to min_lr = lr / 10); variant v at lr =
--- repro.best_lr("lr_sweep", v), the sweep's grid value with the lowest mean over its seeds
--- 1-3 of min(val_loss, init_loss) (lua/repro/lrsens.lua).  The resolved learning rate is
--- in every run's config, so a changed sweep changes these configs.  Seeds from power: the
--- least n whose paired t-test at the Holm first-step level alpha / m = 0.05 / 3 has 80 %
--- power for the minimum effect, with the largest paired-difference sd of the sweep's
--- pilot comparisons (each group vs no norm and LayerNorm vs RMSNorm, each at its own best
--- learning rate: lr_sweep's summary, pilot_comparisons); seeds 101, 102, ..., none of them
--- the sweep's.
+-- iterations, warmup 30, cosine decay to min_lr = lr / 10); variant v at the lr and min_lr
+-- of repro.best_config("lr_sweep", v): the sweep's grid point with the lowest mean over its
+-- seeds 1-3 of min(val_loss, init_loss) (lua/repro/lrsens.lua), its values exactly as the
+-- sweep's file gave them.  The resolved values are in every run's config, so a changed
+-- sweep changes these configs.  Seeds from power: the least n whose paired t-test at the
+-- Holm first-step level alpha / m = 0.05 / 3 has 80 % power for the minimum effect, with
+-- the largest paired-difference sd of the sweep's pilot comparisons (each group vs no norm
+-- and LayerNorm vs RMSNorm, each at its own best learning rate: lr_sweep's summary,
+-- pilot_comparisons); at most 26 (the hour of the budget below: if power asks for more,
+-- 26 run and the summary says the design is underpowered, with the power it has); seeds
+-- 101, 102, ..., none of them the sweep's.
 --
 -- Analysis (lua/repro/analysis.lua, decision rule 2).  Primary metric val_loss, lower is
 -- better (a difference is the log perplexity ratio); minimum effect 0.02 nats (about 2 %
@@ -30,12 +32,13 @@
 -- Budget.  3 n runs of about 46 s each (45 s measured for a default run at 2 threads on
 -- the reference 2-core machine, plus the diagnostics), n set by the pilot: with the sd of
 -- the committed 300-iteration records at lr 3e-4 (0.005 nats) n = 4, 9 min; with 0.01, n =
--- 6, 14 min; with 0.02, n = 14, 32 min.  Under an hour for n <= 26 (sd up to about 0.03).
+-- 6, 14 min; with 0.02, n = 14, 32 min; at the cap (sd above about 0.029) n = 26, 60 min.
 local SWEEP = "lr_sweep"
 local variants = {}
 for _, norm in ipairs({ "none", "layernorm", "rmsnorm" }) do
-  local lr = repro.best_lr(SWEEP, norm)
-  variants[#variants + 1] = { name = norm, embed_norm = norm, lr = lr, min_lr = lr / 10 }
+  local best = repro.best_config(SWEEP, norm)
+  variants[#variants + 1] = { name = norm, embed_norm = norm, lr = best.lr,
+    min_lr = best.min_lr }
 end
 
 return {
@@ -48,7 +51,7 @@ return {
     .. "nats, alpha 0.05, paired t-test, Holm over the 3 comparisons.",
   base = { diag_every = 25 },
   variants = variants,
-  seeds = { count = { power = 0.8, pilot = SWEEP }, first = 101 },
+  seeds = { count = { power = 0.8, pilot = SWEEP, max = 26 }, first = 101 },
   checkpoint_every = 50,
   analysis = {
     baseline = "none",

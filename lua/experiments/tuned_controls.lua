@@ -12,10 +12,11 @@
 -- embedding RMS; lua/experiments/README.md).
 --
 -- Design (pre-registered before any run).  As tuned.lua: the final protocol (300
--- iterations, warmup 30, cosine decay to min_lr = lr / 10); variant v at lr =
--- repro.best_lr("lr_sweep", v); seeds from power with lr_sweep as pilot (the largest
--- paired-difference sd of its pilot comparisons), here at alpha / m = 0.05 / 2; seeds 101,
--- 102, ..., so the no-norm runs are tuned.lua's, copied.
+-- iterations, warmup 30, cosine decay to min_lr = lr / 10); variant v at the lr and min_lr
+-- of repro.best_config("lr_sweep", v); seeds from power with lr_sweep as pilot (the
+-- largest paired-difference sd of its pilot comparisons), here at alpha / m = 0.05 / 2, at
+-- most 26 as in tuned.lua; seeds 101, 102, ..., so the no-norm runs are tuned.lua's,
+-- copied.
 --
 -- Analysis (lua/repro/analysis.lua, decision rule 2).  Primary metric val_loss, lower is
 -- better; minimum effect 0.02 nats; alpha 0.05; the paired t-test; Holm over the 2
@@ -27,12 +28,13 @@
 -- Budget.  3 n runs, the n no-norm ones copied from tuned (when its n is at least this
 -- one's): 2 n runs of about 46 s (45 s measured for a default run at 2 threads on the
 -- reference 2-core machine, plus the diagnostics).  With a pilot sd of 0.005 nats n = 4,
--- 6 min; 0.01: n = 6, 9 min; 0.02: n = 13, 20 min.  Under an hour for n <= 39.
+-- 6 min; 0.01: n = 6, 9 min; 0.02: n = 13, 20 min; at the cap n = 26, 40 min.
 local SWEEP = "lr_sweep"
 local variants = {}
 for _, norm in ipairs({ "none", "scale", "layernorm_matched" }) do
-  local lr = repro.best_lr(SWEEP, norm)
-  variants[#variants + 1] = { name = norm, embed_norm = norm, lr = lr, min_lr = lr / 10 }
+  local best = repro.best_config(SWEEP, norm)
+  variants[#variants + 1] = { name = norm, embed_norm = norm, lr = best.lr,
+    min_lr = best.min_lr }
 end
 
 return {
@@ -48,7 +50,7 @@ return {
   depends = { "tuned" },
   base = { diag_every = 25 },
   variants = variants,
-  seeds = { count = { power = 0.8, pilot = SWEEP }, first = 101 },
+  seeds = { count = { power = 0.8, pilot = SWEEP, max = 26 }, first = 101 },
   checkpoint_every = 50,
   analysis = {
     baseline = "none",

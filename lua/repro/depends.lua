@@ -11,6 +11,11 @@
 --                                  the lowest mean final validation loss, a diverged run
 --                                  counting as its loss at initialization;
 --                                  lua/repro/lrsens.lua), a number
+--   repro.best_config(study, group) the config overrides of that best grid point's
+--                                  variant, exactly as the sweep's study file gave them
+--                                  (e.g. { embed_norm =, lr =, min_lr = }): no arithmetic
+--                                  on a read value, whose 14 printed digits are all a
+--                                  config.json keeps
 --   repro.result(study, key, ...)  the value at summary[key][...] of `study`, plain data
 --                                  (e.g. repro.result("claim_search", "claim", "selected"))
 --
@@ -96,7 +101,8 @@ local function names_of(t)
   return table.concat(list, ", ")
 end
 
-local function best_lr(study, group)
+-- The sweep group `group` of `study`'s summary (with a best point), or a placeholder.
+local function best_group(study, group)
   check_name(study, "argument 1")
   if type(group) ~= "string" then
     fail("expected the name of a group of the sweep as argument 2, got a %s", type(group))
@@ -117,7 +123,23 @@ local function best_lr(study, group)
     fail("the sweep '%s' gives no best learning rate for group '%s': %s", study, group,
       type(g.no_best) == "string" and g.no_best or "its summary has none")
   end
+  return nil, g
+end
+
+local function best_lr(study, group)
+  local placeholder, g = best_group(study, group)
+  if not g then return placeholder end
   return g.best_lr
+end
+
+local function best_config(study, group)
+  local placeholder, g = best_group(study, group)
+  if not g then return placeholder end
+  if type(g.best_overrides) ~= "table" then
+    fail("the sweep '%s' has no best_overrides for group '%s' (a summary from before they " ..
+      "were recorded: run it again)", study, group)
+  end
+  return g.best_overrides
 end
 
 local function result(study, ...)
@@ -142,7 +164,7 @@ local function result(study, ...)
 end
 
 -- The functions offered to study files (lua/repro/study.lua adds them to its M.API).
-M.API = { best_lr = best_lr, result = result }
+M.API = { best_lr = best_lr, best_config = best_config, result = result }
 
 -- Listing mode: the source is wrapped (on its first line, so line numbers stay) so that
 -- the evaluation returns M.finish's table instead of the study's.

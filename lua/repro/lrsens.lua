@@ -19,7 +19,8 @@
 -- Per group (lr_sweep.groups[name]): for every grid value, the final loss over seeds
 -- (mean, min, max of the runs that did not diverge, the count that diverged); the best
 -- value (best_lr, `over`'s): the grid value with the lowest mean of min(l, l0) over
--- seeds, a diverged run counting as l0 (ties: the smaller value), with best_at_edge when
+-- seeds, a diverged run counting as l0 (ties: the smaller value), with best_variant and
+-- best_overrides (that variant's config overrides, e.g. its min_lr), best_at_edge when
 -- it is the grid's first or last (the grid does not bracket the optimum); diverge_lr, the
 -- smallest grid value at which some seed diverged, and diverge_lr_all, the smallest from
 -- which every seed diverged at it and every larger value (null when none); top_trains
@@ -289,6 +290,18 @@ local function grid_of(s, g, over)
   return pts
 end
 
+-- A copy of variant v's config overrides (the study file's values, exactly).
+local function overrides_of(s, v)
+  for _, x in ipairs(s.variants) do
+    if x.name == v then
+      local o = {}
+      for k, y in pairs(x.overrides) do o[k] = y end
+      return o
+    end
+  end
+  return {}
+end
+
 -- The loss l and the loss at initialization l0 of a run, or nil.
 local function losses(run, loss_metric)
   local l0 = run.values.init_loss
@@ -469,6 +482,7 @@ function M.summarize(s, runs, summarize)
     if best then
       e.best_lr, e.best_index, e.best_loss = pts[best].value, best, r.curve[gi][best]
       e.best_variant = pts[best].variant
+      e.best_overrides = json.object(overrides_of(s, pts[best].variant))
       e.best_at_edge = best == 1 or best == #pts
     else
       e.no_best = "every run of group " .. g.name .. " diverged"

@@ -103,6 +103,16 @@ t:raises(load_variants("e3", [[{ name = "none", lr = repro.best_lr("../x", "none
   "repro.best_lr: expected the name of a study as argument 1, got '../x'", "bad study name")
 t:raises(load_variants("e4", [[{ name = "none", lr = repro.best_lr("dsweep") }]]),
   "expected the name of a group of the sweep as argument 2, got a nil", "missing group")
+t:raises(load_variants("e2b", [[{ name = "none", lr = repro.best_config("dsweep", "none").lr }]]),
+  "repro.best_config: the sweep 'dsweep' has no best_overrides for group 'none'",
+  "best_config of a summary without best_overrides")
+SWEEP.lr_sweep.groups.none.best_overrides = { lr = 0.01, min_lr = 0.001 }
+write_summary("dsweep", SWEEP)
+s = study.load(write_study(sdir, "dconfig", [[
+  { name = "none", lr = repro.best_config("dsweep", "none").lr,
+    min_lr = repro.best_config("dsweep", "none").min_lr },
+]]), nil, { out_root = root })
+t:eq(s.runs[1].cfg.min_lr, 0.001, "best_config: min_lr as the sweep gave it")
 write_summary("plain", { study = "plain", comparisons = json.array({}) })
 t:raises(load_variants("e5", [[{ name = "none", lr = repro.best_lr("plain", "none") }]]),
   "the study 'plain' is not a learning-rate sweep: " .. root .. "/plain/summary.json has no " ..

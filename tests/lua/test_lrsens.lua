@@ -251,6 +251,33 @@ t:ok(r2.seeds_from_power and r2.seeds_from_power.sd_source:find("pilot_compariso
   "seeds from power use the sweep's pilot comparisons: " ..
   tostring(r2.seeds_from_power and r2.seeds_from_power.sd_source))
 t:near(r2.seeds_from_power.sd, pc.sd, 1e-12, "with their sd")
+t:eq(ln.best_overrides.lr, 0.1, "best_overrides: the best variant's own values")
+t:eq(ln.best_overrides.embed_norm, "layernorm", "best_overrides: every override")
+-- best_config: the best point's overrides, exactly
+check.write(dir .. "/reader2.lua", (fs.read(dir .. "/reader.lua"):gsub('"reader"', '"reader2"')
+  :gsub('lr = repro.best_lr%("syn_sweep", "layernorm"%)',
+    'lr = repro.best_config("syn_sweep", "layernorm").lr')))
+local r3 = study.load(dir .. "/reader2.lua", nil, { out_root = dir .. "/exp" })
+t:eq(r3.runs[2].cfg.lr, 0.1, "best_config reaches the config")
+-- seeds from power with a pre-registered cap
+local sd_needed = stats.seeds_needed{ sd = pc.sd, delta = 0.02, alpha = 0.05, m = 1,
+  power = 0.8, test = "t" }
+t:ok(sd_needed > 3, "the synthetic pilot asks for more than 3 seeds: " .. sd_needed)
+check.write(dir .. "/capped.lua", (fs.read(dir .. "/reader.lua"):gsub('"reader"', '"capped"')
+  :gsub('pilot = "syn_sweep" }', 'pilot = "syn_sweep", max = 3 }')))
+local r4 = study.load(dir .. "/capped.lua", nil, { out_root = dir .. "/exp" })
+t:eq(#r4.seeds, 3, "seeds.count.max caps the seed count")
+t:eq(r4.seeds_from_power.capped, true, "the summary says it was capped")
+t:eq(r4.seeds_from_power.n_uncapped, sd_needed, "with the count power asked for")
+t:ok(r4.seeds_from_power.power_achieved < 0.8, "and the power it has: " ..
+  tostring(r4.seeds_from_power.power_achieved))
+t:ok(r4.analysis.design_notes[1] and r4.analysis.design_notes[1]:find("caps them at 3", 1, true),
+  "a design note says the design is underpowered: " .. tostring(r4.analysis.design_notes[1]))
+check.write(dir .. "/badcap.lua", (fs.read(dir .. "/reader.lua"):gsub('"reader"', '"badcap"')
+  :gsub('pilot = "syn_sweep" }', 'pilot = "syn_sweep", max = 1 }')))
+t:raises(function() study.load(dir .. "/badcap.lua", nil, { out_root = dir .. "/exp" }) end,
+  "seeds.count.max: expected the largest seed count the budget allows, an integer >= 2",
+  "a bad cap")
 
 -- validation of analysis.sweep
 local function refuses(extra, pattern, what)
