@@ -29,8 +29,10 @@
 -- Minimum effects, pre-registered as rules on a pilot, instability_v1 (the same model
 -- without warmup at lr 3e-3 and 1e-2, 150 iterations, seeds 1-5; read with repro.result):
 -- for each of the first three, a quarter of the pilot's no-norm level of its run measure
--- (the mean over the pilot's two no-norm settings of their means); for n_diverged one
--- grid value; for log10_diverge_lr one grid step (0.5).
+-- (over the 10 runs of the pilot's two no-norm settings, the arithmetic mean for the loss
+-- jump, the geometric mean for the two ratios, as the outcomes aggregate them; with the
+-- records of instability_v1 as committed: 0.405 nats, 5.36 and 1.15); for n_diverged
+-- one grid value; for log10_diverge_lr one grid step (0.5).
 --
 -- Analysis (decision rule 2, applied to the groups' per-seed outcomes: summary.json's
 -- sweep_outcomes).  Primary mean_max_loss_jump, lower is better, minimum effect as above;
@@ -72,18 +74,25 @@ for _, w in ipairs(WARMUPS) do
   end
 end
 
--- A quarter of the pilot's no-norm level of a run measure.
-local function quarter_of_pilot(metric)
-  local sum = 0
+-- A quarter of the pilot's no-norm level of a run measure: over the runs of its two
+-- no-norm settings, the arithmetic mean (geometric when `geometric`), as the outcome
+-- aggregates it.
+local function quarter_of_pilot(metric, geometric)
+  local sum, n = 0, 0
   for _, v in ipairs({ "none-lr3e-3", "none-lr1e-2" }) do
-    sum = sum + repro.result(PILOT, "per_variant", v, "metrics", metric, "mean")
+    for _, x in ipairs(repro.result(PILOT, "per_variant", v, "metrics", metric, "values")) do
+      if x then
+        sum, n = sum + (geometric and math.log(x) or x), n + 1
+      end
+    end
   end
-  return 0.25 * sum / 2
+  local level = sum / n
+  return 0.25 * (geometric and math.exp(level) or level)
 end
 local deltas = {
-  mean_max_loss_jump = quarter_of_pilot("max_loss_jump"),
-  gmean_max_grad_norm = quarter_of_pilot("max_grad_norm"),
-  gmean_logit_growth = quarter_of_pilot("logit_growth"),
+  mean_max_loss_jump = quarter_of_pilot("max_loss_jump", false),
+  gmean_max_grad_norm = quarter_of_pilot("max_grad_norm", true),
+  gmean_logit_growth = quarter_of_pilot("logit_growth", true),
   n_diverged = 1,
   log10_diverge_lr = 0.5,
 }

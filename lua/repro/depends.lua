@@ -17,7 +17,9 @@
 --                                  on a read value, whose 14 printed digits are all a
 --                                  config.json keeps
 --   repro.result(study, key, ...)  the value at summary[key][...] of `study`, plain data
---                                  (e.g. repro.result("claim_search", "claim", "selected"))
+--                                  (e.g. repro.result("claim_search", "claim", "selected"));
+--                                  a JSON null inside it (a diverged run's value) reads
+--                                  as false
 --
 -- The value goes into the configs the study builds, so a run's config hash covers it: a
 -- changed sweep changes the configs of the studies that read it.  Every problem is a
@@ -142,6 +144,15 @@ local function best_config(study, group)
   return g.best_overrides
 end
 
+-- A copy of a decoded JSON value with every null as false (plain data for the sandbox).
+local function plain(v)
+  if v == json.null then return false end
+  if type(v) ~= "table" then return v end
+  local out = {}
+  for k, x in pairs(v) do out[k] = plain(x) end
+  return out
+end
+
 local function result(study, ...)
   check_name(study, "argument 1")
   local keys = table.pack(...)
@@ -160,7 +171,7 @@ local function result(study, ...)
     end
     v = v[k]
   end
-  return v
+  return plain(v)
 end
 
 -- The functions offered to study files (lua/repro/study.lua adds them to its M.API).

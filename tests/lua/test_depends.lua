@@ -136,6 +136,12 @@ v[#v + 1] = { name = "none" }]])))
 s = study.load(loops, nil, { out_root = root })
 t:eq(#s.variants, 3, "result: a list that builds variants")
 t:eq(s.runs[1].cfg.tok_init_std, 1.0, "result: its values reach the configs")
+write_summary("dnull", { study = "dnull", values = json.array({ 0.5, json.null, 0.25 }) })
+s = study.load(write_study(sdir, "dnulls", [[
+  { name = "none", lr = (repro.result("dnull", "values")[2] == false) and
+    repro.result("dnull", "values")[3] or 1 },
+]]), nil, { out_root = root })
+t:eq(s.runs[1].cfg.lr, 0.25, "result: a JSON null reads as false")
 t:raises(load_variants("e7", [[{ name = "none", lr = repro.result("dsweep", "claim", "nope") }]]),
   root .. "/dsweep/summary.json has no field claim.nope", "result: a missing field")
 t:raises(load_variants("e8", [[{ name = "none", lr = repro.result("dsweep") }]]),
