@@ -35,7 +35,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: all deps data test test-asan test-slurm bench bench-stats reproduce reproduce-slurm paper clean clean-runs
+.PHONY: all deps data test test-asan test-slurm bench bench-stats reproduce reproduce-slurm paper verify clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -138,10 +138,17 @@ reproduce: $(REPRO) data
 	    echo "reproduce: study $$s" >&2; \
 	    $(REPRO) run lua/experiments/$$s.lua $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1; \
 	done
+	@$(MAKE) --no-print-directory verify QUICK=$(QUICK) >&2
 	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)
 ifeq ($(QUICK),1)
 	@$(REPRO) tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
 endif
+
+# Every record's SHA-256 against its manifest (bin/repro verify): the list of records that
+# are not verified, then the counts; fails on a mismatch.
+verify: $(REPRO)
+	@$(REPRO) verify $(EXPERIMENTS) > $(BUILD)/verify.txt || { cat $(BUILD)/verify.txt; exit 1; }
+	@tail -n 1 $(BUILD)/verify.txt
 
 # make reproduce on a Slurm cluster, from a login node (REPRODUCE.md): every study as a job
 # array, each submitted once the studies it needs are analysed (scripts/reproduce_slurm.sh),

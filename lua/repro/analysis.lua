@@ -329,7 +329,7 @@ end
 local INTERVAL_NAME = { t = "t", signflip = "exact sign-flip" }
 
 -- The current rule's decision for a family comparison c on the primary metric: verdict,
--- sentence.
+-- sentence, and the reason in a few words (the terminal's verdict table prints it).
 function M.verdict(c, an)
   local level = string.format("%g %%", 100 * (1 - an.alpha))
   local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
@@ -338,7 +338,7 @@ function M.verdict(c, an)
   local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
   if c.mean == nil then
     return "inconclusive", string.format("%s: no seed with a finite result for both runs: " ..
-      "inconclusive by %s.", head, rule)
+      "inconclusive by %s.", head, rule), "no seed with a finite result for both runs"
   end
   local ci, d, m = c.ci_decision, c.mean, an.min_effect
   local sign = an.better == "lower" and -1 or 1
@@ -348,13 +348,15 @@ function M.verdict(c, an)
   local big = math.abs(d) >= m
   local tost = c.tost or {}
   local equivalent = tost.p_holm ~= nil and tost.p_holm <= an.alpha
-  local verdict, why
+  local verdict, why, reason
   if sig and better_side and big then
     verdict = "better"
   elseif sig and worse_side and big then
     verdict = "worse"
   elseif equivalent then
     verdict = "equivalent"
+    reason = string.format("the TOST at +-%s has Holm-adjusted p %s <= alpha %s", fmt(m),
+      fmt(tost.p_holm), fmt(an.alpha))
   else
     verdict = "inconclusive"
     local tost_text = tost.p_holm and string.format("the TOST at +-%s has Holm-adjusted p %s",
@@ -393,7 +395,12 @@ function M.verdict(c, an)
     "%s by %s%s.", c.treatment, c.metric, change, interval, fmt(c.p_holm),
     tost.p_holm and fmt(tost.p_holm) or "undefined", c.n, verdict, rule,
     why and (", because " .. why) or "")
-  return verdict, s
+  if verdict == "better" or verdict == "worse" then
+    reason = string.format("Holm-adjusted p %s <= alpha %s, the interval lies on the %s side " ..
+      "of 0 and |mean difference| %s >= the minimum effect %s", fmt(c.p_holm), fmt(an.alpha),
+      verdict, fmt(math.abs(d)), fmt(m))
+  end
+  return verdict, s, reason or why
 end
 
 -- The run key that pairs runs across variants: (init_seed, data_seed).
@@ -730,11 +737,12 @@ function M.summarize(s, runs)
   local same = { ["no meaningful difference"] = "equivalent" }
   for _, c in ipairs(comparisons) do
     if c.metric == an.primary then
-      local v, sentence = M.verdict(c, an_out)
+      local v, sentence, reason = M.verdict(c, an_out)
       local v1, sentence1, kind1 = M.verdict_rule1(c, an)
       c.verdict, c.verdict_rule1 = v, v1
       verdicts[#verdicts + 1] = { treatment = c.treatment, baseline = c.baseline,
-        metric = c.metric, verdict = v, sentence = sentence, interval = c.ci_decision_kind,
+        metric = c.metric, verdict = v, sentence = sentence, reason = reason,
+        interval = c.ci_decision_kind,
         verdict_rule1 = v1, sentence_rule1 = sentence1, interval_rule1 = kind1,
         changed = (same[v1] or v1) ~= v }
       if c.bca_caveat then
@@ -890,7 +898,8 @@ function M.variance_components(s, runs, comparisons, an)
   return out
 end
 
--- The verdicts as a short text table (for the run command's stdout).
+-- The verdicts as a short text table (for the run command's stdout), each row followed by its
+-- reason.
 function M.verdict_table(summary)
   local an = summary.analysis
   local lines = { string.format("verdicts on %s (%s is better; minimum effect %s; alpha %s; " ..
@@ -914,10 +923,12 @@ function M.verdict_table(summary)
   for _, r in ipairs(rows) do
     for i, x in ipairs(r) do width[i] = math.max(width[i] or 0, #x) end
   end
-  for _, r in ipairs(rows) do
+  for k, r in ipairs(rows) do
     local f = {}
     for i, x in ipairs(r) do f[i] = i < #r and x .. string.rep(" ", width[i] - #x) or x end
     lines[#lines + 1] = "  " .. table.concat(f, "  ")
+    local v = summary.verdicts[k - 1]
+    if v and v.reason then lines[#lines + 1] = "      because " .. v.reason end
   end
   if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
   for _, l in ipairs(summary.claim and summary.claim.text or {}) do lines[#lines + 1] = l end

@@ -312,7 +312,10 @@ end
 -- pressed.
 local function execute(s, queue, jobs, threads, total_done, total)
   local tmp = fs.capture("mktemp -d -t repro-run.XXXXXX")
-  if not tmp then error("cannot create a temporary directory for progress files", 0) end
+  if not tmp then
+    user_error("repro run: filesystem: cannot create a temporary directory for progress " ..
+      "files (mktemp -d in $TMPDIR or /tmp failed)")
+  end
   host.trap_signals()
   local seen_int = host.sigints()
   local interrupted = false
@@ -344,7 +347,9 @@ local function execute(s, queue, jobs, threads, total_done, total)
       local step = w.step or 0
       done_work = done_work + (step - (w.base or step)) * w.run.cost
       left = left - step * w.run.cost
-      parts[#parts + 1] = string.format("%s step %d/%d", w.run.label, step, w.run.cfg.iters)
+      -- after its last step a run evaluates the whole validation split: no step moves
+      parts[#parts + 1] = step >= w.run.cfg.iters and (w.run.label .. " evaluating") or
+        string.format("%s step %d/%d", w.run.label, step, w.run.cfg.iters)
     end
     table.sort(parts)
     local eta = (t0 and done_work > 0) and left * (now - t0) / done_work or nil

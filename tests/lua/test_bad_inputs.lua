@@ -136,5 +136,39 @@ t:eq(changes(fixtures_before, snapshot(F)), "", "the shared fixtures are unchang
 t:ok(#cases >= 60, "at least 60 bad inputs: " .. #cases)
 print(string.format("test_bad_inputs: %d bad inputs tried, %d refused cleanly", #cases, refused))
 
+-- Inputs that are accepted, with a warning or somewhere else than one might fear.
+local case = dir .. "/accepted"
+sh(string.format("cp -a %s %s", q(B), q(case)))
+local function run_in(args)
+  return check.run(string.format("cd %s && REPRO_EXPERIMENTS=%s/exp %s %s", q(case), q(case),
+    repro, fill(args)))
+end
+local cores = sys.cores()
+local code, out, e = run_in("train {T} threads=1000 --out capped")
+t:ok(code == 0 and e:find(string.format("threads=1000 is more than the %d CPU", cores), 1, true),
+  "threads above the CPUs: capped with a warning: " .. e)
+t:ok(fs.read(case .. "/capped/manifest.json"):find(string.format('"threads": %d', cores), 1, true),
+  "threads above the CPUs: the manifest records the threads used")
+local before = snapshot(case .. "/exp/good")
+code, out, e = run_in("run good.lua --set iters=5")
+t:eq(code, 0, "--set without --out-root: runs: " .. e)
+t:eq(changes(before, snapshot(case .. "/exp/good")), "",
+  "--set without --out-root: the study's own records are untouched")
+local set_root = e:match("go to (%S+) %(their own records root")
+t:ok(set_root and set_root:find("exp%-set/%x+$") and fs.exists(case .. "/" .. set_root ..
+  "/good/summary.json"), "--set without --out-root: records in <root>-set/<hash>: " .. e)
+code, out, e = run_in("run good.lua --jobs 64 --dry-run")
+t:ok(code == 0 and e:find("64 jobs, more than the", 1, true), "--jobs above the CPUs: capped " ..
+  "with a warning: " .. e)
+code, out, e = run_in("train {T} --out rec --force")
+t:ok(code == 0 and fs.read(case .. "/rec/log.csv") == fs.read(B .. "/rec/log.csv"),
+  "--force retrains over a finished record: " .. e)
+os.execute("rm -rf " .. q(case))
+
+-- Every committed record is consistent (none mismatches; older ones carry no checksum).
+code, out, e = check.run(repro .. " verify experiments")
+t:ok(code == 0 and out:find(" 0 mismatch", 1, true), "bin/repro verify experiments: " ..
+  (out:match("verify: [^\n]*") or e))
+
 check.rmtree(dir)
 t:done()

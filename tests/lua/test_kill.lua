@@ -3,7 +3,11 @@
 -- started with `bin/repro run --jobs 2` and that process is killed with SIGKILL; a
 -- plain rerun must then finish, and every config.json, log.csv, metrics.json and the
 -- summary.json must be byte-identical to an uninterrupted study's, every record must
--- verify, and no temporary file may be left.
+-- verify, and no temporary file may be left.  Then SIGINT and SIGTERM, to `train --out`
+-- and to `run`: both stop with the same message and exit status 130 after a checkpoint
+-- (meanwhile a second `train --out` into the same directory is refused: the run lock),
+-- stale temporary files planted meanwhile are removed, and the rerun resumes to the
+-- uninterrupted bytes.
 local check = require "repro.check"
 local fs = require "repro.fs"
 local host = require "repro.host"
@@ -158,6 +162,120 @@ for k = 1, N_POINTS do
   good = t:eq(leftovers(root), "", label .. ": no temporary file left") and good
   if good then survived = survived + 1 end
 end
+-- SIGINT and SIGTERM.
+local function wait_checkpoint(run_dir)
+  local deadline = host.now() + 60
+  while host.now() < deadline do
+    for _, name in ipairs(sys.listdir(run_dir) or {}) do
+      if name:match("^checkpoint%-%x+%.rptf$") then return true end
+    end
+    host.sleep(0.005)
+  end
+  return false
+end
+
+local function wait_exit(pid)
+  local deadline = host.now() + 120
+  while host.now() < deadline do
+    local p, how, status = host.wait(false)
+    if p == pid then return how, status end
+    host.sleep(0.01)
+  end
+end
+
+local function plant(d)
+  for _, name in ipairs({ "metrics.json.tmp.4242", "checkpoint-0123456789ab.rptf.tmp.4242" }) do
+    check.write(d .. "/" .. name, "stale")
+  end
+end
+
+local TRAIN = { "n_layer=1", "d_model=32", "n_head=2", "context=32", "batch=8", "iters=60",
+  "warmup=2", "diag_every=20", "diag_windows=2", "data=" .. corpus }
+local function train_argv(out)
+  local argv = { repro, "train" }
+  for _, kv in ipairs(TRAIN) do argv[#argv + 1] = kv end
+  for _, a in ipairs({ "--out", out, "--checkpoint-every", "5" }) do argv[#argv + 1] = a end
+  return argv
+end
+local function train(out)
+  local argv = train_argv(out)
+  for i = 1, #argv do argv[i] = fs.quote(argv[i]) end
+  return check.run(table.concat(argv, " "))
+end
+code, _, err = train(dir .. "/t-ref")
+t:eq(code, 0, "uninterrupted train: " .. err)
+local messages = {}
+for _, sig in ipairs({ "INT", "TERM" }) do
+  local out = dir .. "/t-" .. sig
+  local pid = host.spawn(train_argv(out), { stdout = out .. ".out", stderr = out .. ".err" })
+  t:ok(wait_checkpoint(out), "train, SIG" .. sig .. ": a checkpoint appeared")
+  host.kill(pid, sig)
+  local how, status = wait_exit(pid)
+  t:ok(how == "exit" and status == 130, "train, SIG" .. sig .. ": exit status 130, got " ..
+    tostring(how) .. " " .. tostring(status))
+  messages[sig] = ((fs.read(out .. ".err") or ""):match("repro train: interrupted[^\n]*") or "")
+    :gsub("%d+", "N")
+  t:ok(messages[sig]:find("rerun the same command to resume from the last checkpoint", 1, true),
+    "train, SIG" .. sig .. ": says how to resume: " .. messages[sig])
+  plant(out)
+  code, _, err = train(out)
+  t:eq(code, 0, "train, SIG" .. sig .. ": the rerun finishes: " .. err)
+  local man = require("repro.json").decode(fs.read(out .. "/manifest.json"))
+  t:ok((man.resumed_from_step or 0) > 0, "train, SIG" .. sig .. ": resumed from its checkpoint")
+  for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
+    t:ok(fs.read(out .. "/" .. f) == fs.read(dir .. "/t-ref/" .. f), "train, SIG" .. sig .. ": " ..
+      f .. " byte-identical to the uninterrupted run")
+  end
+  t:eq(leftovers(out), "", "train, SIG" .. sig .. ": the planted stale files are gone")
+end
+t:eq(messages.TERM, messages.INT, "train: SIGTERM and SIGINT say the same")
+
+-- Two `train --out` into one directory: the second is refused while the first trains.
+do
+  local out = dir .. "/t-lock"
+  local argv = train_argv(out)
+  for i, a in ipairs(argv) do
+    if a:match("^iters=") then argv[i] = "iters=100000" end -- trains until killed
+  end
+  local pid = host.spawn(argv, { stdout = out .. ".out", stderr = out .. ".err" })
+  t:ok(wait_checkpoint(out), "train --out lock: a checkpoint appeared")
+  for i = 1, #argv do argv[i] = fs.quote(argv[i]) end
+  local before = fs.read(out .. "/config.json")
+  code, _, err = check.run(table.concat(argv, " "))
+  t:ok(code == 1 and err:find("is being written by another bin/repro process", 1, true),
+    "train --out: a second process on the same record is refused: " .. err)
+  host.kill(pid, "KILL")
+  wait_exit(pid)
+  t:ok(fs.read(out .. "/config.json") == before, "train --out lock: the refused process wrote nothing")
+end
+
+local run_messages = {}
+for _, sig in ipairs({ "INT", "TERM" }) do
+  local root = dir .. "/r-" .. sig
+  local pid = host.spawn({ repro, "run", dir .. "/kill.lua", "--jobs", "2", "--out-root", root },
+    { stdout = root .. ".out", stderr = root .. ".err" })
+  t:ok(wait_checkpoint(root .. "/kill/none/seed-1"), "run, SIG" .. sig .. ": a checkpoint appeared")
+  host.kill(pid, sig)
+  local how, status = wait_exit(pid)
+  t:ok(how == "exit" and status == 130, "run, SIG" .. sig .. ": exit status 130, got " ..
+    tostring(how) .. " " .. tostring(status))
+  local e = fs.read(root .. ".err") or ""
+  t:ok(e:find("Stopped with a checkpoint: ", 1, true) and e:find("Rerun the same command", 1, true),
+    "run, SIG" .. sig .. ": says which runs stopped with a checkpoint: " .. e)
+  run_messages[sig] = e:match("repro run: interrupted[^\n]*") or ""
+  plant(root .. "/kill/none/seed-1")
+  check.write(root .. "/kill/summary.json.tmp.4242", "stale")
+  code, _, err = run(root)
+  t:eq(code, 0, "run, SIG" .. sig .. ": the rerun finishes: " .. err)
+  local got = files(root)
+  for name, text_ in pairs(ref) do
+    t:ok(got[name] == text_, "run, SIG" .. sig .. ": " .. name .. " byte-identical after the rerun")
+  end
+  t:eq(leftovers(root), "", "run, SIG" .. sig .. ": the planted stale files are gone")
+end
+t:ok(run_messages.INT ~= "" and run_messages.TERM == run_messages.INT,
+  "run: SIGTERM and SIGINT say the same: " .. tostring(run_messages.TERM))
+
 t:ok(killed_workers >= 1 and killed_workers < N_POINTS, "both runners and workers were killed (" ..
   killed_workers .. " workers)")
 t:ok(mid_run >= N_POINTS // 2, "most points hit a run in progress (" .. mid_run .. ")")

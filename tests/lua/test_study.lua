@@ -94,6 +94,7 @@ local code, out, err = run(tiny, A)
 t:eq(code, 0, "run exits 0: " .. err)
 t:ok(out:find("verdicts on val_loss", 1, true) and out:find("layernorm  none", 1, true),
   "stdout has the verdict table: " .. out)
+t:ok(select(2, out:gsub("\n      because ", "")) == 3, "each verdict row carries its reason: " .. out)
 t:ok(out:find("summary: " .. A .. "/tiny/summary.json", 1, true), "stdout names summary.json")
 t:ok(err:find("[6/6 done]", 1, true), "progress counts runs done/total: " .. err)
 for _, r in ipairs(RUNS) do
