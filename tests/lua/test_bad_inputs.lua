@@ -165,6 +165,18 @@ t:ok(code == 0 and fs.read(case .. "/rec/log.csv") == fs.read(B .. "/rec/log.csv
   "--force retrains over a finished record: " .. e)
 os.execute("rm -rf " .. q(case))
 
+-- An internal error (here a bug planted in a copy of lua/repro/cli.lua) keeps its
+-- traceback and says that it is one.
+local fake = dir .. "/fake-root"
+fs.mkdir_p(fake .. "/lua/repro")
+check.write(fake .. "/lua/repro/cli.lua",
+  "local M = {}\nfunction M.main() local cfg = nil\n  return cfg.iters\nend\nreturn M\n")
+code, out, e = check.run("REPRO_ROOT=" .. q(fake) .. " " .. repro .. " train")
+t:ok(code == 1 and e:find("cli.lua:3: attempt to index a nil value", 1, true) and
+  e:find("stack traceback:", 1, true) and
+  e:find("repro train: internal error (a bug in bin/repro, not a problem with your input)", 1,
+    true), "an internal error: traceback and a line saying so: " .. e)
+
 -- Every committed record is consistent (none mismatches; older ones carry no checksum).
 code, out, e = check.run(repro .. " verify experiments")
 t:ok(code == 0 and out:find(" 0 mismatch", 1, true), "bin/repro verify experiments: " ..
