@@ -378,6 +378,11 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
                 scale = (float)(cfg->grad_clip / r[COL_GNORM]);
             gpt_adamw(&m, (float)r[COL_LR], step + 1, scale);
             gpt_adam_v_stats(&m, r + col_vm, r + col_vx);
+            if (kernels_failed()) {
+                snprintf(err, errlen, "out of memory for the compute kernels' scratch buffers");
+                rc = -1;
+                goto done;
+            }
             if (cfg->diag_every > 0 && (step + 1) % cfg->diag_every == 0) {
                 double d0 = now_s();
                 diag_sums ds;
