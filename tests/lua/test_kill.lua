@@ -1,5 +1,6 @@
 -- kill -9 at random points of a small study: at each of N_POINTS points (PCG32-chosen:
--- the moment, and whether the runner or one of its workers dies), a fresh study is
+-- the moment, and whether the runner or one of its workers dies; every second point is a
+-- moment shortly after a run's first checkpoint), a fresh study is
 -- started with `bin/repro run --jobs 2` and that process is killed with SIGKILL; a
 -- plain rerun must then finish, and every config.json, log.csv, metrics.json and the
 -- summary.json must be byte-identical to an uninterrupted study's, every record must
@@ -113,6 +114,21 @@ for k = 1, N_POINTS do
   local want_worker = g:bounded(2) == 1
   local pid = host.spawn({ repro, "run", dir .. "/kill.lua", "--jobs", "2", "--out-root", root },
     { stdout = root .. ".out", stderr = root .. ".err" })
+  if k % 2 == 0 then
+    -- Even points: the first checkpoint of a run drawn at random, then a moment drawn over
+    -- a tenth of the reference wall time, so that at least half of the points hit a run in
+    -- progress however loaded the machine is (odd points are moments over the whole study).
+    local r = RUNS[g:bounded(#RUNS) + 1]
+    local deadline = host.now() + 60
+    repeat
+      local found = false
+      for _, name in ipairs(sys.listdir(root .. "/kill/" .. r) or {}) do
+        if name:match("^checkpoint%-%x+%.rptf$") then found = true end
+      end
+      if not found then host.sleep(0.005) end
+    until found or host.now() > deadline
+    at = g:uniform() * 0.1 * wall
+  end
   host.sleep(at)
   local victim, what = pid, "runner"
   if want_worker then -- the first moment from `at` on when a worker lives
