@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 #include "kern_ops.h"
 
@@ -95,4 +98,31 @@ const char *isa_name(void)
         }
     }
     return kern->name;
+}
+
+unsigned long isa_flush_begin(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned int csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040u); /* FTZ (bit 15) | DAZ (bit 6) */
+    return csr;
+#elif defined(__aarch64__)
+    unsigned long fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr | (1ul << 24))); /* FZ */
+    return fpcr;
+#else
+    return 0; /* no flush mode known for this CPU: subnormals are computed (slowly) */
+#endif
+}
+
+void isa_flush_end(unsigned long saved)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr((unsigned int)saved);
+#elif defined(__aarch64__)
+    __asm__ volatile("msr fpcr, %0" : : "r"(saved));
+#else
+    (void)saved;
+#endif
 }

@@ -19,4 +19,18 @@ const char *isa_available(void);
 /* Space-separated paths compiled into this binary. */
 const char *isa_compiled(void);
 
+/* Subnormal floats.  Training at high learning rates can fill attention probabilities and
+ * gradients with subnormal values, and on the reference CPU (Zen 5) every FMA touching
+ * one takes a microcode assist: a run at peak lr 3e-2 trained at 885 instead of 8,000
+ * tokens/s.  The engine therefore trains with subnormals flushed to zero, on every path
+ * the same: x86 MXCSR FTZ + DAZ (inputs and results; SSE and AVX obey the same bits, and
+ * glibc's fmaf is the FMA instruction on CPUs with FMA), aarch64 FPCR.FZ.  One
+ * difference is left: x86 flushes a result that is subnormal after rounding, aarch64 one
+ * that is tiny before rounding, so a result whose exact value lies just below FLT_MIN
+ * and rounds up to it is FLT_MIN on x86 and 0 on aarch64.
+ * isa_flush_begin() sets the mode on the calling thread and returns the previous one;
+ * isa_flush_end() restores it. */
+unsigned long isa_flush_begin(void);
+void isa_flush_end(unsigned long saved);
+
 #endif

@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include "data.h"
+#include "isa.h"
 #include "gpt.h"
 #include "kernels.h"
 #include "tensorfile.h"
@@ -296,6 +297,14 @@ static void fill_diag_cols(double *row, int first, const diag_result *r)
     memcpy(row + first, v, sizeof v);
 }
 
+/* The floating-point mode of before the run, on the calling thread and the team. */
+static void restore_fp_mode(unsigned long saved)
+{
+#pragma omp parallel
+    isa_flush_end(saved);
+    isa_flush_end(saved);
+}
+
 int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
               size_t errlen)
 {
@@ -310,6 +319,11 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         return -1;
     }
     omp_set_num_threads(config_threads(cfg));
+    /* Subnormals flushed to zero on this thread and on every thread of the team until the
+     * end of the run (engine/isa.h); threads created later inherit the mode. */
+    const unsigned long fp_saved = isa_flush_begin();
+#pragma omp parallel
+    isa_flush_begin();
     const int ncols = train_log_ncols(cfg), ng = n_groups(cfg);
     const int col_gn = N_BASE, col_vm = N_BASE + ng, col_vx = N_BASE + 2 * ng,
               col_diag = N_BASE + 3 * ng;
@@ -332,6 +346,7 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
         free(log);
         train_metrics_free(out);
         corpus_free(&c);
+        restore_fp_mode(fp_saved);
         return -1;
     }
     int rc = 0;
@@ -480,5 +495,6 @@ done:
     if (rc)
         train_metrics_free(out);
     corpus_free(&c);
+    restore_fp_mode(fp_saved);
     return rc;
 }

@@ -3,7 +3,10 @@
  * in order, from C (accumulate), the bias, or +0.  Every transpose combination, sizes
  * that are not multiples of any blocking (K above the 256-deep block included), the
  * threaded gemm, gemm_bias and the packed-B products of attention; equality is bitwise.
- * A float64 product bounds the error of the reference itself. */
+ * A float64 product bounds the error of the reference itself.  Under the engine's
+ * subnormal flush (isa_flush_begin) every path gives the reference's bits on operands
+ * with subnormal entries, and the mode is undone by isa_flush_end. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,13 +150,43 @@ static void test_path(const char *path)
     kernels_release();
 }
 
+/* Subnormal operands and products under the flush mode, on one path. */
+static void test_flush(const char *path)
+{
+    char err[256];
+    CHECK(isa_select(path, err, sizeof err) == 0, "select %s: %s", path, err);
+    enum { M = 19, N = 37, K = 70 };
+    float A[M * K], B[K * N], C[M * N], R[M * N];
+    pcg32 r;
+    pcg32_stream(&r, 7, 98, 0);
+    fill(A, M * K, &r);
+    fill(B, K * N, &r);
+    for (int i = 0; i < M * K; i += 3)
+        A[i] *= 1e-39f; /* subnormal (set before the flush mode: it would flush this) */
+    for (int i = 0; i < K * N; i += 5)
+        B[i] *= 1e-20f; /* normal, but its products with A's normal entries are tiny */
+    unsigned long saved = isa_flush_begin();
+    naive(M, N, K, A, K, 0, B, N, 0, NULL, R, N, 0, 0);
+    gemm(M, N, K, A, K, 0, B, N, 0, C, N, 0);
+    CHECK(same(C, R, M * N), "%s: gemm with subnormal operands under the flush mode", path);
+    volatile float tiny = FLT_MIN, half = 0.5f;
+    float q = tiny * half;
+    CHECK(q == 0.0f, "%s: FLT_MIN * 0.5 flushed to 0, got %g", path, (double)q);
+    isa_flush_end(saved);
+    q = tiny * half;
+    CHECK(q > 0.0f && q < FLT_MIN, "%s: after isa_flush_end FLT_MIN * 0.5 is subnormal, got %g",
+          path, (double)q);
+}
+
 int main(void)
 {
     char paths[64];
     snprintf(paths, sizeof paths, "%s", isa_available());
     printf("test_gemm: paths %s\n", paths);
-    for (char *p = strtok(paths, " "); p; p = strtok(NULL, " "))
+    for (char *p = strtok(paths, " "); p; p = strtok(NULL, " ")) {
         test_path(p);
+        test_flush(p);
+    }
     char err[256];
     CHECK(isa_select("nosuch", err, sizeof err) == -1 && strstr(err, "nosuch") &&
               strstr(err, "generic"),
