@@ -309,9 +309,8 @@ static void on_sigint(int sig)
  * kept as it is. */
 static int step_msghandler(lua_State *L)
 {
-    const char *msg = lua_tostring(L, 1);
-    if (msg && lua_type(L, 1) == LUA_TSTRING)
-        luaL_traceback(L, L, msg, 1);
+    if (lua_type(L, 1) == LUA_TSTRING)
+        luaL_traceback(L, L, lua_tostring(L, 1), 1);
     return 1;
 }
 
