@@ -51,13 +51,11 @@ double diag_brier(const float *p, int V, int target)
     return s;
 }
 
-double diag_cosine_mean(const float *x, int T, int C)
+double diag_cosine_mean(const float *x, int T, int C, double *sum)
 {
     if (T < 2)
         return 0.0;
-    double *sum = calloc((size_t)C, sizeof(double));
-    if (!sum)
-        return NAN;
+    memset(sum, 0, (size_t)C * sizeof(double));
     for (int t = 0; t < T; t++) {
         const float *r = x + (size_t)t * C;
         double n2 = 0;
@@ -70,7 +68,6 @@ double diag_cosine_mean(const float *x, int T, int C)
     double s2 = 0;
     for (int c = 0; c < C; c++)
         s2 += sum[c] * sum[c];
-    free(sum);
     return (s2 - T) / ((double)T * (T - 1));
 }
 
@@ -177,14 +174,14 @@ static void nll_all(const float *logits, const int32_t *targets, size_t n, int V
     *H = h / (double)n;
 }
 
-void diag_temperature(const float *logits, const int32_t *targets, size_t n, int V,
-                      diag_result *r)
+int diag_temperature(const float *logits, const int32_t *targets, size_t n, int V,
+                     diag_result *r)
 {
+    if (n == 0)
+        return 0;
     double *buf = malloc(3 * n * sizeof(double));
-    if (!buf || n == 0) {
-        free(buf);
-        return;
-    }
+    if (!buf)
+        return -1;
     double f, g, h;
     for (int k = 0; k < N_TEMPS; k++) {
         nll_all(logits, targets, n, V, 1.0 / diag_temps[k], buf, &f, &g, &h);
@@ -219,6 +216,7 @@ void diag_temperature(const float *logits, const int32_t *targets, size_t n, int
     r->temp_opt = 1.0 / beta;
     r->nll_temp_opt = f;
     free(buf);
+    return 0;
 }
 
 int diag_sample_indices(uint64_t seed, uint64_t index, size_t n, int k, size_t *out)

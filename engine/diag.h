@@ -53,8 +53,9 @@ int diag_bin(double conf);
 double diag_ece(const double *count, const double *conf_sum, const double *correct, int nbins);
 /* Σ_v (p_v − 1[v = target])² for one probability vector. */
 double diag_brier(const float *p, int V, int target);
-/* Mean pairwise cosine similarity of the T rows of x (T, C); 0 if T < 2. */
-double diag_cosine_mean(const float *x, int T, int C);
+/* Mean pairwise cosine similarity of the T rows of x (T, C); 0 if T < 2.  sum: (C)
+ * doubles of scratch. */
+double diag_cosine_mean(const float *x, int T, int C, double *sum);
 
 /* Sums over evaluated positions, in evaluation order; finished by diag_finish. */
 typedef struct {
@@ -81,9 +82,10 @@ void diag_sums_free(diag_sums *d);
 /* Result from the sums; undefined values (a class never seen) are NaN. */
 void diag_finish(const diag_sums *d, diag_result *r);
 /* NLL at the fixed temperatures and the optimal temperature from stored logits
- * (n, V) and targets; fills r->nll_temp, r->temp_opt, r->nll_temp_opt. */
-void diag_temperature(const float *logits, const int32_t *targets, size_t n, int V,
-                      diag_result *r);
+ * (n, V) and targets; fills r->nll_temp, r->temp_opt, r->nll_temp_opt (left as they are
+ * when n = 0).  0, or -1 if out of memory. */
+int diag_temperature(const float *logits, const int32_t *targets, size_t n, int V,
+                     diag_result *r);
 
 /* k distinct indices in [0, n) (k <= n), uniformly without replacement (Floyd's
  * algorithm: exactly k draws), in ascending order; 0, or -1 if out of memory. */

@@ -13,16 +13,22 @@
 #define RMS_EPS 1e-6f
 #define LINEAR_STD 0.02f
 
+/* A walk over the layout (build_layout): it counts, and with t != NULL describes each
+ * tensor into t, and with p != NULL points p's fields into base. */
 typedef struct {
     gpt_tensor *t;
-    int n, cap;
+    gpt_params *p;
+    float *base;
+    int n;
     size_t total;
 } tensor_list;
 
-/* drawn != 0: drawn N(0, std); else every element is `value`. */
-static void add_tensor(tensor_list *tl, const char *name, int d0, int d1, int drawn, float std,
-                       float value, int group)
+/* drawn != 0: drawn N(0, std); else every element is `value`.  field: where the tensor's
+ * pointer goes in tl->p (NULL when tl->p is). */
+static void add_tensor(tensor_list *tl, float **field, const char *name, int d0, int d1,
+                       int drawn, float std, float value, int group)
 {
+    size_t size = (size_t)d0 * (d1 > 0 ? (size_t)d1 : 1);
     if (tl->t) {
         gpt_tensor *t = &tl->t[tl->n];
         snprintf(t->name, sizeof t->name, "%s", name);
@@ -30,20 +36,21 @@ static void add_tensor(tensor_list *tl, const char *name, int d0, int d1, int dr
         t->ndim = d1 > 0 ? 2 : 1;
         t->dims[0] = d0;
         t->dims[1] = d1 > 0 ? d1 : 1;
-        t->size = (size_t)d0 * (d1 > 0 ? (size_t)d1 : 1);
+        t->size = size;
         t->drawn = drawn;
         t->init_std = drawn ? std : 0.0f;
         t->init_value = drawn ? 0.0f : value;
         t->decay = d1 > 0;
         t->group = group;
     }
+    if (tl->p)
+        *field = tl->base + tl->total;
     tl->n++;
-    tl->total += (size_t)d0 * (d1 > 0 ? (size_t)d1 : 1);
+    tl->total += size;
 }
 
-/* The tensors of one block, in layout order: the one table build_layout and
- * point_params read.  Shapes are multiples of C (cols 0: 1-D); init: drawn with the
- * Linear or residual-projection std, or set to `value`. */
+/* The tensors of one block, in layout order.  Shapes are multiples of C (cols 0: 1-D);
+ * init: drawn with the Linear or residual-projection std, or set to `value`. */
 enum { INIT_SET, INIT_LINEAR, INIT_RESID };
 static const struct {
     const char *name;
@@ -66,33 +73,40 @@ static const struct {
 };
 #define N_BLOCK_TENSORS ((int)(sizeof block_tensors / sizeof block_tensors[0]))
 
-/* The layout of the header comment; with tl->t == NULL it only counts. */
+/* The layout of the header comment, the one list of the parameter tensors: their order,
+ * shapes, init and groups, and the gpt_params field of each. */
 static void build_layout(tensor_list *tl, const gpt_config *c, int V)
 {
     int C = c->d_model, L = c->n_layer, T = c->context;
     float res_std = LINEAR_STD / sqrtf(2.0f * (float)L);
     int en = config_embed_norm_tensors(c);
+    gpt_params *p = tl->p;
     char nm[32];
+#define FIELD(x) (p ? &p->x : NULL)
     tl->n = 0;
     tl->total = 0;
-    add_tensor(tl, "wte", V, C, 1, (float)config_tok_init_std(c), 0, 0);
-    add_tensor(tl, "wpe", T, C, 1, (float)config_pos_init_std(c), 0, 0);
+    if (p)
+        p->en_w = p->en_b = p->lm_head = NULL;
+    add_tensor(tl, FIELD(wte), "wte", V, C, 1, (float)config_tok_init_std(c), 0, 0);
+    add_tensor(tl, FIELD(wpe), "wpe", T, C, 1, (float)config_pos_init_std(c), 0, 0);
     for (int l = 0; l < L; l++)
         for (int i = 0; i < N_BLOCK_TENSORS; i++) {
             int init = block_tensors[i].init;
+            float **field = p ? (float **)((char *)&p->block[l] + block_tensors[i].field) : NULL;
             snprintf(nm, sizeof nm, "h%d.%s", l, block_tensors[i].name);
-            add_tensor(tl, nm, block_tensors[i].rows * C, block_tensors[i].cols * C,
+            add_tensor(tl, field, nm, block_tensors[i].rows * C, block_tensors[i].cols * C,
                        init != INIT_SET, init == INIT_LINEAR ? LINEAR_STD : res_std,
                        block_tensors[i].value, l + 1);
         }
-    add_tensor(tl, "lnf_w", C, 0, 0, 0, 1, L + 1);
-    add_tensor(tl, "lnf_b", C, 0, 0, 0, 0, L + 1);
+    add_tensor(tl, FIELD(lnf_w), "lnf_w", C, 0, 0, 0, 1, L + 1);
+    add_tensor(tl, FIELD(lnf_b), "lnf_b", C, 0, 0, 0, 0, L + 1);
     if (en >= 1) /* layernorm_matched's gain is set to rho after the draws (init_params) */
-        add_tensor(tl, "en_w", C, 0, 0, 0, 1, L + 2);
+        add_tensor(tl, FIELD(en_w), "en_w", C, 0, 0, 0, 1, L + 2);
     if (en >= 2)
-        add_tensor(tl, "en_b", C, 0, 0, 0, 0, L + 2);
+        add_tensor(tl, FIELD(en_b), "en_b", C, 0, 0, 0, 0, L + 2);
     if (!c->tie_embeddings)
-        add_tensor(tl, "lm_head", V, C, 1, LINEAR_STD, 0, L + 2 + (en > 0));
+        add_tensor(tl, FIELD(lm_head), "lm_head", V, C, 1, LINEAR_STD, 0, L + 2 + (en > 0));
+#undef FIELD
 }
 
 size_t gpt_param_count(const gpt_config *cfg, int vocab)
@@ -110,22 +124,11 @@ const gpt_tensor *gpt_find_tensor(const gpt_model *m, const char *name)
     return NULL;
 }
 
-static void point_params(gpt_model *m, float *base, gpt_params *p)
+/* Points p (its block array allocated) into base, a buffer of the layout. */
+static void point_params(const gpt_model *m, float *base, gpt_params *p)
 {
-    const gpt_tensor *t = m->tensors;
-    p->wte = base + t[0].offset;
-    p->wpe = base + t[1].offset;
-    for (int l = 0; l < m->L; l++) {
-        const gpt_tensor *b = t + 2 + N_BLOCK_TENSORS * l;
-        for (int i = 0; i < N_BLOCK_TENSORS; i++)
-            *(float **)((char *)&p->block[l] + block_tensors[i].field) = base + b[i].offset;
-    }
-    int i = 2 + N_BLOCK_TENSORS * m->L, en = config_embed_norm_tensors(&m->cfg);
-    p->lnf_w = base + t[i].offset;
-    p->lnf_b = base + t[i + 1].offset;
-    p->en_w = en >= 1 ? base + t[i + 2].offset : NULL;
-    p->en_b = en >= 2 ? base + t[i + 3].offset : NULL;
-    p->lm_head = m->cfg.tie_embeddings ? NULL : base + t[i + 2 + en].offset;
+    tensor_list tl = {NULL, p, base, 0, 0};
+    build_layout(&tl, &m->cfg, m->V);
 }
 
 double gpt_embed_rms(const float *wte, int V, const float *wpe, int T, int C)
@@ -231,6 +234,32 @@ static void point_acts(gpt_model *m, arena *a)
     m->dlnf = take(a, BT * C);
 }
 
+/* Chunks of at most NORM_CHUNK elements inside each tensor, for the gradient norm and
+ * the Adam statistics: their boundaries do not depend on the thread count, and partial
+ * results are combined in chunk order. */
+#define NORM_CHUNK 16384
+
+struct gpt_chunk {
+    int tensor;
+    size_t lo, hi; /* [lo, hi) in the parameter buffer */
+};
+
+/* Counts the chunks of m's tensors, and with c != NULL fills them. */
+static size_t make_chunks(const gpt_model *m, struct gpt_chunk *c)
+{
+    size_t k = 0;
+    for (int t = 0; t < m->n_tensors; t++) {
+        const gpt_tensor *tn = &m->tensors[t];
+        for (size_t lo = 0; lo < tn->size; lo += NORM_CHUNK, k++)
+            if (c) {
+                c[k].tensor = t;
+                c[k].lo = tn->offset + lo;
+                c[k].hi = tn->offset + (lo + NORM_CHUNK < tn->size ? lo + NORM_CHUNK : tn->size);
+            }
+    }
+    return k;
+}
+
 int gpt_init(gpt_model *m, const gpt_config *cfg, int vocab, int B, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -246,6 +275,12 @@ int gpt_init(gpt_model *m, const gpt_config *cfg, int vocab, int B, char *err, s
     m->n_tensors = tl.n;
     m->n_params = tl.total;
     tl.t = m->tensors = calloc((size_t)tl.n, sizeof(gpt_tensor));
+    if (m->tensors) {
+        build_layout(&tl, cfg, vocab);
+        m->n_chunks = make_chunks(m, NULL);
+        m->chunks = malloc(m->n_chunks * sizeof(struct gpt_chunk));
+        m->chunk_sums = malloc(2 * m->n_chunks * sizeof(double));
+    }
     m->p.block = calloc((size_t)m->L, sizeof(gpt_block));
     m->g.block = calloc((size_t)m->L, sizeof(gpt_block));
     m->res = calloc((size_t)m->L + 1, sizeof(float *));
@@ -262,15 +297,14 @@ int gpt_init(gpt_model *m, const gpt_config *cfg, int vocab, int B, char *err, s
         size_t per_layer = (size_t)B * m->H * m->T * m->T + 2 * BT * m->C;
         m->mask_buf = malloc(BT * m->C + per_layer * m->L);
     }
-    if (!m->tensors || !m->p.block || !m->g.block || !m->res || !m->la || !m->params ||
-        !m->act_buf || !m->inputs || !m->targets || (cfg->dropout > 0 && !m->mask_buf)) {
+    if (!m->tensors || !m->chunks || !m->chunk_sums || !m->p.block || !m->g.block || !m->res ||
+        !m->la || !m->params || !m->act_buf || !m->inputs || !m->targets ||
+        (cfg->dropout > 0 && !m->mask_buf)) {
         snprintf(err, errlen, "out of memory for a model of %zu parameters and batch %d", np, B);
         gpt_free(m);
         return -1;
     }
-    tl.n = 0;
-    tl.total = 0;
-    build_layout(&tl, cfg, vocab);
+    make_chunks(m, m->chunks);
     memset(m->params, 0, np * 4 * sizeof(float));
     m->grads = m->params + np;
     m->adam_m = m->params + 2 * np;
@@ -301,6 +335,8 @@ int gpt_init(gpt_model *m, const gpt_config *cfg, int vocab, int B, char *err, s
 void gpt_free(gpt_model *m)
 {
     free(m->tensors);
+    free(m->chunks);
+    free(m->chunk_sums);
     free(m->p.block);
     free(m->g.block);
     free(m->res);
@@ -525,37 +561,6 @@ void gpt_backward(gpt_model *m, int B)
     }
 }
 
-/* Chunks of at most NORM_CHUNK elements inside each tensor: their boundaries do not
- * depend on the thread count, and partial results are combined in chunk order. */
-#define NORM_CHUNK 16384
-
-typedef struct {
-    int tensor;
-    size_t lo, hi;
-} chunk;
-
-static chunk *make_chunks(const gpt_model *m, size_t *count)
-{
-    size_t n = 0;
-    for (int t = 0; t < m->n_tensors; t++)
-        n += (m->tensors[t].size + NORM_CHUNK - 1) / NORM_CHUNK;
-    chunk *c = malloc(n * sizeof(chunk));
-    if (!c)
-        abort();
-    size_t k = 0;
-    for (int t = 0; t < m->n_tensors; t++) {
-        const gpt_tensor *tn = &m->tensors[t];
-        for (size_t lo = 0; lo < tn->size; lo += NORM_CHUNK) {
-            c[k].tensor = t;
-            c[k].lo = tn->offset + lo;
-            c[k].hi = tn->offset + (lo + NORM_CHUNK < tn->size ? lo + NORM_CHUNK : tn->size);
-            k++;
-        }
-    }
-    *count = n;
-    return c;
-}
-
 int gpt_config_n_groups(const gpt_config *c)
 {
     return c->n_layer + 2 + (config_embed_norm_tensors(c) > 0) + !c->tie_embeddings;
@@ -568,11 +573,9 @@ int gpt_n_groups(const gpt_model *m)
 
 double gpt_grad_norm_groups(const gpt_model *m, double *group_norm)
 {
-    size_t n;
-    chunk *c = make_chunks(m, &n);
-    double *part = malloc(n * sizeof(double));
-    if (!part)
-        abort();
+    const struct gpt_chunk *c = m->chunks;
+    size_t n = m->n_chunks;
+    double *part = m->chunk_sums;
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
         double s = 0.0;
@@ -591,8 +594,6 @@ double gpt_grad_norm_groups(const gpt_model *m, double *group_norm)
             group_norm[g] = sqrt(s);
         total += s;
     }
-    free(part);
-    free(c);
     return sqrt(total);
 }
 
@@ -603,11 +604,9 @@ double gpt_grad_norm(const gpt_model *m)
 
 void gpt_adam_v_stats(const gpt_model *m, double *vmean, double *vmax)
 {
-    size_t n;
-    chunk *c = make_chunks(m, &n);
-    double *sum = malloc(2 * n * sizeof(double));
-    if (!sum)
-        abort();
+    const struct gpt_chunk *c = m->chunks;
+    size_t n = m->n_chunks;
+    double *sum = m->chunk_sums;
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
         double s = 0.0, mx = 0.0;
@@ -632,8 +631,6 @@ void gpt_adam_v_stats(const gpt_model *m, double *vmean, double *vmax)
         vmean[g] = cnt > 0 ? s / cnt : 0.0;
         vmax[g] = mx;
     }
-    free(sum);
-    free(c);
 }
 
 void gpt_adamw(gpt_model *m, float lr, long t, float grad_scale)

@@ -44,10 +44,11 @@
 
 #include "config.h"
 
+/* One parameter tensor of the layout above. */
 typedef struct {
-    char name[32];
-    size_t offset, size;
-    int ndim, dims[2];
+    char name[32];       /* "wte", "h0.qkv_w", ... */
+    size_t offset, size; /* in floats, into params (and grads, adam_m, adam_v) */
+    int ndim, dims[2];   /* (dims[0], dims[1]); dims[1] = 1 when ndim = 1 */
     int drawn;      /* drawn N(0, init_std) (init_std may be 0); else constant init_value */
     float init_std;
     float init_value;
@@ -55,41 +56,81 @@ typedef struct {
     int group; /* see gpt_n_groups */
 } gpt_tensor;
 
+/* One block's parameters (or their gradients), pointers into the parameter buffer. */
 typedef struct {
-    float *ln1_w, *ln1_b, *qkv_w, *qkv_b, *proj_w, *proj_b;
-    float *ln2_w, *ln2_b, *fc_w, *fc_b, *fc2_w, *fc2_b;
+    float *ln1_w, *ln1_b;   /* (C), (C) */
+    float *qkv_w, *qkv_b;   /* (3C, C), (3C): rows [q | k | v] */
+    float *proj_w, *proj_b; /* (C, C), (C) */
+    float *ln2_w, *ln2_b;   /* (C), (C) */
+    float *fc_w, *fc_b;     /* (4C, C), (4C) */
+    float *fc2_w, *fc2_b;   /* (C, 4C), (C) */
 } gpt_block;
 
 typedef struct {
-    float *wte, *wpe, *lnf_w, *lnf_b, *en_w, *en_b;
-    float *lm_head; /* NULL when tied */
-    gpt_block *block;
+    float *wte;          /* (V, C) */
+    float *wpe;          /* (T, C) */
+    float *lnf_w, *lnf_b; /* (C), (C) */
+    float *en_w, *en_b;   /* (C), (C): the embedding norm's gain and bias, NULL when absent */
+    float *lm_head;       /* (V, C); NULL when tied (the logits use wte) */
+    gpt_block *block;     /* (L) */
 } gpt_params;
 
+/* The saved activations of one block; B is the batch of the last forward (at most the
+ * model's B), every row-major array is allocated for the largest batch. */
 typedef struct {
-    float *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *atty, *res2, *ln2, *ln2_mean, *ln2_rstd,
-        *fch, *fchg;
-    uint8_t *m_att, *m_proj, *m_fc2;
+    float *ln1;                /* (B, T, C) ln1 output */
+    float *ln1_mean, *ln1_rstd; /* (B, T) */
+    float *qkv;                /* (B, T, 3C) [q | k | v] */
+    float *att;                /* (B, H, T, T) attention probabilities, 0 above the diagonal */
+    float *atty;               /* (B, T, C) attention output, heads side by side */
+    float *res2;               /* (B, T, C) residual after the attention branch */
+    float *ln2;                /* (B, T, C) ln2 output */
+    float *ln2_mean, *ln2_rstd; /* (B, T) */
+    float *fch;                /* (B, T, 4C) fc output, before GELU */
+    float *fchg;               /* (B, T, 4C) GELU output */
+    uint8_t *m_att;            /* (B, H, T, T) dropout keep mask (NULL without dropout) */
+    uint8_t *m_proj, *m_fc2;   /* (B, T, C) dropout keep masks of the two residual branches */
 } gpt_layer_acts;
+
+struct gpt_chunk; /* gpt.c: a fixed-order piece of one tensor, for norms and statistics */
 
 typedef struct {
     gpt_config cfg;
     int V, T, C, L, H, B; /* B = largest batch the buffers hold */
     int n_tensors;
-    gpt_tensor *tensors;
+    gpt_tensor *tensors; /* (n_tensors), in layout order */
     size_t n_params;
-    float *params, *grads, *adam_m, *adam_v;
-    gpt_params p, g;
+    float *params, *grads, *adam_m, *adam_v; /* (n_params) each, one allocation */
+    gpt_params p, g;                         /* pointers into params and grads */
     double embed_rms;  /* rho of the initial weights (see above) */
     float embed_scale; /* 1/rho for embed_norm = scale, else 1 */
 
-    float *act_buf;
-    uint8_t *mask_buf;
-    float *emb, *en_mean, *en_rstd, **res, *lnf, *lnf_mean, *lnf_rstd, *logits, *probs, *losses;
-    uint8_t *m_emb;
-    gpt_layer_acts *la;
-    float *tmp, *dres, *dbr, *dbig, *dln, *datty, *dqkv, *dlnf;
-    int32_t *inputs, *targets;
+    size_t n_chunks;
+    struct gpt_chunk *chunks; /* (n_chunks) */
+    double *chunk_sums;       /* (2 n_chunks): per-chunk partial results */
+
+    float *act_buf;    /* one allocation: every float array below and in la */
+    uint8_t *mask_buf; /* one allocation: every dropout mask (NULL without dropout) */
+    float *emb;                 /* (B, T, C) wte[t] + wpe[p], before the embedding norm */
+    float *en_mean, *en_rstd;   /* (B, T) embedding-norm statistics */
+    float **res;                /* (L+1) of (B, T, C): res[l] is block l's input, res[L] the
+                                   final residual */
+    float *lnf;                 /* (B, T, C) final LayerNorm output */
+    float *lnf_mean, *lnf_rstd; /* (B, T) */
+    float *logits;              /* (B, T, V) */
+    float *probs;               /* (B, T, V) softmax; backward turns it into dloss/dlogits */
+    float *losses;              /* (B, T) per-position NLL */
+    uint8_t *m_emb;             /* (B, T, C) dropout keep mask of the embedding output */
+    gpt_layer_acts *la;         /* (L) */
+    float *tmp;   /* (B, T, C) a branch's output before its residual add; per-row scratch */
+    float *dres;  /* (B, T, C) gradient of the residual stream */
+    float *dbr;   /* (B, T, C) gradient of a branch output, masked (dropout) */
+    float *dbig;  /* (B, T, 4C) gradient of the MLP hidden layer */
+    float *dln;   /* (B, T, C) gradient of a norm's output; of the embedding sum */
+    float *datty; /* (B, T, C) gradient of the attention output */
+    float *dqkv;  /* (B, T, 3C) */
+    float *dlnf;  /* (B, T, C) gradient of the final LayerNorm output */
+    int32_t *inputs, *targets; /* (B, T) token ids */
 } gpt_model;
 
 /* Allocates for batches of up to B sequences and draws the initial parameters.

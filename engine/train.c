@@ -99,6 +99,25 @@ const char *train_definitions(void)
 #undef STR
 #undef STR_
 
+const char *train_status_name(int status)
+{
+    static const char *const names[TRAIN_NSTATUS] = {
+        [TRAIN_ECONFIG] = "config",         [TRAIN_ECORPUS] = "corpus",
+        [TRAIN_ECHECKPOINT] = "checkpoint", [TRAIN_EIO] = "filesystem",
+        [TRAIN_ENOMEM] = "memory"};
+    return status > TRAIN_OK && status < TRAIN_NSTATUS ? names[status] : NULL;
+}
+
+/* TRAIN_ENOMEM with a message when a kernel could not allocate its scratch since the
+ * model was set up (the output of that step or evaluation is unspecified), else 0. */
+static int check_kernels(char *err, size_t errlen)
+{
+    if (!kernels_failed())
+        return TRAIN_OK;
+    snprintf(err, errlen, "out of memory for the compute kernels' scratch buffers");
+    return TRAIN_ENOMEM;
+}
+
 /* ---- evaluation ------------------------------------------------------------------ */
 
 static int check_corpus(const gpt_config *cfg, const corpus *c, char *err, size_t errlen)
@@ -116,11 +135,11 @@ static int check_corpus(const gpt_config *cfg, const corpus *c, char *err, size_
 int train_check(const gpt_config *cfg, char *err, size_t errlen)
 {
     if (config_validate(cfg, err, errlen))
-        return -1;
+        return TRAIN_ECONFIG;
     corpus c;
     if (corpus_load(&c, cfg->data, err, errlen))
-        return -1;
-    int rc = check_corpus(cfg, &c, err, errlen);
+        return TRAIN_ECORPUS;
+    int rc = check_corpus(cfg, &c, err, errlen) ? TRAIN_ECONFIG : TRAIN_OK;
     corpus_free(&c);
     return rc;
 }
@@ -130,9 +149,11 @@ enum { PS_CONF, PS_HIT, PS_BRIER, PS_LNORM, PS_LMAX, PS_ENORM, N_PS };
 /* The first max_windows non-overlapping windows of the validation split (all if
  * max_windows <= 0), in window order, every instrument of diag.h; with temperature != 0
  * also the temperature scan (which stores every logit); with hits != NULL, each
- * position's argmax hit (0/1) in position order.  Returns the forward seconds. */
-static double evaluate(gpt_model *m, const corpus *c, long max_windows, int temperature,
-                       const int *cls, diag_sums *d, diag_result *r, uint8_t *hits)
+ * position's argmax hit (0/1) in position order.  The forward seconds go to *fwd_s.
+ * TRAIN_OK, or TRAIN_ENOMEM with a message. */
+static int evaluate(gpt_model *m, const corpus *c, long max_windows, int temperature,
+                    const int *cls, diag_sums *d, diag_result *r, uint8_t *hits, double *fwd_s,
+                    char *err, size_t errlen)
 {
     const int T = m->T, V = m->V, C = m->C, L = m->L;
     long n_win = (long)((c->n_val - 1) / (size_t)T);
@@ -141,11 +162,17 @@ static double evaluate(gpt_model *m, const corpus *c, long max_windows, int temp
     size_t per = N_PS + (size_t)L + 1;
     double *ps = malloc((size_t)m->B * T * per * sizeof(double));
     double *seq = malloc(2 * (size_t)m->B * sizeof(double));
+    double *cos_sum = malloc((size_t)m->B * C * sizeof(double)); /* diag_cosine_mean's */
     float *all_logits = temperature ? malloc((size_t)n_win * T * V * sizeof(float)) : NULL;
     int32_t *all_targets = temperature ? malloc((size_t)n_win * T * sizeof(int32_t)) : NULL;
-    if (!ps || !seq || (temperature && (!all_logits || !all_targets)))
-        abort();
+    int rc = TRAIN_OK;
     double fwd = 0.0;
+    if (!ps || !seq || !cos_sum || (temperature && (!all_logits || !all_targets))) {
+        snprintf(err, errlen, "out of memory for the evaluation of %ld validation windows",
+                 n_win);
+        rc = TRAIN_ENOMEM;
+        goto done;
+    }
     for (long w0 = 0; w0 < n_win; w0 += m->B) {
         int nb = (int)(n_win - w0 < m->B ? n_win - w0 : m->B);
         for (int b = 0; b < nb; b++) {
@@ -156,6 +183,8 @@ static double evaluate(gpt_model *m, const corpus *c, long max_windows, int temp
         double t0 = now_s();
         gpt_forward(m, nb, 1, 0, 0);
         fwd += now_s() - t0;
+        if ((rc = check_kernels(err, errlen)) != TRAIN_OK)
+            goto done;
         long npos = (long)nb * T;
 #pragma omp parallel for schedule(static)
         for (long i = 0; i < npos; i++) {
@@ -184,8 +213,9 @@ static double evaluate(gpt_model *m, const corpus *c, long max_windows, int temp
         }
 #pragma omp parallel for schedule(static)
         for (int b = 0; b < nb; b++) {
-            seq[2 * b] = diag_cosine_mean(m->res[0] + (size_t)b * T * C, T, C);
-            seq[2 * b + 1] = diag_cosine_mean(m->res[L] + (size_t)b * T * C, T, C);
+            double *sum = cos_sum + (size_t)b * C;
+            seq[2 * b] = diag_cosine_mean(m->res[0] + (size_t)b * T * C, T, C, sum);
+            seq[2 * b + 1] = diag_cosine_mean(m->res[L] + (size_t)b * T * C, T, C, sum);
         }
         for (long i = 0; i < npos; i++) {
             const double *o = ps + i * per;
@@ -223,31 +253,45 @@ static double evaluate(gpt_model *m, const corpus *c, long max_windows, int temp
         }
     }
     diag_finish(d, r);
-    if (temperature)
-        diag_temperature(all_logits, all_targets, (size_t)n_win * T, V, r);
+    if (temperature && diag_temperature(all_logits, all_targets, (size_t)n_win * T, V, r)) {
+        snprintf(err, errlen, "out of memory for the temperature scan of %ld validation "
+                 "windows", n_win);
+        rc = TRAIN_ENOMEM;
+        goto done;
+    }
+    *fwd_s = fwd;
+done:
     free(ps);
     free(seq);
+    free(cos_sum);
     free(all_logits);
     free(all_targets);
-    return fwd;
+    return rc;
 }
 
 /* ---- checkpoints ----------------------------------------------------------------- */
 
+/* TRAIN_OK, or TRAIN_ENOMEM or TRAIN_EIO with a message naming the path. */
 static int save_checkpoint(const gpt_model *m, long step, const double *log, int ncols,
-                           const char *path)
+                           const char *path, char *err, size_t errlen)
 {
     tf_file *f = tf_new();
     uint32_t np = (uint32_t)m->n_params, two[2] = {(uint32_t)step, (uint32_t)ncols};
     int32_t st = (int32_t)step;
     uint32_t one = 1;
-    int rc = !f || tf_add(f, "params", TF_F32, 1, &np, m->params) ||
-             tf_add(f, "adam_m", TF_F32, 1, &np, m->adam_m) ||
-             tf_add(f, "adam_v", TF_F32, 1, &np, m->adam_v) ||
-             tf_add(f, "step", TF_I32, 1, &one, &st) ||
-             tf_add(f, "log", TF_F64, 2, two, log) || tf_write(f, path);
+    int rc = TRAIN_OK;
+    if (!f || tf_add(f, "params", TF_F32, 1, &np, m->params) ||
+        tf_add(f, "adam_m", TF_F32, 1, &np, m->adam_m) ||
+        tf_add(f, "adam_v", TF_F32, 1, &np, m->adam_v) ||
+        tf_add(f, "step", TF_I32, 1, &one, &st) || tf_add(f, "log", TF_F64, 2, two, log)) {
+        snprintf(err, errlen, "out of memory for checkpoint %s", path);
+        rc = TRAIN_ENOMEM;
+    } else if (tf_write(f, path)) {
+        snprintf(err, errlen, "cannot write checkpoint %s: %s", path, strerror(errno));
+        rc = TRAIN_EIO;
+    }
     tf_free(f);
-    return rc ? -1 : 0;
+    return rc;
 }
 
 static int load_checkpoint(gpt_model *m, const char *path, int ncols, long *step, double *log,
@@ -264,7 +308,7 @@ static int load_checkpoint(gpt_model *m, const char *path, int ncols, long *step
     long s = ok ? *(const int32_t *)st->data : 0;
     ok = ok && s >= 0 && s <= m->cfg.iters && lg->count == (size_t)s * ncols;
     if (!ok) {
-        snprintf(err, errlen, "checkpoint %s does not match this config (%zu parameters)", path,
+        snprintf(err, errlen, "%s: does not match this config (%zu parameters)", path,
                  m->n_params);
         tf_free(f);
         return -1;
@@ -297,126 +341,199 @@ static void fill_diag_cols(double *row, int first, const diag_result *r)
     memcpy(row + first, v, sizeof v);
 }
 
-/* The floating-point mode of before the run, on the calling thread and the team. */
-static void restore_fp_mode(unsigned long saved)
+/* One run in progress: the corpus, the model and the log of every step. */
+typedef struct {
+    const gpt_config *cfg;
+    corpus c;
+    gpt_model m;
+    int cls[256]; /* diag.h class of each vocabulary entry */
+    int ncols, ng;
+    double *log; /* (iters, ncols) */
+    double diag_s; /* seconds spent in the periodic diagnostics (not in tokens/s) */
+} run_state;
+
+/* The log row of training step `step`: forward, backward, the AdamW update and, on
+ * diag_every steps, the diagnostics.  A non-finite loss or gradient norm marks the
+ * step diverged (*diverged = 1) and leaves the weights as they were.  TRAIN_OK, or
+ * TRAIN_ENOMEM with a message. */
+static int train_step(run_state *rs, long step, int *diverged, char *err, size_t errlen)
 {
-#pragma omp parallel
-    isa_flush_end(saved);
-    isa_flush_end(saved);
+    const gpt_config *cfg = rs->cfg;
+    gpt_model *m = &rs->m;
+    const int B = cfg->batch, T = cfg->context, ng = rs->ng;
+    double *r = rs->log + step * rs->ncols;
+    for (int k = 0; k < rs->ncols; k++)
+        r[k] = NAN;
+    corpus_batch(&rs->c, (uint64_t)config_data_seed(cfg), step, B, T, m->inputs, m->targets);
+    r[COL_STEP] = (double)step;
+    r[COL_LR] = gpt_lr(cfg, step);
+    r[COL_LOSS] = gpt_forward(m, B, 1, 1, step);
+    r[COL_ENORM] = gpt_embed_norm(m, B);
+    r[COL_MAXLOGIT] = gpt_max_abs_logit(m, B);
+    if (isfinite(r[COL_LOSS])) {
+        gpt_zero_grad(m);
+        gpt_backward(m, B);
+        r[COL_GNORM] = gpt_grad_norm_groups(m, r + N_BASE);
+    }
+    int rc = check_kernels(err, errlen);
+    if (rc != TRAIN_OK)
+        return rc;
+    if (!isfinite(r[COL_LOSS]) || !isfinite(r[COL_GNORM])) {
+        *diverged = 1;
+        return TRAIN_OK;
+    }
+    float scale = 1.0f;
+    if (cfg->grad_clip > 0 && r[COL_GNORM] > cfg->grad_clip)
+        scale = (float)(cfg->grad_clip / r[COL_GNORM]);
+    gpt_adamw(m, (float)r[COL_LR], step + 1, scale);
+    gpt_adam_v_stats(m, r + N_BASE + ng, r + N_BASE + 2 * ng);
+    if (cfg->diag_every > 0 && (step + 1) % cfg->diag_every == 0) {
+        double d0 = now_s(), fwd;
+        diag_sums ds;
+        diag_result dr;
+        if (diag_sums_init(&ds, m->L, m->T) != 0) {
+            snprintf(err, errlen, "out of memory for the diagnostics of step %ld", step);
+            return TRAIN_ENOMEM;
+        }
+        rc = evaluate(m, &rs->c, cfg->diag_windows, 0, rs->cls, &ds, &dr, NULL, &fwd, err,
+                      errlen);
+        if (rc == TRAIN_OK)
+            fill_diag_cols(r, N_BASE + 3 * ng, &dr);
+        diag_sums_free(&ds);
+        rs->diag_s += now_s() - d0;
+    }
+    return rc;
 }
 
-int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
-              size_t errlen)
+/* The final evaluation on the whole validation split into out.  TRAIN_OK, or
+ * TRAIN_ENOMEM with a message. */
+static int final_evaluation(run_state *rs, train_metrics *out, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    if (config_validate(cfg, err, errlen))
-        return -1;
-    corpus c;
-    if (corpus_load(&c, cfg->data, err, errlen))
-        return -1;
-    if (check_corpus(cfg, &c, err, errlen)) {
-        corpus_free(&c);
-        return -1;
-    }
-    omp_set_num_threads(config_threads(cfg));
-    /* Subnormals flushed to zero on this thread and on every thread of the team until the
-     * end of the run (engine/isa.h); threads created later inherit the mode. */
-    const unsigned long fp_saved = isa_flush_begin();
-#pragma omp parallel
-    isa_flush_begin();
-    const int ncols = train_log_ncols(cfg), ng = n_groups(cfg);
-    const int col_gn = N_BASE, col_vm = N_BASE + ng, col_vx = N_BASE + 2 * ng,
-              col_diag = N_BASE + 3 * ng;
-    int cls[256];
-    for (int v = 0; v < c.vocab; v++)
-        cls[v] = diag_class_of_byte(c.itos[v]);
-    gpt_model m;
-    double *log = malloc((size_t)cfg->iters * ncols * sizeof(double));
-    out->resid_norm = malloc(((size_t)cfg->n_layer + 1) * sizeof(double));
-    out->pos_loss = malloc((size_t)cfg->context * sizeof(double));
+    gpt_model *m = &rs->m;
+    const int T = m->T;
+    long n_win = (long)((rs->c.n_val - 1) / (size_t)T);
     diag_sums dsum;
-    int have_dsum = 0;
-    uint8_t *hits = NULL;
-    if (!log || !out->resid_norm || !out->pos_loss ||
-        gpt_init(&m, cfg, c.vocab, cfg->batch, err, errlen)) {
-        if (!log || !out->resid_norm || !out->pos_loss)
-            snprintf(err, errlen, "out of memory");
-        else
-            gpt_free(&m); /* gpt_init failed and cleaned up; harmless */
-        free(log);
-        train_metrics_free(out);
-        corpus_free(&c);
-        restore_fp_mode(fp_saved);
-        return -1;
+    if (diag_sums_init(&dsum, m->L, T) != 0) {
+        snprintf(err, errlen, "out of memory for the final evaluation");
+        return TRAIN_ENOMEM;
     }
-    int rc = 0;
-    long start = 0;
-    if (hooks && hooks->checkpoint && hooks->resume && access(hooks->checkpoint, F_OK) == 0) {
-        if (load_checkpoint(&m, hooks->checkpoint, ncols, &start, log, err, errlen)) {
-            rc = -1;
-            goto done;
-        }
-        out->resumed_from = start;
+    uint8_t *hits = malloc((size_t)n_win * T);
+    double fwd = 0.0;
+    int rc = hits ? evaluate(m, &rs->c, 0, 1, rs->cls, &dsum, &out->diag, hits, &fwd, err,
+                             errlen)
+                  : TRAIN_ENOMEM;
+    if (!hits)
+        snprintf(err, errlen, "out of memory for the final evaluation");
+    if (rc == TRAIN_OK && diag_subset_acc(hits, (size_t)n_win * T, (uint64_t)rs->cfg->seed,
+                                          out->subset_acc, &out->subset_acc_mean,
+                                          &out->subset_acc_sd)) {
+        snprintf(err, errlen, "out of memory for the subset accuracies");
+        rc = TRAIN_ENOMEM;
     }
+    if (rc == TRAIN_OK) {
+        out->eval_tokens_per_s = fwd > 0 ? (double)n_win * T / fwd : 0.0;
+        memcpy(out->resid_norm, out->diag.resid_norm, ((size_t)m->L + 1) * sizeof(double));
+        memcpy(out->pos_loss, out->diag.pos_loss, (size_t)T * sizeof(double));
+        out->diag.resid_norm = out->resid_norm;
+        out->diag.pos_loss = out->pos_loss;
+        out->evaluated = 1;
+    }
+    free(hits);
+    diag_sums_free(&dsum);
+    return rc;
+}
+
+/* Replays the logged rows of steps [0, start) of a resumed run to on_step. */
+static void replay_log(const run_state *rs, const train_hooks *hooks, long start,
+                       train_metrics *out)
+{
     for (long s = 0; s < start && hooks && hooks->on_step; s++) {
-        train_row row = {s, ncols, log + s * ncols};
+        train_row row = {s, rs->ncols, rs->log + s * rs->ncols};
         if (hooks->on_step(hooks->ud, &row)) {
             out->stopped = 1;
             break;
         }
     }
+}
 
-    double t0 = now_s(), diag_s = 0.0;
-    long step = start;
-    const int B = cfg->batch, T = cfg->context;
-    for (; step < cfg->iters && !out->stopped; step++) {
-        double *r = log + step * ncols;
-        for (int k = 0; k < ncols; k++)
-            r[k] = NAN;
-        corpus_batch(&c, (uint64_t)config_data_seed(cfg), step, B, T, m.inputs, m.targets);
-        r[COL_STEP] = (double)step;
-        r[COL_LR] = gpt_lr(cfg, step);
-        r[COL_LOSS] = gpt_forward(&m, B, 1, 1, step);
-        r[COL_ENORM] = gpt_embed_norm(&m, B);
-        r[COL_MAXLOGIT] = gpt_max_abs_logit(&m, B);
-        if (isfinite(r[COL_LOSS])) {
-            gpt_zero_grad(&m);
-            gpt_backward(&m, B);
-            r[COL_GNORM] = gpt_grad_norm_groups(&m, r + col_gn);
+static int want_checkpoint(const train_hooks *hooks, long steps_done, long iters)
+{
+    return hooks && hooks->checkpoint && hooks->checkpoint_every > 0 &&
+           steps_done % hooks->checkpoint_every == 0 && steps_done < iters;
+}
+
+/* Sets up rs (the corpus, the model, the log); on failure frees what it made. */
+static int run_setup(run_state *rs, const gpt_config *cfg, train_metrics *out, char *err,
+                     size_t errlen)
+{
+    memset(rs, 0, sizeof *rs);
+    rs->cfg = cfg;
+    if (config_validate(cfg, err, errlen))
+        return TRAIN_ECONFIG;
+    if (corpus_load(&rs->c, cfg->data, err, errlen))
+        return TRAIN_ECORPUS;
+    if (check_corpus(cfg, &rs->c, err, errlen)) {
+        corpus_free(&rs->c);
+        return TRAIN_ECONFIG;
+    }
+    omp_set_num_threads(config_threads(cfg));
+    rs->ncols = train_log_ncols(cfg);
+    rs->ng = n_groups(cfg);
+    for (int v = 0; v < rs->c.vocab; v++)
+        rs->cls[v] = diag_class_of_byte(rs->c.itos[v]);
+    rs->log = malloc((size_t)cfg->iters * rs->ncols * sizeof(double));
+    out->resid_norm = malloc(((size_t)cfg->n_layer + 1) * sizeof(double));
+    out->pos_loss = malloc((size_t)cfg->context * sizeof(double));
+    int rc = TRAIN_OK;
+    if (!rs->log || !out->resid_norm || !out->pos_loss) {
+        snprintf(err, errlen, "out of memory for the log of %d steps", cfg->iters);
+        rc = TRAIN_ENOMEM;
+    } else if (gpt_init(&rs->m, cfg, rs->c.vocab, cfg->batch, err, errlen)) {
+        rc = TRAIN_ENOMEM; /* gpt_init freed what it made */
+    }
+    if (rc != TRAIN_OK) {
+        free(rs->log);
+        train_metrics_free(out);
+        corpus_free(&rs->c);
+    }
+    return rc;
+}
+
+static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out,
+                       char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    run_state rs;
+    int rc = run_setup(&rs, cfg, out, err, errlen);
+    if (rc != TRAIN_OK)
+        return rc;
+    gpt_model *m = &rs.m;
+    const int ncols = rs.ncols;
+    long start = 0;
+    if (hooks && hooks->checkpoint && hooks->resume && access(hooks->checkpoint, F_OK) == 0) {
+        if (load_checkpoint(m, hooks->checkpoint, ncols, &start, rs.log, err, errlen)) {
+            rc = TRAIN_ECHECKPOINT;
+            goto done;
         }
-        if (!isfinite(r[COL_LOSS]) || !isfinite(r[COL_GNORM])) {
-            out->diverged = 1;
+        out->resumed_from = start;
+    }
+    replay_log(&rs, hooks, start, out);
+
+    double t0 = now_s();
+    long step = start;
+    for (; step < cfg->iters && !out->stopped; step++) {
+        if ((rc = train_step(&rs, step, &out->diverged, err, errlen)) != TRAIN_OK)
+            goto done;
+        if (out->diverged) {
             out->diverge_step = step;
         } else {
-            float scale = 1.0f;
-            if (cfg->grad_clip > 0 && r[COL_GNORM] > cfg->grad_clip)
-                scale = (float)(cfg->grad_clip / r[COL_GNORM]);
-            gpt_adamw(&m, (float)r[COL_LR], step + 1, scale);
-            gpt_adam_v_stats(&m, r + col_vm, r + col_vx);
-            if (kernels_failed()) {
-                snprintf(err, errlen, "out of memory for the compute kernels' scratch buffers");
-                rc = -1;
-                goto done;
-            }
-            if (cfg->diag_every > 0 && (step + 1) % cfg->diag_every == 0) {
-                double d0 = now_s();
-                diag_sums ds;
-                diag_result dr;
-                if (diag_sums_init(&ds, m.L, m.T) == 0) {
-                    evaluate(&m, &c, cfg->diag_windows, 0, cls, &ds, &dr, NULL);
-                    fill_diag_cols(r, col_diag, &dr);
-                    diag_sums_free(&ds);
-                }
-                diag_s += now_s() - d0;
-            }
-        }
-        if (!out->diverged) {
-            long onset = diag_divergence(log, (size_t)ncols, step + 1, COL_LOSS, COL_GNORM);
+            long onset = diag_divergence(rs.log, (size_t)ncols, step + 1, COL_LOSS, COL_GNORM);
             if (onset >= 0) {
                 out->diverged = 1;
                 out->diverge_step = onset;
             }
         }
+        const double *r = rs.log + step * ncols;
         out->final_grad_norm = r[COL_GNORM];
         out->train_loss = r[COL_LOSS];
         train_row row = {step, ncols, r};
@@ -426,75 +543,56 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
             step++;
             break;
         }
-        if (hooks && hooks->checkpoint && hooks->checkpoint_every > 0 &&
-            (step + 1) % hooks->checkpoint_every == 0 && step + 1 < cfg->iters &&
-            save_checkpoint(&m, step + 1, log, ncols, hooks->checkpoint)) {
-            snprintf(err, errlen, "cannot write checkpoint %s: %s", hooks->checkpoint,
-                     strerror(errno));
-            rc = -1;
+        if (want_checkpoint(hooks, step + 1, cfg->iters) &&
+            (rc = save_checkpoint(m, step + 1, rs.log, ncols, hooks->checkpoint, err,
+                                  errlen)) != TRAIN_OK)
             goto done;
-        }
     }
     out->steps = step;
-    diag_training_curve(log, (size_t)ncols, step, COL_LOSS, COL_GNORM, COL_MAXLOGIT, &out->curve);
+    diag_training_curve(rs.log, (size_t)ncols, step, COL_LOSS, COL_GNORM, COL_MAXLOGIT,
+                        &out->curve);
     if (out->diverged)
-        out->diverge_lr = log[(size_t)out->diverge_step * ncols + COL_LR];
-    out->embed_init_rms = m.embed_rms;
-    out->embed_scale = cfg->embed_norm == EMBED_SCALE ? (double)m.embed_scale : NAN;
+        out->diverge_lr = rs.log[(size_t)out->diverge_step * ncols + COL_LR];
+    out->embed_init_rms = m->embed_rms;
+    out->embed_scale = cfg->embed_norm == EMBED_SCALE ? (double)m->embed_scale : NAN;
     if (out->stopped && hooks && hooks->checkpoint && step < cfg->iters &&
-        save_checkpoint(&m, step, log, ncols, hooks->checkpoint)) {
-        snprintf(err, errlen, "cannot write checkpoint %s: %s", hooks->checkpoint,
-                 strerror(errno));
-        rc = -1;
+        (rc = save_checkpoint(m, step, rs.log, ncols, hooks->checkpoint, err, errlen)) !=
+            TRAIN_OK)
         goto done;
-    }
-    double t1 = now_s();
+    double t1 = now_s(), train_s = t1 - t0 - rs.diag_s;
     out->tokens_per_s =
-        t1 - diag_s > t0 ? (double)(step - start) * B * T / (t1 - t0 - diag_s) : 0.0;
-    if (!out->diverged && !out->stopped) {
-        if (diag_sums_init(&dsum, m.L, m.T) != 0) {
-            snprintf(err, errlen, "out of memory");
-            rc = -1;
-            goto done;
-        }
-        have_dsum = 1;
-        long n_win = (long)((c.n_val - 1) / (size_t)T);
-        hits = malloc((size_t)n_win * T);
-        if (!hits) {
-            snprintf(err, errlen, "out of memory");
-            rc = -1;
-            goto done;
-        }
-        double fwd = evaluate(&m, &c, 0, 1, cls, &dsum, &out->diag, hits);
-        if (diag_subset_acc(hits, (size_t)n_win * T, (uint64_t)cfg->seed, out->subset_acc,
-                            &out->subset_acc_mean, &out->subset_acc_sd)) {
-            snprintf(err, errlen, "out of memory");
-            rc = -1;
-            goto done;
-        }
-        out->eval_tokens_per_s = fwd > 0 ? (double)n_win * T / fwd : 0.0;
-        memcpy(out->resid_norm, out->diag.resid_norm, ((size_t)m.L + 1) * sizeof(double));
-        memcpy(out->pos_loss, out->diag.pos_loss, (size_t)T * sizeof(double));
-        out->diag.resid_norm = out->resid_norm;
-        out->diag.pos_loss = out->pos_loss;
-        out->evaluated = 1;
-    }
+        t1 - rs.diag_s > t0 ? (double)(step - start) * cfg->batch * cfg->context / train_s : 0.0;
+    if (!out->diverged && !out->stopped &&
+        (rc = final_evaluation(&rs, out, err, errlen)) != TRAIN_OK)
+        goto done;
     out->wall_s = now_s() - t0;
-    out->params = (long)m.n_params;
-    out->vocab = c.vocab;
-    out->n_layer = m.L;
-    out->context = m.T;
+    out->params = (long)m->n_params;
+    out->vocab = rs.c.vocab;
+    out->n_layer = m->L;
+    out->context = m->T;
 
 done:
-    free(hits);
-    if (have_dsum)
-        diag_sums_free(&dsum);
     kernels_release();
-    gpt_free(&m);
-    free(log);
-    if (rc)
+    gpt_free(m);
+    free(rs.log);
+    if (rc != TRAIN_OK)
         train_metrics_free(out);
-    corpus_free(&c);
-    restore_fp_mode(fp_saved);
+    corpus_free(&rs.c);
+    return rc;
+}
+
+/* The run with subnormals flushed to zero on this thread and on every thread of the
+ * OpenMP team (engine/isa.h; threads created later inherit the mode), the mode of
+ * before restored on all of them afterwards. */
+int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
+              size_t errlen)
+{
+    const unsigned long saved = isa_flush_begin();
+#pragma omp parallel
+    isa_flush_begin();
+    int rc = run_flushed(cfg, hooks, out, err, errlen);
+#pragma omp parallel
+    isa_flush_end(saved);
+    isa_flush_end(saved);
     return rc;
 }

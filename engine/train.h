@@ -67,14 +67,31 @@ typedef struct {
     double tokens_per_s, eval_tokens_per_s, wall_s; /* timings: never written into results */
 } train_metrics;
 
-/* 0 on success (including a diverged run); -1 with a message for a bad config, an
- * unreadable corpus or a broken checkpoint, in which case nothing was trained. */
+/* What a failed train_run or train_check could not do; the message in err says which
+ * key, file or buffer.  train_status_name gives the kind's label ("config", "corpus",
+ * "checkpoint", "filesystem", "memory"; NULL for TRAIN_OK and unknown values), the
+ * prefix lua/lengine.c puts on the message. */
+enum train_status {
+    TRAIN_OK = 0,
+    TRAIN_ECONFIG,     /* a config value is invalid, alone or for this corpus */
+    TRAIN_ECORPUS,     /* the corpus (key data) cannot be read or used */
+    TRAIN_ECHECKPOINT, /* the checkpoint to resume from cannot be read or is of another config */
+    TRAIN_EIO,         /* a checkpoint cannot be written */
+    TRAIN_ENOMEM,      /* out of memory: the model, the log, the kernels' scratch, evaluation */
+    TRAIN_NSTATUS
+};
+const char *train_status_name(int status);
+
+/* TRAIN_OK on success (including a diverged or stopped run); else a train_status with a
+ * message, and out holds nothing to free.  On TRAIN_ECONFIG, TRAIN_ECORPUS and
+ * TRAIN_ECHECKPOINT nothing was trained; on the others training stopped where it failed
+ * (a checkpoint written before that is kept). */
 int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
               size_t errlen);
 void train_metrics_free(train_metrics *m);
 
 /* Checks the config against the corpus without training (validation, corpus readable,
- * context shorter than both splits). */
+ * context shorter than both splits): TRAIN_OK, TRAIN_ECONFIG or TRAIN_ECORPUS. */
 int train_check(const gpt_config *cfg, char *err, size_t errlen);
 
 /* The log columns of a config. */

@@ -31,9 +31,15 @@
  *       diverged or stopped run; an instrument undefined for the data is absent.
  *   engine.log_columns(cfg)      -> list of log.csv column names
  *   engine.metric_names()        -> sorted list of the scalar metrics train reports
+ *   engine.error_kinds           -> {"config", "corpus", "checkpoint", "filesystem", "memory"}
+ * Errors of check, param_count, log_columns and train read "<kind>: <message>", the kind
+ * one of engine.error_kinds (engine/train.h): config (a value, its key named), corpus
+ * (the data file), checkpoint (the one to resume from cannot be read or is of another
+ * config), filesystem (a checkpoint cannot be written), memory (out of memory).
  * A relative `data` path is resolved against the project root, so records store the
  * portable relative path.  on_step runs between steps, never inside a parallel region;
- * an error in it stops training, the C state is freed, and the error is re-raised.
+ * an error in it stops training, the C state is freed, and the error is re-raised as it
+ * was raised (a string error with the traceback of where it was raised appended).
  * SIGINT or SIGTERM (kill, scancel, a batch system's time limit) during training stops
  * after the current step (metrics.interrupted = true), with a checkpoint when one is set.
  */
@@ -254,13 +260,22 @@ static int l_ngram_ppl(lua_State *L)
     return 1;
 }
 
+/* Raises the error of a failed train_* call: "<kind>: <message>", the kind from
+ * train_status_name (engine.error_kinds). */
+static int raise_status(lua_State *L, int status, const char *err)
+{
+    const char *kind = train_status_name(status);
+    return luaL_error(L, "%s: %s", kind ? kind : "engine", err);
+}
+
 static int l_check(lua_State *L)
 {
     gpt_config c;
     char err[1024];
     read_config(L, 1, &c);
-    if (train_check(&c, err, sizeof err))
-        return luaL_error(L, "config: %s", err);
+    int rc = train_check(&c, err, sizeof err);
+    if (rc != TRAIN_OK)
+        return raise_status(L, rc, err);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -271,10 +286,10 @@ static int l_param_count(lua_State *L)
     char err[1024];
     read_config(L, 1, &c);
     if (config_validate(&c, err, sizeof err))
-        return luaL_error(L, "config: %s", err);
+        return raise_status(L, TRAIN_ECONFIG, err);
     corpus cp;
     if (corpus_load(&cp, c.data, err, sizeof err))
-        return luaL_error(L, "config: %s", err);
+        return raise_status(L, TRAIN_ECORPUS, err);
     int vocab = cp.vocab;
     corpus_free(&cp);
     lua_pushinteger(L, (lua_Integer)gpt_param_count(&c, vocab));
@@ -289,8 +304,19 @@ static void on_sigint(int sig)
     interrupted = 1;
 }
 
+/* The message handler of the on_step call: a string error gets the traceback of where
+ * it was raised (lua.c's msghandler); any other error object (a user error table) is
+ * kept as it is. */
+static int step_msghandler(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TSTRING)
+        luaL_traceback(L, L, lua_tostring(L, 1), 1);
+    return 1;
+}
+
 typedef struct {
     lua_State *L;
+    int handler; /* stack index of step_msghandler */
     int fn;    /* stack index of on_step, 0 if none */
     int names; /* stack index of the column-name list */
     int log_every;
@@ -315,7 +341,7 @@ static int step_cb(void *ud, const train_row *row)
                 lua_pushnumber(L, row->v[i]);
             lua_settable(L, -3);
         }
-        if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        if (lua_pcall(L, 2, 1, s->handler) != LUA_OK) {
             s->failed = 1; /* error object stays on the stack */
             return 1;
         }
@@ -345,7 +371,7 @@ static int l_log_columns(lua_State *L)
     char err[1024];
     read_config(L, 1, &c);
     if (config_validate(&c, err, sizeof err))
-        return luaL_error(L, "config: %s", err);
+        return raise_status(L, TRAIN_ECONFIG, err);
     push_column_names(L, &c);
     return 1;
 }
@@ -470,8 +496,10 @@ static int l_train(lua_State *L)
     read_config(L, 1, &c);
     if (!lua_isnoneornil(L, 2))
         luaL_checktype(L, 2, LUA_TTABLE);
+    lua_pushcfunction(L, step_msghandler);
+    int handler = lua_gettop(L);
     push_column_names(L, &c);
-    step_ctx s = {L, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
+    step_ctx s = {L, handler, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
     train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0};
@@ -505,8 +533,8 @@ static int l_train(lua_State *L)
         train_metrics_free(&m);
         return lua_error(L); /* the on_step error, after the engine freed its state */
     }
-    if (rc)
-        return luaL_error(L, "config: %s", err);
+    if (rc != TRAIN_OK)
+        return raise_status(L, rc, err);
     push_metrics(L, &m); /* cannot raise except on out of memory */
     train_metrics_free(&m);
     return 1;
@@ -599,5 +627,11 @@ static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
 int luaopen_engine(lua_State *L)
 {
     luaL_newlib(L, funcs);
+    lua_createtable(L, TRAIN_NSTATUS - 1, 0);
+    for (int k = TRAIN_OK + 1; k < TRAIN_NSTATUS; k++) {
+        lua_pushstring(L, train_status_name(k));
+        lua_rawseti(L, -2, k);
+    }
+    lua_setfield(L, -2, "error_kinds");
     return 1;
 }

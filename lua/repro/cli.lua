@@ -51,7 +51,11 @@ end
 
 local function check_config(cfg, who)
   local ok, err = pcall(engine.check, cfg)
-  if not ok then user_error("%s: %s", who, record.engine_error(err).message) end
+  if not ok then
+    err = record.engine_error(err)
+    if type(err) ~= "table" then error(err, 0) end
+    user_error("%s: %s", who, err.message)
+  end
 end
 
 -- Takes the lock `bin/repro run`'s workers take on a run directory (host.lock, held

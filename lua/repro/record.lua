@@ -201,21 +201,17 @@ function M.put_aside(dir)
   return aside
 end
 
--- An error of engine.check / engine.train, prefixed by what failed: "corpus:" (the
--- data file), "filesystem:" (a checkpoint that cannot be written), "record:" (a
--- checkpoint of another config), else "config:".  User errors pass through.
+local ENGINE_KINDS = {}
+for _, k in ipairs(engine.error_kinds) do ENGINE_KINDS[k] = true end
+
+-- An error of engine.check / engine.train: the engine's own ("<kind>: <message>", the
+-- kind one of engine.error_kinds) as a user error; any other (one raised by an on_step
+-- callback, a user error or a bug with its traceback) as it is.
 function M.engine_error(err)
-  if type(err) == "table" then return err end
-  local msg = tostring(err):gsub("^config: ", "")
-  local kind = "config"
-  if msg:find("cannot write checkpoint", 1, true) then
-    kind = "filesystem"
-  elseif msg:match("^data=") then
-    kind = "corpus"
-  elseif msg:match("^checkpoint ") then
-    kind = "record"
+  if type(err) == "string" and ENGINE_KINDS[err:match("^(%a+): ")] then
+    return { message = err }
   end
-  return { message = kind .. ": " .. msg }
+  return err
 end
 
 function M.checkpoint_path(dir, sha)

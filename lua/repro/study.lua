@@ -903,7 +903,7 @@ function M.load(path, set, opts)
     o.seed = s.seeds[1]
     local cok, cerr = pcall(engine.check, record.resolve(o))
     if not cok then
-      local msg = tostring(cerr):gsub("^config: ", "")
+      local msg = tostring(cerr):gsub("^%a+: ", "", 1)
       local key = msg:match("^([%a_][%w_]*)=") or msg:match("^([%a_][%w_]*):")
       local where = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")"
       if key and v.overrides[key] ~= nil then

@@ -49,14 +49,15 @@ static void brier(void)
 /* (1,0), (0,1), (5,5): cosines 0, 1/√2, 1/√2, mean √2/3; identical rows give 1. */
 static void cosine(void)
 {
+    double sc[2]; /* scratch: C doubles */
     const float x[6] = {1, 0, 0, 1, 5, 5};
-    CHECK(near(diag_cosine_mean(x, 3, 2), sqrt(2.0) / 3.0, 1e-12), "cosine mean %.17g",
-          diag_cosine_mean(x, 3, 2));
+    CHECK(near(diag_cosine_mean(x, 3, 2, sc), sqrt(2.0) / 3.0, 1e-12), "cosine mean %.17g",
+          diag_cosine_mean(x, 3, 2, sc));
     const float same[6] = {1, 2, 2, 4, 3, 6};
-    CHECK(near(diag_cosine_mean(same, 3, 2), 1.0, 1e-12), "parallel rows: %.17g",
-          diag_cosine_mean(same, 3, 2));
+    CHECK(near(diag_cosine_mean(same, 3, 2, sc), 1.0, 1e-12), "parallel rows: %.17g",
+          diag_cosine_mean(same, 3, 2, sc));
     const float opp[4] = {1, 0, -2, 0};
-    CHECK(near(diag_cosine_mean(opp, 2, 2), -1.0, 1e-12), "opposite rows");
+    CHECK(near(diag_cosine_mean(opp, 2, 2, sc), -1.0, 1e-12), "opposite rows");
 }
 
 static void classes(void)
@@ -86,7 +87,7 @@ static void temperature(void)
     }
     diag_result r;
     memset(&r, 0, sizeof r);
-    diag_temperature(z, tgt, N, 2, &r);
+    CHECK(diag_temperature(z, tgt, N, 2, &r) == 0, "temperature scan: status 0");
     double want = s / log(q / (1 - q));
     CHECK(near(r.temp_opt, want, 1e-8), "optimal temperature %.12g, want %.12g", r.temp_opt,
           want);

@@ -93,6 +93,42 @@ t:raises(function() engine.train({ iters = 2, warmup = 0, n_layer = 1, d_model =
   context = 8, batch = 2 }, { on_step = function() error("from on_step") end }) end,
   "from on_step", "on_step error propagates")
 
+-- The on_step error keeps the traceback of where it was raised; a user error (a table)
+-- comes back as it was raised.
+local micro = { iters = 2, warmup = 0, n_layer = 1, d_model = 8, n_head = 1, context = 8,
+  batch = 2 }
+local function failing_step() local row = nil; return row.loss end
+local sok, serr = pcall(engine.train, micro, { on_step = failing_step })
+t:ok(not sok and serr:find("attempt to index a nil value", 1, true) ~= nil
+  and serr:match("stack traceback:\n%s*[^\n]*%.lua:%d+: in function <") ~= nil,
+  "on_step error keeps the traceback from where it was raised: " .. tostring(serr))
+local uerr = { message = "stop here" }
+sok, serr = pcall(engine.train, micro, { on_step = function() error(uerr) end })
+t:ok(not sok and serr == uerr, "on_step user error (a table) is re-raised as it is")
+t:eq(record.engine_error(uerr), uerr, "engine_error: a user error passes through")
+t:eq(record.engine_error("x.lua:3: oops"), "x.lua:3: oops", "engine_error: a bug passes through")
+
+-- Engine errors carry their kind (engine.error_kinds), the one of what failed.
+t:eq(table.concat(engine.error_kinds, " "), "config corpus checkpoint filesystem memory",
+  "engine.error_kinds")
+local function engine_err(fn, ...)
+  local eok, e = pcall(fn, ...)
+  return not eok and e or "(no error)"
+end
+t:ok(engine_err(engine.check, { lr = 0 }):find("^config: lr=0"), "a bad value: config")
+t:ok(engine_err(engine.param_count, { data = dir .. "/none.txt" }):find("^corpus: data="),
+  "param_count, a missing corpus: corpus")
+local ckdir = dir .. "/ck"
+fs.mkdir_p(ckdir)
+check.write(ckdir .. "/bad.rptf", "not a tensor file")
+local e = engine_err(engine.train, micro, { checkpoint = ckdir .. "/bad.rptf", resume = true })
+t:ok(e:find("^checkpoint: " .. ckdir:gsub("%p", "%%%0") .. "/bad%.rptf: "),
+  "an unreadable checkpoint to resume from: checkpoint -- got: " .. e)
+e = engine_err(engine.train, micro, { checkpoint = ckdir .. "/none/c.rptf", checkpoint_every = 1 })
+t:ok(e:find("^filesystem: cannot write checkpoint " .. ckdir:gsub("%p", "%%%0") .. "/none/c%.rptf: "),
+  "a checkpoint that cannot be written: filesystem -- got: " .. e)
+t:eq(record.engine_error(e).message, e, "engine_error: an engine error becomes a user error")
+
 -- The keys added for the redesigned studies: absent from records at their defaults, so
 -- every committed config.json round-trips to its bytes and its hash.
 local json = require "repro.json"
