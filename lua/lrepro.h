@@ -12,6 +12,7 @@ int luaopen_pcg(lua_State *L);
 int luaopen_engine(lua_State *L);
 int luaopen_stats(lua_State *L);
 int luaopen_sys(lua_State *L);     /* repro.sys, lua/lsys.c */
+int luaopen_proc(lua_State *L);    /* repro.proc, lua/lproc.c */
 int luaopen_sandbox(lua_State *L); /* repro.sandbox, lua/lsandbox.c */
 
 #endif

@@ -35,6 +35,7 @@
 --       the set-up's provenance as the search reported it (plain scalars, copied).
 local stats = require "stats"
 local json = require "repro.json"
+local base = require "repro.base"
 
 local M = {}
 
@@ -82,9 +83,7 @@ M.DEFINITION = string.format("D = sum over val_ppl, final_grad_norm and embed_no
   "at most %g) (lua/repro/claim.lua)", M.TOLERANCE, 100 * M.TOLERANCE, M.threshold(),
   #M.TERMS, M.Z_MATCH, M.Z_MATCH)
 
-local function finite(x)
-  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
-end
+local finite = base.finite
 
 local function fmt(x, f)
   if x == nil then return "-" end

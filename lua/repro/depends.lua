@@ -38,6 +38,7 @@
 -- matter (`bin/repro studies`, lua/repro/order.lua, study.dependencies).
 local json = require "repro.json"
 local fs = require "repro.fs"
+local base = require "repro.base"
 
 local M = {}
 
@@ -58,9 +59,7 @@ end
 
 M.NAME_PATTERN = "^[%w][%w_.%-]*$"
 
-local function fail(fmt, ...)
-  error({ message = string.format(fmt, ...) }, 0)
-end
+local fail = base.user_error
 
 local function check_name(study, what)
   if type(study) ~= "string" or not study:match(M.NAME_PATTERN) then

@@ -1,4 +1,5 @@
--- Files: atomic writes (temporary name, then rename), directories, checksums.
+-- Files: atomic writes (temporary name, then rename), directories, checksums, and paths
+-- as messages show them.
 -- Errors are user errors ({message=}) prefixed "filesystem:", naming the path and the
 -- system's reason (a read-only directory, a full disk, a file where a directory goes).
 local host = require "repro.host"
@@ -74,6 +75,27 @@ function M.capture(cmd)
   local ok = p:close()
   if not ok then return nil end
   return (out:gsub("%s+$", ""))
+end
+
+-- Paths shown relative to the working directory when they are under it.
+function M.shown(path)
+  local cwd = os.getenv("PWD")
+  if cwd and path:sub(1, #cwd + 1) == cwd .. "/" then return path:sub(#cwd + 2) end
+  return path
+end
+
+-- path made absolute from the working directory ("/./" folded).
+function M.absolute(path)
+  if path:sub(1, 1) == "/" then return path end
+  return (((os.getenv("PWD") or ".") .. "/" .. path):gsub("/%./", "/"))
+end
+
+-- path relative to the project root when it is under it (as manifests name files).
+function M.relative_to_root(path)
+  local abs = path:sub(1, 1) == "/" and path or ((os.getenv("PWD") or ".") .. "/" .. path)
+  abs = abs:gsub("/%./", "/")
+  if abs:sub(1, #host.root + 1) == host.root .. "/" then return abs:sub(#host.root + 2) end
+  return path
 end
 
 -- SHA-256 of a file (nil when it cannot be read) or of a string.

@@ -42,6 +42,7 @@
 -- outcome (the primary's is min_effect), reported beside each exploratory comparison.
 local stats = require "stats"
 local json = require "repro.json"
+local base = require "repro.base"
 
 local M = {}
 
@@ -271,9 +272,7 @@ function M.check_design(P, spec, n, alpha)
   end
 end
 
-local function finite(x)
-  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
-end
+local finite = base.finite
 
 local function arr(t) return json.array(t or {}) end
 local function nullable(x) if x == nil then return json.null end return x end

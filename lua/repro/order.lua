@@ -13,12 +13,11 @@
 local study = require "repro.study"
 local sys = require "repro.sys"
 local host = require "repro.host"
+local base = require "repro.base"
 
 local M = {}
 
-local function user_error(fmt, ...)
-  error({ message = string.format(fmt, ...) }, 0)
-end
+local user_error = base.user_error
 
 -- The study files of `dir`: a sorted list of {name, file}.
 function M.study_files(dir)

@@ -31,21 +31,42 @@
 -- writes the summary.  Every command takes --allow-large as `bin/repro run` does, and
 -- finds the records where `bin/repro run` puts them (--set alone: a root of its own).
 local host = require "repro.host"
+local proc = require "repro.proc"
 local fs = require "repro.fs"
 local json = require "repro.json"
 local study = require "repro.study"
 local record = require "repro.record"
 local progress = require "repro.progress"
-local runner = require "repro.runner"
+local runplan = require "repro.runplan"
 local runstate = require "repro.runstate"
+local config = require "repro.config"
+local base = require "repro.base"
 
 local M = {}
 
-local function user_error(fmt, ...) study.user_error(string.format(fmt, ...)) end
+local user_error = base.user_error
+local shown = fs.shown
 
 local function say(fmt, ...)
   io.stderr:write(string.format(fmt, ...), "\n")
   io.stderr:flush()
+end
+
+-- The value of --only, "variant=V,seed=S" (either part alone too), as {variant=, seed=}.
+local function parse_only(raw, who)
+  local sel = {}
+  for kv in raw:gmatch("[^,]+") do
+    local k, v = kv:match("^(%w+)=(.+)$")
+    if k == "variant" then
+      sel.variant = v
+    elseif k == "seed" then
+      sel.seed = math.tointeger(tonumber(v)) or
+        user_error("%s: --only seed=%s: expected an integer", who, v)
+    else
+      user_error("%s: --only expects variant=V,seed=S, got '%s'", who, kv)
+    end
+  end
+  return sel
 end
 
 -- Options shared by plan, run-one, status and submit.  extra: flag -> "flag" (no value)
@@ -61,25 +82,13 @@ function M.parse(args, who, extra, usage)
     local a = args[i]
     if a == "--only" then
       local raw = value(a)
-      local sel = {}
-      for kv in raw:gmatch("[^,]+") do
-        local k, v = kv:match("^(%w+)=(.+)$")
-        if k == "variant" then
-          sel.variant = v
-        elseif k == "seed" then
-          sel.seed = math.tointeger(tonumber(v)) or
-            user_error("%s: --only seed=%s: expected an integer", who, v)
-        else
-          user_error("%s: --only expects variant=V,seed=S, got '%s'", who, kv)
-        end
-      end
-      o.only[#o.only + 1] = sel
+      o.only[#o.only + 1] = parse_only(raw, who)
       o.only_raw[#o.only_raw + 1] = raw
     elseif a == "--set" then
       local raw = value(a)
       local list = {}
       for kv in raw:gmatch("[^,]+") do list[#list + 1] = kv end
-      local set = require("repro.cli").parse_overrides(list, who .. " --set")
+      local set = config.parse_overrides(list, who .. " --set")
       o.set = o.set or {}
       for k, v in pairs(set) do o.set[k] = v end
       for _, kv in ipairs(list) do o.set_raw[#o.set_raw + 1] = kv end
@@ -109,14 +118,9 @@ function M.parse(args, who, extra, usage)
   return o
 end
 
-local function absolute(path)
-  if path:sub(1, 1) == "/" then return path end
-  return ((os.getenv("PWD") or ".") .. "/" .. path):gsub("/%./", "/")
-end
-
 -- This binary as a command another process can run from any directory.
 function M.exe()
-  return host.exe:find("/", 1, true) and absolute(host.exe) or host.exe
+  return host.exe:find("/", 1, true) and fs.absolute(host.exe) or host.exe
 end
 
 -- An argument for sh: bare when it holds only safe characters, else single-quoted.
@@ -125,17 +129,17 @@ function M.shell_word(s)
   return fs.quote(s)
 end
 
--- Loads the study of o with its selected runs planned (runner.plan: action, dir).  The
--- records root is `bin/repro run`'s (runner.out_root: --set without --out-root has a root
+-- Loads the study of o with its selected runs planned (runplan.plan: action, dir).  The
+-- records root is `bin/repro run`'s (runplan.out_root: --set without --out-root has a root
 -- of its own).  writes: refuse a study directory that another study file made.
 function M.load(o, writes)
-  local out_root = runner.out_root(o.out_root, o.set)
+  local out_root = runplan.out_root(o.out_root, o.set)
   local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
-  s.file_abs = absolute(o.file)
+  s.file_abs = fs.absolute(o.file)
   local dir = study.dir(out_root, s)
   if writes then study.check_owner(dir, o.file) end
-  local runs = runner.selected(s, o.only)
-  runner.plan(s, runs, out_root, false)
+  local runs = runplan.selected(s, o.only)
+  runplan.plan(s, runs, out_root, false)
   return s, runs, out_root, dir
 end
 
@@ -182,7 +186,7 @@ function M.plan_main(args)
     "%d failed, %d pending; %d command%s above; records in %s", s.name, #runs, #s.runs,
     n.done, o.all and "" or " (left out; --all includes them)", n.running,
     #running > 0 and (": " .. table.concat(running, ", ")) or "", n.failed, n.pending,
-    #lines, #lines == 1 and "" or "s", runner.shown(dir))
+    #lines, #lines == 1 and "" or "s", shown(dir))
   say("then: %s analyze %s%s%s", M.shell_word(M.exe()), M.shell_word(s.file_abs),
     o.out_root and (" --out-root " .. M.shell_word(out_root)) or "",
     #o.set_raw > 0 and (" --set " .. M.shell_word(table.concat(o.set_raw, ","))) or "")
@@ -226,9 +230,9 @@ function M.status_main(args)
     local state, detail = runstate.state(r.dir, r.cfg)
     n[state] = n[state] + 1
     if state == "done" then
-      detail = runner.result_text(r)
+      detail = runplan.result_text(r)
     elseif state == "pending" and r.action == "copy" then
-      detail = "an identical done record exists: " .. runner.shown(r.source) .. " (copied when run)"
+      detail = "an identical done record exists: " .. shown(r.source) .. " (copied when run)"
     end
     local task = slurm and slurm.task_of[r.label]
     if task and state ~= "done" then
@@ -239,8 +243,8 @@ function M.status_main(args)
     rows[#rows + 1] = string.format("  %-8s %-" .. width .. "s  %s", state, r.label, detail)
   end
   print(string.format("study %s (%s): %d of its %d runs selected: %d done, %d running, " ..
-    "%d failed, %d pending; records in %s", s.name, runner.shown(s.file_abs), #runs, #s.runs,
-    n.done, n.running, n.failed, n.pending, runner.shown(dir)))
+    "%d failed, %d pending; records in %s", s.name, shown(s.file_abs), #runs, #s.runs,
+    n.done, n.running, n.failed, n.pending, shown(dir)))
   for _, row in ipairs(rows) do print((row:gsub("%s+$", ""))) end
   if slurm and slurm.analysis then
     local q = slurm.queue[slurm.analysis]
@@ -252,10 +256,10 @@ function M.status_main(args)
     if record.status(dir .. "/" .. r.rel, r.cfg) ~= "done" then all_done = false break end
   end
   if fs.exists(dir .. "/summary.json") then
-    print("summary: " .. runner.shown(dir .. "/summary.json"))
+    print("summary: " .. shown(dir .. "/summary.json"))
   elseif all_done then
     print(string.format("summary: not written yet; every run is done: %s analyze %s%s", M.exe(),
-      runner.shown(s.file_abs), o.out_root and (" --out-root " .. o.out_root) or ""))
+      shown(s.file_abs), o.out_root and (" --out-root " .. o.out_root) or ""))
   else
     print("summary: not written yet (written when every run of the study is done)")
   end
@@ -265,52 +269,42 @@ end
 local RUN_ONE_USAGE = "bin/repro run-one lua/experiments/X.lua --only variant=V,seed=S " ..
   "[--set key=value,...] [--out-root DIR] [--threads N]"
 
-function M.run_one_main(args)
-  local o = M.parse(args, "repro run-one", { threads = true }, RUN_ONE_USAGE)
-  if #o.only ~= 1 or not o.only[1].variant or not o.only[1].seed then
-    user_error("repro run-one: needs exactly one --only variant=V,seed=S\nusage: %s", RUN_ONE_USAGE)
-  end
-  host.trap_signals() -- SIGINT/SIGTERM before training: stop before touching anything
-  local s, runs, out_root, dir = M.load(o, true)
-  local r = runs[1]
-  local who = string.format("%s %s", s.name, r.label)
-  fs.mkdir_p(dir)
+-- Takes the study directory's lock shared, waiting while a `bin/repro run` or `analyze`
+-- holds it.  Returns whether it waited, or nil when a signal came meanwhile.
+local function lock_study_shared(dir, who)
   local waited = false
   while true do
-    local ok, got = pcall(host.lock, dir, false, true)
-    if not ok or got then break end -- no flock on this filesystem: go on without it
+    local ok, got = pcall(proc.lock, dir, false, true)
+    if not ok or got then return waited end -- no flock on this filesystem: go on without it
     if not waited then
       say("repro run-one %s: a `bin/repro run` or `analyze` of the study holds %s; waiting",
-        who, runner.shown(dir))
+        who, shown(dir))
       waited = true
     end
-    if host.sigints() > 0 then return 130 end
-    host.sleep(0.5)
+    if proc.sigints() > 0 then return nil end
+    proc.sleep(0.5)
   end
-  if waited then runner.plan(s, runs, out_root, false) end
-  if host.sigints() > 0 then
-    say("repro run-one %s: stopped by a signal before training", who)
-    return 130
+end
+
+-- run-one of a run whose identical done record exists in another study.
+local function copy_one(r, dir, out_root, who)
+  fs.mkdir_p(r.dir)
+  if not runstate.lock(r.dir) then
+    say("repro run-one %s: another process is training this run", who)
+    return 75
   end
-  if r.action == "reuse" then
-    print(string.format("%s: done (reused)  %s", who, runner.result_text(r)))
-    return 0
+  if record.status(r.dir, r.cfg) ~= "done" then
+    os.remove(dir .. "/summary.json")
+    os.remove(dir .. "/manifest.json")
+    runplan.copy_record(r, out_root)
   end
-  if r.action == "copy" then
-    fs.mkdir_p(r.dir)
-    if not runstate.lock(r.dir) then
-      say("repro run-one %s: another process is training this run", who)
-      return 75
-    end
-    if record.status(r.dir, r.cfg) ~= "done" then
-      os.remove(dir .. "/summary.json")
-      os.remove(dir .. "/manifest.json")
-      runner.copy_record(r, out_root)
-    end
-    print(string.format("%s: done (copied from %s)  %s", who, runner.shown(r.source),
-      runner.result_text(r)))
-    return 0
-  end
+  print(string.format("%s: done (copied from %s)  %s", who, shown(r.source),
+    runplan.result_text(r)))
+  return 0
+end
+
+-- run-one of a run to train (or resume); returns the exit status.
+local function train_one(o, s, r, dir, who)
   local threads = o.threads or math.tointeger(tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "")) or 0
   local t0 = host.now()
   local bar = progress.new(r.cfg.iters, r.cfg.batch * r.cfg.context, who .. "  ")
@@ -321,13 +315,13 @@ function M.run_one_main(args)
       -- An earlier summary would describe other records (as in `bin/repro run`).
       os.remove(dir .. "/summary.json")
       os.remove(dir .. "/manifest.json")
-      if r.action == "rerun" then runner.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
+      if r.action == "rerun" then runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
       if r.action == "resume" then say("%s: resuming from its checkpoint", who) end
     end,
   })
   bar:finish()
   if why == "done" then
-    print(string.format("%s: done (finished by another process)  %s", who, runner.result_text(r)))
+    print(string.format("%s: done (finished by another process)  %s", who, runplan.result_text(r)))
     return 0
   end
   if not m then
@@ -342,8 +336,33 @@ function M.run_one_main(args)
   print(string.format("%s: done (trained %d steps%s in %s)  %s", who,
     m.steps - (m.resumed_from or 0),
     (m.resumed_from or 0) > 0 and string.format(" from step %d", m.resumed_from) or "",
-    progress.fmt_time(host.now() - t0), runner.result_text(r)))
+    progress.fmt_time(host.now() - t0), runplan.result_text(r)))
   return 0
+end
+
+function M.run_one_main(args)
+  local o = M.parse(args, "repro run-one", { threads = true }, RUN_ONE_USAGE)
+  if #o.only ~= 1 or not o.only[1].variant or not o.only[1].seed then
+    user_error("repro run-one: needs exactly one --only variant=V,seed=S\nusage: %s", RUN_ONE_USAGE)
+  end
+  proc.trap_signals() -- SIGINT/SIGTERM before training: stop before touching anything
+  local s, runs, out_root, dir = M.load(o, true)
+  local r = runs[1]
+  local who = string.format("%s %s", s.name, r.label)
+  fs.mkdir_p(dir)
+  local waited = lock_study_shared(dir, who)
+  if waited == nil then return 130 end
+  if waited then runplan.plan(s, runs, out_root, false) end
+  if proc.sigints() > 0 then
+    say("repro run-one %s: stopped by a signal before training", who)
+    return 130
+  end
+  if r.action == "reuse" then
+    print(string.format("%s: done (reused)  %s", who, runplan.result_text(r)))
+    return 0
+  end
+  if r.action == "copy" then return copy_one(r, dir, out_root, who) end
+  return train_one(o, s, r, dir, who)
 end
 
 -- `bin/repro analyze` with runs not done (runner.main): says which and why; exit 1.

@@ -7,6 +7,13 @@ P.__index = P
 
 local tty = host.isatty(2)
 
+-- A message on a line of its own (on a terminal, over the status line).
+function M.say(fmt, ...)
+  if tty then io.stderr:write("\r\27[K") end
+  io.stderr:write(string.format(fmt, ...), "\n")
+  io.stderr:flush()
+end
+
 function M.fmt_time(s)
   if not s or s ~= s or s == math.huge then return "?" end
   s = math.floor(s + 0.5)

@@ -21,13 +21,14 @@ local json = require "repro.json"
 local fs = require "repro.fs"
 local host = require "repro.host"
 local sys = require "repro.sys"
+local base = require "repro.base"
 
 local M = {}
 
 -- The files manifest.json's `sha256` covers.
 M.HASHED = { "config.json", "log.csv", "metrics.json" }
 
-local function user_error(fmt, ...) error({ message = string.format(fmt, ...) }, 0) end
+local user_error = base.user_error
 
 -- A record file is a regular file: a directory in its place (a blocked write) is not.
 local function is_file(path)

@@ -2,7 +2,7 @@
 -- workers, `bin/repro run-one` under GNU parallel, a Slurm array task.
 --
 --   done      the record is complete for this config (record.status)
---   running   a process holds the run directory's lock (host.lock on OUT/<study>/<run>/)
+--   running   a process holds the run directory's lock (proc.lock on OUT/<study>/<run>/)
 --   failed    the last attempt raised an error, or ended without saying how (killed -9,
 --             out of memory, a lost node): attempt.json says "running" but nobody holds
 --             the lock.  Training it again resumes from its checkpoint when it has one.
@@ -15,6 +15,7 @@
 -- filesystem without flock(2) the lock cannot be probed: a "running" attempt whose
 -- heartbeat (rewritten every HEARTBEAT_S while training) is fresh counts as running.
 local host = require "repro.host"
+local proc = require "repro.proc"
 local fs = require "repro.fs"
 local json = require "repro.json"
 local record = require "repro.record"
@@ -61,7 +62,7 @@ function M.state(dir, cfg)
   local rs = record.status(dir, cfg)
   if rs == "done" then return "done", "" end
   local a = M.read_attempt(dir)
-  local held, perr = host.lock_held(dir)
+  local held, perr = proc.lock_held(dir)
   if held == nil and a and a.state == "running" and a.updated_unix and
     os.time() - a.updated_unix <= STALE_S then
     held = true -- no lock to probe (see above): a fresh heartbeat
@@ -100,14 +101,14 @@ end
 -- holds it, or true and a warning when the filesystem has no flock(2).
 function M.lock(dir)
   for _ = 1, LOCK_TRIES do
-    local ok, got = pcall(host.lock, dir, false)
+    local ok, got = pcall(proc.lock, dir, false)
     if not ok then
       return true, "cannot lock " .. dir .. " (" .. tostring(got) .. "): two processes " ..
         "training this run at once would not be noticed (their records would still be " ..
         "identical, each file written atomically)"
     end
     if got then return true end
-    host.sleep(0.05)
+    proc.sleep(0.05)
   end
   return false
 end

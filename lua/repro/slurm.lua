@@ -25,9 +25,8 @@
 -- commands and writes nothing.
 local fs = require "repro.fs"
 local json = require "repro.json"
-local study = require "repro.study"
 local plan = require "repro.plan"
-local runner = require "repro.runner"
+local base = require "repro.base"
 local runstate = require "repro.runstate"
 
 local M = {}
@@ -39,7 +38,7 @@ M.SIGNAL_BEFORE_S = 120 -- seconds before the time limit for SIGUSR1 (less for s
 -- $REPRO_REQUEUE_MIN_S in the submitting environment overrides it (sbatch exports it).
 M.MIN_RUN_S = 30
 
-local function user_error(fmt, ...) study.user_error(string.format(fmt, ...)) end
+local user_error = base.user_error
 
 local USAGE = "bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] " ..
   "[--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
@@ -201,33 +200,35 @@ local function check_name(o, key, flag)
   end
 end
 
-function M.main(args)
+local function parse_args(args)
   local o = plan.parse(args, "repro submit", { threads = true, ["--slurm"] = "flag",
     ["--partition"] = "value", ["--time"] = "value", ["--max-parallel"] = "value",
     ["--account"] = "value", ["--dry-run"] = "flag" }, USAGE)
   if not o.slurm then user_error("repro submit: name the executor: --slurm\nusage: %s", USAGE) end
   check_name(o, "partition", "--partition")
   check_name(o, "account", "--account")
-  local limit_s
   if o.time then
-    limit_s = M.time_seconds(o.time)
-    if not limit_s or limit_s < 60 then
+    o.limit_s = M.time_seconds(o.time)
+    if not o.limit_s or o.limit_s < 60 then
       user_error("repro submit: --time %s: expected a Slurm time of at least a minute " ..
         "(minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)", o.time)
     end
   end
-  local max_parallel
   if o.max_parallel then
-    max_parallel = math.tointeger(tonumber(o.max_parallel))
-    if not max_parallel or max_parallel < 1 then
+    local k = math.tointeger(tonumber(o.max_parallel))
+    if not k or k < 1 then
       user_error("repro submit: --max-parallel %s: expected an integer >= 1", o.max_parallel)
     end
+    o.max_parallel = k
   end
   o.threads = o.threads or 1
+  return o
+end
 
-  local s, runs, out_root, dir = plan.load(o, not o.dry_run)
-  local pending, running = {}, {}
-  local n_done = 0
+-- The selected runs by state: those to submit, the labels of those running elsewhere,
+-- and the number done.
+local function sort_runs(runs)
+  local pending, running, n_done = {}, {}, 0
   for _, r in ipairs(runs) do
     local state = runstate.state(r.dir, r.cfg)
     if state == "running" then
@@ -238,70 +239,71 @@ function M.main(args)
       pending[#pending + 1] = r
     end
   end
-  local max_size, note = M.max_array_size()
-  local slurm_dir = dir .. "/slurm"
-  local p = { o = o, s = s, dir = dir, out_root = out_root, logs = slurm_dir .. "/logs",
-    threads = o.threads, signal_s = M.signal_seconds(limit_s) }
+  return pending, running, n_done
+end
+
+-- The job arrays ({runs, path, text, max_parallel}, at most max_size runs each) for the
+-- pending runs, and the analysis job ({path, text}).
+local function scripts(p, pending, max_size)
   local arrays = {}
   for first = 1, #pending, max_size do
     local chunk = table.move(pending, first, math.min(first + max_size - 1, #pending), 1, {})
-    arrays[#arrays + 1] = { runs = chunk, path = string.format("%s/array-%d.sbatch", slurm_dir,
-      #arrays + 1), max_parallel = max_parallel and math.min(max_parallel, #chunk) }
+    arrays[#arrays + 1] = { runs = chunk, path = string.format("%s/array-%d.sbatch", p.slurm_dir,
+      #arrays + 1), max_parallel = p.o.max_parallel and math.min(p.o.max_parallel, #chunk) }
   end
   for i, a in ipairs(arrays) do
     p.index, p.count, p.runs, p.max_parallel = i, #arrays, a.runs, a.max_parallel
     a.text = M.array_script(p)
   end
-  local analysis = { path = slurm_dir .. "/analysis.sbatch", text = M.analysis_script(p) }
+  return arrays, { path = p.slurm_dir .. "/analysis.sbatch", text = M.analysis_script(p) }
+end
 
-  local summary = string.format("study %s: %d of its %d runs selected: %d pending " ..
-    "(job array%s), %d done, %d being trained elsewhere%s", s.name, #runs, #s.runs, #pending,
-    #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n_done,
-    #running, #running > 0 and (" (" .. table.concat(running, ", ") .. ", left out)") or "")
-  local function sbatch_cmd(path, deps)
-    return "sbatch --parsable" .. (deps and (" --dependency=afterany:" .. deps) or "") .. " " ..
-      plan.shell_word(path)
-  end
+local function sbatch_cmd(path, deps)
+  return "sbatch --parsable" .. (deps and (" --dependency=afterany:" .. deps) or "") .. " " ..
+    plan.shell_word(path)
+end
 
-  if o.dry_run then
-    print("# " .. summary)
-    if note then print("# " .. note) end
-    for _, a in ipairs(arrays) do
-      print("# ---- " .. a.path)
-      io.write(a.text)
-    end
-    print("# ---- " .. analysis.path)
-    io.write(analysis.text)
-    print("# ---- submission (--dry-run: nothing written, nothing submitted)")
-    local ids = {}
-    for i, a in ipairs(arrays) do
-      local prev = (max_parallel and i > 1) and ids[i - 1] or nil
-      print(sbatch_cmd(a.path, prev))
-      ids[i] = string.format("<job id of array-%d>", i)
-    end
-    print(sbatch_cmd(analysis.path, #ids > 0 and table.concat(ids, ":") or nil))
-    return 0
+-- --dry-run: the scripts and the sbatch commands on stdout.
+local function print_dry_run(o, summary, note, arrays, analysis)
+  print("# " .. summary)
+  if note then print("# " .. note) end
+  for _, a in ipairs(arrays) do
+    print("# ---- " .. a.path)
+    io.write(a.text)
   end
+  print("# ---- " .. analysis.path)
+  io.write(analysis.text)
+  print("# ---- submission (--dry-run: nothing written, nothing submitted)")
+  local ids = {}
+  for i, a in ipairs(arrays) do
+    local prev = (o.max_parallel and i > 1) and ids[i - 1] or nil
+    print(sbatch_cmd(a.path, prev))
+    ids[i] = string.format("<job id of array-%d>", i)
+  end
+  print(sbatch_cmd(analysis.path, #ids > 0 and table.concat(ids, ":") or nil))
+end
 
-  if #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
-    io.stderr:write("repro submit: ", summary, "; summary.json is written: nothing to submit\n")
-    return 0
+local function submit(path, deps)
+  local ok, out = run_command(sbatch_cmd(path, deps))
+  local id = ok and out:match("^(%d+)")
+  if not id then
+    user_error("repro submit: %s failed: %s", sbatch_cmd(path, deps),
+      out ~= "" and out or "no output")
   end
+  return id
+end
+
+-- Writes the scripts, submits every array (each after the one before with
+-- --max-parallel) and the analysis, and writes submit.json.  Returns the array job ids
+-- (also in arrays[i].job) and the analysis job id.
+local function submit_all(p, arrays, analysis)
+  local o = p.o
   fs.mkdir_p(p.logs)
   for _, a in ipairs(arrays) do fs.write_atomic(a.path, a.text) end
   fs.write_atomic(analysis.path, analysis.text)
-  local function submit(path, deps)
-    local ok, out = run_command(sbatch_cmd(path, deps))
-    local id = ok and out:match("^(%d+)")
-    if not id then
-      user_error("repro submit: %s failed: %s", sbatch_cmd(path, deps),
-        out ~= "" and out or "no output")
-    end
-    return id
-  end
   local ids = {}
   for i, a in ipairs(arrays) do
-    a.job = submit(a.path, (max_parallel and i > 1) and ids[i - 1] or nil)
+    a.job = submit(a.path, (o.max_parallel and i > 1) and ids[i - 1] or nil)
     ids[i] = a.job
   end
   local analysis_job = submit(analysis.path, #ids > 0 and table.concat(ids, ":") or nil)
@@ -311,23 +313,51 @@ function M.main(args)
     for i, r in ipairs(a.runs) do labels[i] = r.label end
     record_arrays[#record_arrays + 1] = { job = a.job, script = a.path, runs = labels }
   end
-  fs.write_atomic(slurm_dir .. "/submit.json", json.pretty({ study = s.name, file = s.file_abs,
-    submitted_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"), arrays = record_arrays,
-    analysis = analysis_job, threads = o.threads, max_parallel = max_parallel,
+  fs.write_atomic(p.slurm_dir .. "/submit.json", json.pretty({ study = p.s.name,
+    file = p.s.file_abs, submitted_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"), arrays = record_arrays,
+    analysis = analysis_job, threads = o.threads, max_parallel = o.max_parallel,
     time = o.time, partition = o.partition, account = o.account,
     command_line_overrides = #o.set_raw > 0 and table.concat(o.set_raw, ",") or nil }))
-  io.stderr:write("repro submit: ", summary, "\n")
-  if note then io.stderr:write("repro submit: ", note, "\n") end
+  return ids, analysis_job
+end
+
+local function print_submitted(p, arrays, analysis, ids, analysis_job)
   for i, a in ipairs(arrays) do
     print(string.format("array job %s: %d run%s (%s)%s", a.job, #a.runs, #a.runs == 1 and "" or "s",
-      runner.shown(a.path), (max_parallel and i > 1) and (" after job " .. ids[i - 1]) or ""))
+      fs.shown(a.path), (p.o.max_parallel and i > 1) and (" after job " .. ids[i - 1]) or ""))
   end
   print(string.format("analysis job %s%s: writes %s (%s)", analysis_job,
     #ids > 0 and (" after job" .. (#ids > 1 and "s " or " ") .. table.concat(ids, ", ")) or "",
-    runner.shown(dir .. "/summary.json"), runner.shown(analysis.path)))
+    fs.shown(p.dir .. "/summary.json"), fs.shown(analysis.path)))
   print(string.format("watch: %s status %s%s", plan.shell_word(plan.exe()),
-    plan.shell_word(s.file_abs),
-    o.out_root and (" --out-root " .. plan.shell_word(out_root)) or ""))
+    plan.shell_word(p.s.file_abs),
+    p.o.out_root and (" --out-root " .. plan.shell_word(p.out_root)) or ""))
+end
+
+function M.main(args)
+  local o = parse_args(args)
+  local s, runs, out_root, dir = plan.load(o, not o.dry_run)
+  local pending, running, n_done = sort_runs(runs)
+  local max_size, note = M.max_array_size()
+  local p = { o = o, s = s, dir = dir, out_root = out_root, slurm_dir = dir .. "/slurm",
+    logs = dir .. "/slurm/logs", threads = o.threads, signal_s = M.signal_seconds(o.limit_s) }
+  local arrays, analysis = scripts(p, pending, max_size)
+  local summary = string.format("study %s: %d of its %d runs selected: %d pending " ..
+    "(job array%s), %d done, %d being trained elsewhere%s", s.name, #runs, #s.runs, #pending,
+    #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n_done,
+    #running, #running > 0 and (" (" .. table.concat(running, ", ") .. ", left out)") or "")
+  if o.dry_run then
+    print_dry_run(o, summary, note, arrays, analysis)
+    return 0
+  end
+  if #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
+    io.stderr:write("repro submit: ", summary, "; summary.json is written: nothing to submit\n")
+    return 0
+  end
+  local ids, analysis_job = submit_all(p, arrays, analysis)
+  io.stderr:write("repro submit: ", summary, "\n")
+  if note then io.stderr:write("repro submit: ", note, "\n") end
+  print_submitted(p, arrays, analysis, ids, analysis_job)
   return 0
 end
 

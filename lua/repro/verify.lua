@@ -13,18 +13,15 @@
 local host = require "repro.host"
 local sys = require "repro.sys"
 local record = require "repro.record"
+local fs = require "repro.fs"
+local base = require "repro.base"
 
 local M = {}
 
 local MAX_DEPTH = 6
 
-local function user_error(fmt, ...) error({ message = string.format(fmt, ...) }, 0) end
-
-local function shown(path)
-  local cwd = os.getenv("PWD")
-  if cwd and path:sub(1, #cwd + 1) == cwd .. "/" then return path:sub(#cwd + 2) end
-  return path
-end
+local user_error = base.user_error
+local shown = fs.shown
 
 -- Record directories under dir, sorted.
 function M.records(dir, out, depth)

@@ -12,6 +12,7 @@
 local check = require "repro.check"
 local fs = require "repro.fs"
 local host = require "repro.host"
+local proc = require "repro.proc"
 local sys = require "repro.sys"
 local record = require "repro.record"
 local t = check.new("test_kill")
@@ -112,7 +113,7 @@ for k = 1, N_POINTS do
   local root = string.format("%s/k%02d", dir, k)
   local at = 0.05 + g:uniform() * 0.85 * wall
   local want_worker = g:bounded(2) == 1
-  local pid = host.spawn({ repro, "run", dir .. "/kill.lua", "--jobs", "2", "--out-root", root },
+  local pid = proc.spawn({ repro, "run", dir .. "/kill.lua", "--jobs", "2", "--out-root", root },
     { stdout = root .. ".out", stderr = root .. ".err" })
   if k % 2 == 0 then
     -- Even points: the first checkpoint of a run drawn at random, then a moment drawn over
@@ -125,27 +126,27 @@ for k = 1, N_POINTS do
       for _, name in ipairs(sys.listdir(root .. "/kill/" .. r) or {}) do
         if name:match("^checkpoint%-%x+%.rptf$") then found = true end
       end
-      if not found then host.sleep(0.005) end
+      if not found then proc.sleep(0.005) end
     until found or host.now() > deadline
     at = g:uniform() * 0.1 * wall
   end
-  host.sleep(at)
+  proc.sleep(at)
   local victim, what = pid, "runner"
   if want_worker then -- the first moment from `at` on when a worker lives
     local until_ = host.now() + 1
     repeat
       local w = children(pid, "run-worker")
       if #w > 0 then victim, what = w[g:bounded(#w) + 1], "worker" end
-      if what == "runner" then host.sleep(0.01) end
+      if what == "runner" then proc.sleep(0.01) end
     until what == "worker" or host.now() > until_
   end
-  host.kill(victim, "KILL")
+  proc.kill(victim, "KILL")
   if what == "worker" then killed_workers = killed_workers + 1 end
   local deadline = host.now() + 120
   while host.now() < deadline do
-    local p = host.wait(false)
+    local p = proc.wait(false)
     if p == pid then break end
-    host.sleep(0.02)
+    proc.sleep(0.02)
   end
   local label = string.format("point %d (%s killed at %.2f s)", k, what, at)
   local done, partial = 0, 0
@@ -185,7 +186,7 @@ local function wait_checkpoint(run_dir)
     for _, name in ipairs(sys.listdir(run_dir) or {}) do
       if name:match("^checkpoint%-%x+%.rptf$") then return true end
     end
-    host.sleep(0.005)
+    proc.sleep(0.005)
   end
   return false
 end
@@ -193,9 +194,9 @@ end
 local function wait_exit(pid)
   local deadline = host.now() + 120
   while host.now() < deadline do
-    local p, how, status = host.wait(false)
+    local p, how, status = proc.wait(false)
     if p == pid then return how, status end
-    host.sleep(0.01)
+    proc.sleep(0.01)
   end
 end
 
@@ -223,9 +224,9 @@ t:eq(code, 0, "uninterrupted train: " .. err)
 local messages = {}
 for _, sig in ipairs({ "INT", "TERM" }) do
   local out = dir .. "/t-" .. sig
-  local pid = host.spawn(train_argv(out), { stdout = out .. ".out", stderr = out .. ".err" })
+  local pid = proc.spawn(train_argv(out), { stdout = out .. ".out", stderr = out .. ".err" })
   t:ok(wait_checkpoint(out), "train, SIG" .. sig .. ": a checkpoint appeared")
-  host.kill(pid, sig)
+  proc.kill(pid, sig)
   local how, status = wait_exit(pid)
   t:ok(how == "exit" and status == 130, "train, SIG" .. sig .. ": exit status 130, got " ..
     tostring(how) .. " " .. tostring(status))
@@ -253,14 +254,14 @@ do
   for i, a in ipairs(argv) do
     if a:match("^iters=") then argv[i] = "iters=100000" end -- trains until killed
   end
-  local pid = host.spawn(argv, { stdout = out .. ".out", stderr = out .. ".err" })
+  local pid = proc.spawn(argv, { stdout = out .. ".out", stderr = out .. ".err" })
   t:ok(wait_checkpoint(out), "train --out lock: a checkpoint appeared")
   for i = 1, #argv do argv[i] = fs.quote(argv[i]) end
   local before = fs.read(out .. "/config.json")
   code, _, err = check.run(table.concat(argv, " "))
   t:ok(code == 1 and err:find("is being written by another bin/repro process", 1, true),
     "train --out: a second process on the same record is refused: " .. err)
-  host.kill(pid, "KILL")
+  proc.kill(pid, "KILL")
   wait_exit(pid)
   t:ok(fs.read(out .. "/config.json") == before, "train --out lock: the refused process wrote nothing")
 end
@@ -268,10 +269,10 @@ end
 local run_messages = {}
 for _, sig in ipairs({ "INT", "TERM" }) do
   local root = dir .. "/r-" .. sig
-  local pid = host.spawn({ repro, "run", dir .. "/kill.lua", "--jobs", "2", "--out-root", root },
+  local pid = proc.spawn({ repro, "run", dir .. "/kill.lua", "--jobs", "2", "--out-root", root },
     { stdout = root .. ".out", stderr = root .. ".err" })
   t:ok(wait_checkpoint(root .. "/kill/none/seed-1"), "run, SIG" .. sig .. ": a checkpoint appeared")
-  host.kill(pid, sig)
+  proc.kill(pid, sig)
   local how, status = wait_exit(pid)
   t:ok(how == "exit" and status == 130, "run, SIG" .. sig .. ": exit status 130, got " ..
     tostring(how) .. " " .. tostring(status))

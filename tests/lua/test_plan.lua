@@ -9,6 +9,7 @@ local check = require "repro.check"
 local fs = require "repro.fs"
 local json = require "repro.json"
 local host = require "repro.host"
+local proc = require "repro.proc"
 local record = require "repro.record"
 local slurm = require "repro.slurm"
 local t = check.new("test_plan")
@@ -117,14 +118,14 @@ t:eq(code, 0, "uninterrupted slow run")
 local S = dir .. "/S"
 local run_dir = S .. "/pslow/none/seed-1"
 local function start_slow()
-  return host.spawn({ repro, "run-one", slow, "--only", "variant=none,seed=1", "--out-root", S,
+  return proc.spawn({ repro, "run-one", slow, "--only", "variant=none,seed=1", "--out-root", S,
     "--threads", "1" }, { stdout = S .. ".out", stderr = S .. ".err" })
 end
 local function wait_for(cond, what)
   local deadline = host.now() + 600 -- a loaded machine, or the sanitizers, slow it down
   while host.now() < deadline do
     if cond() then return true end
-    host.sleep(0.01)
+    proc.sleep(0.01)
   end
   return t:ok(false, "timed out waiting for " .. what)
 end
@@ -150,8 +151,8 @@ t:ok(code == 75 and err:find("another process is training this run", 1, true),
   "a second run-one of the same run exits 75: " .. err)
 code, out = check.run(string.format("%s plan %s --out-root %s", repro, slow, S))
 t:ok(not out:find("variant=none,seed=1", 1, true), "plan leaves a running run out")
-host.kill(pid, "TERM")
-local _, how, status = host.wait(true)
+proc.kill(pid, "TERM")
+local _, how, status = proc.wait(true)
 t:ok(how == "exit" and status == 130, "SIGTERM: exit status 130 (" .. tostring(how) .. " " ..
   tostring(status) .. ")")
 t:ok((fs.read(S .. ".err") or ""):find("with a checkpoint; the same command resumes it", 1, true),
@@ -174,8 +175,8 @@ S, run_dir = K, K .. "/pslow/none/seed-1"
 fs.mkdir_p(K)
 pid = start_slow()
 wait_for(ckpt_exists, "a checkpoint")
-host.kill(pid, "KILL")
-host.wait(true)
+proc.kill(pid, "KILL")
+proc.wait(true)
 state, o = status_of("none/seed-1")
 t:ok(state == "failed" and o:find("ended without finishing", 1, true), "status: kill -9 -> failed: " .. o)
 code, out = check.run(string.format("%s plan %s --out-root %s", repro, slow, K))

@@ -7,6 +7,7 @@ local check = require "repro.check"
 local fs = require "repro.fs"
 local json = require "repro.json"
 local host = require "repro.host"
+local proc = require "repro.proc"
 local record = require "repro.record"
 local t = check.new("test_study")
 local repro = os.getenv("REPRO") or "bin/repro"
@@ -234,7 +235,7 @@ local U = dir .. "/U"
 t:eq(select(1, run(slow, U)), 0, "uninterrupted slow study")
 
 local function start_and_stop(root, signal)
-  local pid = host.spawn({ repro, "run", slow, "--out-root", root },
+  local pid = proc.spawn({ repro, "run", slow, "--out-root", root },
     { stdout = root .. ".out", stderr = root .. ".err" })
   local run_dir = root .. "/slow/none/seed-1"
   local deadline = host.now() + 120
@@ -244,11 +245,11 @@ local function start_and_stop(root, signal)
       ckpt = record.checkpoint_path(run_dir, fs.sha256(run_dir .. "/config.json"))
     end
     if ckpt and fs.exists(ckpt) then break end
-    host.sleep(0.005)
+    proc.sleep(0.005)
   end
   t:ok(ckpt and fs.exists(ckpt), signal .. ": a checkpoint appeared before the deadline")
-  host.kill(pid, signal)
-  local _, how, status = host.wait(true)
+  proc.kill(pid, signal)
+  local _, how, status = proc.wait(true)
   return how, status, fs.read(root .. ".err") or ""
 end
 

@@ -55,7 +55,7 @@ t:ok(fs.read(dir .. "/a/manifest.json"):find('"threads": 1', 1, true)
 
 -- a run interrupted by on_step and resumed from its checkpoint gives the same bytes
 local record = require "repro.record"
-local cfg = record.resolve(require("repro.cli").parse_overrides(
+local cfg = record.resolve(require("repro.config").parse_overrides(
   { "n_layer=1", "d_model=16", "n_head=2", "context=16", "batch=4", "iters=12", "warmup=2",
     "dropout=0.1", "diag_every=4", "diag_windows=3" }, "test"))
 local m = record.run(cfg, dir .. "/c", { checkpoint_every = 4,

@@ -1,0 +1,189 @@
+-- The process pool of `bin/repro run`: a queue of planned runs (lua/repro/runplan.lua)
+-- trained in `jobs` worker processes at once (`bin/repro run-worker`,
+-- lua/repro/worker.lua), each with `threads` threads, with a status line and an ETA on
+-- stderr.  A worker dies with the runner (kill -9 included).  Ctrl-C (or SIGTERM) stops
+-- every worker after its current step with a checkpoint and starts no other.  Each
+-- worker reports the step it reached through a progress file in a temporary directory.
+local engine = require "engine"
+local host = require "repro.host"
+local proc = require "repro.proc"
+local fs = require "repro.fs"
+local record = require "repro.record"
+local progress = require "repro.progress"
+local config = require "repro.config"
+local runplan = require "repro.runplan"
+local base = require "repro.base"
+
+local M = {}
+
+local say = progress.say
+local tty = host.isatty(2)
+local PLAIN_EVERY_S = 15 -- status line period when stderr is not a terminal
+local POLL_S = 0.1
+
+local P = {}
+P.__index = P
+
+-- Rough cost of one step, for the study ETA: tokens x (parameters + attention).
+local function step_cost(cfg)
+  return cfg.batch * cfg.context * (engine.param_count(cfg) + cfg.n_layer * cfg.context * cfg.d_model)
+end
+
+local function new_pool(queue, jobs, threads, total_done, total)
+  local tmp = fs.capture("mktemp -d -t repro-run.XXXXXX")
+  if not tmp then
+    base.user_error("repro run: filesystem: cannot create a temporary directory for " ..
+      "progress files (mktemp -d in $TMPDIR or /tmp failed)")
+  end
+  local p = setmetatable({ tmp = tmp, queue = queue, jobs = jobs, threads = threads,
+    total_done = total_done, total = total, interrupted = false, running = {}, nrunning = 0,
+    finished = {}, stopped = {}, failed = {}, next_i = 1, t0 = nil, work_done = 0,
+    remaining = 0, last_plain = host.now() }, P)
+  for _, r in ipairs(queue) do
+    r.cost = step_cost(r.cfg)
+    p.remaining = p.remaining + r.cfg.iters * r.cost
+  end
+  return p
+end
+
+-- The step worker w reached, from its progress file (w.base: where it started).
+local function read_step(w)
+  local v = math.tointeger(tonumber(fs.read(w.progress) or ""))
+  if v then
+    if not w.base then w.base = w.run.action == "resume" and v or 0 end
+    w.step = v
+  end
+end
+
+-- "[3/12 done] a/seed-1 step 40/100, b/seed-1 evaluating  ETA 2m10s": rewritten in place
+-- on a terminal, a plain line every PLAIN_EVERY_S otherwise.
+function P:status_line()
+  local now = host.now()
+  local done_work, left = self.work_done, self.remaining
+  local parts = {}
+  for _, w in pairs(self.running) do
+    read_step(w)
+    local step = w.step or 0
+    done_work = done_work + (step - (w.base or step)) * w.run.cost
+    left = left - step * w.run.cost
+    -- after its last step a run evaluates the whole validation split: no step moves
+    parts[#parts + 1] = step >= w.run.cfg.iters and (w.run.label .. " evaluating") or
+      string.format("%s step %d/%d", w.run.label, step, w.run.cfg.iters)
+  end
+  table.sort(parts)
+  local eta = (self.t0 and done_work > 0) and left * (now - self.t0) / done_work or nil
+  local text = string.format("[%d/%d done] %s  ETA %s", self.total_done, self.total,
+    table.concat(parts, ", "), progress.fmt_time(eta))
+  if tty then
+    io.stderr:write("\r", text, "\27[K")
+    io.stderr:flush()
+  elseif now - self.last_plain >= PLAIN_EVERY_S then
+    self.last_plain = now
+    say("%s", text)
+  end
+end
+
+-- What a run's record needs before its worker starts: a rerun drops the checkpoint of
+-- the old config; --force starts from scratch.
+local function clear_for(r)
+  if r.action == "rerun" then runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
+  if r.action == "train" and r.status ~= "missing" then
+    os.remove(r.dir .. "/metrics.json")
+    runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+    fs.write_atomic(r.dir .. "/config.json", record.config_text(r.cfg))
+    runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+  end
+end
+
+local START_REASON = { resume = "resuming from its checkpoint", rerun = "config changed",
+  repair = "its record failed its checks" }
+
+function P:start(s, r)
+  clear_for(r)
+  local w = { run = r, progress = string.format("%s/%d", self.tmp, self.next_i) }
+  local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
+    tostring(s.checkpoint_every), w.progress }
+  for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
+  w.pid = proc.spawn(argv)
+  self.running[w.pid] = w
+  self.nrunning = self.nrunning + 1
+  self.t0 = self.t0 or host.now()
+  say("[%d/%d done] start %s (%s, %d steps, %d thread%s)", self.total_done, self.total,
+    r.label, START_REASON[r.action] or "new", r.cfg.iters, self.threads,
+    self.threads == 1 and "" or "s")
+end
+
+-- A worker ended (proc.wait's how and code): its run finished, stopped with a
+-- checkpoint (exit 130) or failed.
+function P:reap(pid, how, code)
+  local w = self.running[pid]
+  if not w then return end
+  self.running[pid] = nil
+  self.nrunning = self.nrunning - 1
+  read_step(w)
+  local r = w.run
+  self.remaining = self.remaining - r.cfg.iters * r.cost
+  self.work_done = self.work_done + ((w.step or 0) - (w.base or 0)) * r.cost
+  if record.status(r.dir, r.cfg) == "done" then
+    self.total_done = self.total_done + 1
+    self.finished[#self.finished + 1] = r
+    say("[%d/%d done] done  %s  %s", self.total_done, self.total, r.label, runplan.result_text(r))
+  elseif how == "exit" and code == 130 then
+    r.stopped_at = w.step
+    self.stopped[#self.stopped + 1] = r
+    say("[%d/%d done] stopped %s at step %s (checkpoint saved)", self.total_done, self.total,
+      r.label, tostring(w.step or "?"))
+  else
+    r.failure = how == "signal" and ("killed by signal " .. code) or ("exit status " .. code)
+    self.failed[#self.failed + 1] = r
+    say("[%d/%d done] FAILED %s (%s)", self.total_done, self.total, r.label, r.failure)
+  end
+end
+
+-- On a new SIGINT or SIGTERM: every worker is told to stop after its current step.
+function P:check_signals()
+  if proc.sigints() <= self.seen_int then return end
+  self.seen_int = proc.sigints()
+  if not self.interrupted then
+    say("repro run: interrupted; stopping every run after its current step...")
+  end
+  self.interrupted = true
+  for pid in pairs(self.running) do proc.kill(pid, "INT") end
+end
+
+function P:close()
+  if tty then io.stderr:write("\r\27[K") end
+  for i = 1, #self.queue do os.remove(string.format("%s/%d", self.tmp, i)) end
+  os.remove(self.tmp)
+end
+
+-- Trains the queue of study s in `jobs` workers of `threads` threads; total_done of the
+-- study's `total` selected runs are done already (for the status line).  Returns the
+-- lists of runs that finished, were stopped (with a checkpoint), failed and were not
+-- started, and whether Ctrl-C was pressed.
+function M.run(s, queue, jobs, threads, total_done, total)
+  local p = new_pool(queue, jobs, threads, total_done, total)
+  proc.trap_signals()
+  p.seen_int = proc.sigints()
+  while true do
+    p:check_signals()
+    while true do
+      local pid, how, code = proc.wait(false)
+      if not pid then break end
+      p:reap(pid, how, code)
+    end
+    while not p.interrupted and p.nrunning < jobs and p.next_i <= #queue do
+      p:start(s, queue[p.next_i])
+      p.next_i = p.next_i + 1
+    end
+    if p.nrunning == 0 and (p.interrupted or p.next_i > #queue) then break end
+    p:status_line()
+    proc.sleep(POLL_S)
+  end
+  p:close()
+  local not_started = {}
+  for i = p.next_i, #queue do not_started[#not_started + 1] = queue[i] end
+  return p.finished, p.stopped, p.failed, not_started, p.interrupted
+end
+
+return M

@@ -1,0 +1,49 @@
+-- `bin/repro run-worker PPID DIR THREADS CHECKPOINT_EVERY PROGRESS_FILE key=value...`:
+-- one run for the process pool of `bin/repro run` (lua/repro/pool.lua), an internal
+-- command.  It dies with the runner PPID (kill -9 included), holds the run directory's
+-- lock and keeps its attempt.json (lua/repro/runstate.lua), and writes the step it
+-- reached into PROGRESS_FILE now and then.  Exit status: 0 when the record is written
+-- (diverged included), 130 when interrupted (checkpoint saved), 1 on an error, 75 when
+-- another process (a `bin/repro run-one`) is training the same run.
+local host = require "repro.host"
+local proc = require "repro.proc"
+local fs = require "repro.fs"
+local record = require "repro.record"
+local runstate = require "repro.runstate"
+local config = require "repro.config"
+local base = require "repro.base"
+
+local M = {}
+
+local PROGRESS_EVERY_S = 0.2
+
+function M.main(args)
+  local ppid = math.tointeger(tonumber(args[1] or ""))
+  local dir, threads = args[2], math.tointeger(tonumber(args[3] or ""))
+  local every, progress_path = math.tointeger(tonumber(args[4] or "")), args[5]
+  if not (ppid and dir and threads and every and progress_path) then
+    base.user_error("repro run-worker: internal command of `bin/repro run`")
+  end
+  if not proc.die_with_parent(ppid) then return 1 end
+  local cfg = record.resolve(config.parse_overrides(table.move(args, 6, #args, 1, {}),
+    "repro run-worker"))
+  local last = 0
+  local m, why, msg = runstate.train(cfg, dir, { threads = threads, checkpoint_every = every,
+    on_step = function(step)
+      local now = host.now()
+      if now - last >= PROGRESS_EVERY_S then
+        last = now
+        fs.write_atomic(progress_path, tostring(step + 1))
+      end
+    end })
+  if not m then
+    if why == "done" then return 0 end
+    io.stderr:write("repro run: ", dir, ": ", msg, "\n")
+    return 75
+  end
+  fs.write_atomic(progress_path, tostring(m.steps))
+  if m.interrupted or m.stopped then return 130 end
+  return 0
+end
+
+return M

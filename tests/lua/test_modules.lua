@@ -1,0 +1,196 @@
+-- The Lua library's modules (lua/repro/*.lua): each loads alone, in a fresh bin/repro,
+-- and their requires form no cycle.  Every `require "x"`, `require 'x'`, `require("x")`
+-- and `require [[x]]` of every file counts, inside functions too (a require deferred
+-- into a function to dodge a cycle is still a cycle); strings and comments are skipped.
+-- A require of anything but a literal name is reported, since the graph cannot see it.
+-- The scanner is first checked on planted modules, so the test can fail.
+local check = require "repro.check"
+local host = require "repro.host"
+local sys = require "repro.sys"
+local fs = require "repro.fs"
+
+local t = check.new("test_modules")
+local repro = os.getenv("REPRO") or "bin/repro"
+if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
+
+-- The position just after the long bracket that opens at i ("[[", "[==["), or nil.
+local function long_open(src, i)
+  local eq = src:match("^%[(=*)%[", i)
+  if not eq then return nil end
+  return i + #eq + 2, "]" .. eq .. "]"
+end
+
+-- The requires of one Lua source: a list of {name =, line =}, name nil when the
+-- argument is not a literal string.
+local function requires_of(src)
+  local out, i, line = {}, 1, 1
+  local prev = "" -- the last character of code before i (not space, comment or string)
+  local function skip_to(j) -- advances to j, counting the lines skipped
+    local _, n = src:sub(i, j - 1):gsub("\n", "")
+    line, i = line + n, j
+  end
+  -- The literal string at i (quoted or long): its text and the position after it.
+  local function literal(at)
+    local q = src:sub(at, at)
+    if q == '"' or q == "'" then
+      local j = at + 1
+      while j <= #src and src:sub(j, j) ~= q do
+        j = j + (src:sub(j, j) == "\\" and 2 or 1)
+      end
+      return src:sub(at + 1, j - 1), j + 1
+    end
+    local body, close = long_open(src, at)
+    if body then
+      local e = src:find(close, body, true) or #src + 1
+      return src:sub(body, e - 1), e + #close
+    end
+    return nil, at
+  end
+  while i <= #src do
+    local c = src:sub(i, i)
+    if src:sub(i, i + 1) == "--" then
+      local body, close = long_open(src, i + 2)
+      local e = body and (src:find(close, body, true) or #src) + #close or
+        (src:find("\n", i, true) or #src + 1)
+      skip_to(e)
+    elseif c == '"' or c == "'" or long_open(src, i) then
+      local _, e = literal(i)
+      skip_to(e)
+      prev = '"'
+    elseif c:match("[%a_]") then
+      local word = src:match("^[%w_]+", i)
+      local before = prev
+      skip_to(i + #word)
+      prev = "w"
+      if word == "require" and before ~= "." and before ~= ":" then
+        local j = src:match("^%s*%(?%s*()", i)
+        local name = literal(j)
+        out[#out + 1] = { name = name, line = line }
+      end
+    else
+      if not c:match("%s") then prev = c end
+      skip_to(i + 1)
+    end
+  end
+  return out
+end
+
+-- The graph of the modules of dir: module -> list of {to =, line =}, the files'
+-- module names, and the non-literal requires ("file:line").
+local function graph_of(dir, prefix)
+  local edges, names, dynamic = {}, {}, {}
+  for _, f in ipairs(assert(sys.listdir(dir))) do
+    local m = f:match("^(.+)%.lua$")
+    if m then names[#names + 1] = prefix .. m end
+  end
+  local known = {}
+  for _, m in ipairs(names) do known[m] = true end
+  for _, m in ipairs(names) do
+    local path = dir .. "/" .. m:sub(#prefix + 1) .. ".lua"
+    local fh = assert(io.open(path, "r"))
+    local src = fh:read("a")
+    fh:close()
+    edges[m] = {}
+    for _, r in ipairs(requires_of(src)) do
+      if r.name == nil then
+        dynamic[#dynamic + 1] = path .. ":" .. r.line
+      elseif known[r.name] then
+        table.insert(edges[m], { to = r.name, line = r.line, path = fs.relative_to_root(path) })
+      end
+    end
+  end
+  return edges, names, dynamic
+end
+
+-- The strongly connected components of more than one module (or a module requiring
+-- itself), each as a sorted list of names (Tarjan's algorithm); the list is sorted too.
+local function cycles_of(edges, names)
+  local index, low, on, stack, n, out = {}, {}, {}, {}, 0, {}
+  local function visit(v)
+    n = n + 1
+    index[v], low[v] = n, n
+    stack[#stack + 1], on[v] = v, true
+    for _, e in ipairs(edges[v]) do
+      if not index[e.to] then
+        visit(e.to)
+        low[v] = math.min(low[v], low[e.to])
+      elseif on[e.to] then
+        low[v] = math.min(low[v], index[e.to])
+      end
+    end
+    if low[v] == index[v] then
+      local comp = {}
+      repeat
+        local w = table.remove(stack)
+        on[w] = nil
+        comp[#comp + 1] = w
+      until w == v
+      local self_loop = false
+      for _, e in ipairs(edges[v]) do self_loop = self_loop or e.to == v end
+      if #comp > 1 or self_loop then
+        table.sort(comp)
+        out[#out + 1] = comp
+      end
+    end
+  end
+  table.sort(names)
+  for _, v in ipairs(names) do if not index[v] then visit(v) end end
+  table.sort(out, function(a, b) return a[1] < b[1] end)
+  return out
+end
+
+-- "repro.a, repro.b (repro.a -> repro.b at lua/repro/a.lua:3; ...)": a cycle with the
+-- requires that make it.
+local function describe(comp, edges)
+  local member, t2 = {}, {}
+  for _, m in ipairs(comp) do member[m] = true end
+  for _, m in ipairs(comp) do
+    for _, e in ipairs(edges[m]) do
+      if member[e.to] then
+        t2[#t2 + 1] = string.format("%s -> %s at %s:%d", m, e.to, e.path, e.line)
+      end
+    end
+  end
+  return table.concat(comp, ", ") .. " (" .. table.concat(t2, "; ") .. ")"
+end
+
+-- The scanner on planted modules: a cycle through a require inside a function, requires
+-- in comments and strings that do not count, and a require of a variable.
+local dir = check.tmpdir()
+check.write(dir .. "/a.lua", 'local b = require "m.b"\n-- require "m.c"\n' ..
+  'local s = "require(\'m.c\')" .. [[ require "m.c" ]]\n--[==[ require("m.c")\n]==]\nreturn {}\n')
+check.write(dir .. "/b.lua", "local M = {}\nfunction M.f()\n  return require('m.a').x\nend\n" ..
+  "local d = require [[m.d]]\nreturn M\n")
+check.write(dir .. "/c.lua", 'local n = "m.a"\nlocal x = require(n)\nlocal y = obj.require "m.a"\n' ..
+  'return require("m.c")\n')
+check.write(dir .. "/d.lua", "return {}\n")
+local edges, names, dynamic = graph_of(dir, "m.")
+local cyc = cycles_of(edges, names)
+t:eq(#cyc, 2, "planted: two cycles (a <-> b, c -> c)")
+t:eq(cyc[1] and describe(cyc[1], edges), string.format("m.a, m.b (m.a -> m.b at %s/a.lua:1; " ..
+  "m.b -> m.a at %s/b.lua:3)", dir, dir), "planted: the a <-> b cycle, its lines")
+t:eq(cyc[2] and table.concat(cyc[2], ","), "m.c", "planted: c requires itself")
+t:eq(#edges["m.b"], 2, "planted: b requires a (in a function) and d (a long string)")
+t:eq(#edges["m.a"], 1, "planted: the requires in a's comments and strings do not count")
+t:eq(table.concat(dynamic, ","), dir .. "/c.lua:2", "planted: require(n) is reported")
+check.rmtree(dir)
+
+-- The library.
+local libdir = host.root .. "/lua/repro"
+edges, names, dynamic = graph_of(libdir, "repro.")
+t:ok(#names >= 20, "found the modules of lua/repro (" .. #names .. ")")
+t:ok(#dynamic == 0, "every require names its module: not at " .. table.concat(dynamic, ", "))
+for _, comp in ipairs(cycles_of(edges, names)) do
+  t:ok(false, "require cycle among " .. describe(comp, edges))
+end
+
+-- Each module alone in a fresh process.
+local loader = check.tmpdir()
+check.write(loader .. "/load.lua", "require(arg[1])\n")
+for _, m in ipairs(names) do
+  local code, _, err = check.run(repro .. " " .. loader .. "/load.lua " .. m)
+  t:ok(code == 0 and err == "", m .. " loads alone: " .. err)
+end
+check.rmtree(loader)
+
+t:done()
