@@ -15,9 +15,12 @@
 --
 -- Statistics.  Per variant and metric: n, mean, sd, min, max, median (stats.summary)
 -- and the per-seed values.  Per comparison (treatment vs baseline; by default every
--- variant vs analysis.baseline plus layernorm vs rmsnorm when both exist) and metric:
+-- variant vs analysis.baseline unless the study lists analysis.comparisons) and metric:
 -- every field of stats.paired(baseline, treatment) on the pairs where both runs have a
--- value, so the difference is treatment - baseline.  Runs pair by (init_seed,
+-- value, so the difference is treatment - baseline, with relative_change (the mean
+-- difference over the baseline's mean on the same pairs) and, on the primary metric,
+-- val_ppl_change (the same for validation perplexity: the percentage change a report
+-- quotes, whatever the primary metric).  Runs pair by (init_seed,
 -- data_seed) from their config.json (both default to the run's seed).  Per interaction
 -- (a = {t1, b1}, b = {t2, b2}) and metric: stats.paired of the per-seed difference of
 -- differences (t1 - b1) - (t2 - b2).  The bootstrap is exact (all n^n resamples) for n
@@ -403,6 +406,14 @@ function M.verdict(c, an)
   return verdict, s, reason or why
 end
 
+-- The relative change of a paired comparison: its mean difference over the mean of the
+-- baseline values a of the same pairs; nil when either is undefined or that mean is 0.
+local function relative_change(mean_diff, a)
+  local base_mean = #a > 0 and stats.summary(a).mean or nil
+  if mean_diff and base_mean and base_mean ~= 0 then return mean_diff / base_mean end
+  return nil
+end
+
 -- The run key that pairs runs across variants: (init_seed, data_seed).
 local function run_key(run, seed)
   return string.format("%d/%d", run.init_seed or seed, run.data_seed or seed)
@@ -538,6 +549,17 @@ function M.summarize(s, runs)
     return seeds, a, b, dropped
   end
 
+  -- The relative change of validation perplexity of treatment tv against baseline bv on
+  -- the pairs where both have one, whatever the metric compared: the number the paper
+  -- quotes as the percentage change.
+  local function val_ppl_change(tv, bv)
+    local _, a, b = pairs_of(tv, bv, "val_ppl")
+    if #a == 0 then return nil end
+    local d = {}
+    for i = 1, #a do d[i] = b[i] - a[i] end
+    return relative_change(stats.summary(d).mean, a)
+  end
+
   -- The decision test's p and interval, on an entry e with stats.paired result r for the
   -- pairs (a, b).
   local function decide(e, r, a, b)
@@ -609,11 +631,11 @@ function M.summarize(s, runs)
     local e = { treatment = tv, baseline = bv, metric = m, family = family }
     paired_fields(e, r)
     e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
-    local base_mean = #a > 0 and stats.summary(a).mean or nil
-    if e.mean and base_mean and base_mean ~= 0 then e.relative_change = e.mean / base_mean end
+    e.relative_change = relative_change(e.mean, a)
     decide(e, r, a, b)
     if family == "primary" then
       family_extras(e, r, a, b)
+      e.val_ppl_change = val_ppl_change(tv, bv)
     else
       e.exploratory = true
     end
