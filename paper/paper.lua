@@ -87,11 +87,13 @@ return {
       width = "0.6\\linewidth",
       caption = [[Validation loss at the end of the final protocol, as in
         Figure~\ref{fig:prelim_valend}.]] },
-    { name = "final_gradnorm", kind = "curves", study = "final", column = "grad_norm", ylabel = "gradient norm before clipping", logy = true,
+    { name = "final_gradnorm", kind = "curves", study = "final",
+      column = "grad_norm", ylabel = "gradient norm before clipping", logy = true,
       width = "0.8\\linewidth",
       caption = [[Global gradient norm before clipping over training, final protocol (mean and
         range over seeds; logarithmic axis).]] },
-    { name = "final_embednorm", kind = "curves", study = "final", column = "embed_norm", ylabel = "embedding norm (mean over positions)", logy = true,
+    { name = "final_embednorm", kind = "curves", study = "final",
+      column = "embed_norm", ylabel = "embedding norm (mean over positions)", logy = true,
       width = "0.8\\linewidth",
       caption = [[Norm of the embedding output over training, final protocol (mean and range over
         seeds; logarithmic axis).]] },
@@ -101,7 +103,8 @@ return {
         is: mean difference with its interval (blue), the band of $\pm$ the study's
         minimum effect (grey) and $\pm$ the design's minimum detectable effect (orange
         diamonds).]] },
-    { name = "instability_loss", kind = "curves", study = "instability", column = "loss", ylabel = LOSS, logy = true },
+    { name = "instability_loss", kind = "curves", study = "instability",
+      column = "loss", ylabel = LOSS, logy = true },
     { name = "instability_divergence", kind = "divergence", study = "instability" },
     { name = "forest_n_spikes", kind = "forest", metric = "n_spikes",
       width = "0.9\\linewidth",
@@ -110,7 +113,8 @@ return {
       width = "0.7\\linewidth",
       caption = [[Effect on the primary metric against the number of parameters, with its
         interval; the grey band is $\pm$ the minimum effect.]] },
-    { name = "init_scale_valcurves", kind = "curves", study = "init_scale", column = "d_val_loss", ylabel = "validation loss (nats)", logy = true,
+    { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
+      column = "d_val_loss", ylabel = "validation loss (nats)", logy = true,
       width = "0.8\\linewidth",
       caption = [[Validation loss over training by embedding initialization scale (line style) and
         variant (colour), mean and range over seeds; logarithmic axis.]] },
@@ -125,7 +129,8 @@ return {
       width = "0.7\\linewidth",
       caption = [[Residual-stream norm by depth at the end of the final protocol (mean over seeds
         with the range; logarithmic axis).]] },
-    { name = "final_position", kind = "array", study = "final", key = "loss_by_position", script = "position",
+    { name = "final_position", kind = "array", study = "final",
+      key = "loss_by_position", script = "position",
       width = "0.7\\linewidth",
       caption = [[Validation loss by position in the context window at the end of the final
         protocol (mean over seeds).]] },

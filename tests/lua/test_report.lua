@@ -140,7 +140,7 @@ t:ok(has_line(P, "LayerNorm${}-{}$none & \\num{-0.0500} & [\\num{-0.0800}, \\num
 t:ok(has_line(P, "RMSNorm${}-{}$none$^{a}$ & \\num{-0.0200} & [\\num{-0.3000}, " ..
   "\\num{0.2600}] & \\num{-0.80} [\\num{-2.00}, \\num{1.50}] & \\num{0.450} & " ..
   "\\num{0.500} (\\num{0.500}) & \\num{0.900} & \\num{0.5000} & inconclusive \\\\"),
-  "paired table: the decision interval where BCa is undefined, its own floor, the reason marked")
+  "paired table: the decision interval where BCa is undefined, its own floor, its reason")
 t:ok(has_line(P, "LayerNorm${}-{}$none$^{b}$ & \\num{0.0} & --- & --- & --- & \\num{1.00} & " ..
   "\\num{1.00} & --- &  \\\\"), "paired table: a degenerate comparison shows dashes")
 t:ok(has_line(P, "LayerNorm${}-{}$RMSNorm$^{d}$ & --- & --- & --- & --- & --- & \\num{1.00} & " ..
