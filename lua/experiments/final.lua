@@ -26,6 +26,8 @@ return {
   checkpoint_every = 50,
   analysis = {
     baseline = "none",
+    -- each norm against none, and the two norms against each other
+    comparisons = { { "layernorm", "none" }, { "rmsnorm", "none" }, { "layernorm", "rmsnorm" } },
     metrics = { "val_loss", "val_ppl", "val_acc", "ece", "n_spikes" },
     -- the other instruments, compared the same way but outside the Holm family
     -- (exploratory: unadjusted p, no verdict)

@@ -55,6 +55,8 @@ return {
   checkpoint_every = 50,
   analysis = {
     baseline = "none",
+    -- each norm against none, and the two norms against each other
+    comparisons = { { "layernorm", "none" }, { "rmsnorm", "none" }, { "layernorm", "rmsnorm" } },
     metrics = { "val_loss", "val_ppl", "val_acc", "ece" },
     secondary = { "max_loss_jump", "max_grad_norm", "logit_growth", "embed_norm",
       "final_grad_norm" },

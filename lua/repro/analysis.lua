@@ -15,9 +15,12 @@
 --
 -- Statistics.  Per variant and metric: n, mean, sd, min, max, median (stats.summary)
 -- and the per-seed values.  Per comparison (treatment vs baseline; by default every
--- variant vs analysis.baseline plus layernorm vs rmsnorm when both exist) and metric:
+-- variant vs analysis.baseline unless the study lists analysis.comparisons) and metric:
 -- every field of stats.paired(baseline, treatment) on the pairs where both runs have a
--- value, so the difference is treatment - baseline.  Runs pair by (init_seed,
+-- value, so the difference is treatment - baseline, with relative_change (the mean
+-- difference over the baseline's mean on the same pairs) and, on the primary metric,
+-- val_ppl_change (the same for validation perplexity: the percentage change a report
+-- quotes, whatever the primary metric).  Runs pair by (init_seed,
 -- data_seed) from their config.json (both default to the run's seed).  Per interaction
 -- (a = {t1, b1}, b = {t2, b2}) and metric: stats.paired of the per-seed difference of
 -- differences (t1 - b1) - (t2 - b2).  The bootstrap is exact (all n^n resamples) for n
@@ -403,25 +406,21 @@ function M.verdict(c, an)
   return verdict, s, reason or why
 end
 
+-- The relative change of a paired comparison: its mean difference over the mean of the
+-- baseline values a of the same pairs; nil when either is undefined or that mean is 0.
+local function relative_change(mean_diff, a)
+  local base_mean = #a > 0 and stats.summary(a).mean or nil
+  if mean_diff and base_mean and base_mean ~= 0 then return mean_diff / base_mean end
+  return nil
+end
+
 -- The run key that pairs runs across variants: (init_seed, data_seed).
 local function run_key(run, seed)
   return string.format("%d/%d", run.init_seed or seed, run.data_seed or seed)
 end
 
--- The summary table of study `s` (lua/repro/study.lua) from runs[variant][seed] (as
--- read_run returns them).
-function M.summarize(s, runs)
-  local an = s.analysis
-  local test = an.test or "t"
-  local notes = {}
-  local function note(fmt_, ...) notes[#notes + 1] = string.format(fmt_, ...) end
-
-  local variants_out = {}
-  for _, v in ipairs(s.variants) do
-    variants_out[#variants_out + 1] = { name = v.name, overrides = json.object(v.overrides) }
-  end
-  local m_family = #an.comparisons + #an.interactions
-  local level = m_family > 0 and an.alpha / m_family or an.alpha
+-- The summary's `analysis`: the study's pre-registered analysis as it was applied.
+local function analysis_out(an, s, test, m_family, level, note)
   local an_out = {
     baseline = an.baseline, primary = an.primary, better = an.better,
     min_effect = an.min_effect, alpha = an.alpha, correction = "holm",
@@ -450,9 +449,13 @@ function M.summarize(s, runs)
         b = arr(it.b) }
     end
   end
+  return an_out
+end
 
-  -- Per variant: descriptive statistics of every metric the records carry (so the
-  -- instruments reach the summary), the analysed ones always.
+-- Per variant: descriptive statistics of every metric the records carry (so the
+-- instruments reach the summary), the analysed ones always, and its diverged runs.
+local function describe_variants(s, runs, note)
+  local an = s.analysis
   local secondary = an.secondary or {}
   local analysed = {}
   for _, m in ipairs(an.metrics) do analysed[m] = true end
@@ -515,6 +518,110 @@ function M.summarize(s, runs)
         #div_seeds == 1 and "" or "s", table.concat(seeds, ", "))
     end
   end
+  return per_variant
+end
+
+-- Holm over the current rule's family (the test p and the TOST p) and over rule 1's
+-- (the t-test p), in place.
+local function holm_adjust(family, rule1, alpha)
+  if #family > 0 then
+    local ps, tps = {}, {}
+    for i, e in ipairs(family) do
+      ps[i] = e.p
+      tps[i] = e.tost.p or 1.0
+    end
+    local adjusted, reject = stats.holm(ps, alpha)
+    local tadj, treject = stats.holm(tps, alpha)
+    for i, e in ipairs(family) do
+      e.p_holm, e.reject_holm = adjusted[i], reject[i]
+      if e.tost.p then e.tost.p_holm, e.tost.equivalent_holm = tadj[i], treject[i] end
+    end
+  end
+  if #rule1 > 0 then
+    local ps = {}
+    for i, e in ipairs(rule1) do ps[i] = e.p_rule1 end
+    local adjusted, reject = stats.holm(ps, alpha)
+    for i, e in ipairs(rule1) do e.p_holm_rule1, e.reject_holm_rule1 = adjusted[i], reject[i] end
+  end
+end
+
+-- The summary's description of the Holm family, under the current rule and rule 1, and
+-- the list of its tests and of the exploratory metrics, in an_out.
+local function describe_family(an_out, an, test, level, n_family, n_rule1, secondary)
+  local labels = {}
+  for _, c in ipairs(an.comparisons) do labels[#labels + 1] = c[1] .. " vs " .. c[2] end
+  for _, it in ipairs(an.interactions) do labels[#labels + 1] = "interaction " .. it.name end
+  an_out.family_tests = arr({ table.unpack(labels) })
+  local exploratory_metrics = {}
+  for _, m in ipairs(an.metrics) do
+    if m ~= an.primary then exploratory_metrics[#exploratory_metrics + 1] = m end
+  end
+  for _, m in ipairs(secondary) do exploratory_metrics[#exploratory_metrics + 1] = m end
+  an_out.exploratory_metrics = arr(exploratory_metrics)
+  an_out.family = string.format("Holm over the %d tests of the primary metric %s: %d " ..
+    "comparison%s (%s)%s; p from the %s; first-step level alpha / m = %s. Exploratory " ..
+    "(unadjusted p, no verdict): %s", n_family, an.primary, #an.comparisons,
+    #an.comparisons == 1 and "" or "s", table.concat(labels, ", ", 1, #an.comparisons),
+    #an.interactions > 0 and string.format(" and %d interaction%s (%s)", #an.interactions,
+      #an.interactions == 1 and "" or "s",
+      table.concat(labels, ", ", #an.comparisons + 1, #labels)) or "",
+    test == "t" and "paired t-test (the exact sign-flip p where t is undefined)" or
+      "exact sign-flip test", fmt(level),
+    #exploratory_metrics > 0 and table.concat(exploratory_metrics, ", ") or "none")
+  if n_family == 0 then
+    an_out.family = "No confirmatory test: the study pre-registered none (analysis." ..
+      "comparisons = {}, a descriptive study): no family, no verdicts"
+  end
+  an_out.family_rule1 = string.format("Holm over the %d tests of this study: %d comparison%s " ..
+    "and %d interaction%s, each on %d metric%s (%s); p from the paired t-test, the exact " ..
+    "sign-flip p where t is undefined, 1 where neither is defined", n_rule1, #an.comparisons,
+    #an.comparisons == 1 and "" or "s", #an.interactions, #an.interactions == 1 and "" or "s",
+    #an.metrics, #an.metrics == 1 and "" or "s", table.concat(an.metrics, ", "))
+end
+
+-- The verdicts of the comparisons on the primary metric, under the current rule and
+-- rule 1 (each comparison keeps both), with a note where BCa is only descriptive.
+local function verdicts_of(comparisons, an, an_out, note)
+  local verdicts = {}
+  local same = { ["no meaningful difference"] = "equivalent" }
+  for _, c in ipairs(comparisons) do
+    if c.metric == an.primary then
+      local v, sentence, reason = M.verdict(c, an_out)
+      local v1, sentence1, kind1 = M.verdict_rule1(c, an)
+      c.verdict, c.verdict_rule1 = v, v1
+      verdicts[#verdicts + 1] = { treatment = c.treatment, baseline = c.baseline,
+        metric = c.metric, verdict = v, sentence = sentence, reason = reason,
+        interval = c.ci_decision_kind,
+        verdict_rule1 = v1, sentence_rule1 = sentence1, interval_rule1 = kind1,
+        changed = (same[v1] or v1) ~= v }
+      if c.bca_caveat then
+        note("%s vs %s on %s: the BCa interval is descriptive only (n = %d < %d: its coverage " ..
+          "is below nominal, at most 1 - 2^(1-n) for symmetric differences)", c.treatment,
+          c.baseline, c.metric, c.n, stats.BCA_CAVEAT_N)
+      end
+    end
+  end
+  return verdicts
+end
+
+-- The summary table of study `s` (lua/repro/study.lua) from runs[variant][seed] (as
+-- read_run returns them).
+function M.summarize(s, runs)
+  local an = s.analysis
+  local test = an.test or "t"
+  local notes = {}
+  local function note(fmt_, ...) notes[#notes + 1] = string.format(fmt_, ...) end
+
+  local variants_out = {}
+  for _, v in ipairs(s.variants) do
+    variants_out[#variants_out + 1] = { name = v.name, overrides = json.object(v.overrides) }
+  end
+  local m_family = #an.comparisons + #an.interactions
+  local level = m_family > 0 and an.alpha / m_family or an.alpha
+  local an_out = analysis_out(an, s, test, m_family, level, note)
+
+  local secondary = an.secondary or {}
+  local per_variant = describe_variants(s, runs, note)
 
   -- Runs by their pairing key, per variant.
   local by_key = {}
@@ -536,6 +643,17 @@ function M.summarize(s, runs)
       end
     end
     return seeds, a, b, dropped
+  end
+
+  -- The relative change of validation perplexity of treatment tv against baseline bv on
+  -- the pairs where both have one, whatever the metric compared: the number the paper
+  -- quotes as the percentage change.
+  local function val_ppl_change(tv, bv)
+    local _, a, b = pairs_of(tv, bv, "val_ppl")
+    if #a == 0 then return nil end
+    local d = {}
+    for i = 1, #a do d[i] = b[i] - a[i] end
+    return relative_change(stats.summary(d).mean, a)
   end
 
   -- The decision test's p and interval, on an entry e with stats.paired result r for the
@@ -609,11 +727,11 @@ function M.summarize(s, runs)
     local e = { treatment = tv, baseline = bv, metric = m, family = family }
     paired_fields(e, r)
     e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
-    local base_mean = #a > 0 and stats.summary(a).mean or nil
-    if e.mean and base_mean and base_mean ~= 0 then e.relative_change = e.mean / base_mean end
+    e.relative_change = relative_change(e.mean, a)
     decide(e, r, a, b)
     if family == "primary" then
       family_extras(e, r, a, b)
+      e.val_ppl_change = val_ppl_change(tv, bv)
     else
       e.exploratory = true
     end
@@ -674,25 +792,7 @@ function M.summarize(s, runs)
       if fam == "primary" then family[#family + 1] = e end
     end
   end
-  if #family > 0 then
-    local ps, tps = {}, {}
-    for i, e in ipairs(family) do
-      ps[i] = e.p
-      tps[i] = e.tost.p or 1.0
-    end
-    local adjusted, reject = stats.holm(ps, an.alpha)
-    local tadj, treject = stats.holm(tps, an.alpha)
-    for i, e in ipairs(family) do
-      e.p_holm, e.reject_holm = adjusted[i], reject[i]
-      if e.tost.p then e.tost.p_holm, e.tost.equivalent_holm = tadj[i], treject[i] end
-    end
-  end
-  if #rule1 > 0 then
-    local ps = {}
-    for i, e in ipairs(rule1) do ps[i] = e.p_rule1 end
-    local adjusted, reject = stats.holm(ps, an.alpha)
-    for i, e in ipairs(rule1) do e.p_holm_rule1, e.reject_holm_rule1 = adjusted[i], reject[i] end
-  end
+  holm_adjust(family, rule1, an.alpha)
   -- Secondary metrics: exploratory too (unadjusted p, no verdict), outside rule 1's family.
   local secondary_comparisons = {}
   for _, pair in ipairs(an.comparisons) do
@@ -703,55 +803,9 @@ function M.summarize(s, runs)
   end
   if #secondary > 0 then an_out.secondary = arr({ table.unpack(secondary) }) end
 
-  local labels = {}
-  for _, c in ipairs(an.comparisons) do labels[#labels + 1] = c[1] .. " vs " .. c[2] end
-  for _, it in ipairs(an.interactions) do labels[#labels + 1] = "interaction " .. it.name end
-  an_out.family_tests = arr({ table.unpack(labels) })
-  local exploratory_metrics = {}
-  for _, m in ipairs(an.metrics) do
-    if m ~= an.primary then exploratory_metrics[#exploratory_metrics + 1] = m end
-  end
-  for _, m in ipairs(secondary) do exploratory_metrics[#exploratory_metrics + 1] = m end
-  an_out.exploratory_metrics = arr(exploratory_metrics)
-  an_out.family = string.format("Holm over the %d tests of the primary metric %s: %d " ..
-    "comparison%s (%s)%s; p from the %s; first-step level alpha / m = %s. Exploratory " ..
-    "(unadjusted p, no verdict): %s", #family, an.primary, #an.comparisons,
-    #an.comparisons == 1 and "" or "s", table.concat(labels, ", ", 1, #an.comparisons),
-    #an.interactions > 0 and string.format(" and %d interaction%s (%s)", #an.interactions,
-      #an.interactions == 1 and "" or "s",
-      table.concat(labels, ", ", #an.comparisons + 1, #labels)) or "",
-    test == "t" and "paired t-test (the exact sign-flip p where t is undefined)" or
-      "exact sign-flip test", fmt(level),
-    #exploratory_metrics > 0 and table.concat(exploratory_metrics, ", ") or "none")
-  if #family == 0 then
-    an_out.family = "No confirmatory test: the study pre-registered none (analysis." ..
-      "comparisons = {}, a descriptive study): no family, no verdicts"
-  end
-  an_out.family_rule1 = string.format("Holm over the %d tests of this study: %d comparison%s " ..
-    "and %d interaction%s, each on %d metric%s (%s); p from the paired t-test, the exact " ..
-    "sign-flip p where t is undefined, 1 where neither is defined", #rule1, #an.comparisons,
-    #an.comparisons == 1 and "" or "s", #an.interactions, #an.interactions == 1 and "" or "s",
-    #an.metrics, #an.metrics == 1 and "" or "s", table.concat(an.metrics, ", "))
+  describe_family(an_out, an, test, level, #family, #rule1, secondary)
 
-  local verdicts = {}
-  local same = { ["no meaningful difference"] = "equivalent" }
-  for _, c in ipairs(comparisons) do
-    if c.metric == an.primary then
-      local v, sentence, reason = M.verdict(c, an_out)
-      local v1, sentence1, kind1 = M.verdict_rule1(c, an)
-      c.verdict, c.verdict_rule1 = v, v1
-      verdicts[#verdicts + 1] = { treatment = c.treatment, baseline = c.baseline,
-        metric = c.metric, verdict = v, sentence = sentence, reason = reason,
-        interval = c.ci_decision_kind,
-        verdict_rule1 = v1, sentence_rule1 = sentence1, interval_rule1 = kind1,
-        changed = (same[v1] or v1) ~= v }
-      if c.bca_caveat then
-        note("%s vs %s on %s: the BCa interval is descriptive only (n = %d < %d: its coverage " ..
-          "is below nominal, at most 1 - 2^(1-n) for symmetric differences)", c.treatment,
-          c.baseline, c.metric, c.n, stats.BCA_CAVEAT_N)
-      end
-    end
-  end
+  local verdicts = verdicts_of(comparisons, an, an_out, note)
 
   local definitions = {}
   for _, m in ipairs(an.metrics) do definitions[m] = M.DEFINITIONS[m] end

@@ -1,260 +1,41 @@
 -- `bin/repro report`: the paper's generated inputs from the studies' records.
 --
---   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
+--   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR]
+--                    [--manifest FILE] [--no-figures]
 --
 -- Reads every DIR/<study>/summary.json (default experiments/) and the run records beside
--- it, and writes
---   PAPER/tables/*.tex      booktabs tables (lua/repro/report_tex.lua)
+-- it (lua/repro/report_data.lua), and the paper's manifest (default paper/paper.lua of
+-- the repository: which studies the paper discusses, in which order, and which tables
+-- and figures with which captions), and writes
+--   PAPER/tables/*.tex      booktabs tables (lua/repro/tex_tables.lua): the manifest's,
+--                           and the generic ones of every other study
+--   PAPER/tables/appendix.tex  a section per study the manifest does not list
 --   PAPER/numbers.tex       one macro per cited number, the verdict sentences, and which
---                           studies and figures exist
+--                           studies and figures exist (lua/repro/tex_numbers.lua)
+--   PAPER/floats.tex        the manifest's tables and figures in their floats, with
+--                           their captions (main.tex places them with \PaperTable, \PaperFigure)
 --   PLOTS-DATA/*.dat        gnuplot data (lua/repro/report_plot.lua)
 --   PAPER/figures/*.pdf     plots/*.gp rendered with gnuplot, and PNG copies in
 --                           PAPER/figures/png/ (skipped with --no-figures)
--- Any subset of studies may exist: the studies the paper discusses (KNOWN) always get
--- their table files, and a missing one gets a sentence saying it has not been run in
--- place of its numbers.  Output bytes depend only on the records (sorted iteration,
--- fixed formats), every file is written atomically and only when its bytes change, and
--- generated files that are no longer produced are removed, so rerunning on the same
--- records leaves `git diff` empty.
+-- Any subset of studies may exist: the manifest's studies always get their table files,
+-- and a missing one gets a sentence saying it has not been run in place of its numbers.
+-- Output bytes depend only on the records (sorted iteration, fixed formats), every file
+-- is written atomically and only when its bytes change, and generated files that are no
+-- longer produced are removed, so rerunning on the same records leaves `git diff` empty.
+--
+-- The modules depend one way: report -> tex_numbers -> tex_tables -> report_data ->
+-- texfmt, and report -> report_plot -> report_data.
 local fs = require "repro.fs"
-local json = require "repro.json"
 local host = require "repro.host"
-local engine = require "engine"
-local stats = require "stats"
-local analysis = require "repro.analysis"
+local data = require "repro.report_data"
+local tables = require "repro.tex_tables"
+local numbers = require "repro.tex_numbers"
+local plot = require "repro.report_plot"
 
 local M = {}
 
--- The studies the paper discusses, in the order it discusses them.
-M.KNOWN = { "prelim", "final", "instability", "scale", "init_scale" }
-
 local function user_error(fmt, ...)
   error({ message = string.format(fmt, ...) }, 0)
-end
-
-local function finite(x)
-  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
-end
-M.finite = finite
-
-local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
-
--- A study read from its summary.json, with lazy access to its run records.
-local Study = {}
-Study.__index = Study
-
-local function int(x) return string.format("%d", x) end
-
-function Study:run_dir(variant, seed)
-  return string.format("%s/%s/seed-%s", self.dir, variant, int(seed))
-end
-
--- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil}
-function Study:record(variant, seed)
-  local key = variant .. "\0" .. int(seed)
-  local r = self.records[key]
-  if r then return r end
-  local dir = self:run_dir(variant, seed)
-  r = {}
-  local ok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
-  if ok and type(m) == "table" then r.metrics = m end
-  local cok, c = pcall(json.decode, fs.read(dir .. "/config.json") or "")
-  if cok and type(c) == "table" then r.config = c end
-  self.records[key] = r
-  return r
-end
-
-function Study:log(variant, seed)
-  local r = self:record(variant, seed)
-  if r.log == nil then
-    local text = fs.read(self:run_dir(variant, seed) .. "/log.csv")
-    r.log = text and analysis.parse_log(text) or false
-  end
-  return r.log or nil
-end
-
--- Whether every run of the study has its record (metrics.json and log.csv).
-function Study:has_records()
-  if self.records_ok == nil then
-    self.records_ok = true
-    for _, v in ipairs(self.variants) do
-      for _, seed in ipairs(self.seeds) do
-        if not self:record(v.name, seed).metrics or not self:log(v.name, seed) then
-          self.records_ok = false
-        end
-      end
-    end
-  end
-  return self.records_ok
-end
-
--- One run's value of `metric`: the summary's when it has the metric, else the record's;
--- nil for a diverged run (except diverged and n_spikes) or an undefined value.
-function Study:value(variant, seed, metric)
-  local pv = self.summary.per_variant[variant]
-  local sm = pv and pv.metrics and pv.metrics[metric]
-  if sm and type(sm.values) == "table" then
-    for i, s in ipairs(sm.seeds or self.seeds) do
-      if s == seed then
-        local x = sm.values[i]
-        return finite(x) and x or nil
-      end
-    end
-    return nil
-  end
-  local m = self:record(variant, seed).metrics
-  if not m then return nil end
-  if metric == "diverged" then return m.diverged == true and 1 or 0 end
-  if metric == "n_spikes" then
-    local log = self:log(variant, seed)
-    if not log then return nil end
-    return (analysis.spikes(log.data.loss or {}, log.n))
-  end
-  if m.diverged == true then return nil end
-  local x = m[metric]
-  return finite(x) and x or nil
-end
-
--- The finite values of `metric` over the study's seeds, in seed order.
-function Study:values(variant, metric)
-  local out = {}
-  for _, seed in ipairs(self.seeds) do
-    local x = self:value(variant, seed, metric)
-    if x ~= nil then out[#out + 1] = x end
-  end
-  return out
-end
-
--- stats.summary of those values (n, mean, sd, min, max, median; undefined ones absent).
-function Study:stat(variant, metric)
-  return stats.summary(self:values(variant, metric))
-end
-
--- A config value of a variant: from a record's config.json, else the study's overrides
--- over the engine defaults.
-function Study:config_value(variant, key)
-  for _, seed in ipairs(self.seeds) do
-    local c = self:record(variant, seed).config
-    if c and c[key] ~= nil then return c[key] end
-  end
-  local v = self.variant_by_name[variant]
-  if v and v.overrides[key] ~= nil then return v.overrides[key] end
-  if self.summary.base and self.summary.base[key] ~= nil then return self.summary.base[key] end
-  return engine.defaults()[key]
-end
-
--- The comparison entries of the summary on `metric` (primary when nil), in order.
-function Study:comparisons(metric)
-  metric = metric or self.primary
-  local out = {}
-  for _, c in ipairs(self.summary.comparisons or {}) do
-    if c.metric == metric then out[#out + 1] = c end
-  end
-  return out
-end
-
-function Study:verdict(c)
-  for _, v in ipairs(self.summary.verdicts or {}) do
-    if v.treatment == c.treatment and v.baseline == c.baseline and v.metric == c.metric then
-      return v
-    end
-  end
-  return nil
-end
-
--- The settings of the study: variants grouped by their overrides other than embed_norm,
--- in order of first appearance: {{key, label, variants = {...}}}.
-function Study:settings()
-  return self.setting_list
-end
-
--- Reads DIR/<name>/summary.json; nil when it does not exist.
-function M.load_study(exp_dir, name)
-  local dir = exp_dir .. "/" .. name
-  local text = fs.read(dir .. "/summary.json")
-  if not text then return nil end
-  local ok, sum = pcall(json.decode, text)
-  if not ok or type(sum) ~= "table" or type(sum.per_variant) ~= "table" then
-    user_error("report: %s/summary.json is not a study summary", dir)
-  end
-  local s = setmetatable({ name = name, dir = dir, summary = sum, records = {},
-    seeds = sum.seeds or {}, variants = {}, variant_by_name = {}, setting_list = {} }, Study)
-  s.analysis = sum.analysis or {}
-  s.primary = s.analysis.primary
-  local base_norm = sum.base and sum.base.embed_norm or "none"
-  local by_key = {}
-  for _, v in ipairs(sum.variants or {}) do
-    local o = v.overrides or {}
-    local norm = o.embed_norm or base_norm
-    local keys = {}
-    for k in pairs(o) do
-      if k ~= "embed_norm" then keys[#keys + 1] = k end
-    end
-    table.sort(keys)
-    local parts = {}
-    for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(o[k]) end
-    local key = table.concat(parts, ",")
-    -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
-    local tag
-    if v.name == norm then
-      tag = key
-    elseif v.name:sub(1, #norm + 1) == norm .. "-" then
-      tag = v.name:sub(#norm + 2)
-    else
-      tag = key ~= "" and key or v.name
-    end
-    local info = { name = v.name, overrides = o, norm = norm, setting = key, tag = tag,
-      norm_label = NORM_LABEL[norm] or norm }
-    info.label = tag ~= "" and (info.norm_label .. ", " .. tag) or info.norm_label
-    s.variants[#s.variants + 1] = info
-    s.variant_by_name[v.name] = info
-    local st = by_key[key]
-    if not st then
-      st = { key = key, label = tag, variants = {} }
-      by_key[key] = st
-      s.setting_list[#s.setting_list + 1] = st
-    end
-    st.variants[#st.variants + 1] = info
-  end
-  return s
-end
-
--- The names of the studies with a summary under exp_dir, sorted.
-function M.list_studies(exp_dir)
-  local out = fs.capture("find " .. fs.quote(exp_dir) ..
-    " -mindepth 2 -maxdepth 2 -name summary.json") or ""
-  local names = {}
-  for p in out:gmatch("[^\n]+") do
-    local n = p:match("([^/]+)/summary%.json$")
-    if n then names[#names + 1] = n end
-  end
-  table.sort(names)
-  return names
-end
-
--- Every study under exp_dir: list (KNOWN order first, then the others by name) and map.
-function M.load_all(exp_dir)
-  local list, by_name = {}, {}
-  local names = M.list_studies(exp_dir)
-  local known = {}
-  for _, k in ipairs(M.KNOWN) do known[k] = true end
-  local ordered = {}
-  for _, k in ipairs(M.KNOWN) do
-    for _, n in ipairs(names) do
-      if n == k then ordered[#ordered + 1] = n end
-    end
-  end
-  for _, n in ipairs(names) do
-    if not known[n] then ordered[#ordered + 1] = n end
-  end
-  for _, n in ipairs(ordered) do
-    local s = M.load_study(exp_dir, n)
-    if s then
-      list[#list + 1] = s
-      by_name[n] = s
-    end
-  end
-  return list, by_name
 end
 
 -- Output files: written only when their bytes change; everything written is remembered
@@ -293,13 +74,88 @@ function Out:prune(dir, pattern)
   end
 end
 
+-- The paper's manifest -------------------------------------------------------------
+
+-- Checks one entry of the manifest's `tables` or `figures` against the kinds; returns it.
+local function check_entry(path, where, e, kinds, names)
+  local function bad(fmt, ...)
+    user_error("report: %s: %s: " .. fmt, path, where, ...)
+  end
+  if type(e) ~= "table" then bad("expected a table") end
+  if type(e.name) ~= "string" or not e.name:match("^[%w_%-]+$") then
+    bad("name: expected a file name of letters, digits, _ and -")
+  end
+  if names[e.name] then bad("name: %q is listed twice", e.name) end
+  names[e.name] = true
+  local kind = kinds[e.kind]
+  if not kind then
+    local list = {}
+    for k in pairs(kinds) do list[#list + 1] = k end
+    table.sort(list)
+    bad("kind: expected one of %s, got %s", table.concat(list, ", "), tostring(e.kind))
+  end
+  local allowed = { name = "string", kind = "string", study = "string?", caption = "string?",
+    width = "string?", wide = "boolean?" }
+  for k, t in pairs(kind.fields or {}) do allowed[k] = t end
+  for k, v in pairs(e) do
+    local want = allowed[k]
+    if not want then bad("%s: unknown field", tostring(k)) end
+    if type(v) ~= want:gsub("%?$", "") then bad("%s: expected a %s", k, want:gsub("%?$", "")) end
+  end
+  for k, t in pairs(allowed) do
+    if not t:match("%?$") and e[k] == nil then bad("%s: missing", k) end
+  end
+  if not kind.all and not kind.summaries and not e.study then bad("study: missing") end
+  if e.caption and e.width == nil and kinds == plot.KINDS then bad("width: missing") end
+  return e
+end
+
+-- Reads the manifest at `path`: a Lua file that returns plain data (loaded with no
+-- globals at all, so it cannot do anything but build its table):
+--   studies = { "<study>", ... }   the studies the paper discusses, in its order
+--   tables  = { {name =, kind =, study =, caption =, wide =}, ... }   (tex_tables.KINDS)
+--   figures = { {name =, kind =, study =, caption =, width =, <kind's fields>}, ... }
+--                                  (report_plot.KINDS)
+-- A table or figure with a caption gets its float in floats.tex.
+function M.load_manifest(path)
+  local chunk, err = loadfile(path, "t", {})
+  if not chunk then user_error("report: the paper's manifest %s: %s", path, err) end
+  local ok, m = pcall(chunk)
+  if not ok then user_error("report: the paper's manifest %s: %s", path, tostring(m)) end
+  if type(m) ~= "table" then user_error("report: %s: expected it to return a table", path) end
+  for _, k in ipairs({ "studies", "tables", "figures" }) do
+    if type(m[k]) ~= "table" then user_error("report: %s: %s: expected a list", path, k) end
+  end
+  -- Named relative to the repository in what is generated, so the bytes do not depend on
+  -- where it is checked out.
+  local root = host.root .. "/"
+  local name = path:sub(1, #root) == root and path:sub(#root + 1) or path
+  local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {} }
+  for i, n in ipairs(m.studies) do
+    if type(n) ~= "string" or out.listed[n] then
+      user_error("report: %s: studies[%d]: expected a study name listed once", path, i)
+    end
+    out.studies[i], out.listed[n] = n, true
+  end
+  local names = {}
+  for i, e in ipairs(m.tables) do
+    out.tables[i] = check_entry(path, "tables[" .. i .. "]", e, tables.KINDS, names)
+  end
+  names = {}
+  for i, e in ipairs(m.figures) do
+    out.figures[i] = check_entry(path, "figures[" .. i .. "]", e, plot.KINDS, names)
+  end
+  return out
+end
+
 local function parse_args(args)
   local o = { experiments = "experiments", paper = "paper", plots_data = "plots/data",
-    figures = true, gp_dir = host.root .. "/plots" }
+    manifest = host.root .. "/paper/paper.lua", figures = true, gp_dir = host.root .. "/plots" }
   local i = 1
   local function value(name)
     i = i + 1
-    return args[i] or user_error("repro report: %s needs a directory", name)
+    return args[i] or user_error("repro report: %s needs a %s", name,
+      name == "--manifest" and "file" or "directory")
   end
   while i <= #args do
     local a = args[i]
@@ -309,11 +165,13 @@ local function parse_args(args)
       o.paper = value(a)
     elseif a == "--plots-data" then
       o.plots_data = value(a)
+    elseif a == "--manifest" then
+      o.manifest = value(a)
     elseif a == "--no-figures" then
       o.figures = false
     else
       user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
-        .. "[--paper DIR] [--plots-data DIR] [--no-figures])", a)
+        .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures])", a)
     end
     i = i + 1
   end
@@ -323,18 +181,37 @@ local function parse_args(args)
   return o
 end
 
+-- The context the writers share: the studies (the manifest's first, in its order), the
+-- names of every study to account for (the manifest's, run or not, then the others), and
+-- the studies the manifest does not list (the appendix).
+local function context(o, manifest, out)
+  local list, by_name = data.load_all(o.experiments, manifest.studies)
+  local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
+    manifest = manifest, names = {}, appendix = {} }
+  for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end
+  for _, s in ipairs(list) do
+    if not manifest.listed[s.name] then
+      ctx.names[#ctx.names + 1] = s.name
+      ctx.appendix[#ctx.appendix + 1] = s
+    end
+  end
+  return ctx
+end
+
 -- Writes every generated input of the paper; returns a table of what was done.
 function M.generate(o)
-  local tex = require "repro.report_tex"
-  local plot = require "repro.report_plot"
-  local list, by_name = M.load_all(o.experiments)
+  local manifest = M.load_manifest(o.manifest)
   for _, d in ipairs({ o.paper .. "/tables", o.paper .. "/figures/png", o.plots_data }) do
     fs.mkdir_p(d)
   end
   local out = M.new_output()
-  local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out }
+  local ctx = context(o, manifest, out)
 
-  local figures = plot.write_data(ctx, o.plots_data)
+  local entries = { table.unpack(manifest.figures) }
+  for _, f in ipairs(plot.appendix_figures(ctx, tables.forest_name)) do
+    entries[#entries + 1] = f
+  end
+  local figures = plot.write_data(ctx, entries, o.plots_data)
   local rendered = {}
   if o.figures then
     rendered = plot.render(figures, { data = o.plots_data, gp_dir = o.gp_dir,
@@ -343,10 +220,12 @@ function M.generate(o)
   ctx.figures = figures
   ctx.rendered = o.figures and rendered or nil
 
-  for name, text in pairs(tex.tables(ctx)) do
+  for name, text in pairs(tables.tables(ctx)) do
     out:write(o.paper .. "/tables/" .. name .. ".tex", text)
   end
-  out:write(o.paper .. "/numbers.tex", tex.numbers(ctx))
+  out:write(o.paper .. "/tables/appendix.tex", tables.appendix(ctx))
+  out:write(o.paper .. "/numbers.tex", numbers.numbers(ctx))
+  out:write(o.paper .. "/floats.tex", tables.floats(manifest))
 
   out:prune(o.paper .. "/tables", "%.tex$")
   out:prune(o.plots_data, "%.dat$")
@@ -354,7 +233,7 @@ function M.generate(o)
     out:prune(o.paper .. "/figures", "%.pdf$")
     out:prune(o.paper .. "/figures/png", "%.png$")
   end
-  return { studies = list, figures = figures, out = out }
+  return { studies = ctx.studies, figures = figures, out = out }
 end
 
 function M.main(args)

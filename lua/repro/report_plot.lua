@@ -8,12 +8,18 @@
 -- names its script, data file and the gnuplot variables the script reads (block count,
 -- colours and dash types per block, axis labels); a figure whose study or records are
 -- missing carries the reason instead (`skip`) and is not rendered.
+--
+-- The figures are those of the paper's manifest (paper/paper.lua: its `figures`, each
+-- naming a kind of M.KINDS and that kind's fields) and, for every study the manifest does
+-- not list, the forest plot of its primary comparisons (M.appendix_figures).
 local fs = require "repro.fs"
-local report = require "repro.report"
+local host = require "repro.host"
 local stats = require "stats"
+local F = require "repro.texfmt"
+local data = require "repro.report_data"
 
 local M = {}
-local finite = report.finite
+local finite = F.finite
 
 -- Colour-blind-safe colours (Okabe-Ito) per embedding norm; others take the rest.
 local NORM_COLOR = { none = "#000000", layernorm = "#0072B2", rmsnorm = "#D55E00" }
@@ -134,10 +140,7 @@ local function valend(s)
   return blocks(points), table.concat(means, "\n") .. "\n"
 end
 
--- The interval of a comparison (BCa, else t) for the forest and effect plots.
-local function ci_of(c)
-  return c.ci_bca or c.ci_t
-end
+local ci_of = data.interval
 
 local function plain_label(s, c)
   local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
@@ -148,7 +151,7 @@ local function plain_label(s, c)
   return c.treatment .. " - " .. c.baseline
 end
 
--- Forest rows of every study whose primary metric is `metric`, top to bottom.
+-- Forest rows of every study of `studies` whose primary metric is `metric`, top to bottom.
 local function forest(studies, metric)
   local rows = {}
   for _, s in ipairs(studies) do
@@ -158,7 +161,7 @@ local function forest(studies, metric)
           local ci = ci_of(c)
           local lo = ci and g(ci[1]) or g(c.mean)
           local hi = ci and g(ci[2]) or g(c.mean)
-          rows[#rows + 1] = { mean = g(c.mean), lo = lo, hi = hi, mde = g(c.mde) or "0",
+          rows[#rows + 1] = { mean = g(c.mean), lo = lo, hi = hi, mde = g(data.mde(c)) or "0",
             min_effect = g(s.analysis.min_effect) or "0",
             label = s.name .. " " .. plain_label(s, c) .. (ci and "" or " (no CI)") }
         end
@@ -214,9 +217,8 @@ end
 
 -- The effect of each norm against `none` within each setting, by parameter count.
 local function effect_by_size(s)
-  local tex = require "repro.report_tex"
   local params = {}
-  for _, st in ipairs(s:settings()) do params[st.key] = tex.setting_params(s, st) end
+  for _, st in ipairs(s:settings()) do params[st.key] = s:setting_params(st) end
   local out, cols = {}, {}
   for _, n in ipairs(by_norm(s)) do
     if n.norm ~= "none" then
@@ -316,14 +318,12 @@ end
 
 -- Builders: (study or studies, data file writer, figure entry) -> spec fields
 -- {script, data, vars, height}, or nil and the reason the figure cannot be drawn.
-local function training_curve(column, ylabel, logy)
-  return function(s, file, f)
-    local text = curves(s, column)
-    if not text then return nil, "the run records have no " .. column .. " column" end
-    return { script = "curves", data = file(f.name, text), vars = { n = #s.variants,
-      colors = colors_of(s.variants), dashes = dashes_of(s, s.variants), ylabel = ylabel,
-      logy = logy and 1 or 0, points = column:match("^d_") and 1 or 0 } }
-  end
+local function curves_figure(s, file, f)
+  local text = curves(s, f.column)
+  if not text then return nil, "the run records have no " .. f.column .. " column" end
+  return { script = "curves", data = file(f.name, text), vars = { n = #s.variants,
+    colors = colors_of(s.variants), dashes = dashes_of(s, s.variants), ylabel = f.ylabel,
+    logy = f.logy and 1 or 0, points = f.column:match("^d_") and 1 or 0 } }
 end
 
 local function valend_figure(s, file, f)
@@ -337,7 +337,7 @@ local function forest_figure(studies, file, f)
   if not text then
     return nil, "no study with primary metric " .. f.metric .. " has been run yet"
   end
-  local spec = require("repro.report_tex").METRIC[f.metric]
+  local spec = F.METRIC[f.metric]
   local label = spec and spec.label:gsub("\\ ", " "):gsub("%$", "") or f.metric
   -- The left margin (in characters) fits the longest label.
   return { script = "forest", data = file(f.name, text), vars = { rows = rows,
@@ -384,46 +384,62 @@ local function classnorm_figure(s, file, f)
       colors = colors_of(s.variants) }, height = 1.9 * math.ceil(#present / 2) + 0.4 }
 end
 
-local function array_figure(key, script)
-  return function(s, file, f)
-    local text = array_metric(s, key)
-    if not text then return nil, "the run records have no " .. key end
-    return { script = script, data = file(f.name, text), vars = { n = #s.variants,
-      colors = colors_of(s.variants) } }
-  end
+local function array_figure(s, file, f)
+  local text = array_metric(s, f.key)
+  if not text then return nil, "the run records have no " .. f.key end
+  return { script = f.script, data = file(f.name, text), vars = { n = #s.variants,
+    colors = colors_of(s.variants) } }
 end
 
-local LOSS = "training loss (nats)"
-
--- Every figure the paper knows, in the paper's order: the study it draws (or, for the
--- forest plots, the primary metric whose comparisons it gathers from every study).
-M.FIGURES = {
-  { name = "prelim_loss", study = "prelim", build = training_curve("loss", LOSS) },
-  { name = "final_loss", study = "final", build = training_curve("loss", LOSS) },
-  { name = "prelim_valend", study = "prelim", build = valend_figure },
-  { name = "final_valend", study = "final", build = valend_figure },
-  { name = "final_gradnorm", study = "final",
-    build = training_curve("grad_norm", "gradient norm before clipping", true) },
-  { name = "final_embednorm", study = "final",
-    build = training_curve("embed_norm", "embedding norm (mean over positions)", true) },
-  { name = "forest_val_loss", metric = "val_loss", build = forest_figure },
-  { name = "instability_loss", study = "instability",
-    build = training_curve("loss", LOSS, true) },
-  { name = "instability_divergence", study = "instability", build = divergence_figure },
-  { name = "forest_n_spikes", metric = "n_spikes", build = forest_figure },
-  { name = "scale_effect", study = "scale", build = effect_figure },
-  { name = "init_scale_valcurves", study = "init_scale",
-    build = training_curve("d_val_loss", "validation loss (nats)", true) },
-  { name = "final_reliability", study = "final", build = reliability_figure },
-  { name = "final_classnorm", study = "final", build = classnorm_figure },
-  { name = "final_resid", study = "final", build = array_figure("resid_norm", "resid") },
-  { name = "final_position", study = "final",
-    build = array_figure("loss_by_position", "position") },
+-- The kinds of figure a manifest entry names: its builder, the entry's fields it reads
+-- (besides name, study, caption and width) and whether it draws one study from its run
+-- records (else every study's summary: the forest plot, whose entry names the primary
+-- `metric` whose comparisons it gathers, or a `study` to draw that study's alone).
+M.KINDS = {
+  curves = { build = curves_figure, fields = { column = "string", ylabel = "string",
+    logy = "boolean?" } },
+  valend = { build = valend_figure, fields = {} },
+  forest = { build = forest_figure, fields = { metric = "string?" }, summaries = true },
+  divergence = { build = divergence_figure, fields = {} },
+  effect = { build = effect_figure, fields = {} },
+  reliability = { build = reliability_figure, fields = {} },
+  classnorm = { build = classnorm_figure, fields = {} },
+  array = { build = array_figure, fields = { key = "string", script = "string" } },
 }
 
--- Writes the data files into data_dir (through ctx.out) and returns the figure specs:
--- {name, script, data, vars, height} or {name, skip = reason}.
-function M.write_data(ctx, data_dir)
+-- The forest plot of each study the manifest does not list (the paper's appendix).
+function M.appendix_figures(ctx, forest_name)
+  local list = {}
+  for _, s in ipairs(ctx.appendix) do
+    list[#list + 1] = { name = forest_name(s), kind = "forest", study = s.name,
+      metric = s.primary }
+  end
+  return list
+end
+
+-- The spec of one figure entry f, or {skip = reason}.
+local function build(ctx, f, file)
+  local kind = M.KINDS[f.kind]
+  local s = f.study and ctx.by_name[f.study]
+  if f.study and not s then
+    return { skip = data.absent_reason(ctx.experiments, f.study) }
+  end
+  if kind.summaries then
+    if not f.metric then return { skip = "the " .. f.study .. " study has no primary metric" } end
+    local spec, skip = kind.build(s and { s } or ctx.studies, file, f)
+    return spec or { skip = skip }
+  end
+  if not s:has_records() then
+    return { skip = "the run records of the " .. f.study .. " study are missing" }
+  end
+  local spec, skip = kind.build(s, file, f)
+  return spec or { skip = skip }
+end
+
+-- Writes the data files of the figures (a list of manifest entries) into data_dir
+-- (through ctx.out) and returns their specs: {name, script, data, vars, height} or
+-- {name, skip = reason}.
+function M.write_data(ctx, figures, data_dir)
   -- Writes data_dir/<name>.dat (when given text) and returns its path.
   local function file(name, text)
     local path = data_dir .. "/" .. name .. ".dat"
@@ -431,21 +447,8 @@ function M.write_data(ctx, data_dir)
     return path
   end
   local specs = {}
-  for _, f in ipairs(M.FIGURES) do
-    local spec, skip
-    if f.metric then
-      spec, skip = f.build(ctx.studies, file, f)
-    else
-      local s = ctx.by_name[f.study]
-      if not s then
-        skip = require("repro.report_tex").absent_reason(ctx, f.study)
-      elseif not s:has_records() then
-        skip = "the run records of the " .. f.study .. " study are missing"
-      else
-        spec, skip = f.build(s, file, f)
-      end
-    end
-    spec = spec or { skip = skip }
+  for _, f in ipairs(figures) do
+    local spec = build(ctx, f, file)
     spec.name = f.name
     specs[#specs + 1] = spec
   end
@@ -487,7 +490,7 @@ function M.render(specs, opts)
       for _, fmt in ipairs({ "pdf", "png" }) do
         local final = fmt == "pdf" and (opts.figures .. "/" .. spec.name .. ".pdf")
           or (opts.figures .. "/png/" .. spec.name .. ".png")
-        local tmp = string.format("%s.tmp.%d.%s", final, require("repro.host").pid(), fmt)
+        local tmp = string.format("%s.tmp.%d.%s", final, host.pid(), fmt)
         local script = opts.gp_dir .. "/" .. spec.script .. ".gp"
         local cmd = "gnuplot -e " .. fs.quote(assignments(spec, fmt, tmp, opts.gp_dir)) .. " " ..
           fs.quote(script) .. " 2>" .. fs.quote(errf)

@@ -29,7 +29,9 @@
 --                          test cannot reach alpha / m with its seeds (the sign flip's
 --                          smallest p is 2^(1 - n)) is refused with the seed count it
 --                          needs, or, registered under an earlier rule, accepted with a
---                          note in the summary (analysis.design_notes).  comparisons = {}
+--                          note in the summary (analysis.design_notes).  comparisons is
+--                          a list of {treatment, baseline} pairs; without it, every
+--                          variant against the baseline, no other pair.  comparisons = {}
 --                          pre-registers no test (a descriptive study: no family, no
 --                          verdicts).  claim: the claim's Table 1 stage of the study
 --                          (lua/repro/claim.lua).  sweep: a learning-rate sweep's groups,
@@ -471,7 +473,6 @@ local function check_analysis(P, a, variants, variant_names)
     for _, v in ipairs(variant_names) do
       if v ~= out.baseline then add_cmp({ v, out.baseline }) end
     end
-    if variants.layernorm and variants.rmsnorm then add_cmp({ "layernorm", "rmsnorm" }) end
   end
   out.comparisons = comparisons
 

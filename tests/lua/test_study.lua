@@ -24,7 +24,8 @@ end
 local corpus = dir .. "/corpus.txt"
 check.write(corpus, table.concat(text))
 
--- A study file: three variants (the default comparisons), `opts` tweaks it.
+-- A study file: three variants, each norm against none and the two norms against each
+-- other, `opts` tweaks it.
 local function write_study(path, opts)
   opts = opts or {}
   local base = opts.base or "n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, " ..
@@ -42,6 +43,7 @@ return {
   seeds = { 1, 2 },
   checkpoint_every = %d,
   analysis = { baseline = "none", metrics = { "val_loss", "val_acc", "n_spikes" },
+    comparisons = { { "layernorm", "none" }, { "rmsnorm", "none" }, { "layernorm", "rmsnorm" } },
     primary = "val_loss", better = "lower", min_effect = 0.01, alpha = 0.05,
     correction = "holm", resamples = 1000,
     test = "t" },

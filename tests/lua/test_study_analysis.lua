@@ -4,6 +4,7 @@
 -- alpha / m, probability of improvement, the sign-flip test, variance components of an
 -- init_seed x data_seed grid, and a summary that encodes as JSON (no NaN anywhere).
 local check = require "repro.check"
+local fs = require "repro.fs"
 local analysis = require "repro.analysis"
 local json = require "repro.json"
 local study = require "repro.study"
@@ -99,12 +100,18 @@ return { name = "syn", description = "synthetic",
   seeds = { 1, 2, 3, 4 },
   analysis = { baseline = "none", metrics = { "val_loss", "n_spikes", "diverged" },
     primary = "val_loss", better = "lower", min_effect = 0.05, alpha = 0.05,
-    correction = "holm", resamples = 1000, test = "t",
+    correction = "holm", resamples = 1000, test = "t", COMPARISONS
     interactions = { { name = "ln minus rms", a = { "layernorm", "none" }, b = { "rmsnorm", "none" } } } } }
 ]])
+local syn = assert(fs.read(dir .. "/syn.lua"))
+check.write(dir .. "/syn.lua", (syn:gsub("COMPARISONS", "")))
 local s = study.load(dir .. "/syn.lua")
+t:eq(#s.analysis.comparisons, 2, "default comparisons: each variant vs the baseline, no other")
+check.write(dir .. "/syn.lua", (syn:gsub("COMPARISONS", "comparisons = { { \"layernorm\", " ..
+  "\"none\" }, { \"rmsnorm\", \"none\" }, { \"layernorm\", \"rmsnorm\" } },")))
+s = study.load(dir .. "/syn.lua")
 t:eq(#s.runs, 12, "12 runs")
-t:eq(#s.analysis.comparisons, 3, "default comparisons: each vs baseline, layernorm vs rmsnorm")
+t:eq(#s.analysis.comparisons, 3, "the study's own comparisons")
 local vals = {
   none = { 2.00, 2.10, 2.05, 2.20 },
   layernorm = { 1.80, 1.95, 1.87, 1.98 },

@@ -1,17 +1,20 @@
 -- Checks a generated paper against the summaries it came from; the last step of
 -- `make reproduce QUICK=1` (CI):
 --   bin/repro tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR
--- For every study with a summary that the paper shows (main.tex inputs its paired table;
--- the others are named on stderr): its tables exist and hold numbers (not the sentence of
--- an absent study), every figure it feeds exists as PDF and PNG, and the text of
+-- For every study with a summary that the paper shows (main.tex or the generated appendix
+-- inputs its paired table; the others are named on stderr): its tables exist and hold
+-- numbers (not the sentence of an absent study), every figure it feeds (paper/paper.lua,
+-- and its appendix forest plot) exists as PDF and PNG, and the text of
 -- PAPER_DIR/main.pdf (pdftotext) contains, for each comparison on the primary metric,
 -- the mean difference and the Holm-adjusted p as the paired table prints them, and
 -- its verdict.  Nowhere "nan" or "inf".  Prints "check_pdf: N passed, N failed".
 local check = require "repro.check"
 local fs = require "repro.fs"
 local report = require "repro.report"
-local tex = require "repro.report_tex"
-local plot = require "repro.report_plot"
+local data = require "repro.report_data"
+local tex = require "repro.texfmt"
+local tables = require "repro.tex_tables"
+local host = require "repro.host"
 
 local exp, paper = arg[1], arg[2]
 if not exp or not paper then
@@ -36,12 +39,13 @@ local lower = raw:lower()
 t:ok(not lower:find("%f[%w]nan%f[%W]") and not lower:find("%f[%w]%-?inf%f[%W]"),
   "no nan or inf in the PDF text")
 
-local studies = report.load_all(exp)
+local manifest = report.load_manifest(host.root .. "/paper/paper.lua")
+local studies = data.load_all(exp, manifest.studies)
 t:ok(#studies > 0, "there are study summaries under " .. exp)
--- The studies the paper shows: those whose paired table main.tex inputs.  A new study's
--- generic tables are written before the paper discusses it (REPRODUCE.md, "Adding a
--- study"); its numbers cannot be in the PDF yet, so they are not checked, and it is named.
-local main_tex = fs.read(paper .. "/main.tex") or ""
+-- The studies the paper shows: those whose paired table main.tex or the appendix inputs
+-- (a descriptive study with no comparison has none: it is named, not checked).
+local main_tex = (fs.read(paper .. "/main.tex") or "") ..
+  (fs.read(paper .. "/tables/appendix.tex") or "")
 local shown = {}
 for _, s in ipairs(studies) do
   if main_tex:find("{" .. s.name .. "_paired}", 1, true) then
@@ -55,16 +59,18 @@ for _, s in ipairs(shown) do
   local paired = fs.read(paper .. "/tables/" .. s.name .. "_paired.tex") or ""
   t:ok(paired:find("\\num{", 1, true) and not paired:find("Not available", 1, true),
     s.name .. ": paired table with numbers")
-  for _, f in ipairs(plot.FIGURES) do
+  local figures = { { study = s.name, name = tables.forest_name(s) } }
+  if manifest.listed[s.name] then figures = manifest.figures end
+  for _, f in ipairs(figures) do
     if f.study == s.name then
       t:ok(fs.exists(paper .. "/figures/" .. f.name .. ".pdf") and
         fs.exists(paper .. "/figures/png/" .. f.name .. ".png"), "figure " .. f.name)
     end
   end
   for _, c in ipairs(s:comparisons()) do
-    local ci = c.ci_decision or c.ci_bca or c.ci_t
+    local ci = data.interval(c)
     local what = string.format("%s: %s vs %s", s.name, c.treatment, c.baseline)
-    if report.finite(c.mean) then
+    if tex.finite(c.mean) then
       local d = plain(tex.num(c.mean, tex.diff_decimals(c.metric, c.mean, ci)))
       t:ok(text:find(d, 1, true), what .. ": mean difference " .. d .. " in the PDF")
     end
@@ -76,7 +82,7 @@ for _, s in ipairs(shown) do
     end
   end
 end
-for _, name in ipairs(report.KNOWN) do
+for _, name in ipairs(manifest.studies) do
   local present = false
   for _, s in ipairs(studies) do present = present or s.name == name end
   if not present then

@@ -1,0 +1,282 @@
+-- The studies the report reads (lua/repro/report.lua): each study's summary.json with
+-- lazy access to its run records (metrics.json, config.json, log.csv), its variants
+-- labelled by embedding norm and setting, and the one choice of which interval and
+-- minimum detectable effect of a comparison the report prints.
+local fs = require "repro.fs"
+local json = require "repro.json"
+local engine = require "engine"
+local stats = require "stats"
+local analysis = require "repro.analysis"
+local texfmt = require "repro.texfmt"
+
+local M = {}
+local finite = texfmt.finite
+
+local function user_error(fmt, ...)
+  error({ message = string.format(fmt, ...) }, 0)
+end
+
+local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
+
+-- A study read from its summary.json, with lazy access to its run records.
+local Study = {}
+Study.__index = Study
+
+local function int(x) return string.format("%d", x) end
+
+function Study:run_dir(variant, seed)
+  return string.format("%s/%s/seed-%s", self.dir, variant, int(seed))
+end
+
+-- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil}
+function Study:record(variant, seed)
+  local key = variant .. "\0" .. int(seed)
+  local r = self.records[key]
+  if r then return r end
+  local dir = self:run_dir(variant, seed)
+  r = {}
+  local ok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
+  if ok and type(m) == "table" then r.metrics = m end
+  local cok, c = pcall(json.decode, fs.read(dir .. "/config.json") or "")
+  if cok and type(c) == "table" then r.config = c end
+  self.records[key] = r
+  return r
+end
+
+function Study:log(variant, seed)
+  local r = self:record(variant, seed)
+  if r.log == nil then
+    local text = fs.read(self:run_dir(variant, seed) .. "/log.csv")
+    r.log = text and analysis.parse_log(text) or false
+  end
+  return r.log or nil
+end
+
+-- Whether every run of the study has its record (metrics.json and log.csv).
+function Study:has_records()
+  if self.records_ok == nil then
+    self.records_ok = true
+    for _, v in ipairs(self.variants) do
+      for _, seed in ipairs(self.seeds) do
+        if not self:record(v.name, seed).metrics or not self:log(v.name, seed) then
+          self.records_ok = false
+        end
+      end
+    end
+  end
+  return self.records_ok
+end
+
+-- One run's value of `metric`: the summary's when it has the metric, else the record's;
+-- nil for a diverged run (except diverged and n_spikes) or an undefined value.
+function Study:value(variant, seed, metric)
+  local pv = self.summary.per_variant[variant]
+  local sm = pv and pv.metrics and pv.metrics[metric]
+  if sm and type(sm.values) == "table" then
+    for i, s in ipairs(sm.seeds or self.seeds) do
+      if s == seed then
+        local x = sm.values[i]
+        return finite(x) and x or nil
+      end
+    end
+    return nil
+  end
+  local m = self:record(variant, seed).metrics
+  if not m then return nil end
+  if metric == "diverged" then return m.diverged == true and 1 or 0 end
+  if metric == "n_spikes" then
+    local log = self:log(variant, seed)
+    if not log then return nil end
+    return (analysis.spikes(log.data.loss or {}, log.n))
+  end
+  if m.diverged == true then return nil end
+  local x = m[metric]
+  return finite(x) and x or nil
+end
+
+-- The finite values of `metric` over the study's seeds, in seed order.
+function Study:values(variant, metric)
+  local out = {}
+  for _, seed in ipairs(self.seeds) do
+    local x = self:value(variant, seed, metric)
+    if x ~= nil then out[#out + 1] = x end
+  end
+  return out
+end
+
+-- stats.summary of those values (n, mean, sd, min, max, median; undefined ones absent).
+function Study:stat(variant, metric)
+  return stats.summary(self:values(variant, metric))
+end
+
+-- A config value of a variant: from a record's config.json, else the study's overrides
+-- over the engine defaults.
+function Study:config_value(variant, key)
+  for _, seed in ipairs(self.seeds) do
+    local c = self:record(variant, seed).config
+    if c and c[key] ~= nil then return c[key] end
+  end
+  local v = self.variant_by_name[variant]
+  if v and v.overrides[key] ~= nil then return v.overrides[key] end
+  if self.summary.base and self.summary.base[key] ~= nil then return self.summary.base[key] end
+  return engine.defaults()[key]
+end
+
+-- The comparison entries of the summary on `metric` (primary when nil), in order.
+function Study:comparisons(metric)
+  metric = metric or self.primary
+  local out = {}
+  for _, c in ipairs(self.summary.comparisons or {}) do
+    if c.metric == metric then out[#out + 1] = c end
+  end
+  return out
+end
+
+function Study:verdict(c)
+  for _, v in ipairs(self.summary.verdicts or {}) do
+    if v.treatment == c.treatment and v.baseline == c.baseline and v.metric == c.metric then
+      return v
+    end
+  end
+  return nil
+end
+
+-- The settings of the study: variants grouped by their overrides other than embed_norm,
+-- in order of first appearance: {{key, label, variants = {...}}}.
+function Study:settings()
+  return self.setting_list
+end
+
+-- The parameter count of a setting's variants (from the records: none's, else the
+-- first variant's that has one), or nil.
+function Study:setting_params(st)
+  local p
+  for _, v in ipairs(st.variants) do
+    if v.norm == "none" or not p then
+      for _, seed in ipairs(self.seeds) do
+        local m = self:record(v.name, seed).metrics
+        if m and finite(m.params) then
+          p = m.params
+          break
+        end
+      end
+    end
+  end
+  return p
+end
+
+-- The one place the report chooses what it prints of a comparison or interaction c
+-- (tables, numbers.tex, figures and tests/report/check_pdf.lua alike): the interval is
+-- the decision interval the verdict uses (lua/repro/analysis.lua), nil when the test
+-- cannot bound the difference or there are no pairs.
+function M.interval(c)
+  return c.ci_decision
+end
+
+-- The minimum detectable effect: at the Holm first-step level alpha / m for a family
+-- comparison (absent when its test cannot reach that level), else the unadjusted one.
+function M.mde(c)
+  if c.mde_adjusted then return c.mde_adjusted.value end
+  return c.mde
+end
+
+-- Reads DIR/<name>/summary.json; nil when it does not exist.
+function M.load_study(exp_dir, name)
+  local dir = exp_dir .. "/" .. name
+  local text = fs.read(dir .. "/summary.json")
+  if not text then return nil end
+  local ok, sum = pcall(json.decode, text)
+  if not ok or type(sum) ~= "table" or type(sum.per_variant) ~= "table" then
+    user_error("report: %s/summary.json is not a study summary", dir)
+  end
+  local s = setmetatable({ name = name, dir = dir, summary = sum, records = {},
+    seeds = sum.seeds or {}, variants = {}, variant_by_name = {}, setting_list = {} }, Study)
+  s.analysis = sum.analysis or {}
+  s.primary = s.analysis.primary
+  local base_norm = sum.base and sum.base.embed_norm or "none"
+  local by_key = {}
+  for _, v in ipairs(sum.variants or {}) do
+    local o = v.overrides or {}
+    local norm = o.embed_norm or base_norm
+    local keys = {}
+    for k in pairs(o) do
+      if k ~= "embed_norm" then keys[#keys + 1] = k end
+    end
+    table.sort(keys)
+    local parts = {}
+    for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(o[k]) end
+    local key = table.concat(parts, ",")
+    -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
+    local tag
+    if v.name == norm then
+      tag = key
+    elseif v.name:sub(1, #norm + 1) == norm .. "-" then
+      tag = v.name:sub(#norm + 2)
+    else
+      tag = key ~= "" and key or v.name
+    end
+    local info = { name = v.name, overrides = o, norm = norm, setting = key, tag = tag,
+      norm_label = NORM_LABEL[norm] or norm }
+    info.label = tag ~= "" and (info.norm_label .. ", " .. tag) or info.norm_label
+    s.variants[#s.variants + 1] = info
+    s.variant_by_name[v.name] = info
+    local st = by_key[key]
+    if not st then
+      st = { key = key, label = tag, variants = {} }
+      by_key[key] = st
+      s.setting_list[#s.setting_list + 1] = st
+    end
+    st.variants[#st.variants + 1] = info
+  end
+  return s
+end
+
+-- The names of the studies with a summary under exp_dir, sorted.
+function M.list_studies(exp_dir)
+  local out = fs.capture("find " .. fs.quote(exp_dir) ..
+    " -mindepth 2 -maxdepth 2 -name summary.json") or ""
+  local names = {}
+  for p in out:gmatch("[^\n]+") do
+    local n = p:match("([^/]+)/summary%.json$")
+    if n then names[#names + 1] = n end
+  end
+  table.sort(names)
+  return names
+end
+
+-- Every study under exp_dir: list (the names of `first` in their order, then the others
+-- by name) and map.
+function M.load_all(exp_dir, first)
+  local list, by_name = {}, {}
+  local names = M.list_studies(exp_dir)
+  local listed = {}
+  for _, k in ipairs(first or {}) do listed[k] = true end
+  local ordered = {}
+  for _, k in ipairs(first or {}) do
+    for _, n in ipairs(names) do
+      if n == k then ordered[#ordered + 1] = n end
+    end
+  end
+  for _, n in ipairs(names) do
+    if not listed[n] then ordered[#ordered + 1] = n end
+  end
+  for _, n in ipairs(ordered) do
+    local s = M.load_study(exp_dir, n)
+    if s then
+      list[#list + 1] = s
+      by_name[n] = s
+    end
+  end
+  return list, by_name
+end
+
+-- Why a study has nothing to show (plain text).  The experiments root is named by its
+-- last component only: an absolute path (a temporary directory, say) says nothing to a
+-- reader and may not fit a line.
+function M.absent_reason(exp_dir, name)
+  local root = tostring(exp_dir):gsub("/+$", ""):match("([^/]+)$") or "experiments"
+  return string.format("the %s study has not been run yet (there is no %s/%s/summary.json)",
+    name, root, name)
+end
+
+return M

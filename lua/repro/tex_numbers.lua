@@ -1,0 +1,239 @@
+-- numbers.tex of the report (lua/repro/report.lua): one macro per number the paper's prose
+-- cites, the verdict sentences, and which studies and figures exist.
+--   \csname ReportHave@<study>\endcsname, ReportAbsent@<study> (why not),
+--   ReportFig@<figure>, ReportNoFig@<figure> (why not)   availability
+--   \ReportOverrides                                    a note when a study ran with --set
+--   \<Study>NSeeds, ...Iters, ...Primary, ...            a study's design
+--   \<Study><Variant><Metric>[Sd]                        per-variant means and sds
+--   \<Study><T>Vs<B><Metric>Delta, ...CI, ...PHolm, ...  every comparison's statistics
+--   \<Study><T>Vs<B>Primary..., ...PplChange             the primary comparison's
+--   \<Study><T>Vs<B>Verdict, ...Sentence, \<Study>Verdicts, \<Study>Notes
+-- Every number is read from the summary (the analysis computes it once) or, for the
+-- per-variant statistics of metrics the summary does not describe, from the records.
+local F = require "repro.texfmt"
+local data = require "repro.report_data"
+local tables = require "repro.tex_tables"
+
+local M = {}
+local finite = F.finite
+local DASH = F.DASH
+
+local FIELD_METRIC = {
+  val_loss = "ValLoss", val_ppl = "ValPpl", val_acc = "ValAcc", acc_macro = "AccMacro",
+  final_grad_norm = "GradNorm", embed_norm = "EmbedNorm", n_spikes = "Spikes",
+  diverged = "Diverged", temp_opt = "TempOpt", nll_temp_1 = "NllTOne",
+  nll_temp_opt = "NllTOpt",
+}
+
+local function metric_macro(m)
+  return FIELD_METRIC[m] or F.macro(m)
+end
+
+-- The definitions of numbers.tex, in order; a name defined twice is an error.
+local function new_defs()
+  local d = { list = {}, seen = {} }
+  function d.def(name, value)
+    if d.seen[name] then error("report: two numbers would be named \\" .. name, 0) end
+    d.seen[name] = true
+    d.list[#d.list + 1] = string.format("\\newcommand{\\%s}{%s}", name, value)
+  end
+  function d.cs(prefix, key, value)
+    d.list[#d.list + 1] = string.format("\\expandafter\\def\\csname %s@%s\\endcsname{%s}",
+      prefix, key, value)
+  end
+  function d.comment(text)
+    d.list[#d.list + 1] = "% " .. text
+  end
+  return d
+end
+
+-- Which studies (the manifest's and every other with a summary) and figures exist.
+local function availability(d, ctx)
+  for _, n in ipairs(ctx.names) do
+    if ctx.by_name[n] then
+      d.cs("ReportHave", n, "")
+    else
+      d.cs("ReportAbsent", n, tables.absent_text(ctx, n))
+    end
+  end
+  for _, f in ipairs(ctx.figures or {}) do
+    if f.skip then
+      d.cs("ReportNoFig", f.name, F.escape(f.skip))
+    elseif ctx.rendered == nil or ctx.rendered[f.name] then
+      d.cs("ReportFig", f.name, "")
+    else
+      d.cs("ReportNoFig", f.name, "the figure was not rendered (report run with --no-figures)")
+    end
+  end
+end
+
+-- A note on the first page when any study ran with command-line overrides (QUICK): the
+-- studies grouped by their overrides.
+local function overrides(d, ctx)
+  local groups, order = {}, {}
+  for _, s in ipairs(ctx.studies) do
+    local o = s.summary.command_line_overrides
+    if o then
+      local keys = {}
+      for k in pairs(o) do keys[#keys + 1] = k end
+      table.sort(keys)
+      local kv = {}
+      for _, k in ipairs(keys) do kv[#kv + 1] = k .. "=" .. F.config_text(o[k]) end
+      local key = table.concat(kv, ", ")
+      if not groups[key] then
+        groups[key] = {}
+        order[#order + 1] = key
+      end
+      table.insert(groups[key], s.name)
+    end
+  end
+  local quick = {}
+  for _, key in ipairs(order) do
+    quick[#quick + 1] = table.concat(groups[key], ", ") .. " with " .. key
+  end
+  d.def("ReportOverrides", #quick == 0 and "" or ("\\emph{" .. F.escape(
+    "These results come from studies run with command-line overrides of their configs, " ..
+    "not the pre-registered protocol: " .. table.concat(quick, "; ") ..
+    ". They test the pipeline, not the hypothesis.") .. "}\\par\\medskip"))
+end
+
+-- A study's design: seeds, variants, runs, iterations and its pre-registered analysis.
+local function design(d, s, S)
+  local an = s.analysis
+  local n_runs, n_div = 0, 0
+  for _, v in ipairs(s.variants) do
+    local pv = s.summary.per_variant[v.name] or {}
+    n_runs = n_runs + (pv.n_runs or 0)
+    n_div = n_div + (pv.n_diverged or 0)
+  end
+  d.comment(s.name)
+  d.def(S .. "NSeeds", string.format("%d", #s.seeds))
+  d.def(S .. "SeedList", F.seed_list(s.seeds))
+  d.def(S .. "NVariants", string.format("%d", #s.variants))
+  local iters = s.variants[1] and s:config_value(s.variants[1].name, "iters")
+  d.def(S .. "Iters", iters and F.config_text(iters) or DASH)
+  d.def(S .. "NRuns", string.format("%d", n_runs))
+  d.def(S .. "NDiverged", string.format("%d", n_div))
+  d.def(S .. "Primary", s.primary and (F.METRIC[s.primary] and F.METRIC[s.primary].short or
+    F.escape(s.primary)) or DASH)
+  d.def(S .. "Better", F.escape(an.better or "?"))
+  d.def(S .. "MinEffect", s.primary and F.value(s.primary, an.min_effect) or DASH)
+  d.def(S .. "Alpha", finite(an.alpha) and F.num(an.alpha, F.sig_decimals(an.alpha, 2)) or DASH)
+  d.def(S .. "NTests", string.format("%d", tables.family_size(s)))
+  d.def(S .. "Family", F.escape(an.family or ""))
+end
+
+local VARIANT_METRICS = { "val_loss", "val_ppl", "val_acc", "final_grad_norm", "embed_norm" }
+
+-- Per variant: the mean and sd of the cited metrics and of every metric of the analysis,
+-- its diverged runs and its parameter count.
+local function variants(d, s, S)
+  local metrics = { table.unpack(VARIANT_METRICS) }
+  local have = {}
+  for _, m in ipairs(metrics) do have[m] = true end
+  for _, m in ipairs(s.analysis.metrics or {}) do
+    if not have[m] then
+      have[m] = true
+      metrics[#metrics + 1] = m
+    end
+  end
+  for _, v in ipairs(s.variants) do
+    local V = S .. F.macro(v.name)
+    for _, m in ipairs(metrics) do
+      local st = s:stat(v.name, m)
+      d.def(V .. metric_macro(m), F.value(m, st.mean))
+      d.def(V .. metric_macro(m) .. "Sd", F.value(m, st.sd))
+    end
+    local pv = s.summary.per_variant[v.name] or {}
+    d.def(V .. "NDiverged", string.format("%d", pv.n_diverged or 0))
+    local params
+    for _, seed in ipairs(s.seeds) do
+      local m = s:record(v.name, seed).metrics
+      if m and finite(m.params) then
+        params = m.params
+        break
+      end
+    end
+    d.def(V .. "Params", params and ("\\num{" .. string.format("%d", params) .. "}") or DASH)
+  end
+end
+
+-- Every comparison's statistics; the primary metric's also under "Primary", so the prose
+-- need not name it.
+local function comparisons(d, s, S)
+  for _, c in ipairs(s.summary.comparisons or {}) do
+    local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline)
+    local C = P .. metric_macro(c.metric)
+    local ci = data.interval(c)
+    local dec = F.diff_decimals(c.metric, c.mean, ci)
+    if c.metric == s.primary then
+      d.def(P .. "PrimaryDelta", F.num(c.mean, dec))
+      d.def(P .. "PrimaryCI", F.interval(ci, dec))
+      d.def(P .. "PrimaryPHolm", F.p(c.p_holm))
+      d.def(P .. "PrimaryMDE", F.num(data.mde(c), dec))
+      d.def(P .. "PplChange", F.percent(c.val_ppl_change))
+    end
+    d.def(C .. "Delta", F.num(c.mean, dec))
+    d.def(C .. "AbsDelta", finite(c.mean) and F.num(math.abs(c.mean), dec) or DASH)
+    d.def(C .. "CI", F.interval(ci, dec))
+    d.def(C .. "CILo", ci and F.num(ci[1], dec) or DASH)
+    d.def(C .. "CIHi", ci and F.num(ci[2], dec) or DASH)
+    d.def(C .. "DZ", F.d(c.d_z))
+    d.def(C .. "PT", F.p(c.p_t))
+    d.def(C .. "PSignflip", F.p(c.p_signflip))
+    d.def(C .. "PHolm", F.p(c.p_holm))
+    d.def(C .. "MDE", F.num(data.mde(c), dec))
+    d.def(C .. "RelChange", F.percent(c.relative_change))
+    d.def(C .. "N", string.format("%d", c.n or 0))
+    d.def(C .. "Reason", c.degenerate and type(c.reason) == "string" and F.escape(c.reason) or "")
+  end
+  for _, e in ipairs(s.summary.interactions or {}) do
+    local C = S .. F.macro(e.name) .. metric_macro(e.metric)
+    local ci = data.interval(e)
+    local dec = F.diff_decimals(e.metric, e.mean, ci)
+    d.def(C .. "Delta", F.num(e.mean, dec))
+    d.def(C .. "CI", F.interval(ci, dec))
+    d.def(C .. "PHolm", F.p(e.p_holm))
+  end
+end
+
+-- The verdicts (each alone and as a list) and the notes of the summary.
+local function verdicts(d, s, S)
+  local items = {}
+  for _, v in ipairs(s.summary.verdicts or {}) do
+    local C = S .. F.macro(v.treatment) .. "Vs" .. F.macro(v.baseline)
+    d.def(C .. "Verdict", F.escape(v.verdict))
+    d.def(C .. "Sentence", F.escape(v.sentence or ""))
+    items[#items + 1] = string.format("\\item \\textbf{%s}: %s. %s",
+      tables.comparison_label(s, v.treatment, v.baseline), F.escape(v.verdict),
+      F.escape(v.sentence or ""))
+  end
+  d.def(S .. "Verdicts", #items == 0 and "\\emph{This study has no comparisons.}" or
+    ("\\begin{itemize}\n" .. table.concat(items, "\n") .. "\n\\end{itemize}"))
+  local notes = {}
+  for _, n in ipairs(s.summary.notes or {}) do notes[#notes + 1] = "\\item " .. F.escape(n) end
+  d.def(S .. "Notes", #notes == 0 and "\\emph{none}" or
+    ("\\begin{itemize}\n" .. table.concat(notes, "\n") .. "\n\\end{itemize}"))
+end
+
+-- numbers.tex: study and figure availability, then per study its design, the per-variant
+-- means the prose cites, every comparison's statistics and the verdicts.
+function M.numbers(ctx)
+  local d = new_defs()
+  availability(d, ctx)
+  overrides(d, ctx)
+  for _, s in ipairs(ctx.studies) do
+    local S = F.macro(s.name)
+    design(d, s, S)
+    variants(d, s, S)
+    comparisons(d, s, S)
+    verdicts(d, s, S)
+  end
+  local lines = { "% Generated by lua/repro/report.lua from the study summaries and run " ..
+    "records: do not edit.", "% Availability: \\csname ReportHave@<study>\\endcsname, " ..
+    "ReportAbsent@<study> (why not), ReportFig@<figure>, ReportNoFig@<figure> (why not)." }
+  for _, x in ipairs(d.list) do lines[#lines + 1] = x end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M

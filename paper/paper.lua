@@ -1,0 +1,138 @@
+-- The paper's manifest: which studies paper/main.tex discusses, in which order, and which
+-- generated tables and figures it shows, with which captions.  `bin/repro report` (make
+-- paper) reads it (lua/repro/report.lua says how); the library lua/repro/ knows nothing
+-- of this paper.  Plain data, loaded with no globals.
+--
+--   studies  the order of the studies table, of numbers.tex and of the forest plots'
+--            rows; a listed study that has not run is named as such.  A study with a
+--            summary that is not listed gets a section of the generated appendix
+--            (tables/appendix.tex: its paired table, its forest plot and its verdicts).
+--   tables   {name =, kind =, study =, caption =, wide =}: tables/<name>.tex, of a kind of
+--            lua/repro/tex_tables.lua (seeds, paired, interactions, calibration, counts,
+--            setting_effect, studies).  The file always exists: a sentence when its study
+--            has not run.
+--   figures  {name =, kind =, study =, caption =, width =, ...}: figures/<name>.pdf from
+--            plots/<script>.gp, of a kind of lua/repro/report_plot.lua with that kind's
+--            fields (curves: column, ylabel, logy; forest: metric, every study whose
+--            primary metric it is; array: key, script).
+-- A table or figure with a caption gets a float in floats.tex, which main.tex places with
+-- \PaperTable{name} or \PaperFigure{name}.
+local LOSS = "training loss (nats)"
+
+return {
+  studies = { "prelim", "final", "instability", "scale", "init_scale", "instability_v1" },
+
+  tables = {
+    { name = "studies", kind = "studies",
+      caption = [[The studies: variants, seeds, runs (of which diverged), the pre-registered
+        primary metric with its better direction and minimum effect, and the number of
+        tests in the study's Holm family.]] },
+    { name = "prelim_seeds", kind = "seeds", study = "prelim",
+      caption = [[Preliminary protocol (150 iterations), the claim's Table~1 layout: mean $\pm$
+        standard deviation over seeds of the runs that did not diverge.]] },
+    { name = "final_seeds", kind = "seeds", study = "final",
+      caption = [[Final protocol (300 iterations), mean $\pm$ standard deviation over seeds.]] },
+    { name = "prelim_paired", kind = "paired", study = "prelim", wide = true,
+      caption = [[Paired comparisons, preliminary protocol: mean difference $\Delta$ (treatment
+        $-$ baseline), its BCa interval, $d_z$ with its interval, $p$ from the $t$-test
+        and from the exact sign-flip test (with its floor), Holm-adjusted $p$ over the
+        whole table, minimum detectable effect at 80\,\% power and, on the primary
+        metric, the verdict of the pre-registered rule.]] },
+    { name = "final_paired", kind = "paired", study = "final", wide = true,
+      caption = [[Paired comparisons, final protocol (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
+    { name = "final_calibration", kind = "calibration", study = "final",
+      caption = [[Calibration and class balance at the end of the final protocol (mean $\pm$
+        standard deviation over seeds).]] },
+    { name = "instability_paired", kind = "paired", study = "instability" },
+    { name = "instability_counts", kind = "counts", study = "instability" },
+    { name = "instability_interactions", kind = "interactions", study = "instability" },
+    { name = "instability_v1_paired", kind = "paired", study = "instability_v1", wide = true,
+      caption = [[Paired comparisons of the first instability study (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
+    { name = "instability_v1_seeds", kind = "seeds", study = "instability_v1" },
+    { name = "instability_v1_interactions", kind = "interactions", study = "instability_v1",
+      caption = [[Interactions of the first instability study: does the effect of a norm differ
+        between the two learning rates?]] },
+    { name = "scale_effect", kind = "setting_effect", study = "scale",
+      caption = [[Effect of each embedding norm within each model size on the primary metric, with
+        the verdict of the pre-registered rule.]] },
+    { name = "scale_interactions", kind = "interactions", study = "scale",
+      caption = [[Interactions of the scale study: the effect at a smaller size minus the effect
+        at the default size.]] },
+    { name = "scale_paired", kind = "paired", study = "scale", wide = true,
+      caption = [[Paired comparisons of the scale study (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
+    { name = "init_scale_effect", kind = "setting_effect", study = "init_scale",
+      caption = [[Effect of each embedding norm at each embedding initialization scale on the
+        primary metric.]] },
+    { name = "init_scale_interactions", kind = "interactions", study = "init_scale",
+      caption = [[Interactions of the init-scale study.]] },
+    { name = "init_scale_paired", kind = "paired", study = "init_scale", wide = true,
+      caption = [[Paired comparisons of the init-scale study (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
+  },
+
+  figures = {
+    { name = "prelim_loss", kind = "curves", study = "prelim", column = "loss", ylabel = LOSS },
+    { name = "final_loss", kind = "curves", study = "final", column = "loss", ylabel = LOSS,
+      width = "0.8\\linewidth",
+      caption = [[Training loss of the final protocol: mean over seeds (line) and the range from
+        the lowest to the highest seed (band).]] },
+    { name = "prelim_valend", kind = "valend", study = "prelim",
+      width = "0.6\\linewidth",
+      caption = [[Validation loss at the end of the preliminary protocol: one point per seed, and
+        the mean with one standard deviation.]] },
+    { name = "final_valend", kind = "valend", study = "final",
+      width = "0.6\\linewidth",
+      caption = [[Validation loss at the end of the final protocol, as in
+        Figure~\ref{fig:prelim_valend}.]] },
+    { name = "final_gradnorm", kind = "curves", study = "final",
+      column = "grad_norm", ylabel = "gradient norm before clipping", logy = true,
+      width = "0.8\\linewidth",
+      caption = [[Global gradient norm before clipping over training, final protocol (mean and
+        range over seeds; logarithmic axis).]] },
+    { name = "final_embednorm", kind = "curves", study = "final",
+      column = "embed_norm", ylabel = "embedding norm (mean over positions)", logy = true,
+      width = "0.8\\linewidth",
+      caption = [[Norm of the embedding output over training, final protocol (mean and range over
+        seeds; logarithmic axis).]] },
+    { name = "forest_val_loss", kind = "forest", metric = "val_loss",
+      width = "0.9\\linewidth",
+      caption = [[Every comparison on validation loss across the studies whose primary metric it
+        is: mean difference with its interval (blue), the band of $\pm$ the study's
+        minimum effect (grey) and $\pm$ the design's minimum detectable effect (orange
+        diamonds).]] },
+    { name = "instability_loss", kind = "curves", study = "instability",
+      column = "loss", ylabel = LOSS, logy = true },
+    { name = "instability_divergence", kind = "divergence", study = "instability" },
+    { name = "forest_n_spikes", kind = "forest", metric = "n_spikes",
+      width = "0.9\\linewidth",
+      caption = [[Effects on the number of loss spikes, as in Figure~\ref{fig:forest_val_loss}.]] },
+    { name = "scale_effect", kind = "effect", study = "scale",
+      width = "0.7\\linewidth",
+      caption = [[Effect on the primary metric against the number of parameters, with its
+        interval; the grey band is $\pm$ the minimum effect.]] },
+    { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
+      column = "d_val_loss", ylabel = "validation loss (nats)", logy = true,
+      width = "0.8\\linewidth",
+      caption = [[Validation loss over training by embedding initialization scale (line style) and
+        variant (colour), mean and range over seeds; logarithmic axis.]] },
+    { name = "final_reliability", kind = "reliability", study = "final",
+      width = "0.55\\linewidth",
+      caption = [[Reliability diagram of the final protocol, bins of all seeds pooled.]] },
+    { name = "final_classnorm", kind = "classnorm", study = "final",
+      width = "0.9\\linewidth",
+      caption = [[Embedding norm by character class of the input over training (periodic
+        diagnostics of the final protocol; mean and range over seeds; logarithmic axis).]] },
+    { name = "final_resid", kind = "array", study = "final", key = "resid_norm", script = "resid",
+      width = "0.7\\linewidth",
+      caption = [[Residual-stream norm by depth at the end of the final protocol (mean over seeds
+        with the range; logarithmic axis).]] },
+    { name = "final_position", kind = "array", study = "final",
+      key = "loss_by_position", script = "position",
+      width = "0.7\\linewidth",
+      caption = [[Validation loss by position in the context window at the end of the final
+        protocol (mean over seeds).]] },
+  },
+}
