@@ -197,7 +197,8 @@ local function comparisons(d, s, S)
   end
 end
 
--- The verdicts (each alone and as a list) and the notes of the summary.
+-- The verdicts (each alone and as a list, set \sloppy: a comparison's label can be a long
+-- key=value list) and the notes of the summary.
 local function verdicts(d, s, S)
   local items = {}
   for _, v in ipairs(s.summary.verdicts or {}) do
@@ -209,7 +210,7 @@ local function verdicts(d, s, S)
       F.escape(v.sentence or ""))
   end
   d.def(S .. "Verdicts", #items == 0 and "\\emph{This study has no comparisons.}" or
-    ("\\begin{itemize}\n" .. table.concat(items, "\n") .. "\n\\end{itemize}"))
+    ("\\begin{itemize}\\sloppy\n" .. table.concat(items, "\n") .. "\n\\end{itemize}"))
   local notes = {}
   for _, n in ipairs(s.summary.notes or {}) do notes[#notes + 1] = "\\item " .. F.escape(n) end
   d.def(S .. "Notes", #notes == 0 and "\\emph{none}" or

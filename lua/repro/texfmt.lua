@@ -50,11 +50,11 @@ local UNICODE = {
   ["\u{2265}"] = "$\\ge$", ["\u{03b1}"] = "$\\alpha$", ["\u{2192}"] = "$\\to$",
 }
 
--- Plain text as LaTeX text: special characters escaped, breaks allowed after underscores
--- and slashes, a few
+-- Plain text as LaTeX text: special characters escaped, breaks allowed after underscores,
+-- slashes and a comma followed by a letter (key=value lists), a few
 -- non-ASCII symbols as their LaTeX forms and any other non-ASCII character as "?".
 function M.escape(s)
-  s = tostring(s):gsub("[\\{}$&#^_%%~<>|/]", ESCAPE)
+  s = tostring(s):gsub("[\\{}$&#^_%%~<>|/]", ESCAPE):gsub(",(%a)", ",\\allowbreak{}%1")
   s = s:gsub("[\xc2-\xf4][\x80-\xbf]*", function(ch) return UNICODE[ch] or "?" end)
   return s
 end
