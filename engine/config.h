@@ -1,4 +1,4 @@
-/* A run's configuration: every key of DESIGN.md with its default, type and valid range.
+/* A run's configuration: every key of docs/DESIGN.md with its default, type and valid range.
  * One table (config.c) drives defaults, setting by name, validation and listing, so the
  * C engine, the Lua binding and the run records agree on the keys.
  *

@@ -1,4 +1,4 @@
-/* The Pre-LN GPT of DESIGN.md: forward, backward, AdamW and evaluation, by hand.
+/* The Pre-LN GPT of docs/DESIGN.md: forward, backward, AdamW and evaluation, by hand.
  *
  * Parameters live in one buffer, in this order, which is also the order they are
  * drawn from the run's init stream (PCG purpose init, seed init_seed, index 0); gains

@@ -1,4 +1,4 @@
-/* Training and evaluation of one run (DESIGN.md protocol).
+/* Training and evaluation of one run (docs/DESIGN.md protocol).
  *
  * train_run validates the config, loads the corpus, initializes from the run's init seed
  * and trains for cfg.iters steps on batches of its data seed, calling on_step after every

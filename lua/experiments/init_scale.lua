@@ -2,7 +2,7 @@
 -- Run with `bin/repro run lua/experiments/init_scale.lua` (after final.lua, whose runs it
 -- copies).
 --
--- Why.  With the GPT-2 initialization pinned in DESIGN.md (token and position embeddings
+-- Why.  With the GPT-2 initialization pinned in docs/DESIGN.md (token and position embeddings
 -- N(0, 0.02)), the block-1 input has a norm near 0.2-0.5, and a LayerNorm or RMSNorm
 -- there rescales it to about sqrt(d_model) = 11.3, some 25-fold.  The seeds report a
 -- baseline embedding norm of 11.46, which is what PyTorch's default nn.Embedding

@@ -1,6 +1,6 @@
 -- The seeds' Table 1 protocol: 150 iterations, seeds 1-3, no embedding norm vs LayerNorm
 -- vs RMSNorm after token + position embedding; every other setting is the default model
--- (DESIGN.md).  Run with `bin/repro run lua/experiments/prelim.lua`.
+-- (docs/DESIGN.md).  Run with `bin/repro run lua/experiments/prelim.lua`.
 --
 -- Pre-registered before any run (lua/repro/analysis.lua states the decision rule):
 --   primary metric  val_loss, lower is better.  A difference in validation loss is the

@@ -1,4 +1,4 @@
--- Run records (DESIGN.md): DIR/config.json, manifest.json, log.csv, metrics.json.
+-- Run records (docs/DESIGN.md): DIR/config.json, manifest.json, log.csv, metrics.json.
 --
 -- A run is done when metrics.json exists, config.json holds exactly the requested
 -- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record

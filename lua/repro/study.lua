@@ -1,6 +1,6 @@
 -- Study files: load, validate and expand into runs.
 --
--- A study file is plain Lua returning a table (DESIGN.md, lua/experiments/README.md):
+-- A study file is plain Lua returning a table (docs/DESIGN.md, lua/experiments/README.md):
 --
 --   name, description      the study's directory name under experiments/, and prose
 --   base                   config overrides shared by every run
