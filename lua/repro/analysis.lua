@@ -104,9 +104,7 @@ M.DEFINITIONS = {
     .. "earlier steps (undefined for a diverged run)",
 }
 
-local function finite(x)
-  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
-end
+local finite = require("repro.base").finite
 
 local function field_number(s)
   if s == nil or s == "" then return nil end

@@ -34,9 +34,7 @@ local plot = require "repro.report_plot"
 
 local M = {}
 
-local function user_error(fmt, ...)
-  error({ message = string.format(fmt, ...) }, 0)
-end
+local user_error = require("repro.base").user_error
 
 -- Output files: written only when their bytes change; everything written is remembered
 -- so that stale generated files can be removed.

@@ -12,9 +12,7 @@ local texfmt = require "repro.texfmt"
 local M = {}
 local finite = texfmt.finite
 
-local function user_error(fmt, ...)
-  error({ message = string.format(fmt, ...) }, 0)
-end
+local user_error = require("repro.base").user_error
 
 local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 

@@ -66,6 +66,7 @@
 -- `study: FILE:LINE: repro.name: message`.  Say in lua/experiments/README.md what it
 -- returns.  A study that calls it records the resolved values in its configs, so a
 -- changed input changes the config hashes.
+local base = require "repro.base"
 local engine = require "engine"
 local stats = require "stats"
 local record = require "repro.record"
@@ -102,7 +103,7 @@ local RESERVED = {
   threads = "is set by the runner from --jobs (results do not depend on it)",
 }
 
-local function user_error(msg) error({ message = msg }, 0) end
+local function user_error(msg) base.user_error("%s", msg) end
 M.user_error = user_error
 
 -- The sandbox's limits (lua/lsandbox.c): memory of the study's Lua state, VM

@@ -9,6 +9,7 @@
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A degenerate
 -- comparison's reason is printed under its table, never "nan" or "inf".
+local stats = require "stats"
 local F = require "repro.texfmt"
 local data = require "repro.report_data"
 
@@ -19,7 +20,7 @@ local DASH = F.DASH
 -- Pieces shared by the tables ---------------------------------------------------------
 
 local function level(s)
-  local alpha = s.analysis.alpha or 0.05
+  local alpha = s.analysis.alpha or stats.DEFAULT_ALPHA
   return F.fixed(100 * (1 - alpha), math.max(0, F.sig_decimals(100 * (1 - alpha), 2))) .. "\\,\\%"
 end
 

@@ -10,9 +10,7 @@
 -- the summary leaves undefined prints as an em dash: never "nan" or "inf".
 local M = {}
 
-local function finite(x)
-  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
-end
+local finite = require("repro.base").finite
 M.finite = finite
 
 -- Display names and decimals of the metrics the paper shows.
