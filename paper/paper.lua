@@ -71,6 +71,14 @@ return {
     { name = "init_scale_paired", kind = "paired", study = "init_scale", wide = true,
       caption = [[Paired comparisons of the init-scale study (columns as in
         Table~\ref{tab:prelim_paired}).]] },
+    { name = "compute", kind = "compute", wide = true,
+      caption = [[What each study trained: its runs, how many have a config no earlier row has
+        (an identical config is trained once and its record copied), iterations, training
+        tokens, the core-hours its run records carry, the engine's code path and threads;
+        the last row counts every distinct run once.]] },
+    { name = "checklist", kind = "checklist", wide = true,
+      caption = [[The ML Reproducibility Checklist's experimental items, answered from the run
+        records.]] },
   },
 
   figures = {
