@@ -7,6 +7,7 @@
 --   setting_effect the primary comparisons within each setting
 --   studies        one row per study
 --   compute, checklist  the reproducibility tables (lua/repro/tex_compute.lua)
+--   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/tex_claim.lua)
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A degenerate
 -- comparison's reason is printed under its table, never "nan" or "inf".
@@ -14,6 +15,7 @@ local stats = require "stats"
 local F = require "repro.texfmt"
 local data = require "repro.report_data"
 local compute = require "repro.tex_compute"
+local claim = require "repro.tex_claim"
 
 local M = {}
 local finite = F.finite
@@ -383,6 +385,8 @@ M.KINDS = {
   studies = { all = M.studies_table },
   compute = { all = compute.compute_table },
   checklist = { all = compute.checklist_table },
+  claim = { build = claim.claim_table },
+  claim_effects = { build = claim.claim_effects_table },
 }
 
 -- The generic tables of a study the manifest does not list: paired, seeds (when its
@@ -412,7 +416,7 @@ function M.tables(ctx)
       out[e.name] = wrap(s, placeholder(string.format("the run records of the %s study are " ..
         "missing under %s", F.escape(e.study), F.escape(s.dir))))
     else
-      out[e.name] = kind.build(s)
+      out[e.name] = kind.build(s, ctx)
     end
   end
   for _, s in ipairs(ctx.studies) do
