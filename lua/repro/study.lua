@@ -322,12 +322,12 @@ local function check_pair(P, pair, path, variants, names)
   return ok and { pair[1], pair[2] } or nil
 end
 
-local function check_analysis(P, a, variants, variant_names)
-  local out = {}
-  if type(a) ~= "table" then
-    P.add("analysis", "expected a table, got " .. typename(a))
-    return out
-  end
+-- check_analysis in steps: each checks some fields of the study's `analysis` table `a`,
+-- reports their problems to P (in the order check_analysis calls the steps, so a study's
+-- list of problems reads the same each time) and fills the normalized `out`.
+
+-- Unknown fields, and the required ones that are missing.
+local function check_analysis_fields(P, a)
   local fields = set_of(ANALYSIS_FIELDS)
   for k in pairs(a) do
     if not fields[k] then
@@ -339,6 +339,38 @@ local function check_analysis(P, a, variants, variant_names)
     if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration)",
       "analysis") end
   end
+end
+
+-- A list of metric names at analysis.<field>; `seen` holds names already taken (a
+-- repeat is an error, `twice` says why), and is updated.
+local function metric_list(P, a, field, nonempty, seen, twice)
+  local known = set_of(M.metric_names())
+  local list = {}
+  local value = a[field]
+  if value == nil then return list end
+  if not is_list(value) or (nonempty and #value == 0) then
+    P.add("analysis." .. field, "expected a " .. (nonempty and "non-empty " or "") ..
+      "list of metric names")
+    return list
+  end
+  for i, m in ipairs(value) do
+    local path = "analysis." .. field .. "[" .. i .. "]"
+    if type(m) ~= "string" or not known[m] then
+      P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
+        suggest(tostring(m), M.metric_names()), tostring(m))
+    elseif seen[m] then
+      P.add(path, "metric '" .. m .. "' " .. twice, m, 2)
+    else
+      seen[m] = true
+      list[#list + 1] = m
+    end
+  end
+  return list
+end
+
+-- baseline, metrics, secondary (compared like the others but outside the Holm family:
+-- exploratory) and primary.
+local function check_metrics(P, a, out, variants, variant_names)
   if a.baseline ~= nil then
     if type(a.baseline) ~= "string" or not variants[a.baseline] then
       P.add("analysis.baseline", "unknown variant '" .. tostring(a.baseline) .. "'" ..
@@ -347,46 +379,22 @@ local function check_analysis(P, a, variants, variant_names)
       out.baseline = a.baseline
     end
   end
-  local known = set_of(M.metric_names())
-  -- A list of metric names at analysis.<field>; `seen` holds names already taken
-  -- (a repeat is an error), and is updated.
-  local function metric_list(field, nonempty, seen, twice)
-    local list = {}
-    local value = a[field]
-    if value == nil then return list end
-    if not is_list(value) or (nonempty and #value == 0) then
-      P.add("analysis." .. field, "expected a " .. (nonempty and "non-empty " or "") ..
-        "list of metric names")
-      return list
-    end
-    for i, m in ipairs(value) do
-      local path = "analysis." .. field .. "[" .. i .. "]"
-      if type(m) ~= "string" or not known[m] then
-        P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
-          suggest(tostring(m), M.metric_names()), tostring(m))
-      elseif seen[m] then
-        P.add(path, "metric '" .. m .. "' " .. twice, m, 2)
-      else
-        seen[m] = true
-        list[#list + 1] = m
-      end
-    end
-    return list
-  end
-  local seen_metrics = {}
-  local metrics = metric_list("metrics", true, seen_metrics, "is listed twice")
-  out.metrics = metrics
-  -- Secondary metrics: compared like the others but outside the Holm family (exploratory).
-  out.secondary = metric_list("secondary", false, seen_metrics,
+  local seen = {}
+  out.metrics = metric_list(P, a, "metrics", true, seen, "is listed twice")
+  out.secondary = metric_list(P, a, "secondary", false, seen,
     "is already listed in analysis.metrics or analysis.secondary")
   if a.primary ~= nil then
-    if type(a.primary) ~= "string" or not set_of(metrics)[a.primary] then
+    if type(a.primary) ~= "string" or not set_of(out.metrics)[a.primary] then
       P.add("analysis.primary", "'" .. tostring(a.primary) ..
         "' is not one of analysis.metrics", "primary")
     else
       out.primary = a.primary
     end
   end
+end
+
+-- The decision's parameters: better, min_effect, alpha, correction.
+local function check_decision(P, a, out)
   if a.better ~= nil then
     if a.better ~= "lower" and a.better ~= "higher" then
       P.add("analysis.better", "expected \"lower\" or \"higher\", got " .. tostring(a.better),
@@ -415,6 +423,10 @@ local function check_analysis(P, a, variants, variant_names)
       "correction")
   end
   out.correction = "holm"
+end
+
+-- The test and its resampling: resamples, bootstrap, test, registered_rule.
+local function check_test(P, a, out)
   if a.resamples ~= nil then
     if math.type(a.resamples) ~= "integer" or a.resamples < stats.MIN_RESAMPLES then
       P.add("analysis.resamples", "expected an integer >= " .. stats.MIN_RESAMPLES, "resamples")
@@ -444,10 +456,12 @@ local function check_analysis(P, a, variants, variant_names)
       out.registered_rule = a.registered_rule
     end
   end
-  out.design_notes = {}
+end
 
-  local comparisons = {}
-  local seen = {}
+-- The comparisons: the listed {treatment, baseline} pairs, or without a list every
+-- variant against the baseline (out.baseline, when valid).
+local function check_comparisons(P, a, out, variants, variant_names)
+  local comparisons, seen = {}, {}
   local function add_cmp(pair)
     local key = pair[1] .. "\0" .. pair[2]
     if seen[key] then return false end
@@ -469,14 +483,40 @@ local function check_analysis(P, a, variants, variant_names)
         end
       end
     end
-    out.explicit_comparisons = true
   elseif out.baseline then
     for _, v in ipairs(variant_names) do
       if v ~= out.baseline then add_cmp({ v, out.baseline }) end
     end
   end
   out.comparisons = comparisons
+end
 
+-- One interaction {name=, a={t, b}, b={t, b}} at `path`; names holds the names taken.
+local function check_interaction(P, it, path, names, variants, variant_names)
+  if type(it) ~= "table" then
+    P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
+    return nil
+  end
+  for k in pairs(it) do
+    if k ~= "name" and k ~= "a" and k ~= "b" then
+      P.add(path .. "." .. tostring(k), "unknown field (expected name, a, b)", tostring(k))
+    end
+  end
+  if type(it.name) ~= "string" or it.name == "" then
+    P.add(path .. ".name", "expected a string")
+  elseif names[it.name] then
+    P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
+  end
+  local pa = check_pair(P, it.a, path .. ".a", variants, variant_names)
+  local pb = check_pair(P, it.b, path .. ".b", variants, variant_names)
+  if type(it.name) == "string" and pa and pb then
+    names[it.name] = true
+    return { name = it.name, a = pa, b = pb }
+  end
+  return nil
+end
+
+local function check_interactions(P, a, out, variants, variant_names)
   local interactions = {}
   if a.interactions ~= nil then
     if not is_list(a.interactions) then
@@ -484,32 +524,28 @@ local function check_analysis(P, a, variants, variant_names)
     else
       local names = {}
       for i, it in ipairs(a.interactions) do
-        local path = "analysis.interactions[" .. i .. "]"
-        if type(it) ~= "table" then
-          P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
-        else
-          for k in pairs(it) do
-            if k ~= "name" and k ~= "a" and k ~= "b" then
-              P.add(path .. "." .. tostring(k), "unknown field (expected name, a, b)",
-                tostring(k))
-            end
-          end
-          if type(it.name) ~= "string" or it.name == "" then
-            P.add(path .. ".name", "expected a string")
-          elseif names[it.name] then
-            P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
-          end
-          local pa = check_pair(P, it.a, path .. ".a", variants, variant_names)
-          local pb = check_pair(P, it.b, path .. ".b", variants, variant_names)
-          if type(it.name) == "string" and pa and pb then
-            names[it.name] = true
-            interactions[#interactions + 1] = { name = it.name, a = pa, b = pb }
-          end
-        end
+        interactions[#interactions + 1] = check_interaction(P, it, "analysis.interactions[" ..
+          i .. "]", names, variants, variant_names)
       end
     end
   end
   out.interactions = interactions
+end
+
+-- The study's pre-registered analysis (header), normalized; P collects the problems.
+local function check_analysis(P, a, variants, variant_names)
+  local out = {}
+  if type(a) ~= "table" then
+    P.add("analysis", "expected a table, got " .. typename(a))
+    return out
+  end
+  check_analysis_fields(P, a)
+  check_metrics(P, a, out, variants, variant_names)
+  check_decision(P, a, out)
+  check_test(P, a, out)
+  out.design_notes = {}
+  check_comparisons(P, a, out, variants, variant_names)
+  check_interactions(P, a, out, variants, variant_names)
   if a.claim ~= nil then
     out.claim = require("repro.claim").check(P, a.claim, variants, variant_names)
   end
