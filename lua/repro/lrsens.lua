@@ -10,9 +10,10 @@
 --     reference = "none",           the group the sensitivity differences refer to
 --     loss = "val_loss",            the final loss l (default val_loss); l0 = init_loss
 --     pilot = { { "layernorm", "none" }, ... },
---                                   group pairs compared at each one's best grid value,
---                                   offered to a later study as its pilot (default: every
---                                   group vs the reference, and layernorm vs rmsnorm)
+--                                   group pairs {treatment, baseline} compared at each
+--                                   one's best grid value, offered to a later study as its
+--                                   pilot (default: every group vs the reference; a study
+--                                   that wants other pairs lists them all, {} for none)
 --     outcomes = { ... },           optional, below
 --   }
 --
@@ -246,9 +247,6 @@ function M.check(P, spec, variants)
     out.pilot = {}
     for _, g in ipairs(out.groups) do
       if g.name ~= out.reference then out.pilot[#out.pilot + 1] = { g.name, out.reference } end
-    end
-    if groups.layernorm and groups.rmsnorm then
-      out.pilot[#out.pilot + 1] = { "layernorm", "rmsnorm" }
     end
   end
   if spec.outcomes ~= nil then out.outcomes = check_outcomes(P, spec.outcomes, groups) end
