@@ -2,7 +2,9 @@
 --
 -- Values.  Every numeric top-level field of a run's metrics.json is a metric, plus
 -- three computed here from the record (study.DERIVED_METRICS):
---   diverged        1 if the run stopped on a non-finite loss or gradient norm, else 0
+--   diverged        1 if the run diverged, else 0: the engine's rule (engine/diag.h), a
+--                   non-finite loss or gradient norm, or engine.DIVERGE_STEPS consecutive
+--                   losses above the loss at initialization + engine.DIVERGE_MARGIN
 --   n_spikes        the number of steps whose training loss is non-finite or exceeds
 --                   SPIKE_FACTOR (1.5) times the smallest loss of all earlier steps
 --                   (a divergence counts as one spike)
@@ -95,11 +97,14 @@ local DIVERGENCE_AWARE = { diverged = true, n_spikes = true, init_loss = true,
   max_loss_jump_step = true, max_abs_logit = true, logit_growth = true, diverge_step = true,
   diverge_lr = true }
 
+-- The divergence rule is the engine's (engine/diag.h), exported by the binding.
 M.DEFINITIONS = {
-  diverged = "1 if the run stopped on a non-finite loss or gradient norm, or on 10 "
-    .. "consecutive training losses above the loss at initialization + 1 nat, else 0",
-  n_spikes = "number of steps whose training loss is non-finite or exceeds 1.5 times the "
-    .. "smallest training loss of all earlier steps (a divergence counts as one spike)",
+  diverged = string.format("1 if the run stopped on a non-finite loss or gradient norm, or " ..
+    "on %d consecutive training losses above the loss at initialization + %g nat, else 0",
+    engine.DIVERGE_STEPS, engine.DIVERGE_MARGIN),
+  n_spikes = string.format("number of steps whose training loss is non-finite or exceeds " ..
+    "%g times the smallest training loss of all earlier steps (a divergence counts as one " ..
+    "spike)", M.SPIKE_FACTOR),
   max_loss_ratio = "largest ratio of a step's training loss to the smallest loss of all "
     .. "earlier steps (undefined for a diverged run)",
 }

@@ -565,8 +565,8 @@ local function check_seeds_spec(P, t)
   end
   local c, spec = t.count, {}
   if type(c) ~= "table" then
-    P.add("seeds.count", "expected a table { power = 0.8, pilot = \"<study>\" } or " ..
-      "{ power = 0.8, sd = x }", "count")
+    P.add("seeds.count", string.format("expected a table { power = %g, pilot = \"<study>\" } " ..
+      "or { power = %g, sd = x }", stats.DEFAULT_POWER, stats.DEFAULT_POWER), "count")
     return nil
   end
   for k in pairs(c) do
