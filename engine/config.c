@@ -281,8 +281,9 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
         FAIL("diag_every=%d: must be >= 0 (0 = off)", c->diag_every);
     if (c->diag_windows <= 0)
         FAIL("diag_windows=%d: must be positive", c->diag_windows);
-    if (c->threads < 0 || c->threads > 1024)
-        FAIL("threads=%d: must be in [0, 1024] (0 = online cores)", c->threads);
+    if (c->threads < 0 || c->threads > CONFIG_MAX_THREADS)
+        FAIL("threads=%d: must be in [0, %d] (0 = online cores)", c->threads,
+             CONFIG_MAX_THREADS);
     if (c->data[0] == '\0')
         FAIL("data: empty path");
     return 0;
@@ -294,6 +295,8 @@ int config_threads(const gpt_config *c)
     if (c->threads > 0)
         return c->threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > CONFIG_MAX_THREADS)
+        n = CONFIG_MAX_THREADS;
     return n > 0 ? (int)n : 1;
 }
 

@@ -24,6 +24,10 @@ enum embed_norm {
 };
 enum lr_schedule { LR_COSINE = 0, LR_CONSTANT = 1 };
 
+/* The largest `threads`: engine/gemm.c keeps per-thread scratch for this many OpenMP
+ * threads (exported to Lua as engine.MAX_THREADS). */
+#define CONFIG_MAX_THREADS 1024
+
 typedef struct {
     int n_layer, d_model, n_head, context, batch, iters;
     double lr, min_lr;
@@ -70,7 +74,9 @@ int config_set_bool(gpt_config *c, const char *key, int v, char *err, size_t err
 /* Checks every range and cross-key rule that needs no corpus; 0 or -1 with a message
  * naming the key and value. */
 int config_validate(const gpt_config *c, char *err, size_t errlen);
-int config_threads(const gpt_config *c); /* resolved thread count */
+/* The resolved thread count: threads, or when 0 the online cores (at most
+ * CONFIG_MAX_THREADS). */
+int config_threads(const gpt_config *c);
 
 /* Derived keys, resolved. */
 double config_tok_init_std(const gpt_config *c);

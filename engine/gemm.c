@@ -5,6 +5,7 @@
 
 #include <omp.h>
 
+#include "config.h"
 #include "isa.h"
 #include "kern_ops.h"
 #include "kernels.h"
@@ -14,7 +15,7 @@
 
 /* Per-thread buffers, grown on demand and kept between calls (allocating per call costs
  * page faults); kernels_release frees them. */
-#define MAX_THREADS 256
+#define MAX_THREADS CONFIG_MAX_THREADS /* the most a run may use */
 #define N_SLOTS 6 /* 0..3 for callers (attention), 4 packed A, 5 packed B */
 static struct {
     float *p;

@@ -146,6 +146,101 @@ int train_check(const gpt_config *cfg, char *err, size_t errlen)
 
 enum { PS_CONF, PS_HIT, PS_BRIER, PS_LNORM, PS_LMAX, PS_ENORM, N_PS };
 
+/* Windows w0 .. w0 + nb - 1 of the validation split into the model's inputs and targets. */
+static void load_windows(gpt_model *m, const corpus *c, long w0, int nb)
+{
+    const int T = m->T;
+    for (int b = 0; b < nb; b++) {
+        const int32_t *src = c->val + (size_t)(w0 + b) * T;
+        memcpy(m->inputs + (size_t)b * T, src, (size_t)T * sizeof(int32_t));
+        memcpy(m->targets + (size_t)b * T, src + 1, (size_t)T * sizeof(int32_t));
+    }
+}
+
+/* Per position of the last forward pass (npos of them), `per` values into ps: the PS_*
+ * measures and the residual norm after each of the L + 1 stages.  One thread per position. */
+static void position_stats(const gpt_model *m, long npos, size_t per, double *ps)
+{
+    const int V = m->V, C = m->C, L = m->L;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < npos; i++) {
+        const float *z = m->logits + i * V, *p = m->probs + i * V;
+        double *o = ps + i * per;
+        int best = 0;
+        double l2 = 0;
+        for (int v = 0; v < V; v++) {
+            if (z[v] > z[best])
+                best = v;
+            l2 += (double)z[v] * z[v];
+        }
+        o[PS_CONF] = p[best];
+        o[PS_HIT] = best == m->targets[i];
+        o[PS_BRIER] = diag_brier(p, V, m->targets[i]);
+        o[PS_LNORM] = sqrt(l2);
+        o[PS_LMAX] = z[best];
+        for (int l = 0; l <= L; l++) {
+            const float *x = m->res[l] + i * C;
+            double s = 0;
+            for (int k = 0; k < C; k++)
+                s += (double)x[k] * x[k];
+            o[N_PS + l] = sqrt(s);
+        }
+        o[PS_ENORM] = o[N_PS];
+    }
+}
+
+/* Per sequence b < nb: the mean cosine of the first and of the final residual stream
+ * into seq[2b], seq[2b + 1] (cos_sum: C doubles of scratch per sequence). */
+static void sequence_stats(const gpt_model *m, int nb, double *seq, double *cos_sum)
+{
+    const int T = m->T, C = m->C, L = m->L;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < nb; b++) {
+        double *sum = cos_sum + (size_t)b * C;
+        seq[2 * b] = diag_cosine_mean(m->res[0] + (size_t)b * T * C, T, C, sum);
+        seq[2 * b + 1] = diag_cosine_mean(m->res[L] + (size_t)b * T * C, T, C, sum);
+    }
+}
+
+/* Adds the nb windows' positions (ps, in position order) and sequences (seq) to the sums
+ * d; with hits != NULL, each position's hit at its place from window w0 on. */
+static void accumulate(diag_sums *d, const gpt_model *m, const int *cls, const double *ps,
+                       size_t per, const double *seq, int nb, long w0, uint8_t *hits)
+{
+    const int T = m->T, L = m->L;
+    long npos = (long)nb * T;
+    for (long i = 0; i < npos; i++) {
+        const double *o = ps + i * per;
+        int tgt = m->targets[i], t = (int)(i % T);
+        d->n += 1;
+        d->loss += m->losses[i];
+        d->hits += o[PS_HIT];
+        d->brier += o[PS_BRIER];
+        d->logit_norm += o[PS_LNORM];
+        d->max_logit += o[PS_LMAX];
+        int k = diag_bin(o[PS_CONF]);
+        d->bin_n[k] += 1;
+        d->bin_conf[k] += o[PS_CONF];
+        d->bin_hits[k] += o[PS_HIT];
+        d->cls_n[cls[tgt]] += 1;
+        d->cls_hits[cls[tgt]] += o[PS_HIT];
+        d->emb_n[cls[m->inputs[i]]] += 1;
+        d->emb_norm_cls[cls[m->inputs[i]]] += o[PS_ENORM];
+        d->emb_norm += o[PS_ENORM];
+        for (int l = 0; l <= L; l++)
+            d->resid_norm[l] += o[N_PS + l];
+        d->pos_loss[t] += m->losses[i];
+        d->pos_n[t] += 1;
+        if (hits)
+            hits[(size_t)w0 * T + (size_t)i] = o[PS_HIT] != 0;
+    }
+    for (int b = 0; b < nb; b++) {
+        d->cos_first += seq[2 * b];
+        d->cos_final += seq[2 * b + 1];
+        d->n_seq += 1;
+    }
+}
+
 /* The first max_windows non-overlapping windows of the validation split (all if
  * max_windows <= 0), in window order, every instrument of diag.h; with temperature != 0
  * also the temperature scan (which stores every logit); with hits != NULL, each
@@ -175,78 +270,16 @@ static int evaluate(gpt_model *m, const corpus *c, long max_windows, int tempera
     }
     for (long w0 = 0; w0 < n_win; w0 += m->B) {
         int nb = (int)(n_win - w0 < m->B ? n_win - w0 : m->B);
-        for (int b = 0; b < nb; b++) {
-            const int32_t *src = c->val + (size_t)(w0 + b) * T;
-            memcpy(m->inputs + (size_t)b * T, src, (size_t)T * sizeof(int32_t));
-            memcpy(m->targets + (size_t)b * T, src + 1, (size_t)T * sizeof(int32_t));
-        }
+        load_windows(m, c, w0, nb);
         double t0 = now_s();
         gpt_forward(m, nb, 1, 0, 0);
         fwd += now_s() - t0;
         if ((rc = check_kernels(err, errlen)) != TRAIN_OK)
             goto done;
         long npos = (long)nb * T;
-#pragma omp parallel for schedule(static)
-        for (long i = 0; i < npos; i++) {
-            const float *z = m->logits + i * V, *p = m->probs + i * V;
-            double *o = ps + i * per;
-            int best = 0;
-            double l2 = 0;
-            for (int v = 0; v < V; v++) {
-                if (z[v] > z[best])
-                    best = v;
-                l2 += (double)z[v] * z[v];
-            }
-            o[PS_CONF] = p[best];
-            o[PS_HIT] = best == m->targets[i];
-            o[PS_BRIER] = diag_brier(p, V, m->targets[i]);
-            o[PS_LNORM] = sqrt(l2);
-            o[PS_LMAX] = z[best];
-            for (int l = 0; l <= L; l++) {
-                const float *x = m->res[l] + i * C;
-                double s = 0;
-                for (int k = 0; k < C; k++)
-                    s += (double)x[k] * x[k];
-                o[N_PS + l] = sqrt(s);
-            }
-            o[PS_ENORM] = o[N_PS];
-        }
-#pragma omp parallel for schedule(static)
-        for (int b = 0; b < nb; b++) {
-            double *sum = cos_sum + (size_t)b * C;
-            seq[2 * b] = diag_cosine_mean(m->res[0] + (size_t)b * T * C, T, C, sum);
-            seq[2 * b + 1] = diag_cosine_mean(m->res[L] + (size_t)b * T * C, T, C, sum);
-        }
-        for (long i = 0; i < npos; i++) {
-            const double *o = ps + i * per;
-            int tgt = m->targets[i], t = (int)(i % T);
-            d->n += 1;
-            d->loss += m->losses[i];
-            d->hits += o[PS_HIT];
-            d->brier += o[PS_BRIER];
-            d->logit_norm += o[PS_LNORM];
-            d->max_logit += o[PS_LMAX];
-            int k = diag_bin(o[PS_CONF]);
-            d->bin_n[k] += 1;
-            d->bin_conf[k] += o[PS_CONF];
-            d->bin_hits[k] += o[PS_HIT];
-            d->cls_n[cls[tgt]] += 1;
-            d->cls_hits[cls[tgt]] += o[PS_HIT];
-            d->emb_n[cls[m->inputs[i]]] += 1;
-            d->emb_norm_cls[cls[m->inputs[i]]] += o[PS_ENORM];
-            d->emb_norm += o[PS_ENORM];
-            for (int l = 0; l <= L; l++)
-                d->resid_norm[l] += o[N_PS + l];
-            d->pos_loss[t] += m->losses[i];
-            d->pos_n[t] += 1;
-            if (hits)
-                hits[(size_t)w0 * T + (size_t)i] = o[PS_HIT] != 0;
-        }
-        for (int b = 0; b < nb; b++) {
-            d->cos_first += seq[2 * b];
-            d->cos_final += seq[2 * b + 1];
-            d->n_seq += 1;
-        }
+        position_stats(m, npos, per, ps);
+        sequence_stats(m, nb, seq, cos_sum);
+        accumulate(d, m, cls, ps, per, seq, nb, w0, hits);
         if (temperature) {
             memcpy(all_logits + (size_t)w0 * T * V, m->logits, (size_t)npos * V * sizeof(float));
             memcpy(all_targets + (size_t)w0 * T, m->targets, (size_t)npos * sizeof(int32_t));

@@ -32,6 +32,11 @@
  *   engine.log_columns(cfg)      -> list of log.csv column names
  *   engine.metric_names()        -> sorted list of the scalar metrics train reports
  *   engine.error_kinds           -> {"config", "corpus", "checkpoint", "filesystem", "memory"}
+ *   engine.MAX_THREADS           the largest `threads` (engine/config.h)
+ *   engine.DIVERGE_STEPS, engine.DIVERGE_MARGIN
+ *                                the divergence rule (engine/diag.h): DIVERGE_STEPS
+ *                                consecutive losses above the loss at initialization +
+ *                                DIVERGE_MARGIN nats
  * Errors of check, param_count, log_columns and train read "<kind>: <message>", the kind
  * one of engine.error_kinds (engine/train.h): config (a value, its key named), corpus
  * (the data file), checkpoint (the one to resume from cannot be read or is of another
@@ -604,7 +609,9 @@ static int l_fma_peak(lua_State *L)
 {
     int threads = (int)luaL_checkinteger(L, 1);
     double seconds = luaL_optnumber(L, 2, 0.5);
-    luaL_argcheck(L, threads >= 1 && threads <= 1024, 1, "threads must be 1..1024");
+    if (threads < 1 || threads > CONFIG_MAX_THREADS)
+        return luaL_argerror(L, 1,
+                             lua_pushfstring(L, "threads must be 1..%d", CONFIG_MAX_THREADS));
     lua_pushnumber(L, kernels_fma_peak(threads, seconds));
     return 1;
 }
@@ -633,5 +640,12 @@ int luaopen_engine(lua_State *L)
         lua_rawseti(L, -2, k);
     }
     lua_setfield(L, -2, "error_kinds");
+    /* the engine's limits and rules, so Lua never retypes them (like math.pi) */
+    lua_pushinteger(L, CONFIG_MAX_THREADS);
+    lua_setfield(L, -2, "MAX_THREADS");
+    lua_pushinteger(L, DIVERGE_STEPS);
+    lua_setfield(L, -2, "DIVERGE_STEPS");
+    lua_pushnumber(L, DIVERGE_MARGIN);
+    lua_setfield(L, -2, "DIVERGE_MARGIN");
     return 1;
 }

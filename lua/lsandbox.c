@@ -685,23 +685,112 @@ static int push_failure(lua_State *L, const char *kind, const char *msg, size_t 
     return 3;
 }
 
+/* The limits argument of sandbox.eval (argument 3), each checked against its range. */
+typedef struct {
+    double memory, instructions, wall_s, result_bytes, depth;
+} limits;
+
+static limits check_limits(lua_State *L)
+{
+    luaL_checktype(L, 3, LUA_TTABLE);
+    limits lim;
+    lim.memory = field_num(L, 3, "memory_bytes", 256.0 * 1024 * 1024);
+    lim.instructions = field_num(L, 3, "instructions", 1e8);
+    lim.wall_s = field_num(L, 3, "wall_s", 10);
+    lim.result_bytes = field_num(L, 3, "result_bytes", 16.0 * 1024 * 1024);
+    lim.depth = field_num(L, 3, "depth", 64);
+    luaL_argcheck(L, lim.memory >= 65536 && lim.memory <= 1e12, 3, "memory_bytes: out of range");
+    luaL_argcheck(L, lim.instructions >= HOOK_EVERY && lim.instructions <= 1e15, 3,
+                  "instructions: out of range");
+    luaL_argcheck(L, lim.wall_s > 0 && lim.wall_s <= 3600, 3, "wall_s: out of range");
+    luaL_argcheck(L, lim.result_bytes >= 64 && lim.result_bytes <= 1e9, 3,
+                  "result_bytes: out of range");
+    luaL_argcheck(L, lim.depth >= 1 && lim.depth < MAX_DEPTH, 3, "depth: out of range");
+    return lim;
+}
+
+/* The child's reply from fd into buf, until EOF, wall_s seconds or more than `limit`
+ * bytes: 0, or 't' (timed out) or 'b' (too big). */
+static int read_reply(luaL_Buffer *buf, int fd, double wall_s, size_t limit)
+{
+    double deadline = now_s() + wall_s;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0)
+            return 't';
+        struct pollfd p = {fd, POLLIN, 0};
+        int rc = poll(&p, 1, (int)(left * 1000) + 1);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc == 0)
+            continue; /* the deadline check above ends it */
+        if (rc < 0)
+            return 0;
+        char *dst = luaL_prepbuffsize(buf, 65536);
+        ssize_t got = read(fd, dst, 65536);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return 0;
+        luaL_addsize(buf, (size_t)got);
+        if (luaL_bufflen(buf) > limit)
+            return 'b';
+    }
+}
+
+/* sandbox.eval's results from the child's reply p[0 .. n) (a kind byte, a 64-bit length,
+ * the payload) and its wait status st. */
+static int push_reply(lua_State *L, const unsigned char *p, size_t n, int st, int depth)
+{
+    uint64_t len = 0;
+    if (n >= 9)
+        for (int i = 0; i < 8; i++)
+            len |= (uint64_t)p[1 + i] << (8 * i);
+    if (n < 9 || len != n - 9) {
+        char why[160];
+        if (WIFSIGNALED(st))
+            snprintf(why, sizeof why, "the evaluating process was killed by signal %d (%s)",
+                     WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else
+            snprintf(why, sizeof why, "the evaluating process exited with status %d and no "
+                     "complete reply", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU)
+            return push_failure(L, "time", "", 0);
+        return push_failure(L, "crashed", why, strlen(why));
+    }
+    const char *payload = (const char *)p + 9;
+    switch (p[0]) {
+    case 'o': {
+        reader r = {p + 9, n - 9, 0, depth + 1};
+        int base = lua_gettop(L);
+        lua_pushboolean(L, 1);
+        if (decode(L, &r, 0, 0) != 0 || r.pos != r.n) {
+            lua_settop(L, base);
+            return push_failure(L, "crashed", "malformed reply", 15);
+        }
+        return 2;
+    }
+    case 's':
+        return push_failure(L, "syntax", payload, n - 9);
+    case 'e':
+        return push_failure(L, "error", payload, n - 9);
+    case 'm':
+        return push_failure(L, "memory", payload, n - 9);
+    case 'i':
+        return push_failure(L, "instructions", payload, n - 9);
+    case 'r':
+        return push_failure(L, "result", payload, n - 9);
+    default:
+        return push_failure(L, "crashed", "malformed reply", 15);
+    }
+}
+
 static int sb_eval(lua_State *L)
 {
     size_t src_len;
     const char *src = luaL_checklstring(L, 1, &src_len);
     const char *chunkname = luaL_checkstring(L, 2);
-    luaL_checktype(L, 3, LUA_TTABLE);
-    double memory = field_num(L, 3, "memory_bytes", 256.0 * 1024 * 1024);
-    double instructions = field_num(L, 3, "instructions", 1e8);
-    double wall_s = field_num(L, 3, "wall_s", 10);
-    double result_bytes = field_num(L, 3, "result_bytes", 16.0 * 1024 * 1024);
-    double depth = field_num(L, 3, "depth", 64);
-    luaL_argcheck(L, memory >= 65536 && memory <= 1e12, 3, "memory_bytes: out of range");
-    luaL_argcheck(L, instructions >= HOOK_EVERY && instructions <= 1e15, 3,
-                  "instructions: out of range");
-    luaL_argcheck(L, wall_s > 0 && wall_s <= 3600, 3, "wall_s: out of range");
-    luaL_argcheck(L, result_bytes >= 64 && result_bytes <= 1e9, 3, "result_bytes: out of range");
-    luaL_argcheck(L, depth >= 1 && depth < MAX_DEPTH, 3, "depth: out of range");
+    limits lim = check_limits(L);
     int api_ref = LUA_NOREF;
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
@@ -730,53 +819,24 @@ static int sb_eval(lua_State *L)
         close(fds[0]);
         box b;
         memset(&b, 0, sizeof b);
-        b.limit = (size_t)memory;
-        b.max_hooks = (long long)(instructions / HOOK_EVERY);
+        b.limit = (size_t)lim.memory;
+        b.max_hooks = (long long)(lim.instructions / HOOK_EVERY);
         b.src = src;
         b.src_len = src_len;
         b.chunkname = chunkname;
         b.host = L;
         b.api_ref = api_ref;
-        b.max_depth = (int)depth;
-        b.out.limit = (size_t)result_bytes;
-        b.call.limit = (size_t)result_bytes;
-        child(fds[1], &b, wall_s);
+        b.max_depth = (int)lim.depth;
+        b.out.limit = (size_t)lim.result_bytes;
+        b.call.limit = (size_t)lim.result_bytes;
+        child(fds[1], &b, lim.wall_s);
     }
     close(fds[1]);
     luaL_unref(L, LUA_REGISTRYINDEX, api_ref);
 
-    /* Read the reply until EOF, the deadline or the size limit. */
-    double deadline = now_s() + wall_s;
-    size_t limit = (size_t)result_bytes + MSG_MAX + 64;
-    int timed_out = 0, too_big = 0;
-    for (;;) {
-        double left = deadline - now_s();
-        if (left <= 0) {
-            timed_out = 1;
-            break;
-        }
-        struct pollfd p = {fds[0], POLLIN, 0};
-        int rc = poll(&p, 1, (int)(left * 1000) + 1);
-        if (rc < 0 && errno == EINTR)
-            continue;
-        if (rc == 0)
-            continue; /* the deadline check above ends it */
-        if (rc < 0)
-            break;
-        char *dst = luaL_prepbuffsize(&buf, 65536);
-        ssize_t got = read(fds[0], dst, 65536);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        luaL_addsize(&buf, (size_t)got);
-        if (luaL_bufflen(&buf) > limit) {
-            too_big = 1;
-            break;
-        }
-    }
+    int cut = read_reply(&buf, fds[0], lim.wall_s, (size_t)lim.result_bytes + MSG_MAX + 64);
     close(fds[0]);
-    if (timed_out || too_big)
+    if (cut)
         kill(pid, SIGKILL);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -784,51 +844,11 @@ static int sb_eval(lua_State *L)
     luaL_pushresult(&buf);
     size_t n;
     const unsigned char *p = (const unsigned char *)lua_tolstring(L, -1, &n);
-    if (timed_out)
+    if (cut == 't')
         return push_failure(L, "time", "", 0);
-    if (too_big)
+    if (cut == 'b')
         return push_failure(L, "result", "too large", 9);
-    uint64_t len = 0;
-    if (n >= 9)
-        for (int i = 0; i < 8; i++)
-            len |= (uint64_t)p[1 + i] << (8 * i);
-    if (n < 9 || len != n - 9) {
-        char why[160];
-        if (WIFSIGNALED(st))
-            snprintf(why, sizeof why, "the evaluating process was killed by signal %d (%s)",
-                     WTERMSIG(st), strsignal(WTERMSIG(st)));
-        else
-            snprintf(why, sizeof why, "the evaluating process exited with status %d and no "
-                     "complete reply", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU)
-            return push_failure(L, "time", "", 0);
-        return push_failure(L, "crashed", why, strlen(why));
-    }
-    const char *payload = (const char *)p + 9;
-    switch (p[0]) {
-    case 'o': {
-        reader r = {p + 9, n - 9, 0, (int)depth + 1};
-        int base = lua_gettop(L);
-        lua_pushboolean(L, 1);
-        if (decode(L, &r, 0, 0) != 0 || r.pos != r.n) {
-            lua_settop(L, base);
-            return push_failure(L, "crashed", "malformed reply", 15);
-        }
-        return 2;
-    }
-    case 's':
-        return push_failure(L, "syntax", payload, n - 9);
-    case 'e':
-        return push_failure(L, "error", payload, n - 9);
-    case 'm':
-        return push_failure(L, "memory", payload, n - 9);
-    case 'i':
-        return push_failure(L, "instructions", payload, n - 9);
-    case 'r':
-        return push_failure(L, "result", payload, n - 9);
-    default:
-        return push_failure(L, "crashed", "malformed reply", 15);
-    }
+    return push_reply(L, p, n, st, (int)lim.depth);
 }
 
 int luaopen_sandbox(lua_State *L)

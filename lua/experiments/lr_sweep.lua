@@ -34,10 +34,11 @@
 -- same for every group) and its difference from no norm with that difference's interval.
 -- With 3 seeds these intervals cover less than their nominal 95 % (they span what the seeds
 -- span); they describe, the decisions are tuned.lua's.  No hypothesis test here
--- (analysis.comparisons = {}).  The summary also offers pilot_comparisons: each group vs
--- no norm and LayerNorm vs RMSNorm, each at its own best learning rate, paired by seed;
--- the largest of their paired-difference sd sets the seed counts of tuned.lua and
--- tuned_controls.lua (seeds from power with this study as pilot).
+-- (analysis.comparisons = {}).  The summary also offers pilot_comparisons (the pairs of
+-- analysis.sweep.pilot below): each group vs no norm and LayerNorm vs RMSNorm, each at its
+-- own best learning rate, paired by seed; the largest of their paired-difference sd sets
+-- the seed counts of tuned.lua and tuned_controls.lua (seeds from power with this study as
+-- pilot).
 --
 -- Budget.  135 runs: the 81 of none, layernorm and rmsnorm copied from lr_sweep_a; the 54 of
 -- scale and layernorm_matched trained: 36 at lr <= 3e-2 of about 46 s (45 s measured for a
@@ -57,7 +58,7 @@ local GRID = {
 }
 local NORMS = { "none", "layernorm", "rmsnorm", "scale", "layernorm_matched" }
 
-local variants, groups = {}, {}
+local variants, groups, pilot = {}, {}, {}
 for _, norm in ipairs(NORMS) do
   local members = {}
   for _, g in ipairs(GRID) do
@@ -66,7 +67,11 @@ for _, norm in ipairs(NORMS) do
     members[#members + 1] = name
   end
   groups[#groups + 1] = { name = norm, variants = members }
+  if norm ~= "none" then pilot[#pilot + 1] = { norm, "none" } end
 end
+-- The pilot comparisons offered to tuned.lua and tuned_controls.lua: each group vs no
+-- norm, and LayerNorm vs RMSNorm (tuned.lua's third comparison).
+pilot[#pilot + 1] = { "layernorm", "rmsnorm" }
 
 return {
   name = "lr_sweep",
@@ -97,6 +102,7 @@ return {
     resamples = 10000,
     test = "t",
     comparisons = {},
-    sweep = { over = "lr", groups = groups, reference = "none", loss = "val_loss" },
+    sweep = { over = "lr", groups = groups, reference = "none", loss = "val_loss",
+      pilot = pilot },
   },
 }

@@ -2,7 +2,9 @@
 --
 -- Values.  Every numeric top-level field of a run's metrics.json is a metric, plus
 -- three computed here from the record (study.DERIVED_METRICS):
---   diverged        1 if the run stopped on a non-finite loss or gradient norm, else 0
+--   diverged        1 if the run diverged, else 0: the engine's rule (engine/diag.h), a
+--                   non-finite loss or gradient norm, or engine.DIVERGE_STEPS consecutive
+--                   losses above the loss at initialization + engine.DIVERGE_MARGIN
 --   n_spikes        the number of steps whose training loss is non-finite or exceeds
 --                   SPIKE_FACTOR (1.5) times the smallest loss of all earlier steps
 --                   (a divergence counts as one spike)
@@ -95,11 +97,14 @@ local DIVERGENCE_AWARE = { diverged = true, n_spikes = true, init_loss = true,
   max_loss_jump_step = true, max_abs_logit = true, logit_growth = true, diverge_step = true,
   diverge_lr = true }
 
+-- The divergence rule is the engine's (engine/diag.h), exported by the binding.
 M.DEFINITIONS = {
-  diverged = "1 if the run stopped on a non-finite loss or gradient norm, or on 10 "
-    .. "consecutive training losses above the loss at initialization + 1 nat, else 0",
-  n_spikes = "number of steps whose training loss is non-finite or exceeds 1.5 times the "
-    .. "smallest training loss of all earlier steps (a divergence counts as one spike)",
+  diverged = string.format("1 if the run stopped on a non-finite loss or gradient norm, or " ..
+    "on %d consecutive training losses above the loss at initialization + %g nat, else 0",
+    engine.DIVERGE_STEPS, engine.DIVERGE_MARGIN),
+  n_spikes = string.format("number of steps whose training loss is non-finite or exceeds " ..
+    "%g times the smallest training loss of all earlier steps (a divergence counts as one " ..
+    "spike)", M.SPIKE_FACTOR),
   max_loss_ratio = "largest ratio of a step's training loss to the smallest loss of all "
     .. "earlier steps (undefined for a diverged run)",
 }
@@ -602,146 +607,164 @@ local function verdicts_of(comparisons, an, an_out, note)
   return verdicts
 end
 
--- The summary table of study `s` (lua/repro/study.lua) from runs[variant][seed] (as
--- read_run returns them).
-function M.summarize(s, runs)
-  local an = s.analysis
-  local test = an.test or "t"
-  local notes = {}
-  local function note(fmt_, ...) notes[#notes + 1] = string.format(fmt_, ...) end
+-- M.summarize in steps.  They share a context `ctx`: the study s, its runs
+-- (runs[variant][seed]), its analysis an, the decision test, the Holm first-step level,
+-- by_key (per variant, the seed of the run with each pairing key, run_key) and
+-- note(fmt, ...), which appends to the summary's notes in the order the steps run.
 
-  local variants_out = {}
-  for _, v in ipairs(s.variants) do
-    variants_out[#variants_out + 1] = { name = v.name, overrides = json.object(v.overrides) }
-  end
-  local m_family = #an.comparisons + #an.interactions
-  local level = m_family > 0 and an.alpha / m_family or an.alpha
-  local an_out = analysis_out(an, s, test, m_family, level, note)
-
-  local secondary = an.secondary or {}
-  local per_variant = describe_variants(s, runs, note)
-
-  -- Runs by their pairing key, per variant.
+-- Per variant, the seed of its run with each pairing key.
+local function pairing(s, runs)
   local by_key = {}
   for _, v in ipairs(s.variants) do
     by_key[v.name] = {}
     for _, seed in ipairs(s.seeds) do by_key[v.name][run_key(runs[v.name][seed], seed)] = seed end
   end
-  -- The pairs of treatment tv and baseline bv on metric m, in the baseline's seed order.
-  local function pairs_of(tv, bv, m)
-    local seeds, a, b, dropped = {}, {}, {}, {}
-    for _, seed in ipairs(s.seeds) do
-      local tseed = by_key[tv][run_key(runs[bv][seed], seed)]
-      local x = runs[bv][seed].values[m]
-      local y = tseed and runs[tv][tseed].values[m]
-      if x ~= nil and y ~= nil then
-        seeds[#seeds + 1], a[#a + 1], b[#b + 1] = seed, x, y
-      else
-        dropped[#dropped + 1] = tostring(seed)
-      end
-    end
-    return seeds, a, b, dropped
-  end
+  return by_key
+end
 
-  -- The relative change of validation perplexity of treatment tv against baseline bv on
-  -- the pairs where both have one, whatever the metric compared: the number the paper
-  -- quotes as the percentage change.
-  local function val_ppl_change(tv, bv)
-    local _, a, b = pairs_of(tv, bv, "val_ppl")
-    if #a == 0 then return nil end
-    local d = {}
-    for i = 1, #a do d[i] = b[i] - a[i] end
-    return relative_change(stats.summary(d).mean, a)
-  end
-
-  -- The decision test's p and interval, on an entry e with stats.paired result r for the
-  -- pairs (a, b).
-  local function decide(e, r, a, b)
-    e.test = test
-    e.p, e.p_source = test_p(r, test)
-    local kind = (test == "t" and r.ci_t) and "t" or "signflip"
-    if kind == "t" then
-      e.ci_decision = arr({ r.ci_t[1], r.ci_t[2] })
-    elseif #a >= 1 then
-      local sf = stats.signflip_interval(a, b, { alpha = an.alpha, resamples = an.resamples,
-        seed = 1 })
-      if sf.ci then
-        e.ci_decision = arr({ sf.ci[1], sf.ci[2] })
-      else
-        e.ci_decision_unbounded = true
-      end
-    end
-    e.ci_decision_kind = kind
-    if r.ci_bca and e.n < stats.BCA_CAVEAT_N then e.bca_caveat = true end
-  end
-
-  -- Family extras: TOST, MDE at alpha / m, probability of improvement.
-  local function family_extras(e, r, a, b)
-    local n = #a
-    if n >= 1 then
-      local opts = { delta = an.min_effect, alpha = an.alpha, test = test,
-        resamples = an.resamples, seed = 1 }
-      local t = stats.tost(a, b, opts)
-      local fallback
-      if t.degenerate and test == "t" then
-        -- as for the difference test: the exact sign flip where the t-test is undefined
-        fallback = t.reason .. "; the exact sign-flip TOST instead"
-        opts.test = "signflip"
-        t = stats.tost(a, b, opts)
-      end
-      e.tost = { test = t.test, delta = t.delta, alpha = t.alpha, p = t.p, p_lower = t.p_lower,
-        p_upper = t.p_upper, ci = t.ci and arr({ t.ci[1], t.ci[2] }) or nil,
-        equivalent = t.equivalent, reason = t.reason, fallback = fallback }
+-- The pairs of treatment tv and baseline bv on metric m, in the baseline's seed order:
+-- their seeds, the baseline values a, the treatment values b, and the seeds left out.
+local function pairs_of(ctx, tv, bv, m)
+  local runs = ctx.runs
+  local seeds, a, b, dropped = {}, {}, {}, {}
+  for _, seed in ipairs(ctx.s.seeds) do
+    local tseed = ctx.by_key[tv][run_key(runs[bv][seed], seed)]
+    local x = runs[bv][seed].values[m]
+    local y = tseed and runs[tv][tseed].values[m]
+    if x ~= nil and y ~= nil then
+      seeds[#seeds + 1], a[#a + 1], b[#b + 1] = seed, x, y
     else
-      e.tost = { test = test, delta = an.min_effect, alpha = an.alpha, equivalent = false,
-        reason = "no pairs" }
+      dropped[#dropped + 1] = tostring(seed)
     end
-    local mde = { level = level, power = stats.DEFAULT_POWER }
-    local reach = stats.min_seeds(test, level)
-    if n < reach then
-      mde.reason = string.format("the %s test cannot reach alpha / m = %s with %d pair%s " ..
-        "(it needs %d)", test == "t" and "t" or "exact sign-flip", fmt(level), n,
-        n == 1 and "" or "s", reach)
-      e.test_cannot_reach = mde.reason
-    elseif r.sd and r.sd > 0 and not (r.flags and r.flags.constant) then
-      local md = stats.mde(n, { alpha = level, power = stats.DEFAULT_POWER, sd = r.sd })
-      mde.d_z, mde.value = md.mde_d_z, md.mde
-      if test == "signflip" then
-        mde.method = "t-test power (the permutation test's for normal data)"
-      end
-    else
-      mde.reason = "the differences have no spread: sd = 0 or n < 2"
-    end
-    e.mde_adjusted = mde
-    local imp = stats.improvement(a, b, { better = an.better, alpha = an.alpha })
-    e.improvement = { n = imp.n, better = imp.better, ties = imp.ties, share = imp.share,
-      ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha }
   end
+  return seeds, a, b, dropped
+end
 
-  -- One paired comparison of treatment tv against baseline bv on metric m.
-  local function compare(tv, bv, m, family)
-    local seeds, a, b, dropped = pairs_of(tv, bv, m)
-    local r = stats.paired(a, b, paired_opts(an, #a))
-    local e = { treatment = tv, baseline = bv, metric = m, family = family }
-    paired_fields(e, r)
-    e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
-    e.relative_change = relative_change(e.mean, a)
-    decide(e, r, a, b)
-    if family == "primary" then
-      family_extras(e, r, a, b)
-      e.val_ppl_change = val_ppl_change(tv, bv)
+-- The relative change of validation perplexity of treatment tv against baseline bv on
+-- the pairs where both have one, whatever the metric compared: the number the paper
+-- quotes as the percentage change.
+local function val_ppl_change(ctx, tv, bv)
+  local _, a, b = pairs_of(ctx, tv, bv, "val_ppl")
+  if #a == 0 then return nil end
+  local d = {}
+  for i = 1, #a do d[i] = b[i] - a[i] end
+  return relative_change(stats.summary(d).mean, a)
+end
+
+-- The decision test's p and interval, on an entry e with stats.paired result r for the
+-- pairs (a, b).
+local function decide(ctx, e, r, a, b)
+  local test, an = ctx.test, ctx.an
+  e.test = test
+  e.p, e.p_source = test_p(r, test)
+  local kind = (test == "t" and r.ci_t) and "t" or "signflip"
+  if kind == "t" then
+    e.ci_decision = arr({ r.ci_t[1], r.ci_t[2] })
+  elseif #a >= 1 then
+    local sf = stats.signflip_interval(a, b, { alpha = an.alpha, resamples = an.resamples,
+      seed = 1 })
+    if sf.ci then
+      e.ci_decision = arr({ sf.ci[1], sf.ci[2] })
     else
-      e.exploratory = true
+      e.ci_decision_unbounded = true
     end
-    return e, r, a, dropped
   end
+  e.ci_decision_kind = kind
+  if r.ci_bca and e.n < stats.BCA_CAVEAT_N then e.bca_caveat = true end
+end
 
-  local family, rule1 = {}, {} -- entries of the current family, and of rule 1's
-  local comparisons = {}
+-- The paired TOST at +-min_effect by the decision test (the exact sign flip where the
+-- t TOST is undefined), as the summary stores it.
+local function tost_of(ctx, a, b)
+  local an, test = ctx.an, ctx.test
+  if #a < 1 then
+    return { test = test, delta = an.min_effect, alpha = an.alpha, equivalent = false,
+      reason = "no pairs" }
+  end
+  local opts = { delta = an.min_effect, alpha = an.alpha, test = test,
+    resamples = an.resamples, seed = 1 }
+  local t = stats.tost(a, b, opts)
+  local fallback
+  if t.degenerate and test == "t" then
+    -- as for the difference test: the exact sign flip where the t-test is undefined
+    fallback = t.reason .. "; the exact sign-flip TOST instead"
+    opts.test = "signflip"
+    t = stats.tost(a, b, opts)
+  end
+  return { test = t.test, delta = t.delta, alpha = t.alpha, p = t.p, p_lower = t.p_lower,
+    p_upper = t.p_upper, ci = t.ci and arr({ t.ci[1], t.ci[2] }) or nil,
+    equivalent = t.equivalent, reason = t.reason, fallback = fallback }
+end
+
+-- The minimum detectable effect at alpha / m of n pairs with stats.paired result r, and
+-- why the test cannot reach alpha / m (nil when it can).
+local function mde_of(ctx, r, n)
+  local test, level = ctx.test, ctx.level
+  local mde = { level = level, power = stats.DEFAULT_POWER }
+  local reach = stats.min_seeds(test, level)
+  if n < reach then
+    mde.reason = string.format("the %s test cannot reach alpha / m = %s with %d pair%s " ..
+      "(it needs %d)", test == "t" and "t" or "exact sign-flip", fmt(level), n,
+      n == 1 and "" or "s", reach)
+    return mde, mde.reason
+  end
+  if r.sd and r.sd > 0 and not (r.flags and r.flags.constant) then
+    local md = stats.mde(n, { alpha = level, power = stats.DEFAULT_POWER, sd = r.sd })
+    mde.d_z, mde.value = md.mde_d_z, md.mde
+    if test == "signflip" then
+      mde.method = "t-test power (the permutation test's for normal data)"
+    end
+  else
+    mde.reason = "the differences have no spread: sd = 0 or n < 2"
+  end
+  return mde
+end
+
+-- Family extras: TOST, MDE at alpha / m, probability of improvement.
+local function family_extras(ctx, e, r, a, b)
+  local an = ctx.an
+  e.tost = tost_of(ctx, a, b)
+  e.mde_adjusted, e.test_cannot_reach = mde_of(ctx, r, #a)
+  local imp = stats.improvement(a, b, { better = an.better, alpha = an.alpha })
+  e.improvement = { n = imp.n, better = imp.better, ties = imp.ties, share = imp.share,
+    ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha }
+end
+
+-- One paired comparison of treatment tv against baseline bv on metric m: the entry, the
+-- stats.paired result, the baseline values and the seeds left out.
+local function compare(ctx, tv, bv, m, family)
+  local seeds, a, b, dropped = pairs_of(ctx, tv, bv, m)
+  local r = stats.paired(a, b, paired_opts(ctx.an, #a))
+  local e = { treatment = tv, baseline = bv, metric = m, family = family }
+  paired_fields(e, r)
+  e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
+  e.relative_change = relative_change(e.mean, a)
+  decide(ctx, e, r, a, b)
+  if family == "primary" then
+    family_extras(ctx, e, r, a, b)
+    e.val_ppl_change = val_ppl_change(ctx, tv, bv)
+  else
+    e.exploratory = true
+  end
+  return e, r, a, dropped
+end
+
+-- Appends entry e to the lists of rule 1's family and, on the primary metric, the
+-- current rule's (fam = {family =, rule1 =}).
+local function enter(fam, e)
+  fam.rule1[#fam.rule1 + 1] = e
+  if e.family == "primary" then fam.family[#fam.family + 1] = e end
+end
+
+-- Every pre-registered comparison on every metric of analysis.metrics, with a note
+-- where seeds were left out or the test is degenerate.
+local function compare_all(ctx, fam)
+  local an, comparisons = ctx.an, {}
   for _, pair in ipairs(an.comparisons) do
     local tv, bv = pair[1], pair[2]
     for _, m in ipairs(an.metrics) do
-      local e, r, a, dropped = compare(tv, bv, m, m == an.primary and "primary" or "exploratory")
+      local e, r, a, dropped = compare(ctx, tv, bv, m, m == an.primary and "primary" or
+        "exploratory")
       e.p_rule1 = (holm_p(r))
       local parts = {}
       if #dropped > 0 then
@@ -749,61 +772,121 @@ function M.summarize(s, runs)
           #dropped == 1 and "" or "s", table.concat(dropped, ", "), #a)
       end
       if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
-      if #parts > 0 then note("%s vs %s on %s: %s", tv, bv, m, table.concat(parts, "; ")) end
+      if #parts > 0 then ctx.note("%s vs %s on %s: %s", tv, bv, m, table.concat(parts, "; ")) end
       comparisons[#comparisons + 1] = e
-      rule1[#rule1 + 1] = e
-      if e.family == "primary" then family[#family + 1] = e end
+      enter(fam, e)
     end
   end
-  local interactions = {}
-  for _, it in ipairs(an.interactions) do
-    for _, m in ipairs(an.metrics) do
-      local seeds, da, db = {}, {}, {}
-      for _, seed in ipairs(s.seeds) do
-        local key = run_key(runs[it.a[2]][seed], seed)
-        local function val(v)
-          local sd = by_key[v][key]
-          return sd and runs[v][sd].values[m]
-        end
-        local at, ab, bt, bb = val(it.a[1]), val(it.a[2]), val(it.b[1]), val(it.b[2])
-        if at and ab and bt and bb then
-          seeds[#seeds + 1], da[#da + 1], db[#db + 1] = seed, at - ab, bt - bb
-        end
-      end
-      local r = stats.paired(db, da, paired_opts(an, #da))
-      local fam = m == an.primary and "primary" or "exploratory"
-      local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam }
-      paired_fields(e, r)
-      e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
-      decide(e, r, db, da)
-      if fam == "primary" then family_extras(e, r, db, da) else e.exploratory = true end
-      e.p_rule1 = (holm_p(r))
+  return comparisons
+end
+
+-- Interaction `it` on metric m: stats.paired of the per-seed difference of differences.
+local function interaction(ctx, it, m)
+  local s, runs, by_key = ctx.s, ctx.runs, ctx.by_key
+  local seeds, da, db = {}, {}, {}
+  for _, seed in ipairs(s.seeds) do
+    local key = run_key(runs[it.a[2]][seed], seed)
+    local function val(v)
+      local sd = by_key[v][key]
+      return sd and runs[v][sd].values[m]
+    end
+    local at, ab, bt, bb = val(it.a[1]), val(it.a[2]), val(it.b[1]), val(it.b[2])
+    if at and ab and bt and bb then
+      seeds[#seeds + 1], da[#da + 1], db[#db + 1] = seed, at - ab, bt - bb
+    end
+  end
+  local r = stats.paired(db, da, paired_opts(ctx.an, #da))
+  local fam = m == ctx.an.primary and "primary" or "exploratory"
+  local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam }
+  paired_fields(e, r)
+  e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
+  decide(ctx, e, r, db, da)
+  if fam == "primary" then family_extras(ctx, e, r, db, da) else e.exploratory = true end
+  e.p_rule1 = (holm_p(r))
+  return e, r
+end
+
+-- Every pre-registered interaction on every metric of analysis.metrics, with notes.
+local function interact_all(ctx, fam)
+  local interactions, n_seeds = {}, #ctx.s.seeds
+  for _, it in ipairs(ctx.an.interactions) do
+    for _, m in ipairs(ctx.an.metrics) do
+      local e, r = interaction(ctx, it, m)
       local parts = {}
-      if #seeds < #s.seeds then
-        parts[1] = string.format("%d of %d seeds have finite values for all four runs", #seeds,
-          #s.seeds)
+      if #e.seeds < n_seeds then
+        parts[1] = string.format("%d of %d seeds have finite values for all four runs",
+          #e.seeds, n_seeds)
       end
       if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
-      if #parts > 0 then note("interaction %s on %s: %s", it.name, m, table.concat(parts, "; ")) end
+      if #parts > 0 then
+        ctx.note("interaction %s on %s: %s", it.name, m, table.concat(parts, "; "))
+      end
       interactions[#interactions + 1] = e
-      rule1[#rule1 + 1] = e
-      if fam == "primary" then family[#family + 1] = e end
+      enter(fam, e)
     end
   end
-  holm_adjust(family, rule1, an.alpha)
-  -- Secondary metrics: exploratory too (unadjusted p, no verdict), outside rule 1's family.
-  local secondary_comparisons = {}
-  for _, pair in ipairs(an.comparisons) do
+  return interactions
+end
+
+-- Secondary metrics: exploratory too (unadjusted p, no verdict), outside rule 1's family.
+local function compare_secondary(ctx, secondary)
+  local list = {}
+  for _, pair in ipairs(ctx.an.comparisons) do
     for _, m in ipairs(secondary) do
-      local e = compare(pair[1], pair[2], m, "exploratory")
-      secondary_comparisons[#secondary_comparisons + 1] = e
+      list[#list + 1] = (compare(ctx, pair[1], pair[2], m, "exploratory"))
     end
   end
+  return list
+end
+
+-- The parts of the summary that follow from the others: variance components, the
+-- command line's overrides, the claim stage, the claim's reference rows, the sweep.
+local function summary_extras(ctx, out, per_variant, comparisons)
+  local s, runs, an = ctx.s, ctx.runs, ctx.an
+  local vc = M.variance_components(s, runs, comparisons, an)
+  if vc then out.variance_components = vc end
+  if s.set then
+    out.command_line_overrides = json.object(s.set)
+    table.insert(out.notes, 1, "every run was changed from the study file by --set " ..
+      json.encode(json.object(s.set)))
+  end
+  if an.claim then out.claim = claim.summarize(s, runs, out) end
+  out.claim_reference = M.claim_reference(s, per_variant)
+  if an.sweep then
+    local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)
+    if section then
+      out.lr_sweep, out.pilot_comparisons, out.sweep_outcomes = section, pilot, outcomes
+    else
+      ctx.note("learning-rate sweep: %s", pilot)
+    end
+  end
+end
+
+-- The summary table of study `s` (lua/repro/study.lua) from runs[variant][seed] (as
+-- read_run returns them).
+function M.summarize(s, runs)
+  local an = s.analysis
+  local notes = {}
+  local m_family = #an.comparisons + #an.interactions
+  local ctx = { s = s, runs = runs, an = an, test = an.test or "t",
+    level = m_family > 0 and an.alpha / m_family or an.alpha, by_key = pairing(s, runs),
+    note = function(fmt_, ...) notes[#notes + 1] = string.format(fmt_, ...) end }
+  local variants_out = {}
+  for _, v in ipairs(s.variants) do
+    variants_out[#variants_out + 1] = { name = v.name, overrides = json.object(v.overrides) }
+  end
+  local an_out = analysis_out(an, s, ctx.test, m_family, ctx.level, ctx.note)
+  local secondary = an.secondary or {}
+  local per_variant = describe_variants(s, runs, ctx.note)
+
+  local fam = { family = {}, rule1 = {} } -- entries of the current family, and of rule 1's
+  local comparisons = compare_all(ctx, fam)
+  local interactions = interact_all(ctx, fam)
+  holm_adjust(fam.family, fam.rule1, an.alpha)
+  local secondary_comparisons = compare_secondary(ctx, secondary)
   if #secondary > 0 then an_out.secondary = arr({ table.unpack(secondary) }) end
-
-  describe_family(an_out, an, test, level, #family, #rule1, secondary)
-
-  local verdicts = verdicts_of(comparisons, an, an_out, note)
+  describe_family(an_out, an, ctx.test, ctx.level, #fam.family, #fam.rule1, secondary)
+  local verdicts = verdicts_of(comparisons, an, an_out, ctx.note)
 
   local definitions = {}
   for _, m in ipairs(an.metrics) do definitions[m] = M.DEFINITIONS[m] end
@@ -817,23 +900,7 @@ function M.summarize(s, runs)
   if #secondary_comparisons > 0 then
     out.secondary_comparisons = arr(secondary_comparisons)
   end
-  local vc = M.variance_components(s, runs, comparisons, an)
-  if vc then out.variance_components = vc end
-  if s.set then
-    out.command_line_overrides = json.object(s.set)
-    table.insert(notes, 1, "every run was changed from the study file by --set " ..
-      json.encode(json.object(s.set)))
-  end
-  if an.claim then out.claim = require("repro.claim").summarize(s, runs, out) end
-  out.claim_reference = M.claim_reference(s, per_variant)
-  if an.sweep then
-    local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)
-    if section then
-      out.lr_sweep, out.pilot_comparisons, out.sweep_outcomes = section, pilot, outcomes
-    else
-      note("learning-rate sweep: %s", pilot)
-    end
-  end
+  summary_extras(ctx, out, per_variant, comparisons)
   return out
 end
 

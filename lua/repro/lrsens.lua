@@ -10,9 +10,10 @@
 --     reference = "none",           the group the sensitivity differences refer to
 --     loss = "val_loss",            the final loss l (default val_loss); l0 = init_loss
 --     pilot = { { "layernorm", "none" }, ... },
---                                   group pairs compared at each one's best grid value,
---                                   offered to a later study as its pilot (default: every
---                                   group vs the reference, and layernorm vs rmsnorm)
+--                                   group pairs {treatment, baseline} compared at each
+--                                   one's best grid value, offered to a later study as its
+--                                   pilot (default: every group vs the reference; a study
+--                                   that wants other pairs lists them all, {} for none)
 --     outcomes = { ... },           optional, below
 --   }
 --
@@ -247,9 +248,6 @@ function M.check(P, spec, variants)
     for _, g in ipairs(out.groups) do
       if g.name ~= out.reference then out.pilot[#out.pilot + 1] = { g.name, out.reference } end
     end
-    if groups.layernorm and groups.rmsnorm then
-      out.pilot[#out.pilot + 1] = { "layernorm", "rmsnorm" }
-    end
   end
   if spec.outcomes ~= nil then out.outcomes = check_outcomes(P, spec.outcomes, groups) end
   return out
@@ -419,20 +417,11 @@ local function summarize_outcomes(s, runs, spec, grids, summarize)
   return nested
 end
 
--- The `lr_sweep` section of study s (lua/repro/study.lua) from runs[variant][seed] (as
--- analysis.read_run returns them); `summarize` is analysis.summarize (for the outcomes).
--- Returns the section and the pilot comparisons.
-function M.summarize(s, runs, summarize)
-  local spec = s.analysis.sweep
-  local an = s.analysis
-  local section = { over = spec.over, loss = spec.loss, init_loss = "init_loss",
-    reference = spec.reference, groups = {}, order = arr({}),
-    definition = "LR sensitivity S = E_eta[min(l(eta), l0) - l*]: the mean over the grid " ..
-      "of each group's mean over seeds of min(final " .. spec.loss .. ", init_loss) (a " ..
-      "diverged run counts as its init_loss), minus l*, the lowest such mean over every " ..
-      "group and grid value (Wortsman et al. 2023); best_lr minimizes that mean" }
-  local grids = {}
-  local loss, init, n = {}, {}, #s.seeds
+-- The loss cube loss[group][point][seed] (false: diverged) and init[group][seed] of the
+-- sweep for stats.lr_sensitivity, each group's grid (grids[name]) and its curve in
+-- section.groups; or nil and why.
+local function sweep_data(s, runs, spec, section)
+  local grids, loss, init = {}, {}, {}
   for gi, g in ipairs(spec.groups) do
     local pts = grid_of(s, g, spec.over)
     grids[g.name] = pts
@@ -458,18 +447,11 @@ function M.summarize(s, runs, summarize)
       end
     end
   end
-  local ref_index
-  for gi, g in ipairs(spec.groups) do if g.name == spec.reference then ref_index = gi end end
-  local exact = an.bootstrap == "exact" and n <= stats.BOOT_EXACT_MAX
-  local r = stats.lr_sensitivity(loss, init, { ref = ref_index, alpha = an.alpha,
-    resamples = an.resamples, seed = 1, exact = exact })
-  section.ell_star = r.ell_star
-  section.ell_star_at = { group = spec.groups[r.star[1]].name,
-    value = grids[spec.groups[r.star[1]].name][r.star[2]].value }
-  section.bootstrap = { exact = r.exact, resamples = r.total, alpha = an.alpha, seeds = n,
-    note = n < stats.BCA_CAVEAT_N and string.format("with %d seeds the percentile interval " ..
-      "is bounded by what the seeds span: its coverage is below the nominal %g %%", n,
-      100 * (1 - an.alpha)) or nil }
+  return grids, loss, init
+end
+
+-- Each group's best grid value and LR sensitivity, from the stats.lr_sensitivity result r.
+local function best_values(s, spec, section, grids, r)
   for gi, g in ipairs(spec.groups) do
     local e = section.groups[g.name]
     local pts = grids[g.name]
@@ -489,7 +471,12 @@ function M.summarize(s, runs, summarize)
     e.sensitivity = { value = r.sensitivity[gi], ci = arr(r.ci[gi]),
       diff = r.diff[gi], diff_ci = arr(r.diff_ci[gi]), reference = spec.reference }
   end
-  -- The pilot: each pair at its own best grid values, paired by seed.
+end
+
+-- The pilot comparisons: each pair of spec.pilot at its own best grid values, paired by
+-- seed.
+local function pilot_comparisons(s, runs, spec, section, exact)
+  local an = s.analysis
   local pilot = arr({})
   for _, p in ipairs(spec.pilot) do
     local tg, bg = section.groups[p[1]], section.groups[p[2]]
@@ -508,6 +495,38 @@ function M.summarize(s, runs, summarize)
         baseline_value = bg.best_lr, at = "each group's best " .. spec.over }
     end
   end
+  return pilot
+end
+
+-- The `lr_sweep` section of study s (lua/repro/study.lua) from runs[variant][seed] (as
+-- analysis.read_run returns them); `summarize` is analysis.summarize (for the outcomes).
+-- Returns the section, the pilot comparisons and the outcomes' summary; or nil and why.
+function M.summarize(s, runs, summarize)
+  local spec = s.analysis.sweep
+  local an = s.analysis
+  local section = { over = spec.over, loss = spec.loss, init_loss = "init_loss",
+    reference = spec.reference, groups = {}, order = arr({}),
+    definition = "LR sensitivity S = E_eta[min(l(eta), l0) - l*]: the mean over the grid " ..
+      "of each group's mean over seeds of min(final " .. spec.loss .. ", init_loss) (a " ..
+      "diverged run counts as its init_loss), minus l*, the lowest such mean over every " ..
+      "group and grid value (Wortsman et al. 2023); best_lr minimizes that mean" }
+  local grids, loss, init = sweep_data(s, runs, spec, section)
+  if not grids then return nil, loss end
+  local n = #s.seeds
+  local ref_index
+  for gi, g in ipairs(spec.groups) do if g.name == spec.reference then ref_index = gi end end
+  local exact = an.bootstrap == "exact" and n <= stats.BOOT_EXACT_MAX
+  local r = stats.lr_sensitivity(loss, init, { ref = ref_index, alpha = an.alpha,
+    resamples = an.resamples, seed = 1, exact = exact })
+  section.ell_star = r.ell_star
+  section.ell_star_at = { group = spec.groups[r.star[1]].name,
+    value = grids[spec.groups[r.star[1]].name][r.star[2]].value }
+  section.bootstrap = { exact = r.exact, resamples = r.total, alpha = an.alpha, seeds = n,
+    note = n < stats.BCA_CAVEAT_N and string.format("with %d seeds the percentile interval " ..
+      "is bounded by what the seeds span: its coverage is below the nominal %g %%", n,
+      100 * (1 - an.alpha)) or nil }
+  best_values(s, spec, section, grids, r)
+  local pilot = pilot_comparisons(s, runs, spec, section, exact)
   local outcomes
   if spec.outcomes then outcomes = summarize_outcomes(s, runs, spec, grids, summarize) end
   return section, pilot, outcomes

@@ -40,6 +40,7 @@ local progress = require "repro.progress"
 local runplan = require "repro.runplan"
 local runstate = require "repro.runstate"
 local config = require "repro.config"
+local engine = require "engine"
 local base = require "repro.base"
 
 local M = {}
@@ -98,8 +99,8 @@ function M.parse(args, who, extra, usage)
       o.allow_large = true
     elseif a == "--threads" and extra.threads then
       o.threads = math.tointeger(tonumber(value(a)))
-      if not o.threads or o.threads < 1 or o.threads > 1024 then
-        user_error("%s: --threads needs an integer in [1, 1024]", who)
+      if not o.threads or o.threads < 1 or o.threads > engine.MAX_THREADS then
+        user_error("%s: --threads needs an integer in [1, %d]", who, engine.MAX_THREADS)
       end
     elseif extra[a] == "flag" then
       o[a:sub(3):gsub("%-", "_")] = true

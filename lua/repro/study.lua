@@ -322,12 +322,12 @@ local function check_pair(P, pair, path, variants, names)
   return ok and { pair[1], pair[2] } or nil
 end
 
-local function check_analysis(P, a, variants, variant_names)
-  local out = {}
-  if type(a) ~= "table" then
-    P.add("analysis", "expected a table, got " .. typename(a))
-    return out
-  end
+-- check_analysis in steps: each checks some fields of the study's `analysis` table `a`,
+-- reports their problems to P (in the order check_analysis calls the steps, so a study's
+-- list of problems reads the same each time) and fills the normalized `out`.
+
+-- Unknown fields, and the required ones that are missing.
+local function check_analysis_fields(P, a)
   local fields = set_of(ANALYSIS_FIELDS)
   for k in pairs(a) do
     if not fields[k] then
@@ -339,6 +339,38 @@ local function check_analysis(P, a, variants, variant_names)
     if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration)",
       "analysis") end
   end
+end
+
+-- A list of metric names at analysis.<field>; `seen` holds names already taken (a
+-- repeat is an error, `twice` says why), and is updated.
+local function metric_list(P, a, field, nonempty, seen, twice)
+  local known = set_of(M.metric_names())
+  local list = {}
+  local value = a[field]
+  if value == nil then return list end
+  if not is_list(value) or (nonempty and #value == 0) then
+    P.add("analysis." .. field, "expected a " .. (nonempty and "non-empty " or "") ..
+      "list of metric names")
+    return list
+  end
+  for i, m in ipairs(value) do
+    local path = "analysis." .. field .. "[" .. i .. "]"
+    if type(m) ~= "string" or not known[m] then
+      P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
+        suggest(tostring(m), M.metric_names()), tostring(m))
+    elseif seen[m] then
+      P.add(path, "metric '" .. m .. "' " .. twice, m, 2)
+    else
+      seen[m] = true
+      list[#list + 1] = m
+    end
+  end
+  return list
+end
+
+-- baseline, metrics, secondary (compared like the others but outside the Holm family:
+-- exploratory) and primary.
+local function check_metrics(P, a, out, variants, variant_names)
   if a.baseline ~= nil then
     if type(a.baseline) ~= "string" or not variants[a.baseline] then
       P.add("analysis.baseline", "unknown variant '" .. tostring(a.baseline) .. "'" ..
@@ -347,46 +379,22 @@ local function check_analysis(P, a, variants, variant_names)
       out.baseline = a.baseline
     end
   end
-  local known = set_of(M.metric_names())
-  -- A list of metric names at analysis.<field>; `seen` holds names already taken
-  -- (a repeat is an error), and is updated.
-  local function metric_list(field, nonempty, seen, twice)
-    local list = {}
-    local value = a[field]
-    if value == nil then return list end
-    if not is_list(value) or (nonempty and #value == 0) then
-      P.add("analysis." .. field, "expected a " .. (nonempty and "non-empty " or "") ..
-        "list of metric names")
-      return list
-    end
-    for i, m in ipairs(value) do
-      local path = "analysis." .. field .. "[" .. i .. "]"
-      if type(m) ~= "string" or not known[m] then
-        P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
-          suggest(tostring(m), M.metric_names()), tostring(m))
-      elseif seen[m] then
-        P.add(path, "metric '" .. m .. "' " .. twice, m, 2)
-      else
-        seen[m] = true
-        list[#list + 1] = m
-      end
-    end
-    return list
-  end
-  local seen_metrics = {}
-  local metrics = metric_list("metrics", true, seen_metrics, "is listed twice")
-  out.metrics = metrics
-  -- Secondary metrics: compared like the others but outside the Holm family (exploratory).
-  out.secondary = metric_list("secondary", false, seen_metrics,
+  local seen = {}
+  out.metrics = metric_list(P, a, "metrics", true, seen, "is listed twice")
+  out.secondary = metric_list(P, a, "secondary", false, seen,
     "is already listed in analysis.metrics or analysis.secondary")
   if a.primary ~= nil then
-    if type(a.primary) ~= "string" or not set_of(metrics)[a.primary] then
+    if type(a.primary) ~= "string" or not set_of(out.metrics)[a.primary] then
       P.add("analysis.primary", "'" .. tostring(a.primary) ..
         "' is not one of analysis.metrics", "primary")
     else
       out.primary = a.primary
     end
   end
+end
+
+-- The decision's parameters: better, min_effect, alpha, correction.
+local function check_decision(P, a, out)
   if a.better ~= nil then
     if a.better ~= "lower" and a.better ~= "higher" then
       P.add("analysis.better", "expected \"lower\" or \"higher\", got " .. tostring(a.better),
@@ -415,6 +423,10 @@ local function check_analysis(P, a, variants, variant_names)
       "correction")
   end
   out.correction = "holm"
+end
+
+-- The test and its resampling: resamples, bootstrap, test, registered_rule.
+local function check_test(P, a, out)
   if a.resamples ~= nil then
     if math.type(a.resamples) ~= "integer" or a.resamples < stats.MIN_RESAMPLES then
       P.add("analysis.resamples", "expected an integer >= " .. stats.MIN_RESAMPLES, "resamples")
@@ -444,10 +456,12 @@ local function check_analysis(P, a, variants, variant_names)
       out.registered_rule = a.registered_rule
     end
   end
-  out.design_notes = {}
+end
 
-  local comparisons = {}
-  local seen = {}
+-- The comparisons: the listed {treatment, baseline} pairs, or without a list every
+-- variant against the baseline (out.baseline, when valid).
+local function check_comparisons(P, a, out, variants, variant_names)
+  local comparisons, seen = {}, {}
   local function add_cmp(pair)
     local key = pair[1] .. "\0" .. pair[2]
     if seen[key] then return false end
@@ -469,14 +483,40 @@ local function check_analysis(P, a, variants, variant_names)
         end
       end
     end
-    out.explicit_comparisons = true
   elseif out.baseline then
     for _, v in ipairs(variant_names) do
       if v ~= out.baseline then add_cmp({ v, out.baseline }) end
     end
   end
   out.comparisons = comparisons
+end
 
+-- One interaction {name=, a={t, b}, b={t, b}} at `path`; names holds the names taken.
+local function check_interaction(P, it, path, names, variants, variant_names)
+  if type(it) ~= "table" then
+    P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
+    return nil
+  end
+  for k in pairs(it) do
+    if k ~= "name" and k ~= "a" and k ~= "b" then
+      P.add(path .. "." .. tostring(k), "unknown field (expected name, a, b)", tostring(k))
+    end
+  end
+  if type(it.name) ~= "string" or it.name == "" then
+    P.add(path .. ".name", "expected a string")
+  elseif names[it.name] then
+    P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
+  end
+  local pa = check_pair(P, it.a, path .. ".a", variants, variant_names)
+  local pb = check_pair(P, it.b, path .. ".b", variants, variant_names)
+  if type(it.name) == "string" and pa and pb then
+    names[it.name] = true
+    return { name = it.name, a = pa, b = pb }
+  end
+  return nil
+end
+
+local function check_interactions(P, a, out, variants, variant_names)
   local interactions = {}
   if a.interactions ~= nil then
     if not is_list(a.interactions) then
@@ -484,32 +524,28 @@ local function check_analysis(P, a, variants, variant_names)
     else
       local names = {}
       for i, it in ipairs(a.interactions) do
-        local path = "analysis.interactions[" .. i .. "]"
-        if type(it) ~= "table" then
-          P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
-        else
-          for k in pairs(it) do
-            if k ~= "name" and k ~= "a" and k ~= "b" then
-              P.add(path .. "." .. tostring(k), "unknown field (expected name, a, b)",
-                tostring(k))
-            end
-          end
-          if type(it.name) ~= "string" or it.name == "" then
-            P.add(path .. ".name", "expected a string")
-          elseif names[it.name] then
-            P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
-          end
-          local pa = check_pair(P, it.a, path .. ".a", variants, variant_names)
-          local pb = check_pair(P, it.b, path .. ".b", variants, variant_names)
-          if type(it.name) == "string" and pa and pb then
-            names[it.name] = true
-            interactions[#interactions + 1] = { name = it.name, a = pa, b = pb }
-          end
-        end
+        interactions[#interactions + 1] = check_interaction(P, it, "analysis.interactions[" ..
+          i .. "]", names, variants, variant_names)
       end
     end
   end
   out.interactions = interactions
+end
+
+-- The study's pre-registered analysis (header), normalized; P collects the problems.
+local function check_analysis(P, a, variants, variant_names)
+  local out = {}
+  if type(a) ~= "table" then
+    P.add("analysis", "expected a table, got " .. typename(a))
+    return out
+  end
+  check_analysis_fields(P, a)
+  check_metrics(P, a, out, variants, variant_names)
+  check_decision(P, a, out)
+  check_test(P, a, out)
+  out.design_notes = {}
+  check_comparisons(P, a, out, variants, variant_names)
+  check_interactions(P, a, out, variants, variant_names)
   if a.claim ~= nil then
     out.claim = require("repro.claim").check(P, a.claim, variants, variant_names)
   end
@@ -529,8 +565,8 @@ local function check_seeds_spec(P, t)
   end
   local c, spec = t.count, {}
   if type(c) ~= "table" then
-    P.add("seeds.count", "expected a table { power = 0.8, pilot = \"<study>\" } or " ..
-      "{ power = 0.8, sd = x }", "count")
+    P.add("seeds.count", string.format("expected a table { power = %g, pilot = \"<study>\" } " ..
+      "or { power = %g, sd = x }", stats.DEFAULT_POWER, stats.DEFAULT_POWER), "count")
     return nil
   end
   for k in pairs(c) do
@@ -748,24 +784,11 @@ function M.check_owner(dir, file)
   end
 end
 
--- Loads and validates the study at `path`.  `set` (optional) holds config overrides
--- from the command line applied to every run last.  Returns the normalized study:
--- name, description, file, source, base, variants = {{name, overrides}}, seeds,
--- analysis, checkpoint_every, jobs, set, runs = {{variant, seed, cfg, label, rel}}.
--- Raises a user error ({message=}) listing every problem.  opts.allow_large lifts the
--- M.MAX_SEEDS / M.MAX_RUNS ceiling.
-function M.load(path, set, opts)
-  opts = opts or {}
-  depends.begin(M.results_root(opts), false)
-  local t, src = evaluate(path)
-  local P = problems(path, src)
-  if type(t) ~= "table" then
-    P.add(nil, "the study file must return a table, got " .. type(t))
-    P.raise()
-  end
+-- M.load in steps: each checks some fields of the study file's table `t`, reports their
+-- problems to P (in the order M.load calls the steps) and fills the normalized study `s`.
 
-  local types = {}
-  for _, k in ipairs(engine.keys()) do types[k.name] = k.type end
+-- Unknown and missing top-level fields, name, description.
+local function check_top(P, t, path, s)
   local top = set_of(TOP_FIELDS)
   for k in pairs(t) do
     if not top[k] then
@@ -775,7 +798,6 @@ function M.load(path, set, opts)
   for _, k in ipairs({ "name", "description", "variants", "seeds", "analysis" }) do
     if t[k] == nil then P.add(k, "missing", false) end
   end
-  local s = { file = path, source = src, description = t.description }
   if t.name ~= nil then
     if type(t.name) ~= "string" or not t.name:match("^[%w][%w_.%-]*$") then
       P.add("name", "expected a name of letters, digits, '_', '-' or '.' (it names a directory)")
@@ -787,22 +809,30 @@ function M.load(path, set, opts)
   if t.description ~= nil and type(t.description) ~= "string" then
     P.add("description", "expected a string")
   end
+end
+
+-- depends: the studies this one needs first.
+local function check_depends(P, t, s)
   s.depends = {}
-  if t.depends ~= nil then
-    if not is_list(t.depends) then
-      P.add("depends", "expected a list of study names (the studies this one needs first)")
+  if t.depends == nil then return end
+  if not is_list(t.depends) then
+    P.add("depends", "expected a list of study names (the studies this one needs first)")
+    return
+  end
+  for i, d in ipairs(t.depends) do
+    if type(d) ~= "string" or not d:match(depends.NAME_PATTERN) then
+      P.add("depends[" .. i .. "]", "expected the name of a study", "depends")
+    elseif d == t.name then
+      P.add("depends[" .. i .. "]", "a study cannot depend on itself", "depends")
     else
-      for i, d in ipairs(t.depends) do
-        if type(d) ~= "string" or not d:match(depends.NAME_PATTERN) then
-          P.add("depends[" .. i .. "]", "expected the name of a study", "depends")
-        elseif d == t.name then
-          P.add("depends[" .. i .. "]", "a study cannot depend on itself", "depends")
-        else
-          s.depends[#s.depends + 1] = d
-        end
-      end
+      s.depends[#s.depends + 1] = d
     end
   end
+end
+
+-- base, the command line's --set, and the variants; returns the variants by name
+-- ({path, overrides}) and their names in order.
+local function check_configs(P, t, s, set, types)
   s.base = {}
   if t.base ~= nil then
     if type(t.base) ~= "table" then
@@ -812,56 +842,62 @@ function M.load(path, set, opts)
     end
   end
   s.set = set and check_overrides(P, set, "--set", types) or nil
-
   s.variants = {}
   local variants, variant_names = {}, {}
-  if t.variants ~= nil then
-    if not is_list(t.variants) or #t.variants == 0 then
-      P.add("variants", "expected a non-empty list of {name = ..., key = value, ...}")
+  if t.variants == nil then return variants, variant_names end
+  if not is_list(t.variants) or #t.variants == 0 then
+    P.add("variants", "expected a non-empty list of {name = ..., key = value, ...}")
+    return variants, variant_names
+  end
+  for i, v in ipairs(t.variants) do
+    local path = "variants[" .. i .. "]"
+    if type(v) ~= "table" then
+      P.add(path, "expected a table {name = ..., key = value, ...}")
+    elseif type(v.name) ~= "string" or not v.name:match("^[%w][%w_.%-]*$") then
+      P.add(path .. ".name", "expected a name of letters, digits, '_', '-' or '.'", "name")
+    elseif variants[v.name] then
+      P.add(path .. ".name", "variant '" .. v.name .. "' is listed twice (also " ..
+        variants[v.name].path .. ")", v.name, 2)
     else
-      for i, v in ipairs(t.variants) do
-        local path = "variants[" .. i .. "]"
-        if type(v) ~= "table" then
-          P.add(path, "expected a table {name = ..., key = value, ...}")
-        elseif type(v.name) ~= "string" or not v.name:match("^[%w][%w_.%-]*$") then
-          P.add(path .. ".name", "expected a name of letters, digits, '_', '-' or '.'", "name")
-        elseif variants[v.name] then
-          P.add(path .. ".name", "variant '" .. v.name .. "' is listed twice (also " ..
-            variants[v.name].path .. ")", v.name, 2)
-        else
-          local o = check_overrides(P, v, path, types, { name = true })
-          variants[v.name] = { path = path, overrides = o }
-          variant_names[#variant_names + 1] = v.name
-          s.variants[#s.variants + 1] = { name = v.name, overrides = o, path = path }
-        end
-      end
+      local o = check_overrides(P, v, path, types, { name = true })
+      variants[v.name] = { path = path, overrides = o }
+      variant_names[#variant_names + 1] = v.name
+      s.variants[#s.variants + 1] = { name = v.name, overrides = o, path = path }
     end
   end
+  return variants, variant_names
+end
 
+-- seeds: a list, or seeds from power (s.seeds_spec, resolved by check_design).
+local function check_seeds(P, t, s)
   s.seeds = {}
   if type(t.seeds) == "table" and (t.seeds.count ~= nil or t.seeds.first ~= nil) then
     s.seeds_spec = check_seeds_spec(P, t.seeds)
-  elseif t.seeds ~= nil then
-    if not is_list(t.seeds) or #t.seeds == 0 then
-      P.add("seeds", "expected a non-empty list of integers")
+    return
+  end
+  if t.seeds == nil then return end
+  if not is_list(t.seeds) or #t.seeds == 0 then
+    P.add("seeds", "expected a non-empty list of integers")
+    return
+  end
+  local seen = {}
+  for i, seed in ipairs(t.seeds) do
+    if math.type(seed) == "float" and seed == math.floor(seed) then
+      seed = math.tointeger(seed)
+    end
+    if math.type(seed) ~= "integer" or seed < 0 then
+      P.add("seeds[" .. i .. "]", "expected an integer >= 0, got " .. tostring(seed), "seeds")
+    elseif seen[seed] then
+      P.add("seeds[" .. i .. "]", "seed " .. seed .. " is listed twice", "seeds")
     else
-      local seen = {}
-      for i, seed in ipairs(t.seeds) do
-        if math.type(seed) == "float" and seed == math.floor(seed) then
-          seed = math.tointeger(seed)
-        end
-        if math.type(seed) ~= "integer" or seed < 0 then
-          P.add("seeds[" .. i .. "]", "expected an integer >= 0, got " .. tostring(seed), "seeds")
-        elseif seen[seed] then
-          P.add("seeds[" .. i .. "]", "seed " .. seed .. " is listed twice", "seeds")
-        else
-          seen[seed] = true
-          s.seeds[#s.seeds + 1] = seed
-        end
-      end
+      seen[seed] = true
+      s.seeds[#s.seeds + 1] = seed
     end
   end
+end
 
+-- checkpoint_every and jobs.
+local function check_run_settings(P, t, s)
   s.checkpoint_every = M.CHECKPOINT_EVERY
   if t.checkpoint_every ~= nil then
     if math.type(t.checkpoint_every) ~= "integer" or t.checkpoint_every < 1 then
@@ -878,25 +914,24 @@ function M.load(path, set, opts)
       s.jobs = t.jobs
     end
   end
-  if t.analysis ~= nil then s.analysis = check_analysis(P, t.analysis, variants, variant_names) end
-  if s.analysis then check_design(P, s, opts, t.seeds) end
-  if s.analysis and s.analysis.sweep then
-    lrsens.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
-  end
-  if not opts.allow_large then
-    if #s.seeds > M.MAX_SEEDS then
-      P.add("seeds", string.format("%d seeds, more than the %d a study may have without " ..
-        "--allow-large", #s.seeds, M.MAX_SEEDS), "seeds")
-    elseif #s.seeds * #s.variants > M.MAX_RUNS then
-      P.add(nil, string.format("%d variants x %d seeds = %d runs, more than the %d a study " ..
-        "may have without --allow-large", #s.variants, #s.seeds, #s.seeds * #s.variants,
-        M.MAX_RUNS))
-    end
-  end
-  P.raise()
+end
 
-  -- Every variant's full config against the engine's rules and the corpus (once per
-  -- variant: the seed does not change validity).
+-- The M.MAX_SEEDS / M.MAX_RUNS ceiling, unless opts.allow_large.
+local function check_size(P, s, opts)
+  if opts.allow_large then return end
+  if #s.seeds > M.MAX_SEEDS then
+    P.add("seeds", string.format("%d seeds, more than the %d a study may have without " ..
+      "--allow-large", #s.seeds, M.MAX_SEEDS), "seeds")
+  elseif #s.seeds * #s.variants > M.MAX_RUNS then
+    P.add(nil, string.format("%d variants x %d seeds = %d runs, more than the %d a study " ..
+      "may have without --allow-large", #s.variants, #s.seeds, #s.seeds * #s.variants,
+      M.MAX_RUNS))
+  end
+end
+
+-- Every variant's full config against the engine's rules and the corpus (once per
+-- variant: the seed does not change validity), each problem at the field that set the key.
+local function check_engine(P, s)
   for _, v in ipairs(s.variants) do
     local o = {}
     for k, x in pairs(s.base) do o[k] = x end
@@ -918,6 +953,39 @@ function M.load(path, set, opts)
       P.add(where, msg, key)
     end
   end
+end
+
+-- Loads and validates the study at `path`.  `set` (optional) holds config overrides
+-- from the command line applied to every run last.  Returns the normalized study:
+-- name, description, file, source, base, variants = {{name, overrides}}, seeds,
+-- analysis, checkpoint_every, jobs, set, runs = {{variant, seed, cfg, label, rel}}.
+-- Raises a user error ({message=}) listing every problem.  opts.allow_large lifts the
+-- M.MAX_SEEDS / M.MAX_RUNS ceiling.
+function M.load(path, set, opts)
+  opts = opts or {}
+  depends.begin(M.results_root(opts), false)
+  local t, src = evaluate(path)
+  local P = problems(path, src)
+  if type(t) ~= "table" then
+    P.add(nil, "the study file must return a table, got " .. type(t))
+    P.raise()
+  end
+  local types = {}
+  for _, k in ipairs(engine.keys()) do types[k.name] = k.type end
+  local s = { file = path, source = src, description = t.description }
+  check_top(P, t, path, s)
+  check_depends(P, t, s)
+  local variants, variant_names = check_configs(P, t, s, set, types)
+  check_seeds(P, t, s)
+  check_run_settings(P, t, s)
+  if t.analysis ~= nil then s.analysis = check_analysis(P, t.analysis, variants, variant_names) end
+  if s.analysis then check_design(P, s, opts, t.seeds) end
+  if s.analysis and s.analysis.sweep then
+    lrsens.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
+  end
+  check_size(P, s, opts)
+  P.raise()
+  check_engine(P, s)
   P.raise()
   s.runs = expand(s)
   return s

@@ -307,5 +307,32 @@ check.write(dir .. "/nolr.lua", (fs.read(write_sweep("nolr")):gsub("lr = lr }", 
 t:raises(function() study.load(dir .. "/nolr.lua") end, "variant 'none-1' must set lr (> 0)",
   "a variant without the swept key")
 
+-- The pilot pairs: by default every group vs the reference, whatever the groups are called
+-- (the library knows no norm); a study's own list is kept as it is, in its order.
+local function pilot_of(name, extra)
+  local path = dir .. "/" .. name .. ".lua"
+  check.write(path, (fs.read(write_sweep(name, extra)):gsub('{ "none", "layernorm" }',
+    '{ "none", "layernorm", "rmsnorm" }')))
+  local list = {}
+  for _, p in ipairs(study.load(path).analysis.sweep.pilot) do
+    list[#list + 1] = p[1] .. "/" .. p[2]
+  end
+  return table.concat(list, " ")
+end
+t:eq(pilot_of("pilot_default"), "layernorm/none rmsnorm/none",
+  "default pilot: each group vs the reference, no other pair")
+t:eq(pilot_of("pilot_listed",
+  [[, pilot = { { "layernorm", "rmsnorm" }, { "rmsnorm", "none" } }]]),
+  "layernorm/rmsnorm rmsnorm/none", "a listed pilot is kept as listed")
+t:eq(pilot_of("pilot_none", ", pilot = {}"), "", "pilot = {}: no pilot comparison")
+-- lr_sweep.lua declares the pairs whose largest sd sets tuned.lua's and
+-- tuned_controls.lua's seed counts: each group vs no norm, and LayerNorm vs RMSNorm
+local sweep_pilot = {}
+for _, p in ipairs(study.load("lua/experiments/lr_sweep.lua").analysis.sweep.pilot) do
+  sweep_pilot[#sweep_pilot + 1] = p[1] .. "/" .. p[2]
+end
+t:eq(table.concat(sweep_pilot, " "), "layernorm/none rmsnorm/none scale/none " ..
+  "layernorm_matched/none layernorm/rmsnorm", "lr_sweep.lua's pilot pairs")
+
 check.rmtree(dir)
 t:done()

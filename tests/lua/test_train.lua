@@ -116,6 +116,20 @@ local function engine_err(fn, ...)
   return not eok and e or "(no error)"
 end
 t:ok(engine_err(engine.check, { lr = 0 }):find("^config: lr=0"), "a bad value: config")
+-- The engine's limits and divergence rule are exported by the binding, and Lua states
+-- them from there (never retyped): the thread limit is the one the config applies.
+t:ok(math.type(engine.MAX_THREADS) == "integer" and engine.MAX_THREADS >= 1 and
+  engine_err(engine.check, { threads = engine.MAX_THREADS + 1 }):find(
+    "^config: threads=" .. (engine.MAX_THREADS + 1) .. ": must be in %[0, " ..
+    engine.MAX_THREADS .. "%]"), "engine.MAX_THREADS is the config's limit")
+t:ok(engine_err(engine.fma_peak, engine.MAX_THREADS + 1):find("threads must be 1.." ..
+  engine.MAX_THREADS, 1, true), "engine.fma_peak: the same limit")
+t:ok(math.type(engine.DIVERGE_STEPS) == "integer" and engine.DIVERGE_STEPS >= 1 and
+  math.type(engine.DIVERGE_MARGIN) == "float" and engine.DIVERGE_MARGIN > 0,
+  "engine.DIVERGE_STEPS and engine.DIVERGE_MARGIN")
+t:ok(require("repro.analysis").DEFINITIONS.diverged:find(string.format("on %d consecutive " ..
+  "training losses above the loss at initialization + %g nat", engine.DIVERGE_STEPS,
+  engine.DIVERGE_MARGIN), 1, true), "the analysis states the engine's divergence rule")
 t:ok(engine_err(engine.param_count, { data = dir .. "/none.txt" }):find("^corpus: data="),
   "param_count, a missing corpus: corpus")
 local ckdir = dir .. "/ck"
