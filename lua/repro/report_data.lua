@@ -14,7 +14,10 @@ local finite = texfmt.finite
 
 local user_error = require("repro.base").user_error
 
-local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
+-- Display names of the engine's embed_norm values.
+local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
+  scale = "scale", layernorm_matched = "matched LayerNorm" }
+M.NORM_LABEL = NORM_LABEL
 
 -- A study read from its summary.json, with lazy access to its run records.
 local Study = {}

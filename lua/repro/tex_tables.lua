@@ -8,6 +8,7 @@
 --   studies        one row per study
 --   compute, checklist  the reproducibility tables (lua/repro/tex_compute.lua)
 --   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/tex_claim.lua)
+--   lr_sweep       a learning-rate sweep per group (lua/repro/tex_sweep.lua)
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A degenerate
 -- comparison's reason is printed under its table, never "nan" or "inf".
@@ -16,6 +17,7 @@ local F = require "repro.texfmt"
 local data = require "repro.report_data"
 local compute = require "repro.tex_compute"
 local claim = require "repro.tex_claim"
+local sweep = require "repro.tex_sweep"
 
 local M = {}
 local finite = F.finite
@@ -387,6 +389,7 @@ M.KINDS = {
   checklist = { all = compute.checklist_table },
   claim = { build = claim.claim_table },
   claim_effects = { build = claim.claim_effects_table },
+  lr_sweep = { build = sweep.lr_sweep_table },
 }
 
 -- The generic tables of a study the manifest does not list: paired, seeds (when its
