@@ -230,8 +230,8 @@ local function verdict_clause(s, c, v, bn, told)
     local tost = c.tost or {}
     local extra = ""
     local bm = mean_of(c.a)
-    if spec_of(c.metric).kind == "count" and bm and finite(an.min_effect)
-        and an.min_effect >= bm and finite(c.mean) and c.mean ~= 0 then
+    if spec_of(c.metric).kind == "count" and bm and bm > 0 and finite(an.min_effect)
+        and an.min_effect >= bm and finite(c.mean) and c.mean < 0 then
       extra = string.format(" The margin is wider than the mean count with %s (%s), so " ..
         "this test cannot tell removing every %s apart from no change.", bn,
         count_num(bm, spec_of(c.metric)), spec_of(c.metric).one or "event")
