@@ -116,7 +116,8 @@ end
 
 -- The checks fail on what the paper used to print ----------------------------------------
 local old = study("old", { seeds = { 1, 2, 3, 4, 5 }, per_variant = {},
-  variants = variants({ { "none-lr3e-3", "none", 0.003 }, { "layernorm-lr3e-3", "layernorm", 0.003 } }),
+  variants = variants({ { "none-lr3e-3", "none", 0.003 },
+    { "layernorm-lr3e-3", "layernorm", 0.003 } }),
   analysis = { primary = "n_spikes", metrics = { "n_spikes", "val_loss" }, alpha = 0.05,
     min_effect = 5, better = "lower" } })
 local planted = "With layernorm-lr3e-3, n spikes was lower than with none-lr3e-3 by 1 on " ..
@@ -247,7 +248,8 @@ local note = prose.degenerate_note({ degenerate = true, n = 3, mean = 0, metric 
   flags = { constant = true }, reason = "all 3 differences are equal (sd = 0): t, p_t" })
 t:ok(note:find("All 3 seed pairs give the same difference", 1, true) and
   not note:find("p_t", 1, true) and not note:find("\\_", 1, true), "constant note: " .. note)
-note = prose.degenerate_note({ degenerate = true, n = 5, t = 6932.46, flags = { nct_range = true } })
+note = prose.degenerate_note({ degenerate = true, n = 5, t = 6932.46,
+  flags = { nct_range = true } })
 t:ok(note:find("\\num{6932.5}", 1, true) and note:find("noncentral", 1, true), "ncp note: " .. note)
 t:eq(prose.degenerate_note({ degenerate = false }), "", "no note when nothing is undefined")
 
@@ -258,7 +260,8 @@ t:raises(function() report.check_names("m.lua", { labels = {} }) end,
   "m.lua: names: labels: unknown field", "an unknown field of names")
 -- Without the manifest's names, a key reads "with <key> = <value>" (no paper in the library).
 local two = study("two_lr", { seeds = { 1 }, per_variant = {}, analysis = {},
-  variants = variants({ { "none-lr3e-3", "none", 0.003 }, { "layernorm-lr1e-2", "layernorm", 0.01 } }) })
+  variants = variants({ { "none-lr3e-3", "none", 0.003 },
+    { "layernorm-lr1e-2", "layernorm", 0.01 } }) })
 t:eq(two.variant_by_name["none-lr3e-3"].prose, "no norm at peak lr \\num{0.003}",
   "the manifest's name of a variant and its setting")
 t:eq(data.load_study(dir, "two_lr").variant_by_name["layernorm-lr1e-2"].prose,

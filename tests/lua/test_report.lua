@@ -151,7 +151,8 @@ t:ok(has_line(P, "$^{b}$\\,All 3 seed pairs give the same difference (\\num{0.0}
   "paired table: why the degenerate comparison's statistics are undefined, in words")
 t:ok(has_line(P, "$^{a}$\\,The BCa bootstrap interval (descriptive, not shown) is undefined " ..
   "for these differences.\\\\"), "paired table: the two BCa notes share one mark")
-t:ok(not (fs.read(P) or ""):find("$^{d}$", 1, true) and not (fs.read(P) or ""):find("p\\_", 1, true),
+local paired_text = fs.read(P) or ""
+t:ok(not paired_text:find("$^{d}$", 1, true) and not paired_text:find("p\\_", 1, true),
   "paired table: three notes, none in the statistics module's own words")
 
 -- The calibration table and an absent study.
