@@ -11,6 +11,11 @@
 --            lua/repro/tex_tables.lua (seeds, paired, interactions, calibration, counts,
 --            setting_effect, studies).  The file always exists: a sentence when its study
 --            has not run.
+--   names    how the prose (the verdict sentences) names a variant: names.embed_norm
+--            gives the name of each embed_norm value, names.keys a phrase for each
+--            config key in which a study's variants differ, in this order (%s is the
+--            value; a table maps values to phrases; false leaves the key out where the
+--            other keys tell the settings apart): "LayerNorm at lr 0.003".
 --   figures  {name =, kind =, study =, caption =, width =, ...}: figures/<name>.pdf from
 --            plots/<script>.gp, of a kind of lua/repro/report_plot.lua with that kind's
 --            fields (curves: column, ylabel, logy; forest: metric, every study whose
@@ -22,6 +27,20 @@ local LOSS = "training loss (nats)"
 return {
   studies = { "prelim", "final", "claim", "instability", "scale", "init_scale",
     "instability_v1" },
+
+  names = {
+    embed_norm = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" },
+    keys = {
+      { key = "lr", format = "at peak lr %s" },
+      { key = "min_lr", format = false },
+      { key = "embed_init_std", format = "at embedding init scale $\\sigma_e = %s$" },
+      { key = "n_layer", format = "with %s blocks" },
+      { key = "d_model", format = "of width %s" },
+      { key = "n_head", format = false },
+      { key = "tie_embeddings",
+        format = { [true] = "with tied embeddings", [false] = "with untied embeddings" } },
+    },
+  },
 
   tables = {
     { name = "studies", kind = "studies",
@@ -35,9 +54,11 @@ return {
       caption = [[Final protocol (300 iterations), mean $\pm$ standard deviation over seeds.]] },
     { name = "prelim_paired", kind = "paired", study = "prelim", wide = true,
       caption = [[Paired comparisons, preliminary protocol: mean difference $\Delta$ (treatment
-        $-$ baseline), its BCa interval, $d_z$ with its interval, $p$ from the $t$-test
-        and from the exact sign-flip test (with its floor), Holm-adjusted $p$ over the
-        whole table, minimum detectable effect at 80\,\% power and, on the primary
+        $-$ baseline), the interval of the decision test (the $t$ interval), $d_z$ with its
+        interval, $p$ from the $t$-test and from the exact sign-flip test (with its floor),
+        Holm-adjusted $p$ over the study's family (the primary metric only; the other
+        metrics are exploratory and unadjusted), minimum detectable effect at \ReportPower{}
+        power (on the primary metric at the Holm first-step level) and, on the primary
         metric, the verdict of the pre-registered rule.]] },
     { name = "final_paired", kind = "paired", study = "final", wide = true,
       caption = [[Paired comparisons, final protocol (columns as in

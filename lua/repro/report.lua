@@ -23,8 +23,8 @@
 -- is written atomically and only when its bytes change, and generated files that are no
 -- longer produced are removed, so rerunning on the same records leaves `git diff` empty.
 --
--- The modules depend one way: report -> tex_numbers -> tex_tables -> report_data ->
--- texfmt, and report -> report_plot -> report_data.
+-- The modules depend one way: report -> tex_numbers -> tex_tables -> tex_prose ->
+-- report_data -> texfmt, and report -> report_plot -> report_data.
 local fs = require "repro.fs"
 local host = require "repro.host"
 local data = require "repro.report_data"
@@ -108,12 +108,52 @@ local function check_entry(path, where, e, kinds, names)
   return e
 end
 
+-- The manifest's `names` (optional), checked: embed_norm maps strings to strings, keys is
+-- a list of {key = string, format = string | table | false}.
+function M.check_names(path, names)
+  if names == nil then return nil end
+  local function bad(fmt, ...)
+    user_error("report: %s: names: " .. fmt, path, ...)
+  end
+  if type(names) ~= "table" then bad("expected a table") end
+  for k in pairs(names) do
+    if k ~= "embed_norm" and k ~= "keys" then bad("%s: unknown field", tostring(k)) end
+  end
+  if names.embed_norm ~= nil then
+    if type(names.embed_norm) ~= "table" then bad("embed_norm: expected a table") end
+    for k, v in pairs(names.embed_norm) do
+      if type(k) ~= "string" or type(v) ~= "string" then
+        bad("embed_norm: expected names (strings) of embed_norm values (strings)")
+      end
+    end
+  end
+  if names.keys ~= nil then
+    if type(names.keys) ~= "table" then bad("keys: expected a list") end
+    for i, e in ipairs(names.keys) do
+      if type(e) ~= "table" or type(e.key) ~= "string" then
+        bad("keys[%d]: expected {key = <config key>, format = ...}", i)
+      end
+      local f = e.format
+      if not (type(f) == "string" or type(f) == "table" or f == false) then
+        bad("keys[%d] (%s): format: expected a string with %%s, a table or false", i, e.key)
+      end
+      for k in pairs(e) do
+        if k ~= "key" and k ~= "format" then bad("keys[%d]: %s: unknown field", i, tostring(k)) end
+      end
+    end
+  end
+  return names
+end
+
 -- Reads the manifest at `path`: a Lua file that returns plain data (loaded with no
 -- globals at all, so it cannot do anything but build its table):
 --   studies = { "<study>", ... }   the studies the paper discusses, in its order
 --   tables  = { {name =, kind =, study =, caption =, wide =}, ... }   (tex_tables.KINDS)
 --   figures = { {name =, kind =, study =, caption =, width =, <kind's fields>}, ... }
 --                                  (report_plot.KINDS)
+--   names   = { embed_norm = { <value> = "<name>", ... },        (optional) how the prose
+--               keys = { {key =, format =}, ... } }              names the variants
+--                                  (report_data.name_variants)
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
   local chunk, err = loadfile(path, "t", {})
@@ -135,6 +175,7 @@ function M.load_manifest(path)
     end
     out.studies[i], out.listed[n] = n, true
   end
+  out.names = M.check_names(path, m.names)
   local names = {}
   for i, e in ipairs(m.tables) do
     out.tables[i] = check_entry(path, "tables[" .. i .. "]", e, tables.KINDS, names)
@@ -183,7 +224,7 @@ end
 -- names of every study to account for (the manifest's, run or not, then the others), and
 -- the studies the manifest does not list (the appendix).
 local function context(o, manifest, out)
-  local list, by_name = data.load_all(o.experiments, manifest.studies)
+  local list, by_name = data.load_all(o.experiments, manifest.studies, manifest.names)
   local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
     manifest = manifest, names = {}, appendix = {} }
   for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end

@@ -1,7 +1,8 @@
 -- The studies the report reads (lua/repro/report.lua): each study's summary.json with
 -- lazy access to its run records (metrics.json, config.json, log.csv), its variants
--- labelled by embedding norm and setting, and the one choice of which interval and
--- minimum detectable effect of a comparison the report prints.
+-- labelled by embedding norm and setting (short labels for the tables; names for the
+-- prose, from the paper's manifest: M.name_variants), and the one choice of which
+-- interval and minimum detectable effect of a comparison the report prints.
 local fs = require "repro.fs"
 local json = require "repro.json"
 local engine = require "engine"
@@ -18,6 +19,10 @@ local user_error = require("repro.base").user_error
 local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
   scale = "scale", layernorm_matched = "matched LayerNorm" }
 M.NORM_LABEL = NORM_LABEL
+
+-- The prose's names of the engine's embed_norm values when the paper's manifest gives
+-- none (its `names.embed_norm`).
+M.NORM_NAMES = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 
 -- A study read from its summary.json, with lazy access to its run records.
 local Study = {}
@@ -181,8 +186,103 @@ function M.mde(c)
   return c.mde
 end
 
--- Reads DIR/<name>/summary.json; nil when it does not exist.
-function M.load_study(exp_dir, name)
+-- A config value as the prose writes it (LaTeX): integers as they are, other numbers
+-- through siunitx, strings escaped, booleans as true/false.
+local function value_text(v)
+  if math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v)
+      and math.abs(v) < 2 ^ 53) then
+    return string.format("%d", v)
+  end
+  if type(v) == "number" then return "\\num{" .. string.format("%g", v) .. "}" end
+  return texfmt.escape(tostring(v))
+end
+
+-- The phrase of one config key's value: the manifest's format (a string with %s for the
+-- value, or a table from value to phrase), else "with <key> = <value>".
+local function key_phrase(format, key, v)
+  if type(format) == "table" then
+    local p = format[v]
+    if p == nil then p = format[tostring(v)] end
+    if type(p) == "string" then return p end
+  elseif type(format) == "string" then
+    return (format:gsub("%%s", function() return value_text(v) end))
+  end
+  return "with " .. texfmt.escape(key) .. " = " .. value_text(v)
+end
+
+-- The names the prose gives the variants of study s (LaTeX), from `names` (the paper's
+-- manifest: names.embed_norm = {value -> name}, names.keys = a list of {key =, format =},
+-- format a string with %s, a table from value to phrase, or false to leave the key out
+-- where the other keys tell the settings apart).  Each variant gets
+--   prose_norm     the name of its embed_norm value (names.embed_norm, else M.NORM_NAMES,
+--                  else the value)
+--   prose_setting  a phrase for the config keys other than embed_norm in which the
+--                  study's variants differ ("at lr 0.003"), "" when they differ in none;
+--                  keys in the manifest's order, then the others by name
+--   prose          the two together ("LayerNorm at lr 0.003")
+-- No paper is named here: without a manifest every key reads "with <key> = <value>".
+function M.name_variants(s, names)
+  names = names or {}
+  local norm_names = names.embed_norm or M.NORM_NAMES
+  local base, defaults = s.summary.base or {}, engine.defaults()
+  local function value_of(v, k)
+    if v.overrides[k] ~= nil then return v.overrides[k] end
+    if base[k] ~= nil then return base[k] end
+    return defaults[k]
+  end
+  local seen, keys = {}, {}
+  for _, v in ipairs(s.variants) do
+    for k in pairs(v.overrides) do
+      if k ~= "embed_norm" and not seen[k] then
+        seen[k] = true
+        keys[#keys + 1] = k
+      end
+    end
+  end
+  local differ = {}
+  for _, k in ipairs(keys) do
+    for _, v in ipairs(s.variants) do
+      if value_of(v, k) ~= value_of(s.variants[1], k) then differ[k] = true end
+    end
+  end
+  local format, order = {}, {}
+  for _, e in ipairs(names.keys or {}) do
+    format[e.key] = e.format
+    if differ[e.key] then order[#order + 1] = e.key end
+  end
+  local rest = {}
+  for k in pairs(differ) do
+    if format[k] == nil then rest[#rest + 1] = k end
+  end
+  table.sort(rest)
+  for _, k in ipairs(rest) do order[#order + 1] = k end
+  local function phrase(v, hide)
+    local parts = {}
+    for _, k in ipairs(order) do
+      if not (hide and format[k] == false) then
+        parts[#parts + 1] = key_phrase(format[k], k, value_of(v, k))
+      end
+    end
+    return table.concat(parts, " ")
+  end
+  -- Leave out the keys the manifest hides only if the settings stay distinct.
+  local hide, by_phrase = true, {}
+  for _, v in ipairs(s.variants) do
+    local p = phrase(v, true)
+    if by_phrase[p] and by_phrase[p] ~= v.setting then hide = false end
+    by_phrase[p] = v.setting
+  end
+  for _, v in ipairs(s.variants) do
+    v.prose_norm = norm_names[v.norm] or texfmt.escape(v.norm)
+    v.prose_setting = phrase(v, hide)
+    v.prose = v.prose_setting ~= "" and (v.prose_norm .. " " .. v.prose_setting) or
+      v.prose_norm
+  end
+end
+
+-- Reads DIR/<name>/summary.json; nil when it does not exist.  `names`: the prose's names
+-- of the variants (M.name_variants).
+function M.load_study(exp_dir, name, names)
   local dir = exp_dir .. "/" .. name
   local text = fs.read(dir .. "/summary.json")
   if not text then return nil end
@@ -229,6 +329,7 @@ function M.load_study(exp_dir, name)
     end
     st.variants[#st.variants + 1] = info
   end
+  M.name_variants(s, names)
   return s
 end
 
@@ -246,8 +347,8 @@ function M.list_studies(exp_dir)
 end
 
 -- Every study under exp_dir: list (the names of `first` in their order, then the others
--- by name) and map.
-function M.load_all(exp_dir, first)
+-- by name) and map; `prose_names` as `names` of load_study.
+function M.load_all(exp_dir, first, prose_names)
   local list, by_name = {}, {}
   local names = M.list_studies(exp_dir)
   local listed = {}
@@ -262,7 +363,7 @@ function M.load_all(exp_dir, first)
     if not listed[n] then ordered[#ordered + 1] = n end
   end
   for _, n in ipairs(ordered) do
-    local s = M.load_study(exp_dir, n)
+    local s = M.load_study(exp_dir, n, prose_names)
     if s then
       list[#list + 1] = s
       by_name[n] = s

@@ -8,13 +8,22 @@
 --   \<Study><T>Vs<B><Metric>Delta, ...CI, ...PHolm, ...  every comparison's statistics
 --   \<Study><T>Vs<B>Primary..., ...PplChange             the primary comparison's
 --   \<Study><T>Vs<B>Verdict, ...Sentence, \<Study>Verdicts, \<Study>Notes
+--                                                       the verdicts in words (tex_prose.lua)
+--   \<Study>HolmLevel, ...Test, ...SignflipFloor, ...BcaCoverage   its statistics
+--   \ReportTests, \ReportSeedCounts, \ReportDegreesOfFreedom, \ReportSignflipFloors,
+--   \ReportBcaCoverage, \ReportBcaCaveatN, \ReportPower, \ReportRuleHistory
+--                                                       the statistics section's facts
 -- Every number is read from the summary (the analysis computes it once) or, for the
 -- per-variant statistics of metrics the summary does not describe, from the records.
+-- A relative change (...RelChange) is defined only for a metric whose kind
+-- (texfmt.METRIC) is neither a loss in nats nor a count.
+local stats = require "stats"
 local F = require "repro.texfmt"
 local data = require "repro.report_data"
 local tables = require "repro.tex_tables"
 local claim = require "repro.tex_claim"
 local sweep = require "repro.tex_sweep"
+local prose = require "repro.tex_prose"
 
 local M = {}
 local finite = F.finite
@@ -122,7 +131,15 @@ local function design(d, s, S)
   d.def(S .. "MinEffect", s.primary and F.value(s.primary, an.min_effect) or DASH)
   d.def(S .. "Alpha", finite(an.alpha) and F.num(an.alpha, F.sig_decimals(an.alpha, 2)) or DASH)
   d.def(S .. "NTests", string.format("%d", tables.family_size(s)))
+  d.def(S .. "NTestsRuleOne", string.format("%d", #(s.summary.comparisons or {}) +
+    #(s.summary.interactions or {})))
   d.def(S .. "Family", F.escape(an.family or ""))
+  local alpha = finite(an.alpha) and an.alpha or stats.DEFAULT_ALPHA
+  d.def(S .. "HolmLevel", F.p(an.holm_first_level or alpha / math.max(1, tables.family_size(s))))
+  d.def(S .. "Test", an.test == "signflip" and "exact sign-flip test" or "paired $t$-test")
+  d.def(S .. "SignflipFloor", #s.seeds > 0 and F.p(2.0 ^ (1 - #s.seeds)) or DASH)
+  d.def(S .. "BcaCoverage", #s.seeds > 0 and
+    ("\\num{" .. F.fixed(100 * (1 - 2.0 ^ (1 - #s.seeds)), 2) .. "}\\,\\%") or DASH)
 end
 
 local VARIANT_METRICS = { "val_loss", "val_ppl", "val_acc", "final_grad_norm", "embed_norm" }
@@ -173,6 +190,10 @@ local function comparisons(d, s, S)
       d.def(P .. "PrimaryCI", F.interval(ci, dec))
       d.def(P .. "PrimaryPHolm", F.p(c.p_holm))
       d.def(P .. "PrimaryMDE", F.num(data.mde(c), dec))
+      d.def(P .. "PrimaryMDEUnadjusted", F.num(c.mde, dec))
+      d.def(P .. "PrimaryPT", F.p(c.p_t))
+      d.def(P .. "PrimaryPSignflip", F.p(c.p_signflip))
+      d.def(P .. "PrimaryPHolmRuleOne", F.p(c.p_holm_rule1))
       d.def(P .. "PplChange", F.percent(c.val_ppl_change))
     end
     d.def(C .. "Delta", F.num(c.mean, dec))
@@ -185,9 +206,12 @@ local function comparisons(d, s, S)
     d.def(C .. "PSignflip", F.p(c.p_signflip))
     d.def(C .. "PHolm", F.p(c.p_holm))
     d.def(C .. "MDE", F.num(data.mde(c), dec))
-    d.def(C .. "RelChange", F.percent(c.relative_change))
+    local kind = F.METRIC[c.metric] and F.METRIC[c.metric].kind
+    if kind ~= "nats" and kind ~= "count" then
+      d.def(C .. "RelChange", F.percent(c.relative_change))
+    end
     d.def(C .. "N", string.format("%d", c.n or 0))
-    d.def(C .. "Reason", c.degenerate and type(c.reason) == "string" and F.escape(c.reason) or "")
+    d.def(C .. "Reason", prose.degenerate_note(c))
   end
   for _, e in ipairs(s.summary.interactions or {}) do
     local C = S .. F.macro(e.name) .. metric_macro(e.metric)
@@ -199,24 +223,33 @@ local function comparisons(d, s, S)
   end
 end
 
--- The verdicts (each alone and as a list, set \sloppy: a comparison's label can be a long
--- key=value list) and the notes of the summary.
+-- The verdicts in words (tex_prose.lua), each alone and as one paragraph, and the notes
+-- of the summary.
 local function verdicts(d, s, S)
-  local items = {}
   for _, v in ipairs(s.summary.verdicts or {}) do
     local C = S .. F.macro(v.treatment) .. "Vs" .. F.macro(v.baseline)
     d.def(C .. "Verdict", F.escape(v.verdict))
-    d.def(C .. "Sentence", F.escape(v.sentence or ""))
-    items[#items + 1] = string.format("\\item \\textbf{%s}: %s. %s",
-      tables.comparison_label(s, v.treatment, v.baseline), F.escape(v.verdict),
-      F.escape(v.sentence or ""))
+    d.def(C .. "Sentence", prose.verdict_sentence(s, v))
   end
-  d.def(S .. "Verdicts", #items == 0 and "\\emph{This study has no comparisons.}" or
-    ("\\begin{itemize}\\sloppy\n" .. table.concat(items, "\n") .. "\n\\end{itemize}"))
+  d.def(S .. "Verdicts", prose.verdicts(s))
   local notes = {}
   for _, n in ipairs(s.summary.notes or {}) do notes[#notes + 1] = "\\item " .. F.escape(n) end
   d.def(S .. "Notes", #notes == 0 and "\\emph{none}" or
     ("\\begin{itemize}\n" .. table.concat(notes, "\n") .. "\n\\end{itemize}"))
+end
+
+-- The statistics section's numbers over every study that has run.
+local function method(d, ctx)
+  d.comment("the statistics section")
+  d.def("ReportTests", prose.tests(ctx))
+  local n, df = prose.seed_counts(ctx)
+  d.def("ReportSeedCounts", n)
+  d.def("ReportDegreesOfFreedom", df)
+  d.def("ReportSignflipFloors", prose.signflip_floors(ctx))
+  d.def("ReportBcaCoverage", prose.bca_coverage(ctx))
+  d.def("ReportBcaCaveatN", string.format("%d", stats.BCA_CAVEAT_N))
+  d.def("ReportPower", F.fixed(100 * stats.DEFAULT_POWER, 0) .. "\\,\\%")
+  d.def("ReportRuleHistory", prose.rule_history(ctx))
 end
 
 -- numbers.tex: study and figure availability, then per study its design, the per-variant
@@ -225,6 +258,7 @@ function M.numbers(ctx)
   local d = new_defs()
   availability(d, ctx)
   overrides(d, ctx)
+  method(d, ctx)
   for _, s in ipairs(ctx.studies) do
     local S = F.macro(s.name)
     design(d, s, S)

@@ -10,14 +10,16 @@
 --   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/tex_claim.lua)
 --   lr_sweep       a learning-rate sweep per group (lua/repro/tex_sweep.lua)
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
--- other study gets the generic paired, seeds and interactions tables.  A degenerate
--- comparison's reason is printed under its table, never "nan" or "inf".
+-- other study gets the generic paired, seeds and interactions tables.  Why a degenerate
+-- comparison's statistics are undefined is said under its table in words
+-- (tex_prose.degenerate_note), never "nan" or "inf".
 local stats = require "stats"
 local F = require "repro.texfmt"
 local data = require "repro.report_data"
 local compute = require "repro.tex_compute"
 local claim = require "repro.tex_claim"
 local sweep = require "repro.tex_sweep"
+local prose = require "repro.tex_prose"
 
 local M = {}
 local finite = F.finite
@@ -165,10 +167,11 @@ local function stat_cells(c, floor)
   return cells
 end
 
--- The mark of a degenerate comparison's reason (rows with the same reason share it).
+-- The mark of a degenerate comparison's note (rows with the same note share it).
 local function reason_note(c, notes)
-  if not c.degenerate or type(c.reason) ~= "string" then return "" end
-  return notes.mark(F.escape(c.reason) .. ".")
+  local text = prose.degenerate_note(c)
+  if text == "" then return "" end
+  return notes.mark(text)
 end
 
 -- Every comparison of the study on every metric of its analysis (the Holm family),

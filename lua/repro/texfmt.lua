@@ -13,25 +13,45 @@ local M = {}
 local finite = require("repro.base").finite
 M.finite = finite
 
--- Display names and decimals of the metrics the paper shows.
+-- Display names and decimals of the metrics the paper shows.  The prose (tex_prose.lua)
+-- also reads `noun` (what the metric is, in a sentence), `unit` and `kind`:
+--   nats    a loss in nats, the log of a perplexity (`ppl` names it): a change is quoted
+--           as the change of that perplexity in percent and the difference in nats; never
+--           as a percentage of the loss
+--   count   a count per run: quoted as counts (means and their difference), never as a
+--           percentage of the baseline's count, which may be 0
+-- A metric without a kind is quoted as its difference in its own unit.
 M.METRIC = {
-  val_loss = { label = "val.\\ loss (nats)", short = "val.\\ loss", dec = 4 },
-  val_ppl = { label = "val.\\ perplexity", short = "val.\\ PPL", dec = 3 },
-  val_acc = { label = "val.\\ accuracy", short = "accuracy", dec = 4 },
-  acc_macro = { label = "macro accuracy", short = "macro acc.", dec = 4 },
-  ece = { label = "ECE", short = "ECE", dec = 4 },
-  brier = { label = "Brier score", short = "Brier", dec = 4 },
-  temp_opt = { label = "optimal temperature $T^*$", short = "$T^*$", dec = 3 },
-  nll_temp_1 = { label = "NLL at $T = 1$", short = "NLL($T{=}1$)", dec = 4 },
-  nll_temp_opt = { label = "NLL at $T^*$", short = "NLL($T^*$)", dec = 4 },
-  final_grad_norm = { label = "final grad norm", short = "grad norm", dec = 3 },
-  embed_norm = { label = "embedding norm", short = "embed norm", dec = 3 },
-  n_spikes = { label = "loss spikes per run", short = "spikes", dec = 1 },
-  diverged = { label = "divergence rate", short = "diverged", dec = 2 },
-  max_loss_ratio = { label = "max loss ratio", short = "max ratio", dec = 3 },
-  train_loss = { label = "train loss (nats)", short = "train loss", dec = 4 },
-  logit_norm = { label = "logit norm", short = "logit norm", dec = 3 },
-  max_logit = { label = "max logit", short = "max logit", dec = 3 },
+  val_loss = { label = "val.\\ loss (nats)", short = "val.\\ loss", dec = 4,
+    noun = "validation loss", unit = "nats", kind = "nats", ppl = "validation perplexity" },
+  val_ppl = { label = "val.\\ perplexity", short = "val.\\ PPL", dec = 3,
+    noun = "validation perplexity" },
+  val_acc = { label = "val.\\ accuracy", short = "accuracy", dec = 4,
+    noun = "validation accuracy" },
+  acc_macro = { label = "macro accuracy", short = "macro acc.", dec = 4,
+    noun = "macro-averaged accuracy" },
+  ece = { label = "ECE", short = "ECE", dec = 4, noun = "expected calibration error" },
+  brier = { label = "Brier score", short = "Brier", dec = 4, noun = "Brier score" },
+  temp_opt = { label = "optimal temperature $T^*$", short = "$T^*$", dec = 3,
+    noun = "optimal temperature" },
+  nll_temp_1 = { label = "NLL at $T = 1$", short = "NLL($T{=}1$)", dec = 4,
+    noun = "NLL at $T = 1$", unit = "nats" },
+  nll_temp_opt = { label = "NLL at $T^*$", short = "NLL($T^*$)", dec = 4,
+    noun = "NLL at the optimal temperature", unit = "nats" },
+  final_grad_norm = { label = "final grad norm", short = "grad norm", dec = 3,
+    noun = "final gradient norm" },
+  embed_norm = { label = "embedding norm", short = "embed norm", dec = 3,
+    noun = "embedding norm" },
+  n_spikes = { label = "loss spikes per run", short = "spikes", dec = 1,
+    noun = "loss spikes", one = "loss spike", unit = "spikes", kind = "count" },
+  diverged = { label = "divergence rate", short = "diverged", dec = 2,
+    noun = "diverged runs", one = "diverged run", unit = "runs", kind = "count" },
+  max_loss_ratio = { label = "max loss ratio", short = "max ratio", dec = 3,
+    noun = "largest loss ratio" },
+  train_loss = { label = "train loss (nats)", short = "train loss", dec = 4,
+    noun = "training loss", unit = "nats", kind = "nats", ppl = "training perplexity" },
+  logit_norm = { label = "logit norm", short = "logit norm", dec = 3, noun = "logit norm" },
+  max_logit = { label = "max logit", short = "max logit", dec = 3, noun = "largest logit" },
 }
 
 -- Text ------------------------------------------------------------------------------

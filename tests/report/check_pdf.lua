@@ -40,7 +40,7 @@ t:ok(not lower:find("%f[%w]nan%f[%W]") and not lower:find("%f[%w]%-?inf%f[%W]"),
   "no nan or inf in the PDF text")
 
 local manifest = report.load_manifest(host.root .. "/paper/paper.lua")
-local studies = data.load_all(exp, manifest.studies)
+local studies = data.load_all(exp, manifest.studies, manifest.names)
 t:ok(#studies > 0, "there are study summaries under " .. exp)
 -- The studies the paper shows: those whose paired table main.tex or the appendix inputs
 -- (a descriptive study with no comparison has none: it is named, not checked).

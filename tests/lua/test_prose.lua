@@ -1,0 +1,272 @@
+-- The verdicts in words (lua/repro/tex_prose.lua).  Three checks, each first shown to
+-- fail on a planted sentence or paper of the kind the paper used to print:
+--   code names   no variant name ("layernorm-lr3e-3", "none") and no metric key
+--                ("n_spikes", "n spikes", "val_loss") in a verdict sentence
+--   percentages  a loss in nats is quoted by its perplexity change, never as a
+--                percentage of the loss; a count never as a percentage at all
+--   duplicates   each verdict paragraph and sentence macro used at most once by the
+--                paper (paper/main.tex and the generated appendix)
+-- Then every verdict of every committed study (experiments/*/summary.json, named through
+-- paper/paper.lua) passes the first two, paper/main.tex the third, and hand-made
+-- summaries give the degenerate cases their wording: a zero baseline count, no spike on
+-- either side, the exact sign-flip TOST that replaces an undefined t TOST, an
+-- underpowered comparison, a loss with no val_ppl_change (exp of the difference).
+local check = require "repro.check"
+local fs = require "repro.fs"
+local json = require "repro.json"
+local F = require "repro.texfmt"
+local data = require "repro.report_data"
+local prose = require "repro.tex_prose"
+local report = require "repro.report"
+
+local t = check.new("test_prose")
+local manifest = report.load_manifest("paper/paper.lua")
+
+-- The checks --------------------------------------------------------------------------
+
+local function plain_find(text, word)
+  -- word as a whole token: not inside a longer name of letters, digits, -, _ or .
+  local i = 1
+  while true do
+    local a, b = text:find(word, i, true)
+    if not a then return false end
+    local before, after = text:sub(a - 1, a - 1), text:sub(b + 1, b + 1)
+    if not before:match("[%w%-_]") and not after:match("[%w%-_]") then return true end
+    i = b + 1
+  end
+end
+
+-- The code names in `text` (a LaTeX verdict sentence) for study s: a list.
+local function code_names(text, s)
+  local found = {}
+  for _, v in ipairs(s.variants) do
+    if plain_find(text, v.name) then found[#found + 1] = v.name end
+  end
+  local metrics = { s.primary }
+  for _, m in ipairs(s.analysis.metrics or {}) do metrics[#metrics + 1] = m end
+  for _, m in ipairs(metrics) do
+    if m:find("_", 1, true) then
+      for _, form in ipairs({ m, F.escape(m), (m:gsub("_", " ")) }) do
+        if text:find(form, 1, true) then found[#found + 1] = form end
+      end
+    end
+  end
+  if text:find("\\_", 1, true) then found[#found + 1] = "an escaped underscore" end
+  return found
+end
+
+-- The percentages of a sentence ("\num{12.77}\,\%" -> "12.77").
+local function percents(text)
+  local out = {}
+  for x in text:gmatch("\\num{([^}]*)}\\,\\%%") do out[#out + 1] = x end
+  for x in text:gmatch("([%d.]+) ?\\?%%") do out[#out + 1] = x end
+  return out
+end
+
+-- What is wrong with the percentages of the sentence of comparison c: nil, or why.
+-- The only percentage allowed is the perplexity change (val_ppl_change, else exp of a
+-- loss difference in nats); a sentence on a loss in nats must carry it.
+local function bad_percent(text, c)
+  local kind = F.METRIC[c.metric] and F.METRIC[c.metric].kind
+  local r = c.val_ppl_change
+  if r == nil and kind == "nats" and F.finite(c.mean) then r = math.exp(c.mean) - 1 end
+  local allowed = F.finite(r) and F.fixed(100 * math.abs(r), 2) or nil
+  -- a change that rounds to 0.00 % is said as "unchanged, to within 0.01 %"
+  local within = allowed and allowed:match("^[0.]+$") and
+    text:find("unchanged against .-, to within \\num{0%.01}\\,\\%%")
+  for _, x in ipairs(percents(text)) do
+    if x ~= allowed and not (within and x == "0.01") then
+      return string.format("%s %% is not the perplexity change (%s %%)", x, tostring(allowed))
+    end
+  end
+  if kind == "nats" and allowed and not allowed:match("^[0.]+$") and
+      not text:find("\\num{" .. allowed .. "}\\,\\%", 1, true) then
+    return "no perplexity change (" .. allowed .. " %)"
+  end
+  return nil
+end
+
+-- The verdict macros a TeX text uses more than once: a list.
+local function duplicates(tex)
+  local count, out = {}, {}
+  for name in tex:gmatch("\\(%a+Verdicts)%f[^%a]") do count[name] = (count[name] or 0) + 1 end
+  for name in tex:gmatch("\\(%a+Sentence)%f[^%a]") do count[name] = (count[name] or 0) + 1 end
+  for name, n in pairs(count) do
+    if n > 1 then out[#out + 1] = name end
+  end
+  table.sort(out)
+  return out
+end
+
+-- A study from a hand-made summary, named through the manifest.
+local dir = check.tmpdir()
+local function study(name, summary)
+  fs.mkdir_p(dir .. "/" .. name)
+  check.write(dir .. "/" .. name .. "/summary.json", json.pretty(summary))
+  return data.load_study(dir, name, manifest.names)
+end
+
+local function variants(list)
+  local out = {}
+  for _, v in ipairs(list) do
+    out[#out + 1] = { name = v[1], overrides = { embed_norm = v[2], lr = v[3] } }
+  end
+  return out
+end
+
+-- The checks fail on what the paper used to print ----------------------------------------
+local old = study("old", { seeds = { 1, 2, 3, 4, 5 }, per_variant = {},
+  variants = variants({ { "none-lr3e-3", "none", 0.003 },
+    { "layernorm-lr3e-3", "layernorm", 0.003 } }),
+  analysis = { primary = "n_spikes", metrics = { "n_spikes", "val_loss" }, alpha = 0.05,
+    min_effect = 5, better = "lower" } })
+local planted = "With layernorm-lr3e-3, n spikes was lower than with none-lr3e-3 by 1 on " ..
+  "average (-100.00 \\% of none-lr3e-3's mean)"
+t:ok(#code_names(planted, old) >= 3, "planted: code names found: " ..
+  table.concat(code_names(planted, old), ", "))
+t:ok(#code_names("With layernorm, val\\_\\allowbreak{}loss was higher", old) >= 2,
+  "planted: an escaped metric key is a code name")
+t:eq(#code_names("At peak lr \\num{0.003}, LayerNorm raised validation perplexity", old), 0,
+  "the prose's names are not code names")
+t:ok(bad_percent("val_loss was higher by 0.2013 (+7.61 \\% of none's mean)",
+  { metric = "val_loss", mean = 0.2013, val_ppl_change = 0.2230 }),
+  "planted: a percentage of a loss in nats is refused")
+t:ok(bad_percent("LayerNorm raised validation perplexity (validation loss \\num{+0.2013}\\ nats)",
+  { metric = "val_loss", mean = 0.2013, val_ppl_change = 0.2230 }),
+  "planted: a loss without its perplexity change is refused")
+t:ok(bad_percent("lower by 1 on average (-100.00 \\% of none's mean)",
+  { metric = "n_spikes", mean = -1 }), "planted: a count as a percentage is refused")
+t:eq(bad_percent("raised validation perplexity by \\num{22.30}\\,\\% relative to no norm",
+  { metric = "val_loss", mean = 0.2013, val_ppl_change = 0.2230 }), nil,
+  "the perplexity change is the allowed percentage")
+t:eq(table.concat(duplicates("\\paragraph{Final.} \\FinalVerdicts\n\\section{Verdicts}\n" ..
+  "\\FinalVerdicts \\PrelimVerdicts"), ","), "FinalVerdicts", "planted: a verdict printed twice")
+
+-- Every committed verdict ------------------------------------------------------------------
+local studies = data.load_all("experiments", manifest.studies, manifest.names)
+local n_verdicts = 0
+for _, s in ipairs(studies) do
+  local told = {}
+  for _, v in ipairs(s.summary.verdicts or {}) do
+    n_verdicts = n_verdicts + 1
+    local c
+    for _, x in ipairs(s.summary.comparisons) do
+      if x.treatment == v.treatment and x.baseline == v.baseline and x.metric == v.metric then
+        c = x
+      end
+    end
+    local what = string.format("%s: %s vs %s", s.name, v.treatment, v.baseline)
+    for _, text in ipairs({ prose.verdict_sentence(s, v), prose.verdict_sentence(s, v, told) }) do
+      local names = code_names(text, s)
+      t:eq(#names, 0, what .. ": no code name (" .. table.concat(names, ", ") .. "): " .. text)
+      local why = bad_percent(text, c)
+      t:ok(not why, what .. ": " .. tostring(why) .. ": " .. text)
+      t:ok(text:find("\\emph{" .. v.verdict .. "}", 1, true), what .. ": the verdict in words")
+      t:ok(not text:lower():find("%f[%w]nan%f[%W]") and not text:find("inf", 1, true),
+        what .. ": no nan or inf")
+    end
+  end
+  -- the summary's own sentence (the terminal's, which the paper printed before) fails
+  local first = (s.summary.verdicts or {})[1]
+  if first and first.sentence then
+    t:ok(#code_names(F.escape(first.sentence), s) > 0,
+      s.name .. ": the summary's terminal sentence has code names: " .. first.sentence)
+  end
+  local paragraph = prose.verdicts(s)
+  t:eq(#code_names(paragraph, s), 0, s.name .. ": the paragraph has no code name")
+end
+t:ok(n_verdicts > 0, "the committed studies have verdicts: " .. n_verdicts)
+
+-- Each verdict once in the paper.
+local paper = (fs.read("paper/main.tex") or "") .. (fs.read("paper/tables/appendix.tex") or "")
+local dup = duplicates(paper)
+t:eq(#dup, 0, "paper/main.tex prints each verdict once: " .. table.concat(dup, ", "))
+for _, s in ipairs(studies) do
+  if #(s.summary.verdicts or {}) > 0 then
+    t:ok(paper:find("\\" .. F.macro(s.name) .. "Verdicts", 1, true),
+      s.name .. ": its verdicts are in the paper")
+  end
+end
+
+-- Degenerate cases ------------------------------------------------------------------------
+local function entry(e)
+  e.n = e.n or #e.a
+  e.ci_decision_kind = e.ci_decision_kind or "t"
+  return e
+end
+local function one(name, c, v, an)
+  an = an or {}
+  an.primary, an.metrics = c.metric, { c.metric }
+  an.alpha, an.better = an.alpha or 0.05, "lower"
+  an.min_effect = an.min_effect or 5
+  v.treatment, v.baseline, v.metric = c.treatment, c.baseline, c.metric
+  local s = study(name, { seeds = { 1, 2, 3, 4, 5 }, per_variant = {}, analysis = an,
+    variants = variants({ { "none", "none" }, { "layernorm", "layernorm" } }),
+    comparisons = { c }, verdicts = { v } })
+  return prose.verdict_sentence(s, v), s
+end
+
+local text = one("zero_base", entry({ treatment = "layernorm", baseline = "none",
+  metric = "n_spikes", a = { 0, 0, 0, 0, 0 }, b = { 1, 0, 1, 0, 0 }, mean = 0.4,
+  ci_decision = { -0.3, 1.1 }, p_holm = 0.5, tost = { p_holm = 0.001 } }),
+  { verdict = "equivalent" })
+t:ok(text:find("where runs with no norm had no loss spike on any seed", 1, true) and
+  #percents(text) == 0 and not text:find("removing every", 1, true),
+  "a zero baseline count: counts, no percentage: " .. text)
+text = one("both_zero", entry({ treatment = "layernorm", baseline = "none",
+  metric = "n_spikes", a = { 0, 0, 0, 0, 0 }, b = { 0, 0, 0, 0, 0 }, mean = 0,
+  degenerate = true, flags = { constant = true }, ci_decision_unbounded = true,
+  ci_decision_kind = "signflip", p_holm = 1, p_signflip_min = 0.0625,
+  tost = { p = 0.03125, p_holm = 0.0625, fallback = "all 5 differences are equal" } }),
+  { verdict = "inconclusive", verdict_rule1 = "no meaningful difference", changed = true },
+  { registered_rule = 1, rule = 2 })
+t:ok(text:find("either LayerNorm nor no norm had a single loss spike", 1, true) and
+  text:find("every seed pair gave the same difference", 1, true) and
+  text:find("the verdict was \\emph{no meaningful difference}", 1, true),
+  "no spike on either side: the sign-flip TOST and the first rule's verdict: " .. text)
+text = one("remove_all", entry({ treatment = "layernorm", baseline = "none",
+  metric = "n_spikes", a = { 1, 1, 1, 1, 1 }, b = { 0, 0, 0, 0, 0 }, mean = -1,
+  ci_decision = { -1.8, -0.2 }, p_holm = 0.2, tost = { p_holm = 0.001 },
+  relative_change = -1 }), { verdict = "equivalent" })
+t:ok(text:find("had no loss spike on any seed", 1, true) and
+  text:find("cannot tell removing every loss spike apart from no change", 1, true) and
+  #percents(text) == 0 and not text:find("100.00", 1, true),
+  "every spike removed: said so, never -100 %: " .. text)
+text = one("underpowered", entry({ treatment = "layernorm", baseline = "none",
+  metric = "val_loss", a = { 2.0, 2.1, 2.2 }, b = { 1.95, 2.12, 2.1 }, mean = -0.0433,
+  ci_decision = { -0.2, 0.12 }, p_holm = 0.4, relative_change = -0.0206,
+  mde_adjusted = { value = 0.3, level = 0.0167, power = 0.8 },
+  tost = { p_holm = 0.6 } }), { verdict = "inconclusive" }, { min_effect = 0.02 })
+t:ok(text:find("lowered validation perplexity by \\num{4.24}\\,\\%", 1, true) and
+  text:find("the smallest difference this design detects", 1, true) and
+  text:find("\\emph{inconclusive}", 1, true) and not bad_percent(text, { metric = "val_loss",
+    mean = -0.0433 }), "no val_ppl_change: exp of the difference; underpowered in words: " .. text)
+t:ok(not text:find("2.06", 1, true), "never the percentage of the loss: " .. text)
+
+-- A degenerate comparison's note is worded from its flags, not the statistics' C text.
+local note = prose.degenerate_note({ degenerate = true, n = 3, mean = 0, metric = "n_spikes",
+  flags = { constant = true }, reason = "all 3 differences are equal (sd = 0): t, p_t" })
+t:ok(note:find("All 3 seed pairs give the same difference", 1, true) and
+  not note:find("p_t", 1, true) and not note:find("\\_", 1, true), "constant note: " .. note)
+note = prose.degenerate_note({ degenerate = true, n = 5, t = 6932.46,
+  flags = { nct_range = true } })
+t:ok(note:find("\\num{6932.5}", 1, true) and note:find("noncentral", 1, true), "ncp note: " .. note)
+t:eq(prose.degenerate_note({ degenerate = false }), "", "no note when nothing is undefined")
+
+-- The manifest's names are checked, each error naming the field.
+t:raises(function() report.check_names("m.lua", { keys = { { key = "lr", format = 3 } } }) end,
+  "m.lua: names: keys[1] (lr): format", "a format that is not a string, table or false")
+t:raises(function() report.check_names("m.lua", { labels = {} }) end,
+  "m.lua: names: labels: unknown field", "an unknown field of names")
+-- Without the manifest's names, a key reads "with <key> = <value>" (no paper in the library).
+local two = study("two_lr", { seeds = { 1 }, per_variant = {}, analysis = {},
+  variants = variants({ { "none-lr3e-3", "none", 0.003 },
+    { "layernorm-lr1e-2", "layernorm", 0.01 } }) })
+t:eq(two.variant_by_name["none-lr3e-3"].prose, "no norm at peak lr \\num{0.003}",
+  "the manifest's name of a variant and its setting")
+t:eq(data.load_study(dir, "two_lr").variant_by_name["layernorm-lr1e-2"].prose,
+  "LayerNorm with lr = \\num{0.01}", "no manifest: the generic name")
+t:eq(old.variant_by_name["none-lr3e-3"].prose, "no norm", "a key all variants share is not named")
+
+check.rmtree(dir)
+t:done()
