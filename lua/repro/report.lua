@@ -114,6 +114,8 @@ end
 --   tables  = { {name =, kind =, study =, caption =, wide =}, ... }   (tex_tables.KINDS)
 --   figures = { {name =, kind =, study =, caption =, width =, <kind's fields>}, ... }
 --                                  (report_plot.KINDS)
+--   text_width = 6.5               optional: the text width in inches, at which a figure of
+--                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
   local chunk, err = loadfile(path, "t", {})
@@ -128,7 +130,11 @@ function M.load_manifest(path)
   -- where it is checked out.
   local root = host.root .. "/"
   local name = path:sub(1, #root) == root and path:sub(#root + 1) or path
-  local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {} }
+  if m.text_width ~= nil and not (type(m.text_width) == "number" and m.text_width > 0) then
+    user_error("report: %s: text_width: expected the text width in inches (a number > 0)", path)
+  end
+  local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {},
+    text_width = m.text_width }
   for i, n in ipairs(m.studies) do
     if type(n) ~= "string" or out.listed[n] then
       user_error("report: %s: studies[%d]: expected a study name listed once", path, i)
