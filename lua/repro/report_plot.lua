@@ -95,12 +95,17 @@ local function nice_step(lo, hi, n)
 end
 
 -- A logarithmic range fitted to [lo, hi] (both > 0) with `pad` of a factor on each
--- side, and its tic list for gnuplot: 1-2-5 steps when it spans less than two decades,
--- 1-3 steps up to four, decades beyond.
+-- side (at least one decade in all), and its tic list for gnuplot: 1-2-5 steps when it
+-- spans less than two decades, 1-3 steps up to four, decades beyond.
 local function log_axis(lo, hi, pad)
   local f = (hi / lo) ^ pad
   if f < 1.02 then f = 1.02 end
   local a, b = lo / f, hi * f
+  if b / a < 10 then
+    -- at least a decade, around the data's geometric middle
+    local mid = math.sqrt(lo * hi)
+    a, b = mid / math.sqrt(10), mid * math.sqrt(10)
+  end
   local decades = math.log(b / a, 10)
   local mant = decades < 2 and { 1, 2, 5 } or decades < 4 and { 1, 3 } or { 1 }
   local tics = {}
@@ -427,7 +432,7 @@ local function by_norm(s)
 end
 
 local function divergence(s)
-  local out, cols, values = {}, {}, {}
+  local out, cols, values, lrs = {}, {}, {}, {}
   for _, n in ipairs(by_norm(s)) do
     local rows = { title(n.label), "# lr rate diverged runs" }
     local pts = {}
@@ -442,11 +447,12 @@ local function divergence(s)
     for _, p in ipairs(pts) do
       rows[#rows + 1] = string.format("%s %s %d %d", g(p.lr), g(p.k / p.n), p.k, p.n)
       values[#values + 1] = p.k / p.n
+      lrs[#lrs + 1] = p.lr
     end
     out[#out + 1] = table.concat(rows, "\n")
     cols[#cols + 1] = { norm = n.norm }
   end
-  return blocks(out), colors_of(cols), #out, values
+  return blocks(out), colors_of(cols), #out, values, lrs
 end
 
 -- The effect of each norm against `none` within each setting, by parameter count.
@@ -625,9 +631,12 @@ local function forest_figure(studies, file, f, size)
 end
 
 local function divergence_figure(s, file, f, size)
-  local text, colors, n, values = divergence(s)
-  return { script = "divergence", data = file(f.name, text), vars = { n = n, colors = colors },
-    height = size.width * 0.6, values = values,
+  local text, colors, n, values, lrs = divergence(s)
+  if #lrs == 0 then return nil, "the " .. s.name .. " study's variants name no learning rate" end
+  local lo, hi = extent(lrs)
+  local xmin, xmax, xtics = log_axis(lo, hi, 0.1)
+  return { script = "divergence", data = file(f.name, text), vars = { n = n, colors = colors,
+    xmin = xmin, xmax = xmax, xtics = xtics }, height = size.width * 0.6, values = values,
     zero = "no run of the " .. s.name .. " study diverged, at any learning rate" }
 end
 
@@ -717,7 +726,8 @@ end
 -- The loss against the swept value (a learning rate) per group of a study's `lr_sweep`
 -- summary (lua/repro/lrsens.lua): the mean over seeds with the range from the lowest to
 -- the highest seed, of the runs that did not diverge, and a cross above the curves at
--- each value where some seed diverged.  A group is labelled by its norm and the rest of
+-- each value where some seed diverged (the groups a little apart along the axis, so
+-- that ranges at one value do not hide each other).  A group is labelled by its norm and the rest of
 -- its name ("none-w0": none, w0), or by `labels[group]`.
 local function lrsweep_figure(s, file, f, size)
   local sw = s.summary.lr_sweep
@@ -742,21 +752,18 @@ local function lrsweep_figure(s, file, f, size)
   end
   local out, cols, xs, ys, values, div = {}, {}, {}, {}, {}, {}
   for gi, gr in ipairs(groups) do
-    -- a small offset per group on the log axis, so that ranges at one value do not hide
-    -- each other
-    local shift = 10 ^ (0.025 * (gi - (#groups + 1) / 2))
     local rows = { title(gr.label), "# " .. (sw.over or "lr") .. " mean min max n n_diverged" }
     for _, p in ipairs(gr.grp.points or {}) do
       if finite(p.value) and p.value > 0 then
         xs[#xs + 1] = p.value
         if (p.n or 0) > 0 and finite(p.mean) then
-          rows[#rows + 1] = string.format("%s %s %s %s %d %d", g(p.value * shift), g(p.mean),
+          rows[#rows + 1] = string.format("%s %s %s %s %d %d", g(p.value), g(p.mean),
             g(p.min), g(p.max), p.n, p.n_diverged or 0)
           values[#values + 1] = p.mean
           ys[#ys + 1], ys[#ys + 2] = p.min, p.max
         end
         if (p.n_diverged or 0) > 0 then
-          div[#div + 1] = { x = p.value * shift, color = gi }
+          div[#div + 1] = { x = p.value, color = gi }
         end
       end
     end
@@ -774,10 +781,10 @@ local function lrsweep_figure(s, file, f, size)
   local colors = colors_of(cols)
   local group_colors = {}
   for c in colors_of(groups):gmatch("%S+") do group_colors[#group_colors + 1] = c end
-  local rows = { "# " .. (sw.over or "lr") .. " y rgb" }
+  local rows = { "# " .. (sw.over or "lr") .. " y rgb group" }
   for _, d in ipairs(div) do
-    rows[#rows + 1] = string.format("%s %s %d", g(d.x), g(yhi + 0.09 * span),
-      rgb_int(group_colors[d.color]))
+    rows[#rows + 1] = string.format("%s %s %d %d", g(d.x), g(yhi + 0.09 * span),
+      rgb_int(group_colors[d.color]), d.color - 1)
   end
   local by_tag = {}
   for i, gr in ipairs(cols) do by_tag[i] = { tag = gr.tag } end
