@@ -3,15 +3,17 @@
 # ('pdf' for the paper, 'png' for the README copies), gpdir (this directory), width and
 # height (inches: the size the figure is printed at, so that its 9 pt text is 9 pt on
 # the page) and the script's own variables.  PDF text is set in Latin Modern, the
-# paper's font; enhanced text is off, so labels from the data print as they are.
+# paper's font; enhanced text is off, so labels from the data print as they are.  Cairo
+# sets a font size at 96 dpi (9 would print at 12 pt), hence fontscale 0.75; the PNG
+# copies are 150 pixels per inch.
 if (!exists("width")) width = 5.0
 if (!exists("height")) height = 3.0
 if (fmt eq 'pdf') {
-    set terminal pdfcairo size width, height font 'LM Roman 10,9' fontscale 1.0 \
+    set terminal pdfcairo size width, height font 'LM Roman 10,9' fontscale 0.75 \
         linewidth 1.0 noenhanced
 } else {
     set terminal pngcairo size int(width * 150), int(height * 150) font 'LM Roman 10,9' \
-        fontscale 2.0 linewidth 2.0 noenhanced
+        fontscale 1.5 linewidth 2.0 noenhanced
 }
 set output out
 set border 3 lw 0.8

@@ -12,7 +12,8 @@ set yrange [0.4:rows + 0.6]
 set ytics scale 0
 set grid noytics
 set key off
-set arrow 1 from first 0, graph 0 to first 0, graph 1 nohead lc rgb '#888888' lw 0.6
+# no left border and the zero line drawn per row: a header row's text crosses no line
+set border 1 lw 0.8
 set lmargin lmargin
 set rmargin 3
 set xtics xstep
@@ -20,6 +21,7 @@ set mxtics 2
 eval(heads)
 plot data using (0):1:(-$6):($6):($1 - 0.3):($1 + 0.3) with boxxyerror \
          fs transparent solid 0.25 noborder lc rgb '#888888', \
+     data using (0):($1 - 0.5):(0):(1.0) with vectors nohead lc rgb '#888888' lw 0.6, \
      data using 2:1:3:4:ytic(7) with xerrorbars lc rgb '#0072B2' pt 7 ps 0.6, \
      data using 5:1 with points lc rgb '#D55E00' pt 12 ps 0.7, \
      data using (-$5):1 with points lc rgb '#D55E00' pt 12 ps 0.7
