@@ -36,7 +36,8 @@ local QUESTIONS = {
 }
 
 return {
-  studies = { "prelim", "final", "instability", "scale", "init_scale", "instability_v1" },
+  studies = { "prelim", "final", "claim", "instability", "scale", "init_scale",
+    "instability_v1" },
 
   text_width = 6.5,
 
@@ -59,6 +60,20 @@ return {
     { name = "final_paired", kind = "paired", study = "final", wide = true,
       caption = [[Paired comparisons, final protocol (columns as in
         Table~\ref{tab:prelim_paired}).]] },
+    { name = "claim_table1", kind = "claim", study = "claim", wide = true,
+      caption = [[The claim's Table~1 beside the suite: the claim's values; each set-up of the
+        claim study (the two closest to the claim's baseline row out of the 24 the search
+        tried, on fresh seeds); the suite's pinned set-up at the claim's protocol; and the
+        corpus's unigram and bigram perplexities. Accuracy is the claim's ``mock accuracy''
+        (with its count of correct answers out of the samples it implies) and, for the suite,
+        the mean $\pm$ standard deviation of accuracy over 150-sample subsets of the
+        validation predictions; $D$ is the distance of a row to the claim's
+        (Section~\ref{sec:claim}).]] },
+    { name = "claim_effects", kind = "claim_effects", study = "claim",
+      caption = [[The norms' effects on validation perplexity: the claim's (ratio of its mean
+        perplexities) and the suite's at each set-up of the claim study (mean paired
+        difference of log perplexity as a change of perplexity, its interval and the verdict
+        of the pre-registered rule).]] },
     { name = "final_calibration", kind = "calibration", study = "final",
       caption = [[Calibration and class balance at the end of the final protocol (mean $\pm$
         standard deviation over seeds).]] },
@@ -89,6 +104,14 @@ return {
     { name = "init_scale_paired", kind = "paired", study = "init_scale", wide = true,
       caption = [[Paired comparisons of the init-scale study (columns as in
         Table~\ref{tab:prelim_paired}).]] },
+    { name = "compute", kind = "compute", wide = true,
+      caption = [[What each study trained: its runs, how many have a config no earlier row has
+        (an identical config is trained once and its record copied), iterations, training
+        tokens, the core-hours its run records carry, the engine's code path and threads;
+        the last row counts every distinct run once.]] },
+    { name = "checklist", kind = "checklist", wide = true,
+      caption = [[The ML Reproducibility Checklist's experimental items, answered from the run
+        records.]] },
   },
 
   figures = {

@@ -6,12 +6,16 @@
 --   counts         divergences and loss spikes per setting and variant
 --   setting_effect the primary comparisons within each setting
 --   studies        one row per study
+--   compute, checklist  the reproducibility tables (lua/repro/tex_compute.lua)
+--   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/tex_claim.lua)
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A degenerate
 -- comparison's reason is printed under its table, never "nan" or "inf".
 local stats = require "stats"
 local F = require "repro.texfmt"
 local data = require "repro.report_data"
+local compute = require "repro.tex_compute"
+local claim = require "repro.tex_claim"
 
 local M = {}
 local finite = F.finite
@@ -379,6 +383,10 @@ M.KINDS = {
   counts = { build = M.counts_table, records = true },
   setting_effect = { build = M.setting_effect_table, records = true },
   studies = { all = M.studies_table },
+  compute = { all = compute.compute_table },
+  checklist = { all = compute.checklist_table },
+  claim = { build = claim.claim_table },
+  claim_effects = { build = claim.claim_effects_table },
 }
 
 -- The generic tables of a study the manifest does not list: paired, seeds (when its
@@ -408,7 +416,7 @@ function M.tables(ctx)
       out[e.name] = wrap(s, placeholder(string.format("the run records of the %s study are " ..
         "missing under %s", F.escape(e.study), F.escape(s.dir))))
     else
-      out[e.name] = kind.build(s)
+      out[e.name] = kind.build(s, ctx)
     end
   end
   for _, s in ipairs(ctx.studies) do
@@ -451,11 +459,10 @@ end
 
 -- tables/appendix.tex: a section per study the manifest does not list (ctx.appendix),
 -- with its paired table, its interactions, its forest plot and its verdicts; nothing when
--- every study is in the manifest.
+-- every study is in the manifest.  main.tex has begun the appendix (\appendix) before it.
 function M.appendix(ctx)
   local out = { string.format(HEADER, "the study summaries the paper's manifest does not list") }
   if #ctx.appendix == 0 then return out[1] end
-  out[#out + 1] = "\\appendix"
   out[#out + 1] = "\\section{Other studies}"
   out[#out + 1] = "The studies below have run but the paper does not discuss them (" ..
     F.escape(ctx.manifest.path) .. " lists those it does): each with its paired " ..

@@ -295,6 +295,33 @@ t:ok(has_line(T .. "studies.tex", "scale & \\multicolumn{6}{l}{\\emph{not run ye
   (fs.read(T .. "studies.tex") or ""):find("zz\\_\\allowbreak{}newstudy & 2 & 1--6", 1, true),
   "the studies table lists it after the manifest's studies")
 
+-- The reproducibility tables (lua/repro/tex_compute.lua): a second study whose runs are
+-- identical configs of the new one's is copied, and counted once among the distinct runs
+-- (in the row listed first: zz_copy sorts before zz_newstudy).
+local copy_file = dir .. "/zz_copy.lua"
+check.write(copy_file, (assert(fs.read(study_file)):gsub("zz_newstudy", "zz_copy")
+  :gsub("seeds = { 1, 2, 3, 4, 5, 6 }", "seeds = { 1, 2 }")))
+code, _, err = check.run(string.format("%s run %s --out-root %s --set %s", repro,
+  fs.quote(copy_file), fs.quote(exp), "iters=6,warmup=2,diag_every=3,diag_windows=2"))
+t:eq(code, 0, "the copying study runs: " .. err)
+t:ok(err:find("4 copied", 1, true), "its 4 runs are copies: " .. err)
+code, _, err = check.run(cmd)
+t:eq(code, 0, "report with the copying study exits 0: " .. err)
+local compute = fs.read(T .. "compute.tex") or ""
+t:ok(compute:find("\nzz\\_\\allowbreak{}newstudy & 12 & 8 & 6 & ", 1, true),
+  "compute: 8 of the new study's 12 runs are new configs: " .. compute)
+t:ok(compute:find("\nzz\\_\\allowbreak{}copy & 4 & 4 & 6 & ", 1, true),
+  "compute: the copying study's 4 runs come first (its row is first)")
+t:ok(compute:find("\ndistinct runs & 21 & 21 & 6--8 & ", 1, true),
+  "compute: 9 + 12 distinct runs, the copies counted once")
+t:ok(compute:find("\nfinal & 9 & 9 & 8 & [^\n]* & %-%-%- & ") ~= nil,
+  "compute: records without a manifest have no time (a dash, not 0)")
+local checklist = fs.read(T .. "checklist.tex") or ""
+t:ok(checklist:find("25 runs in 3 studies, 21 distinct configurations", 1, true) and
+  checklist:find("zz\\_\\allowbreak{}copy 1, 2", 1, true) and
+  checklist:find("embed\\_\\allowbreak{}norm: layernorm, none, rmsnorm", 1, true),
+  "checklist: runs, seeds and the varied hyperparameters from the records: " .. checklist)
+
 -- The paper compiles against this output (the final study and the new one present).
 local tmp_tex = paper .. "/main.tex"
 check.write(tmp_tex, assert(fs.read("paper/main.tex")))
