@@ -18,11 +18,27 @@
 --            other keys tell the settings apart): "LayerNorm at lr 0.003".
 --   figures  {name =, kind =, study =, caption =, width =, ...}: figures/<name>.pdf from
 --            plots/<script>.gp, of a kind of lua/repro/report_plot.lua with that kind's
---            fields (curves: column, ylabel, logy; forest: metric, every study whose
---            primary metric it is; array: key, script).
+--            fields (curves: column, ylabel, logy, zoom; forest: metric, every study whose
+--            primary metric it is, labels of its groups; array: key, script; lrsweep: a
+--            study's lr_sweep summary).  A figure that cannot be drawn (its study has not
+--            run, or its data are all zero) is a sentence saying why in its place.
+--   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
+--            are drawn at the width they are printed, so their text is 9 pt on the page.
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"
+-- The forest plots' groups: the question each study asks.
+local QUESTIONS = {
+  prelim = "Preliminary protocol (prelim)",
+  final = "Final protocol (final)",
+  scale = "Model size (scale)",
+  init_scale = "Embedding init scale (init_scale)",
+  tuned = "Each variant at its best learning rate (tuned)",
+  tuned_controls = "Rescaling vs normalizing (tuned_controls)",
+  horizon = "Training length (horizon)",
+  instability_v1 = "High learning rate, first design (instability_v1)",
+  claim = "The claim's set-up (claim)",
+}
 
 return {
   studies = { "prelim", "final", "claim", "instability", "scale", "init_scale",
@@ -41,6 +57,7 @@ return {
         format = { [true] = "with tied embeddings", [false] = "with untied embeddings" } },
     },
   },
+  text_width = 6.5,
 
   tables = {
     { name = "studies", kind = "studies",
@@ -141,27 +158,45 @@ return {
       width = "0.8\\linewidth",
       caption = [[Norm of the embedding output over training, final protocol (mean and range over
         seeds; logarithmic axis).]] },
-    { name = "forest_val_loss", kind = "forest", metric = "val_loss",
+    { name = "forest_val_loss", kind = "forest", metric = "val_loss", labels = QUESTIONS,
       width = "0.9\\linewidth",
       caption = [[Every comparison on validation loss across the studies whose primary metric it
-        is: mean difference with its interval (blue), the band of $\pm$ the study's
-        minimum effect (grey) and $\pm$ the design's minimum detectable effect (orange
-        diamonds).]] },
+        is, grouped by study: mean difference with its interval (blue), the band of $\pm$
+        the study's minimum effect (grey) and $\pm$ the design's minimum detectable effect
+        (orange diamonds).  A set of runs is shown once: a study that reuses another's
+        runs names them in its group's header instead of repeating them.]] },
     { name = "instability_loss", kind = "curves", study = "instability",
       column = "loss", ylabel = LOSS, logy = true },
     { name = "instability_divergence", kind = "divergence", study = "instability" },
-    { name = "forest_n_spikes", kind = "forest", metric = "n_spikes",
+    { name = "lr_sweep_loss", kind = "lrsweep", study = "lr_sweep",
+      width = "0.9\\linewidth",
+      caption = [[Learning-rate sensitivity: final validation loss against the peak learning rate
+        (logarithmic axis) per embedding treatment, the mean over seeds (line) with the range
+        from the lowest to the highest seed (bar) of the runs that did not diverge; a cross
+        above the curves marks a learning rate at which some seed diverged.]] },
+    { name = "instability_lr", kind = "lrsweep", study = "instability",
+      width = "0.9\\linewidth",
+      caption = [[Final validation loss against the peak learning rate by embedding norm (colour)
+        and warmup in steps (line style, w), as in Figure~\ref{fig:lr_sweep_loss}.]] },
+    { name = "forest_n_spikes", kind = "forest", metric = "n_spikes", labels = QUESTIONS,
       width = "0.9\\linewidth",
       caption = [[Effects on the number of loss spikes, as in Figure~\ref{fig:forest_val_loss}.]] },
     { name = "scale_effect", kind = "effect", study = "scale",
       width = "0.7\\linewidth",
       caption = [[Effect on the primary metric against the number of parameters, with its
-        interval; the grey band is $\pm$ the minimum effect.]] },
+        interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
     { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
-      column = "d_val_loss", ylabel = "validation loss (nats)", logy = true,
-      width = "0.8\\linewidth",
+      column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,
+      width = "0.9\\linewidth",
       caption = [[Validation loss over training by embedding initialization scale (line style) and
-        variant (colour), mean and range over seeds; logarithmic axis.]] },
+        variant (colour), mean and range over seeds: the whole run on a logarithmic axis
+        (left) and its second half on a linear axis (right).]] },
+    { name = "horizon_valcurves", kind = "curves", study = "horizon",
+      column = "d_val_loss", ylabel = "validation loss (nats)", zoom = 0.5,
+      width = "0.9\\linewidth",
+      caption = [[Validation loss over the long training run by variant (colour) and peak
+        learning rate (line style: the default, or each variant's best from the sweep), mean
+        and range over seeds: the whole run (left) and its second half (right).]] },
     { name = "final_reliability", kind = "reliability", study = "final",
       width = "0.55\\linewidth",
       caption = [[Reliability diagram of the final protocol, bins of all seeds pooled.]] },

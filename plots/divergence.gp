@@ -1,7 +1,11 @@
 # The share of runs that diverged against the peak learning rate, one line per
-# embedding norm.  Variables: n (blocks), colors.
+# embedding norm.  Variables: n (blocks), colors, xmin, xmax, xtics (the learning rates,
+# fitted).
 load gpdir.'/common.gp'
 set logscale x
+set xrange [xmin:xmax]
+eval('set xtics '.xtics)
+set format x '%g'
 set xlabel 'peak learning rate'
 set ylabel 'runs diverged (fraction)'
 set yrange [-0.05:1.05]

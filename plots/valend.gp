@@ -2,7 +2,7 @@
 # of one standard deviation, per variant.  Variables: n (blocks), colors, means (the
 # file of means with the variant names).
 load gpdir.'/common.gp'
-set ylabel 'validation loss at the end (nats)'
+set ylabel 'final validation loss (nats)'
 set xrange [0.4:n + 0.6]
 set xtics scale 0
 set grid noxtics

@@ -154,6 +154,8 @@ end
 --   names   = { embed_norm = { <value> = "<name>", ... },        (optional) how the prose
 --               keys = { {key =, format =}, ... } }              names the variants
 --                                  (report_data.name_variants)
+--   text_width = 6.5               optional: the text width in inches, at which a figure of
+--                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
   local chunk, err = loadfile(path, "t", {})
@@ -168,7 +170,11 @@ function M.load_manifest(path)
   -- where it is checked out.
   local root = host.root .. "/"
   local name = path:sub(1, #root) == root and path:sub(#root + 1) or path
-  local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {} }
+  if m.text_width ~= nil and not (type(m.text_width) == "number" and m.text_width > 0) then
+    user_error("report: %s: text_width: expected the text width in inches (a number > 0)", path)
+  end
+  local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {},
+    text_width = m.text_width }
   for i, n in ipairs(m.studies) do
     if type(n) ~= "string" or out.listed[n] then
       user_error("report: %s: studies[%d]: expected a study name listed once", path, i)

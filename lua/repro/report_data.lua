@@ -58,6 +58,22 @@ function Study:log(variant, seed)
   return r.log or nil
 end
 
+-- Where a run's record comes from: the `copied_from` of its manifest.json (a run copied
+-- from an identical done record of another study, lua/repro/runplan.lua; relative to the
+-- experiments root, "final/none/seed-1"), else the run itself ("<study>/<variant>/seed-N").
+-- Two runs with the same origin are one run.
+function Study:origin(variant, seed)
+  local key = variant .. "\0" .. int(seed)
+  self.origins = self.origins or {}
+  local o = self.origins[key]
+  if o then return o end
+  local own = string.format("%s/%s/seed-%s", self.name, variant, int(seed))
+  local ok, m = pcall(json.decode, fs.read(self:run_dir(variant, seed) .. "/manifest.json") or "")
+  o = (ok and type(m) == "table" and type(m.copied_from) == "string") and m.copied_from or own
+  self.origins[key] = o
+  return o
+end
+
 -- Whether every run of the study has its record (metrics.json and log.csv).
 function Study:has_records()
   if self.records_ok == nil then

@@ -7,6 +7,8 @@
 -- paper/main.tex compiles against the output with no undefined reference or overfull
 -- line, and its text holds the numbers and the new study.  The paper's manifest
 -- (paper/paper.lua) is checked too: a malformed one is refused with the field named.
+-- Last, the figures' generic rules: a figure whose data are all zero is a sentence, never
+-- drawn, and the forest plot shows each set of runs once (copies found from the records).
 local check = require "repro.check"
 local fs = require "repro.fs"
 local json = require "repro.json"
@@ -354,6 +356,93 @@ while true do
   n_once, at = n_once + 1, b + 1
 end
 t:eq(n_once, 1, "the verdict sentence is printed once in the PDF")
+-- Figures that earn their place ------------------------------------------------------------
+-- The generic rules: a figure whose data are all zero is not drawn (a sentence takes its
+-- place), and a set of runs is shown once however many studies copied it.
+t:ok(plot.all_zero({ 0, 0, 0 }) and plot.all_zero({}) and not plot.all_zero({ 0, 0.5 }),
+  "all_zero: zeros and nothing are empty, one value is not")
+local function set_of(list)
+  local set = {}
+  for _, k in ipairs(list) do set[k] = true end
+  return { set = set, n = #list }
+end
+local dup = plot.duplicates({
+  set_of({ "t:final/ln/1", "t:final/ln/2", "b:final/none/1", "b:final/none/2" }),
+  set_of({ "t:final/ln/1", "b:final/none/1" }), -- a copy of seed 1 only
+  set_of({ "t:final/ln/1", "t:final/ln/2", "b:final/none/1", "b:final/none/2" }), -- all
+  set_of({ "t:scale/ln/1", "b:scale/none/1" }), -- runs of its own
+  set_of({ "b:final/ln/1", "t:final/none/1" }), -- the same runs the other way round
+})
+t:eq(dup[2], 1, "duplicates: a subset of another row's runs is shown through it")
+t:eq(dup[3], 1, "duplicates: the same runs later are shown through the first")
+t:ok(dup[1] == nil and dup[4] == nil and dup[5] == nil,
+  "duplicates: the first, a row of its own runs and the reversed comparison are kept")
+dup = plot.duplicates({ set_of({ "t:a/1", "b:b/1" }), set_of({ "t:a/1", "t:a/2", "b:b/1", "b:b/2" }) })
+t:ok(dup[1] == 2 and dup[2] == nil, "duplicates: a later row with more seeds shows the earlier")
+
+-- A study that copied final's runs (manifest.json's copied_from, as bin/repro run writes
+-- it), with one comparison on seeds 1-2 only: the forest shows final's rows once and
+-- names the copy in the copying study's header; a divergence figure of a study where no
+-- run diverged is a sentence, not an empty plot.
+local copy = exp .. "/zz_copy"
+local csum = json.decode(src)
+csum.comparisons[1].seeds = json.array({ 1, 2 })
+fs.mkdir_p(copy)
+check.write(copy .. "/summary.json", json.pretty(csum))
+for _, v in ipairs(VARIANTS) do
+  for seed = 1, 3 do
+    local d = string.format("%s/%s/seed-%d", copy, v, seed)
+    fs.mkdir_p(d)
+    for _, f in ipairs({ "config.json", "metrics.json", "log.csv" }) do
+      check.write(d .. "/" .. f, assert(fs.read(string.format("%s/final/%s/seed-%d/%s", exp, v,
+        seed, f))))
+    end
+    check.write(d .. "/manifest.json", json.pretty({ copied_from = string.format(
+      "final/%s/seed-%d", v, seed) }))
+  end
+end
+local fig_manifest = dir .. "/fig_manifest.lua"
+check.write(fig_manifest, [[
+return { studies = { "final", "zz_copy" }, tables = {}, text_width = 6.5,
+  figures = {
+    { name = "f_forest", kind = "forest", metric = "val_loss", width = "0.9\\linewidth",
+      labels = { final = "The final protocol" }, caption = "c" },
+    { name = "f_div", kind = "divergence", study = "zz_newstudy", width = "0.5\\linewidth",
+      caption = "c" },
+    { name = "f_div_final", kind = "divergence", study = "final", width = "0.5\\linewidth",
+      caption = "c" },
+  } }
+]])
+local fpaper, fdata = dir .. "/fig_paper", dir .. "/fig_plots"
+local r = report.generate({ experiments = exp, paper = fpaper, plots_data = fdata,
+  manifest = fig_manifest, figures = true, gp_dir = "plots" })
+local specs = {}
+for _, sp in ipairs(r.figures) do specs[sp.name] = sp end
+for _, sp in ipairs(r.figures) do
+  if not sp.skip then
+    t:ok(not plot.all_zero(sp.values), "a drawn figure draws something: " .. sp.name)
+  end
+end
+t:ok(specs.f_div.skip and specs.f_div.skip:find("no run of the zz_newstudy study diverged", 1,
+  true), "a divergence figure with no divergence is a sentence: " .. tostring(specs.f_div.skip))
+t:ok(not fs.exists(fpaper .. "/figures/f_div.pdf") and not fs.exists(fdata .. "/f_div.dat"),
+  "an all-zero figure is neither drawn nor written")
+t:ok(has_line(fpaper .. "/numbers.tex", "\\expandafter\\def\\csname ReportNoFig@f_div\\endcsname{" ..
+  "no run of the zz\\_\\allowbreak{}newstudy study diverged, at any learning rate}"),
+  "numbers.tex: the sentence in the all-zero figure's place")
+t:ok(not specs.f_div_final.skip and fs.exists(fpaper .. "/figures/f_div_final.pdf"),
+  "a divergence figure with a divergence is drawn")
+local rows = {}
+for line in (fs.read(fdata .. "/f_forest.dat") or ""):gmatch("[^\n]+") do
+  if not line:match("^#") then rows[#rows + 1] = line end
+end
+t:eq(#rows, 4, "forest: final's 3 val_loss rows once, zz_newstudy's 1, none of the copy's: " ..
+  table.concat(rows, " | "))
+local heads = specs.f_forest.vars and specs.f_forest.vars.heads or ""
+t:ok(heads:find('"The final protocol"', 1, true) and heads:find('"zz_copy"', 1, true),
+  "forest: a header per study, the manifest's label or the study's name: " .. heads)
+t:ok(heads:find("the runs of final (seeds 1-2), shown above", 1, true),
+  "forest: the copying study names the runs it shares, with the seeds: " .. heads)
 
 check.rmtree(dir)
 t:done()

@@ -4,7 +4,8 @@
 -- For every study with a summary that the paper shows (main.tex or the generated appendix
 -- inputs its paired table; the others are named on stderr): its tables exist and hold
 -- numbers (not the sentence of an absent study), every figure it feeds (paper/paper.lua,
--- and its appendix forest plot) exists as PDF and PNG, and the text of
+-- and its appendix forest plot) exists as PDF and PNG (or, when its data are all zero,
+-- numbers.tex says so in its place), and the text of
 -- PAPER_DIR/main.pdf (pdftotext) contains, for each comparison on the primary metric,
 -- the mean difference and the Holm-adjusted p as the paired table prints them, and
 -- its verdict.  Nowhere "nan" or "inf".  Prints "check_pdf: N passed, N failed".
@@ -39,6 +40,7 @@ local lower = raw:lower()
 t:ok(not lower:find("%f[%w]nan%f[%W]") and not lower:find("%f[%w]%-?inf%f[%W]"),
   "no nan or inf in the PDF text")
 
+local numbers_tex = fs.read(paper .. "/numbers.tex") or ""
 local manifest = report.load_manifest(host.root .. "/paper/paper.lua")
 local studies = data.load_all(exp, manifest.studies, manifest.names)
 t:ok(#studies > 0, "there are study summaries under " .. exp)
@@ -63,8 +65,14 @@ for _, s in ipairs(shown) do
   if manifest.listed[s.name] then figures = manifest.figures end
   for _, f in ipairs(figures) do
     if f.study == s.name then
-      t:ok(fs.exists(paper .. "/figures/" .. f.name .. ".pdf") and
-        fs.exists(paper .. "/figures/png/" .. f.name .. ".png"), "figure " .. f.name)
+      local drawn = fs.exists(paper .. "/figures/" .. f.name .. ".pdf") and
+        fs.exists(paper .. "/figures/png/" .. f.name .. ".png")
+      -- or not drawn for a reason of its data (all zero: no run diverged), said in
+      -- numbers.tex, never because its study is missing
+      local why = numbers_tex:match("ReportNoFig@" .. f.name:gsub("%p", "%%%0") ..
+        "\\endcsname{([^\n]*)}\n")
+      t:ok(drawn or (why and not why:find("has not been run", 1, true)),
+        "figure " .. f.name .. (drawn and "" or (": not drawn: " .. tostring(why))))
     end
   end
   for _, c in ipairs(s:comparisons()) do
