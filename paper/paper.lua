@@ -41,8 +41,8 @@ local QUESTIONS = {
 }
 
 return {
-  studies = { "prelim", "final", "claim", "instability", "scale", "init_scale",
-    "instability_v1" },
+  studies = { "prelim", "final", "claim", "lr_sweep_a", "lr_sweep", "tuned", "tuned_controls",
+    "horizon", "instability", "scale", "init_scale", "instability_v1" },
 
   names = {
     embed_norm = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" },
@@ -94,6 +94,24 @@ return {
         perplexities) and the suite's at each set-up of the claim study (mean paired
         difference of log perplexity as a change of perplexity, its interval and the verdict
         of the pre-registered rule).]] },
+    { name = "lr_sweep_groups", kind = "lr_sweep", study = "lr_sweep", wide = true,
+      caption = [[The learning-rate sweep per variant: the best peak learning rate (the grid
+        value with the lowest mean over seeds of the final validation loss clipped at the
+        loss at initialization) and that loss, the smallest learning rate at which some seed
+        and from which every seed diverged, and the LR sensitivity $S$ with its bootstrap
+        interval over seeds, alone and as a difference from no norm.]] },
+    { name = "tuned_seeds", kind = "seeds", study = "tuned",
+      caption = [[Each variant at its own best learning rate (the tuned study): mean $\pm$
+        standard deviation over its fresh seeds.]] },
+    { name = "tuned_paired", kind = "paired", study = "tuned", wide = true,
+      caption = [[Paired comparisons at tuned learning rates (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
+    { name = "tuned_controls_paired", kind = "paired", study = "tuned_controls", wide = true,
+      caption = [[The mechanism controls against no norm, each at its own best learning rate
+        (columns as in Table~\ref{tab:prelim_paired}).]] },
+    { name = "horizon_paired", kind = "paired", study = "horizon", wide = true,
+      caption = [[LayerNorm against no norm after 1{,}200 iterations, at the untuned and at
+        the tuned learning rates (columns as in Table~\ref{tab:prelim_paired}).]] },
     { name = "final_calibration", kind = "calibration", study = "final",
       caption = [[Calibration and class balance at the end of the final protocol (mean $\pm$
         standard deviation over seeds).]] },
