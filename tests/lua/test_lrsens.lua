@@ -231,6 +231,28 @@ t:ok(analysis.verdict_table(sum):find("learning-rate sweep over lr", 1, true),
 -- round trip: repro.best_lr reads what the analysis wrote
 fs.mkdir_p(dir .. "/exp/syn_sweep")
 check.write(dir .. "/exp/syn_sweep/summary.json", json.pretty(sum))
+
+-- the paper's table and macros of the sweep (lua/repro/tex_sweep.lua) from that summary
+local tex_sweep = require "repro.tex_sweep"
+local rdata = require "repro.report_data"
+local rs = rdata.load_study(dir .. "/exp", "syn_sweep")
+local tab = tex_sweep.lr_sweep_table(rs)
+t:ok(tab:find("\nnone & \\num{0.01} & \\num{" .. string.format("%.4f", none.best_loss) ..
+  "} & \\num{0.1} & \\num{1} & ", 1, true), "sweep table: none's best lr, loss, divergence: " .. tab)
+t:ok(tab:find("\nLayerNorm & \\num{0.1} & [^\n]* & \\num{1} & none & ") ~= nil,
+  "sweep table: LayerNorm diverges at 1 on some seed, never on all")
+local lsens = rs.summary.lr_sweep.groups.layernorm.sensitivity -- as summary.json has it
+local want = string.format("\\num{%.4f} [\\num{%.4f}, \\num{%.4f}] \\\\", lsens.diff,
+  lsens.diff_ci[1], lsens.diff_ci[2])
+t:ok(tab:find(want, 1, true), "sweep table: the sensitivity difference from none with its " ..
+  "interval: " .. want)
+t:ok(tab:find("percentile bootstrap over the 3 seeds (all 27 resamples)", 1, true),
+  "sweep table: the bootstrap note")
+local defs = {}
+tex_sweep.numbers(function(k, v) defs[k] = v end, rs, "SynSweep")
+t:eq(defs.SynSweepNoneBestLr, "\\num{0.01}", "macro: none's best lr")
+t:eq(defs.SynSweepLayernormDivergeLrAll, "none", "macro: LayerNorm never diverges on every seed")
+t:eq(defs.SynSweepNoneDivergeLrAll, "\\num{1}", "macro: none diverges on every seed from 1")
 check.write(dir .. "/reader.lua", string.format([[
 return { name = "reader", description = "x",
   base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 4,
