@@ -142,7 +142,8 @@ local function design(d, s, S)
     ("\\num{" .. F.fixed(100 * (1 - 2.0 ^ (1 - #s.seeds)), 2) .. "}\\,\\%") or DASH)
 end
 
-local VARIANT_METRICS = { "val_loss", "val_ppl", "val_acc", "final_grad_norm", "embed_norm" }
+local VARIANT_METRICS = { "val_loss", "val_ppl", "val_acc", "final_grad_norm", "embed_norm",
+  "embed_init_rms" }
 
 -- Per variant: the mean and sd of the cited metrics and of every metric of the analysis,
 -- its diverged runs and its parameter count.
