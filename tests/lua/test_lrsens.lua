@@ -119,7 +119,8 @@ local variants, groups = {}, {}
 for _, norm in ipairs({ "none", "layernorm" }) do
   local members = {}
   for i, lr in ipairs(LRS) do
-    variants[#variants + 1] = { name = norm .. "-" .. i, embed_norm = norm, lr = lr }
+    variants[#variants + 1] = { name = norm .. "-" .. i, embed_norm = norm, lr = lr,
+      min_lr = lr / 10, warmup = norm == "none" and 0 or 2 }
     members[#members + 1] = norm .. "-" .. i
   end
   groups[#groups + 1] = { name = norm, variants = members }
@@ -215,6 +216,16 @@ t:near(so.per_variant.none.metrics.log10_diverge_lr.values[2], -1, 1e-14,
   "log10 of the first diverging lr")
 t:near(so.per_variant.layernorm.metrics.log10_diverge_lr.values[1], 1, 1e-14,
   "censored one grid step above the top")
+-- the groups are its variants, each with the overrides its grid shares (not lr, min_lr)
+local gcfg = {}
+for _, v in ipairs(so.variants) do
+  local keys = {}
+  for k, x in pairs(v.overrides) do keys[#keys + 1] = k .. "=" .. tostring(x) end
+  table.sort(keys)
+  gcfg[#gcfg + 1] = v.name .. ":" .. table.concat(keys, ",")
+end
+t:eq(table.concat(gcfg, " "), "none:embed_norm=none,warmup=0 " ..
+  "layernorm:embed_norm=layernorm,warmup=2", "a group's config: the overrides its grid shares")
 t:eq(#so.verdicts, 1, "one verdict on the primary outcome")
 t:eq(so.verdicts[1].metric, "mean_max_loss_jump", "on the primary outcome")
 t:ok(so.verdicts[1].verdict == "equivalent" or so.verdicts[1].verdict == "inconclusive",
@@ -325,7 +336,7 @@ check.write(dir .. "/grid.lua", (fs.read(write_sweep("grid")):gsub(
   'then members[#members + 1] = norm .. "-" .. i end')))
 t:raises(function() study.load(dir .. "/grid.lua") end, "group 'layernorm' covers another " ..
   "grid of lr than the first group", "groups on different grids")
-check.write(dir .. "/nolr.lua", (fs.read(write_sweep("nolr")):gsub("lr = lr }", "}")))
+check.write(dir .. "/nolr.lua", (fs.read(write_sweep("nolr")):gsub("lr = lr,%s*min_lr = lr / 10,", "")))
 t:raises(function() study.load(dir .. "/nolr.lua") end, "variant 'none-1' must set lr (> 0)",
   "a variant without the swept key")
 
