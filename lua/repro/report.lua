@@ -153,7 +153,9 @@ end
 -- Reads the manifest at `path`: a Lua file that returns plain data (loaded with no
 -- globals at all, so it cannot do anything but build its table):
 --   studies = { "<study>", ... }   the studies the paper discusses, in its order
---   tables  = { {name =, kind =, study =, caption =, wide =}, ... }   (tex_tables.KINDS)
+--   tables  = { {name =, kind =, study =, caption =, wide =, <kind's fields>}, ... }
+--                                  (tex_tables.KINDS; a paired table's `section` names a
+--                                  nested summary of its study, report_data.SECTIONS)
 --   figures = { {name =, kind =, study =, caption =, width =, <kind's fields>}, ... }
 --                                  (report_plot.KINDS)
 --   names   = { embed_norm = { <value> = "<name>", ... },        (optional) how the prose
@@ -188,8 +190,16 @@ function M.load_manifest(path)
   end
   out.names = M.check_names(path, m.names)
   local names = {}
+  local sections, known = {}, {}
+  for _, x in ipairs(data.SECTIONS) do
+    sections[#sections + 1], known[x.key] = x.key, true
+  end
   for i, e in ipairs(m.tables) do
     out.tables[i] = check_entry(path, "tables[" .. i .. "]", e, tables.KINDS, names)
+    if e.section ~= nil and not known[e.section] then
+      user_error("report: %s: tables[%d]: section: expected one of %s, got %s", path, i,
+        table.concat(sections, ", "), e.section)
+    end
   end
   names = {}
   for i, e in ipairs(m.figures) do

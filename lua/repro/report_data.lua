@@ -418,16 +418,18 @@ end
 -- The groups of the study's learning-rate sweep (summary.lr_sweep) as the variants of a
 -- Study with no records, each with the config overrides its variants share (not the swept
 -- key, nor one that varies with it), labelled and named by that config as
--- Study:section's are; nil when the summary has no sweep.
+-- Study:section's are (its `known` set: the groups with a variant of the summary, the
+-- others have no config to be named by); nil when the summary has no sweep.
 function Study:sweep_groups()
   local sw = self.summary.lr_sweep
   if type(sw) ~= "table" or type(sw.groups) ~= "table" then return nil end
   if self.sweep_group_study == nil then
-    local variants = {}
+    local variants, known = {}, {}
     for _, name in ipairs(sw.order or {}) do
       local shared
       for _, vn in ipairs((sw.groups[name] or {}).variants or {}) do
         local v = self.variant_by_name[vn]
+        known[name] = known[name] or v ~= nil
         local ov = v and v.overrides or {}
         if not shared then
           shared = {}
@@ -445,6 +447,7 @@ function Study:sweep_groups()
     self.sweep_group_study = new_study({ per_variant = {}, variants = variants },
       { name = self.name, dir = self.dir, names = self.names, base = self.base,
         seeds = self.seeds, no_records = true, config_labels = true })
+    self.sweep_group_study.known = known
   end
   return self.sweep_group_study
 end
