@@ -283,7 +283,8 @@ function M.verdict_sentence(s, v, told)
     effect = effect_plain(s, c, front, tn, bn)
   end
   local out = effect .. " " .. verdict_clause(s, c, v, bn, told)
-  if v.changed and v.verdict_rule1 then
+  local an = s.analysis
+  if v.changed and v.verdict_rule1 and (an.registered_rule or 1) < (an.rule or 2) then
     out = out .. string.format(" Under the first decision rule, which this study was " ..
       "registered with, the verdict was \\emph{%s}.", F.escape(v.verdict_rule1))
   end

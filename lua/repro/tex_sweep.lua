@@ -38,20 +38,23 @@ function M.lr_sweep_table(s)
       "available: the " .. F.escape(s.name) .. " study's summary has no learning-rate " ..
       "sweep.}\\end{center}\n"
   end
+  local groups = s:sweep_groups()
+  local function label(name)
+    local gv = groups and groups.variant_by_name[name]
+    return gv and groups.known[name] and gv.tex_label or F.escape(name)
+  end
   local body = { "\\ReportFit{\\begin{tabular}{@{}lrrllll@{}}", "\\toprule",
     "Group & Best " .. F.escape(sw.over) .. " & Loss there & Some seed diverges & All diverge & " ..
-      "Sensitivity $S$ & $S - S_{\\text{" .. F.escape(sw.reference) .. "}}$ \\\\", "\\midrule" }
+      "Sensitivity $S$ & $S - S_{\\text{" .. label(sw.reference) .. "}}$ \\\\", "\\midrule" }
   local edge = false
-  local groups = s:sweep_groups()
   for _, name in ipairs(sw.order) do
-    local gv = groups and groups.variant_by_name[name]
     local g = sw.groups[name]
     local sens = g.sensitivity or {}
     local best = g.best_lr and (lr_text(g.best_lr) .. (g.best_at_edge and "$^\\dagger$" or ""))
       or DASH
     if g.best_at_edge then edge = true end
     body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s %s & %s \\\\",
-      gv and groups.known[name] and gv.tex_label or F.escape(name),
+      label(name),
       best, loss(g.best_loss),
       g.diverge_lr and lr_text(g.diverge_lr) or "none",
       g.diverge_lr_all and lr_text(g.diverge_lr_all) or "none",

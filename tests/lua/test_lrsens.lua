@@ -256,6 +256,8 @@ t:ok(tab:find("\nLayerNorm, warmup 2 & \\num{0.1} & [^\n]* & \\num{1} & none & "
   "sweep table: LayerNorm diverges at 1 on some seed, never on all")
 t:ok(not tab:find("none-", 1, true) and not tab:find("layernorm", 1, true),
   "sweep table: no group's or variant's code name")
+t:ok(tab:find("$S - S_{\\text{none, warmup 0}}$", 1, true),
+  "sweep table: the reference group named by its config in the header")
 local plain_tab = tex_sweep.lr_sweep_table(rdata.load_study(dir .. "/exp", "syn_sweep"))
 t:ok(plain_tab:find("\nLayerNorm, warmup = 2 & ", 1, true),
   "sweep table without the manifest's names: <key> = <value>")
@@ -329,6 +331,8 @@ t:ok(para:find("LayerNorm with warmup 2", 1, true) and para:find("no norm with w
   "verdicts: the groups and the outcome in words: " .. para)
 t:ok(not para:find("layernorm", 1, true) and not para:find("none", 1, true) and
   not para:find("\\_", 1, true), "verdicts: no code name")
+t:ok(not para:find("first decision rule", 1, true), "verdicts: a study registered under the " ..
+  "current rule has no rule-1 verdict in its prose, though its summary keeps one")
 local defs = {}
 tex_sweep.numbers(function(k, v) defs[k] = v end, rs, "SynSweep")
 t:eq(defs.SynSweepNoneBestLr, "\\num{0.01}", "macro: none's best lr")
