@@ -9,13 +9,16 @@
 --            (tables/appendix.tex: its paired table, its forest plot and its verdicts).
 --   tables   {name =, kind =, study =, caption =, wide =}: tables/<name>.tex, of a kind of
 --            lua/repro/tex_tables.lua (seeds, paired, interactions, calibration, counts,
---            setting_effect, studies).  The file always exists: a sentence when its study
---            has not run.
+--            setting_effect, studies, lr_sweep, ...).  The file always exists: a sentence
+--            when its study has not run.  A paired table with section = "sweep_outcomes"
+--            compares the groups of the study's sweep on their outcomes.
 --   names    how the prose (the verdict sentences) names a variant: names.embed_norm
 --            gives the name of each embed_norm value, names.keys a phrase for each
 --            config key in which a study's variants differ, in this order (%s is the
 --            value; a table maps values to phrases; false leaves the key out where the
---            other keys tell the settings apart): "LayerNorm at lr 0.003".
+--            other keys tell the settings apart): "LayerNorm at lr 0.003"; `label` is the
+--            tables' phrase of the key (default its format): a sweep's groups are named by
+--            the config their variants share, "LayerNorm, warmup 0" in a table.
 --   figures  {name =, kind =, study =, caption =, width =, ...}: figures/<name>.pdf from
 --            plots/<script>.gp, of a kind of lua/repro/report_plot.lua with that kind's
 --            fields (curves: column, ylabel, logy, zoom; forest: metric, every study whose
@@ -53,6 +56,7 @@ return {
       { key = "n_layer", format = "with %s blocks" },
       { key = "d_model", format = "of width %s" },
       { key = "n_head", format = false },
+      { key = "warmup", format = "with warmup %s", label = "warmup %s" },
       { key = "tie_embeddings",
         format = { [true] = "with tied embeddings", [false] = "with untied embeddings" } },
     },
@@ -115,9 +119,19 @@ return {
     { name = "final_calibration", kind = "calibration", study = "final",
       caption = [[Calibration and class balance at the end of the final protocol (mean $\pm$
         standard deviation over seeds).]] },
-    { name = "instability_paired", kind = "paired", study = "instability" },
-    { name = "instability_counts", kind = "counts", study = "instability" },
-    { name = "instability_interactions", kind = "interactions", study = "instability" },
+    { name = "instability_sweep", kind = "lr_sweep", study = "instability", wide = true,
+      caption = [[The instability study's groups (embedding norm and warmup in steps) over its
+        grid of peak learning rates, as in Table~\ref{tab:lr_sweep_groups}: the best peak
+        learning rate and the clipped loss there, the smallest learning rate at which some
+        seed and from which every seed diverged, and the LR sensitivity $S$ with its
+        bootstrap interval, alone and as a difference from no norm without warmup.]] },
+    { name = "instability_outcomes", kind = "paired", study = "instability",
+      section = "sweep_outcomes", wide = true,
+      caption = [[The instability study's outcomes, each per seed over a group's grid of
+        learning rates, compared between groups at the same warmup (columns as in
+        Table~\ref{tab:prelim_paired}): the primary outcome, the mean largest loss jump, with
+        the verdict of the pre-registered rule; the others exploratory, each with its own
+        pre-registered minimum effect.]] },
     { name = "instability_v1_paired", kind = "paired", study = "instability_v1", wide = true,
       caption = [[Paired comparisons of the first instability study (columns as in
         Table~\ref{tab:prelim_paired}).]] },
@@ -183,9 +197,6 @@ return {
         the study's minimum effect (grey) and $\pm$ the design's minimum detectable effect
         (orange diamonds).  A set of runs is shown once: a study that reuses another's
         runs names them in its group's header instead of repeating them.]] },
-    { name = "instability_loss", kind = "curves", study = "instability",
-      column = "loss", ylabel = LOSS, logy = true },
-    { name = "instability_divergence", kind = "divergence", study = "instability" },
     { name = "lr_sweep_loss", kind = "lrsweep", study = "lr_sweep",
       width = "0.9\\linewidth",
       caption = [[Learning-rate sensitivity: final validation loss against the peak learning rate

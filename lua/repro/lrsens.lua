@@ -36,7 +36,9 @@
 --
 -- Outcomes (the instability design): per-seed aggregates over each group's grid, compared
 -- between groups under the study's decision rule (lua/repro/analysis.lua, applied to
--- the groups as variants and the outcomes as metrics: summary.json's sweep_outcomes):
+-- the groups as variants and the outcomes as metrics: summary.json's sweep_outcomes,
+-- whose variants are the groups, each with the config overrides its grid's variants
+-- share, so a report can name a group by its config):
 --   outcomes = { metrics = { ... }, primary = "...", better = "lower", min_effect = x,
 --     deltas = { <outcome> = x, ... }, comparisons = { { g1, g2 }, ... }, test = "t" }
 -- M.OUTCOMES defines the outcomes; `deltas` pre-registers the minimum effect of every
@@ -373,12 +375,33 @@ local function outcome_values(s, runs, pts, name)
   return out
 end
 
--- The `sweep_outcomes` summary: the decision rule on the groups' per-seed outcomes.
+-- The config overrides every variant of group g shares (the study file's values, e.g.
+-- embed_norm and warmup; never the swept key, nor one that varies with it such as min_lr):
+-- the group's config, by which the report names it.
+local function shared_overrides(s, g, over)
+  local shared
+  for _, v in ipairs(g.variants) do
+    local o = overrides_of(s, v)
+    if not shared then
+      shared = o
+    else
+      for k, x in pairs(shared) do
+        if o[k] ~= x then shared[k] = nil end
+      end
+    end
+  end
+  shared = shared or {}
+  shared[over] = nil
+  return shared
+end
+
+-- The `sweep_outcomes` summary: the decision rule on the groups' per-seed outcomes, the
+-- groups as its variants (each with the overrides its grid shares).
 local function summarize_outcomes(s, runs, spec, grids, summarize)
   local o = spec.outcomes
   local variants, pruns = {}, {}
   for _, g in ipairs(spec.groups) do
-    variants[#variants + 1] = { name = g.name, overrides = {} }
+    variants[#variants + 1] = { name = g.name, overrides = shared_overrides(s, g, spec.over) }
     pruns[g.name] = {}
     local per = {}
     for _, m in ipairs(o.metrics) do per[m] = outcome_values(s, runs, grids[g.name], m) end

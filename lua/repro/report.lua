@@ -109,7 +109,7 @@ local function check_entry(path, where, e, kinds, names)
 end
 
 -- The manifest's `names` (optional), checked: embed_norm maps strings to strings, keys is
--- a list of {key = string, format = string | table | false}.
+-- a list of {key = string, format = string | table | false, label = string | table | nil}.
 function M.check_names(path, names)
   if names == nil then return nil end
   local function bad(fmt, ...)
@@ -137,8 +137,13 @@ function M.check_names(path, names)
       if not (type(f) == "string" or type(f) == "table" or f == false) then
         bad("keys[%d] (%s): format: expected a string with %%s, a table or false", i, e.key)
       end
+      if e.label ~= nil and type(e.label) ~= "string" and type(e.label) ~= "table" then
+        bad("keys[%d] (%s): label: expected a string with %%s or a table", i, e.key)
+      end
       for k in pairs(e) do
-        if k ~= "key" and k ~= "format" then bad("keys[%d]: %s: unknown field", i, tostring(k)) end
+        if k ~= "key" and k ~= "format" and k ~= "label" then
+          bad("keys[%d]: %s: unknown field", i, tostring(k))
+        end
       end
     end
   end
@@ -148,12 +153,14 @@ end
 -- Reads the manifest at `path`: a Lua file that returns plain data (loaded with no
 -- globals at all, so it cannot do anything but build its table):
 --   studies = { "<study>", ... }   the studies the paper discusses, in its order
---   tables  = { {name =, kind =, study =, caption =, wide =}, ... }   (tex_tables.KINDS)
+--   tables  = { {name =, kind =, study =, caption =, wide =, <kind's fields>}, ... }
+--                                  (tex_tables.KINDS; a paired table's `section` names a
+--                                  nested summary of its study, report_data.SECTIONS)
 --   figures = { {name =, kind =, study =, caption =, width =, <kind's fields>}, ... }
 --                                  (report_plot.KINDS)
 --   names   = { embed_norm = { <value> = "<name>", ... },        (optional) how the prose
---               keys = { {key =, format =}, ... } }              names the variants
---                                  (report_data.name_variants)
+--               keys = { {key =, format =, label =}, ... } }     names the variants, and
+--                                  the tables a sweep's groups (report_data.name_variants)
 --   text_width = 6.5               optional: the text width in inches, at which a figure of
 --                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
 -- A table or figure with a caption gets its float in floats.tex.
@@ -183,8 +190,16 @@ function M.load_manifest(path)
   end
   out.names = M.check_names(path, m.names)
   local names = {}
+  local sections, known = {}, {}
+  for _, x in ipairs(data.SECTIONS) do
+    sections[#sections + 1], known[x.key] = x.key, true
+  end
   for i, e in ipairs(m.tables) do
     out.tables[i] = check_entry(path, "tables[" .. i .. "]", e, tables.KINDS, names)
+    if e.section ~= nil and not known[e.section] then
+      user_error("report: %s: tables[%d]: section: expected one of %s, got %s", path, i,
+        table.concat(sections, ", "), e.section)
+    end
   end
   names = {}
   for i, e in ipairs(m.figures) do

@@ -1,8 +1,10 @@
 -- The studies the report reads (lua/repro/report.lua): each study's summary.json with
 -- lazy access to its run records (metrics.json, config.json, log.csv), its variants
 -- labelled by embedding norm and setting (short labels for the tables; names for the
--- prose, from the paper's manifest: M.name_variants), and the one choice of which
--- interval and minimum detectable effect of a comparison the report prints.
+-- prose, from the paper's manifest: M.name_variants), the nested summaries a summary may
+-- hold (M.SECTIONS: Study:section, a Study over one of them) and the groups of its
+-- learning-rate sweep named by their config (Study:sweep_groups), and the one choice of
+-- which interval and minimum detectable effect of a comparison the report prints.
 local fs = require "repro.fs"
 local json = require "repro.json"
 local engine = require "engine"
@@ -24,7 +26,17 @@ M.NORM_LABEL = NORM_LABEL
 -- none (its `names.embed_norm`).
 M.NORM_NAMES = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 
--- A study read from its summary.json, with lazy access to its run records.
+-- The nested summaries a study's summary may hold, each a full summary (per_variant,
+-- comparisons, verdicts, analysis; lua/repro/analysis.lua) of its own variants: `macro`
+-- names its numbers in numbers.tex after the study's (tex_numbers.lua).
+--   sweep_outcomes   per-seed outcomes over each group of a learning-rate sweep, the
+--                    groups as variants (lua/repro/lrsens.lua)
+M.SECTIONS = {
+  { key = "sweep_outcomes", macro = "Outcomes" },
+}
+
+-- A study read from its summary.json, with lazy access to its run records; or a Study
+-- over a nested section of a summary (Study:section), with no run records.
 local Study = {}
 Study.__index = Study
 
@@ -39,6 +51,11 @@ function Study:record(variant, seed)
   local key = variant .. "\0" .. int(seed)
   local r = self.records[key]
   if r then return r end
+  if self.no_records then
+    r = {}
+    self.records[key] = r
+    return r
+  end
   local dir = self:run_dir(variant, seed)
   r = {}
   local ok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
@@ -51,6 +68,7 @@ end
 
 function Study:log(variant, seed)
   local r = self:record(variant, seed)
+  if self.no_records then return nil end
   if r.log == nil then
     local text = fs.read(self:run_dir(variant, seed) .. "/log.csv")
     r.log = text and analysis.parse_log(text) or false
@@ -140,7 +158,7 @@ function Study:config_value(variant, key)
   end
   local v = self.variant_by_name[variant]
   if v and v.overrides[key] ~= nil then return v.overrides[key] end
-  if self.summary.base and self.summary.base[key] ~= nil then return self.summary.base[key] end
+  if self.base[key] ~= nil then return self.base[key] end
   return engine.defaults()[key]
 end
 
@@ -236,11 +254,14 @@ end
 --                  study's variants differ ("at lr 0.003"), "" when they differ in none;
 --                  keys in the manifest's order, then the others by name
 --   prose          the two together ("LayerNorm at lr 0.003")
+--   table_setting  the tables' phrase of the same keys, ", " between them: each key's
+--                  names.keys label (as format; "warmup %s"), else its format, else
+--                  "<key> = <value>"
 -- No paper is named here: without a manifest every key reads "with <key> = <value>".
 function M.name_variants(s, names)
   names = names or {}
   local norm_names = names.embed_norm or M.NORM_NAMES
-  local base, defaults = s.summary.base or {}, engine.defaults()
+  local base, defaults = s.base or s.summary.base or {}, engine.defaults()
   local function value_of(v, k)
     if v.overrides[k] ~= nil then return v.overrides[k] end
     if base[k] ~= nil then return base[k] end
@@ -261,9 +282,10 @@ function M.name_variants(s, names)
       if value_of(v, k) ~= value_of(s.variants[1], k) then differ[k] = true end
     end
   end
-  local format, order = {}, {}
+  local format, label, order = {}, {}, {}
   for _, e in ipairs(names.keys or {}) do
     format[e.key] = e.format
+    label[e.key] = e.label
     if differ[e.key] then order[#order + 1] = e.key end
   end
   local rest = {}
@@ -272,14 +294,19 @@ function M.name_variants(s, names)
   end
   table.sort(rest)
   for _, k in ipairs(rest) do order[#order + 1] = k end
-  local function phrase(v, hide)
+  -- `short`: the tables' phrase (the key's label, else its format, else "<key> = <value>").
+  local function phrase(v, hide, short)
     local parts = {}
     for _, k in ipairs(order) do
       if not (hide and format[k] == false) then
-        parts[#parts + 1] = key_phrase(format[k], k, value_of(v, k))
+        local f = format[k]
+        if short then
+          f = label[k] or (f ~= false and f) or (texfmt.escape(k) .. " = %s")
+        end
+        parts[#parts + 1] = key_phrase(f, k, value_of(v, k))
       end
     end
-    return table.concat(parts, " ")
+    return table.concat(parts, short and ", " or " ")
   end
   -- Leave out the keys the manifest hides only if the settings stay distinct.
   local hide, by_phrase = true, {}
@@ -293,35 +320,35 @@ function M.name_variants(s, names)
     v.prose_setting = phrase(v, hide)
     v.prose = v.prose_setting ~= "" and (v.prose_norm .. " " .. v.prose_setting) or
       v.prose_norm
+    v.table_setting = phrase(v, hide, true)
   end
 end
 
--- Reads DIR/<name>/summary.json; nil when it does not exist.  `names`: the prose's names
--- of the variants (M.name_variants).
-function M.load_study(exp_dir, name, names)
-  local dir = exp_dir .. "/" .. name
-  local text = fs.read(dir .. "/summary.json")
-  if not text then return nil end
-  local ok, sum = pcall(json.decode, text)
-  if not ok or type(sum) ~= "table" or type(sum.per_variant) ~= "table" then
-    user_error("report: %s/summary.json is not a study summary", dir)
-  end
-  local s = setmetatable({ name = name, dir = dir, summary = sum, records = {},
-    seeds = sum.seeds or {}, variants = {}, variant_by_name = {}, setting_list = {} }, Study)
+-- A Study over summary `sum` (a study's summary.json, or a nested section of one): its
+-- variants labelled and named.  `o`: name, dir, names (the prose's names of the variants:
+-- M.name_variants), base (the config the variants' overrides apply to; default sum.base),
+-- seeds (default sum.seeds), no_records (there are no run records to read) and
+-- config_labels (label the variants from their config, never from their code names:
+-- each variant's tex_tag is its table_setting and tex_label its norm with it, LaTeX).
+local function new_study(sum, o)
+  local s = setmetatable({ name = o.name, dir = o.dir, summary = sum, records = {},
+    seeds = o.seeds or sum.seeds or {}, variants = {}, variant_by_name = {}, setting_list = {},
+    base = o.base or sum.base or {}, names = o.names, no_records = o.no_records,
+    section_cache = {} }, Study)
   s.analysis = sum.analysis or {}
   s.primary = s.analysis.primary
-  local base_norm = sum.base and sum.base.embed_norm or "none"
+  local base_norm = s.base.embed_norm or "none"
   local by_key = {}
   for _, v in ipairs(sum.variants or {}) do
-    local o = v.overrides or {}
-    local norm = o.embed_norm or base_norm
+    local ov = v.overrides or {}
+    local norm = ov.embed_norm or base_norm
     local keys = {}
-    for k in pairs(o) do
+    for k in pairs(ov) do
       if k ~= "embed_norm" then keys[#keys + 1] = k end
     end
     table.sort(keys)
     local parts = {}
-    for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(o[k]) end
+    for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(ov[k]) end
     local key = table.concat(parts, ",")
     -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
     local tag
@@ -332,7 +359,7 @@ function M.load_study(exp_dir, name, names)
     else
       tag = key ~= "" and key or v.name
     end
-    local info = { name = v.name, overrides = o, norm = norm, setting = key, tag = tag,
+    local info = { name = v.name, overrides = ov, norm = norm, setting = key, tag = tag,
       norm_label = NORM_LABEL[norm] or norm }
     info.label = tag ~= "" and (info.norm_label .. ", " .. tag) or info.norm_label
     s.variants[#s.variants + 1] = info
@@ -345,8 +372,97 @@ function M.load_study(exp_dir, name, names)
     end
     st.variants[#st.variants + 1] = info
   end
-  M.name_variants(s, names)
+  M.name_variants(s, o.names)
+  if o.config_labels then
+    for _, v in ipairs(s.variants) do
+      v.tex_tag = v.table_setting
+      v.tex_label = texfmt.escape(v.norm_label) ..
+        (v.table_setting ~= "" and (", " .. v.table_setting) or "")
+    end
+    for _, st in ipairs(s.setting_list) do st.tex_label = st.variants[1].tex_tag end
+  end
   return s
+end
+M.new_study = new_study
+
+-- The nested summary self.summary[key] (M.SECTIONS) as a Study with the same methods over
+-- it: named as this study, its variants (e.g. a sweep's groups, with the overrides their
+-- grids share) labelled by their config over this study's base; no run records.  nil
+-- when the summary has no such section.
+function Study:section(key)
+  local sec = self.section_cache[key]
+  if sec == nil then
+    local sum = self.summary[key]
+    if type(sum) == "table" and type(sum.per_variant) == "table" then
+      sec = new_study(sum, { name = self.name, dir = self.dir, names = self.names,
+        base = self.base, seeds = self.seeds, no_records = true, config_labels = true })
+      sec.section_key, sec.parent = key, self
+    else
+      sec = false
+    end
+    self.section_cache[key] = sec
+  end
+  return sec or nil
+end
+
+-- The sections of M.SECTIONS this study's summary has: a list of {key =, macro =, study =}.
+function Study:sections()
+  local out = {}
+  for _, e in ipairs(M.SECTIONS) do
+    local sec = self:section(e.key)
+    if sec then out[#out + 1] = { key = e.key, macro = e.macro, study = sec } end
+  end
+  return out
+end
+
+-- The groups of the study's learning-rate sweep (summary.lr_sweep) as the variants of a
+-- Study with no records, each with the config overrides its variants share (not the swept
+-- key, nor one that varies with it), labelled and named by that config as
+-- Study:section's are (its `known` set: the groups with a variant of the summary, the
+-- others have no config to be named by); nil when the summary has no sweep.
+function Study:sweep_groups()
+  local sw = self.summary.lr_sweep
+  if type(sw) ~= "table" or type(sw.groups) ~= "table" then return nil end
+  if self.sweep_group_study == nil then
+    local variants, known = {}, {}
+    for _, name in ipairs(sw.order or {}) do
+      local shared
+      for _, vn in ipairs((sw.groups[name] or {}).variants or {}) do
+        local v = self.variant_by_name[vn]
+        known[name] = known[name] or v ~= nil
+        local ov = v and v.overrides or {}
+        if not shared then
+          shared = {}
+          for k, x in pairs(ov) do shared[k] = x end
+        else
+          for k, x in pairs(shared) do
+            if ov[k] ~= x then shared[k] = nil end
+          end
+        end
+      end
+      shared = shared or {}
+      if sw.over then shared[sw.over] = nil end
+      variants[#variants + 1] = { name = name, overrides = shared }
+    end
+    self.sweep_group_study = new_study({ per_variant = {}, variants = variants },
+      { name = self.name, dir = self.dir, names = self.names, base = self.base,
+        seeds = self.seeds, no_records = true, config_labels = true })
+    self.sweep_group_study.known = known
+  end
+  return self.sweep_group_study
+end
+
+-- Reads DIR/<name>/summary.json; nil when it does not exist.  `names`: the prose's names
+-- of the variants (M.name_variants).
+function M.load_study(exp_dir, name, names)
+  local dir = exp_dir .. "/" .. name
+  local text = fs.read(dir .. "/summary.json")
+  if not text then return nil end
+  local ok, sum = pcall(json.decode, text)
+  if not ok or type(sum) ~= "table" or type(sum.per_variant) ~= "table" then
+    user_error("report: %s/summary.json is not a study summary", dir)
+  end
+  return new_study(sum, { name = name, dir = dir, names = names })
 end
 
 -- The names of the studies with a summary under exp_dir, sorted.

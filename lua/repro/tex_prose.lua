@@ -158,8 +158,10 @@ end
 -- Any other metric: its difference in its own unit.
 local function effect_plain(s, c, front, tn, bn)
   local diff, rest = stats_clause(s, c, unit_of(c.metric))
-  return capitalize(string.format("%s%s of %s minus that of %s: %s (%s).", front,
-    capitalize(noun_of(c.metric)), tn, bn, diff, rest))
+  local noun = noun_of(c.metric)
+  if front == "" then noun = capitalize(noun) end
+  return capitalize(string.format("%s%s of %s minus that of %s: %s (%s).", front, noun, tn, bn,
+    diff, rest))
 end
 
 -- Part 2: the rule's verdict and why -----------------------------------------------------
@@ -281,7 +283,8 @@ function M.verdict_sentence(s, v, told)
     effect = effect_plain(s, c, front, tn, bn)
   end
   local out = effect .. " " .. verdict_clause(s, c, v, bn, told)
-  if v.changed and v.verdict_rule1 then
+  local an = s.analysis
+  if v.changed and v.verdict_rule1 and (an.registered_rule or 1) < (an.rule or 2) then
     out = out .. string.format(" Under the first decision rule, which this study was " ..
       "registered with, the verdict was \\emph{%s}.", F.escape(v.verdict_rule1))
   end
@@ -337,11 +340,21 @@ end
 
 -- The statistics section --------------------------------------------------------------------
 
--- The studies with a Holm family, in the context's order.
+-- The studies with a Holm family, in the context's order: a study that decides only in a
+-- nested summary (report_data.SECTIONS, e.g. a sweep's outcomes) as that summary's Study.
 local function decided(ctx)
   local out = {}
   for _, s in ipairs(ctx.studies) do
-    if #(s.summary.verdicts or {}) > 0 then out[#out + 1] = s end
+    if #(s.summary.verdicts or {}) > 0 then
+      out[#out + 1] = s
+    else
+      for _, sec in ipairs(s:sections()) do
+        if #(sec.study.summary.verdicts or {}) > 0 then
+          out[#out + 1] = sec.study
+          break
+        end
+      end
+    end
   end
   return out
 end
@@ -352,10 +365,11 @@ local function by_seed_count(ctx)
   for _, s in ipairs(decided(ctx)) do
     local n = #s.seeds
     if not groups[n] then
-      groups[n] = { n = n, names = {} }
+      groups[n] = { n = n, names = {}, studies = {} }
       list[#list + 1] = groups[n]
     end
     table.insert(groups[n].names, s.name)
+    table.insert(groups[n].studies, s)
   end
   table.sort(list, function(a, b) return a.n < b.n end)
   return list
@@ -384,8 +398,8 @@ function M.signflip_floors(ctx)
     local floor = 2.0 ^ (1 - g.n)
     parts[#parts + 1] = string.format("%s with %d seeds (%s)", F.p(floor), g.n,
       name_list(g.names))
-    for _, name in ipairs(g.names) do
-      local s = ctx.by_name[name]
+    for i, name in ipairs(g.names) do
+      local s = g.studies[i]
       local level = s.analysis.holm_first_level or
         (s.analysis.alpha or stats.DEFAULT_ALPHA) / math.max(1, s.analysis.m or 1)
       if floor <= level then reach[#reach + 1] = name end

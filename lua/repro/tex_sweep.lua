@@ -1,6 +1,8 @@
 -- A learning-rate sweep's table and numbers (lua/repro/report.lua), from summary.json's
 -- `lr_sweep` (lua/repro/lrsens.lua):
---   lr_sweep   one row per group: its best learning rate (marked when it lies on the
+--   lr_sweep   one row per group, named by its config (the overrides its variants share,
+--              labelled as report_data names them: "LayerNorm, warmup 0"; the group's own
+--              name only when it has no variant in the summary): its best learning rate (marked when it lies on the
 --              grid's edge) with the clipped mean loss there, the smallest grid value at
 --              which some seed diverged and the smallest from which every seed did, the
 --              LR sensitivity S with its bootstrap interval over seeds, and S minus the
@@ -8,7 +10,6 @@
 -- numbers.tex gets, per group g of a study S: S..G.."BestLr", "BestLoss", "DivergeLr",
 -- "DivergeLrAll", "Sens", "SensCI", "SensDiff", "SensDiffCI", and S.."EllStar".
 local F = require "repro.texfmt"
-local data = require "repro.report_data"
 
 local M = {}
 
@@ -37,9 +38,14 @@ function M.lr_sweep_table(s)
       "available: the " .. F.escape(s.name) .. " study's summary has no learning-rate " ..
       "sweep.}\\end{center}\n"
   end
+  local groups = s:sweep_groups()
+  local function label(name)
+    local gv = groups and groups.variant_by_name[name]
+    return gv and groups.known[name] and gv.tex_label or F.escape(name)
+  end
   local body = { "\\ReportFit{\\begin{tabular}{@{}lrrllll@{}}", "\\toprule",
     "Group & Best " .. F.escape(sw.over) .. " & Loss there & Some seed diverges & All diverge & " ..
-      "Sensitivity $S$ & $S - S_{\\text{" .. F.escape(sw.reference) .. "}}$ \\\\", "\\midrule" }
+      "Sensitivity $S$ & $S - S_{\\text{" .. label(sw.reference) .. "}}$ \\\\", "\\midrule" }
   local edge = false
   for _, name in ipairs(sw.order) do
     local g = sw.groups[name]
@@ -48,7 +54,8 @@ function M.lr_sweep_table(s)
       or DASH
     if g.best_at_edge then edge = true end
     body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s %s & %s \\\\",
-      F.escape(data.NORM_LABEL[name] or name), best, loss(g.best_loss),
+      label(name),
+      best, loss(g.best_loss),
       g.diverge_lr and lr_text(g.diverge_lr) or "none",
       g.diverge_lr_all and lr_text(g.diverge_lr_all) or "none",
       loss(sens.value), interval(sens.ci),

@@ -10,7 +10,10 @@
 --   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/tex_claim.lua)
 --   lr_sweep       a learning-rate sweep per group (lua/repro/tex_sweep.lua)
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
--- other study gets the generic paired, seeds and interactions tables.  Why a degenerate
+-- other study gets the generic paired, seeds and interactions tables.  A paired table
+-- with `section = "<key>"` is built from that nested summary of the study's
+-- (report_data.SECTIONS, e.g. sweep_outcomes: a sweep's groups compared on their
+-- outcomes), its variants named by their config.  Why a degenerate
 -- comparison's statistics are undefined is said under its table in words
 -- (tex_prose.degenerate_note), never "nan" or "inf".
 local stats = require "stats"
@@ -43,10 +46,10 @@ local function comparison_label(s, treatment, baseline)
   if not t or not b then return F.escape(treatment .. " - " .. baseline) end
   local minus = "${}-{}$"
   if t.setting == b.setting then
-    local head = #s:settings() > 1 and (F.escape(t.tag) .. ": ") or ""
+    local head = #s:settings() > 1 and ((t.tex_tag or F.escape(t.tag)) .. ": ") or ""
     return head .. F.escape(t.norm_label) .. minus .. F.escape(b.norm_label)
   end
-  return F.escape(t.label) .. minus .. F.escape(b.label)
+  return (t.tex_label or F.escape(t.label)) .. minus .. (b.tex_label or F.escape(b.label))
 end
 M.comparison_label = comparison_label
 
@@ -141,8 +144,12 @@ local VERDICT_SHORT = { better = "better", worse = "worse", equivalent = "equiva
 -- The size of a study's Holm family: analysis.m (current rule), else every comparison
 -- and interaction (rule 1).
 function M.family_size(s)
-  if s.analysis.m then return s.analysis.m end
-  return #(s.summary.comparisons or {}) + #(s.summary.interactions or {})
+  local m = s.analysis.m or (#(s.summary.comparisons or {}) + #(s.summary.interactions or {}))
+  if m == 0 and s.sections then
+    -- a study that decides only in its nested summaries (report_data.SECTIONS): theirs
+    for _, sec in ipairs(s:sections()) do m = m + M.family_size(sec.study) end
+  end
+  return m
 end
 
 -- One comparison's statistics as table cells: Δ, CI, d_z [CI], p_t, p_sf (with its
@@ -175,7 +182,10 @@ local function reason_note(c, notes)
 end
 
 -- Every comparison of the study on every metric of its analysis (the Holm family),
--- the primary metric first, with the verdict of the decision rule on the primary.
+-- the primary metric first, with the verdict of the decision rule on the primary.  A
+-- summary that pre-registers a minimum effect per metric (`deltas`, as sweep_outcomes
+-- does) shows each metric's in its header, and marks an exploratory difference whose mean
+-- reaches it (its comparison's exceeds_delta).
 function M.paired_table(s)
   local notes = new_notes()
   local metrics = {}
@@ -194,6 +204,7 @@ function M.paired_table(s)
       end
     end
   end
+  local deltas = type(s.summary.deltas) == "table" and s.summary.deltas or {}
   local body = {
     "\\ReportFit{\\begin{tabular}{@{}lrllllrr>{\\raggedright\\arraybackslash}p{1.9cm}@{}}",
     "\\toprule",
@@ -206,15 +217,23 @@ function M.paired_table(s)
     if #list > 0 then
       body[#body + 1] = "\\midrule"
       local head = metric_label(m)
+      local delta = deltas[m]
       if m == s.primary then
         head = head .. string.format(" --- primary, %s is better, minimum effect %s",
           s.analysis.better or "?", F.value(m, s.analysis.min_effect))
       elseif list[1].exploratory then
-        head = head .. " --- exploratory: unadjusted $p$, no verdict"
+        head = head .. " --- exploratory: unadjusted $p$, no verdict" ..
+          (finite(delta) and (", minimum effect " .. F.value(m, delta)) or "")
+      elseif finite(delta) then
+        head = head .. " --- minimum effect " .. F.value(m, delta)
       end
       body[#body + 1] = "\\multicolumn{9}{@{}l}{\\emph{" .. head .. "}} \\\\"
       for _, c in ipairs(list) do
         local cells = stat_cells(c, common)
+        if m ~= s.primary and c.exceeds_delta == true then
+          cells[1] = cells[1] .. notes.mark("the mean difference reaches the outcome's " ..
+            "pre-registered minimum effect (exploratory: not a verdict).")
+        end
         local v = m == s.primary and s:verdict(c) or nil
         local label = comparison_label(s, c.treatment, c.baseline) .. reason_note(c, notes)
         body[#body + 1] = string.format("%s & %s & %s \\\\", label, table.concat(cells, " & "),
@@ -382,7 +401,7 @@ end
 -- every study.
 M.KINDS = {
   seeds = { build = M.seeds_table, records = true },
-  paired = { build = M.paired_table },
+  paired = { build = M.paired_table, fields = { section = "string?" } },
   interactions = { build = M.interactions_table },
   calibration = { build = M.calibration_table, records = true },
   counts = { build = M.counts_table, records = true },
@@ -418,6 +437,11 @@ function M.tables(ctx)
       out[e.name] = kind.all(ctx)
     elseif not s then
       out[e.name] = wrap(nil, placeholder(absent_text(ctx, e.study)))
+    elseif e.section and not s:section(e.section) then
+      out[e.name] = wrap(s, placeholder(string.format("the %s study's summary has no %s",
+        F.escape(e.study), F.escape(e.section))))
+    elseif e.section then
+      out[e.name] = kind.build(s:section(e.section), ctx)
     elseif kind.records and not s:has_records() then
       out[e.name] = wrap(s, placeholder(string.format("the run records of the %s study are " ..
         "missing under %s", F.escape(e.study), F.escape(s.dir))))

@@ -52,6 +52,21 @@ M.METRIC = {
     noun = "training loss", unit = "nats", kind = "nats", ppl = "training perplexity" },
   logit_norm = { label = "logit norm", short = "logit norm", dec = 3, noun = "logit norm" },
   max_logit = { label = "max logit", short = "max logit", dec = 3, noun = "largest logit" },
+  -- the outcomes of a learning-rate sweep, per seed over a group's grid (lua/repro/lrsens.lua)
+  mean_max_loss_jump = { label = "mean largest loss jump (nats)", short = "loss jump",
+    dec = 3, noun = "mean largest jump of the training loss over the grid", unit = "nats" },
+  gmean_max_grad_norm = { label = "largest grad norm (geom.\\ mean over the grid)",
+    short = "largest grad norm", dec = 3,
+    noun = "geometric mean over the grid of the largest gradient norm" },
+  gmean_logit_growth = { label = "logit growth, ratio to step 0 (geom.\\ mean)",
+    short = "logit growth", dec = 3,
+    noun = "geometric mean over the grid of the growth of the largest logit" },
+  n_diverged = { label = "divergences over the grid (count)", short = "divergences", dec = 2,
+    noun = "divergences over the grid", one = "divergence", unit = "grid values",
+    kind = "count" },
+  log10_diverge_lr = { label = "$\\log_{10}$ of the first diverging lr", short = "divergence lr",
+    dec = 2, noun = "$\\log_{10}$ of the first learning rate at which the run diverged",
+    unit = "decades" },
 }
 
 -- Text ------------------------------------------------------------------------------

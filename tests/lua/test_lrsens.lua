@@ -119,7 +119,8 @@ local variants, groups = {}, {}
 for _, norm in ipairs({ "none", "layernorm" }) do
   local members = {}
   for i, lr in ipairs(LRS) do
-    variants[#variants + 1] = { name = norm .. "-" .. i, embed_norm = norm, lr = lr }
+    variants[#variants + 1] = { name = norm .. "-" .. i, embed_norm = norm, lr = lr,
+      min_lr = lr / 10, warmup = norm == "none" and 0 or 2 }
     members[#members + 1] = norm .. "-" .. i
   end
   groups[#groups + 1] = { name = norm, variants = members }
@@ -215,6 +216,16 @@ t:near(so.per_variant.none.metrics.log10_diverge_lr.values[2], -1, 1e-14,
   "log10 of the first diverging lr")
 t:near(so.per_variant.layernorm.metrics.log10_diverge_lr.values[1], 1, 1e-14,
   "censored one grid step above the top")
+-- the groups are its variants, each with the overrides its grid shares (not lr, min_lr)
+local gcfg = {}
+for _, v in ipairs(so.variants) do
+  local keys = {}
+  for k, x in pairs(v.overrides) do keys[#keys + 1] = k .. "=" .. tostring(x) end
+  table.sort(keys)
+  gcfg[#gcfg + 1] = v.name .. ":" .. table.concat(keys, ",")
+end
+t:eq(table.concat(gcfg, " "), "none:embed_norm=none,warmup=0 " ..
+  "layernorm:embed_norm=layernorm,warmup=2", "a group's config: the overrides its grid shares")
 t:eq(#so.verdicts, 1, "one verdict on the primary outcome")
 t:eq(so.verdicts[1].metric, "mean_max_loss_jump", "on the primary outcome")
 t:ok(so.verdicts[1].verdict == "equivalent" or so.verdicts[1].verdict == "inconclusive",
@@ -235,12 +246,21 @@ check.write(dir .. "/exp/syn_sweep/summary.json", json.pretty(sum))
 -- the paper's table and macros of the sweep (lua/repro/tex_sweep.lua) from that summary
 local tex_sweep = require "repro.tex_sweep"
 local rdata = require "repro.report_data"
-local rs = rdata.load_study(dir .. "/exp", "syn_sweep")
+-- the groups are named by the config they share, as the manifest's names say
+local NAMES = { keys = { { key = "warmup", format = "with warmup %s", label = "warmup %s" } } }
+local rs = rdata.load_study(dir .. "/exp", "syn_sweep", NAMES)
 local tab = tex_sweep.lr_sweep_table(rs)
-t:ok(tab:find("\nnone & \\num{0.01} & \\num{" .. string.format("%.4f", none.best_loss) ..
+t:ok(tab:find("\nnone, warmup 0 & \\num{0.01} & \\num{" .. string.format("%.4f", none.best_loss) ..
   "} & \\num{0.1} & \\num{1} & ", 1, true), "sweep table: none's best lr, loss, divergence: " .. tab)
-t:ok(tab:find("\nLayerNorm & \\num{0.1} & [^\n]* & \\num{1} & none & ") ~= nil,
+t:ok(tab:find("\nLayerNorm, warmup 2 & \\num{0.1} & [^\n]* & \\num{1} & none & ") ~= nil,
   "sweep table: LayerNorm diverges at 1 on some seed, never on all")
+t:ok(not tab:find("none-", 1, true) and not tab:find("layernorm", 1, true),
+  "sweep table: no group's or variant's code name")
+t:ok(tab:find("$S - S_{\\text{none, warmup 0}}$", 1, true),
+  "sweep table: the reference group named by its config in the header")
+local plain_tab = tex_sweep.lr_sweep_table(rdata.load_study(dir .. "/exp", "syn_sweep"))
+t:ok(plain_tab:find("\nLayerNorm, warmup = 2 & ", 1, true),
+  "sweep table without the manifest's names: <key> = <value>")
 local lsens = rs.summary.lr_sweep.groups.layernorm.sensitivity -- as summary.json has it
 local want = string.format("\\num{%.4f} [\\num{%.4f}, \\num{%.4f}] \\\\", lsens.diff,
   lsens.diff_ci[1], lsens.diff_ci[2])
@@ -248,6 +268,71 @@ t:ok(tab:find(want, 1, true), "sweep table: the sensitivity difference from none
   "interval: " .. want)
 t:ok(tab:find("percentile bootstrap over the 3 seeds (all 27 resamples)", 1, true),
   "sweep table: the bootstrap note")
+-- the outcomes (sweep_outcomes) as a Study: its groups named by their config, never by
+-- their code names, in the paired table, its macros and its verdicts
+local sec = rs:section("sweep_outcomes")
+t:ok(sec ~= nil and sec.no_records and sec.name == "syn_sweep", "Study:section: the outcomes")
+t:eq(rs:section("nowhere"), nil, "Study:section: nil for a missing section")
+t:eq(sec.variant_by_name.layernorm.prose, "LayerNorm with warmup 2", "a group's prose name")
+t:eq(sec.variant_by_name.none.tex_label, "none, warmup 0", "a group's table label")
+t:near(sec:value("none", 2, "mean_max_loss_jump"), (0.1 + 0.2 + 0.3 + 0.4) / 4 + 0.02, 1e-14,
+  "Study:value over the nested summary")
+local tex_tables = require "repro.tex_tables"
+local ptab = tex_tables.paired_table(sec)
+t:ok(ptab:find("\nLayerNorm, warmup 2${}-{}$none, warmup 0", 1, true),
+  "outcomes table: a comparison named by the groups' config: " .. ptab)
+t:ok(ptab:find("mean largest loss jump (nats) --- primary, lower is better, minimum effect " ..
+  "\\num{0.100}", 1, true), "outcomes table: the primary's minimum effect")
+t:ok(ptab:find("divergences over the grid (count) --- exploratory: unadjusted $p$, no " ..
+  "verdict, minimum effect \\num{1.00}", 1, true), "outcomes table: an outcome's own delta")
+t:ok(ptab:find("\\num{-1.00}$^{", 1, true) and
+  ptab:find("reaches the outcome's pre-registered minimum effect", 1, true),
+  "outcomes table: an exploratory difference that reaches its delta is marked")
+t:ok(not ptab:find("layernorm", 1, true) and not ptab:find("n\\_", 1, true),
+  "outcomes table: no code name")
+-- a manifest's paired table with section = "sweep_outcomes"; a sentence when the summary
+-- has none
+local so_saved = sum.sweep_outcomes
+sum.sweep_outcomes = nil
+fs.mkdir_p(dir .. "/exp/no_outcomes")
+check.write(dir .. "/exp/no_outcomes/summary.json", json.pretty(sum))
+sum.sweep_outcomes = so_saved
+local rs_no = rdata.load_study(dir .. "/exp", "no_outcomes", NAMES)
+local tabs = tex_tables.tables({ manifest = { listed = { syn_sweep = true, no_outcomes = true },
+  tables = { { name = "o", kind = "paired", study = "syn_sweep", section = "sweep_outcomes" },
+    { name = "p", kind = "paired", study = "no_outcomes", section = "sweep_outcomes" } } },
+  by_name = { syn_sweep = rs, no_outcomes = rs_no }, studies = { rs, rs_no },
+  experiments = dir .. "/exp" })
+t:eq(tabs.o, ptab, "the manifest's outcomes table is the section's paired table")
+t:ok(tabs.p:find("Not available: the no\\_\\allowbreak{}outcomes study's summary has no " ..
+  "sweep\\_\\allowbreak{}outcomes", 1, true), "a summary without the section: " .. tabs.p)
+local tex_numbers = require "repro.tex_numbers"
+local ntext = tex_numbers.numbers({ studies = { rs }, by_name = { syn_sweep = rs },
+  names = { "syn_sweep" }, experiments = dir .. "/exp", figures = {} })
+local function macro(name)
+  return ntext:match("\\newcommand{\\" .. name .. "}(%b{})")
+end
+t:eq(macro("SynSweepOutcomesMeanMaxLossJumpMinEffect"), "{\\num{0.100}}",
+  "macro: the primary outcome's minimum effect")
+t:eq(macro("SynSweepOutcomesNDivergedMinEffect"), "{\\num{1.00}}",
+  "macro: an outcome's minimum effect")
+t:eq(macro("SynSweepOutcomesNTests"), "{1}", "macro: the outcomes' family")
+t:eq(macro("SynSweepNTests"), "{1}", "macro: the study decides in its outcomes")
+t:eq(macro("SynSweepOutcomesNoneNDiverged"), "{\\num{1.33}}",
+  "macro: a group's mean outcome")
+t:ok(macro("SynSweepOutcomesLayernormVsNoneNDivergedDelta") == "{\\num{-1.00}}",
+  "macro: an exploratory outcome's difference")
+local verdict = macro("SynSweepOutcomesLayernormVsNoneVerdict")
+t:ok(verdict == "{equivalent}" or verdict == "{inconclusive}", "macro: the verdict " ..
+  tostring(verdict))
+local para = macro("SynSweepOutcomesVerdicts") or ""
+t:ok(para:find("LayerNorm with warmup 2", 1, true) and para:find("no norm with warmup 0", 1, true)
+  and para:find("largest jump of the training loss over the grid", 1, true),
+  "verdicts: the groups and the outcome in words: " .. para)
+t:ok(not para:find("layernorm", 1, true) and not para:find("none", 1, true) and
+  not para:find("\\_", 1, true), "verdicts: no code name")
+t:ok(not para:find("first decision rule", 1, true), "verdicts: a study registered under the " ..
+  "current rule has no rule-1 verdict in its prose, though its summary keeps one")
 local defs = {}
 tex_sweep.numbers(function(k, v) defs[k] = v end, rs, "SynSweep")
 t:eq(defs.SynSweepNoneBestLr, "\\num{0.01}", "macro: none's best lr")
@@ -325,7 +410,7 @@ check.write(dir .. "/grid.lua", (fs.read(write_sweep("grid")):gsub(
   'then members[#members + 1] = norm .. "-" .. i end')))
 t:raises(function() study.load(dir .. "/grid.lua") end, "group 'layernorm' covers another " ..
   "grid of lr than the first group", "groups on different grids")
-check.write(dir .. "/nolr.lua", (fs.read(write_sweep("nolr")):gsub("lr = lr }", "}")))
+check.write(dir .. "/nolr.lua", (fs.read(write_sweep("nolr")):gsub("lr = lr,%s*min_lr = lr / 10,", "")))
 t:raises(function() study.load(dir .. "/nolr.lua") end, "variant 'none-1' must set lr (> 0)",
   "a variant without the swept key")
 

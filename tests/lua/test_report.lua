@@ -258,6 +258,18 @@ t:ok(msg:find("bad_manifest.lua: tables[1]: kind: expected one of", 1, true),
 msg = bad_manifest('return { studies = {}, tables = {}, figures = { { name = "f", ' ..
   'kind = "curves", study = "final", column = "loss" } } }')
 t:ok(msg:find("figures[1]: ylabel: missing", 1, true), "manifest: a missing field: " .. msg)
+msg = bad_manifest('return { studies = {}, tables = { { name = "x", kind = "paired", ' ..
+  'study = "final", section = "outcomes" } }, figures = {} }')
+t:ok(msg:find("tables[1]: section: expected one of sweep_outcomes, got outcomes", 1, true),
+  "manifest: an unknown section of a paired table: " .. msg)
+msg = bad_manifest('return { studies = {}, tables = { { name = "x", kind = "seeds", ' ..
+  'study = "final", section = "sweep_outcomes" } }, figures = {} }')
+t:ok(msg:find("tables[1]: section: unknown field", 1, true),
+  "manifest: section is a field of the paired kind only: " .. msg)
+msg = bad_manifest('return { studies = {}, tables = {}, figures = {}, names = { keys = { ' ..
+  '{ key = "warmup", format = "with warmup %s", label = 3 } } } }')
+t:ok(msg:find("names: keys[1] (warmup): label: expected a string with %s or a table", 1, true),
+  "manifest: a bad table label of a key: " .. msg)
 msg = bad_manifest('return { studies = { os.getenv("HOME") }, tables = {}, figures = {} }')
 t:ok(msg:find("bad_manifest.lua", 1, true) and msg:find("os", 1, true),
   "manifest: loaded with no globals: " .. msg)

@@ -2,7 +2,8 @@
 -- `make reproduce QUICK=1` (CI):
 --   bin/repro tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR
 -- For every study with a summary that the paper shows (main.tex or the generated appendix
--- inputs its paired table; the others are named on stderr): its tables exist and hold
+-- inputs its paired table, or a paired table of a nested summary of its, the manifest's
+-- `section`; the others are named on stderr): its tables exist and hold
 -- numbers (not the sentence of an absent study), every figure it feeds (paper/paper.lua,
 -- and its appendix forest plot) exists as PDF and PNG (or, when its data are all zero,
 -- numbers.tex says so in its place), and the text of
@@ -48,21 +49,36 @@ t:ok(#studies > 0, "there are study summaries under " .. exp)
 -- (a descriptive study with no comparison has none: it is named, not checked).
 local main_tex = (fs.read(paper .. "/main.tex") or "") ..
   (fs.read(paper .. "/tables/appendix.tex") or "")
-local shown = {}
+local shown = {} -- {s = study, table = its paired table's name, sub = the Study it compares}
 for _, s in ipairs(studies) do
+  local any = false
   if main_tex:find("{" .. s.name .. "_paired}", 1, true) then
-    shown[#shown + 1] = s
-  else
+    shown[#shown + 1] = { s = s, table = s.name .. "_paired", sub = s }
+    any = true
+  end
+  -- a paired table of a nested summary of the study's (the manifest's `section`)
+  for _, e in ipairs(manifest.tables) do
+    if e.kind == "paired" and e.section and e.study == s.name and
+        main_tex:find("{" .. e.name .. "}", 1, true) and s:section(e.section) then
+      shown[#shown + 1] = { s = s, table = e.name, sub = s:section(e.section) }
+      any = true
+    end
+  end
+  if not any then
     io.stderr:write("check_pdf: ", s.name, ": not in the paper yet (main.tex inputs no ",
       "tables/", s.name, "_paired): its numbers are not checked\n")
   end
 end
-for _, s in ipairs(shown) do
-  local paired = fs.read(paper .. "/tables/" .. s.name .. "_paired.tex") or ""
+local figures_checked = {}
+for _, entry in ipairs(shown) do
+  local s = entry.s
+  local paired = fs.read(paper .. "/tables/" .. entry.table .. ".tex") or ""
   t:ok(paired:find("\\num{", 1, true) and not paired:find("Not available", 1, true),
-    s.name .. ": paired table with numbers")
+    entry.table .. ": paired table with numbers")
   local figures = { { study = s.name, name = tables.forest_name(s) } }
   if manifest.listed[s.name] then figures = manifest.figures end
+  if figures_checked[s.name] then figures = {} end
+  figures_checked[s.name] = true
   for _, f in ipairs(figures) do
     if f.study == s.name then
       local drawn = fs.exists(paper .. "/figures/" .. f.name .. ".pdf") and
@@ -75,16 +91,17 @@ for _, s in ipairs(shown) do
         "figure " .. f.name .. (drawn and "" or (": not drawn: " .. tostring(why))))
     end
   end
-  for _, c in ipairs(s:comparisons()) do
+  local sub = entry.sub
+  for _, c in ipairs(sub:comparisons()) do
     local ci = data.interval(c)
-    local what = string.format("%s: %s vs %s", s.name, c.treatment, c.baseline)
+    local what = string.format("%s: %s vs %s", entry.table, c.treatment, c.baseline)
     if tex.finite(c.mean) then
       local d = plain(tex.num(c.mean, tex.diff_decimals(c.metric, c.mean, ci)))
       t:ok(text:find(d, 1, true), what .. ": mean difference " .. d .. " in the PDF")
     end
     local p = plain(tex.p(c.p_holm))
     t:ok(text:find(p, 1, true), what .. ": Holm-adjusted p " .. p .. " in the PDF")
-    local v = s:verdict(c)
+    local v = sub:verdict(c)
     if v then
       t:ok(text:find(v.verdict:gsub("%s+", ""), 1, true), what .. ": verdict " .. v.verdict)
     end
