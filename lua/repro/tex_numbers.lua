@@ -197,6 +197,9 @@ local function variants(d, s, S)
     end
     local pv = s.summary.per_variant[v.name] or {}
     if not s.section_key then
+      local rms = s:stat(v.name, "embed_init_rms").mean
+      -- the factor a norm to unit RMS multiplies the initial embedding by: 1 / rms
+      d.def(V .. "EmbedInitGain", finite(rms) and rms > 0 and F.num(1 / rms, 0) or DASH)
       d.def(V .. "NDiverged", string.format("%d", pv.n_diverged or 0))
       local params
       for _, seed in ipairs(s.seeds) do
