@@ -72,6 +72,7 @@ local stats = require "stats"
 local record = require "repro.record"
 local sandbox = require "repro.sandbox"
 local sys = require "repro.sys"
+local fs = require "repro.fs"
 local host = require "repro.host"
 local depends = require "repro.depends"
 local lrsens = require "repro.lrsens"
@@ -643,7 +644,9 @@ local function pilot_sd(root, pilot, metric)
   end
   local seeds = {}
   for _, x in ipairs(type(sum.seeds) == "table" and sum.seeds or {}) do seeds[x] = true end
-  return best, used, seeds, path .. (list == sum.pilot_comparisons and
+  -- named relative to the project root, so that the summary's bytes do not depend on
+  -- where the repository is
+  return best, used, seeds, fs.relative_to_root(path) .. (list == sum.pilot_comparisons and
     ": its pilot_comparisons" or "")
 end
 

@@ -144,6 +144,15 @@ t:eq(table.concat(duplicates("\\paragraph{Final.} \\FinalVerdicts\n\\section{Ver
 
 -- Every committed verdict ------------------------------------------------------------------
 local studies = data.load_all("experiments", manifest.studies, manifest.names)
+-- A committed summary names files relative to the project root: its bytes must not depend
+-- on where the repository was cloned (an absolute path: "\/" after a quote, a space or a
+-- parenthesis, as JSON escapes "/").
+for _, s in ipairs(studies) do
+  local text = fs.read(s.dir .. "/summary.json") or ""
+  local at = text:find('[ %("]\\/%w')
+  t:ok(not at, s.name .. ": no absolute path in summary.json" ..
+    (at and (": " .. text:sub(at, at + 60)) or ""))
+end
 local n_verdicts = 0
 for _, s in ipairs(studies) do
   local told = {}
