@@ -48,7 +48,8 @@ return {
     "horizon", "instability", "scale", "init_scale", "instability_v1" },
 
   names = {
-    embed_norm = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" },
+    embed_norm = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
+      scale = "rescaling", layernorm_matched = "matched LayerNorm" },
     keys = {
       { key = "lr", format = "at peak lr %s" },
       { key = "min_lr", format = false },

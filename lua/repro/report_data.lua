@@ -19,7 +19,7 @@ local user_error = require("repro.base").user_error
 
 -- Display names of the engine's embed_norm values.
 local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
-  scale = "scale", layernorm_matched = "matched LayerNorm" }
+  scale = "rescaling", layernorm_matched = "matched LayerNorm" }
 M.NORM_LABEL = NORM_LABEL
 
 -- The prose's names of the engine's embed_norm values when the paper's manifest gives
@@ -187,20 +187,21 @@ function Study:settings()
   return self.setting_list
 end
 
+-- A variant's parameter count: the first of its records that has one, or nil.
+function Study:params(variant)
+  for _, seed in ipairs(self.seeds) do
+    local m = self:record(variant, seed).metrics
+    if m and finite(m.params) then return m.params end
+  end
+  return nil
+end
+
 -- The parameter count of a setting's variants (from the records: none's, else the
 -- first variant's that has one), or nil.
 function Study:setting_params(st)
   local p
   for _, v in ipairs(st.variants) do
-    if v.norm == "none" or not p then
-      for _, seed in ipairs(self.seeds) do
-        local m = self:record(v.name, seed).metrics
-        if m and finite(m.params) then
-          p = m.params
-          break
-        end
-      end
-    end
+    if v.norm == "none" or not p then p = self:params(v.name) or p end
   end
   return p
 end

@@ -50,17 +50,23 @@ end
 local NORM_POINT = { none = 7, layernorm = 9, rmsnorm = 5 }
 local SPARE_POINTS = { 11, 13, 15 }
 
-local function points_of(variants)
-  local p, spare = {}, 0
+-- Per variant, the style its embed_norm has in by_norm, else the next of spare (cycling):
+-- the list joined by spaces, for a gnuplot word list.
+local function styles_of(variants, by_norm, spare_list)
+  local out, spare = {}, 0
   for i, v in ipairs(variants) do
-    local pt = NORM_POINT[v.norm]
-    if not pt then
-      spare = spare % #SPARE_POINTS + 1
-      pt = SPARE_POINTS[spare]
+    local x = by_norm[v.norm]
+    if not x then
+      spare = spare % #spare_list + 1
+      x = spare_list[spare]
     end
-    p[i] = string.format("%d", pt)
+    out[i] = tostring(x)
   end
-  return table.concat(p, " ")
+  return table.concat(out, " ")
+end
+
+local function points_of(variants)
+  return styles_of(variants, NORM_POINT, SPARE_POINTS)
 end
 
 -- Axis ranges fitted to the data ----------------------------------------------------------
@@ -120,16 +126,7 @@ end
 M.log_axis = log_axis
 
 local function colors_of(variants)
-  local c, spare = {}, 0
-  for i, v in ipairs(variants) do
-    local col = NORM_COLOR[v.norm]
-    if not col then
-      spare = spare % #SPARE_COLORS + 1
-      col = SPARE_COLORS[spare]
-    end
-    c[i] = col
-  end
-  return table.concat(c, " ")
+  return styles_of(variants, NORM_COLOR, SPARE_COLORS)
 end
 
 -- Dash type per variant: 1 for the first tag (the name's part after the norm, the

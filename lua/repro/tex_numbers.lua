@@ -201,14 +201,7 @@ local function variants(d, s, S)
       -- the factor a norm to unit RMS multiplies the initial embedding by: 1 / rms
       d.def(V .. "EmbedInitGain", finite(rms) and rms > 0 and F.num(1 / rms, 0) or DASH)
       d.def(V .. "NDiverged", string.format("%d", pv.n_diverged or 0))
-      local params
-      for _, seed in ipairs(s.seeds) do
-        local m = s:record(v.name, seed).metrics
-        if m and finite(m.params) then
-          params = m.params
-          break
-        end
-      end
+      local params = s:params(v.name)
       d.def(V .. "Params", params and ("\\num{" .. string.format("%d", params) .. "}") or DASH)
     end
   end
