@@ -27,8 +27,7 @@ local function loss(x)
 end
 
 local function interval(ci)
-  if not (ci and F.finite(ci[1]) and F.finite(ci[2])) then return DASH end
-  return "[" .. F.num(ci[1], 4) .. ", " .. F.num(ci[2], 4) .. "]"
+  return F.interval(ci, 4)
 end
 
 function M.lr_sweep_table(s)
