@@ -189,7 +189,9 @@ end
 
 -- numbers.tex's macros of a study with a `claim` of stage table1 (S its macro prefix):
 -- S.."ClaimUnigramPpl", "ClaimBigramPpl", "ClaimClosest" (the set-up's name),
--- "ClaimClosestD", "ClaimThreshold", "ClaimMatch" ("matches" or "does not match"),
+-- "ClaimClosestD", "ClaimClosestLayernormVerdict" and "ClaimClosestRmsnormVerdict" (its
+-- pre-registered verdicts against no norm; "...PplChange" their perplexity changes),
+-- "ClaimThreshold", "ClaimMatch" ("matches" or "does not match"),
 -- "ClaimAccSamples", "ClaimSubsetAccSd" (the sd of accuracy over 150-sample subsets of one
 -- run's validation predictions, the closest set-up's no-norm runs) and
 -- "ClaimMockAccCounts" (the claim's mock accuracies as counts: "8, 10 and 9"),
@@ -207,6 +209,23 @@ function M.numbers(def, s, S)
     if c.closest and su.name == c.closest.setup then best = su end
   end
   def(S .. "ClaimClosest", best and F.escape(best.name) or DASH)
+  -- the closest set-up's pre-registered verdicts, by the groups its rows name, so the prose
+  -- need not name a set-up that depends on the search's data
+  for _, row in ipairs({ "layernorm", "rmsnorm" }) do
+    local t = best and best.rows[row] and best.rows[row].variant
+    local b = best and best.rows.none and best.rows.none.variant
+    local verdict, change = DASH, DASH
+    for _, v in ipairs(s.summary.verdicts or {}) do
+      if v.treatment == t and v.baseline == b then verdict = F.escape(v.verdict) end
+    end
+    for _, cmp in ipairs(s.summary.comparisons or {}) do
+      if cmp.treatment == t and cmp.baseline == b and cmp.metric == s.primary then
+        change = F.percent(cmp.val_ppl_change)
+      end
+    end
+    def(S .. "ClaimClosest" .. F.macro(row) .. "Verdict", verdict)
+    def(S .. "ClaimClosest" .. F.macro(row) .. "PplChange", change)
+  end
   def(S .. "ClaimClosestD", c.closest and F.num(c.closest.d, 1) or DASH)
   def(S .. "ClaimMatch", c.matches_any and "matches" or "does not match")
   def(S .. "ClaimAccSamples", c.claim and string.format("%d", c.claim.mock_acc_samples) or DASH)
