@@ -45,7 +45,7 @@ static void fill(float *x, size_t n, pcg32 *r)
 
 static const int sizes[][3] = {{1, 1, 1},    {7, 13, 5},   {17, 33, 300}, {50, 65, 129},
                                {13, 16, 16}, {100, 17, 3}, {24, 48, 64},  {9, 200, 257},
-                               {64, 16, 130}, {3, 31, 513}};
+                               {64, 16, 130}, {3, 31, 513}, {40, 64, 300}, {96, 128, 520}};
 #define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
 static int same(const float *a, const float *b, size_t n)
