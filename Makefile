@@ -99,7 +99,7 @@ test-slurm: $(REPRO) data
 # the dependency step for the comparison.
 bench: $(REPRO)
 	@scripts/deps.sh --torch
-	@$(REPRO) tests/bench/bench_engine.lua
+	@REPRO=$(REPRO) $(REPRO) tests/bench/bench_engine.lua
 
 # Studies and the paper.
 #   make reproduce     every study of lua/experiments/ (finished runs reused), then make paper

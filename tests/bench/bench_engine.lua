@@ -10,6 +10,9 @@
 --            path's peak at that thread count;
 --   eval     the forward-only evaluation of the whole validation split at the end of the
 --            same run: tokens/s and its ratio to training.
+--   rss      peak resident memory of this process (all the runs above, with every path's
+--            buffers) and of one default training run in its own process (bin/repro train,
+--            from its manifest), which is what a study's worker holds.
 -- The generic path (portable C with fmaf; on x86 each fmaf is a library call) trains 2
 -- steps and skips the evaluation: it exists for correctness, not speed.
 -- PyTorch 1.13 (Debian python3-torch with OpenBLAS pinned to the same thread count) trains
@@ -74,8 +77,10 @@ for path in opts.paths:gmatch("[%w]+") do
       generic and { on_step = stop_after(2) } or nil)
     local gf = m.tokens_per_s * flop_per_token / 1e9
     local eval = m.eval_tokens_per_s and m.eval_tokens_per_s > 0 and m.eval_tokens_per_s
-    print(string.format("%-8s %3d %9.1f %9.0f %8.1f %8.1f%% %7.1f %10s %7s %9s", path, th, peak,
-      m.tokens_per_s, gf, 100 * gf / peak, d.batch * T / m.tokens_per_s * 1e3,
+    -- the generic path's "peak" is 12 chains of library fmaf calls, not the hardware's: no %
+    local pct = generic and "-" or string.format("%.1f%%", 100 * gf / peak)
+    print(string.format("%-8s %3d %9.1f %9.0f %8.1f %9s %7.1f %10s %7s %9s", path, th, peak,
+      m.tokens_per_s, gf, pct, d.batch * T / m.tokens_per_s * 1e3,
       eval and string.format("%.0f", eval) or "-",
       eval and string.format("%.2fx", eval / m.tokens_per_s) or "-",
       torch[th] and string.format("%.2fx", m.tokens_per_s / torch[th]) or "-"))
@@ -94,6 +99,23 @@ for _, th in ipairs(threads) do
 end
 print(string.format("peak RSS of this process (every engine run above): %.1f MB",
   host.peak_rss_bytes() / 1e6))
+-- one default training run in a fresh process (what a study's worker holds for one run),
+-- read from its manifest's peak_rss_bytes
+do
+  local repro = os.getenv("REPRO") or (host.root .. "/bin/repro")
+  local dir = fs.capture("mktemp -d")
+  local ok = dir and os.execute(string.format("%s train iters=%d warmup=1 --out %s/run >/dev/null 2>&1",
+    fs.quote(repro), steps, fs.quote(dir)))
+  local man = ok and fs.read(dir .. "/run/manifest.json")
+  local m = man and json.decode(man)
+  if m and m.peak_rss_bytes then
+    print(string.format("peak RSS of one default training run (%d steps, own process, %s path, "
+      .. "%d threads): %.1f MB", steps, m.isa or "?", m.threads or 0, m.peak_rss_bytes / 1e6))
+  else
+    print("peak RSS of one default training run: not measured (the child run failed)")
+  end
+  if dir then os.execute("rm -rf " .. fs.quote(dir)) end
+end
 if not torch_ok then
   print("PyTorch comparison skipped: run scripts/deps.sh --torch to install python3-torch")
 else
