@@ -3,7 +3,7 @@
 # dashes, pts, ylabel, logy (1 for a log axis, with ymin, ymax and ytics fitted to the
 # data), points (1 to mark the sampled steps), zoom (1 for a second panel showing steps
 # zoom_from to zoom_to on a linear axis from zoom_ymin to zoom_ymax; the key goes in
-# the first panel).
+# a strip of its own above both panels).
 load gpdir.'/common.gp'
 set xlabel 'step'
 set ylabel ylabel
@@ -23,20 +23,43 @@ lines = points ? \
     'for [i=0:n-1] data index i using 1:2 with lines lc rgb color(i) dt dash(i) '. \
     'title columnheader(1)'
 if (zoom) {
-    # The left panel is the whole run, with the key at its top right (a loss falls:
-    # the corner is empty), the right one its end.
-    set multiplot layout 1, 2 margins 0.12, 0.98, 0.25, 0.9 spacing 0.08
-    set key top right samplen 2 spacing 1.0
+    # The left panel is the whole run, the right one its end; the key gets a strip of
+    # its own across the top of the figure, where it hides no curve.
+    set multiplot
+    set key off
+    set tmargin at screen 0.76
+    set bmargin at screen 0.2
+    set lmargin at screen 0.12
+    set rmargin at screen 0.51
     set title 'whole run' offset 0, -0.5
     eval('plot '.bands.', '.lines)
-    set key off
     unset logscale y
     set yrange [zoom_ymin:zoom_ymax]
     set ytics autofreq
     set xrange [zoom_from:zoom_to]
     set ylabel ''
+    set lmargin at screen 0.59
+    set rmargin at screen 0.98
     set title 'end of the run, linear axis' offset 0, -0.5
     eval('plot '.bands.', '.lines)
+    # the key strip: the same curves with no data, only their titles
+    unset title
+    unset xlabel
+    unset border
+    unset tics
+    unset grid
+    set xrange [0:1]
+    set yrange [0:1]
+    set tmargin at screen 1.0
+    set bmargin at screen 0.84
+    set lmargin at screen 0.02
+    set rmargin at screen 0.98
+    set key center center horizontal maxrows 2 samplen 2 spacing 1.0 width 1
+    eval('plot '.(points ? \
+        'for [i=0:n-1] data index i using 1:(NaN) with linespoints lc rgb color(i) dt dash(i) '. \
+        'pt ptype(i) ps 0.45 title columnheader(1)' : \
+        'for [i=0:n-1] data index i using 1:(NaN) with lines lc rgb color(i) dt dash(i) '. \
+        'title columnheader(1)'))
     unset multiplot
 } else {
     # More than three curves: the key goes beside the plot, where it hides no data.

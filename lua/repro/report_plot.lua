@@ -227,6 +227,19 @@ end
 
 local ci_of = data.interval
 
+-- A setting's overrides as plain text, the norm and the final learning rate (which follows
+-- the peak) left out: "lr 0.003"; nil when nothing is left.
+local function overrides_text(ov)
+  local keys = {}
+  for k in pairs(ov) do
+    if k ~= "embed_norm" and k ~= "min_lr" then keys[#keys + 1] = k end
+  end
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = k .. " " .. tostring(ov[k]) end
+  return #parts > 0 and table.concat(parts, ", ") or nil
+end
+
 -- What tells a study's settings apart in a label: the parts of its variants' names
 -- (split at a "-" before a letter, the norm left out) that not every setting shares:
 -- "untied" for t0.02-p1-untied-w30cos-layernorm beside t0.02-p1-tied-w30cos-layernorm,
@@ -253,17 +266,40 @@ local function setting_heads(s)
     for _, part in ipairs(parts[i]) do
       if count[part] < #settings then keep[#keep + 1] = part end
     end
-    local head = #keep > 0 and table.concat(keep, "-") or (st.label ~= "" and st.label or nil)
+    local head = #keep > 0 and table.concat(keep, "-") or
+      (st.label ~= "" and (overrides_text(st.variants[1].overrides) or st.label) or nil)
     for _, v in ipairs(st.variants) do heads[v.name] = head end
   end
   return heads
+end
+
+-- A variant's norm as the prose names it (the manifest's names), when that is plain text.
+local function norm_name(v)
+  local p = v.prose_norm
+  return (p and not p:find("[\\$]")) and p or v.norm_label
 end
 
 local function plain_label(s, c, heads)
   local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
   if t and b and t.setting == b.setting then
     local head = heads[t.name] and (heads[t.name] .. ": ") or ""
-    return head .. t.norm_label .. " - " .. b.norm_label
+    return head .. norm_name(t) .. " - " .. norm_name(b)
+  end
+  if t and b then
+    -- each side with the settings in which the two differ: "matched LayerNorm, lr 0.01"
+    local function side(v, o)
+      local keys = {}
+      for k, x in pairs(v.overrides) do
+        if k ~= "embed_norm" and k ~= "min_lr" and o.overrides[k] ~= x then keys[#keys + 1] = k end
+      end
+      table.sort(keys)
+      local parts = { norm_name(v) }
+      for _, k in ipairs(keys) do
+        parts[#parts + 1] = k .. " " .. tostring(v.overrides[k])
+      end
+      return table.concat(parts, ", ")
+    end
+    return side(t, b) .. " - " .. side(b, t)
   end
   return c.treatment .. " - " .. c.baseline
 end
@@ -595,7 +631,7 @@ local function curves_figure(s, file, f, size)
       vars.zoom = 1
       vars.zoom_from, vars.zoom_to = from, last
       vars.zoom_ymin, vars.zoom_ymax = padded(zlo, zhi, 0.06)
-      height = size.width * 0.5
+      height = size.width * 0.6
     end
   end
   return { script = "curves", data = file(f.name, text), vars = vars, height = height,

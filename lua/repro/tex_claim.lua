@@ -196,7 +196,9 @@ end
 -- run's validation predictions, the closest set-up's no-norm runs) and
 -- "ClaimMockAccCounts" (the claim's mock accuracies as counts: "8, 10 and 9"),
 -- "ClaimTolerance", "ClaimNSetups", "ClaimSeeds", "ClaimIters" and the claim's perplexities
--- "ClaimTableNonePpl", "ClaimTableLayernormPpl", "ClaimTableRmsnormPpl".
+-- "ClaimTableNonePpl", "ClaimTableLayernormPpl", "ClaimTableRmsnormPpl", the claim's own
+-- changes "ClaimTable<Norm>PplChange" and their rounded sizes "...PplSize" ("7 %"), and
+-- the corpus's "ClaimVocab" and "ClaimTrainShare" (the training split's share).
 function M.numbers(def, s, S)
   local c = table1(s)
   if not c then return end
@@ -241,6 +243,25 @@ function M.numbers(def, s, S)
     def(S .. "ClaimTable" .. F.macro(row) .. "Ppl", r and r.claim and F.num(r.claim.val_ppl, 2)
       or DASH)
   end
+  -- The claim's own change of perplexity with each norm (its Table 1's means), signed and
+  -- as a size rounded to a whole percent ("about 7 %").
+  local base = c.setups[1] and c.setups[1].rows.none
+  for _, row in ipairs(ROWS) do
+    local r = c.setups[1] and c.setups[1].rows[row]
+    local ok = row ~= "none" and r and r.claim and base and base.claim and
+      F.finite(r.claim.val_ppl) and F.finite(base.claim.val_ppl) and base.claim.val_ppl > 0
+    if row ~= "none" then
+      local rel = ok and (r.claim.val_ppl / base.claim.val_ppl - 1) or nil
+      def(S .. "ClaimTable" .. F.macro(row) .. "PplChange", rel and F.percent(rel) or DASH)
+      def(S .. "ClaimTable" .. F.macro(row) .. "PplSize", rel and
+        ("\\num{" .. F.fixed(math.abs(100 * rel), 0) .. "}\\,\\%") or DASH)
+    end
+  end
+  -- The corpus: its vocabulary and the share of it the training split holds.
+  def(S .. "ClaimVocab", F.finite(g.vocab) and string.format("%d", g.vocab) or DASH)
+  def(S .. "ClaimTrainShare", (F.finite(g.n_train) and F.finite(g.n_eval) and
+    g.n_train + g.n_eval > 0) and ("\\num{" ..
+    F.fixed(100 * g.n_train / (g.n_train + g.n_eval), 0) .. "}\\,\\%") or DASH)
   local counts = {}
   for _, row in ipairs(ROWS) do
     local r = c.setups[1] and c.setups[1].rows[row]

@@ -4,6 +4,8 @@
 --   ReportFig@<figure>, ReportNoFig@<figure> (why not)   availability
 --   \ReportOverrides                                    a note when a study ran with --set
 --   \<Study>NSeeds, ...Iters, ...Primary, ...            a study's design
+--   \<Study>Cfg<Key>[Min|Max], ...CfgLrDecay, ...MaxParams, ...Vocab, ...EceBins
+--                                                       its config and model (config())
 --   \<Study><Variant><Metric>[Sd]                        per-variant means and sds
 --   \<Study><T>Vs<B><Metric>Delta, ...CI, ...PHolm, ...  every comparison's statistics
 --   \<Study><T>Vs<B>Primary..., ...PplChange             the primary comparison's
@@ -19,7 +21,8 @@
 --                                                       group its metrics, every comparison
 --                                                       and the verdicts, named as above
 --   \ReportTests, \ReportSeedCounts, \ReportDegreesOfFreedom, \ReportSignflipFloors,
---   \ReportBcaCoverage, \ReportBcaCaveatN, \ReportPower, \ReportRuleHistory
+--   \ReportBcaCoverage, \ReportBcaCaveatN, \ReportPower, \ReportRuleHistory,
+--   \ReportMaxParams (the largest model of any study, in millions)
 --                                                       the statistics section's facts
 -- Every number is read from the summary (the analysis computes it once) or, for the
 -- per-variant statistics of metrics the summary does not describe, from the records.
@@ -148,6 +151,90 @@ local function design(d, s, S)
   d.def(S .. "SignflipFloor", #s.seeds > 0 and F.p(2.0 ^ (1 - #s.seeds)) or DASH)
   d.def(S .. "BcaCoverage", #s.seeds > 0 and
     ("\\num{" .. F.fixed(100 * (1 - 2.0 ^ (1 - #s.seeds)), 2) .. "}\\,\\%") or DASH)
+end
+
+-- The config keys whose values the prose cites (its Method section, the design of each
+-- study): macro suffix and whether the value is a learning rate (printed as m x 10^e).
+local CONFIG_MACROS = {
+  { "lr", "Lr", true }, { "min_lr", "MinLr", true }, { "warmup", "Warmup" },
+  { "iters", "Iters" }, { "n_layer", "NLayer" }, { "d_model", "DModel" },
+  { "n_head", "NHead" }, { "context", "Context" }, { "batch", "Batch" },
+  { "embed_init_std", "EmbedInitStd" }, { "weight_decay", "WeightDecay" },
+  { "grad_clip", "GradClip" }, { "beta1", "BetaOne" }, { "beta2", "BetaTwo" },
+}
+
+-- A config value as the prose prints it: a learning rate below 0.01 as m x 10^e (3e-4),
+-- any other number as it is written in the config.
+local function config_num(v, lr)
+  if type(v) ~= "number" or not finite(v) then return F.escape(tostring(v)) end
+  if lr and v > 0 and v < 0.01 then
+    local e = math.floor(math.log(v, 10) + 1e-9)
+    return "\\num{" .. string.format("%.3g", v / 10 ^ e) .. "e" .. string.format("%d", e) .. "}"
+  end
+  return "\\num{" .. F.config_text(v) .. "}"
+end
+
+-- A study's config as its run records have it (else its summary's base and the engine's
+-- defaults), for the keys of CONFIG_MACROS: \<Study>Cfg<Key> (the value its variants
+-- share, or "min--max" when they differ), ...Min and ...Max; \<Study>CfgLrDecay, the
+-- peak over the final learning rate (a shared ratio), \<Study>MaxParams, the largest
+-- parameter count of its variants in millions, and \<Study>Vocab and \<Study>EceBins
+-- from its records' metrics.
+local function config(d, s, S)
+  local function values(key)
+    local lo, hi
+    for _, v in ipairs(s.variants) do
+      local x = s:config_value(v.name, key)
+      if type(x) == "number" then
+        lo = (lo == nil or x < lo) and x or lo
+        hi = (hi == nil or x > hi) and x or hi
+      end
+    end
+    return lo, hi
+  end
+  for _, e in ipairs(CONFIG_MACROS) do
+    local key, name, lr = e[1], e[2], e[3]
+    local lo, hi = values(key)
+    if lo == nil then
+      d.def(S .. "Cfg" .. name, DASH)
+      d.def(S .. "Cfg" .. name .. "Min", DASH)
+      d.def(S .. "Cfg" .. name .. "Max", DASH)
+    else
+      d.def(S .. "Cfg" .. name, lo == hi and config_num(lo, lr) or
+        (config_num(lo, lr) .. "--" .. config_num(hi, lr)))
+      d.def(S .. "Cfg" .. name .. "Min", config_num(lo, lr))
+      d.def(S .. "Cfg" .. name .. "Max", config_num(hi, lr))
+    end
+  end
+  local ratio
+  for _, v in ipairs(s.variants) do
+    local lr, min_lr = s:config_value(v.name, "lr"), s:config_value(v.name, "min_lr")
+    local r = (type(lr) == "number" and type(min_lr) == "number" and min_lr > 0) and
+      lr / min_lr or nil
+    if r and ratio ~= false and (ratio == nil or math.abs(r - ratio) < 1e-9 * r) then
+      ratio = ratio or r
+    else
+      ratio = false
+    end
+  end
+  d.def(S .. "CfgLrDecay", ratio and ("\\num{" .. string.format("%.3g", ratio) .. "}") or DASH)
+  local pmax, vocab, bins
+  for _, v in ipairs(s.variants) do
+    local p = s:params(v.name)
+    if p and (pmax == nil or p > pmax) then pmax = p end
+    for _, seed in ipairs(s.seeds) do
+      local m = s:record(v.name, seed).metrics
+      if m then
+        vocab = vocab or (finite(m.vocab) and m.vocab or nil)
+        local rel = type(m.reliability) == "table" and m.reliability.count
+        bins = bins or (type(rel) == "table" and #rel > 0 and #rel or nil)
+      end
+    end
+  end
+  d.def(S .. "MaxParams", pmax and ("\\num{" .. string.format("%.2g", pmax / 1e6) ..
+    "}~million") or DASH)
+  d.def(S .. "Vocab", vocab and string.format("%d", vocab) or DASH)
+  d.def(S .. "EceBins", bins and string.format("%d", bins) or DASH)
 end
 
 local VARIANT_METRICS = { "val_loss", "val_ppl", "val_acc", "final_grad_norm", "embed_norm",
@@ -280,6 +367,16 @@ local function method(d, ctx)
   d.def("ReportBcaCaveatN", string.format("%d", stats.BCA_CAVEAT_N))
   d.def("ReportPower", F.fixed(100 * stats.DEFAULT_POWER, 0) .. "\\,\\%")
   d.def("ReportRuleHistory", prose.rule_history(ctx))
+  -- the largest model any study trained (its records' parameter counts), in millions
+  local pmax
+  for _, s in ipairs(ctx.studies) do
+    for _, v in ipairs(s.variants) do
+      local p = s:params(v.name)
+      if p and (pmax == nil or p > pmax) then pmax = p end
+    end
+  end
+  d.def("ReportMaxParams", pmax and ("\\num{" .. string.format("%.2g", pmax / 1e6) ..
+    "}~million") or DASH)
 end
 
 -- numbers.tex: study and figure availability, then per study its design, the per-variant
@@ -292,6 +389,7 @@ function M.numbers(ctx)
   for _, s in ipairs(ctx.studies) do
     local S = F.macro(s.name)
     design(d, s, S)
+    config(d, s, S)
     variants(d, s, S)
     comparisons(d, s, S)
     verdicts(d, s, S)

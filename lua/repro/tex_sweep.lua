@@ -8,7 +8,9 @@
 --              LR sensitivity S with its bootstrap interval over seeds, and S minus the
 --              reference group's with that difference's interval
 -- numbers.tex gets, per group g of a study S: S..G.."BestLr", "BestLoss", "DivergeLr",
--- "DivergeLrAll", "Sens", "SensCI", "SensDiff", "SensDiffCI", and S.."EllStar".
+-- "DivergeLrAll", "Sens", "SensCI", "SensDiff", "SensDiffCI", and S.."EllStar"; the grid
+-- (its first group's values): S.."GridMin", "GridMax", "GridN", "GridStep" (a word:
+-- "half-decade"), "GridStepFactor" (the ratio of neighbours), "GridDecades" (its span).
 local F = require "repro.texfmt"
 
 local M = {}
@@ -19,6 +21,15 @@ local DASH = F.DASH
 -- A grid value as the study file wrote it (1e-4, 0.3, 1).
 local function lr_text(x)
   if not F.finite(x) then return DASH end
+  return "\\num{" .. string.format("%.3g", x) .. "}"
+end
+
+-- A grid value: m x 10^e below 0.01 (siunitx prints 3e-4 as 3 x 10^-4), else as it is.
+local function grid_value(x)
+  if x < 0.01 then
+    local e = math.floor(math.log(x, 10) + 1e-9)
+    return "\\num{" .. string.format("%.3g", x / 10 ^ e) .. "e" .. string.format("%d", e) .. "}"
+  end
   return "\\num{" .. string.format("%.3g", x) .. "}"
 end
 
@@ -82,6 +93,20 @@ function M.numbers(def, s, S)
   local sw = s.summary.lr_sweep
   if not sw then return end
   def(S .. "EllStar", loss(sw.ell_star))
+  -- The grid (the first group's values): its ends, size, step and span in decades.
+  local first = sw.groups[sw.order[1] or ""] or {}
+  local vals = type(first.values) == "table" and first.values or {}
+  local lo, hi = vals[1], vals[#vals]
+  local ok = #vals >= 2 and F.finite(lo) and F.finite(hi) and lo > 0 and hi > lo
+  def(S .. "GridMin", ok and grid_value(lo) or DASH)
+  def(S .. "GridMax", ok and grid_value(hi) or DASH)
+  def(S .. "GridN", string.format("%d", #vals))
+  local step = ok and math.log(hi / lo, 10) / (#vals - 1) or nil
+  def(S .. "GridStep", step and (math.abs(step - 0.5) < 1e-6 and "half-decade" or
+    math.abs(step - 1) < 1e-6 and "decade" or
+    ("factor-\\num{" .. string.format("%.3g", 10 ^ step) .. "}")) or DASH)
+  def(S .. "GridStepFactor", step and ("\\num{" .. string.format("%.2g", 10 ^ step) .. "}") or DASH)
+  def(S .. "GridDecades", ok and ("\\num{" .. string.format("%.3g", math.log(hi / lo, 10)) .. "}") or DASH)
   for _, name in ipairs(sw.order) do
     local g = sw.groups[name]
     local G = S .. F.macro(name)
