@@ -108,6 +108,11 @@ static void pack_B(int kc, int n, const float *B, int ldb, int tb, int p0, int N
             const float *src = B + (size_t)p0 * ldb + jr;
             for (int k = 0; k < kc; k++, src += ldb) {
                 float *dst = Bp + (size_t)k * NR;
+                if (nr == NR && NR % 8 == 0) { /* whole rows: 32-byte copies, not floats */
+                    for (int j = 0; j < NR; j += 8)
+                        memcpy(dst + j, src + j, 8 * sizeof(float));
+                    continue;
+                }
                 for (int j = 0; j < nr; j++)
                     dst[j] = src[j];
                 for (int j = nr; j < NR; j++)
