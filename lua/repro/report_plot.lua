@@ -148,6 +148,37 @@ local function blocks(list)
   return table.concat(list, "\n\n\n") .. "\n"
 end
 
+-- A variant's name in a figure's key: its norm as the prose names it (the manifest's names,
+-- when plain text: "no norm") and the settings in which the study's variants differ, from
+-- their configs ("LayerNorm, lr 0.003", "no norm, embed init std 1"); min_lr, which
+-- follows lr, is left out.
+local KEY_NAMES = { embed_init_std = "embed init std", tok_init_std = "token init std",
+  pos_init_std = "position init std" }
+local function plot_label(s, v)
+  local p = v.prose_norm
+  local parts = { (p and not p:find("[\\$]")) and p or v.norm_label }
+  local differ = {}
+  for _, w in ipairs(s.variants) do
+    for k, x in pairs(w.overrides) do
+      if k ~= "embed_norm" and k ~= "min_lr" and v.overrides[k] ~= x then differ[k] = true end
+    end
+    for k, x in pairs(v.overrides) do
+      if k ~= "embed_norm" and k ~= "min_lr" and w.overrides[k] ~= x then differ[k] = true end
+    end
+  end
+  local keys = {}
+  for k in pairs(differ) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local x = v.overrides[k] ~= nil and v.overrides[k] or s.base[k]
+    if x ~= nil then
+      parts[#parts + 1] = (KEY_NAMES[k] or k:gsub("_", " ")) .. " " ..
+        (type(x) == "number" and string.format("%g", x) or tostring(x))
+    end
+  end
+  return table.concat(parts, ", ")
+end
+
 -- Per step over a variant's seeds: mean, min, max and count of the finite values of a
 -- log.csv column.  Returns the block text and its points ({step, mean, min, max}), or
 -- nil when no run has the column.
@@ -175,7 +206,7 @@ local function curve_block(s, v, column)
   end
   if not have or #steps == 0 then return nil end
   table.sort(steps)
-  local rows, pts = { title(v.label), "# step mean min max n" }, {}
+  local rows, pts = { title(plot_label(s, v)), "# step mean min max n" }, {}
   for _, step in ipairs(steps) do
     local xs = by_step[step]
     local sum, lo, hi = 0, math.huge, -math.huge
@@ -206,7 +237,7 @@ end
 local function valend(s)
   local points, means, values = {}, { "# x mean sd label" }, {}
   for i, v in ipairs(s.variants) do
-    local rows = { title(v.label), "# x val_loss seed" }
+    local rows = { title(plot_label(s, v)), "# x val_loss seed" }
     local n = #s.seeds
     for j, seed in ipairs(s.seeds) do
       local x = s:value(v.name, seed, "val_loss")
@@ -219,7 +250,7 @@ local function valend(s)
     local st = s:stat(v.name, "val_loss")
     if finite(st.mean) then
       means[#means + 1] = string.format("%d %s %s %s", i, g(st.mean), g(st.sd) or "0",
-        title(v.label))
+        title(plot_label(s, v)))
     end
   end
   return blocks(points), table.concat(means, "\n") .. "\n", values
@@ -543,7 +574,7 @@ local function reliability(s)
       end
     end
     if nb == 0 then return nil end
-    local rows = { title(v.label), "# confidence accuracy count" }
+    local rows = { title(plot_label(s, v)), "# confidence accuracy count" }
     for k = 1, nb do
       if n[k] then
         values[#values + 1] = acc[k] / n[k]
@@ -577,7 +608,7 @@ local function array_metric(s, key)
       end
     end
     if len == 0 then return nil end
-    local rows = { title(v.label), "# index mean min max" }
+    local rows = { title(plot_label(s, v)), "# index mean min max" }
     for i = 1, len do
       local xs = cols[i]
       if xs then
