@@ -9,9 +9,9 @@
 #include "pcg.h"
 #include "rmath.h"
 
-#define LN_EPS 1e-5f
-#define RMS_EPS 1e-6f
-#define LINEAR_STD 0.02f
+#define LN_EPS GPT_LN_EPS
+#define RMS_EPS GPT_RMS_EPS
+#define LINEAR_STD GPT_LINEAR_STD
 
 /* A walk over the layout (build_layout): it counts, and with t != NULL describes each
  * tensor into t, and with p != NULL points p's fields into base. */

@@ -44,6 +44,14 @@
 
 #include "config.h"
 
+/* The model's fixed constants (not config keys): the epsilon of every LayerNorm and of
+ * RMSNorm, and the standard deviation of the linear layers' initial weights (the two
+ * residual projections use GPT_LINEAR_STD / sqrt(2 n_layer)).  The Lua binding exports
+ * them (engine.LN_EPS, RMS_EPS, LINEAR_STD) so the paper cites them from here. */
+#define GPT_LN_EPS 1e-5f
+#define GPT_RMS_EPS 1e-6f
+#define GPT_LINEAR_STD 0.02f
+
 /* One parameter tensor of the layout above. */
 typedef struct {
     char name[32];       /* "wte", "h0.qkv_w", ... */

@@ -37,6 +37,8 @@
  *                                the divergence rule (engine/diag.h): DIVERGE_STEPS
  *                                consecutive losses above the loss at initialization +
  *                                DIVERGE_MARGIN nats
+ *   engine.LN_EPS, engine.RMS_EPS, engine.LINEAR_STD
+ *                                the model's fixed constants (engine/gpt.h), as floats
  * Errors of check, param_count, log_columns and train read "<kind>: <message>", the kind
  * one of engine.error_kinds (engine/train.h): config (a value, its key named), corpus
  * (the data file), checkpoint (the one to resume from cannot be read or is of another
@@ -647,5 +649,12 @@ int luaopen_engine(lua_State *L)
     lua_setfield(L, -2, "DIVERGE_STEPS");
     lua_pushnumber(L, DIVERGE_MARGIN);
     lua_setfield(L, -2, "DIVERGE_MARGIN");
+    /* the model's fixed constants (engine/gpt.h), as the float the engine uses */
+    lua_pushnumber(L, (lua_Number)GPT_LN_EPS);
+    lua_setfield(L, -2, "LN_EPS");
+    lua_pushnumber(L, (lua_Number)GPT_RMS_EPS);
+    lua_setfield(L, -2, "RMS_EPS");
+    lua_pushnumber(L, (lua_Number)GPT_LINEAR_STD);
+    lua_setfield(L, -2, "LINEAR_STD");
     return 1;
 }

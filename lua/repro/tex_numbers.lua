@@ -377,6 +377,11 @@ local function method(d, ctx)
   end
   d.def("ReportMaxParams", pmax and ("\\num{" .. string.format("%.2g", pmax / 1e6) ..
     "}~million") or DASH)
+  -- the model's fixed constants, from the engine (engine/gpt.h), to the float's 3 digits
+  local engine = require "engine"
+  d.def("EngineLnEps", "\\num{" .. string.format("%.3g", engine.LN_EPS) .. "}")
+  d.def("EngineRmsEps", "\\num{" .. string.format("%.3g", engine.RMS_EPS) .. "}")
+  d.def("EngineLinearStd", "\\num{" .. string.format("%.3g", engine.LINEAR_STD) .. "}")
 end
 
 -- numbers.tex: study and figure availability, then per study its design, the per-variant
