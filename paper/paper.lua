@@ -207,7 +207,7 @@ return {
     { name = "instability_lr", kind = "lrsweep", study = "instability",
       width = "0.9\\linewidth",
       caption = [[Final validation loss against the peak learning rate by embedding norm (colour)
-        and warmup in steps (line style, w), as in Figure~\ref{fig:lr_sweep_loss}.]] },
+        and warmup in steps (line style), as in Figure~\ref{fig:lr_sweep_loss}.]] },
     { name = "forest_n_spikes", kind = "forest", metric = "n_spikes", labels = QUESTIONS,
       width = "0.9\\linewidth",
       caption = [[Effects on the number of loss spikes, as in Figure~\ref{fig:forest_val_loss}.]] },

@@ -149,21 +149,23 @@ local function blocks(list)
 end
 
 -- A variant's name in a figure's key: its norm as the prose names it (the manifest's names,
--- when plain text: "no norm") and the settings in which the study's variants differ, from
--- their configs ("LayerNorm, lr 0.003", "no norm, embed init std 1"); min_lr, which
--- follows lr, is left out.
+-- when plain text: "no norm") and the settings in which it differs from the other
+-- variants of `among` (default: the study's), from their configs ("LayerNorm, lr 0.003",
+-- "no norm, embed init std 1"); min_lr, which follows lr, and the keys in `skip` (a
+-- sweep's swept key) are left out.
 local KEY_NAMES = { embed_init_std = "embed init std", tok_init_std = "token init std",
   pos_init_std = "position init std" }
-local function plot_label(s, v)
+local function plot_label(s, v, among, skip)
   local p = v.prose_norm
   local parts = { (p and not p:find("[\\$]")) and p or v.norm_label }
+  local function counts(k) return k ~= "embed_norm" and k ~= "min_lr" and k ~= skip end
   local differ = {}
-  for _, w in ipairs(s.variants) do
+  for _, w in ipairs(among or s.variants) do
     for k, x in pairs(w.overrides) do
-      if k ~= "embed_norm" and k ~= "min_lr" and v.overrides[k] ~= x then differ[k] = true end
+      if counts(k) and v.overrides[k] ~= x then differ[k] = true end
     end
     for k, x in pairs(v.overrides) do
-      if k ~= "embed_norm" and k ~= "min_lr" and w.overrides[k] ~= x then differ[k] = true end
+      if counts(k) and w.overrides[k] ~= x then differ[k] = true end
     end
   end
   local keys = {}
@@ -791,8 +793,9 @@ end
 -- summary (lua/repro/lrsens.lua): the mean over seeds with the range from the lowest to
 -- the highest seed, of the runs that did not diverge, and a cross above the curves at
 -- each value where some seed diverged (the groups a little apart along the axis, so
--- that ranges at one value do not hide each other).  A group is labelled by its norm and the rest of
--- its name ("none-w0": none, w0), or by `labels[group]`.
+-- that ranges at one value do not hide each other).  A group is labelled by its norm and
+-- the settings in which the groups differ (plot_label: "no norm, warmup 0"), or by
+-- `labels[group]`.
 local function lrsweep_figure(s, file, f, size)
   local sw = s.summary.lr_sweep
   if type(sw) ~= "table" or type(sw.groups) ~= "table" or type(sw.order) ~= "table" then
@@ -810,9 +813,15 @@ local function lrsweep_figure(s, file, f, size)
     end
     local rest = name:sub(1, #v.norm + 1) == v.norm .. "-" and name:sub(#v.norm + 2) or
       (name ~= v.norm and name or nil)
-    groups[#groups + 1] = { name = name, grp = grp, norm = v.norm,
-      label = f.labels and f.labels[name] or (v.norm_label .. (rest and (", " .. rest) or "")),
-      tag = rest or "" }
+    groups[#groups + 1] = { name = name, grp = grp, norm = v.norm, first = v,
+      label = f.labels and f.labels[name], tag = rest or "" }
+  end
+  -- unlabelled groups: their norm and the settings other than the swept one in which they
+  -- differ ("no norm, warmup 0")
+  local firsts = {}
+  for _, gr in ipairs(groups) do firsts[#firsts + 1] = gr.first end
+  for _, gr in ipairs(groups) do
+    gr.label = gr.label or plot_label(s, gr.first, firsts, sw.over or "lr")
   end
   local out, cols, xs, ys, values, div = {}, {}, {}, {}, {}, {}
   for gi, gr in ipairs(groups) do
