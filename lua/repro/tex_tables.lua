@@ -488,7 +488,8 @@ function M.forest_name(s)
 end
 
 -- tables/appendix.tex: a section per study the manifest does not list (ctx.appendix),
--- with its paired table, its interactions, its forest plot and its verdicts; nothing when
+-- with its paired table, its interactions, its forest plot and its verdicts (a study with
+-- no comparison: a sentence saying so, and no forest plot or verdicts); nothing when
 -- every study is in the manifest.  main.tex has begun the appendix (\appendix) before it.
 function M.appendix(ctx)
   local out = { string.format(HEADER, "the study summaries the paper's manifest does not list") }
@@ -515,10 +516,13 @@ function M.appendix(ctx)
       out[#out + 1] = string.format("\\ReportTable{%s_interactions}{Interactions of the %s " ..
         "study.}", s.name, F.escape(s.name))
     end
-    out[#out + 1] = string.format("\\ReportFigure{%s}{The %s study: each comparison on its " ..
-      "primary metric with its interval, the band of $\\pm$ its minimum effect and $\\pm$ " ..
-      "the minimum detectable effect.}{0.9\\linewidth}", M.forest_name(s), F.escape(s.name))
-    out[#out + 1] = "\\paragraph{Verdicts.} \\" .. S .. "Verdicts"
+    if #(s.summary.comparisons or {}) > 0 then -- no forest plot or verdicts without them
+      out[#out + 1] = string.format("\\ReportFigure{%s}{The %s study: each comparison on " ..
+        "its primary metric with its interval, the band of $\\pm$ its minimum effect and " ..
+        "$\\pm$ the minimum detectable effect.}{0.9\\linewidth}", M.forest_name(s),
+        F.escape(s.name))
+      out[#out + 1] = "\\paragraph{Verdicts.} \\" .. S .. "Verdicts"
+    end
     out[#out + 1] = "\\clearpage"
   end
   return table.concat(out, "\n") .. "\n"
