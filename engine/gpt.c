@@ -9,10 +9,6 @@
 #include "pcg.h"
 #include "rmath.h"
 
-#define LN_EPS GPT_LN_EPS
-#define RMS_EPS GPT_RMS_EPS
-#define LINEAR_STD GPT_LINEAR_STD
-
 /* A walk over the layout (build_layout): it counts, and with t != NULL describes each
  * tensor into t, and with p != NULL points p's fields into base. */
 typedef struct {
@@ -78,7 +74,7 @@ static const struct {
 static void build_layout(tensor_list *tl, const gpt_config *c, int V)
 {
     int C = c->d_model, L = c->n_layer, T = c->context;
-    float res_std = LINEAR_STD / sqrtf(2.0f * (float)L);
+    float res_std = GPT_LINEAR_STD / sqrtf(2.0f * (float)L);
     int en = config_embed_norm_tensors(c);
     gpt_params *p = tl->p;
     char nm[32];
@@ -95,7 +91,7 @@ static void build_layout(tensor_list *tl, const gpt_config *c, int V)
             float **field = p ? (float **)((char *)&p->block[l] + block_tensors[i].field) : NULL;
             snprintf(nm, sizeof nm, "h%d.%s", l, block_tensors[i].name);
             add_tensor(tl, field, nm, block_tensors[i].rows * C, block_tensors[i].cols * C,
-                       init != INIT_SET, init == INIT_LINEAR ? LINEAR_STD : res_std,
+                       init != INIT_SET, init == INIT_LINEAR ? GPT_LINEAR_STD : res_std,
                        block_tensors[i].value, l + 1);
         }
     add_tensor(tl, FIELD(lnf_w), "lnf_w", C, 0, 0, 0, 1, L + 1);
@@ -105,7 +101,7 @@ static void build_layout(tensor_list *tl, const gpt_config *c, int V)
     if (en >= 2)
         add_tensor(tl, FIELD(en_b), "en_b", C, 0, 0, 0, 0, L + 2);
     if (!c->tie_embeddings)
-        add_tensor(tl, FIELD(lm_head), "lm_head", V, C, 1, LINEAR_STD, 0, L + 2 + (en > 0));
+        add_tensor(tl, FIELD(lm_head), "lm_head", V, C, 1, GPT_LINEAR_STD, 0, L + 2 + (en > 0));
 #undef FIELD
 }
 
@@ -422,9 +418,9 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
     const int en = m->cfg.embed_norm;
     if (en == EMBED_LAYERNORM || en == EMBED_LAYERNORM_MATCHED)
         layernorm_forward(h0, m->en_mean, m->en_rstd, m->emb, p->en_w, p->en_b, (int)BT, C,
-                          LN_EPS);
+                          GPT_LN_EPS);
     else if (en == EMBED_RMSNORM)
-        rmsnorm_forward(h0, m->en_rstd, m->emb, p->en_w, (int)BT, C, RMS_EPS);
+        rmsnorm_forward(h0, m->en_rstd, m->emb, p->en_w, (int)BT, C, GPT_RMS_EPS);
     else if (en == EMBED_SCALE)
         scale_copy(h0, m->emb, m->embed_scale, BT * C);
     else
@@ -443,7 +439,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
             draw_mask(m, a->m_fc2, step, 3 + 3 * l, B, (size_t)T * C, 0);
         }
         layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, m->res[l], w->ln1_w, w->ln1_b,
-                          (int)BT, C, LN_EPS);
+                          (int)BT, C, GPT_LN_EPS);
         linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, (int)BT, C, 3 * C);
         attention_forward(a->atty, a->att, a->qkv, drop ? a->m_att : NULL, keep, B, T, C, H);
         linear_forward(m->tmp, a->atty, w->proj_w, w->proj_b, (int)BT, C, C);
@@ -451,7 +447,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
             apply_mask(m->tmp, a->m_proj, keep, BT * C);
         residual_add(a->res2, m->res[l], m->tmp, BT * C);
         layernorm_forward(a->ln2, a->ln2_mean, a->ln2_rstd, a->res2, w->ln2_w, w->ln2_b,
-                          (int)BT, C, LN_EPS);
+                          (int)BT, C, GPT_LN_EPS);
         linear_forward(a->fch, a->ln2, w->fc_w, w->fc_b, (int)BT, C, 4 * C);
         gelu_forward(a->fchg, a->fch, BT * 4 * C);
         linear_forward(m->tmp, a->fchg, w->fc2_w, w->fc2_b, (int)BT, 4 * C, C);
@@ -460,7 +456,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
         residual_add(m->res[l + 1], a->res2, m->tmp, BT * C);
     }
     layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, m->res[L], p->lnf_w, p->lnf_b, (int)BT,
-                      C, LN_EPS);
+                      C, GPT_LN_EPS);
     linear_forward(m->logits, m->lnf, p->lm_head ? p->lm_head : p->wte, NULL, (int)BT, C, V);
 
     softmax_xent(m->probs, m->losses, m->logits, with_targets ? m->targets : NULL, (int)BT, V);

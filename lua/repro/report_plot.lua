@@ -155,9 +155,28 @@ end
 -- sweep's swept key) are left out.
 local KEY_NAMES = { embed_init_std = "embed init std", tok_init_std = "token init std",
   pos_init_std = "position init std" }
-local function plot_label(s, v, among, skip)
+
+-- A variant's norm as the prose names it (the manifest's names), when that is plain text.
+local function norm_name(v)
   local p = v.prose_norm
-  local parts = { (p and not p:find("[\\$]")) and p or v.norm_label }
+  return (p and not p:find("[\\$]")) and p or v.norm_label
+end
+
+-- "key value" for each of the sorted keys, value(k) giving its value (nil: left out),
+-- appended to parts and joined with ", ".
+local function settings_text(parts, keys, value)
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local x = value(k)
+    if x ~= nil then
+      parts[#parts + 1] = (KEY_NAMES[k] or k:gsub("_", " ")) .. " " ..
+        (type(x) == "number" and string.format("%g", x) or tostring(x))
+    end
+  end
+  return table.concat(parts, ", ")
+end
+
+local function plot_label(s, v, among, skip)
   local function counts(k) return k ~= "embed_norm" and k ~= "min_lr" and k ~= skip end
   local differ = {}
   for _, w in ipairs(among or s.variants) do
@@ -170,15 +189,10 @@ local function plot_label(s, v, among, skip)
   end
   local keys = {}
   for k in pairs(differ) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    local x = v.overrides[k] ~= nil and v.overrides[k] or s.base[k]
-    if x ~= nil then
-      parts[#parts + 1] = (KEY_NAMES[k] or k:gsub("_", " ")) .. " " ..
-        (type(x) == "number" and string.format("%g", x) or tostring(x))
-    end
-  end
-  return table.concat(parts, ", ")
+  return settings_text({ norm_name(v) }, keys, function(k)
+    if v.overrides[k] ~= nil then return v.overrides[k] end
+    return s.base[k]
+  end)
 end
 
 -- Per step over a variant's seeds: mean, min, max and count of the finite values of a
@@ -267,10 +281,8 @@ local function overrides_text(ov)
   for k in pairs(ov) do
     if k ~= "embed_norm" and k ~= "min_lr" then keys[#keys + 1] = k end
   end
-  table.sort(keys)
-  local parts = {}
-  for _, k in ipairs(keys) do parts[#parts + 1] = k .. " " .. tostring(ov[k]) end
-  return #parts > 0 and table.concat(parts, ", ") or nil
+  if #keys == 0 then return nil end
+  return settings_text({}, keys, function(k) return ov[k] end)
 end
 
 -- What tells a study's settings apart in a label: the parts of its variants' names
@@ -306,12 +318,6 @@ local function setting_heads(s)
   return heads
 end
 
--- A variant's norm as the prose names it (the manifest's names), when that is plain text.
-local function norm_name(v)
-  local p = v.prose_norm
-  return (p and not p:find("[\\$]")) and p or v.norm_label
-end
-
 local function plain_label(s, c, heads)
   local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
   if t and b and t.setting == b.setting then
@@ -320,19 +326,7 @@ local function plain_label(s, c, heads)
   end
   if t and b then
     -- each side with the settings in which the two differ: "matched LayerNorm, lr 0.01"
-    local function side(v, o)
-      local keys = {}
-      for k, x in pairs(v.overrides) do
-        if k ~= "embed_norm" and k ~= "min_lr" and o.overrides[k] ~= x then keys[#keys + 1] = k end
-      end
-      table.sort(keys)
-      local parts = { norm_name(v) }
-      for _, k in ipairs(keys) do
-        parts[#parts + 1] = k .. " " .. tostring(v.overrides[k])
-      end
-      return table.concat(parts, ", ")
-    end
-    return side(t, b) .. " - " .. side(b, t)
+    return plot_label(s, t, { b }) .. " - " .. plot_label(s, b, { t })
   end
   return c.treatment .. " - " .. c.baseline
 end

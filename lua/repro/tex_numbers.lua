@@ -167,11 +167,20 @@ local CONFIG_MACROS = {
 -- any other number as it is written in the config.
 local function config_num(v, lr)
   if type(v) ~= "number" or not finite(v) then return F.escape(tostring(v)) end
-  if lr and v > 0 and v < 0.01 then
-    local e = math.floor(math.log(v, 10) + 1e-9)
-    return "\\num{" .. string.format("%.3g", v / 10 ^ e) .. "e" .. string.format("%d", e) .. "}"
+  return lr and F.lr(v) or "\\num{" .. F.config_text(v) .. "}"
+end
+
+-- The largest parameter count of the variants of `studies` (their records'), and as
+-- "\num{1.6}~million" for the prose.
+local function max_params(studies)
+  local pmax
+  for _, s in ipairs(studies) do
+    for _, v in ipairs(s.variants) do
+      local p = s:params(v.name)
+      if p and (pmax == nil or p > pmax) then pmax = p end
+    end
   end
-  return "\\num{" .. F.config_text(v) .. "}"
+  return pmax and ("\\num{" .. string.format("%.2g", pmax / 1e6) .. "}~million") or DASH
 end
 
 -- A study's config as its run records have it (else its summary's base and the engine's
@@ -218,10 +227,8 @@ local function config(d, s, S)
     end
   end
   d.def(S .. "CfgLrDecay", ratio and ("\\num{" .. string.format("%.3g", ratio) .. "}") or DASH)
-  local pmax, vocab, bins
+  local vocab, bins
   for _, v in ipairs(s.variants) do
-    local p = s:params(v.name)
-    if p and (pmax == nil or p > pmax) then pmax = p end
     for _, seed in ipairs(s.seeds) do
       local m = s:record(v.name, seed).metrics
       if m then
@@ -231,8 +238,7 @@ local function config(d, s, S)
       end
     end
   end
-  d.def(S .. "MaxParams", pmax and ("\\num{" .. string.format("%.2g", pmax / 1e6) ..
-    "}~million") or DASH)
+  d.def(S .. "MaxParams", max_params({ s }))
   d.def(S .. "Vocab", vocab and string.format("%d", vocab) or DASH)
   d.def(S .. "EceBins", bins and string.format("%d", bins) or DASH)
 end
@@ -368,15 +374,7 @@ local function method(d, ctx)
   d.def("ReportPower", F.fixed(100 * stats.DEFAULT_POWER, 0) .. "\\,\\%")
   d.def("ReportRuleHistory", prose.rule_history(ctx))
   -- the largest model any study trained (its records' parameter counts), in millions
-  local pmax
-  for _, s in ipairs(ctx.studies) do
-    for _, v in ipairs(s.variants) do
-      local p = s:params(v.name)
-      if p and (pmax == nil or p > pmax) then pmax = p end
-    end
-  end
-  d.def("ReportMaxParams", pmax and ("\\num{" .. string.format("%.2g", pmax / 1e6) ..
-    "}~million") or DASH)
+  d.def("ReportMaxParams", max_params(ctx.studies))
   -- the model's fixed constants, from the engine (engine/gpt.h), to the float's 3 digits
   local engine = require "engine"
   d.def("EngineLnEps", "\\num{" .. string.format("%.3g", engine.LN_EPS) .. "}")

@@ -24,15 +24,6 @@ local function lr_text(x)
   return "\\num{" .. string.format("%.3g", x) .. "}"
 end
 
--- A grid value: m x 10^e below 0.01 (siunitx prints 3e-4 as 3 x 10^-4), else as it is.
-local function grid_value(x)
-  if x < 0.01 then
-    local e = math.floor(math.log(x, 10) + 1e-9)
-    return "\\num{" .. string.format("%.3g", x / 10 ^ e) .. "e" .. string.format("%d", e) .. "}"
-  end
-  return "\\num{" .. string.format("%.3g", x) .. "}"
-end
-
 local function loss(x)
   return F.finite(x) and F.num(x, 4) or DASH
 end
@@ -98,8 +89,8 @@ function M.numbers(def, s, S)
   local vals = type(first.values) == "table" and first.values or {}
   local lo, hi = vals[1], vals[#vals]
   local ok = #vals >= 2 and F.finite(lo) and F.finite(hi) and lo > 0 and hi > lo
-  def(S .. "GridMin", ok and grid_value(lo) or DASH)
-  def(S .. "GridMax", ok and grid_value(hi) or DASH)
+  def(S .. "GridMin", ok and F.lr(lo) or DASH)
+  def(S .. "GridMax", ok and F.lr(hi) or DASH)
   def(S .. "GridN", string.format("%d", #vals))
   local step = ok and math.log(hi / lo, 10) / (#vals - 1) or nil
   def(S .. "GridStep", step and (math.abs(step - 0.5) < 1e-6 and "half-decade" or

@@ -219,4 +219,14 @@ function M.config_text(v)
   return tostring(v)
 end
 
+-- A learning rate for siunitx: below 0.01 as m e-k with 3 significant digits of m (printed
+-- 3 x 10^-4), otherwise as the config writes it.
+function M.lr(x)
+  if x > 0 and x < 0.01 then
+    local e = math.floor(math.log(x, 10) + 1e-9)
+    return "\\num{" .. string.format("%.3g", x / 10 ^ e) .. "e" .. string.format("%d", e) .. "}"
+  end
+  return "\\num{" .. M.config_text(x) .. "}"
+end
+
 return M
