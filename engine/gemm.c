@@ -119,10 +119,18 @@ static void pack_B(int kc, int n, const float *B, int ldb, int tb, int p0, int N
                     dst[j] = 0.0f;
             }
         } else {
+            int k16 = 0; /* rows k < k16 of a full panel go by 16x16 transposes */
+            if (nr == NR && NR % 16 == 0 && kern->transpose16) {
+                k16 = kc / 16 * 16;
+                for (int k = 0; k < k16; k += 16)
+                    for (int j = 0; j < NR; j += 16)
+                        kern->transpose16(B + (size_t)(jr + j) * ldb + p0 + k, ldb,
+                                          Bp + (size_t)k * NR + j, NR);
+            }
             for (int j = 0; j < NR; j++) {
                 if (j < nr) {
                     const float *src = B + (size_t)(jr + j) * ldb + p0;
-                    for (int k = 0; k < kc; k++)
+                    for (int k = k16; k < kc; k++)
                         Bp[(size_t)k * NR + j] = src[k];
                 } else {
                     for (int k = 0; k < kc; k++)

@@ -98,7 +98,37 @@ static double fma_peak_avx2(long n)
     return sink[0] == 12345.0f ? 0.0 : 2.0 * 8 * 12 * (double)n;
 }
 
+/* dst[e*ds + i] = src[i*ls + e] for one 8x8 block (unpack, shuffle, swap 128-bit halves) */
+static void transpose8_avx2(const float *src, long ls, float *dst, long ds)
+{
+    __m256 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        __m256 a = _mm256_loadu_ps(src + i * ls), b = _mm256_loadu_ps(src + (i + 1) * ls);
+        t[i] = _mm256_unpacklo_ps(a, b);
+        t[i + 1] = _mm256_unpackhi_ps(a, b);
+    }
+    for (int g = 0; g < 8; g += 4) {
+        u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+        u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
+        u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; c++) {
+        _mm256_storeu_ps(dst + c * ds, _mm256_permute2f128_ps(u[c], u[4 + c], 0x20));
+        _mm256_storeu_ps(dst + (c + 4) * ds, _mm256_permute2f128_ps(u[c], u[4 + c], 0x31));
+    }
+}
+
+/* the 16x16 block as four 8x8 ones */
+static void transpose16_avx2(const float *src, long ls, float *dst, long ds)
+{
+    for (int i = 0; i < 16; i += 8)
+        for (int e = 0; e < 16; e += 8)
+            transpose8_avx2(src + i * ls + e, ls, dst + e * ds + i, ds);
+}
+
 #include "kern_body.h"
 
-const kern_ops kern_ops_avx2 = KERN_TABLE("avx2", 6, 16, micro_6x16, 6, micro_6x16, fma_peak_avx2);
+const kern_ops kern_ops_avx2 = KERN_TABLE("avx2", 6, 16, micro_6x16, 6, micro_6x16, fma_peak_avx2,
+                                          transpose16_avx2);
 #endif

@@ -87,8 +87,36 @@ static double fma_peak_avx512(long n)
     return sink[0] == 12345.0f ? 0.0 : 2.0 * 16 * 12 * (double)n;
 }
 
+/* dst[e*ds + i] = src[i*ls + e], i, e < 16: pairs of rows interleaved (unpack), then
+ * groups of four rows (shuffle within 128-bit lanes), then the lanes across groups */
+static void transpose16_avx512(const float *src, long ls, float *dst, long ds)
+{
+    __m512 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        __m512 a = _mm512_loadu_ps(src + i * ls), b = _mm512_loadu_ps(src + (i + 1) * ls);
+        t[i] = _mm512_unpacklo_ps(a, b); /* per lane: a0 b0 a1 b1 */
+        t[i + 1] = _mm512_unpackhi_ps(a, b); /* a2 b2 a3 b3 */
+    }
+    for (int g = 0; g < 16; g += 4) { /* u[g + c], lane l: rows g..g+3 of element 4l + c */
+        u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+        u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; c++) {
+        __m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88); /* lanes 0, 2 */
+        __m512 v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD); /* lanes 1, 3 */
+        __m512 v2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+        __m512 v3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+        _mm512_storeu_ps(dst + (c + 0) * ds, _mm512_shuffle_f32x4(v0, v2, 0x88));
+        _mm512_storeu_ps(dst + (c + 8) * ds, _mm512_shuffle_f32x4(v0, v2, 0xDD));
+        _mm512_storeu_ps(dst + (c + 4) * ds, _mm512_shuffle_f32x4(v1, v3, 0x88));
+        _mm512_storeu_ps(dst + (c + 12) * ds, _mm512_shuffle_f32x4(v1, v3, 0xDD));
+    }
+}
+
 #include "kern_body.h"
 
 const kern_ops kern_ops_avx512 = KERN_TABLE("avx512", 8, 32, micro_8x32, 16, micro_16x16,
-                                             fma_peak_avx512);
+                                             fma_peak_avx512, transpose16_avx512);
 #endif

@@ -198,40 +198,105 @@ static void K(gelu_bwd)(float *dinp, const float *inp, const float *dout, size_t
     }
 }
 
-static void K(softmax_row)(float *row, int n, float scale)
+/* max of m's 16 lanes by a fixed tree (lane l vs l+8, then l+4, l+2, l+1); no lane is NaN
+ * (v_max in red_max_scaled skips NaN inputs), so this equals any other order */
+static inline float hmax_tree(v16 m)
 {
-    float mx = red_max_scaled(row, n, scale);
-    v16 s = v_set1(scale), vm = v_set1(mx), acc = v_zero();
-    int c = 0;
-    for (; c + 16 <= n; c += 16) {
-        v16 e = v_expf(v_sub(v_mul(v_load(row + c), s), vm));
-        acc = v_add(acc, e);
-        v_store(row + c, e);
-    }
-    if (c < n) {
-        v16 e = v_keep_n(v_expf(v_sub(v_mul(v_load_n(row + c, n - c), s), vm)), n - c);
-        acc = v_add(acc, e);
-        v_store_n(row + c, e, n - c);
-    }
-    v16 inv = v_set1(1.0f / v_hsum(acc));
-    for (c = 0; c < n; c += 16) {
-        int r = n - c < 16 ? n - c : 16;
-        v_store_n(row + c, v_mul(v_load_n(row + c, r), inv), r);
+    float t[16];
+    v_store(t, m);
+#define HMAX2(a, b) ((b) > (a) ? (b) : (a))
+    float a0 = HMAX2(t[0], t[8]), a1 = HMAX2(t[1], t[9]), a2 = HMAX2(t[2], t[10]),
+          a3 = HMAX2(t[3], t[11]), a4 = HMAX2(t[4], t[12]), a5 = HMAX2(t[5], t[13]),
+          a6 = HMAX2(t[6], t[14]), a7 = HMAX2(t[7], t[15]);
+    float b0 = HMAX2(a0, a4), b1 = HMAX2(a1, a5), b2 = HMAX2(a2, a6), b3 = HMAX2(a3, a7);
+    float c0 = HMAX2(b0, b2), c1 = HMAX2(b1, b3);
+    return HMAX2(c0, c1);
+#undef HMAX2
+}
+
+/* Causal softmax of rows t = r0..r1-1 of A (row stride ld): row t = softmax(row[0..t]·scale)
+ * and row[t+1..r1) = 0.  The rows go phase by phase (all maxima, then all exponentials and
+ * sums, then all normalizations) so that their latency chains overlap; each row's values are
+ * those of a one-row softmax. */
+static void K(softmax_block)(float *A, int ld, int r0, int r1, float scale)
+{
+    enum { G = 8 };
+    v16 s = v_set1(scale);
+    for (int g0 = r0; g0 < r1; g0 += G) {
+        int g1 = g0 + G < r1 ? g0 + G : r1;
+        float mx[G], sum[G];
+        for (int t = g0; t < g1; t++) {
+            const float *x = A + (size_t)t * ld;
+            int n = t + 1, c = 0;
+            v16 m = v_set1(-INFINITY);
+            for (; c + 16 <= n; c += 16)
+                m = v_max(v_mul(v_load(x + c), s), m);
+            if (c < n)
+                m = v_max(v_mul(v_load_pad(x + c, n - c, -INFINITY), s), m);
+            mx[t - g0] = hmax_tree(m);
+        }
+        for (int t = g0; t < g1; t++) {
+            float *row = A + (size_t)t * ld;
+            int n = t + 1, c = 0;
+            v16 vm = v_set1(mx[t - g0]), acc = v_zero();
+            for (; c + 16 <= n; c += 16) {
+                v16 e = v_expf(v_sub(v_mul(v_load(row + c), s), vm));
+                acc = v_add(acc, e);
+                v_store(row + c, e);
+            }
+            if (c < n) {
+                v16 e = v_keep_n(v_expf(v_sub(v_mul(v_load_n(row + c, n - c), s), vm)), n - c);
+                acc = v_add(acc, e);
+                v_store_n(row + c, e, n - c);
+            }
+            sum[t - g0] = v_hsum(acc);
+        }
+        for (int t = g0; t < g1; t++) {
+            float *row = A + (size_t)t * ld;
+            int n = t + 1;
+            v16 inv = v_set1(1.0f / sum[t - g0]);
+            for (int c = 0; c < n; c += 16) {
+                int r = n - c < 16 ? n - c : 16;
+                v_store_n(row + c, v_mul(v_load_n(row + c, r), inv), r);
+            }
+            for (int c = n; c < r1; c++)
+                row[c] = 0.0f;
+        }
     }
 }
 
-static void K(softmax_bwd_row)(float *d, const float *a, int n, float scale)
+/* Softmax backward of rows t = r0..r1-1: d[t][j] = a[t][j]·(d[t][j] - Σ_i a[t][i]·d[t][i])·scale
+ * over j <= t, and d[t][t+1..r1) = 0; phase by phase like softmax_block. */
+static void K(softmax_bwd_block)(float *D, const float *A, int ld, int r0, int r1, float scale)
 {
-    v16 acc = v_zero();
-    for (int c = 0; c < n; c += 16) {
-        int r = n - c < 16 ? n - c : 16;
-        acc = v_fma(v_load_n(a + c, r), v_load_n(d + c, r), acc);
-    }
-    v16 s = v_set1(v_hsum(acc)), sc = v_set1(scale);
-    for (int c = 0; c < n; c += 16) {
-        int r = n - c < 16 ? n - c : 16;
-        v16 v = v_mul(v_mul(v_load_n(a + c, r), v_sub(v_load_n(d + c, r), s)), sc);
-        v_store_n(d + c, v, r);
+    enum { G = 8 };
+    v16 sc = v_set1(scale);
+    for (int g0 = r0; g0 < r1; g0 += G) {
+        int g1 = g0 + G < r1 ? g0 + G : r1;
+        float dot[G];
+        for (int t = g0; t < g1; t++) {
+            const float *d = D + (size_t)t * ld, *a = A + (size_t)t * ld;
+            int n = t + 1;
+            v16 acc = v_zero();
+            for (int c = 0; c < n; c += 16) {
+                int r = n - c < 16 ? n - c : 16;
+                acc = v_fma(v_load_n(a + c, r), v_load_n(d + c, r), acc);
+            }
+            dot[t - g0] = v_hsum(acc);
+        }
+        for (int t = g0; t < g1; t++) {
+            float *d = D + (size_t)t * ld;
+            const float *a = A + (size_t)t * ld;
+            int n = t + 1;
+            v16 vs = v_set1(dot[t - g0]);
+            for (int c = 0; c < n; c += 16) {
+                int r = n - c < 16 ? n - c : 16;
+                v16 v = v_mul(v_mul(v_load_n(a + c, r), v_sub(v_load_n(d + c, r), vs)), sc);
+                v_store_n(d + c, v, r);
+            }
+            for (int c = n; c < r1; c++)
+                d[c] = 0.0f;
+        }
     }
 }
 
@@ -318,10 +383,10 @@ static void K(vtanhf)(float *x, size_t n)
     }
 }
 
-#define KERN_TABLE(NAME_STR, WIDE_MR, WIDE_NR, WIDE_FN, NARROW_MR, NARROW_FN, PEAK_FN)         \
+#define KERN_TABLE(NAME_STR, WIDE_MR, WIDE_NR, WIDE_FN, NARROW_MR, NARROW_FN, PEAK_FN, T16_FN) \
     {                                                                                          \
         NAME_STR, {WIDE_MR, WIDE_NR, WIDE_FN}, {NARROW_MR, 16, NARROW_FN}, K(ln_fwd_row),      \
             K(ln_bwd_row), K(ln_bwd_cols), K(rms_fwd_row), K(rms_bwd_row), K(rms_bwd_cols),    \
-            K(gelu_fwd), K(gelu_bwd), K(softmax_row), K(softmax_bwd_row), K(add),              \
-            K(col_sum_add), K(adamw), PEAK_FN, K(vexpf), K(vtanhf), K(xent_row)                                            \
+            K(gelu_fwd), K(gelu_bwd), K(softmax_block), K(softmax_bwd_block), K(add),              \
+            K(col_sum_add), K(adamw), PEAK_FN, K(vexpf), K(vtanhf), K(xent_row), T16_FN               \
     }

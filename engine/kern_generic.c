@@ -49,4 +49,4 @@ static double fma_peak_generic(long n)
 #include "kern_body.h"
 
 const kern_ops kern_ops_generic = KERN_TABLE("generic", 4, 16, micro_4x16, 4, micro_4x16,
-                                              fma_peak_generic);
+                                              fma_peak_generic, NULL);

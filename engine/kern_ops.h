@@ -36,10 +36,12 @@ typedef struct {
                          int C, int c0, int c1);
     void (*gelu_fwd)(float *out, const float *inp, size_t n);
     void (*gelu_bwd)(float *dinp, const float *inp, const float *dout, size_t n);
-    /* row[0..n) = softmax(row·scale) */
-    void (*softmax_row)(float *row, int n, float scale);
-    /* d[j] = a[j]·(d[j] - Σ a·d)·scale over j < n */
-    void (*softmax_bwd_row)(float *d, const float *a, int n, float scale);
+    /* causal rows t = r0..r1-1 of A (row stride ld): row[0..t] = softmax(row[0..t]·scale),
+     * row[t+1..r1) = 0 */
+    void (*softmax_block)(float *A, int ld, int r0, int r1, float scale);
+    /* the same rows of D: d[j] = a[j]·(d[j] - Σ_{i<=t} a[i]·d[i])·scale over j <= t,
+     * d[t+1..r1) = 0 */
+    void (*softmax_bwd_block)(float *D, const float *A, int ld, int r0, int r1, float scale);
     /* out = a + b over n elements */
     void (*add)(float *out, const float *a, const float *b, size_t n);
     /* dst[c] += src[i*C + c] over rows i = 0..N-1 in order, columns [c0, c1) */
@@ -55,6 +57,9 @@ typedef struct {
     void (*vtanhf)(float *x, size_t n);
     /* p = softmax(z) over V; returns the sum of exp(z - max) and the max through *mx */
     float (*xent_row)(float *p, const float *z, int V, float *mx);
+    /* dst[e*ds + i] = src[i*ls + e] for i, e < 16: one 16x16 block of GEMM's transposed
+     * packing (data movement only); NULL on a path without it (gemm.c copies floats) */
+    void (*transpose16)(const float *src, long ls, float *dst, long ds);
 } kern_ops;
 
 extern const kern_ops kern_ops_generic;

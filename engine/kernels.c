@@ -256,11 +256,7 @@ void attention_forward(float *out, float *att, const float *qkv, const uint8_t *
                 int r1 = r0 + AB < T ? r0 + AB : T;
                 gemm_packed_mul(r1 - r0, r1, 0, hs, q + (size_t)r0 * C3, C3, 0, &KT,
                                 A + (size_t)r0 * T, T, 0);
-                for (int t = r0; t < r1; t++) {
-                    float *row = A + (size_t)t * T;
-                    k->softmax_row(row, t + 1, scale);
-                    memset(row + t + 1, 0, (size_t)(r1 - t - 1) * sizeof(float));
-                }
+                k->softmax_block(A, T, r0, r1, scale);
                 const float *P = A;
                 if (mask) {
                     apply_drop(pd, A, mask + (size_t)bh * T * T, keep_scale, T, r0, r1);
@@ -311,14 +307,13 @@ void attention_backward(float *dqkv, const float *dout, const float *qkv, const 
                 int r1 = r0 + AB < T ? r0 + AB : T;
                 gemm_packed_mul(r1 - r0, r1, 0, hs, dO + (size_t)r0 * C, C, 0, &VT,
                                 dP + (size_t)r0 * T, T, 0);
-                for (int t = r0; t < r1; t++) {
-                    float *d = dP + (size_t)t * T;
-                    if (mk)
-                        for (int j = 0; j <= t; j++)
+                if (mk)
+                    for (int t = r0; t < r1; t++)
+                        for (int j = 0; j <= t; j++) {
+                            float *d = dP + (size_t)t * T;
                             d[j] = mk[(size_t)t * T + j] ? d[j] * keep_scale : 0.0f;
-                    k->softmax_bwd_row(d, A + (size_t)t * T, t + 1, scale);
-                    memset(d + t + 1, 0, (size_t)(r1 - t - 1) * sizeof(float));
-                }
+                        }
+                k->softmax_bwd_block(dP, A, T, r0, r1, scale);
             }
             for (int r0 = 0; r0 < T; r0 += AB) {
                 int r1 = r0 + AB < T ? r0 + AB : T;
