@@ -89,7 +89,29 @@ static void K(ln_bwd_row)(float *dx, const float *dy, const float *x, const floa
 static void K(ln_bwd_cols)(float *dw, float *db, const float *dy, const float *x,
                            const float *mean, const float *rstd, int N, int C, int c0, int c1)
 {
-    for (int c = c0; c < c1; c += 16) {
+    int c = c0;
+    for (; c + 64 <= c1; c += 64) { /* four column blocks per pass over the rows */
+        v16 aw[4], ab[4];
+        for (int q = 0; q < 4; q++) {
+            aw[q] = v_load(dw + c + 16 * q);
+            ab[q] = v_load(db + c + 16 * q);
+        }
+        for (int i = 0; i < N; i++) {
+            const float *xr = x + (size_t)i * C + c, *dr = dy + (size_t)i * C + c;
+            v16 vm = v_set1(mean[i]), vr = v_set1(rstd[i]);
+            for (int q = 0; q < 4; q++) {
+                v16 g = v_load(dr + 16 * q);
+                v16 xh = v_mul(v_sub(v_load(xr + 16 * q), vm), vr);
+                aw[q] = v_fma(g, xh, aw[q]);
+                ab[q] = v_add(ab[q], g);
+            }
+        }
+        for (int q = 0; q < 4; q++) {
+            v_store(dw + c + 16 * q, aw[q]);
+            v_store(db + c + 16 * q, ab[q]);
+        }
+    }
+    for (; c < c1; c += 16) {
         int n = c1 - c < 16 ? c1 - c : 16;
         v16 aw = v_load_n(dw + c, n), ab = v_load_n(db + c, n);
         for (int i = 0; i < N; i++) {
@@ -332,7 +354,23 @@ static void K(add)(float *out, const float *a, const float *b, size_t n)
 
 static void K(col_sum_add)(float *dst, const float *src, int N, int C, int c0, int c1)
 {
-    for (int c = c0; c < c1; c += 16) {
+    int c = c0;
+    for (; c + 64 <= c1; c += 64) { /* four columns blocks per pass over the rows */
+        v16 a0 = v_load(dst + c), a1 = v_load(dst + c + 16), a2 = v_load(dst + c + 32),
+            a3 = v_load(dst + c + 48);
+        for (int i = 0; i < N; i++) {
+            const float *r = src + (size_t)i * C + c;
+            a0 = v_add(a0, v_load(r));
+            a1 = v_add(a1, v_load(r + 16));
+            a2 = v_add(a2, v_load(r + 32));
+            a3 = v_add(a3, v_load(r + 48));
+        }
+        v_store(dst + c, a0);
+        v_store(dst + c + 16, a1);
+        v_store(dst + c + 32, a2);
+        v_store(dst + c + 48, a3);
+    }
+    for (; c < c1; c += 16) {
         int n = c1 - c < 16 ? c1 - c : 16;
         v16 acc = v_load_n(dst + c, n);
         for (int i = 0; i < N; i++)
