@@ -218,9 +218,27 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
     int nt = omp_get_max_threads();
     const gemm_micro *mk = choose(N);
     const int MR = mk->mr, NR = mk->nr;
-    if (nt <= 1 || M < 2 * MR || K <= 0 || N <= 0)
+    if (nt <= 1 || K <= 0 || N <= 0)
         return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate);
     int npad = (N + NR - 1) / NR * NR, np = npad / NR;
+    int rc = 0;
+    if (K > M && N >= M && np >= nt) {
+        /* Long K and no more rows than columns (weight gradients): each thread packs and
+         * multiplies its own column panels, so no packed B crosses between cores and no
+         * barrier waits for the packing. */
+#pragma omp parallel reduction(| : rc)
+        {
+            int t = omp_get_thread_num(), n = omp_get_num_threads();
+            int per = (np + n - 1) / n, c0 = t * per * NR;
+            int c1 = c0 + per * NR < N ? c0 + per * NR : N;
+            if (c0 < c1)
+                rc |= gemm_core(M, c1 - c0, K, A, lda, ta, tb ? B + (size_t)c0 * ldb : B + c0,
+                                ldb, tb, bias ? bias + c0 : NULL, C + c0, ldc, accumulate) != 0;
+        }
+        return rc ? -1 : 0;
+    }
+    if (M < 2 * MR)
+        return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate);
     size_t need = (size_t)K * npad;
     if (shared_b_n < need) {
         free(shared_b);
@@ -233,7 +251,6 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
         }
     }
     float *Bp = shared_b;
-    int rc = 0;
 #pragma omp parallel reduction(| : rc)
     {
         int nb = (K + KC - 1) / KC;
