@@ -8,12 +8,16 @@
  *  3. Reductions along a row (norm statistics, softmax sums, dot products) are
  *     lane-blocked: lane l of 16 accumulates elements l, l+16, l+32, ... in order, then the
  *     16 lanes are combined by one fixed tree (l += l+8, l += l+4, l += l+2, l += l+1);
- *     see engine/simd.h.  Reductions across rows (bias and norm-gain gradients) are split
- *     by column, each column summed over rows in order.
+ *     see engine/simd.h.  A row maximum (softmax) skips NaN and is exact in any order; it
+ *     is taken lane by lane, then over the lanes by the same tree.  Reductions across rows
+ *     (bias and norm-gain gradients) are split by column, each column summed over rows in
+ *     order (several column blocks may share one pass over the rows).
  *  4. Elementwise functions apply the same IEEE operations (the same fma's) per element
  *     on every path; exp and tanh are the engine's own (engine/rmath.h), never libm's.
  *  5. Everything is built with -ffp-contract=off and without -ffast-math.
- * A new kernel must keep these rules; tests/c/test_kernels.c compares every path.
+ * A new kernel must keep these rules; tests/sh/test_paths.sh compares every path, thread
+ * count and aarch64 on a tiny model, tests/c/test_gemm.c every GEMM shape against a naive
+ * reference.
  * Backward functions add into their outputs unless said otherwise.
  */
 #ifndef REPRO_KERNELS_H
