@@ -19,6 +19,22 @@ static inline float red_sum(const float *x, int n)
     return v_hsum(acc);
 }
 
+/* max of m's 16 lanes by a fixed tree (lane l vs l+8, then l+4, l+2, l+1); no lane is NaN
+ * (v_max in red_max_scaled skips NaN inputs), so any order gives this value */
+static inline float hmax_tree(v16 m)
+{
+    float t[16];
+    v_store(t, m);
+#define HMAX2(a, b) ((b) > (a) ? (b) : (a))
+    float a0 = HMAX2(t[0], t[8]), a1 = HMAX2(t[1], t[9]), a2 = HMAX2(t[2], t[10]),
+          a3 = HMAX2(t[3], t[11]), a4 = HMAX2(t[4], t[12]), a5 = HMAX2(t[5], t[13]),
+          a6 = HMAX2(t[6], t[14]), a7 = HMAX2(t[7], t[15]);
+    float b0 = HMAX2(a0, a4), b1 = HMAX2(a1, a5), b2 = HMAX2(a2, a6), b3 = HMAX2(a3, a7);
+    float c0 = HMAX2(b0, b2), c1 = HMAX2(b1, b3);
+    return HMAX2(c0, c1);
+#undef HMAX2
+}
+
 /* max over x[0..n) with scale applied, x86 max semantics (order-free without NaN) */
 static inline float red_max_scaled(const float *x, int n, float scale)
 {
@@ -28,12 +44,7 @@ static inline float red_max_scaled(const float *x, int n, float scale)
         m = v_max(v_mul(v_load(x + c), s), m);
     if (c < n)
         m = v_max(v_mul(v_load_pad(x + c, n - c, -INFINITY), s), m);
-    float t[16];
-    v_store(t, m);
-    float r = t[0];
-    for (int l = 1; l < 16; l++)
-        r = t[l] > r ? t[l] : r;
-    return r;
+    return hmax_tree(m);
 }
 
 static void K(ln_fwd_row)(float *y, float *mean, float *rstd, const float *x, const float *w,
@@ -220,22 +231,6 @@ static void K(gelu_bwd)(float *dinp, const float *inp, const float *dout, size_t
     }
 }
 
-/* max of m's 16 lanes by a fixed tree (lane l vs l+8, then l+4, l+2, l+1); no lane is NaN
- * (v_max in red_max_scaled skips NaN inputs), so this equals any other order */
-static inline float hmax_tree(v16 m)
-{
-    float t[16];
-    v_store(t, m);
-#define HMAX2(a, b) ((b) > (a) ? (b) : (a))
-    float a0 = HMAX2(t[0], t[8]), a1 = HMAX2(t[1], t[9]), a2 = HMAX2(t[2], t[10]),
-          a3 = HMAX2(t[3], t[11]), a4 = HMAX2(t[4], t[12]), a5 = HMAX2(t[5], t[13]),
-          a6 = HMAX2(t[6], t[14]), a7 = HMAX2(t[7], t[15]);
-    float b0 = HMAX2(a0, a4), b1 = HMAX2(a1, a5), b2 = HMAX2(a2, a6), b3 = HMAX2(a3, a7);
-    float c0 = HMAX2(b0, b2), c1 = HMAX2(b1, b3);
-    return HMAX2(c0, c1);
-#undef HMAX2
-}
-
 /* Causal softmax of rows t = r0..r1-1 of A (row stride ld): row t = softmax(row[0..t]·scale)
  * and row[t+1..r1) = 0.  The rows go phase by phase (all maxima, then all exponentials and
  * sums, then all normalizations) so that their latency chains overlap; each row's values are
@@ -247,16 +242,8 @@ static void K(softmax_block)(float *A, int ld, int r0, int r1, float scale)
     for (int g0 = r0; g0 < r1; g0 += G) {
         int g1 = g0 + G < r1 ? g0 + G : r1;
         float mx[G], sum[G];
-        for (int t = g0; t < g1; t++) {
-            const float *x = A + (size_t)t * ld;
-            int n = t + 1, c = 0;
-            v16 m = v_set1(-INFINITY);
-            for (; c + 16 <= n; c += 16)
-                m = v_max(v_mul(v_load(x + c), s), m);
-            if (c < n)
-                m = v_max(v_mul(v_load_pad(x + c, n - c, -INFINITY), s), m);
-            mx[t - g0] = hmax_tree(m);
-        }
+        for (int t = g0; t < g1; t++)
+            mx[t - g0] = red_max_scaled(A + (size_t)t * ld, t + 1, scale);
         for (int t = g0; t < g1; t++) {
             float *row = A + (size_t)t * ld;
             int n = t + 1, c = 0;
@@ -355,7 +342,7 @@ static void K(add)(float *out, const float *a, const float *b, size_t n)
 static void K(col_sum_add)(float *dst, const float *src, int N, int C, int c0, int c1)
 {
     int c = c0;
-    for (; c + 64 <= c1; c += 64) { /* four columns blocks per pass over the rows */
+    for (; c + 64 <= c1; c += 64) { /* four column blocks per pass over the rows */
         v16 a0 = v_load(dst + c), a1 = v_load(dst + c + 16), a2 = v_load(dst + c + 32),
             a3 = v_load(dst + c + 48);
         for (int i = 0; i < N; i++) {
@@ -425,6 +412,6 @@ static void K(vtanhf)(float *x, size_t n)
     {                                                                                          \
         NAME_STR, {WIDE_MR, WIDE_NR, WIDE_FN}, {NARROW_MR, 16, NARROW_FN}, K(ln_fwd_row),      \
             K(ln_bwd_row), K(ln_bwd_cols), K(rms_fwd_row), K(rms_bwd_row), K(rms_bwd_cols),    \
-            K(gelu_fwd), K(gelu_bwd), K(softmax_block), K(softmax_bwd_block), K(add),              \
-            K(col_sum_add), K(adamw), PEAK_FN, K(vexpf), K(vtanhf), K(xent_row), T16_FN               \
+            K(gelu_fwd), K(gelu_bwd), K(softmax_block), K(softmax_bwd_block), K(add),          \
+            K(col_sum_add), K(adamw), PEAK_FN, K(vexpf), K(vtanhf), K(xent_row), T16_FN        \
     }

@@ -308,11 +308,11 @@ void attention_backward(float *dqkv, const float *dout, const float *qkv, const 
                 gemm_packed_mul(r1 - r0, r1, 0, hs, dO + (size_t)r0 * C, C, 0, &VT,
                                 dP + (size_t)r0 * T, T, 0);
                 if (mk)
-                    for (int t = r0; t < r1; t++)
-                        for (int j = 0; j <= t; j++) {
-                            float *d = dP + (size_t)t * T;
+                    for (int t = r0; t < r1; t++) {
+                        float *d = dP + (size_t)t * T;
+                        for (int j = 0; j <= t; j++)
                             d[j] = mk[(size_t)t * T + j] ? d[j] * keep_scale : 0.0f;
-                        }
+                    }
                 k->softmax_bwd_block(dP, A, T, r0, r1, scale);
             }
             for (int r0 = 0; r0 < T; r0 += AB) {
