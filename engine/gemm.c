@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include <omp.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "config.h"
 #include "isa.h"
@@ -23,6 +26,21 @@ static struct {
 } scratch[MAX_THREADS][N_SLOTS];
 static int failed;
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *kernels_alloc(size_t bytes)
+{
+    if (bytes < HUGE_PAGE)
+        return aligned_alloc(64, (bytes + 63) / 64 * 64 + (bytes == 0) * 64);
+    size_t n = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *p = aligned_alloc(HUGE_PAGE, n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (p)
+        madvise(p, n, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
+#endif
+    return p;
+}
+
 static float *grow(int slot, size_t want)
 {
     int t = omp_get_thread_num();
@@ -33,8 +51,7 @@ static float *grow(int slot, size_t want)
     }
     if (scratch[t][slot].n < want) {
         free(scratch[t][slot].p);
-        size_t bytes = (want * sizeof(float) + 63) / 64 * 64;
-        scratch[t][slot].p = aligned_alloc(64, bytes);
+        scratch[t][slot].p = kernels_alloc(want * sizeof(float));
         scratch[t][slot].n = scratch[t][slot].p ? want : 0;
         if (!scratch[t][slot].p) {
 #pragma omp atomic write
@@ -242,7 +259,7 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
     size_t need = (size_t)K * npad;
     if (shared_b_n < need) {
         free(shared_b);
-        shared_b = aligned_alloc(64, (need * sizeof(float) + 63) / 64 * 64);
+        shared_b = kernels_alloc(need * sizeof(float));
         shared_b_n = shared_b ? need : 0;
         if (!shared_b) {
 #pragma omp atomic write

@@ -282,10 +282,10 @@ int gpt_init(gpt_model *m, const gpt_config *cfg, int vocab, int B, char *err, s
     m->res = calloc((size_t)m->L + 1, sizeof(float *));
     m->la = calloc((size_t)m->L, sizeof(gpt_layer_acts));
     size_t np = m->n_params;
-    m->params = aligned_alloc(64, (np * 4 + 15) / 16 * 16 * sizeof(float));
+    m->params = kernels_alloc((np * 4 + 15) / 16 * 16 * sizeof(float));
     arena a = {0};
     point_acts(m, &a);
-    m->act_buf = aligned_alloc(64, a.used * sizeof(float));
+    m->act_buf = kernels_alloc(a.used * sizeof(float));
     size_t BT = (size_t)B * m->T;
     m->inputs = malloc(BT * sizeof(int32_t));
     m->targets = malloc(BT * sizeof(int32_t));

@@ -35,6 +35,12 @@ void kernels_release(void);
 /* Non-zero when a kernel could not allocate its scratch since the last release (its
  * output is then unspecified): callers check after a step. */
 int kernels_failed(void);
+/* Memory for `bytes` of large arrays (parameters, activations, packing buffers), 64-byte
+ * aligned, to be released with free().  Blocks of 2 MiB or more are 2 MiB aligned and, on
+ * Linux, advised to the kernel as transparent huge pages (MADV_HUGEPAGE), which spares
+ * the TLB misses of strided reads over hundreds of MB; placement only, never a result.
+ * Returns NULL when out of memory. */
+void *kernels_alloc(size_t bytes);
 
 /* The FMA peak of the path in use, in GFLOP/s, with `threads` threads each running
  * independent FMA chains for about `seconds` (make bench; timing only, never a result). */
