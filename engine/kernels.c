@@ -215,8 +215,18 @@ void softmax_xent(float *probs, float *losses, const float *logits, const int32_
 
 /* ---- attention ------------------------------------------------------------------- */
 
-/* Rows are processed in blocks of AB: block [r0, r1) needs keys [0, r1) only. */
-#define AB 16
+/* Rows are processed in blocks of AB: block [r0, r1) needs keys [0, r1) only.  AB is the
+ * smallest multiple of both micro-tiles' row counts that is at least 16 (16 on avx512 and
+ * generic, 18 on avx2), so no block ends in a partial tile that must be copied.  It does
+ * not change a bit: the keys a block computes beyond a row's diagonal carry exact zeros
+ * (softmax_block writes them), and forward and backward use the same AB. */
+static int attention_rows(const kern_ops *k)
+{
+    int a = k->wide.mr, b = k->narrow.mr, l = a;
+    while (l % b)
+        l += a;
+    return (16 + l - 1) / l * l;
+}
 
 /* P (rows [r0, r1), columns [0, r1)) with dropout applied into pd (row stride T) */
 static void apply_drop(float *pd, const float *A, const uint8_t *m, float keep, int T, int r0,
@@ -236,6 +246,7 @@ void attention_forward(float *out, float *att, const float *qkv, const uint8_t *
     int hs = C / H, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
     size_t nk = gemm_packed_floats(hs, T), nv = gemm_packed_floats(T, hs);
+    const int AB = attention_rows(k);
 #pragma omp parallel
     {
         float *pd = mask ? kernels_scratch(0, (size_t)T * T) : NULL;
@@ -276,6 +287,7 @@ void attention_backward(float *dqkv, const float *dout, const float *qkv, const 
     int hs = C / H, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
     size_t nt = gemm_packed_floats(hs, T), nr = gemm_packed_floats(T, hs);
+    const int AB = attention_rows(k);
 #pragma omp parallel
     {
         float *dP = kernels_scratch(1, (size_t)T * T);

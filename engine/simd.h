@@ -84,17 +84,26 @@ static inline void v_store(float *p, v16 a)
     _mm256_storeu_ps(p, a.lo);
     _mm256_storeu_ps(p + 8, a.hi);
 }
+/* lanes < n of each half, as vmaskmov masks (AVX2 masked loads read 0 in the other lanes
+ * and never touch their memory, like AVX-512's) */
+static inline __m256i v_half_mask(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
 static inline v16 v_load_n(const float *p, int n)
 {
-    float t[16] = {0};
-    memcpy(t, p, (size_t)n * sizeof(float));
-    return v_load(t);
+    if (n >= 16)
+        return v_load(p);
+    return v_mk(_mm256_maskload_ps(p, v_half_mask(n)), _mm256_maskload_ps(p + 8, v_half_mask(n - 8)));
 }
 static inline void v_store_n(float *p, v16 a, int n)
 {
-    float t[16];
-    v_store(t, a);
-    memcpy(p, t, (size_t)n * sizeof(float));
+    if (n >= 16) {
+        v_store(p, a);
+        return;
+    }
+    _mm256_maskstore_ps(p, v_half_mask(n), a.lo);
+    _mm256_maskstore_ps(p + 8, v_half_mask(n - 8), a.hi);
 }
 static inline v16 v_set1(float x) { return v_mk(_mm256_set1_ps(x), _mm256_set1_ps(x)); }
 /* lanes >= n of a set to b */
