@@ -158,7 +158,12 @@ function M.spikes(loss, n)
 end
 
 -- The values of one run record: {diverged = bool, values = {metric -> number},
--- missing = {metric names absent from a finished run}, copied_from = path or nil}.
+-- missing = {metric names absent from a finished run}}.  Only config.json, log.csv and
+-- metrics.json are read, never manifest.json: a summary is a function of the records'
+-- bytes alone, so it is the same whichever study trained a record first and whether this
+-- one trained or copied it (a from-scratch `make reproduce` trains claim_search's copy of
+-- prelim's config itself, since prelim comes later).  Where a record came from is in its
+-- manifest.json (`copied_from`) and in the paper's compute appendix.
 function M.read_run(dir, metrics)
   local mtext = fs.read(dir .. "/metrics.json")
   if not mtext then return nil, dir .. "/metrics.json: missing" end
@@ -191,11 +196,6 @@ function M.read_run(dir, metrics)
   if cok and type(cfg) == "table" then
     run.init_seed = math.tointeger(cfg.init_seed) or math.tointeger(cfg.seed)
     run.data_seed = math.tointeger(cfg.data_seed) or math.tointeger(cfg.seed)
-  end
-  local man = fs.read(dir .. "/manifest.json")
-  local mok, manifest = pcall(json.decode, man or "")
-  if mok and type(manifest) == "table" and type(manifest.copied_from) == "string" then
-    run.copied_from = manifest.copied_from
   end
   return run
 end
@@ -484,10 +484,6 @@ local function describe_variants(s, runs, note)
     for _, seed in ipairs(s.seeds) do
       local r = runs[v.name][seed]
       if r.diverged then div_seeds[#div_seeds + 1] = seed end
-      if r.copied_from then
-        note("%s/seed-%d: record copied from %s (byte-identical config.json), not retrained",
-          v.name, seed, r.copied_from)
-      end
       local missing = {}
       for _, name in ipairs(r.missing) do
         if analysed[name] then missing[#missing + 1] = name end
