@@ -30,8 +30,8 @@ static int failed;
 
 void *kernels_alloc(size_t bytes)
 {
-    if (bytes < HUGE_PAGE)
-        return aligned_alloc(64, (bytes + 63) / 64 * 64 + (bytes == 0) * 64);
+    if (bytes < HUGE_PAGE) /* a whole number of 64-byte lines, at least one */
+        return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
     size_t n = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     void *p = aligned_alloc(HUGE_PAGE, n);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
