@@ -99,6 +99,12 @@ const char *train_definitions(void)
 #undef STR
 #undef STR_
 
+void train_set_threads(int n)
+{
+    if (n >= 1 && n <= CONFIG_MAX_THREADS)
+        omp_set_num_threads(n);
+}
+
 const char *train_status_name(int status)
 {
     static const char *const names[TRAIN_NSTATUS] = {

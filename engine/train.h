@@ -90,6 +90,13 @@ int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *ou
               size_t errlen);
 void train_metrics_free(train_metrics *m);
 
+/* Called from on_step (between steps, in the thread running train_run): the rest of the
+ * run, its final evaluation included, uses n threads (1..CONFIG_MAX_THREADS).  No result
+ * depends on the thread count, so a run may change it at any step (bin/repro run gives a
+ * study's last runs the cores its finished workers leave free); train_run starts every
+ * run with config_threads(cfg). */
+void train_set_threads(int n);
+
 /* Checks the config against the corpus without training (validation, corpus readable,
  * context shorter than both splits): TRAIN_OK, TRAIN_ECONFIG or TRAIN_ECORPUS. */
 int train_check(const gpt_config *cfg, char *err, size_t errlen);

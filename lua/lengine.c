@@ -29,6 +29,10 @@
  *       embed_scale (embed_norm = scale), stopped, interrupted, and the timings
  *       tokens_per_s, eval_tokens_per_s, wall_s.  Evaluation metrics are absent for a
  *       diverged or stopped run; an instrument undefined for the data is absent.
+ *   engine.set_threads(n)        sets the thread count of the rest of the current
+ *                                   training (1..MAX_THREADS): call it from on_step, between
+ *                                   steps (results do not depend on it; the next
+ *                                   engine.train starts again from its cfg.threads)
  *   engine.log_columns(cfg)      -> list of log.csv column names
  *   engine.metric_names()        -> sorted list of the scalar metrics train reports
  *   engine.error_kinds           -> {"config", "corpus", "checkpoint", "filesystem", "memory"}
@@ -606,6 +610,17 @@ static int l_set_isa(lua_State *L)
     return 0;
 }
 
+/* engine.set_threads(n): train_set_threads (engine/train.h) from on_step */
+static int l_set_threads(lua_State *L)
+{
+    lua_Integer n = luaL_checkinteger(L, 1);
+    if (n < 1 || n > CONFIG_MAX_THREADS)
+        return luaL_argerror(L, 1,
+                             lua_pushfstring(L, "threads must be 1..%d", CONFIG_MAX_THREADS));
+    train_set_threads((int)n);
+    return 0;
+}
+
 /* engine.fma_peak(threads, seconds) -> GFLOP/s of the path in use (make bench) */
 static int l_fma_peak(lua_State *L)
 {
@@ -622,6 +637,7 @@ static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
                                  {"isa", l_isa},
                                  {"set_isa", l_set_isa},
                                  {"fma_peak", l_fma_peak},
+                                 {"set_threads", l_set_threads},
                                  {"defaults", l_defaults},
                                  {"keys", l_keys},
                                  {"canonical", l_canonical},

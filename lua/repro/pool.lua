@@ -1,7 +1,9 @@
 -- The process pool of `bin/repro run`: a queue of planned runs (lua/repro/runplan.lua)
 -- trained in `jobs` worker processes at once (`bin/repro run-worker`,
 -- lua/repro/worker.lua), each with `threads` threads, with a status line and an ETA on
--- stderr.  A worker dies with the runner (kill -9 included).  Ctrl-C (or SIGTERM) stops
+-- stderr.  Once nothing is left to start, the cores of finished workers go to the runs
+-- still training (each continues with jobs x threads / running threads; results do not
+-- depend on it), so a study's last run does not train on one core beside idle ones.  A worker dies with the runner (kill -9 included).  Ctrl-C (or SIGTERM) stops
 -- every worker after its current step with a checkpoint and starts no other.  Each
 -- worker reports the step it reached through a progress file in a temporary directory.
 local engine = require "engine"
@@ -100,7 +102,8 @@ local START_REASON = { resume = "resuming from its checkpoint", rerun = "config 
 
 function P:start(s, r)
   clear_for(r)
-  local w = { run = r, progress = string.format("%s/%d", self.tmp, self.next_i) }
+  local w = { run = r, progress = string.format("%s/%d", self.tmp, self.next_i),
+    threads = self.threads }
   local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
     tostring(s.checkpoint_every), w.progress }
   for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
@@ -140,6 +143,22 @@ function P:reap(pid, how, code)
   end
 end
 
+-- With nothing left to start, every running worker gets an equal share of the pool's
+-- jobs x threads cores, told through its progress file's .threads (worker.lua reads it
+-- between steps).  Only ever more threads: a run never gives cores back.
+function P:share_cores()
+  if self.interrupted or self.next_i <= #self.queue or self.nrunning == 0 then return end
+  local per = math.min(self.jobs * self.threads // self.nrunning, engine.MAX_THREADS)
+  for _, w in pairs(self.running) do
+    if per > w.threads then
+      w.threads = per
+      fs.write_atomic(w.progress .. ".threads", tostring(per))
+      say("[%d/%d done] %s continues with %d threads (no run left to start)", self.total_done,
+        self.total, w.run.label, per)
+    end
+  end
+end
+
 -- On a new SIGINT or SIGTERM: every worker is told to stop after its current step.
 function P:check_signals()
   if proc.sigints() <= self.seen_int then return end
@@ -153,7 +172,10 @@ end
 
 function P:close()
   if tty then io.stderr:write("\r\27[K") end
-  for i = 1, #self.queue do os.remove(string.format("%s/%d", self.tmp, i)) end
+  for i = 1, #self.queue do
+    os.remove(string.format("%s/%d", self.tmp, i))
+    os.remove(string.format("%s/%d.threads", self.tmp, i))
+  end
   os.remove(self.tmp)
 end
 
@@ -177,6 +199,7 @@ function M.run(s, queue, jobs, threads, total_done, total)
       p.next_i = p.next_i + 1
     end
     if p.nrunning == 0 and (p.interrupted or p.next_i > #queue) then break end
+    p:share_cores()
     p:status_line()
     proc.sleep(POLL_S)
   end

@@ -296,7 +296,8 @@ end
 
 -- Trains cfg and writes its record into dir.  opts: threads, checkpoint_every,
 -- on_step(step, row) for progress, force (overwrite a finished record of another
--- config).  Stale temporary files in dir are removed first and a corrupt record is put
+-- config), threads_now() (called after each step: a thread count for the rest of the
+-- run, or nil to keep it; the manifest then gives the last count and the core-seconds).  Stale temporary files in dir are removed first and a corrupt record is put
 -- aside (M.put_aside, said on stderr): call it holding dir's lock (or with no other
 -- process writing dir).  Returns the engine's metrics table; the record is complete
 -- only when the run finished (not interrupted or stopped).
@@ -328,10 +329,20 @@ function M.run(cfg, dir, opts)
   local run_cfg = {}
   for k, v in pairs(cfg) do run_cfg[k] = v end
   run_cfg.threads = M.cap_threads(opts.threads or cfg.threads)
+  local threads = run_cfg.threads ~= 0 and run_cfg.threads or sys.cores()
+  -- core-seconds at the thread counts used, when threads_now changed the count
+  local now_threads, changed, core_s, t_last = threads, false, 0, t0
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     on_step = function(step, row)
       rows[#rows + 1] = row
+      local want = opts.threads_now and opts.threads_now()
+      if want and want ~= now_threads then
+        local t = host.now()
+        core_s, t_last = core_s + (t - t_last) * now_threads, t
+        engine.set_threads(want)
+        now_threads, changed = want, true
+      end
       if opts.on_step then return opts.on_step(step, row) end
     end,
   })
@@ -348,8 +359,9 @@ function M.run(cfg, dir, opts)
     repro_version = host.version, git_commit = commit, git_dirty = dirty,
     compiler = host.compiler, cflags = host.cflags, isa = host.isa, lua = host.lua, gsl = host.gsl,
     corpus = cfg.data, corpus_sha256 = fs.sha256(M.data_path(cfg)) or "unreadable",
-    host = host.hostname(), cpu = cpu_model(), threads = run_cfg.threads ~= 0
-      and run_cfg.threads or sys.cores(),
+    host = host.hostname(), cpu = cpu_model(), threads = threads,
+    threads_last = changed and now_threads or nil,
+    core_s = changed and core_s + (host.now() - t_last) * now_threads or nil,
     start_utc = start, end_utc = utc(), wall_s = host.now() - t0,
     train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
     eval_tokens_per_s = metrics.eval_tokens_per_s,

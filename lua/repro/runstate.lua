@@ -135,7 +135,8 @@ function M.train(cfg, dir, opts)
     slurm_job = M.slurm_job(), start_utc = utc() }
   write_attempt(dir, a)
   local last = host.now()
-  local run_opts = { threads = opts.threads, checkpoint_every = opts.checkpoint_every }
+  local run_opts = { threads = opts.threads, checkpoint_every = opts.checkpoint_every,
+    threads_now = opts.threads_now }
   run_opts.on_step = function(step, row)
     local now = host.now()
     if now - last >= M.HEARTBEAT_S then

@@ -8,7 +8,8 @@
 --              answered from the records: runs and seeds, the hyperparameters varied with
 --              their ranges, how a best learning rate was selected, central tendency and
 --              error bars, compute, data, software
--- Times are the ones the run manifests recorded (train_wall_s x threads, in core-hours):
+-- Times are the ones the run manifests recorded (train_wall_s x threads, in core-hours;
+-- core_s when the run's thread count changed, lua/repro/pool.lua):
 -- records copied between studies carry their original time, and a copy is counted once
 -- in the last row.  Nothing here feeds a result; the tables only report.
 local json = require "repro.json"
@@ -59,6 +60,7 @@ end
 
 local function core_hours(run)
   local m = run.manifest
+  if m and F.finite(m.core_s) then return m.core_s / 3600 end
   if not (m and F.finite(m.train_wall_s) and m.threads) then return nil end
   return m.train_wall_s * m.threads / 3600
 end
@@ -83,6 +85,7 @@ local function collect(ctx)
         if r.manifest then
           e.isa[r.manifest.isa or "?"] = true
           e.threads[r.manifest.threads or 0] = true
+          if r.manifest.threads_last then e.threads[r.manifest.threads_last] = true end
         end
       end
       list[#list + 1] = e
@@ -155,6 +158,7 @@ function M.compute_table(ctx)
     if r.manifest then
       isa[r.manifest.isa or "?"] = true
       threads[r.manifest.threads or 0] = true
+      if r.manifest.threads_last then threads[r.manifest.threads_last] = true end
     end
   end
   body[#body + 1] = "\\midrule"

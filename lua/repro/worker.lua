@@ -2,9 +2,12 @@
 -- one run for the process pool of `bin/repro run` (lua/repro/pool.lua), an internal
 -- command.  It dies with the runner PPID (kill -9 included), holds the run directory's
 -- lock and keeps its attempt.json (lua/repro/runstate.lua), and writes the step it
--- reached into PROGRESS_FILE now and then.  Exit status: 0 when the record is written
+-- reached into PROGRESS_FILE now and then.  When the runner writes a thread count into
+-- PROGRESS_FILE.threads (a study's last runs, once other workers are done), the rest of
+-- the run uses it (results do not depend on it).  Exit status: 0 when the record is written
 -- (diverged included), 130 when interrupted (checkpoint saved), 1 on an error, 75 when
 -- another process (a `bin/repro run-one`) is training the same run.
+local engine = require "engine"
 local host = require "repro.host"
 local proc = require "repro.proc"
 local fs = require "repro.fs"
@@ -27,8 +30,15 @@ function M.main(args)
   if not proc.die_with_parent(ppid) then return 1 end
   local cfg = record.resolve(config.parse_overrides(table.move(args, 6, #args, 1, {}),
     "repro run-worker"))
-  local last = 0
+  local last, last_check, threads_path = 0, 0, progress_path .. ".threads"
   local m, why, msg = runstate.train(cfg, dir, { threads = threads, checkpoint_every = every,
+    threads_now = function()
+      local now = host.now()
+      if now - last_check < PROGRESS_EVERY_S then return nil end
+      last_check = now
+      local n = math.tointeger(tonumber(fs.read(threads_path) or ""))
+      return n and n >= 1 and math.min(n, engine.MAX_THREADS) or nil
+    end,
     on_step = function(step)
       local now = host.now()
       if now - last >= PROGRESS_EVERY_S then

@@ -190,6 +190,42 @@ t:eq(select(1, run(tiny, J2, "--jobs 2")), 0, "--jobs 2")
 same_results(J1, J2, "tiny", "--jobs 1 vs 2")
 same_results(A, J1, "tiny", "reused, rerun and forced vs fresh")
 
+-- 5b. A study's last run, alone once the other worker is done, continues with that
+-- worker's core too (lua/repro/pool.lua): the same bytes as --jobs 1.  Two long and two
+-- short runs in the order short, long, short, long: the second long one ends alone.
+if require("repro.sys").cores() >= 2 then
+  local tail = dir .. "/tail.lua"
+  check.write(tail, string.format([[
+return { name = "tail", description = "three runs for two workers",
+  base = { n_layer = 2, d_model = 32, n_head = 2, context = 32, batch = 8, iters = 200,
+    warmup = 2, data = %q },
+  variants = { { name = "none", embed_norm = "none" },
+    { name = "rmsnorm", embed_norm = "rmsnorm", iters = 1000 } },
+  seeds = { 1, 2 },
+  analysis = { baseline = "none", metrics = { "val_loss" },
+    comparisons = { { "rmsnorm", "none" } }, primary = "val_loss",
+    better = "lower", min_effect = 0.01, alpha = 0.05, correction = "holm", resamples = 100,
+    test = "t" } }
+]], corpus))
+  local T1, T2 = dir .. "/T1", dir .. "/T2"
+  t:eq(select(1, run(tail, T1, "--jobs 1")), 0, "tail study, --jobs 1")
+  code, out, err = run(tail, T2, "--jobs 2")
+  t:ok(code == 0 and err:find("continues with 2 threads (no run left to start)", 1, true),
+    "the last run continues with 2 threads: " .. err)
+  local same, last2 = true, 0
+  for _, r in ipairs({ "none/seed-1", "rmsnorm/seed-1", "none/seed-2", "rmsnorm/seed-2" }) do
+    for _, f in ipairs(RESULT_FILES) do
+      local rel = "/tail/" .. r .. "/" .. f
+      same = same and fs.read(T1 .. rel) ~= nil and fs.read(T1 .. rel) == fs.read(T2 .. rel)
+    end
+    local man = json.decode(fs.read(T2 .. "/tail/" .. r .. "/manifest.json") or "{}")
+    if man.threads == 1 and man.threads_last == 2 then last2 = last2 + 1 end
+  end
+  t:ok(same and fs.read(T1 .. "/tail/summary.json") == fs.read(T2 .. "/tail/summary.json"),
+    "tail study: --jobs 1 and --jobs 2 (last run on 2 threads) byte-identical")
+  t:ok(last2 >= 1, "a manifest says its run went from 1 to 2 threads")
+end
+
 -- 6. A done record of another study with the same config is copied, and said so.
 local other = dir .. "/other.lua"
 write_study(other, { name = "other", rms = ", lr = 1e-3" })

@@ -68,6 +68,28 @@ t:eq(record.status(dir .. "/c", cfg), "done", "resumed run is done")
 for _, f in ipairs({ "log.csv", "metrics.json" }) do
   t:ok(fs.read(dir .. "/a/" .. f) == fs.read(dir .. "/c/" .. f), f .. " identical after resume")
 end
+
+-- a run whose thread count changes between steps (bin/repro run gives a study's last
+-- runs the cores of finished workers) gives the same bytes, either way; its manifest
+-- gives the first and the last count and the core-seconds
+for _, c in ipairs({ { "e", 1, 2 }, { "f", 2, 1 } }) do
+  local calls = 0
+  m = record.run(cfg, dir .. "/" .. c[1], { threads = c[2], threads_now = function()
+    calls = calls + 1
+    return calls > 5 and c[3] or nil
+  end })
+  for _, f in ipairs({ "log.csv", "metrics.json" }) do
+    t:ok(fs.read(dir .. "/a/" .. f) == fs.read(dir .. "/" .. c[1] .. "/" .. f),
+      string.format("%s identical with threads %d, then %d from step 5", f, c[2], c[3]))
+  end
+  local man = require("cjson").decode(fs.read(dir .. "/" .. c[1] .. "/manifest.json"))
+  t:ok(man.threads == c[2] and man.threads_last == c[3] and type(man.core_s) == "number" and
+    man.core_s > 0, "manifest: threads, threads_last and core_s of a changed thread count")
+end
+t:ok(not fs.read(dir .. "/a/manifest.json"):find("threads_last", 1, true),
+  "no threads_last when the count never changed")
+t:raises(function() engine.set_threads(0) end, "threads must be 1..", "set_threads(0) refused")
+
 cfg.lr = 1e-3
 t:eq(record.status(dir .. "/c", cfg), "changed", "a changed config is not done")
 
