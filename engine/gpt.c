@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "kernels.h"
 #include "pcg.h"
 #include "rmath.h"
@@ -567,18 +569,83 @@ int gpt_n_groups(const gpt_model *m)
     return gpt_config_n_groups(&m->cfg);
 }
 
+/* Per-chunk sums over x of x[i]^2 (max == NULL) or of x[i] with the maximum, each chunk
+ * in element order.  A chunk's sum is one chain of dependent adds, so chunks of equal
+ * length go CHAINS at a time with their chains interleaved: the adds overlap, and each
+ * chunk's value is the same bits as alone.  Each thread takes a contiguous range of
+ * chunks; the values do not depend on the ranges. */
+#define CHAINS 4
+
+static void chains_sumsq(const float *const *p, size_t len, double *sum)
+{
+    double s[CHAINS] = {0};
+    for (size_t i = 0; i < len; i++) {
+#pragma GCC unroll 4
+        for (int j = 0; j < CHAINS; j++)
+            s[j] += (double)p[j][i] * p[j][i];
+    }
+    for (int j = 0; j < CHAINS; j++)
+        sum[j] = s[j];
+}
+
+static void chains_summax(const float *const *p, size_t len, double *sum, double *max)
+{
+    double s[CHAINS] = {0}, mx[CHAINS] = {0};
+    for (size_t i = 0; i < len; i++) {
+#pragma GCC unroll 4
+        for (int j = 0; j < CHAINS; j++) {
+            double v = p[j][i];
+            s[j] += v;
+            mx[j] = v > mx[j] ? v : mx[j];
+        }
+    }
+    for (int j = 0; j < CHAINS; j++) {
+        sum[j] = s[j];
+        max[j] = mx[j];
+    }
+}
+
+static void chunk_range(const float *x, const struct gpt_chunk *c, size_t k0, size_t k1,
+                        double *sum, double *max)
+{
+    size_t k = k0;
+    while (k < k1) {
+        size_t len = c[k].hi - c[k].lo, g = 1;
+        while (g < CHAINS && k + g < k1 && c[k + g].hi - c[k + g].lo == len)
+            g++;
+        const float *p[CHAINS];
+        for (size_t j = 0; j < CHAINS; j++)
+            p[j] = x + c[k + (j < g ? j : 0)].lo; /* fewer than CHAINS: lanes repeat chunk k */
+        double s[CHAINS], mx[CHAINS];
+        if (max)
+            chains_summax(p, len, s, mx);
+        else
+            chains_sumsq(p, len, s);
+        for (size_t j = 0; j < g; j++) {
+            sum[k + j] = s[j];
+            if (max)
+                max[k + j] = mx[j];
+        }
+        k += g;
+    }
+}
+
+static void chunk_sums(const gpt_model *m, const float *x, double *sum, double *max)
+{
+    size_t n = m->n_chunks;
+#pragma omp parallel
+    {
+        size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        chunk_range(x, m->chunks, n * t / nt, n * (t + 1) / nt, sum, max);
+    }
+}
+
 double gpt_grad_norm_groups(const gpt_model *m, double *group_norm)
 {
     const struct gpt_chunk *c = m->chunks;
     size_t n = m->n_chunks;
     double *part = m->chunk_sums;
-#pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < n; k++) {
-        double s = 0.0;
-        for (size_t i = c[k].lo; i < c[k].hi; i++)
-            s += (double)m->grads[i] * m->grads[i];
-        part[k] = s;
-    }
+    chunk_sums(m, m->grads, part, NULL);
     int ng = gpt_n_groups(m);
     double total = 0.0;
     for (int g = 0; g < ng; g++) {
@@ -602,27 +669,17 @@ void gpt_adam_v_stats(const gpt_model *m, double *vmean, double *vmax)
 {
     const struct gpt_chunk *c = m->chunks;
     size_t n = m->n_chunks;
-    double *sum = m->chunk_sums;
-#pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < n; k++) {
-        double s = 0.0, mx = 0.0;
-        for (size_t i = c[k].lo; i < c[k].hi; i++) {
-            s += m->adam_v[i];
-            if (m->adam_v[i] > mx)
-                mx = m->adam_v[i];
-        }
-        sum[2 * k] = s;
-        sum[2 * k + 1] = mx;
-    }
+    double *sum = m->chunk_sums, *max = m->chunk_sums + n;
+    chunk_sums(m, m->adam_v, sum, max);
     int ng = gpt_n_groups(m);
     for (int g = 0; g < ng; g++) {
         double s = 0.0, mx = 0.0, cnt = 0.0;
         for (size_t k = 0; k < n; k++)
             if (m->tensors[c[k].tensor].group == g) {
-                s += sum[2 * k];
+                s += sum[k];
                 cnt += (double)(c[k].hi - c[k].lo);
-                if (sum[2 * k + 1] > mx)
-                    mx = sum[2 * k + 1];
+                if (max[k] > mx)
+                    mx = max[k];
             }
         vmean[g] = cnt > 0 ? s / cnt : 0.0;
         vmax[g] = mx;
