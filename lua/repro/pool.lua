@@ -3,9 +3,10 @@
 -- lua/repro/worker.lua), each with `threads` threads, with a status line and an ETA on
 -- stderr.  Once nothing is left to start, the cores of finished workers go to the runs
 -- still training (each continues with jobs x threads / running threads; results do not
--- depend on it), so a study's last run does not train on one core beside idle ones.  A worker dies with the runner (kill -9 included).  Ctrl-C (or SIGTERM) stops
--- every worker after its current step with a checkpoint and starts no other.  Each
--- worker reports the step it reached through a progress file in a temporary directory.
+-- depend on it), so a study's last run does not train on one core beside idle ones.
+-- A worker dies with the runner (kill -9 included).  Ctrl-C (or SIGTERM) stops every
+-- worker after its current step with a checkpoint and starts no other.  Each worker
+-- reports the step it reached through a progress file in a temporary directory.
 local engine = require "engine"
 local host = require "repro.host"
 local proc = require "repro.proc"

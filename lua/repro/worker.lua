@@ -4,9 +4,9 @@
 -- lock and keeps its attempt.json (lua/repro/runstate.lua), and writes the step it
 -- reached into PROGRESS_FILE now and then.  When the runner writes a thread count into
 -- PROGRESS_FILE.threads (a study's last runs, once other workers are done), the rest of
--- the run uses it (results do not depend on it).  Exit status: 0 when the record is written
--- (diverged included), 130 when interrupted (checkpoint saved), 1 on an error, 75 when
--- another process (a `bin/repro run-one`) is training the same run.
+-- the run uses it (results do not depend on it).  Exit status: 0 when the record is
+-- written (diverged included), 130 when interrupted (checkpoint saved), 1 on an error, 75
+-- when another process (a `bin/repro run-one`) is training the same run.
 local engine = require "engine"
 local host = require "repro.host"
 local proc = require "repro.proc"
