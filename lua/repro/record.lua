@@ -297,9 +297,10 @@ end
 -- Trains cfg and writes its record into dir.  opts: threads, checkpoint_every,
 -- on_step(step, row) for progress, force (overwrite a finished record of another
 -- config), threads_now() (called after each step: a thread count for the rest of the
--- run, or nil to keep it; the manifest then gives the last count and the core-seconds).  Stale temporary files in dir are removed first and a corrupt record is put
--- aside (M.put_aside, said on stderr): call it holding dir's lock (or with no other
--- process writing dir).  Returns the engine's metrics table; the record is complete
+-- run, or nil to keep it; the manifest then gives the last count and the core-seconds).
+-- Stale temporary files in dir are removed first and a corrupt record is put aside
+-- (M.put_aside, said on stderr): call it holding dir's lock (or with no other process
+-- writing dir).  Returns the engine's metrics table; the record is complete
 -- only when the run finished (not interrupted or stopped).
 function M.run(cfg, dir, opts)
   opts = opts or {}

@@ -13,8 +13,8 @@
 --
 -- The runs train in worker processes (lua/repro/pool.lua, lua/repro/worker.lua) with
 -- threads = cores / N (once nothing is left to start, the runs still training take over
--- the cores of finished workers), so records are byte-identical for any N.  Every file of a record
--- is written atomically with metrics.json last, so a killed run never looks done.
+-- the cores of finished workers), so records are byte-identical for any N.  Every file of
+-- a record is written atomically with metrics.json last, so a killed run never looks done.
 -- Ctrl-C (or SIGTERM) stops every worker after its current step with a checkpoint, then
 -- says which runs finished.  The study directory is locked (flock) while a runner or its
 -- workers live, so two runners never write one study (`bin/repro run-one` takes it

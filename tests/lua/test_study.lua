@@ -196,7 +196,7 @@ same_results(A, J1, "tiny", "reused, rerun and forced vs fresh")
 if require("repro.sys").cores() >= 2 then
   local tail = dir .. "/tail.lua"
   check.write(tail, string.format([[
-return { name = "tail", description = "three runs for two workers",
+return { name = "tail", description = "four runs for two workers",
   base = { n_layer = 2, d_model = 32, n_head = 2, context = 32, batch = 8, iters = 200,
     warmup = 2, data = %q },
   variants = { { name = "none", embed_norm = "none" },
