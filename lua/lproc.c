@@ -2,7 +2,7 @@
  * of run-one, without a shell.
  *   proc.spawn(argv [, {stdout =, stderr =}]) -> pid    this binary as a child process
  *   proc.wait(block) -> pid, "exit"|"signal", code      a child that ended, or nil
- *   proc.kill(pid, "INT"|"TERM"|"KILL") -> true if sent
+ *   proc.kill(pid, "INT"|"TERM"|"KILL"|"STOP"|"CONT") -> true if sent
  *   proc.sleep(seconds)                                 ended early by a child's exit once
  *                                                       proc.trap_signals() was called
  *   proc.trap_signals(); proc.sigints() -> count        SIGINT/SIGTERM counted, not fatal
@@ -97,8 +97,8 @@ static int proc_wait(lua_State *L)
 
 static int proc_kill(lua_State *L)
 {
-    static const char *const names[] = {"INT", "TERM", "KILL", NULL};
-    static const int sigs[] = {SIGINT, SIGTERM, SIGKILL};
+    static const char *const names[] = {"INT", "TERM", "KILL", "STOP", "CONT", NULL};
+    static const int sigs[] = {SIGINT, SIGTERM, SIGKILL, SIGSTOP, SIGCONT};
     pid_t pid = (pid_t)luaL_checkinteger(L, 1);
     luaL_argcheck(L, pid > 0, 1, "pid: must be > 0");
     lua_pushboolean(L, kill(pid, sigs[luaL_checkoption(L, 2, NULL, names)]) == 0);

@@ -109,7 +109,9 @@ t:ok(code == 0 and fs.read(P .. "/ptiny/summary.json") == fs.read(R .. "/ptiny/s
 
 -- 3. States: running (lock held), stopped by SIGTERM (pending, resumes bit-identically),
 -- killed -9 (failed), an error (failed, with the message); analyze lists them.
--- A slower run (a few seconds), to be caught while it trains.
+-- A slower run (a few seconds on a slow machine, under a second on a fast one), caught
+-- while it trains: once its first checkpoint exists it is stopped (SIGSTOP: it keeps its
+-- lock) while the checks that need it running are made, so no check races its end.
 local slow = write_study("pslow", "n_layer = 2, d_model = 64, n_head = 2, context = 64, " ..
   "batch = 8, iters = 300", 10)
 local U = dir .. "/U"
@@ -142,6 +144,7 @@ end
 fs.mkdir_p(S)
 local pid = start_slow()
 wait_for(ckpt_exists, "a checkpoint")
+t:ok(proc.kill(pid, "STOP"), "the training process is paused")
 local state, o = status_of("none/seed-1")
 t:ok(state == "running" and o:find("training, ", 1, true) and o:find("pid " .. pid, 1, true),
   "status: running while the lock is held: " .. o)
@@ -151,7 +154,8 @@ t:ok(code == 75 and err:find("another process is training this run", 1, true),
   "a second run-one of the same run exits 75: " .. err)
 code, out = check.run(string.format("%s plan %s --out-root %s", repro, slow, S))
 t:ok(not out:find("variant=none,seed=1", 1, true), "plan leaves a running run out")
-proc.kill(pid, "TERM")
+proc.kill(pid, "TERM") -- pending until it continues
+proc.kill(pid, "CONT")
 local _, how, status = proc.wait(true)
 t:ok(how == "exit" and status == 130, "SIGTERM: exit status 130 (" .. tostring(how) .. " " ..
   tostring(status) .. ")")
