@@ -8,6 +8,7 @@
 const char *const embed_norm_names[] = {"none", "layernorm", "rmsnorm", "scale",
                                         "layernorm_matched", NULL};
 const char *const lr_schedule_names[] = {"cosine", "constant", NULL};
+const char *const init_scheme_names[] = {"gpt2", "torch", NULL};
 
 #define K(name, type, help) {#name, type, offsetof(gpt_config, name), help, NULL, 0, NULL}
 /* an omittable key (see config.h); `values` for an enum, `from` for a derived key */
@@ -45,6 +46,16 @@ const config_key config_keys[] = {
     KO(tie_embeddings, CFG_BOOL,
        "logits = x.wte^T; false: a separate lm_head (V, C) ~ N(0, 0.02), drawn last", NULL,
        NULL),
+    {"init", CFG_ENUM, offsetof(gpt_config, init),
+     "initialization scheme: gpt2 (Linear weights N(0, 0.02), residual projections "
+     "N(0, 0.02/sqrt(2 n_layer)), biases 0, embeddings N(0, embed_init_std)) | torch "
+     "(PyTorch 1.13's module defaults: Linear weights and biases U(-1/sqrt(fan_in), "
+     "1/sqrt(fan_in)), untied lm_head a bias-free Linear, token and position embeddings "
+     "N(0, 1)); tok_init_std / pos_init_std override the embeddings in either",
+     init_scheme_names, 1, NULL},
+    KO(balanced_acc, CFG_BOOL,
+       "also report balanced accuracy: the mean over the symbols present of each symbol's "
+       "recall, on the validation split and on 150-position subsets", NULL, NULL),
     K(seed, CFG_INT, "run seed (dropout and subset-accuracy streams; init and data by default)"),
     KO(init_seed, CFG_INT, "seed of the parameter-init stream", NULL, "seed"),
     KO(data_seed, CFG_INT, "seed of the batch-order stream", NULL, "seed"),
@@ -81,6 +92,8 @@ void config_defaults(gpt_config *c)
     c->tok_init_std = NAN;
     c->pos_init_std = NAN;
     c->tie_embeddings = 1;
+    c->init = INIT_GPT2;
+    c->balanced_acc = 0;
     c->seed = 1;
     c->init_seed = -1;
     c->data_seed = -1;
@@ -269,6 +282,14 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
         FAIL("tok_init_std=%g: must be > 0", c->tok_init_std);
     if (!isnan(c->pos_init_std) && !(isfinite(c->pos_init_std) && c->pos_init_std >= 0))
         FAIL("pos_init_std=%g: must be >= 0", c->pos_init_std);
+    if (c->init < 0 || c->init > INIT_TORCH)
+        FAIL("init=%d: unknown", c->init);
+    if (c->init == INIT_TORCH && c->embed_init_std != 0.02)
+        FAIL("embed_init_std=%g: the gpt2 scheme's shorthand; with init=torch the "
+             "embeddings are N(0, 1) unless tok_init_std / pos_init_std set them",
+             c->embed_init_std);
+    if (c->balanced_acc != 0 && c->balanced_acc != 1)
+        FAIL("balanced_acc=%d: must be true or false", c->balanced_acc);
     if (c->tie_embeddings != 0 && c->tie_embeddings != 1)
         FAIL("tie_embeddings=%d: must be true or false", c->tie_embeddings);
     if (c->seed < 0)
@@ -300,14 +321,20 @@ int config_threads(const gpt_config *c)
     return n > 0 ? (int)n : 1;
 }
 
+/* Unset, an embedding std is the scheme's: embed_init_std (gpt2) or 1 (torch:
+ * nn.Embedding's N(0, 1)). */
 double config_tok_init_std(const gpt_config *c)
 {
-    return isnan(c->tok_init_std) ? c->embed_init_std : c->tok_init_std;
+    if (!isnan(c->tok_init_std))
+        return c->tok_init_std;
+    return c->init == INIT_TORCH ? 1.0 : c->embed_init_std;
 }
 
 double config_pos_init_std(const gpt_config *c)
 {
-    return isnan(c->pos_init_std) ? c->embed_init_std : c->pos_init_std;
+    if (!isnan(c->pos_init_std))
+        return c->pos_init_std;
+    return c->init == INIT_TORCH ? 1.0 : c->embed_init_std;
 }
 
 long long config_init_seed(const gpt_config *c)
@@ -338,8 +365,14 @@ int config_at_default(const gpt_config *c, const config_key *k)
             return 1;
         const config_key *src = config_find(k->derived_from);
         const char *q = (const char *)c + src->offset;
-        if (k->type == CFG_NUM)
-            return *(const double *)p == *(const double *)q;
+        if (k->type == CFG_NUM) { /* the value it takes when unset (the init scheme's) */
+            gpt_config u = *c;
+            *(double *)((char *)&u + k->offset) = NAN;
+            double unset = strcmp(k->name, "tok_init_std") == 0 ? config_tok_init_std(&u)
+                           : strcmp(k->name, "pos_init_std") == 0 ? config_pos_init_std(&u)
+                                                                  : *(const double *)q;
+            return *(const double *)p == unset;
+        }
         return *(const long long *)p == *(const long long *)q;
     }
     gpt_config d;

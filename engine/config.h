@@ -5,7 +5,8 @@
  * Keys added after the first records were written are "omittable": a run record leaves
  * such a key out while it is at its default (config_at_default), so every earlier
  * config.json, and its hash, stays byte-identical.  Four of them are derived: unset,
- * tok_init_std and pos_init_std take embed_init_std, init_seed and data_seed take seed
+ * tok_init_std and pos_init_std take embed_init_std (init = gpt2) or 1 (init = torch),
+ * init_seed and data_seed take seed
  * (config_tok_init_std, ... resolve them); unset is NaN for the stds and -1 for the
  * seeds, values no setter accepts. */
 #ifndef REPRO_CONFIG_H
@@ -23,6 +24,8 @@ enum embed_norm {
     EMBED_LAYERNORM_MATCHED = 4
 };
 enum lr_schedule { LR_COSINE = 0, LR_CONSTANT = 1 };
+/* gpt2: docs/DESIGN.md's pinned init; torch: PyTorch 1.13's module defaults (gpt.h). */
+enum init_scheme { INIT_GPT2 = 0, INIT_TORCH = 1 };
 
 /* The largest `threads`: engine/gemm.c keeps per-thread scratch for this many OpenMP
  * threads (exported to Lua as engine.MAX_THREADS). */
@@ -38,6 +41,8 @@ typedef struct {
     double embed_init_std;
     double tok_init_std, pos_init_std; /* NaN = embed_init_std */
     int tie_embeddings;                /* 1: logits = x·wteᵀ; 0: a separate lm_head */
+    int init;                          /* enum init_scheme */
+    int balanced_acc; /* also report balanced accuracy (diag.h); changes no training byte */
     long long seed;
     long long init_seed, data_seed; /* -1 = seed */
     int diag_every;   /* validation diagnostics into log.csv every k steps, 0 = off */
@@ -63,6 +68,7 @@ extern const config_key config_keys[];
 extern const int config_nkeys;
 extern const char *const embed_norm_names[]; /* "none", "layernorm", ..., NULL */
 extern const char *const lr_schedule_names[]; /* "cosine", "constant", NULL */
+extern const char *const init_scheme_names[]; /* "gpt2", "torch", NULL */
 
 void config_defaults(gpt_config *c);
 const config_key *config_find(const char *name);
@@ -78,7 +84,7 @@ int config_validate(const gpt_config *c, char *err, size_t errlen);
  * CONFIG_MAX_THREADS). */
 int config_threads(const gpt_config *c);
 
-/* Derived keys, resolved. */
+/* Derived keys, resolved (an unset embedding std is the init scheme's: gpt.h). */
 double config_tok_init_std(const gpt_config *c);
 double config_pos_init_std(const gpt_config *c);
 long long config_init_seed(const gpt_config *c);

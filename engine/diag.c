@@ -111,6 +111,14 @@ void diag_finish(const diag_sums *d, diag_result *r)
         r->embed_norm_class[k] = d->emb_n[k] > 0 ? d->emb_norm_cls[k] / d->emb_n[k] : NAN;
     }
     r->acc_macro = present ? macro / present : NAN;
+    double bal = 0;
+    int syms = 0;
+    for (int v = 0; v < DIAG_SYMBOLS; v++)
+        if (d->sym_n[v] > 0) {
+            bal += d->sym_hits[v] / d->sym_n[v];
+            syms++;
+        }
+    r->bal_acc = syms ? bal / syms : NAN;
     r->ece = diag_ece(d->bin_n, d->bin_conf, d->bin_hits, N_BINS);
     for (int k = 0; k < N_BINS; k++) {
         r->bin_n[k] = d->bin_n[k];
@@ -219,14 +227,23 @@ int diag_temperature(const float *logits, const int32_t *targets, size_t n, int 
     return 0;
 }
 
+static int sample_indices(enum pcg_purpose purpose, uint64_t seed, uint64_t index, size_t n,
+                          int k, size_t *out);
+
 int diag_sample_indices(uint64_t seed, uint64_t index, size_t n, int k, size_t *out)
+{
+    return sample_indices(PCG_PURPOSE_SUBSET, seed, index, n, k, out);
+}
+
+static int sample_indices(enum pcg_purpose purpose, uint64_t seed, uint64_t index, size_t n,
+                          int k, size_t *out)
 {
     if (k <= 0)
         return 0;
     /* Floyd: for j = n−k .. n−1 take t uniform in [0, j], or j itself if t is taken.
      * The chosen set is kept sorted, so membership is a binary search. */
     pcg32 r;
-    pcg32_stream(&r, seed, PCG_PURPOSE_SUBSET, index);
+    pcg32_stream(&r, seed, purpose, index);
     int have = 0;
     for (size_t j = n - (size_t)k; j < n; j++) {
         size_t t = (size_t)pcg32_bounded(&r, (uint32_t)(j + 1));
@@ -269,6 +286,50 @@ int diag_subset_acc(const uint8_t *hit, size_t n, uint64_t seed, double *acc, do
     for (int i = 0; i < DIAG_SUBSETS; i++)
         ss += (acc[i] - *mean) * (acc[i] - *mean);
     *sd = sqrt(ss / (DIAG_SUBSETS - 1));
+    return 0;
+}
+
+double diag_balanced_acc(const int32_t *tgt, const uint8_t *hit, size_t n, int V)
+{
+    double cnt[DIAG_SYMBOLS] = {0}, hits[DIAG_SYMBOLS] = {0};
+    for (size_t i = 0; i < n; i++)
+        if (tgt[i] >= 0 && tgt[i] < V && tgt[i] < DIAG_SYMBOLS) {
+            cnt[tgt[i]] += 1;
+            hits[tgt[i]] += hit[i] != 0;
+        }
+    double s = 0;
+    int present = 0;
+    for (int v = 0; v < V && v < DIAG_SYMBOLS; v++)
+        if (cnt[v] > 0) {
+            s += hits[v] / cnt[v];
+            present++;
+        }
+    return present ? s / present : NAN;
+}
+
+int diag_balanced_subsets(const int32_t *tgt, const uint8_t *hit, size_t n, int V,
+                          uint64_t seed, double *acc, double *mean, double *sd)
+{
+    int k = n < DIAG_BAL_SUBSET_SIZE ? (int)n : DIAG_BAL_SUBSET_SIZE;
+    size_t idx[DIAG_BAL_SUBSET_SIZE];
+    int32_t t[DIAG_BAL_SUBSET_SIZE];
+    uint8_t h[DIAG_BAL_SUBSET_SIZE];
+    double s = 0.0;
+    for (int i = 0; i < DIAG_BAL_SUBSETS; i++) {
+        if (sample_indices(PCG_PURPOSE_BALANCED, seed, (uint64_t)i, n, k, idx))
+            return -1;
+        for (int j = 0; j < k; j++) {
+            t[j] = tgt[idx[j]];
+            h[j] = hit[idx[j]];
+        }
+        acc[i] = diag_balanced_acc(t, h, (size_t)k, V);
+        s += acc[i];
+    }
+    *mean = s / DIAG_BAL_SUBSETS;
+    double ss = 0.0;
+    for (int i = 0; i < DIAG_BAL_SUBSETS; i++)
+        ss += (acc[i] - *mean) * (acc[i] - *mean);
+    *sd = sqrt(ss / (DIAG_BAL_SUBSETS - 1));
     return 0;
 }
 

@@ -15,6 +15,14 @@
  * k from PCG stream (seed, purpose subset, index k); reported with their mean and sample
  * standard deviation (n − 1).
  *
+ * Balanced accuracy (config balanced_acc; a reading of the claim's "mock macro
+ * accuracy"): the mean over the target symbols present of each symbol's recall (hits /
+ * occurrences), scikit-learn's balanced_accuracy_score; on the whole split (bal_acc) and
+ * on DIAG_BAL_SUBSETS subsets of DIAG_BAL_SUBSET_SIZE positions (the symbols present in
+ * the subset), drawn as the subset accuracy's but from PCG stream (seed, purpose
+ * balanced, index k), with their mean and sample standard deviation.  acc_macro is
+ * another quantity: the mean over the character classes present of their accuracy.
+ *
  * Training-curve instruments, from the per-step log (loss ℓ_t, pre-clip gradient norm,
  * max |logit| of the batch), over the steps a run took; non-finite values are skipped:
  *   init_loss       ℓ_0, the training loss of the first batch at initialization;
@@ -42,6 +50,9 @@ enum { CLS_LETTER, CLS_DIGIT, CLS_PUNCT, CLS_SPACE, N_CLASSES };
 #define N_TEMPS 5
 #define DIAG_SUBSETS 20
 #define DIAG_SUBSET_SIZE 50
+#define DIAG_BAL_SUBSETS 20
+#define DIAG_BAL_SUBSET_SIZE 150
+#define DIAG_SYMBOLS 256 /* the largest vocabulary the balanced accuracy counts (bytes) */
 #define DIVERGE_MARGIN 1.0 /* nats above ℓ_0 */
 #define DIVERGE_STEPS 10
 extern const double diag_temps[N_TEMPS];
@@ -63,6 +74,7 @@ typedef struct {
     double bin_n[N_BINS], bin_conf[N_BINS], bin_hits[N_BINS];
     double cls_n[N_CLASSES], cls_hits[N_CLASSES];        /* by target class */
     double emb_n[N_CLASSES], emb_norm_cls[N_CLASSES];    /* by input-token class */
+    double sym_n[DIAG_SYMBOLS], sym_hits[DIAG_SYMBOLS];  /* by target symbol */
     double emb_norm, cos_first, cos_final, n_seq;
     double *resid_norm; /* (L+1): inputs of blocks 1..L, then the final residual */
     double *pos_loss, *pos_n; /* (T) */
@@ -70,7 +82,7 @@ typedef struct {
 } diag_sums;
 
 typedef struct {
-    double val_loss, val_ppl, val_acc, acc_macro, acc_class[N_CLASSES];
+    double val_loss, val_ppl, val_acc, acc_macro, acc_class[N_CLASSES], bal_acc;
     double ece, brier, bin_n[N_BINS], bin_conf[N_BINS], bin_acc[N_BINS];
     double logit_norm, max_logit, nll_temp[N_TEMPS], temp_opt, nll_temp_opt;
     double embed_norm, embed_norm_class[N_CLASSES], cos_first, cos_final;
@@ -94,6 +106,14 @@ int diag_sample_indices(uint64_t seed, uint64_t index, size_t n, int k, size_t *
  * (0/1); acc[k], their mean and sd.  0, or -1 if out of memory. */
 int diag_subset_acc(const uint8_t *hit, size_t n, uint64_t seed, double *acc, double *mean,
                     double *sd);
+
+/* Balanced accuracy of n positions with targets tgt[i] in [0, V) (V <= DIAG_SYMBOLS) and
+ * hits hit[i] (0/1): the mean over the targets present of their recall; NaN when n = 0. */
+double diag_balanced_acc(const int32_t *tgt, const uint8_t *hit, size_t n, int V);
+/* The balanced accuracy of DIAG_BAL_SUBSETS subsets of min(DIAG_BAL_SUBSET_SIZE, n) of the
+ * n positions; acc[k], their mean and sd.  0, or -1 if out of memory. */
+int diag_balanced_subsets(const int32_t *tgt, const uint8_t *hit, size_t n, int V,
+                          uint64_t seed, double *acc, double *mean, double *sd);
 
 typedef struct {
     double init_loss, max_grad_norm, max_loss_jump, max_abs_logit, logit_growth;

@@ -21,10 +21,10 @@ typedef struct {
     size_t total;
 } tensor_list;
 
-/* drawn != 0: drawn N(0, std); else every element is `value`.  field: where the tensor's
- * pointer goes in tl->p (NULL when tl->p is). */
+/* drawn != 0: drawn N(0, std), or U(-bound, bound) when bound > 0; else every element
+ * is `value`.  field: where the tensor's pointer goes in tl->p (NULL when tl->p is). */
 static void add_tensor(tensor_list *tl, float **field, const char *name, int d0, int d1,
-                       int drawn, float std, float value, int group)
+                       int drawn, float std, float bound, float value, int group)
 {
     size_t size = (size_t)d0 * (d1 > 0 ? (size_t)d1 : 1);
     if (tl->t) {
@@ -36,7 +36,8 @@ static void add_tensor(tensor_list *tl, float **field, const char *name, int d0,
         t->dims[1] = d1 > 0 ? d1 : 1;
         t->size = size;
         t->drawn = drawn;
-        t->init_std = drawn ? std : 0.0f;
+        t->init_std = drawn && !(bound > 0) ? std : 0.0f;
+        t->init_bound = drawn && bound > 0 ? bound : 0.0f;
         t->init_value = drawn ? 0.0f : value;
         t->decay = d1 > 0;
         t->group = group;
@@ -48,26 +49,28 @@ static void add_tensor(tensor_list *tl, float **field, const char *name, int d0,
 }
 
 /* The tensors of one block, in layout order.  Shapes are multiples of C (cols 0: 1-D);
- * init: drawn with the Linear or residual-projection std, or set to `value`. */
+ * init (gpt2): drawn with the Linear or residual-projection std, or set to `value`;
+ * fan_in (init = torch): the tensor is a Linear weight or bias, drawn U(±1/sqrt(fan_in·C)). */
 enum { INIT_SET, INIT_LINEAR, INIT_RESID };
 static const struct {
     const char *name;
     size_t field; /* offsetof(gpt_block, ...) */
     int rows, cols, init;
     float value;
+    int fan_in; /* in units of C; 0: not a Linear's (a LayerNorm gain or bias) */
 } block_tensors[] = {
-    {"ln1_w", offsetof(gpt_block, ln1_w), 1, 0, INIT_SET, 1.0f},
-    {"ln1_b", offsetof(gpt_block, ln1_b), 1, 0, INIT_SET, 0.0f},
-    {"qkv_w", offsetof(gpt_block, qkv_w), 3, 1, INIT_LINEAR, 0.0f},
-    {"qkv_b", offsetof(gpt_block, qkv_b), 3, 0, INIT_SET, 0.0f},
-    {"proj_w", offsetof(gpt_block, proj_w), 1, 1, INIT_RESID, 0.0f},
-    {"proj_b", offsetof(gpt_block, proj_b), 1, 0, INIT_SET, 0.0f},
-    {"ln2_w", offsetof(gpt_block, ln2_w), 1, 0, INIT_SET, 1.0f},
-    {"ln2_b", offsetof(gpt_block, ln2_b), 1, 0, INIT_SET, 0.0f},
-    {"fc_w", offsetof(gpt_block, fc_w), 4, 1, INIT_LINEAR, 0.0f},
-    {"fc_b", offsetof(gpt_block, fc_b), 4, 0, INIT_SET, 0.0f},
-    {"fc2_w", offsetof(gpt_block, fc2_w), 1, 4, INIT_RESID, 0.0f},
-    {"fc2_b", offsetof(gpt_block, fc2_b), 1, 0, INIT_SET, 0.0f},
+    {"ln1_w", offsetof(gpt_block, ln1_w), 1, 0, INIT_SET, 1.0f, 0},
+    {"ln1_b", offsetof(gpt_block, ln1_b), 1, 0, INIT_SET, 0.0f, 0},
+    {"qkv_w", offsetof(gpt_block, qkv_w), 3, 1, INIT_LINEAR, 0.0f, 1},
+    {"qkv_b", offsetof(gpt_block, qkv_b), 3, 0, INIT_SET, 0.0f, 1},
+    {"proj_w", offsetof(gpt_block, proj_w), 1, 1, INIT_RESID, 0.0f, 1},
+    {"proj_b", offsetof(gpt_block, proj_b), 1, 0, INIT_SET, 0.0f, 1},
+    {"ln2_w", offsetof(gpt_block, ln2_w), 1, 0, INIT_SET, 1.0f, 0},
+    {"ln2_b", offsetof(gpt_block, ln2_b), 1, 0, INIT_SET, 0.0f, 0},
+    {"fc_w", offsetof(gpt_block, fc_w), 4, 1, INIT_LINEAR, 0.0f, 1},
+    {"fc_b", offsetof(gpt_block, fc_b), 4, 0, INIT_SET, 0.0f, 1},
+    {"fc2_w", offsetof(gpt_block, fc2_w), 1, 4, INIT_RESID, 0.0f, 4},
+    {"fc2_b", offsetof(gpt_block, fc2_b), 1, 0, INIT_SET, 0.0f, 4},
 };
 #define N_BLOCK_TENSORS ((int)(sizeof block_tensors / sizeof block_tensors[0]))
 
@@ -85,25 +88,29 @@ static void build_layout(tensor_list *tl, const gpt_config *c, int V)
     tl->total = 0;
     if (p)
         p->en_w = p->en_b = p->lm_head = NULL;
-    add_tensor(tl, FIELD(wte), "wte", V, C, 1, (float)config_tok_init_std(c), 0, 0);
-    add_tensor(tl, FIELD(wpe), "wpe", T, C, 1, (float)config_pos_init_std(c), 0, 0);
+    int torch = c->init == INIT_TORCH;
+    add_tensor(tl, FIELD(wte), "wte", V, C, 1, (float)config_tok_init_std(c), 0, 0, 0);
+    add_tensor(tl, FIELD(wpe), "wpe", T, C, 1, (float)config_pos_init_std(c), 0, 0, 0);
     for (int l = 0; l < L; l++)
         for (int i = 0; i < N_BLOCK_TENSORS; i++) {
-            int init = block_tensors[i].init;
+            int init = block_tensors[i].init, fan = block_tensors[i].fan_in;
             float **field = p ? (float **)((char *)&p->block[l] + block_tensors[i].field) : NULL;
+            float bound = torch && fan ? (float)(1.0 / sqrt((double)fan * C)) : 0.0f;
             snprintf(nm, sizeof nm, "h%d.%s", l, block_tensors[i].name);
             add_tensor(tl, field, nm, block_tensors[i].rows * C, block_tensors[i].cols * C,
-                       init != INIT_SET, init == INIT_LINEAR ? GPT_LINEAR_STD : res_std,
+                       torch ? fan != 0 : init != INIT_SET,
+                       init == INIT_LINEAR ? GPT_LINEAR_STD : res_std, bound,
                        block_tensors[i].value, l + 1);
         }
-    add_tensor(tl, FIELD(lnf_w), "lnf_w", C, 0, 0, 0, 1, L + 1);
-    add_tensor(tl, FIELD(lnf_b), "lnf_b", C, 0, 0, 0, 0, L + 1);
+    add_tensor(tl, FIELD(lnf_w), "lnf_w", C, 0, 0, 0, 0, 1, L + 1);
+    add_tensor(tl, FIELD(lnf_b), "lnf_b", C, 0, 0, 0, 0, 0, L + 1);
     if (en >= 1) /* layernorm_matched's gain is set to rho after the draws (init_params) */
-        add_tensor(tl, FIELD(en_w), "en_w", C, 0, 0, 0, 1, L + 2);
+        add_tensor(tl, FIELD(en_w), "en_w", C, 0, 0, 0, 0, 1, L + 2);
     if (en >= 2)
-        add_tensor(tl, FIELD(en_b), "en_b", C, 0, 0, 0, 0, L + 2);
+        add_tensor(tl, FIELD(en_b), "en_b", C, 0, 0, 0, 0, 0, L + 2);
     if (!c->tie_embeddings)
-        add_tensor(tl, FIELD(lm_head), "lm_head", V, C, 1, GPT_LINEAR_STD, 0, L + 2 + (en > 0));
+        add_tensor(tl, FIELD(lm_head), "lm_head", V, C, 1, GPT_LINEAR_STD,
+                   torch ? (float)(1.0 / sqrt((double)C)) : 0.0f, 0, L + 2 + (en > 0));
 #undef FIELD
 }
 
@@ -155,7 +162,12 @@ static void init_params(gpt_model *m)
     for (int i = 0; i < m->n_tensors; i++) {
         const gpt_tensor *t = &m->tensors[i];
         float *p = m->params + t->offset;
-        if (t->drawn)
+        if (t->drawn && t->init_bound > 0)
+            for (size_t j = 0; j < t->size; j++) {
+                double u = pcg32_uniform_double(&r);
+                p[j] = (float)((2.0 * u - 1.0) * t->init_bound);
+            }
+        else if (t->drawn)
             for (size_t j = 0; j < t->size; j++) {
                 double z = pcg32_normal(&r);
                 p[j] = t->init_std > 0 ? (float)(z * t->init_std) : 0.0f;

@@ -31,6 +31,15 @@
  * bias at 0, so at initialization it centers and normalizes each token but keeps the
  * input's overall scale.
  *
+ * init = torch (PyTorch 1.13's module defaults, for a model written from nn.Linear,
+ * nn.Embedding and nn.LayerNorm without GPT-2's initialization) changes the draws, not
+ * the layout or its order: every Linear weight and bias (qkv, proj, fc, fc2; the untied
+ * lm_head, a bias-free Linear) is U(-b, b) with b = 1/sqrt(fan_in), fan_in = the
+ * weight's columns (C, or 4C for fc2), one uniform per element (2u - 1)·b with u =
+ * pcg32_uniform_double; wte and wpe (nn.Embedding) are N(0, 1) unless tok_init_std /
+ * pos_init_std are set; gains 1 and norm biases 0 as in gpt2; no residual rescaling.
+ * The biases are drawn in layout order right after their weight.
+ *
  * Dropout (p = cfg.dropout, training only) is applied after the embedding norm, to the
  * attention probabilities and to both residual branches; its masks come from the run's
  * dropout stream (seed `seed`), one PCG stream per (step, site, sequence), so they do
@@ -57,8 +66,9 @@ typedef struct {
     char name[32];       /* "wte", "h0.qkv_w", ... */
     size_t offset, size; /* in floats, into params (and grads, adam_m, adam_v) */
     int ndim, dims[2];   /* (dims[0], dims[1]); dims[1] = 1 when ndim = 1 */
-    int drawn;      /* drawn N(0, init_std) (init_std may be 0); else constant init_value */
-    float init_std;
+    int drawn;        /* drawn (see init_bound); else constant init_value */
+    float init_std;   /* drawn N(0, init_std) (init_std may be 0) when init_bound is 0 */
+    float init_bound; /* > 0: drawn U(-init_bound, init_bound) (init = torch) */
     float init_value;
     int decay; /* weight decay applies (2-D) */
     int group; /* see gpt_n_groups */

@@ -93,6 +93,11 @@ const char *train_definitions(void)
            "  subset_acc      argmax accuracy on " STR(DIAG_SUBSETS) " subsets of "
            STR(DIAG_SUBSET_SIZE) " validation positions\n"
            "                  (PCG stream 'subset' of seed), with subset_acc_mean and _sd\n"
+           "  bal_acc         (balanced_acc = true) balanced accuracy: the mean over the\n"
+           "                  target symbols present of their recall, on the validation\n"
+           "                  split, and bal_subset_acc on " STR(DIAG_BAL_SUBSETS) " subsets of "
+           STR(DIAG_BAL_SUBSET_SIZE) " positions\n"
+           "                  (PCG stream 'balanced' of seed), with _mean and _sd\n"
            "  ngram_ppl       add-one smoothed unigram and bigram models of the training\n"
            "                  split, perplexity on the validation split (engine/ngram.h)\n";
 }
@@ -230,6 +235,10 @@ static void accumulate(diag_sums *d, const gpt_model *m, const int *cls, const d
         d->bin_hits[k] += o[PS_HIT];
         d->cls_n[cls[tgt]] += 1;
         d->cls_hits[cls[tgt]] += o[PS_HIT];
+        if (tgt >= 0 && tgt < DIAG_SYMBOLS) {
+            d->sym_n[tgt] += 1;
+            d->sym_hits[tgt] += o[PS_HIT];
+        }
         d->emb_n[cls[m->inputs[i]]] += 1;
         d->emb_norm_cls[cls[m->inputs[i]]] += o[PS_ENORM];
         d->emb_norm += o[PS_ENORM];
@@ -469,6 +478,14 @@ static int final_evaluation(run_state *rs, train_metrics *out, char *err, size_t
         snprintf(err, errlen, "out of memory for the subset accuracies");
         rc = TRAIN_ENOMEM;
     }
+    /* the windows are consecutive: position j's target is val[j + 1] */
+    if (rc == TRAIN_OK && rs->cfg->balanced_acc &&
+        diag_balanced_subsets(rs->c.val + 1, hits, (size_t)n_win * T, m->V,
+                              (uint64_t)rs->cfg->seed, out->bal_subset_acc,
+                              &out->bal_subset_acc_mean, &out->bal_subset_acc_sd)) {
+        snprintf(err, errlen, "out of memory for the balanced subset accuracies");
+        rc = TRAIN_ENOMEM;
+    }
     if (rc == TRAIN_OK) {
         out->eval_tokens_per_s = fwd > 0 ? (double)n_win * T / fwd : 0.0;
         memcpy(out->resid_norm, out->diag.resid_norm, ((size_t)m->L + 1) * sizeof(double));
@@ -608,6 +625,7 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_me
     out->params = (long)m->n_params;
     out->vocab = rs.c.vocab;
     out->n_layer = m->L;
+    out->balanced_acc = cfg->balanced_acc;
     out->context = m->T;
 
 done:

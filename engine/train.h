@@ -59,10 +59,13 @@ typedef struct {
     double embed_init_rms; /* rho of gpt.h: RMS of wte[v]+wpe[p] at initialization */
     double embed_scale;    /* 1/rho for embed_norm = scale, else NaN */
     double subset_acc[DIAG_SUBSETS], subset_acc_mean, subset_acc_sd; /* when evaluated */
+    double bal_subset_acc[DIAG_BAL_SUBSETS], bal_subset_acc_mean, bal_subset_acc_sd;
+    /* ... when evaluated with balanced_acc */
     int stopped;
     long steps;        /* steps completed */
     long resumed_from; /* step the run resumed at, 0 for a fresh run */
     int n_layer, context;
+    int balanced_acc; /* the config's balanced_acc: the bal_* fields are filled */
     double *resid_norm, *pos_loss;          /* (n_layer+1), (context): owned, see free */
     double tokens_per_s, eval_tokens_per_s, wall_s; /* timings: never written into results */
 } train_metrics;

@@ -440,6 +440,12 @@ static void push_metrics(lua_State *L, const train_metrics *m)
         push_array(L, "subset_acc", m->subset_acc, DIAG_SUBSETS);
         set_num(L, "subset_acc_mean", m->subset_acc_mean);
         set_num(L, "subset_acc_sd", m->subset_acc_sd);
+        if (m->balanced_acc) { /* only where the config asks: other records keep their bytes */
+            set_defined(L, "bal_acc", r->bal_acc);
+            push_array(L, "bal_subset_acc", m->bal_subset_acc, DIAG_BAL_SUBSETS);
+            set_num(L, "bal_subset_acc_mean", m->bal_subset_acc_mean);
+            set_num(L, "bal_subset_acc_sd", m->bal_subset_acc_sd);
+        }
         set_num(L, "eval_tokens_per_s", m->eval_tokens_per_s);
     }
     const diag_curve *cv = &m->curve;

@@ -6,6 +6,7 @@
 
 #include "../../engine/diag.h"
 #include "check.h"
+#include "json_min.h"
 
 static int near(double a, double b, double tol)
 {
@@ -223,6 +224,73 @@ static void divergence_rule(void)
           "a step at the bound breaks the streak");
 }
 
+/* Balanced accuracy against scikit-learn's balanced_accuracy_score on the committed cases
+ * of tests/fixtures/balanced_acc.json (tests/reference/balanced_ref.py): skewed
+ * character-like frequencies, predictions of symbols that never occur as targets, one
+ * target symbol, perfect and constant predictions.  Then the subset form: subsets at
+ * least as large as the split all give the whole split's value, and the mean and sd are
+ * those of the 20 values. */
+static void balanced_accuracy(void)
+{
+    jv *doc = jv_load("tests/fixtures/balanced_acc.json");
+    CHECK(doc != NULL, "tests/fixtures/balanced_acc.json: readable");
+    if (!doc)
+        return;
+    const jv *cases = jv_get(doc, "cases", NULL);
+    int n_cases = 0;
+    for (size_t k = 0; cases && k < cases->n; k++) {
+        const jv *c = jv_at(cases, k), *yt = jv_get(c, "y_true", NULL),
+                 *yp = jv_get(c, "y_pred", NULL);
+        size_t n = yt->n;
+        int V = (int)jv_num(jv_get(c, "V", NULL));
+        int32_t *t = malloc(n * sizeof *t);
+        uint8_t *h = malloc(n);
+        for (size_t i = 0; i < n; i++) {
+            t[i] = (int32_t)jv_num(jv_at(yt, i));
+            h[i] = (int32_t)jv_num(jv_at(yp, i)) == t[i];
+        }
+        double got = diag_balanced_acc(t, h, n, V);
+        double want = jv_num(jv_get(c, "balanced_accuracy", NULL));
+        printf("balanced accuracy %-22s n %5zu: %.15f (sklearn %.15f)\n",
+               jv_get(c, "name", NULL)->str, n, got, want);
+        CHECK(fabs(got - want) <= 1e-12, "balanced accuracy %s: %.17g vs sklearn %.17g",
+              jv_get(c, "name", NULL)->str, got, want);
+        if (n <= DIAG_BAL_SUBSET_SIZE) {
+            double acc[DIAG_BAL_SUBSETS], mean, sd;
+            CHECK(diag_balanced_subsets(t, h, n, V, 5, acc, &mean, &sd) == 0, "subsets run");
+            int same = 1;
+            for (int i = 0; i < DIAG_BAL_SUBSETS; i++)
+                same &= fabs(acc[i] - got) <= 1e-15;
+            CHECK(same && fabs(mean - got) <= 1e-15 && sd <= 1e-15,
+                  "%s: subsets of the whole split all give its balanced accuracy",
+                  jv_get(c, "name", NULL)->str);
+        } else {
+            double acc[DIAG_BAL_SUBSETS], mean, sd, s = 0, ss = 0;
+            CHECK(diag_balanced_subsets(t, h, n, V, 5, acc, &mean, &sd) == 0, "subsets run");
+            for (int i = 0; i < DIAG_BAL_SUBSETS; i++)
+                s += acc[i];
+            for (int i = 0; i < DIAG_BAL_SUBSETS; i++)
+                ss += (acc[i] - s / DIAG_BAL_SUBSETS) * (acc[i] - s / DIAG_BAL_SUBSETS);
+            CHECK(fabs(mean - s / DIAG_BAL_SUBSETS) <= 1e-15 &&
+                      fabs(sd - sqrt(ss / (DIAG_BAL_SUBSETS - 1))) <= 1e-15 &&
+                      (sd > 0) == (got > 0 && got < 1),
+                  "%s: subset mean and sd are those of the 20 subsets (sd %.4f)",
+                  jv_get(c, "name", NULL)->str, sd);
+        }
+        free(t);
+        free(h);
+        n_cases++;
+    }
+    CHECK(n_cases >= 8, "the fixture's %d cases", n_cases);
+    jv_free(doc);
+    /* not plain accuracy: a model always right on the frequent symbol only */
+    int32_t t[6] = {0, 0, 0, 0, 1, 2};
+    uint8_t h[6] = {1, 1, 1, 1, 0, 0};
+    CHECK(fabs(diag_balanced_acc(t, h, 6, 3) - 1.0 / 3) < 1e-15,
+          "four of six right, one symbol of three: 1/3");
+    CHECK(isnan(diag_balanced_acc(t, h, 0, 3)), "no positions: undefined");
+}
+
 int main(void)
 {
     ece();
@@ -232,6 +300,7 @@ int main(void)
     temperature();
     sampling();
     subset_accuracy();
+    balanced_accuracy();
     training_curve();
     divergence_rule();
     return check_done("test_diag");

@@ -3,8 +3,10 @@
  * (PyTorch, float64) computes from them: logits, loss, every gradient, the pre-clip
  * gradient norm, every parameter after one AdamW step and rho (gpt.h's initial embedding
  * RMS, which the reference computes by brute force over all (token, position) pairs).
- * The cases are the five embedding norms with tied embeddings and `untied` (none, with a
- * separate lm_head).  This test checks that the engine still draws exactly the fixture's
+ * The cases are the five embedding norms with tied embeddings, `untied` (none, with a
+ * separate lm_head), and `torch`: init = torch, LayerNorm after the embedding and an
+ * untied lm_head, checked against the model written from PyTorch's default modules
+ * (gpt_ref.py's ModGPT: nn.Embedding, nn.Linear with biases, nn.LayerNorm).  This test checks that the engine still draws exactly the fixture's
  * initial weights, then compares its float32 results with the reference.
  * `test_parity --export DIR` writes the .in files (see tests/reference/regen_fixtures.sh).
  *
@@ -29,13 +31,14 @@
 
 static const struct {
     const char *name;
-    int norm, tie;
-} cases[] = {{"none", EMBED_NONE, 1},
-             {"layernorm", EMBED_LAYERNORM, 1},
-             {"rmsnorm", EMBED_RMSNORM, 1},
-             {"scale", EMBED_SCALE, 1},
-             {"layernorm_matched", EMBED_LAYERNORM_MATCHED, 1},
-             {"untied", EMBED_NONE, 0}};
+    int norm, tie, init;
+} cases[] = {{"none", EMBED_NONE, 1, INIT_GPT2},
+             {"layernorm", EMBED_LAYERNORM, 1, INIT_GPT2},
+             {"rmsnorm", EMBED_RMSNORM, 1, INIT_GPT2},
+             {"scale", EMBED_SCALE, 1, INIT_GPT2},
+             {"layernorm_matched", EMBED_LAYERNORM_MATCHED, 1, INIT_GPT2},
+             {"untied", EMBED_NONE, 0, INIT_GPT2},
+             {"torch", EMBED_LAYERNORM, 0, INIT_TORCH}};
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 enum { V = 13, T = 8, L = 2, C = 16, H = 4, B = 3 };
 static const double hparams[6] = {1e-3, 0.1, 0.9, 0.95, 1e-8, 1.0};
@@ -50,7 +53,8 @@ static void fixture_config(gpt_config *c, int k)
     c->context = T;
     c->batch = B;
     c->embed_norm = cases[k].norm;
-    c->embed_init_std = 0.3;
+    c->init = cases[k].init;
+    c->embed_init_std = cases[k].init == INIT_TORCH ? 0.02 : 0.3; /* torch: N(0, 1) */
     c->seed = 7;
     c->lr = hparams[0];
     c->weight_decay = hparams[1];
@@ -91,6 +95,11 @@ static int export_inputs(const char *dir)
         tf_add(f, "hparams", TF_F64, 1, &d6, hparams);
         tf_add(f, "tokens", TF_I32, 2, dbt, m.inputs);
         tf_add(f, "targets", TF_I32, 2, dbt, m.targets);
+        if (cases[n].init == INIT_TORCH) { /* checked against the default-modules model */
+            int32_t one = 1;
+            uint32_t d1 = 1;
+            tf_add(f, "modules", TF_I32, 1, &d1, &one);
+        }
         for (int i = 0; i < m.n_tensors; i++) {
             const gpt_tensor *t = &m.tensors[i];
             uint32_t dims[2] = {(uint32_t)t->dims[0], (uint32_t)t->dims[1]};

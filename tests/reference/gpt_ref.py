@@ -11,6 +11,9 @@ One nn.Module (GPT) serves three modes:
   gpt_ref.py train [key=value ...]
       Trains from scratch in float32 on the corpus and evaluates the whole validation
       split; progress on stderr, one JSON line on stdout.
+  gpt_ref.py torchinit OUT.json [V T L C H]
+      PyTorch's default initialization of the model written from default modules
+      (ModGPT), as per-tensor moments and bounds (the engine's init = torch test).
   gpt_ref.py bench [steps=N] [threads=K]
       Times N training steps of the default config (after 3 warm-up steps); one JSON
       line on stdout.
@@ -246,6 +249,106 @@ class GPT(nn.Module):
         return logits, loss
 
 
+class ModBlock(nn.Module):
+    """The same Pre-LN block written from PyTorch's default modules (nn.LayerNorm,
+    nn.Linear, nn.GELU), as a model written without GPT-2's initialization has it."""
+
+    def __init__(self, d_model, n_head):
+        super().__init__()
+        C = d_model
+        self.n_head = n_head
+        self.ln1 = nn.LayerNorm(C, eps=LN_EPS)
+        self.qkv = nn.Linear(C, 3 * C)
+        self.proj = nn.Linear(C, C)
+        self.ln2 = nn.LayerNorm(C, eps=LN_EPS)
+        self.fc = nn.Linear(C, 4 * C)
+        self.gelu = nn.GELU(approximate="tanh")
+        self.fc2 = nn.Linear(4 * C, C)
+
+    def forward(self, x, causal):
+        B, T, C = x.shape
+        H = self.n_head
+        hs = C // H
+        q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+        q, k, v = (t.view(B, T, H, hs).transpose(1, 2) for t in (q, k, v))
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+        scores = scores.masked_fill(~causal[:T, :T], float("-inf"))
+        a = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(B, T, C)
+        x = x + self.proj(a)
+        return x + self.fc2(self.gelu(self.fc(self.ln2(x))))
+
+
+class ModGPT(nn.Module):
+    """The model of GPT above written from PyTorch's default modules (nn.Embedding for
+    tokens and positions, nn.Linear, nn.LayerNorm; an untied output layer is a bias-free
+    nn.Linear), keeping each module's default initialization: what the engine's
+    init = torch draws (engine/gpt.h).  Embedding norms none, layernorm and rmsnorm.
+    by_name() maps the engine's parameter names to the modules' parameters."""
+
+    def __init__(self, vocab, context, n_layer, d_model, n_head, embed_norm="none",
+                 tie_embeddings=True):
+        super().__init__()
+        if embed_norm not in ("none", "layernorm", "rmsnorm"):
+            raise ValueError("ModGPT: embed_norm none, layernorm or rmsnorm, not %r"
+                             % embed_norm)
+        C = d_model
+        self.n_layer, self.embed_norm, self.tie_embeddings = n_layer, embed_norm, tie_embeddings
+        self.tok = nn.Embedding(vocab, C)
+        self.pos = nn.Embedding(context, C)
+        self.h = nn.ModuleList([ModBlock(C, n_head) for _ in range(n_layer)])
+        self.lnf = nn.LayerNorm(C, eps=LN_EPS)
+        if embed_norm == "layernorm":
+            self.en = nn.LayerNorm(C, eps=LN_EPS)
+        elif embed_norm == "rmsnorm":
+            self.en_w = nn.Parameter(torch.ones(C))
+        if not tie_embeddings:
+            self.lm_head = nn.Linear(C, vocab, bias=False)
+        self.register_buffer("causal", torch.ones(context, context, dtype=torch.bool).tril(),
+                             persistent=False)
+
+    def by_name(self):
+        d = collections.OrderedDict([("wte", self.tok.weight), ("wpe", self.pos.weight)])
+        for l, b in enumerate(self.h):
+            for name, p in (("ln1_w", b.ln1.weight), ("ln1_b", b.ln1.bias),
+                            ("qkv_w", b.qkv.weight), ("qkv_b", b.qkv.bias),
+                            ("proj_w", b.proj.weight), ("proj_b", b.proj.bias),
+                            ("ln2_w", b.ln2.weight), ("ln2_b", b.ln2.bias),
+                            ("fc_w", b.fc.weight), ("fc_b", b.fc.bias),
+                            ("fc2_w", b.fc2.weight), ("fc2_b", b.fc2.bias)):
+                d["h%d.%s" % (l, name)] = p
+        d["lnf_w"], d["lnf_b"] = self.lnf.weight, self.lnf.bias
+        if self.embed_norm == "layernorm":
+            d["en_w"], d["en_b"] = self.en.weight, self.en.bias
+        elif self.embed_norm == "rmsnorm":
+            d["en_w"] = self.en_w
+        if not self.tie_embeddings:
+            d["lm_head"] = self.lm_head.weight
+        assert len(d) == len(list(self.parameters()))
+        return d
+
+    def param_names(self):
+        return list(self.by_name())
+
+    def ordered_params(self):
+        return list(self.by_name().items())
+
+    def forward(self, tokens, targets=None):
+        B, T = tokens.shape
+        x = self.tok(tokens) + self.pos(torch.arange(T))
+        if self.embed_norm == "layernorm":
+            x = self.en(x)
+        elif self.embed_norm == "rmsnorm":
+            x = rms_norm(x, self.en_w)
+        for block in self.h:
+            x = block(x, self.causal)
+        x = self.lnf(x)
+        logits = x @ self.tok.weight.t() if self.tie_embeddings else self.lm_head(x)
+        if targets is None:
+            return logits
+        loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T))
+        return logits, loss
+
+
 def init_weights(model, gen, embed_init_std=0.02, tok_init_std=None, pos_init_std=None):
     """DESIGN.md init.  Draw order (one generator): wte, wpe, then per block qkv_w, proj_w,
     fc_w, fc2_w, then lm_head (untied).  Biases 0, norm gains 1, norm biases 0, then
@@ -353,9 +456,16 @@ def cmd_parity(args):
         if a.min() < 0 or a.max() >= V:
             die("%s: %s out of range [0, %d)" % (src, k, V))
 
-    model = GPT(V, Tctx, L, C, H, EMBED_NORMS[en], tie_embeddings=bool(tie)).double()
+    # a file with the record "modules" (i32 [1] = 1) is checked against ModGPT, the model
+    # written from PyTorch's default modules (the engine's init = torch)
+    modules = "modules" in inp and int(inp["modules"][0]) == 1
+    if modules:
+        model = ModGPT(V, Tctx, L, C, H, EMBED_NORMS[en], tie_embeddings=bool(tie)).double()
+        params = model.by_name()
+    else:
+        model = GPT(V, Tctx, L, C, H, EMBED_NORMS[en], tie_embeddings=bool(tie)).double()
+        params = dict(model.named_parameters())
     names = model.param_names()
-    params = dict(model.named_parameters())
     with torch.no_grad():
         for n in names:
             if n not in inp:
@@ -367,12 +477,12 @@ def cmd_parity(args):
             if a.dtype not in (np.float32, np.float64):
                 die("%s: %s must be f32 (or f64), got %s" % (src, n, a.dtype))
             params[n].copy_(torch.from_numpy(a.astype(np.float64)))
-    extra = set(inp) - set(names) - {"config", "hparams", "tokens", "targets"}
+    extra = set(inp) - set(names) - {"config", "hparams", "tokens", "targets", "modules"}
     if extra:
         sys.stderr.write("gpt_ref: %s: ignoring records %s\n" % (src, sorted(extra)))
     # rho of the initial weights the engine wrote; layernorm_matched's gain comes from the
     # file (the engine's float32 rho), scale's constant from this float64 rho
-    rho = embed_rms(model.wte, model.wpe)
+    rho = embed_rms(params["wte"], params["wpe"])
     model.embed_scale = 1.0 / rho
     if EMBED_NORMS[en] == "layernorm_matched" and \
             not np.all(inp["en_w"] == np.float32(rho)):
@@ -403,9 +513,40 @@ def cmd_parity(args):
     for n in names:
         out["step." + n] = params[n].detach().numpy().astype(np.float64)
     tensorfile.write(dst, out)
-    sys.stderr.write("gpt_ref parity: %s embed_norm=%s tied=%d rho=%.12g loss=%.12g "
+    sys.stderr.write("gpt_ref parity: %s embed_norm=%s tied=%d%s rho=%.12g loss=%.12g "
                      "grad_norm=%.12g -> %s\n"
-                     % (src, EMBED_NORMS[en], tie, rho, loss.item(), grad_norm, dst))
+                     % (src, EMBED_NORMS[en], tie, " (default modules)" if modules else "",
+                        rho, loss.item(), grad_norm, dst))
+
+
+def cmd_torchinit(args):
+    """torchinit OUT.json [V T L C H]: PyTorch's own default initialization of ModGPT
+    (untied), drawn 8 times with torch.manual_seed(0): per engine tensor name its element
+    count, mean, standard deviation and min and max over the draws, for the engine's test
+    of init = torch (tests/c/test_engine.c) to compare its PCG draws with."""
+    if len(args) not in (1, 6):
+        die("usage: gpt_ref.py torchinit OUT.json [V T L C H]", 2)
+    V, T, L, C, H = (int(a) for a in args[1:]) if len(args) == 6 else (65, 32, 2, 64, 4)
+    torch.manual_seed(0)
+    acc = collections.OrderedDict()
+    for _ in range(8):
+        model = ModGPT(V, T, L, C, H, "none", tie_embeddings=False)
+        for n, p in model.by_name().items():
+            acc.setdefault(n, []).append(p.detach().double().reshape(-1))
+    out = collections.OrderedDict()
+    out["torch"] = torch.__version__
+    out["shape"] = {"V": V, "T": T, "L": L, "C": C, "H": H}
+    tensors = collections.OrderedDict()
+    for n, xs in acc.items():
+        x = torch.cat(xs)
+        tensors[n] = {"n": int(x.numel()), "mean": float(x.mean()), "std": float(x.std()),
+                      "min": float(x.min()), "max": float(x.max())}
+    out["tensors"] = tensors
+    with open(args[0] + ".tmp", "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    os.replace(args[0] + ".tmp", args[0])
+    sys.stderr.write("gpt_ref torchinit: %d tensors -> %s\n" % (len(tensors), args[0]))
 
 
 # --------------------------------------------------------------------------- train / bench
@@ -589,10 +730,11 @@ def cmd_bench(args):
 
 
 def main(argv):
-    cmds = {"parity": cmd_parity, "train": cmd_train, "bench": cmd_bench}
+    cmds = {"parity": cmd_parity, "train": cmd_train, "bench": cmd_bench,
+            "torchinit": cmd_torchinit}
     if len(argv) < 2 or argv[1] not in cmds:
         die("usage: gpt_ref.py parity IN.rptf OUT.rptf | train [key=value ...] | "
-            "bench [steps=N] [threads=K]", 2)
+            "bench [steps=N] [threads=K] | torchinit OUT.json [V T L C H]", 2)
     cmds[argv[1]](argv[2:])
 
 

@@ -3,7 +3,10 @@
 #   build/tests/test_parity --export tests/fixtures   writes parity_<case>.in.rptf (all of them)
 #   gpt_ref.py parity IN OUT                          writes parity_<case>.out.rptf (float64)
 # for each case of tests/c/test_parity.c: the embedding norms none layernorm rmsnorm scale
-# layernorm_matched (tied), and untied (none with a separate lm_head).  Run from the repository root after `make`
+# layernorm_matched (tied), untied (none with a separate lm_head), and torch (init = torch,
+# layernorm, untied; checked against the model written from PyTorch's default modules).
+# It also writes tests/fixtures/torch_init.json: PyTorch's own default initialization of
+# that model, per tensor (gpt_ref.py torchinit; the engine's init = torch test).  Run from the repository root after `make`
 # (it changes to the root itself; BUILD=dir picks another build tree).  Installs nothing: PyTorch comes from Debian's
 # python3-torch via /usr/bin/python3 (scripts/deps.sh --torch).
 set -eu
@@ -25,7 +28,7 @@ fi
 
 mkdir -p "$OUT"
 "$EXPORT" --export "$OUT"
-CASES="none layernorm rmsnorm scale layernorm_matched untied"
+CASES="none layernorm rmsnorm scale layernorm_matched untied torch"
 for case in $CASES; do
     in="$OUT/parity_$case.in.rptf"
     if ! [ -f "$in" ]; then
@@ -34,4 +37,5 @@ for case in $CASES; do
     fi
     "$PY" tests/reference/gpt_ref.py parity "$in" "$OUT/parity_$case.out.rptf"
 done
+"$PY" tests/reference/gpt_ref.py torchinit "$OUT/torch_init.json"
 echo "regen_fixtures: wrote $OUT/parity_{$(echo $CASES | tr ' ' ,)}.{in,out}.rptf (torch $("$PY" -c 'import torch; print(torch.__version__)'))" >&2
