@@ -567,7 +567,8 @@ static int l_metric_names(lua_State *L)
     double zeros[1] = {0};
     memset(&m, 0, sizeof m);
     m.evaluated = 1;
-    m.diverged = 1; /* so diverge_step and diverge_lr are listed */
+    m.diverged = 1;     /* so diverge_step and diverge_lr are listed */
+    m.balanced_acc = 1; /* and the balanced accuracy's */
     m.curve.max_grad_norm_step = m.curve.max_loss_jump_step = 0;
     m.resid_norm = m.pos_loss = zeros;
     m.n_layer = 0;

@@ -20,6 +20,8 @@
  *          p_min, patterns: the shifts of mean(b - a) the sign-flip test does not reject
  *   stats.seeds_needed{sd=, delta=, alpha=0.05, m=1, power=0.8, test="t"} -> n, table:
  *       n, n_power, n_reach, level (alpha / m), d_z, power (achieved), and the inputs
+ *   stats.sd_upper(sd, df, conf) -> the one-sided upper confidence limit of a standard
+ *       deviation estimated with df degrees of freedom: sd * sqrt(df / chi2_{1-conf}(df))
  *   stats.min_seeds(test, level) -> the least n at which the test can give p <= level
  *   stats.clopper_pearson(k, n [, {alpha=0.05}]) -> {lo, hi}
  *   stats.improvement(a, b [, {better="lower", alpha=0.05}]) -> table: n, better, ties,
@@ -618,6 +620,19 @@ static int l_min_seeds(lua_State *L)
     return 1;
 }
 
+static int l_sd_upper(lua_State *L)
+{
+    double sd = check_number(L, 1, "sd"), df = check_number(L, 2, "df");
+    double conf = check_number(L, 3, "conf");
+    double limit;
+    stats_error err;
+    int status = stats_sd_upper(sd, df, conf, &limit, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_pushnumber(L, (lua_Number)limit);
+    return 1;
+}
+
 static int l_clopper_pearson(lua_State *L)
 {
     static const char *const known[] = {"alpha", NULL};
@@ -891,6 +906,7 @@ static const luaL_Reg funcs[] = {
     {"signflip_interval", l_signflip_interval},
     {"seeds_needed", l_seeds_needed},
     {"min_seeds", l_min_seeds},
+    {"sd_upper", l_sd_upper},
     {"clopper_pearson", l_clopper_pearson},
     {"improvement", l_improvement},
     {"anova2", l_anova2},

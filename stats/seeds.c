@@ -1,6 +1,8 @@
 /* How many seeds a design needs (stats.h: stats_seeds_needed, stats_min_seeds). */
 #include <math.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "internal.h"
 #include "stats.h"
 
@@ -76,4 +78,21 @@ int stats_seeds_needed(const stats_design *g, stats_seeds_result *res, stats_err
     else if ((status = stats_power(res->n, res->d_z, level, &res->power, NULL)))
         return STATS_ENUM;
     return STATS_OK;
+}
+
+int stats_sd_upper(double sd, double df, double conf, double *limit, stats_error *err)
+{
+    stats_gsl_off();
+    *limit = NAN;
+    if (!(sd >= 0.0 && isfinite(sd)))
+        return stats_fail(err, 1, "sd: must be finite and >= 0, got %g", sd);
+    if (!(df > 0.0 && isfinite(df)))
+        return stats_fail(err, 2, "df: must be finite and > 0, got %g", df);
+    if (!(conf > 0.0 && conf < 1.0))
+        return stats_fail(err, 3, "conf: must be in (0, 1), got %g", conf);
+    double q = gsl_cdf_chisq_Pinv(1.0 - conf, df);
+    if (!(q > 0.0 && isfinite(q)))
+        return stats_fail(err, 2, "df %g, conf %g: no chi-square quantile", df, conf);
+    *limit = sd * sqrt(df / q);
+    return 0;
 }

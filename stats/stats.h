@@ -322,6 +322,12 @@ int stats_seeds_needed(const stats_design *design, stats_seeds_result *res, stat
 /* The least n at which `test` can give p <= level (2 for t; 1 + log2(1 / level) rounded
  * up for the exact sign flip), level in (0, 1). */
 size_t stats_min_seeds(int test, double level);
+/* The one-sided upper confidence limit at level `conf` of a standard deviation sd
+ * estimated with df degrees of freedom (normal data): sd · sqrt(df / q), q the (1 − conf)
+ * quantile of chi-square(df), so that P(sigma <= limit) = conf.  For seeds from a
+ * pilot without the optimism of a small pilot's sd.  df > 0, conf in (0, 1); err->arg:
+ * 1 = sd, 2 = df, 3 = conf. */
+int stats_sd_upper(double sd, double df, double conf, double *limit, stats_error *err);
 
 /* ---- Proportions (stats/proportion.c) ----
  * Clopper-Pearson exact interval of k successes in n trials at level 1 - alpha:

@@ -70,6 +70,7 @@ M.TERMS = {
 }
 M.TOLERANCE = 0.10
 M.Z_MATCH = 2
+M.DISTANCES = { [1] = true, [2] = true } -- defined in full below (M.distance_def)
 
 function M.threshold()
   return #M.TERMS * M.Z_MATCH * M.Z_MATCH
@@ -157,13 +158,25 @@ function M.check(P, spec, variants, names)
       "{ stage = \"table1\", setups = {...} }", "claim")
     return nil
   end
-  local allowed = spec.stage == "search" and { stage = true, select = true } or
-    { stage = true, setups = true }
+  local allowed = spec.stage == "search" and { stage = true, select = true, distance = true,
+    pilot = true } or { stage = true, setups = true, distance = true }
   for k in pairs(spec) do
     if not allowed[k] then
       P.add("analysis.claim." .. tostring(k), "unknown field for stage " ..
         tostring(spec.stage), tostring(k))
     end
+  end
+  local version = spec.distance
+  if version == nil then version = 1 end
+  if math.type(version) == "float" and version == math.floor(version) then
+    version = math.tointeger(version)
+  end
+  if not M.DISTANCES[version] then
+    P.add("analysis.claim.distance", "expected the version of the distance to the claim's " ..
+      "row: 1 (issue 15: PPL, gradient norm, embedding norm) or 2 (issue 27: PPL, embedding " ..
+      "norm, balanced accuracy on 150 positions, gradient norm at weight 1/4; set-ups at or " ..
+      "above the unigram perplexity excluded)", "distance")
+    return nil
   end
   if spec.stage == "search" then
     local k = spec.select
@@ -173,7 +186,18 @@ function M.check(P, spec, variants, names)
         "to select, an integer from 1 to %d (the variants)", #names), "select")
       return nil
     end
-    return { stage = "search", select = k }
+    local pilot = spec.pilot
+    if math.type(pilot) == "float" and pilot == math.floor(pilot) then
+      pilot = math.tointeger(pilot)
+    end
+    if pilot ~= nil and (math.type(pilot) ~= "integer" or pilot < 1 or version < 2) then
+      P.add("analysis.claim.pilot", "expected the number of closest admissible set-ups whose " ..
+        "seed-to-seed differences make the pilot sd for the next stage, an integer >= 1 " ..
+        "(distance 2 only)", "pilot")
+      return nil
+    end
+    return { stage = "search", select = k, distance = spec.distance and version or nil,
+      pilot = pilot }
   elseif spec.stage ~= "table1" then
     P.add("analysis.claim.stage", "expected \"search\" or \"table1\", got " ..
       tostring(spec.stage), "stage")
@@ -241,7 +265,8 @@ function M.check(P, spec, variants, names)
       out[#out + 1] = e
     end
   end
-  return ok and { stage = "table1", setups = out } or nil
+  return ok and { stage = "table1", setups = out, distance = spec.distance and version or nil }
+    or nil
 end
 
 -- Mean and sd over a variant's seeds of metric m, from the summary's per_variant.

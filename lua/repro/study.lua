@@ -15,7 +15,11 @@
 --                          <out-root>/<pilot>/summary.json); the seeds are first, first +
 --                          1, ..., none of them the pilot's (M.load, opts.out_root);
 --                          count.max (optional) caps n at a pre-registered budget, and
---                          the summary then says the design is underpowered
+--                          the summary then says the design is underpowered;
+--                          count.upper = 0.8 (optional, with a pilot) sizes n with the
+--                          one-sided 80 % upper confidence limit of the pilot's sd
+--                          (stats.sd_upper, its df = pairs - 1 or the comparison's df)
+--                          instead of the sd itself, against a small pilot's optimism
 --   analysis               the pre-registered analysis (lua/repro/analysis.lua):
 --                          baseline, metrics, primary, better, min_effect, alpha,
 --                          correction ("holm"), resamples, test ("t" | "signflip": the
@@ -571,9 +575,9 @@ local function check_seeds_spec(P, t)
     return nil
   end
   for k in pairs(c) do
-    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" then
-      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd or max)",
-        tostring(k))
+    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" and k ~= "upper" then
+      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd, max " ..
+        "or upper)", tostring(k))
       ok = false
     end
   end
@@ -592,6 +596,15 @@ local function check_seeds_spec(P, t)
     P.add("seeds.count.sd", "expected a number > 0 (in the primary metric's units)", "sd")
     ok = false
   end
+  if c.upper ~= nil and (type(c.upper) ~= "number" or not (c.upper > 0 and c.upper < 1)) then
+    P.add("seeds.count.upper", "expected the confidence level of the pilot sd's upper " ..
+      "limit, a number in (0, 1) (e.g. 0.8)", "upper")
+    ok = false
+  elseif c.upper ~= nil and c.pilot == nil then
+    P.add("seeds.count.upper", "an upper confidence limit needs a pilot (its degrees of " ..
+      "freedom); with a stated sd, state the sd you mean", "upper")
+    ok = false
+  end
   if c.max ~= nil and (math.type(c.max) ~= "integer" or c.max < 2) then
     P.add("seeds.count.max", "expected the largest seed count the budget allows, an integer " ..
       ">= 2", "max")
@@ -606,7 +619,7 @@ local function check_seeds_spec(P, t)
   end
   if not ok then return nil end
   spec.power, spec.pilot, spec.sd, spec.first = c.power + 0.0, c.pilot, c.sd, first
-  spec.max = c.max
+  spec.max, spec.upper = c.max, c.upper
   return spec
 end
 
@@ -629,13 +642,16 @@ local function pilot_sd(root, pilot, metric)
   local ok, sum = pcall(require("cjson").decode, f:read("a"))
   f:close()
   if not ok or type(sum) ~= "table" then return nil, path .. ": not a study summary" end
-  local best, used = nil, {}
+  local best, best_df, used = nil, nil, {}
   local list = type(sum.pilot_comparisons) == "table" and sum.pilot_comparisons or
     sum.comparisons
   for _, c in ipairs(type(list) == "table" and list or {}) do
     if type(c) == "table" and c.metric == metric and type(c.sd) == "number" then
-      used[#used + 1] = { treatment = c.treatment, baseline = c.baseline, sd = c.sd, n = c.n }
-      if not best or c.sd > best then best = c.sd end
+      -- degrees of freedom of the sd: stated (a pooled estimate), else pairs - 1
+      local df = type(c.df) == "number" and c.df or (type(c.n) == "number" and c.n - 1)
+      used[#used + 1] = { treatment = c.treatment, baseline = c.baseline, sd = c.sd, n = c.n,
+        df = type(c.df) == "number" and c.df or nil }
+      if not best or c.sd > best then best, best_df = c.sd, df end
     end
   end
   if not best or not (best > 0) then
@@ -647,7 +663,7 @@ local function pilot_sd(root, pilot, metric)
   -- named relative to the project root, so that the summary's bytes do not depend on
   -- where the repository is
   return best, used, seeds, fs.relative_to_root(path) .. (list == sum.pilot_comparisons and
-    ": its pilot_comparisons" or "")
+    ": its pilot_comparisons" or ""), best_df
 end
 
 -- The design against the decision rule: the Holm family size m, the seeds from power
@@ -660,9 +676,10 @@ local function check_design(P, s, opts, given)
   local spec = s.seeds_spec
   if spec and an.min_effect and an.primary then
     local sd, used, pilot_seeds, source = spec.sd, nil, {}, "stated in the study file"
+    local sd_pilot, df
     if spec.pilot then
       local list_or_why
-      sd, list_or_why, pilot_seeds, source = pilot_sd(M.results_root(opts), spec.pilot,
+      sd, list_or_why, pilot_seeds, source, df = pilot_sd(M.results_root(opts), spec.pilot,
         an.primary)
       if not sd then
         P.add("seeds.count.pilot", list_or_why, "pilot")
@@ -671,6 +688,18 @@ local function check_design(P, s, opts, given)
       used = list_or_why
       source = "the largest paired-difference sd of the pilot's comparisons on " ..
         an.primary .. " (" .. source .. ")"
+      if spec.upper then
+        -- without a small pilot's optimism: its sd's one-sided upper confidence limit
+        if not (type(df) == "number" and df > 0) then
+          P.add("seeds.count.upper", "the pilot's comparison gives no degrees of freedom " ..
+            "(pairs - 1 or df) for its sd", "upper")
+          return
+        end
+        sd_pilot = sd
+        sd = stats.sd_upper(sd_pilot, df, spec.upper)
+        source = string.format("the %g %% upper confidence limit (chi-square, %g degrees of " ..
+          "freedom) of %s, %.4g", 100 * spec.upper, df, source, sd_pilot)
+      end
     end
     local ok, n, g = pcall(stats.seeds_needed, { sd = sd, delta = an.min_effect,
       alpha = an.alpha, m = an.m, power = spec.power, test = an.test })
@@ -702,7 +731,8 @@ local function check_design(P, s, opts, given)
       pilot_comparisons = used, delta = an.min_effect, alpha = an.alpha, m = an.m,
       level = g.level, test = an.test, d_z = g.d_z, n = n, n_power = g.n_power,
       n_reach = g.n_reach, power_achieved = power_at_n, first = spec.first, max = spec.max,
-      n_uncapped = uncapped, capped = uncapped > n }
+      n_uncapped = uncapped, capped = uncapped > n, upper = spec.upper,
+      sd_pilot = sd_pilot, df = spec.upper and df or nil }
   end
   local n = #s.seeds
   -- a seeds list with problems (already reported) says nothing about the design

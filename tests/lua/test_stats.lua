@@ -293,6 +293,23 @@ for i, c in ipairs(dref.signflip_ci) do
       "signflip_interval case " .. i .. ": the test cannot reject, no interval")
   end
 end
+-- The upper confidence limit of a pilot's sd (seeds from power without optimism), against
+-- scipy's chi-square quantile (tests/vectors/sd_upper.json, tests/reference/sd_upper_ref.py).
+local upper = read_json("tests/vectors/sd_upper.json")
+t:ok(#upper.cases >= 9, "sd_upper: the scipy cases")
+for i, c in ipairs(upper.cases) do
+  local got = stats.sd_upper(c.sd, c.df, c.conf)
+  t:ok(type(got) == "number" and math.abs(got - c.limit) <= 1e-9 * math.max(c.limit, 1e-300),
+    string.format("sd_upper case %d (sd %g, df %g, conf %g): got %s, scipy %.17g", i, c.sd,
+      c.df, c.conf, tostring(got), c.limit))
+end
+t:ok(stats.sd_upper(0.012, 2, 0.8) > 0.012 * 2, "a 2-df pilot's 80 % limit is over twice its sd")
+for _, bad in ipairs({ { -1, 2, 0.8, "sd" }, { 0.1, 0, 0.8, "df" }, { 0.1, 2, 1, "conf" },
+    { 0.1, 2, 0, "conf" } }) do
+  local ok, err = pcall(stats.sd_upper, bad[1], bad[2], bad[3])
+  t:ok(not ok and tostring(err):find(bad[4], 1, true) ~= nil,
+    "sd_upper refuses a bad " .. bad[4] .. ": " .. tostring(err))
+end
 for i, c in ipairs(dref.seeds_needed) do
   local n, g = stats.seeds_needed { sd = c.sd, delta = c.delta, alpha = c.alpha, m = c.m,
     power = c.power, test = "t" }
