@@ -191,6 +191,9 @@ function M.read_run(dir, metrics)
   end
   -- the accuracy of each validation subset (a list; lua/repro/claim.lua pools it)
   if not diverged and type(m.subset_acc) == "table" then run.subset_acc = m.subset_acc end
+  if not diverged and type(m.bal_subset_acc) == "table" then
+    run.bal_subset_acc = m.bal_subset_acc
+  end
   -- the pairing key: init_seed and data_seed, which default to the seed
   local cok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
   if cok and type(cfg) == "table" then
@@ -846,7 +849,11 @@ local function summary_extras(ctx, out, per_variant, comparisons)
     table.insert(out.notes, 1, "every run was changed from the study file by --set " ..
       json.encode(json.object(s.set)))
   end
-  if an.claim then out.claim = claim.summarize(s, runs, out) end
+  if an.claim then
+    out.claim = claim.summarize(s, runs, out)
+    -- a search's pilot for the next stage's seeds from power (lua/repro/study.lua)
+    if out.claim.pilot then out.pilot_comparisons = json.array({ out.claim.pilot }) end
+  end
   out.claim_reference = M.claim_reference(s, per_variant)
   if an.sweep then
     local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)

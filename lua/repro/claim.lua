@@ -70,12 +70,50 @@ M.TERMS = {
 }
 M.TOLERANCE = 0.10
 M.Z_MATCH = 2
-M.DISTANCES = { [1] = true, [2] = true } -- defined in full below (M.distance_def)
 
-function M.threshold()
-  return #M.TERMS * M.Z_MATCH * M.Z_MATCH
+-- The versions of the distance (a study's analysis.claim.distance, default 1).  A term
+-- is on the log scale (z = ln(x / c) / sigma; sigma the claim's relative spread where it
+-- gives one, else a stated tolerance) or, for a proportion, on its own scale (z = (x -
+-- c) / sqrt(c (1 - c) / samples): the binomial sd at the claim's value); D = sum of
+-- weight x z^2, a match when D <= Z_MATCH^2 x (sum of the weights).
+--   1 (issue 15): val_ppl, final_grad_norm and embed_norm, weight 1 each.
+--   2 (issue 27): val_ppl (the claim's spread), embed_norm (10 %), the balanced accuracy on
+--     150 positions against the claim's "mock macro accuracy" (binomial sd at 150), each
+--     weight 1; final_grad_norm (tolerance 25 %, weight 1/4: its definition in the claim
+--     is unknown and it varies 4-28 % between seeds).  A set-up whose validation PPL is
+--     at or above the unigram perplexity of the validation split learned nothing beyond
+--     character frequencies: a search excludes it before ranking.
+M.DISTANCES = {
+  [1] = { terms = {
+    { metric = "val_ppl", spread = "val_ppl_sd", weight = 1 },
+    { metric = "final_grad_norm", sigma = M.TOLERANCE, weight = 1 },
+    { metric = "embed_norm", sigma = M.TOLERANCE, weight = 1 },
+  } },
+  [2] = { exclude_unigram = true, terms = {
+    { metric = "val_ppl", spread = "val_ppl_sd", weight = 1 },
+    { metric = "embed_norm", sigma = 0.10, weight = 1 },
+    { metric = "bal_subset_acc_mean", claim_field = "mock_acc", binomial = 150, weight = 1 },
+    { metric = "final_grad_norm", sigma = 0.25, weight = 0.25 },
+  } },
+}
+
+local function version_of(v) return M.DISTANCES[v or 1] end
+
+function M.threshold(version)
+  local w = 0
+  for _, t in ipairs(version_of(version).terms) do w = w + t.weight end
+  return w * M.Z_MATCH * M.Z_MATCH
 end
 
+M.DEFINITION2 = string.format("D = sum of w z^2 over val_ppl (z = ln(x / c) / (the " ..
+  "claim's sd / mean), w = 1), embed_norm (z = ln(x / c) / 0.1, w = 1), the balanced " ..
+  "accuracy on 150 positions bal_subset_acc_mean against the claim's mock macro accuracy " ..
+  "(z = (x - c) / sqrt(c (1 - c) / 150), w = 1) and final_grad_norm (z = ln(x / c) / 0.25, " ..
+  "w = 1/4), x the set-up's mean over its seeds, c the claim's Table 1 value. A set-up " ..
+  "matches the claim's row when D <= %g (2^2 x the weights' sum 3.25: a weighted root-" ..
+  "mean-square z of at most 2). Set-ups whose validation PPL is at or above the unigram " ..
+  "perplexity of the validation split are excluded before ranking (lua/repro/claim.lua)",
+  M.threshold(2))
 M.DEFINITION = string.format("D = sum over val_ppl, final_grad_norm and embed_norm of " ..
   "(ln(x / c) / sigma)^2, x the set-up's mean over its seeds, c the claim's Table 1 value; " ..
   "sigma = the claim's own relative spread where it gives one (val_ppl: sd / mean), else " ..
@@ -83,6 +121,8 @@ M.DEFINITION = string.format("D = sum over val_ppl, final_grad_norm and embed_no
   "A set-up matches the claim's row when D <= %g (%d terms x %g^2: a root-mean-square z of " ..
   "at most %g) (lua/repro/claim.lua)", M.TOLERANCE, 100 * M.TOLERANCE, M.threshold(),
   #M.TERMS, M.Z_MATCH, M.Z_MATCH)
+local function definition_of(version) return (version or 1) == 2 and M.DEFINITION2 or
+  M.DEFINITION end
 
 local finite = base.finite
 
@@ -99,40 +139,56 @@ local function sigma_of(term, row)
     return c[term.spread] / c[term.metric], string.format("the claim's spread %s / %s",
       fmt(c[term.spread]), fmt(c[term.metric]))
   end
-  return M.TOLERANCE, "no spread in the claim: the tolerance " .. fmt(M.TOLERANCE)
+  if term.binomial then
+    local p = c[term.claim_field]
+    return math.sqrt(p * (1 - p) / term.binomial), string.format("the binomial sd of %s " ..
+      "at %d samples", fmt(p), term.binomial)
+  end
+  return term.sigma, "no spread in the claim: the tolerance " .. fmt(term.sigma)
 end
 
--- The distance of `values` ({metric -> number}) to the claim's row `row` (default "none"):
--- { d, rms_z, matches, terms = {{metric, value, claim, log_ratio, sigma, z}} }, or nil
--- and the reason.
-function M.distance(values, row)
+-- The distance of `values` ({metric -> number}) to the claim's row `row` (default "none")
+-- by distance `version` (default 1): { d, rms_z, matches, terms = {{metric, value,
+-- claim, log_ratio (log terms) or difference, sigma, z[, weight]}} }, or nil and the
+-- reason.
+function M.distance(values, row, version)
   row = row or "none"
   local c = M.TABLE1.rows[row]
   if not c then error("claim.distance: unknown row '" .. tostring(row) .. "'", 2) end
-  local d, terms = 0.0, json.array({})
-  for _, term in ipairs(M.TERMS) do
+  local def = version_of(version)
+  if not def then error("claim.distance: unknown version " .. tostring(version), 2) end
+  local d, w, terms = 0.0, 0.0, json.array({})
+  for _, term in ipairs(def.terms) do
     local x = values[term.metric]
-    if not finite(x) or x <= 0 then
+    if not finite(x) or x < 0 or (x == 0 and not term.binomial) then
       return nil, string.format("no positive finite %s", term.metric)
     end
     local sigma, source = sigma_of(term, row)
-    local lr = math.log(x / c[term.metric])
-    local z = lr / sigma
-    d = d + z * z
-    terms[#terms + 1] = { metric = term.metric, value = x, claim = c[term.metric],
-      log_ratio = lr, sigma = sigma, sigma_source = source, z = z }
+    local cv = c[term.claim_field or term.metric]
+    local e = { metric = term.metric, value = x, claim = cv, sigma = sigma,
+      sigma_source = source }
+    if term.binomial then
+      e.difference = x - cv
+      e.z = e.difference / sigma
+    else
+      e.log_ratio = math.log(x / cv)
+      e.z = e.log_ratio / sigma
+    end
+    if version and version > 1 then e.weight = term.weight end
+    d, w = d + term.weight * e.z * e.z, w + term.weight
+    terms[#terms + 1] = e
   end
-  return { d = d, rms_z = math.sqrt(d / #M.TERMS), matches = d <= M.threshold(),
+  return { d = d, rms_z = math.sqrt(d / w), matches = d <= M.threshold(version),
     terms = terms }
 end
 
 -- The entries ({variant, values, ...}) ranked by their distance to `row`: each gets
 -- distance (the M.distance table, or nil with `reason`) and rank; ties and undefined
 -- distances keep the given order, undefined ones last.  Returns a new list.
-function M.rank(entries, row)
+function M.rank(entries, row, version)
   local list = {}
   for i, e in ipairs(entries) do
-    local r, why = M.distance(e.values, row)
+    local r, why = M.distance(e.values, row, version)
     local x = {}
     for k, v in pairs(e) do x[k] = v end
     x.distance, x.reason, x.order = r, why, i
@@ -277,13 +333,74 @@ local function moments(per_variant, variant, m)
   return { mean = x.mean, sd = x.sd, n = x.n }
 end
 
-local function means(per_variant, variant)
+local function means(per_variant, variant, version)
   local v = {}
-  for _, term in ipairs(M.TERMS) do
+  for _, term in ipairs(version_of(version).terms) do
     local x = moments(per_variant, variant, term.metric)
     v[term.metric] = x and x.mean
   end
   return v
+end
+
+-- The unigram and bigram perplexities of the study's validation split (engine/ngram.h).
+local function ngram_of(s)
+  local data = s.runs[1] and s.runs[1].cfg.data
+  if not data then return {} end
+  local path = require("repro.record").data_path(s.runs[1].cfg)
+  local ok, r = pcall(require("engine").ngram_ppl, path)
+  if not ok then return { corpus = data, reason = tostring(r) } end
+  return { corpus = data, unigram_ppl = r.unigram_ppl, bigram_ppl = r.bigram_ppl,
+    unigram_nll = r.unigram_nll, bigram_nll = r.bigram_nll, n_train = r.n_train,
+    n_eval = r.n_eval, vocab = r.vocab, method = "fitted on the training split with " ..
+      "add-one smoothing, evaluated on the validation split (engine/ngram.h)" }
+end
+
+-- The pilot for a later stage's seeds (distance 2's search, analysis.claim.pilot = K):
+-- over the K closest admissible set-ups with two seeds, the root mean square of the
+-- difference of the primary metric between their first two seeds.  E[(x1 - x2)^2] =
+-- 2 sigma^2, so this estimates sqrt(2) sigma with K degrees of freedom: the sd of a
+-- paired difference of two variants of one seed when they are uncorrelated, an upper
+-- bound when they correlate positively (shared initial weights and batches).
+local function search_pilot(s, runs, ranked, k, metric)
+  local seeds = {}
+  for _, x in ipairs(s.seeds) do seeds[#seeds + 1] = x end
+  table.sort(seeds)
+  if #seeds < 2 then return nil end
+  local ss, used = 0.0, json.array({})
+  for _, e in ipairs(ranked) do
+    if #used >= k then break end
+    local r1 = runs[e.variant] and runs[e.variant][seeds[1]]
+    local r2 = runs[e.variant] and runs[e.variant][seeds[2]]
+    local a = r1 and not r1.diverged and r1.values[metric]
+    local b = r2 and not r2.diverged and r2.values[metric]
+    if finite(a) and finite(b) then
+      ss = ss + (a - b) ^ 2
+      used[#used + 1] = { variant = e.variant, difference = a - b }
+    end
+  end
+  local over = "closest admissible set-ups"
+  if #used == 0 then
+    -- no admissible set-up (a tiny test budget): every set-up's, said in the definition
+    over = "set-ups (none is admissible: every one of them)"
+    for _, v in ipairs(s.variants) do
+      if #used >= k then break end
+      local r1 = runs[v.name] and runs[v.name][seeds[1]]
+      local r2 = runs[v.name] and runs[v.name][seeds[2]]
+      local a = r1 and not r1.diverged and r1.values[metric]
+      local b = r2 and not r2.diverged and r2.values[metric]
+      if finite(a) and finite(b) then
+        ss = ss + (a - b) ^ 2
+        used[#used + 1] = { variant = v.name, difference = a - b }
+      end
+    end
+  end
+  if #used == 0 then return nil end
+  return { treatment = "seed " .. seeds[2], baseline = "seed " .. seeds[1], metric = metric,
+    sd = math.sqrt(ss / #used), n = #used, df = #used, setups = used,
+    definition = string.format("root mean square over the %d %s of %s(seed %d) - " ..
+      "%s(seed %d): sqrt(2) x the seed sd, an upper bound on a paired difference's sd for " ..
+      "positively correlated variants; %d degrees of freedom", #used, over, metric, seeds[1],
+      metric, seeds[2], #used) }
 end
 
 local function distance_out(e)
@@ -302,14 +419,27 @@ local function worst_term(r)
     fmt(w.claim))
 end
 
-local function search_summary(s, out)
+local function search_summary(s, runs, out)
   local spec = s.analysis.claim
-  local entries = {}
+  local version = spec.distance
+  local entries, excluded, ngram = {}, json.array({}), nil
+  if version_of(version).exclude_unigram then ngram = ngram_of(s) end
   for _, v in ipairs(s.variants) do
-    entries[#entries + 1] = { variant = v.name, values = means(out.per_variant, v.name),
-      overrides = v.overrides }
+    local values = means(out.per_variant, v.name, version)
+    local ppl = moments(out.per_variant, v.name, "val_ppl")
+    ppl = ppl and ppl.mean
+    if ngram and (not finite(ppl) or not ngram.unigram_ppl or ppl >= ngram.unigram_ppl) then
+      excluded[#excluded + 1] = { variant = v.name, overrides = json.object(v.overrides),
+        values = json.object(values), reason = not ngram.unigram_ppl and
+          ("no unigram perplexity: " .. tostring(ngram.reason)) or not finite(ppl) and
+          "no finite validation PPL" or string.format("validation PPL %s >= the unigram " ..
+          "PPL %s: nothing learned beyond character frequencies", fmt(ppl),
+          fmt(ngram.unigram_ppl)) }
+    else
+      entries[#entries + 1] = { variant = v.name, values = values, overrides = v.overrides }
+    end
   end
-  local ranked = M.rank(entries, "none")
+  local ranked = M.rank(entries, "none", version)
   local ranking, selected = json.array({}), json.array({})
   for _, e in ipairs(ranked) do
     local n = moments(out.per_variant, e.variant, "val_ppl")
@@ -318,6 +448,7 @@ local function search_summary(s, out)
       values = json.object(e.values), distance = distance_out(e) }
     if e.distance and #selected < spec.select then selected[#selected + 1] = e.variant end
   end
+  local pilot = spec.pilot and search_pilot(s, runs, ranked, spec.pilot, s.analysis.primary)
   local best = ranked[1]
   local sentence
   if not best or not best.distance then
@@ -325,32 +456,42 @@ local function search_summary(s, out)
   elseif best.distance.matches then
     sentence = string.format("The closest set-up is %s at distance D = %s <= %s (root-mean-" ..
       "square z %s): it matches the claim's baseline row; its largest mismatch is %s.",
-      best.variant, fmt(best.distance.d), fmt(M.threshold()), fmt(best.distance.rms_z, "%.3g"),
-      worst_term(best.distance))
+      best.variant, fmt(best.distance.d), fmt(M.threshold(version)),
+      fmt(best.distance.rms_z, "%.3g"), worst_term(best.distance))
   else
     sentence = string.format("No set-up tried matches the claim's baseline row: the closest, " ..
       "%s, is at distance D = %s > %s (root-mean-square z %s); its largest mismatch is %s.",
-      best.variant, fmt(best.distance.d), fmt(M.threshold()), fmt(best.distance.rms_z, "%.3g"),
-      worst_term(best.distance))
+      best.variant, fmt(best.distance.d), fmt(M.threshold(version)),
+      fmt(best.distance.rms_z, "%.3g"), worst_term(best.distance))
+  end
+  if ngram and #excluded > 0 then
+    sentence = sentence .. string.format(" %d of %d set-ups were excluded before ranking: " ..
+      "their validation PPL is at or above the unigram perplexity %s.", #excluded,
+      #s.variants, fmt(ngram.unigram_ppl))
   end
   return {
     stage = "search", source = M.SOURCE, row = "none",
-    claim = json.object(M.TABLE1.rows.none), definition = M.DEFINITION,
-    tolerance = M.TOLERANCE, z_match = M.Z_MATCH, threshold = M.threshold(),
+    claim = json.object(M.TABLE1.rows.none), definition = definition_of(version),
+    distance_version = version,
+    tolerance = not version and M.TOLERANCE or nil, z_match = M.Z_MATCH,
+    threshold = M.threshold(version),
     ranking = ranking, select = spec.select, selected = selected,
+    excluded = ngram and excluded or nil,
+    ngram = ngram and json.object(ngram) or nil,
     closest = best and best.distance and { variant = best.variant, d = best.distance.d,
       matches = best.distance.matches } or nil,
     matches_any = best ~= nil and best.distance ~= nil and best.distance.matches,
-    sentence = sentence,
+    sentence = sentence, pilot = pilot,
   }
 end
 
--- Subset accuracy of a variant, pooled over its seeds and subsets.
-local function subset_pool(runs, variant, seeds)
+-- Subset accuracy of a variant (field: subset_acc, or bal_subset_acc), pooled over its
+-- seeds and subsets.
+local function subset_pool(runs, variant, seeds, field)
   local all, seed_means = {}, {}
   for _, seed in ipairs(seeds) do
     local r = runs[variant] and runs[variant][seed]
-    local list = r and not r.diverged and r.subset_acc
+    local list = r and not r.diverged and r[field or "subset_acc"]
     if type(list) == "table" and #list > 0 then
       local sum = 0
       for _, x in ipairs(list) do
@@ -376,20 +517,8 @@ end
 
 local function table1_summary(s, runs, out)
   local spec, an = s.analysis.claim, out.analysis
-  local ngram = {}
-  local data = s.runs[1] and s.runs[1].cfg.data
-  if data then
-    local path = require("repro.record").data_path(s.runs[1].cfg)
-    local ok, r = pcall(require("engine").ngram_ppl, path)
-    if ok then
-      ngram = { corpus = data, unigram_ppl = r.unigram_ppl, bigram_ppl = r.bigram_ppl,
-        unigram_nll = r.unigram_nll, bigram_nll = r.bigram_nll, n_train = r.n_train,
-        n_eval = r.n_eval, vocab = r.vocab, method = "fitted on the training split with " ..
-          "add-one smoothing, evaluated on the validation split (engine/ngram.h)" }
-    else
-      ngram = { corpus = data, reason = tostring(r) }
-    end
-  end
+  local version = spec.distance
+  local ngram = ngram_of(s)
   local by_pair = {}
   for _, c in ipairs(out.comparisons) do
     if c.metric == an.primary then by_pair[c.treatment .. "\0" .. c.baseline] = c end
@@ -407,9 +536,13 @@ local function table1_summary(s, runs, out)
         r[m] = moments(out.per_variant, v, m)
       end
       r.subset_acc = subset_pool(runs, v, s.seeds)
+      if version == 2 then
+        r.bal_acc = moments(out.per_variant, v, "bal_acc")
+        r.bal_subset_acc = subset_pool(runs, v, s.seeds, "bal_subset_acc")
+      end
       r.mock_acc_count = M.TABLE1.rows[row].mock_acc * M.TABLE1.mock_acc_samples
-      local e = { values = means(out.per_variant, v) }
-      local d, why = M.distance(e.values, row)
+      local e = { values = means(out.per_variant, v, version) }
+      local d, why = M.distance(e.values, row, version)
       r.distance = d and { d = d.d, rms_z = d.rms_z, matches = d.matches, terms = d.terms } or
         { reason = why }
       if d then total = total + d.d else all = false end
@@ -444,13 +577,13 @@ local function table1_summary(s, runs, out)
     sentence = string.format("On this study's own seeds the closest set-up is %s: its " ..
       "baseline row is at distance D = %s <= %s from the claim's (root-mean-square z %s), " ..
       "a match; its largest mismatch is %s.", best.name, fmt(best.distance_none),
-      fmt(M.threshold()), fmt(best.rows.none.distance.rms_z, "%.3g"),
+      fmt(M.threshold(version)), fmt(best.rows.none.distance.rms_z, "%.3g"),
       worst_term(best.rows.none.distance))
   else
     sentence = string.format("No set-up tried matches the claim's baseline row on this " ..
       "study's own seeds: the closest, %s, is at distance D = %s > %s (root-mean-square z " ..
       "%s); its largest mismatch is %s.", best.name, fmt(best.distance_none),
-      fmt(M.threshold()), fmt(best.rows.none.distance.rms_z, "%.3g"),
+      fmt(M.threshold(version)), fmt(best.rows.none.distance.rms_z, "%.3g"),
       worst_term(best.rows.none.distance))
   end
   return {
@@ -461,8 +594,10 @@ local function table1_summary(s, runs, out)
       "with the decision interval and verdict of the pre-registered rule",
     claim = json.object({
       seeds = M.TABLE1.seeds, iters = M.TABLE1.iters,
-      mock_acc_samples = M.TABLE1.mock_acc_samples }), definition = M.DEFINITION,
-    tolerance = M.TOLERANCE, z_match = M.Z_MATCH, threshold = M.threshold(),
+      mock_acc_samples = M.TABLE1.mock_acc_samples }), definition = definition_of(version),
+    distance_version = version,
+    tolerance = not version and M.TOLERANCE or nil, z_match = M.Z_MATCH,
+    threshold = M.threshold(version),
     ngram = json.object(ngram), setups = setups,
     closest = best and { setup = best.name, d = best.distance_none, matches = best.matches }
       or nil,
@@ -474,7 +609,8 @@ end
 -- analysis.read_run returns them) and the rest of its summary `out`.
 function M.summarize(s, runs, out)
   local spec = s.analysis.claim
-  local r = spec.stage == "search" and search_summary(s, out) or table1_summary(s, runs, out)
+  local r = spec.stage == "search" and search_summary(s, runs, out) or
+    table1_summary(s, runs, out)
   r.text = json.array(M.text(r))
   return r
 end
@@ -503,6 +639,35 @@ end
 function M.text(c)
   local lines = {}
   local function add(line) lines[#lines + 1] = line end
+  if c.stage == "search" and c.distance_version == 2 then
+    add(string.format("distance 2 to the claim's baseline row (PPL %s +- %s, embedding norm " ..
+      "%s, mock macro accuracy %s read as balanced accuracy on 150 positions, final grad " ..
+      "norm %s at weight 1/4; threshold %s):", fmt(c.claim.val_ppl), fmt(c.claim.val_ppl_sd),
+      fmt(c.claim.embed_norm), fmt(c.claim.mock_acc), fmt(c.claim.final_grad_norm),
+      fmt(c.threshold)))
+    local rows = { { "rank", "set-up", "D", "z ppl", "z embed", "z bal150", "z grad",
+      "val PPL", "bal acc 150", "embed norm" } }
+    for _, e in ipairs(c.ranking) do
+      local d, z = e.distance, {}
+      for i, t in ipairs(d.terms or {}) do z[i] = fmt(t.z, "%.3g") end
+      rows[#rows + 1] = { tostring(e.rank), e.variant, d.d and fmt(d.d) or
+        ("undefined: " .. tostring(d.reason)), z[1] or "-", z[2] or "-", z[3] or "-",
+        z[4] or "-", fmt(e.values.val_ppl), fmt(e.values.bal_subset_acc_mean, "%.4f"),
+        fmt(e.values.embed_norm) }
+    end
+    for _, l in ipairs(columns(rows)) do add(l) end
+    for _, e in ipairs(c.excluded or {}) do
+      add(string.format("  excluded: %s (%s)", e.variant, e.reason))
+    end
+    add(c.sentence)
+    add("selected for the next stage: " .. (#c.selected > 0 and table.concat(c.selected, ", ")
+      or "none"))
+    if c.pilot then
+      add(string.format("pilot for the next stage's seeds: %s sd %s (%s)", c.pilot.metric,
+        fmt(c.pilot.sd), c.pilot.definition))
+    end
+    return lines
+  end
   if c.stage == "search" then
     add(string.format("distance to the claim's baseline row (PPL %s +- %s, final grad norm " ..
       "%s, embedding norm %s; threshold %s):", fmt(c.claim.val_ppl), fmt(c.claim.val_ppl_sd),
@@ -552,6 +717,15 @@ function M.text(c)
     end)
     row("  sd of seed means", "suite", function(x) return fmt(x.subset_acc.sd_seed_means,
       "%.3f") end)
+    if c.distance_version == 2 then
+      row("balanced acc.", "suite", function(x) return pm(x.bal_acc, "%.4f") end)
+      row("150-pos. balanced acc.", "suite", function(x)
+        local p = x.bal_subset_acc
+        if not p or not p.mean then return "-" end
+        return string.format("%s +- %s [%s, %s]", fmt(p.mean, "%.3f"), fmt(p.sd, "%.3f"),
+          fmt(p.min, "%.2f"), fmt(p.max, "%.2f"))
+      end)
+    end
     row("final grad norm", "claim", function(x) return fmt(x.claim.final_grad_norm, "%.4f") end)
     row("", "suite", function(x) return pm(x.final_grad_norm, "%.4f") end)
     row("embedding norm", "claim", function(x) return fmt(x.claim.embed_norm, "%.2f") end)

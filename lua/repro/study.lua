@@ -16,6 +16,7 @@
 --                          1, ..., none of them the pilot's (M.load, opts.out_root);
 --                          count.max (optional) caps n at a pre-registered budget, and
 --                          the summary then says the design is underpowered;
+--                          count.min (optional) is a floor on n;
 --                          count.upper = 0.8 (optional, with a pilot) sizes n with the
 --                          one-sided 80 % upper confidence limit of the pilot's sd
 --                          (stats.sd_upper, its df = pairs - 1 or the comparison's df)
@@ -575,9 +576,10 @@ local function check_seeds_spec(P, t)
     return nil
   end
   for k in pairs(c) do
-    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" and k ~= "upper" then
-      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd, max " ..
-        "or upper)", tostring(k))
+    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" and k ~= "upper" and
+        k ~= "min" then
+      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd, min, " ..
+        "max or upper)", tostring(k))
       ok = false
     end
   end
@@ -605,6 +607,12 @@ local function check_seeds_spec(P, t)
       "freedom); with a stated sd, state the sd you mean", "upper")
     ok = false
   end
+  if c.min ~= nil and (math.type(c.min) ~= "integer" or c.min < 2 or
+      (math.type(c.max) == "integer" and c.min > c.max)) then
+    P.add("seeds.count.min", "expected the fewest seeds the design runs whatever power " ..
+      "asks, an integer >= 2 (and <= max)", "min")
+    ok = false
+  end
   if c.max ~= nil and (math.type(c.max) ~= "integer" or c.max < 2) then
     P.add("seeds.count.max", "expected the largest seed count the budget allows, an integer " ..
       ">= 2", "max")
@@ -619,7 +627,7 @@ local function check_seeds_spec(P, t)
   end
   if not ok then return nil end
   spec.power, spec.pilot, spec.sd, spec.first = c.power + 0.0, c.pilot, c.sd, first
-  spec.max, spec.upper = c.max, c.upper
+  spec.max, spec.upper, spec.min = c.max, c.upper, c.min
   return spec
 end
 
@@ -718,6 +726,11 @@ local function check_design(P, s, opts, given)
         "underpowered for the minimum effect", uncapped, 100 * spec.power, an.min_effect, sd,
         g.level, n, power_at_n)
     end
+    -- a pre-registered floor: more seeds than power asks for (power at n said)
+    if spec.min and n < spec.min then
+      n = spec.min
+      power_at_n = stats.power(n, g.d_z, { alpha = g.level })
+    end
     for i = 0, n - 1 do
       if pilot_seeds[spec.first + i] then
         P.add("seeds.first", string.format("seed %d is one of the pilot's: the seeds must " ..
@@ -731,7 +744,7 @@ local function check_design(P, s, opts, given)
       pilot_comparisons = used, delta = an.min_effect, alpha = an.alpha, m = an.m,
       level = g.level, test = an.test, d_z = g.d_z, n = n, n_power = g.n_power,
       n_reach = g.n_reach, power_achieved = power_at_n, first = spec.first, max = spec.max,
-      n_uncapped = uncapped, capped = uncapped > n, upper = spec.upper,
+      n_uncapped = uncapped, capped = uncapped > n, upper = spec.upper, min = spec.min,
       sd_pilot = sd_pilot, df = spec.upper and df or nil }
   end
   local n = #s.seeds

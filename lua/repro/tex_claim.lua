@@ -62,12 +62,53 @@ local function setup_note(s, su)
     "the study's base config")
 end
 
+-- The search's ranking (a summary's `claim` of stage search, distance 2): the `top`
+-- closest admissible set-ups with each term's z and value, the count excluded at or above
+-- the unigram perplexity, and the pilot sd offered to the next stage.
+function M.search_table(s, _, entry)
+  local c = s.summary.claim
+  if not (c and c.stage == "search" and c.distance_version == 2) then
+    return string.format(HEADER, s.dir .. "/summary.json") .. "\\begin{center}\\emph{Not " ..
+      "available: the " .. F.escape(s.name) .. " study's summary has no distance-2 search " ..
+      "of the claim's set-up.}\\end{center}\n"
+  end
+  local top = entry and entry.top or 5
+  local body = { "\\ReportFit{\\begin{tabular}{@{}rlrrrrrrrr@{}}", "\\toprule",
+    "Rank & Set-up & $D$ & Val.\\ PPL & $z$ & Embed.\\ norm & $z$ & Bal.\\ acc.\\ (150) & " ..
+      "$z$ & $z$ grad \\\\", "\\midrule" }
+  local cl = c.claim or {}
+  body[#body + 1] = string.format("& claim (Table~1, no norm) & & %s & & %s & & %s & & \\\\",
+    F.num(cl.val_ppl, 2), F.num(cl.embed_norm, 2), F.num(cl.mock_acc, 4))
+  body[#body + 1] = "\\midrule"
+  for i, e in ipairs(c.ranking or {}) do
+    if i > top then break end
+    local z = {}
+    for _, t in ipairs(e.distance and e.distance.terms or {}) do z[t.metric] = t.z end
+    local v = e.values or {}
+    body[#body + 1] = string.format("%d & \\texttt{%s} & %s & %s & %s & %s & %s & %s & %s & " ..
+      "%s \\\\", e.rank, F.escape(e.variant), F.num(e.distance and e.distance.d, 1),
+      F.num(v.val_ppl, 2), F.num(z.val_ppl, 2), F.num(v.embed_norm, 2), F.num(z.embed_norm, 2),
+      F.num(v.bal_subset_acc_mean, 4), F.num(z.bal_subset_acc_mean, 2),
+      F.num(z.final_grad_norm, 2))
+  end
+  body[#body + 1] = "\\bottomrule"
+  body[#body + 1] = "\\end{tabular}}"
+  local n_rank, n_ex = #(c.ranking or {}), #(c.excluded or {})
+  body[#body + 1] = string.format("\\par\\smallskip\\footnotesize The %d closest of %d " ..
+    "admissible set-ups; %d of %d excluded before ranking (validation PPL at or above the " ..
+    "unigram perplexity %s). Threshold of a match: $D \\le %s$.", math.min(top, n_rank),
+    n_rank, n_ex, n_rank + n_ex, F.num(c.ngram and c.ngram.unigram_ppl, 2),
+    F.num(c.threshold, 0))
+  return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
+end
+
 function M.claim_table(s, ctx)
   local c = table1(s)
   if not c then return unavailable(s) end
+  local balanced = c.distance_version == 2
   local body = { "\\ReportFit{\\begin{tabular}{@{}llrrrrrr@{}}", "\\toprule",
-    "Source & Variant & Seeds & Val.\\ PPL & Acc.\\ (150 samples) & Final grad norm & " ..
-      "Embed.\\ norm & $D$ \\\\" }
+    "Source & Variant & Seeds & Val.\\ PPL & " .. (balanced and "Bal.\\ acc.\\ (150)" or
+      "Acc.\\ (150 samples)") .. " & Final grad norm & Embed.\\ norm & $D$ \\\\" }
   local n = c.claim and c.claim.mock_acc_samples
   -- The claim's rows.
   body[#body + 1] = "\\midrule"
@@ -94,8 +135,9 @@ function M.claim_table(s, ctx)
     for i, row in ipairs(ROWS) do
       local r = su.rows[row]
       if r then
-        local acc = r.subset_acc and F.finite(r.subset_acc.mean) and
-          (F.num(r.subset_acc.mean, 4) .. " $\\pm$ " .. F.num(r.subset_acc.sd, 4)) or DASH
+        local sub = balanced and r.bal_subset_acc or r.subset_acc
+        local acc = sub and F.finite(sub.mean) and
+          (F.num(sub.mean, 4) .. " $\\pm$ " .. F.num(sub.sd, 4)) or DASH
         body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s & %s & %s \\\\",
           i == 1 and string.format("%s, set-up %d", F.escape(s.name), k) or "", LABEL[row],
           r.val_ppl and int(r.val_ppl.n) or DASH, pm(r.val_ppl, 3), acc,
@@ -113,8 +155,8 @@ function M.claim_table(s, ctx)
       for i, r in ipairs(ref.rows) do
         local pv = o.summary.per_variant[r.variant]
         local m = pv and pv.metrics or {}
-        local acc = m.subset_acc_mean and F.finite(m.subset_acc_mean.mean) and
-          (F.num(m.subset_acc_mean.mean, 4)) or DASH
+        local am = balanced and m.bal_subset_acc_mean or m.subset_acc_mean
+        local acc = am and F.finite(am.mean) and (F.num(am.mean, 4)) or DASH
         body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s & %s & %s \\\\",
           i == 1 and F.escape(name) or "", LABEL[r.embed_norm] or F.escape(r.embed_norm),
           int(r.n), pm(m.val_ppl, 3), acc, pm(m.final_grad_norm, 4),
@@ -199,9 +241,89 @@ end
 -- "ClaimTableNonePpl", "ClaimTableLayernormPpl", "ClaimTableRmsnormPpl", the claim's own
 -- changes "ClaimTable<Norm>PplChange" and their rounded sizes "...PplSize" ("7 %"), and
 -- the corpus's "ClaimVocab" and "ClaimTrainShare" (the training split's share).
+-- A distance-2 search's macros (S its prefix): S.."SearchAdmissible" and "SearchExcluded"
+-- (counts), "SearchClosest" and "SearchSecond" (names), "SearchClosestD", "SearchMatch"
+-- ("matches" or "does not match"), "SearchThreshold", "SearchPilotSd" and "SearchPilotDf"
+-- (the pilot offered to the next stage), "SearchUnigramPpl".
+local function search_numbers(def, s, S)
+  local c = s.summary.claim
+  if not (c and c.stage == "search" and c.distance_version == 2) then return end
+  local r = c.ranking or {}
+  def(S .. "SearchAdmissible", string.format("%d", #r))
+  def(S .. "SearchExcluded", string.format("%d", #(c.excluded or {})))
+  def(S .. "SearchClosest", r[1] and F.escape(r[1].variant) or DASH)
+  def(S .. "SearchSecond", r[2] and F.escape(r[2].variant) or DASH)
+  def(S .. "SearchClosestD", r[1] and r[1].distance and F.num(r[1].distance.d, 1) or DASH)
+  def(S .. "SearchMatch", c.matches_any and "matches" or "does not match")
+  def(S .. "SearchThreshold", F.num(c.threshold, 0))
+  def(S .. "SearchPilotSd", c.pilot and F.num(c.pilot.sd, 3) or DASH)
+  def(S .. "SearchPilotDf", c.pilot and string.format("%d", c.pilot.df) or DASH)
+  def(S .. "SearchUnigramPpl", F.num(c.ngram and c.ngram.unigram_ppl, 2))
+end
+
+-- A distance-2 Table-1 study's further macros: per set-up k (1, 2, ... in the summary's
+-- order) S.."ClaimSetup<k>Name"; the reference arm's (the set-up named `ref`) norm effects
+-- S.."ClaimRef<Norm>PplChange" and "...Verdict"; per interaction k
+-- S.."ClaimInteraction<k>Verdict" ("significant (Holm-adjusted p = ...)" or "not
+-- significant ..."), "...Delta" and "...CI" (on the primary metric); the
+-- closest set-up's balanced accuracy on 150 positions without a norm,
+-- S.."ClaimClosestBalAcc" (mean +- sd over seeds x subsets).
+local function table1_v2_numbers(def, s, S, c)
+  -- the prose may name set-ups 1-3 and interactions 1-2 whatever the search selected: a
+  -- dash where there is none (a test budget at which no set-up was admissible)
+  for k = 1, math.max(3, #c.setups) do
+    local su = c.setups[k]
+    def(S .. "ClaimSetup" .. F.macro(tostring(k)) .. "Name", su and F.escape(su.name) or DASH)
+  end
+  local ref
+  for _, su in ipairs(c.setups) do if su.name == "ref" then ref = su end end
+  for _, row in ipairs({ "layernorm", "rmsnorm" }) do
+    local verdict, change = DASH, DASH
+    local t = ref and ref.rows[row] and ref.rows[row].variant
+    local b = ref and ref.rows.none and ref.rows.none.variant
+    for _, v in ipairs(s.summary.verdicts or {}) do
+      if v.treatment == t and v.baseline == b then verdict = F.escape(v.verdict) end
+    end
+    for _, cmp in ipairs(s.summary.comparisons or {}) do
+      if cmp.treatment == t and cmp.baseline == b and cmp.metric == s.primary then
+        change = F.percent(cmp.val_ppl_change)
+      end
+    end
+    def(S .. "ClaimRef" .. F.macro(row) .. "Verdict", verdict)
+    def(S .. "ClaimRef" .. F.macro(row) .. "PplChange", change)
+  end
+  local k = 0
+  for _, e in ipairs(s.summary.interactions or {}) do
+    if e.metric == s.primary then
+      k = k + 1
+      local K = S .. "ClaimInteraction" .. F.macro(tostring(k))
+      def(K .. "Delta", F.num(e.mean, 3))
+      local ci = e.ci_decision or e.ci
+      def(K .. "CI", ci and F.interval(ci, 3) or DASH)
+      def(K .. "Verdict", e.p_holm == nil and DASH or string.format("%s (Holm-adjusted " ..
+        "$p$ = %s)", e.reject_holm and "significant" or "not significant", F.p(e.p_holm)))
+    end
+  end
+  for j = k + 1, 2 do
+    local K = S .. "ClaimInteraction" .. F.macro(tostring(j))
+    def(K .. "Delta", DASH)
+    def(K .. "CI", DASH)
+    def(K .. "Verdict", DASH)
+  end
+  local best
+  for _, su in ipairs(c.setups) do
+    if c.closest and su.name == c.closest.setup then best = su end
+  end
+  local b = best and best.rows.none and best.rows.none.bal_subset_acc
+  def(S .. "ClaimClosestBalAcc", b and F.finite(b.mean) and (F.num(b.mean, 3) ..
+    " $\\pm$ " .. F.num(b.sd, 3)) or DASH)
+end
+
 function M.numbers(def, s, S)
+  search_numbers(def, s, S)
   local c = table1(s)
   if not c then return end
+  if c.distance_version == 2 then table1_v2_numbers(def, s, S, c) end
   local g = c.ngram or {}
   def(S .. "ClaimUnigramPpl", F.num(g.unigram_ppl, 2))
   def(S .. "ClaimBigramPpl", F.num(g.bigram_ppl, 2))

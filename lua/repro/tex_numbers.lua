@@ -151,6 +151,18 @@ local function design(d, s, S)
   d.def(S .. "SignflipFloor", #s.seeds > 0 and F.p(2.0 ^ (1 - #s.seeds)) or DASH)
   d.def(S .. "BcaCoverage", #s.seeds > 0 and
     ("\\num{" .. F.fixed(100 * (1 - 2.0 ^ (1 - #s.seeds)), 2) .. "}\\,\\%") or DASH)
+  -- seeds from power (lua/repro/study.lua): the sd used, the pilot's own sd when an upper
+  -- confidence limit replaced it, the seeds power asked for and the power at the seeds run
+  local p = s.summary.analysis and s.summary.analysis.seeds_from_power
+  if p then
+    d.def(S .. "PowerSd", F.num(p.sd, 3))
+    d.def(S .. "PowerPilotSd", F.num(p.sd_pilot or p.sd, 3))
+    d.def(S .. "PowerUpper", p.upper and ("\\num{" .. F.fixed(100 * p.upper, 0) .. "}\\,\\%")
+      or DASH)
+    d.def(S .. "PowerDf", p.df and string.format("%g", p.df) or DASH)
+    d.def(S .. "PowerNeeded", string.format("%d", p.n_uncapped or p.n))
+    d.def(S .. "PowerAchieved", "\\num{" .. F.fixed(p.power_achieved or 0, 2) .. "}")
+  end
 end
 
 -- The config keys whose values the prose cites (its Method section, the design of each

@@ -8,6 +8,8 @@
 --   studies        one row per study
 --   compute, checklist  the reproducibility tables (lua/repro/tex_compute.lua)
 --   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/tex_claim.lua)
+--   claim_search   a distance-2 search's closest set-ups with their distance terms (top =
+--                  how many, default 5)
 --   lr_sweep       a learning-rate sweep per group (lua/repro/tex_sweep.lua)
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A paired table
@@ -411,6 +413,7 @@ M.KINDS = {
   checklist = { all = compute.checklist_table },
   claim = { build = claim.claim_table },
   claim_effects = { build = claim.claim_effects_table },
+  claim_search = { build = claim.search_table, fields = { top = "number?" } },
   lr_sweep = { build = sweep.lr_sweep_table },
 }
 
@@ -446,7 +449,7 @@ function M.tables(ctx)
       out[e.name] = wrap(s, placeholder(string.format("the run records of the %s study are " ..
         "missing under %s", F.escape(e.study), F.escape(s.dir))))
     else
-      out[e.name] = kind.build(s, ctx)
+      out[e.name] = kind.build(s, ctx, e)
     end
   end
   for _, s in ipairs(ctx.studies) do

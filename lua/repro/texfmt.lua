@@ -28,8 +28,14 @@ M.METRIC = {
     noun = "validation perplexity" },
   val_acc = { label = "val.\\ accuracy", short = "accuracy", dec = 4,
     noun = "validation accuracy" },
-  acc_macro = { label = "macro accuracy", short = "macro acc.", dec = 4,
-    noun = "macro-averaged accuracy" },
+  -- the mean over the character classes present (letter, digit, punctuation, space) of
+  -- their accuracy: not the claim's "mock macro accuracy" (read as bal_acc)
+  acc_macro = { label = "class-macro accuracy", short = "class-macro acc.", dec = 4,
+    noun = "accuracy averaged over the character classes" },
+  bal_acc = { label = "balanced accuracy", short = "bal.\\ acc.", dec = 4,
+    noun = "balanced accuracy (mean per-symbol recall)" },
+  bal_subset_acc_mean = { label = "balanced acc.\\ (150 pos.)", short = "bal.\\ acc.\\ 150",
+    dec = 4, noun = "balanced accuracy on 150-position subsets" },
   ece = { label = "ECE", short = "ECE", dec = 4, noun = "expected calibration error" },
   brier = { label = "Brier score", short = "Brier", dec = 4, noun = "Brier score" },
   temp_opt = { label = "optimal temperature $T^*$", short = "$T^*$", dec = 3,

@@ -801,7 +801,7 @@ static void defaults_omitted(void)
             omittable++;
             at_default &= config_at_default(&c, &config_keys[i]);
         }
-    CHECK(omittable == 6 && at_default, "6 omittable keys, all at default in the defaults");
+    CHECK(omittable == 8 && at_default, "8 omittable keys, all at default in the defaults");
     const config_key *tok = config_find("tok_init_std"), *seed = config_find("init_seed"),
                      *tie = config_find("tie_embeddings"), *sch = config_find("lr_schedule");
     CHECK(!config_is_set(&c, tok) && !config_is_set(&c, seed) && config_tok_init_std(&c) == 0.02 &&

@@ -59,6 +59,33 @@ for _, row in ipairs(claim.ROWS) do
     claim.TABLE1.mock_acc_samples .. " is a whole count: " .. k)
 end
 
+-- distance 2 (issue 27): PPL, embedding norm, the balanced accuracy on 150 positions on
+-- its own scale against the claim's mock macro accuracy, the gradient norm at weight 1/4
+local v2own = { val_ppl = none.val_ppl, embed_norm = none.embed_norm,
+  bal_subset_acc_mean = none.mock_acc, final_grad_norm = none.final_grad_norm }
+d = claim.distance(v2own, "none", 2)
+t:eq(d.d, 0.0, "distance 2: the claim's own row is at 0")
+t:eq(claim.threshold(2), 13, "distance 2: threshold 2^2 x (1 + 1 + 1 + 1/4)")
+local sd150 = math.sqrt(none.mock_acc * (1 - none.mock_acc) / 150)
+local v2 = {}
+for k, x in pairs(v2own) do v2[k] = x end
+v2.bal_subset_acc_mean = none.mock_acc + 2 * sd150
+d = claim.distance(v2, "none", 2)
+t:near(d.d, 4, 1e-9, "two binomial sds above the claim's accuracy: D = 4")
+t:near(d.terms[3].sigma, sd150, 1e-15, "the accuracy term's sigma: the binomial sd at 150")
+t:near(d.terms[3].difference, 2 * sd150, 1e-15, "on its own scale (a difference)")
+t:eq(d.terms[3].weight, 1, "weight 1")
+v2.bal_subset_acc_mean = none.mock_acc
+v2.final_grad_norm = none.final_grad_norm * math.exp(0.5)
+d = claim.distance(v2, "none", 2)
+t:near(d.d, 0.25 * 4, 1e-9, "the gradient norm two tolerances (25 %) away counts a quarter")
+t:near(d.rms_z, math.sqrt(1 / 3.25), 1e-9, "the weighted root-mean-square z")
+v2.bal_subset_acc_mean = 0
+t:ok(claim.distance(v2, "none", 2) ~= nil, "a balanced accuracy of 0 has a distance")
+t:ok(claim.distance({ val_ppl = 20, embed_norm = 11, final_grad_norm = 0.2 }, "none", 2) == nil,
+  "distance 2 needs the balanced accuracy")
+t:raises(function() claim.distance(v2own, "none", 3) end, "unknown version", "an unknown version")
+
 -- the ranking: by D, ties and undefined distances in the given order, undefined last
 local far = { val_ppl = 14, final_grad_norm = 0.8, embed_norm = 0.4 }
 local near = { val_ppl = 21, final_grad_norm = 0.2, embed_norm = 11 }
@@ -153,6 +180,47 @@ runs.b[1].values = { val_loss = math.log(none.val_ppl), val_ppl = none.val_ppl *
 c = analysis.summarize(s, runs).claim
 t:ok(c.matches_any and c.closest.variant == "b" and c.sentence:find("^The closest set%-up " ..
   "is b"), "a set-up near the claim matches: " .. c.sentence)
+
+-- the distance-2 search: set-ups at or above the unigram PPL of the split are excluded
+-- before ranking; the pilot is the seed-to-seed RMS difference of the closest admissible
+local uni = engine.ngram_ppl(dir .. "/corpus.txt").unigram_ppl
+local s2 = study.load(study_file("search2", search_src("search2",
+  "{ stage = 'search', select = 2, distance = 2, pilot = 2 }", "{ 1, 2 }")))
+t:eq(s2.analysis.claim.distance, 2, "distance 2 kept")
+t:raises(function() study.load(study_file("bad7", search_src("bad7",
+  "{ stage = 'search', select = 1, distance = 5 }"))) end, "analysis.claim.distance",
+  "an unknown distance version")
+t:raises(function() study.load(study_file("bad8", search_src("bad8",
+  "{ stage = 'search', select = 1, pilot = 2 }"))) end, "analysis.claim.pilot",
+  "a pilot needs distance 2")
+local function v2run(ppl, acc, dl)
+  return run_of({ val_loss = math.log(ppl) + dl, val_ppl = ppl, final_grad_norm = 0.2,
+    embed_norm = 11, bal_subset_acc_mean = acc })
+end
+local runs2 = {
+  a = { [1] = v2run(uni * 1.01, 0.05, 0), [2] = v2run(uni * 1.01, 0.05, 0.03) },
+  b = { [1] = v2run(22, 0.06, 0), [2] = v2run(22, 0.06, -0.04) },
+  c = { [1] = v2run(uni * 0.7, 0.2, 0), [2] = v2run(uni * 0.7, 0.2, 0.0) },
+}
+local sum2 = analysis.summarize(s2, runs2)
+local c2 = sum2.claim
+t:eq(#c2.excluded, 1, "one set-up excluded")
+t:eq(c2.excluded[1].variant, "a", "the one above the unigram PPL")
+t:ok(c2.excluded[1].reason:find("unigram", 1, true), "and says why: " .. c2.excluded[1].reason)
+t:eq(#c2.ranking, 2, "the admissible two ranked")
+t:eq(c2.selected[1], "b", "the nearest admissible selected first")
+t:near(c2.ngram.unigram_ppl, uni, 1e-12, "the unigram PPL of the split in the summary")
+t:ok(c2.sentence:find("1 of 3 set-ups were excluded", 1, true), "the sentence says so: " ..
+  c2.sentence)
+t:near(c2.pilot.sd, math.sqrt((0.04 ^ 2 + 0) / 2), 1e-9, "pilot: RMS of the admissible " ..
+  "set-ups' seed differences (b 0.04, c 0), not the excluded a's")
+t:eq(c2.pilot.df, 2, "with 2 degrees of freedom")
+t:ok(sum2.pilot_comparisons and sum2.pilot_comparisons[1].sd == c2.pilot.sd,
+  "offered as the summary's pilot_comparisons")
+local text2 = analysis.verdict_table(sum2)
+t:ok(text2:find("distance 2 to the claim's baseline row", 1, true) and
+  text2:find("excluded: a", 1, true) and text2:find("pilot for the next stage", 1, true),
+  "the run command prints ranking, exclusions and pilot: " .. text2)
 
 -- the Table-1 summary: two set-ups x three norms x three seeds
 local vlist = {}
@@ -258,21 +326,22 @@ local function read_json(path)
   fh:close()
   return x
 end
-local tiny = "--out-root " .. dir .. "/real --set n_layer=1,d_model=16,n_head=2,context=16," ..
-  "batch=4,iters=4,warmup=1,data=" .. dir .. "/corpus.txt"
-code, out, err = check.run(string.format("%s run lua/experiments/claim.lua %s", REPRO, tiny))
-t:ok(code ~= 0 and err:find("claim_search", 1, true) and err:find("run it first", 1, true),
+-- (the first attempt, claim_search_v1.lua and claim_v1.lua, distance 1)
+local tiny = "--jobs 2 --out-root " .. dir .. "/real --set n_layer=1,d_model=16,n_head=2," ..
+  "context=16,batch=4,iters=4,warmup=1,data=" .. dir .. "/corpus.txt"
+code, out, err = check.run(string.format("%s run lua/experiments/claim_v1.lua %s", REPRO, tiny))
+t:ok(code ~= 0 and err:find("claim_search_v1", 1, true) and err:find("run it first", 1, true),
   "stage 2 before stage 1 is refused and says what to run: " .. err)
-code, out, err = check.run(string.format("%s run lua/experiments/claim_search.lua %s", REPRO,
+code, out, err = check.run(string.format("%s run lua/experiments/claim_search_v1.lua %s", REPRO,
   tiny))
-t:eq(code, 0, "claim_search.lua runs at a tiny budget: " .. err)
-local search = read_json(dir .. "/real/claim_search/summary.json")
+t:eq(code, 0, "claim_search_v1.lua runs at a tiny budget: " .. err)
+local search = read_json(dir .. "/real/claim_search_v1/summary.json")
 t:ok(search and #search.claim.ranking == 24 and #search.claim.selected == 2,
-  "claim_search ranks 24 set-ups and selects 2")
-code, out, err = check.run(string.format("%s run lua/experiments/claim.lua %s", REPRO, tiny))
-t:eq(code, 0, "claim.lua runs after claim_search: " .. err)
-local tab = read_json(dir .. "/real/claim/summary.json")
-t:ok(tab and tab.claim and tab.claim.stage == "table1", "claim.lua writes the Table-1 summary")
+  "claim_search_v1 ranks 24 set-ups and selects 2")
+code, out, err = check.run(string.format("%s run lua/experiments/claim_v1.lua %s", REPRO, tiny))
+t:eq(code, 0, "claim_v1.lua runs after claim_search_v1: " .. err)
+local tab = read_json(dir .. "/real/claim_v1/summary.json")
+t:ok(tab and tab.claim and tab.claim.stage == "table1", "claim_v1.lua writes the Table-1 summary")
 if search and tab and tab.claim then
   local ranked = {}
   for _, e in ipairs(search.claim.ranking) do ranked[e.variant] = e end
@@ -295,6 +364,37 @@ if search and tab and tab.claim then
   t:eq(#tab.seeds, 5, "5 seeds")
   t:ok(out:find("the claim's Table 1", 1, true) and out:find("unigram PPL", 1, true),
     "bin/repro run prints the Table-1 layout")
+end
+
+-- the new stages (issue 27) at a tiny budget: stage A ranks the admissible set-ups of its
+-- 48 (at 4 steps none is: every one excluded), and stage B runs its selection (here none)
+-- and the GPT-2 reference arm, with seeds from power between 10 and 12
+code, out, err = check.run(string.format("%s run lua/experiments/claim.lua %s", REPRO, tiny))
+t:ok(code ~= 0 and err:find("claim_search", 1, true) and err:find("run it first", 1, true),
+  "stage B before stage A is refused and says what to run: " .. err)
+code, out, err = check.run(string.format("%s run lua/experiments/claim_search.lua %s", REPRO,
+  tiny))
+t:eq(code, 0, "claim_search.lua runs at a tiny budget: " .. err)
+search = read_json(dir .. "/real/claim_search/summary.json")
+t:ok(search and #search.claim.ranking + #search.claim.excluded == 48 and
+  #search.claim.selected <= 2 and search.claim.distance_version == 2,
+  "claim_search ranks or excludes its 48 set-ups by distance 2 and selects at most 2")
+t:ok(search and search.pilot_comparisons and search.pilot_comparisons[1].df == 8,
+  "and offers a pilot with 8 degrees of freedom")
+code, out, err = check.run(string.format("%s run lua/experiments/claim.lua %s", REPRO, tiny))
+t:eq(code, 0, "claim.lua runs after claim_search: " .. err)
+tab = read_json(dir .. "/real/claim/summary.json")
+if search and tab and tab.claim then
+  local k = #search.claim.selected
+  t:eq(#tab.claim.setups, k + 1, "the selected set-ups and the reference arm")
+  t:eq(tab.claim.setups[k + 1].name, "ref", "the reference arm last")
+  t:eq(tab.analysis.m, 2 * (k + 1) + k, "Holm over 2 comparisons per set-up and the " ..
+    "interactions")
+  local sfp = tab.seeds_from_power or tab.analysis.seeds_from_power
+  t:ok(#tab.seeds >= 10 and #tab.seeds <= 12 and tab.seeds[1] == 101,
+    "fresh seeds from 101, between 10 and 12: " .. #tab.seeds)
+  t:ok(sfp and sfp.upper == 0.8 and sfp.df == 8 and sfp.sd > sfp.sd_pilot,
+    "sized with the 80 % upper confidence limit of the pilot's sd")
 end
 
 check.rmtree(dir)

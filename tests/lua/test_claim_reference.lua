@@ -50,21 +50,24 @@ t:eq(analysis.summarize(write("longer", ", iters = 300"), runs).claim_reference,
 t:eq(analysis.summarize(write("faster", ", iters = 150, lr = 1e-3"), runs).claim_reference, nil,
   "another learning rate: no claim reference")
 
--- The paper's tables (lua/repro/tex_claim.lua) on the committed claim and prelim summaries:
+-- The paper's tables (lua/repro/tex_claim.lua) on the committed claim_v1 (the first
+-- attempt, distance 1) and prelim summaries:
 -- the claim's Table 1 as its summary carries it, each set-up, the pinned set-up's rows,
 -- the n-gram references, and the effects as changes of perplexity, exp(d) - 1.
 local data = require "repro.report_data"
 local tex_claim = require "repro.tex_claim"
-local cs, ps = data.load_study("experiments", "claim"), data.load_study("experiments", "prelim")
+local cs, ps = data.load_study("experiments", "claim_v1"), data.load_study("experiments",
+  "prelim")
+local CS = require("repro.texfmt").escape("claim_v1")
 if cs and ps then
-  local ctx = { names = { "prelim", "claim" }, by_name = { prelim = ps, claim = cs } }
+  local ctx = { names = { "prelim", "claim_v1" }, by_name = { prelim = ps, claim_v1 = cs } }
   local tab = tex_claim.claim_table(cs, ctx)
   local row = claim.TABLE1.rows.none
   t:ok(tab:find(string.format("claim (Table~1) & none & 3 & \\num{%.2f} $\\pm$ \\num{%.2f}",
     row.val_ppl, row.val_ppl_sd), 1, true), "the claim's baseline row: " .. tab)
   t:ok(tab:find("(8/150)", 1, true), "its mock accuracy as a count of 150")
-  t:ok(tab:find("claim, set-up 1 & none & 5 & ", 1, true) and
-    tab:find("claim, set-up 2 & none & 5 & ", 1, true), "both set-ups, 5 seeds each")
+  t:ok(tab:find(CS .. ", set-up 1 & none & 5 & ", 1, true) and
+    tab:find(CS .. ", set-up 2 & none & 5 & ", 1, true), "both set-ups, 5 seeds each")
   local pv = ps.summary.per_variant.none.metrics.val_ppl
   t:ok(tab:find(string.format("prelim & none & 3 & \\num{%.3f}", pv.mean), 1, true),
     "the pinned set-up's baseline beside it")
@@ -76,7 +79,7 @@ if cs and ps then
     claim_ln), 1, true), string.format("the claim's LayerNorm effect %.2f %% of PPL: %s",
     claim_ln, eff))
   local e1 = cs.summary.claim.setups[1].effects[1]
-  t:ok(eff:find(string.format("claim, set-up 1 (5 seeds) & \\num{%+.5f}\\,\\%%",
+  t:ok(eff:find(string.format(CS .. ", set-up 1 (5 seeds) & \\num{%+.5f}\\,\\%%",
     100 * (math.exp(e1.mean) - 1)), 1, true), "set-up 1's effect as exp(d) - 1")
   t:ok(not eff:find("nats", 1, true), "no percentage of a loss in nats")
   local no = tex_claim.claim_table(ps, ctx)
