@@ -367,32 +367,30 @@ local function search_pilot(s, runs, ranked, k, metric)
   table.sort(seeds)
   if #seeds < 2 then return nil end
   local ss, used = 0.0, json.array({})
-  for _, e in ipairs(ranked) do
-    if #used >= k then break end
-    local r1 = runs[e.variant] and runs[e.variant][seeds[1]]
-    local r2 = runs[e.variant] and runs[e.variant][seeds[2]]
-    local a = r1 and not r1.diverged and r1.values[metric]
-    local b = r2 and not r2.diverged and r2.values[metric]
-    if finite(a) and finite(b) then
-      ss = ss + (a - b) ^ 2
-      used[#used + 1] = { variant = e.variant, difference = a - b }
-    end
-  end
-  local over = "closest admissible set-ups"
-  if #used == 0 then
-    -- no admissible set-up (a tiny test budget): every set-up's, said in the definition
-    over = "set-ups (none is admissible: every one of them)"
-    for _, v in ipairs(s.variants) do
+  -- the first k of `names` whose two seeds both have a finite value
+  local function take(names)
+    for _, name in ipairs(names) do
       if #used >= k then break end
-      local r1 = runs[v.name] and runs[v.name][seeds[1]]
-      local r2 = runs[v.name] and runs[v.name][seeds[2]]
+      local r1 = runs[name] and runs[name][seeds[1]]
+      local r2 = runs[name] and runs[name][seeds[2]]
       local a = r1 and not r1.diverged and r1.values[metric]
       local b = r2 and not r2.diverged and r2.values[metric]
       if finite(a) and finite(b) then
         ss = ss + (a - b) ^ 2
-        used[#used + 1] = { variant = v.name, difference = a - b }
+        used[#used + 1] = { variant = name, difference = a - b }
       end
     end
+  end
+  local names = {}
+  for i, e in ipairs(ranked) do names[i] = e.variant end
+  take(names)
+  local over = "closest admissible set-ups"
+  if #used == 0 then
+    -- no admissible set-up (a tiny test budget): every set-up's, said in the definition
+    over = "set-ups (none is admissible: every one of them)"
+    names = {}
+    for i, v in ipairs(s.variants) do names[i] = v.name end
+    take(names)
   end
   if #used == 0 then return nil end
   return { treatment = "seed " .. seeds[2], baseline = "seed " .. seeds[1], metric = metric,

@@ -241,6 +241,26 @@ end
 -- "ClaimTableNonePpl", "ClaimTableLayernormPpl", "ClaimTableRmsnormPpl", the claim's own
 -- changes "ClaimTable<Norm>PplChange" and their rounded sizes "...PplSize" ("7 %"), and
 -- the corpus's "ClaimVocab" and "ClaimTrainShare" (the training split's share).
+-- The term of a distance (claim.distance's table) farthest from the claim, in words: "the
+-- embedding norm (0.16 against the claim's 11.46, $z = -42.8$)"; and every term whose |z|
+-- exceeds 2 (the per-term size of a match), joined with "and".
+local function term_text(t)
+  local m = F.METRIC[t.metric]
+  local function sig(x) return F.num(x, F.finite(x) and F.sig_decimals(x, 4) or 0) end
+  return string.format("the %s (%s against the claim's %s, $z = %s$)", m and m.noun or
+    F.escape(t.metric), sig(t.value), sig(t.claim), F.num(t.z, 1))
+end
+
+local function worst_terms(d)
+  if not (d and d.terms) then return DASH, DASH end
+  local worst, over = nil, {}
+  for _, t in ipairs(d.terms) do
+    if not worst or math.abs(t.z) > math.abs(worst.z) then worst = t end
+    if math.abs(t.z) > 2 then over[#over + 1] = term_text(t) end
+  end
+  return term_text(worst), #over > 0 and table.concat(over, ", ") or "none"
+end
+
 -- A distance-2 search's macros (S its prefix): S.."SearchAdmissible" and "SearchExcluded"
 -- (counts), "SearchClosest" and "SearchSecond" (names), "SearchClosestD", "SearchMatch"
 -- ("matches" or "does not match"), "SearchThreshold", "SearchPilotSd" and "SearchPilotDf"
@@ -254,6 +274,9 @@ local function search_numbers(def, s, S)
   def(S .. "SearchClosest", r[1] and F.escape(r[1].variant) or DASH)
   def(S .. "SearchSecond", r[2] and F.escape(r[2].variant) or DASH)
   def(S .. "SearchClosestD", r[1] and r[1].distance and F.num(r[1].distance.d, 1) or DASH)
+  local worst, over = worst_terms(r[1] and r[1].distance)
+  def(S .. "SearchClosestWorst", worst)
+  def(S .. "SearchClosestOff", over)
   def(S .. "SearchMatch", c.matches_any and "matches" or "does not match")
   def(S .. "SearchThreshold", F.num(c.threshold, 0))
   def(S .. "SearchPilotSd", c.pilot and F.num(c.pilot.sd, 3) or DASH)
@@ -261,12 +284,31 @@ local function search_numbers(def, s, S)
   def(S .. "SearchUnigramPpl", F.num(c.ngram and c.ngram.unigram_ppl, 2))
 end
 
+-- The pre-registered verdict and the perplexity change of set-up su's `row` against its
+-- no-norm row (dashes when either is missing).
+local function row_effect(s, su, row)
+  local verdict, change = DASH, DASH
+  local t = su and su.rows[row] and su.rows[row].variant
+  local b = su and su.rows.none and su.rows.none.variant
+  for _, v in ipairs(s.summary.verdicts or {}) do
+    if v.treatment == t and v.baseline == b then verdict = F.escape(v.verdict) end
+  end
+  for _, cmp in ipairs(s.summary.comparisons or {}) do
+    if cmp.treatment == t and cmp.baseline == b and cmp.metric == s.primary then
+      change = F.percent(cmp.val_ppl_change)
+    end
+  end
+  return verdict, change
+end
+
 -- A distance-2 Table-1 study's further macros: per set-up k (1, 2, ... in the summary's
 -- order) S.."ClaimSetup<k>Name"; the reference arm's (the set-up named `ref`) norm effects
 -- S.."ClaimRef<Norm>PplChange" and "...Verdict"; per interaction k
 -- S.."ClaimInteraction<k>Verdict" ("significant (Holm-adjusted p = ...)" or "not
 -- significant ..."), "...Delta" and "...CI" (on the primary metric); the
--- closest set-up's balanced accuracy on 150 positions without a norm,
+-- closest set-up's no-norm row's farthest term and terms beyond |z| = 2,
+-- S.."ClaimClosestWorst" and "ClaimClosestOff" (as the search's); its balanced accuracy on
+-- 150 positions without a norm,
 -- S.."ClaimClosestBalAcc" (mean +- sd over seeds x subsets).
 local function table1_v2_numbers(def, s, S, c)
   -- the prose may name set-ups 1-3 and interactions 1-2 whatever the search selected: a
@@ -278,17 +320,7 @@ local function table1_v2_numbers(def, s, S, c)
   local ref
   for _, su in ipairs(c.setups) do if su.name == "ref" then ref = su end end
   for _, row in ipairs({ "layernorm", "rmsnorm" }) do
-    local verdict, change = DASH, DASH
-    local t = ref and ref.rows[row] and ref.rows[row].variant
-    local b = ref and ref.rows.none and ref.rows.none.variant
-    for _, v in ipairs(s.summary.verdicts or {}) do
-      if v.treatment == t and v.baseline == b then verdict = F.escape(v.verdict) end
-    end
-    for _, cmp in ipairs(s.summary.comparisons or {}) do
-      if cmp.treatment == t and cmp.baseline == b and cmp.metric == s.primary then
-        change = F.percent(cmp.val_ppl_change)
-      end
-    end
+    local verdict, change = row_effect(s, ref, row)
     def(S .. "ClaimRef" .. F.macro(row) .. "Verdict", verdict)
     def(S .. "ClaimRef" .. F.macro(row) .. "PplChange", change)
   end
@@ -314,6 +346,9 @@ local function table1_v2_numbers(def, s, S, c)
   for _, su in ipairs(c.setups) do
     if c.closest and su.name == c.closest.setup then best = su end
   end
+  local worst, over = worst_terms(best and best.rows.none and best.rows.none.distance)
+  def(S .. "ClaimClosestWorst", worst)
+  def(S .. "ClaimClosestOff", over)
   local b = best and best.rows.none and best.rows.none.bal_subset_acc
   def(S .. "ClaimClosestBalAcc", b and F.finite(b.mean) and (F.num(b.mean, 3) ..
     " $\\pm$ " .. F.num(b.sd, 3)) or DASH)
@@ -336,17 +371,7 @@ function M.numbers(def, s, S)
   -- the closest set-up's pre-registered verdicts, by the groups its rows name, so the prose
   -- need not name a set-up that depends on the search's data
   for _, row in ipairs({ "layernorm", "rmsnorm" }) do
-    local t = best and best.rows[row] and best.rows[row].variant
-    local b = best and best.rows.none and best.rows.none.variant
-    local verdict, change = DASH, DASH
-    for _, v in ipairs(s.summary.verdicts or {}) do
-      if v.treatment == t and v.baseline == b then verdict = F.escape(v.verdict) end
-    end
-    for _, cmp in ipairs(s.summary.comparisons or {}) do
-      if cmp.treatment == t and cmp.baseline == b and cmp.metric == s.primary then
-        change = F.percent(cmp.val_ppl_change)
-      end
-    end
+    local verdict, change = row_effect(s, best, row)
     def(S .. "ClaimClosest" .. F.macro(row) .. "Verdict", verdict)
     def(S .. "ClaimClosest" .. F.macro(row) .. "PplChange", change)
   end
