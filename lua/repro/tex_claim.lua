@@ -277,6 +277,33 @@ local function search_numbers(def, s, S)
   local worst, over = worst_terms(r[1] and r[1].distance)
   def(S .. "SearchClosestWorst", worst)
   def(S .. "SearchClosestOff", over)
+  -- the closest set-up's parameter count and initial loss (means over its seeds)
+  local pv = r[1] and s.summary.per_variant[r[1].variant]
+  local m = pv and pv.metrics or {}
+  def(S .. "SearchClosestParams", m.params and F.finite(m.params.mean) and
+    ("\\num{" .. F.fixed(m.params.mean / 1e6, 2) .. "}\\,M") or DASH)
+  def(S .. "SearchClosestInitLoss", m.init_loss and F.num(m.init_loss.mean, 1) or DASH)
+  -- the range of validation PPL over the admissible set-ups of each init scheme and output
+  -- layer, by the variants' overrides: "SearchPpl<Init><Tied|Untied>Min/Max"
+  local range = {}
+  for _, e in ipairs(r) do
+    local o = e.overrides or {}
+    local key = F.macro(tostring(o.init or "gpt2")) .. (o.tie_embeddings == false and
+      "Untied" or "Tied")
+    local x = e.values and e.values.val_ppl
+    if F.finite(x) then
+      local g = range[key] or { min = x, max = x }
+      g.min, g.max = math.min(g.min, x), math.max(g.max, x)
+      range[key] = g
+    end
+  end
+  for _, init in ipairs({ "gpt2", "torch" }) do
+    for _, tie in ipairs({ "Tied", "Untied" }) do
+      local g = range[F.macro(init) .. tie]
+      def(S .. "SearchPpl" .. F.macro(init) .. tie .. "Min", g and F.num(g.min, 1) or DASH)
+      def(S .. "SearchPpl" .. F.macro(init) .. tie .. "Max", g and F.num(g.max, 1) or DASH)
+    end
+  end
   def(S .. "SearchMatch", c.matches_any and "matches" or "does not match")
   def(S .. "SearchThreshold", F.num(c.threshold, 0))
   def(S .. "SearchPilotSd", c.pilot and F.num(c.pilot.sd, 3) or DASH)
