@@ -4,6 +4,12 @@
  *   sys.sha256_file(path)   -> hex, or nil and a message
  *   sys.stat(path)          -> {type = "file"|"dir"|"other", size = bytes}, or nil and a
  *                              message (symbolic links are followed)
+ *   sys.lstat(path)         -> the same, with type "link" for a symbolic link (not followed)
+ *   sys.read_file(path, max_bytes)
+ *                           -> the whole file, or nil and a message: only a regular file
+ *                              that is not itself a symbolic link (O_NOFOLLOW) and holds
+ *                              at most max_bytes; opened non-blocking, so a FIFO or a
+ *                              device is refused without hanging or reading forever
  *   sys.listdir(path)       -> sorted list of entry names (no "." or ".."), or nil, message
  *   sys.realpath(path)      -> the canonical absolute path, or nil and a message
  *   sys.cores()             -> CPUs this process may run on (its affinity mask)
@@ -204,6 +210,98 @@ static int sys_stat(lua_State *L)
     return 1;
 }
 
+static int sys_lstat(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return fail(L, "cannot stat", path, errno);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, S_ISLNK(st.st_mode)   ? "link"
+                      : S_ISREG(st.st_mode) ? "file"
+                      : S_ISDIR(st.st_mode) ? "dir"
+                                            : "other");
+    lua_setfield(L, -2, "type");
+    lua_pushinteger(L, (lua_Integer)st.st_size);
+    lua_setfield(L, -2, "size");
+    return 1;
+}
+
+#define FD_MT "repro.sys.fd"
+
+static int fd_close(lua_State *L)
+{
+    int *fd = luaL_checkudata(L, 1, FD_MT);
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    return 0;
+}
+
+/* The descriptor and the buffer are userdata (the descriptor's __gc closes it), so a
+ * Lua error (out of memory) while either is held leaks nothing. */
+static int sys_read_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer max = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, max >= 0, 2, "a size cap >= 0");
+    int *fd = lua_newuserdatauv(L, sizeof *fd, 0);
+    *fd = -1;
+    luaL_setmetatable(L, FD_MT);
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (*fd < 0) {
+        if (errno == ELOOP) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "cannot read %s: a symbolic link (not followed)", path);
+            return 2;
+        }
+        return fail(L, "cannot read", path, errno);
+    }
+    struct stat st;
+    if (fstat(*fd, &st) != 0)
+        return fail(L, "cannot read", path, errno);
+    if (!S_ISREG(st.st_mode)) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot read %s: not a regular file (%s)", path,
+                        S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+        return 2;
+    }
+    if ((uintmax_t)st.st_size > (uintmax_t)max) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot read %s: %I bytes, more than the %I this file may have",
+                        path, (lua_Integer)st.st_size, max);
+        return 2;
+    }
+    /* The size may change while reading: never more than st_size + 1 bytes. */
+    size_t cap = (size_t)st.st_size + 1;
+    char *buf = lua_newuserdatauv(L, cap, 0);
+    size_t n = 0;
+    int err = 0;
+    while (n < cap) {
+        ssize_t got = read(*fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            err = errno;
+            break;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    close(*fd);
+    *fd = -1;
+    if (err != 0 || n == cap) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot read %s: %s", path,
+                        err ? strerror(err) : "it grew while being read");
+        return 2;
+    }
+    lua_pushlstring(L, buf, n);
+    return 1;
+}
+
 #define DIR_MT "repro.sys.dir"
 
 static int dir_close(lua_State *L)
@@ -354,6 +452,7 @@ int luaopen_sys(lua_State *L)
     static const luaL_Reg lock_methods[] = {{"release", lock_release}, {NULL, NULL}};
     static const luaL_Reg fns[] = {{"sha256", sys_sha256},   {"sha256_file", sys_sha256_file},
                                    {"stat", sys_stat},       {"listdir", sys_listdir},
+                                   {"lstat", sys_lstat},     {"read_file", sys_read_file},
                                    {"realpath", sys_realpath}, {"cores", sys_cores},
                                    {"lock", sys_lock},       {"mkdir_p", sys_mkdir_p},
                                    {NULL, NULL}};
@@ -364,6 +463,11 @@ int luaopen_sys(lua_State *L)
         lua_setfield(L, -2, "__gc");
         lua_pushcfunction(L, lock_release);
         lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, FD_MT)) {
+        lua_pushcfunction(L, fd_close);
+        lua_setfield(L, -2, "__gc");
     }
     lua_pop(L, 1);
     if (luaL_newmetatable(L, DIR_MT)) {

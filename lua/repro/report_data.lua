@@ -15,7 +15,9 @@ local texfmt = require "repro.texfmt"
 local M = {}
 local finite = texfmt.finite
 
-local user_error = require("repro.base").user_error
+local base = require "repro.base"
+local sys = require "repro.sys"
+local user_error = base.user_error
 
 -- Display names of the engine's embed_norm values.
 local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
@@ -457,23 +459,51 @@ end
 -- of the variants (M.name_variants).
 function M.load_study(exp_dir, name, names)
   local dir = exp_dir .. "/" .. name
-  local text = fs.read(dir .. "/summary.json")
-  if not text then return nil end
+  local text, err = fs.read(dir .. "/summary.json")
+  if not text then
+    if not sys.lstat(dir .. "/summary.json") then return nil end
+    user_error("report: %s", base.printable(err))
+  end
   local ok, sum = pcall(json.decode, text)
   if not ok or type(sum) ~= "table" or type(sum.per_variant) ~= "table" then
     user_error("report: %s/summary.json is not a study summary", dir)
   end
+  -- its variant names reach gnuplot and LaTeX as its directory's name does
+  for v in pairs(sum.per_variant) do
+    if not base.valid_name(v) then
+      io.stderr:write(string.format("report: warning: skipped %s/summary.json: the variant " ..
+        "name '%s' is not a name (%s)\n", dir, base.printable(v), base.NAME_RULE))
+      return nil
+    end
+  end
   return new_study(sum, { name = name, dir = dir, names = names })
 end
 
--- The names of the studies with a summary under exp_dir, sorted.
+-- The names of the studies with a summary under exp_dir, sorted.  A directory whose
+-- name breaks the name rule (base.valid_name: it would reach gnuplot and LaTeX) or that
+-- is a symbolic link is skipped with a warning on stderr; an exp_dir that is not a
+-- directory is an error.
 function M.list_studies(exp_dir)
-  local out = fs.capture("find " .. fs.quote(exp_dir) ..
-    " -mindepth 2 -maxdepth 2 -name summary.json") or ""
+  local st = sys.lstat(exp_dir)
+  if not st or st.type ~= "dir" then
+    user_error("report: --experiments %s is not a directory%s", exp_dir,
+      st and st.type == "link" and " (a symbolic link: not followed)" or "")
+  end
   local names = {}
-  for p in out:gmatch("[^\n]+") do
-    local n = p:match("([^/]+)/summary%.json$")
-    if n then names[#names + 1] = n end
+  for _, n in ipairs(sys.listdir(exp_dir) or {}) do
+    local path = exp_dir .. "/" .. n
+    local nst = sys.lstat(path)
+    if nst and nst.type == "link" and base.valid_name(n) and sys.lstat(path .. "/summary.json") then
+      io.stderr:write(string.format("report: warning: skipped %s: a symbolic link (records " ..
+        "trees hold no links)\n", base.printable(path)))
+    elseif nst and nst.type == "dir" and sys.lstat(path .. "/summary.json") then
+      if base.valid_name(n) then
+        names[#names + 1] = n
+      else
+        io.stderr:write(string.format("report: warning: skipped the directory %s: not a " ..
+          "study name (%s)\n", base.printable(path), base.NAME_RULE))
+      end
+    end
   end
   table.sort(names)
   return names

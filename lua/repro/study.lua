@@ -802,8 +802,8 @@ local function check_top(P, t, path, s)
     if t[k] == nil then P.add(k, "missing", false) end
   end
   if t.name ~= nil then
-    if type(t.name) ~= "string" or not t.name:match("^[%w][%w_.%-]*$") then
-      P.add("name", "expected a name of letters, digits, '_', '-' or '.' (it names a directory)")
+    if not base.valid_name(t.name) then
+      P.add("name", "expected a name of " .. base.NAME_RULE .. " (it names a directory)")
     else
       s.name = t.name
       check_identity(P, path, s.name)
@@ -811,6 +811,11 @@ local function check_top(P, t, path, s)
   end
   if t.description ~= nil and type(t.description) ~= "string" then
     P.add("description", "expected a string")
+  elseif t.description ~= nil and not utf8.len(t.description) then
+    P.add("description", "is not valid UTF-8 (the paper prints it)")
+  elseif t.description ~= nil and t.description:find("[%z\1-\8\11-\31\127]") then
+    P.add("description", "holds a control character (" .. base.control_char(
+      t.description:match("[%z\1-\8\11-\31\127]")) .. "): only text, tabs and newlines")
   end
 end
 
@@ -856,8 +861,8 @@ local function check_configs(P, t, s, set, types)
     local path = "variants[" .. i .. "]"
     if type(v) ~= "table" then
       P.add(path, "expected a table {name = ..., key = value, ...}")
-    elseif type(v.name) ~= "string" or not v.name:match("^[%w][%w_.%-]*$") then
-      P.add(path .. ".name", "expected a name of letters, digits, '_', '-' or '.'", "name")
+    elseif not base.valid_name(v.name) then
+      P.add(path .. ".name", "expected a name of " .. base.NAME_RULE, "name")
     elseif variants[v.name] then
       P.add(path .. ".name", "variant '" .. v.name .. "' is listed twice (also " ..
         variants[v.name].path .. ")", v.name, 2)

@@ -450,7 +450,11 @@ for line in (fs.read(fdata .. "/f_forest.dat") or ""):gmatch("[^\n]+") do
 end
 t:eq(#rows, 4, "forest: final's 3 val_loss rows once, zz_newstudy's 1, none of the copy's: " ..
   table.concat(rows, " | "))
-local heads = specs.f_forest.vars and specs.f_forest.vars.heads or ""
+local heads = {}
+for i = 1, specs.f_forest.vars and specs.f_forest.vars.nheads or 0 do
+  heads[#heads + 1] = '"' .. specs.f_forest.vars["head" .. i] .. '"'
+end
+heads = table.concat(heads, " ")
 t:ok(heads:find('"The final protocol"', 1, true) and heads:find('"zz_copy"', 1, true),
   "forest: a header per study, the manifest's label or the study's name: " .. heads)
 t:ok(heads:find("the runs of final (seeds 1-2), shown above", 1, true),
