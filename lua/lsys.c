@@ -273,13 +273,14 @@ static int sys_read_file(lua_State *L)
                         path, (lua_Integer)st.st_size, max);
         return 2;
     }
-    /* The size may change while reading: never more than st_size + 1 bytes. */
-    size_t cap = (size_t)st.st_size + 1;
-    char *buf = lua_newuserdatauv(L, cap, 0);
+    /* Read to the end (a file of /proc says size 0), never more than max + 1 bytes. */
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
     size_t n = 0;
     int err = 0;
-    while (n < cap) {
-        ssize_t got = read(*fd, buf + n, cap - n);
+    for (;;) {
+        char *p = luaL_prepbuffsize(&b, 1 << 16);
+        ssize_t got = read(*fd, p, 1 << 16);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
@@ -288,17 +289,23 @@ static int sys_read_file(lua_State *L)
         }
         if (got == 0)
             break;
+        luaL_addsize(&b, (size_t)got);
         n += (size_t)got;
+        if ((uintmax_t)n > (uintmax_t)max)
+            break;
     }
     close(*fd);
     *fd = -1;
-    if (err != 0 || n == cap) {
+    if (err != 0 || (uintmax_t)n > (uintmax_t)max) {
         lua_pushnil(L);
-        lua_pushfstring(L, "cannot read %s: %s", path,
-                        err ? strerror(err) : "it grew while being read");
+        if (err != 0)
+            lua_pushfstring(L, "cannot read %s: %s", path, strerror(err));
+        else
+            lua_pushfstring(L, "cannot read %s: more than the %I bytes this file may have",
+                            path, max);
         return 2;
     }
-    lua_pushlstring(L, buf, n);
+    luaL_pushresult(&b);
     return 1;
 }
 

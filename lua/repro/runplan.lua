@@ -29,6 +29,10 @@ local shown = fs.shown
 -- <that root>-set/<12 hex of the overrides' SHA-256>, so they never mix with (or
 -- overwrite) the study's canonical records.
 function M.out_root(given, set)
+  if given == "" then
+    base.user_error("repro: --out-root \"\": an empty path (the records would go into the " ..
+      "current directory); give a directory")
+  end
   local env_root = os.getenv("REPRO_EXPERIMENTS")
   local out_root = given or (env_root ~= "" and env_root) or (host.root .. "/experiments")
   if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
