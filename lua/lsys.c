@@ -1,7 +1,9 @@
 /* Module `repro.sys`: the file and process facts the record and runner code needs,
  * without a shell.
  *   sys.sha256(text)        -> 64 lowercase hex digits (FIPS 180-4)
- *   sys.sha256_file(path)   -> hex, or nil and a message
+ *   sys.sha256_file(path [, nofollow])
+ *                           -> hex, or nil and a message (a regular file only; with
+ *                              nofollow, not a symbolic link either)
  *   sys.stat(path)          -> {type = "file"|"dir"|"other", size = bytes}, or nil and a
  *                              message (symbolic links are followed)
  *   sys.lstat(path)         -> the same, with type "link" for a symbolic link (not followed)
@@ -158,9 +160,16 @@ static int fail(lua_State *L, const char *what, const char *path, int e)
 static int sys_sha256_file(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
+    int nofollow = lua_toboolean(L, 2);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) {
+        if (nofollow && errno == ELOOP) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "cannot read %s: a symbolic link (not followed)", path);
+            return 2;
+        }
         return fail(L, "cannot read", path, errno);
+    }
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;

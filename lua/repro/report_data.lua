@@ -6,6 +6,7 @@
 -- learning-rate sweep named by their config (Study:sweep_groups), and the one choice of
 -- which interval and minimum detectable effect of a comparison the report prints.
 local fs = require "repro.fs"
+local record = require "repro.record"
 local json = require "repro.json"
 local engine = require "engine"
 local stats = require "stats"
@@ -60,17 +61,34 @@ function Study:record(variant, seed)
   end
   local dir = self:run_dir(variant, seed)
   r = {}
+  self.records[key] = r
+  -- only a record that proves its content (record.verify), in real directories
+  for _, d in ipairs({ dir:match("^(.*)/[^/]+$"), dir }) do
+    local st = sys.lstat(d)
+    if st and st.type == "link" then
+      io.stderr:write(string.format("report: warning: %s is a symbolic link: not read\n",
+        base.printable(d)))
+      return r
+    end
+  end
+  local state = record.verify(dir)
+  if state ~= "verified" then
+    if state ~= "unfinished" then
+      io.stderr:write(string.format("report: warning: %s: %s: not read (bin/repro verify)\n",
+        base.printable(dir), state))
+    end
+    return r
+  end
   local ok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
   if ok and type(m) == "table" then r.metrics = m end
   local cok, c = pcall(json.decode, fs.read(dir .. "/config.json") or "")
   if cok and type(c) == "table" then r.config = c end
-  self.records[key] = r
   return r
 end
 
 function Study:log(variant, seed)
   local r = self:record(variant, seed)
-  if self.no_records then return nil end
+  if self.no_records or not r.metrics then return nil end
   if r.log == nil then
     local text = fs.read(self:run_dir(variant, seed) .. "/log.csv")
     r.log = text and analysis.parse_log(text) or false

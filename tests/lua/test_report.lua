@@ -54,6 +54,16 @@ fs.mkdir_p(exp .. "/final")
 check.write(exp .. "/final/summary.json", src)
 
 local VARIANTS = { "none", "layernorm", "rmsnorm" }
+-- A record's manifest.json with the checksums of its files: the report reads only
+-- records that prove their content.
+local function seal(d, extra)
+  local m = { sha256 = {} }
+  for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
+    m.sha256[f] = fs.sha256(d .. "/" .. f)
+  end
+  for k, v in pairs(extra or {}) do m[k] = v end
+  check.write(d .. "/manifest.json", json.pretty(m))
+end
 local PPL = { none = { 7.4, 8.2, 9.0 }, layernorm = { 7.1, 7.7, 8.6 }, rmsnorm = { 7.2, 8.0 } }
 local LOSS = { none = { 2.0, 2.1, 2.2 }, layernorm = { 1.96, 2.04, 2.15 }, rmsnorm = { 1.98, 2.08 } }
 local PARAMS = { none = 1000, layernorm = 1064, rmsnorm = 1032 }
@@ -99,6 +109,7 @@ for vi, v in ipairs(VARIANTS) do
         0.3 + 0.001 * step, diag)
     end
     check.write(d .. "/log.csv", table.concat(rows, "\n") .. "\n")
+    seal(d)
   end
 end
 
@@ -409,8 +420,7 @@ for _, v in ipairs(VARIANTS) do
       check.write(d .. "/" .. f, assert(fs.read(string.format("%s/final/%s/seed-%d/%s", exp, v,
         seed, f))))
     end
-    check.write(d .. "/manifest.json", json.pretty({ copied_from = string.format(
-      "final/%s/seed-%d", v, seed) }))
+    seal(d, { copied_from = string.format("final/%s/seed-%d", v, seed) })
   end
 end
 local fig_manifest = dir .. "/fig_manifest.lua"
