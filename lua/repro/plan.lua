@@ -59,8 +59,12 @@ end
 -- The value of --only, "variant=V,seed=S" (either part alone too), as {variant=, seed=}.
 local function parse_only(raw, who)
   local sel = {}
+  if not raw:find("[^,%s]") then user_error("%s: --only is empty: name a variant or a seed", who) end
   for kv in raw:gmatch("[^,]+") do
     local k, v = kv:match("^(%w+)=(.+)$")
+    if sel[k] ~= nil then
+      user_error("%s: --only %s: %s is given twice", who, raw, k)
+    end
     if k == "variant" then
       sel.variant = v
     elseif k == "seed" then

@@ -341,6 +341,8 @@ local function check_overrides(P, t, path, types, skip)
         P.add(path .. "." .. k, "expected a number, got " .. typename(v), k)
       elseif ty == "string" and type(v) ~= "string" then
         P.add(path .. "." .. k, "expected a string, got " .. typename(v), k)
+      elseif ty == "string" and base.control_char(v) then
+        P.add(path .. "." .. k, "holds a control character (" .. base.control_char(v) .. ")", k)
       elseif ty == "boolean" and type(v) ~= "boolean" then
         P.add(path .. "." .. k, "expected true or false, got " .. typename(v), k)
       else
