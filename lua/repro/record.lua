@@ -128,6 +128,35 @@ function M.verify(dir)
   return "mismatch", problems
 end
 
+-- The digest of the verified records under a study directory: SHA-256 of one line per
+-- record (<variant>/seed-<s> and the SHA-256 of its config.json, log.csv and
+-- metrics.json), in name order, over the real directories with valid names that hold a
+-- verified record.  A summary carries the digest of the records it was computed from
+-- (`records_sha256`, lua/repro/runner.lua) and the report refuses a summary whose records
+-- have changed since (lua/repro/report_data.lua).  Returns the digest and the count.
+function M.records_digest(study_dir)
+  local lines = {}
+  local function subdirs(d)
+    local out = {}
+    for _, n in ipairs(sys.listdir(d) or {}) do
+      local st = base.valid_name(n) and sys.lstat(d .. "/" .. n)
+      if st and st.type == "dir" then out[#out + 1] = n end
+    end
+    return out
+  end
+  for _, v in ipairs(subdirs(study_dir)) do
+    for _, seed in ipairs(subdirs(study_dir .. "/" .. v)) do
+      local dir = study_dir .. "/" .. v .. "/" .. seed
+      if seed:match("^seed%-%d+$") and M.verify(dir) == "verified" then
+        local sums = {}
+        for i, f in ipairs(M.HASHED) do sums[i] = sys.sha256_file(dir .. "/" .. f, true) end
+        lines[#lines + 1] = v .. "/" .. seed .. " " .. table.concat(sums, " ")
+      end
+    end
+  end
+  return sys.sha256(table.concat(lines, "\n")), #lines
+end
+
 M.UNTRUSTED = "manifest.json holds no checksums: not trusted (review the record, then " ..
   "`bin/repro verify --rehash DIR` adds them)"
 

@@ -494,6 +494,14 @@ function M.load_study(exp_dir, name, names)
       return nil
     end
   end
+  -- it describes the records beside it, as they are now (record.records_digest)
+  local digest = record.records_digest(dir)
+  if sum.records_sha256 ~= digest then
+    user_error("report: %s/summary.json %s: refused (bin/repro analyze writes it again from " ..
+      "the verified records)", dir, type(sum.records_sha256) ~= "string" and
+      "carries no digest of the records it was computed from (records_sha256)" or
+      "was computed from other records than those beside it now (records_sha256 differs)")
+  end
   return new_study(sum, { name = name, dir = dir, names = names })
 end
 

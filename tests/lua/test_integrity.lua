@@ -78,6 +78,28 @@ t:eq(record.verify(victim), "verified", "the rehashed record verifies")
 code, _, err = check.run(repro .. " run " .. q(A) .. " --out-root " .. q(root))
 t:eq(code, 0, "the study is analysed now: " .. err)
 
+-- A summary carries the digest of the records it came from; the report refuses one that
+-- does not match the records beside it, or carries none.
+local rep = repro .. " report --experiments " .. q(root) .. " --paper " .. q(dir .. "/paper") ..
+  " --plots-data " .. q(dir .. "/pdata") .. " --no-figures"
+code, _, err = check.run(rep)
+t:eq(code, 0, "the report reads the analysed studies: " .. err)
+local sum_path = root .. "/alpha/summary.json"
+local sum_text = assert(fs.read(sum_path))
+t:ok(sum_text:find('"records_sha256": "' .. record.records_digest(root .. "/alpha") .. '"', 1, true),
+  "the summary carries the digest of its records")
+os.rename(root .. "/alpha/none/seed-2", dir .. "/aside")
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("alpha/summary.json was computed from other records", 1, true),
+  "a record gone since the analysis: the summary is refused: " .. err)
+os.rename(dir .. "/aside", root .. "/alpha/none/seed-2")
+check.write(sum_path, (sum_text:gsub('\n  "records_sha256": "%x+",', "")))
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("carries no digest", 1, true), "a summary without its digest is refused: " .. err)
+check.write(sum_path, sum_text)
+code = check.run(rep)
+t:eq(code, 0, "the restored summary is read again")
+
 -- 2. verify counts a directory once -------------------------------------------------------
 local _, o1 = check.run(repro .. " verify " .. q(root))
 local _, o2 = check.run(repro .. " verify " .. q(root) .. " " .. q(root) .. " " .. q(root .. "/alpha"))

@@ -64,6 +64,13 @@ local function seal(d, extra)
   for k, v in pairs(extra or {}) do m[k] = v end
   check.write(d .. "/manifest.json", json.pretty(m))
 end
+-- A study's summary with the digest of the records beside it, as bin/repro analyze
+-- writes it: the report refuses a summary whose records_sha256 does not match.
+local function digest_summary(study_dir)
+  local sum = json.decode(assert(fs.read(study_dir .. "/summary.json")))
+  sum.records_sha256 = require("repro.record").records_digest(study_dir)
+  check.write(study_dir .. "/summary.json", json.pretty(sum))
+end
 local PPL = { none = { 7.4, 8.2, 9.0 }, layernorm = { 7.1, 7.7, 8.6 }, rmsnorm = { 7.2, 8.0 } }
 local LOSS = { none = { 2.0, 2.1, 2.2 }, layernorm = { 1.96, 2.04, 2.15 }, rmsnorm = { 1.98, 2.08 } }
 local PARAMS = { none = 1000, layernorm = 1064, rmsnorm = 1032 }
@@ -112,6 +119,7 @@ for vi, v in ipairs(VARIANTS) do
     seal(d)
   end
 end
+digest_summary(exp .. "/final")
 
 -- The report ------------------------------------------------------------------------------
 local paper, data = dir .. "/paper", dir .. "/plots/data"
@@ -423,6 +431,7 @@ for _, v in ipairs(VARIANTS) do
     seal(d, { copied_from = string.format("final/%s/seed-%d", v, seed) })
   end
 end
+digest_summary(copy)
 local fig_manifest = dir .. "/fig_manifest.lua"
 check.write(fig_manifest, [[
 return { studies = { "final", "zz_copy" }, tables = {}, text_width = 6.5,
