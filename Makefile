@@ -99,7 +99,7 @@ test-slurm: $(REPRO) data
 # the dependency step for the comparison.
 bench: $(REPRO)
 	@scripts/deps.sh --torch
-	@REPRO=$(REPRO) $(REPRO) tests/bench/bench_engine.lua
+	@REPRO=$(REPRO) $(REPRO) script tests/bench/bench_engine.lua
 
 # Studies and the paper.
 #   make reproduce     every study of lua/experiments/ (finished runs reused), then make paper
@@ -141,7 +141,7 @@ reproduce: $(REPRO) data
 	@$(MAKE) --no-print-directory verify QUICK=$(QUICK) >&2
 	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)
 ifeq ($(QUICK),1)
-	@$(REPRO) tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
+	@$(REPRO) script tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
 endif
 
 # Every record's SHA-256 against its manifest (bin/repro verify): the list of records that
@@ -159,7 +159,7 @@ reproduce-slurm: $(REPRO) data
 	@REPRO=$(REPRO) scripts/reproduce_slurm.sh $(RUN_FLAGS) $(SLURM_FLAGS)
 	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)
 ifeq ($(QUICK),1)
-	@$(REPRO) tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
+	@$(REPRO) script tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
 endif
 
 paper: deps $(REPRO)

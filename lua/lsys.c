@@ -1,9 +1,17 @@
 /* Module `repro.sys`: the file and process facts the record and runner code needs,
  * without a shell.
  *   sys.sha256(text)        -> 64 lowercase hex digits (FIPS 180-4)
- *   sys.sha256_file(path)   -> hex, or nil and a message
+ *   sys.sha256_file(path [, nofollow])
+ *                           -> hex, or nil and a message (a regular file only; with
+ *                              nofollow, not a symbolic link either)
  *   sys.stat(path)          -> {type = "file"|"dir"|"other", size = bytes}, or nil and a
  *                              message (symbolic links are followed)
+ *   sys.lstat(path)         -> the same, with type "link" for a symbolic link (not followed)
+ *   sys.read_file(path, max_bytes)
+ *                           -> the whole file, or nil and a message: only a regular file
+ *                              that is not itself a symbolic link (O_NOFOLLOW) and holds
+ *                              at most max_bytes; opened non-blocking, so a FIFO or a
+ *                              device is refused without hanging or reading forever
  *   sys.listdir(path)       -> sorted list of entry names (no "." or ".."), or nil, message
  *   sys.realpath(path)      -> the canonical absolute path, or nil and a message
  *   sys.cores()             -> CPUs this process may run on (its affinity mask)
@@ -152,9 +160,16 @@ static int fail(lua_State *L, const char *what, const char *path, int e)
 static int sys_sha256_file(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
+    int nofollow = lua_toboolean(L, 2);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) {
+        if (nofollow && errno == ELOOP) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "cannot read %s: a symbolic link (not followed)", path);
+            return 2;
+        }
         return fail(L, "cannot read", path, errno);
+    }
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
@@ -201,6 +216,105 @@ static int sys_stat(lua_State *L)
     lua_setfield(L, -2, "type");
     lua_pushinteger(L, (lua_Integer)st.st_size);
     lua_setfield(L, -2, "size");
+    return 1;
+}
+
+static int sys_lstat(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return fail(L, "cannot stat", path, errno);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, S_ISLNK(st.st_mode)   ? "link"
+                      : S_ISREG(st.st_mode) ? "file"
+                      : S_ISDIR(st.st_mode) ? "dir"
+                                            : "other");
+    lua_setfield(L, -2, "type");
+    lua_pushinteger(L, (lua_Integer)st.st_size);
+    lua_setfield(L, -2, "size");
+    return 1;
+}
+
+#define FD_MT "repro.sys.fd"
+
+static int fd_close(lua_State *L)
+{
+    int *fd = luaL_checkudata(L, 1, FD_MT);
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    return 0;
+}
+
+/* The descriptor and the buffer are userdata (the descriptor's __gc closes it), so a
+ * Lua error (out of memory) while either is held leaks nothing. */
+static int sys_read_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer max = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, max >= 0, 2, "a size cap >= 0");
+    int *fd = lua_newuserdatauv(L, sizeof *fd, 0);
+    *fd = -1;
+    luaL_setmetatable(L, FD_MT);
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (*fd < 0) {
+        if (errno == ELOOP) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "cannot read %s: a symbolic link (not followed)", path);
+            return 2;
+        }
+        return fail(L, "cannot read", path, errno);
+    }
+    struct stat st;
+    if (fstat(*fd, &st) != 0)
+        return fail(L, "cannot read", path, errno);
+    if (!S_ISREG(st.st_mode)) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot read %s: not a regular file (%s)", path,
+                        S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+        return 2;
+    }
+    if ((uintmax_t)st.st_size > (uintmax_t)max) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot read %s: %I bytes, more than the %I this file may have",
+                        path, (lua_Integer)st.st_size, max);
+        return 2;
+    }
+    /* Read to the end (a file of /proc says size 0), never more than max + 1 bytes. */
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    size_t n = 0;
+    int err = 0;
+    for (;;) {
+        char *p = luaL_prepbuffsize(&b, 1 << 16);
+        ssize_t got = read(*fd, p, 1 << 16);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            err = errno;
+            break;
+        }
+        if (got == 0)
+            break;
+        luaL_addsize(&b, (size_t)got);
+        n += (size_t)got;
+        if ((uintmax_t)n > (uintmax_t)max)
+            break;
+    }
+    close(*fd);
+    *fd = -1;
+    if (err != 0 || (uintmax_t)n > (uintmax_t)max) {
+        lua_pushnil(L);
+        if (err != 0)
+            lua_pushfstring(L, "cannot read %s: %s", path, strerror(err));
+        else
+            lua_pushfstring(L, "cannot read %s: more than the %I bytes this file may have",
+                            path, max);
+        return 2;
+    }
+    luaL_pushresult(&b);
     return 1;
 }
 
@@ -354,6 +468,7 @@ int luaopen_sys(lua_State *L)
     static const luaL_Reg lock_methods[] = {{"release", lock_release}, {NULL, NULL}};
     static const luaL_Reg fns[] = {{"sha256", sys_sha256},   {"sha256_file", sys_sha256_file},
                                    {"stat", sys_stat},       {"listdir", sys_listdir},
+                                   {"lstat", sys_lstat},     {"read_file", sys_read_file},
                                    {"realpath", sys_realpath}, {"cores", sys_cores},
                                    {"lock", sys_lock},       {"mkdir_p", sys_mkdir_p},
                                    {NULL, NULL}};
@@ -364,6 +479,11 @@ int luaopen_sys(lua_State *L)
         lua_setfield(L, -2, "__gc");
         lua_pushcfunction(L, lock_release);
         lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, FD_MT)) {
+        lua_pushcfunction(L, fd_close);
+        lua_setfield(L, -2, "__gc");
     }
     lua_pop(L, 1);
     if (luaL_newmetatable(L, DIR_MT)) {

@@ -263,7 +263,7 @@ static int pmain(lua_State *L)
     setup(L, root, argv[0]);
 
     if (argc < 2) {
-        fprintf(stderr, "usage: %s SCRIPT.lua [args] | COMMAND [args] | --version\n"
+        fprintf(stderr, "usage: %s COMMAND [args] | script FILE.lua [args] | --version\n"
                         "commands: see `%s help`\n", argv[0], argv[0]);
         lua_pushinteger(L, 2);
         return 1;
@@ -274,19 +274,46 @@ static int pmain(lua_State *L)
         return 1;
     }
 
-    const char *first = argv[1];
+    /* `bin/repro script FILE.lua [args]` runs a Lua file outside the sandbox, with the
+     * project's modules; `bin/repro FILE.lua [args]` does too, after repro.cli's
+     * guard_script has refused a study file (one under lua/experiments/, or one whose
+     * sandboxed evaluation returns a study table): a study runs with `bin/repro run`. */
+    int explicit_script = strcmp(argv[1], "script") == 0;
+    int shift = explicit_script ? 1 : 0;
+    if (explicit_script && argc < 3) {
+        fprintf(stderr, "usage: %s script FILE.lua [args]\n", argv[0]);
+        lua_pushinteger(L, 2);
+        return 1;
+    }
+    const char *first = argv[1 + shift];
     size_t len = strlen(first);
-    int is_script = (len > 4 && strcmp(first + len - 4, ".lua") == 0) || strchr(first, '/');
+    int is_script = explicit_script || (len > 4 && strcmp(first + len - 4, ".lua") == 0) ||
+                    strchr(first, '/');
 
     /* arg table as lua.c builds it: arg[0] = script, arg[-1] = interpreter. */
     lua_createtable(L, argc, 2);
-    for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[0]);
+    lua_rawseti(L, -2, -1);
+    for (int i = 1 + shift; i < argc; i++) {
         lua_pushstring(L, argv[i]);
-        lua_rawseti(L, -2, i - 1);
+        lua_rawseti(L, -2, i - 1 - shift);
     }
     lua_setglobal(L, "arg");
 
     if (is_script) {
+        if (!explicit_script) {
+            lua_pushliteral(L, "script");
+            lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
+            lua_getglobal(L, "require");
+            lua_pushstring(L, "repro.cli");
+            lua_call(L, 1, 1);
+            lua_getfield(L, -1, "guard_script");
+            lua_pushstring(L, first);
+            lua_call(L, 1, 0);
+            lua_pop(L, 1);
+            lua_pushnil(L);
+            lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
+        }
         if (luaL_loadfilex(L, first, "t") != LUA_OK) {
             /* already `file:line: message`; a traceback would only show the host */
             lua_createtable(L, 0, 1);
@@ -294,9 +321,9 @@ static int pmain(lua_State *L)
             lua_setfield(L, -2, "message");
             return lua_error(L);
         }
-        for (int i = 2; i < argc; i++)
+        for (int i = 2 + shift; i < argc; i++)
             lua_pushstring(L, argv[i]);
-        lua_call(L, argc - 2, 1);
+        lua_call(L, argc - 2 - shift, 1);
     } else {
         lua_pushstring(L, argv[1]);
         lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
@@ -316,6 +343,20 @@ static int pmain(lua_State *L)
         lua_pushinteger(L, 0);
     }
     return 1;
+}
+
+/* An error message as the terminal shows it: text from a study file or a record may hold
+ * escape sequences or NULs; every control character but newline and tab is printed as
+ * \xNN, so a message never rewrites the terminal. */
+static void print_message(FILE *f, const char *msg, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)msg[i];
+        if ((c < 32 && c != '\n' && c != '\t') || c == 127)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
 }
 
 int main(int argc, char **argv)
@@ -339,8 +380,13 @@ int main(int argc, char **argv)
     int status = lua_pcall(L, 2, 1, 1);
     int code;
     if (status != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-        fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
+        size_t n = 0;
+        const char *msg = lua_tolstring(L, -1, &n);
+        if (msg)
+            print_message(stderr, msg, n);
+        else
+            fputs("(error object is not a string)", stderr);
+        fputc('\n', stderr);
         code = 1;
     } else {
         code = (int)lua_tointeger(L, -1);

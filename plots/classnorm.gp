@@ -7,7 +7,8 @@
 load gpdir.'/common.gp'
 set logscale y
 set yrange [ymin:ymax]
-eval('set ytics '.ytics)
+set ytics (real(word(ytics, 1)))
+do for [i=2:words(ytics)] { set ytics add (real(word(ytics, i))) }
 nc = words(classes)
 set multiplot layout 1, nc margins 0.12, 0.98, 0.3, 0.88 spacing 0.04
 set xtics xstep

@@ -12,16 +12,11 @@ if (!exists("zoom")) zoom = 0
 if (logy) {
     set logscale y
     set yrange [ymin:ymax]
-    eval('set ytics '.ytics)
+    set ytics (real(word(ytics, 1)))
+    do for [i=2:words(ytics)] { set ytics add (real(word(ytics, i))) }
 }
-# The plot: bands, then lines (with the points at the sampled steps when points = 1).
-bands = 'for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) '. \
-    'fs transparent solid 0.15 noborder notitle'
-lines = points ? \
-    'for [i=0:n-1] data index i using 1:2 with linespoints lc rgb color(i) dt dash(i) '. \
-    'pt ptype(i) ps 0.45 title columnheader(1)' : \
-    'for [i=0:n-1] data index i using 1:2 with lines lc rgb color(i) dt dash(i) '. \
-    'title columnheader(1)'
+# The plot: bands, then lines (with the points at the sampled steps when points = 1),
+# written out for each case: no command is built from strings and evaluated.
 if (zoom) {
     # The left panel is the whole run, the right one its end; the key gets a strip of
     # its own across the top of the figure, where it hides no curve.
@@ -32,16 +27,29 @@ if (zoom) {
     set lmargin at screen 0.12
     set rmargin at screen 0.51
     set title 'whole run' offset 0, -0.5
-    eval('plot '.bands.', '.lines)
-    unset logscale y
-    set yrange [zoom_ymin:zoom_ymax]
-    set ytics autofreq
-    set xrange [zoom_from:zoom_to]
-    set ylabel ''
-    set lmargin at screen 0.59
-    set rmargin at screen 0.98
-    set title 'end of the run, linear axis' offset 0, -0.5
-    eval('plot '.bands.', '.lines)
+    do for [panel=1:2] {
+        if (panel == 2) {
+            unset logscale y
+            set yrange [zoom_ymin:zoom_ymax]
+            set ytics autofreq
+            set xrange [zoom_from:zoom_to]
+            set ylabel ''
+            set lmargin at screen 0.59
+            set rmargin at screen 0.98
+            set title 'end of the run, linear axis' offset 0, -0.5
+        }
+        if (points) {
+            plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
+                     fs transparent solid 0.15 noborder notitle, \
+                 for [i=0:n-1] data index i using 1:2 with linespoints lc rgb color(i) \
+                     dt dash(i) pt ptype(i) ps 0.45 title columnheader(1)
+        } else {
+            plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
+                     fs transparent solid 0.15 noborder notitle, \
+                 for [i=0:n-1] data index i using 1:2 with lines lc rgb color(i) \
+                     dt dash(i) title columnheader(1)
+        }
+    }
     # the key strip: the same curves with no data, only their titles
     unset title
     unset xlabel
@@ -55,14 +63,26 @@ if (zoom) {
     set lmargin at screen 0.02
     set rmargin at screen 0.98
     set key center center horizontal maxrows 2 samplen 2 spacing 1.0 width 1
-    eval('plot '.(points ? \
-        'for [i=0:n-1] data index i using 1:(NaN) with linespoints lc rgb color(i) dt dash(i) '. \
-        'pt ptype(i) ps 0.45 title columnheader(1)' : \
-        'for [i=0:n-1] data index i using 1:(NaN) with lines lc rgb color(i) dt dash(i) '. \
-        'title columnheader(1)'))
+    if (points) {
+        plot for [i=0:n-1] data index i using 1:(NaN) with linespoints lc rgb color(i) \
+                 dt dash(i) pt ptype(i) ps 0.45 title columnheader(1)
+    } else {
+        plot for [i=0:n-1] data index i using 1:(NaN) with lines lc rgb color(i) \
+                 dt dash(i) title columnheader(1)
+    }
     unset multiplot
 } else {
     # More than three curves: the key goes beside the plot, where it hides no data.
     if (n > 3) { set key outside right top } else { set key top right }
-    eval('plot '.bands.', '.lines)
+    if (points) {
+        plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
+                 fs transparent solid 0.15 noborder notitle, \
+             for [i=0:n-1] data index i using 1:2 with linespoints lc rgb color(i) \
+                 dt dash(i) pt ptype(i) ps 0.45 title columnheader(1)
+    } else {
+        plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
+                 fs transparent solid 0.15 noborder notitle, \
+             for [i=0:n-1] data index i using 1:2 with lines lc rgb color(i) \
+                 dt dash(i) title columnheader(1)
+    }
 }

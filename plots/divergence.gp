@@ -4,7 +4,8 @@
 load gpdir.'/common.gp'
 set logscale x
 set xrange [xmin:xmax]
-eval('set xtics '.xtics)
+set xtics (real(word(xtics, 1)))
+do for [i=2:words(xtics)] { set xtics add (real(word(xtics, i))) }
 set format x '%g'
 set xlabel 'peak learning rate'
 set ylabel 'runs diverged (fraction)'

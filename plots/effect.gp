@@ -6,7 +6,8 @@ load gpdir.'/common.gp'
 set logscale x
 set xrange [xmin:xmax]
 set yrange [ymin:ymax]
-eval('set xtics '.xtics)
+set xtics (word(xtic_labels, 1) real(word(xtics, 1)))
+do for [i=2:words(xtics)] { set xtics add (word(xtic_labels, i) real(word(xtics, i))) }
 set mxtics default
 set xlabel 'parameters'
 set ylabel ylabel

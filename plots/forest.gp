@@ -3,8 +3,10 @@
 # decision interval), the band of +-minimum effect of its study (grey), and the design's
 # minimum detectable effect at 80 % power marked with open diamonds at +-MDE; each
 # group's header on a row of its own, from the left edge.  Variables: rows (rows with the
-# headers), lmargin (characters), heads (the headers' `set label` commands), xlabel, xmin,
-# xmax, xstep (the x axis, fitted to the intervals, the bands and the diamonds).
+# headers), lmargin (characters), nheads and per header i head<i> (its text), head_y<i>
+# (its row) and head_kind<i> (1 a study, 2 a note under it), xlabel, xmin, xmax, xstep
+# (the x axis, fitted to the intervals, the bands and the diamonds).  The headers are
+# data: strings assigned on the command line in single quotes, never evaluated.
 load gpdir.'/common.gp'
 set xlabel xlabel
 set xrange [xmin:xmax]
@@ -18,7 +20,12 @@ set lmargin lmargin
 set rmargin 3
 set xtics xstep
 set mxtics 2
-eval(heads)
+do for [i=1:nheads] {
+    study = value(sprintf('head_kind%d', i)) == 1
+    set label i value(sprintf('head%d', i)) at character 1, first value(sprintf('head_y%d', i)) \
+        left font (study ? 'LM Roman 10 Bold,9' : 'LM Roman 10 Italic,9') \
+        tc rgb (study ? '#222222' : '#555555')
+}
 plot data using (0):1:(-$6):($6):($1 - 0.3):($1 + 0.3) with boxxyerror \
          fs transparent solid 0.25 noborder lc rgb '#888888', \
      data using (0):($1 - 0.5):(0):(1.0) with vectors nohead lc rgb '#888888' lw 0.6, \

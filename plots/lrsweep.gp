@@ -8,18 +8,23 @@ load gpdir.'/common.gp'
 set logscale x
 set xrange [xmin:xmax]
 set yrange [ymin:ymax]
-eval('set xtics '.xtics)
+set xtics (real(word(xtics, 1)))
+do for [i=2:words(xtics)] { set xtics add (real(word(xtics, i))) }
 set format x '%g'
 set xlabel xlabel
 set ylabel ylabel
 set key outside right top samplen 2 spacing 1.0
 shift(i) = 10 ** (0.025 * (i - (n - 1) / 2.0))
-cmd = 'plot for [i=0:n-1] data index i using ($1 * shift(i)):2:3:4 with yerrorbars '. \
-    'lc rgb color(i) pt ptype(i) ps 0.5 notitle, '. \
-    'for [i=0:n-1] data index i using ($1 * shift(i)):2 with lines lc rgb color(i) '. \
-    'dt dash(i) title columnheader(1)'
 if (diverged ne '') {
-    cmd = cmd.', diverged using ($1 * shift($4)):2:3 with points lc rgb variable pt 2 '. \
-        'ps 0.8 title ''diverged'''
+    plot for [i=0:n-1] data index i using ($1 * shift(i)):2:3:4 with yerrorbars \
+             lc rgb color(i) pt ptype(i) ps 0.5 notitle, \
+         for [i=0:n-1] data index i using ($1 * shift(i)):2 with lines lc rgb color(i) \
+             dt dash(i) title columnheader(1), \
+         diverged using ($1 * shift($4)):2:3 with points lc rgb variable pt 2 ps 0.8 \
+             title 'diverged'
+} else {
+    plot for [i=0:n-1] data index i using ($1 * shift(i)):2:3:4 with yerrorbars \
+             lc rgb color(i) pt ptype(i) ps 0.5 notitle, \
+         for [i=0:n-1] data index i using ($1 * shift(i)):2 with lines lc rgb color(i) \
+             dt dash(i) title columnheader(1)
 }
-eval(cmd)

@@ -47,7 +47,7 @@ done
 for t in tests/lua/test_*.lua tests/sh/test_*.sh; do
     [ -f "$t" ] || continue
     case "$t" in
-        *.lua) run_one "$(basename "$t")" "$REPRO" "$t" ;;
+        *.lua) run_one "$(basename "$t")" "$REPRO" script "$t" ;;
         *) run_one "$(basename "$t")" sh "$t" ;;
     esac
 done

@@ -13,4 +13,37 @@ function M.finite(x)
   return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
 end
 
+-- The one rule for a name the suite reads from a study file, the file system or a
+-- command line (study and variant names, directories under experiments/): ASCII
+-- letters, digits, '_', '-' and '.', starting with a letter or digit, at most
+-- NAME_MAX bytes.  Such a name is safe as a path component, in a shell word, in a
+-- gnuplot string and in a LaTeX \csname or \label.
+M.NAME_MAX = 64
+M.NAME_RULE = string.format("letters, digits, '_', '-' or '.', starting with a letter " ..
+  "or digit, at most %d characters", M.NAME_MAX)
+
+function M.valid_name(s)
+  return type(s) == "string" and #s <= M.NAME_MAX and s:match("^[A-Za-z0-9][A-Za-z0-9_.%-]*$")
+    ~= nil
+end
+
+-- The first control character (bytes 0-31 and 127: newline, NUL, escape, ...) of s as
+-- a readable escape ("\n", "\0", "\x1b"), or nil when s has none.
+function M.control_char(s)
+  local c = tostring(s):match("[%z\1-\31\127]")
+  if not c then return nil end
+  local named = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t", ["\0"] = "\\0" }
+  return named[c] or string.format("\\x%02x", c:byte())
+end
+
+-- s with every control character shown as an escape ("\x1b"; newlines and tabs kept
+-- when keep_lines): text from a file (a study's error, a record's field, a directory's
+-- name) printed to a terminal never carries escape sequences.
+function M.printable(s, keep_lines)
+  local pat = keep_lines and "[%z\1-\8\11-\31\127]" or "[%z\1-\31\127]"
+  return (tostring(s):gsub(pat, function(c)
+    return string.format("\\x%02x", c:byte())
+  end))
+end
+
 return M

@@ -16,6 +16,9 @@ local verify = require "repro.verify"
 local plan = require "repro.plan"
 local slurm = require "repro.slurm"
 local order = require "repro.order"
+local study = require "repro.study"
+local sandbox = require "repro.sandbox"
+local host = require "repro.host"
 
 local M = {}
 local commands = {}
@@ -183,7 +186,7 @@ usage:
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
-  bin/repro SCRIPT.lua [args]
+  bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 config keys (defaults):
 ]])
@@ -196,14 +199,69 @@ config keys (defaults):
   return 0
 end
 
+-- `bin/repro FILE.lua` (lua/repro.c) runs a Lua script outside the sandbox, with io and
+-- os: refused for a study file, which is data and runs sandboxed through `bin/repro run`.
+-- A study file is one under lua/experiments/, or one whose evaluation in the study
+-- sandbox returns a table with a study's fields.  `bin/repro script FILE.lua` skips this
+-- guard: running a file outside the sandbox is then what was asked for.
+local STUDY_FIELDS = { "variants", "analysis", "seeds", "base" }
+function M.guard_script(path)
+  local function refuse(why)
+    user_error("repro: %s %s: a study runs sandboxed, with `bin/repro run %s` (or plan, " ..
+      "status, analyze); `bin/repro script %s` runs a Lua file outside the sandbox",
+      base.printable(path), why, base.printable(path), base.printable(path))
+  end
+  local real = sys.realpath(path)
+  local experiments = sys.realpath(host.root .. "/lua/experiments")
+  if real and experiments and real:sub(1, #experiments + 1) == experiments .. "/" then
+    refuse("is a study file (it is under lua/experiments/)")
+  end
+  local src = fs.read(path, study.MAX_SOURCE_BYTES)
+  if not src then return end -- loading it reports why
+  local ok, value = sandbox.eval(src, "@" .. path, study.LIMITS, study.API)
+  if ok and type(value) == "table" then
+    for _, k in ipairs(STUDY_FIELDS) do
+      if value[k] ~= nil then refuse("returns a study table (it has `" .. k .. "`)") end
+    end
+  end
+end
+
+-- The environment variables whose values become paths or values of a command.
+M.ENV_CHECKED = { "PWD", "REPRO_EXPERIMENTS", "REPRO_ROOT", "SLURM_CPUS_PER_TASK" }
+
+-- Refuses a command-line argument or an environment value (M.ENV_CHECKED) that holds a
+-- control character (newline, NUL, escape, ...), naming the flag: such a value would
+-- become a second line of a `plan` command or an sbatch script, or rewrite a terminal.
+function M.check_argv(cmd, args)
+  for i, a in ipairs(args) do
+    local c = base.control_char(a)
+    if c then
+      local flag = args[i - 1] and args[i - 1]:match("^%-%-[%w-]+$") and not a:match("^%-%-")
+        and ("the value of " .. args[i - 1]) or a:match("^%-%-[%w-]+") or
+        string.format("argument %d", i)
+      user_error("repro %s: %s holds a control character (%s): refused (paths and values " ..
+        "are one line of printable text)", cmd, flag, c)
+    end
+  end
+  for _, name in ipairs(M.ENV_CHECKED) do
+    local c = base.control_char(os.getenv(name) or "")
+    if c then
+      user_error("repro %s: the environment variable %s holds a control character (%s): " ..
+        "refused", cmd, name, c)
+    end
+  end
+end
+
 function M.main(argv)
   local cmd = argv[1]
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, help; or a SCRIPT.lua)", cmd)
+      "analyze, submit, verify, report, studies, help, script)", base.printable(cmd))
   end
-  return f(table.move(argv, 2, #argv, 1, {}))
+  local args = table.move(argv, 2, #argv, 1, {})
+  M.check_argv(cmd, args)
+  return f(args)
 end
 
 return M

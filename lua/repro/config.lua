@@ -7,6 +7,13 @@ local M = {}
 
 local user_error = base.user_error
 
+-- A decimal number as the command line may give it: digits with an optional sign,
+-- point and exponent; no hex ("0x10"), blanks (" 5"), inf or nan.
+local function decimal(v)
+  return v:match("^[+-]?%d+%.?%d*$") or v:match("^[+-]?%d*%.%d+$") or
+    v:match("^[+-]?%d+%.?%d*[eE][+-]?%d+$") or v:match("^[+-]?%d*%.%d+[eE][+-]?%d+$")
+end
+
 -- "key=value" strings into a config table, typed by the engine's key list; a key given
 -- twice is refused.  who: the command, first in every message.
 function M.parse_overrides(list, who)
@@ -23,12 +30,26 @@ function M.parse_overrides(list, who)
     end
     given[k] = a
     if ty == "integer" then
-      local n = math.tointeger(tonumber(v))
-      if not n then user_error("%s: config: %s=%s: expected an integer", who, k, v) end
+      local n = v:match("^[+-]?%d+$") and math.tointeger(tonumber(v))
+      if not n then
+        user_error("%s: config: %s=%s: expected an integer (decimal digits)", who, k, v)
+      end
       cfg[k] = n
     elseif ty == "number" then
-      local n = tonumber(v)
-      if not n then user_error("%s: config: %s=%s: expected a number", who, k, v) end
+      local n = decimal(v) and tonumber(v)
+      if not n and (v:lower():match("^[+-]?inf") or (tonumber(v) and math.abs(tonumber(v)) ==
+          math.huge)) then
+        user_error("%s: config: %s=%s: must be finite", who, k, v)
+      end
+      if not n then
+        user_error("%s: config: %s=%s: expected a number (decimal, such as 3e-4)", who, k, v)
+      end
+      if n == math.huge or n == -math.huge then
+        user_error("%s: config: %s=inf: must be finite (%s overflows a double)", who, k, v)
+      end
+      if n == 0 and v:match("^[+-]?([%d.]*)"):match("[1-9]") then
+        user_error("%s: config: %s=%s: too small for a double (it would read 0)", who, k, v)
+      end
       cfg[k] = n + 0.0
     elseif ty == "boolean" then
       if v ~= "true" and v ~= "false" then
@@ -36,6 +57,8 @@ function M.parse_overrides(list, who)
       end
       cfg[k] = v == "true"
     else
+      local c = base.control_char(v)
+      if c then user_error("%s: config: %s: holds a control character (%s)", who, k, c) end
       cfg[k] = v
     end
   end

@@ -57,12 +57,11 @@ function M.begin(root, listing)
   state.root, state.listing, state.reads, state.unread = root, listing or false, {}, 0
 end
 
-M.NAME_PATTERN = "^[%w][%w_.%-]*$"
 
 local fail = base.user_error
 
 local function check_name(study, what)
-  if type(study) ~= "string" or not study:match(M.NAME_PATTERN) then
+  if not base.valid_name(study) then
     fail("expected the name of a study as %s, got %s", what, type(study) == "string" and
       string.format("'%s'", study) or ("a " .. type(study)))
   end
@@ -74,7 +73,11 @@ local function summary_of(study)
   local root = state.root or "experiments"
   local dir = root .. "/" .. study
   local path = dir .. "/summary.json"
-  local text = fs.read(path)
+  local text, why = fs.read(path)
+  if not text and fs.exists(path) then
+    -- a FIFO, a device, a link or an oversized file: refused at once, never waited on
+    fail("the study '%s': %s", study, why)
+  end
   if not text then
     if state.listing then
       state.unread = state.unread + 1

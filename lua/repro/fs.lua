@@ -14,13 +14,26 @@ function M.quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
-function M.read(path)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, err end
-  local s, rerr = f:read("a")
-  f:close()
-  if s == nil then return nil, rerr end
-  return s
+-- The largest file the host reads (records, summaries, manifests): a log.csv of a long
+-- run is under 1 MB, so 64 MiB is far above any real file and far below harm.
+M.READ_MAX_BYTES = 64 * 1024 * 1024
+
+-- The text of path, or nil and why: only a regular file that is not a symbolic link and
+-- holds at most max_bytes (default M.READ_MAX_BYTES); a FIFO, a device or a link to
+-- /dev/zero is refused at once (lua/lsys.c, sys.read_file).
+function M.read(path, max_bytes)
+  return sys.read_file(path, max_bytes or M.READ_MAX_BYTES)
+end
+
+-- Refuses (a user error naming it) a path inside a records tree that is a symbolic
+-- link: a run or study directory that points elsewhere would have files outside the
+-- tree read, overwritten or deleted.  A path that does not exist passes.
+function M.no_link(path, what)
+  local st = sys.lstat(path)
+  if st and st.type == "link" then
+    fail("%s %s is a symbolic link: refused (records trees hold no links; remove it)",
+      what or "directory", path)
+  end
 end
 
 -- True when path exists (a file, a directory or anything else).
@@ -54,12 +67,16 @@ function M.mkdir_p(path)
 end
 
 -- Removes every NAME.tmp.<pid> in dir (a killed writer's leftovers: write_atomic here,
--- the engine's checkpoint writer).  Call it only while holding the directory's lock, or
--- when no other process can be writing there.  Returns the names removed.
+-- the engine's checkpoint writer): only regular files (a symbolic link of that name is
+-- left alone, never followed), and only in a dir that is not itself a link.  Call it only
+-- while holding the directory's lock, or when no other process can be writing there.
+-- Returns the names removed.
 function M.remove_stale_tmp(dir)
   local removed = {}
+  local dst = sys.lstat(dir)
+  if not dst or dst.type ~= "dir" then return removed end
   for _, name in ipairs(sys.listdir(dir) or {}) do
-    local st = name:match("%.tmp%.%d+$") and sys.stat(dir .. "/" .. name)
+    local st = name:match("%.tmp%.%d+$") and sys.lstat(dir .. "/" .. name)
     if st and st.type == "file" then
       if os.remove(dir .. "/" .. name) then removed[#removed + 1] = name end
     end

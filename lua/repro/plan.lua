@@ -2,11 +2,14 @@
 -- and their state, whoever trains them.
 --
 --   bin/repro plan FILE [--all] [--only variant=V,seed=S]... [--set k=v,...]
---                       [--out-root DIR] [--threads N] [--allow-large]
+--                       [--out-root DIR] [--threads N] [--allow-large] [-0]
 --       one line per run that is not done (with --all, every selected run), the exact
 --       command that trains it: `bin/repro run-one FILE --only variant=V,seed=S` with the
---       same --out-root, --set, --threads and --allow-large, absolute paths, so
---       `parallel -j N` (or --sshloginfile on a shared filesystem) can run them.  Runs
+--       same --out-root, --set, --threads and --allow-large, absolute paths, each word
+--       quoted for sh, so `parallel -j N` (or --sshloginfile on a shared filesystem) can
+--       run them; with -0 each command ends in a NUL instead (`parallel -0`).  No value
+--       holds a control character (bin/repro refuses them on the command line and in
+--       the environment; a command that would is an error here), so a line is a run.  Runs
 --       being trained right now (lock held) are left out, and said so on stderr with the
 --       counts.
 --   bin/repro run-one FILE --only variant=V,seed=S [--set ...] [--out-root DIR]
@@ -56,8 +59,12 @@ end
 -- The value of --only, "variant=V,seed=S" (either part alone too), as {variant=, seed=}.
 local function parse_only(raw, who)
   local sel = {}
+  if not raw:find("[^,%s]") then user_error("%s: --only is empty: name a variant or a seed", who) end
   for kv in raw:gmatch("[^,]+") do
     local k, v = kv:match("^(%w+)=(.+)$")
+    if sel[k] ~= nil then
+      user_error("%s: --only %s: %s is given twice", who, raw, k)
+    end
     if k == "variant" then
       sel.variant = v
     elseif k == "seed" then
@@ -94,6 +101,7 @@ function M.parse(args, who, extra, usage)
       for k, v in pairs(set) do o.set[k] = v end
       for _, kv in ipairs(list) do o.set_raw[#o.set_raw + 1] = kv end
     elseif a == "--out-root" then
+      if o.out_root then user_error("%s: --out-root is given twice", who) end
       o.out_root = value(a)
     elseif a == "--allow-large" then
       o.allow_large = true
@@ -103,7 +111,7 @@ function M.parse(args, who, extra, usage)
         user_error("%s: --threads needs an integer in [1, %d]", who, engine.MAX_THREADS)
       end
     elseif extra[a] == "flag" then
-      o[a:sub(3):gsub("%-", "_")] = true
+      o[a:gsub("^%-%-?", ""):gsub("%-", "_")] = true
     elseif extra[a] == "value" then
       o[a:sub(3):gsub("%-", "_")] = value(a)
     elseif a:match("^%-") then
@@ -160,17 +168,27 @@ function M.run_one_argv(o, s, r, out_root)
   return argv
 end
 
+-- argv as one line for sh; a word with a control character (a newline would make a
+-- second command of GNU parallel's input) is refused.
 function M.command_line(argv)
   local t = {}
-  for i, a in ipairs(argv) do t[i] = M.shell_word(a) end
+  for i, a in ipairs(argv) do
+    local c = base.control_char(a)
+    if c then
+      user_error("repro plan: %s holds a control character (%s): no command printed",
+        base.printable(a), c)
+    end
+    t[i] = M.shell_word(a)
+  end
   return table.concat(t, " ")
 end
 
 local PLAN_USAGE = "bin/repro plan lua/experiments/X.lua [--all] [--only variant=V,seed=S] " ..
-  "[--set key=value,...] [--out-root DIR] [--threads N]"
+  "[--set key=value,...] [--out-root DIR] [--threads N] [-0]"
 
 function M.plan_main(args)
-  local o = M.parse(args, "repro plan", { threads = true, ["--all"] = "flag" }, PLAN_USAGE)
+  local o = M.parse(args, "repro plan", { threads = true, ["--all"] = "flag", ["-0"] = "flag" },
+    PLAN_USAGE)
   local s, runs, out_root, dir = M.load(o)
   local n = { done = 0, running = 0, failed = 0, pending = 0 }
   local lines, running = {}, {}
@@ -182,7 +200,7 @@ function M.plan_main(args)
       lines[#lines + 1] = M.command_line(M.run_one_argv(o, s, r, out_root))
     end
   end
-  for _, l in ipairs(lines) do print(l) end
+  for _, l in ipairs(lines) do io.stdout:write(l, o["0"] and "\0" or "\n") end
   say("plan %s: %d of its %d runs selected: %d done%s, %d running elsewhere (left out%s), " ..
     "%d failed, %d pending; %d command%s above; records in %s", s.name, #runs, #s.runs,
     n.done, o.all and "" or " (left out; --all includes them)", n.running,

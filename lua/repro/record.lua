@@ -3,10 +3,11 @@
 -- A run is done when metrics.json exists, config.json holds exactly the requested
 -- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record
 -- proves its content: manifest.json's `sha256` holds the SHA-256 of config.json,
--- log.csv and metrics.json, and each file still has it (M.verify).  A record written
--- before records carried checksums ("no checksum") is still reused when it is
--- consistent (metrics.json names config.json's hash, log.csv has one row per step);
--- one that fails these checks is "corrupt": M.put_aside moves its files into
+-- log.csv and metrics.json, and each file still has it (M.verify).  A record without
+-- checksums ("no checksum": written before records carried them, or one whose
+-- checksums were removed) is not trusted: it is neither reused nor copied nor analysed
+-- ("untrusted"; `bin/repro verify --rehash DIR` adds its checksums after a review);
+-- one that fails its checksums is "corrupt": M.put_aside moves its files into
 -- DIR/corrupt-<UTC time>/ and the run is trained again, so nothing is silently lost.
 -- A finished record of another config is never overwritten without opts.force.
 -- metrics.json is written last, each file atomically, so a killed run never looks
@@ -30,9 +31,10 @@ M.HASHED = { "config.json", "log.csv", "metrics.json" }
 
 local user_error = base.user_error
 
--- A record file is a regular file: a directory in its place (a blocked write) is not.
+-- A record file is a regular file: a directory in its place (a blocked write) is not,
+-- and neither is a symbolic link (records trees hold none: never followed).
 local function is_file(path)
-  local st = sys.stat(path)
+  local st = sys.lstat(path)
   return st ~= nil and st.type == "file"
 end
 
@@ -85,7 +87,7 @@ function M.verify(dir)
     local sums = man.sha256
     for _, f in ipairs(M.HASHED) do
       local want = type(sums) == "table" and sums[f]
-      local got = sys.sha256_file(dir .. "/" .. f)
+      local got = sys.sha256_file(dir .. "/" .. f, true)
       if type(want) ~= "string" or not want:match("^%x+$") or #want ~= 64 then
         bad("manifest.json: sha256[%q] missing or malformed", f)
       elseif not got then
@@ -99,7 +101,7 @@ function M.verify(dir)
     return "mismatch", problems
   end
   -- Without checksums: the consistency the record's own fields allow.
-  local cfg_sha = sys.sha256_file(dir .. "/config.json")
+  local cfg_sha = sys.sha256_file(dir .. "/config.json", true)
   local mok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
   local log = fs.read(dir .. "/log.csv")
   if not cfg_sha then bad("config.json: missing") end
@@ -124,6 +126,52 @@ function M.verify(dir)
   if not log then bad("log.csv: missing") end
   if #problems == 0 then return "no checksum", problems end
   return "mismatch", problems
+end
+
+-- The digest of the verified records under a study directory: SHA-256 of one line per
+-- record (<variant>/seed-<s> and the SHA-256 of its config.json, log.csv and
+-- metrics.json), in name order, over the real directories with valid names that hold a
+-- verified record.  A summary carries the digest of the records it was computed from
+-- (`records_sha256`, lua/repro/runner.lua) and the report refuses a summary whose records
+-- have changed since (lua/repro/report_data.lua).  Returns the digest and the count.
+function M.records_digest(study_dir)
+  local lines = {}
+  local function subdirs(d)
+    local out = {}
+    for _, n in ipairs(sys.listdir(d) or {}) do
+      local st = base.valid_name(n) and sys.lstat(d .. "/" .. n)
+      if st and st.type == "dir" then out[#out + 1] = n end
+    end
+    return out
+  end
+  for _, v in ipairs(subdirs(study_dir)) do
+    for _, seed in ipairs(subdirs(study_dir .. "/" .. v)) do
+      local dir = study_dir .. "/" .. v .. "/" .. seed
+      if seed:match("^seed%-%d+$") and M.verify(dir) == "verified" then
+        local sums = {}
+        for i, f in ipairs(M.HASHED) do sums[i] = sys.sha256_file(dir .. "/" .. f, true) end
+        lines[#lines + 1] = v .. "/" .. seed .. " " .. table.concat(sums, " ")
+      end
+    end
+  end
+  return sys.sha256(table.concat(lines, "\n")), #lines
+end
+
+M.UNTRUSTED = "manifest.json holds no checksums: not trusted (review the record, then " ..
+  "`bin/repro verify --rehash DIR` adds them)"
+
+-- Adds the checksums of config.json, log.csv and metrics.json to the manifest.json of a
+-- record without them (M.verify: "no checksum", consistent): `bin/repro verify --rehash`,
+-- after a review of the record.  Returns true, or false and why not.
+function M.rehash(dir)
+  local state = M.verify(dir)
+  if state ~= "no checksum" then return false, state end
+  local ok, man = pcall(json.decode, fs.read(dir .. "/manifest.json") or "")
+  if not ok or type(man) ~= "table" then return false, "manifest.json unreadable" end
+  man.sha256 = {}
+  for _, f in ipairs(M.HASHED) do man.sha256[f] = sys.sha256_file(dir .. "/" .. f, true) end
+  fs.write_atomic(dir .. "/manifest.json", json.pretty(man))
+  return true
 end
 
 -- "key old -> new" for each key where the config text `have` differs from cfg.
@@ -158,8 +206,9 @@ function M.changed_keys(have, cfg)
 end
 
 -- The state of the run cfg in dir, and details:
---   "done"     finished for this config and intact   {verified = bool}
+--   "done"     finished for this config and verified  {verified = true}
 --   "corrupt"  finished but failing M.verify           {problems = {...}}
+--   "untrusted" finished, consistent, but without checksums {problems = {...}}
 --   "changed"  config.json is another config's         {finished = bool, keys = {...}}
 --   "partial"  a checkpoint of this config (resumes)
 --   "missing"  anything else
@@ -172,7 +221,10 @@ function M.status(dir, cfg)
     if have ~= text then
       return "changed", { finished = true, keys = M.changed_keys(have, cfg) }
     end
-    return "done", { verified = state == "verified" }
+    if state == "no checksum" then
+      return "untrusted", { problems = { M.UNTRUSTED } }
+    end
+    return "done", { verified = true }
   end
   if have and have ~= text then
     return "changed", { finished = false, keys = M.changed_keys(have, cfg) }

@@ -6,6 +6,7 @@
 -- learning-rate sweep named by their config (Study:sweep_groups), and the one choice of
 -- which interval and minimum detectable effect of a comparison the report prints.
 local fs = require "repro.fs"
+local record = require "repro.record"
 local json = require "repro.json"
 local engine = require "engine"
 local stats = require "stats"
@@ -15,7 +16,9 @@ local texfmt = require "repro.texfmt"
 local M = {}
 local finite = texfmt.finite
 
-local user_error = require("repro.base").user_error
+local base = require "repro.base"
+local sys = require "repro.sys"
+local user_error = base.user_error
 
 -- Display names of the engine's embed_norm values.
 local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
@@ -58,17 +61,34 @@ function Study:record(variant, seed)
   end
   local dir = self:run_dir(variant, seed)
   r = {}
+  self.records[key] = r
+  -- only a record that proves its content (record.verify), in real directories
+  for _, d in ipairs({ dir:match("^(.*)/[^/]+$"), dir }) do
+    local st = sys.lstat(d)
+    if st and st.type == "link" then
+      io.stderr:write(string.format("report: warning: %s is a symbolic link: not read\n",
+        base.printable(d)))
+      return r
+    end
+  end
+  local state = record.verify(dir)
+  if state ~= "verified" then
+    if state ~= "unfinished" then
+      io.stderr:write(string.format("report: warning: %s: %s: not read (bin/repro verify)\n",
+        base.printable(dir), state))
+    end
+    return r
+  end
   local ok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
   if ok and type(m) == "table" then r.metrics = m end
   local cok, c = pcall(json.decode, fs.read(dir .. "/config.json") or "")
   if cok and type(c) == "table" then r.config = c end
-  self.records[key] = r
   return r
 end
 
 function Study:log(variant, seed)
   local r = self:record(variant, seed)
-  if self.no_records then return nil end
+  if self.no_records or not r.metrics then return nil end
   if r.log == nil then
     local text = fs.read(self:run_dir(variant, seed) .. "/log.csv")
     r.log = text and analysis.parse_log(text) or false
@@ -457,23 +477,59 @@ end
 -- of the variants (M.name_variants).
 function M.load_study(exp_dir, name, names)
   local dir = exp_dir .. "/" .. name
-  local text = fs.read(dir .. "/summary.json")
-  if not text then return nil end
+  local text, err = fs.read(dir .. "/summary.json")
+  if not text then
+    if not sys.lstat(dir .. "/summary.json") then return nil end
+    user_error("report: %s", base.printable(err))
+  end
   local ok, sum = pcall(json.decode, text)
   if not ok or type(sum) ~= "table" or type(sum.per_variant) ~= "table" then
     user_error("report: %s/summary.json is not a study summary", dir)
   end
+  -- its variant names reach gnuplot and LaTeX as its directory's name does
+  for v in pairs(sum.per_variant) do
+    if not base.valid_name(v) then
+      io.stderr:write(string.format("report: warning: skipped %s/summary.json: the variant " ..
+        "name '%s' is not a name (%s)\n", dir, base.printable(v), base.NAME_RULE))
+      return nil
+    end
+  end
+  -- it describes the records beside it, as they are now (record.records_digest)
+  local digest = record.records_digest(dir)
+  if sum.records_sha256 ~= digest then
+    user_error("report: %s/summary.json %s: refused (bin/repro analyze writes it again from " ..
+      "the verified records)", dir, type(sum.records_sha256) ~= "string" and
+      "carries no digest of the records it was computed from (records_sha256)" or
+      "was computed from other records than those beside it now (records_sha256 differs)")
+  end
   return new_study(sum, { name = name, dir = dir, names = names })
 end
 
--- The names of the studies with a summary under exp_dir, sorted.
+-- The names of the studies with a summary under exp_dir, sorted.  A directory whose
+-- name breaks the name rule (base.valid_name: it would reach gnuplot and LaTeX) or that
+-- is a symbolic link is skipped with a warning on stderr; an exp_dir that is not a
+-- directory is an error.
 function M.list_studies(exp_dir)
-  local out = fs.capture("find " .. fs.quote(exp_dir) ..
-    " -mindepth 2 -maxdepth 2 -name summary.json") or ""
+  local st = sys.lstat(exp_dir)
+  if not st or st.type ~= "dir" then
+    user_error("report: --experiments %s is not a directory%s", exp_dir,
+      st and st.type == "link" and " (a symbolic link: not followed)" or "")
+  end
   local names = {}
-  for p in out:gmatch("[^\n]+") do
-    local n = p:match("([^/]+)/summary%.json$")
-    if n then names[#names + 1] = n end
+  for _, n in ipairs(sys.listdir(exp_dir) or {}) do
+    local path = exp_dir .. "/" .. n
+    local nst = sys.lstat(path)
+    if nst and nst.type == "link" and base.valid_name(n) and sys.lstat(path .. "/summary.json") then
+      io.stderr:write(string.format("report: warning: skipped %s: a symbolic link (records " ..
+        "trees hold no links)\n", base.printable(path)))
+    elseif nst and nst.type == "dir" and sys.lstat(path .. "/summary.json") then
+      if base.valid_name(n) then
+        names[#names + 1] = n
+      else
+        io.stderr:write(string.format("report: warning: skipped the directory %s: not a " ..
+          "study name (%s)\n", base.printable(path), base.NAME_RULE))
+      end
+    end
   end
   table.sort(names)
   return names

@@ -35,15 +35,27 @@ local function g(x)
   return s
 end
 
--- A gnuplot string literal (single quotes; '' is a quote).
-local function gp_string(s)
-  return "'" .. tostring(s):gsub("'", "''") .. "'"
+-- Text for gnuplot as one line: a control character (a newline would end a command or
+-- a data line) becomes a space.
+local function one_line(s)
+  return (tostring(s):gsub("[%z\1-\31\127]", " "))
 end
 
--- Plain ASCII title (gnuplot runs with enhanced text off).
-local function title(s)
-  return '"' .. tostring(s):gsub('"', "'") .. '"'
+-- A gnuplot string literal in single quotes ('' is a quote): gnuplot performs neither
+-- backquote (command) nor macro substitution inside single quotes, and no backslash
+-- escapes, so any text is inert there.  Every string reaches gnuplot this way, as a
+-- variable assigned with -e, or as data in a data file; the scripts evaluate none.
+local function gp_string(s)
+  return "'" .. one_line(s):gsub("'", "''") .. "'"
 end
+M.gp_string = gp_string
+
+-- A title in a data file (`title columnheader(1)`, `ytic(7)`): data is never
+-- substituted or evaluated; plain text (gnuplot runs with enhanced text off).
+local function title(s)
+  return '"' .. one_line(s):gsub('"', "'") .. '"'
+end
+M.title = title
 
 -- Point type per embedding norm (filled circle, triangle, square, ...), so that curves
 -- that lie on each other stay distinguishable where their points are drawn.
@@ -101,7 +113,7 @@ local function nice_step(lo, hi, n)
 end
 
 -- A logarithmic range fitted to [lo, hi] (both > 0) with `pad` of a factor on each
--- side (at least one decade in all), and its tic list for gnuplot: 1-2-5 steps when it
+-- side (at least one decade in all), and its tics as a gnuplot word list: 1-2-5 steps when it
 -- spans less than two decades, 1-3 steps up to four, decades beyond.
 local function log_axis(lo, hi, pad)
   local f = (hi / lo) ^ pad
@@ -121,7 +133,7 @@ local function log_axis(lo, hi, pad)
       if x >= a and x <= b then tics[#tics + 1] = g(x) end
     end
   end
-  return a, b, "(" .. table.concat(tics, ", ") .. ")"
+  return a, b, table.concat(tics, " ")
 end
 M.log_axis = log_axis
 
@@ -403,7 +415,7 @@ end
 -- once: a comparison whose runs another row already shows (a study that copied them) is
 -- left out and named in its group's header.  Returns the data (y mean lo hi mde
 -- min_effect label), the number of rows with headers, the longest row label's length,
--- the values drawn, the x range and the headers (gnuplot `set label` commands).
+-- the values drawn, the x range and the headers ({text, y, kind}).
 local function forest(studies, metric, labels)
   local rows = {}
   for _, s in ipairs(studies) do
@@ -451,16 +463,14 @@ local function forest(studies, metric, labels)
   for _, grp in ipairs(groups) do total = total + #grp.rows + #grp.notes end
   local body, heads = { "# y mean lo hi mde min_effect label" }, {}
   local y, width, values, xs = total, 0, {}, { 0 }
-  local function label_at(text, font, color)
-    heads[#heads + 1] = string.format("set label %d %s at character 1, first %d left " ..
-      "font '%s' tc rgb '%s'", #heads + 1, title(text), y, font, color)
+  -- a header is data: its text, row and kind (1 a study, 2 a note) as gnuplot variables
+  local function label_at(text, kind)
+    heads[#heads + 1] = { text = one_line(text):gsub('"', "'"), y = y, kind = kind }
     y = y - 1
   end
   for _, grp in ipairs(groups) do
-    label_at(labels and labels[grp.study.name] or grp.study.name, "LM Roman 10 Bold,9", "#222222")
-    for _, note in ipairs(grp.notes) do
-      label_at("    " .. note, "LM Roman 10 Italic,9", "#555555")
-    end
+    label_at(labels and labels[grp.study.name] or grp.study.name, 1)
+    for _, note in ipairs(grp.notes) do label_at("    " .. note, 2) end
     for _, r in ipairs(grp.rows) do
       local mde, me = r.mde or 0, r.min_effect or 0
       body[#body + 1] = string.format("%d %s %s %s %s %s %s", y, g(r.mean), g(r.lo), g(r.hi),
@@ -473,8 +483,7 @@ local function forest(studies, metric, labels)
   end
   local lo, hi = extent(xs)
   lo, hi = padded(lo, hi, 0.04)
-  return table.concat(body, "\n") .. "\n", total, width, values, lo, hi,
-    table.concat(heads, "; ")
+  return table.concat(body, "\n") .. "\n", total, width, values, lo, hi, heads
 end
 
 -- Norms in order of first appearance, each with its variants.
@@ -683,10 +692,13 @@ local function forest_figure(studies, file, f, size)
   local spec = F.METRIC[f.metric]
   local label = spec and spec.label:gsub("\\ ", " "):gsub("%$", "") or f.metric
   -- The left margin (in characters) fits the longest label; a row is 0.2 in high.
-  return { script = "forest", data = file(f.name, text), vars = { rows = rows,
-    lmargin = math.floor(width * 1.15) + 2, heads = heads,
+  local vars = { rows = rows, lmargin = math.floor(width * 1.15) + 2, nheads = #heads,
     xlabel = "difference in " .. label,
-    xmin = xmin, xmax = xmax, xstep = nice_step(xmin, xmax, 5) },
+    xmin = xmin, xmax = xmax, xstep = nice_step(xmin, xmax, 5) }
+  for i, h in ipairs(heads) do
+    vars["head" .. i], vars["head_y" .. i], vars["head_kind" .. i] = h.text, h.y, h.kind
+  end
+  return { script = "forest", data = file(f.name, text), vars = vars,
     height = 0.75 + 0.2 * rows, values = values }
 end
 
@@ -710,14 +722,14 @@ local function effect_figure(s, file, f, size)
   local text, colors, n, pts = effect_by_size(s)
   if not text then return nil, "the study has no within-setting comparison against none" end
   local me = s.analysis.min_effect or 0
-  local ps, ys, values, tics, seen = {}, { 0, me, -me }, {}, {}, {}
+  local ps, ys, values, tics, tic_labels, seen = {}, { 0, me, -me }, {}, {}, {}, {}
   for _, p in ipairs(pts) do
     ps[#ps + 1] = p.p
     ys[#ys + 1], ys[#ys + 2] = p.lo, p.hi
     values[#values + 1] = p.mean
     if not seen[p.p] then
       seen[p.p] = true
-      tics[#tics + 1] = string.format("%s %d", gp_string(count_label(p.p)), p.p)
+      tics[#tics + 1], tic_labels[#tics + 1] = string.format("%d", p.p), count_label(p.p)
     end
   end
   local plo, phi = extent(ps)
@@ -725,7 +737,8 @@ local function effect_figure(s, file, f, size)
   local ylo, yhi = extent(ys)
   local ymin, ymax = padded(ylo, yhi, 0.08)
   return { script = "effect", data = file(f.name, text), vars = { n = n, colors = colors,
-    min_effect = me, xmin = xmin, xmax = xmax, xtics = "(" .. table.concat(tics, ", ") .. ")",
+    min_effect = me, xmin = xmin, xmax = xmax, xtics = table.concat(tics, " "),
+    xtic_labels = table.concat(tic_labels, " "),
     ymin = ymin, ymax = ymax,
     ylabel = "difference in " .. (s.primary or "?"):gsub("_", " ") .. " vs none" },
     height = size.width * 0.62, values = values }

@@ -232,11 +232,15 @@ end
 -- what the directory held before it).  Returns the summary.
 local function write_summary(s, dir, records, ctx)
   local summary = analysis.summarize(s, records)
+  -- the same analysis as the old summary's, which lacked only the digest: the same result
+  local same = json.pretty(summary) == ctx.old_summary
+  summary.records_sha256 = record.records_digest(dir)
   local text = json.pretty(summary)
+  same = same or text == ctx.old_summary
   fs.write_atomic(dir .. "/summary.json", text)
   local diverged = 0
   for _, v in pairs(summary.per_variant) do diverged = diverged + v.n_diverged end
-  if ctx.trained == 0 and not ctx.count.copy and text == ctx.old_summary and ctx.old_manifest then
+  if ctx.trained == 0 and not ctx.count.copy and same and ctx.old_manifest then
     -- Nothing trained or copied and the same summary: keep the manifest of the invocation
     -- that made it, so rerunning a finished study changes no file (make reproduce).
     fs.write_atomic(dir .. "/manifest.json", ctx.old_manifest)

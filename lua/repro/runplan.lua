@@ -13,6 +13,7 @@
 --   train    missing, or --force
 --   refuse   a finished record of another config, without --force: never overwritten
 local fs = require "repro.fs"
+local sys = require "repro.sys"
 local json = require "repro.json"
 local host = require "repro.host"
 local record = require "repro.record"
@@ -29,6 +30,10 @@ local shown = fs.shown
 -- <that root>-set/<12 hex of the overrides' SHA-256>, so they never mix with (or
 -- overwrite) the study's canonical records.
 function M.out_root(given, set)
+  if given == "" then
+    base.user_error("repro: --out-root \"\": an empty path (the records would go into the " ..
+      "current directory); give a directory")
+  end
   local env_root = os.getenv("REPRO_EXPERIMENTS")
   local out_root = given or (env_root ~= "" and env_root) or (host.root .. "/experiments")
   if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
@@ -73,21 +78,34 @@ function M.selected(s, only)
   return out
 end
 
--- Records of other studies under out_root: config.json text -> list of run directories.
+-- The entries of dir that are real directories (never a symbolic link) with a name of
+-- the suite's rule (base.valid_name), sorted.
+local function subdirs(dir)
+  local out = {}
+  for _, n in ipairs(sys.listdir(dir) or {}) do
+    local st = base.valid_name(n) and sys.lstat(dir .. "/" .. n)
+    if st and st.type == "dir" then out[#out + 1] = n end
+  end
+  return out
+end
+
+-- Records of other studies under out_root: config.json text -> list of run directories
+-- (<study>/<variant>/seed-<s>/, real directories with valid names only).
 local function other_records(out_root, study_dir)
   local index = {}
-  local list = fs.capture("find " .. fs.quote(out_root) .. " -mindepth 4 -maxdepth 4 " ..
-    "-path '*/seed-*/config.json' -name config.json") or ""
-  local paths = {}
-  for p in list:gmatch("[^\n]+") do
-    if p:sub(1, #study_dir + 1) ~= study_dir .. "/" then paths[#paths + 1] = p end
-  end
-  table.sort(paths)
-  for _, p in ipairs(paths) do
-    local text = fs.read(p)
-    if text then
-      index[text] = index[text] or {}
-      table.insert(index[text], (p:gsub("/config%.json$", "")))
+  for _, st in ipairs(subdirs(out_root)) do
+    local sdir = out_root .. "/" .. st
+    if sdir ~= study_dir then
+      for _, v in ipairs(subdirs(sdir)) do
+        for _, seed in ipairs(subdirs(sdir .. "/" .. v)) do
+          local run = sdir .. "/" .. v .. "/" .. seed
+          local text = seed:match("^seed%-%d+$") and fs.read(run .. "/config.json")
+          if text then
+            index[text] = index[text] or {}
+            table.insert(index[text], run)
+          end
+        end
+      end
     end
   end
   return index
@@ -104,13 +122,18 @@ end
 -- Sets r.dir, r.status, r.info, r.action and r.source (copy) for each of runs.
 function M.plan(s, runs, out_root, force)
   local dir = study.dir(out_root, s)
+  fs.no_link(dir, "the study directory")
   local index
   for _, r in ipairs(runs) do
     r.dir = dir .. "/" .. r.rel
+    fs.no_link(r.dir:match("^(.*)/[^/]+$"), "the variant directory")
+    fs.no_link(r.dir, "the run directory")
     r.source = nil
     r.status, r.info = record.status(r.dir, r.cfg)
     if r.status == "changed" and r.info.finished and not force then
       r.action = "refuse" -- a finished record is never overwritten by another config
+    elseif r.status == "untrusted" and not force then
+      r.action = "refuse" -- nor one without checksums (record.lua: never trusted, kept)
     elseif force then
       r.action = "train"
     elseif r.status == "done" then
@@ -131,11 +154,19 @@ end
 -- The message for the runs M.plan refused (finished records of another config, without
 -- --force), or nil when there is none.
 function M.refusal(runs)
-  local t = {}
+  local t, u = {}, {}
   for _, r in ipairs(runs) do
-    if r.action == "refuse" then
+    if r.action == "refuse" and r.status == "untrusted" then
+      u[#u + 1] = fs.shown(r.dir)
+    elseif r.action == "refuse" then
       t[#t + 1] = string.format("%s (%s)", r.label, table.concat(r.info.keys, ", "))
     end
+  end
+  if #u > 0 then
+    return string.format("repro run: record: %d finished record%s without checksums, not " ..
+      "trusted: %s; review %s, then `bin/repro verify --rehash DIR` adds the checksums, or " ..
+      "--force trains %s again (nothing was written)", #u, #u == 1 and "" or "s",
+      table.concat(u, ", "), #u == 1 and "it" or "them", #u == 1 and "it" or "them")
   end
   if #t == 0 then return nil end
   return string.format("repro run: record: %d finished record%s of another config: %s; a " ..
@@ -151,14 +182,14 @@ local ACTION_TEXT = {
 -- Why run r gets its action, for the dry run ("" when nothing needs saying).
 local function why(r)
   return ({
-    reuse = "done, config unchanged" .. (r.info.verified and "" or ", no checksum"),
+    reuse = "done, config unchanged",
     copy = r.source and ("identical done record " .. shown(r.source)),
     resume = "from its checkpoint",
     rerun = "config changed: " .. table.concat(r.info.keys or {}, ", "),
     repair = "failed its checks: " .. table.concat(r.info.problems or {}, "; ") ..
       "; its files are kept aside",
-    refuse = "finished with another config: " .. table.concat(r.info.keys or {}, ", ") ..
-      "; needs --force",
+    refuse = r.status == "untrusted" and record.UNTRUSTED or ("finished with another " ..
+      "config: " .. table.concat(r.info.keys or {}, ", ") .. "; needs --force"),
     train = r.status == "done" and "--force" or (r.status == "missing" and "" or r.status),
   })[r.action]
 end

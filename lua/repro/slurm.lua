@@ -93,6 +93,24 @@ function M.max_array_size()
     "(%s): assuming Slurm's default, %d", why, M.DEFAULT_MAX_ARRAY_SIZE)
 end
 
+-- A value written into a script line (a comment or an #SBATCH directive), checked: no
+-- control character (a newline would start a new shell line), and in a directive no
+-- blank or quote either (sbatch splits its directives at blanks).  The command lines of
+-- the scripts are shell-quoted word by word (plan.command_line).
+local function line_value(v, what, directive)
+  v = tostring(v)
+  local c = base.control_char(v)
+  if c then
+    user_error("repro submit: %s %s holds a control character (%s): no script written",
+      what, base.printable(v), c)
+  end
+  if directive and v:find("[%s'\"`$\\]") then
+    user_error("repro submit: %s %s holds a blank, a quote, '$' or a backslash: it cannot " ..
+      "be an #SBATCH value (use a --out-root without them)", what, v)
+  end
+  return v
+end
+
 local function directives(o, lines)
   if o.partition then lines[#lines + 1] = "#SBATCH --partition=" .. o.partition end
   if o.account then lines[#lines + 1] = "#SBATCH --account=" .. o.account end
@@ -106,10 +124,10 @@ function M.array_script(p)
   local L = {
     "#!/bin/sh",
     string.format("# Written by `bin/repro submit --slurm` for study %s (%s):", s.name,
-      s.file_abs),
+      line_value(s.file_abs, "the study file")),
     string.format("# array %d of %d, %d run%s.", p.index, p.count, n, n == 1 and "" or "s"),
     "# Task i trains run i (below) with `bin/repro run-one`, exactly as `bin/repro run` would,",
-    "# into " .. p.dir .. "/.",
+    "# into " .. line_value(p.dir, "the records directory") .. "/.",
     "# A shared filesystem is assumed: the project, the records and the corpus are read and",
     "# written at these paths on every node.  Records are written atomically and a run's",
     "# directory is locked while it trains, so tasks never collide and a killed task never",
@@ -130,7 +148,7 @@ function M.array_script(p)
     string.format("#SBATCH --signal=B:USR1@%d", p.signal_s),
     "#SBATCH --requeue",
     "#SBATCH --open-mode=append",
-    "#SBATCH --output=" .. p.logs .. "/%A_%a.out",
+    "#SBATCH --output=" .. line_value(p.logs, "the log directory", true) .. "/%A_%a.out",
     'case "${SLURM_ARRAY_TASK_ID:-}" in',
   }) do L[#L + 1] = l end
   for i, r in ipairs(p.runs) do
@@ -138,7 +156,7 @@ function M.array_script(p)
   end
   local words = {}
   for i, a in ipairs(plan.run_one_argv(o, s, p.runs[1], p.out_root)) do
-    words[i] = plan.shell_word(a)
+    words[i] = plan.command_line({ a }) -- quoted; a control character is refused
   end
   words[5] = '"$run"' -- the value of --only, from the case above
   local cmd = table.concat(words, " ")
@@ -175,7 +193,7 @@ function M.analysis_script(p)
   local L = {
     "#!/bin/sh",
     string.format("# Written by `bin/repro submit --slurm`: the analysis of study %s (%s),", s.name,
-      s.file_abs),
+      line_value(s.file_abs, "the study file")),
     "# submitted with --dependency=afterany on its job array(s): summary.json when every run",
     "# is done; otherwise the runs that failed or are still pending, and exit status 1.",
     "#SBATCH --job-name=repro-" .. s.name .. "-analysis",
@@ -183,7 +201,8 @@ function M.analysis_script(p)
     "#SBATCH --cpus-per-task=1",
   }
   directives(o, L)
-  L[#L + 1] = "#SBATCH --output=" .. p.logs .. "/analysis-%j.out"
+  L[#L + 1] = "#SBATCH --output=" .. line_value(p.logs, "the log directory", true) ..
+    "/analysis-%j.out"
   local argv = { plan.exe(), "analyze", s.file_abs, "--out-root", p.out_root }
   if #o.set_raw > 0 then
     argv[#argv + 1] = "--set"

@@ -145,8 +145,10 @@ local function distance(a, b)
   return prev[#b]
 end
 
--- " (did you mean 'x'?)" for the closest known name within a small edit distance.
+-- " (did you mean 'x'?)" for the closest known name within a small edit distance (none
+-- for a long name: the distance is quadratic in its length).
 local function suggest(name, known)
+  if #name > 64 then return "" end
   local best, bd = nil, math.huge
   for _, k in ipairs(known) do
     local d = distance(name, k)
@@ -188,21 +190,58 @@ local function find_line(src, token, nth)
   return nil
 end
 
--- A collector of problems; `add(path, msg, token, nth)` locates `token` in the source.
+-- At most this many problems are reported (and located in the source), the rest counted:
+-- validation stays linear in the study's size however many problems it has.
+M.MAX_PROBLEMS = 20
+-- The M.MAX_PROBLEMS smallest of the strings given to add (sorted, in `list`) and how
+-- many were given (`n`): the problems shown are the first ones in key order, found in
+-- linear time (no sort of 200,000 unknown keys).
+local function new_smallest()
+  local S = { list = {}, n = 0 }
+  function S.add(k)
+    S.n = S.n + 1
+    local l = S.list
+    if #l >= M.MAX_PROBLEMS and k >= l[#l] then return end
+    local i = #l + 1
+    while i > 1 and l[i - 1] > k do i = i - 1 end
+    table.insert(l, i, k)
+    if #l > M.MAX_PROBLEMS then l[#l] = nil end
+  end
+  return S
+end
+
+-- A problem's text is cut to this many bytes (a 1 MB key is shown by its start).
+local MAX_PROBLEM_BYTES = 300
+
+-- A collector of problems; `add(path, msg, token, nth)` locates `token` in the source
+-- (msg may be a function giving the text, called only for a problem that is shown).
 local function problems(file, src)
-  local list = {}
+  local list, more = {}, 0
   local P = {}
   function P.add(path, msg, token, nth)
+    if #list >= M.MAX_PROBLEMS then
+      more = more + 1
+      return
+    end
+    if type(msg) == "function" then msg = msg() end -- a suggestion, computed when shown
     if token == nil then token = path and path:match("([%a_][%w_]*)$") end
-    local line = token and find_line(src, token, nth)
+    local line = token and #tostring(token) <= 200 and find_line(src, token, nth)
     local where = line and string.format("%s:%d: ", file, line) or (file .. ": ")
-    list[#list + 1] = where .. (path and (path .. ": ") or "") .. msg
+    local text = base.printable(where .. (path and (path .. ": ") or "") .. msg)
+    if #text > MAX_PROBLEM_BYTES then
+      text = text:sub(1, MAX_PROBLEM_BYTES) .. string.format("... (%d bytes)", #text)
+    end
+    list[#list + 1] = text
   end
+  function P.count(n) more = more + n end -- problems found but neither shown nor located
   function P.raise()
     if #list > 0 then
-      local head = #list == 1 and "study: " or
-        string.format("study: %s: %d problems in the study (nothing was run):\n  ", file, #list)
-      user_error(head .. table.concat(list, "\n  "))
+      local n = #list + more
+      local head = n == 1 and "study: " or
+        string.format("study: %s: %d problems in the study (nothing was run)%s:\n  ", file, n,
+          more > 0 and string.format("; the first %d", #list) or "")
+      user_error(head .. table.concat(list, "\n  ") ..
+        (more > 0 and string.format("\n  ... and %d more", more) or ""))
     end
   end
   return P
@@ -274,17 +313,27 @@ local function check_overrides(P, t, path, types, skip)
     if not RESERVED[k] then known[#known + 1] = k end
   end
   table.sort(known)
-  local keys = {}
-  for k in pairs(t) do keys[#keys + 1] = tostring(k) end
-  table.sort(keys)
-  local out = {}
-  for _, k in ipairs(keys) do
-    local v = t[k]
+  local keys, unknown = {}, new_smallest()
+  for k in pairs(t) do
     if skip and skip[k] then
       -- handled by the caller
     elseif type(k) ~= "string" or not types[k] then
-      P.add(path .. "." .. k, "unknown config key '" .. k .. "'" .. suggest(k, known), k)
-    elseif RESERVED[k] then
+      unknown.add(tostring(k))
+    else
+      keys[#keys + 1] = k
+    end
+  end
+  table.sort(keys)
+  for _, k in ipairs(unknown.list) do
+    P.add(path .. "." .. k, function()
+      return "unknown config key '" .. k .. "'" .. suggest(k, known)
+    end, k)
+  end
+  P.count(unknown.n - #unknown.list)
+  local out = {}
+  for _, k in ipairs(keys) do
+    local v = t[k]
+    if RESERVED[k] then
       P.add(path .. "." .. k, k .. " cannot be set in a study: it " .. RESERVED[k], k)
     else
       local ty = types[k]
@@ -297,6 +346,8 @@ local function check_overrides(P, t, path, types, skip)
         P.add(path .. "." .. k, "expected a number, got " .. typename(v), k)
       elseif ty == "string" and type(v) ~= "string" then
         P.add(path .. "." .. k, "expected a string, got " .. typename(v), k)
+      elseif ty == "string" and base.control_char(v) then
+        P.add(path .. "." .. k, "holds a control character (" .. base.control_char(v) .. ")", k)
       elseif ty == "boolean" and type(v) ~= "boolean" then
         P.add(path .. "." .. k, "expected true or false, got " .. typename(v), k)
       else
@@ -316,8 +367,9 @@ local function check_pair(P, pair, path, variants, names)
   local ok = true
   for i = 1, 2 do
     if not variants[pair[i]] then
-      P.add(path .. "[" .. i .. "]", "unknown variant '" .. pair[i] .. "'" ..
-        suggest(pair[i], names), pair[i])
+      P.add(path .. "[" .. i .. "]", function()
+        return "unknown variant '" .. pair[i] .. "'" .. suggest(pair[i], names)
+      end, pair[i])
       ok = false
     end
   end
@@ -337,8 +389,9 @@ local function check_analysis_fields(P, a)
   local fields = set_of(ANALYSIS_FIELDS)
   for k in pairs(a) do
     if not fields[k] then
-      P.add("analysis." .. tostring(k), "unknown field" .. suggest(tostring(k), ANALYSIS_FIELDS),
-        tostring(k))
+      P.add("analysis." .. tostring(k), function()
+        return "unknown field" .. suggest(tostring(k), ANALYSIS_FIELDS)
+      end, tostring(k))
     end
   end
   for _, k in ipairs(REQUIRED_ANALYSIS) do
@@ -362,8 +415,9 @@ local function metric_list(P, a, field, nonempty, seen, twice)
   for i, m in ipairs(value) do
     local path = "analysis." .. field .. "[" .. i .. "]"
     if type(m) ~= "string" or not known[m] then
-      P.add(path, "unknown metric '" .. tostring(m) .. "'" ..
-        suggest(tostring(m), M.metric_names()), tostring(m))
+      P.add(path, function()
+        return "unknown metric '" .. tostring(m) .. "'" .. suggest(tostring(m), M.metric_names())
+      end, tostring(m))
     elseif seen[m] then
       P.add(path, "metric '" .. m .. "' " .. twice, m, 2)
     else
@@ -836,17 +890,20 @@ end
 -- Unknown and missing top-level fields, name, description.
 local function check_top(P, t, path, s)
   local top = set_of(TOP_FIELDS)
+  local unknown = new_smallest()
   for k in pairs(t) do
-    if not top[k] then
-      P.add(tostring(k), "unknown field" .. suggest(tostring(k), TOP_FIELDS), tostring(k))
-    end
+    if not top[k] then unknown.add(tostring(k)) end
   end
+  for _, k in ipairs(unknown.list) do
+    P.add(k, function() return "unknown field" .. suggest(k, TOP_FIELDS) end, k)
+  end
+  P.count(unknown.n - #unknown.list)
   for _, k in ipairs({ "name", "description", "variants", "seeds", "analysis" }) do
     if t[k] == nil then P.add(k, "missing", false) end
   end
   if t.name ~= nil then
-    if type(t.name) ~= "string" or not t.name:match("^[%w][%w_.%-]*$") then
-      P.add("name", "expected a name of letters, digits, '_', '-' or '.' (it names a directory)")
+    if not base.valid_name(t.name) then
+      P.add("name", "expected a name of " .. base.NAME_RULE .. " (it names a directory)")
     else
       s.name = t.name
       check_identity(P, path, s.name)
@@ -854,6 +911,11 @@ local function check_top(P, t, path, s)
   end
   if t.description ~= nil and type(t.description) ~= "string" then
     P.add("description", "expected a string")
+  elseif t.description ~= nil and not utf8.len(t.description) then
+    P.add("description", "is not valid UTF-8 (the paper prints it)")
+  elseif t.description ~= nil and t.description:find("[%z\1-\8\11-\31\127]") then
+    P.add("description", "holds a control character (" .. base.control_char(
+      t.description:match("[%z\1-\8\11-\31\127]")) .. "): only text, tabs and newlines")
   end
 end
 
@@ -866,7 +928,7 @@ local function check_depends(P, t, s)
     return
   end
   for i, d in ipairs(t.depends) do
-    if type(d) ~= "string" or not d:match(depends.NAME_PATTERN) then
+    if not base.valid_name(d) then
       P.add("depends[" .. i .. "]", "expected the name of a study", "depends")
     elseif d == t.name then
       P.add("depends[" .. i .. "]", "a study cannot depend on itself", "depends")
@@ -899,8 +961,8 @@ local function check_configs(P, t, s, set, types)
     local path = "variants[" .. i .. "]"
     if type(v) ~= "table" then
       P.add(path, "expected a table {name = ..., key = value, ...}")
-    elseif type(v.name) ~= "string" or not v.name:match("^[%w][%w_.%-]*$") then
-      P.add(path .. ".name", "expected a name of letters, digits, '_', '-' or '.'", "name")
+    elseif not base.valid_name(v.name) then
+      P.add(path .. ".name", "expected a name of " .. base.NAME_RULE, "name")
     elseif variants[v.name] then
       P.add(path .. ".name", "variant '" .. v.name .. "' is listed twice (also " ..
         variants[v.name].path .. ")", v.name, 2)

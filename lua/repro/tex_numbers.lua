@@ -61,7 +61,7 @@ local function new_defs()
   end
   function d.cs(prefix, key, value)
     d.list[#d.list + 1] = string.format("\\expandafter\\def\\csname %s@%s\\endcsname{%s}",
-      prefix, key, value)
+      prefix, F.key(key), value)
   end
   function d.comment(text)
     d.list[#d.list + 1] = "% " .. text

@@ -468,7 +468,7 @@ function M.floats(manifest)
     "table or figure <name> in its float, with its caption." }
   local function def(prefix, name, body)
     lines[#lines + 1] = string.format("\\expandafter\\def\\csname %s@%s\\endcsname{%s}",
-      prefix, name, (body:gsub("%s+", " ")))
+      prefix, F.key(name), (body:gsub("%s+", " ")))
   end
   for _, e in ipairs(manifest.tables) do
     if e.caption then
@@ -505,7 +505,7 @@ function M.appendix(ctx)
     local S = F.macro(s.name)
     out[#out + 1] = ""
     out[#out + 1] = string.format("\\subsection{The %s study}\\label{sec:study-%s}",
-      F.escape(s.name), s.name)
+      F.escape(s.name), F.key(s.name))
     if s.summary.description then out[#out + 1] = F.escape(s.summary.description) end
     if #(s.summary.comparisons or {}) > 0 then
       out[#out + 1] = string.format("\\ReportWideTable{%s_paired}{Paired comparisons of the %s " ..

@@ -10,7 +10,8 @@
 -- the summary leaves undefined prints as an em dash: never "nan" or "inf".
 local M = {}
 
-local finite = require("repro.base").finite
+local base = require "repro.base"
+local finite = base.finite
 M.finite = finite
 
 -- Display names and decimals of the metrics the paper shows.  The prose (tex_prose.lua)
@@ -89,12 +90,30 @@ local UNICODE = {
   ["\u{2265}"] = "$\\ge$", ["\u{03b1}"] = "$\\alpha$", ["\u{2192}"] = "$\\to$",
 }
 
--- Plain text as LaTeX text: special characters escaped, breaks allowed after underscores,
--- slashes and a comma followed by a letter (key=value lists), a few
--- non-ASCII symbols as their LaTeX forms and any other non-ASCII character as "?".
+-- Plain text as LaTeX text: the one function every string from a summary, a record, a
+-- study file or the file system goes through before it reaches LaTeX.  Special
+-- characters escaped, breaks allowed after underscores, slashes and a comma followed by
+-- a letter (key=value lists), a few non-ASCII symbols as their LaTeX forms, any other
+-- valid UTF-8 character as "?", any byte of invalid UTF-8 as "?" and any control
+-- character (newline, NUL, escape, ...) as a space: the result is printable ASCII in
+-- which every backslash begins one of the commands above, so it cannot end a group,
+-- start a command, a comment or math, or break the file's encoding.
 function M.escape(s)
-  s = tostring(s):gsub("[\\{}$&#^_%%~<>|/]", ESCAPE):gsub(",(%a)", ",\\allowbreak{}%1")
-  s = s:gsub("[\xc2-\xf4][\x80-\xbf]*", function(ch) return UNICODE[ch] or "?" end)
+  s = tostring(s):gsub("[%z\1-\31\127]", " ")
+  s = s:gsub("[\\{}$&#^_%%~<>|/]", ESCAPE):gsub(",(%a)", ",\\allowbreak{}%1")
+  s = s:gsub("[\xc2-\xdf][\x80-\xbf]", function(ch) return UNICODE[ch] or "?" end)
+  s = s:gsub("[\xe0-\xef][\x80-\xbf][\x80-\xbf]", function(ch) return UNICODE[ch] or "?" end)
+  s = s:gsub("[\xf0-\xf4][\x80-\xbf][\x80-\xbf][\x80-\xbf]", "?")
+  return (s:gsub("[\x80-\xff]", "?"))
+end
+
+-- A name as a LaTeX key (inside \csname ... \endcsname, \label{...}, a table's or
+-- figure's name): only a name of the suite's rule (base.valid_name) may be one; anything
+-- else is a bug upstream (names from the file system are checked where they are read).
+function M.key(s)
+  if not base.valid_name(s) then
+    error(string.format("report: %q cannot be a LaTeX key (not a name)", tostring(s)), 2)
+  end
   return s
 end
 

@@ -54,6 +54,23 @@ fs.mkdir_p(exp .. "/final")
 check.write(exp .. "/final/summary.json", src)
 
 local VARIANTS = { "none", "layernorm", "rmsnorm" }
+-- A record's manifest.json with the checksums of its files: the report reads only
+-- records that prove their content.
+local function seal(d, extra)
+  local m = { sha256 = {} }
+  for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
+    m.sha256[f] = fs.sha256(d .. "/" .. f)
+  end
+  for k, v in pairs(extra or {}) do m[k] = v end
+  check.write(d .. "/manifest.json", json.pretty(m))
+end
+-- A study's summary with the digest of the records beside it, as bin/repro analyze
+-- writes it: the report refuses a summary whose records_sha256 does not match.
+local function digest_summary(study_dir)
+  local sum = json.decode(assert(fs.read(study_dir .. "/summary.json")))
+  sum.records_sha256 = require("repro.record").records_digest(study_dir)
+  check.write(study_dir .. "/summary.json", json.pretty(sum))
+end
 local PPL = { none = { 7.4, 8.2, 9.0 }, layernorm = { 7.1, 7.7, 8.6 }, rmsnorm = { 7.2, 8.0 } }
 local LOSS = { none = { 2.0, 2.1, 2.2 }, layernorm = { 1.96, 2.04, 2.15 }, rmsnorm = { 1.98, 2.08 } }
 local PARAMS = { none = 1000, layernorm = 1064, rmsnorm = 1032 }
@@ -99,8 +116,10 @@ for vi, v in ipairs(VARIANTS) do
         0.3 + 0.001 * step, diag)
     end
     check.write(d .. "/log.csv", table.concat(rows, "\n") .. "\n")
+    seal(d)
   end
 end
+digest_summary(exp .. "/final")
 
 -- The report ------------------------------------------------------------------------------
 local paper, data = dir .. "/paper", dir .. "/plots/data"
@@ -409,10 +428,10 @@ for _, v in ipairs(VARIANTS) do
       check.write(d .. "/" .. f, assert(fs.read(string.format("%s/final/%s/seed-%d/%s", exp, v,
         seed, f))))
     end
-    check.write(d .. "/manifest.json", json.pretty({ copied_from = string.format(
-      "final/%s/seed-%d", v, seed) }))
+    seal(d, { copied_from = string.format("final/%s/seed-%d", v, seed) })
   end
 end
+digest_summary(copy)
 local fig_manifest = dir .. "/fig_manifest.lua"
 check.write(fig_manifest, [[
 return { studies = { "final", "zz_copy" }, tables = {}, text_width = 6.5,
@@ -450,7 +469,11 @@ for line in (fs.read(fdata .. "/f_forest.dat") or ""):gmatch("[^\n]+") do
 end
 t:eq(#rows, 4, "forest: final's 3 val_loss rows once, zz_newstudy's 1, none of the copy's: " ..
   table.concat(rows, " | "))
-local heads = specs.f_forest.vars and specs.f_forest.vars.heads or ""
+local heads = {}
+for i = 1, specs.f_forest.vars and specs.f_forest.vars.nheads or 0 do
+  heads[#heads + 1] = '"' .. specs.f_forest.vars["head" .. i] .. '"'
+end
+heads = table.concat(heads, " ")
 t:ok(heads:find('"The final protocol"', 1, true) and heads:find('"zz_copy"', 1, true),
   "forest: a header per study, the manifest's label or the study's name: " .. heads)
 t:ok(heads:find("the runs of final (seeds 1-2), shown above", 1, true),

@@ -1,0 +1,188 @@
+-- The records tree is not a path into the machine, and integrity cannot be downgraded
+-- (issue 28, classes 4 and 5).  A study, variant or run directory that is a symbolic
+-- link is refused with its path and nothing outside the tree is written or deleted;
+-- stale-temp cleanup removes only regular files; verify reports links without following
+-- them.  A record whose manifest lost its checksums (and whose metric was then edited)
+-- is not trusted: verify fails it, run refuses to reuse it, no other study copies it and
+-- the report does not read it; --rehash adds checksums to a reviewed legacy record.  A
+-- summary.json that is a FIFO or a link to /dev/zero is refused at once.
+local check = require "repro.check"
+local fs = require "repro.fs"
+local json = require "repro.json"
+local record = require "repro.record"
+local sys = require "repro.sys"
+local t = check.new("test_integrity")
+local repro = os.getenv("REPRO") or "bin/repro"
+if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
+local dir = check.tmpdir()
+local q = fs.quote
+
+local corpus = dir .. "/corpus.txt"
+check.write(corpus, assert(fs.read("data/tinyshakespeare.txt")):sub(1, 50000))
+local function write_study(name, seeds)
+  local path = dir .. "/" .. name .. ".lua"
+  check.write(path, string.format([[
+return { name = %q, description = "integrity",
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 4,
+    warmup = 1, diag_every = 2, diag_windows = 2, data = %q },
+  variants = { { name = "none", embed_norm = "none" }, { name = "layernorm", embed_norm = "layernorm" } },
+  seeds = { %s },
+  analysis = { baseline = "none", metrics = { "val_loss" }, primary = "val_loss",
+    better = "lower", min_effect = 0.01, alpha = 0.05, correction = "holm", resamples = 1000,
+    test = "t" } }
+]], name, corpus, seeds))
+  return path
+end
+local A = write_study("alpha", "1, 2")
+local B = write_study("beta", "1, 2")
+local root = dir .. "/exp"
+local code, out, err = check.run(repro .. " run " .. q(A) .. " --out-root " .. q(root))
+t:eq(code, 0, "the study runs: " .. err)
+
+-- 1. Downgrade: checksums removed, a metric edited --------------------------------------
+local victim = root .. "/alpha/layernorm/seed-2"
+local summary_before = fs.read(root .. "/alpha/summary.json")
+local man = json.decode(assert(fs.read(victim .. "/manifest.json")))
+man.sha256 = nil
+check.write(victim .. "/manifest.json", json.pretty(man))
+local m = json.decode(assert(fs.read(victim .. "/metrics.json")))
+m.val_loss = 0.001
+check.write(victim .. "/metrics.json", json.pretty(m))
+code, out = check.run(repro .. " verify " .. q(root))
+t:ok(code == 1 and out:find("no checksum  " .. victim, 1, true),
+  "verify fails a record without checksums, naming it: " .. out)
+code, out, err = check.run(repro .. " run " .. q(A) .. " --out-root " .. q(root))
+t:ok(code == 1 and err:find("without checksums, not trusted", 1, true) and
+  err:find(victim, 1, true), "run refuses to reuse it, naming it: " .. err)
+t:eq(fs.read(root .. "/alpha/summary.json"), summary_before,
+  "the summary is not rewritten from an untrusted record")
+-- a second study with the same configs copies only records that verify
+code, out, err = check.run(repro .. " run " .. q(B) .. " --out-root " .. q(root) .. " --dry-run")
+local copies = 0
+for l in out:gmatch("[^\n]+") do
+  if l:find("copy", 1, true) and l:find("layernorm/seed-2", 1, true) then copies = copies + 1 end
+end
+t:eq(copies, 0, "the untrusted record is not copied into another study: " .. out)
+t:ok(out:find("alpha/none/seed-1", 1, true) ~= nil, "a verified record is copied: " .. out)
+-- the report does not read it
+code, _, err = check.run(repro .. " run " .. q(B) .. " --out-root " .. q(root))
+t:eq(code, 0, "the second study runs (trains what it cannot copy): " .. err)
+local bm = json.decode(assert(fs.read(root .. "/beta/layernorm/seed-2/metrics.json")))
+t:ok(bm.val_loss ~= 0.001, "the forged metric was not copied")
+-- after a review, --rehash trusts a legacy record (here: the original metric restored)
+local orig = assert(fs.read(root .. "/beta/layernorm/seed-2/metrics.json"))
+check.write(victim .. "/metrics.json", orig)
+code, out = check.run(repro .. " verify --rehash " .. q(root .. "/alpha"))
+t:ok(code == 0 and out:find("rehashed     " .. victim, 1, true), "--rehash adds the checksums: " .. out)
+t:eq(record.verify(victim), "verified", "the rehashed record verifies")
+code, _, err = check.run(repro .. " run " .. q(A) .. " --out-root " .. q(root))
+t:eq(code, 0, "the study is analysed now: " .. err)
+
+-- A summary carries the digest of the records it came from; the report refuses one that
+-- does not match the records beside it, or carries none.
+local rep = repro .. " report --experiments " .. q(root) .. " --paper " .. q(dir .. "/paper") ..
+  " --plots-data " .. q(dir .. "/pdata") .. " --no-figures"
+code, _, err = check.run(rep)
+t:eq(code, 0, "the report reads the analysed studies: " .. err)
+local sum_path = root .. "/alpha/summary.json"
+local sum_text = assert(fs.read(sum_path))
+t:ok(sum_text:find('"records_sha256": "' .. record.records_digest(root .. "/alpha") .. '"', 1, true),
+  "the summary carries the digest of its records")
+os.rename(root .. "/alpha/none/seed-2", dir .. "/aside")
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("alpha/summary.json was computed from other records", 1, true),
+  "a record gone since the analysis: the summary is refused: " .. err)
+os.rename(dir .. "/aside", root .. "/alpha/none/seed-2")
+check.write(sum_path, (sum_text:gsub('\n  "records_sha256": "%x+",', "")))
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("carries no digest", 1, true), "a summary without its digest is refused: " .. err)
+check.write(sum_path, sum_text)
+code = check.run(rep)
+t:eq(code, 0, "the restored summary is read again")
+
+-- 2. verify counts a directory once -------------------------------------------------------
+local _, o1 = check.run(repro .. " verify " .. q(root))
+local _, o2 = check.run(repro .. " verify " .. q(root) .. " " .. q(root) .. " " .. q(root .. "/alpha"))
+t:eq(o2:match("verify: (%d+) records"), o1:match("verify: (%d+) records"),
+  "verify DIR DIR counts each record once")
+
+-- 3. Symbolic links inside the tree --------------------------------------------------------
+local outside = dir .. "/outside"
+fs.mkdir_p(outside .. "/none/seed-1")
+check.write(outside .. "/keep.txt", "keep")
+check.write(outside .. "/none/seed-1/config.json.tmp.99999999", "not ours")
+local C = write_study("gamma", "1, 2")
+local lroot = dir .. "/lroot"
+fs.mkdir_p(lroot)
+os.execute("ln -s " .. q(outside) .. " " .. q(lroot .. "/gamma"))
+code, _, err = check.run(repro .. " run " .. q(C) .. " --out-root " .. q(lroot))
+t:ok(code == 1 and err:find("the study directory " .. lroot .. "/gamma is a symbolic link", 1, true),
+  "a symlinked study directory is refused with its path: " .. err)
+t:ok(fs.exists(outside .. "/none/seed-1/config.json.tmp.99999999") and
+  not fs.exists(outside .. "/none/seed-1/metrics.json"), "nothing outside the tree was written or removed")
+local rroot = dir .. "/rroot"
+fs.mkdir_p(rroot .. "/gamma/none")
+os.execute("ln -s " .. q(outside .. "/none/seed-1") .. " " .. q(rroot .. "/gamma/none/seed-1"))
+for _, cmd in ipairs({ "run", "plan", "status", "run-one" }) do
+  code, _, err = check.run(repro .. " " .. cmd .. " " .. q(C) .. " --out-root " .. q(rroot) ..
+    (cmd == "run-one" and " --only variant=none,seed=1" or ""))
+  t:ok(code == 1 and err:find("the run directory " .. rroot .. "/gamma/none/seed-1 is a " ..
+    "symbolic link", 1, true), cmd .. ": a symlinked run directory is refused: " .. err)
+end
+local vroot = dir .. "/vroot"
+fs.mkdir_p(vroot .. "/gamma")
+os.execute("ln -s " .. q(outside) .. " " .. q(vroot .. "/gamma/none"))
+code, _, err = check.run(repro .. " run " .. q(C) .. " --out-root " .. q(vroot))
+t:ok(code == 1 and err:find("the variant directory " .. vroot .. "/gamma/none is a symbolic link",
+  1, true), "a symlinked variant directory is refused: " .. err)
+t:ok(fs.exists(outside .. "/none/seed-1/config.json.tmp.99999999") and
+  fs.read(outside .. "/keep.txt") == "keep", "the files outside the tree are untouched")
+-- verify reports links, never follows them
+os.execute("ln -s " .. q(root .. "/alpha/none/seed-1") .. " " .. q(root .. "/alpha/none/seed-9"))
+code, out = check.run(repro .. " verify " .. q(root))
+t:ok(code == 1 and out:find("seed-9: a symbolic link", 1, true), "verify reports a linked run: " .. out)
+os.remove(root .. "/alpha/none/seed-9")
+-- stale-temp cleanup removes only regular files
+local tdir = dir .. "/tmpclean"
+fs.mkdir_p(tdir)
+check.write(tdir .. "/x.tmp.123", "stale")
+os.execute("ln -s " .. q(outside .. "/keep.txt") .. " " .. q(tdir .. "/y.tmp.124"))
+local removed = fs.remove_stale_tmp(tdir)
+t:eq(#removed, 1, "one stale file removed")
+t:ok(sys.lstat(tdir .. "/y.tmp.124") and fs.read(outside .. "/keep.txt") == "keep",
+  "a link named like a temp file is left alone, its target untouched")
+t:eq(#fs.remove_stale_tmp(rroot .. "/gamma/none/seed-1"), 0, "no cleanup through a linked directory")
+
+-- 4. Files the host reads: FIFO and /dev/zero ------------------------------------------
+local fifo = dir .. "/fifo"
+os.execute("mkfifo " .. q(fifo))
+local t0 = os.time()
+local text, why = fs.read(fifo)
+t:ok(text == nil and why:find("not a regular file", 1, true), "a FIFO is refused: " .. tostring(why))
+text, why = fs.read("/dev/zero")
+t:ok(text == nil and why:find("not a regular file", 1, true), "/dev/zero is refused")
+os.execute("ln -s /dev/zero " .. q(dir .. "/zero"))
+text, why = fs.read(dir .. "/zero")
+t:ok(text == nil and why:find("symbolic link", 1, true), "a link to /dev/zero is refused")
+check.write(dir .. "/big", string.rep("x", 1000))
+text, why = fs.read(dir .. "/big", 999)
+t:ok(text == nil and why:find("more than the 999", 1, true), "the size cap holds")
+for _, kind in ipairs({ "fifo", "zero" }) do
+  local exp = dir .. "/exp-" .. kind
+  fs.mkdir_p(exp .. "/s")
+  if kind == "fifo" then
+    os.execute("mkfifo " .. q(exp .. "/s/summary.json"))
+  else
+    os.execute("ln -s /dev/zero " .. q(exp .. "/s/summary.json"))
+  end
+  code, _, err = check.run("timeout 60 " .. repro .. " report --experiments " .. q(exp) ..
+    " --paper " .. q(dir .. "/p-" .. kind) .. " --plots-data " .. q(dir .. "/d-" .. kind) ..
+    " --no-figures")
+  t:ok(code ~= 124, "report on a " .. kind .. " summary does not hang")
+  t:ok(code == 0 or err:find("summary.json", 1, true), "report on a " .. kind ..
+    " summary: refused or skipped, naming it: " .. err)
+end
+t:ok(os.time() - t0 < 60, "no read waited")
+
+check.rmtree(dir)
+t:done()
