@@ -16,6 +16,8 @@ local verify = require "repro.verify"
 local plan = require "repro.plan"
 local slurm = require "repro.slurm"
 local order = require "repro.order"
+local compare = require "repro.compare"
+local export = require "repro.export"
 
 local M = {}
 local commands = {}
@@ -165,6 +167,9 @@ function commands.analyze(args) return runner.main(args, true) end
 commands.submit = slurm.main
 -- The studies in dependency order (lua/repro/order.lua).
 commands.studies = order.main
+-- Looking across runs (lua/repro/compare.lua, lua/repro/export.lua).
+commands.compare = compare.main
+commands.export = export.main
 
 function commands.help()
   io.write([[
@@ -183,6 +188,10 @@ usage:
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
+  bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
+                [--out-root DIR]
+  bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
+                [--out-root DIR]
   bin/repro SCRIPT.lua [args]
   bin/repro --version
 config keys (defaults):
@@ -201,7 +210,7 @@ function M.main(argv)
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, help; or a SCRIPT.lua)", cmd)
+      "analyze, submit, verify, report, studies, compare, export, help; or a SCRIPT.lua)", cmd)
   end
   return f(table.move(argv, 2, #argv, 1, {}))
 end
