@@ -18,6 +18,7 @@ local slurm = require "repro.slurm"
 local order = require "repro.order"
 local compare = require "repro.compare"
 local export = require "repro.export"
+local newstudy = require "repro.newstudy"
 
 local M = {}
 local commands = {}
@@ -170,6 +171,8 @@ commands.studies = order.main
 -- Looking across runs (lua/repro/compare.lua, lua/repro/export.lua).
 commands.compare = compare.main
 commands.export = export.main
+-- A new study file (lua/repro/newstudy.lua).
+commands.new = newstudy.main
 
 function commands.help()
   io.write([[
@@ -192,6 +195,7 @@ usage:
                 [--out-root DIR]
   bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
                 [--out-root DIR]
+  bin/repro new NAME [--from STUDY] [--dir DIR]
   bin/repro SCRIPT.lua [args]
   bin/repro --version
 config keys (defaults):
@@ -210,7 +214,7 @@ function M.main(argv)
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, compare, export, help; or a SCRIPT.lua)", cmd)
+      "analyze, submit, verify, report, studies, compare, export, new, help; or a SCRIPT.lua)", cmd)
   end
   return f(table.move(argv, 2, #argv, 1, {}))
 end

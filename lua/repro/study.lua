@@ -327,8 +327,44 @@ end
 -- reports their problems to P (in the order check_analysis calls the steps, so a study's
 -- list of problems reads the same each time) and fills the normalized `out`.
 
--- Unknown fields, and the required ones that are missing.
-local function check_analysis_fields(P, a)
+-- What each analysis field takes, for the message of a missing one and the comments of
+-- `bin/repro new` (lua/repro/newstudy.lua): {field, text, required}, in the order a study
+-- file lists them.  variant_names (optional) are the study's variants.
+function M.analysis_fields(variant_names)
+  local v = "the name of a variant"
+  if variant_names and #variant_names > 0 then
+    v = "one of the variants: \"" .. table.concat(variant_names, "\", \"") .. "\""
+  end
+  return {
+    { "baseline", v .. " (without comparisons, every other variant is compared with it)", true },
+    { "metrics", "a non-empty list of metric names, e.g. { \"val_loss\", \"val_acc\" }; " ..
+      "the names: " .. table.concat(M.metric_names(), ", "), true },
+    { "primary", "one of analysis.metrics: the metric the verdicts are about", true },
+    { "better", "\"lower\" or \"higher\" (which way the primary metric improves)", true },
+    { "min_effect", "a number > 0 in the primary metric's units: the smallest difference " ..
+      "that matters (e.g. 0.02 nats of val_loss, about 2 % perplexity)", true },
+    { "alpha", "a number in (0, 1), e.g. 0.05", true },
+    { "correction", "\"holm\" (the only one)", true },
+    { "resamples", "an integer >= " .. stats.MIN_RESAMPLES .. ": bootstrap resamples, " ..
+      "e.g. 10000", true },
+    { "test", "\"t\" (the paired t-test) or \"signflip\" (the exact sign-flip test): " ..
+      "the decision test", true },
+    { "comparisons", "optional: a list of { treatment, baseline } pairs of variant names; " ..
+      "{} pre-registers no test (a descriptive study)", false },
+    { "secondary", "optional: metric names compared outside the Holm family (exploratory)",
+      false },
+    { "interactions", "optional: a list of { name = , a = { t, b }, b = { t, b } }: " ..
+      "differences of two paired differences", false },
+    { "bootstrap", "optional: \"exact\" (default) or \"monte-carlo\"", false },
+    { "registered_rule", "optional: the decision rule pre-registered, an integer from 1 to " ..
+      M.RULE .. " (default " .. M.RULE .. ", the current one)", false },
+    { "claim", "optional: the claim's stages (lua/repro/claim.lua)", false },
+    { "sweep", "optional: a learning-rate sweep's groups (lua/repro/lrsens.lua)", false },
+  }
+end
+
+-- Unknown fields, and the required ones that are missing, with what they take.
+local function check_analysis_fields(P, a, variant_names)
   local fields = set_of(ANALYSIS_FIELDS)
   for k in pairs(a) do
     if not fields[k] then
@@ -336,9 +372,11 @@ local function check_analysis_fields(P, a)
         tostring(k))
     end
   end
+  local takes = {}
+  for _, f in ipairs(M.analysis_fields(variant_names)) do takes[f[1]] = f[2] end
   for _, k in ipairs(REQUIRED_ANALYSIS) do
-    if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration)",
-      "analysis") end
+    if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration); " ..
+      "expected " .. takes[k], "analysis") end
   end
 end
 
@@ -540,7 +578,7 @@ local function check_analysis(P, a, variants, variant_names)
     P.add("analysis", "expected a table, got " .. typename(a))
     return out
   end
-  check_analysis_fields(P, a)
+  check_analysis_fields(P, a, variant_names)
   check_metrics(P, a, out, variants, variant_names)
   check_decision(P, a, out)
   check_test(P, a, out)
