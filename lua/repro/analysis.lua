@@ -76,6 +76,11 @@
 -- sensitivity per group), pilot_comparisons (for a later study's seeds from power) and,
 -- when it pre-registers outcomes, sweep_outcomes (this rule applied to per-seed outcomes
 -- over each group's grid) from lua/repro/lrsens.lua.
+--
+-- Guardrail.  When a variant of a verdict has a mean validation perplexity at or above
+-- the unigram perplexity of its corpus (M.unigram_warnings), the summary carries
+-- `warnings` (only then, so other summaries keep their bytes) and verdict_table prints
+-- each as a WARNING line under the verdicts.
 local stats = require "stats"
 local json = require "repro.json"
 local fs = require "repro.fs"
@@ -858,6 +863,47 @@ local function summary_extras(ctx, out, per_variant, comparisons)
   end
 end
 
+-- The unigram perplexity of a corpus's validation split (engine.ngram_ppl), by path.
+local unigram_cache = {}
+local function unigram_ppl(data)
+  if unigram_cache[data] == nil then
+    local ok, r = pcall(engine.ngram_ppl, data)
+    unigram_cache[data] = ok and r.unigram_ppl or false
+  end
+  return unigram_cache[data] or nil
+end
+
+-- The variants of the verdicts whose mean validation perplexity is at or above the
+-- unigram perplexity of their corpus (engine.ngram_ppl: add-one unigram fitted on the
+-- training split, on the validation split): models that learned nothing beyond
+-- character frequencies, so a verdict between them says nothing about the question
+-- (too few steps, too small a learning rate, a broken set-up).  A list of
+-- {variant, val_ppl, unigram_ppl, data, text}, in the study's variant order; empty for
+-- a study without verdicts.
+function M.unigram_warnings(s, per_variant, verdicts)
+  local in_verdict = {}
+  for _, v in ipairs(verdicts) do
+    in_verdict[v.treatment], in_verdict[v.baseline] = true, true
+  end
+  local data_of = {}
+  for _, r in ipairs(s.runs or {}) do data_of[r.variant] = data_of[r.variant] or r.cfg.data end
+  local out = {}
+  for _, v in ipairs(s.variants) do
+    local pv = per_variant[v.name]
+    local ppl = pv and pv.metrics and pv.metrics.val_ppl and pv.metrics.val_ppl.mean
+    local uni = in_verdict[v.name] and finite(ppl) and data_of[v.name] and
+      unigram_ppl(data_of[v.name])
+    if uni and ppl >= uni then
+      out[#out + 1] = { variant = v.name, val_ppl = ppl, unigram_ppl = uni,
+        data = data_of[v.name], text = string.format("%s: validation PPL %s is at or above " ..
+        "the unigram PPL %s of %s: the model learned nothing beyond character frequencies, " ..
+        "so a verdict involving it says nothing about the question", v.name, fmt(ppl),
+        fmt(uni), data_of[v.name]) }
+    end
+  end
+  return out
+end
+
 -- The summary table of study `s` (lua/repro/study.lua) from runs[variant][seed] (as
 -- read_run returns them).
 function M.summarize(s, runs)
@@ -897,6 +943,9 @@ function M.summarize(s, runs)
     out.secondary_comparisons = arr(secondary_comparisons)
   end
   summary_extras(ctx, out, per_variant, comparisons)
+  -- only when it applies, so summaries without it keep their bytes
+  local warnings = M.unigram_warnings(s, per_variant, verdicts)
+  if #warnings > 0 then out.warnings = arr(warnings) end
   return out
 end
 
@@ -1046,6 +1095,10 @@ function M.verdict_table(summary)
     if v and v.reason then lines[#lines + 1] = "      because " .. v.reason end
   end
   if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
+  for _, w in ipairs(summary.warnings or {}) do lines[#lines + 1] = "  WARNING: " .. w.text end
+  if an.seeds_from_power then
+    lines[#lines + 1] = "  " .. require("repro.study").seeds_text(an.seeds_from_power)
+  end
   for _, l in ipairs(summary.claim and summary.claim.text or {}) do lines[#lines + 1] = l end
   local ref = summary.claim_reference
   if ref then

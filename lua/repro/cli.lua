@@ -128,7 +128,11 @@ end
 
 function commands.train(args)
   local o = parse_train_args(args)
-  local cfg = record.resolve(config.parse_overrides(o.kv, "repro train"))
+  local rok, cfg = pcall(record.resolve, config.parse_overrides(o.kv, "repro train"))
+  if not rok then
+    if type(cfg) == "table" and cfg.message then user_error("repro train: %s", cfg.message) end
+    error(cfg, 0)
+  end
   check_config(cfg, "repro train")
   if o.out then prepare_out(o.out, cfg, o.force) end
   local ok, metrics = train_with_bar(cfg, o)

@@ -42,9 +42,30 @@ local NOT_RESULTS = { tokens_per_s = true, eval_tokens_per_s = true, wall_s = tr
   interrupted = true, stopped = true, resumed_from = true }
 
 -- Defaults overlaid with overrides (unknown keys are refused by engine.check).
+-- min_lr for a config that does not give it: lr x min_lr_ratio, rounded to the 14
+-- significant digits config.json keeps, so that the record's config.json gives the same
+-- value back (the default 3e-4 x 0.1 is exactly the earlier default min_lr 3e-5).
+function M.derived_min_lr(lr, ratio)
+  return tonumber(string.format("%.14g", lr * ratio))
+end
+
+-- The full config of overrides over the defaults; min_lr, when not given, follows lr
+-- (M.derived_min_lr).  Giving both min_lr and a min_lr_ratio it does not match is an error.
 function M.resolve(overrides)
+  overrides = overrides or {}
   local cfg = engine.defaults()
-  for k, v in pairs(overrides or {}) do cfg[k] = v end
+  for k, v in pairs(overrides) do cfg[k] = v end
+  local lr, ratio = cfg.lr, cfg.min_lr_ratio
+  if type(lr) == "number" and type(ratio) == "number" then
+    local derived = M.derived_min_lr(lr, ratio)
+    if overrides.min_lr == nil then
+      cfg.min_lr = derived
+    elseif overrides.min_lr_ratio ~= nil and overrides.min_lr ~= derived then
+      error({ message = string.format("config: min_lr=%s and min_lr_ratio=%s are both given " ..
+        "and disagree (lr x min_lr_ratio = %s): give one of them", tostring(overrides.min_lr),
+        tostring(ratio), tostring(derived)) }, 0)
+    end
+  end
   return cfg
 end
 

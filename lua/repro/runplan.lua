@@ -170,6 +170,7 @@ function M.print(s, runs, out_root, threads, jobs)
   print(string.format("study %s (%s): %d of its %d runs selected; %d job%s x %d thread%s; " ..
     "records in %s", s.name, shown(s.file), #runs, #s.runs, jobs, jobs == 1 and "" or "s",
     threads, threads == 1 and "" or "s", shown(study.dir(out_root, s))))
+  if s.seeds_from_power then print(study.seeds_text(s.seeds_from_power)) end
   for _, r in ipairs(runs) do
     local w = why(r)
     print(string.format("  %s%-28s %d steps%s", ACTION_TEXT[r.action], r.label, r.cfg.iters,

@@ -184,14 +184,19 @@ local function find_line(src, token, nth)
 end
 
 -- A collector of problems; `add(path, msg, token, nth)` locates `token` in the source.
+-- A problem found again (a base key that breaks every variant) is listed once.
 local function problems(file, src)
-  local list = {}
+  local list, seen = {}, {}
   local P = {}
   function P.add(path, msg, token, nth)
     if token == nil then token = path and path:match("([%a_][%w_]*)$") end
     local line = token and find_line(src, token, nth)
     local where = line and string.format("%s:%d: ", file, line) or (file .. ": ")
-    list[#list + 1] = where .. (path and (path .. ": ") or "") .. msg
+    local text = where .. (path and (path .. ": ") or "") .. msg
+    if not seen[text] then
+      seen[text] = true
+      list[#list + 1] = text
+    end
   end
   function P.raise()
     if #list > 0 then
@@ -648,6 +653,21 @@ local function check_seeds_spec(P, t)
   return spec
 end
 
+-- The seeds a study computed from power, with the inputs behind the count (s.seeds_from_power,
+-- as the summary keeps it), in one line for the dry run and the verdict table.
+function M.seeds_text(p)
+  local text = string.format("seeds from power: n = %d seeds (%d .. %d) for %g %% power at " ..
+    "the minimum effect delta = %g with paired-difference sd %.4g (%s): d_z = %.3g, %s test " ..
+    "at alpha / m = %g / %d = %.4g; power at n: %.3g", p.n, p.first, p.first + p.n - 1,
+    100 * p.power, p.delta, p.sd, p.sd_source, p.d_z, p.test == "t" and "paired t" or
+    "sign-flip", p.alpha, p.m, p.level, p.power_achieved)
+  if p.capped then
+    text = text .. string.format(" (power asks for %d; the pre-registered maximum caps them " ..
+      "at %d: underpowered)", p.n_uncapped, p.n)
+  end
+  return text
+end
+
 -- Where other studies' summaries are read (a pilot, repro.best_lr): opts.out_root, else
 -- $REPRO_EXPERIMENTS, else <project root>/experiments.
 function M.results_root(opts)
@@ -761,16 +781,27 @@ local function check_design(P, s, opts, given)
   end
 end
 
+-- The config overrides of variant v: the study's base, the variant's, then the command
+-- line's --set.  A --set lr without a --set min_lr drops the study's min_lr, so that
+-- min_lr follows the new lr (lr x min_lr_ratio, record.resolve) instead of staying at a
+-- value the study chose for its own lr.
+function M.overrides(s, v)
+  local o = {}
+  for k, x in pairs(s.base) do o[k] = x end
+  for k, x in pairs(v.overrides) do o[k] = x end
+  local set = s.set or {}
+  if set.lr ~= nil and set.min_lr == nil then o.min_lr = nil end
+  for k, x in pairs(set) do o[k] = x end
+  return o
+end
+
 -- The runs of a valid study: seed-major (every variant of the first seed, then the
 -- next seed), so an interrupted study has complete pairs early.
 local function expand(s)
   local runs = {}
   for _, seed in ipairs(s.seeds) do
     for _, v in ipairs(s.variants) do
-      local o = {}
-      for k, x in pairs(s.base) do o[k] = x end
-      for k, x in pairs(v.overrides) do o[k] = x end
-      for k, x in pairs(s.set or {}) do o[k] = x end
+      local o = M.overrides(s, v)
       o.seed = seed
       local cfg = record.resolve(o)
       cfg.threads = nil
@@ -974,22 +1005,37 @@ end
 -- variant: the seed does not change validity), each problem at the field that set the key.
 local function check_engine(P, s)
   for _, v in ipairs(s.variants) do
-    local o = {}
-    for k, x in pairs(s.base) do o[k] = x end
-    for k, x in pairs(v.overrides) do o[k] = x end
-    for k, x in pairs(s.set or {}) do o[k] = x end
+    local o = M.overrides(s, v)
     o.seed = s.seeds[1]
-    local cok, cerr = pcall(engine.check, record.resolve(o))
+    local cok, cerr = pcall(record.resolve, o)
+    if cok then
+      cok, cerr = pcall(engine.check, cerr)
+    elseif type(cerr) == "table" then
+      cerr = cerr.message
+    end
     if not cok then
       local msg = tostring(cerr):gsub("^%a+: ", "", 1)
-      local key = msg:match("^([%a_][%w_]*)=") or msg:match("^([%a_][%w_]*):")
-      local where = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")"
-      if key and v.overrides[key] ~= nil then
-        where = v.path .. "." .. key
-      elseif key and s.set and s.set[key] ~= nil then
-        where = "--set " .. key
-      elseif key and s.base[key] ~= nil then
-        where = "base." .. key
+      -- the keys the message names ("warmup=30: must not exceed iters=10"), first the
+      -- one it is about; it is reported where the first of them is set: the variant,
+      -- else --set, else base (once for every variant it breaks)
+      local keys = {}
+      for k in msg:gmatch("%f[%w_]([%a_][%w_]*)=") do keys[#keys + 1] = k end
+      local first = keys[1] or msg:match("^([%a_][%w_]*):")
+      keys[#keys + 1] = first
+      local where, key = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")", first
+      local found = false
+      for _, place in ipairs({ "variant", "set", "base" }) do
+        for _, k in ipairs(keys) do
+          if not found then
+            if place == "variant" and v.overrides[k] ~= nil then
+              where, key, found = v.path .. "." .. k, k, true
+            elseif place == "set" and s.set and s.set[k] ~= nil then
+              where, key, found = "--set " .. k, k, true
+            elseif place == "base" and s.base[k] ~= nil then
+              where, key, found = "base." .. k, k, true
+            end
+          end
+        end
       end
       P.add(where, msg, key)
     end
