@@ -322,7 +322,7 @@ local function train_one(o, s, r, dir, who)
   local t0 = host.now()
   local bar = progress.new(r.cfg.iters, r.cfg.batch * r.cfg.context, who .. "  ")
   local m, why, msg = runstate.train(r.cfg, r.dir, {
-    threads = threads, checkpoint_every = s.checkpoint_every,
+    threads = threads, checkpoint_every = s.checkpoint_every, study_file = s.file,
     on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
     prepare = function()
       -- An earlier summary would describe other records (as in `bin/repro run`).

@@ -106,7 +106,7 @@ function P:start(s, r)
   local w = { run = r, progress = string.format("%s/%d", self.tmp, self.next_i),
     threads = self.threads }
   local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
-    tostring(s.checkpoint_every), w.progress }
+    tostring(s.checkpoint_every), w.progress, "--study", s.file }
   for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
   w.pid = proc.spawn(argv)
   self.running[w.pid] = w

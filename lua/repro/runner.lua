@@ -225,6 +225,7 @@ local function write_study_manifest(s, dir, facts)
     end
   end
   facts.study, facts.file = s.name, s.file_rel
+  facts.file_git = record.file_git_status(s.file)
   facts.git_commit, facts.git_dirty = commit, dirty
   facts.host, facts.repro_version = host.hostname(), host.version
   facts.runs_wall_s_sum = sum

@@ -24,10 +24,32 @@ local M = {}
 local user_error = base.user_error
 local shown = fs.shown
 
+-- The readable part of a --set root's name: the overrides as key=value, sorted, joined
+-- by "," (numbers as the shortest text that reads back), characters other than letters,
+-- digits and . _ = , - as "_", at most M.SLUG_MAX characters.
+M.SLUG_MAX = 60
+function M.set_slug(set)
+  local keys = {}
+  for k in pairs(set) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for i, k in ipairs(keys) do
+    local v = set[k]
+    if math.type(v) == "float" then
+      local p = 14
+      while p < 17 and tonumber(string.format("%." .. p .. "g", v)) ~= v do p = p + 1 end
+      v = string.format("%." .. p .. "g", v)
+    end
+    keys[i] = k .. "=" .. tostring(v)
+  end
+  return (table.concat(keys, ","):gsub("[^%w._=,%-]", "_"):sub(1, M.SLUG_MAX))
+end
+
 -- The records root: `given` (--out-root), else $REPRO_EXPERIMENTS, else <root>/experiments;
 -- absolute.  With --set overrides (`set`) and no --out-root, a root of their own,
--- <that root>-set/<12 hex of the overrides' SHA-256>, so they never mix with (or
--- overwrite) the study's canonical records.
+-- <that root>-set/<slug of the overrides>-<8 hex of their SHA-256> (M.set_slug; e.g.
+-- experiments-set/iters=40,lr=0.003-1a2b3c4d), so they never mix with (or overwrite) the
+-- study's canonical records; a root of the earlier form <that root>-set/<12 hex> that
+-- exists is used instead, so the runs made before keep being reused.
 function M.out_root(given, set)
   local env_root = os.getenv("REPRO_EXPERIMENTS")
   local out_root = given or (env_root ~= "" and env_root) or (host.root .. "/experiments")
@@ -40,8 +62,11 @@ function M.out_root(given, set)
       local v = set[k]
       keys[i] = k .. "=" .. (math.type(v) == "float" and string.format("%.17g", v) or tostring(v))
     end
-    out_root = out_root:gsub("/+$", "") .. "-set/" ..
-      fs.sha256_text(table.concat(keys, ",")):sub(1, 12)
+    local hash = fs.sha256_text(table.concat(keys, ","))
+    local parent = out_root:gsub("/+$", "") .. "-set/"
+    local legacy = parent .. hash:sub(1, 12)
+    if fs.exists(legacy) then return legacy end
+    out_root = parent .. M.set_slug(set) .. "-" .. hash:sub(1, 8)
   end
   return out_root
 end

@@ -1,4 +1,5 @@
--- `bin/repro run-worker PPID DIR THREADS CHECKPOINT_EVERY PROGRESS_FILE key=value...`:
+-- `bin/repro run-worker PPID DIR THREADS CHECKPOINT_EVERY PROGRESS_FILE [--study FILE]
+-- key=value...`:
 -- one run for the process pool of `bin/repro run` (lua/repro/pool.lua), an internal
 -- command.  It dies with the runner PPID (kill -9 included), holds the run directory's
 -- lock and keeps its attempt.json (lua/repro/runstate.lua), and writes the step it
@@ -6,7 +7,8 @@
 -- PROGRESS_FILE.threads (a study's last runs, once other workers are done), the rest of
 -- the run uses it (results do not depend on it).  Exit status: 0 when the record is
 -- written (diverged included), 130 when interrupted (checkpoint saved), 1 on an error, 75
--- when another process (a `bin/repro run-one`) is training the same run.
+-- when another process (a `bin/repro run-one`) is training the same run.  FILE, the study
+-- file, goes into the run's manifest with its git status (record.file_git_status).
 local engine = require "engine"
 local host = require "repro.host"
 local proc = require "repro.proc"
@@ -28,10 +30,13 @@ function M.main(args)
     base.user_error("repro run-worker: internal command of `bin/repro run`")
   end
   if not proc.die_with_parent(ppid) then return 1 end
-  local cfg = record.resolve(config.parse_overrides(table.move(args, 6, #args, 1, {}),
+  local first, study_file = 6, nil
+  if args[6] == "--study" then first, study_file = 8, args[7] end
+  local cfg = record.resolve(config.parse_overrides(table.move(args, first, #args, 1, {}),
     "repro run-worker"))
   local last, last_check, threads_path = 0, 0, progress_path .. ".threads"
   local m, why, msg = runstate.train(cfg, dir, { threads = threads, checkpoint_every = every,
+    study_file = study_file,
     threads_now = function()
       local now = host.now()
       if now - last_check < PROGRESS_EVERY_S then return nil end

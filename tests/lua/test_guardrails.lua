@@ -139,5 +139,48 @@ t:ok(code == 0 and out:find(string.format("seeds from power: n = %d seeds (101 .
   "file)", p.n, 100 + p.n), 1, true) and out:find("alpha / m = 0.05 / 2", 1, true),
   "the dry run shows n with power, delta, sd and alpha / m: " .. out .. err)
 
+-- 7. --set roots are readable (a slug of the overrides and a short hash); the summary
+-- records the overrides; a root of the earlier form (12 hex) keeps being used.
+local env = "REPRO_EXPERIMENTS=" .. dir .. "/exp "
+code, out, err = check.run(env .. repro .. " run " .. tiny .. " --set iters=4,lr=1e-3 --jobs 2")
+local set_root = err:match("go to (%S+) %(their own records root")
+t:ok(code == 0 and set_root and set_root:find("/exp%-set/iters=4,lr=0%.001%-%x%x%x%x%x%x%x%x$"),
+  "--set root: <root>-set/iters=4,lr=0.001-<8 hex>: " .. tostring(set_root) .. err)
+sum = json.decode(fs.read((set_root or "") .. "/tiny/summary.json") or "{}")
+t:ok(sum.command_line_overrides and sum.command_line_overrides.iters == 4 and
+  sum.command_line_overrides.lr == 1e-3, "the summary records the overrides")
+local sys = require "repro.sys"
+local legacy = dir .. "/exp-set/" .. sys.sha256("iters=5"):sub(1, 12)
+os.execute("mkdir -p " .. legacy)
+code, _, err = check.run(env .. repro .. " run " .. tiny .. " --set iters=5 --dry-run")
+t:ok(code == 0 and err:find("go to " .. legacy .. " ", 1, true),
+  "an existing root of the earlier form is used: " .. err)
+
+-- 8. The study file's git status in the manifests.
+local m = json.decode(fs.read((set_root or "") .. "/tiny/none/seed-1/manifest.json") or "{}")
+t:eq(m.study_file_git, "outside the repository", "a run's manifest: the study file's git status")
+t:eq(m.study_file, tiny, "and the study file")
+m = json.decode(fs.read((set_root or "") .. "/tiny/manifest.json") or "{}")
+t:eq(m.file_git, "outside the repository", "the study's manifest too")
+t:eq(record.file_git_status("lua/experiments/final.lua"), "tracked", "a committed study: tracked")
+local probe = "tests/lua/.untracked_probe_" .. require("repro.host").pid() .. ".lua"
+check.write(probe, "return {}\n")
+t:eq(record.file_git_status(probe), "untracked", "a new file: untracked")
+os.remove(probe)
+
+-- 9. A worker's key=value arguments give back each run's config exactly (min_lr given,
+-- min_lr_ratio at its default).
+local config = require "repro.config"
+local exact = 0
+for _, name in ipairs({ "instability_v1", "lr_sweep_a", "horizon" }) do
+  for _, run in ipairs(study.load("lua/experiments/" .. name .. ".lua").runs) do
+    local back = record.resolve(config.parse_overrides(config.args(run.cfg), "test"))
+    if record.config_text(back) == record.config_text(run.cfg) and back.min_lr == run.cfg.min_lr then
+      exact = exact + 1
+    end
+  end
+end
+t:eq(exact, 30 + 81 + 12, "every run's config survives the worker's arguments")
+
 check.rmtree(dir)
 t:done()
