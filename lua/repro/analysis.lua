@@ -87,6 +87,7 @@ local fs = require "repro.fs"
 local lrsens = require "repro.lrsens"
 local claim = require "repro.claim"
 local engine = require "engine"
+local textable = require "repro.textable"
 
 local M = {}
 
@@ -1064,11 +1065,13 @@ end
 
 -- The verdicts as a short text table (for the run command's stdout), each row followed by its
 -- reason.
-function M.verdict_table(summary)
+-- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
+-- to it (lua/repro/textable.lua).
+function M.verdict_table(summary, width)
   local an = summary.analysis
-  local lines = { string.format("verdicts on %s (%s is better; minimum effect %s; alpha %s; " ..
-    "%s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha), an.test or "t",
-    an.family:match("^[^:]+")) }
+  local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
+    "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
+    an.test or "t", an.family:match("^[^:]+")), width) }
   local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "TOST p_holm",
     "verdict", "rule 1" } }
   local byname = {}
@@ -1083,21 +1086,22 @@ function M.verdict_table(summary)
       c.tost and c.tost.p_holm and fmt(c.tost.p_holm) or "-", v.verdict,
       (v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "") }
   end
-  local width = {}
-  for _, r in ipairs(rows) do
-    for i, x in ipairs(r) do width[i] = math.max(width[i] or 0, #x) end
-  end
-  for k, r in ipairs(rows) do
-    local f = {}
-    for i, x in ipairs(r) do f[i] = i < #r and x .. string.rep(" ", width[i] - #x) or x end
-    lines[#lines + 1] = "  " .. table.concat(f, "  ")
-    local v = summary.verdicts[k - 1]
-    if v and v.reason then lines[#lines + 1] = "      because " .. v.reason end
+  local k = 0
+  for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
+    lines[#lines + 1] = row
+    local v = summary.verdicts[k]
+    if v and v.reason then
+      lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
+    end
+    k = k + 1
   end
   if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
-  for _, w in ipairs(summary.warnings or {}) do lines[#lines + 1] = "  WARNING: " .. w.text end
+  for _, w in ipairs(summary.warnings or {}) do
+    lines[#lines + 1] = textable.wrap("WARNING: " .. w.text, width, "  ", "    ")
+  end
   if an.seeds_from_power then
-    lines[#lines + 1] = "  " .. require("repro.study").seeds_text(an.seeds_from_power)
+    lines[#lines + 1] = textable.wrap(require("repro.study").seeds_text(an.seeds_from_power),
+      width, "  ", "    ")
   end
   for _, l in ipairs(summary.claim and summary.claim.text or {}) do lines[#lines + 1] = l end
   local ref = summary.claim_reference
@@ -1113,7 +1117,7 @@ function M.verdict_table(summary)
   for _, l in ipairs(lrsens.text(summary.lr_sweep)) do lines[#lines + 1] = l end
   if summary.sweep_outcomes then
     lines[#lines + 1] = "outcomes over the grid (lr_sweep.outcomes):"
-    lines[#lines + 1] = M.verdict_table(summary.sweep_outcomes)
+    lines[#lines + 1] = M.verdict_table(summary.sweep_outcomes, width)
   end
   return table.concat(lines, "\n") .. "\n"
 end

@@ -16,6 +16,7 @@ local verify = require "repro.verify"
 local plan = require "repro.plan"
 local slurm = require "repro.slurm"
 local order = require "repro.order"
+local host = require "repro.host"
 local compare = require "repro.compare"
 local export = require "repro.export"
 local newstudy = require "repro.newstudy"
@@ -70,6 +71,8 @@ local function parse_train_args(args)
       i = i + 1
     elseif a == "--force" then
       o.force = true
+    elseif a == "--json" then
+      o.json = true
     elseif a:match("^%-") then
       user_error("repro train: unknown option %s", a)
     else
@@ -126,6 +129,26 @@ local function train_with_bar(cfg, o)
   return ok, metrics
 end
 
+-- The result of `bin/repro train` in a few lines (what a terminal shows without --json).
+function M.train_summary(m, out)
+  local lines = {}
+  if m.diverged then
+    lines[1] = string.format("diverged at step %s (lr %s); loss at initialization %.4f",
+      tostring(math.tointeger(m.diverge_step) or m.diverge_step), tostring(m.diverge_lr),
+      m.init_loss or 0 / 0)
+  else
+    lines[1] = string.format("val_loss %.4f  val_ppl %.3f  val_acc %.4f  ece %.4f",
+      m.val_loss, m.val_ppl, m.val_acc, m.ece or 0 / 0)
+    lines[2] = string.format("train_loss %.4f  final_grad_norm %.3f  params %d",
+      m.train_loss or 0 / 0, m.final_grad_norm or 0 / 0, math.tointeger(m.params) or 0)
+  end
+  lines[#lines + 1] = string.format("%d steps in %s, %.0f tokens/s", math.tointeger(m.steps) or 0,
+    progress.fmt_time(m.wall_s), m.tokens_per_s or 0)
+  lines[#lines + 1] = out and ("record: " .. out .. " (metrics.json has every metric)") or
+    "every metric: bin/repro train ... --json"
+  return table.concat(lines, "\n") .. "\n"
+end
+
 function commands.train(args)
   local o = parse_train_args(args)
   local rok, cfg = pcall(record.resolve, config.parse_overrides(o.kv, "repro train"))
@@ -150,7 +173,12 @@ function commands.train(args)
   local line = record.results(metrics)
   line.tokens_per_s, line.eval_tokens_per_s, line.wall_s =
     metrics.tokens_per_s, metrics.eval_tokens_per_s, metrics.wall_s
-  print(json.encode(line))
+  -- on a terminal a few lines for a person; the whole JSON with --json or into a pipe
+  if o.json or not host.isatty(1) then
+    print(json.encode(line))
+  else
+    io.write(M.train_summary(metrics, o.out))
+  end
   return 0
 end
 
@@ -181,7 +209,7 @@ commands.new = newstudy.main
 function commands.help()
   io.write([[
 usage:
-  bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force]
+  bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force] [--json]
   bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
                 [--out-root DIR] [--set key=value,...] [--allow-large]
   bin/repro verify [DIR ...] [--strict]

@@ -37,6 +37,7 @@ local config = require "repro.config"
 local runplan = require "repro.runplan"
 local pool = require "repro.pool"
 local plan = require "repro.plan"
+local textable = require "repro.textable"
 local base = require "repro.base"
 
 local M = {}
@@ -268,7 +269,7 @@ local function analyse(s, dir, ctx)
   local summary = write_summary(s, dir, records, ctx)
   say("study %s: %d trained, %d reused, %d copied in %s", s.name, ctx.trained,
     ctx.count.reuse or 0, ctx.count.copy or 0, progress.fmt_time(host.now() - ctx.t_start))
-  io.write(analysis.verdict_table(summary))
+  io.write(analysis.verdict_table(summary, textable.width()))
   print("summary: " .. shown(dir .. "/summary.json"))
   return 0
 end

@@ -19,17 +19,37 @@ local function cut(s, w)
 end
 M.cut = cut
 
--- The terminal's width: $COLUMNS, else the terminal's own when stdout is one, else nil
--- (no limit: output to a file or a pipe keeps every character).
-function M.width()
+-- The terminal's width: $COLUMNS, else the terminal's own when fd (default 1, stdout)
+-- is one, else nil (no limit: output to a file or a pipe keeps every character).
+function M.width(fd)
   local c = math.tointeger(tonumber(os.getenv("COLUMNS") or ""))
   if c and c > 0 then return c end
-  if host.isatty(1) then
+  if host.isatty(fd or 1) then
     local out = fs.capture("stty size </dev/tty")
     local cols = out and math.tointeger(tonumber(out:match("^%d+%s+(%d+)") or ""))
     if cols and cols > 0 then return cols end
   end
   return nil
+end
+
+-- text wrapped at word boundaries to lines of at most width characters (a word longer
+-- than that stays whole), the first line after first, the others after rest; without a
+-- width, one line.
+function M.wrap(text, width, first, rest)
+  first, rest = first or "", rest or first or ""
+  if not width then return first .. text end
+  local lines, line = {}, first
+  local empty = true
+  for word in text:gmatch("%S+") do
+    if not empty and len(line) + 1 + len(word) > width then
+      lines[#lines + 1] = line
+      line, empty = rest, true
+    end
+    line = line .. (empty and "" or " ") .. word
+    empty = false
+  end
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
 end
 
 -- rows (header first) as text: indent before every line, two spaces between columns;

@@ -3,7 +3,7 @@
 -- one run for the process pool of `bin/repro run` (lua/repro/pool.lua), an internal
 -- command.  It dies with the runner PPID (kill -9 included), holds the run directory's
 -- lock and keeps its attempt.json (lua/repro/runstate.lua), and writes the step it
--- reached into PROGRESS_FILE now and then.  When the runner writes a thread count into
+-- reached, its loss and learning rate ("STEP LOSS LR") into PROGRESS_FILE now and then.  When the runner writes a thread count into
 -- PROGRESS_FILE.threads (a study's last runs, once other workers are done), the rest of
 -- the run uses it (results do not depend on it).  Exit status: 0 when the record is
 -- written (diverged included), 130 when interrupted (checkpoint saved), 1 on an error, 75
@@ -44,11 +44,12 @@ function M.main(args)
       local n = math.tointeger(tonumber(fs.read(threads_path) or ""))
       return n and n >= 1 and math.min(n, engine.MAX_THREADS) or nil
     end,
-    on_step = function(step)
+    on_step = function(step, row)
       local now = host.now()
       if now - last >= PROGRESS_EVERY_S then
         last = now
-        fs.write_atomic(progress_path, tostring(step + 1))
+        fs.write_atomic(progress_path, string.format("%d %.6g %.6g", step + 1, row.loss or 0 / 0,
+          row.lr or 0 / 0))
       end
     end })
   if not m then

@@ -182,5 +182,46 @@ for _, name in ipairs({ "instability_v1", "lr_sweep_a", "horizon" }) do
 end
 t:eq(exact, 30 + 81 + 12, "every run's config survives the worker's arguments")
 
+-- 10. The terminal: train's short summary (the full JSON with --json or into a pipe); the
+-- study's progress lines carry step, loss, lr, tokens/s and ETA; the verdict table fits
+-- COLUMNS.
+local cli = require "repro.cli"
+local text = cli.train_summary({ val_loss = 2.5, val_ppl = 12.18, val_acc = 0.29, ece = 0.01,
+  train_loss = 2.4, final_grad_norm = 0.9, params = 1000, steps = 300, wall_s = 52,
+  tokens_per_s = 21000 })
+t:ok(text:find("val_loss 2.5000  val_ppl 12.180", 1, true) and text:find("--json", 1, true) and
+  select(2, text:gsub("\n", "")) == 4, "train's terminal summary: 4 lines:\n" .. text)
+local TRAIN = " train n_layer=1 d_model=32 n_head=2 context=32 batch=4 iters=3 warmup=1 data=" ..
+  corpus
+code, out = check.run(repro .. TRAIN)
+t:ok(code == 0 and out:match("^{.*}\n$") and json.decode(out).val_loss, "piped: one JSON line")
+code, out = check.run(repro .. TRAIN .. " --json")
+t:ok(code == 0 and out:match("^{.*}\n$"), "--json: one JSON line")
+if os.execute("command -v script >/dev/null 2>&1") then
+  code, out = check.run("script -qec " .. fs.quote(repro .. TRAIN) .. " /dev/null")
+  t:ok(code == 0 and out:find("val_loss %d%.%d%d%d%d  val_ppl") and not out:find('{"', 1, true),
+    "on a terminal (script): the short summary, no JSON:\n" .. out)
+end
+-- a run piped: every PLAIN_EVERY_S a study line and one line per running run
+local slow = write_study("slow", "iters = 150, warmup = 1, context = 64, batch = 16, d_model = 64",
+  "{ 1, 2 }")
+code, out, err = check.run("REPRO_PROGRESS_S=0.5 " .. repro .. " run " .. slow .. " --jobs 2 " ..
+  "--only seed=1 --out-root " .. dir .. "/slow")
+local run_lines = {}
+for l in err:gmatch("[^\n]+") do
+  if l:match("^  %S+/seed%-1  step %d+/150  loss %d+%.%d+  lr %d%.%d%de%-%d+  %d+ tok/s  ETA ") then
+    run_lines[#run_lines + 1] = l
+  end
+end
+t:ok(code == 0, "the slow study runs: " .. err)
+t:ok(err:find("running  study ETA", 1, true) and #run_lines >= 2, "piped progress: a line " ..
+  "per running run with step, loss, lr, tokens/s, ETA:\n" .. err)
+code, out = check.run("COLUMNS=72 " .. repro .. " analyze " .. broken .. " --out-root " .. dir ..
+  "/out")
+local widest = 0
+for l in out:gmatch("[^\n]+") do widest = math.max(widest, utf8.len(l) or #l) end
+t:ok(code == 0 and widest <= 72 and out:find("WARNING:", 1, true), "COLUMNS=72: the verdict " ..
+  "table and its sentences fit (widest " .. widest .. "):\n" .. out)
+
 check.rmtree(dir)
 t:done()
