@@ -218,7 +218,7 @@ usage:
                 [--threads N]
   bin/repro status STUDY.lua [--only ...] [--set ...] [--out-root DIR]
   bin/repro analyze STUDY.lua [--set ...] [--out-root DIR]
-  bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--max-parallel K]
+  bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--mem M] [--max-parallel K]
                 [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]

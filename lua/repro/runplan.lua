@@ -25,8 +25,9 @@ local user_error = base.user_error
 local shown = fs.shown
 
 -- The readable part of a --set root's name: the overrides as key=value, sorted, joined
--- by "," (numbers as the shortest text that reads back), characters other than letters,
--- digits and . _ = , - as "_", at most M.SLUG_MAX characters.
+-- by "+" (numbers as the shortest text that reads back), characters other than letters,
+-- digits and . _ = + - as "_" (no "/", space, comma or quote: the name is safe in a
+-- shell word and an sbatch line), at most M.SLUG_MAX characters.
 M.SLUG_MAX = 60
 function M.set_slug(set)
   local keys = {}
@@ -41,13 +42,13 @@ function M.set_slug(set)
     end
     keys[i] = k .. "=" .. tostring(v)
   end
-  return (table.concat(keys, ","):gsub("[^%w._=,%-]", "_"):sub(1, M.SLUG_MAX))
+  return (table.concat(keys, "+"):gsub("[^%w._=+%-]", "_"):sub(1, M.SLUG_MAX))
 end
 
 -- The records root: `given` (--out-root), else $REPRO_EXPERIMENTS, else <root>/experiments;
 -- absolute.  With --set overrides (`set`) and no --out-root, a root of their own,
 -- <that root>-set/<slug of the overrides>-<8 hex of their SHA-256> (M.set_slug; e.g.
--- experiments-set/iters=40,lr=0.003-1a2b3c4d), so they never mix with (or overwrite) the
+-- experiments-set/iters=40+lr=0.003-1a2b3c4d), so they never mix with (or overwrite) the
 -- study's canonical records; a root of the earlier form <that root>-set/<12 hex> that
 -- exists is used instead, so the runs made before keep being reused.
 function M.out_root(given, set)

@@ -144,8 +144,8 @@ t:ok(code == 0 and out:find(string.format("seeds from power: n = %d seeds (101 .
 local env = "REPRO_EXPERIMENTS=" .. dir .. "/exp "
 code, out, err = check.run(env .. repro .. " run " .. tiny .. " --set iters=4,lr=1e-3 --jobs 2")
 local set_root = err:match("go to (%S+) %(their own records root")
-t:ok(code == 0 and set_root and set_root:find("/exp%-set/iters=4,lr=0%.001%-%x%x%x%x%x%x%x%x$"),
-  "--set root: <root>-set/iters=4,lr=0.001-<8 hex>: " .. tostring(set_root) .. err)
+t:ok(code == 0 and set_root and set_root:find("/exp%-set/iters=4%+lr=0%.001%-%x%x%x%x%x%x%x%x$"),
+  "--set root: <root>-set/iters=4+lr=0.001-<8 hex>: " .. tostring(set_root) .. err)
 sum = json.decode(fs.read((set_root or "") .. "/tiny/summary.json") or "{}")
 t:ok(sum.command_line_overrides and sum.command_line_overrides.iters == 4 and
   sum.command_line_overrides.lr == 1e-3, "the summary records the overrides")
