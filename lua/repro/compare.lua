@@ -267,7 +267,10 @@ end
 function M.main(args)
   local o = parse_args(args)
   if o.help then return 0 end
-  local runs = results.collect(o.targets, { out_root = o.out_root }, WHO, progress.say)
+  local derived = false
+  for _, m in ipairs(o.metrics) do derived = derived or results.LOG_METRICS[m] ~= nil end
+  local runs = results.collect(o.targets, { out_root = o.out_root, with_derived = derived }, WHO,
+    progress.say)
   check_metrics(o.metrics, runs)
   local t = M.table(runs, o.metrics, o.runs)
   if o.format == "json" then

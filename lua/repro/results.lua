@@ -113,8 +113,12 @@ function M.metric_column(m)
   return m
 end
 
--- One run record; nil and why when it cannot be read.
-function M.read_run(dir, with_log)
+-- The metrics read_run computes from log.csv (the rest come from metrics.json).
+M.LOG_METRICS = { n_spikes = true, max_loss_ratio = true }
+
+-- One run record; nil and why when it cannot be read.  log.csv is read only when
+-- with_log (run.log) or with_derived (M.LOG_METRICS) asks for it.
+function M.read_run(dir, with_log, with_derived)
   local ok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
   if not ok or type(cfg) ~= "table" then return nil, "config.json is not valid JSON" end
   local mok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
@@ -125,8 +129,8 @@ function M.read_run(dir, with_log)
       metrics[k] = v
     end
   end
-  local log = analysis.parse_log(fs.read(dir .. "/log.csv") or "")
-  if log.data.loss then
+  local log = (with_log or with_derived) and analysis.parse_log(fs.read(dir .. "/log.csv") or "")
+  if with_derived and log.data.loss then
     local n_spikes, max_ratio = analysis.spikes(log.data.loss, log.n)
     metrics.n_spikes = n_spikes
     metrics.max_loss_ratio = m.diverged ~= true and max_ratio or nil
@@ -145,7 +149,8 @@ end
 
 -- The runs of the targets (a list; none: every study under the records root), in the
 -- order of the targets, then of their paths.  who names the command in messages; say
--- receives warnings (records skipped).
+-- receives warnings (records skipped).  opts: out_root, with_log (each run's log.csv),
+-- with_derived (false: without the M.LOG_METRICS, which need log.csv).
 function M.collect(targets, opts, who, say)
   local root = M.root(opts.out_root)
   if #targets == 0 then
@@ -164,7 +169,7 @@ function M.collect(targets, opts, who, say)
           say("%s: %s: skipped: its record fails its checksums (%s); bin/repro verify %s",
             who, fs.shown(rd), table.concat(problems, "; "), fs.shown(rd))
         elseif state ~= "unfinished" then
-          local run, why = M.read_run(rd, opts.with_log)
+          local run, why = M.read_run(rd, opts.with_log, opts.with_derived ~= false)
           if run then
             runs[#runs + 1] = run
           else
