@@ -147,8 +147,40 @@ function M.read_run(dir, with_log, with_derived)
   return run
 end
 
+-- The position of each variant in the study's own order (its summary.json's variants,
+-- when it has one), by the study's records folder.
+local variant_order = setmetatable({}, { __index = function(cache, study_dir)
+  local pos = {}
+  local ok, sum = pcall(json.decode, fs.read(study_dir .. "/summary.json") or "")
+  if ok and type(sum) == "table" and type(sum.variants) == "table" then
+    for i, v in ipairs(sum.variants) do
+      if type(v) == "table" and type(v.name) == "string" then pos[v.name] = i end
+    end
+  end
+  cache[study_dir] = pos
+  return pos
+end })
+
+-- Runs of one target in study order: study folder, then the study's variant order
+-- (else by name), then seed.
+local function sort_runs(runs)
+  local function key(r)
+    local study_dir = r.dir:match("^(.*)/[^/]+/[^/]+/*$") or ""
+    return study_dir, variant_order[study_dir][r.variant] or math.huge
+  end
+  table.sort(runs, function(a, b)
+    local da, va = key(a)
+    local db, vb = key(b)
+    if da ~= db then return da < db end
+    if va ~= vb then return va < vb end
+    if a.variant ~= b.variant then return a.variant < b.variant end
+    return (a.seed or 0) < (b.seed or 0)
+  end)
+  return runs
+end
+
 -- The runs of the targets (a list; none: every study under the records root), in the
--- order of the targets, then of their paths.  who names the command in messages; say
+-- order of the targets, then of the studies' folders, their variants and seeds.  who names the command in messages; say
 -- receives warnings (records skipped).  opts: out_root, with_log (each run's log.csv),
 -- with_derived (false: without the M.LOG_METRICS, which need log.csv).
 function M.collect(targets, opts, who, say)
@@ -160,6 +192,7 @@ function M.collect(targets, opts, who, say)
   local runs, seen = {}, {}
   for _, t in ipairs(targets) do
     local dir = M.target_dir(t, root, who)
+    local mine = {}
     for _, rd in ipairs(find_runs(dir:gsub("/+$", ""), 4, {})) do
       local real = sys.realpath(rd) or rd
       if not seen[real] then
@@ -171,13 +204,14 @@ function M.collect(targets, opts, who, say)
         elseif state ~= "unfinished" then
           local run, why = M.read_run(rd, opts.with_log, opts.with_derived ~= false)
           if run then
-            runs[#runs + 1] = run
+            mine[#mine + 1] = run
           else
             say("%s: %s: skipped: %s", who, fs.shown(rd), why)
           end
         end
       end
     end
+    for _, r in ipairs(sort_runs(mine)) do runs[#runs + 1] = r end
   end
   if #runs == 0 then
     user_error("%s: no finished run records under %s", who, table.concat(targets, ", "))

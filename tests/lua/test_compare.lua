@@ -148,6 +148,11 @@ for _, r in ipairs(rows) do
     r.variant, r.seed)))
   t:eq(tonumber(r.val_loss), m.val_loss, "compare --runs value of " .. r.variant .. "/" .. r.seed)
 end
+-- rows in the study's variant order (its summary's), seeds ascending
+code, out = run("compare final --csv")
+header, rows = parse_csv(out)
+t:eq((rows[1] or {}).variant .. "," .. (rows[2] or {}).variant .. "," .. (rows[3] or {}).variant,
+  "none,layernorm,rmsnorm", "variants in final's own order")
 -- the terminal table: mean ± sd, cut to COLUMNS
 code, out = run("compare final scale")
 t:ok(code == 0 and out:find("final  +layernorm  +5", 1) and out:find("±", 1, true),
