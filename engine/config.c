@@ -22,7 +22,8 @@ const config_key config_keys[] = {
     K(batch, CFG_INT, "sequences per step"),
     K(iters, CFG_INT, "training steps"),
     K(lr, CFG_NUM, "peak learning rate"),
-    K(min_lr, CFG_NUM, "learning rate at the last step (cosine floor)"),
+    K(min_lr, CFG_NUM,
+      "learning rate at the last step (cosine floor); not given: lr x min_lr_ratio"),
     K(warmup, CFG_INT, "linear warmup steps lr*(it+1)/warmup (0 = none)"),
     KO(lr_schedule, CFG_ENUM,
        "after warmup: cosine (to min_lr at the last step) | constant (peak lr)",
@@ -63,6 +64,10 @@ const config_key config_keys[] = {
     K(diag_windows, CFG_INT, "validation windows used by those periodic diagnostics"),
     K(threads, CFG_INT, "worker threads, 0 = online cores (results do not depend on it)"),
     K(data, CFG_STR, "corpus path"),
+    KO(min_lr_ratio, CFG_NUM,
+       "min_lr = lr x min_lr_ratio when min_lr is not given (rounded to the 14 significant "
+       "digits config.json keeps), in [0, 1]",
+       NULL, NULL),
 };
 #undef K
 #undef KO
@@ -101,6 +106,7 @@ void config_defaults(gpt_config *c)
     c->diag_windows = 32;
     c->threads = 0;
     snprintf(c->data, sizeof c->data, "data/tinyshakespeare.txt");
+    c->min_lr_ratio = 0.1;
 }
 
 const config_key *config_find(const char *name)
@@ -246,7 +252,8 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
     const struct { const char *name; double v; } fin[] = {
         {"lr", c->lr}, {"min_lr", c->min_lr}, {"weight_decay", c->weight_decay},
         {"beta1", c->beta1}, {"beta2", c->beta2}, {"eps", c->eps}, {"grad_clip", c->grad_clip},
-        {"dropout", c->dropout}, {"embed_init_std", c->embed_init_std}};
+        {"dropout", c->dropout}, {"embed_init_std", c->embed_init_std},
+        {"min_lr_ratio", c->min_lr_ratio}};
     for (size_t i = 0; i < sizeof fin / sizeof fin[0]; i++)
         if (!isfinite(fin[i].v))
             FAIL("%s=%g: must be finite", fin[i].name, fin[i].v);
@@ -254,6 +261,8 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
         FAIL("lr=%g: must be > 0", c->lr);
     if (c->min_lr < 0)
         FAIL("min_lr=%g: must be >= 0", c->min_lr);
+    if (c->min_lr_ratio < 0 || c->min_lr_ratio > 1)
+        FAIL("min_lr_ratio=%g: must be in [0, 1]", c->min_lr_ratio);
     if (c->lr_schedule < 0 || c->lr_schedule > LR_CONSTANT)
         FAIL("lr_schedule=%d: unknown", c->lr_schedule);
     if (c->lr_schedule == LR_COSINE && c->min_lr > c->lr)

@@ -49,6 +49,9 @@ typedef struct {
     int diag_windows; /* validation windows those diagnostics use */
     int threads; /* 0 = online cores; does not change any result */
     char data[4096];
+    /* min_lr = lr · min_lr_ratio when a config does not give min_lr; the engine trains
+     * on min_lr, the host resolves it (lua/repro/record.lua) */
+    double min_lr_ratio;
 } gpt_config;
 
 enum config_type { CFG_INT, CFG_NUM, CFG_STR, CFG_ENUM, CFG_BOOL };

@@ -76,12 +76,18 @@
 -- sensitivity per group), pilot_comparisons (for a later study's seeds from power) and,
 -- when it pre-registers outcomes, sweep_outcomes (this rule applied to per-seed outcomes
 -- over each group's grid) from lua/repro/lrsens.lua.
+--
+-- Guardrail.  When a variant of a verdict has a mean validation perplexity at or above
+-- the unigram perplexity of its corpus (M.unigram_warnings), the summary carries
+-- `warnings` (only then, so other summaries keep their bytes) and verdict_table prints
+-- each as a WARNING line under the verdicts.
 local stats = require "stats"
 local json = require "repro.json"
 local fs = require "repro.fs"
 local lrsens = require "repro.lrsens"
 local claim = require "repro.claim"
 local engine = require "engine"
+local textable = require "repro.textable"
 
 local M = {}
 
@@ -865,6 +871,47 @@ local function summary_extras(ctx, out, per_variant, comparisons)
   end
 end
 
+-- The unigram perplexity of a corpus's validation split (engine.ngram_ppl), by path.
+local unigram_cache = {}
+local function unigram_ppl(data)
+  if unigram_cache[data] == nil then
+    local ok, r = pcall(engine.ngram_ppl, data)
+    unigram_cache[data] = ok and r.unigram_ppl or false
+  end
+  return unigram_cache[data] or nil
+end
+
+-- The variants of the verdicts whose mean validation perplexity is at or above the
+-- unigram perplexity of their corpus (engine.ngram_ppl: add-one unigram fitted on the
+-- training split, on the validation split): models that learned nothing beyond
+-- character frequencies, so a verdict between them says nothing about the question
+-- (too few steps, too small a learning rate, a broken set-up).  A list of
+-- {variant, val_ppl, unigram_ppl, data, text}, in the study's variant order; empty for
+-- a study without verdicts.
+function M.unigram_warnings(s, per_variant, verdicts)
+  local in_verdict = {}
+  for _, v in ipairs(verdicts) do
+    in_verdict[v.treatment], in_verdict[v.baseline] = true, true
+  end
+  local data_of = {}
+  for _, r in ipairs(s.runs or {}) do data_of[r.variant] = data_of[r.variant] or r.cfg.data end
+  local out = {}
+  for _, v in ipairs(s.variants) do
+    local pv = per_variant[v.name]
+    local ppl = pv and pv.metrics and pv.metrics.val_ppl and pv.metrics.val_ppl.mean
+    local uni = in_verdict[v.name] and finite(ppl) and data_of[v.name] and
+      unigram_ppl(data_of[v.name])
+    if uni and ppl >= uni then
+      out[#out + 1] = { variant = v.name, val_ppl = ppl, unigram_ppl = uni,
+        data = data_of[v.name], text = string.format("%s: validation PPL %s is at or above " ..
+        "the unigram PPL %s of %s: the model learned nothing beyond character frequencies, " ..
+        "so a verdict involving it says nothing about the question", v.name, fmt(ppl),
+        fmt(uni), data_of[v.name]) }
+    end
+  end
+  return out
+end
+
 -- The summary table of study `s` (lua/repro/study.lua) from runs[variant][seed] (as
 -- read_run returns them).
 function M.summarize(s, runs)
@@ -904,6 +951,9 @@ function M.summarize(s, runs)
     out.secondary_comparisons = arr(secondary_comparisons)
   end
   summary_extras(ctx, out, per_variant, comparisons)
+  -- only when it applies, so summaries without it keep their bytes
+  local warnings = M.unigram_warnings(s, per_variant, verdicts)
+  if #warnings > 0 then out.warnings = arr(warnings) end
   return out
 end
 
@@ -1022,11 +1072,13 @@ end
 
 -- The verdicts as a short text table (for the run command's stdout), each row followed by its
 -- reason.
-function M.verdict_table(summary)
+-- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
+-- to it (lua/repro/textable.lua).
+function M.verdict_table(summary, width)
   local an = summary.analysis
-  local lines = { string.format("verdicts on %s (%s is better; minimum effect %s; alpha %s; " ..
-    "%s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha), an.test or "t",
-    an.family:match("^[^:]+")) }
+  local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
+    "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
+    an.test or "t", an.family:match("^[^:]+")), width) }
   local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "TOST p_holm",
     "verdict", "rule 1" } }
   local byname = {}
@@ -1041,18 +1093,23 @@ function M.verdict_table(summary)
       c.tost and c.tost.p_holm and fmt(c.tost.p_holm) or "-", v.verdict,
       (v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "") }
   end
-  local width = {}
-  for _, r in ipairs(rows) do
-    for i, x in ipairs(r) do width[i] = math.max(width[i] or 0, #x) end
-  end
-  for k, r in ipairs(rows) do
-    local f = {}
-    for i, x in ipairs(r) do f[i] = i < #r and x .. string.rep(" ", width[i] - #x) or x end
-    lines[#lines + 1] = "  " .. table.concat(f, "  ")
-    local v = summary.verdicts[k - 1]
-    if v and v.reason then lines[#lines + 1] = "      because " .. v.reason end
+  local k = 0
+  for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
+    lines[#lines + 1] = row
+    local v = summary.verdicts[k]
+    if v and v.reason then
+      lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
+    end
+    k = k + 1
   end
   if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
+  for _, w in ipairs(summary.warnings or {}) do
+    lines[#lines + 1] = textable.wrap("WARNING: " .. w.text, width, "  ", "    ")
+  end
+  if an.seeds_from_power then
+    lines[#lines + 1] = textable.wrap(require("repro.study").seeds_text(an.seeds_from_power),
+      width, "  ", "    ")
+  end
   for _, l in ipairs(summary.claim and summary.claim.text or {}) do lines[#lines + 1] = l end
   local ref = summary.claim_reference
   if ref then
@@ -1067,7 +1124,7 @@ function M.verdict_table(summary)
   for _, l in ipairs(lrsens.text(summary.lr_sweep)) do lines[#lines + 1] = l end
   if summary.sweep_outcomes then
     lines[#lines + 1] = "outcomes over the grid (lr_sweep.outcomes):"
-    lines[#lines + 1] = M.verdict_table(summary.sweep_outcomes)
+    lines[#lines + 1] = M.verdict_table(summary.sweep_outcomes, width)
   end
   return table.concat(lines, "\n") .. "\n"
 end

@@ -19,6 +19,9 @@ local order = require "repro.order"
 local study = require "repro.study"
 local sandbox = require "repro.sandbox"
 local host = require "repro.host"
+local compare = require "repro.compare"
+local export = require "repro.export"
+local newstudy = require "repro.newstudy"
 
 local M = {}
 local commands = {}
@@ -70,6 +73,8 @@ local function parse_train_args(args)
       i = i + 1
     elseif a == "--force" then
       o.force = true
+    elseif a == "--json" then
+      o.json = true
     elseif a:match("^%-") then
       user_error("repro train: unknown option %s", a)
     else
@@ -126,9 +131,33 @@ local function train_with_bar(cfg, o)
   return ok, metrics
 end
 
+-- The result of `bin/repro train` in a few lines (what a terminal shows without --json).
+function M.train_summary(m, out)
+  local lines = {}
+  if m.diverged then
+    lines[1] = string.format("diverged at step %s (lr %s); loss at initialization %.4f",
+      tostring(math.tointeger(m.diverge_step) or m.diverge_step), tostring(m.diverge_lr),
+      m.init_loss or 0 / 0)
+  else
+    lines[1] = string.format("val_loss %.4f  val_ppl %.3f  val_acc %.4f  ece %.4f",
+      m.val_loss, m.val_ppl, m.val_acc, m.ece or 0 / 0)
+    lines[2] = string.format("train_loss %.4f  final_grad_norm %.3f  params %d",
+      m.train_loss or 0 / 0, m.final_grad_norm or 0 / 0, math.tointeger(m.params) or 0)
+  end
+  lines[#lines + 1] = string.format("%d steps in %s, %.0f tokens/s", math.tointeger(m.steps) or 0,
+    progress.fmt_time(m.wall_s), m.tokens_per_s or 0)
+  lines[#lines + 1] = out and ("record: " .. out .. " (metrics.json has every metric)") or
+    "every metric: bin/repro train ... --json"
+  return table.concat(lines, "\n") .. "\n"
+end
+
 function commands.train(args)
   local o = parse_train_args(args)
-  local cfg = record.resolve(config.parse_overrides(o.kv, "repro train"))
+  local rok, cfg = pcall(record.resolve, config.parse_overrides(o.kv, "repro train"))
+  if not rok then
+    if type(cfg) == "table" and cfg.message then user_error("repro train: %s", cfg.message) end
+    error(cfg, 0)
+  end
   check_config(cfg, "repro train")
   if o.out then prepare_out(o.out, cfg, o.force) end
   local ok, metrics = train_with_bar(cfg, o)
@@ -146,7 +175,12 @@ function commands.train(args)
   local line = record.results(metrics)
   line.tokens_per_s, line.eval_tokens_per_s, line.wall_s =
     metrics.tokens_per_s, metrics.eval_tokens_per_s, metrics.wall_s
-  print(json.encode(line))
+  -- on a terminal a few lines for a person; the whole JSON with --json or into a pipe
+  if o.json or not host.isatty(1) then
+    print(json.encode(line))
+  else
+    io.write(M.train_summary(metrics, o.out))
+  end
   return 0
 end
 
@@ -168,11 +202,16 @@ function commands.analyze(args) return runner.main(args, true) end
 commands.submit = slurm.main
 -- The studies in dependency order (lua/repro/order.lua).
 commands.studies = order.main
+-- Looking across runs (lua/repro/compare.lua, lua/repro/export.lua).
+commands.compare = compare.main
+commands.export = export.main
+-- A new study file (lua/repro/newstudy.lua).
+commands.new = newstudy.main
 
 function commands.help()
   io.write([[
 usage:
-  bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force]
+  bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force] [--json]
   bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
                 [--out-root DIR] [--set key=value,...] [--allow-large]
   bin/repro verify [DIR ...] [--strict]
@@ -181,11 +220,16 @@ usage:
                 [--threads N]
   bin/repro status STUDY.lua [--only ...] [--set ...] [--out-root DIR]
   bin/repro analyze STUDY.lua [--set ...] [--out-root DIR]
-  bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--max-parallel K]
+  bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--mem M] [--max-parallel K]
                 [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
+  bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
+                [--out-root DIR]
+  bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
+                [--out-root DIR]
+  bin/repro new NAME [--from STUDY] [--dir DIR]
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 config keys (defaults):
@@ -257,7 +301,8 @@ function M.main(argv)
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, help, script)", base.printable(cmd))
+      "analyze, submit, verify, report, studies, compare, export, new, help, script)",
+      base.printable(cmd))
   end
   local args = table.move(argv, 2, #argv, 1, {})
   M.check_argv(cmd, args)

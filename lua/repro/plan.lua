@@ -5,11 +5,13 @@
 --                       [--out-root DIR] [--threads N] [--allow-large] [-0]
 --       one line per run that is not done (with --all, every selected run), the exact
 --       command that trains it: `bin/repro run-one FILE --only variant=V,seed=S` with the
---       same --out-root, --set, --threads and --allow-large, absolute paths, each word
---       quoted for sh, so `parallel -j N` (or --sshloginfile on a shared filesystem) can
---       run them; with -0 each command ends in a NUL instead (`parallel -0`).  No value
---       holds a control character (bin/repro refuses them on the command line and in
---       the environment; a command that would is an error here), so a line is a run.  Runs
+--       same --out-root, --set, --threads (default M.PLAN_THREADS, 1: always written, so
+--       that `parallel -j N` with N x threads <= cores never oversubscribes) and
+--       --allow-large, absolute paths, each word quoted for sh, so `parallel -j N` (or
+--       --sshloginfile on a shared filesystem) can run them; with -0 each command ends in
+--       a NUL instead (`parallel -0`).  No value holds a control character (bin/repro
+--       refuses them on the command line and in the environment; a command that would is
+--       an error here), so a line is a run.  Runs
 --       being trained right now (lock held) are left out, and said so on stderr with the
 --       counts.
 --   bin/repro run-one FILE --only variant=V,seed=S [--set ...] [--out-root DIR]
@@ -35,6 +37,7 @@
 -- finds the records where `bin/repro run` puts them (--set alone: a root of its own).
 local host = require "repro.host"
 local proc = require "repro.proc"
+local sys = require "repro.sys"
 local fs = require "repro.fs"
 local json = require "repro.json"
 local study = require "repro.study"
@@ -183,12 +186,17 @@ function M.command_line(argv)
   return table.concat(t, " ")
 end
 
+-- The threads of each `bin/repro plan` command without --threads.
+M.PLAN_THREADS = 1
+
 local PLAN_USAGE = "bin/repro plan lua/experiments/X.lua [--all] [--only variant=V,seed=S] " ..
   "[--set key=value,...] [--out-root DIR] [--threads N] [-0]"
 
 function M.plan_main(args)
   local o = M.parse(args, "repro plan", { threads = true, ["--all"] = "flag", ["-0"] = "flag" },
     PLAN_USAGE)
+  -- always written: a command without it would take every core, N of them at once
+  o.threads = o.threads or M.PLAN_THREADS
   local s, runs, out_root, dir = M.load(o)
   local n = { done = 0, running = 0, failed = 0, pending = 0 }
   local lines, running = {}, {}
@@ -206,6 +214,10 @@ function M.plan_main(args)
     n.done, o.all and "" or " (left out; --all includes them)", n.running,
     #running > 0 and (": " .. table.concat(running, ", ")) or "", n.failed, n.pending,
     #lines, #lines == 1 and "" or "s", shown(dir))
+  local cores = sys.cores()
+  say("each command trains with --threads %d: run at most %d at once on the %d %s here " ..
+    "(parallel -j %d; jobs x threads <= cores)", o.threads, math.max(1, cores // o.threads),
+    cores, cores == 1 and "core" or "cores", math.max(1, cores // o.threads))
   say("then: %s analyze %s%s%s", M.shell_word(M.exe()), M.shell_word(s.file_abs),
     o.out_root and (" --out-root " .. M.shell_word(out_root)) or "",
     #o.set_raw > 0 and (" --set " .. M.shell_word(table.concat(o.set_raw, ","))) or "")
@@ -328,7 +340,7 @@ local function train_one(o, s, r, dir, who)
   local t0 = host.now()
   local bar = progress.new(r.cfg.iters, r.cfg.batch * r.cfg.context, who .. "  ")
   local m, why, msg = runstate.train(r.cfg, r.dir, {
-    threads = threads, checkpoint_every = s.checkpoint_every,
+    threads = threads, checkpoint_every = s.checkpoint_every, study_file = s.file,
     on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
     prepare = function()
       -- An earlier summary would describe other records (as in `bin/repro run`).

@@ -1,7 +1,9 @@
 -- The process pool of `bin/repro run`: a queue of planned runs (lua/repro/runplan.lua)
 -- trained in `jobs` worker processes at once (`bin/repro run-worker`,
--- lua/repro/worker.lua), each with `threads` threads, with a status line and an ETA on
--- stderr.  Once nothing is left to start, the cores of finished workers go to the runs
+-- lua/repro/worker.lua), each with `threads` threads, with progress on stderr: a line
+-- for the study (runs done, ETA) and one per running run (step, loss, lr, tokens/s, its
+-- ETA), redrawn in place on a terminal (cut to its width), printed every PLAIN_EVERY_S
+-- otherwise.  Once nothing is left to start, the cores of finished workers go to the runs
 -- still training (each continues with jobs x threads / running threads; results do not
 -- depend on it), so a study's last run does not train on one core beside idle ones.
 -- A worker dies with the runner (kill -9 included).  Ctrl-C (or SIGTERM) stops every
@@ -15,13 +17,15 @@ local record = require "repro.record"
 local progress = require "repro.progress"
 local config = require "repro.config"
 local runplan = require "repro.runplan"
+local textable = require "repro.textable"
 local base = require "repro.base"
 
 local M = {}
 
 local say = progress.say
 local tty = host.isatty(2)
-local PLAIN_EVERY_S = 15 -- status line period when stderr is not a terminal
+-- progress period when stderr is not a terminal: $REPRO_PROGRESS_S, else 15 s
+local PLAIN_EVERY_S = tonumber(os.getenv("REPRO_PROGRESS_S") or "") or 15
 local POLL_S = 0.1
 
 local P = {}
@@ -41,7 +45,8 @@ local function new_pool(queue, jobs, threads, total_done, total)
   local p = setmetatable({ tmp = tmp, queue = queue, jobs = jobs, threads = threads,
     total_done = total_done, total = total, interrupted = false, running = {}, nrunning = 0,
     finished = {}, stopped = {}, failed = {}, next_i = 1, t0 = nil, work_done = 0,
-    remaining = 0, last_plain = host.now() }, P)
+    remaining = 0, last_plain = host.now(), block = 0,
+    width = tty and (textable.width(2) or 80) or nil }, P)
   for _, r in ipairs(queue) do
     r.cost = step_cost(r.cfg)
     p.remaining = p.remaining + r.cfg.iters * r.cost
@@ -49,40 +54,71 @@ local function new_pool(queue, jobs, threads, total_done, total)
   return p
 end
 
--- The step worker w reached, from its progress file (w.base: where it started).
+-- The step worker w reached, its loss and lr, from its progress file ("STEP LOSS LR";
+-- w.base: where it started), and its speed since the first step seen.
 local function read_step(w)
-  local v = math.tointeger(tonumber(fs.read(w.progress) or ""))
+  local step, loss, lr = (fs.read(w.progress) or ""):match("^(%d+)%s*(%S*)%s*(%S*)")
+  local v = math.tointeger(tonumber(step or ""))
   if v then
     if not w.base then w.base = w.run.action == "resume" and v or 0 end
-    w.step = v
+    w.step, w.loss, w.lr = v, tonumber(loss) or w.loss, tonumber(lr) or w.lr
+    local now = host.now()
+    if not w.first then w.first = { step = v, t = now } end
+    if v > w.first.step then w.rate = (v - w.first.step) / (now - w.first.t) end
   end
 end
 
--- "[3/12 done] a/seed-1 step 40/100, b/seed-1 evaluating  ETA 2m10s": rewritten in place
--- on a terminal, a plain line every PLAIN_EVERY_S otherwise.
+-- One running run: "none/seed-1  step 40/300  loss 2.8123  lr 3.00e-04  21000 tok/s  ETA 52s".
+local function run_line(w)
+  local r, step = w.run, w.step or 0
+  if step >= r.cfg.iters then return r.label .. "  evaluating" end
+  local tok = w.rate and string.format("%.0f", w.rate * r.cfg.batch * r.cfg.context) or "?"
+  return string.format("%s  step %d/%d  loss %s  lr %s  %s tok/s  ETA %s", r.label, step,
+    r.cfg.iters, w.loss and string.format("%.4f", w.loss) or "?",
+    w.lr and string.format("%.2e", w.lr) or "?", tok,
+    progress.fmt_time(w.rate and (r.cfg.iters - step) / w.rate or nil))
+end
+
+-- Removes the progress block from the terminal (before a message, and at the end).
+function P:clear_block()
+  if self.block > 0 then
+    io.stderr:write("\r", self.block > 1 and ("\27[" .. (self.block - 1) .. "A") or "", "\27[J")
+    self.block = 0
+  end
+end
+
+-- A message on a line of its own, above the progress block.
+function P:say(fmt, ...)
+  if tty then self:clear_block() end
+  say(fmt, ...)
+end
+
+-- "[3/12 done] study ETA 2m10s" and a line per running run (run_line): redrawn in place
+-- on a terminal, printed every PLAIN_EVERY_S otherwise.
 function P:status_line()
   local now = host.now()
   local done_work, left = self.work_done, self.remaining
-  local parts = {}
+  local lines = {}
   for _, w in pairs(self.running) do
     read_step(w)
     local step = w.step or 0
     done_work = done_work + (step - (w.base or step)) * w.run.cost
     left = left - step * w.run.cost
-    -- after its last step a run evaluates the whole validation split: no step moves
-    parts[#parts + 1] = step >= w.run.cfg.iters and (w.run.label .. " evaluating") or
-      string.format("%s step %d/%d", w.run.label, step, w.run.cfg.iters)
+    lines[#lines + 1] = "  " .. run_line(w)
   end
-  table.sort(parts)
+  table.sort(lines)
   local eta = (self.t0 and done_work > 0) and left * (now - self.t0) / done_work or nil
-  local text = string.format("[%d/%d done] %s  ETA %s", self.total_done, self.total,
-    table.concat(parts, ", "), progress.fmt_time(eta))
+  table.insert(lines, 1, string.format("[%d/%d done] %d running  study ETA %s", self.total_done,
+    self.total, #lines, progress.fmt_time(eta)))
   if tty then
-    io.stderr:write("\r", text, "\27[K")
+    for i, l in ipairs(lines) do lines[i] = textable.cut(l, self.width - 1) end
+    self:clear_block()
+    io.stderr:write(table.concat(lines, "\n"))
     io.stderr:flush()
+    self.block = #lines
   elseif now - self.last_plain >= PLAIN_EVERY_S then
     self.last_plain = now
-    say("%s", text)
+    say("%s", table.concat(lines, "\n"))
   end
 end
 
@@ -106,13 +142,13 @@ function P:start(s, r)
   local w = { run = r, progress = string.format("%s/%d", self.tmp, self.next_i),
     threads = self.threads }
   local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
-    tostring(s.checkpoint_every), w.progress }
+    tostring(s.checkpoint_every), w.progress, "--study", s.file }
   for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
   w.pid = proc.spawn(argv)
   self.running[w.pid] = w
   self.nrunning = self.nrunning + 1
   self.t0 = self.t0 or host.now()
-  say("[%d/%d done] start %s (%s, %d steps, %d thread%s)", self.total_done, self.total,
+  self:say("[%d/%d done] start %s (%s, %d steps, %d thread%s)", self.total_done, self.total,
     r.label, START_REASON[r.action] or "new", r.cfg.iters, self.threads,
     self.threads == 1 and "" or "s")
 end
@@ -131,16 +167,16 @@ function P:reap(pid, how, code)
   if record.status(r.dir, r.cfg) == "done" then
     self.total_done = self.total_done + 1
     self.finished[#self.finished + 1] = r
-    say("[%d/%d done] done  %s  %s", self.total_done, self.total, r.label, runplan.result_text(r))
+    self:say("[%d/%d done] done  %s  %s", self.total_done, self.total, r.label, runplan.result_text(r))
   elseif how == "exit" and code == 130 then
     r.stopped_at = w.step
     self.stopped[#self.stopped + 1] = r
-    say("[%d/%d done] stopped %s at step %s (checkpoint saved)", self.total_done, self.total,
+    self:say("[%d/%d done] stopped %s at step %s (checkpoint saved)", self.total_done, self.total,
       r.label, tostring(w.step or "?"))
   else
     r.failure = how == "signal" and ("killed by signal " .. code) or ("exit status " .. code)
     self.failed[#self.failed + 1] = r
-    say("[%d/%d done] FAILED %s (%s)", self.total_done, self.total, r.label, r.failure)
+    self:say("[%d/%d done] FAILED %s (%s)", self.total_done, self.total, r.label, r.failure)
   end
 end
 
@@ -154,7 +190,7 @@ function P:share_cores()
     if per > w.threads then
       w.threads = per
       fs.write_atomic(w.progress .. ".threads", tostring(per))
-      say("[%d/%d done] %s continues with %d threads (no run left to start)", self.total_done,
+      self:say("[%d/%d done] %s continues with %d threads (no run left to start)", self.total_done,
         self.total, w.run.label, per)
     end
   end
@@ -165,14 +201,14 @@ function P:check_signals()
   if proc.sigints() <= self.seen_int then return end
   self.seen_int = proc.sigints()
   if not self.interrupted then
-    say("repro run: interrupted; stopping every run after its current step...")
+    self:say("repro run: interrupted; stopping every run after its current step...")
   end
   self.interrupted = true
   for pid in pairs(self.running) do proc.kill(pid, "INT") end
 end
 
 function P:close()
-  if tty then io.stderr:write("\r\27[K") end
+  if tty then self:clear_block() end
   for i = 1, #self.queue do
     os.remove(string.format("%s/%d", self.tmp, i))
     os.remove(string.format("%s/%d.threads", self.tmp, i))

@@ -44,9 +44,32 @@ local NOT_RESULTS = { tokens_per_s = true, eval_tokens_per_s = true, wall_s = tr
   interrupted = true, stopped = true, resumed_from = true }
 
 -- Defaults overlaid with overrides (unknown keys are refused by engine.check).
+-- min_lr for a config that does not give it: lr x min_lr_ratio, rounded to the 14
+-- significant digits config.json keeps, so that the record's config.json gives the same
+-- value back (the default 3e-4 x 0.1 is exactly the earlier default min_lr 3e-5).
+function M.derived_min_lr(lr, ratio)
+  return tonumber(string.format("%.14g", lr * ratio))
+end
+
+-- The full config of overrides over the defaults; min_lr, when not given, follows lr
+-- (M.derived_min_lr).  Giving both min_lr and a min_lr_ratio other than the default that
+-- it does not match is an error (a full config, e.g. a worker's arguments, gives both).
 function M.resolve(overrides)
+  overrides = overrides or {}
   local cfg = engine.defaults()
-  for k, v in pairs(overrides or {}) do cfg[k] = v end
+  local default_ratio = cfg.min_lr_ratio
+  for k, v in pairs(overrides) do cfg[k] = v end
+  local lr, ratio = cfg.lr, cfg.min_lr_ratio
+  if type(lr) == "number" and type(ratio) == "number" then
+    local derived = M.derived_min_lr(lr, ratio)
+    if overrides.min_lr == nil then
+      cfg.min_lr = derived
+    elseif ratio ~= default_ratio and overrides.min_lr ~= derived then
+      error({ message = string.format("config: min_lr=%s and min_lr_ratio=%s are both given " ..
+        "and disagree (lr x min_lr_ratio = %s): give one of them", tostring(overrides.min_lr),
+        tostring(ratio), tostring(derived)) }, 0)
+    end
+  end
   return cfg
 end
 
@@ -308,6 +331,25 @@ function M.git_info()
   return commit, status == nil and "unknown" or status ~= ""
 end
 
+-- The git status of the file at path (a study file) in the project's repository:
+-- "tracked" (committed, unchanged), "modified", "untracked", "ignored", "outside the
+-- repository" or "unknown" (no git).  git_dirty leaves untracked files out, so a run
+-- from a study file never committed still says what defined it.
+function M.file_git_status(path)
+  local rel = fs.relative_to_root(path)
+  if rel:sub(1, 1) == "/" then return "outside the repository" end
+  local root = fs.quote(host.root)
+  local out = fs.capture("git -C " .. root .. " status --porcelain --ignored -- " .. fs.quote(rel))
+  if out == nil then return "unknown" end
+  if out:match("^%?%?") then return "untracked" end
+  if out:match("^!!") then return "ignored" end
+  if out ~= "" then return "modified" end
+  if fs.capture("git -C " .. root .. " ls-files --error-unmatch -- " .. fs.quote(rel)) then
+    return "tracked"
+  end
+  return "unknown"
+end
+
 function M.data_path(cfg)
   return cfg.data:sub(1, 1) == "/" and cfg.data or (host.root .. "/" .. cfg.data)
 end
@@ -419,6 +461,8 @@ function M.run(cfg, dir, opts)
     train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
     eval_tokens_per_s = metrics.eval_tokens_per_s,
     resumed_from_step = metrics.resumed_from, peak_rss_bytes = host.peak_rss_bytes(),
+    study_file = opts.study_file and fs.relative_to_root(opts.study_file) or nil,
+    study_file_git = opts.study_file and M.file_git_status(opts.study_file) or nil,
     sha256 = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
       ["metrics.json"] = sys.sha256(metrics_text) },
   }))

@@ -8,7 +8,8 @@
 -- $REPRO_EXPERIMENTS, else <project root>/experiments.  Each run is reused, copied from
 -- an identical done record of another study, resumed from its checkpoint, rerun or
 -- trained (lua/repro/runplan.lua says when).  --force retrains the selected runs from
--- scratch; --dry-run lists the plan and writes nothing; --set overrides config keys of
+-- scratch; --dry-run lists the plan and writes nothing (exit status 1 when the run would be
+-- refused: a finished record of another config without --force); --set overrides config keys of
 -- every run (e.g. a quick budget) and is recorded in the summary.
 --
 -- The runs train in worker processes (lua/repro/pool.lua, lua/repro/worker.lua) with
@@ -36,12 +37,15 @@ local config = require "repro.config"
 local runplan = require "repro.runplan"
 local pool = require "repro.pool"
 local plan = require "repro.plan"
+local textable = require "repro.textable"
 local base = require "repro.base"
 
 local M = {}
 
 local user_error = base.user_error
 local say = progress.say
+-- The command messages are labelled with: "repro run", or "repro analyze" (M.main).
+local who = "repro run"
 local shown = fs.shown
 
 local USAGE = "usage: bin/repro run lua/experiments/X.lua [--jobs N] [--only variant=V,seed=S] " ..
@@ -57,15 +61,15 @@ local function parse_only(raw)
   for kv in raw:gmatch("[^,]+") do
     local k, v = kv:match("^(%w+)=(.+)$")
     if (k == "variant" or k == "seed") and sel[k] ~= nil then
-      user_error("repro run: --only gives %s twice", k)
+      user_error(who .. ": --only gives %s twice", k)
     end
     if k == "variant" then
       sel.variant = v
     elseif k == "seed" then
       sel.seed = math.tointeger(tonumber(v)) or
-        user_error("repro run: --only seed=%s: expected an integer", v)
+        user_error(who .. ": --only seed=%s: expected an integer", v)
     else
-      user_error("repro run: --only expects variant=V,seed=S, got '%s'", kv)
+      user_error(who .. ": --only expects variant=V,seed=S, got '%s'", kv)
     end
   end
   return sel
@@ -76,10 +80,10 @@ local function parse_args(args)
   local i = 1
   local function value(name)
     i = i + 1
-    return args[i] or user_error("repro run: %s needs a value", name)
+    return args[i] or user_error(who .. ": %s needs a value", name)
   end
   local function once(name, v)
-    if v ~= nil then user_error("repro run: %s is given twice", name) end
+    if v ~= nil then user_error(who .. ": %s is given twice", name) end
   end
   local FLAGS = { ["--dry-run"] = "dry_run", ["--force"] = "force",
     ["--allow-large"] = "allow_large" }
@@ -90,7 +94,7 @@ local function parse_args(args)
       local v = value("--jobs")
       o.jobs = math.tointeger(tonumber(v))
       if not o.jobs or o.jobs < 1 then
-        user_error("repro run: --jobs needs an integer >= 1, got %s", v)
+        user_error(who .. ": --jobs needs an integer >= 1, got %s", v)
       end
     elseif a == "--only" then
       o.only[#o.only + 1] = parse_only(value("--only"))
@@ -102,11 +106,11 @@ local function parse_args(args)
     elseif a == "--set" then
       o.set_list = o.set_list or {}
       for kv in value("--set"):gmatch("[^,]+") do o.set_list[#o.set_list + 1] = kv end
-      o.set = config.parse_overrides(o.set_list, "repro run --set")
+      o.set = config.parse_overrides(o.set_list, who .. " --set")
     elseif a:match("^%-") then
-      user_error("repro run: unknown option %s", a)
+      user_error(who .. ": unknown option %s", a)
     elseif o.file then
-      user_error("repro run: one study file at a time (got %s and %s)", o.file, a)
+      user_error(who .. ": one study file at a time (got %s and %s)", o.file, a)
     else
       o.file = a
     end
@@ -120,7 +124,7 @@ end
 local function workers(o, s)
   local jobs, cores = o.jobs or s.jobs, sys.cores()
   if jobs > cores then
-    say("repro run: %d jobs, more than the %d %s this process may use: running %d at once " ..
+    say(who .. ": %d jobs, more than the %d %s this process may use: running %d at once " ..
       "(results do not depend on it)", jobs, cores, plural(cores, "CPU"), cores)
     jobs = cores
   end
@@ -132,7 +136,7 @@ end
 local function lock_study(s, runs, dir, out_root, force)
   fs.mkdir_p(dir)
   if proc.lock(dir, false) then return end
-  say("repro run: another bin/repro run is working on %s; waiting for it to finish", shown(dir))
+  say(who .. ": another bin/repro run is working on %s; waiting for it to finish", shown(dir))
   proc.lock(dir, true)
   runplan.plan(s, runs, out_root, force)
   local refused = runplan.refusal(runs)
@@ -177,7 +181,7 @@ local function report_incomplete(runs, res)
   for _, r in ipairs(runs) do
     if record.status(r.dir, r.cfg) == "done" then done[#done + 1] = r end
   end
-  say("repro run: %s. Finished: %d of %d runs%s.", res.interrupted and "interrupted" or
+  say(who .. ": %s. Finished: %d of %d runs%s.", res.interrupted and "interrupted" or
     "some runs failed", #done, #runs, #done > 0 and (" (" .. labels(done) .. ")") or "")
   if #res.stopped > 0 then
     local t = {}
@@ -222,6 +226,7 @@ local function write_study_manifest(s, dir, facts)
     end
   end
   facts.study, facts.file = s.name, s.file_rel
+  facts.file_git = record.file_git_status(s.file)
   facts.git_commit, facts.git_dirty = commit, dirty
   facts.host, facts.repro_version = host.hostname(), host.version
   facts.runs_wall_s_sum = sum
@@ -260,7 +265,7 @@ end
 local function analyse(s, dir, ctx)
   local records, missing = read_records(s, dir)
   if #missing > 0 then
-    say("repro run: %d %s of the study %s not done (%s); no summary. Run the study " ..
+    say(who .. ": %d %s of the study %s not done (%s); no summary. Run the study " ..
       "without --only to complete it.", #missing, plural(#missing, "run"),
       #missing == 1 and "is" or "are", table.concat(missing, ", "))
     return 0
@@ -268,7 +273,7 @@ local function analyse(s, dir, ctx)
   local summary = write_summary(s, dir, records, ctx)
   say("study %s: %d trained, %d reused, %d copied in %s", s.name, ctx.trained,
     ctx.count.reuse or 0, ctx.count.copy or 0, progress.fmt_time(host.now() - ctx.t_start))
-  io.write(analysis.verdict_table(summary))
+  io.write(analysis.verdict_table(summary, textable.width()))
   print("summary: " .. shown(dir .. "/summary.json"))
   return 0
 end
@@ -279,8 +284,12 @@ local function load(o)
   -- out_root: where a seeds-from-power study finds its pilot's summary
   local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
   s.file_rel = fs.relative_to_root(o.file)
+  if o.set and o.set.lr ~= nil and o.set.min_lr == nil then
+    say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
+      "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))
+  end
   if o.set and not o.out_root then
-    say("repro run: runs changed by --set go to %s (their own records root; --out-root " ..
+    say(who .. ": runs changed by --set go to %s (their own records root; --out-root " ..
       "chooses another)", shown(out_root))
   end
   return s, out_root
@@ -298,6 +307,7 @@ end
 -- analyze_only (`bin/repro analyze`): the same, except that it trains nothing: with any
 -- run of the study not done it lists them with their state and exits 1, no summary.
 function M.main(args, analyze_only)
+  who = analyze_only and "repro analyze" or "repro run"
   local o = parse_args(args)
   if analyze_only and (o.jobs or o.force or o.dry_run or #o.only > 0) then
     user_error("repro analyze: takes only --out-root and --set (it trains nothing and " ..
@@ -308,7 +318,8 @@ function M.main(args, analyze_only)
   local runs, dir = plan_runs(o, s, out_root)
   if o.dry_run then
     runplan.print(s, runs, out_root, threads, jobs)
-    return 0
+    -- the real run would refuse: so does its dry run's exit status
+    return runplan.refusal(runs) and 1 or 0
   end
   local refused = runplan.refusal(runs)
   if refused then user_error("%s", refused) end
@@ -323,6 +334,7 @@ function M.main(args, analyze_only)
   os.remove(dir .. "/manifest.json")
   local queue, count, done = queue_runs(runs, out_root)
   if analyze_only and #queue > 0 then return plan.unfinished(s, queue) end
+  if s.seeds_from_power and #queue > 0 then say("%s", study.seeds_text(s.seeds_from_power)) end
   say("study %s: %d runs selected: %d to train (%d resumed, %d rerun after a config change), " ..
     "%d reused, %d copied; %d %s x %d %s", s.name, #runs, #queue, count.resume or 0,
     count.rerun or 0, count.reuse or 0, count.copy or 0, jobs, plural(jobs, "job"), threads,

@@ -25,10 +25,33 @@ local M = {}
 local user_error = base.user_error
 local shown = fs.shown
 
+-- The readable part of a --set root's name: the overrides as key=value, sorted, joined
+-- by "+" (numbers as the shortest text that reads back), characters other than letters,
+-- digits and . _ = + - as "_" (no "/", space, comma or quote: the name is safe in a
+-- shell word and an sbatch line), at most M.SLUG_MAX characters.
+M.SLUG_MAX = 60
+function M.set_slug(set)
+  local keys = {}
+  for k in pairs(set) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for i, k in ipairs(keys) do
+    local v = set[k]
+    if math.type(v) == "float" then
+      local p = 14
+      while p < 17 and tonumber(string.format("%." .. p .. "g", v)) ~= v do p = p + 1 end
+      v = string.format("%." .. p .. "g", v)
+    end
+    keys[i] = k .. "=" .. tostring(v)
+  end
+  return (table.concat(keys, "+"):gsub("[^%w._=+%-]", "_"):sub(1, M.SLUG_MAX))
+end
+
 -- The records root: `given` (--out-root), else $REPRO_EXPERIMENTS, else <root>/experiments;
 -- absolute.  With --set overrides (`set`) and no --out-root, a root of their own,
--- <that root>-set/<12 hex of the overrides' SHA-256>, so they never mix with (or
--- overwrite) the study's canonical records.
+-- <that root>-set/<slug of the overrides>-<8 hex of their SHA-256> (M.set_slug; e.g.
+-- experiments-set/iters=40+lr=0.003-1a2b3c4d), so they never mix with (or overwrite) the
+-- study's canonical records; a root of the earlier form <that root>-set/<12 hex> that
+-- exists is used instead, so the runs made before keep being reused.
 function M.out_root(given, set)
   if given == "" then
     base.user_error("repro: --out-root \"\": an empty path (the records would go into the " ..
@@ -45,8 +68,11 @@ function M.out_root(given, set)
       local v = set[k]
       keys[i] = k .. "=" .. (math.type(v) == "float" and string.format("%.17g", v) or tostring(v))
     end
-    out_root = out_root:gsub("/+$", "") .. "-set/" ..
-      fs.sha256_text(table.concat(keys, ",")):sub(1, 12)
+    local hash = fs.sha256_text(table.concat(keys, ","))
+    local parent = out_root:gsub("/+$", "") .. "-set/"
+    local legacy = parent .. hash:sub(1, 12)
+    if fs.exists(legacy) then return legacy end
+    out_root = parent .. M.set_slug(set) .. "-" .. hash:sub(1, 8)
   end
   return out_root
 end
@@ -201,6 +227,7 @@ function M.print(s, runs, out_root, threads, jobs)
   print(string.format("study %s (%s): %d of its %d runs selected; %d job%s x %d thread%s; " ..
     "records in %s", s.name, shown(s.file), #runs, #s.runs, jobs, jobs == 1 and "" or "s",
     threads, threads == 1 and "" or "s", shown(study.dir(out_root, s))))
+  if s.seeds_from_power then print(study.seeds_text(s.seeds_from_power)) end
   for _, r in ipairs(runs) do
     local w = why(r)
     print(string.format("  %s%-28s %d steps%s", ACTION_TEXT[r.action], r.label, r.cfg.iters,

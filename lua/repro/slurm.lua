@@ -1,9 +1,16 @@
 -- `bin/repro submit --slurm FILE`: a study's pending runs as a Slurm job array, then its
 -- analysis as a job that waits for the array.
 --
---   bin/repro submit --slurm FILE [--partition P] [--time T] [--max-parallel K]
+--   bin/repro submit --slurm FILE [--partition P] [--time T] [--mem M] [--max-parallel K]
 --                    [--account A] [--threads N] [--only variant=V,seed=S]...
 --                    [--set key=value,...] [--out-root DIR] [--dry-run]
+--
+-- Resources of each task: --cpus-per-task = --threads; --time = --time, else
+-- M.DEFAULT_TIME (the requeue below relies on a limit: a run longer than it is stopped
+-- with a checkpoint and requeued, so a short default costs requeues, never work);
+-- --mem = --mem, else the largest peak RSS the study's run manifests measured (done runs
+-- of this records root) x M.MEM_HEADROOM, rounded up to MiB (none measured yet: no
+-- --mem, and the submission says so).
 --
 -- Pending runs are those `bin/repro status` calls failed or pending (lua/repro/runstate.lua):
 -- done ones are left out, and so are runs another process is training (lock held).
@@ -37,10 +44,12 @@ M.SIGNAL_BEFORE_S = 120 -- seconds before the time limit for SIGUSR1 (less for s
 -- may send the signal up to a minute early: a short limit could requeue forever);
 -- $REPRO_REQUEUE_MIN_S in the submitting environment overrides it (sbatch exports it).
 M.MIN_RUN_S = 30
+M.DEFAULT_TIME = "1:00:00"
+M.MEM_HEADROOM = 1.5
 
 local user_error = base.user_error
 
-local USAGE = "bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] " ..
+local USAGE = "bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] [--mem M] " ..
   "[--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
   "[--set key=value,...] [--out-root DIR] [--dry-run]"
 
@@ -144,6 +153,7 @@ function M.array_script(p)
     "#SBATCH --cpus-per-task=" .. p.threads,
   }
   directives(o, L)
+  if p.mem then L[#L + 1] = "#SBATCH --mem=" .. p.mem end
   for _, l in ipairs({
     string.format("#SBATCH --signal=B:USR1@%d", p.signal_s),
     "#SBATCH --requeue",
@@ -222,7 +232,7 @@ end
 local function parse_args(args)
   local o = plan.parse(args, "repro submit", { threads = true, ["--slurm"] = "flag",
     ["--partition"] = "value", ["--time"] = "value", ["--max-parallel"] = "value",
-    ["--account"] = "value", ["--dry-run"] = "flag" }, USAGE)
+    ["--account"] = "value", ["--dry-run"] = "flag", ["--mem"] = "value" }, USAGE)
   if not o.slurm then user_error("repro submit: name the executor: --slurm\nusage: %s", USAGE) end
   check_name(o, "partition", "--partition")
   check_name(o, "account", "--account")
@@ -233,6 +243,13 @@ local function parse_args(args)
         "(minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)", o.time)
     end
   end
+  if o.mem and not o.mem:match("^[1-9]%d*[KMGT]?$") then
+    user_error("repro submit: --mem %s: expected a Slurm memory size, an integer with an " ..
+      "optional K, M, G or T (megabytes without one), e.g. 2G", o.mem)
+  end
+  o.time_default = not o.time
+  o.time = o.time or M.DEFAULT_TIME
+  o.limit_s = o.limit_s or M.time_seconds(o.time)
   if o.max_parallel then
     local k = math.tointeger(tonumber(o.max_parallel))
     if not k or k < 1 then
@@ -242,6 +259,33 @@ local function parse_args(args)
   end
   o.threads = o.threads or 1
   return o
+end
+
+-- The largest peak RSS (bytes) in the manifests of the study's done runs, and how many
+-- manifests gave one.
+function M.measured_peak_rss(s, dir)
+  local peak, n = nil, 0
+  for _, r in ipairs(s.runs) do
+    local ok, m = pcall(json.decode, fs.read(dir .. "/" .. r.rel .. "/manifest.json") or "")
+    if ok and type(m) == "table" and math.type(m.peak_rss_bytes) and m.peak_rss_bytes > 0 then
+      n = n + 1
+      if not peak or m.peak_rss_bytes > peak then peak = m.peak_rss_bytes end
+    end
+  end
+  return peak, n
+end
+
+-- --mem for the tasks: the flag's, else the measured peak x M.MEM_HEADROOM in MiB ("768M"),
+-- else nil; and a sentence saying where it came from.
+function M.mem(o, s, dir)
+  if o.mem then return o.mem, "--mem " .. o.mem .. " (given)" end
+  local peak, n = M.measured_peak_rss(s, dir)
+  if not peak then
+    return nil, "no run of the study has a measured peak RSS yet: no --mem (give one with --mem)"
+  end
+  local mib = math.ceil(peak * M.MEM_HEADROOM / (1024 * 1024))
+  return mib .. "M", string.format("--mem %dM: the largest peak RSS of %d run manifest%s " ..
+    "(%.0f MiB) x %g", mib, n, n == 1 and "" or "s", peak / (1024 * 1024), M.MEM_HEADROOM)
 end
 
 -- The selected runs by state: those to submit, the labels of those running elsewhere,
@@ -335,7 +379,7 @@ local function submit_all(p, arrays, analysis)
   fs.write_atomic(p.slurm_dir .. "/submit.json", json.pretty({ study = p.s.name,
     file = p.s.file_abs, submitted_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"), arrays = record_arrays,
     analysis = analysis_job, threads = o.threads, max_parallel = o.max_parallel,
-    time = o.time, partition = o.partition, account = o.account,
+    time = o.time, mem = mem, partition = o.partition, account = o.account,
     command_line_overrides = #o.set_raw > 0 and table.concat(o.set_raw, ",") or nil }))
   return ids, analysis_job
 end
@@ -358,15 +402,20 @@ function M.main(args)
   local s, runs, out_root, dir = plan.load(o, not o.dry_run)
   local pending, running, n_done = sort_runs(runs)
   local max_size, note = M.max_array_size()
+  local mem, mem_note = M.mem(o, s, dir)
   local p = { o = o, s = s, dir = dir, out_root = out_root, slurm_dir = dir .. "/slurm",
-    logs = dir .. "/slurm/logs", threads = o.threads, signal_s = M.signal_seconds(o.limit_s) }
+    logs = dir .. "/slurm/logs", threads = o.threads, signal_s = M.signal_seconds(o.limit_s),
+    mem = mem }
+  local resources = string.format("resources per task: %d cpu%s, --time %s%s; %s", o.threads,
+    o.threads == 1 and "" or "s", o.time, o.time_default and " (the default: give --time)" or "",
+    mem_note)
   local arrays, analysis = scripts(p, pending, max_size)
   local summary = string.format("study %s: %d of its %d runs selected: %d pending " ..
     "(job array%s), %d done, %d being trained elsewhere%s", s.name, #runs, #s.runs, #pending,
     #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n_done,
     #running, #running > 0 and (" (" .. table.concat(running, ", ") .. ", left out)") or "")
   if o.dry_run then
-    print_dry_run(o, summary, note, arrays, analysis)
+    print_dry_run(o, summary .. "\n# " .. resources, note, arrays, analysis)
     return 0
   end
   if #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
@@ -375,6 +424,7 @@ function M.main(args)
   end
   local ids, analysis_job = submit_all(p, arrays, analysis)
   io.stderr:write("repro submit: ", summary, "\n")
+  io.stderr:write("repro submit: ", resources, "\n")
   if note then io.stderr:write("repro submit: ", note, "\n") end
   print_submitted(p, arrays, analysis, ids, analysis_job)
   return 0

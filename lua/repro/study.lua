@@ -214,9 +214,10 @@ end
 local MAX_PROBLEM_BYTES = 300
 
 -- A collector of problems; `add(path, msg, token, nth)` locates `token` in the source
--- (msg may be a function giving the text, called only for a problem that is shown).
+-- (msg may be a function giving the text, called only for a problem that is shown).  A
+-- problem found again (a base key that breaks every variant) is listed once.
 local function problems(file, src)
-  local list, more = {}, 0
+  local list, more, seen = {}, 0, {}
   local P = {}
   function P.add(path, msg, token, nth)
     if #list >= M.MAX_PROBLEMS then
@@ -231,7 +232,10 @@ local function problems(file, src)
     if #text > MAX_PROBLEM_BYTES then
       text = text:sub(1, MAX_PROBLEM_BYTES) .. string.format("... (%d bytes)", #text)
     end
-    list[#list + 1] = text
+    if not seen[text] then
+      seen[text] = true
+      list[#list + 1] = text
+    end
   end
   function P.count(n) more = more + n end -- problems found but neither shown nor located
   function P.raise()
@@ -384,8 +388,44 @@ end
 -- reports their problems to P (in the order check_analysis calls the steps, so a study's
 -- list of problems reads the same each time) and fills the normalized `out`.
 
--- Unknown fields, and the required ones that are missing.
-local function check_analysis_fields(P, a)
+-- What each analysis field takes, for the message of a missing one and the comments of
+-- `bin/repro new` (lua/repro/newstudy.lua): {field, text, required}, in the order a study
+-- file lists them.  variant_names (optional) are the study's variants.
+function M.analysis_fields(variant_names)
+  local v = "the name of a variant"
+  if variant_names and #variant_names > 0 then
+    v = "one of the variants: \"" .. table.concat(variant_names, "\", \"") .. "\""
+  end
+  return {
+    { "baseline", v .. " (without comparisons, every other variant is compared with it)", true },
+    { "metrics", "a non-empty list of metric names, e.g. { \"val_loss\", \"val_acc\" }; " ..
+      "the names: " .. table.concat(M.metric_names(), ", "), true },
+    { "primary", "one of analysis.metrics: the metric the verdicts are about", true },
+    { "better", "\"lower\" or \"higher\" (which way the primary metric improves)", true },
+    { "min_effect", "a number > 0 in the primary metric's units: the smallest difference " ..
+      "that matters (e.g. 0.02 nats of val_loss, about 2 % perplexity)", true },
+    { "alpha", "a number in (0, 1), e.g. 0.05", true },
+    { "correction", "\"holm\" (the only one)", true },
+    { "resamples", "an integer >= " .. stats.MIN_RESAMPLES .. ": bootstrap resamples, " ..
+      "e.g. 10000", true },
+    { "test", "\"t\" (the paired t-test) or \"signflip\" (the exact sign-flip test): " ..
+      "the decision test", true },
+    { "comparisons", "optional: a list of { treatment, baseline } pairs of variant names; " ..
+      "{} pre-registers no test (a descriptive study)", false },
+    { "secondary", "optional: metric names compared outside the Holm family (exploratory)",
+      false },
+    { "interactions", "optional: a list of { name = , a = { t, b }, b = { t, b } }: " ..
+      "differences of two paired differences", false },
+    { "bootstrap", "optional: \"exact\" (default) or \"monte-carlo\"", false },
+    { "registered_rule", "optional: the decision rule pre-registered, an integer from 1 to " ..
+      M.RULE .. " (default " .. M.RULE .. ", the current one)", false },
+    { "claim", "optional: the claim's stages (lua/repro/claim.lua)", false },
+    { "sweep", "optional: a learning-rate sweep's groups (lua/repro/lrsens.lua)", false },
+  }
+end
+
+-- Unknown fields, and the required ones that are missing, with what they take.
+local function check_analysis_fields(P, a, variant_names)
   local fields = set_of(ANALYSIS_FIELDS)
   for k in pairs(a) do
     if not fields[k] then
@@ -394,9 +434,11 @@ local function check_analysis_fields(P, a)
       end, tostring(k))
     end
   end
+  local takes = {}
+  for _, f in ipairs(M.analysis_fields(variant_names)) do takes[f[1]] = f[2] end
   for _, k in ipairs(REQUIRED_ANALYSIS) do
-    if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration)",
-      "analysis") end
+    if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration); " ..
+      "expected " .. takes[k], "analysis") end
   end
 end
 
@@ -599,7 +641,7 @@ local function check_analysis(P, a, variants, variant_names)
     P.add("analysis", "expected a table, got " .. typename(a))
     return out
   end
-  check_analysis_fields(P, a)
+  check_analysis_fields(P, a, variant_names)
   check_metrics(P, a, out, variants, variant_names)
   check_decision(P, a, out)
   check_test(P, a, out)
@@ -683,6 +725,21 @@ local function check_seeds_spec(P, t)
   spec.power, spec.pilot, spec.sd, spec.first = c.power + 0.0, c.pilot, c.sd, first
   spec.max, spec.upper, spec.min = c.max, c.upper, c.min
   return spec
+end
+
+-- The seeds a study computed from power, with the inputs behind the count (s.seeds_from_power,
+-- as the summary keeps it), in one line for the dry run and the verdict table.
+function M.seeds_text(p)
+  local text = string.format("seeds from power: n = %d seeds (%d .. %d) for %g %% power at " ..
+    "the minimum effect delta = %g with paired-difference sd %.4g (%s): d_z = %.3g, %s test " ..
+    "at alpha / m = %g / %d = %.4g; power at n: %.3g", p.n, p.first, p.first + p.n - 1,
+    100 * p.power, p.delta, p.sd, p.sd_source, p.d_z, p.test == "t" and "paired t" or
+    "sign-flip", p.alpha, p.m, p.level, p.power_achieved)
+  if p.capped then
+    text = text .. string.format(" (power asks for %d; the pre-registered maximum caps them " ..
+      "at %d: underpowered)", p.n_uncapped, p.n)
+  end
+  return text
 end
 
 -- Where other studies' summaries are read (a pilot, repro.best_lr): opts.out_root, else
@@ -820,16 +877,27 @@ local function check_design(P, s, opts, given)
   end
 end
 
+-- The config overrides of variant v: the study's base, the variant's, then the command
+-- line's --set.  A --set lr without a --set min_lr drops the study's min_lr, so that
+-- min_lr follows the new lr (lr x min_lr_ratio, record.resolve) instead of staying at a
+-- value the study chose for its own lr.
+function M.overrides(s, v)
+  local o = {}
+  for k, x in pairs(s.base) do o[k] = x end
+  for k, x in pairs(v.overrides) do o[k] = x end
+  local set = s.set or {}
+  if set.lr ~= nil and set.min_lr == nil then o.min_lr = nil end
+  for k, x in pairs(set) do o[k] = x end
+  return o
+end
+
 -- The runs of a valid study: seed-major (every variant of the first seed, then the
 -- next seed), so an interrupted study has complete pairs early.
 local function expand(s)
   local runs = {}
   for _, seed in ipairs(s.seeds) do
     for _, v in ipairs(s.variants) do
-      local o = {}
-      for k, x in pairs(s.base) do o[k] = x end
-      for k, x in pairs(v.overrides) do o[k] = x end
-      for k, x in pairs(s.set or {}) do o[k] = x end
+      local o = M.overrides(s, v)
       o.seed = seed
       local cfg = record.resolve(o)
       cfg.threads = nil
@@ -1041,22 +1109,37 @@ end
 -- variant: the seed does not change validity), each problem at the field that set the key.
 local function check_engine(P, s)
   for _, v in ipairs(s.variants) do
-    local o = {}
-    for k, x in pairs(s.base) do o[k] = x end
-    for k, x in pairs(v.overrides) do o[k] = x end
-    for k, x in pairs(s.set or {}) do o[k] = x end
+    local o = M.overrides(s, v)
     o.seed = s.seeds[1]
-    local cok, cerr = pcall(engine.check, record.resolve(o))
+    local cok, cerr = pcall(record.resolve, o)
+    if cok then
+      cok, cerr = pcall(engine.check, cerr)
+    elseif type(cerr) == "table" then
+      cerr = cerr.message
+    end
     if not cok then
       local msg = tostring(cerr):gsub("^%a+: ", "", 1)
-      local key = msg:match("^([%a_][%w_]*)=") or msg:match("^([%a_][%w_]*):")
-      local where = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")"
-      if key and v.overrides[key] ~= nil then
-        where = v.path .. "." .. key
-      elseif key and s.set and s.set[key] ~= nil then
-        where = "--set " .. key
-      elseif key and s.base[key] ~= nil then
-        where = "base." .. key
+      -- the keys the message names ("warmup=30: must not exceed iters=10"), first the
+      -- one it is about; it is reported where the first of them is set: the variant,
+      -- else --set, else base (once for every variant it breaks)
+      local keys = {}
+      for k in msg:gmatch("%f[%w_]([%a_][%w_]*)=") do keys[#keys + 1] = k end
+      local first = keys[1] or msg:match("^([%a_][%w_]*):")
+      keys[#keys + 1] = first
+      local where, key = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")", first
+      local found = false
+      for _, place in ipairs({ "variant", "set", "base" }) do
+        for _, k in ipairs(keys) do
+          if not found then
+            if place == "variant" and v.overrides[k] ~= nil then
+              where, key, found = v.path .. "." .. k, k, true
+            elseif place == "set" and s.set and s.set[k] ~= nil then
+              where, key, found = "--set " .. k, k, true
+            elseif place == "base" and s.base[k] ~= nil then
+              where, key, found = "base." .. k, k, true
+            end
+          end
+        end
       end
       P.add(where, msg, key)
     end

@@ -801,7 +801,20 @@ static void defaults_omitted(void)
             omittable++;
             at_default &= config_at_default(&c, &config_keys[i]);
         }
-    CHECK(omittable == 8 && at_default, "8 omittable keys, all at default in the defaults");
+    CHECK(omittable == 9 && at_default, "9 omittable keys, all at default in the defaults");
+    {
+        const config_key *ratio = config_find("min_lr_ratio");
+        gpt_config r = c;
+        char err[256] = "";
+        CHECK(ratio && ratio->omittable && c.min_lr_ratio == 0.1 &&
+                  c.min_lr == 3e-5 && config_validate(&r, err, sizeof err) == 0,
+              "min_lr_ratio: omittable, default 0.1 (0.1 x the default lr is the default min_lr)");
+        r.min_lr_ratio = 1.5;
+        CHECK(config_validate(&r, err, sizeof err) != 0 && strstr(err, "min_lr_ratio=1.5"),
+              "min_lr_ratio above 1 is refused, naming it");
+        r.min_lr_ratio = 0.5;
+        CHECK(!config_at_default(&r, ratio), "min_lr_ratio 0.5 is recorded");
+    }
     const config_key *tok = config_find("tok_init_std"), *seed = config_find("init_seed"),
                      *tie = config_find("tie_embeddings"), *sch = config_find("lr_schedule");
     CHECK(!config_is_set(&c, tok) && !config_is_set(&c, seed) && config_tok_init_std(&c) == 0.02 &&

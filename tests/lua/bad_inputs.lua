@@ -96,7 +96,7 @@ local cases = {
 
   -- records and the filesystem
   { "record: finished with another config", "train {T} lr=1e-3 --out rec", 1,
-    "rec holds a finished run of another config (lr 0.0003 -> 0.001)" },
+    "rec holds a finished run of another config (lr 0.0003 -> 0.001, min_lr 3e-05 -> 0.0001)" },
   { "record: finished with several keys changed", "train {M} iters=5 data={C} lr=1e-3 --out rec", 1,
     "iters 4 -> 5, lr 0.0003 -> 0.001" },
   { "filesystem: --out is a file", "train {T} --out afile", 1,
@@ -136,7 +136,7 @@ local cases = {
   { "run: --set bad value", "run good.lua --set n_head=3", 1, "--set n_head" },
   { "run: unknown option", "run good.lua --bogus", 1, "unknown option --bogus" },
   { "run: a finished record of another config", "run {S}", 1,
-    "none/seed-1 (lr 0.0003 -> 0.001)", study_name = "good", study = study("warmup = 1,",
+    "none/seed-1 (lr 0.0003 -> 0.001, min_lr 3e-05 -> 0.0001)", study_name = "good", study = study("warmup = 1,",
       "warmup = 1, lr = 1e-3,") },
   { "run: a records folder of another study file", "run {S} --out-root {F}/owned", 1,
     "belongs to the study", study_name = "good" , study = STUDY },

@@ -155,8 +155,8 @@ t:eq(code, 0, "--set without --out-root: runs: " .. e)
 t:eq(changes(before, snapshot(case .. "/exp/good")), "",
   "--set without --out-root: the study's own records are untouched")
 local set_root = e:match("go to (%S+) %(their own records root")
-t:ok(set_root and set_root:find("exp%-set/%x+$") and fs.exists(case .. "/" .. set_root ..
-  "/good/summary.json"), "--set without --out-root: records in <root>-set/<hash>: " .. e)
+t:ok(set_root and set_root:find("exp%-set/iters=5%-%x+$") and fs.exists(case .. "/" .. set_root ..
+  "/good/summary.json"), "--set without --out-root: records in <root>-set/<slug>-<hash>: " .. e)
 code, out, e = run_in("run good.lua --jobs 64 --dry-run")
 t:ok(code == 0 and e:find("64 jobs, more than the", 1, true), "--jobs above the CPUs: capped " ..
   "with a warning: " .. e)

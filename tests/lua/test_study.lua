@@ -144,13 +144,13 @@ t:ok(summary_before == fs.read(A .. "/tiny/summary.json"), "same summary")
 -- only the changed runs retrain.
 write_study(tiny, { rms = ", lr = 1e-3" })
 code, out, err = run(tiny, A, "--dry-run")
-t:ok(code == 0 and out:find("REFUSED rmsnorm/seed-1", 1, true) and
-  out:find("lr 0.0003 -> 0.001; needs --force", 1, true) and
-  out:find("reuse   none/seed-1", 1, true), "dry run shows the refusal: " .. out)
+t:ok(code == 1 and out:find("REFUSED rmsnorm/seed-1", 1, true) and
+  out:find("lr 0.0003 -> 0.001, min_lr 3e-05 -> 0.0001; needs --force", 1, true) and
+  out:find("reuse   none/seed-1", 1, true), "dry run shows the refusal and exits 1: " .. out)
 t:ok(fs.read(A .. "/tiny/rmsnorm/seed-1/manifest.json") == before["rmsnorm/seed-1"],
   "dry run changed nothing")
 code, out, err = run(tiny, A)
-t:ok(code == 1 and err:find("rmsnorm/seed-1 (lr 0.0003 -> 0.001)", 1, true) and
+t:ok(code == 1 and err:find("rmsnorm/seed-1 (lr 0.0003 -> 0.001, min_lr 3e-05 -> 0.0001)", 1, true) and
   err:find("without --force", 1, true), "a changed config is refused: " .. err)
 t:ok(fs.read(A .. "/tiny/summary.json") == summary_before, "the refusal changed nothing")
 code, out, err = run(tiny, A, "--force --only variant=rmsnorm")
