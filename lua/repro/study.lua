@@ -756,10 +756,15 @@ end
 -- its seeds; or nil and why.
 local function pilot_sd(root, pilot, metric)
   local path = root .. "/" .. pilot .. "/summary.json"
-  local f = io.open(path, "rb")
-  if not f then return nil, "the pilot study has no summary " .. path .. " (run it first)" end
-  local ok, sum = pcall(require("cjson").decode, f:read("a"))
-  f:close()
+  -- a regular file under the size cap only (a FIFO or a link to /dev/zero is refused)
+  local text, why = fs.read(path)
+  if not text then
+    if not fs.exists(path) then
+      return nil, "the pilot study has no summary " .. path .. " (run it first)"
+    end
+    return nil, path .. ": " .. tostring(why)
+  end
+  local ok, sum = pcall(require("cjson").decode, text)
   if not ok or type(sum) ~= "table" then return nil, path .. ": not a study summary" end
   local best, best_df, used = nil, nil, {}
   local list = type(sum.pilot_comparisons) == "table" and sum.pilot_comparisons or
