@@ -948,7 +948,15 @@ local function build(ctx, f, file)
   local spec, skip
   if kind.summaries then
     if not f.metric then return { skip = "the " .. f.study .. " study has no primary metric" } end
-    spec, skip = kind.build(s and { s } or ctx.studies, later, f, size)
+    -- a manifest figure over every study draws the manifest's studies only: a study the
+    -- paper does not list (a user's, a superseded one) has its own appendix figure
+    local listed = {}
+    for _, x in ipairs(ctx.studies) do
+      if not ctx.manifest or not ctx.manifest.listed or ctx.manifest.listed[x.name] then
+        listed[#listed + 1] = x
+      end
+    end
+    spec, skip = kind.build(s and { s } or listed, later, f, size)
   elseif not kind.summary and not s:has_records() then
     return { skip = "the run records of the " .. f.study .. " study are missing" }
   else

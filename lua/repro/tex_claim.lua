@@ -241,6 +241,12 @@ end
 -- "ClaimTableNonePpl", "ClaimTableLayernormPpl", "ClaimTableRmsnormPpl", the claim's own
 -- changes "ClaimTable<Norm>PplChange" and their rounded sizes "...PplSize" ("7 %"), and
 -- the corpus's "ClaimVocab" and "ClaimTrainShare" (the training split's share).
+-- A set-up's name for running text: escaped, with a break allowed after each hyphen (a
+-- name such as torch-L4-ps-tied-w30cos-d0 would overflow a line in \texttt).
+local function breakable(name)
+  return (F.escape(name):gsub("%-", "-\\allowbreak{}"))
+end
+
 -- The term of a distance (claim.distance's table) farthest from the claim, in words: "the
 -- embedding norm (0.16 against the claim's 11.46, $z = -42.8$)"; and every term whose |z|
 -- exceeds 2 (the per-term size of a match), joined with "and".
@@ -271,8 +277,8 @@ local function search_numbers(def, s, S)
   local r = c.ranking or {}
   def(S .. "SearchAdmissible", string.format("%d", #r))
   def(S .. "SearchExcluded", string.format("%d", #(c.excluded or {})))
-  def(S .. "SearchClosest", r[1] and F.escape(r[1].variant) or DASH)
-  def(S .. "SearchSecond", r[2] and F.escape(r[2].variant) or DASH)
+  def(S .. "SearchClosest", r[1] and breakable(r[1].variant) or DASH)
+  def(S .. "SearchSecond", r[2] and breakable(r[2].variant) or DASH)
   def(S .. "SearchClosestD", r[1] and r[1].distance and F.num(r[1].distance.d, 1) or DASH)
   local worst, over = worst_terms(r[1] and r[1].distance)
   def(S .. "SearchClosestWorst", worst)
@@ -342,7 +348,7 @@ local function table1_v2_numbers(def, s, S, c)
   -- dash where there is none (a test budget at which no set-up was admissible)
   for k = 1, math.max(3, #c.setups) do
     local su = c.setups[k]
-    def(S .. "ClaimSetup" .. F.macro(tostring(k)) .. "Name", su and F.escape(su.name) or DASH)
+    def(S .. "ClaimSetup" .. F.macro(tostring(k)) .. "Name", su and breakable(su.name) or DASH)
   end
   local ref
   for _, su in ipairs(c.setups) do if su.name == "ref" then ref = su end end
@@ -359,8 +365,10 @@ local function table1_v2_numbers(def, s, S, c)
       def(K .. "Delta", F.num(e.mean, 3))
       local ci = e.ci_decision or e.ci
       def(K .. "CI", ci and F.interval(ci, 3) or DASH)
+      local p = F.p(e.p_holm)
       def(K .. "Verdict", e.p_holm == nil and DASH or string.format("%s (Holm-adjusted " ..
-        "$p$ = %s)", e.reject_holm and "significant" or "not significant", F.p(e.p_holm)))
+        "$p$ %s%s)", e.reject_holm and "significant" or "not significant",
+        p:find("<", 1, true) and "" or "= ", p))
     end
   end
   for j = k + 1, 2 do
@@ -372,6 +380,11 @@ local function table1_v2_numbers(def, s, S, c)
   local best
   for _, su in ipairs(c.setups) do
     if c.closest and su.name == c.closest.setup then best = su end
+  end
+  -- the balanced accuracy over the whole split per row (mean over seeds), beside the claim's
+  for _, row in ipairs(ROWS) do
+    local ba = best and best.rows[row] and best.rows[row].bal_acc
+    def(S .. "ClaimClosest" .. F.macro(row) .. "BalAccSplit", ba and F.num(ba.mean, 4) or DASH)
   end
   local worst, over = worst_terms(best and best.rows.none and best.rows.none.distance)
   def(S .. "ClaimClosestWorst", worst)
@@ -394,7 +407,7 @@ function M.numbers(def, s, S)
   for _, su in ipairs(c.setups) do
     if c.closest and su.name == c.closest.setup then best = su end
   end
-  def(S .. "ClaimClosest", best and F.escape(best.name) or DASH)
+  def(S .. "ClaimClosest", best and breakable(best.name) or DASH)
   -- the closest set-up's pre-registered verdicts, by the groups its rows name, so the prose
   -- need not name a set-up that depends on the search's data
   for _, row in ipairs({ "layernorm", "rmsnorm" }) do
@@ -416,6 +429,8 @@ function M.numbers(def, s, S)
     local r = c.setups[1] and c.setups[1].rows[row]
     def(S .. "ClaimTable" .. F.macro(row) .. "Ppl", r and r.claim and F.num(r.claim.val_ppl, 2)
       or DASH)
+    def(S .. "ClaimTable" .. F.macro(row) .. "MockAcc", r and r.claim and
+      F.num(r.claim.mock_acc, 4) or DASH)
   end
   -- The claim's own change of perplexity with each norm (its Table 1's means), signed and
   -- as a size rounded to a whole percent ("about 7 %").

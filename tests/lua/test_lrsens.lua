@@ -241,6 +241,8 @@ t:ok(analysis.verdict_table(sum):find("learning-rate sweep over lr", 1, true),
 
 -- round trip: repro.best_lr reads what the analysis wrote
 fs.mkdir_p(dir .. "/exp/syn_sweep")
+-- the digest of the (here: no) records beside it, which the report checks
+sum.records_sha256 = require("repro.record").records_digest(dir .. "/exp/syn_sweep")
 check.write(dir .. "/exp/syn_sweep/summary.json", json.pretty(sum))
 
 -- the paper's table and macros of the sweep (lua/repro/tex_sweep.lua) from that summary
@@ -295,6 +297,7 @@ t:ok(not ptab:find("layernorm", 1, true) and not ptab:find("n\\_", 1, true),
 local so_saved = sum.sweep_outcomes
 sum.sweep_outcomes = nil
 fs.mkdir_p(dir .. "/exp/no_outcomes")
+sum.records_sha256 = require("repro.record").records_digest(dir .. "/exp/no_outcomes")
 check.write(dir .. "/exp/no_outcomes/summary.json", json.pretty(sum))
 sum.sweep_outcomes = so_saved
 local rs_no = rdata.load_study(dir .. "/exp", "no_outcomes", NAMES)

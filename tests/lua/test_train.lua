@@ -183,7 +183,7 @@ for path in list:lines() do
   local text = fs.read(path)
   local cfg = record.resolve(json.decode(text))
   if record.config_text(cfg) == text then same_bytes = same_bytes + 1 end
-  local mtext = fs.read(path:gsub("config%.json$", "metrics.json"))
+  local mtext = fs.read((path:gsub("config%.json$", "metrics.json")))
   local m = mtext and json.decode(mtext)
   if m and m.config_sha256 == fs.sha256(path) then same_hash = same_hash + 1 end
 end
