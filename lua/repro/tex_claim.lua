@@ -155,7 +155,8 @@ function M.claim_table(s, ctx)
       for i, r in ipairs(ref.rows) do
         local pv = o.summary.per_variant[r.variant]
         local m = pv and pv.metrics or {}
-        local am = balanced and m.bal_subset_acc_mean or m.subset_acc_mean
+        -- a study without the balanced accuracy has none to show in that column
+        local am = m[balanced and "bal_subset_acc_mean" or "subset_acc_mean"]
         local acc = am and F.finite(am.mean) and (F.num(am.mean, 4)) or DASH
         body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s & %s & %s \\\\",
           i == 1 and F.escape(name) or "", LABEL[r.embed_norm] or F.escape(r.embed_norm),
