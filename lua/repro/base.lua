@@ -46,4 +46,41 @@ function M.printable(s, keep_lines)
   end))
 end
 
+-- A command's options (compare, export, new): spec maps each option to { key =, kind =
+-- "flag" | "value" | "list" } ("list": comma-separated values); a flag with `set` stores
+-- that value, and two flags of one key are refused with `one_of` ("--csv and --json").
+-- A value or list given twice, a missing value and an unknown option are user errors
+-- naming `who` (and `usage`); --help prints usage and sets o.help.  The other arguments
+-- go to o.targets in order.
+function M.parse_options(args, who, usage, spec)
+  local o = { targets = {} }
+  local i = 1
+  while i <= #args do
+    local a, s = args[i], spec[args[i]]
+    if a == "--help" then
+      io.write(usage, "\n")
+      o.help = true
+    elseif s and s.kind == "flag" then
+      if s.set ~= nil and o[s.key] ~= nil then M.user_error("%s: give one of %s", who, s.one_of) end
+      o[s.key] = s.set == nil or s.set
+    elseif s then
+      if o[s.key] ~= nil then M.user_error("%s: %s is given twice", who, a) end
+      i = i + 1
+      local v = args[i] or M.user_error("%s: %s needs a value", who, a)
+      if s.kind == "list" then
+        o[s.key] = {}
+        for x in v:gmatch("[^,]+") do o[s.key][#o[s.key] + 1] = x end
+      else
+        o[s.key] = v
+      end
+    elseif a:match("^%-") then
+      M.user_error("%s: unknown option %s (%s)", who, a, usage)
+    else
+      o.targets[#o.targets + 1] = a
+    end
+    i = i + 1
+  end
+  return o
+end
+
 return M

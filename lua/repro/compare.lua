@@ -29,39 +29,13 @@ M.USAGE = "usage: bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] "
 local SEED_KEYS = { seed = true, init_seed = true, data_seed = true }
 
 local function parse_args(args)
-  local o = { targets = {} }
-  local i = 1
-  local function value(name)
-    i = i + 1
-    return args[i] or user_error("%s: %s needs a value", WHO, name)
-  end
-  local function once(name, v)
-    if v ~= nil then user_error("%s: %s is given twice", WHO, name) end
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--runs" then
-      o.runs = true
-    elseif a == "--csv" or a == "--json" then
-      if o.format then user_error("%s: give one of --csv and --json", WHO) end
-      o.format = a:sub(3)
-    elseif a == "--metrics" then
-      once("--metrics", o.metrics)
-      o.metrics = {}
-      for m in value("--metrics"):gmatch("[^,]+") do o.metrics[#o.metrics + 1] = m end
-    elseif a == "--out-root" then
-      once("--out-root", o.out_root)
-      o.out_root = value("--out-root")
-    elseif a == "--help" then
-      io.write(M.USAGE, "\n")
-      o.help = true
-    elseif a:match("^%-") then
-      user_error("%s: unknown option %s (%s)", WHO, a, M.USAGE)
-    else
-      o.targets[#o.targets + 1] = a
-    end
-    i = i + 1
-  end
+  local o = base.parse_options(args, WHO, M.USAGE, {
+    ["--runs"] = { key = "runs", kind = "flag" },
+    ["--csv"] = { key = "format", kind = "flag", set = "csv", one_of = "--csv and --json" },
+    ["--json"] = { key = "format", kind = "flag", set = "json", one_of = "--csv and --json" },
+    ["--metrics"] = { key = "metrics", kind = "list" },
+    ["--out-root"] = { key = "out_root", kind = "value" },
+  })
   o.metrics = o.metrics or M.DEFAULT_METRICS
   return o
 end

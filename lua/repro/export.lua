@@ -22,39 +22,12 @@ M.USAGE = "usage: bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] 
   "[--out FILE] [--out-root DIR]"
 
 local function parse_args(args)
-  local o = { targets = {} }
-  local i = 1
-  local function value(name)
-    i = i + 1
-    return args[i] or user_error("%s: %s needs a value", WHO, name)
-  end
-  local function once(name, v)
-    if v ~= nil then user_error("%s: %s is given twice", WHO, name) end
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--curves" then
-      o.curves = true
-    elseif a == "--columns" then
-      once("--columns", o.columns)
-      o.columns = {}
-      for c in value("--columns"):gmatch("[^,]+") do o.columns[#o.columns + 1] = c end
-    elseif a == "--out" then
-      once("--out", o.out)
-      o.out = value("--out")
-    elseif a == "--out-root" then
-      once("--out-root", o.out_root)
-      o.out_root = value("--out-root")
-    elseif a == "--help" then
-      io.write(M.USAGE, "\n")
-      o.help = true
-    elseif a:match("^%-") then
-      user_error("%s: unknown option %s (%s)", WHO, a, M.USAGE)
-    else
-      o.targets[#o.targets + 1] = a
-    end
-    i = i + 1
-  end
+  local o = base.parse_options(args, WHO, M.USAGE, {
+    ["--curves"] = { key = "curves", kind = "flag" },
+    ["--columns"] = { key = "columns", kind = "list" },
+    ["--out"] = { key = "out", kind = "value" },
+    ["--out-root"] = { key = "out_root", kind = "value" },
+  })
   if o.columns and not o.curves then
     user_error("%s: --columns selects log.csv columns: it needs --curves", WHO)
   end

@@ -26,32 +26,15 @@ M.USAGE = "usage: bin/repro new NAME [--from STUDY] [--dir DIR]"
 M.WIDTH = 92
 
 local function parse_args(args)
-  local o = {}
-  local i = 1
-  local function value(name)
-    i = i + 1
-    return args[i] or user_error("%s: %s needs a value", WHO, name)
+  local o = base.parse_options(args, WHO, M.USAGE, {
+    ["--from"] = { key = "from", kind = "value" },
+    ["--dir"] = { key = "dir", kind = "value" },
+  })
+  if #o.targets > 1 then
+    user_error("%s: one study at a time (got %s and %s)", WHO, o.targets[1], o.targets[2])
   end
-  local function once(name, v)
-    if v ~= nil then user_error("%s: %s is given twice", WHO, name) end
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--from" then
-      once("--from", o.from)
-      o.from = value("--from")
-    elseif a == "--dir" then
-      once("--dir", o.dir)
-      o.dir = value("--dir")
-    elseif a:match("^%-") then
-      user_error("%s: unknown option %s (%s)", WHO, a, M.USAGE)
-    elseif o.name then
-      user_error("%s: one study at a time (got %s and %s)", WHO, o.name, a)
-    else
-      o.name = a
-    end
-    i = i + 1
-  end
+  o.name = o.targets[1]
+  if o.help then return o end
   if not o.name then user_error("%s", M.USAGE) end
   if not o.name:match("^[%a][%w_%-]*$") then
     user_error("%s: NAME '%s': expected letters, digits, '_' or '-', starting with a letter " ..
@@ -226,6 +209,7 @@ end
 
 function M.main(args)
   local o = parse_args(args)
+  if o.help then return 0 end
   local dir = o.dir or (host.root .. "/lua/experiments")
   local st = sys.stat(dir)
   if not st or st.type ~= "dir" then user_error("%s: --dir %s: not a directory", WHO, dir) end
