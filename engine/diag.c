@@ -94,6 +94,32 @@ void diag_sums_free(diag_sums *d)
     d->resid_norm = d->pos_loss = d->pos_n = NULL;
 }
 
+/* The mean over the first nsym symbols that occur (count > 0) of hits / count; NaN when
+ * none does.  Balanced accuracy, from per-symbol sums. */
+static double mean_recall(const double *count, const double *hits, int nsym)
+{
+    double s = 0;
+    int present = 0;
+    for (int v = 0; v < nsym; v++)
+        if (count[v] > 0) {
+            s += hits[v] / count[v];
+            present++;
+        }
+    return present ? s / present : NAN;
+}
+
+/* The mean and sample sd (n - 1) of n values. */
+static void mean_sd(const double *x, int n, double *mean, double *sd)
+{
+    double s = 0.0, ss = 0.0;
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    *mean = s / n;
+    for (int i = 0; i < n; i++)
+        ss += (x[i] - *mean) * (x[i] - *mean);
+    *sd = sqrt(ss / (n - 1));
+}
+
 void diag_finish(const diag_sums *d, diag_result *r)
 {
     double n = d->n;
@@ -111,14 +137,7 @@ void diag_finish(const diag_sums *d, diag_result *r)
         r->embed_norm_class[k] = d->emb_n[k] > 0 ? d->emb_norm_cls[k] / d->emb_n[k] : NAN;
     }
     r->acc_macro = present ? macro / present : NAN;
-    double bal = 0;
-    int syms = 0;
-    for (int v = 0; v < DIAG_SYMBOLS; v++)
-        if (d->sym_n[v] > 0) {
-            bal += d->sym_hits[v] / d->sym_n[v];
-            syms++;
-        }
-    r->bal_acc = syms ? bal / syms : NAN;
+    r->bal_acc = mean_recall(d->sym_n, d->sym_hits, DIAG_SYMBOLS);
     r->ece = diag_ece(d->bin_n, d->bin_conf, d->bin_hits, N_BINS);
     for (int k = 0; k < N_BINS; k++) {
         r->bin_n[k] = d->bin_n[k];
@@ -271,7 +290,6 @@ int diag_subset_acc(const uint8_t *hit, size_t n, uint64_t seed, double *acc, do
 {
     int k = n < DIAG_SUBSET_SIZE ? (int)n : DIAG_SUBSET_SIZE;
     size_t idx[DIAG_SUBSET_SIZE];
-    double s = 0.0;
     for (int i = 0; i < DIAG_SUBSETS; i++) {
         if (diag_sample_indices(seed, (uint64_t)i, n, k, idx))
             return -1;
@@ -279,13 +297,8 @@ int diag_subset_acc(const uint8_t *hit, size_t n, uint64_t seed, double *acc, do
         for (int j = 0; j < k; j++)
             h += hit[idx[j]] != 0;
         acc[i] = k > 0 ? (double)h / k : NAN;
-        s += acc[i];
     }
-    *mean = s / DIAG_SUBSETS;
-    double ss = 0.0;
-    for (int i = 0; i < DIAG_SUBSETS; i++)
-        ss += (acc[i] - *mean) * (acc[i] - *mean);
-    *sd = sqrt(ss / (DIAG_SUBSETS - 1));
+    mean_sd(acc, DIAG_SUBSETS, mean, sd);
     return 0;
 }
 
@@ -297,14 +310,7 @@ double diag_balanced_acc(const int32_t *tgt, const uint8_t *hit, size_t n, int V
             cnt[tgt[i]] += 1;
             hits[tgt[i]] += hit[i] != 0;
         }
-    double s = 0;
-    int present = 0;
-    for (int v = 0; v < V && v < DIAG_SYMBOLS; v++)
-        if (cnt[v] > 0) {
-            s += hits[v] / cnt[v];
-            present++;
-        }
-    return present ? s / present : NAN;
+    return mean_recall(cnt, hits, V < DIAG_SYMBOLS ? V : DIAG_SYMBOLS);
 }
 
 int diag_balanced_subsets(const int32_t *tgt, const uint8_t *hit, size_t n, int V,
@@ -314,7 +320,6 @@ int diag_balanced_subsets(const int32_t *tgt, const uint8_t *hit, size_t n, int 
     size_t idx[DIAG_BAL_SUBSET_SIZE];
     int32_t t[DIAG_BAL_SUBSET_SIZE];
     uint8_t h[DIAG_BAL_SUBSET_SIZE];
-    double s = 0.0;
     for (int i = 0; i < DIAG_BAL_SUBSETS; i++) {
         if (sample_indices(PCG_PURPOSE_BALANCED, seed, (uint64_t)i, n, k, idx))
             return -1;
@@ -323,13 +328,8 @@ int diag_balanced_subsets(const int32_t *tgt, const uint8_t *hit, size_t n, int 
             h[j] = hit[idx[j]];
         }
         acc[i] = diag_balanced_acc(t, h, (size_t)k, V);
-        s += acc[i];
     }
-    *mean = s / DIAG_BAL_SUBSETS;
-    double ss = 0.0;
-    for (int i = 0; i < DIAG_BAL_SUBSETS; i++)
-        ss += (acc[i] - *mean) * (acc[i] - *mean);
-    *sd = sqrt(ss / (DIAG_BAL_SUBSETS - 1));
+    mean_sd(acc, DIAG_BAL_SUBSETS, mean, sd);
     return 0;
 }
 

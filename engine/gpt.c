@@ -74,6 +74,12 @@ static const struct {
 };
 #define N_BLOCK_TENSORS ((int)(sizeof block_tensors / sizeof block_tensors[0]))
 
+/* init = torch: the half-width 1/sqrt(fan_in) of nn.Linear's uniform weights and biases. */
+static float torch_bound(int fan_in)
+{
+    return (float)(1.0 / sqrt((double)fan_in));
+}
+
 /* The layout of the header comment, the one list of the parameter tensors: their order,
  * shapes, init and groups, and the gpt_params field of each. */
 static void build_layout(tensor_list *tl, const gpt_config *c, int V)
@@ -95,7 +101,7 @@ static void build_layout(tensor_list *tl, const gpt_config *c, int V)
         for (int i = 0; i < N_BLOCK_TENSORS; i++) {
             int init = block_tensors[i].init, fan = block_tensors[i].fan_in;
             float **field = p ? (float **)((char *)&p->block[l] + block_tensors[i].field) : NULL;
-            float bound = torch && fan ? (float)(1.0 / sqrt((double)fan * C)) : 0.0f;
+            float bound = torch && fan ? torch_bound(fan * C) : 0.0f;
             snprintf(nm, sizeof nm, "h%d.%s", l, block_tensors[i].name);
             add_tensor(tl, field, nm, block_tensors[i].rows * C, block_tensors[i].cols * C,
                        torch ? fan != 0 : init != INIT_SET,
@@ -110,7 +116,7 @@ static void build_layout(tensor_list *tl, const gpt_config *c, int V)
         add_tensor(tl, FIELD(en_b), "en_b", C, 0, 0, 0, 0, 0, L + 2);
     if (!c->tie_embeddings)
         add_tensor(tl, FIELD(lm_head), "lm_head", V, C, 1, GPT_LINEAR_STD,
-                   torch ? (float)(1.0 / sqrt((double)C)) : 0.0f, 0, L + 2 + (en > 0));
+                   torch ? torch_bound(C) : 0.0f, 0, L + 2 + (en > 0));
 #undef FIELD
 }
 

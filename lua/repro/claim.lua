@@ -10,7 +10,7 @@
 -- Distance of a set-up x to a row c of the claim's table:
 --   D = sum over the terms j of z_j^2,   z_j = ln(x_j / c_j) / sigma_j
 -- with x_j the set-up's mean over its seeds and c_j the claim's mean, for the terms
--- val_ppl, final_grad_norm and embed_norm (M.TERMS).  sigma_j is a tolerance on the log
+-- val_ppl, final_grad_norm and embed_norm (M.DISTANCES[1]).  sigma_j is a tolerance on the log
 -- scale: the claim's own spread where it gives one (val_ppl: its sd / its mean, the sd of
 -- ln x to first order; 0.90 / 22.18 = 4.1 % for the baseline row), else M.TOLERANCE
 -- (10 %, pre-registered here: the claim gives no spread for the gradient norm or the
@@ -62,12 +62,6 @@ M.TABLE1 = {
 M.ROWS = { "none", "layernorm", "rmsnorm" }
 M.ROW_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 
--- The distance's terms: the metric, and the claim's field holding its spread (if any).
-M.TERMS = {
-  { metric = "val_ppl", spread = "val_ppl_sd" },
-  { metric = "final_grad_norm" },
-  { metric = "embed_norm" },
-}
 M.TOLERANCE = 0.10
 M.Z_MATCH = 2
 
@@ -120,7 +114,7 @@ M.DEFINITION = string.format("D = sum over val_ppl, final_grad_norm and embed_no
   "%g (a %g %% tolerance: the claim gives no spread for the gradient and embedding norms). " ..
   "A set-up matches the claim's row when D <= %g (%d terms x %g^2: a root-mean-square z of " ..
   "at most %g) (lua/repro/claim.lua)", M.TOLERANCE, 100 * M.TOLERANCE, M.threshold(),
-  #M.TERMS, M.Z_MATCH, M.Z_MATCH)
+  #M.DISTANCES[1].terms, M.Z_MATCH, M.Z_MATCH)
 local function definition_of(version) return (version or 1) == 2 and M.DEFINITION2 or
   M.DEFINITION end
 
