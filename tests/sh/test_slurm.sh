@@ -80,6 +80,9 @@ while [ ! -S "$tmp/sock/munge.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 
 [ -S "$tmp/sock/munge.sock" ]
 ok $? "munged started: $(cat "$tmp/log/munged.out" "$tmp/log/munged.log" 2>/dev/null)"
 
+# The node declares most of its memory: Slurm's default RealMemory is 1 MiB, and the
+# submission asks --mem from the measured peak RSS of the runs done so far.
+REAL_MEM_MIB=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 * 0.8 }' /proc/meminfo)
 cat > "$tmp/slurm.conf" <<EOF
 ClusterName=repro-test
 SlurmctldHost=localhost(127.0.0.1)
@@ -109,7 +112,7 @@ ReturnToService=2
 KillWait=30
 InactiveLimit=0
 MinJobAge=600
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=$REAL_MEM_MIB State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF="$tmp/slurm.conf"
