@@ -178,11 +178,19 @@ static int multiply(const gemm_micro *mk, int M, int N, int kc, const float *A, 
         return -1;
     for (int i0 = 0; i0 < M; i0 += MC) {
         int mc = M - i0 < MC ? M - i0 : MC;
+        /* the block's last, partial tile is packed once here, not once per column panel */
+        long trs = 0, tks = 0;
+        int ipart = mc / MR * MR;
+        const float *part = ipart < mc ? a_tile(A, lda, ta, i0 + ipart, p0, mc - ipart, MR, kc,
+                                                tile, &trs, &tks)
+                                       : NULL;
         for (int jr = 0; jr < N; jr += NR)
             for (int ir = 0; ir < mc; ir += MR) {
                 int mr = mc - ir < MR ? mc - ir : MR;
-                long rs, ks;
-                const float *a = a_tile(A, lda, ta, i0 + ir, p0, mr, MR, kc, tile, &rs, &ks);
+                long rs = trs, ks = tks;
+                const float *a = ir == ipart ? part
+                                             : a_tile(A, lda, ta, i0 + ir, p0, mr, MR, kc, NULL,
+                                                      &rs, &ks);
                 mk->fn(kc, a, rs, ks, Bp + (size_t)(jr / NR) * pstride,
                        C + (size_t)(i0 + ir) * ldc + jr, ldc, bias ? bias + jr : NULL, load_c, mr,
                        N - jr < NR ? N - jr : NR);

@@ -13,6 +13,11 @@
 --   rss      peak resident memory of this process (all the runs above, with every path's
 --            buffers) and of one default training run in its own process (bin/repro train,
 --            from its manifest), which is what a study's worker holds.
+--   sweep    the same training at other sizes (LxC: n_layer x d_model, 8 heads, context 128,
+--            batch 16; `sweep=` lists them, `sweep=none` skips): tokens/s, GFLOP/s and %
+--            of peak per size and thread count on the best path, PyTorch at the same size
+--            and thread count beside it. Each size trains the steps that make about
+--            `sweep_gflop` GFLOP (at least 3), stopped before the final evaluation.
 -- The generic path (portable C with fmaf; on x86 each fmaf is a library call) trains 2
 -- steps and skips the evaluation: it exists for correctness, not speed.
 -- PyTorch 1.13 (Debian python3-torch with OpenBLAS pinned to the same thread count) trains
@@ -29,9 +34,10 @@ local host = require "repro.host"
 local json = require "repro.json"
 local fs = require "repro.fs"
 
-local opts = { steps = "30", threads = "1,2", paths = engine.isa().available:gsub(" ", ",") }
+local opts = { steps = "30", threads = "1,2", paths = engine.isa().available:gsub(" ", ","),
+  sweep = "4x64,8x64,4x128,8x128,4x256,8x256,8x384", sweep_gflop = "300" }
 for _, a in ipairs(arg) do
-  local k, v = a:match("^(%w+)=(.+)$")
+  local k, v = a:match("^([%w_]+)=(.+)$")
   if not k or not opts[k] then error({ message = "bench: unknown argument " .. a }) end
   opts[k] = v
 end
@@ -42,7 +48,9 @@ for th in opts.threads:gmatch("%d+") do threads[#threads + 1] = math.tointeger(t
 local d = engine.defaults()
 local V = 65
 local L, C, T = d.n_layer, d.d_model, d.context
-local flop_per_token = 6 * (12 * L * C * C + V * C) + 12 * L * T * C
+-- the model FLOPs per trained token of an L x C model at context T (see the header)
+local function flops(l, c, t) return 6 * (12 * l * c * c + V * c) + 12 * l * t * c end
+local flop_per_token = flops(L, C, T)
 
 print(string.format("bench: default config (n_layer %d, d_model %d, context %d, batch %d), "
   .. "%d steps, %.2f MFLOP/token; paths %s", L, C, T, d.batch, steps, flop_per_token / 1e6,
@@ -67,11 +75,12 @@ end
 
 print(string.format("%-8s %3s %9s %9s %8s %9s %7s %10s %7s %9s", "path", "thr", "peak GF/s",
   "tok/s", "GFLOP/s", "% of peak", "step ms", "eval tok/s", "eval/tr", "vs torch"))
-local best = {}
+local best, peaks = {}, {}
 for path in opts.paths:gmatch("[%w]+") do
   engine.set_isa(path)
   for _, th in ipairs(threads) do
     local peak = engine.fma_peak(th, 0.5)
+    peaks[path .. th] = peak
     local generic = path == "generic"
     local m = engine.train({ iters = generic and 2 or steps, warmup = 1, threads = th },
       generic and { on_step = stop_after(2) } or nil)
@@ -88,6 +97,43 @@ for path in opts.paths:gmatch("[%w]+") do
   end
 end
 engine.set_isa(engine.isa().available:match("^%w+"))
+
+-- the size sweep, on the best path
+if opts.sweep ~= "none" then
+  local path = engine.isa().available:match("^%w+")
+  local budget = tonumber(opts.sweep_gflop) * 1e9
+  print(string.format("size sweep (%s path; 8 heads, context %d, batch %d; PyTorch at the same "
+    .. "size and thread count):", path, T, d.batch))
+  print(string.format("%-7s %7s %8s %3s %6s %9s %8s %9s %10s %9s", "L x C", "params",
+    "MFLOP/tk", "thr", "steps", "tok/s", "GFLOP/s", "% of peak", "torch tok/s", "vs torch"))
+  for spec in opts.sweep:gmatch("[^,]+") do
+    local l, c = spec:match("^(%d+)x(%d+)$")
+    l, c = math.tointeger(tonumber(l)), math.tointeger(tonumber(c))
+    if not l or not c or c % 8 ~= 0 then
+      error({ message = "bench: sweep entry " .. spec .. ": expected LxC with C a multiple of 8" })
+    end
+    local f = flops(l, c, T)
+    local n = math.max(3, math.ceil(budget / (f * d.batch * T)))
+    local params = 12 * l * c * c + 13 * l * c + V * c + T * c + 2 * c
+    for _, th in ipairs(threads) do
+      local m = engine.train({ n_layer = l, d_model = c, n_head = 8, iters = n + 1000,
+        warmup = 1, threads = th }, { on_step = stop_after(n) })
+      local gf = m.tokens_per_s * f / 1e9
+      local t_tok
+      if torch_ok then
+        local out = fs.capture(string.format("OPENBLAS_NUM_THREADS=%d /usr/bin/python3 %s/tests/"
+          .. "reference/gpt_ref.py bench steps=%d threads=%d n_layer=%d d_model=%d n_head=8",
+          th, host.root, math.max(3, n // 3), th, l, c))
+        local r = out and json.decode(out:match("[^\n]*$"))
+        t_tok = r and r.tokens_per_s
+      end
+      print(string.format("%-7s %6.2fM %8.2f %3d %6d %9.0f %8.1f %8.1f%% %10s %9s", spec,
+        params / 1e6, f / 1e6, th, n, m.tokens_per_s, gf, 100 * gf / (peaks[path .. th] or engine.fma_peak(th, 0.5)),
+        t_tok and string.format("%.0f", t_tok) or "-",
+        t_tok and string.format("%.2fx", m.tokens_per_s / t_tok) or "-"))
+    end
+  end
+end
 
 local best_torch = 0
 for _, th in ipairs(threads) do
