@@ -41,7 +41,8 @@ static void micro_6x16(int kc, const float *restrict A, long rs, long ks,
         }
     }
     const float *ak = A;
-    for (int k = 0; k < kc; k++, ak += ks) {
+    _Pragma("GCC unroll 4") for (int k = 0; k < kc; k++, ak += ks)
+    {
         __m256 b0 = _mm256_load_ps(Bp + (size_t)k * 16), b1 = _mm256_load_ps(Bp + (size_t)k * 16 + 8);
         _Pragma("GCC unroll 6") for (int i = 0; i < 6; i++)
         {
