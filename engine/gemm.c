@@ -94,8 +94,8 @@ void kernels_release(void)
 
 /* The MR-row tile of op(A) at rows i0.., k p0.. (kc wide) as the micro-kernel reads it:
  * in place when all MR rows exist, else packed zero-padded into tile (rs 1, ks MR). */
-static const float *a_tile(const float *A, int lda, int ta, int i0, int p0, int mr, int MR,
-                           int kc, float *tile, long *rs, long *ks)
+static inline const float *a_tile(const float *A, int lda, int ta, int i0, int p0, int mr,
+                                  int MR, int kc, float *tile, long *rs, long *ks)
 {
     if (mr == MR) {
         if (ta) {
@@ -107,10 +107,16 @@ static const float *a_tile(const float *A, int lda, int ta, int i0, int p0, int 
         *ks = 1;
         return A + (size_t)i0 * lda + p0;
     }
-    for (int k = 0; k < kc; k++)
-        for (int i = 0; i < MR; i++)
-            tile[(size_t)k * MR + i] =
-                i >= mr ? 0.0f : ta ? A[(size_t)(p0 + k) * lda + i0 + i] : A[(size_t)(i0 + i) * lda + p0 + k];
+    for (int k = 0; k < kc; k++) {
+        float *dst = tile + (size_t)k * MR;
+        if (ta)
+            memcpy(dst, A + (size_t)(p0 + k) * lda + i0, (size_t)mr * sizeof(float));
+        else
+            for (int i = 0; i < mr; i++)
+                dst[i] = A[(size_t)(i0 + i) * lda + p0 + k];
+        for (int i = mr; i < MR; i++)
+            dst[i] = 0.0f;
+    }
     *rs = 1;
     *ks = MR;
     return tile;

@@ -52,6 +52,30 @@ local L, C, T = d.n_layer, d.d_model, d.context
 local function flops(l, c, t) return 6 * (12 * l * c * c + V * c) + 12 * l * t * c end
 local flop_per_token = flops(L, C, T)
 
+-- The CPU: vendor family and model from /proc/cpuinfo, and for AMD EPYC the core generation
+-- they name (family 25 covers two: Zen 3 without AVX-512, Zen 4 with it).
+local function cpu_line()
+  local f = io.open("/proc/cpuinfo", "r")
+  if not f then return "cpu: unknown (no /proc/cpuinfo)" end
+  local info = {}
+  for line in f:lines() do
+    local k, v = line:match("^([^\t:]+)%s*:%s*(.*)$")
+    if k and info[k] == nil then info[k] = v end
+    if line == "" and next(info) then break end
+  end
+  f:close()
+  local fam, model = tonumber(info["cpu family"] or ""), tonumber(info["model"] or "")
+  local avx512 = (" " .. (info.flags or "") .. " "):find(" avx512f ") ~= nil
+  local gen = "?"
+  if (info.vendor_id or "") == "AuthenticAMD" and fam then
+    if fam == 26 then gen = "Zen 5"
+    elseif fam == 25 then gen = avx512 and "Zen 4" or "Zen 3"
+    elseif fam == 23 then gen = "Zen 1/2" end
+  end
+  return string.format("cpu: %s, family %s model %s (%s), AVX-512 %s", info["model name"] or "?",
+    tostring(fam), tostring(model), gen, avx512 and "yes" or "no")
+end
+print(cpu_line())
 print(string.format("bench: default config (n_layer %d, d_model %d, context %d, batch %d), "
   .. "%d steps, %.2f MFLOP/token; paths %s", L, C, T, d.batch, steps, flop_per_token / 1e6,
   opts.paths))
