@@ -411,11 +411,6 @@ static void scale_copy(float *out, const float *x, float s, size_t n)
         out[i] = x[i] * s;
 }
 
-static void residual_add(float *out, const float *a, const float *b, size_t n)
-{
-    vec_add(out, a, b, n);
-}
-
 /* ---- forward / backward -------------------------------------------------------- */
 
 double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
@@ -450,6 +445,14 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
         apply_mask(h0, m->m_emb, keep, BT * C);
     }
 
+    /* each residual add is fused with the LayerNorm that reads its rows (the next block's
+     * ln1, or lnf after the last): one pass and one parallel region instead of two */
+    if (L > 0)
+        layernorm_forward(m->la[0].ln1, m->la[0].ln1_mean, m->la[0].ln1_rstd, m->res[0],
+                          p->block[0].ln1_w, p->block[0].ln1_b, (int)BT, C, GPT_LN_EPS);
+    else
+        layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, m->res[0], p->lnf_w, p->lnf_b,
+                          (int)BT, C, GPT_LN_EPS);
     for (int l = 0; l < L; l++) {
         const gpt_block *w = &p->block[l];
         gpt_layer_acts *a = &m->la[l];
@@ -458,25 +461,29 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
             draw_mask(m, a->m_proj, step, 2 + 3 * l, B, (size_t)T * C, 0);
             draw_mask(m, a->m_fc2, step, 3 + 3 * l, B, (size_t)T * C, 0);
         }
-        layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, m->res[l], w->ln1_w, w->ln1_b,
-                          (int)BT, C, GPT_LN_EPS);
         linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, (int)BT, C, 3 * C);
         attention_forward(a->atty, a->att, a->qkv, drop ? a->m_att : NULL, keep, B, T, C, H);
         linear_forward(m->tmp, a->atty, w->proj_w, w->proj_b, (int)BT, C, C);
         if (drop)
             apply_mask(m->tmp, a->m_proj, keep, BT * C);
-        residual_add(a->res2, m->res[l], m->tmp, BT * C);
-        layernorm_forward(a->ln2, a->ln2_mean, a->ln2_rstd, a->res2, w->ln2_w, w->ln2_b,
-                          (int)BT, C, GPT_LN_EPS);
+        residual_layernorm_forward(a->res2, m->res[l], m->tmp, a->ln2, a->ln2_mean,
+                                   a->ln2_rstd, w->ln2_w, w->ln2_b, (int)BT, C, GPT_LN_EPS);
         linear_forward(a->fch, a->ln2, w->fc_w, w->fc_b, (int)BT, C, 4 * C);
         gelu_forward(a->fchg, a->fch, BT * 4 * C);
         linear_forward(m->tmp, a->fchg, w->fc2_w, w->fc2_b, (int)BT, 4 * C, C);
         if (drop)
             apply_mask(m->tmp, a->m_fc2, keep, BT * C);
-        residual_add(m->res[l + 1], a->res2, m->tmp, BT * C);
+        if (l + 1 < L) {
+            gpt_layer_acts *n = &m->la[l + 1];
+            const gpt_block *nw = &p->block[l + 1];
+            residual_layernorm_forward(m->res[l + 1], a->res2, m->tmp, n->ln1, n->ln1_mean,
+                                       n->ln1_rstd, nw->ln1_w, nw->ln1_b, (int)BT, C,
+                                       GPT_LN_EPS);
+        } else {
+            residual_layernorm_forward(m->res[L], a->res2, m->tmp, m->lnf, m->lnf_mean,
+                                       m->lnf_rstd, p->lnf_w, p->lnf_b, (int)BT, C, GPT_LN_EPS);
+        }
     }
-    layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, m->res[L], p->lnf_w, p->lnf_b, (int)BT,
-                      C, GPT_LN_EPS);
     linear_forward(m->logits, m->lnf, p->lm_head ? p->lm_head : p->wte, NULL, (int)BT, C, V);
 
     softmax_xent(m->probs, m->losses, m->logits, with_targets ? m->targets : NULL, (int)BT, V);

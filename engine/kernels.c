@@ -105,6 +105,19 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
         k->ln_fwd_row(out + (size_t)i * C, mean + i, rstd + i, inp + (size_t)i * C, w, b, C, eps);
 }
 
+void residual_layernorm_forward(float *res, const float *a, const float *b, float *out,
+                                float *mean, float *rstd, const float *w, const float *bias, int N,
+                                int C, float eps)
+{
+    const kern_ops *k = KERN();
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < N; i++) {
+        size_t o = (size_t)i * C;
+        k->add(res + o, a + o, b + o, (size_t)C);
+        k->ln_fwd_row(out + o, mean + i, rstd + i, res + o, w, bias, C, eps);
+    }
+}
+
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, int N, int C)
 {

@@ -60,6 +60,11 @@ void linear_backward_set(float *dinp, float *dw, float *db, const float *dout, c
 /* LayerNorm over the last dimension; saves mean and rstd per row. */
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, int N, int C, float eps);
+/* res = a + b, then out = LayerNorm(res) row by row (the same bits as vec_add then
+ * layernorm_forward, in one pass and one parallel region) */
+void residual_layernorm_forward(float *res, const float *a, const float *b, float *out,
+                                float *mean, float *rstd, const float *w, const float *bias, int N,
+                                int C, float eps);
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, int N, int C);
 /* RMSNorm: out = inp / sqrt(mean(inp²) + eps) · w; saves rstd per row. */
