@@ -125,40 +125,45 @@ static inline const float *a_tile(const float *A, int lda, int ta, int i0, int p
 /* op(B) block (kc, n) at row p0 into NR-column panels: panel[k*NR + j], zero-padded. */
 static void pack_B(int kc, int n, const float *B, int ldb, int tb, int p0, int NR, float *Bp)
 {
-    for (int jr = 0; jr < n; jr += NR, Bp += (size_t)NR * kc) {
-        int nr = n - jr < NR ? n - jr : NR;
-        if (!tb) {
-            const float *src = B + (size_t)p0 * ldb + jr;
-            for (int k = 0; k < kc; k++, src += ldb) {
-                float *dst = Bp + (size_t)k * NR;
-                if (nr == NR && NR % 8 == 0) { /* whole rows: 32-byte copies, not floats */
+    if (!tb) {
+        /* row by row: B's rows are read once each, in order (a stream the prefetcher
+         * follows), each row's NR-column pieces going to their panels */
+        for (int k = 0; k < kc; k++) {
+            const float *src = B + (size_t)(p0 + k) * ldb;
+            float *dst = Bp + (size_t)k * NR;
+            for (int jr = 0; jr < n; jr += NR, dst += (size_t)NR * kc) {
+                int nr = n - jr < NR ? n - jr : NR;
+                if (nr == NR && NR % 8 == 0) { /* whole pieces: 32-byte copies, not floats */
                     for (int j = 0; j < NR; j += 8)
-                        memcpy(dst + j, src + j, 8 * sizeof(float));
+                        memcpy(dst + j, src + jr + j, 8 * sizeof(float));
                     continue;
                 }
                 for (int j = 0; j < nr; j++)
-                    dst[j] = src[j];
+                    dst[j] = src[jr + j];
                 for (int j = nr; j < NR; j++)
                     dst[j] = 0.0f;
             }
-        } else {
-            int k16 = 0; /* rows k < k16 of a full panel go by 16x16 transposes */
-            if (nr == NR && NR % 16 == 0 && kern->transpose16) {
-                k16 = kc / 16 * 16;
-                for (int k = 0; k < k16; k += 16)
-                    for (int j = 0; j < NR; j += 16)
-                        kern->transpose16(B + (size_t)(jr + j) * ldb + p0 + k, ldb,
-                                          Bp + (size_t)k * NR + j, NR);
-            }
-            for (int j = 0; j < NR; j++) {
-                if (j < nr) {
-                    const float *src = B + (size_t)(jr + j) * ldb + p0;
-                    for (int k = k16; k < kc; k++)
-                        Bp[(size_t)k * NR + j] = src[k];
-                } else {
-                    for (int k = 0; k < kc; k++)
-                        Bp[(size_t)k * NR + j] = 0.0f;
-                }
+        }
+        return;
+    }
+    for (int jr = 0; jr < n; jr += NR, Bp += (size_t)NR * kc) {
+        int nr = n - jr < NR ? n - jr : NR;
+        int k16 = 0; /* rows k < k16 of a full panel go by 16x16 transposes */
+        if (nr == NR && NR % 16 == 0 && kern->transpose16) {
+            k16 = kc / 16 * 16;
+            for (int k = 0; k < k16; k += 16)
+                for (int j = 0; j < NR; j += 16)
+                    kern->transpose16(B + (size_t)(jr + j) * ldb + p0 + k, ldb,
+                                      Bp + (size_t)k * NR + j, NR);
+        }
+        for (int j = 0; j < NR; j++) {
+            if (j < nr) {
+                const float *src = B + (size_t)(jr + j) * ldb + p0;
+                for (int k = k16; k < kc; k++)
+                    Bp[(size_t)k * NR + j] = src[k];
+            } else {
+                for (int k = 0; k < kc; k++)
+                    Bp[(size_t)k * NR + j] = 0.0f;
             }
         }
     }
