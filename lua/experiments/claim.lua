@@ -31,8 +31,8 @@
 --
 -- Budget.  9 x n runs of 150 iterations at width 128, 2 workers x 1 thread on the
 -- reference 2-core machine (AMD EPYC Zen 5): at 4 layers about 6.5 s a run (n = 12: 12
--- minutes), at 8 layers about 13 s (n = 12: 24 minutes); a Zen 4 machine of this kind
--- takes about 2.5 times as long.
+-- minutes), at 8 layers about 13 s (n = 12: 24 minutes); the AMD EPYC it first trained on
+-- (family 25 model 1, a Zen 3 without AVX-512) takes about 2.5 times as long.
 local SEARCH = "claim_search"
 local selected = repro.result(SEARCH, "claim", "selected")
 local ranking = repro.result(SEARCH, "claim", "ranking")
