@@ -99,6 +99,39 @@ t:ok(code == 1 and err:find("carries no digest", 1, true), "a summary without it
 check.write(sum_path, sum_text)
 code = check.run(rep)
 t:eq(code, 0, "the restored summary is read again")
+-- Its digest anyone can recompute: a summary whose numbers were edited and which kept
+-- its digest is refused, the report recomputing it from the verified records.
+local sum = json.decode(sum_text)
+local cmp = sum.comparisons[1]
+cmp.mean = cmp.mean + 0.5
+check.write(sum_path, json.pretty(sum))
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find(sum_path .. " differs from the summary its records give " ..
+  "(first differing key: comparisons[1].mean)", 1, true),
+  "an edited number under a kept digest is refused, naming the file and key: " .. err)
+sum = json.decode(sum_text)
+for k, v in pairs(sum.verdicts) do if type(v) == "table" then v.verdict = "better" end end
+sum.description = "integrity (edited)"
+check.write(sum_path, json.pretty(sum))
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("(first differing key: description)", 1, true),
+  "an edited text under a kept digest is refused: " .. err)
+code, _, err = check.run(rep .. " --trust-summaries")
+t:ok(code == 0 and err:find("--trust-summaries", 1, true),
+  "--trust-summaries (hand-made test summaries) reads it, with a warning: " .. err)
+check.write(sum_path, (sum_text:gsub('"file": "[^"]*"', '"file": "lua/experiments/none.lua"')))
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("its study file lua/experiments/none.lua does not exist", 1, true),
+  "a summary naming a study file that does not exist is refused: " .. err)
+check.write(sum_path, sum_text)
+-- a --set root's summary is recomputed with its command_line_overrides
+local sroot = dir .. "/sroot"
+code, _, err = check.run(repro .. " run " .. q(A) .. " --out-root " .. q(sroot) ..
+  " --set iters=3,lr=0.002")
+t:eq(code, 0, "the study runs with --set: " .. err)
+code, _, err = check.run(repro .. " report --experiments " .. q(sroot) .. " --paper " ..
+  q(dir .. "/spaper") .. " --plots-data " .. q(dir .. "/spdata") .. " --no-figures")
+t:eq(code, 0, "the report recomputes a --set root's summary with its overrides: " .. err)
 
 -- 2. verify counts a directory once -------------------------------------------------------
 local _, o1 = check.run(repro .. " verify " .. q(root))
