@@ -54,15 +54,15 @@ fs.mkdir_p(exp .. "/final")
 check.write(exp .. "/final/summary.json", src)
 
 local VARIANTS = { "none", "layernorm", "rmsnorm" }
--- A record's manifest.json with the checksums of its files: the report reads only
--- records that prove their content.
+-- A record's manifest.json with the checksums of its files and the digest of its own
+-- fields: the report reads only records that prove their content.
 local function seal(d, extra)
   local m = { sha256 = {} }
   for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
     m.sha256[f] = fs.sha256(d .. "/" .. f)
   end
   for k, v in pairs(extra or {}) do m[k] = v end
-  check.write(d .. "/manifest.json", json.pretty(m))
+  check.write(d .. "/manifest.json", require("repro.record").manifest_text(m))
 end
 -- A study's summary with the digest of the records beside it, as bin/repro analyze
 -- writes it: the report refuses a summary whose records_sha256 does not match.
