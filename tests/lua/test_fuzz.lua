@@ -12,6 +12,7 @@
 -- Then, end to end: a study whose record was damaged retrains it, keeps the damaged
 -- files aside and ends byte-identical to an undamaged study.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local record = require "repro.record"

@@ -7,6 +7,7 @@
 -- the report does not read it; --rehash adds checksums to a reviewed legacy record.  A
 -- summary.json that is a FIFO or a link to /dev/zero is refused at once.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local record = require "repro.record"

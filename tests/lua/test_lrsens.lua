@@ -3,6 +3,7 @@
 -- plain Python), its Monte Carlo mode, its argument errors; and the sweep analysis
 -- (lua/repro/lrsens.lua) on synthetic runs.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local stats = require "stats"
 local cjson = require "cjson"
 local t = check.new("test_lrsens")

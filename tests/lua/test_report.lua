@@ -10,6 +10,7 @@
 -- Last, the figures' generic rules: a figure whose data are all zero is a sentence, never
 -- drawn, and the forest plot shows each set of runs once (copies found from the records).
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local tex = require "repro.texfmt"
