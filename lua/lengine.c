@@ -15,7 +15,9 @@
  *   engine.param_count(cfg)      -> integer (reads the corpus for its vocabulary)
  *   engine.train(cfg [, opts])   -> metrics table
  *       opts: on_step = function(step, row) (return true to stop), log_every = k (default 1),
- *             checkpoint = path, checkpoint_every = k, resume = bool
+ *             checkpoint = path, checkpoint_every = k, resume = bool,
+ *             config_id = string (written into checkpoints; one to resume from must
+ *             carry the same, engine/train.h)
  *       row: one field per log column (engine.log_columns(cfg)), undefined ones absent;
  *       metrics: val_loss, val_ppl, val_acc, embed_norm and the instruments of
  *       engine/diag.h (acc_macro, acc_<class>, ece, brier, reliability{count,
@@ -564,13 +566,15 @@ static int l_train(lua_State *L)
     step_ctx s = {L, handler, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
-    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0};
+    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL};
     if (!lua_isnoneornil(L, 2)) {
         lua_getfield(L, 2, "checkpoint");
         h.checkpoint = lua_tostring(L, -1); /* kept alive on the stack */
         lua_getfield(L, 2, "resume");
         h.resume = lua_toboolean(L, -1);
         lua_pop(L, 1);
+        lua_getfield(L, 2, "config_id");
+        h.config_id = lua_tostring(L, -1); /* kept alive on the stack */
         lua_getfield(L, 2, "on_step");
         if (!lua_isnil(L, -1)) {
             luaL_checktype(L, -1, LUA_TFUNCTION);

@@ -13,7 +13,10 @@
 -- metrics.json is written last, each file atomically, so a killed run never looks
 -- done; the checksums go into manifest.json just before it.  While a
 -- run trains, its checkpoint is DIR/checkpoint-<first 12 hex of the config hash>.rptf,
--- so a changed config never resumes from another config's state.  config.json leaves
+-- so a changed config never resumes from another config's state; the checkpoint also
+-- carries the full hash inside (engine config_id), so another config's checkpoint
+-- renamed to this name is refused: the run fails naming the file (remove it to train
+-- from the start), never resumes from it.  config.json leaves
 -- out `threads` (results do not depend on it; the manifest records it).  Timings go to
 -- manifest.json only, so config.json, log.csv and metrics.json are byte-identical for
 -- the same build, config and seed.
@@ -464,6 +467,7 @@ function M.run(cfg, dir, opts)
   local now_threads, changed, core_s, t_last = threads, false, 0, t0
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
+    config_id = sha, -- inside every checkpoint: another config's is refused
     on_step = function(step, row)
       rows[#rows + 1] = row
       local want = opts.threads_now and opts.threads_now()

@@ -232,6 +232,52 @@ t:ok(sys.lstat(tdir .. "/y.tmp.124") and fs.read(outside .. "/keep.txt") == "kee
   "a link named like a temp file is left alone, its target untouched")
 t:eq(#fs.remove_stale_tmp(rroot .. "/gamma/none/seed-1"), 0, "no cleanup through a linked directory")
 
+-- 3b. A checkpoint carries its config's hash inside: another config's checkpoint renamed
+-- to this config's name is refused, naming the file; the run fails (nothing written),
+-- the file is kept for a look, and once it is removed the run trains from the start.
+local keys = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 6,
+  warmup = 1, diag_every = 2, diag_windows = 2, data = corpus }
+local function words(kv)
+  local w = {}
+  for k, v in pairs(kv) do w[#w + 1] = k .. "=" .. tostring(v) end
+  table.sort(w)
+  return table.concat(w, " ")
+end
+local cx = record.resolve(keys)
+local ky = {}
+for k, v in pairs(keys) do ky[k] = v end
+ky.lr = 0.002 -- the same shapes: only the hash inside tells the checkpoints apart
+local cy = record.resolve(ky)
+local dx, dy = dir .. "/ck-x", dir .. "/ck-y"
+local mx = record.run(cx, dx, { checkpoint_every = 2, on_step = function(step) return step >= 2 end })
+t:ok(mx.stopped, "the run of config X stopped with a checkpoint")
+local shax, shay = fs.sha256(dx .. "/config.json"), sys.sha256(record.config_text(cy))
+local ckx = record.checkpoint_path(dx, shax)
+t:ok(fs.exists(ckx), "X's checkpoint is there: " .. ckx)
+fs.mkdir_p(dy)
+check.write(dy .. "/config.json", record.config_text(cy))
+local cky = record.checkpoint_path(dy, shay)
+check.write(cky, assert(fs.read(ckx)))
+t:eq(record.status(dy, cy), "partial", "by its name the renamed checkpoint looks like Y's")
+code, _, err = check.run(repro .. " train " .. words(ky) .. " --out " .. q(dy))
+t:ok(code == 1 and err:find("checkpoint: " .. cky .. " is a checkpoint of another config (" ..
+  shax:sub(1, 12) .. "), not of this one (" .. shay:sub(1, 12) .. "): refused", 1, true),
+  "another config's checkpoint under Y's name is refused, naming the file: " .. err)
+t:ok(not fs.exists(dy .. "/metrics.json") and fs.exists(cky),
+  "the run failed cleanly: no record, the checkpoint kept for a look")
+os.remove(cky)
+code, _, err = check.run(repro .. " train " .. words(ky) .. " --out " .. q(dy))
+t:ok(code == 0 and record.verify(dy) == "verified", "without it, Y trains from the start: " .. err)
+-- X's own checkpoint resumes, byte-identical to an uninterrupted run
+code, _, err = check.run(repro .. " train " .. words(keys) .. " --out " .. q(dx))
+local dz = dir .. "/ck-z"
+local code2 = check.run(repro .. " train " .. words(keys) .. " --out " .. q(dz))
+t:ok(code == 0 and code2 == 0 and fs.read(dx .. "/log.csv") == fs.read(dz .. "/log.csv") and
+  fs.read(dx .. "/metrics.json") == fs.read(dz .. "/metrics.json"),
+  "X resumes from its own checkpoint byte-identically: " .. err)
+t:ok((json.decode(assert(fs.read(dx .. "/manifest.json"))).resumed_from_step or 0) > 0,
+  "X resumed from its checkpoint")
+
 -- 4. Files the host reads: FIFO and /dev/zero ------------------------------------------
 local fifo = dir .. "/fifo"
 os.execute("mkfifo " .. q(fifo))
