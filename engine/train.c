@@ -319,16 +319,25 @@ done:
 
 /* ---- checkpoints ----------------------------------------------------------------- */
 
+/* The config id of a checkpoint: tensor "config_id", its characters as i32 (the tensor
+ * file has no byte type), at most CONFIG_ID_MAX of them. */
+#define CONFIG_ID_MAX 128
+
 /* TRAIN_OK, or TRAIN_ENOMEM or TRAIN_EIO with a message naming the path. */
 static int save_checkpoint(const gpt_model *m, long step, const double *log, int ncols,
-                           const char *path, char *err, size_t errlen)
+                           const char *config_id, const char *path, char *err, size_t errlen)
 {
     tf_file *f = tf_new();
     uint32_t np = (uint32_t)m->n_params, two[2] = {(uint32_t)step, (uint32_t)ncols};
     int32_t st = (int32_t)step;
     uint32_t one = 1;
+    int32_t id[CONFIG_ID_MAX];
+    uint32_t id_len = config_id ? (uint32_t)strnlen(config_id, CONFIG_ID_MAX) : 0;
+    for (uint32_t i = 0; i < id_len; i++)
+        id[i] = (unsigned char)config_id[i];
     int rc = TRAIN_OK;
-    if (!f || tf_add(f, "params", TF_F32, 1, &np, m->params) ||
+    if (!f || (id_len > 0 && tf_add(f, "config_id", TF_I32, 1, &id_len, id)) ||
+        tf_add(f, "params", TF_F32, 1, &np, m->params) ||
         tf_add(f, "adam_m", TF_F32, 1, &np, m->adam_m) ||
         tf_add(f, "adam_v", TF_F32, 1, &np, m->adam_v) ||
         tf_add(f, "step", TF_I32, 1, &one, &st) || tf_add(f, "log", TF_F64, 2, two, log)) {
@@ -342,12 +351,45 @@ static int save_checkpoint(const gpt_model *m, long step, const double *log, int
     return rc;
 }
 
-static int load_checkpoint(gpt_model *m, const char *path, int ncols, long *step, double *log,
-                           char *err, size_t errlen)
+/* 0 when the checkpoint f carries config_id (NULL: not checked), else -1 with a message
+ * naming the path and both ids. */
+static int check_config_id(const tf_file *f, const char *config_id, const char *path, char *err,
+                           size_t errlen)
+{
+    if (!config_id)
+        return 0;
+    const tf_tensor *t = tf_find(f, "config_id");
+    char have[CONFIG_ID_MAX + 1];
+    size_t n = 0;
+    if (t && t->dtype == TF_I32 && t->count <= CONFIG_ID_MAX) {
+        for (n = 0; n < t->count; n++) {
+            int32_t c = ((const int32_t *)t->data)[n];
+            have[n] = (char)(c > 32 && c < 127 ? c : '?');
+        }
+    }
+    have[n] = '\0';
+    if (n > 0 && strcmp(have, config_id) == 0)
+        return 0;
+    if (n == 0)
+        snprintf(err, errlen, "%s carries no config hash (not a checkpoint this version "
+                 "wrote): refused; remove it to train this run from the start", path);
+    else
+        snprintf(err, errlen, "%s is a checkpoint of another config (%.12s), not of this one "
+                 "(%.12s): refused; remove it to train this run from the start", path, have,
+                 config_id);
+    return -1;
+}
+
+static int load_checkpoint(gpt_model *m, const char *path, int ncols, const char *config_id,
+                           long *step, double *log, char *err, size_t errlen)
 {
     tf_file *f = tf_read(path, err, errlen);
     if (!f)
         return -1;
+    if (check_config_id(f, config_id, path, err, errlen)) {
+        tf_free(f);
+        return -1;
+    }
     const tf_tensor *p = tf_find(f, "params"), *mm = tf_find(f, "adam_m"),
                     *vv = tf_find(f, "adam_v"), *st = tf_find(f, "step"), *lg = tf_find(f, "log");
     int ok = p && mm && vv && st && lg && p->count == m->n_params && mm->count == m->n_params &&
@@ -567,7 +609,8 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_me
     const int ncols = rs.ncols;
     long start = 0;
     if (hooks && hooks->checkpoint && hooks->resume && access(hooks->checkpoint, F_OK) == 0) {
-        if (load_checkpoint(m, hooks->checkpoint, ncols, &start, rs.log, err, errlen)) {
+        if (load_checkpoint(m, hooks->checkpoint, ncols, hooks->config_id, &start, rs.log, err,
+                            errlen)) {
             rc = TRAIN_ECHECKPOINT;
             goto done;
         }
@@ -600,8 +643,8 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_me
             break;
         }
         if (want_checkpoint(hooks, step + 1, cfg->iters) &&
-            (rc = save_checkpoint(m, step + 1, rs.log, ncols, hooks->checkpoint, err,
-                                  errlen)) != TRAIN_OK)
+            (rc = save_checkpoint(m, step + 1, rs.log, ncols, hooks->config_id,
+                                  hooks->checkpoint, err, errlen)) != TRAIN_OK)
             goto done;
     }
     out->steps = step;
@@ -612,7 +655,8 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_me
     out->embed_init_rms = m->embed_rms;
     out->embed_scale = cfg->embed_norm == EMBED_SCALE ? (double)m->embed_scale : NAN;
     if (out->stopped && hooks && hooks->checkpoint && step < cfg->iters &&
-        (rc = save_checkpoint(m, step, rs.log, ncols, hooks->checkpoint, err, errlen)) !=
+        (rc = save_checkpoint(m, step, rs.log, ncols, hooks->config_id, hooks->checkpoint, err,
+                                errlen)) !=
             TRAIN_OK)
         goto done;
     double t1 = now_s(), train_s = t1 - t0 - rs.diag_s;

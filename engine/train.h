@@ -45,6 +45,11 @@ typedef struct {
     const char *checkpoint; /* path or NULL */
     int checkpoint_every;   /* steps; 0 = no periodic checkpoints */
     int resume;             /* continue from the checkpoint if it exists */
+    /* The config's identity (its config.json's SHA-256, hex) or NULL.  Written into every
+     * checkpoint; a checkpoint to resume from must carry the same one, else the run is
+     * refused (TRAIN_ECHECKPOINT): another config's checkpoint under this config's name
+     * never resumes.  NULL: neither written nor checked. */
+    const char *config_id;
 } train_hooks;
 
 typedef struct {

@@ -15,7 +15,9 @@
  *   engine.param_count(cfg)      -> integer (reads the corpus for its vocabulary)
  *   engine.train(cfg [, opts])   -> metrics table
  *       opts: on_step = function(step, row) (return true to stop), log_every = k (default 1),
- *             checkpoint = path, checkpoint_every = k, resume = bool
+ *             checkpoint = path, checkpoint_every = k, resume = bool,
+ *             config_id = string (written into checkpoints; one to resume from must
+ *             carry the same, engine/train.h)
  *       row: one field per log column (engine.log_columns(cfg)), undefined ones absent;
  *       metrics: val_loss, val_ppl, val_acc, embed_norm and the instruments of
  *       engine/diag.h (acc_macro, acc_<class>, ece, brier, reliability{count,
@@ -48,7 +50,8 @@
  * (the data file), checkpoint (the one to resume from cannot be read or is of another
  * config), filesystem (a checkpoint cannot be written), memory (out of memory).
  * A relative `data` path is resolved against the project root, so records store the
- * portable relative path.  on_step runs between steps, never inside a parallel region;
+ * portable relative path; the corpus must lie in the project's data directory
+ * (<root>/data, symbolic links and ".." resolved) unless REPRO_DATA_ANYWHERE=1.  on_step runs between steps, never inside a parallel region;
  * an error in it stops training, the C state is freed, and the error is re-raised as it
  * was raised (a string error with the traceback of where it was raised appended).
  * SIGINT or SIGTERM (kill, scancel, a batch system's time limit) during training stops
@@ -57,6 +60,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <math.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +137,46 @@ static int set_from_stack(lua_State *L, gpt_config *c, const char *key, char *er
     return -1;
 }
 
+/* True when path is below dir ("dir/..."). */
+static int below(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* Refuses (a config error naming the key, the value and the flag) a corpus outside the
+ * project's data directory <root>/data: with symbolic links and ".." resolved (realpath)
+ * when it exists, else by its text (below the directory, no ".." component), so a study
+ * or a command line cannot point `data` at any readable file of the machine.
+ * REPRO_DATA_ANYWHERE=1 allows another (the tests' temporary corpora, a corpus kept
+ * elsewhere on purpose).  `given` is the value as given, `path` the one resolved. */
+static void check_data_dir(lua_State *L, const char *root, const char *given, const char *path)
+{
+    const char *any = getenv("REPRO_DATA_ANYWHERE");
+    if (any && strcmp(any, "1") == 0)
+        return;
+    char dir[PATH_MAX], real_dir[PATH_MAX], real[PATH_MAX];
+    int n = snprintf(dir, sizeof dir, "%s/data", root);
+    if (n < 0 || (size_t)n >= sizeof dir)
+        luaL_error(L, "config: data path too long");
+    const char *d = realpath(dir, real_dir) ? real_dir : dir;
+    int inside;
+    if (realpath(path, real)) {
+        inside = below(real, d);
+    } else {
+        size_t len = strlen(path);
+        inside = below(path, dir) && strstr(path, "/../") == NULL &&
+                 !(len >= 3 && strcmp(path + len - 3, "/..") == 0);
+        real[0] = '\0';
+    }
+    if (!inside)
+        luaL_error(L, "config: data=%s: outside the project's data directory %s/%s%s%s (a corpus "
+                   "must be there; REPRO_DATA_ANYWHERE=1 allows another)", given, dir,
+                   real[0] && strcmp(real, given) != 0 ? ": it is " : "",
+                   real[0] && strcmp(real, given) != 0 ? real : "",
+                   real[0] ? "" : " (by its path: '..' or not below it)");
+}
+
 /* Reads a config table at `idx` over the defaults; raises a Lua error naming the key.
  * No C memory is held while this can raise. */
 static void read_config(lua_State *L, int idx, gpt_config *c)
@@ -148,17 +192,20 @@ static void read_config(lua_State *L, int idx, gpt_config *c)
             luaL_error(L, "config: %s", err);
         lua_pop(L, 1);
     }
-    if (c->data[0] && c->data[0] != '/') {
-        lua_getfield(L, LUA_REGISTRYINDEX, "repro.root");
-        const char *root = lua_tostring(L, -1);
-        if (root) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "repro.root");
+    const char *root = lua_tostring(L, -1); /* the registry keeps it alive */
+    lua_pop(L, 1);
+    if (root && c->data[0]) {
+        char given[sizeof c->data];
+        memcpy(given, c->data, sizeof given);
+        if (c->data[0] != '/') {
             char buf[sizeof c->data];
             int n = snprintf(buf, sizeof buf, "%s/%s", root, c->data);
             if (n < 0 || (size_t)n >= sizeof buf)
                 luaL_error(L, "config: data path too long");
             memcpy(c->data, buf, sizeof buf);
         }
-        lua_pop(L, 1);
+        check_data_dir(L, root, given, c->data);
     }
 }
 
@@ -519,13 +566,15 @@ static int l_train(lua_State *L)
     step_ctx s = {L, handler, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
-    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0};
+    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL};
     if (!lua_isnoneornil(L, 2)) {
         lua_getfield(L, 2, "checkpoint");
         h.checkpoint = lua_tostring(L, -1); /* kept alive on the stack */
         lua_getfield(L, 2, "resume");
         h.resume = lua_toboolean(L, -1);
         lua_pop(L, 1);
+        lua_getfield(L, 2, "config_id");
+        h.config_id = lua_tostring(L, -1); /* kept alive on the stack */
         lua_getfield(L, 2, "on_step");
         if (!lua_isnil(L, -1)) {
             luaL_checktype(L, -1, LUA_TFUNCTION);

@@ -9,12 +9,15 @@
  *   proc.die_with_parent(ppid) -> false if ppid is gone SIGKILL when the parent dies
  *   proc.lock(dir, wait [, shared]) -> true | false     a flock held for the process's life
  *   proc.lock_held(dir) -> true | false | nil, message  another process holds it?
+ *   proc.setenv(name, value)                            this process's environment, which
+ *                                                       every process it starts inherits
  * Errors name the path and the system's reason (strerror).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/file.h>
@@ -221,9 +224,22 @@ static int proc_lock_held(lua_State *L)
     return 2;
 }
 
+/* proc.setenv(name, value): for a script (a test that trains on a temporary corpus sets
+ * REPRO_DATA_ANYWHERE=1 for itself and the commands it runs). */
+static int proc_setenv(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    const char *value = luaL_checkstring(L, 2);
+    luaL_argcheck(L, *name && !strchr(name, '='), 1, "not a variable name");
+    if (setenv(name, value, 1) != 0)
+        return luaL_error(L, "setenv %s: %s", name, strerror(errno));
+    return 0;
+}
+
 int luaopen_proc(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"spawn", proc_spawn},
+    static const luaL_Reg fns[] = {{"setenv", proc_setenv},
+                                   {"spawn", proc_spawn},
                                    {"wait", proc_wait},
                                    {"kill", proc_kill},
                                    {"sleep", proc_sleep},

@@ -31,7 +31,12 @@
  * copies of the chunk's arguments; its return values are copied back the same way and
  * its errors become the chunk's errors (`repro.name: message`).  It must be a pure,
  * read-only function of its arguments (and of files): nothing it changes outlives the
- * evaluation.
+ * evaluation.  It runs under the chunk's limits, not beside them: in the child the
+ * host's state allocates through the same budget (what it holds beyond its size at the
+ * fork counts against memory_bytes with the chunk's own memory), its VM instructions
+ * count against `instructions` with the chunk's, every call counts as at least
+ * HOOK_EVERY instructions (a loop of calls ends at the limit, however little each does),
+ * and the wall-clock and CPU limits cover the whole child.
  */
 #include <errno.h>
 #include <math.h>
@@ -335,6 +340,9 @@ static int decode(lua_State *L, reader *r, int depth, int is_key)
 
 typedef struct {
     size_t used, limit;
+    long long host_used;   /* the host state's growth since the fork (may be negative) */
+    lua_Alloc host_alloc;  /* the host state's own allocator, and its ud */
+    void *host_ud;
     int over_memory;
     long long hooks, max_hooks;
     int over_steps;
@@ -350,6 +358,12 @@ typedef struct {
     char err[MSG_MAX];
 } box;
 
+/* The left of memory_bytes for both states: the chunk's state and the host's growth. */
+static long long box_left(const box *b)
+{
+    return (long long)b->limit - (long long)b->used - b->host_used;
+}
+
 static void *box_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     box *b = ud;
@@ -360,7 +374,7 @@ static void *box_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         b->used -= osize;
         return NULL;
     }
-    if (nsize > osize && nsize - osize > b->limit - b->used) {
+    if (nsize > osize && (long long)(nsize - osize) > box_left(b)) {
         b->over_memory = 1;
         return NULL;
     }
@@ -372,6 +386,23 @@ static void *box_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     }
     b->used = b->used - osize + nsize;
+    return q;
+}
+
+/* The host state's allocator in the child: its own, charged to the box's budget. */
+static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    box *b = ud;
+    size_t old = ptr == NULL ? 0 : osize;
+    if (nsize > old && (long long)(nsize - old) > box_left(b)) {
+        b->over_memory = 1;
+        return NULL;
+    }
+    void *q = b->host_alloc(b->host_ud, ptr, osize, nsize);
+    if (q != NULL || nsize == 0)
+        b->host_used += (long long)nsize - (long long)old;
+    else
+        b->over_memory = 1;
     return q;
 }
 
@@ -475,6 +506,11 @@ static int api_call_fn(lua_State *S)
         }
     }
     free(e);
+    /* a call counts as HOOK_EVERY instructions at least (box_hook counts the rest) */
+    if (b->over_steps || ++b->hooks > b->max_hooks) {
+        b->over_steps = 1;
+        return luaL_error(S, "instruction limit reached");
+    }
     lua_State *L = b->host;
     int top = lua_gettop(L);
     lua_pushcfunction(L, api_host_side);
@@ -644,6 +680,12 @@ static void child(int fd, box *b, double wall_s)
         _exit(0);
     }
     lua_atpanic(S, box_panic);
+    if (b->api_ref != LUA_NOREF) {
+        /* the api functions run in the host's state: same budget, same count */
+        b->host_alloc = lua_getallocf(b->host, &b->host_ud);
+        lua_setallocf(b->host, host_alloc, b);
+        lua_sethook(b->host, box_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    }
     lua_pushcfunction(S, box_main);
     lua_pushlightuserdata(S, b);
     int status = lua_pcall(S, 1, 1, 0);

@@ -957,6 +957,35 @@ function M.summarize(s, runs)
   return out
 end
 
+-- The records of every run of the validated study s under its directory dir (the
+-- analysis needs them all, not only the runs a command selected): variant -> seed ->
+-- run (M.read_run), and the labels of the runs not done (record.status: a record that
+-- is unfinished, of another config, failing its checksums or without them is not done).
+function M.study_records(s, dir)
+  local record = require "repro.record"
+  local metrics = require("repro.study").metric_names()
+  local records, missing = {}, {}
+  for _, r in ipairs(s.runs) do
+    local rdir = dir .. "/" .. r.rel
+    records[r.variant] = records[r.variant] or {}
+    if record.status(rdir, r.cfg) == "done" then
+      records[r.variant][r.seed] = assert(M.read_run(rdir, metrics))
+    else
+      missing[#missing + 1] = r.label
+    end
+  end
+  return records, missing
+end
+
+-- The summary of study s from its records (M.study_records) in dir, with the digest of
+-- the verified records beside it (`records_sha256`, record.records_digest): the table
+-- and its text, exactly as `bin/repro analyze` writes summary.json.
+function M.summary_of(s, dir, records)
+  local summary = M.summarize(s, records)
+  summary.records_sha256 = require("repro.record").records_digest(dir)
+  return summary, json.pretty(summary)
+end
+
 -- A study at the claim's protocol (every run 150 iterations, claim.TABLE1.iters, at the
 -- default peak lr 3e-4, the seeds' and the claim's) prints its validation perplexity
 -- beside the claim's Table 1: a row per variant whose embed_norm has a row there; nil

@@ -76,6 +76,12 @@ function M.run(cmd)
   return code, out, err
 end
 
+-- For a test that trains on temporary corpora outside the project's data directory:
+-- REPRO_DATA_ANYWHERE=1 for this process and every command it runs (README).
+function M.data_anywhere()
+  require("repro.proc").setenv("REPRO_DATA_ANYWHERE", "1")
+end
+
 -- A fresh temporary directory (removed by M.rmtree).
 function M.tmpdir()
   local p = io.popen("mktemp -d")

@@ -208,13 +208,14 @@ commands.export = export.main
 -- A new study file (lua/repro/newstudy.lua).
 commands.new = newstudy.main
 
+-- `bin/repro --help` is `bin/repro help`.
 function commands.help()
   io.write([[
 usage:
   bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force] [--json]
   bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
                 [--out-root DIR] [--set key=value,...] [--allow-large]
-  bin/repro verify [DIR ...] [--strict]
+  bin/repro verify [DIR ...] [--rehash]
   bin/repro plan STUDY.lua [--all] [--only ...] [--set ...] [--out-root DIR] [--threads N]
   bin/repro run-one STUDY.lua --only variant=V,seed=S [--set ...] [--out-root DIR]
                 [--threads N]
@@ -224,6 +225,7 @@ usage:
                 [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
+                [--manifest FILE] [--trust-summaries]
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
   bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
                 [--out-root DIR]
@@ -232,6 +234,12 @@ usage:
   bin/repro new NAME [--from STUDY] [--dir DIR]
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
+environment:
+  REPRO_DATA_ANYWHERE=1  a corpus (`data`) outside the project's data directory
+                         (data/, symbolic links and '..' resolved) is allowed; without it
+                         one elsewhere is refused
+  REPRO_EXPERIMENTS      the records root (default: experiments/ of the project)
+  REPRO_ROOT             the project root (default: found from this binary's path)
 config keys (defaults):
 ]])
   local d = engine.defaults()
@@ -298,6 +306,7 @@ end
 
 function M.main(argv)
   local cmd = argv[1]
+  if cmd == "--help" then cmd = "help" end
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..

@@ -44,7 +44,7 @@ local M = {}
 
 -- The state of one evaluation, set by M.begin in the host before the sandbox forks; the
 -- functions below run in the child, which sees it as it was at the fork.
-local state = { root = nil, listing = false, reads = {}, unread = 0 }
+local state = { root = nil, listing = false, reads = {}, unread = 0, cache = {} }
 
 -- What a study that has no results yet reads as in listing mode, one kind per evaluation.
 M.PLACEHOLDERS = { "nil", "zero", "table" }
@@ -55,6 +55,7 @@ local PLACEHOLDER = { ["nil"] = function() return nil end, zero = function() ret
 -- placeholder kind of M.PLACEHOLDERS; false or nil for a real evaluation).
 function M.begin(root, listing)
   state.root, state.listing, state.reads, state.unread = root, listing or false, {}, 0
+  state.cache = {}
 end
 
 
@@ -68,11 +69,16 @@ local function check_name(study, what)
 end
 
 -- The summary of `study` (decoded), or, in listing mode when it does not exist, nil.
+-- Read and decoded once per evaluation (state.cache), so that calls in a loop cost no
+-- file reads; the sandbox counts what the calls do against the study's limits
+-- (lua/lsandbox.c: memory, instructions, at least 1000 per call, time).
 local function summary_of(study)
-  state.reads[#state.reads + 1] = study
   local root = state.root or "experiments"
   local dir = root .. "/" .. study
   local path = dir .. "/summary.json"
+  local cached = state.cache[study]
+  if cached then return cached, path end
+  state.reads[#state.reads + 1] = study
   local text, why = fs.read(path)
   if not text and fs.exists(path) then
     -- a FIFO, a device, a link or an oversized file: refused at once, never waited on
@@ -94,6 +100,7 @@ local function summary_of(study)
   end
   local ok, doc = pcall(json.decode, text)
   if not ok or type(doc) ~= "table" then fail("%s: not a study summary (invalid JSON)", path) end
+  state.cache[study] = doc
   return doc, path
 end
 

@@ -13,7 +13,10 @@
 -- metrics.json is written last, each file atomically, so a killed run never looks
 -- done; the checksums go into manifest.json just before it.  While a
 -- run trains, its checkpoint is DIR/checkpoint-<first 12 hex of the config hash>.rptf,
--- so a changed config never resumes from another config's state.  config.json leaves
+-- so a changed config never resumes from another config's state; the checkpoint also
+-- carries the full hash inside (engine config_id), so another config's checkpoint
+-- renamed to this name is refused: the run fails naming the file (remove it to train
+-- from the start), never resumes from it.  config.json leaves
 -- out `threads` (results do not depend on it; the manifest records it).  Timings go to
 -- manifest.json only, so config.json, log.csv and metrics.json are byte-identical for
 -- the same build, config and seed.
@@ -89,11 +92,33 @@ local function count_rows(text)
   return n - 1 -- the header
 end
 
+-- The digest of a manifest's own fields (decoded, `man`): the SHA-256 of the canonical
+-- serialization (json.pretty: sorted keys, 14 significant digits) of every field but
+-- manifest_sha256 itself.  It covers what the paper prints from a manifest (cpu,
+-- copied_from, times) and the checksums themselves.
+function M.manifest_digest(man)
+  local t = {}
+  for k, v in pairs(man) do
+    if k ~= "manifest_sha256" then t[k] = v end
+  end
+  return sys.sha256(json.pretty(json.object(t)))
+end
+
+-- The text of manifest.json for the fields of man, with their digest (manifest_sha256).
+function M.manifest_text(man)
+  man.manifest_sha256 = nil
+  man.manifest_sha256 = M.manifest_digest(man)
+  return json.pretty(man)
+end
+
 -- The integrity of the record in dir, whatever its config:
---   "verified"     manifest.json's sha256 matches config.json, log.csv and metrics.json
+--   "verified"     manifest.json's sha256 matches config.json, log.csv and metrics.json,
+--                  and its manifest_sha256 the manifest's other fields
 --   "no checksum"  a finished record from before records carried checksums, consistent
---                  (metrics.json names config.json's SHA-256, log.csv has its rows)
---   "mismatch"     a file differs from its recorded SHA-256, is missing or inconsistent
+--                  (metrics.json names config.json's SHA-256, log.csv has its rows), or
+--                  one whose files match but whose manifest has no manifest_sha256
+--   "mismatch"     a file differs from its recorded SHA-256, is missing or inconsistent,
+--                  or a field of manifest.json changed (manifest_sha256)
 --   "unfinished"   no metrics.json (training, stopped, killed, or never started)
 -- and a list of problems (each naming the file) for "mismatch".
 function M.verify(dir)
@@ -119,6 +144,14 @@ function M.verify(dir)
         bad("%s: SHA-256 %s, but manifest.json recorded %s (changed after it was written)",
           f, got:sub(1, 12), want:sub(1, 12))
       end
+    end
+    local digest = man.manifest_sha256
+    if digest == nil then
+      if #problems == 0 then return "no checksum", problems end
+    elseif digest ~= M.manifest_digest(man) then
+      bad("manifest.json: its fields changed after it was written (manifest_sha256 %s is " ..
+        "not the digest of the others)", type(digest) == "string" and
+        base.printable(digest:sub(1, 12)) or "malformed")
     end
     if #problems == 0 then return "verified", problems end
     return "mismatch", problems
@@ -180,20 +213,25 @@ function M.records_digest(study_dir)
   return sys.sha256(table.concat(lines, "\n")), #lines
 end
 
-M.UNTRUSTED = "manifest.json holds no checksums: not trusted (review the record, then " ..
-  "`bin/repro verify --rehash DIR` adds them)"
+M.UNTRUSTED = "manifest.json holds no checksums (sha256, manifest_sha256): not trusted " ..
+  "(review the record, then `bin/repro verify --rehash DIR` adds them)"
 
--- Adds the checksums of config.json, log.csv and metrics.json to the manifest.json of a
--- record without them (M.verify: "no checksum", consistent): `bin/repro verify --rehash`,
--- after a review of the record.  Returns true, or false and why not.
+-- Adds the checksums of config.json, log.csv and metrics.json and the digest of the
+-- manifest's own fields to the manifest.json of a record without them (M.verify: "no
+-- checksum": consistent, or its files matching checksums it already has):
+-- `bin/repro verify --rehash`, after a review of the record.  Only manifest.json is
+-- rewritten (atomically); the other three files are never touched.  Returns true, or
+-- false and why not.
 function M.rehash(dir)
   local state = M.verify(dir)
   if state ~= "no checksum" then return false, state end
   local ok, man = pcall(json.decode, fs.read(dir .. "/manifest.json") or "")
   if not ok or type(man) ~= "table" then return false, "manifest.json unreadable" end
-  man.sha256 = {}
-  for _, f in ipairs(M.HASHED) do man.sha256[f] = sys.sha256_file(dir .. "/" .. f, true) end
-  fs.write_atomic(dir .. "/manifest.json", json.pretty(man))
+  if man.sha256 == nil then
+    man.sha256 = {}
+    for _, f in ipairs(M.HASHED) do man.sha256[f] = sys.sha256_file(dir .. "/" .. f, true) end
+  end
+  fs.write_atomic(dir .. "/manifest.json", M.manifest_text(man))
   return true
 end
 
@@ -429,6 +467,7 @@ function M.run(cfg, dir, opts)
   local now_threads, changed, core_s, t_last = threads, false, 0, t0
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
+    config_id = sha, -- inside every checkpoint: another config's is refused
     on_step = function(step, row)
       rows[#rows + 1] = row
       local want = opts.threads_now and opts.threads_now()
@@ -450,7 +489,7 @@ function M.run(cfg, dir, opts)
   local metrics_text = json.pretty(out)
   fs.write_atomic(dir .. "/log.csv", log_text)
   local commit, dirty = M.git_info()
-  fs.write_atomic(dir .. "/manifest.json", json.pretty({
+  fs.write_atomic(dir .. "/manifest.json", M.manifest_text({
     repro_version = host.version, git_commit = commit, git_dirty = dirty,
     compiler = host.compiler, cflags = host.cflags, isa = host.isa, lua = host.lua, gsl = host.gsl,
     corpus = cfg.data, corpus_sha256 = fs.sha256(M.data_path(cfg)) or "unreadable",

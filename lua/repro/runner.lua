@@ -200,22 +200,6 @@ local function report_incomplete(runs, res)
   return res.interrupted and 130 or 1
 end
 
--- The records of every run of the study (the analysis needs them all, not only the
--- selected ones): variant -> seed -> run, and the labels of the runs not done.
-local function read_records(s, dir)
-  local records, missing = {}, {}
-  for _, r in ipairs(s.runs) do
-    local rdir = dir .. "/" .. r.rel
-    records[r.variant] = records[r.variant] or {}
-    if record.status(rdir, r.cfg) == "done" then
-      records[r.variant][r.seed] = assert(analysis.read_run(rdir, study.metric_names()))
-    else
-      missing[#missing + 1] = r.label
-    end
-  end
-  return records, missing
-end
-
 local function write_study_manifest(s, dir, facts)
   local commit, dirty = record.git_info()
   local sum = 0
@@ -236,12 +220,8 @@ end
 -- summary.json and manifest.json of study s in dir (ctx: what this invocation did and
 -- what the directory held before it).  Returns the summary.
 local function write_summary(s, dir, records, ctx)
-  local summary = analysis.summarize(s, records)
-  -- the same analysis as the old summary's, which lacked only the digest: the same result
-  local same = json.pretty(summary) == ctx.old_summary
-  summary.records_sha256 = record.records_digest(dir)
-  local text = json.pretty(summary)
-  same = same or text == ctx.old_summary
+  local summary, text = analysis.summary_of(s, dir, records)
+  local same = text == ctx.old_summary
   fs.write_atomic(dir .. "/summary.json", text)
   local diverged = 0
   for _, v in pairs(summary.per_variant) do diverged = diverged + v.n_diverged end
@@ -263,7 +243,7 @@ end
 
 -- The analysis once every run is done: summary, manifest, verdicts on stdout.
 local function analyse(s, dir, ctx)
-  local records, missing = read_records(s, dir)
+  local records, missing = analysis.study_records(s, dir)
   if #missing > 0 then
     say(who .. ": %d %s of the study %s not done (%s); no summary. Run the study " ..
       "without --only to complete it.", #missing, plural(#missing, "run"),

@@ -189,8 +189,8 @@ function M.refusal(runs)
     end
   end
   if #u > 0 then
-    return string.format("repro run: record: %d finished record%s without checksums, not " ..
-      "trusted: %s; review %s, then `bin/repro verify --rehash DIR` adds the checksums, or " ..
+    return string.format("repro run: record: %d finished record%s without checksums " ..
+      "(manifest.json's sha256 and manifest_sha256), not trusted: %s; review %s, then `bin/repro verify --rehash DIR` adds the checksums, or " ..
       "--force trains %s again (nothing was written)", #u, #u == 1 and "" or "s",
       table.concat(u, ", "), #u == 1 and "it" or "them", #u == 1 and "it" or "them")
   end
@@ -257,7 +257,7 @@ function M.copy_record(r, out_root)
   local manifest = json.decode(assert(fs.read(r.source .. "/manifest.json")))
   manifest.copied_from = manifest.copied_from or r.source:sub(#out_root + 2)
   manifest.copied_utc = os.date("!%Y-%m-%dT%H:%M:%SZ")
-  fs.write_atomic(r.dir .. "/manifest.json", json.pretty(manifest))
+  fs.write_atomic(r.dir .. "/manifest.json", record.manifest_text(manifest))
   fs.write_atomic(r.dir .. "/metrics.json", assert(fs.read(r.source .. "/metrics.json")))
 end
 

@@ -4,6 +4,7 @@
 -- file and directory under the case's own directory (its records root included) and
 -- under the shared fixtures is byte-identical afterwards.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local sys = require "repro.sys"
 local t = check.new("test_bad_inputs")

@@ -1,7 +1,8 @@
 -- Bounded host work (issue 28, class 6): a study with 200,000 unknown keys validates in
 -- under 2 s with the first 20 problems shown and the rest counted; a 1 MB key is shown by
 -- its start; a study that reads another study's summary through repro.result gets a
--- FIFO or a link to /dev/zero refused at once.
+-- FIFO or a link to /dev/zero refused at once; host functions obey the study's limits
+-- (instructions and memory).
 local check = require "repro.check"
 local fs = require "repro.fs"
 local host = require "repro.host"
@@ -90,6 +91,45 @@ return { name = "reader", description = "x", ]] .. TAIL .. "\n")
   t:ok(code == 1 and err:find("summary.json", 1, true),
     string.format("repro.result on a %s summary: refused (no hang: %.2f s): %s", kind, took, err))
 end
+
+-- Host functions run under the study's own limits (lua/lsandbox.c): a loop of 10^6 calls
+-- ends at the instruction limit (each call counts as 1000 instructions at least), never at
+-- the 20 s wall clock; a summary that decodes to more than the 256 MiB memory limit ends
+-- at the memory limit, not by growing the host.
+local hroot = dir .. "/root-host"
+fs.mkdir_p(hroot .. "/src")
+check.write(hroot .. "/src/summary.json", '{"none": {"val_loss": 1.5}}')
+local loop = dir .. "/loop.lua"
+check.write(loop, [[
+local s = 0
+for i = 1, 1000000 do s = s + repro.result("src", "none", "val_loss") end
+return { name = "loop", description = "x", ]] .. TAIL .. "\n")
+t0 = host.now()
+code, _, err = check.run("timeout 60 " .. repro .. " run " .. q(loop) .. " --dry-run " ..
+  "--out-root " .. q(hroot))
+took = host.now() - t0
+t:ok(code == 1 and err:find("loop.lua: exceeded the limit of 100000000 Lua instructions", 1, true)
+  and took < 15, string.format("10^6 host calls end at the study's instruction limit in " ..
+  "%.2f s: %s", took, err))
+local hbig = dir .. "/root-hbig"
+fs.mkdir_p(hbig .. "/src")
+local f = assert(io.open(hbig .. "/src/summary.json", "wb"))
+f:write('{"none": {"val_loss": 1.5}, "pad": [')
+local chunk = string.rep("{},", 100000)
+for _ = 1, 60 do f:write(chunk) end
+f:write('{}]}')
+f:close()
+local huge = dir .. "/huge.lua"
+check.write(huge, [[
+local v = repro.result("src", "none", "val_loss")
+return { name = "huge", description = "x", ]] .. TAIL .. "\n")
+t0 = host.now()
+code, _, err = check.run("timeout 60 " .. repro .. " run " .. q(huge) .. " --dry-run " ..
+  "--out-root " .. q(hbig))
+took = host.now() - t0
+t:ok(code == 1 and err:find("huge.lua: exceeded the 256 MiB memory limit", 1, true),
+  string.format("a summary of 6 million objects (18 MB) read by a host function ends at " ..
+  "the study's memory limit (%.2f s): %s", took, err))
 
 check.rmtree(dir)
 t:done()

@@ -4,6 +4,7 @@
 -- subset accuracy, the norm's effect beside the claim's, n-gram references, the closest
 -- set-up), and a tiny end-to-end search run through bin/repro run.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local claim = require "repro.claim"
 local analysis = require "repro.analysis"
 local study = require "repro.study"

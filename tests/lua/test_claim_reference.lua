@@ -2,6 +2,7 @@
 -- (150 iterations at peak lr 3e-4) prints its validation perplexity beside the claim's
 -- Table 1 (lua/repro/claim.lua); any other study does not.  Synthetic runs, no training.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local analysis = require "repro.analysis"
 local study = require "repro.study"
 local claim = require "repro.claim"

@@ -4,6 +4,7 @@
 -- dependencies from reads, pilots and `depends`, listing before anything has run, the
 -- order's tie-break, a missing study and a cycle.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local json = require "repro.json"
 local study = require "repro.study"
 local order = require "repro.order"

@@ -6,6 +6,7 @@
 -- byte-identical to ones written on a roomy disk.  Without root (or where a tmpfs
 -- cannot be mounted) the test says "skipped" and tests/run.sh counts it so.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local sys = require "repro.sys"
 local record = require "repro.record"

@@ -7,11 +7,12 @@
 --   records       record.status and record.verify never raise; a record whose
 --                 config.json, log.csv or metrics.json changed is never "done" nor
 --                 "verified" (a silently trusted corruption); a changed manifest.json
---                 may leave the record done only while the three result files are
---                 intact (its checksums still prove them).
+--                 may leave the record done only while its fields are unchanged (a
+--                 layout change: manifest_sha256 covers every field, the checksums too).
 -- Then, end to end: a study whose record was damaged retrains it, keeps the damaged
 -- files aside and ends byte-identical to an undamaged study.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local record = require "repro.record"
@@ -164,7 +165,16 @@ for _, f in ipairs({ "config.json", "metrics.json", "log.csv", "manifest.json" }
       trusted = trusted + 1
       t:ok(false, string.format("%s mutant %d trusted (%s, %s):\n%s", f, i, status, state, m))
     elseif f == "manifest.json" and status == "done" then
-      manifest_kept = manifest_kept + 1
+      -- its checksums and its own digest (manifest_sha256) still hold: only a mutant
+      -- that decodes to the same fields (a layout change) may leave the record done
+      local dok, mt = pcall(json.decode, m)
+      if dok and type(mt) == "table" and
+          record.manifest_digest(mt) == record.manifest_digest(json.decode(original[f])) then
+        manifest_kept = manifest_kept + 1
+      else
+        trusted = trusted + 1
+        t:ok(false, string.format("manifest.json mutant %d trusted with changed fields:\n%s", i, m))
+      end
     end
   end
 end

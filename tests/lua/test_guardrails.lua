@@ -6,6 +6,7 @@
 -- from power are printed with the inputs behind them.  (A refused dry run exits 1:
 -- tests/lua/test_study.lua.)
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local engine = require "engine"

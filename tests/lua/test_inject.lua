@@ -7,6 +7,7 @@
 -- value that cannot be an #SBATCH value is refused.  `bin/repro FILE.lua` refuses a study
 -- file; `bin/repro script FILE.lua` runs a script.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local t = check.new("test_inject")
 local repro = os.getenv("REPRO") or "bin/repro"

@@ -10,6 +10,7 @@
 -- stale temporary files planted meanwhile are removed, and the rerun resumes to the
 -- uninterrupted bytes.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local host = require "repro.host"
 local proc = require "repro.proc"

@@ -4,6 +4,7 @@
 -- and a bad flag are refused, writing nothing; a study missing an analysis field is
 -- told the values it takes.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local study = require "repro.study"

@@ -6,6 +6,7 @@
 -- MaxArraySize splits the array; a real submission (a stand-in sbatch) writes the
 -- scripts and submit.json.  The real Slurm test is tests/sh/test_slurm.sh.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local host = require "repro.host"

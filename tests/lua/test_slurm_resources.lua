@@ -4,6 +4,7 @@
 -- documented default when not given), since the requeue relies on a time limit.  No
 -- cluster is needed: the dry run writes nothing.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local slurm = require "repro.slurm"

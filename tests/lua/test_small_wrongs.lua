@@ -4,6 +4,7 @@
 -- and escape sequences in study errors in test_inject.lua, verify DIR DIR in
 -- test_integrity.lua.)
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local config = require "repro.config"
 local t = check.new("test_small_wrongs")
@@ -70,6 +71,35 @@ local cfg = config.parse_overrides({ "lr=1e-300" }, "t")
 t:eq(cfg.lr, 1e-300, "a small value keeps its value")
 code, _, err = check.run(repro .. " train lr=1e-400")
 t:ok(code == 1 and err:find("lr=1e-400: too small", 1, true), "train lr=1e-400 is refused: " .. err)
+
+-- The data path is restricted to the project's data directory (data/) unless
+-- REPRO_DATA_ANYWHERE=1: these commands run without it.
+local host = require "repro.host"
+local strict = "env -u REPRO_DATA_ANYWHERE " .. repro
+local link = "data/zz-test-link-" .. host.pid() .. ".txt"
+os.execute("ln -s /etc/passwd " .. q(host.root .. "/" .. link))
+for _, c in ipairs({ { "/etc/passwd", "/etc/passwd" }, { "data/../README.md", "it is " .. host.root ..
+    "/README.md" }, { link, "it is /etc/passwd" }, { corpus, corpus } }) do
+  S = study("outside", c[1])
+  code, _, err = check.run(strict .. " run " .. q(S) .. " --dry-run")
+  t:ok(code == 1 and err:find("base.data: data=" .. c[1] .. ": outside the project's data " ..
+    "directory " .. host.root .. "/data/", 1, true) and err:find(c[2], 1, true) and
+    err:find("REPRO_DATA_ANYWHERE=1", 1, true),
+    "a study's data " .. c[1] .. " is refused, naming the key, the file and the variable: " .. err)
+end
+code, _, err = check.run(strict .. " train data=/etc/passwd iters=2 warmup=1")
+t:ok(code == 1 and err:find("config: data=/etc/passwd: outside the project's data directory", 1,
+  true), "train data=/etc/passwd is refused: " .. err)
+S = study("inside", "data/tinyshakespeare.txt")
+code, _, err = check.run(strict .. " run " .. q(S) .. " --dry-run --set data=" .. q(link))
+t:ok(code == 1 and err:find("--set data: data=" .. link .. ": outside", 1, true),
+  "--set data= a link out of data/ is refused: " .. err)
+code, _, err = check.run(strict .. " run " .. q(S) .. " --dry-run")
+t:eq(code, 0, "a corpus inside data/ passes: " .. err)
+code, _, err = check.run("REPRO_DATA_ANYWHERE=1 " .. repro .. " run " .. q(study("anywhere", corpus)) ..
+  " --dry-run")
+t:eq(code, 0, "REPRO_DATA_ANYWHERE=1 allows a corpus elsewhere: " .. err)
+os.remove(host.root .. "/" .. link)
 
 check.rmtree(dir)
 t:done()

@@ -4,6 +4,7 @@
 -- config recorded as diverged, and kill -9 / Ctrl-C followed by a rerun giving the same
 -- bytes as an uninterrupted study.
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local json = require "repro.json"
 local host = require "repro.host"

@@ -4,6 +4,7 @@
 -- alpha / m, probability of improvement, the sign-flip test, variance components of an
 -- init_seed x data_seed grid, and a summary that encodes as JSON (no NaN anywhere).
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local analysis = require "repro.analysis"
 local json = require "repro.json"

@@ -4,6 +4,7 @@
 -- seed count it needs; seeds from power); and the real studies validate (--dry-run
 -- writes nothing).
 local check = require "repro.check"
+check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.fs"
 local stats = require "stats"
 local study = require "repro.study"

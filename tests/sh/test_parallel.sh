@@ -6,6 +6,8 @@
 set -u
 top=$(pwd)
 REPRO=${REPRO:-bin/repro}
+# its corpora are temporary files outside data/ (README: REPRO_DATA_ANYWHERE)
+export REPRO_DATA_ANYWHERE=1
 case $REPRO in /*) ;; *) REPRO=$top/$REPRO ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -11,6 +11,8 @@
 set -u
 top=$(pwd)
 REPRO=${REPRO:-bin/repro}
+# its corpora are temporary files outside data/ (README: REPRO_DATA_ANYWHERE)
+export REPRO_DATA_ANYWHERE=1
 TEST_DIR=${TEST_DIR:-build/tests}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -22,6 +22,8 @@ if [ "${REPRO_TEST_SLURM:-}" != 1 ]; then
 fi
 top=$(pwd)
 REPRO=${REPRO:-bin/repro}
+# its corpora are temporary files outside data/ (README: REPRO_DATA_ANYWHERE)
+export REPRO_DATA_ANYWHERE=1
 case $REPRO in /*) ;; *) REPRO=$top/$REPRO ;; esac
 CTLD_PORT=${REPRO_SLURMCTLD_PORT:-16817}
 SLURMD_PORT=$((CTLD_PORT + 1))
