@@ -1,6 +1,6 @@
 -- The paper's manifest: which studies paper/main.tex discusses, in which order, and which
 -- generated tables and figures it shows, with which captions.  `bin/repro report` (make
--- paper) reads it (lua/repro/report.lua says how); the library lua/repro/ knows nothing
+-- paper) reads it (lua/repro/report/init.lua says how); the library lua/repro/ knows nothing
 -- of this paper.  Plain data, loaded with no globals.
 --
 --   studies  the order of the studies table, of numbers.tex and of the forest plots'
@@ -8,7 +8,7 @@
 --            summary that is not listed gets a section of the generated appendix
 --            (tables/appendix.tex: its paired table, its forest plot and its verdicts).
 --   tables   {name =, kind =, study =, caption =, wide =}: tables/<name>.tex, of a kind of
---            lua/repro/tex_tables.lua (seeds, paired, interactions, calibration, counts,
+--            lua/repro/report/tex_tables.lua (seeds, paired, interactions, calibration, counts,
 --            setting_effect, studies, lr_sweep, ...).  The file always exists: a sentence
 --            when its study has not run.  A paired table with section = "sweep_outcomes"
 --            compares the groups of the study's sweep on their outcomes.
@@ -20,7 +20,7 @@
 --            tables' phrase of the key (default its format): a sweep's groups are named by
 --            the config their variants share, "LayerNorm, warmup 0" in a table.
 --   figures  {name =, kind =, study =, caption =, width =, ...}: figures/<name>.pdf from
---            plots/<script>.gp, of a kind of lua/repro/report_plot.lua with that kind's
+--            plots/<script>.gp, of a kind of lua/repro/report/plot.lua with that kind's
 --            fields (curves: column, ylabel, logy, zoom; forest: metric, every study whose
 --            primary metric it is, labels of its groups; array: key, script; lrsweep: a
 --            study's lr_sweep summary).  A figure that cannot be drawn (its study has not

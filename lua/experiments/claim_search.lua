@@ -27,7 +27,7 @@
 -- levels: 48 set-ups, 96 runs.  Names read <init>-L<layers>-<p0|ps>-<tied|untied>-
 -- <schedule>-d<dropout>.
 --
--- Distance (distance = 2, lua/repro/claim.lua), to the claim's baseline row:
+-- Distance (distance = 2, lua/repro/analysis/claim.lua), to the claim's baseline row:
 --   D = sum over the terms j of w_j z_j^2
 --     val_ppl              z = ln(x / 22.18) / (0.90 / 22.18)      w = 1   (the claim's spread)
 --     embed_norm           z = ln(x / 11.46) / 0.10                w = 1   (10 %: no spread given)
@@ -93,7 +93,7 @@ return {
     .. "untied output x warmup+cosine or constant lr, crossed with dropout 0, 0.1, 0.2; seeds "
     .. "1-2; each set-up's distance to the claim's baseline row (PPL, embedding norm, "
     .. "balanced accuracy on 150 positions, gradient norm at weight 1/4; distance 2 of "
-    .. "lua/repro/claim.lua), set-ups at or above the unigram perplexity excluded, the "
+    .. "lua/repro/analysis/claim.lua), set-ups at or above the unigram perplexity excluded, the "
     .. "closest 2 to stage B (claim.lua). Descriptive: no test. 96 runs, about 16 minutes "
     .. "on the reference 2-core machine.",
   base = { iters = 150, balanced_acc = true },

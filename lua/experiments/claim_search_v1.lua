@@ -28,7 +28,7 @@
 -- when prelim's records exist.
 --
 -- Score.  Each set-up's distance D to the claim's baseline row (no norm: PPL 22.18 +-
--- 0.90, final gradient norm 0.1762, embedding norm 11.46), defined in lua/repro/claim.lua:
+-- 0.90, final gradient norm 0.1762, embedding norm 11.46), defined in lua/repro/analysis/claim.lua:
 -- the sum of the squared log ratios of validation PPL, final gradient norm and embedding
 -- norm, each divided by a tolerance (the claim's own relative spread for PPL, 4.1 %;
 -- 10 % for the two norms, for which the claim gives none).  The summary ranks every
@@ -74,7 +74,7 @@ return {
     .. "embedding init N(0, 0.02) or N(0, 1); position embedding init 0, N(0, 0.02) or "
     .. "N(0, 1); tied or untied output layer; warmup 30 + cosine or no warmup + constant "
     .. "lr), seed 1, each scored by its distance to the claim's baseline row (validation "
-    .. "PPL, final gradient norm, embedding norm; lua/repro/claim.lua) and ranked; the "
+    .. "PPL, final gradient norm, embedding norm; lua/repro/analysis/claim.lua) and ranked; the "
     .. "closest 2 go to stage 2 (claim_v1.lua). Descriptive: no test. 24 runs (one has "
     .. "prelim's none/seed-1 config and is copied when prelim ran first), about 10 minutes "
     .. "on the reference 2-core machine.",

@@ -2,8 +2,8 @@
 -- under 2 s with the first 20 problems shown and the rest counted; a 1 MB key is shown by
 -- its start; a study that reads another study's summary through repro.result gets a
 -- FIFO or a link to /dev/zero refused at once.
-local check = require "repro.check"
-local fs = require "repro.fs"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
 local study = require "repro.study"
 local t = check.new("test_bounds")

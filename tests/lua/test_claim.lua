@@ -1,13 +1,13 @@
--- The claim's Table 1 stages (lua/repro/claim.lua): the distance and its threshold, the
+-- The claim's Table 1 stages (lua/repro/analysis/claim.lua): the distance and its threshold, the
 -- ranking, the validation of analysis.claim, the search summary (ranking, selection,
 -- "no set-up tried matches"), the Table-1 summary (rows beside the claim's, pooled
 -- subset accuracy, the norm's effect beside the claim's, n-gram references, the closest
 -- set-up), and a tiny end-to-end search run through bin/repro run.
-local check = require "repro.check"
-local claim = require "repro.claim"
+local check = require "repro.core.check"
+local claim = require "repro.analysis.claim"
 local analysis = require "repro.analysis"
 local study = require "repro.study"
-local json = require "repro.json"
+local json = require "repro.core.json"
 local stats = require "stats"
 local engine = require "engine"
 local t = check.new("test_claim")

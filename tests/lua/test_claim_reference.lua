@@ -1,10 +1,10 @@
 -- The claim's reference row (analysis.claim_reference): a study at the claim's protocol
 -- (150 iterations at peak lr 3e-4) prints its validation perplexity beside the claim's
--- Table 1 (lua/repro/claim.lua); any other study does not.  Synthetic runs, no training.
-local check = require "repro.check"
+-- Table 1 (lua/repro/analysis/claim.lua); any other study does not.  Synthetic runs, no training.
+local check = require "repro.core.check"
 local analysis = require "repro.analysis"
 local study = require "repro.study"
-local claim = require "repro.claim"
+local claim = require "repro.analysis.claim"
 local t = check.new("test_claim_reference")
 local dir = check.tmpdir()
 check.write(dir .. "/corpus.txt", string.rep("the cat sat on a mat and ran far away. ", 300))
@@ -50,15 +50,15 @@ t:eq(analysis.summarize(write("longer", ", iters = 300"), runs).claim_reference,
 t:eq(analysis.summarize(write("faster", ", iters = 150, lr = 1e-3"), runs).claim_reference, nil,
   "another learning rate: no claim reference")
 
--- The paper's tables (lua/repro/tex_claim.lua) on the committed claim_v1 (the first
+-- The paper's tables (lua/repro/report/tex_claim.lua) on the committed claim_v1 (the first
 -- attempt, distance 1) and prelim summaries:
 -- the claim's Table 1 as its summary carries it, each set-up, the pinned set-up's rows,
 -- the n-gram references, and the effects as changes of perplexity, exp(d) - 1.
-local data = require "repro.report_data"
-local tex_claim = require "repro.tex_claim"
+local data = require "repro.report.data"
+local tex_claim = require "repro.report.tex_claim"
 local cs, ps = data.load_study("experiments", "claim_v1"), data.load_study("experiments",
   "prelim")
-local CS = require("repro.texfmt").escape("claim_v1")
+local CS = require("repro.report.texfmt").escape("claim_v1")
 if cs and ps then
   local ctx = { names = { "prelim", "claim_v1" }, by_name = { prelim = ps, claim_v1 = cs } }
   local tab = tex_claim.claim_table(cs, ctx)

@@ -11,9 +11,9 @@
 --                 intact (its checksums still prove them).
 -- Then, end to end: a study whose record was damaged retrains it, keeps the damaged
 -- files aside and ends byte-identical to an undamaged study.
-local check = require "repro.check"
-local fs = require "repro.fs"
-local json = require "repro.json"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local record = require "repro.record"
 local study = require "repro.study"
 local t = check.new("test_fuzz")

@@ -6,9 +6,9 @@
 -- is not trusted: verify fails it, run refuses to reuse it, no other study copies it and
 -- the report does not read it; --rehash adds checksums to a reviewed legacy record.  A
 -- summary.json that is a FIFO or a link to /dev/zero is refused at once.
-local check = require "repro.check"
-local fs = require "repro.fs"
-local json = require "repro.json"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local record = require "repro.record"
 local sys = require "repro.sys"
 local t = check.new("test_integrity")

@@ -3,9 +3,9 @@
 -- design (its variants, seeds and analysis load the same); an existing file, a bad name
 -- and a bad flag are refused, writing nothing; a study missing an analysis field is
 -- told the values it takes.
-local check = require "repro.check"
-local fs = require "repro.fs"
-local json = require "repro.json"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local study = require "repro.study"
 local sys = require "repro.sys"
 local t = check.new("test_new")

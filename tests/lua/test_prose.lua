@@ -1,4 +1,4 @@
--- The verdicts in words (lua/repro/tex_prose.lua).  Three checks, each first shown to
+-- The verdicts in words (lua/repro/report/tex_prose.lua).  Three checks, each first shown to
 -- fail on a planted sentence or paper of the kind the paper used to print:
 --   code names   no variant name ("layernorm-lr3e-3", "none") and no metric key
 --                ("n_spikes", "n spikes", "val_loss") in a verdict sentence
@@ -11,12 +11,12 @@
 -- summaries give the degenerate cases their wording: a zero baseline count, no spike on
 -- either side, the exact sign-flip TOST that replaces an undefined t TOST, an
 -- underpowered comparison, a loss with no val_ppl_change (exp of the difference).
-local check = require "repro.check"
-local fs = require "repro.fs"
-local json = require "repro.json"
-local F = require "repro.texfmt"
-local data = require "repro.report_data"
-local prose = require "repro.tex_prose"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
+local prose = require "repro.report.tex_prose"
 local report = require "repro.report"
 
 local t = check.new("test_prose")

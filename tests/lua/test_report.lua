@@ -1,4 +1,4 @@
--- The report (lua/repro/report.lua): a hand-made summary (tests/report/final_summary.json)
+-- The report (lua/repro/report/init.lua): a hand-made summary (tests/report/final_summary.json)
 -- with tiny hand-made run records gives the expected LaTeX lines, numbers and data files;
 -- a degenerate comparison prints its reason and never "nan"; absent studies get their
 -- sentence; a second run changes no byte and stale generated files are removed; the
@@ -9,12 +9,12 @@
 -- (paper/paper.lua) is checked too: a malformed one is refused with the field named.
 -- Last, the figures' generic rules: a figure whose data are all zero is a sentence, never
 -- drawn, and the forest plot shows each set of runs once (copies found from the records).
-local check = require "repro.check"
-local fs = require "repro.fs"
-local json = require "repro.json"
-local tex = require "repro.texfmt"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local tex = require "repro.report.texfmt"
 local report = require "repro.report"
-local plot = require "repro.report_plot"
+local plot = require "repro.report.plot"
 local manifest = report.load_manifest("paper/paper.lua")
 local t = check.new("test_report")
 local repro = os.getenv("REPRO") or "bin/repro"
@@ -331,7 +331,7 @@ t:ok(has_line(T .. "studies.tex", "scale & \\multicolumn{6}{l}{\\emph{not run ye
   (fs.read(T .. "studies.tex") or ""):find("zz\\_\\allowbreak{}newstudy & 2 & 1--6", 1, true),
   "the studies table lists it after the manifest's studies")
 
--- The reproducibility tables (lua/repro/tex_compute.lua): a second study whose runs are
+-- The reproducibility tables (lua/repro/report/tex_compute.lua): a second study whose runs are
 -- identical configs of the new one's is copied, and counted once among the distinct runs
 -- (in the row listed first: zz_copy sorts before zz_newstudy).
 local copy_file = dir .. "/zz_copy.lua"

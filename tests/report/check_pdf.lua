@@ -10,12 +10,12 @@
 -- PAPER_DIR/main.pdf (pdftotext) contains, for each comparison on the primary metric,
 -- the mean difference and the Holm-adjusted p as the paired table prints them, and
 -- its verdict.  Nowhere "nan" or "inf".  Prints "check_pdf: N passed, N failed".
-local check = require "repro.check"
-local fs = require "repro.fs"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
 local report = require "repro.report"
-local data = require "repro.report_data"
-local tex = require "repro.texfmt"
-local tables = require "repro.tex_tables"
+local data = require "repro.report.data"
+local tex = require "repro.report.texfmt"
+local tables = require "repro.report.tex_tables"
 local host = require "repro.host"
 
 local exp, paper = arg[1], arg[2]

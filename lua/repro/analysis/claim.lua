@@ -34,8 +34,8 @@
 --       norm's effect on the primary metric beside the claim's.  `search` (optional) is
 --       the set-up's provenance as the search reported it (plain scalars, copied).
 local stats = require "stats"
-local json = require "repro.json"
-local base = require "repro.base"
+local json = require "repro.core.json"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -106,14 +106,14 @@ M.DEFINITION2 = string.format("D = sum of w z^2 over val_ppl (z = ln(x / c) / (t
   "w = 1/4), x the set-up's mean over its seeds, c the claim's Table 1 value. A set-up " ..
   "matches the claim's row when D <= %g (2^2 x the weights' sum 3.25: a weighted root-" ..
   "mean-square z of at most 2). Set-ups whose validation PPL is at or above the unigram " ..
-  "perplexity of the validation split are excluded before ranking (lua/repro/claim.lua)",
+  "perplexity of the validation split are excluded before ranking (lua/repro/analysis/claim.lua)",
   M.threshold(2))
 M.DEFINITION = string.format("D = sum over val_ppl, final_grad_norm and embed_norm of " ..
   "(ln(x / c) / sigma)^2, x the set-up's mean over its seeds, c the claim's Table 1 value; " ..
   "sigma = the claim's own relative spread where it gives one (val_ppl: sd / mean), else " ..
   "%g (a %g %% tolerance: the claim gives no spread for the gradient and embedding norms). " ..
   "A set-up matches the claim's row when D <= %g (%d terms x %g^2: a root-mean-square z of " ..
-  "at most %g) (lua/repro/claim.lua)", M.TOLERANCE, 100 * M.TOLERANCE, M.threshold(),
+  "at most %g) (lua/repro/analysis/claim.lua)", M.TOLERANCE, 100 * M.TOLERANCE, M.threshold(),
   #M.DISTANCES[1].terms, M.Z_MATCH, M.Z_MATCH)
 local function definition_of(version) return (version or 1) == 2 and M.DEFINITION2 or
   M.DEFINITION end
@@ -200,7 +200,7 @@ function M.rank(entries, row, version)
   return list
 end
 
--- analysis.claim of a study file, validated (P is lua/repro/study.lua's problem
+-- analysis.claim of a study file, validated (P is lua/repro/study/init.lua's problem
 -- collector; variants maps a variant name to {overrides}).  Returns the normalized spec.
 function M.check(P, spec, variants, names)
   if type(spec) ~= "table" then
@@ -597,7 +597,7 @@ local function table1_summary(s, runs, out)
   }
 end
 
--- summary.json's `claim` for study s (lua/repro/study.lua) with runs[variant][seed] (as
+-- summary.json's `claim` for study s (lua/repro/study/init.lua) with runs[variant][seed] (as
 -- analysis.read_run returns them) and the rest of its summary `out`.
 function M.summarize(s, runs, out)
   local spec = s.analysis.claim

@@ -69,25 +69,25 @@
 -- comparison's differences, the two-way random-effects ANOVA components (stats.anova2).
 --
 -- A study with analysis.comparisons = {} pre-registered no test: no family, no verdicts.
--- A study with analysis.claim gets summary.claim from lua/repro/claim.lua (its distance to
+-- A study with analysis.claim gets summary.claim from lua/repro/analysis/claim.lua (its distance to
 -- the claim's Table 1: a ranking of set-ups, or the table laid beside the suite's), which
 -- verdict_table prints after the verdicts; read_run keeps a run's subset_acc list for it.
 -- A study with analysis.sweep gets summary.lr_sweep (best value, divergence and LR
 -- sensitivity per group), pilot_comparisons (for a later study's seeds from power) and,
 -- when it pre-registers outcomes, sweep_outcomes (this rule applied to per-seed outcomes
--- over each group's grid) from lua/repro/lrsens.lua.
+-- over each group's grid) from lua/repro/analysis/lrsens.lua.
 --
 -- Guardrail.  When a variant of a verdict has a mean validation perplexity at or above
 -- the unigram perplexity of its corpus (M.unigram_warnings), the summary carries
 -- `warnings` (only then, so other summaries keep their bytes) and verdict_table prints
 -- each as a WARNING line under the verdicts.
 local stats = require "stats"
-local json = require "repro.json"
-local fs = require "repro.fs"
-local lrsens = require "repro.lrsens"
-local claim = require "repro.claim"
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
+local lrsens = require "repro.analysis.lrsens"
+local claim = require "repro.analysis.claim"
 local engine = require "engine"
-local textable = require "repro.textable"
+local textable = require "repro.core.textable"
 
 local M = {}
 
@@ -115,7 +115,7 @@ M.DEFINITIONS = {
     .. "earlier steps (undefined for a diverged run)",
 }
 
-local finite = require("repro.base").finite
+local finite = require("repro.core.base").finite
 
 local function field_number(s)
   if s == nil or s == "" then return nil end
@@ -195,7 +195,7 @@ function M.read_run(dir, metrics)
     if v == nil and not diverged then run.missing[#run.missing + 1] = name end
     run.values[name] = v
   end
-  -- the accuracy of each validation subset (a list; lua/repro/claim.lua pools it)
+  -- the accuracy of each validation subset (a list; lua/repro/analysis/claim.lua pools it)
   if not diverged and type(m.subset_acc) == "table" then run.subset_acc = m.subset_acc end
   if not diverged and type(m.bal_subset_acc) == "table" then
     run.bal_subset_acc = m.bal_subset_acc
@@ -857,7 +857,7 @@ local function summary_extras(ctx, out, per_variant, comparisons)
   end
   if an.claim then
     out.claim = claim.summarize(s, runs, out)
-    -- a search's pilot for the next stage's seeds from power (lua/repro/study.lua)
+    -- a search's pilot for the next stage's seeds from power (lua/repro/study/init.lua)
     if out.claim.pilot then out.pilot_comparisons = json.array({ out.claim.pilot }) end
   end
   out.claim_reference = M.claim_reference(s, per_variant)
@@ -912,7 +912,7 @@ function M.unigram_warnings(s, per_variant, verdicts)
   return out
 end
 
--- The summary table of study `s` (lua/repro/study.lua) from runs[variant][seed] (as
+-- The summary table of study `s` (lua/repro/study/init.lua) from runs[variant][seed] (as
 -- read_run returns them).
 function M.summarize(s, runs)
   local an = s.analysis
@@ -1073,7 +1073,7 @@ end
 -- The verdicts as a short text table (for the run command's stdout), each row followed by its
 -- reason.
 -- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
--- to it (lua/repro/textable.lua).
+-- to it (lua/repro/core/textable.lua).
 function M.verdict_table(summary, width)
   local an = summary.analysis
   local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..

@@ -35,7 +35,7 @@
 -- group with that difference's interval.
 --
 -- Outcomes (the instability design): per-seed aggregates over each group's grid, compared
--- between groups under the study's decision rule (lua/repro/analysis.lua, applied to
+-- between groups under the study's decision rule (lua/repro/analysis/init.lua, applied to
 -- the groups as variants and the outcomes as metrics: summary.json's sweep_outcomes,
 -- whose variants are the groups, each with the config overrides its grid's variants
 -- share, so a report can name a group by its config):
@@ -44,8 +44,8 @@
 -- M.OUTCOMES defines the outcomes; `deltas` pre-registers the minimum effect of every
 -- outcome (the primary's is min_effect), reported beside each exploratory comparison.
 local stats = require "stats"
-local json = require "repro.json"
-local base = require "repro.base"
+local json = require "repro.core.json"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -521,7 +521,7 @@ local function pilot_comparisons(s, runs, spec, section, exact)
   return pilot
 end
 
--- The `lr_sweep` section of study s (lua/repro/study.lua) from runs[variant][seed] (as
+-- The `lr_sweep` section of study s (lua/repro/study/init.lua) from runs[variant][seed] (as
 -- analysis.read_run returns them); `summarize` is analysis.summarize (for the outcomes).
 -- Returns the section, the pilot comparisons and the outcomes' summary; or nil and why.
 function M.summarize(s, runs, summarize)

@@ -6,18 +6,18 @@
 -- whose values differ between the rows (the seed keys only with --runs), then the chosen
 -- metrics (default val_loss, val_ppl, val_acc), as mean ± sd over the variant's seeds,
 -- over the runs where the metric is a finite number (n counts the seeds; a column
--- `diverged` counts diverged runs when any did).  Targets as lua/repro/results.lua reads
+-- `diverged` counts diverged runs when any did).  Targets as lua/repro/report/results.lua reads
 -- them (none: every study of the records root).  On a terminal the table is cut to the
 -- terminal's width (COLUMNS); --csv and --json give every column, for machines: CSV with
 -- <metric>_mean, <metric>_sd and <metric>_n per metric (or the values of each run with
 -- --runs), JSON a list of rows {study, variant, seed | n, config = {differing keys},
 -- metrics = {name = value | {mean, sd, n}}}.
-local json = require "repro.json"
-local results = require "repro.results"
-local progress = require "repro.progress"
-local textable = require "repro.textable"
+local json = require "repro.core.json"
+local results = require "repro.report.results"
+local progress = require "repro.core.progress"
+local textable = require "repro.core.textable"
 local study = require "repro.study"
-local base = require "repro.base"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -2,17 +2,17 @@
 -- [--out-root DIR]`: run records as tidy CSV for pandas or R.
 --
 -- Without --curves, one row per finished run: study, variant, seed, run (its directory
--- relative to the records root when under it), every config key (lua/repro/results.lua
+-- relative to the records root when under it), every config key (lua/repro/report/results.lua
 -- says which values), then every scalar metric any of the runs has, in name order (empty
 -- where a run lacks it; a metric named like a config key, embed_norm, is the column
 -- metrics.embed_norm).  With --curves, log.csv in long format: study, variant, seed,
 -- step, column, value, one row per non-empty cell; --columns keeps only the named log
--- columns.  Targets as lua/repro/results.lua reads them (none: every study).  Numbers
+-- columns.  Targets as lua/repro/report/results.lua reads them (none: every study).  Numbers
 -- are written as the shortest text that reads back as the same double, so a value
 -- equals the record's.  --out writes FILE atomically instead of stdout.
-local results = require "repro.results"
-local progress = require "repro.progress"
-local base = require "repro.base"
+local results = require "repro.report.results"
+local progress = require "repro.core.progress"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -1,27 +1,27 @@
 -- The commands of bin/repro (besides running a script): `train` here, the others in the
 -- modules of the command table below.
 local engine = require "engine"
-local json = require "repro.json"
+local json = require "repro.core.json"
 local record = require "repro.record"
-local progress = require "repro.progress"
+local progress = require "repro.core.progress"
 local proc = require "repro.proc"
 local sys = require "repro.sys"
-local fs = require "repro.fs"
-local config = require "repro.config"
-local base = require "repro.base"
-local runner = require "repro.runner"
-local worker = require "repro.worker"
+local fs = require "repro.core.fs"
+local config = require "repro.core.config"
+local base = require "repro.core.base"
+local runner = require "repro.cli.run"
+local worker = require "repro.run.worker"
 local report = require "repro.report"
-local verify = require "repro.verify"
-local plan = require "repro.plan"
-local slurm = require "repro.slurm"
-local order = require "repro.order"
+local verify = require "repro.record.verify"
+local plan = require "repro.run.parallel"
+local slurm = require "repro.run.slurm"
+local order = require "repro.cli.studies"
 local study = require "repro.study"
 local sandbox = require "repro.sandbox"
 local host = require "repro.host"
-local compare = require "repro.compare"
-local export = require "repro.export"
-local newstudy = require "repro.newstudy"
+local compare = require "repro.cli.compare"
+local export = require "repro.cli.export"
+local newstudy = require "repro.cli.new"
 
 local M = {}
 local commands = {}
@@ -184,28 +184,28 @@ function commands.train(args)
   return 0
 end
 
--- A study and one run of it in a worker process (lua/repro/runner.lua, worker.lua).
+-- A study and one run of it in a worker process (lua/repro/cli/run.lua, worker.lua).
 function commands.run(args) return runner.main(args) end
 commands["run-worker"] = worker.main
 
--- The paper's tables, numbers and figures from the study summaries (lua/repro/report.lua).
+-- The paper's tables, numbers and figures from the study summaries (lua/repro/report/init.lua).
 commands.report = report.main
 
--- Every record's checksums (lua/repro/verify.lua).
+-- Every record's checksums (lua/repro/record/verify.lua).
 commands.verify = verify.main
 
--- A study's runs on other executors (lua/repro/plan.lua, lua/repro/slurm.lua).
+-- A study's runs on other executors (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
 commands.plan = plan.plan_main
 commands["run-one"] = plan.run_one_main
 commands.status = plan.status_main
 function commands.analyze(args) return runner.main(args, true) end
 commands.submit = slurm.main
--- The studies in dependency order (lua/repro/order.lua).
+-- The studies in dependency order (lua/repro/cli/studies.lua).
 commands.studies = order.main
--- Looking across runs (lua/repro/compare.lua, lua/repro/export.lua).
+-- Looking across runs (lua/repro/cli/compare.lua, lua/repro/cli/export.lua).
 commands.compare = compare.main
 commands.export = export.main
--- A new study file (lua/repro/newstudy.lua).
+-- A new study file (lua/repro/cli/new.lua).
 commands.new = newstudy.main
 
 function commands.help()

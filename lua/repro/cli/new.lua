@@ -9,14 +9,14 @@
 -- under the new name; its claim or sweep stages, its depends and an earlier
 -- registered_rule are not carried over (a new study is a new pre-registration), and the
 -- file says so.  The file goes to DIR/NAME.lua (default lua/experiments/); an existing
--- file is never overwritten.  It is validated (lua/repro/study.lua) in a temporary folder
+-- file is never overwritten.  It is validated (lua/repro/study/init.lua) in a temporary folder
 -- beside its destination and renamed into place only when valid.
 local host = require "repro.host"
 local sys = require "repro.sys"
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local study = require "repro.study"
-local progress = require "repro.progress"
-local base = require "repro.base"
+local progress = require "repro.core.progress"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -104,7 +104,7 @@ end
 -- The analysis table: each field with what it takes above it.
 local function analysis_text(values, variant_names)
   local out = { "  -- the pre-registered analysis, fixed before any run (the decision rule:\n" ..
-    "  -- lua/repro/analysis.lua)\n  analysis = {\n" }
+    "  -- lua/repro/analysis/init.lua)\n  analysis = {\n" }
   for _, f in ipairs(study.analysis_fields(variant_names)) do
     local name, takes = f[1], f[2]
     out[#out + 1] = comment(name .. ": " .. takes, "    ")
@@ -155,7 +155,7 @@ function M.text(name, src, file)
   out[#out + 1] = comment("Check it with `bin/repro run " .. file .. " --dry-run`; try it at " ..
     "a tiny budget (records apart, not for the paper) with `bin/repro run " .. file ..
     " --set iters=30,warmup=3,n_layer=2,d_model=64,n_head=4`.  The fields: lua/experiments/README.md " ..
-    "and the header of lua/repro/study.lua.", "")
+    "and the header of lua/repro/study/init.lua.", "")
   local notes = {}
   if src then
     local an = src.analysis

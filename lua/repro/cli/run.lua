@@ -7,38 +7,38 @@
 -- Runs go to OUT/<study>/<variant>/seed-<s>/ with OUT = --out-root, else
 -- $REPRO_EXPERIMENTS, else <project root>/experiments.  Each run is reused, copied from
 -- an identical done record of another study, resumed from its checkpoint, rerun or
--- trained (lua/repro/runplan.lua says when).  --force retrains the selected runs from
+-- trained (lua/repro/plan/init.lua says when).  --force retrains the selected runs from
 -- scratch; --dry-run lists the plan and writes nothing (exit status 1 when the run would be
 -- refused: a finished record of another config without --force); --set overrides config keys of
 -- every run (e.g. a quick budget) and is recorded in the summary.
 --
--- The runs train in worker processes (lua/repro/pool.lua, lua/repro/worker.lua) with
+-- The runs train in worker processes (lua/repro/run/pool.lua, lua/repro/run/worker.lua) with
 -- threads = cores / N (once nothing is left to start, the runs still training take over
 -- the cores of finished workers), so records are byte-identical for any N.  Every file of
 -- a record is written atomically with metrics.json last, so a killed run never looks done.
 -- Ctrl-C (or SIGTERM) stops every worker after its current step with a checkpoint, then
 -- says which runs finished.  The study directory is locked (flock) while a runner or its
 -- workers live, so two runners never write one study (`bin/repro run-one` takes it
--- shared, lua/repro/plan.lua); each worker also locks its run directory and keeps its
--- attempt.json (lua/repro/runstate.lua), so `bin/repro status` sees it.  An earlier
+-- shared, lua/repro/run/parallel.lua); each worker also locks its run directory and keeps its
+-- attempt.json (lua/repro/run/runstate.lua), so `bin/repro status` sees it.  An earlier
 -- OUT/<study>/summary.json is removed before any record changes; when every run of the
--- study is done, the analysis (lua/repro/analysis.lua) writes it again with
+-- study is done, the analysis (lua/repro/analysis/init.lua) writes it again with
 -- OUT/<study>/manifest.json (this invocation's timings) and prints the verdicts on stdout.
 local host = require "repro.host"
 local proc = require "repro.proc"
 local sys = require "repro.sys"
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local record = require "repro.record"
 local study = require "repro.study"
 local analysis = require "repro.analysis"
-local progress = require "repro.progress"
-local config = require "repro.config"
-local runplan = require "repro.runplan"
-local pool = require "repro.pool"
-local plan = require "repro.plan"
-local textable = require "repro.textable"
-local base = require "repro.base"
+local progress = require "repro.core.progress"
+local config = require "repro.core.config"
+local runplan = require "repro.plan"
+local pool = require "repro.run.pool"
+local plan = require "repro.run.parallel"
+local textable = require "repro.core.textable"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -3,7 +3,7 @@
 --   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
 --
 -- lists the studies of DIR (default lua/experiments/ of the project), one name a line,
--- in an order where each comes after its dependencies (lua/repro/depends.lua: the
+-- in an order where each comes after its dependencies (lua/repro/study/depends.lua: the
 -- studies it reads, its pilot and its `depends`); among the studies ready to run, the
 -- first by name goes first, so the order is the same on every machine.  --deps adds
 -- each study's dependencies after a colon.  --out-root is where the listing reads
@@ -13,7 +13,7 @@
 local study = require "repro.study"
 local sys = require "repro.sys"
 local host = require "repro.host"
-local base = require "repro.base"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -1,7 +1,7 @@
 -- A run's config as key=value arguments (`bin/repro train`, --set, the argv of a
 -- worker process): parsed, typed by the engine's key list, and written back.
 local engine = require "engine"
-local base = require "repro.base"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -3,7 +3,7 @@
 -- terminal, the widest columns cut, each cut cell ending in "…", never a line wrapped
 -- mid-word by the terminal.
 local host = require "repro.host"
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 
 local M = {}
 

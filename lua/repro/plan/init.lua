@@ -1,6 +1,6 @@
 -- The plan of a study's runs: where their records go and what each needs, the same for
--- `bin/repro run` (lua/repro/runner.lua) and for plan, run-one, status and submit
--- (lua/repro/plan.lua, lua/repro/slurm.lua).
+-- `bin/repro run` (lua/repro/cli/run.lua) and for plan, run-one, status and submit
+-- (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
 --
 -- Records go to OUT/<study>/<variant>/seed-<s>/ (M.out_root gives OUT).  Each selected
 -- run gets an action from its record (record.status):
@@ -12,13 +12,13 @@
 --   repair   corrupt: its files are put aside, then it is trained again
 --   train    missing, or --force
 --   refuse   a finished record of another config, without --force: never overwritten
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local sys = require "repro.sys"
-local json = require "repro.json"
+local json = require "repro.core.json"
 local host = require "repro.host"
 local record = require "repro.record"
 local study = require "repro.study"
-local base = require "repro.base"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -18,11 +18,11 @@
 -- manifest.json only, so config.json, log.csv and metrics.json are byte-identical for
 -- the same build, config and seed.
 local engine = require "engine"
-local json = require "repro.json"
-local fs = require "repro.fs"
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
 local sys = require "repro.sys"
-local base = require "repro.base"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -155,8 +155,8 @@ end
 -- record (<variant>/seed-<s> and the SHA-256 of its config.json, log.csv and
 -- metrics.json), in name order, over the real directories with valid names that hold a
 -- verified record.  A summary carries the digest of the records it was computed from
--- (`records_sha256`, lua/repro/runner.lua) and the report refuses a summary whose records
--- have changed since (lua/repro/report_data.lua).  Returns the digest and the count.
+-- (`records_sha256`, lua/repro/cli/run.lua) and the report refuses a summary whose records
+-- have changed since (lua/repro/report/data.lua).  Returns the digest and the count.
 function M.records_digest(study_dir)
   local lines = {}
   local function subdirs(d)

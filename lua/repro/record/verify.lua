@@ -17,8 +17,8 @@
 local host = require "repro.host"
 local sys = require "repro.sys"
 local record = require "repro.record"
-local fs = require "repro.fs"
-local base = require "repro.base"
+local fs = require "repro.core.fs"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -1,22 +1,22 @@
--- The studies the report reads (lua/repro/report.lua): each study's summary.json with
+-- The studies the report reads (lua/repro/report/init.lua): each study's summary.json with
 -- lazy access to its run records (metrics.json, config.json, log.csv), its variants
 -- labelled by embedding norm and setting (short labels for the tables; names for the
 -- prose, from the paper's manifest: M.name_variants), the nested summaries a summary may
 -- hold (M.SECTIONS: Study:section, a Study over one of them) and the groups of its
 -- learning-rate sweep named by their config (Study:sweep_groups), and the one choice of
 -- which interval and minimum detectable effect of a comparison the report prints.
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local record = require "repro.record"
-local json = require "repro.json"
+local json = require "repro.core.json"
 local engine = require "engine"
 local stats = require "stats"
 local analysis = require "repro.analysis"
-local texfmt = require "repro.texfmt"
+local texfmt = require "repro.report.texfmt"
 
 local M = {}
 local finite = texfmt.finite
 
-local base = require "repro.base"
+local base = require "repro.core.base"
 local sys = require "repro.sys"
 local user_error = base.user_error
 
@@ -30,10 +30,10 @@ M.NORM_LABEL = NORM_LABEL
 M.NORM_NAMES = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 
 -- The nested summaries a study's summary may hold, each a full summary (per_variant,
--- comparisons, verdicts, analysis; lua/repro/analysis.lua) of its own variants: `macro`
+-- comparisons, verdicts, analysis; lua/repro/analysis/init.lua) of its own variants: `macro`
 -- names its numbers in numbers.tex after the study's (tex_numbers.lua).
 --   sweep_outcomes   per-seed outcomes over each group of a learning-rate sweep, the
---                    groups as variants (lua/repro/lrsens.lua)
+--                    groups as variants (lua/repro/analysis/lrsens.lua)
 M.SECTIONS = {
   { key = "sweep_outcomes", macro = "Outcomes" },
 }
@@ -97,7 +97,7 @@ function Study:log(variant, seed)
 end
 
 -- Where a run's record comes from: the `copied_from` of its manifest.json (a run copied
--- from an identical done record of another study, lua/repro/runplan.lua; relative to the
+-- from an identical done record of another study, lua/repro/plan/init.lua; relative to the
 -- experiments root, "final/none/seed-1"), else the run itself ("<study>/<variant>/seed-N").
 -- Two runs with the same origin are one run.
 function Study:origin(variant, seed)
@@ -228,7 +228,7 @@ end
 
 -- The one place the report chooses what it prints of a comparison or interaction c
 -- (tables, numbers.tex, figures and tests/report/check_pdf.lua alike): the interval is
--- the decision interval the verdict uses (lua/repro/analysis.lua), nil when the test
+-- the decision interval the verdict uses (lua/repro/analysis/init.lua), nil when the test
 -- cannot bound the difference or there are no pairs.
 function M.interval(c)
   return c.ci_decision

@@ -4,17 +4,17 @@
 --                    [--manifest FILE] [--no-figures]
 --
 -- Reads every DIR/<study>/summary.json (default experiments/) and the run records beside
--- it (lua/repro/report_data.lua), and the paper's manifest (default paper/paper.lua of
+-- it (lua/repro/report/data.lua), and the paper's manifest (default paper/paper.lua of
 -- the repository: which studies the paper discusses, in which order, and which tables
 -- and figures with which captions), and writes
---   PAPER/tables/*.tex      booktabs tables (lua/repro/tex_tables.lua): the manifest's,
+--   PAPER/tables/*.tex      booktabs tables (lua/repro/report/tex_tables.lua): the manifest's,
 --                           and the generic ones of every other study
 --   PAPER/tables/appendix.tex  a section per study the manifest does not list
 --   PAPER/numbers.tex       one macro per cited number, the verdict sentences, and which
---                           studies and figures exist (lua/repro/tex_numbers.lua)
+--                           studies and figures exist (lua/repro/report/tex_numbers.lua)
 --   PAPER/floats.tex        the manifest's tables and figures in their floats, with
 --                           their captions (main.tex places them with \PaperTable, \PaperFigure)
---   PLOTS-DATA/*.dat        gnuplot data (lua/repro/report_plot.lua)
+--   PLOTS-DATA/*.dat        gnuplot data (lua/repro/report/plot.lua)
 --   PAPER/figures/*.pdf     plots/*.gp rendered with gnuplot, and PNG copies in
 --                           PAPER/figures/png/ (skipped with --no-figures)
 -- Any subset of studies may exist: the manifest's studies always get their table files,
@@ -25,16 +25,16 @@
 --
 -- The modules depend one way: report -> tex_numbers -> tex_tables -> tex_prose ->
 -- report_data -> texfmt, and report -> report_plot -> report_data.
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
-local data = require "repro.report_data"
-local tables = require "repro.tex_tables"
-local numbers = require "repro.tex_numbers"
-local plot = require "repro.report_plot"
+local data = require "repro.report.data"
+local tables = require "repro.report.tex_tables"
+local numbers = require "repro.report.tex_numbers"
+local plot = require "repro.report.plot"
 
 local M = {}
 
-local user_error = require("repro.base").user_error
+local user_error = require("repro.core.base").user_error
 
 -- Output files: written only when their bytes change; everything written is remembered
 -- so that stale generated files can be removed.

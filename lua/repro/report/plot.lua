@@ -1,4 +1,4 @@
--- The figures of the report (lua/repro/report.lua): gnuplot data files and the driver
+-- The figures of the report (lua/repro/report/init.lua): gnuplot data files and the driver
 -- that renders plots/*.gp into the paper's PDF figures and their PNG copies.
 --
 -- A data file holds one block per curve (blocks separated by two blank lines, so a
@@ -15,11 +15,11 @@
 -- The figures are those of the paper's manifest (paper/paper.lua: its `figures`, each
 -- naming a kind of M.KINDS and that kind's fields) and, for every study the manifest does
 -- not list, the forest plot of its primary comparisons (M.appendix_figures).
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
 local stats = require "stats"
-local F = require "repro.texfmt"
-local data = require "repro.report_data"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
 
 local M = {}
 local finite = F.finite
@@ -797,7 +797,7 @@ local function rgb_int(hex)
 end
 
 -- The loss against the swept value (a learning rate) per group of a study's `lr_sweep`
--- summary (lua/repro/lrsens.lua): the mean over seeds with the range from the lowest to
+-- summary (lua/repro/analysis/lrsens.lua): the mean over seeds with the range from the lowest to
 -- the highest seed, of the runs that did not diverge, and a cross above the curves at
 -- each value where some seed diverged (the groups a little apart along the axis, so
 -- that ranges at one value do not hide each other).  A group is labelled by its norm and
@@ -900,7 +900,7 @@ M.KINDS = {
   lrsweep = { build = lrsweep_figure, fields = { labels = "table?" }, summary = true },
 }
 
--- The width the appendix's figures are printed at (lua/repro/tex_tables.lua, appendix).
+-- The width the appendix's figures are printed at (lua/repro/report/tex_tables.lua, appendix).
 M.APPENDIX_WIDTH = "0.9\\linewidth"
 
 -- The forest plot of each study the manifest does not list (the paper's appendix).

@@ -1,5 +1,5 @@
 -- Finished run records read back for looking across runs: `bin/repro compare` and
--- `bin/repro export` (lua/repro/compare.lua, lua/repro/export.lua).
+-- `bin/repro export` (lua/repro/cli/compare.lua, lua/repro/cli/export.lua).
 --
 -- A target is a study name (its records folder under the records root), a study file
 -- (lua/experiments/X.lua: the same folder), or a directory (as given, else under the
@@ -14,15 +14,15 @@
 -- engine config key but threads (keys a record leaves out at their default, and derived
 -- keys, at the value they take), metrics every number or boolean at the top level of
 -- metrics.json plus the analysis's n_spikes and max_loss_ratio from log.csv
--- (lua/repro/analysis.lua), and log (read on request) the columns of log.csv.
+-- (lua/repro/analysis/init.lua), and log (read on request) the columns of log.csv.
 local engine = require "engine"
-local json = require "repro.json"
+local json = require "repro.core.json"
 local sys = require "repro.sys"
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
 local record = require "repro.record"
 local analysis = require "repro.analysis"
-local base = require "repro.base"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -1,6 +1,6 @@
--- The claim's Table 1 beside the suite's numbers (lua/repro/report.lua), from summaries:
+-- The claim's Table 1 beside the suite's numbers (lua/repro/report/init.lua), from summaries:
 --   claim          one row per variant of each source: the claim's Table 1 (its values
---                  as summary.json's `claim` carries them, lua/repro/claim.lua), each
+--                  as summary.json's `claim` carries them, lua/repro/analysis/claim.lua), each
 --                  set-up of the study that reproduces it (the entry's study, a `claim`
 --                  summary of stage table1), every other study run at the claim's
 --                  protocol (its summary's claim_reference: the suite's pinned set-up;
@@ -13,7 +13,7 @@
 --                  interval and the pre-registered verdict, as percentages of perplexity
 -- A study at the claim's protocol that has not run leaves its rows out; a study whose
 -- summary has no `claim` of stage table1 gets a sentence.
-local F = require "repro.texfmt"
+local F = require "repro.report.texfmt"
 
 local M = {}
 

@@ -1,4 +1,4 @@
--- The reproducibility tables of the report (lua/repro/report.lua), read from the run
+-- The reproducibility tables of the report (lua/repro/report/init.lua), read from the run
 -- records of every study that has run (never typed):
 --   compute    one row per study: runs, the runs whose config no earlier row has (the
 --              suite trains an identical config once and copies its record, byte for
@@ -9,12 +9,12 @@
 --              their ranges, how a best learning rate was selected, central tendency and
 --              error bars, compute, data, software
 -- Times are the ones the run manifests recorded (train_wall_s x threads, in core-hours;
--- core_s when the run's thread count changed, lua/repro/pool.lua):
+-- core_s when the run's thread count changed, lua/repro/run/pool.lua):
 -- records copied between studies carry their original time, and a copy is counted once
 -- in the last row.  Nothing here feeds a result; the tables only report.
-local json = require "repro.json"
-local fs = require "repro.fs"
-local F = require "repro.texfmt"
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
+local F = require "repro.report.texfmt"
 
 local M = {}
 

@@ -1,4 +1,4 @@
--- numbers.tex of the report (lua/repro/report.lua): one macro per number the paper's prose
+-- numbers.tex of the report (lua/repro/report/init.lua): one macro per number the paper's prose
 -- cites, the verdict sentences, and which studies and figures exist.
 --   \csname ReportHave@<study>\endcsname, ReportAbsent@<study> (why not),
 --   ReportFig@<figure>, ReportNoFig@<figure> (why not)   availability
@@ -29,12 +29,12 @@
 -- A relative change (...RelChange) is defined only for a metric whose kind
 -- (texfmt.METRIC) is neither a loss in nats nor a count.
 local stats = require "stats"
-local F = require "repro.texfmt"
-local data = require "repro.report_data"
-local tables = require "repro.tex_tables"
-local claim = require "repro.tex_claim"
-local sweep = require "repro.tex_sweep"
-local prose = require "repro.tex_prose"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
+local tables = require "repro.report.tex_tables"
+local claim = require "repro.report.tex_claim"
+local sweep = require "repro.report.tex_sweep"
+local prose = require "repro.report.tex_prose"
 
 local M = {}
 local finite = F.finite
@@ -151,7 +151,7 @@ local function design(d, s, S)
   d.def(S .. "SignflipFloor", #s.seeds > 0 and F.p(2.0 ^ (1 - #s.seeds)) or DASH)
   d.def(S .. "BcaCoverage", #s.seeds > 0 and
     ("\\num{" .. F.fixed(100 * (1 - 2.0 ^ (1 - #s.seeds)), 2) .. "}\\,\\%") or DASH)
-  -- seeds from power (lua/repro/study.lua): the sd used, the pilot's own sd when an upper
+  -- seeds from power (lua/repro/study/init.lua): the sd used, the pilot's own sd when an upper
   -- confidence limit replaced it, the seeds power asked for and the power at the seeds run
   local p = s.summary.analysis and s.summary.analysis.seeds_from_power
   if p then

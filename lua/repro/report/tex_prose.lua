@@ -1,4 +1,4 @@
--- The report's sentences (lua/repro/report.lua), written from the study summaries:
+-- The report's sentences (lua/repro/report/init.lua), written from the study summaries:
 --   M.verdict_sentence(s, v)  one verdict of the pre-registered rule in words
 --   M.verdicts(s)             every verdict of a study, one paragraph
 --   M.degenerate_note(c)      why some statistics of a comparison are undefined (the
@@ -13,8 +13,8 @@
 -- interval, a count by counts, and gives the rule's verdict and why, in words.  Never a
 -- variant's or metric's code name, never a percentage of a loss in nats or of a count.
 local stats = require "stats"
-local F = require "repro.texfmt"
-local data = require "repro.report_data"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
 
 local M = {}
 local finite = F.finite

@@ -1,5 +1,5 @@
--- A learning-rate sweep's table and numbers (lua/repro/report.lua), from summary.json's
--- `lr_sweep` (lua/repro/lrsens.lua):
+-- A learning-rate sweep's table and numbers (lua/repro/report/init.lua), from summary.json's
+-- `lr_sweep` (lua/repro/analysis/lrsens.lua):
 --   lr_sweep   one row per group, named by its config (the overrides its variants share,
 --              labelled as report_data names them: "LayerNorm, warmup 0"; the group's own
 --              name only when it has no variant in the summary): its best learning rate (marked when it lies on the
@@ -11,7 +11,7 @@
 -- "DivergeLrAll", "Sens", "SensCI", "SensDiff", "SensDiffCI", and S.."EllStar"; the grid
 -- (its first group's values): S.."GridMin", "GridMax", "GridN", "GridStep" (a word:
 -- "half-decade"), "GridStepFactor" (the ratio of neighbours), "GridDecades" (its span).
-local F = require "repro.texfmt"
+local F = require "repro.report.texfmt"
 
 local M = {}
 

@@ -1,4 +1,4 @@
--- The tables of the report (lua/repro/report.lua), one booktabs tabular per file:
+-- The tables of the report (lua/repro/report/init.lua), one booktabs tabular per file:
 --   seeds          the seeds' Table 1 layout, mean +- sd per variant
 --   paired         every comparison on every metric of the analysis, with the verdicts
 --   interactions   the differences of two paired differences
@@ -6,11 +6,11 @@
 --   counts         divergences and loss spikes per setting and variant
 --   setting_effect the primary comparisons within each setting
 --   studies        one row per study
---   compute, checklist  the reproducibility tables (lua/repro/tex_compute.lua)
---   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/tex_claim.lua)
+--   compute, checklist  the reproducibility tables (lua/repro/report/tex_compute.lua)
+--   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/report/tex_claim.lua)
 --   claim_search   a distance-2 search's closest set-ups with their distance terms (top =
 --                  how many, default 5)
---   lr_sweep       a learning-rate sweep per group (lua/repro/tex_sweep.lua)
+--   lr_sweep       a learning-rate sweep per group (lua/repro/report/tex_sweep.lua)
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A paired table
 -- with `section = "<key>"` is built from that nested summary of the study's
@@ -19,12 +19,12 @@
 -- comparison's statistics are undefined is said under its table in words
 -- (tex_prose.degenerate_note), never "nan" or "inf".
 local stats = require "stats"
-local F = require "repro.texfmt"
-local data = require "repro.report_data"
-local compute = require "repro.tex_compute"
-local claim = require "repro.tex_claim"
-local sweep = require "repro.tex_sweep"
-local prose = require "repro.tex_prose"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
+local compute = require "repro.report.tex_compute"
+local claim = require "repro.report.tex_claim"
+local sweep = require "repro.report.tex_sweep"
+local prose = require "repro.report.tex_prose"
 
 local M = {}
 local finite = F.finite

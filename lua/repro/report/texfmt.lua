@@ -1,4 +1,4 @@
--- Number and text formats of the report's LaTeX (lua/repro/report.lua), one rule each,
+-- Number and text formats of the report's LaTeX (lua/repro/report/init.lua), one rule each,
 -- so that a number reads the same in every table, in numbers.tex and in the prose:
 --   a metric value       the metric's fixed decimals (METRIC below), else 4 significant
 --   a difference / CI    the metric's decimals, or more so that the interval's half-width
@@ -10,7 +10,7 @@
 -- the summary leaves undefined prints as an em dash: never "nan" or "inf".
 local M = {}
 
-local base = require "repro.base"
+local base = require "repro.core.base"
 local finite = base.finite
 M.finite = finite
 
@@ -59,7 +59,7 @@ M.METRIC = {
     noun = "training loss", unit = "nats", kind = "nats", ppl = "training perplexity" },
   logit_norm = { label = "logit norm", short = "logit norm", dec = 3, noun = "logit norm" },
   max_logit = { label = "max logit", short = "max logit", dec = 3, noun = "largest logit" },
-  -- the outcomes of a learning-rate sweep, per seed over a group's grid (lua/repro/lrsens.lua)
+  -- the outcomes of a learning-rate sweep, per seed over a group's grid (lua/repro/analysis/lrsens.lua)
   mean_max_loss_jump = { label = "mean largest loss jump (nats)", short = "loss jump",
     dec = 3, noun = "mean largest jump of the training loss over the grid", unit = "nats" },
   gmean_max_grad_norm = { label = "largest grad norm (geom.\\ mean over the grid)",

@@ -1,4 +1,4 @@
--- A study's runs handed to another executor (GNU parallel, Slurm: lua/repro/slurm.lua),
+-- A study's runs handed to another executor (GNU parallel, Slurm: lua/repro/run/slurm.lua),
 -- and their state, whoever trains them.
 --
 --   bin/repro plan FILE [--all] [--only variant=V,seed=S]... [--set k=v,...]
@@ -27,7 +27,7 @@
 --       summary.json before changing a record, as `bin/repro run` does.
 --   bin/repro status FILE [--only ...] [--set ...] [--out-root DIR]
 --       done / running (lock held) / failed / pending for every selected run, with the
---       step reached, where it ran and why it failed (lua/repro/runstate.lua); for a
+--       step reached, where it ran and why it failed (lua/repro/run/runstate.lua); for a
 --       study submitted to Slurm, the array task and its queue state (squeue).
 --   bin/repro analyze FILE [--set ...] [--out-root DIR]
 --       the analysis of `bin/repro run` (summary.json, verdicts) when every run is done;
@@ -38,16 +38,16 @@
 local host = require "repro.host"
 local proc = require "repro.proc"
 local sys = require "repro.sys"
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local study = require "repro.study"
 local record = require "repro.record"
-local progress = require "repro.progress"
-local runplan = require "repro.runplan"
-local runstate = require "repro.runstate"
-local config = require "repro.config"
+local progress = require "repro.core.progress"
+local runplan = require "repro.plan"
+local runstate = require "repro.run.runstate"
+local config = require "repro.core.config"
 local engine = require "engine"
-local base = require "repro.base"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -224,7 +224,7 @@ function M.plan_main(args)
   return 0
 end
 
--- The Slurm submission of a study (lua/repro/slurm.lua), if any: label -> "12_3", and
+-- The Slurm submission of a study (lua/repro/run/slurm.lua), if any: label -> "12_3", and
 -- the analysis job id; queue states from squeue when it answers.
 local function slurm_info(dir)
   local ok, sub = pcall(json.decode, fs.read(dir .. "/slurm/submit.json") or "")

@@ -1,6 +1,6 @@
--- The process pool of `bin/repro run`: a queue of planned runs (lua/repro/runplan.lua)
+-- The process pool of `bin/repro run`: a queue of planned runs (lua/repro/plan/init.lua)
 -- trained in `jobs` worker processes at once (`bin/repro run-worker`,
--- lua/repro/worker.lua), each with `threads` threads, with progress on stderr: a line
+-- lua/repro/run/worker.lua), each with `threads` threads, with progress on stderr: a line
 -- for the study (runs done, ETA) and one per running run (step, loss, lr, tokens/s, its
 -- ETA), redrawn in place on a terminal (cut to its width), printed every PLAIN_EVERY_S
 -- otherwise.  Once nothing is left to start, the cores of finished workers go to the runs
@@ -12,13 +12,13 @@
 local engine = require "engine"
 local host = require "repro.host"
 local proc = require "repro.proc"
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local record = require "repro.record"
-local progress = require "repro.progress"
-local config = require "repro.config"
-local runplan = require "repro.runplan"
-local textable = require "repro.textable"
-local base = require "repro.base"
+local progress = require "repro.core.progress"
+local config = require "repro.core.config"
+local runplan = require "repro.plan"
+local textable = require "repro.core.textable"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -16,8 +16,8 @@
 -- heartbeat (rewritten every HEARTBEAT_S while training) is fresh counts as running.
 local host = require "repro.host"
 local proc = require "repro.proc"
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local record = require "repro.record"
 
 local M = {}

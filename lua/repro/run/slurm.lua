@@ -12,7 +12,7 @@
 -- of this records root) x M.MEM_HEADROOM, rounded up to MiB (none measured yet: no
 -- --mem, and the submission says so).
 --
--- Pending runs are those `bin/repro status` calls failed or pending (lua/repro/runstate.lua):
+-- Pending runs are those `bin/repro status` calls failed or pending (lua/repro/run/runstate.lua):
 -- done ones are left out, and so are runs another process is training (lock held).
 -- Into OUT/<study>/slurm/ (each file atomically) go:
 --   array-<c>.sbatch  one job array per MaxArraySize runs (read from `scontrol show
@@ -30,11 +30,11 @@
 -- `submit` resumes it.  A shared filesystem is assumed (the project, the records and the
 -- corpus at the same paths on every node).  --dry-run prints the scripts and the sbatch
 -- commands and writes nothing.
-local fs = require "repro.fs"
-local json = require "repro.json"
-local plan = require "repro.plan"
-local base = require "repro.base"
-local runstate = require "repro.runstate"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local plan = require "repro.run.parallel"
+local base = require "repro.core.base"
+local runstate = require "repro.run.runstate"
 
 local M = {}
 

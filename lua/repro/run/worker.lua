@@ -1,8 +1,8 @@
 -- `bin/repro run-worker PPID DIR THREADS CHECKPOINT_EVERY PROGRESS_FILE [--study FILE]
 -- key=value...`:
--- one run for the process pool of `bin/repro run` (lua/repro/pool.lua), an internal
+-- one run for the process pool of `bin/repro run` (lua/repro/run/pool.lua), an internal
 -- command.  It dies with the runner PPID (kill -9 included), holds the run directory's
--- lock and keeps its attempt.json (lua/repro/runstate.lua), and writes the step it
+-- lock and keeps its attempt.json (lua/repro/run/runstate.lua), and writes the step it
 -- reached, its loss and learning rate ("STEP LOSS LR") into PROGRESS_FILE now and then.  When the runner writes a thread count into
 -- PROGRESS_FILE.threads (a study's last runs, once other workers are done), the rest of
 -- the run uses it (results do not depend on it).  Exit status: 0 when the record is
@@ -12,11 +12,11 @@
 local engine = require "engine"
 local host = require "repro.host"
 local proc = require "repro.proc"
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local record = require "repro.record"
-local runstate = require "repro.runstate"
-local config = require "repro.config"
-local base = require "repro.base"
+local runstate = require "repro.run.runstate"
+local config = require "repro.core.config"
+local base = require "repro.core.base"
 
 local M = {}
 

@@ -1,6 +1,6 @@
 -- Reading another study's results from a study file, and the dependencies that creates.
 --
--- A study file may call these host functions (offered through lua/repro/study.lua's
+-- A study file may call these host functions (offered through lua/repro/study/init.lua's
 -- M.API, evaluated in the sandbox's child process; each reads
 -- <out-root>/<study>/summary.json, the summary `bin/repro run` writes when every run of
 -- that study is done):
@@ -10,7 +10,7 @@
 --                                  lr_sweep.groups[group].best_lr: the grid value with
 --                                  the lowest mean final validation loss, a diverged run
 --                                  counting as its loss at initialization;
---                                  lua/repro/lrsens.lua), a number
+--                                  lua/repro/analysis/lrsens.lua), a number
 --   repro.best_config(study, group) the config overrides of that best grid point's
 --                                  variant, exactly as the sweep's study file gave them
 --                                  (e.g. { embed_norm =, lr =, min_lr = }): no arithmetic
@@ -35,10 +35,10 @@
 -- yet reads as a placeholder instead of raising (M.PLACEHOLDERS: nil, then 0, then an
 -- empty table, one evaluation each until the study returns its table, so that a study
 -- that computes with a result still declares its `depends`), because only the names
--- matter (`bin/repro studies`, lua/repro/order.lua, study.dependencies).
-local json = require "repro.json"
-local fs = require "repro.fs"
-local base = require "repro.base"
+-- matter (`bin/repro studies`, lua/repro/cli/studies.lua, study.dependencies).
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -176,7 +176,7 @@ local function result(study, ...)
   return plain(v)
 end
 
--- The functions offered to study files (lua/repro/study.lua adds them to its M.API).
+-- The functions offered to study files (lua/repro/study/init.lua adds them to its M.API).
 M.API = { best_lr = best_lr, best_config = best_config, result = result }
 
 -- Listing mode: the source is wrapped (on its first line, so line numbers stay) so that

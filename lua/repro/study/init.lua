@@ -21,7 +21,7 @@
 --                          one-sided 80 % upper confidence limit of the pilot's sd
 --                          (stats.sd_upper, its df = pairs - 1 or the comparison's df)
 --                          instead of the sd itself, against a small pilot's optimism
---   analysis               the pre-registered analysis (lua/repro/analysis.lua):
+--   analysis               the pre-registered analysis (lua/repro/analysis/init.lua):
 --                          baseline, metrics, primary, better, min_effect, alpha,
 --                          correction ("holm"), resamples, test ("t" | "signflip": the
 --                          decision test), and optionally comparisons, interactions,
@@ -39,15 +39,15 @@
 --                          variant against the baseline, no other pair.  comparisons = {}
 --                          pre-registers no test (a descriptive study: no family, no
 --                          verdicts).  claim: the claim's Table 1 stage of the study
---                          (lua/repro/claim.lua).  sweep: a learning-rate sweep's groups,
+--                          (lua/repro/analysis/claim.lua).  sweep: a learning-rate sweep's groups,
 --                          analysed for best value, divergence and LR sensitivity, and
---                          optionally outcomes over the grid (lua/repro/lrsens.lua)
+--                          optionally outcomes over the grid (lua/repro/analysis/lrsens.lua)
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --   depends                optional list of studies this one needs first, besides those it
 --                          reads with repro.best_lr / repro.result and its pilot (e.g. a study
 --                          that copies another's runs); `bin/repro studies` orders by all of
---                          them (lua/repro/depends.lua, lua/repro/order.lua)
+--                          them (lua/repro/study/depends.lua, lua/repro/cli/studies.lua)
 --
 -- A study file is data that may use loops and functions to build its tables.  It is
 -- evaluated in a sandbox (lua/lsandbox.c): a child process with a Lua state of its own
@@ -71,22 +71,22 @@
 -- `study: FILE:LINE: repro.name: message`.  Say in lua/experiments/README.md what it
 -- returns.  A study that calls it records the resolved values in its configs, so a
 -- changed input changes the config hashes.
-local base = require "repro.base"
+local base = require "repro.core.base"
 local engine = require "engine"
 local stats = require "stats"
 local record = require "repro.record"
 local sandbox = require "repro.sandbox"
 local sys = require "repro.sys"
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
-local depends = require "repro.depends"
-local lrsens = require "repro.lrsens"
+local depends = require "repro.study.depends"
+local lrsens = require "repro.analysis.lrsens"
 
 local M = {}
 
 M.CHECKPOINT_EVERY = 50
 
--- Metrics computed by lua/repro/analysis.lua from a run's log.csv and metrics.json.
+-- Metrics computed by lua/repro/analysis/init.lua from a run's log.csv and metrics.json.
 M.DERIVED_METRICS = { "diverged", "n_spikes", "max_loss_ratio" }
 
 -- The scalar results engine.train documents (lua/lengine.c); every numeric top-level
@@ -100,7 +100,7 @@ local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effec
   "registered_rule", "claim", "sweep" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "test" }
--- The decision rule of lua/repro/analysis.lua (analysis.RULE, kept here so that loading a
+-- The decision rule of lua/repro/analysis/init.lua (analysis.RULE, kept here so that loading a
 -- study does not load the analysis).
 M.RULE = 2
 -- Keys a study may not set: the runner owns them.
@@ -122,7 +122,7 @@ M.MAX_SOURCE_BYTES = 1024 * 1024
 -- Plans above these need opts.allow_large (`bin/repro run --allow-large`).
 M.MAX_SEEDS, M.MAX_RUNS = 100, 1000
 M.API = {}
--- Another study's results (lua/repro/depends.lua): repro.best_lr, repro.result.
+-- Another study's results (lua/repro/study/depends.lua): repro.best_lr, repro.result.
 for name, f in pairs(depends.API) do M.API[name] = f end
 
 local function set_of(list)
@@ -282,7 +282,7 @@ local function evaluate(path, listing)
   if not listing then ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, M.API) end
   if ok then return value, src end
   local L = M.LIMITS
-  local where = " of a study file (lua/repro/study.lua, M.LIMITS)"
+  local where = " of a study file (lua/repro/study/init.lua, M.LIMITS)"
   local why = ({
     memory = string.format("exceeded the %d MiB memory limit", L.memory_bytes // (1024 * 1024))
       .. where,
@@ -389,7 +389,7 @@ end
 -- list of problems reads the same each time) and fills the normalized `out`.
 
 -- What each analysis field takes, for the message of a missing one and the comments of
--- `bin/repro new` (lua/repro/newstudy.lua): {field, text, required}, in the order a study
+-- `bin/repro new` (lua/repro/cli/new.lua): {field, text, required}, in the order a study
 -- file lists them.  variant_names (optional) are the study's variants.
 function M.analysis_fields(variant_names)
   local v = "the name of a variant"
@@ -419,8 +419,8 @@ function M.analysis_fields(variant_names)
     { "bootstrap", "optional: \"exact\" (default) or \"monte-carlo\"", false },
     { "registered_rule", "optional: the decision rule pre-registered, an integer from 1 to " ..
       M.RULE .. " (default " .. M.RULE .. ", the current one)", false },
-    { "claim", "optional: the claim's stages (lua/repro/claim.lua)", false },
-    { "sweep", "optional: a learning-rate sweep's groups (lua/repro/lrsens.lua)", false },
+    { "claim", "optional: the claim's stages (lua/repro/analysis/claim.lua)", false },
+    { "sweep", "optional: a learning-rate sweep's groups (lua/repro/analysis/lrsens.lua)", false },
   }
 end
 
@@ -649,7 +649,7 @@ local function check_analysis(P, a, variants, variant_names)
   check_comparisons(P, a, out, variants, variant_names)
   check_interactions(P, a, out, variants, variant_names)
   if a.claim ~= nil then
-    out.claim = require("repro.claim").check(P, a.claim, variants, variant_names)
+    out.claim = require("repro.analysis.claim").check(P, a.claim, variants, variant_names)
   end
   if a.sweep ~= nil then out.sweep = lrsens.check(P, a.sweep, variants) end
   return out
@@ -1188,7 +1188,7 @@ function M.load(path, set, opts)
 end
 
 -- The studies the study at `path` needs first: those it reads (repro.best_lr,
--- repro.result), its pilot and its `depends` (lua/repro/depends.lua), as a sorted list,
+-- repro.result), its pilot and its `depends` (lua/repro/study/depends.lua), as a sorted list,
 -- from evaluations in listing mode (a study that has no results yet reads as a
 -- placeholder: nil, else 0, else an empty table, until the study returns its table).
 -- Its results are read under M.results_root(opts).  Raises a user error when the study
