@@ -39,9 +39,9 @@
 --                          variant against the baseline, no other pair.  comparisons = {}
 --                          pre-registers no test (a descriptive study: no family, no
 --                          verdicts).  claim: the claim's Table 1 stage of the study
---                          (lua/repro/analysis/claim.lua).  sweep: a learning-rate sweep's groups,
+--                          (lua/repro/study/claim.lua).  sweep: a learning-rate sweep's groups,
 --                          analysed for best value, divergence and LR sensitivity, and
---                          optionally outcomes over the grid (lua/repro/analysis/lrsens.lua)
+--                          optionally outcomes over the grid (lua/repro/study/sweep.lua)
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --   depends                optional list of studies this one needs first, besides those it
@@ -80,7 +80,8 @@ local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local depends = require "repro.study.depends"
-local lrsens = require "repro.analysis.lrsens"
+local sweep = require "repro.study.sweep"
+local claim = require "repro.study.claim"
 
 local M = {}
 
@@ -419,8 +420,8 @@ function M.analysis_fields(variant_names)
     { "bootstrap", "optional: \"exact\" (default) or \"monte-carlo\"", false },
     { "registered_rule", "optional: the decision rule pre-registered, an integer from 1 to " ..
       M.RULE .. " (default " .. M.RULE .. ", the current one)", false },
-    { "claim", "optional: the claim's stages (lua/repro/analysis/claim.lua)", false },
-    { "sweep", "optional: a learning-rate sweep's groups (lua/repro/analysis/lrsens.lua)", false },
+    { "claim", "optional: the claim's stages (lua/repro/study/claim.lua)", false },
+    { "sweep", "optional: a learning-rate sweep's groups (lua/repro/study/sweep.lua)", false },
   }
 end
 
@@ -649,9 +650,9 @@ local function check_analysis(P, a, variants, variant_names)
   check_comparisons(P, a, out, variants, variant_names)
   check_interactions(P, a, out, variants, variant_names)
   if a.claim ~= nil then
-    out.claim = require("repro.analysis.claim").check(P, a.claim, variants, variant_names)
+    out.claim = claim.check(P, a.claim, variants, variant_names)
   end
-  if a.sweep ~= nil then out.sweep = lrsens.check(P, a.sweep, variants) end
+  if a.sweep ~= nil then out.sweep = sweep.check(P, a.sweep, variants) end
   return out
 end
 
@@ -1177,7 +1178,7 @@ function M.load(path, set, opts)
   if t.analysis ~= nil then s.analysis = check_analysis(P, t.analysis, variants, variant_names) end
   if s.analysis then check_design(P, s, opts, t.seeds) end
   if s.analysis and s.analysis.sweep then
-    lrsens.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
+    sweep.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
   end
   check_size(P, s, opts)
   P.raise()
