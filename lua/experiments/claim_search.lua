@@ -93,7 +93,7 @@ return {
     .. "untied output x warmup+cosine or constant lr, crossed with dropout 0, 0.1, 0.2; seeds "
     .. "1-2; each set-up's distance to the claim's baseline row (PPL, embedding norm, "
     .. "balanced accuracy on 150 positions, gradient norm at weight 1/4; distance 2 of "
-    .. "lua/repro/analysis/claim.lua), set-ups at or above the unigram perplexity excluded, the "
+    .. "lua/repro/claim.lua), set-ups at or above the unigram perplexity excluded, the "
     .. "closest 2 to stage B (claim.lua). Descriptive: no test. 96 runs, about 16 minutes "
     .. "on the reference 2-core machine.",
   base = { iters = 150, balanced_acc = true },

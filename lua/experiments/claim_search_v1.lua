@@ -74,7 +74,7 @@ return {
     .. "embedding init N(0, 0.02) or N(0, 1); position embedding init 0, N(0, 0.02) or "
     .. "N(0, 1); tied or untied output layer; warmup 30 + cosine or no warmup + constant "
     .. "lr), seed 1, each scored by its distance to the claim's baseline row (validation "
-    .. "PPL, final gradient norm, embedding norm; lua/repro/analysis/claim.lua) and ranked; the "
+    .. "PPL, final gradient norm, embedding norm; lua/repro/claim.lua) and ranked; the "
     .. "closest 2 go to stage 2 (claim_v1.lua). Descriptive: no test. 24 runs (one has "
     .. "prelim's none/seed-1 config and is copied when prelim ran first), about 10 minutes "
     .. "on the reference 2-core machine.",

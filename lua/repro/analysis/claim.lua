@@ -76,6 +76,9 @@ function M.threshold(version)
   return w * M.Z_MATCH * M.Z_MATCH
 end
 
+-- The definitions as the summaries quote them: they name this module by its path before
+-- the stage folders (lua/repro/claim.lua), kept so that committed summaries regenerate
+-- byte for byte.
 M.DEFINITION2 = string.format("D = sum of w z^2 over val_ppl (z = ln(x / c) / (the " ..
   "claim's sd / mean), w = 1), embed_norm (z = ln(x / c) / 0.1, w = 1), the balanced " ..
   "accuracy on 150 positions bal_subset_acc_mean against the claim's mock macro accuracy " ..
@@ -83,14 +86,14 @@ M.DEFINITION2 = string.format("D = sum of w z^2 over val_ppl (z = ln(x / c) / (t
   "w = 1/4), x the set-up's mean over its seeds, c the claim's Table 1 value. A set-up " ..
   "matches the claim's row when D <= %g (2^2 x the weights' sum 3.25: a weighted root-" ..
   "mean-square z of at most 2). Set-ups whose validation PPL is at or above the unigram " ..
-  "perplexity of the validation split are excluded before ranking (lua/repro/analysis/claim.lua)",
+  "perplexity of the validation split are excluded before ranking (lua/repro/claim.lua)",
   M.threshold(2))
 M.DEFINITION = string.format("D = sum over val_ppl, final_grad_norm and embed_norm of " ..
   "(ln(x / c) / sigma)^2, x the set-up's mean over its seeds, c the claim's Table 1 value; " ..
   "sigma = the claim's own relative spread where it gives one (val_ppl: sd / mean), else " ..
   "%g (a %g %% tolerance: the claim gives no spread for the gradient and embedding norms). " ..
   "A set-up matches the claim's row when D <= %g (%d terms x %g^2: a root-mean-square z of " ..
-  "at most %g) (lua/repro/analysis/claim.lua)", M.TOLERANCE, 100 * M.TOLERANCE, M.threshold(),
+  "at most %g) (lua/repro/claim.lua)", M.TOLERANCE, 100 * M.TOLERANCE, M.threshold(),
   #M.DISTANCES[1].terms, M.Z_MATCH, M.Z_MATCH)
 local function definition_of(version) return (version or 1) == 2 and M.DEFINITION2 or
   M.DEFINITION end

@@ -184,7 +184,7 @@ function commands.train(args)
   return 0
 end
 
--- A study and one run of it in a worker process (lua/repro/cli/run.lua, worker.lua).
+-- A study and one run of it in a worker process (lua/repro/cli/run.lua, lua/repro/run/worker.lua).
 function commands.run(args) return runner.main(args) end
 commands["run-worker"] = worker.main
 

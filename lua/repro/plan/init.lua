@@ -159,7 +159,7 @@ function M.plan(s, runs, out_root, force)
     if r.status == "changed" and r.info.finished and not force then
       r.action = "refuse" -- a finished record is never overwritten by another config
     elseif r.status == "untrusted" and not force then
-      r.action = "refuse" -- nor one without checksums (record.lua: never trusted, kept)
+      r.action = "refuse" -- nor one without checksums (lua/repro/record/init.lua: never trusted, kept)
     elseif force then
       r.action = "train"
     elseif r.status == "done" then
