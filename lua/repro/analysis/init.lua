@@ -860,7 +860,6 @@ local function summary_extras(ctx, out, per_variant, comparisons)
     -- a search's pilot for the next stage's seeds from power (lua/repro/study/init.lua)
     if out.claim.pilot then out.pilot_comparisons = json.array({ out.claim.pilot }) end
   end
-  out.claim_reference = M.claim_reference(s, per_variant)
   if an.sweep then
     local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)
     if section then
@@ -955,33 +954,6 @@ function M.summarize(s, runs)
   local warnings = M.unigram_warnings(s, per_variant, verdicts)
   if #warnings > 0 then out.warnings = arr(warnings) end
   return out
-end
-
--- A study at the claim's protocol (every run 150 iterations, claim.TABLE1.iters, at the
--- default peak lr 3e-4, the seeds' and the claim's) prints its validation perplexity
--- beside the claim's Table 1: a row per variant whose embed_norm has a row there; nil
--- for any other study.
-function M.claim_reference(s, per_variant)
-  local lr = engine.defaults().lr
-  if not (s.runs and #s.runs > 0) then return nil end
-  local norm_of = {}
-  for _, r in ipairs(s.runs) do
-    if r.cfg.iters ~= claim.TABLE1.iters or r.cfg.lr ~= lr then return nil end
-    norm_of[r.variant] = r.cfg.embed_norm
-  end
-  local rows = json.array({})
-  for _, v in ipairs(s.variants) do
-    local row = claim.TABLE1.rows[norm_of[v.name]]
-    local m = per_variant[v.name] and per_variant[v.name].metrics.val_ppl
-    if row then
-      rows[#rows + 1] = { variant = v.name, embed_norm = norm_of[v.name],
-        val_ppl = m and m.mean, n = m and m.n, claim_val_ppl = row.val_ppl,
-        claim_val_ppl_sd = row.val_ppl_sd }
-    end
-  end
-  if #rows == 0 then return nil end
-  return { protocol = string.format("%d iterations at peak lr %g", claim.TABLE1.iters, lr),
-    source = claim.SOURCE, rows = rows }
 end
 
 -- Two-way random-effects ANOVA components when the runs cross init_seed and data_seed
@@ -1111,16 +1083,6 @@ function M.verdict_table(summary, width)
       width, "  ", "    ")
   end
   for _, l in ipairs(summary.claim and summary.claim.text or {}) do lines[#lines + 1] = l end
-  local ref = summary.claim_reference
-  if ref then
-    local parts = {}
-    for _, r in ipairs(ref.rows) do
-      parts[#parts + 1] = string.format("%s %s (claim %s)", r.variant, fmt(r.val_ppl),
-        fmt(r.claim_val_ppl))
-    end
-    lines[#lines + 1] = string.format("the claim's protocol (%s): validation PPL beside the " ..
-      "claim's Table 1: %s", ref.protocol, table.concat(parts, ", "))
-  end
   for _, l in ipairs(lrsens.text(summary.lr_sweep)) do lines[#lines + 1] = l end
   if summary.sweep_outcomes then
     lines[#lines + 1] = "outcomes over the grid (lr_sweep.outcomes):"

@@ -3,7 +3,7 @@
 --                  as summary.json's `claim` carries them, lua/repro/analysis/claim.lua), each
 --                  set-up of the study that reproduces it (the entry's study, a `claim`
 --                  summary of stage table1), every other study run at the claim's
---                  protocol (its summary's claim_reference: the suite's pinned set-up;
+--                  protocol (read from its records: the suite's pinned set-up;
 --                  not a study with a `claim` of its own, such as the search), and the
 --                  unigram and bigram perplexities of the corpus as references; columns
 --                  perplexity, accuracy on 150-sample subsets (the claim's "mock
@@ -13,6 +13,7 @@
 --                  interval and the pre-registered verdict, as percentages of perplexity
 -- A study at the claim's protocol that has not run leaves its rows out; a study whose
 -- summary has no `claim` of stage table1 gets a sentence.
+local engine = require "engine"
 local F = require "repro.report.texfmt"
 
 local M = {}
@@ -102,6 +103,31 @@ function M.search_table(s, _, entry)
   return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
 end
 
+-- Study o at the claim's protocol (every run of its records `iters` iterations, the claim
+-- study's, at the default peak lr): its variants whose embed_norm has a row in the claim's
+-- Table 1, in its order, each {variant, embed_norm, n}; nil for any other study.
+local function at_claim_protocol(o, iters)
+  local lr = engine.defaults().lr
+  local norm_of, any = {}, false
+  for _, v in ipairs(o.summary.variants or {}) do
+    for _, seed in ipairs(o.seeds) do
+      local cfg = o:record(v.name, seed).config
+      if not cfg or cfg.iters ~= iters or cfg.lr ~= lr then return nil end
+      norm_of[v.name], any = cfg.embed_norm, true
+    end
+  end
+  if not any then return nil end
+  local rows = {}
+  for _, v in ipairs(o.summary.variants) do
+    local pv = o.summary.per_variant[v.name]
+    local m = pv and pv.metrics.val_ppl
+    if LABEL[norm_of[v.name]] then
+      rows[#rows + 1] = { variant = v.name, embed_norm = norm_of[v.name], n = m and m.n }
+    end
+  end
+  return #rows > 0 and rows or nil
+end
+
 function M.claim_table(s, ctx)
   local c = table1(s)
   if not c then return unavailable(s) end
@@ -146,13 +172,13 @@ function M.claim_table(s, ctx)
       end
     end
   end
-  -- Every other study at the claim's protocol (its claim_reference).
+  -- Every other study at the claim's protocol.
   for _, name in ipairs(ctx.names) do
     local o = ctx.by_name[name]
-    local ref = o and o ~= s and not o.summary.claim and o.summary.claim_reference
-    if ref then
+    local rows = o and o ~= s and not o.summary.claim and c.claim and at_claim_protocol(o, c.claim.iters)
+    if rows then
       body[#body + 1] = "\\midrule"
-      for i, r in ipairs(ref.rows) do
+      for i, r in ipairs(rows) do
         local pv = o.summary.per_variant[r.variant]
         local m = pv and pv.metrics or {}
         -- a study without the balanced accuracy has none to show in that column
