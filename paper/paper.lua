@@ -1,7 +1,7 @@
 -- The paper's manifest: which studies paper/main.tex discusses, in which order, and which
 -- generated tables and figures it shows, with which captions.  `bin/repro report` (make
 -- paper) reads it (lua/repro/report/init.lua says how); the library lua/repro/ knows nothing
--- of this paper.  Plain data, loaded with no globals.
+-- of this paper: this paper's own code is in lib/.  Plain data, loaded with no globals.
 --
 --   studies  the order of the studies table, of numbers.tex and of the forest plots'
 --            rows; a listed study that has not run is named as such.  A study with a
@@ -27,6 +27,8 @@
 --            run, or its data are all zero) is a sentence saying why in its place.
 --   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
 --            are drawn at the width they are printed, so their text is 9 pt on the page.
+--   extensions  this paper's own code (lib/, paths from this folder): kinds of table and
+--            numbers.tex macros the library does not have (lua/repro/report/init.lua).
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"
@@ -63,6 +65,8 @@ return {
     },
   },
   text_width = 6.5,
+  -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
+  extensions = { "lib/tex_claim.lua" },
 
   tables = {
     { name = "studies", kind = "studies",

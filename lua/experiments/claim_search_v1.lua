@@ -82,6 +82,8 @@ return {
   variants = variants,
   seeds = { 1 },
   checkpoint_every = 50,
+  -- the claim stages are this paper's analysis, not the suite's (analysis.claim below)
+  extensions = { claim = "paper/lib/claim.lua" },
   analysis = {
     baseline = "t0.02-p0.02-tied-w30cos",
     metrics = { "val_loss", "val_ppl", "final_grad_norm", "embed_norm", "val_acc",

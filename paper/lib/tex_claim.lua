@@ -1,4 +1,5 @@
--- The claim's Table 1 beside the suite's numbers (lua/repro/report/init.lua), from summaries:
+-- The claim's Table 1 beside the suite's numbers, from summaries: this paper's tables and
+-- macros, added to the report by the manifest (paper/paper.lua: extensions).
 --   claim          one row per variant of each source: the claim's Table 1 (its values
 --                  as summary.json's `claim` carries them, lua/repro/analysis/claim.lua), each
 --                  set-up of the study that reproduces it (the entry's study, a `claim`
@@ -486,5 +487,12 @@ function M.numbers(def, s, S)
   def(S .. "ClaimMockAccCounts", #counts == 3 and (counts[1] .. ", " .. counts[2] .. " and " ..
     counts[3]) or DASH)
 end
+
+-- The kinds of table this file adds to the report (the manifest's `extensions`).
+M.tables = {
+  claim = { build = M.claim_table },
+  claim_effects = { build = M.claim_effects_table },
+  claim_search = { build = M.search_table, fields = { top = "number?" } },
+}
 
 return M

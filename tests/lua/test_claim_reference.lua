@@ -5,7 +5,7 @@
 local check = require "repro.core.check"
 local analysis = require "repro.analysis"
 local study = require "repro.study"
-local claim = require "repro.analysis.claim"
+local claim = require("repro.core.extension").load("paper/lib/claim.lua", "test")
 local t = check.new("test_claim_reference")
 local dir = check.tmpdir()
 check.write(dir .. "/corpus.txt", string.rep("the cat sat on a mat and ran far away. ", 300))
@@ -43,12 +43,12 @@ t:eq(sum.claim_reference, nil, "a study at 150 iterations and lr 3e-4: no claim 
 t:ok(not analysis.verdict_table(sum):find("claim", 1, true),
   "nor on the terminal: " .. analysis.verdict_table(sum))
 
--- The paper's tables (lua/repro/report/tex_claim.lua) on the committed claim_v1 (the first
+-- The paper's tables (paper/lib/tex_claim.lua) on the committed claim_v1 (the first
 -- attempt, distance 1) and prelim summaries:
 -- the claim's Table 1 as its summary carries it, each set-up, the pinned set-up's rows,
 -- the n-gram references, and the effects as changes of perplexity, exp(d) - 1.
 local data = require "repro.report.data"
-local tex_claim = require "repro.report.tex_claim"
+local tex_claim = require("repro.core.extension").load("paper/lib/tex_claim.lua", "test")
 local cs, ps = data.load_study("experiments", "claim_v1"), data.load_study("experiments",
   "prelim")
 local CS = require("repro.report.texfmt").escape("claim_v1")

@@ -69,9 +69,12 @@
 -- comparison's differences, the two-way random-effects ANOVA components (stats.anova2).
 --
 -- A study with analysis.comparisons = {} pre-registered no test: no family, no verdicts.
--- A study with analysis.claim gets summary.claim from lua/repro/analysis/claim.lua (its distance to
--- the claim's Table 1: a ranking of set-ups, or the table laid beside the suite's), which
--- verdict_table prints after the verdicts; read_run keeps a run's subset_acc list for it.
+-- A study that names an extension (its `extensions`, lua/repro/study/init.lua) gets, for
+-- each field of its analysis the extension checked, the section of that name the
+-- extension's summarize returns (this paper's claim stages: summary.claim, from
+-- paper/lib/claim.lua); a section's `pilot` becomes pilot_comparisons and its `text`
+-- lines verdict_table prints after the verdicts.  read_run keeps a run's subset_acc
+-- list for such a section.
 -- A study with analysis.sweep gets summary.lr_sweep (best value, divergence and LR
 -- sensitivity per group), pilot_comparisons (for a later study's seeds from power) and,
 -- when it pre-registers outcomes, sweep_outcomes (this rule applied to per-seed outcomes
@@ -85,7 +88,6 @@ local stats = require "stats"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local lrsens = require "repro.analysis.lrsens"
-local claim = require "repro.analysis.claim"
 local engine = require "engine"
 local textable = require "repro.core.textable"
 
@@ -195,7 +197,7 @@ function M.read_run(dir, metrics)
     if v == nil and not diverged then run.missing[#run.missing + 1] = name end
     run.values[name] = v
   end
-  -- the accuracy of each validation subset (a list; lua/repro/analysis/claim.lua pools it)
+  -- the accuracy of each validation subset (a list, which an extension may pool)
   if not diverged and type(m.subset_acc) == "table" then run.subset_acc = m.subset_acc end
   if not diverged and type(m.bal_subset_acc) == "table" then
     run.bal_subset_acc = m.bal_subset_acc
@@ -845,7 +847,7 @@ local function compare_secondary(ctx, secondary)
 end
 
 -- The parts of the summary that follow from the others: variance components, the
--- command line's overrides, the claim stage, the claim's reference rows, the sweep.
+-- command line's overrides, the extensions' sections, the sweep.
 local function summary_extras(ctx, out, per_variant, comparisons)
   local s, runs, an = ctx.s, ctx.runs, ctx.an
   local vc = M.variance_components(s, runs, comparisons, an)
@@ -855,10 +857,15 @@ local function summary_extras(ctx, out, per_variant, comparisons)
     table.insert(out.notes, 1, "every run was changed from the study file by --set " ..
       json.encode(json.object(s.set)))
   end
-  if an.claim then
-    out.claim = claim.summarize(s, runs, out)
-    -- a search's pilot for the next stage's seeds from power (lua/repro/study/init.lua)
-    if out.claim.pilot then out.pilot_comparisons = json.array({ out.claim.pilot }) end
+  local names = {}
+  for name in pairs(s.extensions or {}) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    if an[name] ~= nil then
+      out[name] = s.extensions[name].summarize(s, runs, out)
+      -- a pilot for a later study's seeds from power (lua/repro/study/init.lua)
+      if out[name].pilot then out.pilot_comparisons = json.array({ out[name].pilot }) end
+    end
   end
   if an.sweep then
     local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)
@@ -1082,7 +1089,14 @@ function M.verdict_table(summary, width)
     lines[#lines + 1] = textable.wrap(require("repro.study").seeds_text(an.seeds_from_power),
       width, "  ", "    ")
   end
-  for _, l in ipairs(summary.claim and summary.claim.text or {}) do lines[#lines + 1] = l end
+  local sections = {} -- an extension's section with console text (header)
+  for k, v in pairs(summary) do
+    if type(v) == "table" and type(v.text) == "table" then sections[#sections + 1] = k end
+  end
+  table.sort(sections)
+  for _, k in ipairs(sections) do
+    for _, l in ipairs(summary[k].text) do lines[#lines + 1] = l end
+  end
   for _, l in ipairs(lrsens.text(summary.lr_sweep)) do lines[#lines + 1] = l end
   if summary.sweep_outcomes then
     lines[#lines + 1] = "outcomes over the grid (lr_sweep.outcomes):"

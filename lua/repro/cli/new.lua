@@ -6,7 +6,7 @@
 -- (study.analysis_fields, the same text a validation error for a missing field gives).
 -- With --from STUDY (a study name of lua/experiments/ or a study file), that study's
 -- base, variants, seeds (as the list it resolved to) and analysis, as literal values,
--- under the new name; its claim or sweep stages, its depends and an earlier
+-- under the new name; its extensions' fields, its sweep, its depends and an earlier
 -- registered_rule are not carried over (a new study is a new pre-registration), and the
 -- file says so.  The file goes to DIR/NAME.lua (default lua/experiments/); an existing
 -- file is never overwritten.  It is validated (lua/repro/study/init.lua) in a temporary folder
@@ -159,7 +159,12 @@ function M.text(name, src, file)
   local notes = {}
   if src then
     local an = src.analysis
-    if an.claim then notes[#notes + 1] = "analysis.claim" end
+    local ext = {} -- an extension's fields (study.lua: extensions)
+    for name in pairs(src.extensions or {}) do
+      if an[name] ~= nil then ext[#ext + 1] = "analysis." .. name end
+    end
+    table.sort(ext)
+    for _, e in ipairs(ext) do notes[#notes + 1] = e end
     if an.sweep then notes[#notes + 1] = "analysis.sweep" end
     if #src.depends > 0 then notes[#notes + 1] = "depends" end
     if an.registered_rule < study.RULE then

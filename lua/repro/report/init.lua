@@ -27,6 +27,7 @@
 -- report_data -> texfmt, and report -> report_plot -> report_data.
 local fs = require "repro.core.fs"
 local host = require "repro.host"
+local extension = require "repro.core.extension"
 local data = require "repro.report.data"
 local tables = require "repro.report.tex_tables"
 local numbers = require "repro.report.tex_numbers"
@@ -56,10 +57,6 @@ function Out:write(path, text)
   return true
 end
 
-function Out:claim(path)
-  self.written[path] = true
-end
-
 -- Removes files directly in dir whose name matches `pattern` and that were not written.
 function Out:prune(dir, pattern)
   local list = fs.capture("find " .. fs.quote(dir) .. " -maxdepth 1 -type f") or ""
@@ -75,7 +72,7 @@ end
 -- The paper's manifest -------------------------------------------------------------
 
 -- Checks one entry of the manifest's `tables` or `figures` against the kinds; returns it.
-local function check_entry(path, where, e, kinds, names)
+local function check_entry(path, where, e, kinds, names, is_figure)
   local function bad(fmt, ...)
     user_error("report: %s: %s: " .. fmt, path, where, ...)
   end
@@ -104,7 +101,7 @@ local function check_entry(path, where, e, kinds, names)
     if not t:match("%?$") and e[k] == nil then bad("%s: missing", k) end
   end
   if not kind.all and not kind.summaries and not e.study then bad("study: missing") end
-  if e.caption and e.width == nil and kinds == plot.KINDS then bad("width: missing") end
+  if e.caption and e.width == nil and is_figure then bad("width: missing") end
   return e
 end
 
@@ -163,6 +160,13 @@ end
 --                                  the tables a sweep's groups (report_data.name_variants)
 --   text_width = 6.5               optional: the text width in inches, at which a figure of
 --                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
+--   extensions = { "lib/x.lua", ... }  optional: the paper's own code, paths relative to
+--                                  the manifest's folder (lua/repro/core/extension.lua),
+--                                  each returning { tables = { <kind> = {build =, fields
+--                                  =}, ... }, numbers = function(def, s, S) }: kinds of
+--                                  table beside tex_tables.KINDS, and macros of each
+--                                  study for numbers.tex (def(name, value), after the
+--                                  study's verdicts)
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
   local chunk, err = loadfile(path, "t", {})
@@ -189,13 +193,29 @@ function M.load_manifest(path)
     out.studies[i], out.listed[n] = n, true
   end
   out.names = M.check_names(path, m.names)
+  out.table_kinds, out.numbers = {}, {}
+  for k, v in pairs(tables.KINDS) do out.table_kinds[k] = v end
+  if m.extensions ~= nil and type(m.extensions) ~= "table" then
+    user_error("report: %s: extensions: expected a list of paths", path)
+  end
+  local dir = path:match("^(.*)/[^/]*$") or "."
+  for i, p in ipairs(m.extensions or {}) do
+    local ext = extension.load(p, string.format("report: %s: extensions[%d]", path, i), dir)
+    for k, v in pairs(ext.tables or {}) do
+      if out.table_kinds[k] then
+        user_error("report: %s: extensions[%d]: table kind %s exists already", path, i, k)
+      end
+      out.table_kinds[k] = v
+    end
+    out.numbers[#out.numbers + 1] = ext.numbers
+  end
   local names = {}
   local sections, known = {}, {}
   for _, x in ipairs(data.SECTIONS) do
     sections[#sections + 1], known[x.key] = x.key, true
   end
   for i, e in ipairs(m.tables) do
-    out.tables[i] = check_entry(path, "tables[" .. i .. "]", e, tables.KINDS, names)
+    out.tables[i] = check_entry(path, "tables[" .. i .. "]", e, out.table_kinds, names)
     if e.section ~= nil and not known[e.section] then
       user_error("report: %s: tables[%d]: section: expected one of %s, got %s", path, i,
         table.concat(sections, ", "), e.section)
@@ -203,7 +223,7 @@ function M.load_manifest(path)
   end
   names = {}
   for i, e in ipairs(m.figures) do
-    out.figures[i] = check_entry(path, "figures[" .. i .. "]", e, plot.KINDS, names)
+    out.figures[i] = check_entry(path, "figures[" .. i .. "]", e, plot.KINDS, names, true)
   end
   return out
 end

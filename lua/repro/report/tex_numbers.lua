@@ -32,7 +32,6 @@ local stats = require "stats"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 local tables = require "repro.report.tex_tables"
-local claim = require "repro.report.tex_claim"
 local sweep = require "repro.report.tex_sweep"
 local prose = require "repro.report.tex_prose"
 
@@ -408,7 +407,9 @@ function M.numbers(ctx)
     variants(d, s, S)
     comparisons(d, s, S)
     verdicts(d, s, S)
-    claim.numbers(d.def, s, S)
+    for _, numbers in ipairs(ctx.manifest and ctx.manifest.numbers or {}) do
+      numbers(d.def, s, S)
+    end
     sweep.numbers(d.def, s, S)
     for _, sec in ipairs(s:sections()) do
       local SS = S .. sec.macro

@@ -7,10 +7,8 @@
 --   setting_effect the primary comparisons within each setting
 --   studies        one row per study
 --   compute, checklist  the reproducibility tables (lua/repro/report/tex_compute.lua)
---   claim, claim_effects  the claim's Table 1 beside the suite's (lua/repro/report/tex_claim.lua)
---   claim_search   a distance-2 search's closest set-ups with their distance terms (top =
---                  how many, default 5)
 --   lr_sweep       a learning-rate sweep per group (lua/repro/report/tex_sweep.lua)
+-- and the kinds a manifest's extensions add (this paper's claim tables: paper/lib/).
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A paired table
 -- with `section = "<key>"` is built from that nested summary of the study's
@@ -22,7 +20,6 @@ local stats = require "stats"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 local compute = require "repro.report.tex_compute"
-local claim = require "repro.report.tex_claim"
 local sweep = require "repro.report.tex_sweep"
 local prose = require "repro.report.tex_prose"
 
@@ -400,7 +397,8 @@ end
 
 -- The kinds of table a manifest entry names: per study, the function that writes it and
 -- whether it reads the run records (else only the summary); `studies` is one table of
--- every study.
+-- every study.  A manifest's extensions add kinds of their own (lua/repro/report/
+-- init.lua: manifest.table_kinds).
 M.KINDS = {
   seeds = { build = M.seeds_table, records = true },
   paired = { build = M.paired_table, fields = { section = "string?" } },
@@ -411,9 +409,6 @@ M.KINDS = {
   studies = { all = M.studies_table },
   compute = { all = compute.compute_table },
   checklist = { all = compute.checklist_table },
-  claim = { build = claim.claim_table },
-  claim_effects = { build = claim.claim_effects_table },
-  claim_search = { build = claim.search_table, fields = { top = "number?" } },
   lr_sweep = { build = sweep.lr_sweep_table },
 }
 
@@ -434,7 +429,7 @@ end
 function M.tables(ctx)
   local out = {}
   for _, e in ipairs(ctx.manifest.tables) do
-    local kind = M.KINDS[e.kind]
+    local kind = (ctx.manifest.table_kinds or M.KINDS)[e.kind]
     local s = ctx.by_name[e.study]
     if kind.all then
       out[e.name] = kind.all(ctx)

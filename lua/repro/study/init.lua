@@ -38,10 +38,22 @@
 --                          a list of {treatment, baseline} pairs; without it, every
 --                          variant against the baseline, no other pair.  comparisons = {}
 --                          pre-registers no test (a descriptive study: no family, no
---                          verdicts).  claim: the claim's Table 1 stage of the study
---                          (lua/repro/study/claim.lua).  sweep: a learning-rate sweep's groups,
+--                          verdicts).  sweep: a learning-rate sweep's groups,
 --                          analysed for best value, divergence and LR sensitivity, and
---                          optionally outcomes over the grid (lua/repro/study/sweep.lua)
+--                          optionally outcomes over the grid (lua/repro/study/sweep.lua).
+--                          A field named in `extensions` is that extension's.
+--   extensions             optional: analysis sections of the project's own code, a table
+--                          { <field> = "<path of a Lua file from the project root>" }
+--                          (lua/repro/core/extension.lua), e.g. this paper's claim stages
+--                          { claim = "paper/lib/claim.lua" }.  The file returns
+--                          { check = function(P, spec, variants, variant_names) -> the
+--                          normalized spec (problems to P), summarize = function(s, runs,
+--                          summary) -> the summary's section of the same name, and
+--                          optionally check_design = function(P, spec, n_seeds, alpha) }.
+--                          The section may carry `pilot` (one comparison, offered to a
+--                          later study as its pilot_comparisons) and `text` (lines the
+--                          console prints after the verdicts).  A study that names no
+--                          extension gets no such section.
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --   depends                optional list of studies this one needs first, besides those it
@@ -81,7 +93,7 @@ local fs = require "repro.core.fs"
 local host = require "repro.host"
 local depends = require "repro.study.depends"
 local sweep = require "repro.study.sweep"
-local claim = require "repro.study.claim"
+local extension = require "repro.core.extension"
 
 local M = {}
 
@@ -95,10 +107,10 @@ M.DERIVED_METRICS = { "diverged", "n_spikes", "max_loss_ratio" }
 M.ENGINE_METRICS = require("engine").metric_names()
 
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
-  "checkpoint_every", "jobs", "depends" }
+  "checkpoint_every", "jobs", "depends", "extensions" }
 local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
-  "registered_rule", "claim", "sweep" }
+  "registered_rule", "sweep" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "test" }
 -- The decision rule of lua/repro/analysis/init.lua (analysis.RULE, kept here so that loading a
@@ -125,6 +137,13 @@ M.MAX_SEEDS, M.MAX_RUNS = 100, 1000
 M.API = {}
 -- Another study's results (lua/repro/study/depends.lua): repro.best_lr, repro.result.
 for name, f in pairs(depends.API) do M.API[name] = f end
+
+local function sorted_keys(t)
+  local list = {}
+  for k in pairs(t) do list[#list + 1] = k end
+  table.sort(list, function(a, b) return tostring(a) < tostring(b) end)
+  return list
+end
 
 local function set_of(list)
   local s = {}
@@ -420,14 +439,14 @@ function M.analysis_fields(variant_names)
     { "bootstrap", "optional: \"exact\" (default) or \"monte-carlo\"", false },
     { "registered_rule", "optional: the decision rule pre-registered, an integer from 1 to " ..
       M.RULE .. " (default " .. M.RULE .. ", the current one)", false },
-    { "claim", "optional: the claim's stages (lua/repro/study/claim.lua)", false },
     { "sweep", "optional: a learning-rate sweep's groups (lua/repro/study/sweep.lua)", false },
   }
 end
 
 -- Unknown fields, and the required ones that are missing, with what they take.
-local function check_analysis_fields(P, a, variant_names)
+local function check_analysis_fields(P, a, variant_names, ext)
   local fields = set_of(ANALYSIS_FIELDS)
+  for name in pairs(ext) do fields[name] = true end
   for k in pairs(a) do
     if not fields[k] then
       P.add("analysis." .. tostring(k), function()
@@ -636,21 +655,21 @@ local function check_interactions(P, a, out, variants, variant_names)
 end
 
 -- The study's pre-registered analysis (header), normalized; P collects the problems.
-local function check_analysis(P, a, variants, variant_names)
+local function check_analysis(P, a, variants, variant_names, ext)
   local out = {}
   if type(a) ~= "table" then
     P.add("analysis", "expected a table, got " .. typename(a))
     return out
   end
-  check_analysis_fields(P, a, variant_names)
+  check_analysis_fields(P, a, variant_names, ext)
   check_metrics(P, a, out, variants, variant_names)
   check_decision(P, a, out)
   check_test(P, a, out)
   out.design_notes = {}
   check_comparisons(P, a, out, variants, variant_names)
   check_interactions(P, a, out, variants, variant_names)
-  if a.claim ~= nil then
-    out.claim = claim.check(P, a.claim, variants, variant_names)
+  for _, name in ipairs(sorted_keys(ext)) do
+    if a[name] ~= nil then out[name] = ext[name].check(P, a[name], variants, variant_names) end
   end
   if a.sweep ~= nil then out.sweep = sweep.check(P, a.sweep, variants) end
   return out
@@ -993,6 +1012,35 @@ local function check_top(P, t, path, s)
   end
 end
 
+-- extensions: { field = path }, each loaded (lua/repro/core/extension.lua) and checked
+-- for the functions it must offer; fills s.extensions = { field = module }.
+local function check_extensions(P, t, s)
+  s.extensions = {}
+  if t.extensions == nil then return end
+  if type(t.extensions) ~= "table" or is_list(t.extensions) and next(t.extensions) then
+    P.add("extensions", "expected a table { <analysis field> = \"<path of a Lua file from " ..
+      "the project root>\" }")
+    return
+  end
+  for _, name in ipairs(sorted_keys(t.extensions)) do
+    local path = "extensions." .. tostring(name)
+    if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") or set_of(ANALYSIS_FIELDS)[name]
+        or set_of(TOP_FIELDS)[name] then
+      P.add(path, "expected the name of an analysis field of the extension's own (not one " ..
+        "of the suite's)", tostring(name))
+    else
+      local ok, m = pcall(extension.load, t.extensions[name], s.file .. ": " .. path)
+      if not ok then
+        P.add(path, type(m) == "table" and m.message or tostring(m), name)
+      elseif type(m.check) ~= "function" or type(m.summarize) ~= "function" then
+        P.add(path, t.extensions[name] .. " offers no check and summarize functions", name)
+      else
+        s.extensions[name] = m
+      end
+    end
+  end
+end
+
 -- depends: the studies this one needs first.
 local function check_depends(P, t, s)
   s.depends = {}
@@ -1172,13 +1220,21 @@ function M.load(path, set, opts)
   local s = { file = path, source = src, description = t.description }
   check_top(P, t, path, s)
   check_depends(P, t, s)
+  check_extensions(P, t, s)
   local variants, variant_names = check_configs(P, t, s, set, types)
   check_seeds(P, t, s)
   check_run_settings(P, t, s)
-  if t.analysis ~= nil then s.analysis = check_analysis(P, t.analysis, variants, variant_names) end
+  if t.analysis ~= nil then
+    s.analysis = check_analysis(P, t.analysis, variants, variant_names, s.extensions)
+  end
   if s.analysis then check_design(P, s, opts, t.seeds) end
   if s.analysis and s.analysis.sweep then
     sweep.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
+  end
+  for name, m in pairs(s.extensions) do
+    if s.analysis and s.analysis[name] ~= nil and m.check_design then
+      m.check_design(P, s.analysis[name], #s.seeds, s.analysis.alpha)
+    end
   end
   check_size(P, s, opts)
   P.raise()
