@@ -12,9 +12,12 @@
 --            setting_effect, studies, lr_sweep, ...).  The file always exists: a sentence
 --            when its study has not run.  A paired table with section = "sweep_outcomes"
 --            compares the groups of the study's sweep on their outcomes.
---   names    how the prose (the verdict sentences) names a variant: names.embed_norm
---            gives the name of each embed_norm value, names.keys a phrase for each
---            config key in which a study's variants differ, in this order (%s is the
+--   factor   what the studies compare (lua/repro/report/data.lua: factor_of): the config
+--            key, its baseline value, the tables' labels and the prose's names of its
+--            values, their colours and point types in the figures.
+--   names    how the prose (the verdict sentences) names a variant: names.keys a
+--            phrase for each config key in which a study's variants differ, besides
+--            the factor, in this order (%s is the
 --            value; a table maps values to phrases; false leaves the key out where the
 --            other keys tell the settings apart): "LayerNorm at lr 0.003"; `label` is the
 --            tables' phrase of the key (default its format): a sweep's groups are named by
@@ -49,9 +52,19 @@ return {
   studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned", "tuned_controls",
     "horizon", "instability", "scale", "init_scale", "instability_v1" },
 
-  names = {
-    embed_norm = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
+  -- what this paper's studies compare: the embedding norm, against none
+  factor = {
+    key = "embed_norm", baseline = "none",
+    labels = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
       scale = "rescaling", layernorm_matched = "matched LayerNorm" },
+    names = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
+      scale = "rescaling", layernorm_matched = "matched LayerNorm" },
+    -- colour-blind-safe (Okabe-Ito); point types filled circle, triangle, square
+    colors = { none = "#000000", layernorm = "#0072B2", rmsnorm = "#D55E00" },
+    points = { none = 7, layernorm = 9, rmsnorm = 5 },
+  },
+
+  names = {
     keys = {
       { key = "lr", format = "at peak lr %s" },
       { key = "min_lr", format = false },
@@ -245,6 +258,7 @@ return {
       width = "0.55\\linewidth",
       caption = [[Reliability diagram of the final protocol, bins of all seeds pooled.]] },
     { name = "final_classnorm", kind = "classnorm", study = "final",
+      column = "d_embed_norm_%s",
       width = "0.9\\linewidth",
       caption = [[Embedding norm by character class of the input over training (periodic
         diagnostics of the final protocol; mean and range over seeds; logarithmic axis).]] },

@@ -250,7 +250,9 @@ local tex_sweep = require "repro.report.tex_sweep"
 local rdata = require "repro.report.data"
 -- the groups are named by the config they share, as the manifest's names say
 local NAMES = { keys = { { key = "warmup", format = "with warmup %s", label = "warmup %s" } } }
-local rs = rdata.load_study(dir .. "/exp", "syn_sweep", NAMES)
+-- the paper's factor (paper/paper.lua), as the report reads every study of the paper with it
+local FACTOR = require("repro.report").load_manifest(require("repro.host").root .. "/paper/paper.lua").factor
+local rs = rdata.load_study(dir .. "/exp", "syn_sweep", NAMES, FACTOR)
 local tab = tex_sweep.lr_sweep_table(rs)
 t:ok(tab:find("\nnone, warmup 0 & \\num{0.01} & \\num{" .. string.format("%.4f", none.best_loss) ..
   "} & \\num{0.1} & \\num{1} & ", 1, true), "sweep table: none's best lr, loss, divergence: " .. tab)
@@ -260,7 +262,8 @@ t:ok(not tab:find("none-", 1, true) and not tab:find("layernorm", 1, true),
   "sweep table: no group's or variant's code name")
 t:ok(tab:find("$S - S_{\\text{none, warmup 0}}$", 1, true),
   "sweep table: the reference group named by its config in the header")
-local plain_tab = tex_sweep.lr_sweep_table(rdata.load_study(dir .. "/exp", "syn_sweep"))
+local plain_tab = tex_sweep.lr_sweep_table(rdata.load_study(dir .. "/exp", "syn_sweep", nil,
+  FACTOR))
 t:ok(plain_tab:find("\nLayerNorm, warmup = 2 & ", 1, true),
   "sweep table without the manifest's names: <key> = <value>")
 local lsens = rs.summary.lr_sweep.groups.layernorm.sensitivity -- as summary.json has it
@@ -300,7 +303,7 @@ fs.mkdir_p(dir .. "/exp/no_outcomes")
 sum.records_sha256 = require("repro.record").records_digest(dir .. "/exp/no_outcomes")
 check.write(dir .. "/exp/no_outcomes/summary.json", json.pretty(sum))
 sum.sweep_outcomes = so_saved
-local rs_no = rdata.load_study(dir .. "/exp", "no_outcomes", NAMES)
+local rs_no = rdata.load_study(dir .. "/exp", "no_outcomes", NAMES, FACTOR)
 local tabs = tex_tables.tables({ manifest = { listed = { syn_sweep = true, no_outcomes = true },
   tables = { { name = "o", kind = "paired", study = "syn_sweep", section = "sweep_outcomes" },
     { name = "p", kind = "paired", study = "no_outcomes", section = "sweep_outcomes" } } },

@@ -105,7 +105,7 @@ local function study(name, summary)
   -- the digest of the (here: no) records beside it, which the report checks
   summary.records_sha256 = require("repro.record").records_digest(dir .. "/" .. name)
   check.write(dir .. "/" .. name .. "/summary.json", json.pretty(summary))
-  return data.load_study(dir, name, manifest.names)
+  return data.load_study(dir, name, manifest.names, manifest.factor)
 end
 
 local function variants(list)
@@ -145,7 +145,7 @@ t:eq(table.concat(duplicates("\\paragraph{Final.} \\FinalVerdicts\n\\section{Ver
   "\\FinalVerdicts \\PrelimVerdicts"), ","), "FinalVerdicts", "planted: a verdict printed twice")
 
 -- Every committed verdict ------------------------------------------------------------------
-local studies = data.load_all("experiments", manifest.studies, manifest.names)
+local studies = data.load_all("experiments", manifest.studies, manifest.names, manifest.factor)
 -- A committed summary names files relative to the project root: its bytes must not depend
 -- on where the repository was cloned (an absolute path: "\/" after a quote, a space or a
 -- parenthesis, as JSON escapes "/").
@@ -275,8 +275,15 @@ local two = study("two_lr", { seeds = { 1 }, per_variant = {}, analysis = {},
     { "layernorm-lr1e-2", "layernorm", 0.01 } }) })
 t:eq(two.variant_by_name["none-lr3e-3"].prose, "no norm at peak lr \\num{0.003}",
   "the manifest's name of a variant and its setting")
-t:eq(data.load_study(dir, "two_lr").variant_by_name["layernorm-lr1e-2"].prose,
-  "LayerNorm with lr = \\num{0.01}", "no manifest: the generic name")
+t:eq(data.load_study(dir, "two_lr", nil, { key = "embed_norm",
+  labels = { layernorm = "LayerNorm" } }).variant_by_name["layernorm-lr1e-2"].prose,
+  "LayerNorm with lr = \\num{0.01}", "no manifest names: the generic name")
+-- Without a factor (a study alone, that declares none), each variant is a level of its
+-- own, named by its name; no config key is named.
+local alone = data.load_study(dir, "two_lr")
+t:eq(alone.variant_by_name["layernorm-lr1e-2"].prose, F.escape("layernorm-lr1e-2"),
+  "no factor: the variant's own name")
+t:eq(alone.factor.baseline, "none-lr3e-3", "no factor: the first variant is the baseline")
 t:eq(old.variant_by_name["none-lr3e-3"].prose, "no norm", "a key all variants share is not named")
 
 check.rmtree(dir)

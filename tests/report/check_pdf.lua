@@ -43,7 +43,7 @@ t:ok(not lower:find("%f[%w]nan%f[%W]") and not lower:find("%f[%w]%-?inf%f[%W]"),
 
 local numbers_tex = fs.read(paper .. "/numbers.tex") or ""
 local manifest = report.load_manifest(host.root .. "/paper/paper.lua")
-local studies = data.load_all(exp, manifest.studies, manifest.names)
+local studies = data.load_all(exp, manifest.studies, manifest.names, manifest.factor)
 t:ok(#studies > 0, "there are study summaries under " .. exp)
 -- The studies the paper shows: those whose paired table main.tex or the appendix inputs
 -- (a descriptive study with no comparison has none: it is named, not checked).

@@ -957,6 +957,7 @@ function M.summarize(s, runs)
     out.secondary_comparisons = arr(secondary_comparisons)
   end
   summary_extras(ctx, out, per_variant, comparisons)
+  if s.factor then out.factor = s.factor end -- declared only (lua/repro/study/init.lua)
   -- only when it applies, so summaries without it keep their bytes
   local warnings = M.unigram_warnings(s, per_variant, verdicts)
   if #warnings > 0 then out.warnings = arr(warnings) end

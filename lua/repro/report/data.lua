@@ -20,14 +20,31 @@ local base = require "repro.core.base"
 local sys = require "repro.sys"
 local user_error = base.user_error
 
--- Display names of the engine's embed_norm values.
-local NORM_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
-  scale = "rescaling", layernorm_matched = "matched LayerNorm" }
-M.NORM_LABEL = NORM_LABEL
+-- A study's treatment factor: what its variants compare, and how the report shows it.
+--   key       the config key whose values are the factor's levels (the other keys in
+--             which variants differ are their setting); nil: each variant is a level of
+--             its own, named by its name, and the variants share one setting
+--   baseline  the level the others are drawn against (default: the level of the
+--             analysis's baseline variant, else of the first variant)
+--   labels    level -> its label in tables and figures (default the level itself)
+--   names     level -> its name in the prose (default its label)
+--   colors    level -> a gnuplot colour "#rrggbb"; points: level -> a point type (a
+--             factor that gives none: its first levels, in order, get M.DEFAULT_COLORS
+--             and M.DEFAULT_POINTS; any other level the next spare one of the figure)
+-- The paper's manifest gives one for every study of the paper (its `factor`); a study
+-- alone reads its summary's `factor` (the study file's, when it declares one: a config
+-- key), else each variant is its own level.
+M.DEFAULT_COLORS = { "#000000", "#0072B2", "#D55E00" } -- Okabe-Ito black, blue, vermilion
+M.DEFAULT_POINTS = { 7, 9, 5 } -- filled circle, triangle, square
 
--- The prose's names of the engine's embed_norm values when the paper's manifest gives
--- none (its `names.embed_norm`).
-M.NORM_NAMES = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
+function M.factor_of(sum, given)
+  local f = {}
+  for k, v in pairs(given or {}) do f[k] = v end
+  if not given and type(sum.factor) == "string" then f.key = sum.factor end
+  f.labels, f.names = f.labels or {}, f.names or {}
+  f.colors, f.points = f.colors or {}, f.points or {}
+  return f
+end
 
 -- The nested summaries a study's summary may hold, each a full summary (per_variant,
 -- comparisons, verdicts, analysis; lua/repro/analysis/init.lua) of its own variants: `macro`
@@ -221,7 +238,7 @@ end
 function Study:setting_params(st)
   local p
   for _, v in ipairs(st.variants) do
-    if v.norm == "none" or not p then p = self:params(v.name) or p end
+    if v.level == self.factor.baseline or not p then p = self:params(v.name) or p end
   end
   return p
 end
@@ -281,7 +298,7 @@ end
 -- No paper is named here: without a manifest every key reads "with <key> = <value>".
 function M.name_variants(s, names)
   names = names or {}
-  local norm_names = names.embed_norm or M.NORM_NAMES
+  local f = s.factor
   local base, defaults = s.base or s.summary.base or {}, engine.defaults()
   local function value_of(v, k)
     if v.overrides[k] ~= nil then return v.overrides[k] end
@@ -291,7 +308,7 @@ function M.name_variants(s, names)
   local seen, keys = {}, {}
   for _, v in ipairs(s.variants) do
     for k in pairs(v.overrides) do
-      if k ~= "embed_norm" and not seen[k] then
+      if f.key and k ~= f.key and not seen[k] then
         seen[k] = true
         keys[#keys + 1] = k
       end
@@ -337,10 +354,10 @@ function M.name_variants(s, names)
     by_phrase[p] = v.setting
   end
   for _, v in ipairs(s.variants) do
-    v.prose_norm = norm_names[v.norm] or texfmt.escape(v.norm)
+    v.prose_level = f.names[v.level] or texfmt.escape(v.level_label)
     v.prose_setting = phrase(v, hide)
-    v.prose = v.prose_setting ~= "" and (v.prose_norm .. " " .. v.prose_setting) or
-      v.prose_norm
+    v.prose = v.prose_setting ~= "" and (v.prose_level .. " " .. v.prose_setting) or
+      v.prose_level
     v.table_setting = phrase(v, hide, true)
   end
 end
@@ -358,14 +375,24 @@ local function new_study(sum, o)
     section_cache = {} }, Study)
   s.analysis = sum.analysis or {}
   s.primary = s.analysis.primary
-  local base_norm = s.base.embed_norm or "none"
+  local f = M.factor_of(sum, o.factor)
+  s.factor = f
+  -- what a nested summary of this study is read with (Study:section, Study:sweep_groups)
+  s.factor_spec = o.factor or (f.key and { key = f.key }) or nil
+  local base_level = f.key and s.base[f.key]
+  if f.key and base_level == nil then base_level = engine.defaults()[f.key] end
   local by_key = {}
   for _, v in ipairs(sum.variants or {}) do
     local ov = v.overrides or {}
-    local norm = ov.embed_norm or base_norm
+    local norm = v.name
+    if f.key then
+      norm = ov[f.key]
+      if norm == nil then norm = base_level end
+      norm = tostring(norm)
+    end
     local keys = {}
     for k in pairs(ov) do
-      if k ~= "embed_norm" then keys[#keys + 1] = k end
+      if f.key and k ~= f.key then keys[#keys + 1] = k end
     end
     table.sort(keys)
     local parts = {}
@@ -380,9 +407,9 @@ local function new_study(sum, o)
     else
       tag = key ~= "" and key or v.name
     end
-    local info = { name = v.name, overrides = ov, norm = norm, setting = key, tag = tag,
-      norm_label = NORM_LABEL[norm] or norm }
-    info.label = tag ~= "" and (info.norm_label .. ", " .. tag) or info.norm_label
+    local info = { name = v.name, overrides = ov, level = norm, setting = key, tag = tag,
+      level_label = f.labels[norm] or norm, color = f.colors[norm], point = f.points[norm] }
+    info.label = tag ~= "" and (info.level_label .. ", " .. tag) or info.level_label
     s.variants[#s.variants + 1] = info
     s.variant_by_name[v.name] = info
     local st = by_key[key]
@@ -393,11 +420,22 @@ local function new_study(sum, o)
     end
     st.variants[#st.variants + 1] = info
   end
+  if next(f.colors) == nil and next(f.points) == nil then
+    local index, k = {}, 0
+    for _, v in ipairs(s.variants) do
+      if not index[v.level] then k = k + 1; index[v.level] = k end
+      v.color, v.point = M.DEFAULT_COLORS[index[v.level]], M.DEFAULT_POINTS[index[v.level]]
+    end
+  end
+  if f.baseline == nil then
+    local b = s.variant_by_name[s.analysis.baseline or ""] or s.variants[1]
+    f.baseline = b and b.level
+  end
   M.name_variants(s, o.names)
   if o.config_labels then
     for _, v in ipairs(s.variants) do
       v.tex_tag = v.table_setting
-      v.tex_label = texfmt.escape(v.norm_label) ..
+      v.tex_label = texfmt.escape(v.level_label) ..
         (v.table_setting ~= "" and (", " .. v.table_setting) or "")
     end
     for _, st in ipairs(s.setting_list) do st.tex_label = st.variants[1].tex_tag end
@@ -416,7 +454,8 @@ function Study:section(key)
     local sum = self.summary[key]
     if type(sum) == "table" and type(sum.per_variant) == "table" then
       sec = new_study(sum, { name = self.name, dir = self.dir, names = self.names,
-        base = self.base, seeds = self.seeds, no_records = true, config_labels = true })
+        base = self.base, seeds = self.seeds, no_records = true, config_labels = true,
+        factor = self.factor_spec })
       sec.section_key, sec.parent = key, self
     else
       sec = false
@@ -467,15 +506,17 @@ function Study:sweep_groups()
     end
     self.sweep_group_study = new_study({ per_variant = {}, variants = variants },
       { name = self.name, dir = self.dir, names = self.names, base = self.base,
-        seeds = self.seeds, no_records = true, config_labels = true })
+        seeds = self.seeds, no_records = true, config_labels = true,
+        factor = self.factor_spec })
     self.sweep_group_study.known = known
   end
   return self.sweep_group_study
 end
 
 -- Reads DIR/<name>/summary.json; nil when it does not exist.  `names`: the prose's names
--- of the variants (M.name_variants).
-function M.load_study(exp_dir, name, names)
+-- of the variants (M.name_variants); `factor`: the study's treatment factor as a paper
+-- gives it (M.factor_of; nil: the study's own).
+function M.load_study(exp_dir, name, names, factor)
   local dir = exp_dir .. "/" .. name
   local text, err = fs.read(dir .. "/summary.json")
   if not text then
@@ -502,7 +543,7 @@ function M.load_study(exp_dir, name, names)
       "carries no digest of the records it was computed from (records_sha256)" or
       "was computed from other records than those beside it now (records_sha256 differs)")
   end
-  return new_study(sum, { name = name, dir = dir, names = names })
+  return new_study(sum, { name = name, dir = dir, names = names, factor = factor })
 end
 
 -- The names of the studies with a summary under exp_dir, sorted.  A directory whose
@@ -536,8 +577,8 @@ function M.list_studies(exp_dir)
 end
 
 -- Every study under exp_dir: list (the names of `first` in their order, then the others
--- by name) and map; `prose_names` as `names` of load_study.
-function M.load_all(exp_dir, first, prose_names)
+-- by name) and map; `prose_names` and `factor` as `names` and `factor` of load_study.
+function M.load_all(exp_dir, first, prose_names, factor)
   local list, by_name = {}, {}
   local names = M.list_studies(exp_dir)
   local listed = {}
@@ -552,7 +593,7 @@ function M.load_all(exp_dir, first, prose_names)
     if not listed[n] then ordered[#ordered + 1] = n end
   end
   for _, n in ipairs(ordered) do
-    local s = M.load_study(exp_dir, n, prose_names)
+    local s = M.load_study(exp_dir, n, prose_names, factor)
     if s then
       list[#list + 1] = s
       by_name[n] = s

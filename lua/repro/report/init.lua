@@ -105,8 +105,8 @@ local function check_entry(path, where, e, kinds, names, is_figure)
   return e
 end
 
--- The manifest's `names` (optional), checked: embed_norm maps strings to strings, keys is
--- a list of {key = string, format = string | table | false, label = string | table | nil}.
+-- The manifest's `names` (optional), checked: keys is a list of {key = string, format =
+-- string | table | false, label = string | table | nil}.
 function M.check_names(path, names)
   if names == nil then return nil end
   local function bad(fmt, ...)
@@ -114,15 +114,7 @@ function M.check_names(path, names)
   end
   if type(names) ~= "table" then bad("expected a table") end
   for k in pairs(names) do
-    if k ~= "embed_norm" and k ~= "keys" then bad("%s: unknown field", tostring(k)) end
-  end
-  if names.embed_norm ~= nil then
-    if type(names.embed_norm) ~= "table" then bad("embed_norm: expected a table") end
-    for k, v in pairs(names.embed_norm) do
-      if type(k) ~= "string" or type(v) ~= "string" then
-        bad("embed_norm: expected names (strings) of embed_norm values (strings)")
-      end
-    end
+    if k ~= "keys" then bad("%s: unknown field", tostring(k)) end
   end
   if names.keys ~= nil then
     if type(names.keys) ~= "table" then bad("keys: expected a list") end
@@ -147,6 +139,33 @@ function M.check_names(path, names)
   return names
 end
 
+-- The manifest's `factor` (optional; lua/repro/report/data.lua: factor_of), checked.
+function M.check_factor(path, f)
+  if f == nil then return nil end
+  local function bad(fmt, ...)
+    user_error("report: %s: factor: " .. fmt, path, ...)
+  end
+  if type(f) ~= "table" then bad("expected a table") end
+  local want = { key = "string", baseline = "string", labels = "string", names = "string",
+    colors = "string", points = "number" }
+  for k, v in pairs(f) do
+    local t = want[k]
+    if not t then bad("%s: unknown field", tostring(k)) end
+    if k == "key" or k == "baseline" then
+      if type(v) ~= "string" then bad("%s: expected a string", k) end
+    else
+      if type(v) ~= "table" then bad("%s: expected a table of values", k) end
+      for level, x in pairs(v) do
+        if type(level) ~= "string" or type(x) ~= t then
+          bad("%s: expected %ss by value (a string)", k, t)
+        end
+      end
+    end
+  end
+  if f.key == nil then bad("key: missing (the config key whose values the studies compare)") end
+  return f
+end
+
 -- Reads the manifest at `path`: a Lua file that returns plain data (loaded with no
 -- globals at all, so it cannot do anything but build its table):
 --   studies = { "<study>", ... }   the studies the paper discusses, in its order
@@ -155,9 +174,11 @@ end
 --                                  nested summary of its study, report_data.SECTIONS)
 --   figures = { {name =, kind =, study =, caption =, width =, <kind's fields>}, ... }
 --                                  (report_plot.KINDS)
---   names   = { embed_norm = { <value> = "<name>", ... },        (optional) how the prose
---               keys = { {key =, format =, label =}, ... } }     names the variants, and
---                                  the tables a sweep's groups (report_data.name_variants)
+--   factor  = { key =, baseline =, labels =, names =, colors =, points = }  (optional)
+--                                  what the studies compare (data.factor_of)
+--   names   = { keys = { {key =, format =, label =}, ... } }  (optional) how the prose
+--                                  names the variants, and the tables a sweep's groups
+--                                  (data.name_variants)
 --   text_width = 6.5               optional: the text width in inches, at which a figure of
 --                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
 --   extensions = { "lib/x.lua", ... }  optional: the paper's own code, paths relative to
@@ -193,6 +214,7 @@ function M.load_manifest(path)
     out.studies[i], out.listed[n] = n, true
   end
   out.names = M.check_names(path, m.names)
+  out.factor = M.check_factor(path, m.factor)
   out.table_kinds, out.numbers = {}, {}
   for k, v in pairs(tables.KINDS) do out.table_kinds[k] = v end
   if m.extensions ~= nil and type(m.extensions) ~= "table" then
@@ -265,7 +287,8 @@ end
 -- names of every study to account for (the manifest's, run or not, then the others), and
 -- the studies the manifest does not list (the appendix).
 local function context(o, manifest, out)
-  local list, by_name = data.load_all(o.experiments, manifest.studies, manifest.names)
+  local list, by_name = data.load_all(o.experiments, manifest.studies, manifest.names,
+    manifest.factor)
   local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
     manifest = manifest, names = {}, appendix = {} }
   for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end

@@ -24,8 +24,8 @@ local data = require "repro.report.data"
 local M = {}
 local finite = F.finite
 
--- Colour-blind-safe colours (Okabe-Ito) per embedding norm; others take the rest.
-local NORM_COLOR = { none = "#000000", layernorm = "#0072B2", rmsnorm = "#D55E00" }
+-- Colour-blind-safe colours (Okabe-Ito) for the levels of a study's factor that it
+-- gives none (lua/repro/report/data.lua: M.factor_of).
 local SPARE_COLORS = { "#009E73", "#CC79A7", "#E69F00", "#56B4E9" }
 
 local function g(x)
@@ -57,17 +57,17 @@ local function title(s)
 end
 M.title = title
 
--- Point type per embedding norm (filled circle, triangle, square, ...), so that curves
--- that lie on each other stay distinguishable where their points are drawn.
-local NORM_POINT = { none = 7, layernorm = 9, rmsnorm = 5 }
+-- Point types (filled circle, triangle, square, ...) for the levels the factor's `points`
+-- leaves out, so that curves that lie on each other stay distinguishable where their
+-- points are drawn.
 local SPARE_POINTS = { 11, 13, 15 }
 
--- Per variant, the style its embed_norm has in by_norm, else the next of spare (cycling):
--- the list joined by spaces, for a gnuplot word list.
-local function styles_of(variants, by_norm, spare_list)
+-- Per variant (or group), the style its level has (its field `field`, from the factor),
+-- else the next of spare (cycling): the list joined by spaces, for a gnuplot word list.
+local function styles_of(variants, field, spare_list)
   local out, spare = {}, 0
   for i, v in ipairs(variants) do
-    local x = by_norm[v.norm]
+    local x = v[field]
     if not x then
       spare = spare % #spare_list + 1
       x = spare_list[spare]
@@ -78,7 +78,7 @@ local function styles_of(variants, by_norm, spare_list)
 end
 
 local function points_of(variants)
-  return styles_of(variants, NORM_POINT, SPARE_POINTS)
+  return styles_of(variants, "point", SPARE_POINTS)
 end
 
 -- Axis ranges fitted to the data ----------------------------------------------------------
@@ -138,7 +138,7 @@ end
 M.log_axis = log_axis
 
 local function colors_of(variants)
-  return styles_of(variants, NORM_COLOR, SPARE_COLORS)
+  return styles_of(variants, "color", SPARE_COLORS)
 end
 
 -- Dash type per variant: 1 for the first tag (the name's part after the norm, the
@@ -168,10 +168,17 @@ end
 local KEY_NAMES = { embed_init_std = "embed init std", tok_init_std = "token init std",
   pos_init_std = "position init std" }
 
--- A variant's norm as the prose names it (the manifest's names), when that is plain text.
-local function norm_name(v)
-  local p = v.prose_norm
-  return (p and not p:find("[\\$]")) and p or v.norm_label
+-- A variant's level of the factor as the prose names it (the factor's names), when that
+-- is plain text.
+local function level_name(v)
+  local p = v.prose_level
+  return (p and not p:find("[\\$]")) and p or v.level_label
+end
+
+-- The label of the study's baseline level: what differences are drawn against.
+local function baseline_label(s)
+  local b = s.factor.baseline
+  return s.factor.labels[b] or tostring(b)
 end
 
 -- "key value" for each of the sorted keys, value(k) giving its value (nil: left out),
@@ -189,7 +196,7 @@ local function settings_text(parts, keys, value)
 end
 
 local function plot_label(s, v, among, skip)
-  local function counts(k) return k ~= "embed_norm" and k ~= "min_lr" and k ~= skip end
+  local function counts(k) return k ~= s.factor.key and k ~= "min_lr" and k ~= skip end
   local differ = {}
   for _, w in ipairs(among or s.variants) do
     for k, x in pairs(w.overrides) do
@@ -201,7 +208,7 @@ local function plot_label(s, v, among, skip)
   end
   local keys = {}
   for k in pairs(differ) do keys[#keys + 1] = k end
-  return settings_text({ norm_name(v) }, keys, function(k)
+  return settings_text({ level_name(v) }, keys, function(k)
     if v.overrides[k] ~= nil then return v.overrides[k] end
     return s.base[k]
   end)
@@ -286,19 +293,19 @@ end
 
 local ci_of = data.interval
 
--- A setting's overrides as plain text, the norm and the final learning rate (which follows
--- the peak) left out: "lr 0.003"; nil when nothing is left.
-local function overrides_text(ov)
+-- A setting's overrides as plain text, the factor's key and the final learning rate
+-- (which follows the peak) left out: "lr 0.003"; nil when nothing is left.
+local function overrides_text(ov, factor_key)
   local keys = {}
   for k in pairs(ov) do
-    if k ~= "embed_norm" and k ~= "min_lr" then keys[#keys + 1] = k end
+    if k ~= factor_key and k ~= "min_lr" then keys[#keys + 1] = k end
   end
   if #keys == 0 then return nil end
   return settings_text({}, keys, function(k) return ov[k] end)
 end
 
 -- What tells a study's settings apart in a label: the parts of its variants' names
--- (split at a "-" before a letter, the norm left out) that not every setting shares:
+-- (split at a "-" before a letter, the factor's level left out) that not every setting shares:
 -- "untied" for t0.02-p1-untied-w30cos-layernorm beside t0.02-p1-tied-w30cos-layernorm,
 -- "L2d64" for layernorm-L2d64.  Returns {variant name -> head}; empty with one setting.
 local function setting_heads(s)
@@ -310,7 +317,7 @@ local function setting_heads(s)
     local v = st.variants[1]
     local list, seen = {}, {}
     for part in (v.name:gsub("%-(%a)", "\0%1") .. "\0"):gmatch("([^%z]+)%z") do
-      if part ~= v.norm and not seen[part] then
+      if part ~= v.level and not seen[part] then
         seen[part] = true
         list[#list + 1] = part
         count[part] = (count[part] or 0) + 1
@@ -324,7 +331,7 @@ local function setting_heads(s)
       if count[part] < #settings then keep[#keep + 1] = part end
     end
     local head = #keep > 0 and table.concat(keep, "-") or
-      (st.label ~= "" and (overrides_text(st.variants[1].overrides) or st.label) or nil)
+      (st.label ~= "" and (overrides_text(st.variants[1].overrides, s.factor.key) or st.label) or nil)
     for _, v in ipairs(st.variants) do heads[v.name] = head end
   end
   return heads
@@ -334,7 +341,7 @@ local function plain_label(s, c, heads)
   local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
   if t and b and t.setting == b.setting then
     local head = heads[t.name] and (heads[t.name] .. ": ") or ""
-    return head .. norm_name(t) .. " - " .. norm_name(b)
+    return head .. level_name(t) .. " - " .. level_name(b)
   end
   if t and b then
     -- each side with the settings in which the two differ: "matched LayerNorm, lr 0.01"
@@ -487,14 +494,15 @@ local function forest(studies, metric, labels)
 end
 
 -- Norms in order of first appearance, each with its variants.
-local function by_norm(s)
+local function by_level(s)
   local list, index = {}, {}
   for _, v in ipairs(s.variants) do
-    if not index[v.norm] then
-      list[#list + 1] = { norm = v.norm, label = v.norm_label, variants = {} }
-      index[v.norm] = list[#list]
+    if not index[v.level] then
+      list[#list + 1] = { level = v.level, label = v.level_label, color = v.color,
+        point = v.point, variants = {} }
+      index[v.level] = list[#list]
     end
-    local t = index[v.norm].variants
+    local t = index[v.level].variants
     t[#t + 1] = v
   end
   return list
@@ -502,7 +510,7 @@ end
 
 local function divergence(s)
   local out, cols, values, lrs = {}, {}, {}, {}
-  for _, n in ipairs(by_norm(s)) do
+  for _, n in ipairs(by_level(s)) do
     local rows = { title(n.label), "# lr rate diverged runs" }
     local pts = {}
     for _, v in ipairs(n.variants) do
@@ -519,7 +527,7 @@ local function divergence(s)
       lrs[#lrs + 1] = p.lr
     end
     out[#out + 1] = table.concat(rows, "\n")
-    cols[#cols + 1] = { norm = n.norm }
+    cols[#cols + 1] = n
   end
   return blocks(out), colors_of(cols), #out, values, lrs
 end
@@ -529,13 +537,14 @@ local function effect_by_size(s)
   local params = {}
   for _, st in ipairs(s:settings()) do params[st.key] = s:setting_params(st) end
   local out, cols, all = {}, {}, {}
-  for _, n in ipairs(by_norm(s)) do
-    if n.norm ~= "none" then
-      local rows = { title(n.label .. " - none"), "# params mean lo hi" }
+  for _, n in ipairs(by_level(s)) do
+    if n.level ~= s.factor.baseline then
+      local rows = { title(n.label .. " - " .. baseline_label(s)), "# params mean lo hi" }
       local pts = {}
       for _, c in ipairs(s:comparisons()) do
         local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-        if t and b and t.norm == n.norm and b.norm == "none" and t.setting == b.setting
+        if t and b and t.level == n.level and b.level == s.factor.baseline and
+            t.setting == b.setting
             and finite(params[t.setting]) and finite(c.mean) then
           local ci = ci_of(c) or { c.mean, c.mean }
           pts[#pts + 1] = { p = params[t.setting], mean = c.mean, lo = ci[1], hi = ci[2] }
@@ -548,7 +557,7 @@ local function effect_by_size(s)
       end
       if #pts > 0 then
         out[#out + 1] = table.concat(rows, "\n")
-        cols[#cols + 1] = { norm = n.norm }
+        cols[#cols + 1] = n
       end
     end
   end
@@ -740,7 +749,8 @@ local function effect_figure(s, file, f, size)
     min_effect = me, xmin = xmin, xmax = xmax, xtics = table.concat(tics, " "),
     xtic_labels = table.concat(tic_labels, " "),
     ymin = ymin, ymax = ymax,
-    ylabel = "difference in " .. (s.primary or "?"):gsub("_", " ") .. " vs none" },
+    ylabel = "difference in " .. (s.primary or "?"):gsub("_", " ") .. " vs " ..
+      baseline_label(s) },
     height = size.width * 0.62, values = values }
 end
 
@@ -758,7 +768,7 @@ local CLASSES = { "letter", "digit", "punct", "space" }
 local function classnorm_figure(s, file, f, size)
   local present, values, ys, last = {}, {}, {}, 0
   for _, cls in ipairs(CLASSES) do
-    local text, pts = curves(s, "d_embed_norm_" .. cls)
+    local text, pts = curves(s, f.column:format(cls))
     if text then
       file(f.name .. "_" .. cls, text)
       present[#present + 1] = cls
@@ -771,7 +781,7 @@ local function classnorm_figure(s, file, f, size)
     end
   end
   if #present == 0 then
-    return nil, "the run records have no per-class embedding norms (d_embed_norm_<class>)"
+    return nil, "the run records have no per-class curves (" .. f.column:format("<class>") .. ")"
   end
   local lo, hi = extent(ys)
   if not (lo and lo > 0) then lo, hi = 1e-3, 1 end
@@ -818,9 +828,10 @@ local function lrsweep_figure(s, file, f, size)
       return nil, string.format("%s/summary.json: lr_sweep.groups.%s: expected its variants",
         s.dir, tostring(name))
     end
-    local rest = name:sub(1, #v.norm + 1) == v.norm .. "-" and name:sub(#v.norm + 2) or
-      (name ~= v.norm and name or nil)
-    groups[#groups + 1] = { name = name, grp = grp, norm = v.norm, first = v,
+    local rest = name:sub(1, #v.level + 1) == v.level .. "-" and name:sub(#v.level + 2) or
+      (name ~= v.level and name or nil)
+    groups[#groups + 1] = { name = name, grp = grp, level = v.level, first = v,
+      color = v.color, point = v.point,
       label = f.labels and f.labels[name], tag = rest or "" }
   end
   -- unlabelled groups: their norm and the settings other than the swept one in which they
@@ -895,7 +906,7 @@ M.KINDS = {
   divergence = { build = divergence_figure, fields = {} },
   effect = { build = effect_figure, fields = {} },
   reliability = { build = reliability_figure, fields = {} },
-  classnorm = { build = classnorm_figure, fields = {} },
+  classnorm = { build = classnorm_figure, fields = { column = "string" } },
   array = { build = array_figure, fields = { key = "string", script = "string" } },
   lrsweep = { build = lrsweep_figure, fields = { labels = "table?" }, summary = true },
 }

@@ -77,7 +77,7 @@ local function names_of(s, c)
   local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
   if not t or not b then return "", F.escape(c.treatment), F.escape(c.baseline) end
   if t.setting == b.setting and t.prose_setting ~= "" then
-    return capitalize(t.prose_setting) .. ", ", t.prose_norm, b.prose_norm
+    return capitalize(t.prose_setting) .. ", ", t.prose_level, b.prose_level
   end
   return "", t.prose, b.prose
 end

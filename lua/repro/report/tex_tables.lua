@@ -46,7 +46,7 @@ local function comparison_label(s, treatment, baseline)
   local minus = "${}-{}$"
   if t.setting == b.setting then
     local head = #s:settings() > 1 and ((t.tex_tag or F.escape(t.tag)) .. ": ") or ""
-    return head .. F.escape(t.norm_label) .. minus .. F.escape(b.norm_label)
+    return head .. F.escape(t.level_label) .. minus .. F.escape(b.level_label)
   end
   return (t.tex_label or F.escape(t.label)) .. minus .. (b.tex_label or F.escape(b.label))
 end
@@ -93,7 +93,7 @@ local function wrap(s, body)
   return string.format(HEADER, s and (s.dir .. "/summary.json") or "the study summaries") .. body
 end
 
-local function norm_order(s)
+local function variant_order(s)
   local list = {}
   for _, v in ipairs(s.variants) do list[#list + 1] = v end
   return list
@@ -107,7 +107,7 @@ local SEEDS_METRICS = { "val_ppl", "val_acc", "final_grad_norm", "embed_norm" }
 function M.seeds_table(s)
   local rows = {}
   local notes = new_notes()
-  for _, v in ipairs(norm_order(s)) do
+  for _, v in ipairs(variant_order(s)) do
     local pv = s.summary.per_variant[v.name] or {}
     local n_runs = pv.n_runs or #s.seeds
     local runs = string.format("%d", n_runs)
@@ -264,7 +264,7 @@ function M.counts_table(s)
       end
       body[#body + 1] = string.format("%s & %s & %d/%d & %s & %s & %s \\\\",
         i == 1 and F.escape(st.label ~= "" and st.label or "default") or "",
-        F.escape(v.norm_label), pv.n_diverged or 0, n_runs, F.mean_sd("n_spikes", spikes),
+        F.escape(v.level_label), pv.n_diverged or 0, n_runs, F.mean_sd("n_spikes", spikes),
         range, F.mean_sd("val_loss", s:stat(v.name, "val_loss")))
     end
   end
@@ -308,7 +308,7 @@ function M.setting_effect_table(s)
         end
         local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
         body[#body + 1] = string.format("%s & %s%s & %s & %s & %s & %s & %s & %s \\\\", head,
-          F.escape(t.norm_label) .. "${}-{}$" .. F.escape(b.norm_label),
+          F.escape(t.level_label) .. "${}-{}$" .. F.escape(b.level_label),
           reason_note(c, notes), F.num(c.mean, dec), F.interval(ci, dec), F.d(c.d_z),
           F.p(c.p_holm), F.num(mde_of(c), dec), v and VERDICT_SHORT[v.verdict] or "")
       end
@@ -346,7 +346,7 @@ local CALIBRATION = { "ece", "brier", "temp_opt", "nll_temp_1", "nll_temp_opt", 
 -- Calibration and class balance (the final study): one row per instrument, one column
 -- per variant, mean ± sd over the runs that did not diverge.
 function M.calibration_table(s)
-  local vs = norm_order(s)
+  local vs = variant_order(s)
   local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("c", #vs) .. "@{}}",
     "\\toprule" }
   local head = { "Instrument" }

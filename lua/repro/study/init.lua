@@ -54,6 +54,11 @@
 --                          later study as its pilot_comparisons) and `text` (lines the
 --                          console prints after the verdicts).  A study that names no
 --                          extension gets no such section.
+--   factor                 optional: the config key whose values the variants compare
+--                          (their levels; the other keys in which they differ are their
+--                          setting), for the report's labels and figures; without it
+--                          each variant is a level of its own.  Its baseline is the
+--                          analysis's baseline variant.  Goes into the summary.
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
 --   depends                optional list of studies this one needs first, besides those it
@@ -107,7 +112,7 @@ M.DERIVED_METRICS = { "diverged", "n_spikes", "max_loss_ratio" }
 M.ENGINE_METRICS = require("engine").metric_names()
 
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
-  "checkpoint_every", "jobs", "depends", "extensions" }
+  "checkpoint_every", "jobs", "depends", "extensions", "factor" }
 local ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
   "registered_rule", "sweep" }
@@ -1127,7 +1132,7 @@ local function check_seeds(P, t, s)
 end
 
 -- checkpoint_every and jobs.
-local function check_run_settings(P, t, s)
+local function check_run_settings(P, t, s, types)
   s.checkpoint_every = M.CHECKPOINT_EVERY
   if t.checkpoint_every ~= nil then
     if math.type(t.checkpoint_every) ~= "integer" or t.checkpoint_every < 1 then
@@ -1142,6 +1147,14 @@ local function check_run_settings(P, t, s)
       P.add("jobs", "expected an integer >= 1")
     else
       s.jobs = t.jobs
+    end
+  end
+  if t.factor ~= nil then
+    if type(t.factor) ~= "string" or not types[t.factor] then
+      P.add("factor", "expected the config key whose values the variants compare (a " ..
+        "key of `bin/repro help`)", tostring(t.factor))
+    else
+      s.factor = t.factor
     end
   end
 end
@@ -1223,7 +1236,7 @@ function M.load(path, set, opts)
   check_extensions(P, t, s)
   local variants, variant_names = check_configs(P, t, s, set, types)
   check_seeds(P, t, s)
-  check_run_settings(P, t, s)
+  check_run_settings(P, t, s, types)
   if t.analysis ~= nil then
     s.analysis = check_analysis(P, t.analysis, variants, variant_names, s.extensions)
   end
