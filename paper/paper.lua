@@ -4,9 +4,11 @@
 -- of this paper: this paper's own code is in lib/.  Plain data, loaded with no globals.
 --
 --   studies  the order of the studies table, of numbers.tex and of the forest plots'
---            rows; a listed study that has not run is named as such.  A study with a
---            summary that is not listed gets a section of the generated appendix
+--            rows; a listed study that has not run is named as such.
+--   appendix the studies the paper shows only in its generated appendix, a section each
 --            (tables/appendix.tex: its paired table, its forest plot and its verdicts).
+--            A study in neither list is not in the paper: opting a study in is one line
+--            here; otherwise `bin/repro report <study>` gives it a report of its own.
 --   tables   {name =, kind =, study =, caption =, wide =}: tables/<name>.tex, of a kind of
 --            lua/repro/report/tex_tables.lua (seeds, paired, interactions, calibration, counts,
 --            setting_effect, studies, lr_sweep, ...).  The file always exists: a sentence
@@ -30,7 +32,7 @@
 --            run, or its data are all zero) is a sentence saying why in its place.
 --   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
 --            are drawn at the width they are printed, so their text is 9 pt on the page.
---   extensions  this paper's own code (lib/, paths from this folder): kinds of table and
+--   extensions  this paper's own code (paths from the project root): kinds of table and
 --            numbers.tex macros the library does not have (lua/repro/report/init.lua).
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
@@ -51,6 +53,8 @@ local QUESTIONS = {
 return {
   studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned", "tuned_controls",
     "horizon", "instability", "scale", "init_scale", "instability_v1" },
+  -- the first attempt at the claim, superseded: a section each in the generated appendix
+  appendix = { "claim_search_v1", "claim_v1" },
 
   -- what this paper's studies compare: the embedding norm, against none
   factor = {
@@ -79,7 +83,7 @@ return {
   },
   text_width = 6.5,
   -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
-  extensions = { "lib/tex_claim.lua" },
+  extensions = { "paper/lib/tex_claim.lua" },
 
   tables = {
     { name = "studies", kind = "studies",

@@ -293,8 +293,9 @@ msg = bad_manifest('return { studies = { os.getenv("HOME") }, tables = {}, figur
 t:ok(msg:find("bad_manifest.lua", 1, true) and msg:find("os", 1, true),
   "manifest: loaded with no globals: " .. msg)
 
--- A new study: a study file run at a tiny budget (as make reproduce QUICK=1 would), with
--- no edit to the library or the manifest, gets its section of the appendix.
+-- A new study: a study file run at a tiny budget (as make reproduce QUICK=1 would) is in
+-- no file of the paper until the manifest opts it in, one line (its `appendix`); then it
+-- gets its section of the appendix, with no edit to the library.
 local corpus = dir .. "/corpus.txt"
 check.write(corpus, string.rep("to be or not to be, that is the question.\n", 400))
 local study_file = dir .. "/zz_newstudy.lua"
@@ -314,6 +315,27 @@ return {
 code, _, err = check.run(string.format("%s run %s --out-root %s --set %s", repro,
   fs.quote(study_file), fs.quote(exp), "iters=6,warmup=2,diag_every=3,diag_windows=2"))
 t:eq(code, 0, "the new study runs: " .. err)
+local before = {}
+for _, f in ipairs({ "appendix.tex", "studies.tex", "compute.tex", "checklist.tex" }) do
+  before[f] = fs.read(T .. f)
+end
+before.numbers = fs.read(N)
+code, _, err = check.run(cmd)
+t:eq(code, 0, "report with the new study, not in the manifest, exits 0: " .. err)
+for _, f in ipairs({ "appendix.tex", "studies.tex", "compute.tex", "checklist.tex" }) do
+  t:eq(fs.read(T .. f), before[f], "a study the manifest does not name changes no " .. f)
+end
+t:eq(fs.read(N), before.numbers, "nor numbers.tex")
+t:ok(not fs.exists(T .. "zz_newstudy_paired.tex") and
+  not fs.exists(paper .. "/figures/zz_newstudy_forest.pdf"), "nor has a table or figure")
+-- opted in: the paper's manifest with the new studies in its appendix (one line)
+local opted = dir .. "/opted_manifest.lua"
+local mtext = assert(fs.read("paper/paper.lua"))
+local mopted, nsub = mtext:gsub('appendix = { "claim_search_v1", "claim_v1" }',
+  'appendix = { "claim_search_v1", "claim_v1", "zz_copy", "zz_newstudy" }')
+t:eq(nsub, 1, "the manifest's appendix line")
+check.write(opted, mopted)
+cmd = cmd .. " --manifest " .. fs.quote(opted)
 code, _, err = check.run(cmd)
 t:eq(code, 0, "report with the new study exits 0: " .. err)
 local appendix = fs.read(T .. "appendix.tex") or ""
@@ -434,7 +456,8 @@ end
 digest_summary(copy)
 local fig_manifest = dir .. "/fig_manifest.lua"
 check.write(fig_manifest, [[
-return { studies = { "final", "zz_copy" }, tables = {}, text_width = 6.5,
+return { studies = { "final", "zz_copy" }, appendix = { "zz_newstudy" }, tables = {},
+  text_width = 6.5,
   figures = {
     { name = "f_forest", kind = "forest", metric = "val_loss", width = "0.9\\linewidth",
       labels = { final = "The final protocol" }, caption = "c" },

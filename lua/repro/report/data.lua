@@ -577,8 +577,9 @@ function M.list_studies(exp_dir)
 end
 
 -- Every study under exp_dir: list (the names of `first` in their order, then the others
--- by name) and map; `prose_names` and `factor` as `names` and `factor` of load_study.
-function M.load_all(exp_dir, first, prose_names, factor)
+-- by name; with `only`, the names of `first` alone) and map; `prose_names` and `factor`
+-- as `names` and `factor` of load_study.
+function M.load_all(exp_dir, first, prose_names, factor, only)
   local list, by_name = {}, {}
   local names = M.list_studies(exp_dir)
   local listed = {}
@@ -590,7 +591,7 @@ function M.load_all(exp_dir, first, prose_names, factor)
     end
   end
   for _, n in ipairs(names) do
-    if not listed[n] then ordered[#ordered + 1] = n end
+    if not listed[n] and not only then ordered[#ordered + 1] = n end
   end
   for _, n in ipairs(ordered) do
     local s = M.load_study(exp_dir, n, prose_names, factor)

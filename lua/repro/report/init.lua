@@ -169,6 +169,9 @@ end
 -- Reads the manifest at `path`: a Lua file that returns plain data (loaded with no
 -- globals at all, so it cannot do anything but build its table):
 --   studies = { "<study>", ... }   the studies the paper discusses, in its order
+--   appendix = { "<study>", ... }  optional: studies the paper shows in its generated
+--                                  appendix only (a section each); a study in neither
+--                                  list is not in the paper
 --   tables  = { {name =, kind =, study =, caption =, wide =, <kind's fields>}, ... }
 --                                  (tex_tables.KINDS; a paired table's `section` names a
 --                                  nested summary of its study, report_data.SECTIONS)
@@ -181,8 +184,8 @@ end
 --                                  (data.name_variants)
 --   text_width = 6.5               optional: the text width in inches, at which a figure of
 --                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
---   extensions = { "lib/x.lua", ... }  optional: the paper's own code, paths relative to
---                                  the manifest's folder (lua/repro/core/extension.lua),
+--   extensions = { "paper/lib/x.lua", ... }  optional: the paper's own code, paths from
+--                                  the project root (lua/repro/core/extension.lua),
 --                                  each returning { tables = { <kind> = {build =, fields
 --                                  =}, ... }, numbers = function(def, s, S) }: kinds of
 --                                  table beside tex_tables.KINDS, and macros of each
@@ -206,12 +209,23 @@ function M.load_manifest(path)
     user_error("report: %s: text_width: expected the text width in inches (a number > 0)", path)
   end
   local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {},
-    text_width = m.text_width }
+    text_width = m.text_width, appendix = {} }
   for i, n in ipairs(m.studies) do
     if type(n) ~= "string" or out.listed[n] then
       user_error("report: %s: studies[%d]: expected a study name listed once", path, i)
     end
     out.studies[i], out.listed[n] = n, true
+  end
+  if m.appendix ~= nil and type(m.appendix) ~= "table" then
+    user_error("report: %s: appendix: expected a list of study names", path)
+  end
+  local seen = {}
+  for i, n in ipairs(m.appendix or {}) do
+    if type(n) ~= "string" or out.listed[n] or seen[n] then
+      user_error("report: %s: appendix[%d]: expected a study name listed once, not in " ..
+        "studies", path, i)
+    end
+    out.appendix[i], seen[n] = n, true
   end
   out.names = M.check_names(path, m.names)
   out.factor = M.check_factor(path, m.factor)
@@ -220,9 +234,8 @@ function M.load_manifest(path)
   if m.extensions ~= nil and type(m.extensions) ~= "table" then
     user_error("report: %s: extensions: expected a list of paths", path)
   end
-  local dir = path:match("^(.*)/[^/]*$") or "."
   for i, p in ipairs(m.extensions or {}) do
-    local ext = extension.load(p, string.format("report: %s: extensions[%d]", path, i), dir)
+    local ext = extension.load(p, string.format("report: %s: extensions[%d]", path, i))
     for k, v in pairs(ext.tables or {}) do
       if out.table_kinds[k] then
         user_error("report: %s: extensions[%d]: table kind %s exists already", path, i, k)
@@ -283,12 +296,16 @@ local function parse_args(args)
   return o
 end
 
--- The context the writers share: the studies (the manifest's first, in its order), the
--- names of every study to account for (the manifest's, run or not, then the others), and
--- the studies the manifest does not list (the appendix).
+-- The context the writers share: the studies (the manifest's, then its appendix's, in
+-- their order), the names of every study to account for (the manifest's, run or not,
+-- then the appendix's that have run), and the appendix's studies.  A study the manifest
+-- names nowhere is not read: a user's study never changes the paper (`bin/repro report
+-- <study>` writes its own report).
 local function context(o, manifest, out)
-  local list, by_name = data.load_all(o.experiments, manifest.studies, manifest.names,
-    manifest.factor)
+  local first = { table.unpack(manifest.studies) }
+  for _, n in ipairs(manifest.appendix) do first[#first + 1] = n end
+  local list, by_name = data.load_all(o.experiments, first, manifest.names,
+    manifest.factor, true)
   local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
     manifest = manifest, names = {}, appendix = {} }
   for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end
