@@ -12,6 +12,7 @@ local base = require "repro.core.base"
 local runner = require "repro.cli.run"
 local worker = require "repro.run.worker"
 local report = require "repro.report"
+local standalone = require "repro.report.standalone"
 local verify = require "repro.record.verify"
 local plan = require "repro.run.parallel"
 local slurm = require "repro.run.slurm"
@@ -189,7 +190,11 @@ function commands.run(args) return runner.main(args) end
 commands["run-worker"] = worker.main
 
 -- The paper's tables, numbers and figures from the study summaries (lua/repro/report/init.lua).
-commands.report = report.main
+-- `report STUDY`: that study's own report (lua/repro/report/standalone.lua); else the paper's
+function commands.report(args)
+  if args[1] and not args[1]:match("^%-") then return standalone.main(args) end
+  return report.main(args)
+end
 
 -- Every record's checksums (lua/repro/record/verify.lua).
 commands.verify = verify.main
