@@ -229,6 +229,7 @@ usage:
                 [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
+  bin/repro report STUDY [--experiments DIR]
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
   bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
                 [--out-root DIR]
