@@ -80,8 +80,11 @@ t:eq(code, 0, "the study is analysed now: " .. err)
 
 -- A summary carries the digest of the records it came from; the report refuses one that
 -- does not match the records beside it, or carries none.
+-- (a manifest that shows both studies: the report reads no study the manifest leaves out)
+check.write(dir .. "/manifest.lua", 'return { studies = {}, appendix = { "alpha", "beta" }, ' ..
+  'tables = {}, figures = {} }')
 local rep = repro .. " report --experiments " .. q(root) .. " --paper " .. q(dir .. "/paper") ..
-  " --plots-data " .. q(dir .. "/pdata") .. " --no-figures"
+  " --plots-data " .. q(dir .. "/pdata") .. " --no-figures --manifest " .. q(dir .. "/manifest.lua")
 code, _, err = check.run(rep)
 t:eq(code, 0, "the report reads the analysed studies: " .. err)
 local sum_path = root .. "/alpha/summary.json"

@@ -73,8 +73,12 @@ end
 fs.mkdir_p(exp .. "/evilvariant")
 check.write(exp .. "/evilvariant/summary.json",
   (summary:gsub('"layernorm"', '"lay`touch $REPRO_MARK`"')))
+-- (a manifest that shows both in its appendix: the report reads no study it leaves out)
+check.write(dir .. "/manifest.lua", 'return { studies = {}, appendix = { "good", ' ..
+  '"evilvariant" }, tables = {}, figures = {} }')
 local code, _, err = check.run("REPRO_MARK=" .. fs.quote(mark) .. " " .. repro .. " report --experiments " .. fs.quote(exp) ..
-  " --paper " .. fs.quote(dir .. "/paper") .. " --plots-data " .. fs.quote(dir .. "/data"))
+  " --paper " .. fs.quote(dir .. "/paper") .. " --plots-data " .. fs.quote(dir .. "/data") ..
+  " --manifest " .. fs.quote(dir .. "/manifest.lua"))
 t:eq(code, 0, "report with hostile directories: " .. err)
 t:ok(not fs.exists(mark), "no command ran through a directory or variant name")
 local warned = 0
