@@ -51,8 +51,12 @@ return {
     resamples = 1000, test = "t" },
 }
 ]])
-code, _, err = run(repro .. " run lua/experiments/zz_tied.lua")
+local out
+code, out, err = run(repro .. " run lua/experiments/zz_tied.lua")
 t:eq(code, 0, "the user's study runs: " .. err)
+t:ok(out:find("untied", 1, true) and not out:lower():find("claim", 1, true) and
+  not out:lower():find("rule 1", 1, true), "its verdict table on the terminal: its variants, " ..
+  "no claim, no rule it did not register: " .. out)
 local summary = fs.read(copy .. "/experiments/zz_tied/summary.json") or ""
 t:ok(summary ~= "" and not summary:find("claim", 1, true),
   "its summary carries nothing of the claim")

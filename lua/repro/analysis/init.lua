@@ -1059,8 +1059,10 @@ function M.verdict_table(summary, width)
   local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
     "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
     an.test or "t", an.family:match("^[^:]+")), width) }
+  -- the verdict under rule 1 only for a study registered under it
+  local rule1 = (an.registered_rule or M.RULE) < (an.rule or M.RULE)
   local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "TOST p_holm",
-    "verdict", "rule 1" } }
+    "verdict", rule1 and "rule 1" or nil } }
   local byname = {}
   for _, c in ipairs(summary.comparisons) do
     if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
@@ -1071,7 +1073,7 @@ function M.verdict_table(summary, width)
     rows[#rows + 1] = { v.treatment, v.baseline, fmt(c.mean),
       ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-", fmt(c.p_holm),
       c.tost and c.tost.p_holm and fmt(c.tost.p_holm) or "-", v.verdict,
-      (v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "") }
+      rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "")) or nil }
   end
   local k = 0
   for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
