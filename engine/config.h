@@ -50,7 +50,7 @@ typedef struct {
     int threads; /* 0 = online cores; does not change any result */
     char data[4096];
     /* min_lr = lr · min_lr_ratio when a config does not give min_lr; the engine trains
-     * on min_lr, the host resolves it (lua/repro/record.lua) */
+     * on min_lr, the host resolves it (lua/repro/record/init.lua) */
     double min_lr_ratio;
 } gpt_config;
 

@@ -1,4 +1,4 @@
-/* Module `repro.proc`: the process control of the study runner (lua/repro/pool.lua) and
+/* Module `repro.proc`: the process control of the study runner (lua/repro/run/pool.lua) and
  * of run-one, without a shell.
  *   proc.spawn(argv [, {stdout =, stderr =}]) -> pid    this binary as a child process
  *   proc.wait(block) -> pid, "exit"|"signal", code      a child that ended, or nil

@@ -552,7 +552,7 @@ static int api_unknown(lua_State *S)
 {
     const char *k = lua_tostring(S, 2);
     return luaL_error(S, "repro.%s: no such function (the functions offered are listed in "
-                      "lua/repro/study.lua, M.API)", k ? k : "?");
+                      "lua/repro/study/init.lua, M.API)", k ? k : "?");
 }
 
 /* Runs protected in the sandbox state: libraries, the api table, the chunk, and the

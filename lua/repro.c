@@ -1,7 +1,7 @@
 /* bin/repro: the Lua 5.4 host of the suite.
  *
  *   bin/repro SCRIPT.lua [args]   run a script; `arg` is set as the stock `lua` does
- *   bin/repro COMMAND [args]      a command of lua/repro/cli.lua (train, run, ...)
+ *   bin/repro COMMAND [args]      a command of lua/repro/cli/init.lua (train, run, ...)
  *   bin/repro --version           project, Lua, GSL and compiler versions
  *
  * Everything, even opening the libraries, runs inside lua_pcall with a message handler

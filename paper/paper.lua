@@ -1,32 +1,39 @@
 -- The paper's manifest: which studies paper/main.tex discusses, in which order, and which
 -- generated tables and figures it shows, with which captions.  `bin/repro report` (make
--- paper) reads it (lua/repro/report.lua says how); the library lua/repro/ knows nothing
--- of this paper.  Plain data, loaded with no globals.
+-- paper) reads it (lua/repro/report/init.lua says how); the library lua/repro/ knows nothing
+-- of this paper: this paper's own code is in lib/.  Plain data, loaded with no globals.
 --
 --   studies  the order of the studies table, of numbers.tex and of the forest plots'
---            rows; a listed study that has not run is named as such.  A study with a
---            summary that is not listed gets a section of the generated appendix
+--            rows; a listed study that has not run is named as such.
+--   appendix the studies the paper shows only in its generated appendix, a section each
 --            (tables/appendix.tex: its paired table, its forest plot and its verdicts).
+--            A study in neither list is not in the paper: opting a study in is one line
+--            here; otherwise `bin/repro report <study>` gives it a report of its own.
 --   tables   {name =, kind =, study =, caption =, wide =}: tables/<name>.tex, of a kind of
---            lua/repro/tex_tables.lua (seeds, paired, interactions, calibration, counts,
+--            lua/repro/report/tex_tables.lua (seeds, paired, interactions, calibration, counts,
 --            setting_effect, studies, lr_sweep, ...).  The file always exists: a sentence
 --            when its study has not run.  A paired table with section = "sweep_outcomes"
 --            compares the groups of the study's sweep on their outcomes.
---   names    how the prose (the verdict sentences) names a variant: names.embed_norm
---            gives the name of each embed_norm value, names.keys a phrase for each
---            config key in which a study's variants differ, in this order (%s is the
+--   factor   what the studies compare (lua/repro/report/data.lua: factor_of): the config
+--            key, its baseline value, the tables' labels and the prose's names of its
+--            values, their colours and point types in the figures.
+--   names    how the prose (the verdict sentences) names a variant: names.keys a
+--            phrase for each config key in which a study's variants differ, besides
+--            the factor, in this order (%s is the
 --            value; a table maps values to phrases; false leaves the key out where the
 --            other keys tell the settings apart): "LayerNorm at lr 0.003"; `label` is the
 --            tables' phrase of the key (default its format): a sweep's groups are named by
 --            the config their variants share, "LayerNorm, warmup 0" in a table.
 --   figures  {name =, kind =, study =, caption =, width =, ...}: figures/<name>.pdf from
---            plots/<script>.gp, of a kind of lua/repro/report_plot.lua with that kind's
+--            plots/<script>.gp, of a kind of lua/repro/report/plot.lua with that kind's
 --            fields (curves: column, ylabel, logy, zoom; forest: metric, every study whose
 --            primary metric it is, labels of its groups; array: key, script; lrsweep: a
 --            study's lr_sweep summary).  A figure that cannot be drawn (its study has not
 --            run, or its data are all zero) is a sentence saying why in its place.
 --   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
 --            are drawn at the width they are printed, so their text is 9 pt on the page.
+--   extensions  this paper's own code (paths from the project root): kinds of table and
+--            numbers.tex macros the library does not have (lua/repro/report/init.lua).
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"
@@ -46,10 +53,22 @@ local QUESTIONS = {
 return {
   studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned", "tuned_controls",
     "horizon", "instability", "scale", "init_scale", "instability_v1" },
+  -- the first attempt at the claim, superseded: a section each in the generated appendix
+  appendix = { "claim_search_v1", "claim_v1" },
+
+  -- what this paper's studies compare: the embedding norm, against none
+  factor = {
+    key = "embed_norm", baseline = "none",
+    labels = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
+      scale = "rescaling", layernorm_matched = "matched LayerNorm" },
+    names = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
+      scale = "rescaling", layernorm_matched = "matched LayerNorm" },
+    -- colour-blind-safe (Okabe-Ito); point types filled circle, triangle, square
+    colors = { none = "#000000", layernorm = "#0072B2", rmsnorm = "#D55E00" },
+    points = { none = 7, layernorm = 9, rmsnorm = 5 },
+  },
 
   names = {
-    embed_norm = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
-      scale = "rescaling", layernorm_matched = "matched LayerNorm" },
     keys = {
       { key = "lr", format = "at peak lr %s" },
       { key = "min_lr", format = false },
@@ -63,6 +82,8 @@ return {
     },
   },
   text_width = 6.5,
+  -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
+  extensions = { "paper/lib/tex_claim.lua" },
 
   tables = {
     { name = "studies", kind = "studies",
@@ -241,6 +262,7 @@ return {
       width = "0.55\\linewidth",
       caption = [[Reliability diagram of the final protocol, bins of all seeds pooled.]] },
     { name = "final_classnorm", kind = "classnorm", study = "final",
+      column = "d_embed_norm_%s",
       width = "0.9\\linewidth",
       caption = [[Embedding norm by character class of the input over training (periodic
         diagnostics of the final protocol; mean and range over seeds; logarithmic axis).]] },

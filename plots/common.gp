@@ -1,4 +1,4 @@
-# The look shared by every figure, loaded first by each script.  lua/repro/report_plot.lua
+# The look shared by every figure, loaded first by each script.  lua/repro/report/plot.lua
 # runs the scripts with -e assigning: data (the .dat file), out (the output path), fmt
 # ('pdf' for the paper, 'png' for the README copies), gpdir (this directory), width and
 # height (inches: the size the figure is printed at, so that its 9 pt text is 9 pt on

@@ -1,7 +1,7 @@
 -- The claim, stage B of 2 (issue 27): the claim's design at the set-ups that give its
 -- numbers, beside the suite's GPT-2 set-up.  Run with `bin/repro run
 -- lua/experiments/claim.lua` after claim_search.lua (stage A), whose summary it reads
--- (`make reproduce` orders the two: lua/repro/depends.lua).  The first attempt (issue 15)
+-- (`make reproduce` orders the two: lua/repro/study/depends.lua).  The first attempt (issue 15)
 -- is claim_v1.lua.
 --
 -- Design (pre-registered before any run).  Three set-ups, each with no norm, LayerNorm and
@@ -26,7 +26,7 @@
 -- minimum effect (decision rule 2's "better")?  (2) does LayerNorm's effect there differ
 -- from its effect at the GPT-2 set-up (the interaction's verdict)?  val_ppl, val_acc,
 -- bal_acc, bal_subset_acc_mean, final_grad_norm and embed_norm are exploratory; the
--- summary lays the claim's Table 1 beside each set-up (distance 2 of lua/repro/claim.lua,
+-- summary lays the claim's Table 1 beside each set-up (distance 2 of paper/lib/claim.lua,
 -- the balanced accuracy on 150 positions beside the claim's "mock macro accuracy").
 --
 -- Budget.  9 x n runs of 150 iterations at width 128, 2 workers x 1 thread on the
@@ -89,6 +89,8 @@ return {
   seeds = { count = { power = 0.8, pilot = SEARCH, upper = 0.8, min = 10, max = 12 },
     first = 101 },
   checkpoint_every = 50,
+  -- the claim stages are this paper's analysis, not the suite's (analysis.claim below)
+  extensions = { claim = "paper/lib/claim.lua" },
   analysis = {
     baseline = "ref-none",
     metrics = { "val_loss", "val_ppl", "val_acc", "bal_acc", "bal_subset_acc_mean",

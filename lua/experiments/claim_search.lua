@@ -27,7 +27,7 @@
 -- levels: 48 set-ups, 96 runs.  Names read <init>-L<layers>-<p0|ps>-<tied|untied>-
 -- <schedule>-d<dropout>.
 --
--- Distance (distance = 2, lua/repro/claim.lua), to the claim's baseline row:
+-- Distance (distance = 2, paper/lib/claim.lua), to the claim's baseline row:
 --   D = sum over the terms j of w_j z_j^2
 --     val_ppl              z = ln(x / 22.18) / (0.90 / 22.18)      w = 1   (the claim's spread)
 --     embed_norm           z = ln(x / 11.46) / 0.10                w = 1   (10 %: no spread given)
@@ -100,6 +100,8 @@ return {
   variants = variants,
   seeds = { 1, 2 },
   checkpoint_every = 50,
+  -- the claim stages are this paper's analysis, not the suite's (analysis.claim below)
+  extensions = { claim = "paper/lib/claim.lua" },
   analysis = {
     baseline = "gpt2-L8-ps-tied-w30cos-d0",
     metrics = { "val_loss", "val_ppl", "final_grad_norm", "embed_norm", "val_acc", "bal_acc",

@@ -28,7 +28,7 @@
 -- when prelim's records exist.
 --
 -- Score.  Each set-up's distance D to the claim's baseline row (no norm: PPL 22.18 +-
--- 0.90, final gradient norm 0.1762, embedding norm 11.46), defined in lua/repro/claim.lua:
+-- 0.90, final gradient norm 0.1762, embedding norm 11.46), defined in lua/repro/analysis/claim.lua:
 -- the sum of the squared log ratios of validation PPL, final gradient norm and embedding
 -- norm, each divided by a tolerance (the claim's own relative spread for PPL, 4.1 %;
 -- 10 % for the two norms, for which the claim gives none).  The summary ranks every
@@ -82,6 +82,8 @@ return {
   variants = variants,
   seeds = { 1 },
   checkpoint_every = 50,
+  -- the claim stages are this paper's analysis, not the suite's (analysis.claim below)
+  extensions = { claim = "paper/lib/claim.lua" },
   analysis = {
     baseline = "t0.02-p0.02-tied-w30cos",
     metrics = { "val_loss", "val_ppl", "final_grad_norm", "embed_norm", "val_acc",

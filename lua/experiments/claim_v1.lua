@@ -2,7 +2,7 @@
 -- kept with its records as the paper's history): the claim's own design at the set-ups
 -- closest to its Table 1 in claim_search_v1.  Run with
 -- `bin/repro run lua/experiments/claim_v1.lua` after claim_search_v1.lua, whose summary
--- it reads (`make reproduce` orders the two: lua/repro/depends.lua).
+-- it reads (`make reproduce` orders the two: lua/repro/study/depends.lua).
 --
 -- Why.  The claim reports that LayerNorm after the embedding lowers validation PPL from
 -- 22.18 to 20.64 (-7 %, 3 seeds); at the suite's pinned set-up its baseline PPL is 14.09
@@ -25,7 +25,7 @@
 -- with the largest paired sd of the committed 150-iteration records (prelim: 0.0125 nats)
 -- the t-test at alpha / 6 detects 0.035 nats with 80 % power from 5 seeds (stats.mde),
 -- half the claimed effect; 0.02 nats would need 9 seeds.  The summary lays the claim's
--- Table 1 beside each set-up's numbers (lua/repro/claim.lua: PPL, the claim's "mock
+-- Table 1 beside each set-up's numbers (paper/lib/claim.lua: PPL, the claim's "mock
 -- accuracy" beside val_acc and the 50-position subset accuracy with its spread over seeds
 -- and subsets, final gradient norm, embedding norm, the distance of each row to the
 -- claim's row), names the set-up closest on these fresh seeds (or says that none tried
@@ -72,6 +72,8 @@ return {
   variants = variants,
   seeds = { 101, 102, 103, 104, 105 },
   checkpoint_every = 50,
+  -- the claim stages are this paper's analysis, not the suite's (analysis.claim below)
+  extensions = { claim = "paper/lib/claim.lua" },
   analysis = {
     baseline = selected[1] .. "-none",
     metrics = { "val_loss", "val_ppl", "val_acc", "subset_acc_mean", "final_grad_norm",

@@ -1,7 +1,7 @@
 -- The seeds' final protocol: the default model (300 iterations), seeds 1-5, no embedding
 -- norm vs LayerNorm vs RMSNorm.  Run with `bin/repro run lua/experiments/final.lua`.
 --
--- Pre-registered before any run (lua/repro/analysis.lua states the decision rule):
+-- Pre-registered before any run (lua/repro/analysis/init.lua states the decision rule):
 --   primary metric  val_loss, lower is better (its difference is the log perplexity ratio).
 --   minimum effect  0.02 nats, about a 2 % change in validation perplexity; the seeds
 --                   claim 7 % (0.068 nats).
@@ -42,7 +42,7 @@ return {
     -- was pre-registered under decision rule 1 (Holm over every comparison x metric, the
     -- BCa interval, "no meaningful difference" without an equivalence test) and is
     -- re-analysed under the current rule; the summary keeps its rule-1 verdicts
-    -- (verdict_rule1, lua/repro/analysis.lua).
+    -- (verdict_rule1, lua/repro/analysis/init.lua).
     test = "t",
     registered_rule = 1,
     resamples = 10000,

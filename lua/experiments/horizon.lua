@@ -15,7 +15,7 @@
 -- of it; the resolved values are in every run's config); seeds 1-3.  RMSNorm is left out for the budget (it was within 0.001 nats
 -- of LayerNorm at 300 iterations: final's layernorm vs rmsnorm).
 --
--- Analysis (lua/repro/analysis.lua, decision rule 2).  Primary metric val_loss at step
+-- Analysis (lua/repro/analysis/init.lua, decision rule 2).  Primary metric val_loss at step
 -- 1,200, lower is better; minimum effect 0.02 nats; alpha 0.05; the paired t-test; Holm over
 -- the 2 comparisons LayerNorm vs none at lr 3e-4 and LayerNorm vs none at the tuned rates;
 -- equivalence by the paired TOST at +-0.02.  val_ppl, val_acc, ece and the instability

@@ -16,7 +16,7 @@
 -- train (about 13 minutes on the reference 2-core machine).  No middle scale: it would
 -- add 13 minutes to make reproduce, and the two ends already test the hypothesis.
 --
--- Pre-registered before any run (lua/repro/analysis.lua states the decision rule):
+-- Pre-registered before any run (lua/repro/analysis/init.lua states the decision rule):
 --   primary metric  val_loss, lower is better (its difference is the log perplexity ratio).
 --   minimum effect  0.02 nats, about 2 % perplexity, as in prelim and final.
 --   alpha           0.05, Holm over the 6 within-scale comparisons and the 2 interactions
@@ -74,7 +74,7 @@ return {
     -- was pre-registered under decision rule 1 (Holm over every comparison x metric, the
     -- BCa interval, "no meaningful difference" without an equivalence test) and is
     -- re-analysed under the current rule; the summary keeps its rule-1 verdicts
-    -- (verdict_rule1, lua/repro/analysis.lua).
+    -- (verdict_rule1, lua/repro/analysis/init.lua).
     test = "t",
     registered_rule = 1,
     resamples = 10000,

@@ -18,7 +18,7 @@
 -- or gradient norm is non-finite, or the loss stays above its value at initialization +
 -- 1 nat for 10 consecutive steps (lua/experiments/README.md).
 --
--- Outcomes (lua/repro/lrsens.lua, M.OUTCOMES): per seed, over the group's grid,
+-- Outcomes (lua/repro/analysis/lrsens.lua, M.OUTCOMES): per seed, over the group's grid,
 --   mean_max_loss_jump   mean of max_loss_jump, the largest rise of the training loss above
 --                        the best loss reached before it (nats)          PRIMARY
 --   gmean_max_grad_norm  geometric mean of the largest pre-clip gradient norm

@@ -14,7 +14,7 @@
 -- runs of about 27 s (fewer when a run diverges), so that every study of
 -- `make reproduce` fits in about 55 minutes on the reference 2-core machine.
 --
--- Pre-registered before any run (lua/repro/analysis.lua states the decision rule):
+-- Pre-registered before any run (lua/repro/analysis/init.lua states the decision rule):
 --   primary metric  n_spikes, lower is better: the number of steps whose training loss is
 --                   non-finite or above 1.5 x the lowest loss of all earlier steps (a
 --                   divergence counts).  Defined for diverged runs too, so no seed drops out.
@@ -63,7 +63,7 @@ return {
     -- was pre-registered under decision rule 1 (Holm over every comparison x metric, the
     -- BCa interval, "no meaningful difference" without an equivalence test) and is
     -- re-analysed under the current rule; the summary keeps its rule-1 verdicts
-    -- (verdict_rule1, lua/repro/analysis.lua).
+    -- (verdict_rule1, lua/repro/analysis/init.lua).
     test = "t",
     registered_rule = 1,
     resamples = 10000,

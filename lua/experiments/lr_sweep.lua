@@ -21,7 +21,7 @@
 -- clearly too small to the issue's ceiling 1.0); seeds 1-3, shared by the groups (a seed
 -- gives every group the same initial weights but the norm's own).
 --
--- Analysis (lua/repro/lrsens.lua; summary.json's lr_sweep).  Per group: final val_loss
+-- Analysis (lua/repro/analysis/lrsens.lua; summary.json's lr_sweep).  Per group: final val_loss
 -- against the learning rate (mean, min and max over seeds, the number that diverged: a run
 -- diverges when its loss is non-finite or stays above its loss at initialization + 1 nat
 -- for 10 steps, and is then not evaluated); the best learning rate, the grid value with

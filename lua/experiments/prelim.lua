@@ -2,7 +2,7 @@
 -- vs RMSNorm after token + position embedding; every other setting is the default model
 -- (docs/DESIGN.md).  Run with `bin/repro run lua/experiments/prelim.lua`.
 --
--- Pre-registered before any run (lua/repro/analysis.lua states the decision rule):
+-- Pre-registered before any run (lua/repro/analysis/init.lua states the decision rule):
 --   primary metric  val_loss, lower is better.  A difference in validation loss is the
 --                   log of the perplexity ratio, so one threshold means the same relative
 --                   perplexity change at every perplexity level.
@@ -38,7 +38,7 @@ return {
     -- was pre-registered under decision rule 1 (Holm over every comparison x metric, the
     -- BCa interval, "no meaningful difference" without an equivalence test) and is
     -- re-analysed under the current rule; the summary keeps its rule-1 verdicts
-    -- (verdict_rule1, lua/repro/analysis.lua).
+    -- (verdict_rule1, lua/repro/analysis/init.lua).
     test = "t",
     registered_rule = 1,
     resamples = 10000,

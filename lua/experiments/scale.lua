@@ -9,7 +9,7 @@
 -- it keep the study to about 4 minutes of new training on the reference 2-core machine
 -- (a step costs about n_layer x width^2: 1/16 and 0.28 of the default, plus fixed costs).
 --
--- Pre-registered before any run (lua/repro/analysis.lua states the decision rule):
+-- Pre-registered before any run (lua/repro/analysis/init.lua states the decision rule):
 --   primary metric  val_loss, lower is better (its difference is the log perplexity ratio).
 --   minimum effect  0.02 nats, about 2 % perplexity, as in prelim and final.
 --   alpha           0.05, Holm over the 9 within-size comparisons and the 4 interactions
@@ -69,7 +69,7 @@ return {
     -- was pre-registered under decision rule 1 (Holm over every comparison x metric, the
     -- BCa interval, "no meaningful difference" without an equivalence test) and is
     -- re-analysed under the current rule; the summary keeps its rule-1 verdicts
-    -- (verdict_rule1, lua/repro/analysis.lua).
+    -- (verdict_rule1, lua/repro/analysis/init.lua).
     test = "t",
     registered_rule = 1,
     resamples = 10000,

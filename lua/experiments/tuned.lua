@@ -1,7 +1,7 @@
 -- The confirmatory comparison at tuned learning rates (issue 14): no embedding norm vs
 -- LayerNorm vs RMSNorm, each at its own best peak learning rate from the sweep.
 -- Run with `bin/repro run lua/experiments/tuned.lua` after lr_sweep.lua, whose summary it
--- reads (`make reproduce` orders them: lua/repro/depends.lua).
+-- reads (`make reproduce` orders them: lua/repro/study/depends.lua).
 --
 -- Why.  The earlier verdicts compare the variants at one shared, untuned learning rate
 -- (3e-4), which cannot separate "normalizing helps or hurts" from "this variant wants
@@ -11,7 +11,7 @@
 -- Design (pre-registered before any run).  The final protocol (the default model, 300
 -- iterations, warmup 30, cosine decay to min_lr = lr / 10); variant v at the lr and min_lr
 -- of repro.best_config("lr_sweep", v): the sweep's grid point with the lowest mean over its
--- seeds 1-3 of min(val_loss, init_loss) (lua/repro/lrsens.lua), its values exactly as the
+-- seeds 1-3 of min(val_loss, init_loss) (lua/repro/analysis/lrsens.lua), its values exactly as the
 -- sweep's file gave them.  The resolved values are in every run's config, so a changed
 -- sweep changes these configs.  Seeds from power: the least n whose paired t-test at the
 -- Holm first-step level alpha / m = 0.05 / 3 has 80 % power for the minimum effect, with
@@ -21,7 +21,7 @@
 -- 26 run and the summary says the design is underpowered, with the power it has); seeds
 -- 101, 102, ..., none of them the sweep's.
 --
--- Analysis (lua/repro/analysis.lua, decision rule 2).  Primary metric val_loss, lower is
+-- Analysis (lua/repro/analysis/init.lua, decision rule 2).  Primary metric val_loss, lower is
 -- better (a difference is the log perplexity ratio); minimum effect 0.02 nats (about 2 %
 -- perplexity; the claim is 7 %); alpha 0.05; the paired t-test; Holm over the 3
 -- comparisons on val_loss (LayerNorm vs none, RMSNorm vs none, LayerNorm vs RMSNorm);

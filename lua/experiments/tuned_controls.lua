@@ -18,7 +18,7 @@
 -- most 26 as in tuned.lua; seeds 101, 102, ..., so the no-norm runs are tuned.lua's,
 -- copied.
 --
--- Analysis (lua/repro/analysis.lua, decision rule 2).  Primary metric val_loss, lower is
+-- Analysis (lua/repro/analysis/init.lua, decision rule 2).  Primary metric val_loss, lower is
 -- better; minimum effect 0.02 nats; alpha 0.05; the paired t-test; Holm over the 2
 -- comparisons scale vs none and layernorm_matched vs none (a family of its own: the
 -- question "which part of LayerNorm does it" is separate from tuned's "does a norm help");

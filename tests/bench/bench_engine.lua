@@ -31,8 +31,8 @@
 -- Evaluation FLOPs are a third of that per token.
 local engine = require "engine"
 local host = require "repro.host"
-local json = require "repro.json"
-local fs = require "repro.fs"
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
 
 local opts = { steps = "30", threads = "1,2", paths = engine.isa().available:gsub(" ", ","),
   sweep = "4x64,8x64,4x128,8x128,4x256,8x256,8x384", sweep_gflop = "300" }

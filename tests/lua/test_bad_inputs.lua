@@ -3,9 +3,9 @@
 -- message containing the expected fragment, no traceback, and nothing written: every
 -- file and directory under the case's own directory (its records root included) and
 -- under the shared fixtures is byte-identical afterwards.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local sys = require "repro.sys"
 local t = check.new("test_bad_inputs")
 local repro = os.getenv("REPRO") or "bin/repro"
@@ -166,7 +166,7 @@ t:ok(code == 0 and fs.read(case .. "/rec/log.csv") == fs.read(B .. "/rec/log.csv
   "--force retrains over a finished record: " .. e)
 os.execute("rm -rf " .. q(case))
 
--- An internal error (here a bug planted in a copy of lua/repro/cli.lua) keeps its
+-- An internal error (here a bug planted in a copy of lua/repro/cli/init.lua) keeps its
 -- traceback and says that it is one.
 local fake = dir .. "/fake-root"
 fs.mkdir_p(fake .. "/lua/repro")

@@ -3,8 +3,8 @@
 -- its start; a study that reads another study's summary through repro.result gets a
 -- FIFO or a link to /dev/zero refused at once; host functions obey the study's limits
 -- (instructions and memory).
-local check = require "repro.check"
-local fs = require "repro.fs"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
 local study = require "repro.study"
 local t = check.new("test_bounds")

@@ -1,14 +1,14 @@
--- The claim's Table 1 stages (lua/repro/claim.lua): the distance and its threshold, the
+-- The claim's Table 1 stages (paper/lib/claim.lua): the distance and its threshold, the
 -- ranking, the validation of analysis.claim, the search summary (ranking, selection,
 -- "no set-up tried matches"), the Table-1 summary (rows beside the claim's, pooled
 -- subset accuracy, the norm's effect beside the claim's, n-gram references, the closest
 -- set-up), and a tiny end-to-end search run through bin/repro run.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local claim = require "repro.claim"
+local claim = require("repro.core.extension").load("paper/lib/claim.lua", "test")
 local analysis = require "repro.analysis"
 local study = require "repro.study"
-local json = require "repro.json"
+local json = require "repro.core.json"
 local stats = require "stats"
 local engine = require "engine"
 local t = check.new("test_claim")
@@ -117,7 +117,7 @@ local function search_src(name, claim_field, seeds)
   return "return { name = '" .. name .. "', description = 'x', " .. BASE .. [[
   variants = { { name = "a" }, { name = "b", tok_init_std = 1.0 },
     { name = "c", pos_init_std = 0.0 } },
-  seeds = ]] .. (seeds or "{ 1 }") .. [[,
+  seeds = ]] .. (seeds or "{ 1 }") .. [[, extensions = { claim = "paper/lib/claim.lua" },
   analysis = { ]] .. AN .. [[ comparisons = {}, claim = ]] .. claim_field .. " } }"
 end
 t:raises(function() study.load(study_file("bad1", search_src("bad1",
@@ -134,6 +134,27 @@ t:raises(function() study.load(study_file("bad4", search_src("bad4",
 t:raises(function() study.load(study_file("bad5", search_src("bad5",
   "{ stage = 'table1', setups = { { name = 's', none = 'a', layernorm = 'zz', " ..
   "rmsnorm = 'c' } } }"))) end, "analysis.claim.setups[1].layernorm", "an unknown variant")
+-- The claim stages are an extension (paper/lib/claim.lua): a study that does not name
+-- it has no such field, and an extension must be a Lua file of the project that offers
+-- check and summarize.
+local function ext_src(name, ext)
+  return search_src(name, "{ stage = 'search', select = 1 }"):gsub(
+    'extensions = { claim = "paper/lib/claim.lua" }', ext, 1)
+end
+t:raises(function() study.load(study_file("noext", ext_src("noext", "depends = {}"))) end,
+  "analysis.claim: unknown field", "no extension named: analysis.claim is unknown")
+t:raises(function() study.load(study_file("ext1", ext_src("ext1",
+  'extensions = { claim = "../paper/lib/claim.lua" }'))) end, "without '..'",
+  "an extension outside the project is refused")
+t:raises(function() study.load(study_file("ext2", ext_src("ext2",
+  'extensions = { claim = "/etc/passwd.lua" }'))) end, "relative to its root",
+  "an absolute path is refused")
+t:raises(function() study.load(study_file("ext3", ext_src("ext3",
+  'extensions = { claim = "paper/paper.lua" }'))) end, "offers no check and summarize",
+  "a file that is no extension is refused")
+t:raises(function() study.load(study_file("ext4", ext_src("ext4",
+  'extensions = { sweep = "paper/lib/claim.lua" }'))) end, "extensions.sweep: expected the " ..
+  "name of an analysis field of the extension's own", "an extension may not take a suite field")
 -- with no comparisons one seed is a valid (descriptive) design; with the default
 -- comparisons it is refused, as before
 local s = study.load(study_file("search", search_src("search", "{ stage = 'search', select = 2 }")))
@@ -233,7 +254,7 @@ for _, su in ipairs({ "p", "q" }) do
 end
 local t1 = study_file("tab", "return { name = 'tab', description = 'x', " .. BASE ..
   " variants = { " .. table.concat(vlist, ", ") .. [[ },
-  seeds = { 1, 2, 3 },
+  seeds = { 1, 2, 3 }, extensions = { claim = "paper/lib/claim.lua" },
   analysis = { baseline = "p-none", metrics = { "val_loss", "val_ppl", "val_acc",
     "final_grad_norm", "embed_norm" }, primary = "val_loss", better = "lower",
     min_effect = 0.02, alpha = 0.05, correction = "holm", resamples = 1000, test = "t",

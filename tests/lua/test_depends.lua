@@ -1,14 +1,14 @@
--- Reading another study's results from a study file (lua/repro/depends.lua) and the
--- order of studies by what they need (lua/repro/order.lua, `bin/repro studies`), on
+-- Reading another study's results from a study file (lua/repro/study/depends.lua) and the
+-- order of studies by what they need (lua/repro/cli/studies.lua, `bin/repro studies`), on
 -- synthetic summaries (no training): values that reach the configs, every error message,
 -- dependencies from reads, pilots and `depends`, listing before anything has run, the
 -- order's tie-break, a missing study and a cycle.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local json = require "repro.json"
+local json = require "repro.core.json"
 local study = require "repro.study"
-local order = require "repro.order"
-local fs = require "repro.fs"
+local order = require "repro.cli.studies"
+local fs = require "repro.core.fs"
 local t = check.new("test_depends")
 local repro = os.getenv("REPRO") or "bin/repro"
 local dir = check.tmpdir()

@@ -5,9 +5,9 @@
 -- temporary file; once space is freed, the same commands finish with records
 -- byte-identical to ones written on a roomy disk.  Without root (or where a tmpfs
 -- cannot be mounted) the test says "skipped" and tests/run.sh counts it so.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local sys = require "repro.sys"
 local record = require "repro.record"
 local t = check.new("test_diskfull")

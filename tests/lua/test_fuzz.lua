@@ -11,10 +11,10 @@
 --                 layout change: manifest_sha256 covers every field, the checksums too).
 -- Then, end to end: a study whose record was damaged retrains it, keeps the damaged
 -- files aside and ends byte-identical to an undamaged study.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local record = require "repro.record"
 local study = require "repro.study"
 local t = check.new("test_fuzz")

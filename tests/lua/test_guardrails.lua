@@ -5,10 +5,10 @@
 -- breaks every variant is reported once; analyze labels its messages as analyze; seeds
 -- from power are printed with the inputs behind them.  (A refused dry run exits 1:
 -- tests/lua/test_study.lua.)
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local engine = require "engine"
 local record = require "repro.record"
 local study = require "repro.study"
@@ -171,7 +171,7 @@ os.remove(probe)
 
 -- 9. A worker's key=value arguments give back each run's config exactly (min_lr given,
 -- min_lr_ratio at its default).
-local config = require "repro.config"
+local config = require "repro.core.config"
 local exact = 0
 for _, name in ipairs({ "instability_v1", "lr_sweep_a", "horizon" }) do
   for _, run in ipairs(study.load("lua/experiments/" .. name .. ".lua").runs) do

@@ -1,5 +1,5 @@
 -- bin/repro as a host: arg, errors with file:line and tracebacks, preloads, versions.
-local check = require "repro.check"
+local check = require "repro.core.check"
 local t = check.new("test_host")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
@@ -38,7 +38,7 @@ t:ok(code == 1 and err:find("use require('pcg')", 1, true), "math.random is hidd
 
 -- preloaded modules and the Lua library are found from any directory
 check.write(dir .. "/mods.lua", "local p = require 'pcg'; local h = require 'repro.host'\n"
-  .. "local c = require 'repro.check'; print(type(p.new), h.version ~= nil, type(c.new))\n")
+  .. "local c = require 'repro.core.check'; print(type(p.new), h.version ~= nil, type(c.new))\n")
 code, out, err = check.run("cd / && " .. repro .. " " .. dir .. "/mods.lua")
 t:eq(out, "function\ttrue\tfunction\n", "modules found from / -- " .. err)
 

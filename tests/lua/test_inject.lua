@@ -6,9 +6,9 @@
 -- paths; the sbatch scripts of `submit --slurm` pass `sh -n` with hostile paths, and a
 -- value that cannot be an #SBATCH value is refused.  `bin/repro FILE.lua` refuses a study
 -- file; `bin/repro script FILE.lua` runs a script.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local t = check.new("test_inject")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end

@@ -6,10 +6,10 @@
 -- is not trusted: verify fails it, run refuses to reuse it, no other study copies it and
 -- the report does not read it; --rehash adds checksums to a reviewed legacy record.  A
 -- summary.json that is a FIFO or a link to /dev/zero is refused at once.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local record = require "repro.record"
 local sys = require "repro.sys"
 local t = check.new("test_integrity")
@@ -81,8 +81,11 @@ t:eq(code, 0, "the study is analysed now: " .. err)
 
 -- A summary carries the digest of the records it came from; the report refuses one that
 -- does not match the records beside it, or carries none.
+-- (a manifest that shows both studies: the report reads no study the manifest leaves out)
+check.write(dir .. "/manifest.lua", 'return { studies = {}, appendix = { "alpha", "beta" }, ' ..
+  'tables = {}, figures = {} }')
 local rep = repro .. " report --experiments " .. q(root) .. " --paper " .. q(dir .. "/paper") ..
-  " --plots-data " .. q(dir .. "/pdata") .. " --no-figures"
+  " --plots-data " .. q(dir .. "/pdata") .. " --no-figures --manifest " .. q(dir .. "/manifest.lua")
 code, _, err = check.run(rep)
 t:eq(code, 0, "the report reads the analysed studies: " .. err)
 local sum_path = root .. "/alpha/summary.json"

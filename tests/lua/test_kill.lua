@@ -9,9 +9,9 @@
 -- (meanwhile a second `train --out` into the same directory is refused: the run lock),
 -- stale temporary files planted meanwhile are removed, and the rerun resumes to the
 -- uninterrupted bytes.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
 local proc = require "repro.proc"
 local sys = require "repro.sys"
@@ -238,7 +238,7 @@ for _, sig in ipairs({ "INT", "TERM" }) do
   plant(out)
   code, _, err = train(out)
   t:eq(code, 0, "train, SIG" .. sig .. ": the rerun finishes: " .. err)
-  local man = require("repro.json").decode(fs.read(out .. "/manifest.json"))
+  local man = require("repro.core.json").decode(fs.read(out .. "/manifest.json"))
   t:ok((man.resumed_from_step or 0) > 0, "train, SIG" .. sig .. ": resumed from its checkpoint")
   for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
     t:ok(fs.read(out .. "/" .. f) == fs.read(dir .. "/t-ref/" .. f), "train, SIG" .. sig .. ": " ..

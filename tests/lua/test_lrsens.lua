@@ -1,8 +1,8 @@
 -- The learning-rate sensitivity (stats.lr_sensitivity, stats/lrsens.c) against
 -- tests/vectors/lrsens_ref.json (tests/reference/lrsens_ref.py: every ordered resample,
 -- plain Python), its Monte Carlo mode, its argument errors; and the sweep analysis
--- (lua/repro/lrsens.lua) on synthetic runs.
-local check = require "repro.check"
+-- (lua/repro/analysis/lrsens.lua) on synthetic runs.
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local stats = require "stats"
 local cjson = require "cjson"
@@ -103,12 +103,12 @@ end, "exact: n = 9 seeds, more than 8", "exact above the limit")
 t:raises(function() stats.lr_sensitivity({ { { 1 } } }, { { 4 } }, { resamples = 10 }) end,
   "resamples: must be >= 100", "too few resamples")
 
--- The sweep analysis (lua/repro/lrsens.lua through analysis.summarize) on synthetic runs:
+-- The sweep analysis (lua/repro/analysis/lrsens.lua through analysis.summarize) on synthetic runs:
 -- 2 groups x 4 learning rates x 3 seeds, some diverged, and outcomes over the grid.
 local analysis = require "repro.analysis"
 local study = require "repro.study"
-local json = require "repro.json"
-local fs = require "repro.fs"
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
 local dir = check.tmpdir()
 check.write(dir .. "/corpus.txt", string.rep("the cat sat on a mat and ran far away. ", 300))
 local LRS = { 1e-3, 1e-2, 0.1, 1.0 }
@@ -246,13 +246,15 @@ fs.mkdir_p(dir .. "/exp/syn_sweep")
 sum.records_sha256 = require("repro.record").records_digest(dir .. "/exp/syn_sweep")
 check.write(dir .. "/exp/syn_sweep/summary.json", json.pretty(sum))
 
--- the paper's table and macros of the sweep (lua/repro/tex_sweep.lua) from that summary
-local tex_sweep = require "repro.tex_sweep"
-local rdata = require "repro.report_data"
+-- the paper's table and macros of the sweep (lua/repro/report/tex_sweep.lua) from that summary
+local tex_sweep = require "repro.report.tex_sweep"
+local rdata = require "repro.report.data"
 -- the groups are named by the config they share, as the manifest's names say
 local NAMES = { keys = { { key = "warmup", format = "with warmup %s", label = "warmup %s" } } }
 local TRUST = { trust_summaries = true } -- hand-made summaries: nothing to recompute from
-local rs = rdata.load_study(dir .. "/exp", "syn_sweep", NAMES, TRUST)
+-- the paper's factor (paper/paper.lua), as the report reads every study of the paper with it
+local FACTOR = require("repro.report").load_manifest(require("repro.host").root .. "/paper/paper.lua").factor
+local rs = rdata.load_study(dir .. "/exp", "syn_sweep", NAMES, FACTOR, TRUST)
 local tab = tex_sweep.lr_sweep_table(rs)
 t:ok(tab:find("\nnone, warmup 0 & \\num{0.01} & \\num{" .. string.format("%.4f", none.best_loss) ..
   "} & \\num{0.1} & \\num{1} & ", 1, true), "sweep table: none's best lr, loss, divergence: " .. tab)
@@ -262,7 +264,8 @@ t:ok(not tab:find("none-", 1, true) and not tab:find("layernorm", 1, true),
   "sweep table: no group's or variant's code name")
 t:ok(tab:find("$S - S_{\\text{none, warmup 0}}$", 1, true),
   "sweep table: the reference group named by its config in the header")
-local plain_tab = tex_sweep.lr_sweep_table(rdata.load_study(dir .. "/exp", "syn_sweep", nil, TRUST))
+local plain_tab = tex_sweep.lr_sweep_table(rdata.load_study(dir .. "/exp", "syn_sweep", nil,
+  FACTOR, TRUST))
 t:ok(plain_tab:find("\nLayerNorm, warmup = 2 & ", 1, true),
   "sweep table without the manifest's names: <key> = <value>")
 local lsens = rs.summary.lr_sweep.groups.layernorm.sensitivity -- as summary.json has it
@@ -281,7 +284,7 @@ t:eq(sec.variant_by_name.layernorm.prose, "LayerNorm with warmup 2", "a group's 
 t:eq(sec.variant_by_name.none.tex_label, "none, warmup 0", "a group's table label")
 t:near(sec:value("none", 2, "mean_max_loss_jump"), (0.1 + 0.2 + 0.3 + 0.4) / 4 + 0.02, 1e-14,
   "Study:value over the nested summary")
-local tex_tables = require "repro.tex_tables"
+local tex_tables = require "repro.report.tex_tables"
 local ptab = tex_tables.paired_table(sec)
 t:ok(ptab:find("\nLayerNorm, warmup 2${}-{}$none, warmup 0", 1, true),
   "outcomes table: a comparison named by the groups' config: " .. ptab)
@@ -302,7 +305,7 @@ fs.mkdir_p(dir .. "/exp/no_outcomes")
 sum.records_sha256 = require("repro.record").records_digest(dir .. "/exp/no_outcomes")
 check.write(dir .. "/exp/no_outcomes/summary.json", json.pretty(sum))
 sum.sweep_outcomes = so_saved
-local rs_no = rdata.load_study(dir .. "/exp", "no_outcomes", NAMES, TRUST)
+local rs_no = rdata.load_study(dir .. "/exp", "no_outcomes", NAMES, FACTOR, TRUST)
 local tabs = tex_tables.tables({ manifest = { listed = { syn_sweep = true, no_outcomes = true },
   tables = { { name = "o", kind = "paired", study = "syn_sweep", section = "sweep_outcomes" },
     { name = "p", kind = "paired", study = "no_outcomes", section = "sweep_outcomes" } } },
@@ -311,7 +314,7 @@ local tabs = tex_tables.tables({ manifest = { listed = { syn_sweep = true, no_ou
 t:eq(tabs.o, ptab, "the manifest's outcomes table is the section's paired table")
 t:ok(tabs.p:find("Not available: the no\\_\\allowbreak{}outcomes study's summary has no " ..
   "sweep\\_\\allowbreak{}outcomes", 1, true), "a summary without the section: " .. tabs.p)
-local tex_numbers = require "repro.tex_numbers"
+local tex_numbers = require "repro.report.tex_numbers"
 local ntext = tex_numbers.numbers({ studies = { rs }, by_name = { syn_sweep = rs },
   names = { "syn_sweep" }, experiments = dir .. "/exp", figures = {} })
 local function macro(name)

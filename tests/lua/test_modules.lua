@@ -1,13 +1,14 @@
--- The Lua library's modules (lua/repro/*.lua): each loads alone, in a fresh bin/repro,
--- and their requires form no cycle.  Every `require "x"`, `require 'x'`, `require("x")`
+-- The Lua library's modules (lua/repro/<stage>/*.lua): each loads alone, in a fresh
+-- bin/repro, their requires form no cycle, and none requires a module of a later stage
+-- (STAGES below).  Every `require "x"`, `require 'x'`, `require("x")`
 -- and `require [[x]]` of every file counts, inside functions too (a require deferred
 -- into a function to dodge a cycle is still a cycle); strings and comments are skipped.
 -- A require of anything but a literal name is reported, since the graph cannot see it.
 -- The scanner is first checked on planted modules, so the test can fail.
-local check = require "repro.check"
+local check = require "repro.core.check"
 local host = require "repro.host"
 local sys = require "repro.sys"
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 
 local t = check.new("test_modules")
 local repro = os.getenv("REPRO") or "bin/repro"
@@ -75,31 +76,87 @@ local function requires_of(src)
   return out
 end
 
--- The graph of the modules of dir: module -> list of {to =, line =}, the files'
--- module names, and the non-literal requires ("file:line").
+-- The Lua files under dir, recursively: a list of {path =, name =}, name the module
+-- name require gives it (prefix .. "a.b" for dir/a/b.lua, prefix .. "a" for
+-- dir/a/init.lua).
+local function modules_of(dir, prefix)
+  local out = {}
+  local function walk(d, mod)
+    for _, f in ipairs(assert(sys.listdir(d))) do
+      local path = d .. "/" .. f
+      local st = sys.stat(path)
+      if st and st.type == "dir" then
+        walk(path, mod .. f .. ".")
+      else
+        local m = f:match("^(.+)%.lua$")
+        if m == "init" then
+          out[#out + 1] = { path = path, name = prefix .. mod:sub(1, -2) }
+        elseif m then
+          out[#out + 1] = { path = path, name = prefix .. mod .. m }
+        end
+      end
+    end
+  end
+  walk(dir, "")
+  return out
+end
+
+-- The graph of the modules of dir: module -> list of {to =, line =, path =}, the
+-- modules' names, and the non-literal requires ("file:line").
 local function graph_of(dir, prefix)
   local edges, names, dynamic = {}, {}, {}
-  for _, f in ipairs(assert(sys.listdir(dir))) do
-    local m = f:match("^(.+)%.lua$")
-    if m then names[#names + 1] = prefix .. m end
-  end
+  local files = modules_of(dir, prefix)
   local known = {}
-  for _, m in ipairs(names) do known[m] = true end
-  for _, m in ipairs(names) do
-    local path = dir .. "/" .. m:sub(#prefix + 1) .. ".lua"
-    local fh = assert(io.open(path, "r"))
+  for _, f in ipairs(files) do
+    known[f.name] = true
+    names[#names + 1] = f.name
+  end
+  for _, f in ipairs(files) do
+    local fh = assert(io.open(f.path, "r"))
     local src = fh:read("a")
     fh:close()
-    edges[m] = {}
+    edges[f.name] = {}
     for _, r in ipairs(requires_of(src)) do
       if r.name == nil then
-        dynamic[#dynamic + 1] = path .. ":" .. r.line
+        dynamic[#dynamic + 1] = f.path .. ":" .. r.line
       elseif known[r.name] then
-        table.insert(edges[m], { to = r.name, line = r.line, path = fs.relative_to_root(path) })
+        table.insert(edges[f.name], { to = r.name, line = r.line,
+          path = fs.relative_to_root(f.path) })
       end
     end
   end
   return edges, names, dynamic
+end
+
+-- The pipeline's stages in the order a require may point (docs/DESIGN.md, "Layout"): a
+-- module of lua/repro/<stage>/ may require its own stage and the stages before it, never
+-- a later one.  core is what every stage uses; record is the run-record contract, which
+-- the plan reads to reuse runs and the runs write; cli is the commands, which chain the
+-- stages.  This table is the rule's one statement.
+local STAGES = { "core", "record", "study", "plan", "run", "analysis", "report", "cli" }
+
+-- The requires of edges that point to a later stage, as sorted strings, and the modules
+-- that are in no stage (prefix .. stage .. "." or prefix .. stage).
+local function stage_violations(edges, names, prefix, stages)
+  local rank = {}
+  for i, s in ipairs(stages) do rank[s] = i end
+  local function stage_of(m)
+    return rank[m:sub(#prefix + 1):match("^[^.]+")]
+  end
+  local bad, loose = {}, {}
+  for _, m in ipairs(names) do
+    if not stage_of(m) then loose[#loose + 1] = m end
+    for _, e in ipairs(edges[m]) do
+      local a, b = stage_of(m), stage_of(e.to)
+      if a and b and b > a then
+        bad[#bad + 1] = string.format("%s -> %s at %s:%d (stage %s before %s)", m, e.to,
+          e.path, e.line, stages[a], stages[b])
+      end
+    end
+  end
+  table.sort(bad)
+  table.sort(loose)
+  return bad, loose
 end
 
 -- The strongly connected components of more than one module (or a module requiring
@@ -175,6 +232,27 @@ t:eq(#edges["m.a"], 1, "planted: the requires in a's comments and strings do not
 t:eq(table.concat(dynamic, ","), dir .. "/c.lua:2", "planted: require(n) is reported")
 check.rmtree(dir)
 
+-- The stage rule on planted stage folders: x/init.lua is module m.x; an early stage
+-- requiring a later one is reported with its line, the reverse is not, and a module
+-- outside every stage is listed.
+dir = check.tmpdir()
+fs.mkdir_p(dir .. "/early")
+fs.mkdir_p(dir .. "/late")
+check.write(dir .. "/early/init.lua", 'local l = require "m.late.b"\nreturn {}\n')
+check.write(dir .. "/early/a.lua", 'return {}\n')
+check.write(dir .. "/late/b.lua", 'local e = require "m.early"\nlocal a = require "m.early.a"\n' ..
+  'return {}\n')
+check.write(dir .. "/loose.lua", 'return {}\n')
+edges, names = graph_of(dir, "m.")
+table.sort(names)
+t:eq(table.concat(names, ","), "m.early,m.early.a,m.late.b,m.loose",
+  "planted: module names from folders, init.lua the folder's")
+local bad, loose = stage_violations(edges, names, "m.", { "early", "late" })
+t:eq(table.concat(bad, "; "), string.format("m.early -> m.late.b at %s/early/init.lua:1 " ..
+  "(stage early before late)", dir), "planted: the require of a later stage, its line")
+t:eq(table.concat(loose, ","), "m.loose", "planted: a module in no stage is listed")
+check.rmtree(dir)
+
 -- The library.
 local libdir = host.root .. "/lua/repro"
 edges, names, dynamic = graph_of(libdir, "repro.")
@@ -183,6 +261,11 @@ t:ok(#dynamic == 0, "every require names its module: not at " .. table.concat(dy
 for _, comp in ipairs(cycles_of(edges, names)) do
   t:ok(false, "require cycle among " .. describe(comp, edges))
 end
+bad, loose = stage_violations(edges, names, "repro.", STAGES)
+for _, b in ipairs(bad) do t:ok(false, "a require against the stage order: " .. b) end
+t:ok(#loose == 0, "every module is in a stage folder: not " .. table.concat(loose, ", "))
+t:ok(#bad == 0 and #loose == 0, "every require points to the module's own stage or an " ..
+  "earlier one (" .. table.concat(STAGES, " < ") .. ")")
 
 -- Each module alone in a fresh process.
 local loader = check.tmpdir()

@@ -6,11 +6,11 @@
 -- command runs.  Every string that reaches LaTeX goes through texfmt.escape, fuzzed here
 -- (random bytes with LaTeX's specials, control characters and invalid UTF-8) and
 -- compiled by pdflatex in text, \section, \csname-value and \label positions.
-local check = require "repro.check"
-local fs = require "repro.fs"
-local base = require "repro.base"
-local tex = require "repro.texfmt"
-local plot = require "repro.report_plot"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
+local base = require "repro.core.base"
+local tex = require "repro.report.texfmt"
+local plot = require "repro.report.plot"
 local pcg = require "pcg"
 local t = check.new("test_names")
 local repro = os.getenv("REPRO") or "bin/repro"
@@ -64,7 +64,7 @@ for _, d in ipairs(hostile_dirs) do
 end
 fs.mkdir_p(exp .. "/good")
 do -- with the digest of its (no) records, as bin/repro analyze writes it
-  local json = require "repro.json"
+  local json = require "repro.core.json"
   local sum = json.decode(summary)
   sum.records_sha256 = require("repro.record").records_digest(exp .. "/good")
   check.write(exp .. "/good/summary.json", json.pretty(sum))
@@ -73,9 +73,12 @@ end
 fs.mkdir_p(exp .. "/evilvariant")
 check.write(exp .. "/evilvariant/summary.json",
   (summary:gsub('"layernorm"', '"lay`touch $REPRO_MARK`"')))
+-- (a manifest that shows both in its appendix: the report reads no study it leaves out)
+check.write(dir .. "/manifest.lua", 'return { studies = {}, appendix = { "good", ' ..
+  '"evilvariant" }, tables = {}, figures = {} }')
 local code, _, err = check.run("REPRO_MARK=" .. fs.quote(mark) .. " " .. repro .. " report --experiments " .. fs.quote(exp) ..
   " --paper " .. fs.quote(dir .. "/paper") .. " --plots-data " .. fs.quote(dir .. "/data") ..
-  " --trust-summaries")
+  " --manifest " .. fs.quote(dir .. "/manifest.lua") .. " --trust-summaries")
 t:eq(code, 0, "report with hostile directories: " .. err)
 t:ok(not fs.exists(mark), "no command ran through a directory or variant name")
 local warned = 0

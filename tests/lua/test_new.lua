@@ -3,10 +3,10 @@
 -- design (its variants, seeds and analysis load the same); an existing file, a bad name
 -- and a bad flag are refused, writing nothing; a study missing an analysis field is
 -- told the values it takes.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local study = require "repro.study"
 local sys = require "repro.sys"
 local t = check.new("test_new")

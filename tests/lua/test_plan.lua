@@ -5,14 +5,14 @@
 -- it bit-identically; submit --dry-run prints the scripts and writes nothing; a small
 -- MaxArraySize splits the array; a real submission (a stand-in sbatch) writes the
 -- scripts and submit.json.  The real Slurm test is tests/sh/test_slurm.sh.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local host = require "repro.host"
 local proc = require "repro.proc"
 local record = require "repro.record"
-local slurm = require "repro.slurm"
+local slurm = require "repro.run.slurm"
 local t = check.new("test_plan")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end

@@ -1,4 +1,4 @@
--- The verdicts in words (lua/repro/tex_prose.lua).  Three checks, each first shown to
+-- The verdicts in words (lua/repro/report/tex_prose.lua).  Three checks, each first shown to
 -- fail on a planted sentence or paper of the kind the paper used to print:
 --   code names   no variant name ("layernorm-lr3e-3", "none") and no metric key
 --                ("n_spikes", "n spikes", "val_loss") in a verdict sentence
@@ -11,12 +11,12 @@
 -- summaries give the degenerate cases their wording: a zero baseline count, no spike on
 -- either side, the exact sign-flip TOST that replaces an undefined t TOST, an
 -- underpowered comparison, a loss with no val_ppl_change (exp of the difference).
-local check = require "repro.check"
-local fs = require "repro.fs"
-local json = require "repro.json"
-local F = require "repro.texfmt"
-local data = require "repro.report_data"
-local prose = require "repro.tex_prose"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
+local prose = require "repro.report.tex_prose"
 local report = require "repro.report"
 
 local t = check.new("test_prose")
@@ -105,7 +105,7 @@ local function study(name, summary)
   -- the digest of the (here: no) records beside it, which the report checks
   summary.records_sha256 = require("repro.record").records_digest(dir .. "/" .. name)
   check.write(dir .. "/" .. name .. "/summary.json", json.pretty(summary))
-  return data.load_study(dir, name, manifest.names, { trust_summaries = true })
+  return data.load_study(dir, name, manifest.names, manifest.factor, { trust_summaries = true })
 end
 
 local function variants(list)
@@ -145,7 +145,7 @@ t:eq(table.concat(duplicates("\\paragraph{Final.} \\FinalVerdicts\n\\section{Ver
   "\\FinalVerdicts \\PrelimVerdicts"), ","), "FinalVerdicts", "planted: a verdict printed twice")
 
 -- Every committed verdict ------------------------------------------------------------------
-local studies = data.load_all("experiments", manifest.studies, manifest.names)
+local studies = data.load_all("experiments", manifest.studies, manifest.names, manifest.factor)
 -- A committed summary names files relative to the project root: its bytes must not depend
 -- on where the repository was cloned (an absolute path: "\/" after a quote, a space or a
 -- parenthesis, as JSON escapes "/").
@@ -275,8 +275,15 @@ local two = study("two_lr", { seeds = { 1 }, per_variant = {}, analysis = {},
     { "layernorm-lr1e-2", "layernorm", 0.01 } }) })
 t:eq(two.variant_by_name["none-lr3e-3"].prose, "no norm at peak lr \\num{0.003}",
   "the manifest's name of a variant and its setting")
-t:eq(data.load_study(dir, "two_lr", nil, { trust_summaries = true }).variant_by_name["layernorm-lr1e-2"].prose,
-  "LayerNorm with lr = \\num{0.01}", "no manifest: the generic name")
+t:eq(data.load_study(dir, "two_lr", nil, { key = "embed_norm",
+  labels = { layernorm = "LayerNorm" } }, { trust_summaries = true }).variant_by_name["layernorm-lr1e-2"].prose,
+  "LayerNorm with lr = \\num{0.01}", "no manifest names: the generic name")
+-- Without a factor (a study alone, that declares none), each variant is a level of its
+-- own, named by its name; no config key is named.
+local alone = data.load_study(dir, "two_lr", nil, nil, { trust_summaries = true })
+t:eq(alone.variant_by_name["layernorm-lr1e-2"].prose, F.escape("layernorm-lr1e-2"),
+  "no factor: the variant's own name")
+t:eq(alone.factor.baseline, "none-lr3e-3", "no factor: the first variant is the baseline")
 t:eq(old.variant_by_name["none-lr3e-3"].prose, "no norm", "a key all variants share is not named")
 
 check.rmtree(dir)

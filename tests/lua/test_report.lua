@@ -1,4 +1,4 @@
--- The report (lua/repro/report.lua): a hand-made summary (tests/report/final_summary.json)
+-- The report (lua/repro/report/init.lua): a hand-made summary (tests/report/final_summary.json)
 -- with tiny hand-made run records gives the expected LaTeX lines, numbers and data files;
 -- a degenerate comparison prints its reason and never "nan"; absent studies get their
 -- sentence; a second run changes no byte and stale generated files are removed; the
@@ -9,13 +9,13 @@
 -- (paper/paper.lua) is checked too: a malformed one is refused with the field named.
 -- Last, the figures' generic rules: a figure whose data are all zero is a sentence, never
 -- drawn, and the forest plot shows each set of runs once (copies found from the records).
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local json = require "repro.json"
-local tex = require "repro.texfmt"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local tex = require "repro.report.texfmt"
 local report = require "repro.report"
-local plot = require "repro.report_plot"
+local plot = require "repro.report.plot"
 local manifest = report.load_manifest("paper/paper.lua")
 local t = check.new("test_report")
 local repro = os.getenv("REPRO") or "bin/repro"
@@ -295,8 +295,9 @@ msg = bad_manifest('return { studies = { os.getenv("HOME") }, tables = {}, figur
 t:ok(msg:find("bad_manifest.lua", 1, true) and msg:find("os", 1, true),
   "manifest: loaded with no globals: " .. msg)
 
--- A new study: a study file run at a tiny budget (as make reproduce QUICK=1 would), with
--- no edit to the library or the manifest, gets its section of the appendix.
+-- A new study: a study file run at a tiny budget (as make reproduce QUICK=1 would) is in
+-- no file of the paper until the manifest opts it in, one line (its `appendix`); then it
+-- gets its section of the appendix, with no edit to the library.
 local corpus = dir .. "/corpus.txt"
 check.write(corpus, string.rep("to be or not to be, that is the question.\n", 400))
 local study_file = dir .. "/zz_newstudy.lua"
@@ -316,6 +317,27 @@ return {
 code, _, err = check.run(string.format("%s run %s --out-root %s --set %s", repro,
   fs.quote(study_file), fs.quote(exp), "iters=6,warmup=2,diag_every=3,diag_windows=2"))
 t:eq(code, 0, "the new study runs: " .. err)
+local before = {}
+for _, f in ipairs({ "appendix.tex", "studies.tex", "compute.tex", "checklist.tex" }) do
+  before[f] = fs.read(T .. f)
+end
+before.numbers = fs.read(N)
+code, _, err = check.run(cmd)
+t:eq(code, 0, "report with the new study, not in the manifest, exits 0: " .. err)
+for _, f in ipairs({ "appendix.tex", "studies.tex", "compute.tex", "checklist.tex" }) do
+  t:eq(fs.read(T .. f), before[f], "a study the manifest does not name changes no " .. f)
+end
+t:eq(fs.read(N), before.numbers, "nor numbers.tex")
+t:ok(not fs.exists(T .. "zz_newstudy_paired.tex") and
+  not fs.exists(paper .. "/figures/zz_newstudy_forest.pdf"), "nor has a table or figure")
+-- opted in: the paper's manifest with the new studies in its appendix (one line)
+local opted = dir .. "/opted_manifest.lua"
+local mtext = assert(fs.read("paper/paper.lua"))
+local mopted, nsub = mtext:gsub('appendix = { "claim_search_v1", "claim_v1" }',
+  'appendix = { "claim_search_v1", "claim_v1", "zz_copy", "zz_newstudy" }')
+t:eq(nsub, 1, "the manifest's appendix line")
+check.write(opted, mopted)
+cmd = cmd .. " --manifest " .. fs.quote(opted)
 code, _, err = check.run(cmd)
 t:eq(code, 0, "report with the new study exits 0: " .. err)
 local appendix = fs.read(T .. "appendix.tex") or ""
@@ -333,7 +355,7 @@ t:ok(has_line(T .. "studies.tex", "scale & \\multicolumn{6}{l}{\\emph{not run ye
   (fs.read(T .. "studies.tex") or ""):find("zz\\_\\allowbreak{}newstudy & 2 & 1--6", 1, true),
   "the studies table lists it after the manifest's studies")
 
--- The reproducibility tables (lua/repro/tex_compute.lua): a second study whose runs are
+-- The reproducibility tables (lua/repro/report/tex_compute.lua): a second study whose runs are
 -- identical configs of the new one's is copied, and counted once among the distinct runs
 -- (in the row listed first: zz_copy sorts before zz_newstudy).
 local copy_file = dir .. "/zz_copy.lua"
@@ -436,7 +458,8 @@ end
 digest_summary(copy)
 local fig_manifest = dir .. "/fig_manifest.lua"
 check.write(fig_manifest, [[
-return { studies = { "final", "zz_copy" }, tables = {}, text_width = 6.5,
+return { studies = { "final", "zz_copy" }, appendix = { "zz_newstudy" }, tables = {},
+  text_width = 6.5,
   figures = {
     { name = "f_forest", kind = "forest", metric = "val_loss", width = "0.9\\linewidth",
       labels = { final = "The final protocol" }, caption = "c" },

@@ -1,4 +1,4 @@
--- The study sandbox (lua/lsandbox.c, lua/repro/study.lua) against escape attempts:
+-- The study sandbox (lua/lsandbox.c, lua/repro/study/init.lua) against escape attempts:
 -- the host's string metatable and libraries, debug, collectgarbage, setmetatable on
 -- shared values, string.dump and load, coroutines, files and processes, huge
 -- allocations, endless loops (plain, under pcall, in finalizers and error handlers),
@@ -7,8 +7,8 @@
 -- the study do it to itself, leave the host untouched; afterwards the host's string
 -- functions, metatables and globals are the ones it started with and no file the
 -- attempts aimed at exists.
-local check = require "repro.check"
-local fs = require "repro.fs"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
 local host = require "repro.host"
 local sandbox = require "repro.sandbox"
 local study = require "repro.study"

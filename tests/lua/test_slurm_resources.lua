@@ -3,11 +3,11 @@
 -- (--mem overrides it; none measured: no --mem, said so), and --time always (the
 -- documented default when not given), since the requeue relies on a time limit.  No
 -- cluster is needed: the dry run writes nothing.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local json = require "repro.json"
-local slurm = require "repro.slurm"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local slurm = require "repro.run.slurm"
 local t = check.new("test_slurm_resources")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end

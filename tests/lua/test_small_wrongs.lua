@@ -3,10 +3,10 @@
 -- UTF-8 descriptions and 300-character variant names in test_names.lua, --out-root ""
 -- and escape sequences in study errors in test_inject.lua, verify DIR DIR in
 -- test_integrity.lua.)
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local config = require "repro.config"
+local fs = require "repro.core.fs"
+local config = require "repro.core.config"
 local t = check.new("test_small_wrongs")
 local repro = os.getenv("REPRO") or "bin/repro"
 local dir = check.tmpdir()

@@ -2,7 +2,7 @@
 -- tests/vectors/stats.json (read with cjson, none typed in), the result fields by name,
 -- degenerate data returning flags and reasons with the undefined fields absent, and
 -- bad arguments raising errors that name the argument.
-local check = require "repro.check"
+local check = require "repro.core.check"
 local cjson = require "cjson"
 local stats = require "stats"
 local t = check.new("test_stats_lua")

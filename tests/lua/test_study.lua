@@ -3,10 +3,10 @@
 -- --jobs 1 and 2 give the same bytes, records copied across studies, a diverging
 -- config recorded as diverged, and kill -9 / Ctrl-C followed by a rerun giving the same
 -- bytes as an uninterrupted study.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
-local json = require "repro.json"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local host = require "repro.host"
 local proc = require "repro.proc"
 local record = require "repro.record"
@@ -192,7 +192,7 @@ same_results(J1, J2, "tiny", "--jobs 1 vs 2")
 same_results(A, J1, "tiny", "reused, rerun and forced vs fresh")
 
 -- 5b. A study's last run, alone once the other worker is done, continues with that
--- worker's core too (lua/repro/pool.lua): the same bytes as --jobs 1.  Two long and two
+-- worker's core too (lua/repro/run/pool.lua): the same bytes as --jobs 1.  Two long and two
 -- short runs in the order short, long, short, long: the second long one ends alone.
 if require("repro.sys").cores() >= 2 then
   local tail = dir .. "/tail.lua"

@@ -3,11 +3,11 @@
 -- over the primary metric's family with the other metrics exploratory, TOST, MDE at
 -- alpha / m, probability of improvement, the sign-flip test, variance components of an
 -- init_seed x data_seed grid, and a summary that encodes as JSON (no NaN anywhere).
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local analysis = require "repro.analysis"
-local json = require "repro.json"
+local json = require "repro.core.json"
 local study = require "repro.study"
 local stats = require "stats"
 local t = check.new("test_study_analysis")

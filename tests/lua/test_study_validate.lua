@@ -3,9 +3,9 @@
 -- decision rule's design checks (a test that cannot reach alpha / m is refused with the
 -- seed count it needs; seeds from power); and the real studies validate (--dry-run
 -- writes nothing).
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local stats = require "stats"
 local study = require "repro.study"
 local t = check.new("test_study_validate")

@@ -1,9 +1,9 @@
 -- The engine binding and `bin/repro train`: defaults, records, byte-identical results
 -- for any thread count, errors that name the key and write nothing.
-local check = require "repro.check"
+local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local engine = require "engine"
-local fs = require "repro.fs"
+local fs = require "repro.core.fs"
 local t = check.new("test_train")
 local repro = os.getenv("REPRO") or "bin/repro"
 local dir = check.tmpdir()
@@ -56,7 +56,7 @@ t:ok(fs.read(dir .. "/a/manifest.json"):find('"threads": 1', 1, true)
 
 -- a run interrupted by on_step and resumed from its checkpoint gives the same bytes
 local record = require "repro.record"
-local cfg = record.resolve(require("repro.config").parse_overrides(
+local cfg = record.resolve(require("repro.core.config").parse_overrides(
   { "n_layer=1", "d_model=16", "n_head=2", "context=16", "batch=4", "iters=12", "warmup=2",
     "dropout=0.1", "diag_every=4", "diag_windows=3" }, "test"))
 local m = record.run(cfg, dir .. "/c", { checkpoint_every = 4,
@@ -168,7 +168,7 @@ t:eq(record.engine_error(e).message, e, "engine_error: an engine error becomes a
 
 -- The keys added for the redesigned studies: absent from records at their defaults, so
 -- every committed config.json round-trips to its bytes and its hash.
-local json = require "repro.json"
+local json = require "repro.core.json"
 local d2 = engine.defaults()
 t:ok(d2.tie_embeddings == true and d2.lr_schedule == "cosine" and d2.tok_init_std == nil
   and d2.init_seed == nil, "defaults: tied, cosine; derived keys unset")

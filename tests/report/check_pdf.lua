@@ -10,12 +10,12 @@
 -- PAPER_DIR/main.pdf (pdftotext) contains, for each comparison on the primary metric,
 -- the mean difference and the Holm-adjusted p as the paired table prints them, and
 -- its verdict.  Nowhere "nan" or "inf".  Prints "check_pdf: N passed, N failed".
-local check = require "repro.check"
-local fs = require "repro.fs"
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
 local report = require "repro.report"
-local data = require "repro.report_data"
-local tex = require "repro.texfmt"
-local tables = require "repro.tex_tables"
+local data = require "repro.report.data"
+local tex = require "repro.report.texfmt"
+local tables = require "repro.report.tex_tables"
 local host = require "repro.host"
 
 local exp, paper = arg[1], arg[2]
@@ -43,7 +43,7 @@ t:ok(not lower:find("%f[%w]nan%f[%W]") and not lower:find("%f[%w]%-?inf%f[%W]"),
 
 local numbers_tex = fs.read(paper .. "/numbers.tex") or ""
 local manifest = report.load_manifest(host.root .. "/paper/paper.lua")
-local studies = data.load_all(exp, manifest.studies, manifest.names)
+local studies = data.load_all(exp, manifest.studies, manifest.names, manifest.factor)
 t:ok(#studies > 0, "there are study summaries under " .. exp)
 -- The studies the paper shows: those whose paired table main.tex or the appendix inputs
 -- (a descriptive study with no comparison has none: it is named, not checked).

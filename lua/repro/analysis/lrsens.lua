@@ -1,0 +1,368 @@
+-- A study's learning-rate sweep: analysis.sweep, validated in the study stage
+-- (lua/repro/study/sweep.lua, with the format), summarized by M.summarize into
+-- summary.json's `lr_sweep` (and `pilot_comparisons`, and `sweep_outcomes` when the
+-- sweep pre-registers outcomes).
+--
+--   sweep = {
+--     over = "lr",                  the swept config key (every listed variant sets it)
+--     groups = { { name = "none", variants = { "none-lr1e-4", ... } }, ... },
+--                                   the arms compared (e.g. the embedding norms); every
+--                                   group covers the same grid of `over` values
+--     reference = "none",           the group the sensitivity differences refer to
+--     loss = "val_loss",            the final loss l (default val_loss); l0 = init_loss
+--     pilot = { { "layernorm", "none" }, ... },
+--                                   group pairs {treatment, baseline} compared at each
+--                                   one's best grid value, offered to a later study as its
+--                                   pilot (default: every group vs the reference; a study
+--                                   that wants other pairs lists them all, {} for none)
+--     outcomes = { ... },           optional, below
+--   }
+--
+-- Per group (lr_sweep.groups[name]): for every grid value, the final loss over seeds
+-- (mean, min, max of the runs that did not diverge, the count that diverged); the best
+-- value (best_lr, `over`'s): the grid value with the lowest mean of min(l, l0) over
+-- seeds, a diverged run counting as l0 (ties: the smaller value), with best_variant and
+-- best_overrides (that variant's config overrides, e.g. its min_lr), best_at_edge when
+-- it is the grid's first or last (the grid does not bracket the optimum); diverge_lr, the
+-- smallest grid value at which some seed diverged, and diverge_lr_all, the smallest from
+-- which every seed diverged at it and every larger value (null when none); top_trains
+-- when some seed did not diverge at the largest value (the grid should have gone
+-- higher); and the LR sensitivity of Wortsman et al. (2023, sec. 3.1),
+--   S = E_eta[min(l(eta), l0) - l*]
+-- with E_eta the mean over the grid (log-spaced, so a log-uniform eta), l* the best mean
+-- over every group and grid value, with its percentile bootstrap interval over seeds
+-- (stats.lr_sensitivity: exact over all n^n resamples for n <= stats.BOOT_EXACT_MAX,
+-- the seeds resampled together for every group) and its difference from the reference
+-- group with that difference's interval.
+--
+-- Outcomes (the instability design): per-seed aggregates over each group's grid, compared
+-- between groups under the study's decision rule (lua/repro/analysis/init.lua, applied to
+-- the groups as variants and the outcomes as metrics: summary.json's sweep_outcomes,
+-- whose variants are the groups, each with the config overrides its grid's variants
+-- share, so a report can name a group by its config):
+--   outcomes = { metrics = { ... }, primary = "...", better = "lower", min_effect = x,
+--     deltas = { <outcome> = x, ... }, comparisons = { { g1, g2 }, ... }, test = "t" }
+-- M.OUTCOMES defines the outcomes; `deltas` pre-registers the minimum effect of every
+-- outcome (the primary's is min_effect), reported beside each exploratory comparison.
+local stats = require "stats"
+local json = require "repro.core.json"
+local base = require "repro.core.base"
+local sweep = require "repro.study.sweep"
+
+local M = {}
+
+M.OUTCOMES = sweep.OUTCOMES
+
+-- The run metric behind each outcome, and how it is aggregated over the grid.
+local OUTCOME_SOURCE = {
+  mean_max_loss_jump = { metric = "max_loss_jump", agg = "mean" },
+  gmean_max_grad_norm = { metric = "max_grad_norm", agg = "gmean" },
+  gmean_logit_growth = { metric = "logit_growth", agg = "gmean" },
+  n_diverged = { metric = "diverged", agg = "sum" },
+  log10_diverge_lr = { metric = "diverged", agg = "first" },
+}
+
+local finite = base.finite
+
+local function arr(t) return json.array(t or {}) end
+local function nullable(x) if x == nil then return json.null end return x end
+
+-- The grid of group g: its points sorted by the swept value, each {value, variant}.
+local function grid_of(s, g, over)
+  local value_of = {}
+  for _, r in ipairs(s.runs) do
+    if value_of[r.variant] == nil then value_of[r.variant] = r.cfg[over] end
+  end
+  local pts = {}
+  for _, v in ipairs(g.variants) do pts[#pts + 1] = { value = value_of[v], variant = v } end
+  table.sort(pts, function(a, b) return a.value < b.value end)
+  return pts
+end
+
+-- A copy of variant v's config overrides (the study file's values, exactly).
+local function overrides_of(s, v)
+  for _, x in ipairs(s.variants) do
+    if x.name == v then
+      local o = {}
+      for k, y in pairs(x.overrides) do o[k] = y end
+      return o
+    end
+  end
+  return {}
+end
+
+-- The loss l and the loss at initialization l0 of a run, or nil.
+local function losses(run, loss_metric)
+  local l0 = run.values.init_loss
+  local l = (not run.diverged) and run.values[loss_metric] or nil
+  return l, l0
+end
+
+-- One group's curve: per point the loss over seeds and its divergences.
+local function describe_group(s, runs, g, pts, loss_metric)
+  local out = { variants = arr({}), values = arr({}), points = arr({}) }
+  local diverged_at = {}
+  for j, p in ipairs(pts) do
+    out.variants[j], out.values[j] = p.variant, p.value
+    local vals, per_seed, n_div = {}, arr({}), 0
+    for i, seed in ipairs(s.seeds) do
+      local run = runs[p.variant][seed]
+      local l = losses(run, loss_metric)
+      if run.diverged then n_div = n_div + 1 end
+      if l then vals[#vals + 1] = l end
+      per_seed[i] = nullable(l)
+    end
+    diverged_at[j] = n_div
+    local sm = stats.summary(vals)
+    out.points[j] = { value = p.value, variant = p.variant, n = sm.n, n_diverged = n_div,
+      mean = sm.mean, min = sm.min, max = sm.max, values = per_seed }
+  end
+  local n = #s.seeds
+  for j = 1, #pts do
+    if diverged_at[j] > 0 and out.diverge_lr == nil then out.diverge_lr = pts[j].value end
+  end
+  for j = #pts, 1, -1 do
+    if diverged_at[j] < n then break end
+    out.diverge_lr_all = pts[j].value
+  end
+  out.top_trains = diverged_at[#pts] < n
+  return out
+end
+
+-- Per-seed outcome values of group g over its grid (M.OUTCOMES).
+local function outcome_values(s, runs, pts, name)
+  local src = OUTCOME_SOURCE[name]
+  local step = #pts > 1 and math.log(pts[#pts].value / pts[#pts - 1].value, 10) or 1
+  local out = {}
+  for _, seed in ipairs(s.seeds) do
+    local acc, count, first = 0, 0, nil
+    for _, p in ipairs(pts) do
+      local run = runs[p.variant][seed]
+      if src.agg == "sum" then
+        acc = acc + (run.diverged and 1 or 0)
+        count = count + 1
+      elseif src.agg == "first" then
+        if run.diverged and not first then first = p.value end
+        count = count + 1
+      else
+        local x = run.values[src.metric]
+        if finite(x) and (src.agg ~= "gmean" or x > 0) then
+          acc = acc + (src.agg == "gmean" and math.log(x) or x)
+          count = count + 1
+        end
+      end
+    end
+    local v
+    if src.agg == "first" then
+      v = first and math.log(first, 10) or (math.log(pts[#pts].value, 10) + step)
+    elseif src.agg == "sum" then
+      v = acc
+    elseif count == #pts then
+      v = src.agg == "gmean" and math.exp(acc / count) or acc / count
+    end
+    out[seed] = v
+  end
+  return out
+end
+
+-- The config overrides every variant of group g shares (the study file's values, e.g.
+-- embed_norm and warmup; never the swept key, nor one that varies with it such as min_lr):
+-- the group's config, by which the report names it.
+local function shared_overrides(s, g, over)
+  local shared
+  for _, v in ipairs(g.variants) do
+    local o = overrides_of(s, v)
+    if not shared then
+      shared = o
+    else
+      for k, x in pairs(shared) do
+        if o[k] ~= x then shared[k] = nil end
+      end
+    end
+  end
+  shared = shared or {}
+  shared[over] = nil
+  return shared
+end
+
+-- The `sweep_outcomes` summary: the decision rule on the groups' per-seed outcomes, the
+-- groups as its variants (each with the overrides its grid shares).
+local function summarize_outcomes(s, runs, spec, grids, summarize)
+  local o = spec.outcomes
+  local variants, pruns = {}, {}
+  for _, g in ipairs(spec.groups) do
+    variants[#variants + 1] = { name = g.name, overrides = shared_overrides(s, g, spec.over) }
+    pruns[g.name] = {}
+    local per = {}
+    for _, m in ipairs(o.metrics) do per[m] = outcome_values(s, runs, grids[g.name], m) end
+    for _, seed in ipairs(s.seeds) do
+      local values, missing = {}, {}
+      for _, m in ipairs(o.metrics) do
+        values[m] = per[m][seed]
+        if values[m] == nil then missing[#missing + 1] = m end
+      end
+      -- a group's runs of one seed share the seed's pairing key
+      local r = runs[grids[g.name][1].variant][seed]
+      pruns[g.name][seed] = { values = values, missing = missing, diverged = false,
+        init_seed = r.init_seed, data_seed = r.data_seed }
+    end
+  end
+  local an = s.analysis
+  local secondary = {}
+  local s2 = { name = s.name, description = "per-seed outcomes over each group's grid of " ..
+    spec.over, file = s.file_rel or s.file, base = {}, variants = variants, seeds = s.seeds,
+    analysis = { baseline = o.comparisons[1][2], metrics = o.metrics, primary = o.primary,
+      better = o.better, min_effect = o.min_effect, alpha = an.alpha, correction = "holm",
+      resamples = an.resamples, bootstrap = an.bootstrap, test = o.test,
+      comparisons = o.comparisons, interactions = {}, secondary = secondary,
+      registered_rule = an.registered_rule, design_notes = {} } }
+  local nested = summarize(s2, pruns)
+  local definitions = {}
+  for _, m in ipairs(o.metrics) do definitions[m] = M.OUTCOMES[m] end
+  nested.definitions = json.object(definitions)
+  nested.deltas = json.object(o.deltas)
+  for _, c in ipairs(nested.comparisons) do
+    local d = o.deltas[c.metric]
+    c.delta = d
+    if c.mean and d then c.exceeds_delta = math.abs(c.mean) >= d end
+  end
+  nested.file, nested.study, nested.base, nested.seeds = nil, nil, nil, nil
+  return nested
+end
+
+-- The loss cube loss[group][point][seed] (false: diverged) and init[group][seed] of the
+-- sweep for stats.lr_sensitivity, each group's grid (grids[name]) and its curve in
+-- section.groups; or nil and why.
+local function sweep_data(s, runs, spec, section)
+  local grids, loss, init = {}, {}, {}
+  for gi, g in ipairs(spec.groups) do
+    local pts = grid_of(s, g, spec.over)
+    grids[g.name] = pts
+    section.order[gi] = g.name
+    section.groups[g.name] = describe_group(s, runs, g, pts, spec.loss)
+    loss[gi], init[gi] = {}, {}
+    for j, p in ipairs(pts) do
+      loss[gi][j] = {}
+      for i, seed in ipairs(s.seeds) do
+        local l, l0 = losses(runs[p.variant][seed], spec.loss)
+        loss[gi][j][i] = l or false
+        if j == 1 then init[gi][i] = l0 end
+        if not finite(l0) then
+          return nil, string.format("%s/seed-%d has no init_loss (a record from before the " ..
+            "engine measured it): no sweep analysis", p.variant, seed)
+        end
+        if math.abs(l0 - init[gi][i]) > 1e-9 * math.abs(l0) then
+          section.notes = section.notes or arr({})
+          section.notes[#section.notes + 1] = string.format("%s/seed-%d: init_loss %.10g " ..
+            "differs from the group's first grid value (%.10g); the first is used", p.variant,
+            seed, l0, init[gi][i])
+        end
+      end
+    end
+  end
+  return grids, loss, init
+end
+
+-- Each group's best grid value and LR sensitivity, from the stats.lr_sensitivity result r.
+local function best_values(s, spec, section, grids, r)
+  for gi, g in ipairs(spec.groups) do
+    local e = section.groups[g.name]
+    local pts = grids[g.name]
+    e.clipped_mean = arr(r.curve[gi])
+    local best
+    for j = 1, #pts do
+      if e.points[j].n > 0 and (not best or r.curve[gi][j] < r.curve[gi][best]) then best = j end
+    end
+    if best then
+      e.best_lr, e.best_index, e.best_loss = pts[best].value, best, r.curve[gi][best]
+      e.best_variant = pts[best].variant
+      e.best_overrides = json.object(overrides_of(s, pts[best].variant))
+      e.best_at_edge = best == 1 or best == #pts
+    else
+      e.no_best = "every run of group " .. g.name .. " diverged"
+    end
+    e.sensitivity = { value = r.sensitivity[gi], ci = arr(r.ci[gi]),
+      diff = r.diff[gi], diff_ci = arr(r.diff_ci[gi]), reference = spec.reference }
+  end
+end
+
+-- The pilot comparisons: each pair of spec.pilot at its own best grid values, paired by
+-- seed.
+local function pilot_comparisons(s, runs, spec, section, exact)
+  local an = s.analysis
+  local pilot = arr({})
+  for _, p in ipairs(spec.pilot) do
+    local tg, bg = section.groups[p[1]], section.groups[p[2]]
+    if tg.best_variant and bg.best_variant then
+      local a, b = {}, {}
+      for _, seed in ipairs(s.seeds) do
+        local x = losses(runs[bg.best_variant][seed], spec.loss)
+        local y = losses(runs[tg.best_variant][seed], spec.loss)
+        if x and y then a[#a + 1], b[#b + 1] = x, y end
+      end
+      local pr = stats.paired(a, b, { alpha = an.alpha, resamples = an.resamples, seed = 1,
+        exact = exact and #a >= 1 })
+      pilot[#pilot + 1] = { treatment = p[1], baseline = p[2], metric = spec.loss, n = pr.n,
+        mean = pr.mean, sd = pr.sd, treatment_variant = tg.best_variant,
+        baseline_variant = bg.best_variant, treatment_value = tg.best_lr,
+        baseline_value = bg.best_lr, at = "each group's best " .. spec.over }
+    end
+  end
+  return pilot
+end
+
+-- The `lr_sweep` section of study s (lua/repro/study/init.lua) from runs[variant][seed] (as
+-- analysis.read_run returns them); `summarize` is analysis.summarize (for the outcomes).
+-- Returns the section, the pilot comparisons and the outcomes' summary; or nil and why.
+function M.summarize(s, runs, summarize)
+  local spec = s.analysis.sweep
+  local an = s.analysis
+  local section = { over = spec.over, loss = spec.loss, init_loss = "init_loss",
+    reference = spec.reference, groups = {}, order = arr({}),
+    definition = "LR sensitivity S = E_eta[min(l(eta), l0) - l*]: the mean over the grid " ..
+      "of each group's mean over seeds of min(final " .. spec.loss .. ", init_loss) (a " ..
+      "diverged run counts as its init_loss), minus l*, the lowest such mean over every " ..
+      "group and grid value (Wortsman et al. 2023); best_lr minimizes that mean" }
+  local grids, loss, init = sweep_data(s, runs, spec, section)
+  if not grids then return nil, loss end
+  local n = #s.seeds
+  local ref_index
+  for gi, g in ipairs(spec.groups) do if g.name == spec.reference then ref_index = gi end end
+  local exact = an.bootstrap == "exact" and n <= stats.BOOT_EXACT_MAX
+  local r = stats.lr_sensitivity(loss, init, { ref = ref_index, alpha = an.alpha,
+    resamples = an.resamples, seed = 1, exact = exact })
+  section.ell_star = r.ell_star
+  section.ell_star_at = { group = spec.groups[r.star[1]].name,
+    value = grids[spec.groups[r.star[1]].name][r.star[2]].value }
+  section.bootstrap = { exact = r.exact, resamples = r.total, alpha = an.alpha, seeds = n,
+    note = n < stats.BCA_CAVEAT_N and string.format("with %d seeds the percentile interval " ..
+      "is bounded by what the seeds span: its coverage is below the nominal %g %%", n,
+      100 * (1 - an.alpha)) or nil }
+  best_values(s, spec, section, grids, r)
+  local pilot = pilot_comparisons(s, runs, spec, section, exact)
+  local outcomes
+  if spec.outcomes then outcomes = summarize_outcomes(s, runs, spec, grids, summarize) end
+  return section, pilot, outcomes
+end
+
+-- Lines for the terminal after the verdicts: each group's best value, divergence and
+-- sensitivity.
+function M.text(section)
+  if not section then return {} end
+  local lines = { string.format("learning-rate sweep over %s (%s; l* = %.4g at %s %s = %g):",
+    section.over, section.loss, section.ell_star, section.ell_star_at.group, section.over,
+    section.ell_star_at.value) }
+  for _, name in ipairs(section.order) do
+    local g = section.groups[name]
+    local sens = g.sensitivity
+    local best = g.best_lr and string.format("%g (%s%.4g)", g.best_lr,
+      g.best_at_edge and "at the grid's edge; " or "", g.best_loss) or "-"
+    lines[#lines + 1] = string.format("  %-18s best %s %s  diverges from %s  sensitivity " ..
+      "%.4g [%.4g, %.4g]", name, section.over, best,
+      g.diverge_lr and string.format("%g", g.diverge_lr) or "nowhere", sens.value, sens.ci[1],
+      sens.ci[2])
+  end
+  return lines
+end
+
+return M

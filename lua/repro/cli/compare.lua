@@ -1,0 +1,260 @@
+-- `bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
+-- [--out-root DIR]`: one table across studies, `--set` roots and run folders, like
+-- `dvc exp show`.
+--
+-- A row per variant (study and variant; with --runs a row per run): the config keys
+-- whose values differ between the rows (the seed keys only with --runs), then the chosen
+-- metrics (default val_loss, val_ppl, val_acc), as mean ± sd over the variant's seeds,
+-- over the runs where the metric is a finite number (n counts the seeds; a column
+-- `diverged` counts diverged runs when any did).  Targets as lua/repro/report/results.lua reads
+-- them (none: every study of the records root).  On a terminal the table is cut to the
+-- terminal's width (COLUMNS); --csv and --json give every column, for machines: CSV with
+-- <metric>_mean, <metric>_sd and <metric>_n per metric (or the values of each run with
+-- --runs), JSON a list of rows {study, variant, seed | n, config = {differing keys},
+-- metrics = {name = value | {mean, sd, n}}}.
+local json = require "repro.core.json"
+local results = require "repro.report.results"
+local progress = require "repro.core.progress"
+local textable = require "repro.core.textable"
+local study = require "repro.study"
+local base = require "repro.core.base"
+
+local M = {}
+
+local user_error = base.user_error
+local WHO = "repro compare"
+M.DEFAULT_METRICS = { "val_loss", "val_ppl", "val_acc" }
+M.USAGE = "usage: bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] " ..
+  "[--csv | --json] [--out-root DIR]"
+local SEED_KEYS = { seed = true, init_seed = true, data_seed = true }
+
+local function parse_args(args)
+  local o = base.parse_options(args, WHO, M.USAGE, {
+    ["--runs"] = { key = "runs", kind = "flag" },
+    ["--csv"] = { key = "format", kind = "flag", set = "csv", one_of = "--csv and --json" },
+    ["--json"] = { key = "format", kind = "flag", set = "json", one_of = "--csv and --json" },
+    ["--metrics"] = { key = "metrics", kind = "list" },
+    ["--out-root"] = { key = "out_root", kind = "value" },
+  })
+  o.metrics = o.metrics or M.DEFAULT_METRICS
+  return o
+end
+
+-- Refuses a metric that is neither a study metric nor any run's scalar.
+local function check_metrics(metrics, runs)
+  local known = {}
+  for _, m in ipairs(study.metric_names()) do known[m] = true end
+  for _, r in ipairs(runs) do
+    for k in pairs(r.metrics) do known[k] = true end
+  end
+  for _, m in ipairs(metrics) do
+    if not known[m] then
+      user_error("%s: --metrics: unknown metric '%s' (the scalar fields of metrics.json; " ..
+        "`bin/repro help` lists them)", WHO, m)
+    end
+  end
+end
+
+local function mean_sd(values)
+  local n, sum = #values, 0
+  for _, v in ipairs(values) do sum = sum + v end
+  if n == 0 then return nil, nil, 0 end
+  local mean = sum / n
+  if n == 1 then return mean, nil, 1 end
+  local ss = 0
+  for _, v in ipairs(values) do ss = ss + (v - mean) ^ 2 end
+  return mean, math.sqrt(ss / (n - 1)), n
+end
+
+local function finite_number(v) return type(v) == "number" and base.finite(v) end
+
+-- The rows: groups of runs (one per variant, or one per run), in the order of the runs.
+local function group(runs, by_run)
+  local rows, index = {}, {}
+  for _, r in ipairs(runs) do
+    local key = by_run and r.dir or (r.study .. "\0" .. r.variant)
+    local row = index[key]
+    if not row then
+      row = { study = r.study, variant = r.variant, runs = {} }
+      if by_run then row.seed = r.seed end
+      index[key] = row
+      rows[#rows + 1] = row
+    end
+    row.runs[#row.runs + 1] = r
+  end
+  return rows
+end
+
+-- A row's value of config key k: the runs' value when they share it, else "(mixed)".
+local function row_config(row, k)
+  local v = row.runs[1].config[k]
+  for i = 2, #row.runs do
+    if row.runs[i].config[k] ~= v then return "(mixed)" end
+  end
+  return v
+end
+
+-- init_seed and data_seed that follow the seed in every run (shown by the seed column).
+local function seeds_follow(rows, k)
+  for _, row in ipairs(rows) do
+    for _, r in ipairs(row.runs) do
+      if r.config[k] ~= r.config.seed then return false end
+    end
+  end
+  return true
+end
+
+-- The config keys whose values differ between the rows (the seed has its own column).
+local function differing_keys(rows, by_run)
+  local keys = {}
+  for _, k in ipairs(results.config_keys()) do
+    local shown = not SEED_KEYS[k] or (by_run and k ~= "seed" and not seeds_follow(rows, k))
+    if shown then
+      local first, differs = row_config(rows[1], k), false
+      for i = 2, #rows do
+        if row_config(rows[i], k) ~= first then differs = true end
+      end
+      if differs or (not by_run and first == "(mixed)") then keys[#keys + 1] = k end
+    end
+  end
+  return keys
+end
+
+-- The comparison as data: {keys, metrics, rows = {study, variant, seed | n, diverged,
+-- config = {k -> v}, metrics = {m -> value | {mean, sd, n}}}}.
+function M.table(runs, metrics, by_run)
+  local rows = group(runs, by_run)
+  local keys = differing_keys(rows, by_run)
+  local out = { keys = keys, metrics = metrics, rows = {}, any_diverged = false }
+  for _, row in ipairs(rows) do
+    local o = { study = row.study, variant = row.variant, seed = row.seed, config = {},
+      metrics = {} }
+    for _, k in ipairs(keys) do o.config[k] = row_config(row, k) end
+    local diverged = 0
+    for _, r in ipairs(row.runs) do
+      if r.metrics.diverged == true then diverged = diverged + 1 end
+    end
+    if diverged > 0 then out.any_diverged = true end
+    o.diverged = diverged
+    for _, m in ipairs(metrics) do
+      if by_run then
+        o.metrics[m] = row.runs[1].metrics[m]
+      else
+        local values = {}
+        for _, r in ipairs(row.runs) do
+          if finite_number(r.metrics[m]) then values[#values + 1] = r.metrics[m] end
+        end
+        local mean, sd, n = mean_sd(values)
+        o.metrics[m] = { mean = mean, sd = sd, n = n }
+      end
+    end
+    if not by_run then o.n = #row.runs end
+    out.rows[#out.rows + 1] = o
+  end
+  return out
+end
+
+local function show(v)
+  if v == nil then return "-" end
+  if type(v) == "number" then
+    if math.type(v) == "integer" then return tostring(v) end
+    return (string.format("%.4g", v):gsub("^%-0$", "0"))
+  end
+  return tostring(v)
+end
+
+local function show_metric(v)
+  if type(v) ~= "table" then return show(v) end
+  if v.mean == nil then return "-" end
+  if v.sd == nil then return show(v.mean) end
+  return show(v.mean) .. " ± " .. show(v.sd)
+end
+
+local function has_study(t)
+  local studies = {}
+  for _, r in ipairs(t.rows) do studies[r.study] = true end
+  return next(studies, next(studies)) ~= nil or (t.rows[1] and t.rows[1].study ~= "")
+end
+
+-- The comparison as text rows (header first) for the terminal.
+function M.text_rows(t, by_run)
+  local header = {}
+  if has_study(t) then header[#header + 1] = "study" end
+  header[#header + 1] = "variant"
+  header[#header + 1] = by_run and "seed" or "n"
+  for _, k in ipairs(t.keys) do header[#header + 1] = k end
+  for _, m in ipairs(t.metrics) do header[#header + 1] = results.metric_column(m) end
+  if t.any_diverged then header[#header + 1] = "diverged" end
+  local rows = { header }
+  for _, r in ipairs(t.rows) do
+    local row = {}
+    if has_study(t) then row[#row + 1] = r.study end
+    row[#row + 1] = r.variant
+    row[#row + 1] = show(by_run and r.seed or r.n)
+    for _, k in ipairs(t.keys) do row[#row + 1] = show(r.config[k]) end
+    for _, m in ipairs(t.metrics) do row[#row + 1] = show_metric(r.metrics[m]) end
+    if t.any_diverged then row[#row + 1] = tostring(r.diverged) end
+    rows[#rows + 1] = row
+  end
+  return rows
+end
+
+function M.csv(t, by_run)
+  local header = { "study", "variant", by_run and "seed" or "n" }
+  for _, k in ipairs(t.keys) do header[#header + 1] = k end
+  for _, m in ipairs(t.metrics) do
+    local c = results.metric_column(m)
+    if by_run then
+      header[#header + 1] = c
+    else
+      header[#header + 1] = c .. "_mean"
+      header[#header + 1] = c .. "_sd"
+      header[#header + 1] = c .. "_n"
+    end
+  end
+  header[#header + 1] = "diverged"
+  local lines = { results.csv_line(header) }
+  for _, r in ipairs(t.rows) do
+    local row, n = { r.study, r.variant, by_run and r.seed or r.n }, 3
+    local function put(v)
+      n = n + 1
+      row[n] = v
+    end
+    for _, k in ipairs(t.keys) do put(r.config[k]) end
+    for _, m in ipairs(t.metrics) do
+      local v = r.metrics[m]
+      if by_run then
+        put(v)
+      else
+        put(v.mean)
+        put(v.sd)
+        put(v.n)
+      end
+    end
+    put(r.diverged)
+    row.n = n
+    lines[#lines + 1] = results.csv_line(row)
+  end
+  return table.concat(lines)
+end
+
+function M.main(args)
+  local o = parse_args(args)
+  if o.help then return 0 end
+  local derived = false
+  for _, m in ipairs(o.metrics) do derived = derived or results.LOG_METRICS[m] ~= nil end
+  local runs = results.collect(o.targets, { out_root = o.out_root, with_derived = derived }, WHO,
+    progress.say)
+  check_metrics(o.metrics, runs)
+  local t = M.table(runs, o.metrics, o.runs)
+  if o.format == "json" then
+    io.write(json.pretty(t.rows), "\n")
+  elseif o.format == "csv" then
+    io.write(M.csv(t, o.runs))
+  else
+    io.write(textable.render(M.text_rows(t, o.runs), { width = textable.width() }))
+  end
+  return 0
+end
+
+return M

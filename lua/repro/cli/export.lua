@@ -1,0 +1,116 @@
+-- `bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
+-- [--out-root DIR]`: run records as tidy CSV for pandas or R.
+--
+-- Without --curves, one row per finished run: study, variant, seed, run (its directory
+-- relative to the records root when under it), every config key (lua/repro/report/results.lua
+-- says which values), then every scalar metric any of the runs has, in name order (empty
+-- where a run lacks it; a metric named like a config key, embed_norm, is the column
+-- metrics.embed_norm).  With --curves, log.csv in long format: study, variant, seed,
+-- step, column, value, one row per non-empty cell; --columns keeps only the named log
+-- columns.  Targets as lua/repro/report/results.lua reads them (none: every study).  Numbers
+-- are written as the shortest text that reads back as the same double, so a value
+-- equals the record's.  --out writes FILE atomically instead of stdout.
+local results = require "repro.report.results"
+local progress = require "repro.core.progress"
+local base = require "repro.core.base"
+
+local M = {}
+
+local user_error = base.user_error
+local WHO = "repro export"
+M.USAGE = "usage: bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] " ..
+  "[--out FILE] [--out-root DIR]"
+
+local function parse_args(args)
+  local o = base.parse_options(args, WHO, M.USAGE, {
+    ["--curves"] = { key = "curves", kind = "flag" },
+    ["--columns"] = { key = "columns", kind = "list" },
+    ["--out"] = { key = "out", kind = "value" },
+    ["--out-root"] = { key = "out_root", kind = "value" },
+  })
+  if o.columns and not o.curves then
+    user_error("%s: --columns selects log.csv columns: it needs --curves", WHO)
+  end
+  return o
+end
+
+local function relative(dir, root)
+  if dir:sub(1, #root + 1) == root .. "/" then return dir:sub(#root + 2) end
+  return dir
+end
+
+-- The runs table: header and one line per run.
+function M.runs_csv(runs, root)
+  local keys = results.config_keys()
+  local names, seen = {}, {}
+  for _, r in ipairs(runs) do
+    for k in pairs(r.metrics) do
+      if not seen[k] then
+        seen[k] = true
+        names[#names + 1] = k
+      end
+    end
+  end
+  table.sort(names)
+  local header = { "study", "variant", "seed", "run" }
+  for _, k in ipairs(keys) do header[#header + 1] = k end
+  for _, k in ipairs(names) do header[#header + 1] = results.metric_column(k) end
+  local lines = { results.csv_line(header) }
+  for _, r in ipairs(runs) do
+    local row = { r.study, r.variant, r.seed, relative(r.dir, root) }
+    for _, k in ipairs(keys) do row[#row + 1] = r.config[k] end
+    local n = #header
+    for i, k in ipairs(names) do row[4 + #keys + i] = r.metrics[k] end
+    row.n = n
+    lines[#lines + 1] = results.csv_line(row)
+  end
+  return table.concat(lines)
+end
+
+-- The curves in long format; columns (optional) selects log columns.
+function M.curves_csv(runs, columns)
+  local lines = { results.csv_line({ "study", "variant", "seed", "step", "column", "value" }) }
+  local want
+  if columns then
+    want = {}
+    for _, c in ipairs(columns) do want[c] = true end
+    local known = {}
+    for _, r in ipairs(runs) do
+      for _, c in ipairs(r.log.columns or {}) do known[c] = true end
+    end
+    for _, c in ipairs(columns) do
+      if not known[c] then user_error("%s: --columns: no log.csv of these runs has a column '%s'",
+        WHO, c) end
+    end
+  end
+  for _, r in ipairs(runs) do
+    local log = r.log
+    local steps = log.data.step or {}
+    for i = 1, log.n do
+      for _, c in ipairs(log.columns or {}) do
+        if c ~= "step" and (not want or want[c]) then
+          local v = log.data[c][i]
+          if v ~= nil then
+            lines[#lines + 1] = results.csv_line({ r.study, r.variant, r.seed, steps[i], c, v,
+              n = 6 })
+          end
+        end
+      end
+    end
+  end
+  return table.concat(lines)
+end
+
+function M.main(args)
+  local o = parse_args(args)
+  if o.help then return 0 end
+  local runs = results.collect(o.targets, { out_root = o.out_root, with_log = o.curves }, WHO,
+    progress.say)
+  local text = o.curves and M.curves_csv(runs, o.columns) or
+    M.runs_csv(runs, results.root(o.out_root))
+  results.emit(text, o.out)
+  if o.out then progress.say("%s: %d runs to %s", WHO, #runs, o.out) end
+  return 0
+end
+
+return M

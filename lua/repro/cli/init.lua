@@ -1,0 +1,327 @@
+-- The commands of bin/repro (besides running a script): `train` here, the others in the
+-- modules of the command table below.
+local engine = require "engine"
+local json = require "repro.core.json"
+local record = require "repro.record"
+local progress = require "repro.core.progress"
+local proc = require "repro.proc"
+local sys = require "repro.sys"
+local fs = require "repro.core.fs"
+local config = require "repro.core.config"
+local base = require "repro.core.base"
+local runner = require "repro.cli.run"
+local worker = require "repro.run.worker"
+local report = require "repro.report"
+local standalone = require "repro.report.standalone"
+local verify = require "repro.record.verify"
+local plan = require "repro.run.parallel"
+local slurm = require "repro.run.slurm"
+local order = require "repro.cli.studies"
+local study = require "repro.study"
+local sandbox = require "repro.sandbox"
+local host = require "repro.host"
+local compare = require "repro.cli.compare"
+local export = require "repro.cli.export"
+local newstudy = require "repro.cli.new"
+
+local M = {}
+local commands = {}
+
+local user_error = base.user_error
+
+local function check_config(cfg, who)
+  local ok, err = pcall(engine.check, cfg)
+  if not ok then
+    err = record.engine_error(err)
+    if type(err) ~= "table" then error(err, 0) end
+    user_error("%s: %s", who, err.message)
+  end
+end
+
+-- Takes the lock `bin/repro run`'s workers take on a run directory (proc.lock, held
+-- until this process ends), retrying briefly: a `bin/repro status` probe holds it for
+-- an instant.
+local function lock_record(dir, who)
+  for _ = 1, 20 do
+    local ok, got = pcall(proc.lock, dir, false)
+    if not ok then user_error("%s: filesystem: %s", who, tostring(got)) end
+    if got then return end
+    proc.sleep(0.05)
+  end
+  user_error("%s: filesystem: %s is being written by another bin/repro process (train --out, " ..
+    "run or run-one); nothing was changed", who, dir)
+end
+
+local function parse_train_args(args)
+  local o = { kv = {}, force = false }
+  local i = 1
+  local function once(name, v)
+    if v ~= nil then user_error("repro train: %s is given twice", name) end
+  end
+  while i <= #args do
+    local a = args[i]
+    if a == "--out" then
+      once("--out", o.out)
+      o.out = args[i + 1] or user_error("repro train: --out needs a directory")
+      i = i + 1
+    elseif a == "--checkpoint-every" then
+      once("--checkpoint-every", o.every)
+      o.every = math.tointeger(tonumber(args[i + 1] or ""))
+      if not o.every or o.every < 1 then
+        user_error("repro train: --checkpoint-every needs an integer >= 1, got %s",
+          args[i + 1] or "nothing")
+      end
+      i = i + 1
+    elseif a == "--force" then
+      o.force = true
+    elseif a == "--json" then
+      o.json = true
+    elseif a:match("^%-") then
+      user_error("repro train: unknown option %s", a)
+    else
+      o.kv[#o.kv + 1] = a
+    end
+    i = i + 1
+  end
+  if o.every and not o.out then
+    user_error("repro train: --checkpoint-every needs --out (the checkpoint goes into the record)")
+  end
+  if o.force and not o.out then user_error("repro train: --force needs --out") end
+  return o
+end
+
+-- Refuses, before anything is written, an --out that is a file or holds a finished
+-- record of another config (without --force); then creates and locks it.
+local function prepare_out(out, cfg, force)
+  local st = sys.stat(out)
+  if st and st.type ~= "dir" then
+    user_error("repro train: filesystem: --out %s exists and is not a directory", out)
+  end
+  local state, info = record.status(out, cfg)
+  if state == "changed" and info.finished and not force then
+    user_error("repro train: record: %s holds a finished run of another config (%s): " ..
+      "not overwritten without --force", out, table.concat(info.keys, ", "))
+  end
+  local ok, err = pcall(fs.mkdir_p, out)
+  if not ok then user_error("repro train: %s", err.message or tostring(err)) end
+  lock_record(out, "repro train")
+end
+
+-- Trains cfg (into the record o.out, if given) with a progress bar: ok and the metrics,
+-- or false and the error.
+local function train_with_bar(cfg, o)
+  local bar = progress.new(cfg.iters, cfg.batch * cfg.context)
+  local function on_step(step, row) bar:update(step, row.loss, row.lr) end
+  -- User errors ({message=}) pass through; an internal error keeps its traceback.
+  local function keep(e)
+    if type(e) == "table" then return e end
+    return debug.traceback(tostring(e), 2)
+  end
+  local ok, metrics
+  if o.out then
+    ok, metrics = xpcall(record.run, keep, cfg, o.out, { on_step = on_step,
+      checkpoint_every = o.every, force = o.force })
+  else
+    local run_cfg = {}
+    for k, v in pairs(cfg) do run_cfg[k] = v end
+    run_cfg.threads = record.cap_threads(cfg.threads, "repro train")
+    ok, metrics = pcall(engine.train, run_cfg, { on_step = on_step })
+    if not ok then metrics = record.engine_error(metrics) end
+  end
+  bar:finish()
+  return ok, metrics
+end
+
+-- The result of `bin/repro train` in a few lines (what a terminal shows without --json).
+function M.train_summary(m, out)
+  local lines = {}
+  if m.diverged then
+    lines[1] = string.format("diverged at step %s (lr %s); loss at initialization %.4f",
+      tostring(math.tointeger(m.diverge_step) or m.diverge_step), tostring(m.diverge_lr),
+      m.init_loss or 0 / 0)
+  else
+    lines[1] = string.format("val_loss %.4f  val_ppl %.3f  val_acc %.4f  ece %.4f",
+      m.val_loss, m.val_ppl, m.val_acc, m.ece or 0 / 0)
+    lines[2] = string.format("train_loss %.4f  final_grad_norm %.3f  params %d",
+      m.train_loss or 0 / 0, m.final_grad_norm or 0 / 0, math.tointeger(m.params) or 0)
+  end
+  lines[#lines + 1] = string.format("%d steps in %s, %.0f tokens/s", math.tointeger(m.steps) or 0,
+    progress.fmt_time(m.wall_s), m.tokens_per_s or 0)
+  lines[#lines + 1] = out and ("record: " .. out .. " (metrics.json has every metric)") or
+    "every metric: bin/repro train ... --json"
+  return table.concat(lines, "\n") .. "\n"
+end
+
+function commands.train(args)
+  local o = parse_train_args(args)
+  local rok, cfg = pcall(record.resolve, config.parse_overrides(o.kv, "repro train"))
+  if not rok then
+    if type(cfg) == "table" and cfg.message then user_error("repro train: %s", cfg.message) end
+    error(cfg, 0)
+  end
+  check_config(cfg, "repro train")
+  if o.out then prepare_out(o.out, cfg, o.force) end
+  local ok, metrics = train_with_bar(cfg, o)
+  if not ok then
+    if type(metrics) == "table" and type(metrics.message) == "string" then
+      user_error("repro train: %s", metrics.message)
+    end
+    error(metrics, 0)
+  end
+  if metrics.interrupted then
+    io.stderr:write("repro train: interrupted at step ", metrics.steps,
+      o.out and "; rerun the same command to resume from the last checkpoint\n" or "\n")
+    return 130
+  end
+  local line = record.results(metrics)
+  line.tokens_per_s, line.eval_tokens_per_s, line.wall_s =
+    metrics.tokens_per_s, metrics.eval_tokens_per_s, metrics.wall_s
+  -- on a terminal a few lines for a person; the whole JSON with --json or into a pipe
+  if o.json or not host.isatty(1) then
+    print(json.encode(line))
+  else
+    io.write(M.train_summary(metrics, o.out))
+  end
+  return 0
+end
+
+-- A study and one run of it in a worker process (lua/repro/cli/run.lua, lua/repro/run/worker.lua).
+function commands.run(args) return runner.main(args) end
+commands["run-worker"] = worker.main
+
+-- The paper's tables, numbers and figures from the study summaries (lua/repro/report/init.lua).
+-- `report STUDY`: that study's own report (lua/repro/report/standalone.lua); else the paper's
+function commands.report(args)
+  if args[1] and not args[1]:match("^%-") then return standalone.main(args) end
+  return report.main(args)
+end
+
+-- Every record's checksums (lua/repro/record/verify.lua).
+commands.verify = verify.main
+
+-- A study's runs on other executors (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
+commands.plan = plan.plan_main
+commands["run-one"] = plan.run_one_main
+commands.status = plan.status_main
+function commands.analyze(args) return runner.main(args, true) end
+commands.submit = slurm.main
+-- The studies in dependency order (lua/repro/cli/studies.lua).
+commands.studies = order.main
+-- Looking across runs (lua/repro/cli/compare.lua, lua/repro/cli/export.lua).
+commands.compare = compare.main
+commands.export = export.main
+-- A new study file (lua/repro/cli/new.lua).
+commands.new = newstudy.main
+
+-- `bin/repro --help` is `bin/repro help`.
+function commands.help()
+  io.write([[
+usage:
+  bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force] [--json]
+  bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
+                [--out-root DIR] [--set key=value,...] [--allow-large]
+  bin/repro verify [DIR ...] [--rehash]
+  bin/repro plan STUDY.lua [--all] [--only ...] [--set ...] [--out-root DIR] [--threads N]
+  bin/repro run-one STUDY.lua --only variant=V,seed=S [--set ...] [--out-root DIR]
+                [--threads N]
+  bin/repro status STUDY.lua [--only ...] [--set ...] [--out-root DIR]
+  bin/repro analyze STUDY.lua [--set ...] [--out-root DIR]
+  bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--mem M] [--max-parallel K]
+                [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
+                [--dry-run]
+  bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
+                [--manifest FILE] [--trust-summaries]
+  bin/repro report STUDY [--experiments DIR]
+  bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
+  bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
+                [--out-root DIR]
+  bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
+                [--out-root DIR]
+  bin/repro new NAME [--from STUDY] [--dir DIR]
+  bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
+  bin/repro --version
+environment:
+  REPRO_DATA_ANYWHERE=1  a corpus (`data`) outside the project's data directory
+                         (data/, symbolic links and '..' resolved) is allowed; without it
+                         one elsewhere is refused
+  REPRO_EXPERIMENTS      the records root (default: experiments/ of the project)
+  REPRO_ROOT             the project root (default: found from this binary's path)
+config keys (defaults):
+]])
+  local d = engine.defaults()
+  for _, k in ipairs(engine.keys()) do
+    local dflt = k.derived_from and ("= " .. k.derived_from) or tostring(d[k.name])
+    io.write(string.format("  %-15s %-26s %s\n", k.name, dflt, k.help))
+  end
+  io.write("definitions:\n", engine.definitions())
+  return 0
+end
+
+-- `bin/repro FILE.lua` (lua/repro.c) runs a Lua script outside the sandbox, with io and
+-- os: refused for a study file, which is data and runs sandboxed through `bin/repro run`.
+-- A study file is one under lua/experiments/, or one whose evaluation in the study
+-- sandbox returns a table with a study's fields.  `bin/repro script FILE.lua` skips this
+-- guard: running a file outside the sandbox is then what was asked for.
+local STUDY_FIELDS = { "variants", "analysis", "seeds", "base" }
+function M.guard_script(path)
+  local function refuse(why)
+    user_error("repro: %s %s: a study runs sandboxed, with `bin/repro run %s` (or plan, " ..
+      "status, analyze); `bin/repro script %s` runs a Lua file outside the sandbox",
+      base.printable(path), why, base.printable(path), base.printable(path))
+  end
+  local real = sys.realpath(path)
+  local experiments = sys.realpath(host.root .. "/lua/experiments")
+  if real and experiments and real:sub(1, #experiments + 1) == experiments .. "/" then
+    refuse("is a study file (it is under lua/experiments/)")
+  end
+  local src = fs.read(path, study.MAX_SOURCE_BYTES)
+  if not src then return end -- loading it reports why
+  local ok, value = sandbox.eval(src, "@" .. path, study.LIMITS, study.API)
+  if ok and type(value) == "table" then
+    for _, k in ipairs(STUDY_FIELDS) do
+      if value[k] ~= nil then refuse("returns a study table (it has `" .. k .. "`)") end
+    end
+  end
+end
+
+-- The environment variables whose values become paths or values of a command.
+M.ENV_CHECKED = { "PWD", "REPRO_EXPERIMENTS", "REPRO_ROOT", "SLURM_CPUS_PER_TASK" }
+
+-- Refuses a command-line argument or an environment value (M.ENV_CHECKED) that holds a
+-- control character (newline, NUL, escape, ...), naming the flag: such a value would
+-- become a second line of a `plan` command or an sbatch script, or rewrite a terminal.
+function M.check_argv(cmd, args)
+  for i, a in ipairs(args) do
+    local c = base.control_char(a)
+    if c then
+      local flag = args[i - 1] and args[i - 1]:match("^%-%-[%w-]+$") and not a:match("^%-%-")
+        and ("the value of " .. args[i - 1]) or a:match("^%-%-[%w-]+") or
+        string.format("argument %d", i)
+      user_error("repro %s: %s holds a control character (%s): refused (paths and values " ..
+        "are one line of printable text)", cmd, flag, c)
+    end
+  end
+  for _, name in ipairs(M.ENV_CHECKED) do
+    local c = base.control_char(os.getenv(name) or "")
+    if c then
+      user_error("repro %s: the environment variable %s holds a control character (%s): " ..
+        "refused", cmd, name, c)
+    end
+  end
+end
+
+function M.main(argv)
+  local cmd = argv[1]
+  if cmd == "--help" then cmd = "help" end
+  local f = commands[cmd]
+  if not f then
+    user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
+      "analyze, submit, verify, report, studies, compare, export, new, help, script)",
+      base.printable(cmd))
+  end
+  local args = table.move(argv, 2, #argv, 1, {})
+  M.check_argv(cmd, args)
+  return f(args)
+end
+
+return M

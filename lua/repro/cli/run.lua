@@ -1,0 +1,330 @@
+-- `bin/repro run STUDY.lua`: every run of a study, then its analysis; and `bin/repro
+-- analyze STUDY.lua`, the analysis alone.
+--
+--   bin/repro run FILE [--jobs N] [--only variant=V,seed=S]... [--dry-run] [--force]
+--                      [--out-root DIR] [--set key=value[,key=value...]]
+--
+-- Runs go to OUT/<study>/<variant>/seed-<s>/ with OUT = --out-root, else
+-- $REPRO_EXPERIMENTS, else <project root>/experiments.  Each run is reused, copied from
+-- an identical done record of another study, resumed from its checkpoint, rerun or
+-- trained (lua/repro/plan/init.lua says when).  --force retrains the selected runs from
+-- scratch; --dry-run lists the plan and writes nothing (exit status 1 when the run would be
+-- refused: a finished record of another config without --force); --set overrides config keys of
+-- every run (e.g. a quick budget) and is recorded in the summary.
+--
+-- The runs train in worker processes (lua/repro/run/pool.lua, lua/repro/run/worker.lua) with
+-- threads = cores / N (once nothing is left to start, the runs still training take over
+-- the cores of finished workers), so records are byte-identical for any N.  Every file of
+-- a record is written atomically with metrics.json last, so a killed run never looks done.
+-- Ctrl-C (or SIGTERM) stops every worker after its current step with a checkpoint, then
+-- says which runs finished.  The study directory is locked (flock) while a runner or its
+-- workers live, so two runners never write one study (`bin/repro run-one` takes it
+-- shared, lua/repro/run/parallel.lua); each worker also locks its run directory and keeps its
+-- attempt.json (lua/repro/run/runstate.lua), so `bin/repro status` sees it.  An earlier
+-- OUT/<study>/summary.json is removed before any record changes; when every run of the
+-- study is done, the analysis (lua/repro/analysis/init.lua) writes it again with
+-- OUT/<study>/manifest.json (this invocation's timings) and prints the verdicts on stdout.
+local host = require "repro.host"
+local proc = require "repro.proc"
+local sys = require "repro.sys"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local record = require "repro.record"
+local study = require "repro.study"
+local analysis = require "repro.analysis"
+local progress = require "repro.core.progress"
+local config = require "repro.core.config"
+local runplan = require "repro.plan"
+local pool = require "repro.run.pool"
+local plan = require "repro.run.parallel"
+local textable = require "repro.core.textable"
+local base = require "repro.core.base"
+
+local M = {}
+
+local user_error = base.user_error
+local say = progress.say
+-- The command messages are labelled with: "repro run", or "repro analyze" (M.main).
+local who = "repro run"
+local shown = fs.shown
+
+local USAGE = "usage: bin/repro run lua/experiments/X.lua [--jobs N] [--only variant=V,seed=S] " ..
+  "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large]"
+
+local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
+
+local function plural(n, word) return n == 1 and word or word .. "s" end
+
+-- The value of --only, "variant=V,seed=S" (either part alone too), as {variant=, seed=}.
+local function parse_only(raw)
+  local sel = {}
+  for kv in raw:gmatch("[^,]+") do
+    local k, v = kv:match("^(%w+)=(.+)$")
+    if (k == "variant" or k == "seed") and sel[k] ~= nil then
+      user_error(who .. ": --only gives %s twice", k)
+    end
+    if k == "variant" then
+      sel.variant = v
+    elseif k == "seed" then
+      sel.seed = math.tointeger(tonumber(v)) or
+        user_error(who .. ": --only seed=%s: expected an integer", v)
+    else
+      user_error(who .. ": --only expects variant=V,seed=S, got '%s'", kv)
+    end
+  end
+  return sel
+end
+
+local function parse_args(args)
+  local o = { only = {}, set = nil }
+  local i = 1
+  local function value(name)
+    i = i + 1
+    return args[i] or user_error(who .. ": %s needs a value", name)
+  end
+  local function once(name, v)
+    if v ~= nil then user_error(who .. ": %s is given twice", name) end
+  end
+  local FLAGS = { ["--dry-run"] = "dry_run", ["--force"] = "force",
+    ["--allow-large"] = "allow_large" }
+  while i <= #args do
+    local a = args[i]
+    if a == "--jobs" then
+      once("--jobs", o.jobs)
+      local v = value("--jobs")
+      o.jobs = math.tointeger(tonumber(v))
+      if not o.jobs or o.jobs < 1 then
+        user_error(who .. ": --jobs needs an integer >= 1, got %s", v)
+      end
+    elseif a == "--only" then
+      o.only[#o.only + 1] = parse_only(value("--only"))
+    elseif FLAGS[a] then
+      o[FLAGS[a]] = true
+    elseif a == "--out-root" then
+      once("--out-root", o.out_root)
+      o.out_root = value("--out-root")
+    elseif a == "--set" then
+      o.set_list = o.set_list or {}
+      for kv in value("--set"):gmatch("[^,]+") do o.set_list[#o.set_list + 1] = kv end
+      o.set = config.parse_overrides(o.set_list, who .. " --set")
+    elseif a:match("^%-") then
+      user_error(who .. ": unknown option %s", a)
+    elseif o.file then
+      user_error(who .. ": one study file at a time (got %s and %s)", o.file, a)
+    else
+      o.file = a
+    end
+    i = i + 1
+  end
+  if not o.file then user_error("%s", USAGE) end
+  return o
+end
+
+-- Worker processes and threads per worker: --jobs (else the study's), at most the CPUs.
+local function workers(o, s)
+  local jobs, cores = o.jobs or s.jobs, sys.cores()
+  if jobs > cores then
+    say(who .. ": %d jobs, more than the %d %s this process may use: running %d at once " ..
+      "(results do not depend on it)", jobs, cores, plural(cores, "CPU"), cores)
+    jobs = cores
+  end
+  return jobs, math.max(1, cores // jobs)
+end
+
+-- Takes the study directory's lock, waiting for another runner; the plan is made again
+-- after a wait (the other runner changed the records).
+local function lock_study(s, runs, dir, out_root, force)
+  fs.mkdir_p(dir)
+  if proc.lock(dir, false) then return end
+  say(who .. ": another bin/repro run is working on %s; waiting for it to finish", shown(dir))
+  proc.lock(dir, true)
+  runplan.plan(s, runs, out_root, force)
+  local refused = runplan.refusal(runs)
+  if refused then user_error("%s", refused) end
+end
+
+-- Carries out the actions that need no training (a corrupt record put aside, a copy);
+-- returns the queue to train, the count of each action and the number of runs done.
+local function queue_runs(runs, out_root)
+  local count, queue, done = {}, {}, 0
+  for _, r in ipairs(runs) do
+    count[r.action] = (count[r.action] or 0) + 1
+    if r.status == "corrupt" then
+      local aside = record.put_aside(r.dir)
+      say("record %s failed its checks (%s): its files are kept in %s; it is trained again",
+        r.label, table.concat(r.info.problems, "; "), shown(aside))
+      r.status = "missing"
+    end
+    if r.action == "reuse" then
+      done = done + 1
+    elseif r.action == "copy" then
+      runplan.copy_record(r, out_root)
+      done = done + 1
+      say("copied %s from %s (identical config)", r.label, shown(r.source))
+    else
+      queue[#queue + 1] = r
+    end
+  end
+  return queue, count, done
+end
+
+local function labels(runs)
+  local t = {}
+  for _, r in ipairs(runs) do t[#t + 1] = r.label end
+  return table.concat(t, ", ")
+end
+
+-- After an interruption or a failure: which runs finished, stopped, failed or never
+-- started.  Returns the exit status.
+local function report_incomplete(runs, res)
+  local done = {}
+  for _, r in ipairs(runs) do
+    if record.status(r.dir, r.cfg) == "done" then done[#done + 1] = r end
+  end
+  say(who .. ": %s. Finished: %d of %d runs%s.", res.interrupted and "interrupted" or
+    "some runs failed", #done, #runs, #done > 0 and (" (" .. labels(done) .. ")") or "")
+  if #res.stopped > 0 then
+    local t = {}
+    for _, r in ipairs(res.stopped) do
+      t[#t + 1] = string.format("%s at step %s", r.label, tostring(r.stopped_at or "?"))
+    end
+    say("Stopped with a checkpoint: %s.", table.concat(t, ", "))
+  end
+  if #res.failed > 0 then
+    local t = {}
+    for _, r in ipairs(res.failed) do t[#t + 1] = r.label .. " (" .. r.failure .. ")" end
+    say("Failed: %s.", table.concat(t, ", "))
+  end
+  if #res.not_started > 0 then say("Not started: %s.", labels(res.not_started)) end
+  say("Rerun the same command to finish only what is missing.")
+  return res.interrupted and 130 or 1
+end
+
+local function write_study_manifest(s, dir, facts)
+  local commit, dirty = record.git_info()
+  local sum = 0
+  for _, r in ipairs(s.runs) do
+    local ok, m = pcall(json.decode, fs.read(dir .. "/" .. r.rel .. "/manifest.json") or "")
+    if ok and type(m) == "table" and not m.copied_from and type(m.wall_s) == "number" then
+      sum = sum + m.wall_s
+    end
+  end
+  facts.study, facts.file = s.name, s.file_rel
+  facts.file_git = record.file_git_status(s.file)
+  facts.git_commit, facts.git_dirty = commit, dirty
+  facts.host, facts.repro_version = host.hostname(), host.version
+  facts.runs_wall_s_sum = sum
+  fs.write_atomic(dir .. "/manifest.json", json.pretty(facts))
+end
+
+-- summary.json and manifest.json of study s in dir (ctx: what this invocation did and
+-- what the directory held before it).  Returns the summary.
+local function write_summary(s, dir, records, ctx)
+  local summary, text = analysis.summary_of(s, dir, records)
+  local same = text == ctx.old_summary
+  fs.write_atomic(dir .. "/summary.json", text)
+  local diverged = 0
+  for _, v in pairs(summary.per_variant) do diverged = diverged + v.n_diverged end
+  if ctx.trained == 0 and not ctx.count.copy and same and ctx.old_manifest then
+    -- Nothing trained or copied and the same summary: keep the manifest of the invocation
+    -- that made it, so rerunning a finished study changes no file (make reproduce).
+    fs.write_atomic(dir .. "/manifest.json", ctx.old_manifest)
+    return summary
+  end
+  write_study_manifest(s, dir, {
+    start_utc = ctx.start_utc, end_utc = utc(), wall_s = host.now() - ctx.t_start,
+    jobs = ctx.jobs, threads_per_job = ctx.threads,
+    runs = #s.runs, runs_trained = ctx.trained, runs_reused = ctx.count.reuse or 0,
+    runs_copied = ctx.count.copy or 0, runs_diverged = diverged,
+    command_line_overrides = s.set and json.object(s.set) or nil,
+  })
+  return summary
+end
+
+-- The analysis once every run is done: summary, manifest, verdicts on stdout.
+local function analyse(s, dir, ctx)
+  local records, missing = analysis.study_records(s, dir)
+  if #missing > 0 then
+    say(who .. ": %d %s of the study %s not done (%s); no summary. Run the study " ..
+      "without --only to complete it.", #missing, plural(#missing, "run"),
+      #missing == 1 and "is" or "are", table.concat(missing, ", "))
+    return 0
+  end
+  local summary = write_summary(s, dir, records, ctx)
+  say("study %s: %d trained, %d reused, %d copied in %s", s.name, ctx.trained,
+    ctx.count.reuse or 0, ctx.count.copy or 0, progress.fmt_time(host.now() - ctx.t_start))
+  io.write(analysis.verdict_table(summary, textable.width()))
+  print("summary: " .. shown(dir .. "/summary.json"))
+  return 0
+end
+
+-- The study of o and its records root.
+local function load(o)
+  local out_root = runplan.out_root(o.out_root, o.set)
+  -- out_root: where a seeds-from-power study finds its pilot's summary
+  local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
+  s.file_rel = fs.relative_to_root(o.file)
+  if o.set and o.set.lr ~= nil and o.set.min_lr == nil then
+    say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
+      "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))
+  end
+  if o.set and not o.out_root then
+    say(who .. ": runs changed by --set go to %s (their own records root; --out-root " ..
+      "chooses another)", shown(out_root))
+  end
+  return s, out_root
+end
+
+-- The runs of s that o selects, planned, and the study's directory.
+local function plan_runs(o, s, out_root)
+  local runs = runplan.selected(s, o.only)
+  local dir = study.dir(out_root, s)
+  study.check_owner(dir, o.file)
+  runplan.plan(s, runs, out_root, o.force)
+  return runs, dir
+end
+
+-- analyze_only (`bin/repro analyze`): the same, except that it trains nothing: with any
+-- run of the study not done it lists them with their state and exits 1, no summary.
+function M.main(args, analyze_only)
+  who = analyze_only and "repro analyze" or "repro run"
+  local o = parse_args(args)
+  if analyze_only and (o.jobs or o.force or o.dry_run or #o.only > 0) then
+    user_error("repro analyze: takes only --out-root and --set (it trains nothing and " ..
+      "analyses every run of the study)")
+  end
+  local s, out_root = load(o)
+  local jobs, threads = workers(o, s)
+  local runs, dir = plan_runs(o, s, out_root)
+  if o.dry_run then
+    runplan.print(s, runs, out_root, threads, jobs)
+    -- the real run would refuse: so does its dry run's exit status
+    return runplan.refusal(runs) and 1 or 0
+  end
+  local refused = runplan.refusal(runs)
+  if refused then user_error("%s", refused) end
+  lock_study(s, runs, dir, out_root, o.force)
+  -- Under the lock: a killed runner's temporary files are stale.
+  fs.remove_stale_tmp(dir)
+  local ctx = { t_start = host.now(), start_utc = utc(),
+    jobs = not analyze_only and jobs or nil, threads = not analyze_only and threads or nil }
+  -- From here on the records may change: an old summary would describe other records.
+  ctx.old_summary, ctx.old_manifest = fs.read(dir .. "/summary.json"), fs.read(dir .. "/manifest.json")
+  os.remove(dir .. "/summary.json")
+  os.remove(dir .. "/manifest.json")
+  local queue, count, done = queue_runs(runs, out_root)
+  if analyze_only and #queue > 0 then return plan.unfinished(s, queue) end
+  if s.seeds_from_power and #queue > 0 then say("%s", study.seeds_text(s.seeds_from_power)) end
+  say("study %s: %d runs selected: %d to train (%d resumed, %d rerun after a config change), " ..
+    "%d reused, %d copied; %d %s x %d %s", s.name, #runs, #queue, count.resume or 0,
+    count.rerun or 0, count.reuse or 0, count.copy or 0, jobs, plural(jobs, "job"), threads,
+    plural(threads, "thread"))
+  local res = {}
+  res.finished, res.stopped, res.failed, res.not_started, res.interrupted =
+    pool.run(s, queue, jobs, threads, done, #runs)
+  if res.interrupted or #res.failed > 0 then return report_incomplete(runs, res) end
+  ctx.trained, ctx.count = #res.finished, count
+  return analyse(s, dir, ctx)
+end
+
+return M

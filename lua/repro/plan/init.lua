@@ -1,0 +1,276 @@
+-- The plan of a study's runs: where their records go and what each needs, the same for
+-- `bin/repro run` (lua/repro/cli/run.lua) and for plan, run-one, status and submit
+-- (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
+--
+-- Records go to OUT/<study>/<variant>/seed-<s>/ (M.out_root gives OUT).  Each selected
+-- run gets an action from its record (record.status):
+--   reuse    done (record complete, config hash matches)
+--   copy     a done record with byte-identical config.json in another study under OUT
+--            (the copy's manifest says where it came from)
+--   resume   partial: a checkpoint of this config
+--   rerun    changed: a record of another config, not finished: trained from scratch
+--   repair   corrupt: its files are put aside, then it is trained again
+--   train    missing, or --force
+--   refuse   a finished record of another config, without --force: never overwritten
+local fs = require "repro.core.fs"
+local sys = require "repro.sys"
+local json = require "repro.core.json"
+local host = require "repro.host"
+local record = require "repro.record"
+local study = require "repro.study"
+local base = require "repro.core.base"
+
+local M = {}
+
+local user_error = base.user_error
+local shown = fs.shown
+
+-- The readable part of a --set root's name: the overrides as key=value, sorted, joined
+-- by "+" (numbers as the shortest text that reads back), characters other than letters,
+-- digits and . _ = + - as "_" (no "/", space, comma or quote: the name is safe in a
+-- shell word and an sbatch line), at most M.SLUG_MAX characters.
+M.SLUG_MAX = 60
+function M.set_slug(set)
+  local keys = {}
+  for k in pairs(set) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for i, k in ipairs(keys) do
+    local v = set[k]
+    if math.type(v) == "float" then
+      local p = 14
+      while p < 17 and tonumber(string.format("%." .. p .. "g", v)) ~= v do p = p + 1 end
+      v = string.format("%." .. p .. "g", v)
+    end
+    keys[i] = k .. "=" .. tostring(v)
+  end
+  return (table.concat(keys, "+"):gsub("[^%w._=+%-]", "_"):sub(1, M.SLUG_MAX))
+end
+
+-- The records root: `given` (--out-root), else $REPRO_EXPERIMENTS, else <root>/experiments;
+-- absolute.  With --set overrides (`set`) and no --out-root, a root of their own,
+-- <that root>-set/<slug of the overrides>-<8 hex of their SHA-256> (M.set_slug; e.g.
+-- experiments-set/iters=40+lr=0.003-1a2b3c4d), so they never mix with (or overwrite) the
+-- study's canonical records; a root of the earlier form <that root>-set/<12 hex> that
+-- exists is used instead, so the runs made before keep being reused.
+function M.out_root(given, set)
+  if given == "" then
+    base.user_error("repro: --out-root \"\": an empty path (the records would go into the " ..
+      "current directory); give a directory")
+  end
+  local env_root = os.getenv("REPRO_EXPERIMENTS")
+  local out_root = given or (env_root ~= "" and env_root) or (host.root .. "/experiments")
+  if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
+  if set and next(set) and not given then
+    local keys = {}
+    for k in pairs(set) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for i, k in ipairs(keys) do
+      local v = set[k]
+      keys[i] = k .. "=" .. (math.type(v) == "float" and string.format("%.17g", v) or tostring(v))
+    end
+    local hash = fs.sha256_text(table.concat(keys, ","))
+    local parent = out_root:gsub("/+$", "") .. "-set/"
+    local legacy = parent .. hash:sub(1, 12)
+    if fs.exists(legacy) then return legacy end
+    out_root = parent .. M.set_slug(set) .. "-" .. hash:sub(1, 8)
+  end
+  return out_root
+end
+
+-- The runs of study s that `only` (the --only selections {variant=, seed=}) selects;
+-- every run when there is none.  A selection naming no variant or seed of s is refused.
+function M.selected(s, only)
+  if #only == 0 then return s.runs end
+  local variants, seeds = {}, {}
+  for _, v in ipairs(s.variants) do variants[v.name] = true end
+  for _, x in ipairs(s.seeds) do seeds[x] = true end
+  for _, sel in ipairs(only) do
+    if sel.variant and not variants[sel.variant] then
+      user_error("repro run: --only variant=%s: the study has no such variant", sel.variant)
+    end
+    if sel.seed and not seeds[sel.seed] then
+      user_error("repro run: --only seed=%d: not one of the study's seeds", sel.seed)
+    end
+  end
+  local out = {}
+  for _, r in ipairs(s.runs) do
+    for _, sel in ipairs(only) do
+      if (not sel.variant or sel.variant == r.variant) and (not sel.seed or sel.seed == r.seed) then
+        out[#out + 1] = r
+        break
+      end
+    end
+  end
+  return out
+end
+
+-- The entries of dir that are real directories (never a symbolic link) with a name of
+-- the suite's rule (base.valid_name), sorted.
+local function subdirs(dir)
+  local out = {}
+  for _, n in ipairs(sys.listdir(dir) or {}) do
+    local st = base.valid_name(n) and sys.lstat(dir .. "/" .. n)
+    if st and st.type == "dir" then out[#out + 1] = n end
+  end
+  return out
+end
+
+-- Records of other studies under out_root: config.json text -> list of run directories
+-- (<study>/<variant>/seed-<s>/, real directories with valid names only).
+local function other_records(out_root, study_dir)
+  local index = {}
+  for _, st in ipairs(subdirs(out_root)) do
+    local sdir = out_root .. "/" .. st
+    if sdir ~= study_dir then
+      for _, v in ipairs(subdirs(sdir)) do
+        for _, seed in ipairs(subdirs(sdir .. "/" .. v)) do
+          local run = sdir .. "/" .. v .. "/" .. seed
+          local text = seed:match("^seed%-%d+$") and fs.read(run .. "/config.json")
+          if text then
+            index[text] = index[text] or {}
+            table.insert(index[text], run)
+          end
+        end
+      end
+    end
+  end
+  return index
+end
+
+-- An identical done record in another study (its directory), looked up in `index`.
+local function copy_source(index, r)
+  for _, src in ipairs(index[record.config_text(r.cfg)] or {}) do
+    if record.status(src, r.cfg) == "done" then return src end
+  end
+  return nil
+end
+
+-- Sets r.dir, r.status, r.info, r.action and r.source (copy) for each of runs.
+function M.plan(s, runs, out_root, force)
+  local dir = study.dir(out_root, s)
+  fs.no_link(dir, "the study directory")
+  local index
+  for _, r in ipairs(runs) do
+    r.dir = dir .. "/" .. r.rel
+    fs.no_link(r.dir:match("^(.*)/[^/]+$"), "the variant directory")
+    fs.no_link(r.dir, "the run directory")
+    r.source = nil
+    r.status, r.info = record.status(r.dir, r.cfg)
+    if r.status == "changed" and r.info.finished and not force then
+      r.action = "refuse" -- a finished record is never overwritten by another config
+    elseif r.status == "untrusted" and not force then
+      r.action = "refuse" -- nor one without checksums (lua/repro/record/init.lua: never trusted, kept)
+    elseif force then
+      r.action = "train"
+    elseif r.status == "done" then
+      r.action = "reuse"
+    else
+      index = index or other_records(out_root, dir)
+      r.source = copy_source(index, r)
+      if r.source then
+        r.action = "copy"
+      else
+        r.action = ({ partial = "resume", changed = "rerun", corrupt = "repair" })[r.status] or
+          "train"
+      end
+    end
+  end
+end
+
+-- The message for the runs M.plan refused (finished records of another config, without
+-- --force), or nil when there is none.
+function M.refusal(runs)
+  local t, u = {}, {}
+  for _, r in ipairs(runs) do
+    if r.action == "refuse" and r.status == "untrusted" then
+      u[#u + 1] = fs.shown(r.dir)
+    elseif r.action == "refuse" then
+      t[#t + 1] = string.format("%s (%s)", r.label, table.concat(r.info.keys, ", "))
+    end
+  end
+  if #u > 0 then
+    return string.format("repro run: record: %d finished record%s without checksums " ..
+      "(manifest.json's sha256 and manifest_sha256), not trusted: %s; review %s, then `bin/repro verify --rehash DIR` adds the checksums, or " ..
+      "--force trains %s again (nothing was written)", #u, #u == 1 and "" or "s",
+      table.concat(u, ", "), #u == 1 and "it" or "them", #u == 1 and "it" or "them")
+  end
+  if #t == 0 then return nil end
+  return string.format("repro run: record: %d finished record%s of another config: %s; a " ..
+    "finished record is never overwritten without --force (nothing was written)", #t,
+    #t == 1 and " holds a run" or "s hold runs", table.concat(t, "; "))
+end
+
+local ACTION_TEXT = {
+  reuse = "reuse   ", copy = "copy    ", resume = "resume  ", rerun = "rerun   ", train = "train   ",
+  repair = "repair  ", refuse = "REFUSED ",
+}
+
+-- Why run r gets its action, for the dry run ("" when nothing needs saying).
+local function why(r)
+  return ({
+    reuse = "done, config unchanged",
+    copy = r.source and ("identical done record " .. shown(r.source)),
+    resume = "from its checkpoint",
+    rerun = "config changed: " .. table.concat(r.info.keys or {}, ", "),
+    repair = "failed its checks: " .. table.concat(r.info.problems or {}, "; ") ..
+      "; its files are kept aside",
+    refuse = r.status == "untrusted" and record.UNTRUSTED or ("finished with another " ..
+      "config: " .. table.concat(r.info.keys or {}, ", ") .. "; needs --force"),
+    train = r.status == "done" and "--force" or (r.status == "missing" and "" or r.status),
+  })[r.action]
+end
+
+-- The plan on stdout (`bin/repro run --dry-run`): one line per run, then the counts.
+function M.print(s, runs, out_root, threads, jobs)
+  local n = {}
+  for _, r in ipairs(runs) do n[r.action] = (n[r.action] or 0) + 1 end
+  print(string.format("study %s (%s): %d of its %d runs selected; %d job%s x %d thread%s; " ..
+    "records in %s", s.name, shown(s.file), #runs, #s.runs, jobs, jobs == 1 and "" or "s",
+    threads, threads == 1 and "" or "s", shown(study.dir(out_root, s))))
+  if s.seeds_from_power then print(study.seeds_text(s.seeds_from_power)) end
+  for _, r in ipairs(runs) do
+    local w = why(r)
+    print(string.format("  %s%-28s %d steps%s", ACTION_TEXT[r.action], r.label, r.cfg.iters,
+      w ~= "" and ("  (" .. w .. ")") or ""))
+  end
+  print(string.format("dry run: %d to train (%d resumed), %d reused, %d copied; nothing written",
+    (n.train or 0) + (n.resume or 0) + (n.rerun or 0) + (n.repair or 0), n.resume or 0,
+    n.reuse or 0, n.copy or 0))
+  if n.refuse then print(M.refusal(runs)) end
+end
+
+-- Removes the checkpoint of the config in config_path (a run about to start over).
+function M.remove_checkpoint_of(dir, config_path)
+  if fs.exists(config_path) then
+    os.remove(record.checkpoint_path(dir, fs.sha256(config_path)))
+  end
+end
+
+-- Copies the done record r.source into r.dir (metrics.json last), noting where it came
+-- from.
+function M.copy_record(r, out_root)
+  fs.mkdir_p(r.dir)
+  os.remove(r.dir .. "/metrics.json")
+  M.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+  fs.write_atomic(r.dir .. "/config.json", assert(fs.read(r.source .. "/config.json")))
+  fs.write_atomic(r.dir .. "/log.csv", assert(fs.read(r.source .. "/log.csv")))
+  local manifest = json.decode(assert(fs.read(r.source .. "/manifest.json")))
+  manifest.copied_from = manifest.copied_from or r.source:sub(#out_root + 2)
+  manifest.copied_utc = os.date("!%Y-%m-%dT%H:%M:%SZ")
+  fs.write_atomic(r.dir .. "/manifest.json", record.manifest_text(manifest))
+  fs.write_atomic(r.dir .. "/metrics.json", assert(fs.read(r.source .. "/metrics.json")))
+end
+
+-- A done run's result in a few words ("val_loss 3.1234", "diverged at step 12"); "" when
+-- its metrics.json cannot be read.
+function M.result_text(r)
+  local text = fs.read(r.dir .. "/metrics.json")
+  local ok, m = pcall(json.decode, text or "")
+  if not ok or type(m) ~= "table" then return "" end
+  if m.diverged then
+    return string.format("diverged at step %s", tostring(math.tointeger(m.diverge_step)))
+  end
+  return m.val_loss and string.format("val_loss %.4f", m.val_loss) or ""
+end
+
+return M

@@ -1,0 +1,513 @@
+-- Run records (docs/DESIGN.md): DIR/config.json, manifest.json, log.csv, metrics.json.
+--
+-- A run is done when metrics.json exists, config.json holds exactly the requested
+-- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record
+-- proves its content: manifest.json's `sha256` holds the SHA-256 of config.json,
+-- log.csv and metrics.json, and each file still has it (M.verify).  A record without
+-- checksums ("no checksum": written before records carried them, or one whose
+-- checksums were removed) is not trusted: it is neither reused nor copied nor analysed
+-- ("untrusted"; `bin/repro verify --rehash DIR` adds its checksums after a review);
+-- one that fails its checksums is "corrupt": M.put_aside moves its files into
+-- DIR/corrupt-<UTC time>/ and the run is trained again, so nothing is silently lost.
+-- A finished record of another config is never overwritten without opts.force.
+-- metrics.json is written last, each file atomically, so a killed run never looks
+-- done; the checksums go into manifest.json just before it.  While a
+-- run trains, its checkpoint is DIR/checkpoint-<first 12 hex of the config hash>.rptf,
+-- so a changed config never resumes from another config's state; the checkpoint also
+-- carries the full hash inside (engine config_id), so another config's checkpoint
+-- renamed to this name is refused: the run fails naming the file (remove it to train
+-- from the start), never resumes from it.  config.json leaves
+-- out `threads` (results do not depend on it; the manifest records it).  Timings go to
+-- manifest.json only, so config.json, log.csv and metrics.json are byte-identical for
+-- the same build, config and seed.
+local engine = require "engine"
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
+local host = require "repro.host"
+local sys = require "repro.sys"
+local base = require "repro.core.base"
+
+local M = {}
+
+-- The files manifest.json's `sha256` covers.
+M.HASHED = { "config.json", "log.csv", "metrics.json" }
+
+local user_error = base.user_error
+
+-- A record file is a regular file: a directory in its place (a blocked write) is not,
+-- and neither is a symbolic link (records trees hold none: never followed).
+local function is_file(path)
+  local st = sys.lstat(path)
+  return st ~= nil and st.type == "file"
+end
+
+-- Fields of engine.train's result that are not results: timings go to the manifest,
+-- run state is implied by the record being done.
+local NOT_RESULTS = { tokens_per_s = true, eval_tokens_per_s = true, wall_s = true,
+  interrupted = true, stopped = true, resumed_from = true }
+
+-- Defaults overlaid with overrides (unknown keys are refused by engine.check).
+-- min_lr for a config that does not give it: lr x min_lr_ratio, rounded to the 14
+-- significant digits config.json keeps, so that the record's config.json gives the same
+-- value back (the default 3e-4 x 0.1 is exactly the earlier default min_lr 3e-5).
+function M.derived_min_lr(lr, ratio)
+  return tonumber(string.format("%.14g", lr * ratio))
+end
+
+-- The full config of overrides over the defaults; min_lr, when not given, follows lr
+-- (M.derived_min_lr).  Giving both min_lr and a min_lr_ratio other than the default that
+-- it does not match is an error (a full config, e.g. a worker's arguments, gives both).
+function M.resolve(overrides)
+  overrides = overrides or {}
+  local cfg = engine.defaults()
+  local default_ratio = cfg.min_lr_ratio
+  for k, v in pairs(overrides) do cfg[k] = v end
+  local lr, ratio = cfg.lr, cfg.min_lr_ratio
+  if type(lr) == "number" and type(ratio) == "number" then
+    local derived = M.derived_min_lr(lr, ratio)
+    if overrides.min_lr == nil then
+      cfg.min_lr = derived
+    elseif ratio ~= default_ratio and overrides.min_lr ~= derived then
+      error({ message = string.format("config: min_lr=%s and min_lr_ratio=%s are both given " ..
+        "and disagree (lr x min_lr_ratio = %s): give one of them", tostring(overrides.min_lr),
+        tostring(ratio), tostring(derived)) }, 0)
+    end
+  end
+  return cfg
+end
+
+-- Omittable keys at their default (engine.canonical) are left out, so configs written
+-- before those keys existed keep their bytes and hashes.
+function M.config_text(cfg)
+  local c = {}
+  for k, v in pairs(engine.canonical(cfg)) do
+    if k ~= "threads" then c[k] = v end
+  end
+  return json.pretty(c)
+end
+
+local function count_rows(text)
+  local n = 0
+  for _ in text:gmatch("\n") do n = n + 1 end
+  return n - 1 -- the header
+end
+
+-- The digest of a manifest's own fields (decoded, `man`): the SHA-256 of the canonical
+-- serialization (json.pretty: sorted keys, 14 significant digits) of every field but
+-- manifest_sha256 itself.  It covers what the paper prints from a manifest (cpu,
+-- copied_from, times) and the checksums themselves.
+function M.manifest_digest(man)
+  local t = {}
+  for k, v in pairs(man) do
+    if k ~= "manifest_sha256" then t[k] = v end
+  end
+  return sys.sha256(json.pretty(json.object(t)))
+end
+
+-- The text of manifest.json for the fields of man, with their digest (manifest_sha256).
+function M.manifest_text(man)
+  man.manifest_sha256 = nil
+  man.manifest_sha256 = M.manifest_digest(man)
+  return json.pretty(man)
+end
+
+-- The integrity of the record in dir, whatever its config:
+--   "verified"     manifest.json's sha256 matches config.json, log.csv and metrics.json,
+--                  and its manifest_sha256 the manifest's other fields
+--   "no checksum"  a finished record from before records carried checksums, consistent
+--                  (metrics.json names config.json's SHA-256, log.csv has its rows), or
+--                  one whose files match but whose manifest has no manifest_sha256
+--   "mismatch"     a file differs from its recorded SHA-256, is missing or inconsistent,
+--                  or a field of manifest.json changed (manifest_sha256)
+--   "unfinished"   no metrics.json (training, stopped, killed, or never started)
+-- and a list of problems (each naming the file) for "mismatch".
+function M.verify(dir)
+  if not is_file(dir .. "/metrics.json") then return "unfinished", {} end
+  local problems = {}
+  local function bad(fmt, ...) problems[#problems + 1] = string.format(fmt, ...) end
+  local mtext = fs.read(dir .. "/manifest.json")
+  local ok, man = pcall(json.decode, mtext or "")
+  if not mtext then
+    bad("manifest.json: missing")
+  elseif not ok or type(man) ~= "table" then
+    bad("manifest.json: not valid JSON")
+  elseif man.sha256 ~= nil then
+    local sums = man.sha256
+    for _, f in ipairs(M.HASHED) do
+      local want = type(sums) == "table" and sums[f]
+      local got = sys.sha256_file(dir .. "/" .. f, true)
+      if type(want) ~= "string" or not want:match("^%x+$") or #want ~= 64 then
+        bad("manifest.json: sha256[%q] missing or malformed", f)
+      elseif not got then
+        bad("%s: missing", f)
+      elseif got ~= want then
+        bad("%s: SHA-256 %s, but manifest.json recorded %s (changed after it was written)",
+          f, got:sub(1, 12), want:sub(1, 12))
+      end
+    end
+    local digest = man.manifest_sha256
+    if digest == nil then
+      if #problems == 0 then return "no checksum", problems end
+    elseif digest ~= M.manifest_digest(man) then
+      bad("manifest.json: its fields changed after it was written (manifest_sha256 %s is " ..
+        "not the digest of the others)", type(digest) == "string" and
+        base.printable(digest:sub(1, 12)) or "malformed")
+    end
+    if #problems == 0 then return "verified", problems end
+    return "mismatch", problems
+  end
+  -- Without checksums: the consistency the record's own fields allow.
+  local cfg_sha = sys.sha256_file(dir .. "/config.json", true)
+  local mok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
+  local log = fs.read(dir .. "/log.csv")
+  if not cfg_sha then bad("config.json: missing") end
+  if not mok or type(m) ~= "table" then
+    bad("metrics.json: not valid JSON")
+  else
+    if cfg_sha and m.config_sha256 ~= cfg_sha then
+      bad("metrics.json: config_sha256 is not the SHA-256 of config.json")
+    end
+    for k, v in pairs(m) do
+      if type(v) == "string" and k ~= "config_sha256" then
+        bad("metrics.json: %s is a string, not a number", tostring(k))
+      end
+    end
+    local steps = type(m.steps) == "number" and math.tointeger(m.steps)
+    if not steps then
+      bad("metrics.json: steps is not an integer")
+    elseif log and count_rows(log) ~= steps then
+      bad("log.csv: %d rows for %d steps", count_rows(log), steps)
+    end
+  end
+  if not log then bad("log.csv: missing") end
+  if #problems == 0 then return "no checksum", problems end
+  return "mismatch", problems
+end
+
+-- The digest of the verified records under a study directory: SHA-256 of one line per
+-- record (<variant>/seed-<s> and the SHA-256 of its config.json, log.csv and
+-- metrics.json), in name order, over the real directories with valid names that hold a
+-- verified record.  A summary carries the digest of the records it was computed from
+-- (`records_sha256`, lua/repro/cli/run.lua) and the report refuses a summary whose records
+-- have changed since (lua/repro/report/data.lua).  Returns the digest and the count.
+function M.records_digest(study_dir)
+  local lines = {}
+  local function subdirs(d)
+    local out = {}
+    for _, n in ipairs(sys.listdir(d) or {}) do
+      local st = base.valid_name(n) and sys.lstat(d .. "/" .. n)
+      if st and st.type == "dir" then out[#out + 1] = n end
+    end
+    return out
+  end
+  for _, v in ipairs(subdirs(study_dir)) do
+    for _, seed in ipairs(subdirs(study_dir .. "/" .. v)) do
+      local dir = study_dir .. "/" .. v .. "/" .. seed
+      if seed:match("^seed%-%d+$") and M.verify(dir) == "verified" then
+        local sums = {}
+        for i, f in ipairs(M.HASHED) do sums[i] = sys.sha256_file(dir .. "/" .. f, true) end
+        lines[#lines + 1] = v .. "/" .. seed .. " " .. table.concat(sums, " ")
+      end
+    end
+  end
+  return sys.sha256(table.concat(lines, "\n")), #lines
+end
+
+M.UNTRUSTED = "manifest.json holds no checksums (sha256, manifest_sha256): not trusted " ..
+  "(review the record, then `bin/repro verify --rehash DIR` adds them)"
+
+-- Adds the checksums of config.json, log.csv and metrics.json and the digest of the
+-- manifest's own fields to the manifest.json of a record without them (M.verify: "no
+-- checksum": consistent, or its files matching checksums it already has):
+-- `bin/repro verify --rehash`, after a review of the record.  Only manifest.json is
+-- rewritten (atomically); the other three files are never touched.  Returns true, or
+-- false and why not.
+function M.rehash(dir)
+  local state = M.verify(dir)
+  if state ~= "no checksum" then return false, state end
+  local ok, man = pcall(json.decode, fs.read(dir .. "/manifest.json") or "")
+  if not ok or type(man) ~= "table" then return false, "manifest.json unreadable" end
+  if man.sha256 == nil then
+    man.sha256 = {}
+    for _, f in ipairs(M.HASHED) do man.sha256[f] = sys.sha256_file(dir .. "/" .. f, true) end
+  end
+  fs.write_atomic(dir .. "/manifest.json", M.manifest_text(man))
+  return true
+end
+
+-- "key old -> new" for each key where the config text `have` differs from cfg.
+function M.changed_keys(have, cfg)
+  local ok, old = pcall(json.decode, have or "")
+  local new = json.decode(M.config_text(cfg))
+  if not ok or type(old) ~= "table" then return { "config.json unreadable" } end
+  local keys, seen = {}, {}
+  for _, t in ipairs({ old, new }) do
+    for k in pairs(t) do
+      if not seen[k] then seen[k], keys[#keys + 1] = true, tostring(k) end
+    end
+  end
+  table.sort(keys)
+  local function show(v)
+    if v == nil then return "(absent)" end
+    if type(v) == "number" and math.tointeger(v) then return string.format("%d", v) end
+    if type(v) == "number" then
+      for digits = 15, 17 do
+        local t = string.format("%." .. digits .. "g", v)
+        if tonumber(t) == v then return t end
+      end
+    end
+    return tostring(v)
+  end
+  local out = {}
+  for _, k in ipairs(keys) do
+    local a, b = old[k], new[k]
+    if a ~= b then out[#out + 1] = string.format("%s %s -> %s", k, show(a), show(b)) end
+  end
+  return out
+end
+
+-- The state of the run cfg in dir, and details:
+--   "done"     finished for this config and verified  {verified = true}
+--   "corrupt"  finished but failing M.verify           {problems = {...}}
+--   "untrusted" finished, consistent, but without checksums {problems = {...}}
+--   "changed"  config.json is another config's         {finished = bool, keys = {...}}
+--   "partial"  a checkpoint of this config (resumes)
+--   "missing"  anything else
+function M.status(dir, cfg)
+  local text = M.config_text(cfg)
+  local have = fs.read(dir .. "/config.json")
+  if is_file(dir .. "/metrics.json") then
+    local state, problems = M.verify(dir)
+    if state == "mismatch" then return "corrupt", { problems = problems } end
+    if have ~= text then
+      return "changed", { finished = true, keys = M.changed_keys(have, cfg) }
+    end
+    if state == "no checksum" then
+      return "untrusted", { problems = { M.UNTRUSTED } }
+    end
+    return "done", { verified = true }
+  end
+  if have and have ~= text then
+    return "changed", { finished = false, keys = M.changed_keys(have, cfg) }
+  end
+  if have and fs.exists(M.checkpoint_path(dir, fs.sha256(dir .. "/config.json"))) then
+    return "partial", {}
+  end
+  return "missing", {}
+end
+
+-- Moves a corrupt record's files (metrics.json first, so it stops looking done) into
+-- DIR/corrupt-<UTC time>/ and returns that directory.
+function M.put_aside(dir)
+  local base = dir .. "/corrupt-" .. os.date("!%Y%m%dT%H%M%SZ")
+  local aside, n = base, 1
+  while fs.exists(aside) do
+    n = n + 1
+    aside = base .. "-" .. n
+  end
+  fs.mkdir_p(aside)
+  for _, f in ipairs({ "metrics.json", "config.json", "log.csv", "manifest.json" }) do
+    if fs.exists(dir .. "/" .. f) then
+      local ok, err = os.rename(dir .. "/" .. f, aside .. "/" .. f)
+      if not ok then error({ message = "filesystem: cannot move " .. err }, 0) end
+    end
+  end
+  return aside
+end
+
+local ENGINE_KINDS = {}
+for _, k in ipairs(engine.error_kinds) do ENGINE_KINDS[k] = true end
+
+-- An error of engine.check / engine.train: the engine's own ("<kind>: <message>", the
+-- kind one of engine.error_kinds) as a user error; any other (one raised by an on_step
+-- callback, a user error or a bug with its traceback) as it is.
+function M.engine_error(err)
+  if type(err) == "string" and ENGINE_KINDS[err:match("^(%a+): ")] then
+    return { message = err }
+  end
+  return err
+end
+
+function M.checkpoint_path(dir, sha)
+  return string.format("%s/checkpoint-%s.rptf", dir, (sha or ""):sub(1, 12))
+end
+
+local function num(x)
+  if x ~= x then return "nan" end
+  if x == math.huge then return "inf" end
+  if x == -math.huge then return "-inf" end
+  return string.format("%.9g", x)
+end
+
+-- rows: tables keyed by column name; an absent value is an empty field.
+function M.log_csv(rows, columns)
+  local out = { table.concat(columns, ",") }
+  for _, r in ipairs(rows) do
+    local f = {}
+    for i, k in ipairs(columns) do
+      local v = r[k]
+      f[i] = v == nil and "" or (k == "step" and string.format("%d", v) or num(v))
+    end
+    out[#out + 1] = table.concat(f, ",")
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function cpu_model()
+  for line in io.lines("/proc/cpuinfo") do
+    local m = line:match("^model name%s*:%s*(.-)%s*$")
+    if m then return m end
+  end
+  return "unknown"
+end
+
+function M.git_info()
+  local root = fs.quote(host.root)
+  local commit = fs.capture("git -C " .. root .. " rev-parse HEAD") or "unknown"
+  local status = fs.capture("git -C " .. root .. " status --porcelain --untracked-files=no -- . "
+    .. "':(exclude)experiments' ':(exclude)paper' ':(exclude)plots/data'")
+  return commit, status == nil and "unknown" or status ~= ""
+end
+
+-- The git status of the file at path (a study file) in the project's repository:
+-- "tracked" (committed, unchanged), "modified", "untracked", "ignored", "outside the
+-- repository" or "unknown" (no git).  git_dirty leaves untracked files out, so a run
+-- from a study file never committed still says what defined it.
+function M.file_git_status(path)
+  local rel = fs.relative_to_root(path)
+  if rel:sub(1, 1) == "/" then return "outside the repository" end
+  local root = fs.quote(host.root)
+  local out = fs.capture("git -C " .. root .. " status --porcelain --ignored -- " .. fs.quote(rel))
+  if out == nil then return "unknown" end
+  if out:match("^%?%?") then return "untracked" end
+  if out:match("^!!") then return "ignored" end
+  if out ~= "" then return "modified" end
+  if fs.capture("git -C " .. root .. " ls-files --error-unmatch -- " .. fs.quote(rel)) then
+    return "tracked"
+  end
+  return "unknown"
+end
+
+function M.data_path(cfg)
+  return cfg.data:sub(1, 1) == "/" and cfg.data or (host.root .. "/" .. cfg.data)
+end
+
+-- The result fields of engine.train's metrics, a non-finite number (NaN inside arrays, an
+-- overflowing val_ppl) written as null.
+function M.results(metrics)
+  local function clean(v)
+    if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then
+      return json.null
+    end
+    if type(v) ~= "table" then return v end
+    local t = {}
+    for k, x in pairs(v) do t[k] = clean(x) end
+    return t
+  end
+  local out = {}
+  for k, v in pairs(metrics) do
+    if not NOT_RESULTS[k] then out[k] = clean(v) end
+  end
+  return out
+end
+
+local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
+
+-- A thread count above the CPUs this process may use is capped to them, with a
+-- warning on stderr (results do not depend on it); 0 stays "every CPU".
+function M.cap_threads(threads, who)
+  local cores = sys.cores()
+  if threads and threads > cores then
+    io.stderr:write(string.format("%s: threads=%d is more than the %d CPU%s this process may " ..
+      "use: using %d (results do not depend on the thread count)\n", who or "repro", threads,
+      cores, cores == 1 and "" or "s", cores))
+    return cores
+  end
+  return threads
+end
+
+-- Trains cfg and writes its record into dir.  opts: threads, checkpoint_every,
+-- on_step(step, row) for progress, force (overwrite a finished record of another
+-- config), threads_now() (called after each step: a thread count for the rest of the
+-- run, or nil to keep it; the manifest then gives the last count and the core-seconds).
+-- Stale temporary files in dir are removed first and a corrupt record is put aside
+-- (M.put_aside, said on stderr): call it holding dir's lock (or with no other process
+-- writing dir).  Returns the engine's metrics table; the record is complete
+-- only when the run finished (not interrupted or stopped).
+function M.run(cfg, dir, opts)
+  opts = opts or {}
+  local cok, cerr = pcall(engine.check, cfg)
+  if not cok then error(M.engine_error(cerr), 0) end
+  local state, info = M.status(dir, cfg)
+  if state == "changed" and info.finished and not opts.force then
+    user_error("record: %s holds a finished run of another config (%s): not overwritten " ..
+      "without --force", dir, table.concat(info.keys, ", "))
+  end
+  fs.mkdir_p(dir)
+  fs.remove_stale_tmp(dir)
+  if state == "corrupt" then
+    local aside = M.put_aside(dir)
+    io.stderr:write(string.format("record: %s failed its checks (%s); its files are kept in " ..
+      "%s and the run is trained again\n", dir, table.concat(info.problems, "; "), aside))
+  end
+  os.remove(dir .. "/metrics.json") -- from here on the record is not done
+  local text = M.config_text(cfg)
+  if fs.read(dir .. "/config.json") ~= text then
+    fs.write_atomic(dir .. "/config.json", text)
+  end
+  local sha = fs.sha256(dir .. "/config.json")
+  local ckpt = M.checkpoint_path(dir, sha)
+  local rows = {}
+  local start, t0 = utc(), host.now()
+  local run_cfg = {}
+  for k, v in pairs(cfg) do run_cfg[k] = v end
+  run_cfg.threads = M.cap_threads(opts.threads or cfg.threads)
+  local threads = run_cfg.threads ~= 0 and run_cfg.threads or sys.cores()
+  -- core-seconds at the thread counts used, when threads_now changed the count
+  local now_threads, changed, core_s, t_last = threads, false, 0, t0
+  local tok, metrics = pcall(engine.train, run_cfg, {
+    checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
+    config_id = sha, -- inside every checkpoint: another config's is refused
+    on_step = function(step, row)
+      rows[#rows + 1] = row
+      local want = opts.threads_now and opts.threads_now()
+      if want and want ~= now_threads then
+        local t = host.now()
+        core_s, t_last = core_s + (t - t_last) * now_threads, t
+        engine.set_threads(want)
+        now_threads, changed = want, true
+      end
+      if opts.on_step then return opts.on_step(step, row) end
+    end,
+  })
+  if not tok then error(M.engine_error(metrics), 0) end
+  if metrics.interrupted or metrics.stopped then return metrics end
+
+  local log_text = M.log_csv(rows, engine.log_columns(cfg))
+  local out = M.results(metrics)
+  out.config_sha256 = sha
+  local metrics_text = json.pretty(out)
+  fs.write_atomic(dir .. "/log.csv", log_text)
+  local commit, dirty = M.git_info()
+  fs.write_atomic(dir .. "/manifest.json", M.manifest_text({
+    repro_version = host.version, git_commit = commit, git_dirty = dirty,
+    compiler = host.compiler, cflags = host.cflags, isa = host.isa, lua = host.lua, gsl = host.gsl,
+    corpus = cfg.data, corpus_sha256 = fs.sha256(M.data_path(cfg)) or "unreadable",
+    host = host.hostname(), cpu = cpu_model(), threads = threads,
+    threads_last = changed and now_threads or nil,
+    core_s = changed and core_s + (host.now() - t_last) * now_threads or nil,
+    start_utc = start, end_utc = utc(), wall_s = host.now() - t0,
+    train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
+    eval_tokens_per_s = metrics.eval_tokens_per_s,
+    resumed_from_step = metrics.resumed_from, peak_rss_bytes = host.peak_rss_bytes(),
+    study_file = opts.study_file and fs.relative_to_root(opts.study_file) or nil,
+    study_file_git = opts.study_file and M.file_git_status(opts.study_file) or nil,
+    sha256 = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
+      ["metrics.json"] = sys.sha256(metrics_text) },
+  }))
+  fs.write_atomic(dir .. "/metrics.json", metrics_text)
+  os.remove(ckpt)
+  return metrics
+end
+
+return M

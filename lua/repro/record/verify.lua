@@ -1,0 +1,121 @@
+-- `bin/repro verify [DIR ...] [--rehash]`: every run record under each DIR (default: the
+-- experiments root, $REPRO_EXPERIMENTS or <root>/experiments) checked by record.verify:
+--
+--   verified     manifest.json's SHA-256 of config.json, log.csv and metrics.json match
+--   no checksum  manifest.json holds no checksums: written before records carried them,
+--                or they were removed; consistent, but not trusted (a failure)
+--   MISMATCH     a file changed, is missing, or the record is inconsistent; or a
+--                directory of the tree is a symbolic link (never followed)
+--   unfinished   no metrics.json: training, stopped or killed (not an error)
+--
+-- One line per record that is not verified, then the counts.  Exit status 1 when any
+-- record mismatches or has no checksum; nothing is written, except with --rehash: each
+-- record with no checksum that is consistent gets its checksums added to manifest.json
+-- (record.rehash), for legacy records once reviewed.  A record is a directory holding
+-- config.json; DIR/corrupt-*/ (records put aside by a run) are skipped.  A DIR named
+-- twice (or inside another) is checked once.
+local host = require "repro.host"
+local sys = require "repro.sys"
+local record = require "repro.record"
+local fs = require "repro.core.fs"
+local base = require "repro.core.base"
+
+local M = {}
+
+local MAX_DEPTH = 6
+
+local user_error = base.user_error
+local shown = fs.shown
+
+-- Record directories under dir, sorted, and symbolic links met on the way (not
+-- followed).
+function M.records(dir, out, depth, links)
+  out, depth, links = out or {}, depth or 0, links or {}
+  local names = sys.listdir(dir)
+  if not names then return out, links end
+  local st = sys.lstat(dir .. "/config.json")
+  if st and st.type ~= "dir" then
+    out[#out + 1] = dir
+    return out, links
+  end
+  if depth >= MAX_DEPTH then return out, links end
+  for _, name in ipairs(names) do
+    if not name:match("^%.") and not name:match("^corrupt%-") then
+      local sub = dir .. "/" .. name
+      local s = sys.lstat(sub)
+      if s and s.type == "dir" then
+        M.records(sub, out, depth + 1, links)
+      elseif s and s.type == "link" then
+        links[#links + 1] = sub
+      end
+    end
+  end
+  return out, links
+end
+
+function M.main(args)
+  local dirs, rehash = {}, false
+  for _, a in ipairs(args) do
+    if a == "--rehash" then
+      rehash = true
+    elseif a == "--strict" then
+      -- the default now; kept so that existing command lines still work
+    elseif a:match("^%-") then
+      user_error("repro verify: unknown option %s (usage: bin/repro verify [DIR ...] " ..
+        "[--rehash])", a)
+    else
+      dirs[#dirs + 1] = a
+    end
+  end
+  if #dirs == 0 then
+    local env = os.getenv("REPRO_EXPERIMENTS")
+    dirs[1] = (env and env ~= "") and env or (host.root .. "/experiments")
+  end
+  local count = { verified = 0, ["no checksum"] = 0, mismatch = 0, unfinished = 0 }
+  local total, rehashed, seen = 0, 0, {}
+  for _, d in ipairs(dirs) do
+    local st = sys.stat(d)
+    if not st or st.type ~= "dir" then
+      user_error("repro verify: filesystem: %s: %s", d, st and "not a directory" or
+        "no such directory")
+    end
+    local records, links = M.records(d)
+    for _, l in ipairs(links) do
+      total = total + 1
+      count.mismatch = count.mismatch + 1
+      print(string.format("MISMATCH     %s: a symbolic link (records trees hold none; not " ..
+        "followed)", base.printable(shown(l))))
+    end
+    for _, r in ipairs(records) do
+      local real = sys.realpath(r) or r
+      if not seen[real] then
+        seen[real] = true
+        total = total + 1
+        local state, problems = record.verify(r)
+        if state == "no checksum" and rehash then
+          local ok = record.rehash(r)
+          if ok then
+            rehashed = rehashed + 1
+            state = "verified"
+            print(string.format("rehashed     %s", base.printable(shown(r))))
+          end
+        end
+        count[state] = count[state] + 1
+        if state == "mismatch" then
+          print(string.format("MISMATCH     %s: %s", base.printable(shown(r)),
+            base.printable(table.concat(problems, "; "))))
+        elseif state ~= "verified" then
+          print(string.format("%-12s %s", state, base.printable(shown(r))))
+        end
+      end
+    end
+  end
+  print(string.format("verify: %d record%s: %d verified%s, %d no checksum (not trusted: " ..
+    "review, then --rehash), %d mismatch, %d unfinished", total, total == 1 and "" or "s",
+    count.verified, rehashed > 0 and string.format(" (%d rehashed)", rehashed) or "",
+    count["no checksum"], count.mismatch, count.unfinished))
+  if count.mismatch > 0 or count["no checksum"] > 0 then return 1 end
+  return 0
+end
+
+return M

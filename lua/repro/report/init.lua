@@ -1,0 +1,377 @@
+-- `bin/repro report`: the paper's generated inputs from the studies' records.
+--
+--   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR]
+--                    [--manifest FILE] [--no-figures]
+--
+-- Reads every DIR/<study>/summary.json (default experiments/) and the run records beside
+-- it (lua/repro/report/data.lua), and the paper's manifest (default paper/paper.lua of
+-- the repository: which studies the paper discusses, in which order, and which tables
+-- and figures with which captions), and writes
+--   PAPER/tables/*.tex      booktabs tables (lua/repro/report/tex_tables.lua): the manifest's,
+--                           and the generic ones of every other study
+--   PAPER/tables/appendix.tex  a section per study the manifest does not list
+--   PAPER/numbers.tex       one macro per cited number, the verdict sentences, and which
+--                           studies and figures exist (lua/repro/report/tex_numbers.lua)
+--   PAPER/floats.tex        the manifest's tables and figures in their floats, with
+--                           their captions (main.tex places them with \PaperTable, \PaperFigure)
+--   PLOTS-DATA/*.dat        gnuplot data (lua/repro/report/plot.lua)
+--   PAPER/figures/*.pdf     plots/*.gp rendered with gnuplot, and PNG copies in
+--                           PAPER/figures/png/ (skipped with --no-figures)
+-- Any subset of studies may exist: the manifest's studies always get their table files,
+-- and a missing one gets a sentence saying it has not been run in place of its numbers.
+-- Output bytes depend only on the records (sorted iteration, fixed formats), every file
+-- is written atomically and only when its bytes change, and generated files that are no
+-- longer produced are removed, so rerunning on the same records leaves `git diff` empty.
+--
+-- The modules depend one way: report -> tex_numbers -> tex_tables -> tex_prose ->
+-- report_data -> texfmt, and report -> report_plot -> report_data.
+local fs = require "repro.core.fs"
+local host = require "repro.host"
+local extension = require "repro.core.extension"
+local data = require "repro.report.data"
+local tables = require "repro.report.tex_tables"
+local numbers = require "repro.report.tex_numbers"
+local plot = require "repro.report.plot"
+
+local M = {}
+
+local user_error = require("repro.core.base").user_error
+
+-- Output files: written only when their bytes change; everything written is remembered
+-- so that stale generated files can be removed.
+local Out = {}
+Out.__index = Out
+
+function M.new_output()
+  return setmetatable({ written = {}, changed = 0, kept = 0 }, Out)
+end
+
+function Out:write(path, text)
+  self.written[path] = true
+  if fs.read(path) == text then
+    self.kept = self.kept + 1
+    return false
+  end
+  fs.write_atomic(path, text)
+  self.changed = self.changed + 1
+  return true
+end
+
+-- Removes files directly in dir whose name matches `pattern` and that were not written.
+function Out:prune(dir, pattern)
+  local list = fs.capture("find " .. fs.quote(dir) .. " -maxdepth 1 -type f") or ""
+  local paths = {}
+  for p in list:gmatch("[^\n]+") do paths[#paths + 1] = p end
+  table.sort(paths)
+  for _, p in ipairs(paths) do
+    local name = p:match("([^/]+)$")
+    if name:match(pattern) and not self.written[p] then os.remove(p) end
+  end
+end
+
+-- The paper's manifest -------------------------------------------------------------
+
+-- Checks one entry of the manifest's `tables` or `figures` against the kinds; returns it.
+local function check_entry(path, where, e, kinds, names, is_figure)
+  local function bad(fmt, ...)
+    user_error("report: %s: %s: " .. fmt, path, where, ...)
+  end
+  if type(e) ~= "table" then bad("expected a table") end
+  if type(e.name) ~= "string" or not e.name:match("^[%w_%-]+$") then
+    bad("name: expected a file name of letters, digits, _ and -")
+  end
+  if names[e.name] then bad("name: %q is listed twice", e.name) end
+  names[e.name] = true
+  local kind = kinds[e.kind]
+  if not kind then
+    local list = {}
+    for k in pairs(kinds) do list[#list + 1] = k end
+    table.sort(list)
+    bad("kind: expected one of %s, got %s", table.concat(list, ", "), tostring(e.kind))
+  end
+  local allowed = { name = "string", kind = "string", study = "string?", caption = "string?",
+    width = "string?", wide = "boolean?" }
+  for k, t in pairs(kind.fields or {}) do allowed[k] = t end
+  for k, v in pairs(e) do
+    local want = allowed[k]
+    if not want then bad("%s: unknown field", tostring(k)) end
+    if type(v) ~= want:gsub("%?$", "") then bad("%s: expected a %s", k, want:gsub("%?$", "")) end
+  end
+  for k, t in pairs(allowed) do
+    if not t:match("%?$") and e[k] == nil then bad("%s: missing", k) end
+  end
+  if not kind.all and not kind.summaries and not e.study then bad("study: missing") end
+  if e.caption and e.width == nil and is_figure then bad("width: missing") end
+  return e
+end
+
+-- The manifest's `names` (optional), checked: keys is a list of {key = string, format =
+-- string | table | false, label = string | table | nil}.
+function M.check_names(path, names)
+  if names == nil then return nil end
+  local function bad(fmt, ...)
+    user_error("report: %s: names: " .. fmt, path, ...)
+  end
+  if type(names) ~= "table" then bad("expected a table") end
+  for k in pairs(names) do
+    if k ~= "keys" then bad("%s: unknown field", tostring(k)) end
+  end
+  if names.keys ~= nil then
+    if type(names.keys) ~= "table" then bad("keys: expected a list") end
+    for i, e in ipairs(names.keys) do
+      if type(e) ~= "table" or type(e.key) ~= "string" then
+        bad("keys[%d]: expected {key = <config key>, format = ...}", i)
+      end
+      local f = e.format
+      if not (type(f) == "string" or type(f) == "table" or f == false) then
+        bad("keys[%d] (%s): format: expected a string with %%s, a table or false", i, e.key)
+      end
+      if e.label ~= nil and type(e.label) ~= "string" and type(e.label) ~= "table" then
+        bad("keys[%d] (%s): label: expected a string with %%s or a table", i, e.key)
+      end
+      for k in pairs(e) do
+        if k ~= "key" and k ~= "format" and k ~= "label" then
+          bad("keys[%d]: %s: unknown field", i, tostring(k))
+        end
+      end
+    end
+  end
+  return names
+end
+
+-- The manifest's `factor` (optional; lua/repro/report/data.lua: factor_of), checked.
+function M.check_factor(path, f)
+  if f == nil then return nil end
+  local function bad(fmt, ...)
+    user_error("report: %s: factor: " .. fmt, path, ...)
+  end
+  if type(f) ~= "table" then bad("expected a table") end
+  local want = { key = "string", baseline = "string", labels = "string", names = "string",
+    colors = "string", points = "number" }
+  for k, v in pairs(f) do
+    local t = want[k]
+    if not t then bad("%s: unknown field", tostring(k)) end
+    if k == "key" or k == "baseline" then
+      if type(v) ~= "string" then bad("%s: expected a string", k) end
+    else
+      if type(v) ~= "table" then bad("%s: expected a table of values", k) end
+      for level, x in pairs(v) do
+        if type(level) ~= "string" or type(x) ~= t then
+          bad("%s: expected %ss by value (a string)", k, t)
+        end
+      end
+    end
+  end
+  if f.key == nil then bad("key: missing (the config key whose values the studies compare)") end
+  return f
+end
+
+-- Reads the manifest at `path`: a Lua file that returns plain data (loaded with no
+-- globals at all, so it cannot do anything but build its table):
+--   studies = { "<study>", ... }   the studies the paper discusses, in its order
+--   appendix = { "<study>", ... }  optional: studies the paper shows in its generated
+--                                  appendix only (a section each); a study in neither
+--                                  list is not in the paper
+--   tables  = { {name =, kind =, study =, caption =, wide =, <kind's fields>}, ... }
+--                                  (tex_tables.KINDS; a paired table's `section` names a
+--                                  nested summary of its study, report_data.SECTIONS)
+--   figures = { {name =, kind =, study =, caption =, width =, <kind's fields>}, ... }
+--                                  (report_plot.KINDS)
+--   factor  = { key =, baseline =, labels =, names =, colors =, points = }  (optional)
+--                                  what the studies compare (data.factor_of)
+--   names   = { keys = { {key =, format =, label =}, ... } }  (optional) how the prose
+--                                  names the variants, and the tables a sweep's groups
+--                                  (data.name_variants)
+--   text_width = 6.5               optional: the text width in inches, at which a figure of
+--                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
+--   extensions = { "paper/lib/x.lua", ... }  optional: the paper's own code, paths from
+--                                  the project root (lua/repro/core/extension.lua),
+--                                  each returning { tables = { <kind> = {build =, fields
+--                                  =}, ... }, numbers = function(def, s, S) }: kinds of
+--                                  table beside tex_tables.KINDS, and macros of each
+--                                  study for numbers.tex (def(name, value), after the
+--                                  study's verdicts)
+-- A table or figure with a caption gets its float in floats.tex.
+function M.load_manifest(path)
+  local chunk, err = loadfile(path, "t", {})
+  if not chunk then user_error("report: the paper's manifest %s: %s", path, err) end
+  local ok, m = pcall(chunk)
+  if not ok then user_error("report: the paper's manifest %s: %s", path, tostring(m)) end
+  if type(m) ~= "table" then user_error("report: %s: expected it to return a table", path) end
+  for _, k in ipairs({ "studies", "tables", "figures" }) do
+    if type(m[k]) ~= "table" then user_error("report: %s: %s: expected a list", path, k) end
+  end
+  -- Named relative to the repository in what is generated, so the bytes do not depend on
+  -- where it is checked out.
+  local root = host.root .. "/"
+  local name = path:sub(1, #root) == root and path:sub(#root + 1) or path
+  if m.text_width ~= nil and not (type(m.text_width) == "number" and m.text_width > 0) then
+    user_error("report: %s: text_width: expected the text width in inches (a number > 0)", path)
+  end
+  local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {},
+    text_width = m.text_width, appendix = {} }
+  for i, n in ipairs(m.studies) do
+    if type(n) ~= "string" or out.listed[n] then
+      user_error("report: %s: studies[%d]: expected a study name listed once", path, i)
+    end
+    out.studies[i], out.listed[n] = n, true
+  end
+  if m.appendix ~= nil and type(m.appendix) ~= "table" then
+    user_error("report: %s: appendix: expected a list of study names", path)
+  end
+  local seen = {}
+  for i, n in ipairs(m.appendix or {}) do
+    if type(n) ~= "string" or out.listed[n] or seen[n] then
+      user_error("report: %s: appendix[%d]: expected a study name listed once, not in " ..
+        "studies", path, i)
+    end
+    out.appendix[i], seen[n] = n, true
+  end
+  out.names = M.check_names(path, m.names)
+  out.factor = M.check_factor(path, m.factor)
+  out.table_kinds, out.numbers = {}, {}
+  for k, v in pairs(tables.KINDS) do out.table_kinds[k] = v end
+  if m.extensions ~= nil and type(m.extensions) ~= "table" then
+    user_error("report: %s: extensions: expected a list of paths", path)
+  end
+  for i, p in ipairs(m.extensions or {}) do
+    local ext = extension.load(p, string.format("report: %s: extensions[%d]", path, i))
+    for k, v in pairs(ext.tables or {}) do
+      if out.table_kinds[k] then
+        user_error("report: %s: extensions[%d]: table kind %s exists already", path, i, k)
+      end
+      out.table_kinds[k] = v
+    end
+    out.numbers[#out.numbers + 1] = ext.numbers
+  end
+  local names = {}
+  local sections, known = {}, {}
+  for _, x in ipairs(data.SECTIONS) do
+    sections[#sections + 1], known[x.key] = x.key, true
+  end
+  for i, e in ipairs(m.tables) do
+    out.tables[i] = check_entry(path, "tables[" .. i .. "]", e, out.table_kinds, names)
+    if e.section ~= nil and not known[e.section] then
+      user_error("report: %s: tables[%d]: section: expected one of %s, got %s", path, i,
+        table.concat(sections, ", "), e.section)
+    end
+  end
+  names = {}
+  for i, e in ipairs(m.figures) do
+    out.figures[i] = check_entry(path, "figures[" .. i .. "]", e, plot.KINDS, names, true)
+  end
+  return out
+end
+
+local function parse_args(args)
+  local o = { experiments = "experiments", paper = "paper", plots_data = "plots/data",
+    manifest = host.root .. "/paper/paper.lua", figures = true, gp_dir = host.root .. "/plots" }
+  local i = 1
+  local function value(name)
+    i = i + 1
+    return args[i] or user_error("repro report: %s needs a %s", name,
+      name == "--manifest" and "file" or "directory")
+  end
+  while i <= #args do
+    local a = args[i]
+    if a == "--experiments" then
+      o.experiments = value(a)
+    elseif a == "--paper" then
+      o.paper = value(a)
+    elseif a == "--plots-data" then
+      o.plots_data = value(a)
+    elseif a == "--manifest" then
+      o.manifest = value(a)
+    elseif a == "--no-figures" then
+      o.figures = false
+    elseif a == "--trust-summaries" then
+      o.trust_summaries = true
+    else
+      user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
+        .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries])", a)
+    end
+    i = i + 1
+  end
+  for _, k in ipairs({ "experiments", "paper", "plots_data" }) do
+    o[k] = o[k]:gsub("/+$", "")
+  end
+  return o
+end
+
+-- The context the writers share: the studies (the manifest's, then its appendix's, in
+-- their order), the names of every study to account for (the manifest's, run or not,
+-- then the appendix's that have run), and the appendix's studies.  A study the manifest
+-- names nowhere is not read: a user's study never changes the paper (`bin/repro report
+-- <study>` writes its own report).
+local function context(o, manifest, out)
+  local first = { table.unpack(manifest.studies) }
+  for _, n in ipairs(manifest.appendix) do first[#first + 1] = n end
+  local list, by_name = data.load_all(o.experiments, first, manifest.names,
+    manifest.factor, true, { trust_summaries = o.trust_summaries })
+  local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
+    manifest = manifest, names = {}, appendix = {} }
+  for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end
+  for _, s in ipairs(list) do
+    if not manifest.listed[s.name] then
+      ctx.names[#ctx.names + 1] = s.name
+      ctx.appendix[#ctx.appendix + 1] = s
+    end
+  end
+  return ctx
+end
+
+-- Writes every generated input of the paper; returns a table of what was done.
+function M.generate(o)
+  local manifest = M.load_manifest(o.manifest)
+  if o.trust_summaries then
+    io.stderr:write("report: warning: --trust-summaries: the summaries are read as they " ..
+      "are, not recomputed from their records (for hand-made test summaries; make paper " ..
+      "never passes it)\n")
+  end
+  for _, d in ipairs({ o.paper .. "/tables", o.paper .. "/figures/png", o.plots_data }) do
+    fs.mkdir_p(d)
+  end
+  local out = M.new_output()
+  local ctx = context(o, manifest, out)
+
+  local entries = { table.unpack(manifest.figures) }
+  for _, f in ipairs(plot.appendix_figures(ctx, tables.forest_name)) do
+    entries[#entries + 1] = f
+  end
+  local figures = plot.write_data(ctx, entries, o.plots_data)
+  local rendered = {}
+  if o.figures then
+    rendered = plot.render(figures, { data = o.plots_data, gp_dir = o.gp_dir,
+      figures = o.paper .. "/figures", out = out })
+  end
+  ctx.figures = figures
+  ctx.rendered = o.figures and rendered or nil
+
+  for name, text in pairs(tables.tables(ctx)) do
+    out:write(o.paper .. "/tables/" .. name .. ".tex", text)
+  end
+  out:write(o.paper .. "/tables/appendix.tex", tables.appendix(ctx))
+  out:write(o.paper .. "/numbers.tex", numbers.numbers(ctx))
+  out:write(o.paper .. "/floats.tex", tables.floats(manifest))
+
+  out:prune(o.paper .. "/tables", "%.tex$")
+  out:prune(o.plots_data, "%.dat$")
+  if o.figures then
+    out:prune(o.paper .. "/figures", "%.pdf$")
+    out:prune(o.paper .. "/figures/png", "%.png$")
+  end
+  return { studies = ctx.studies, figures = figures, out = out }
+end
+
+function M.main(args)
+  local o = parse_args(args)
+  local r = M.generate(o)
+  local names = {}
+  for _, s in ipairs(r.studies) do names[#names + 1] = s.name end
+  io.stderr:write(string.format("report: %d stud%s (%s) from %s: %d file%s changed, %d unchanged\n",
+    #names, #names == 1 and "y" or "ies", #names > 0 and table.concat(names, ", ") or "none",
+    o.experiments, r.out.changed, r.out.changed == 1 and "" or "s", r.out.kept))
+  return 0
+end
+
+return M

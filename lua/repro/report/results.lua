@@ -1,0 +1,257 @@
+-- Finished run records read back for looking across runs: `bin/repro compare` and
+-- `bin/repro export` (lua/repro/cli/compare.lua, lua/repro/cli/export.lua).
+--
+-- A target is a study name (its records folder under the records root), a study file
+-- (lua/experiments/X.lua: the same folder), or a directory (as given, else under the
+-- records root, e.g. final/none/seed-1): a run record, a study's records folder, or any
+-- folder above them (an `experiments-set/<root>/`, say); every
+-- run record found at most four levels below it is read.  A run is a folder holding
+-- config.json and metrics.json; its variant is the folder above `seed-<s>/` and its study
+-- the folder above that.  A record whose checksums do not match its manifest is skipped
+-- with a warning, as is one not finished.
+--
+-- Each run read is { study, variant, seed, dir, config, metrics, log }: config every
+-- engine config key but threads (keys a record leaves out at their default, and derived
+-- keys, at the value they take), metrics every number or boolean at the top level of
+-- metrics.json plus the analysis's n_spikes and max_loss_ratio from log.csv
+-- (lua/repro/analysis/init.lua), and log (read on request) the columns of log.csv.
+local engine = require "engine"
+local json = require "repro.core.json"
+local sys = require "repro.sys"
+local fs = require "repro.core.fs"
+local host = require "repro.host"
+local record = require "repro.record"
+local analysis = require "repro.analysis"
+local base = require "repro.core.base"
+
+local M = {}
+
+local user_error = base.user_error
+
+-- The records root: out_root, else $REPRO_EXPERIMENTS, else <project root>/experiments.
+function M.root(out_root)
+  local root = out_root or os.getenv("REPRO_EXPERIMENTS")
+  if not root or root == "" then root = host.root .. "/experiments" end
+  return root
+end
+
+local function is_dir(path)
+  local st = sys.stat(path)
+  return st ~= nil and st.type == "dir"
+end
+
+local function is_run(dir)
+  local a, b = sys.stat(dir .. "/config.json"), sys.stat(dir .. "/metrics.json")
+  return a ~= nil and a.type == "file" and b ~= nil and b.type == "file"
+end
+
+-- The directory a target names (see the header); who names the command in errors.
+function M.target_dir(target, root, who)
+  local name = target:match("([^/]+)%.lua$")
+  if name then
+    local dir = root .. "/" .. name
+    if not is_dir(dir) then
+      user_error("%s: %s: the study has no records under %s (run it first: bin/repro run %s)",
+        who, target, fs.shown(dir), target)
+    end
+    return dir
+  end
+  if is_dir(target) then return target end
+  if target:sub(1, 1) ~= "/" and is_dir(root .. "/" .. target) then
+    return root .. "/" .. target
+  end
+  user_error("%s: %s: neither a directory nor a study with records under %s", who, target,
+    fs.shown(root))
+end
+
+-- Every run directory at or below dir (depth <= 4), in name order; corrupt-* folders
+-- (records put aside) and slurm/ are not searched.
+local function find_runs(dir, depth, out)
+  if is_run(dir) then
+    out[#out + 1] = dir
+    return out
+  end
+  if depth == 0 then return out end
+  local names = sys.listdir(dir) or {}
+  table.sort(names)
+  for _, n in ipairs(names) do
+    if n ~= "." and n ~= ".." and not n:match("^corrupt%-") and n ~= "slurm" and
+        is_dir(dir .. "/" .. n) then
+      find_runs(dir .. "/" .. n, depth - 1, out)
+    end
+  end
+  return out
+end
+
+-- The full config of a record's config.json: defaults, the record's values, derived
+-- keys resolved from their source.
+local function full_config(cfg)
+  local full = engine.defaults()
+  for k, v in pairs(cfg) do full[k] = v end
+  for _, k in ipairs(engine.keys()) do
+    if full[k.name] == nil and k.derived_from then full[k.name] = full[k.derived_from] end
+  end
+  full.threads = nil
+  return full
+end
+
+-- The config keys a run table has, in engine.keys() order (threads left out).
+function M.config_keys()
+  local keys = {}
+  for _, k in ipairs(engine.keys()) do
+    if k.name ~= "threads" then keys[#keys + 1] = k.name end
+  end
+  return keys
+end
+
+-- The column of metric m in a table that also has config keys: m, or "metrics.<m>" when
+-- a config key has that name (embed_norm: the config's norm, the metric's norm value).
+function M.metric_column(m)
+  for _, k in ipairs(engine.keys()) do
+    if k.name == m then return "metrics." .. m end
+  end
+  return m
+end
+
+-- The metrics read_run computes from log.csv (the rest come from metrics.json).
+M.LOG_METRICS = { n_spikes = true, max_loss_ratio = true }
+
+-- One run record; nil and why when it cannot be read.  log.csv is read only when
+-- with_log (run.log) or with_derived (M.LOG_METRICS) asks for it.
+function M.read_run(dir, with_log, with_derived)
+  local ok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
+  if not ok or type(cfg) ~= "table" then return nil, "config.json is not valid JSON" end
+  local mok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
+  if not mok or type(m) ~= "table" then return nil, "metrics.json is not valid JSON" end
+  local metrics = {}
+  for k, v in pairs(m) do
+    if type(k) == "string" and (type(v) == "number" or type(v) == "boolean") then
+      metrics[k] = v
+    end
+  end
+  local log = (with_log or with_derived) and analysis.parse_log(fs.read(dir .. "/log.csv") or "")
+  if with_derived and log.data.loss then
+    local n_spikes, max_ratio = analysis.spikes(log.data.loss, log.n)
+    metrics.n_spikes = n_spikes
+    metrics.max_loss_ratio = m.diverged ~= true and max_ratio or nil
+  end
+  local variant_dir, seed_dir = dir:match("([^/]+)/([^/]+)/*$")
+  local study = dir:match("([^/]+)/[^/]+/[^/]+/*$")
+  local run = { dir = dir, config = full_config(cfg), metrics = metrics,
+    seed = math.tointeger(cfg.seed), variant = variant_dir or dir, study = study or "" }
+  if not (seed_dir or ""):match("^seed%-%d+$") then
+    -- a run record outside the <study>/<variant>/seed-<s>/ layout: named by its folder
+    run.variant, run.study = dir:match("([^/]+)/*$") or dir, ""
+  end
+  if with_log then run.log = log end
+  return run
+end
+
+-- The position of each variant in the study's own order (its summary.json's variants,
+-- when it has one), by the study's records folder.
+local variant_order = setmetatable({}, { __index = function(cache, study_dir)
+  local pos = {}
+  local ok, sum = pcall(json.decode, fs.read(study_dir .. "/summary.json") or "")
+  if ok and type(sum) == "table" and type(sum.variants) == "table" then
+    for i, v in ipairs(sum.variants) do
+      if type(v) == "table" and type(v.name) == "string" then pos[v.name] = i end
+    end
+  end
+  cache[study_dir] = pos
+  return pos
+end })
+
+-- Runs of one target in study order: study folder, then the study's variant order
+-- (else by name), then seed.
+local function sort_runs(runs)
+  local function key(r)
+    local study_dir = r.dir:match("^(.*)/[^/]+/[^/]+/*$") or ""
+    return study_dir, variant_order[study_dir][r.variant] or math.huge
+  end
+  table.sort(runs, function(a, b)
+    local da, va = key(a)
+    local db, vb = key(b)
+    if da ~= db then return da < db end
+    if va ~= vb then return va < vb end
+    if a.variant ~= b.variant then return a.variant < b.variant end
+    return (a.seed or 0) < (b.seed or 0)
+  end)
+  return runs
+end
+
+-- The runs of the targets (a list; none: every study under the records root), in the
+-- order of the targets, then of the studies' folders, their variants and seeds.  who names the command in messages; say
+-- receives warnings (records skipped).  opts: out_root, with_log (each run's log.csv),
+-- with_derived (false: without the M.LOG_METRICS, which need log.csv).
+function M.collect(targets, opts, who, say)
+  local root = M.root(opts.out_root)
+  if #targets == 0 then
+    if not is_dir(root) then user_error("%s: no records root %s", who, fs.shown(root)) end
+    targets = { root }
+  end
+  local runs, seen = {}, {}
+  for _, t in ipairs(targets) do
+    local dir = M.target_dir(t, root, who)
+    local mine = {}
+    for _, rd in ipairs(find_runs(dir:gsub("/+$", ""), 4, {})) do
+      local real = sys.realpath(rd) or rd
+      if not seen[real] then
+        seen[real] = true
+        local state, problems = record.verify(rd)
+        if state == "mismatch" then
+          say("%s: %s: skipped: its record fails its checksums (%s); bin/repro verify %s",
+            who, fs.shown(rd), table.concat(problems, "; "), fs.shown(rd))
+        elseif state ~= "unfinished" then
+          local run, why = M.read_run(rd, opts.with_log, opts.with_derived ~= false)
+          if run then
+            mine[#mine + 1] = run
+          else
+            say("%s: %s: skipped: %s", who, fs.shown(rd), why)
+          end
+        end
+      end
+    end
+    for _, r in ipairs(sort_runs(mine)) do runs[#runs + 1] = r end
+  end
+  if #runs == 0 then
+    user_error("%s: no finished run records under %s", who, table.concat(targets, ", "))
+  end
+  return runs
+end
+
+-- A number as the shortest text that reads back as the same double (integers as such).
+function M.num(x)
+  if math.type(x) == "integer" then return string.format("%d", x) end
+  if x ~= x then return "nan" end
+  if x == math.huge then return "inf" end
+  if x == -math.huge then return "-inf" end
+  if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return string.format("%d", math.tointeger(x)) end
+  for p = 14, 17 do
+    local s = string.format("%." .. p .. "g", x)
+    if tonumber(s) == x then return s end
+  end
+  return string.format("%.17g", x)
+end
+
+-- A value as a CSV field: numbers by M.num, booleans true/false, nil empty, quoted when
+-- it holds a comma, a quote or a line break.
+function M.csv_field(v)
+  if v == nil then return "" end
+  if type(v) == "number" then return M.num(v) end
+  local s = tostring(v)
+  if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
+  return s
+end
+
+function M.csv_line(fields)
+  local out = {}
+  for i = 1, fields.n or #fields do out[i] = M.csv_field(fields[i]) end
+  return table.concat(out, ",") .. "\n"
+end
+
+-- Writes text to path atomically, or to stdout without a path.
+function M.emit(text, path)
+  if path then fs.write_atomic(path, text) else io.write(text) end
+end
+
+return M

@@ -1,0 +1,429 @@
+-- numbers.tex of the report (lua/repro/report/init.lua): one macro per number the paper's prose
+-- cites, the verdict sentences, and which studies and figures exist.
+--   \csname ReportHave@<study>\endcsname, ReportAbsent@<study> (why not),
+--   ReportFig@<figure>, ReportNoFig@<figure> (why not)   availability
+--   \ReportOverrides                                    a note when a study ran with --set
+--   \<Study>NSeeds, ...Iters, ...Primary, ...            a study's design
+--   \<Study>Cfg<Key>[Min|Max], ...CfgLrDecay, ...MaxParams, ...Vocab, ...EceBins
+--                                                       its config and model (config())
+--   \<Study><Variant><Metric>[Sd]                        per-variant means and sds
+--   \<Study><T>Vs<B><Metric>Delta, ...CI, ...PHolm, ...  every comparison's statistics
+--   \<Study><T>Vs<B>Primary..., ...PplChange             the primary comparison's
+--   \<Study><T>Vs<B>Verdict, ...Sentence, \<Study>Verdicts, \<Study>Notes
+--                                                       the verdicts in words (tex_prose.lua)
+--   \<Study>HolmLevel, ...Test, ...SignflipFloor, ...BcaCoverage   its statistics
+--   \<Study><Section>...                                 a nested summary of the study's
+--                                                       (report_data.SECTIONS; Section
+--                                                       "Outcomes" for sweep_outcomes): its
+--                                                       design (NSeeds, NVariants, Primary,
+--                                                       Better, MinEffect, <Metric>MinEffect,
+--                                                       Alpha, NTests, HolmLevel, Test), per
+--                                                       group its metrics, every comparison
+--                                                       and the verdicts, named as above
+--   \ReportTests, \ReportSeedCounts, \ReportDegreesOfFreedom, \ReportSignflipFloors,
+--   \ReportBcaCoverage, \ReportBcaCaveatN, \ReportPower, \ReportRuleHistory,
+--   \ReportMaxParams (the largest model of any study, in millions)
+--                                                       the statistics section's facts
+-- Every number is read from the summary (the analysis computes it once) or, for the
+-- per-variant statistics of metrics the summary does not describe, from the records.
+-- A relative change (...RelChange) is defined only for a metric whose kind
+-- (texfmt.METRIC) is neither a loss in nats nor a count.
+local stats = require "stats"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
+local tables = require "repro.report.tex_tables"
+local sweep = require "repro.report.tex_sweep"
+local prose = require "repro.report.tex_prose"
+
+local M = {}
+local finite = F.finite
+local DASH = F.DASH
+
+local FIELD_METRIC = {
+  val_loss = "ValLoss", val_ppl = "ValPpl", val_acc = "ValAcc", acc_macro = "AccMacro",
+  final_grad_norm = "GradNorm", embed_norm = "EmbedNorm", n_spikes = "Spikes",
+  diverged = "Diverged", temp_opt = "TempOpt", nll_temp_1 = "NllTOne",
+  nll_temp_opt = "NllTOpt",
+}
+
+local function metric_macro(m)
+  return FIELD_METRIC[m] or F.macro(m)
+end
+
+-- The definitions of numbers.tex, in order; a name defined twice is an error.
+local function new_defs()
+  local d = { list = {}, seen = {} }
+  function d.def(name, value)
+    if d.seen[name] then error("report: two numbers would be named \\" .. name, 0) end
+    d.seen[name] = true
+    d.list[#d.list + 1] = string.format("\\newcommand{\\%s}{%s}", name, value)
+  end
+  function d.cs(prefix, key, value)
+    d.list[#d.list + 1] = string.format("\\expandafter\\def\\csname %s@%s\\endcsname{%s}",
+      prefix, F.key(key), value)
+  end
+  function d.comment(text)
+    d.list[#d.list + 1] = "% " .. text
+  end
+  return d
+end
+
+-- Which studies (the manifest's and every other with a summary) and figures exist.
+local function availability(d, ctx)
+  for _, n in ipairs(ctx.names) do
+    if ctx.by_name[n] then
+      d.cs("ReportHave", n, "")
+    else
+      d.cs("ReportAbsent", n, tables.absent_text(ctx, n))
+    end
+  end
+  for _, f in ipairs(ctx.figures or {}) do
+    if f.skip then
+      d.cs("ReportNoFig", f.name, F.escape(f.skip))
+    elseif ctx.rendered == nil or ctx.rendered[f.name] then
+      d.cs("ReportFig", f.name, "")
+    else
+      d.cs("ReportNoFig", f.name, "the figure was not rendered (report run with --no-figures)")
+    end
+  end
+end
+
+-- A note on the first page when any study ran with command-line overrides (QUICK): the
+-- studies grouped by their overrides.
+local function overrides(d, ctx)
+  local groups, order = {}, {}
+  for _, s in ipairs(ctx.studies) do
+    local o = s.summary.command_line_overrides
+    if o then
+      local keys = {}
+      for k in pairs(o) do keys[#keys + 1] = k end
+      table.sort(keys)
+      local kv = {}
+      for _, k in ipairs(keys) do kv[#kv + 1] = k .. "=" .. F.config_text(o[k]) end
+      local key = table.concat(kv, ", ")
+      if not groups[key] then
+        groups[key] = {}
+        order[#order + 1] = key
+      end
+      table.insert(groups[key], s.name)
+    end
+  end
+  local quick = {}
+  for _, key in ipairs(order) do
+    quick[#quick + 1] = table.concat(groups[key], ", ") .. " with " .. key
+  end
+  d.def("ReportOverrides", #quick == 0 and "" or ("\\emph{" .. F.escape(
+    "These results come from studies run with command-line overrides of their configs, " ..
+    "not the pre-registered protocol: " .. table.concat(quick, "; ") ..
+    ". They test the pipeline, not the hypothesis.") .. "}\\par\\medskip"))
+end
+
+-- A study's design: seeds, variants, runs, iterations and its pre-registered analysis.
+local function design(d, s, S)
+  local an = s.analysis
+  local n_runs, n_div = 0, 0
+  for _, v in ipairs(s.variants) do
+    local pv = s.summary.per_variant[v.name] or {}
+    n_runs = n_runs + (pv.n_runs or 0)
+    n_div = n_div + (pv.n_diverged or 0)
+  end
+  d.comment(s.name)
+  d.def(S .. "NSeeds", string.format("%d", #s.seeds))
+  d.def(S .. "SeedList", F.seed_list(s.seeds))
+  d.def(S .. "NVariants", string.format("%d", #s.variants))
+  local iters = s.variants[1] and s:config_value(s.variants[1].name, "iters")
+  d.def(S .. "Iters", iters and F.config_text(iters) or DASH)
+  d.def(S .. "NRuns", string.format("%d", n_runs))
+  d.def(S .. "NDiverged", string.format("%d", n_div))
+  d.def(S .. "Primary", s.primary and (F.METRIC[s.primary] and F.METRIC[s.primary].short or
+    F.escape(s.primary)) or DASH)
+  d.def(S .. "Better", F.escape(an.better or "?"))
+  d.def(S .. "MinEffect", s.primary and F.value(s.primary, an.min_effect) or DASH)
+  d.def(S .. "Alpha", finite(an.alpha) and F.num(an.alpha, F.sig_decimals(an.alpha, 2)) or DASH)
+  d.def(S .. "NTests", string.format("%d", tables.family_size(s)))
+  d.def(S .. "NTestsRuleOne", string.format("%d", #(s.summary.comparisons or {}) +
+    #(s.summary.interactions or {})))
+  d.def(S .. "Family", F.escape(an.family or ""))
+  local alpha = finite(an.alpha) and an.alpha or stats.DEFAULT_ALPHA
+  d.def(S .. "HolmLevel", F.p(an.holm_first_level or alpha / math.max(1, tables.family_size(s))))
+  d.def(S .. "Test", an.test == "signflip" and "exact sign-flip test" or "paired $t$-test")
+  d.def(S .. "SignflipFloor", #s.seeds > 0 and F.p(2.0 ^ (1 - #s.seeds)) or DASH)
+  d.def(S .. "BcaCoverage", #s.seeds > 0 and
+    ("\\num{" .. F.fixed(100 * (1 - 2.0 ^ (1 - #s.seeds)), 2) .. "}\\,\\%") or DASH)
+  -- seeds from power (lua/repro/study/init.lua): the sd used, the pilot's own sd when an upper
+  -- confidence limit replaced it, the seeds power asked for and the power at the seeds run
+  local p = s.summary.analysis and s.summary.analysis.seeds_from_power
+  if p then
+    d.def(S .. "PowerSd", F.num(p.sd, 3))
+    d.def(S .. "PowerPilotSd", F.num(p.sd_pilot or p.sd, 3))
+    d.def(S .. "PowerUpper", p.upper and ("\\num{" .. F.fixed(100 * p.upper, 0) .. "}\\,\\%")
+      or DASH)
+    d.def(S .. "PowerDf", p.df and string.format("%g", p.df) or DASH)
+    d.def(S .. "PowerNeeded", string.format("%d", p.n_uncapped or p.n))
+    d.def(S .. "PowerAchieved", "\\num{" .. F.fixed(p.power_achieved or 0, 2) .. "}")
+  end
+end
+
+-- The config keys whose values the prose cites (its Method section, the design of each
+-- study): macro suffix and whether the value is a learning rate (printed as m x 10^e).
+local CONFIG_MACROS = {
+  { "lr", "Lr", true }, { "min_lr", "MinLr", true }, { "warmup", "Warmup" },
+  { "iters", "Iters" }, { "n_layer", "NLayer" }, { "d_model", "DModel" },
+  { "n_head", "NHead" }, { "context", "Context" }, { "batch", "Batch" },
+  { "embed_init_std", "EmbedInitStd" }, { "weight_decay", "WeightDecay" },
+  { "grad_clip", "GradClip" }, { "beta1", "BetaOne" }, { "beta2", "BetaTwo" },
+}
+
+-- A config value as the prose prints it: a learning rate below 0.01 as m x 10^e (3e-4),
+-- any other number as it is written in the config.
+local function config_num(v, lr)
+  if type(v) ~= "number" or not finite(v) then return F.escape(tostring(v)) end
+  return lr and F.lr(v) or "\\num{" .. F.config_text(v) .. "}"
+end
+
+-- The largest parameter count of the variants of `studies` (their records'), and as
+-- "\num{1.6}~million" for the prose.
+local function max_params(studies)
+  local pmax
+  for _, s in ipairs(studies) do
+    for _, v in ipairs(s.variants) do
+      local p = s:params(v.name)
+      if p and (pmax == nil or p > pmax) then pmax = p end
+    end
+  end
+  return pmax and ("\\num{" .. string.format("%.2g", pmax / 1e6) .. "}~million") or DASH
+end
+
+-- A study's config as its run records have it (else its summary's base and the engine's
+-- defaults), for the keys of CONFIG_MACROS: \<Study>Cfg<Key> (the value its variants
+-- share, or "min--max" when they differ), ...Min and ...Max; \<Study>CfgLrDecay, the
+-- peak over the final learning rate (a shared ratio), \<Study>MaxParams, the largest
+-- parameter count of its variants in millions, and \<Study>Vocab and \<Study>EceBins
+-- from its records' metrics.
+local function config(d, s, S)
+  local function values(key)
+    local lo, hi
+    for _, v in ipairs(s.variants) do
+      local x = s:config_value(v.name, key)
+      if type(x) == "number" then
+        lo = (lo == nil or x < lo) and x or lo
+        hi = (hi == nil or x > hi) and x or hi
+      end
+    end
+    return lo, hi
+  end
+  for _, e in ipairs(CONFIG_MACROS) do
+    local key, name, lr = e[1], e[2], e[3]
+    local lo, hi = values(key)
+    if lo == nil then
+      d.def(S .. "Cfg" .. name, DASH)
+      d.def(S .. "Cfg" .. name .. "Min", DASH)
+      d.def(S .. "Cfg" .. name .. "Max", DASH)
+    else
+      d.def(S .. "Cfg" .. name, lo == hi and config_num(lo, lr) or
+        (config_num(lo, lr) .. "--" .. config_num(hi, lr)))
+      d.def(S .. "Cfg" .. name .. "Min", config_num(lo, lr))
+      d.def(S .. "Cfg" .. name .. "Max", config_num(hi, lr))
+    end
+  end
+  local ratio
+  for _, v in ipairs(s.variants) do
+    local lr, min_lr = s:config_value(v.name, "lr"), s:config_value(v.name, "min_lr")
+    local r = (type(lr) == "number" and type(min_lr) == "number" and min_lr > 0) and
+      lr / min_lr or nil
+    if r and ratio ~= false and (ratio == nil or math.abs(r - ratio) < 1e-9 * r) then
+      ratio = ratio or r
+    else
+      ratio = false
+    end
+  end
+  d.def(S .. "CfgLrDecay", ratio and ("\\num{" .. string.format("%.3g", ratio) .. "}") or DASH)
+  local vocab, bins
+  for _, v in ipairs(s.variants) do
+    for _, seed in ipairs(s.seeds) do
+      local m = s:record(v.name, seed).metrics
+      if m then
+        vocab = vocab or (finite(m.vocab) and m.vocab or nil)
+        local rel = type(m.reliability) == "table" and m.reliability.count
+        bins = bins or (type(rel) == "table" and #rel > 0 and #rel or nil)
+      end
+    end
+  end
+  d.def(S .. "MaxParams", max_params({ s }))
+  d.def(S .. "Vocab", vocab and string.format("%d", vocab) or DASH)
+  d.def(S .. "EceBins", bins and string.format("%d", bins) or DASH)
+end
+
+local VARIANT_METRICS = { "val_loss", "val_ppl", "val_acc", "final_grad_norm", "embed_norm",
+  "embed_init_rms" }
+
+-- A nested summary's design (report_data.SECTIONS): what it compares and how; each
+-- metric's minimum effect when it pre-registers one per metric (`deltas`).
+local function section_design(d, s, S)
+  local an = s.analysis
+  d.comment(s.name .. ": " .. s.section_key)
+  d.def(S .. "NSeeds", string.format("%d", #s.seeds))
+  d.def(S .. "NVariants", string.format("%d", #s.variants))
+  d.def(S .. "Primary", s.primary and (F.METRIC[s.primary] and F.METRIC[s.primary].short or
+    F.escape(s.primary)) or DASH)
+  d.def(S .. "Better", F.escape(an.better or "?"))
+  d.def(S .. "MinEffect", s.primary and F.value(s.primary, an.min_effect) or DASH)
+  local deltas = type(s.summary.deltas) == "table" and s.summary.deltas or {}
+  for _, m in ipairs(an.metrics or {}) do
+    d.def(S .. metric_macro(m) .. "MinEffect", F.value(m, deltas[m]))
+  end
+  d.def(S .. "Alpha", finite(an.alpha) and F.num(an.alpha, F.sig_decimals(an.alpha, 2)) or DASH)
+  d.def(S .. "NTests", string.format("%d", tables.family_size(s)))
+  local alpha = finite(an.alpha) and an.alpha or stats.DEFAULT_ALPHA
+  d.def(S .. "HolmLevel", F.p(an.holm_first_level or alpha / math.max(1, tables.family_size(s))))
+  d.def(S .. "Test", an.test == "signflip" and "exact sign-flip test" or "paired $t$-test")
+end
+
+-- Per variant: the mean and sd of the cited metrics and of every metric of the analysis,
+-- its diverged runs and its parameter count; of a nested summary's variants (no records),
+-- only its metrics.
+local function variants(d, s, S)
+  local metrics = s.section_key and {} or { table.unpack(VARIANT_METRICS) }
+  local have = {}
+  for _, m in ipairs(metrics) do have[m] = true end
+  for _, m in ipairs(s.analysis.metrics or {}) do
+    if not have[m] then
+      have[m] = true
+      metrics[#metrics + 1] = m
+    end
+  end
+  for _, v in ipairs(s.variants) do
+    local V = S .. F.macro(v.name)
+    for _, m in ipairs(metrics) do
+      local st = s:stat(v.name, m)
+      d.def(V .. metric_macro(m), F.value(m, st.mean))
+      d.def(V .. metric_macro(m) .. "Sd", F.value(m, st.sd))
+    end
+    local pv = s.summary.per_variant[v.name] or {}
+    if not s.section_key then
+      local rms = s:stat(v.name, "embed_init_rms").mean
+      -- the factor a norm to unit RMS multiplies the initial embedding by: 1 / rms
+      d.def(V .. "EmbedInitGain", finite(rms) and rms > 0 and F.num(1 / rms, 0) or DASH)
+      d.def(V .. "NDiverged", string.format("%d", pv.n_diverged or 0))
+      local params = s:params(v.name)
+      d.def(V .. "Params", params and ("\\num{" .. string.format("%d", params) .. "}") or DASH)
+    end
+  end
+end
+
+-- Every comparison's statistics; the primary metric's also under "Primary", so the prose
+-- need not name it.
+local function comparisons(d, s, S)
+  for _, c in ipairs(s.summary.comparisons or {}) do
+    local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline)
+    local C = P .. metric_macro(c.metric)
+    local ci = data.interval(c)
+    local dec = F.diff_decimals(c.metric, c.mean, ci)
+    if c.metric == s.primary then
+      d.def(P .. "PrimaryDelta", F.num(c.mean, dec))
+      d.def(P .. "PrimaryCI", F.interval(ci, dec))
+      d.def(P .. "PrimaryPHolm", F.p(c.p_holm))
+      d.def(P .. "PrimaryMDE", F.num(data.mde(c), dec))
+      d.def(P .. "PrimaryMDEUnadjusted", F.num(c.mde, dec))
+      d.def(P .. "PrimaryPT", F.p(c.p_t))
+      d.def(P .. "PrimaryPSignflip", F.p(c.p_signflip))
+      d.def(P .. "PrimaryPHolmRuleOne", F.p(c.p_holm_rule1))
+      d.def(P .. "PplChange", F.percent(c.val_ppl_change))
+    end
+    d.def(C .. "Delta", F.num(c.mean, dec))
+    d.def(C .. "AbsDelta", finite(c.mean) and F.num(math.abs(c.mean), dec) or DASH)
+    d.def(C .. "CI", F.interval(ci, dec))
+    d.def(C .. "CILo", ci and F.num(ci[1], dec) or DASH)
+    d.def(C .. "CIHi", ci and F.num(ci[2], dec) or DASH)
+    d.def(C .. "DZ", F.d(c.d_z))
+    d.def(C .. "PT", F.p(c.p_t))
+    d.def(C .. "PSignflip", F.p(c.p_signflip))
+    d.def(C .. "PHolm", F.p(c.p_holm))
+    d.def(C .. "MDE", F.num(data.mde(c), dec))
+    local kind = F.METRIC[c.metric] and F.METRIC[c.metric].kind
+    if kind ~= "nats" and kind ~= "count" then
+      d.def(C .. "RelChange", F.percent(c.relative_change))
+    end
+    d.def(C .. "N", string.format("%d", c.n or 0))
+    d.def(C .. "Reason", prose.degenerate_note(c))
+  end
+  for _, e in ipairs(s.summary.interactions or {}) do
+    local C = S .. F.macro(e.name) .. metric_macro(e.metric)
+    local ci = data.interval(e)
+    local dec = F.diff_decimals(e.metric, e.mean, ci)
+    d.def(C .. "Delta", F.num(e.mean, dec))
+    d.def(C .. "CI", F.interval(ci, dec))
+    d.def(C .. "PHolm", F.p(e.p_holm))
+  end
+end
+
+-- The verdicts in words (tex_prose.lua), each alone and as one paragraph, and the notes
+-- of the summary.
+local function verdicts(d, s, S)
+  for _, v in ipairs(s.summary.verdicts or {}) do
+    local C = S .. F.macro(v.treatment) .. "Vs" .. F.macro(v.baseline)
+    d.def(C .. "Verdict", F.escape(v.verdict))
+    d.def(C .. "Sentence", prose.verdict_sentence(s, v))
+  end
+  d.def(S .. "Verdicts", prose.verdicts(s))
+  local notes = {}
+  for _, n in ipairs(s.summary.notes or {}) do notes[#notes + 1] = "\\item " .. F.escape(n) end
+  d.def(S .. "Notes", #notes == 0 and "\\emph{none}" or
+    ("\\begin{itemize}\n" .. table.concat(notes, "\n") .. "\n\\end{itemize}"))
+end
+
+-- The statistics section's numbers over every study that has run.
+local function method(d, ctx)
+  d.comment("the statistics section")
+  d.def("ReportTests", prose.tests(ctx))
+  local n, df = prose.seed_counts(ctx)
+  d.def("ReportSeedCounts", n)
+  d.def("ReportDegreesOfFreedom", df)
+  d.def("ReportSignflipFloors", prose.signflip_floors(ctx))
+  d.def("ReportBcaCoverage", prose.bca_coverage(ctx))
+  d.def("ReportBcaCaveatN", string.format("%d", stats.BCA_CAVEAT_N))
+  d.def("ReportPower", F.fixed(100 * stats.DEFAULT_POWER, 0) .. "\\,\\%")
+  d.def("ReportRuleHistory", prose.rule_history(ctx))
+  -- the largest model any study trained (its records' parameter counts), in millions
+  d.def("ReportMaxParams", max_params(ctx.studies))
+  -- the model's fixed constants, from the engine (engine/gpt.h), to the float's 3 digits
+  local engine = require "engine"
+  d.def("EngineLnEps", "\\num{" .. string.format("%.3g", engine.LN_EPS) .. "}")
+  d.def("EngineRmsEps", "\\num{" .. string.format("%.3g", engine.RMS_EPS) .. "}")
+  d.def("EngineLinearStd", "\\num{" .. string.format("%.3g", engine.LINEAR_STD) .. "}")
+end
+
+-- numbers.tex: study and figure availability, then per study its design, the per-variant
+-- means the prose cites, every comparison's statistics and the verdicts.
+function M.numbers(ctx)
+  local d = new_defs()
+  availability(d, ctx)
+  overrides(d, ctx)
+  method(d, ctx)
+  for _, s in ipairs(ctx.studies) do
+    local S = F.macro(s.name)
+    design(d, s, S)
+    config(d, s, S)
+    variants(d, s, S)
+    comparisons(d, s, S)
+    verdicts(d, s, S)
+    for _, numbers in ipairs(ctx.manifest and ctx.manifest.numbers or {}) do
+      numbers(d.def, s, S)
+    end
+    sweep.numbers(d.def, s, S)
+    for _, sec in ipairs(s:sections()) do
+      local SS = S .. sec.macro
+      section_design(d, sec.study, SS)
+      variants(d, sec.study, SS)
+      comparisons(d, sec.study, SS)
+      verdicts(d, sec.study, SS)
+    end
+  end
+  local lines = { "% Generated by lua/repro/report.lua from the study summaries and run " ..
+    "records: do not edit.", "% Availability: \\csname ReportHave@<study>\\endcsname, " ..
+    "ReportAbsent@<study> (why not), ReportFig@<figure>, ReportNoFig@<figure> (why not)." }
+  for _, x in ipairs(d.list) do lines[#lines + 1] = x end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M

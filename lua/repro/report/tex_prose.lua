@@ -1,0 +1,532 @@
+-- The report's sentences (lua/repro/report/init.lua), written from the study summaries:
+--   M.verdict_sentence(s, v)  one verdict of the pre-registered rule in words
+--   M.verdicts(s)             every verdict of a study, one paragraph
+--   M.degenerate_note(c)      why some statistics of a comparison are undefined (the
+--                             notes under the tables), from its flags and numbers
+--   M.rule_history(ctx)       the verdicts of the studies re-analysed under a later rule:
+--                             which kept, which were renamed, which moved
+--   M.tests(ctx), M.seed_counts(ctx), M.signflip_floors(ctx), M.bca_coverage(ctx)
+--                             the statistics section's facts over the studies
+-- A verdict sentence names the variants as the paper's manifest names them
+-- (report_data.name_variants), the metric by its noun (texfmt.METRIC), a loss in nats by
+-- its perplexity change in percent and its difference in nats with the decision
+-- interval, a count by counts, and gives the rule's verdict and why, in words.  Never a
+-- variant's or metric's code name, never a percentage of a loss in nats or of a count.
+local stats = require "stats"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
+
+local M = {}
+local finite = F.finite
+
+-- Words -----------------------------------------------------------------------------
+
+local function capitalize(s)
+  return (s:gsub("^(%$?)(%l)", function(d, c) return d .. c:upper() end))
+end
+
+local function mean_of(list)
+  if type(list) ~= "table" or #list == 0 then return nil end
+  local sum = 0
+  for _, x in ipairs(list) do sum = sum + x end
+  return sum / #list
+end
+
+-- |r| as a percentage with 2 decimals ("\num{12.77}\,\%").
+local function pct(r)
+  return "\\num{" .. F.fixed(100 * math.abs(r), 2) .. "}\\,\\%"
+end
+
+-- A difference with its sign ("\num{+0.1201}"), `dec` decimals.
+local function signed(x, dec)
+  if not finite(x) then return F.DASH end
+  local s = F.fixed(x, dec)
+  if s:sub(1, 1) ~= "-" and s:match("[1-9]") then s = "+" .. s end
+  return "\\num{" .. s .. "}"
+end
+
+local function seeds_text(n)
+  return string.format("%d seed pair%s", n or 0, n == 1 and "" or "s")
+end
+
+local function spec_of(metric)
+  return F.METRIC[metric] or {}
+end
+
+local function noun_of(metric)
+  return spec_of(metric).noun or F.escape(metric)
+end
+
+local function unit_of(metric)
+  local u = spec_of(metric).unit
+  return u and ("\\ " .. u) or ""
+end
+
+-- The level of a study's intervals ("95\,\%").
+local function level_text(alpha)
+  local l = 100 * (1 - (alpha or stats.DEFAULT_ALPHA))
+  return F.fixed(l, math.max(0, F.sig_decimals(l, 2))) .. "\\,\\%"
+end
+
+local INTERVAL = { t = "$t$ interval", signflip = "exact sign-flip interval" }
+local TEST = { t = "paired $t$-test", signflip = "exact sign-flip test" }
+
+-- The two variants of a comparison as a sentence names them: the setting once in front
+-- when both share it ("At peak lr 0.003, " and the norms), else the full names.
+local function names_of(s, c)
+  local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+  if not t or not b then return "", F.escape(c.treatment), F.escape(c.baseline) end
+  if t.setting == b.setting and t.prose_setting ~= "" then
+    return capitalize(t.prose_setting) .. ", ", t.prose_level, b.prose_level
+  end
+  return "", t.prose, b.prose
+end
+
+-- Part 1: what the treatment did, with the difference, its interval, n and p ---------------
+
+local function stats_clause(s, c, unit)
+  local ci = data.interval(c)
+  local dec = F.diff_decimals(c.metric, c.mean, ci)
+  local parts = {}
+  if ci then
+    parts[#parts + 1] = string.format("%s %s %s", level_text(s.analysis.alpha),
+      INTERVAL[c.ci_decision_kind] or "interval", F.interval(ci, dec))
+  elseif c.ci_decision_unbounded then
+    parts[#parts + 1] = "no interval: the exact sign-flip test cannot reject any shift " ..
+      "with so few pairs"
+  end
+  parts[#parts + 1] = seeds_text(c.n)
+  if finite(c.p_holm) then parts[#parts + 1] = "Holm-adjusted $p$ " .. F.p(c.p_holm) end
+  return signed(c.mean, dec) .. unit, table.concat(parts, ", ")
+end
+
+-- A loss in nats: the change of perplexity in percent, the difference in nats.
+local function effect_nats(s, c, front, tn, bn)
+  local spec = spec_of(c.metric)
+  local r = c.metric == "val_loss" and c.val_ppl_change or nil
+  if not finite(r) and finite(c.mean) then r = math.exp(c.mean) - 1 end
+  local diff, rest = stats_clause(s, c, "\\ nats")
+  local ppl = spec.ppl or "perplexity"
+  local head
+  if not finite(r) then
+    head = string.format("%s%s and %s were not compared on %s", front, tn, bn, noun_of(c.metric))
+  elseif F.fixed(100 * r, 2):match("^%-?[0.]+$") then
+    head = string.format("%s%s left %s unchanged against %s, to within \\num{0.01}\\,\\%%",
+      front, tn, ppl, bn)
+  else
+    head = string.format("%s%s %s %s by %s relative to %s", front, tn,
+      r > 0 and "raised" or "lowered", ppl, pct(r), bn)
+  end
+  return string.format("%s (%s %s, %s).", head, noun_of(c.metric), diff, rest)
+end
+
+local function count_num(x, spec)
+  return "\\num{" .. F.fixed(x, spec.dec or 1) .. "}"
+end
+
+-- A count per run: the two means and their difference, never a percentage.
+local function effect_count(s, c, front, tn, bn)
+  local spec = spec_of(c.metric)
+  local noun, one = spec.noun or F.escape(c.metric), spec.one or spec.noun or F.escape(c.metric)
+  local bm, tm = mean_of(c.a), mean_of(c.b)
+  local diff, rest = stats_clause(s, c, unit_of(c.metric))
+  local head
+  if bm == nil or tm == nil then
+    return capitalize(string.format("%s%s and %s have no seed pair to compare on %s.", front,
+      tn, bn, noun))
+  elseif bm == 0 and tm == 0 then
+    head = string.format("%sneither %s nor %s had a single %s on any of the %d seeds", front, tn,
+      bn, one, c.n)
+  elseif tm == 0 then
+    head = string.format("%sruns with %s had no %s on any seed, against %s per run with %s",
+      front, tn, one, count_num(bm, spec), bn)
+  elseif bm == 0 then
+    head = string.format("%sruns with %s had %s %s per run on average, where runs with %s " ..
+      "had no %s on any seed", front, tn, count_num(tm, spec), noun, bn, one)
+  else
+    head = string.format("%sruns with %s had %s %s per run on average, against %s with %s",
+      front, tn, count_num(tm, spec), noun, count_num(bm, spec), bn)
+  end
+  local ppl = ""
+  if finite(c.val_ppl_change) and not F.fixed(100 * c.val_ppl_change, 2):match("^%-?[0.]+$") then
+    ppl = string.format("; validation perplexity was %s %s", pct(c.val_ppl_change),
+      c.val_ppl_change > 0 and "higher" or "lower")
+  end
+  return capitalize(string.format("%s (a difference of %s per run, %s)%s.", head, diff, rest, ppl))
+end
+
+-- Any other metric: its difference in its own unit.
+local function effect_plain(s, c, front, tn, bn)
+  local diff, rest = stats_clause(s, c, unit_of(c.metric))
+  local noun = noun_of(c.metric)
+  if front == "" then noun = capitalize(noun) end
+  return capitalize(string.format("%s%s of %s minus that of %s: %s (%s).", front, noun, tn, bn,
+    diff, rest))
+end
+
+-- Part 2: the rule's verdict and why -----------------------------------------------------
+
+local function margin(s, c)
+  return "$\\pm$" .. F.value(c.metric, s.analysis.min_effect) .. unit_of(c.metric)
+end
+
+-- Why an inconclusive comparison is inconclusive, from its numbers.
+local function why_inconclusive(s, c)
+  local an = s.analysis
+  local alpha, delta = an.alpha or stats.DEFAULT_ALPHA, an.min_effect
+  local tost = c.tost or {}
+  local tost_text = finite(tost.p_holm) and
+    string.format("the equivalence test at %s does not pass either (Holm-adjusted $p$ %s)",
+      margin(s, c), F.p(tost.p_holm)) or "no equivalence test is defined"
+  local mde = c.mde_adjusted or {}
+  local sig = finite(c.p_holm) and c.p_holm <= alpha
+  if c.test_cannot_reach then
+    return string.format("with %s the %s cannot reach the Holm level $\\alpha/m$ = %s",
+      seeds_text(c.n), TEST[c.test] or "test", F.p(mde.level))
+  end
+  if c.flags and c.flags.constant and tost.fallback then
+    return string.format("every seed pair gave the same difference (%s), so the $t$-test " ..
+      "and its equivalence test are undefined; the exact sign-flip equivalence test that " ..
+      "replaces it gives $p$ %s with %s, %s after Holm, above $\\alpha$ = %s",
+      signed(c.mean, F.diff_decimals(c.metric, c.mean, nil)) .. unit_of(c.metric),
+      F.p(tost.p), seeds_text(c.n), F.p(tost.p_holm), F.p(alpha))
+  end
+  if not sig and finite(mde.value) and finite(delta) and mde.value > delta then
+    return string.format("the Holm-adjusted $p$ %s is above $\\alpha$ = %s, the smallest " ..
+      "difference this design detects with %s power at the Holm level is about %s, more " ..
+      "than the minimum effect of %s, and %s", F.p(c.p_holm), F.p(alpha),
+      F.fixed(100 * (mde.power or stats.DEFAULT_POWER), 0) .. "\\,\\%",
+      F.value(c.metric, mde.value) .. unit_of(c.metric),
+      F.value(c.metric, delta) .. unit_of(c.metric), tost_text)
+  end
+  if not sig then
+    return string.format("the Holm-adjusted $p$ %s is above $\\alpha$ = %s and %s",
+      F.p(c.p_holm), F.p(alpha), tost_text)
+  end
+  if finite(c.mean) and finite(delta) and math.abs(c.mean) < delta then
+    return string.format("a difference is detected, but its mean is smaller than the " ..
+      "minimum effect of %s while its interval reaches beyond it, and %s",
+      F.value(c.metric, delta) .. unit_of(c.metric), tost_text)
+  end
+  return "the Holm-adjusted $p$ is below $\\alpha$ but the interval includes zero"
+end
+
+-- `told`: the verdicts whose reason the paragraph has already given (M.verdicts), so a
+-- repeated one is said briefly.
+local function verdict_clause(s, c, v, bn, told)
+  local an = s.analysis
+  local delta = F.value(c.metric, an.min_effect) .. unit_of(c.metric)
+  local ci = data.interval(c)
+  told = told or {}
+  if v.verdict == "better" or v.verdict == "worse" then
+    local side = ci and (ci[1] > 0 and "above" or "below") or "on one side of"
+    if told[v.verdict] then
+      return string.format("By the pre-registered rule this too is \\emph{%s} (the interval " ..
+        "lies %s zero, beyond the minimum effect).", v.verdict, side)
+    end
+    told[v.verdict] = true
+    return string.format("By the pre-registered rule this is \\emph{%s}: the whole interval " ..
+      "lies %s zero and the mean difference exceeds the minimum effect of %s.", v.verdict,
+      side, delta)
+  elseif v.verdict == "equivalent" then
+    local tost = c.tost or {}
+    local extra = ""
+    local bm = mean_of(c.a)
+    if spec_of(c.metric).kind == "count" and bm and bm > 0 and finite(an.min_effect)
+        and an.min_effect >= bm and finite(c.mean) and c.mean < 0 then
+      extra = string.format(" The margin is wider than the mean count with %s (%s), so " ..
+        "this test cannot tell removing every %s apart from no change.", bn,
+        count_num(bm, spec_of(c.metric)), spec_of(c.metric).one or "event")
+    end
+    if told.equivalent then
+      return string.format("By the pre-registered rule these two too are \\emph{equivalent} " ..
+        "(TOST at %s: Holm-adjusted $p$ %s).%s", margin(s, c), F.p(tost.p_holm), extra)
+    end
+    told.equivalent = true
+    return string.format("By the pre-registered rule the two are \\emph{equivalent}: the two " ..
+      "one-sided tests against a margin of %s give Holm-adjusted $p$ %s.%s",
+      margin(s, c), F.p(tost.p_holm), extra)
+  elseif v.verdict == "no meaningful difference" then
+    return string.format("By the rule this study was registered under there is \\emph{no " ..
+      "meaningful difference}: the whole interval lies within %s.", margin(s, c))
+  end
+  return string.format("By the pre-registered rule the comparison is \\emph{%s}: %s.",
+    F.escape(v.verdict), why_inconclusive(s, c))
+end
+
+-- The comparison entry of verdict v.
+local function comparison_of(s, v)
+  for _, c in ipairs(s.summary.comparisons or {}) do
+    if c.treatment == v.treatment and c.baseline == v.baseline and c.metric == v.metric then
+      return c
+    end
+  end
+  return nil
+end
+
+-- One verdict in words (LaTeX); `told` as for verdict_clause.
+function M.verdict_sentence(s, v, told)
+  local c = comparison_of(s, v) or { treatment = v.treatment, baseline = v.baseline,
+    metric = v.metric, n = 0 }
+  local front, tn, bn = names_of(s, c)
+  local kind = spec_of(c.metric).kind
+  local effect
+  if c.mean == nil then
+    effect = string.format("%s%s and %s have no seed pair with a finite %s.", front, tn, bn,
+      noun_of(c.metric))
+    effect = capitalize(effect)
+  elseif kind == "nats" then
+    effect = effect_nats(s, c, front, tn, bn)
+  elseif kind == "count" then
+    effect = effect_count(s, c, front, tn, bn)
+  else
+    effect = effect_plain(s, c, front, tn, bn)
+  end
+  local out = effect .. " " .. verdict_clause(s, c, v, bn, told)
+  local an = s.analysis
+  if v.changed and v.verdict_rule1 and (an.registered_rule or 1) < (an.rule or 2) then
+    out = out .. string.format(" Under the first decision rule, which this study was " ..
+      "registered with, the verdict was \\emph{%s}.", F.escape(v.verdict_rule1))
+  end
+  return out
+end
+
+-- Every verdict of study s, one paragraph (LaTeX).
+function M.verdicts(s)
+  local out, told = {}, {}
+  for _, v in ipairs(s.summary.verdicts or {}) do
+    out[#out + 1] = M.verdict_sentence(s, v, told)
+  end
+  if #out == 0 then return "\\emph{This study has no comparisons.}" end
+  return table.concat(out, " ")
+end
+
+-- Notes under the tables ------------------------------------------------------------------
+
+-- Why some statistics of comparison (or interaction) c are undefined, in words (LaTeX),
+-- from the flags and numbers the statistics module returned; "" when nothing is.
+function M.degenerate_note(c)
+  if not c.degenerate then return "" end
+  local flags, parts = c.flags or {}, {}
+  local n = c.n or 0
+  if n == 0 then
+    parts[#parts + 1] = "no seed has a finite value for both runs, so nothing is defined"
+  elseif flags.small_n then
+    parts[#parts + 1] = string.format("only %s: with no spread the $t$-test, every interval, " ..
+      "$d_z$ and the minimum detectable effect are undefined", seeds_text(n))
+  end
+  if flags.constant then
+    parts[#parts + 1] = string.format("all %d seed pairs give the same difference (%s): " ..
+      "with no spread the $t$-test, its interval, $d_z$ and the minimum detectable effect " ..
+      "are undefined, and $p$ is the exact sign-flip test's", n,
+      signed(c.mean, F.diff_decimals(c.metric, c.mean, nil)))
+  end
+  if flags.nct_range then
+    parts[#parts + 1] = string.format("the interval of $d_z$ is undefined: $t$ = %s puts " ..
+      "a bound beyond the noncentrality %s, the largest at which the noncentral $t$ is inverted",
+      finite(c.t) and ("\\num{" .. F.fixed(c.t, 1) .. "}") or F.DASH,
+      "\\num{" .. F.config_text(stats.NCT_MAX_NCP) .. "}")
+  end
+  if flags.bca_undefined then
+    parts[#parts + 1] = "the BCa bootstrap interval (descriptive, not shown) is undefined " ..
+      "for these differences"
+  end
+  if #parts == 0 then
+    parts[1] = "some statistics are undefined for these differences (its summary.json " ..
+      "entry says which)"
+  end
+  return capitalize(table.concat(parts, "; ")) .. "."
+end
+
+-- The statistics section --------------------------------------------------------------------
+
+-- The studies with a Holm family, in the context's order: a study that decides only in a
+-- nested summary (report_data.SECTIONS, e.g. a sweep's outcomes) as that summary's Study.
+local function decided(ctx)
+  local out = {}
+  for _, s in ipairs(ctx.studies) do
+    if #(s.summary.verdicts or {}) > 0 then
+      out[#out + 1] = s
+    else
+      for _, sec in ipairs(s:sections()) do
+        if #(sec.study.summary.verdicts or {}) > 0 then
+          out[#out + 1] = sec.study
+          break
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- The seed counts of the studies with verdicts: a sorted list of {n =, names = {...}}.
+local function by_seed_count(ctx)
+  local groups, list = {}, {}
+  for _, s in ipairs(decided(ctx)) do
+    local n = #s.seeds
+    if not groups[n] then
+      groups[n] = { n = n, names = {}, studies = {} }
+      list[#list + 1] = groups[n]
+    end
+    table.insert(groups[n].names, s.name)
+    table.insert(groups[n].studies, s)
+  end
+  table.sort(list, function(a, b) return a.n < b.n end)
+  return list
+end
+
+local function name_list(names)
+  local t = {}
+  for i, n in ipairs(names) do t[i] = "\\texttt{" .. F.escape(n) .. "}" end
+  if #t <= 1 then return t[1] or "" end
+  return table.concat(t, ", ", 1, #t - 1) .. " and " .. t[#t]
+end
+
+local NUMBER_WORD = { "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
+  "Ten" }
+
+local function join_and(t)
+  if #t <= 1 then return t[1] or "" end
+  return table.concat(t, "; ", 1, #t - 1) .. "; and " .. t[#t]
+end
+
+-- The sign-flip floor 2^(1-n) at each seed count of the studies, and whether any of them
+-- can reach the study's alpha.
+function M.signflip_floors(ctx)
+  local parts, reach = {}, {}
+  for _, g in ipairs(by_seed_count(ctx)) do
+    local floor = 2.0 ^ (1 - g.n)
+    parts[#parts + 1] = string.format("%s with %d seeds (%s)", F.p(floor), g.n,
+      name_list(g.names))
+    for i, name in ipairs(g.names) do
+      local s = g.studies[i]
+      local level = s.analysis.holm_first_level or
+        (s.analysis.alpha or stats.DEFAULT_ALPHA) / math.max(1, s.analysis.m or 1)
+      if floor <= level then reach[#reach + 1] = name end
+    end
+  end
+  if #parts == 0 then return "No study with a decision has run yet." end
+  local tail
+  if #reach == 0 then
+    tail = "every one of these floors is above the study's first Holm level $\\alpha/m$, so " ..
+      "the sign-flip test could not reject in any of these studies whatever the data"
+  else
+    tail = "only " .. name_list(reach) .. " can reach the first Holm level $\\alpha/m$ " ..
+      "with the sign-flip test"
+  end
+  return "Its floor is " .. join_and(parts) .. "; " .. tail .. "."
+end
+
+-- Which test each study with a decision pre-registered: "the paired $t$-test (every
+-- study that has run)", or the studies of each test named.
+function M.tests(ctx)
+  local groups, order = {}, {}
+  local list = decided(ctx)
+  for _, s in ipairs(list) do
+    local t = s.analysis.test or "t"
+    if not groups[t] then
+      groups[t] = {}
+      order[#order + 1] = t
+    end
+    table.insert(groups[t], s.name)
+  end
+  if #order == 0 then return "the test its file names (no study with a decision has run yet)" end
+  if #order == 1 then
+    return string.format("the %s (every one of the %d studies with a decision that have run)",
+      TEST[order[1]] or F.escape(order[1]), #list)
+  end
+  local parts = {}
+  for _, t in ipairs(order) do
+    parts[#parts + 1] = string.format("the %s (%s)", TEST[t] or F.escape(t), name_list(groups[t]))
+  end
+  return table.concat(parts, ", ")
+end
+
+-- The seed counts of the studies with a decision ("3 or 5"), and the degrees of freedom
+-- of their t-tests ("2 or 4"); "---" when none has run.
+function M.seed_counts(ctx)
+  local n, df = {}, {}
+  for _, g in ipairs(by_seed_count(ctx)) do
+    n[#n + 1] = string.format("%d", g.n)
+    df[#df + 1] = string.format("%d", g.n - 1)
+  end
+  local function either(t)
+    if #t == 0 then return F.DASH end
+    if #t == 1 then return t[1] end
+    return table.concat(t, ", ", 1, #t - 1) .. " or " .. t[#t]
+  end
+  return either(n), either(df)
+end
+
+-- The bound 1 - 2^(1-n) on the coverage of the bootstrap intervals at each seed count
+-- below stats.BCA_CAVEAT_N.
+function M.bca_coverage(ctx)
+  local parts = {}
+  for _, g in ipairs(by_seed_count(ctx)) do
+    if g.n < stats.BCA_CAVEAT_N then
+      parts[#parts + 1] = string.format("%s with %d seeds", "\\num{" ..
+        F.fixed(100 * (1 - 2.0 ^ (1 - g.n)), 2) .. "}\\,\\%", g.n)
+    end
+  end
+  if #parts == 0 then return "" end
+  return "at most " .. table.concat(parts, " and ")
+end
+
+-- The history of the decision rule ----------------------------------------------------------
+
+-- The verdicts of the studies analysed under a later rule than they were registered
+-- with: how many kept their verdict, how many were renamed (no meaningful difference,
+-- which rule 2 calls equivalent only after a TOST), and which moved, each named.
+function M.rule_history(ctx)
+  local kept, renamed, moved, studies, total = {}, 0, {}, {}, 0
+  for _, s in ipairs(ctx.studies) do
+    local an = s.analysis
+    if an.registered_rule and an.rule and an.registered_rule < an.rule then
+      studies[#studies + 1] = s.name
+      for _, v in ipairs(s.summary.verdicts or {}) do
+        total = total + 1
+        if v.changed then
+          local c = comparison_of(s, v) or { treatment = v.treatment, baseline = v.baseline }
+          local front, tn, bn = names_of(s, c)
+          front = front:gsub("^(%u)", string.lower):gsub(", $", ": ")
+          moved[#moved + 1] = string.format("\\texttt{%s}, %s%s vs %s: \\emph{%s} under " ..
+            "rule %d, \\emph{%s} under rule %d", F.escape(s.name), front, tn, bn,
+            F.escape(v.verdict_rule1 or "?"), an.registered_rule, F.escape(v.verdict), an.rule)
+        elseif v.verdict_rule1 == v.verdict then
+          kept[v.verdict] = (kept[v.verdict] or 0) + 1
+        else
+          renamed = renamed + 1
+        end
+      end
+    end
+  end
+  if #studies == 0 then
+    return "Every study that has run was registered under the current rule."
+  end
+  local first = ctx.by_name[studies[1]].analysis
+  local n_kept, kinds = 0, {}
+  for _, k in ipairs({ "better", "worse", "equivalent", "inconclusive" }) do
+    if kept[k] then
+      n_kept = n_kept + kept[k]
+      kinds[#kinds + 1] = string.format("%d %s", kept[k], k)
+    end
+  end
+  local out = { string.format("The %s %s %s registered under rule %d and ran before rule %d " ..
+    "existed; %s re-analysed under rule %d, and %s summaries keep the rule-%d verdicts " ..
+    "beside the new ones. Of their %d verdicts, %d kept the same verdict%s and %d " ..
+    "\\emph{no meaningful difference} became \\emph{equivalent}, now backed by a " ..
+    "Holm-adjusted TOST.", #studies == 1 and "study" or "studies", name_list(studies),
+    #studies == 1 and "was" or "were", first.registered_rule, first.rule,
+    #studies == 1 and "it is" or "they are", first.rule, #studies == 1 and "its" or "their",
+    first.registered_rule, total, n_kept,
+    #kinds > 0 and (" (" .. table.concat(kinds, ", ") .. ")") or "", renamed) }
+  if #moved == 0 then
+    out[#out + 1] = "No verdict moved."
+  else
+    out[#out + 1] = string.format("%s moved: %s.", #moved == 1 and "One verdict" or
+      ((NUMBER_WORD[#moved] or tostring(#moved)) .. " verdicts"), table.concat(moved, "; "))
+  end
+  return table.concat(out, " ")
+end
+
+return M

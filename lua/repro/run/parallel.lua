@@ -1,0 +1,417 @@
+-- A study's runs handed to another executor (GNU parallel, Slurm: lua/repro/run/slurm.lua),
+-- and their state, whoever trains them.
+--
+--   bin/repro plan FILE [--all] [--only variant=V,seed=S]... [--set k=v,...]
+--                       [--out-root DIR] [--threads N] [--allow-large] [-0]
+--       one line per run that is not done (with --all, every selected run), the exact
+--       command that trains it: `bin/repro run-one FILE --only variant=V,seed=S` with the
+--       same --out-root, --set, --threads (default M.PLAN_THREADS, 1: always written, so
+--       that `parallel -j N` with N x threads <= cores never oversubscribes) and
+--       --allow-large, absolute paths, each word quoted for sh, so `parallel -j N` (or
+--       --sshloginfile on a shared filesystem) can run them; with -0 each command ends in
+--       a NUL instead (`parallel -0`).  No value holds a control character (bin/repro
+--       refuses them on the command line and in the environment; a command that would is
+--       an error here), so a line is a run.  Runs
+--       being trained right now (lock held) are left out, and said so on stderr with the
+--       counts.
+--   bin/repro run-one FILE --only variant=V,seed=S [--set ...] [--out-root DIR]
+--                          [--threads N]
+--       trains that one run exactly as `bin/repro run` would (reused when done, copied
+--       from an identical done record of another study, resumed from its checkpoint,
+--       rerun when its config changed), then exits: 0 done, 130 stopped by SIGINT or
+--       SIGTERM (checkpoint saved: the same command resumes it), 75 another process is
+--       training it, 1 an error.  Threads: --threads, else $SLURM_CPUS_PER_TASK, else
+--       every core; results do not depend on it.  It holds the study directory's lock
+--       shared (any number of run-one at once, never beside a `bin/repro run` of the
+--       study) and the run directory's lock exclusive; it removes the study's
+--       summary.json before changing a record, as `bin/repro run` does.
+--   bin/repro status FILE [--only ...] [--set ...] [--out-root DIR]
+--       done / running (lock held) / failed / pending for every selected run, with the
+--       step reached, where it ran and why it failed (lua/repro/run/runstate.lua); for a
+--       study submitted to Slurm, the array task and its queue state (squeue).
+--   bin/repro analyze FILE [--set ...] [--out-root DIR]
+--       the analysis of `bin/repro run` (summary.json, verdicts) when every run is done;
+--       otherwise the runs not done with their state, exit status 1.  Trains nothing.
+-- Then `bin/repro run FILE` (same --set and --out-root) also reuses every record and
+-- writes the summary.  Every command takes --allow-large as `bin/repro run` does, and
+-- finds the records where `bin/repro run` puts them (--set alone: a root of its own).
+local host = require "repro.host"
+local proc = require "repro.proc"
+local sys = require "repro.sys"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local study = require "repro.study"
+local record = require "repro.record"
+local progress = require "repro.core.progress"
+local runplan = require "repro.plan"
+local runstate = require "repro.run.runstate"
+local config = require "repro.core.config"
+local engine = require "engine"
+local base = require "repro.core.base"
+
+local M = {}
+
+local user_error = base.user_error
+local shown = fs.shown
+
+local function say(fmt, ...)
+  io.stderr:write(string.format(fmt, ...), "\n")
+  io.stderr:flush()
+end
+
+-- The value of --only, "variant=V,seed=S" (either part alone too), as {variant=, seed=}.
+local function parse_only(raw, who)
+  local sel = {}
+  if not raw:find("[^,%s]") then user_error("%s: --only is empty: name a variant or a seed", who) end
+  for kv in raw:gmatch("[^,]+") do
+    local k, v = kv:match("^(%w+)=(.+)$")
+    if sel[k] ~= nil then
+      user_error("%s: --only %s: %s is given twice", who, raw, k)
+    end
+    if k == "variant" then
+      sel.variant = v
+    elseif k == "seed" then
+      sel.seed = math.tointeger(tonumber(v)) or
+        user_error("%s: --only seed=%s: expected an integer", who, v)
+    else
+      user_error("%s: --only expects variant=V,seed=S, got '%s'", who, kv)
+    end
+  end
+  return sel
+end
+
+-- Options shared by plan, run-one, status and submit.  extra: flag -> "flag" (no value)
+-- or "value"; their values land in o[<flag without dashes, '-' as '_'>].
+function M.parse(args, who, extra, usage)
+  local o = { only = {}, only_raw = {}, set_raw = {} }
+  local i = 1
+  local function value(name)
+    i = i + 1
+    return args[i] or user_error("%s: %s needs a value", who, name)
+  end
+  while i <= #args do
+    local a = args[i]
+    if a == "--only" then
+      local raw = value(a)
+      o.only[#o.only + 1] = parse_only(raw, who)
+      o.only_raw[#o.only_raw + 1] = raw
+    elseif a == "--set" then
+      local raw = value(a)
+      local list = {}
+      for kv in raw:gmatch("[^,]+") do list[#list + 1] = kv end
+      local set = config.parse_overrides(list, who .. " --set")
+      o.set = o.set or {}
+      for k, v in pairs(set) do o.set[k] = v end
+      for _, kv in ipairs(list) do o.set_raw[#o.set_raw + 1] = kv end
+    elseif a == "--out-root" then
+      if o.out_root then user_error("%s: --out-root is given twice", who) end
+      o.out_root = value(a)
+    elseif a == "--allow-large" then
+      o.allow_large = true
+    elseif a == "--threads" and extra.threads then
+      o.threads = math.tointeger(tonumber(value(a)))
+      if not o.threads or o.threads < 1 or o.threads > engine.MAX_THREADS then
+        user_error("%s: --threads needs an integer in [1, %d]", who, engine.MAX_THREADS)
+      end
+    elseif extra[a] == "flag" then
+      o[a:gsub("^%-%-?", ""):gsub("%-", "_")] = true
+    elseif extra[a] == "value" then
+      o[a:sub(3):gsub("%-", "_")] = value(a)
+    elseif a:match("^%-") then
+      user_error("%s: unknown option %s\nusage: %s", who, a, usage)
+    elseif o.file then
+      user_error("%s: one study file at a time (got %s and %s)", who, o.file, a)
+    else
+      o.file = a
+    end
+    i = i + 1
+  end
+  if not o.file then user_error("usage: %s", usage) end
+  return o
+end
+
+-- This binary as a command another process can run from any directory.
+function M.exe()
+  return host.exe:find("/", 1, true) and fs.absolute(host.exe) or host.exe
+end
+
+-- An argument for sh: bare when it holds only safe characters, else single-quoted.
+function M.shell_word(s)
+  if s ~= "" and not s:find("[^%w%-_./=,:+@%%]") then return s end
+  return fs.quote(s)
+end
+
+-- Loads the study of o with its selected runs planned (runplan.plan: action, dir).  The
+-- records root is `bin/repro run`'s (runplan.out_root: --set without --out-root has a root
+-- of its own).  writes: refuse a study directory that another study file made.
+function M.load(o, writes)
+  local out_root = runplan.out_root(o.out_root, o.set)
+  local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
+  s.file_abs = fs.absolute(o.file)
+  local dir = study.dir(out_root, s)
+  if writes then study.check_owner(dir, o.file) end
+  local runs = runplan.selected(s, o.only)
+  runplan.plan(s, runs, out_root, false)
+  return s, runs, out_root, dir
+end
+
+-- The argv of `bin/repro run-one` for run r (common: file_abs, out_root, set_raw, threads).
+function M.run_one_argv(o, s, r, out_root)
+  local argv = { M.exe(), "run-one", s.file_abs, "--only",
+    string.format("variant=%s,seed=%d", r.variant, r.seed), "--out-root", out_root }
+  if #o.set_raw > 0 then
+    argv[#argv + 1] = "--set"
+    argv[#argv + 1] = table.concat(o.set_raw, ",")
+  end
+  if o.threads then
+    argv[#argv + 1] = "--threads"
+    argv[#argv + 1] = tostring(o.threads)
+  end
+  if o.allow_large then argv[#argv + 1] = "--allow-large" end
+  return argv
+end
+
+-- argv as one line for sh; a word with a control character (a newline would make a
+-- second command of GNU parallel's input) is refused.
+function M.command_line(argv)
+  local t = {}
+  for i, a in ipairs(argv) do
+    local c = base.control_char(a)
+    if c then
+      user_error("repro plan: %s holds a control character (%s): no command printed",
+        base.printable(a), c)
+    end
+    t[i] = M.shell_word(a)
+  end
+  return table.concat(t, " ")
+end
+
+-- The threads of each `bin/repro plan` command without --threads.
+M.PLAN_THREADS = 1
+
+local PLAN_USAGE = "bin/repro plan lua/experiments/X.lua [--all] [--only variant=V,seed=S] " ..
+  "[--set key=value,...] [--out-root DIR] [--threads N] [-0]"
+
+function M.plan_main(args)
+  local o = M.parse(args, "repro plan", { threads = true, ["--all"] = "flag", ["-0"] = "flag" },
+    PLAN_USAGE)
+  -- always written: a command without it would take every core, N of them at once
+  o.threads = o.threads or M.PLAN_THREADS
+  local s, runs, out_root, dir = M.load(o)
+  local n = { done = 0, running = 0, failed = 0, pending = 0 }
+  local lines, running = {}, {}
+  for _, r in ipairs(runs) do
+    local state = runstate.state(r.dir, r.cfg)
+    n[state] = n[state] + 1
+    if state == "running" then running[#running + 1] = r.label end
+    if o.all or (state ~= "done" and state ~= "running") then
+      lines[#lines + 1] = M.command_line(M.run_one_argv(o, s, r, out_root))
+    end
+  end
+  for _, l in ipairs(lines) do io.stdout:write(l, o["0"] and "\0" or "\n") end
+  say("plan %s: %d of its %d runs selected: %d done%s, %d running elsewhere (left out%s), " ..
+    "%d failed, %d pending; %d command%s above; records in %s", s.name, #runs, #s.runs,
+    n.done, o.all and "" or " (left out; --all includes them)", n.running,
+    #running > 0 and (": " .. table.concat(running, ", ")) or "", n.failed, n.pending,
+    #lines, #lines == 1 and "" or "s", shown(dir))
+  local cores = sys.cores()
+  say("each command trains with --threads %d: run at most %d at once on the %d %s here " ..
+    "(parallel -j %d; jobs x threads <= cores)", o.threads, math.max(1, cores // o.threads),
+    cores, cores == 1 and "core" or "cores", math.max(1, cores // o.threads))
+  say("then: %s analyze %s%s%s", M.shell_word(M.exe()), M.shell_word(s.file_abs),
+    o.out_root and (" --out-root " .. M.shell_word(out_root)) or "",
+    #o.set_raw > 0 and (" --set " .. M.shell_word(table.concat(o.set_raw, ","))) or "")
+  return 0
+end
+
+-- The Slurm submission of a study (lua/repro/run/slurm.lua), if any: label -> "12_3", and
+-- the analysis job id; queue states from squeue when it answers.
+local function slurm_info(dir)
+  local ok, sub = pcall(json.decode, fs.read(dir .. "/slurm/submit.json") or "")
+  if not ok or type(sub) ~= "table" then return nil end
+  local task_of, ids = {}, {}
+  for _, a in ipairs(sub.arrays or {}) do
+    ids[#ids + 1] = tostring(a.job)
+    for i, label in ipairs(a.runs or {}) do
+      task_of[label] = string.format("%s_%d", a.job, i - 1)
+    end
+  end
+  if sub.analysis then ids[#ids + 1] = tostring(sub.analysis) end
+  local queue = {}
+  if #ids > 0 then
+    local out = fs.capture("squeue -h -r -o '%i %T' -j " .. table.concat(ids, ","))
+    for id, st in (out or ""):gmatch("(%S+) (%S+)") do queue[id] = st end
+  end
+  return { task_of = task_of, queue = queue, analysis = sub.analysis and tostring(sub.analysis),
+    submitted_utc = sub.submitted_utc }
+end
+
+local STATUS_USAGE = "bin/repro status lua/experiments/X.lua [--only variant=V,seed=S] " ..
+  "[--set key=value,...] [--out-root DIR]"
+
+function M.status_main(args)
+  local o = M.parse(args, "repro status", {}, STATUS_USAGE)
+  local s, runs, _, dir = M.load(o)
+  local slurm = slurm_info(dir)
+  local n = { done = 0, running = 0, failed = 0, pending = 0 }
+  local rows = {}
+  local width = 0
+  for _, r in ipairs(runs) do width = math.max(width, #r.label) end
+  for _, r in ipairs(runs) do
+    local state, detail = runstate.state(r.dir, r.cfg)
+    n[state] = n[state] + 1
+    if state == "done" then
+      detail = runplan.result_text(r)
+    elseif state == "pending" and r.action == "copy" then
+      detail = "an identical done record exists: " .. shown(r.source) .. " (copied when run)"
+    end
+    local task = slurm and slurm.task_of[r.label]
+    if task and state ~= "done" then
+      local q = slurm.queue[task]
+      detail = detail .. (detail ~= "" and "; " or "") .. "slurm task " .. task ..
+        (q and (" " .. q) or " (no longer queued)")
+    end
+    rows[#rows + 1] = string.format("  %-8s %-" .. width .. "s  %s", state, r.label, detail)
+  end
+  print(string.format("study %s (%s): %d of its %d runs selected: %d done, %d running, " ..
+    "%d failed, %d pending; records in %s", s.name, shown(s.file_abs), #runs, #s.runs,
+    n.done, n.running, n.failed, n.pending, shown(dir)))
+  for _, row in ipairs(rows) do print((row:gsub("%s+$", ""))) end
+  if slurm and slurm.analysis then
+    local q = slurm.queue[slurm.analysis]
+    print(string.format("slurm: submitted %s; analysis job %s %s", tostring(slurm.submitted_utc),
+      slurm.analysis, q or "(no longer queued)"))
+  end
+  local all_done = true
+  for _, r in ipairs(s.runs) do
+    if record.status(dir .. "/" .. r.rel, r.cfg) ~= "done" then all_done = false break end
+  end
+  if fs.exists(dir .. "/summary.json") then
+    print("summary: " .. shown(dir .. "/summary.json"))
+  elseif all_done then
+    print(string.format("summary: not written yet; every run is done: %s analyze %s%s", M.exe(),
+      shown(s.file_abs), o.out_root and (" --out-root " .. o.out_root) or ""))
+  else
+    print("summary: not written yet (written when every run of the study is done)")
+  end
+  return 0
+end
+
+local RUN_ONE_USAGE = "bin/repro run-one lua/experiments/X.lua --only variant=V,seed=S " ..
+  "[--set key=value,...] [--out-root DIR] [--threads N]"
+
+-- Takes the study directory's lock shared, waiting while a `bin/repro run` or `analyze`
+-- holds it.  Returns whether it waited, or nil when a signal came meanwhile.
+local function lock_study_shared(dir, who)
+  local waited = false
+  while true do
+    local ok, got = pcall(proc.lock, dir, false, true)
+    if not ok or got then return waited end -- no flock on this filesystem: go on without it
+    if not waited then
+      say("repro run-one %s: a `bin/repro run` or `analyze` of the study holds %s; waiting",
+        who, shown(dir))
+      waited = true
+    end
+    if proc.sigints() > 0 then return nil end
+    proc.sleep(0.5)
+  end
+end
+
+-- run-one of a run whose identical done record exists in another study.
+local function copy_one(r, dir, out_root, who)
+  fs.mkdir_p(r.dir)
+  if not runstate.lock(r.dir) then
+    say("repro run-one %s: another process is training this run", who)
+    return 75
+  end
+  if record.status(r.dir, r.cfg) ~= "done" then
+    os.remove(dir .. "/summary.json")
+    os.remove(dir .. "/manifest.json")
+    runplan.copy_record(r, out_root)
+  end
+  print(string.format("%s: done (copied from %s)  %s", who, shown(r.source),
+    runplan.result_text(r)))
+  return 0
+end
+
+-- run-one of a run to train (or resume); returns the exit status.
+local function train_one(o, s, r, dir, who)
+  local threads = o.threads or math.tointeger(tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "")) or 0
+  local t0 = host.now()
+  local bar = progress.new(r.cfg.iters, r.cfg.batch * r.cfg.context, who .. "  ")
+  local m, why, msg = runstate.train(r.cfg, r.dir, {
+    threads = threads, checkpoint_every = s.checkpoint_every, study_file = s.file,
+    on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
+    prepare = function()
+      -- An earlier summary would describe other records (as in `bin/repro run`).
+      os.remove(dir .. "/summary.json")
+      os.remove(dir .. "/manifest.json")
+      if r.action == "rerun" then runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
+      if r.action == "resume" then say("%s: resuming from its checkpoint", who) end
+    end,
+  })
+  bar:finish()
+  if why == "done" then
+    print(string.format("%s: done (finished by another process)  %s", who, runplan.result_text(r)))
+    return 0
+  end
+  if not m then
+    say("repro run-one %s: %s", who, msg)
+    return 75
+  end
+  if m.interrupted or m.stopped then
+    say("repro run-one %s: stopped at step %d of %d with a checkpoint; the same command " ..
+      "resumes it", who, m.steps, r.cfg.iters)
+    return 130
+  end
+  print(string.format("%s: done (trained %d steps%s in %s)  %s", who,
+    m.steps - (m.resumed_from or 0),
+    (m.resumed_from or 0) > 0 and string.format(" from step %d", m.resumed_from) or "",
+    progress.fmt_time(host.now() - t0), runplan.result_text(r)))
+  return 0
+end
+
+function M.run_one_main(args)
+  local o = M.parse(args, "repro run-one", { threads = true }, RUN_ONE_USAGE)
+  if #o.only ~= 1 or not o.only[1].variant or not o.only[1].seed then
+    user_error("repro run-one: needs exactly one --only variant=V,seed=S\nusage: %s", RUN_ONE_USAGE)
+  end
+  proc.trap_signals() -- SIGINT/SIGTERM before training: stop before touching anything
+  local s, runs, out_root, dir = M.load(o, true)
+  local r = runs[1]
+  local who = string.format("%s %s", s.name, r.label)
+  fs.mkdir_p(dir)
+  local waited = lock_study_shared(dir, who)
+  if waited == nil then return 130 end
+  if waited then runplan.plan(s, runs, out_root, false) end
+  if proc.sigints() > 0 then
+    say("repro run-one %s: stopped by a signal before training", who)
+    return 130
+  end
+  if r.action == "reuse" then
+    print(string.format("%s: done (reused)  %s", who, runplan.result_text(r)))
+    return 0
+  end
+  if r.action == "copy" then return copy_one(r, dir, out_root, who) end
+  return train_one(o, s, r, dir, who)
+end
+
+-- `bin/repro analyze` with runs not done (runner.main): says which and why; exit 1.
+function M.unfinished(s, queue)
+  local n = { failed = 0, running = 0, pending = 0 }
+  local lines = {}
+  for _, r in ipairs(queue) do
+    local state, detail = runstate.state(r.dir, r.cfg)
+    n[state] = (n[state] or 0) + 1
+    lines[#lines + 1] = string.format("  %-8s %s%s", state, r.label,
+      detail ~= "" and ("  " .. detail) or "")
+  end
+  say("repro analyze: study %s: %d of its %d runs not done (%d failed, %d running, %d pending); " ..
+    "no summary:", s.name, #queue, #s.runs, n.failed, n.running, n.pending)
+  for _, l in ipairs(lines) do say("%s", l) end
+  say("Train them with `bin/repro run %s` (or submit the study again): finished runs are " ..
+    "reused, stopped ones resume from their checkpoints.", s.file_rel or s.file)
+  return 1
+end
+
+return M

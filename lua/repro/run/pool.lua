@@ -1,0 +1,249 @@
+-- The process pool of `bin/repro run`: a queue of planned runs (lua/repro/plan/init.lua)
+-- trained in `jobs` worker processes at once (`bin/repro run-worker`,
+-- lua/repro/run/worker.lua), each with `threads` threads, with progress on stderr: a line
+-- for the study (runs done, ETA) and one per running run (step, loss, lr, tokens/s, its
+-- ETA), redrawn in place on a terminal (cut to its width), printed every PLAIN_EVERY_S
+-- otherwise.  Once nothing is left to start, the cores of finished workers go to the runs
+-- still training (each continues with jobs x threads / running threads; results do not
+-- depend on it), so a study's last run does not train on one core beside idle ones.
+-- A worker dies with the runner (kill -9 included).  Ctrl-C (or SIGTERM) stops every
+-- worker after its current step with a checkpoint and starts no other.  Each worker
+-- reports the step it reached through a progress file in a temporary directory.
+local engine = require "engine"
+local host = require "repro.host"
+local proc = require "repro.proc"
+local fs = require "repro.core.fs"
+local record = require "repro.record"
+local progress = require "repro.core.progress"
+local config = require "repro.core.config"
+local runplan = require "repro.plan"
+local textable = require "repro.core.textable"
+local base = require "repro.core.base"
+
+local M = {}
+
+local say = progress.say
+local tty = host.isatty(2)
+-- progress period when stderr is not a terminal: $REPRO_PROGRESS_S, else 15 s
+local PLAIN_EVERY_S = tonumber(os.getenv("REPRO_PROGRESS_S") or "") or 15
+local POLL_S = 0.1
+
+local P = {}
+P.__index = P
+
+-- Rough cost of one step, for the study ETA: tokens x (parameters + attention).
+local function step_cost(cfg)
+  return cfg.batch * cfg.context * (engine.param_count(cfg) + cfg.n_layer * cfg.context * cfg.d_model)
+end
+
+local function new_pool(queue, jobs, threads, total_done, total)
+  local tmp = fs.capture("mktemp -d -t repro-run.XXXXXX")
+  if not tmp then
+    base.user_error("repro run: filesystem: cannot create a temporary directory for " ..
+      "progress files (mktemp -d in $TMPDIR or /tmp failed)")
+  end
+  local p = setmetatable({ tmp = tmp, queue = queue, jobs = jobs, threads = threads,
+    total_done = total_done, total = total, interrupted = false, running = {}, nrunning = 0,
+    finished = {}, stopped = {}, failed = {}, next_i = 1, t0 = nil, work_done = 0,
+    remaining = 0, last_plain = host.now(), block = 0,
+    width = tty and (textable.width(2) or 80) or nil }, P)
+  for _, r in ipairs(queue) do
+    r.cost = step_cost(r.cfg)
+    p.remaining = p.remaining + r.cfg.iters * r.cost
+  end
+  return p
+end
+
+-- The step worker w reached, its loss and lr, from its progress file ("STEP LOSS LR";
+-- w.base: where it started), and its speed since the first step seen.
+local function read_step(w)
+  local step, loss, lr = (fs.read(w.progress) or ""):match("^(%d+)%s*(%S*)%s*(%S*)")
+  local v = math.tointeger(tonumber(step or ""))
+  if v then
+    if not w.base then w.base = w.run.action == "resume" and v or 0 end
+    w.step, w.loss, w.lr = v, tonumber(loss) or w.loss, tonumber(lr) or w.lr
+    local now = host.now()
+    if not w.first then w.first = { step = v, t = now } end
+    if v > w.first.step then w.rate = (v - w.first.step) / (now - w.first.t) end
+  end
+end
+
+-- One running run: "none/seed-1  step 40/300  loss 2.8123  lr 3.00e-04  21000 tok/s  ETA 52s".
+local function run_line(w)
+  local r, step = w.run, w.step or 0
+  if step >= r.cfg.iters then return r.label .. "  evaluating" end
+  local tok = w.rate and string.format("%.0f", w.rate * r.cfg.batch * r.cfg.context) or "?"
+  return string.format("%s  step %d/%d  loss %s  lr %s  %s tok/s  ETA %s", r.label, step,
+    r.cfg.iters, w.loss and string.format("%.4f", w.loss) or "?",
+    w.lr and string.format("%.2e", w.lr) or "?", tok,
+    progress.fmt_time(w.rate and (r.cfg.iters - step) / w.rate or nil))
+end
+
+-- Removes the progress block from the terminal (before a message, and at the end).
+function P:clear_block()
+  if self.block > 0 then
+    io.stderr:write("\r", self.block > 1 and ("\27[" .. (self.block - 1) .. "A") or "", "\27[J")
+    self.block = 0
+  end
+end
+
+-- A message on a line of its own, above the progress block.
+function P:say(fmt, ...)
+  if tty then self:clear_block() end
+  say(fmt, ...)
+end
+
+-- "[3/12 done] study ETA 2m10s" and a line per running run (run_line): redrawn in place
+-- on a terminal, printed every PLAIN_EVERY_S otherwise.
+function P:status_line()
+  local now = host.now()
+  local done_work, left = self.work_done, self.remaining
+  local lines = {}
+  for _, w in pairs(self.running) do
+    read_step(w)
+    local step = w.step or 0
+    done_work = done_work + (step - (w.base or step)) * w.run.cost
+    left = left - step * w.run.cost
+    lines[#lines + 1] = "  " .. run_line(w)
+  end
+  table.sort(lines)
+  local eta = (self.t0 and done_work > 0) and left * (now - self.t0) / done_work or nil
+  table.insert(lines, 1, string.format("[%d/%d done] %d running  study ETA %s", self.total_done,
+    self.total, #lines, progress.fmt_time(eta)))
+  if tty then
+    for i, l in ipairs(lines) do lines[i] = textable.cut(l, self.width - 1) end
+    self:clear_block()
+    io.stderr:write(table.concat(lines, "\n"))
+    io.stderr:flush()
+    self.block = #lines
+  elseif now - self.last_plain >= PLAIN_EVERY_S then
+    self.last_plain = now
+    say("%s", table.concat(lines, "\n"))
+  end
+end
+
+-- What a run's record needs before its worker starts: a rerun drops the checkpoint of
+-- the old config; --force starts from scratch.
+local function clear_for(r)
+  if r.action == "rerun" then runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
+  if r.action == "train" and r.status ~= "missing" then
+    os.remove(r.dir .. "/metrics.json")
+    runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+    fs.write_atomic(r.dir .. "/config.json", record.config_text(r.cfg))
+    runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+  end
+end
+
+local START_REASON = { resume = "resuming from its checkpoint", rerun = "config changed",
+  repair = "its record failed its checks" }
+
+function P:start(s, r)
+  clear_for(r)
+  local w = { run = r, progress = string.format("%s/%d", self.tmp, self.next_i),
+    threads = self.threads }
+  local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
+    tostring(s.checkpoint_every), w.progress, "--study", s.file }
+  for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
+  w.pid = proc.spawn(argv)
+  self.running[w.pid] = w
+  self.nrunning = self.nrunning + 1
+  self.t0 = self.t0 or host.now()
+  self:say("[%d/%d done] start %s (%s, %d steps, %d thread%s)", self.total_done, self.total,
+    r.label, START_REASON[r.action] or "new", r.cfg.iters, self.threads,
+    self.threads == 1 and "" or "s")
+end
+
+-- A worker ended (proc.wait's how and code): its run finished, stopped with a
+-- checkpoint (exit 130) or failed.
+function P:reap(pid, how, code)
+  local w = self.running[pid]
+  if not w then return end
+  self.running[pid] = nil
+  self.nrunning = self.nrunning - 1
+  read_step(w)
+  local r = w.run
+  self.remaining = self.remaining - r.cfg.iters * r.cost
+  self.work_done = self.work_done + ((w.step or 0) - (w.base or 0)) * r.cost
+  if record.status(r.dir, r.cfg) == "done" then
+    self.total_done = self.total_done + 1
+    self.finished[#self.finished + 1] = r
+    self:say("[%d/%d done] done  %s  %s", self.total_done, self.total, r.label, runplan.result_text(r))
+  elseif how == "exit" and code == 130 then
+    r.stopped_at = w.step
+    self.stopped[#self.stopped + 1] = r
+    self:say("[%d/%d done] stopped %s at step %s (checkpoint saved)", self.total_done, self.total,
+      r.label, tostring(w.step or "?"))
+  else
+    r.failure = how == "signal" and ("killed by signal " .. code) or ("exit status " .. code)
+    self.failed[#self.failed + 1] = r
+    self:say("[%d/%d done] FAILED %s (%s)", self.total_done, self.total, r.label, r.failure)
+  end
+end
+
+-- With nothing left to start, every running worker gets an equal share of the pool's
+-- jobs x threads cores, told through its progress file's .threads (worker.lua reads it
+-- between steps).  Only ever more threads: a run never gives cores back.
+function P:share_cores()
+  if self.interrupted or self.next_i <= #self.queue or self.nrunning == 0 then return end
+  local per = math.min(self.jobs * self.threads // self.nrunning, engine.MAX_THREADS)
+  for _, w in pairs(self.running) do
+    if per > w.threads then
+      w.threads = per
+      fs.write_atomic(w.progress .. ".threads", tostring(per))
+      self:say("[%d/%d done] %s continues with %d threads (no run left to start)", self.total_done,
+        self.total, w.run.label, per)
+    end
+  end
+end
+
+-- On a new SIGINT or SIGTERM: every worker is told to stop after its current step.
+function P:check_signals()
+  if proc.sigints() <= self.seen_int then return end
+  self.seen_int = proc.sigints()
+  if not self.interrupted then
+    self:say("repro run: interrupted; stopping every run after its current step...")
+  end
+  self.interrupted = true
+  for pid in pairs(self.running) do proc.kill(pid, "INT") end
+end
+
+function P:close()
+  if tty then self:clear_block() end
+  for i = 1, #self.queue do
+    os.remove(string.format("%s/%d", self.tmp, i))
+    os.remove(string.format("%s/%d.threads", self.tmp, i))
+  end
+  os.remove(self.tmp)
+end
+
+-- Trains the queue of study s in `jobs` workers of `threads` threads; total_done of the
+-- study's `total` selected runs are done already (for the status line).  Returns the
+-- lists of runs that finished, were stopped (with a checkpoint), failed and were not
+-- started, and whether Ctrl-C was pressed.
+function M.run(s, queue, jobs, threads, total_done, total)
+  local p = new_pool(queue, jobs, threads, total_done, total)
+  proc.trap_signals()
+  p.seen_int = proc.sigints()
+  while true do
+    p:check_signals()
+    while true do
+      local pid, how, code = proc.wait(false)
+      if not pid then break end
+      p:reap(pid, how, code)
+    end
+    while not p.interrupted and p.nrunning < jobs and p.next_i <= #queue do
+      p:start(s, queue[p.next_i])
+      p.next_i = p.next_i + 1
+    end
+    if p.nrunning == 0 and (p.interrupted or p.next_i > #queue) then break end
+    p:share_cores()
+    p:status_line()
+    proc.sleep(POLL_S)
+  end
+  p:close()
+  local not_started = {}
+  for i = p.next_i, #queue do not_started[#not_started + 1] = queue[i] end
+  return p.finished, p.stopped, p.failed, not_started, p.interrupted
+end
+
+return M

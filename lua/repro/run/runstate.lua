@@ -1,0 +1,165 @@
+-- The state of one run of a study, the same whoever trains it: `bin/repro run`'s
+-- workers, `bin/repro run-one` under GNU parallel, a Slurm array task.
+--
+--   done      the record is complete for this config (record.status)
+--   running   a process holds the run directory's lock (proc.lock on OUT/<study>/<run>/)
+--   failed    the last attempt raised an error, or ended without saying how (killed -9,
+--             out of memory, a lost node): attempt.json says "running" but nobody holds
+--             the lock.  Training it again resumes from its checkpoint when it has one.
+--   pending   anything else: never started, stopped with a checkpoint (Ctrl-C, SIGTERM,
+--             scancel, a time limit), or recorded with another config.
+--
+-- DIR/attempt.json describes the latest attempt (state running | stopped | error, host,
+-- pid, Slurm job, start time, last step reached, error message), written atomically
+-- and removed once the record is done, so it is never part of a finished record.  On a
+-- filesystem without flock(2) the lock cannot be probed: a "running" attempt whose
+-- heartbeat (rewritten every HEARTBEAT_S while training) is fresh counts as running.
+local host = require "repro.host"
+local proc = require "repro.proc"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local record = require "repro.record"
+
+local M = {}
+
+M.HEARTBEAT_S = 5
+local STALE_S = 60 -- a heartbeat older than this, without a lock to probe: not running
+local LOCK_TRIES = 20 -- x 0.05 s: a status probe holds the lock for microseconds
+
+function M.attempt_path(dir) return dir .. "/attempt.json" end
+
+function M.read_attempt(dir)
+  local ok, a = pcall(json.decode, fs.read(M.attempt_path(dir)) or "")
+  if ok and type(a) == "table" then return a end
+  return nil
+end
+
+local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
+
+-- "slurm job 12_3" from the environment of an array task (or of a plain job).
+function M.slurm_job()
+  local array, task = os.getenv("SLURM_ARRAY_JOB_ID"), os.getenv("SLURM_ARRAY_TASK_ID")
+  if array and task then return array .. "_" .. task end
+  return os.getenv("SLURM_JOB_ID")
+end
+
+local function write_attempt(dir, a)
+  a.updated_unix = os.time()
+  fs.write_atomic(M.attempt_path(dir), json.pretty(a))
+end
+
+-- Where the attempt ran, for messages: "host vm pid 123, slurm job 12_3".
+function M.where(a)
+  local t = {}
+  local pid = math.tointeger(a.pid)
+  if a.host then t[#t + 1] = "host " .. a.host .. (pid and (" pid " .. pid) or "") end
+  if a.slurm_job then t[#t + 1] = "slurm job " .. a.slurm_job end
+  return table.concat(t, ", ")
+end
+
+-- state, detail: one of done | running | failed | pending, and a short explanation.
+function M.state(dir, cfg)
+  local rs = record.status(dir, cfg)
+  if rs == "done" then return "done", "" end
+  local a = M.read_attempt(dir)
+  local held, perr = proc.lock_held(dir)
+  if held == nil and a and a.state == "running" and a.updated_unix and
+    os.time() - a.updated_unix <= STALE_S then
+    held = true -- no lock to probe (see above): a fresh heartbeat
+  end
+  local resumable = rs == "partial" and "resumes from its checkpoint" or nil
+  if held then
+    local t = { "training" }
+    if a and a.step then t[#t + 1] = string.format("step %d/%d", a.step, cfg.iters) end
+    if a then
+      t[#t + 1] = M.where(a)
+      t[#t + 1] = "since " .. tostring(a.start_utc)
+    end
+    if perr then t[#t + 1] = "(no lock on this filesystem: heartbeat)" end
+    return "running", table.concat(t, ", ")
+  end
+  if rs == "changed" then return "pending", "recorded with another config: reruns from scratch" end
+  if a and a.state == "error" then
+    return "failed", string.format("error: %s (%s)%s", tostring(a.message), M.where(a),
+      resumable and ("; " .. resumable) or "")
+  end
+  if a and a.state == "running" then
+    return "failed", string.format("ended without finishing (killed, out of memory or a lost " ..
+      "node?) after step %s (%s)%s", tostring(a.step or "?"), M.where(a),
+      resumable and ("; " .. resumable) or "")
+  end
+  if a and a.state == "stopped" then
+    return "pending", string.format("stopped by a signal at step %s (%s); %s",
+      tostring(a.step or "?"), M.where(a), resumable or "no checkpoint: starts over")
+  end
+  if rs == "partial" then return "pending", resumable end
+  return "pending", ""
+end
+
+-- Takes the run directory's lock for the life of this process, retrying briefly (a
+-- `status` probe holds it for an instant).  Returns true, false when another process
+-- holds it, or true and a warning when the filesystem has no flock(2).
+function M.lock(dir)
+  for _ = 1, LOCK_TRIES do
+    local ok, got = pcall(proc.lock, dir, false)
+    if not ok then
+      return true, "cannot lock " .. dir .. " (" .. tostring(got) .. "): two processes " ..
+        "training this run at once would not be noticed (their records would still be " ..
+        "identical, each file written atomically)"
+    end
+    if got then return true end
+    proc.sleep(0.05)
+  end
+  return false
+end
+
+-- Trains cfg into dir like record.run (same opts, on_step included), holding the run
+-- directory's lock and keeping attempt.json up to date; opts.prepare(), if given, runs
+-- once the lock is held, before training.  Returns the metrics; or nil, "busy" and a
+-- message when another process holds the lock; or nil, "done" when the record became
+-- done meanwhile (in both cases nothing was touched).  Errors are recorded in
+-- attempt.json and raised again.
+function M.train(cfg, dir, opts)
+  opts = opts or {}
+  fs.mkdir_p(dir)
+  local locked, warning = M.lock(dir)
+  if not locked then
+    local a = M.read_attempt(dir)
+    return nil, "busy", "another process is training this run" ..
+      (a and (" (" .. M.where(a) .. ")") or "")
+  end
+  if warning then io.stderr:write("warning: ", warning, "\n") end
+  if record.status(dir, cfg) == "done" then return nil, "done", "already done" end
+  if opts.prepare then opts.prepare() end
+  local a = { state = "running", host = host.hostname(), pid = host.pid(),
+    slurm_job = M.slurm_job(), start_utc = utc() }
+  write_attempt(dir, a)
+  local last = host.now()
+  local run_opts = { threads = opts.threads, checkpoint_every = opts.checkpoint_every,
+    threads_now = opts.threads_now, study_file = opts.study_file }
+  run_opts.on_step = function(step, row)
+    local now = host.now()
+    if now - last >= M.HEARTBEAT_S then
+      last = now
+      a.step = step + 1
+      write_attempt(dir, a)
+    end
+    if opts.on_step then return opts.on_step(step, row) end
+  end
+  local ok, m = pcall(record.run, cfg, dir, run_opts)
+  if not ok then
+    a.state, a.end_utc = "error", utc()
+    a.message = type(m) == "table" and tostring(m.message) or tostring(m)
+    write_attempt(dir, a)
+    error(m, 0)
+  end
+  if m.interrupted or m.stopped then
+    a.state, a.step, a.end_utc = "stopped", m.steps, utc()
+    write_attempt(dir, a)
+  else
+    os.remove(M.attempt_path(dir))
+  end
+  return m
+end
+
+return M

@@ -1,0 +1,433 @@
+-- `bin/repro submit --slurm FILE`: a study's pending runs as a Slurm job array, then its
+-- analysis as a job that waits for the array.
+--
+--   bin/repro submit --slurm FILE [--partition P] [--time T] [--mem M] [--max-parallel K]
+--                    [--account A] [--threads N] [--only variant=V,seed=S]...
+--                    [--set key=value,...] [--out-root DIR] [--dry-run]
+--
+-- Resources of each task: --cpus-per-task = --threads; --time = --time, else
+-- M.DEFAULT_TIME (the requeue below relies on a limit: a run longer than it is stopped
+-- with a checkpoint and requeued, so a short default costs requeues, never work);
+-- --mem = --mem, else the largest peak RSS the study's run manifests measured (done runs
+-- of this records root) x M.MEM_HEADROOM, rounded up to MiB (none measured yet: no
+-- --mem, and the submission says so).
+--
+-- Pending runs are those `bin/repro status` calls failed or pending (lua/repro/run/runstate.lua):
+-- done ones are left out, and so are runs another process is training (lock held).
+-- Into OUT/<study>/slurm/ (each file atomically) go:
+--   array-<c>.sbatch  one job array per MaxArraySize runs (read from `scontrol show
+--                     config`): task i trains run i with `bin/repro run-one`, one task per
+--                     run, --cpus-per-task = --threads (default 1), at most K at once
+--                     (--array=0-N%K; with several arrays each waits for the one before).
+--   analysis.sbatch   `bin/repro analyze`, submitted with --dependency=afterany on every
+--                     array: it writes summary.json, or lists the runs that failed.
+--   submit.json       the job ids and which run each task trains (for `bin/repro status`);
+--   logs/             one log per task (%A_%a.out, appended across requeues) and analysis.
+-- Each task asks for SIGUSR1 a little before its time limit (--signal=B:USR1@S): it stops
+-- the run with a checkpoint (SIGTERM to run-one) and requeues itself (`scontrol requeue`);
+-- the requeued task resumes from the checkpoint bit-identically.  scancel and preemption
+-- send SIGTERM: the run stops with a checkpoint; Slurm's requeue (--requeue) or a second
+-- `submit` resumes it.  A shared filesystem is assumed (the project, the records and the
+-- corpus at the same paths on every node).  --dry-run prints the scripts and the sbatch
+-- commands and writes nothing.
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local plan = require "repro.run.parallel"
+local base = require "repro.core.base"
+local runstate = require "repro.run.runstate"
+
+local M = {}
+
+M.DEFAULT_MAX_ARRAY_SIZE = 1001 -- Slurm's default MaxArraySize
+M.SIGNAL_BEFORE_S = 120 -- seconds before the time limit for SIGUSR1 (less for short limits)
+-- A task told of its time limit sooner than this after it started is not requeued (Slurm
+-- may send the signal up to a minute early: a short limit could requeue forever);
+-- $REPRO_REQUEUE_MIN_S in the submitting environment overrides it (sbatch exports it).
+M.MIN_RUN_S = 30
+M.DEFAULT_TIME = "1:00:00"
+M.MEM_HEADROOM = 1.5
+
+local user_error = base.user_error
+
+local USAGE = "bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] [--mem M] " ..
+  "[--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
+  "[--set key=value,...] [--out-root DIR] [--dry-run]"
+
+-- Slurm's time formats (sbatch --time): minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM,
+-- D-HH:MM:SS.  Returns seconds, or nil.
+function M.time_seconds(t)
+  local n = function(x) return math.tointeger(tonumber(x)) end
+  local d, rest = t:match("^(%d+)%-(.+)$")
+  if d then
+    local h, m, s = rest:match("^(%d+):(%d+):(%d+)$")
+    if h then return ((n(d) * 24 + n(h)) * 60 + n(m)) * 60 + n(s) end
+    h, m = rest:match("^(%d+):(%d+)$")
+    if h then return ((n(d) * 24 + n(h)) * 60 + n(m)) * 60 end
+    h = rest:match("^(%d+)$")
+    if h then return (n(d) * 24 + n(h)) * 3600 end
+    return nil
+  end
+  local h, m, s = t:match("^(%d+):(%d+):(%d+)$")
+  if h then return (n(h) * 60 + n(m)) * 60 + n(s) end
+  m, s = t:match("^(%d+):(%d+)$")
+  if m then return n(m) * 60 + n(s) end
+  m = t:match("^(%d+)$")
+  if m then return n(m) * 60 end
+  return nil
+end
+
+-- Seconds before the limit at which a task is told to stop: 120, or a fifth of a short
+-- limit (Slurm sends it up to a minute early).
+function M.signal_seconds(limit_s)
+  if not limit_s or limit_s >= 5 * M.SIGNAL_BEFORE_S then return M.SIGNAL_BEFORE_S end
+  return math.max(10, limit_s // 5)
+end
+
+-- A command's output and exit status, stderr included.
+local function run_command(cmd)
+  local p = io.popen(cmd .. " 2>&1", "r")
+  if not p then return nil, "cannot run " .. cmd end
+  local out = p:read("a")
+  local ok = p:close()
+  return ok, (out:gsub("%s+$", ""))
+end
+
+-- MaxArraySize from `scontrol show config`, and a note when it could not be read.
+function M.max_array_size()
+  local ok, out = run_command("scontrol show config")
+  local v = ok and math.tointeger(tonumber(out:match("MaxArraySize%s*=%s*(%d+)") or ""))
+  if v and v >= 1 then return v end
+  local why = ok and "no such line" or (out:match("[^\n]+") or "failed")
+  return M.DEFAULT_MAX_ARRAY_SIZE, string.format("`scontrol show config` gave no MaxArraySize " ..
+    "(%s): assuming Slurm's default, %d", why, M.DEFAULT_MAX_ARRAY_SIZE)
+end
+
+-- A value written into a script line (a comment or an #SBATCH directive), checked: no
+-- control character (a newline would start a new shell line), and in a directive no
+-- blank or quote either (sbatch splits its directives at blanks).  The command lines of
+-- the scripts are shell-quoted word by word (plan.command_line).
+local function line_value(v, what, directive)
+  v = tostring(v)
+  local c = base.control_char(v)
+  if c then
+    user_error("repro submit: %s %s holds a control character (%s): no script written",
+      what, base.printable(v), c)
+  end
+  if directive and v:find("[%s'\"`$\\]") then
+    user_error("repro submit: %s %s holds a blank, a quote, '$' or a backslash: it cannot " ..
+      "be an #SBATCH value (use a --out-root without them)", what, v)
+  end
+  return v
+end
+
+local function directives(o, lines)
+  if o.partition then lines[#lines + 1] = "#SBATCH --partition=" .. o.partition end
+  if o.account then lines[#lines + 1] = "#SBATCH --account=" .. o.account end
+  if o.time then lines[#lines + 1] = "#SBATCH --time=" .. o.time end
+end
+
+-- The sbatch script of one job array over runs (each {variant, seed, label}).
+function M.array_script(p)
+  local o, s = p.o, p.s
+  local n = #p.runs
+  local L = {
+    "#!/bin/sh",
+    string.format("# Written by `bin/repro submit --slurm` for study %s (%s):", s.name,
+      line_value(s.file_abs, "the study file")),
+    string.format("# array %d of %d, %d run%s.", p.index, p.count, n, n == 1 and "" or "s"),
+    "# Task i trains run i (below) with `bin/repro run-one`, exactly as `bin/repro run` would,",
+    "# into " .. line_value(p.dir, "the records directory") .. "/.",
+    "# A shared filesystem is assumed: the project, the records and the corpus are read and",
+    "# written at these paths on every node.  Records are written atomically and a run's",
+    "# directory is locked while it trains, so tasks never collide and a killed task never",
+    "# leaves a record that looks done.",
+    string.format("# %d s before the time limit Slurm sends SIGUSR1: the run stops with a " ..
+      "checkpoint", p.signal_s),
+    "# and the task requeues itself, resuming from it bit-identically.  scancel and preemption",
+    "# (SIGTERM) stop the run with a checkpoint too: Slurm's requeue or a second submit",
+    "# resumes it.",
+    "#SBATCH --job-name=repro-" .. s.name,
+    string.format("#SBATCH --array=0-%d%s", n - 1,
+      p.max_parallel and ("%" .. p.max_parallel) or ""),
+    "#SBATCH --ntasks=1",
+    "#SBATCH --cpus-per-task=" .. p.threads,
+  }
+  directives(o, L)
+  if p.mem then L[#L + 1] = "#SBATCH --mem=" .. p.mem end
+  for _, l in ipairs({
+    string.format("#SBATCH --signal=B:USR1@%d", p.signal_s),
+    "#SBATCH --requeue",
+    "#SBATCH --open-mode=append",
+    "#SBATCH --output=" .. line_value(p.logs, "the log directory", true) .. "/%A_%a.out",
+    'case "${SLURM_ARRAY_TASK_ID:-}" in',
+  }) do L[#L + 1] = l end
+  for i, r in ipairs(p.runs) do
+    L[#L + 1] = string.format("  %d) run=variant=%s,seed=%d ;;", i - 1, r.variant, r.seed)
+  end
+  local words = {}
+  for i, a in ipairs(plan.run_one_argv(o, s, p.runs[1], p.out_root)) do
+    words[i] = plan.command_line({ a }) -- quoted; a control character is refused
+  end
+  words[5] = '"$run"' -- the value of --only, from the case above
+  local cmd = table.concat(words, " ")
+  for _, l in ipairs({
+    '  *) echo "repro: array task ${SLURM_ARRAY_TASK_ID:-?} has no run here" >&2; exit 2 ;;',
+    "esac",
+    cmd .. " &",
+    "child=$!",
+    "start=$(date +%s)",
+    "limit=0",
+    "trap 'limit=1; kill -TERM \"$child\" 2>/dev/null' USR1",
+    "trap 'kill -TERM \"$child\" 2>/dev/null' TERM INT",
+    "while :; do",
+    '  wait "$child"',
+    "  status=$?",
+    '  kill -0 "$child" 2>/dev/null || break',
+    "done",
+    'if [ "$limit" = 1 ] && [ "$status" = 130 ]; then',
+    string.format('  if [ $(($(date +%%s) - start)) -ge "${REPRO_REQUEUE_MIN_S:-%d}" ]; then',
+      M.MIN_RUN_S),
+    '    echo "repro: time limit near: $run stopped with a checkpoint; requeueing this task" >&2',
+    '    scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}" && exit 0',
+    "  fi",
+    string.format('  echo "repro: time limit near after less than ${REPRO_REQUEUE_MIN_S:-%d} s: ' ..
+      'not requeued (raise --time)" >&2', M.MIN_RUN_S),
+    "fi",
+    'exit "$status"',
+  }) do L[#L + 1] = l end
+  return table.concat(L, "\n") .. "\n"
+end
+
+function M.analysis_script(p)
+  local o, s = p.o, p.s
+  local L = {
+    "#!/bin/sh",
+    string.format("# Written by `bin/repro submit --slurm`: the analysis of study %s (%s),", s.name,
+      line_value(s.file_abs, "the study file")),
+    "# submitted with --dependency=afterany on its job array(s): summary.json when every run",
+    "# is done; otherwise the runs that failed or are still pending, and exit status 1.",
+    "#SBATCH --job-name=repro-" .. s.name .. "-analysis",
+    "#SBATCH --ntasks=1",
+    "#SBATCH --cpus-per-task=1",
+  }
+  directives(o, L)
+  L[#L + 1] = "#SBATCH --output=" .. line_value(p.logs, "the log directory", true) ..
+    "/analysis-%j.out"
+  local argv = { plan.exe(), "analyze", s.file_abs, "--out-root", p.out_root }
+  if #o.set_raw > 0 then
+    argv[#argv + 1] = "--set"
+    argv[#argv + 1] = table.concat(o.set_raw, ",")
+  end
+  if o.allow_large then argv[#argv + 1] = "--allow-large" end
+  L[#L + 1] = "exec " .. plan.command_line(argv)
+  return table.concat(L, "\n") .. "\n"
+end
+
+local function check_name(o, key, flag)
+  if o[key] and not o[key]:match("^[%w_.%-]+$") then
+    user_error("repro submit: %s %s: expected letters, digits, '_', '.' or '-'", flag, o[key])
+  end
+end
+
+local function parse_args(args)
+  local o = plan.parse(args, "repro submit", { threads = true, ["--slurm"] = "flag",
+    ["--partition"] = "value", ["--time"] = "value", ["--max-parallel"] = "value",
+    ["--account"] = "value", ["--dry-run"] = "flag", ["--mem"] = "value" }, USAGE)
+  if not o.slurm then user_error("repro submit: name the executor: --slurm\nusage: %s", USAGE) end
+  check_name(o, "partition", "--partition")
+  check_name(o, "account", "--account")
+  if o.time then
+    o.limit_s = M.time_seconds(o.time)
+    if not o.limit_s or o.limit_s < 60 then
+      user_error("repro submit: --time %s: expected a Slurm time of at least a minute " ..
+        "(minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)", o.time)
+    end
+  end
+  if o.mem and not o.mem:match("^[1-9]%d*[KMGT]?$") then
+    user_error("repro submit: --mem %s: expected a Slurm memory size, an integer with an " ..
+      "optional K, M, G or T (megabytes without one), e.g. 2G", o.mem)
+  end
+  o.time_default = not o.time
+  o.time = o.time or M.DEFAULT_TIME
+  o.limit_s = o.limit_s or M.time_seconds(o.time)
+  if o.max_parallel then
+    local k = math.tointeger(tonumber(o.max_parallel))
+    if not k or k < 1 then
+      user_error("repro submit: --max-parallel %s: expected an integer >= 1", o.max_parallel)
+    end
+    o.max_parallel = k
+  end
+  o.threads = o.threads or 1
+  return o
+end
+
+-- The largest peak RSS (bytes) in the manifests of the study's done runs, and how many
+-- manifests gave one.
+function M.measured_peak_rss(s, dir)
+  local peak, n = nil, 0
+  for _, r in ipairs(s.runs) do
+    local ok, m = pcall(json.decode, fs.read(dir .. "/" .. r.rel .. "/manifest.json") or "")
+    if ok and type(m) == "table" and math.type(m.peak_rss_bytes) and m.peak_rss_bytes > 0 then
+      n = n + 1
+      if not peak or m.peak_rss_bytes > peak then peak = m.peak_rss_bytes end
+    end
+  end
+  return peak, n
+end
+
+-- --mem for the tasks: the flag's, else the measured peak x M.MEM_HEADROOM in MiB ("768M"),
+-- else nil; and a sentence saying where it came from.
+function M.mem(o, s, dir)
+  if o.mem then return o.mem, "--mem " .. o.mem .. " (given)" end
+  local peak, n = M.measured_peak_rss(s, dir)
+  if not peak then
+    return nil, "no run of the study has a measured peak RSS yet: no --mem (give one with --mem)"
+  end
+  local mib = math.ceil(peak * M.MEM_HEADROOM / (1024 * 1024))
+  return mib .. "M", string.format("--mem %dM: the largest peak RSS of %d run manifest%s " ..
+    "(%.0f MiB) x %g", mib, n, n == 1 and "" or "s", peak / (1024 * 1024), M.MEM_HEADROOM)
+end
+
+-- The selected runs by state: those to submit, the labels of those running elsewhere,
+-- and the number done.
+local function sort_runs(runs)
+  local pending, running, n_done = {}, {}, 0
+  for _, r in ipairs(runs) do
+    local state = runstate.state(r.dir, r.cfg)
+    if state == "running" then
+      running[#running + 1] = r.label
+    elseif state == "done" then
+      n_done = n_done + 1
+    else
+      pending[#pending + 1] = r
+    end
+  end
+  return pending, running, n_done
+end
+
+-- The job arrays ({runs, path, text, max_parallel}, at most max_size runs each) for the
+-- pending runs, and the analysis job ({path, text}).
+local function scripts(p, pending, max_size)
+  local arrays = {}
+  for first = 1, #pending, max_size do
+    local chunk = table.move(pending, first, math.min(first + max_size - 1, #pending), 1, {})
+    arrays[#arrays + 1] = { runs = chunk, path = string.format("%s/array-%d.sbatch", p.slurm_dir,
+      #arrays + 1), max_parallel = p.o.max_parallel and math.min(p.o.max_parallel, #chunk) }
+  end
+  for i, a in ipairs(arrays) do
+    p.index, p.count, p.runs, p.max_parallel = i, #arrays, a.runs, a.max_parallel
+    a.text = M.array_script(p)
+  end
+  return arrays, { path = p.slurm_dir .. "/analysis.sbatch", text = M.analysis_script(p) }
+end
+
+local function sbatch_cmd(path, deps)
+  return "sbatch --parsable" .. (deps and (" --dependency=afterany:" .. deps) or "") .. " " ..
+    plan.shell_word(path)
+end
+
+-- --dry-run: the scripts and the sbatch commands on stdout.
+local function print_dry_run(o, summary, note, arrays, analysis)
+  print("# " .. summary)
+  if note then print("# " .. note) end
+  for _, a in ipairs(arrays) do
+    print("# ---- " .. a.path)
+    io.write(a.text)
+  end
+  print("# ---- " .. analysis.path)
+  io.write(analysis.text)
+  print("# ---- submission (--dry-run: nothing written, nothing submitted)")
+  local ids = {}
+  for i, a in ipairs(arrays) do
+    local prev = (o.max_parallel and i > 1) and ids[i - 1] or nil
+    print(sbatch_cmd(a.path, prev))
+    ids[i] = string.format("<job id of array-%d>", i)
+  end
+  print(sbatch_cmd(analysis.path, #ids > 0 and table.concat(ids, ":") or nil))
+end
+
+local function submit(path, deps)
+  local ok, out = run_command(sbatch_cmd(path, deps))
+  local id = ok and out:match("^(%d+)")
+  if not id then
+    user_error("repro submit: %s failed: %s", sbatch_cmd(path, deps),
+      out ~= "" and out or "no output")
+  end
+  return id
+end
+
+-- Writes the scripts, submits every array (each after the one before with
+-- --max-parallel) and the analysis, and writes submit.json.  Returns the array job ids
+-- (also in arrays[i].job) and the analysis job id.
+local function submit_all(p, arrays, analysis)
+  local o = p.o
+  fs.mkdir_p(p.logs)
+  for _, a in ipairs(arrays) do fs.write_atomic(a.path, a.text) end
+  fs.write_atomic(analysis.path, analysis.text)
+  local ids = {}
+  for i, a in ipairs(arrays) do
+    a.job = submit(a.path, (o.max_parallel and i > 1) and ids[i - 1] or nil)
+    ids[i] = a.job
+  end
+  local analysis_job = submit(analysis.path, #ids > 0 and table.concat(ids, ":") or nil)
+  local record_arrays = {}
+  for _, a in ipairs(arrays) do
+    local labels = {}
+    for i, r in ipairs(a.runs) do labels[i] = r.label end
+    record_arrays[#record_arrays + 1] = { job = a.job, script = a.path, runs = labels }
+  end
+  fs.write_atomic(p.slurm_dir .. "/submit.json", json.pretty({ study = p.s.name,
+    file = p.s.file_abs, submitted_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"), arrays = record_arrays,
+    analysis = analysis_job, threads = o.threads, max_parallel = o.max_parallel,
+    time = o.time, mem = mem, partition = o.partition, account = o.account,
+    command_line_overrides = #o.set_raw > 0 and table.concat(o.set_raw, ",") or nil }))
+  return ids, analysis_job
+end
+
+local function print_submitted(p, arrays, analysis, ids, analysis_job)
+  for i, a in ipairs(arrays) do
+    print(string.format("array job %s: %d run%s (%s)%s", a.job, #a.runs, #a.runs == 1 and "" or "s",
+      fs.shown(a.path), (p.o.max_parallel and i > 1) and (" after job " .. ids[i - 1]) or ""))
+  end
+  print(string.format("analysis job %s%s: writes %s (%s)", analysis_job,
+    #ids > 0 and (" after job" .. (#ids > 1 and "s " or " ") .. table.concat(ids, ", ")) or "",
+    fs.shown(p.dir .. "/summary.json"), fs.shown(analysis.path)))
+  print(string.format("watch: %s status %s%s", plan.shell_word(plan.exe()),
+    plan.shell_word(p.s.file_abs),
+    p.o.out_root and (" --out-root " .. plan.shell_word(p.out_root)) or ""))
+end
+
+function M.main(args)
+  local o = parse_args(args)
+  local s, runs, out_root, dir = plan.load(o, not o.dry_run)
+  local pending, running, n_done = sort_runs(runs)
+  local max_size, note = M.max_array_size()
+  local mem, mem_note = M.mem(o, s, dir)
+  local p = { o = o, s = s, dir = dir, out_root = out_root, slurm_dir = dir .. "/slurm",
+    logs = dir .. "/slurm/logs", threads = o.threads, signal_s = M.signal_seconds(o.limit_s),
+    mem = mem }
+  local resources = string.format("resources per task: %d cpu%s, --time %s%s; %s", o.threads,
+    o.threads == 1 and "" or "s", o.time, o.time_default and " (the default: give --time)" or "",
+    mem_note)
+  local arrays, analysis = scripts(p, pending, max_size)
+  local summary = string.format("study %s: %d of its %d runs selected: %d pending " ..
+    "(job array%s), %d done, %d being trained elsewhere%s", s.name, #runs, #s.runs, #pending,
+    #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n_done,
+    #running, #running > 0 and (" (" .. table.concat(running, ", ") .. ", left out)") or "")
+  if o.dry_run then
+    print_dry_run(o, summary .. "\n# " .. resources, note, arrays, analysis)
+    return 0
+  end
+  if #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
+    io.stderr:write("repro submit: ", summary, "; summary.json is written: nothing to submit\n")
+    return 0
+  end
+  local ids, analysis_job = submit_all(p, arrays, analysis)
+  io.stderr:write("repro submit: ", summary, "\n")
+  io.stderr:write("repro submit: ", resources, "\n")
+  if note then io.stderr:write("repro submit: ", note, "\n") end
+  print_submitted(p, arrays, analysis, ids, analysis_job)
+  return 0
+end
+
+return M
