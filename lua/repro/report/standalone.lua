@@ -154,6 +154,9 @@ function M.latex(s, tables, specs, captions)
     "\\usepackage[margin=1in]{geometry}",
     "\\usepackage{graphicx,booktabs,tabularx}",
     "\\usepackage[T1]{fontenc}",
+    -- Type 1 fonts with the T1 encoding (psnfss: Times, Helvetica, Courier), so that the
+    -- PDF's text has its underscores and ligatures (the EC fonts are bitmaps here)
+    "\\usepackage{mathptmx,helvet,courier}",
     "\\pdfinfoomitdate=1 \\pdftrailerid{} \\pdfsuppressptexinfo=-1",
     "\\newcommand{\\num}[1]{#1}",
     "\\begin{document}",
