@@ -446,13 +446,10 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
     }
 
     /* each residual add is fused with the LayerNorm that reads its rows (the next block's
-     * ln1, or lnf after the last): one pass and one parallel region instead of two */
-    if (L > 0)
-        layernorm_forward(m->la[0].ln1, m->la[0].ln1_mean, m->la[0].ln1_rstd, m->res[0],
-                          p->block[0].ln1_w, p->block[0].ln1_b, (int)BT, C, GPT_LN_EPS);
-    else
-        layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, m->res[0], p->lnf_w, p->lnf_b,
-                          (int)BT, C, GPT_LN_EPS);
+     * ln1, or lnf after the last): one pass and one parallel region instead of two
+     * (config_validate: n_layer >= 1) */
+    layernorm_forward(m->la[0].ln1, m->la[0].ln1_mean, m->la[0].ln1_rstd, m->res[0],
+                      p->block[0].ln1_w, p->block[0].ln1_b, (int)BT, C, GPT_LN_EPS);
     for (int l = 0; l < L; l++) {
         const gpt_block *w = &p->block[l];
         gpt_layer_acts *a = &m->la[l];

@@ -167,17 +167,6 @@ void rmsnorm_backward(float *dinp, float *dw, const float *dout, const float *in
  * where a block starts). */
 #define EW_BLOCK 4096
 
-void vec_add(float *out, const float *a, const float *b, size_t n)
-{
-    const kern_ops *k = KERN();
-    long nb = (long)((n + EW_BLOCK - 1) / EW_BLOCK);
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < nb; i++) {
-        size_t o = (size_t)i * EW_BLOCK, m = n - o < EW_BLOCK ? n - o : EW_BLOCK;
-        k->add(out + o, a + o, b + o, m);
-    }
-}
-
 void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float grad_scale,
                   float b1, float b2, float bc1, float bc2, float lr, float eps, float decay)
 {

@@ -60,8 +60,9 @@ void linear_backward_set(float *dinp, float *dw, float *db, const float *dout, c
 /* LayerNorm over the last dimension; saves mean and rstd per row. */
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, int N, int C, float eps);
-/* res = a + b, then out = LayerNorm(res) row by row (the same bits as vec_add then
- * layernorm_forward, in one pass and one parallel region) */
+/* The residual connection and the LayerNorm that reads it: res = a + b, then out =
+ * LayerNorm(res), row by row in one pass and one parallel region (elementwise adds and
+ * one-row LayerNorms: the same bits as two passes) */
 void residual_layernorm_forward(float *res, const float *a, const float *b, float *out,
                                 float *mean, float *rstd, const float *w, const float *bias, int N,
                                 int C, float eps);
@@ -73,8 +74,6 @@ void rmsnorm_forward(float *out, float *rstd, const float *inp, const float *w, 
 void rmsnorm_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
                       const float *rstd, int N, int C);
 
-/* out = a + b (residual connections). */
-void vec_add(float *out, const float *a, const float *b, size_t n);
 /* AdamW on n parameters p with gradients g·grad_scale and moments m, v (see gpt_adamw). */
 void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float grad_scale,
                   float b1, float b2, float bc1, float bc2, float lr, float eps, float decay);

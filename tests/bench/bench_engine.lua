@@ -146,7 +146,7 @@ if opts.sweep ~= "none" then
     end
     local f = flops(l, c, T)
     local n = math.max(3, math.ceil(budget / (f * d.batch * T)))
-    local params = 12 * l * c * c + 13 * l * c + V * c + T * c + 2 * c
+    local params = engine.param_count({ n_layer = l, d_model = c, n_head = 8 })
     for _, th in ipairs(threads) do
       local m = engine.train({ n_layer = l, d_model = c, n_head = 8, iters = n + 1000,
         warmup = 1, threads = th }, { on_step = stop_after(n) })
