@@ -32,7 +32,8 @@
  *   stats.lr_sensitivity(loss, init [, {ref=1, alpha=0.05, resamples=10000, seed=1,
  *       exact=false}]) for loss[group][point][seed] (false for a diverged run) and
  *       init[group][seed] -> table: curve[group][point], sensitivity, ci, diff (minus the
- *       ref group's), diff_ci, ell_star, star = {group, point}, exact, total
+ *       ref group's), diff_ci, own, own_ci, own_diff, own_diff_ci (against each group's
+ *       own best), ell_star, star = {group, point}, exact, total
  * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
  *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX.
  * Intervals are {lo, hi}.  A quantity that is undefined for the data is absent (nil),
@@ -849,18 +850,22 @@ static int l_lr_sensitivity(lua_State *L)
     o.seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
     o.exact = opt_boolean(L, 3, "exact", 0);
     size_t cells = (G ? G : 1) * (J ? J : 1);
-    double *out = (double *)lua_newuserdatauv(L, (cells + 6 * (G ? G : 1)) * sizeof *out, 0);
+    double *out = (double *)lua_newuserdatauv(L, (cells + 12 * (G ? G : 1)) * sizeof *out, 0);
     stats_lrsens_result r;
     r.curve = out;
     r.sensitivity = out + cells;
     r.ci = r.sensitivity + G;
     r.diff = r.ci + 2 * G;
     r.diff_ci = r.diff + G;
+    r.own = r.diff_ci + 2 * G;
+    r.own_ci = r.own + G;
+    r.own_diff = r.own_ci + 2 * G;
+    r.own_diff_ci = r.own_diff + G;
     stats_error err;
     int status = stats_lr_sensitivity(loss, init, G, J, n, &o, &r, &err);
     if (status)
         return raise_status(L, status, &err, NULL);
-    lua_createtable(L, 0, 10);
+    lua_createtable(L, 0, 14);
     lua_createtable(L, (int)G, 0);
     for (size_t g = 0; g < G; g++) {
         push_list(L, r.curve + g * J, J);
@@ -871,9 +876,13 @@ static int l_lr_sensitivity(lua_State *L)
     lua_setfield(L, -2, "sensitivity");
     push_list(L, r.diff, G);
     lua_setfield(L, -2, "diff");
-    const double *cis[2] = {r.ci, r.diff_ci};
-    const char *names[2] = {"ci", "diff_ci"};
-    for (int k = 0; k < 2; k++) {
+    push_list(L, r.own, G);
+    lua_setfield(L, -2, "own");
+    push_list(L, r.own_diff, G);
+    lua_setfield(L, -2, "own_diff");
+    const double *cis[4] = {r.ci, r.diff_ci, r.own_ci, r.own_diff_ci};
+    const char *names[4] = {"ci", "diff_ci", "own_ci", "own_diff_ci"};
+    for (int k = 0; k < 4; k++) {
         lua_createtable(L, (int)G, 0);
         for (size_t g = 0; g < G; g++) {
             push_list(L, cis[k] + 2 * g, 2);

@@ -45,14 +45,17 @@ typedef struct {
     size_t groups, points, n, ref;
     double *mean;          /* (G, J) scratch */
     weighted *sens, *diff; /* (G, cap) resampled statistics */
+    weighted *own, *own_diff; /* (G, cap) the same against each group's own best */
     size_t m, cap;
     uint64_t fact[STATS_BOOT_EXACT_MAX + 1];
     size_t *counts;        /* (n) the resample's count of each seed */
 } sweep;
 
 /* The statistic of one resample with seed counts c (summing to n), weight w: the
- * sensitivity of every group and its difference from the reference group. */
-static void add_resample(sweep *s, const size_t *c, uint64_t w, double *sens_out)
+ * sensitivity of every group against the pooled best (sens_out) and against the group's
+ * own best (own_out), and each one's difference from the reference group. */
+static void add_resample(sweep *s, const size_t *c, uint64_t w, double *sens_out,
+                         double *own_out)
 {
     size_t G = s->groups, J = s->points, n = s->n;
     double star = INFINITY;
@@ -67,16 +70,25 @@ static void add_resample(sweep *s, const size_t *c, uint64_t w, double *sens_out
                 star = s->mean[g * J + j];
         }
     for (size_t g = 0; g < G; g++) {
-        double sum = 0.0;
-        for (size_t j = 0; j < J; j++)
+        double sum = 0.0, own = INFINITY;
+        for (size_t j = 0; j < J; j++) {
             sum += s->mean[g * J + j] - star;
+            if (s->mean[g * J + j] < own)
+                own = s->mean[g * J + j];
+        }
         sens_out[g] = sum / (double)J;
+        sum = 0.0;
+        for (size_t j = 0; j < J; j++)
+            sum += s->mean[g * J + j] - own;
+        own_out[g] = sum / (double)J;
     }
     if (!s->sens)
         return;
     for (size_t g = 0; g < G; g++) {
         s->sens[g * s->cap + s->m] = (weighted){sens_out[g], w};
         s->diff[g * s->cap + s->m] = (weighted){sens_out[g] - sens_out[s->ref], w};
+        s->own[g * s->cap + s->m] = (weighted){own_out[g], w};
+        s->own_diff[g * s->cap + s->m] = (weighted){own_out[g] - own_out[s->ref], w};
     }
     s->m++;
 }
@@ -86,7 +98,8 @@ static void enumerate(sweep *s, size_t i, size_t left, uint64_t denom, double *s
 {
     if (i + 1 == s->n) {
         s->counts[i] = left;
-        add_resample(s, s->counts, s->fact[s->n] / (denom * s->fact[left]), scratch);
+        add_resample(s, s->counts, s->fact[s->n] / (denom * s->fact[left]), scratch,
+                     scratch + s->groups);
         return;
     }
     for (size_t c = 0; c <= left; c++) {
@@ -130,10 +143,13 @@ int stats_lr_sensitivity(const double *loss, const double *init, size_t groups, 
     s.mean = malloc(groups * points * sizeof *s.mean);
     s.sens = malloc(groups * cap * sizeof *s.sens);
     s.diff = malloc(groups * cap * sizeof *s.diff);
+    s.own = malloc(groups * cap * sizeof *s.own);
+    s.own_diff = malloc(groups * cap * sizeof *s.own_diff);
     s.counts = calloc(n, sizeof *s.counts);
-    double *scratch = malloc(groups * sizeof *scratch);
+    double *scratch = malloc(2 * groups * sizeof *scratch);
     int status = STATS_ENOMEM;
-    if (!clipped || !s.mean || !s.sens || !s.diff || !s.counts || !scratch)
+    if (!clipped || !s.mean || !s.sens || !s.diff || !s.own || !s.own_diff || !s.counts ||
+        !scratch)
         goto done;
     /* min(loss, init): a diverged run counts as its loss at initialization */
     for (size_t g = 0; g < groups; g++)
@@ -149,7 +165,7 @@ int stats_lr_sensitivity(const double *loss, const double *init, size_t groups, 
         s.counts[i] = 1;
     weighted *keep_sens = s.sens;
     s.sens = NULL;
-    add_resample(&s, s.counts, 1, res->sensitivity);
+    add_resample(&s, s.counts, 1, res->sensitivity, res->own);
     s.sens = keep_sens;
     res->ell_star = INFINITY;
     for (size_t g = 0; g < groups; g++)
@@ -161,8 +177,10 @@ int stats_lr_sensitivity(const double *loss, const double *init, size_t groups, 
                 res->star_point = j;
             }
         }
-    for (size_t g = 0; g < groups; g++)
+    for (size_t g = 0; g < groups; g++) {
         res->diff[g] = res->sensitivity[g] - res->sensitivity[opts->ref];
+        res->own_diff[g] = res->own[g] - res->own[opts->ref];
+    }
 
     if (opts->exact) {
         s.fact[0] = 1;
@@ -180,7 +198,7 @@ int stats_lr_sensitivity(const double *loss, const double *init, size_t groups, 
             memset(s.counts, 0, n * sizeof *s.counts);
             for (size_t i = 0; i < n; i++)
                 s.counts[gsl_rng_uniform_int(r, n)]++;
-            add_resample(&s, s.counts, 1, scratch);
+            add_resample(&s, s.counts, 1, scratch, scratch + groups);
         }
         gsl_rng_free(r);
         res->total = cap;
@@ -192,6 +210,9 @@ int stats_lr_sensitivity(const double *loss, const double *init, size_t groups, 
             res->ci[2 * g + (size_t)k] = weighted_quantile(s.sens + g * cap, s.m, res->total, f);
             res->diff_ci[2 * g + (size_t)k] =
                 weighted_quantile(s.diff + g * cap, s.m, res->total, f);
+            res->own_ci[2 * g + (size_t)k] = weighted_quantile(s.own + g * cap, s.m, res->total, f);
+            res->own_diff_ci[2 * g + (size_t)k] =
+                weighted_quantile(s.own_diff + g * cap, s.m, res->total, f);
         }
     }
     status = STATS_OK;
@@ -200,6 +221,8 @@ done:
     free(s.mean);
     free(s.sens);
     free(s.diff);
+    free(s.own);
+    free(s.own_diff);
     free(s.counts);
     free(scratch);
     return status;

@@ -383,6 +383,10 @@ int stats_anova2(const double *y, size_t rows, size_t cols, stats_anova2_result 
  *   sensitivity[g] = mean over j of (curve[g][j] - ell_star)
  *   diff[g] = sensitivity[g] - sensitivity[ref] (= the difference of the groups' mean
  *   curves: ell_star cancels).
+ * and against each group's own best, which leaves out the offset between the curves:
+ *   own_best[g] = min over j of curve[g][j]
+ *   own[g] = mean over j of (curve[g][j] - own_best[g])
+ *   own_diff[g] = own[g] - own[ref].
  * Intervals: percentile (1 - alpha) bootstrap over seeds, one resample of seed indices
  * for every group (the seeds pair the groups), ell_star recomputed in each; the exact
  * distribution over all n^n resamples (as weighted multisets) when opts->exact (n <=
@@ -404,6 +408,10 @@ typedef struct {
     double *ci;          /* (G, 2) */
     double *diff;        /* (G) */
     double *diff_ci;     /* (G, 2) */
+    double *own;         /* (G) against the group's own best */
+    double *own_ci;      /* (G, 2) */
+    double *own_diff;    /* (G) */
+    double *own_diff_ci; /* (G, 2) */
     double ell_star;
     size_t star_group, star_point;
     int exact;

@@ -59,6 +59,19 @@ code, _, err = check.run(repro .. " analyze lua/experiments/prelim.lua --out-roo
 t:eq(code, 0, "analyze prelim in a copy: " .. err)
 t:ok(fs.read(dir .. "/committed/prelim/summary.json") == fs.read("experiments/prelim/summary.json"),
   "prelim's summary is byte-identical to the committed one")
+t:ok(fs.read(dir .. "/committed/prelim/manifest.json") == fs.read("experiments/prelim/manifest.json"),
+  "and its study manifest too")
+-- a re-analysis that changes the summary (here: a stale one) keeps the training facts
+fs.write_atomic(dir .. "/committed/prelim/summary.json", "{}\n")
+code, _, err = check.run(repro .. " analyze lua/experiments/prelim.lua --out-root " .. dir ..
+  "/committed")
+t:eq(code, 0, "analyze prelim over a stale summary: " .. err)
+local old_m = json.decode(fs.read("experiments/prelim/manifest.json"))
+local new_m = json.decode(fs.read(dir .. "/committed/prelim/manifest.json") or "{}")
+t:ok(new_m.wall_s == old_m.wall_s and new_m.jobs == old_m.jobs and
+  new_m.runs_trained == old_m.runs_trained and new_m.start_utc == old_m.start_utc,
+  "re-analysed: the study manifest keeps the wall time, jobs and counts of the training")
+t:ok(type(new_m.analysed_utc) == "string", "and says when it was analysed again")
 
 -- 2. min_lr follows lr unless given.
 t:eq(record.resolve({}).min_lr, 3e-5, "default min_lr is 3e-5 exactly (0.1 x 3e-4)")

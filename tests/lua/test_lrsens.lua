@@ -39,9 +39,12 @@ for _, c in ipairs(ref.cases) do
   for g = 1, #c.sensitivity do
     t:near(r.sensitivity[g], c.sensitivity[g], 1e-12, c.name .. ": sensitivity " .. g)
     t:near(r.diff[g], c.diff[g], 1e-12, c.name .. ": diff " .. g)
+    t:near(r.own[g], c.own[g], 1e-12, c.name .. ": own " .. g)
+    t:near(r.own_diff[g], c.own_diff[g], 1e-12, c.name .. ": own_diff " .. g)
     for k = 1, 2 do
-      t:near(r.ci[g][k], c.ci[g][k], 1e-12, c.name .. ": ci " .. g .. "." .. k)
-      t:near(r.diff_ci[g][k], c.diff_ci[g][k], 1e-12, c.name .. ": diff_ci " .. g .. "." .. k)
+      for _, key in ipairs({ "ci", "diff_ci", "own_ci", "own_diff_ci" }) do
+        t:near(r[key][g][k], c[key][g][k], 1e-12, c.name .. ": " .. key .. " " .. g .. "." .. k)
+      end
     end
     for j = 1, #c.curve[g] do
       t:near(r.curve[g][j], c.curve[g][j], 1e-12, c.name .. ": curve " .. g .. "." .. j)
@@ -79,6 +82,9 @@ t:near(r.curve[2][1], 5.0, 0, "above init: its init loss")
 t:near(r.ell_star, 2.0, 0, "ell_star: the best of every group")
 t:near(r.sensitivity[1], ((3 - 2) + (4 - 2)) / 2, 1e-15, "sensitivity of group 1")
 t:near(r.diff[2], ((5 - 2) + 0) / 2 - 1.5, 1e-15, "diff against group 1")
+t:near(r.own[1], ((3 - 3) + (4 - 3)) / 2, 1e-15, "own: group 1 against its own best, 3")
+t:near(r.own[2], ((5 - 2) + (2 - 2)) / 2, 1e-15, "own: group 2 against its own best, 2")
+t:near(r.own_diff[2], 1.5 - 0.5, 1e-15, "own_diff against group 1")
 
 -- errors name the argument
 t:raises(function() stats.lr_sensitivity({ { { 1 / 0 } } }, { { 4 } }) end,
@@ -195,6 +201,11 @@ t:eq(sw.ell_star_at.group, "layernorm", "ell_star's group")
 t:near(none.sensitivity.value, direct.sensitivity[1], 1e-15, "sensitivity of none")
 t:near(ln.sensitivity.diff, direct.diff[2], 1e-15, "difference from the reference")
 t:near(ln.sensitivity.diff_ci[1], direct.diff_ci[2][1], 1e-15, "its interval")
+t:near(none.sensitivity.own.value, direct.own[1], 1e-15, "S_own of none")
+t:near(ln.sensitivity.own.diff, direct.own_diff[2], 1e-15, "S_own's difference")
+t:near(ln.sensitivity.own.diff_ci[2], direct.own_diff_ci[2][2], 1e-15, "its interval")
+t:near(ln.sensitivity.own.value, ln.sensitivity.value - (ln.best_loss - sw.ell_star), 1e-12,
+  "S_own = S minus the group's best above the pooled best")
 t:eq(sw.bootstrap.exact, true, "exact bootstrap at 3 seeds")
 t:eq(sw.bootstrap.resamples, 27, "3^3 resamples")
 t:ok(sw.bootstrap.note ~= nil, "a coverage note at 3 seeds")
@@ -269,8 +280,13 @@ local plain_tab = tex_sweep.lr_sweep_table(rdata.load_study(dir .. "/exp", "syn_
 t:ok(plain_tab:find("\nLayerNorm, warmup = 2 & ", 1, true),
   "sweep table without the manifest's names: <key> = <value>")
 local lsens = rs.summary.lr_sweep.groups.layernorm.sensitivity -- as summary.json has it
-local want = string.format("\\num{%.4f} [\\num{%.4f}, \\num{%.4f}] \\\\", lsens.diff,
+local want = string.format("\\num{%.4f} [\\num{%.4f}, \\num{%.4f}] & ", lsens.diff,
   lsens.diff_ci[1], lsens.diff_ci[2])
+local want_own = string.format("& \\num{%.4f} [\\num{%.4f}, \\num{%.4f}] & \\num{%.4f} " ..
+  "[\\num{%.4f}, \\num{%.4f}] \\\\", lsens.own.value, lsens.own.ci[1], lsens.own.ci[2],
+  lsens.own.diff, lsens.own.diff_ci[1], lsens.own.diff_ci[2])
+t:ok(tab:find(want_own, 1, true), "sweep table: S_own and its difference, with intervals: " ..
+  want_own)
 t:ok(tab:find(want, 1, true), "sweep table: the sensitivity difference from none with its " ..
   "interval: " .. want)
 t:ok(tab:find("percentile bootstrap over the 3 seeds (all 27 resamples)", 1, true),

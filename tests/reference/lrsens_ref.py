@@ -13,6 +13,8 @@ definition (Wortsman et al. 2023, sec. 3.1):
     curve[g][j] = mean over seeds of c;  ell_star = min over g, j of curve
     sensitivity[g] = mean over j of (curve[g][j] - ell_star)
     diff[g] = sensitivity[g] - sensitivity[ref]
+    own[g] = mean over j of (curve[g][j] - min over j of curve[g][j])
+    own_diff[g] = own[g] - own[ref]
 
 and takes the percentile interval by linear interpolation at f (N - 1) of the sorted list
 of all N values (numpy's default quantile).  The sweeps' losses come from PCG32 (checked
@@ -102,7 +104,9 @@ def statistic(loss, init, counts, ref):
         curve.append(row)
     star = min(min(r) for r in curve)
     sens = [sum(v - star for v in r) / points for r in curve]
-    return curve, star, sens, [s - sens[ref] for s in sens]
+    own = [sum(v - min(r) for v in r) / points for r in curve]
+    return (curve, star, sens, [s - sens[ref] for s in sens], own,
+            [o - own[ref] for o in own])
 
 
 def quantile(sorted_values, f):
@@ -114,26 +118,26 @@ def quantile(sorted_values, f):
 
 def case(name, seed, groups, points, n, diverge, ref, alpha):
     loss, init = sweep(seed, groups, points, n, diverge)
-    curve, star, sens, diff = statistic(loss, init, [1] * n, ref)
-    boot_s = [[] for _ in range(groups)]
-    boot_d = [[] for _ in range(groups)]
+    curve, star, sens, diff, own, own_diff = statistic(loss, init, [1] * n, ref)
+    boot = {k: [[] for _ in range(groups)] for k in ("s", "d", "o", "od")}
     for idx in itertools.product(range(n), repeat=n):
         counts = [0] * n
         for i in idx:
             counts[i] += 1
-        _, _, s, d = statistic(loss, init, counts, ref)
+        _, _, s, d, o, od = statistic(loss, init, counts, ref)
         for gi in range(groups):
-            boot_s[gi].append(s[gi])
-            boot_d[gi].append(d[gi])
-    ci, diff_ci = [], []
-    for gi in range(groups):
-        bs, bd = sorted(boot_s[gi]), sorted(boot_d[gi])
-        ci.append([quantile(bs, alpha / 2), quantile(bs, 1 - alpha / 2)])
-        diff_ci.append([quantile(bd, alpha / 2), quantile(bd, 1 - alpha / 2)])
+            for k, v in (("s", s), ("d", d), ("o", o), ("od", od)):
+                boot[k][gi].append(v[gi])
+    ints = {k: [] for k in boot}
+    for k in boot:
+        for gi in range(groups):
+            b = sorted(boot[k][gi])
+            ints[k].append([quantile(b, alpha / 2), quantile(b, 1 - alpha / 2)])
     star_at = [(gi, j) for gi in range(groups) for j in range(points) if curve[gi][j] == star][0]
     return {"name": name, "loss": loss, "init": init, "ref": ref + 1, "alpha": alpha,
             "curve": curve, "ell_star": star, "star": [star_at[0] + 1, star_at[1] + 1],
-            "sensitivity": sens, "ci": ci, "diff": diff, "diff_ci": diff_ci,
+            "sensitivity": sens, "ci": ints["s"], "diff": diff, "diff_ci": ints["d"],
+            "own": own, "own_ci": ints["o"], "own_diff": own_diff, "own_diff_ci": ints["od"],
             "total": n ** n}
 
 

@@ -33,7 +33,11 @@
 -- over every group and grid value, with its percentile bootstrap interval over seeds
 -- (stats.lr_sensitivity: exact over all n^n resamples for n <= stats.BOOT_EXACT_MAX,
 -- the seeds resampled together for every group) and its difference from the reference
--- group with that difference's interval.
+-- group with that difference's interval; and the same against the group's own best,
+--   S_own = E_eta[min(l(eta), l0) - l*_g],   l*_g the group's lowest mean,
+-- which leaves out the offset between the groups' curves (S - S_ref is the difference of
+-- the groups' mean levels over the grid; S_own - S_own,ref is how much faster each loses
+-- from its own optimum).
 --
 -- Outcomes (the instability design): per-seed aggregates over each group's grid, compared
 -- between groups under the study's decision rule (lua/repro/analysis/init.lua, applied to
@@ -282,7 +286,9 @@ local function best_values(s, spec, section, grids, r)
       e.no_best = "every run of group " .. g.name .. " diverged"
     end
     e.sensitivity = { value = r.sensitivity[gi], ci = arr(r.ci[gi]),
-      diff = r.diff[gi], diff_ci = arr(r.diff_ci[gi]), reference = spec.reference }
+      diff = r.diff[gi], diff_ci = arr(r.diff_ci[gi]), reference = spec.reference,
+      own = { value = r.own[gi], ci = arr(r.own_ci[gi]), diff = r.own_diff[gi],
+        diff_ci = arr(r.own_diff_ci[gi]) } }
   end
 end
 
@@ -322,7 +328,9 @@ function M.summarize(s, runs, summarize)
     definition = "LR sensitivity S = E_eta[min(l(eta), l0) - l*]: the mean over the grid " ..
       "of each group's mean over seeds of min(final " .. spec.loss .. ", init_loss) (a " ..
       "diverged run counts as its init_loss), minus l*, the lowest such mean over every " ..
-      "group and grid value (Wortsman et al. 2023); best_lr minimizes that mean" }
+      "group and grid value (Wortsman et al. 2023); sensitivity.own is the same against " ..
+      "the group's own lowest mean (S_own, free of the offset between the groups' " ..
+      "curves); best_lr minimizes that mean" }
   local grids, loss, init = sweep_data(s, runs, spec, section)
   if not grids then return nil, loss end
   local n = #s.seeds
@@ -358,9 +366,9 @@ function M.text(section)
     local best = g.best_lr and string.format("%g (%s%.4g)", g.best_lr,
       g.best_at_edge and "at the grid's edge; " or "", g.best_loss) or "-"
     lines[#lines + 1] = string.format("  %-18s best %s %s  diverges from %s  sensitivity " ..
-      "%.4g [%.4g, %.4g]", name, section.over, best,
+      "%.4g [%.4g, %.4g], own %.4g [%.4g, %.4g]", name, section.over, best,
       g.diverge_lr and string.format("%g", g.diverge_lr) or "nowhere", sens.value, sens.ci[1],
-      sens.ci[2])
+      sens.ci[2], sens.own.value, sens.own.ci[1], sens.own.ci[2])
   end
   return lines
 end

@@ -231,6 +231,17 @@ local function write_summary(s, dir, records, ctx)
     fs.write_atomic(dir .. "/manifest.json", ctx.old_manifest)
     return summary
   end
+  if ctx.trained == 0 and not ctx.count.copy and ctx.old_manifest then
+    -- Nothing trained or copied, another summary (the analysis changed): the facts of the
+    -- invocation that trained the runs stay (its times, jobs, counts: the study's compute),
+    -- with the commit of this analysis and when it ran.
+    local ok, m = pcall(json.decode, ctx.old_manifest)
+    if ok and type(m) == "table" and m.runs == #s.runs and type(m.wall_s) == "number" then
+      m.analysed_utc = utc()
+      write_study_manifest(s, dir, m)
+      return summary
+    end
+  end
   write_study_manifest(s, dir, {
     start_utc = ctx.start_utc, end_utc = utc(), wall_s = host.now() - ctx.t_start,
     jobs = ctx.jobs, threads_per_job = ctx.threads,

@@ -5,10 +5,13 @@
 --              name only when it has no variant in the summary): its best learning rate (marked when it lies on the
 --              grid's edge) with the clipped mean loss there, the smallest grid value at
 --              which some seed diverged and the smallest from which every seed did, the
---              LR sensitivity S with its bootstrap interval over seeds, and S minus the
---              reference group's with that difference's interval
+--              LR sensitivity in its two forms, each with its bootstrap interval over
+--              seeds and its difference from the reference group's with that
+--              difference's interval: S against the best over every group (Wortsman et
+--              al.'s) and S_own against the group's own best
 -- numbers.tex gets, per group g of a study S: S..G.."BestLr", "BestLoss", "DivergeLr",
--- "DivergeLrAll", "Sens", "SensCI", "SensDiff", "SensDiffCI", and S.."EllStar"; the grid
+-- "DivergeLrAll", "Sens", "SensCI", "SensDiff", "SensDiffCI", the same four with "SensOwn"
+-- for S_own (when the summary has it), and S.."EllStar"; the grid
 -- (its first group's values): S.."GridMin", "GridMax", "GridN", "GridStep" (a word:
 -- "half-decade"), "GridStepFactor" (the ratio of neighbours), "GridDecades" (its span).
 local F = require "repro.report.texfmt"
@@ -44,9 +47,11 @@ function M.lr_sweep_table(s)
     local gv = groups and groups.variant_by_name[name]
     return gv and groups.known[name] and gv.tex_label or F.escape(name)
   end
-  local body = { "\\ReportFit{\\begin{tabular}{@{}lrrllll@{}}", "\\toprule",
+  local ref = label(sw.reference)
+  local body = { "\\ReportFit{\\begin{tabular}{@{}lrrllllll@{}}", "\\toprule",
     "Group & Best " .. F.escape(sw.over) .. " & Loss there & Some seed diverges & All diverge & " ..
-      "Sensitivity $S$ & $S - S_{\\text{" .. label(sw.reference) .. "}}$ \\\\", "\\midrule" }
+      "$S$ & $S - S_{\\text{" .. ref .. "}}$ & $S_{\\text{own}}$ & " ..
+      "$S_{\\text{own}} - S_{\\text{own}}^{\\text{" .. ref .. "}}$ \\\\", "\\midrule" }
   local edge = false
   for _, name in ipairs(sw.order) do
     local g = sw.groups[name]
@@ -54,17 +59,22 @@ function M.lr_sweep_table(s)
     local best = g.best_lr and (lr_text(g.best_lr) .. (g.best_at_edge and "$^\\dagger$" or ""))
       or DASH
     if g.best_at_edge then edge = true end
-    body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s %s & %s \\\\",
+    local own = sens.own or {}
+    body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s %s & %s & %s %s & %s \\\\",
       label(name),
       best, loss(g.best_loss),
       g.diverge_lr and lr_text(g.diverge_lr) or "none",
       g.diverge_lr_all and lr_text(g.diverge_lr_all) or "none",
       loss(sens.value), interval(sens.ci),
-      name == sw.reference and DASH or (loss(sens.diff) .. " " .. interval(sens.diff_ci)))
+      name == sw.reference and DASH or (loss(sens.diff) .. " " .. interval(sens.diff_ci)),
+      loss(own.value), interval(own.ci),
+      name == sw.reference and DASH or (loss(own.diff) .. " " .. interval(own.diff_ci)))
   end
   body[#body + 1] = "\\bottomrule"
   body[#body + 1] = "\\end{tabular}}"
-  local notes = {}
+  local notes = { "$S$: the mean over the grid of the loss above the best of every group " ..
+    "(Wortsman et al.); $S_{\\text{own}}$: above the group's own best, so that the " ..
+    "offset between the groups' curves drops out." }
   if edge then
     notes[#notes + 1] = "$^\\dagger$\\,on the grid's edge: the grid does not bracket the optimum."
   end
@@ -110,6 +120,12 @@ function M.numbers(def, s, S)
     def(G .. "SensCI", interval(sens.ci))
     def(G .. "SensDiff", loss(sens.diff))
     def(G .. "SensDiffCI", interval(sens.diff_ci))
+    if sens.own then
+      def(G .. "SensOwn", loss(sens.own.value))
+      def(G .. "SensOwnCI", interval(sens.own.ci))
+      def(G .. "SensOwnDiff", loss(sens.own.diff))
+      def(G .. "SensOwnDiffCI", interval(sens.own.diff_ci))
+    end
   end
 end
 
