@@ -526,6 +526,41 @@ function M.rule_history(ctx)
     out[#out + 1] = string.format("%s moved: %s.", #moved == 1 and "One verdict" or
       ((NUMBER_WORD[#moved] or tostring(#moved)) .. " verdicts"), table.concat(moved, "; "))
   end
+  -- interactions carry no verdict, but their Holm p decides whether an effect changes
+  local flips = {}
+  for _, name in ipairs(studies) do
+    local s = ctx.by_name[name]
+    local all = {}
+    for _, e in ipairs(s.summary.interactions or {}) do
+      if not e.exploratory then all[#all + 1] = e end
+    end
+    for _, now in ipairs({ true, false }) do
+      local list = {}
+      for _, e in ipairs(all) do
+        if not e.exploratory and e.reject_holm == now and e.reject_holm_rule1 == not now then
+          list[#list + 1] = e
+        end
+      end
+      if #list > 0 then
+        local function span(key)
+          local lo, hi = math.huge, -math.huge
+          for _, e in ipairs(list) do lo, hi = math.min(lo, e[key]), math.max(hi, e[key]) end
+          return lo == hi and F.p(lo) or (F.p(lo) .. "--" .. F.p(hi))
+        end
+        local word = { [true] = "significant", [false] = "not significant" }
+        local count = #list == #all and string.format("all %d", #all) or
+          string.format("%d of the %d", #list, #all)
+        flips[#flips + 1] = string.format("%s primary-metric interactions of \\texttt{%s} " ..
+          "%s %s under rule %d (Holm $p$ %s) and %s under rule %d's family (Holm $p$ %s)",
+          count, F.escape(name), #list == 1 and "is" or "are", word[now], s.analysis.rule,
+          span("p_holm"), word[not now], s.analysis.registered_rule, span("p_holm_rule1"))
+      end
+    end
+  end
+  if #flips > 0 then
+    out[#out + 1] = "The two families also disagree on interactions: " ..
+      table.concat(flips, "; ") .. "; the tables print both."
+  end
   return table.concat(out, " ")
 end
 
