@@ -45,14 +45,17 @@ local QUESTIONS = {
   init_scale = "Embedding init scale (init_scale)",
   tuned = "Each variant at its best learning rate (tuned)",
   tuned_controls = "Rescaling vs normalizing (tuned_controls)",
+  tuned_matched = "Normalizing alone, finely tuned (tuned_matched)",
+  tuned_std1 = "Embedding init N(0, 1), each at its best lr (tuned_std1)",
   horizon = "Training length (horizon)",
   instability_v1 = "High learning rate, first design (instability_v1)",
   claim = "The set-ups that give the claim's numbers (claim)",
 }
 
 return {
-  studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned", "tuned_controls",
-    "horizon", "instability", "scale", "init_scale", "instability_v1" },
+  studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned",
+    "tuned_controls", "lr_fine", "tuned_matched", "horizon", "instability", "scale",
+    "init_scale", "lr_sweep_std1", "tuned_std1", "instability_v1" },
   -- the first attempt at the claim, superseded: a section each in the generated appendix
   appendix = { "claim_search_v1", "claim_v1" },
 
@@ -134,8 +137,10 @@ return {
       caption = [[The learning-rate sweep per variant: the best peak learning rate (the grid
         value with the lowest mean over seeds of the final validation loss clipped at the
         loss at initialization) and that loss, the smallest learning rate at which some seed
-        and from which every seed diverged, and the LR sensitivity $S$ with its bootstrap
-        interval over seeds, alone and as a difference from no norm.]] },
+        and from which every seed diverged, and the LR sensitivity in two forms, each with
+        its bootstrap interval over seeds, alone and as a difference from no norm: $S$
+        against the best loss of any variant, and $S_{\text{own}}$ against the variant's
+        own best.]] },
     { name = "tuned_seeds", kind = "seeds", study = "tuned",
       caption = [[Each variant at its own best learning rate (the tuned study): mean $\pm$
         standard deviation over its fresh seeds.]] },
@@ -145,6 +150,13 @@ return {
     { name = "tuned_controls_paired", kind = "paired", study = "tuned_controls", wide = true,
       caption = [[The mechanism controls against no norm, each at its own best learning rate
         (columns as in Table~\ref{tab:prelim_paired}).]] },
+    { name = "lr_fine_groups", kind = "lr_sweep", study = "lr_fine", wide = true,
+      caption = [[The finer learning-rate grid (quarter decades) around the optima of no norm
+        and matched LayerNorm, as in Table~\ref{tab:lr_sweep_groups}.]] },
+    { name = "tuned_matched_paired", kind = "paired", study = "tuned_matched", wide = true,
+      caption = [[Matched LayerNorm against no norm, each at its own best learning rate from the
+        finer grid, on power-sized fresh seeds (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
     { name = "horizon_paired", kind = "paired", study = "horizon", wide = true,
       caption = [[LayerNorm against no norm after 1{,}200 iterations, at the untuned and at
         the tuned learning rates (columns as in Table~\ref{tab:prelim_paired}).]] },
@@ -188,6 +200,13 @@ return {
     { name = "init_scale_paired", kind = "paired", study = "init_scale", wide = true,
       caption = [[Paired comparisons of the init-scale study (columns as in
         Table~\ref{tab:prelim_paired}).]] },
+    { name = "lr_sweep_std1_groups", kind = "lr_sweep", study = "lr_sweep_std1", wide = true,
+      caption = [[The learning-rate sweep of no norm and LayerNorm with embeddings drawn at
+        standard deviation 1, as in Table~\ref{tab:lr_sweep_groups}.]] },
+    { name = "tuned_std1_paired", kind = "paired", study = "tuned_std1", wide = true,
+      caption = [[LayerNorm against no norm with embeddings drawn at standard deviation 1, each
+        at its own best learning rate from that sweep, on power-sized fresh seeds (columns
+        as in Table~\ref{tab:prelim_paired}).]] },
     { name = "compute", kind = "compute", wide = true,
       caption = [[What each study trained: its runs, how many have a config no earlier row has
         (an identical config is trained once and its record copied), iterations, training

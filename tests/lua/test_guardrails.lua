@@ -69,9 +69,11 @@ t:eq(code, 0, "analyze prelim over a stale summary: " .. err)
 local old_m = json.decode(fs.read("experiments/prelim/manifest.json"))
 local new_m = json.decode(fs.read(dir .. "/committed/prelim/manifest.json") or "{}")
 t:ok(new_m.wall_s == old_m.wall_s and new_m.jobs == old_m.jobs and
-  new_m.runs_trained == old_m.runs_trained and new_m.start_utc == old_m.start_utc,
-  "re-analysed: the study manifest keeps the wall time, jobs and counts of the training")
-t:ok(type(new_m.analysed_utc) == "string", "and says when it was analysed again")
+  new_m.runs_trained == old_m.runs_trained and new_m.start_utc == old_m.start_utc and
+  new_m.git_commit == old_m.git_commit,
+  "re-analysed: the study manifest keeps the wall time, jobs, counts and commit of the training")
+t:ok(type(new_m.analysed_utc) == "string" and type(new_m.analysed_git_commit) == "string",
+  "and says when, and at which commit, it was analysed again")
 
 -- 2. min_lr follows lr unless given.
 t:eq(record.resolve({}).min_lr, 3e-5, "default min_lr is 3e-5 exactly (0.1 x 3e-4)")

@@ -188,6 +188,25 @@ for _, s in ipairs(studies) do
 end
 t:ok(n_verdicts > 0, "the committed studies have verdicts: " .. n_verdicts)
 
+-- One definition of a perplexity change: exp of the mean paired difference of log
+-- perplexity (the validation loss), minus 1, in every summary (checked on the primary
+-- metric's pairs where it is the validation loss).
+local n_ppl = 0
+for _, s in ipairs(studies) do
+  for _, c in ipairs(s.summary.comparisons or {}) do
+    if c.metric == "val_loss" and c.val_ppl_change and c.a and #c.a == #c.b and #c.a > 0 then
+      local sum = 0
+      for i = 1, #c.a do sum = sum + (c.b[i] - c.a[i]) end
+      local want = math.exp(sum / #c.a) - 1
+      t:ok(math.abs(c.val_ppl_change - want) < 1e-6, string.format("%s: %s - %s: PPL " ..
+        "change %.8f = exp(mean loss difference) - 1 = %.8f", s.name, c.treatment, c.baseline,
+        c.val_ppl_change, want))
+      n_ppl = n_ppl + 1
+    end
+  end
+end
+t:ok(n_ppl > 20, "perplexity changes checked: " .. n_ppl)
+
 -- A study registered under an earlier rule: its tables print the registered family's Holm
 -- p beside the current rule's, and mark a verdict or an interaction they decide apart.
 local tex_tables = require "repro.report.tex_tables"

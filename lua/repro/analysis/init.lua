@@ -21,8 +21,8 @@
 -- every field of stats.paired(baseline, treatment) on the pairs where both runs have a
 -- value, so the difference is treatment - baseline, with relative_change (the mean
 -- difference over the baseline's mean on the same pairs) and, on the primary metric,
--- val_ppl_change (the same for validation perplexity: the percentage change a report
--- quotes, whatever the primary metric).  Runs pair by (init_seed,
+-- val_ppl_change (exp of the mean paired difference of log validation perplexity, minus
+-- 1: the change of perplexity a report quotes, whatever the primary metric).  Runs pair by (init_seed,
 -- data_seed) from their config.json (both default to the run's seed).  Per interaction
 -- (a = {t1, b1}, b = {t2, b2}) and metric: stats.paired of the per-seed difference of
 -- differences (t1 - b1) - (t2 - b2).  The bootstrap is exact (all n^n resamples) for n
@@ -647,15 +647,20 @@ local function pairs_of(ctx, tv, bv, m)
   return seeds, a, b, dropped
 end
 
--- The relative change of validation perplexity of treatment tv against baseline bv on
--- the pairs where both have one, whatever the metric compared: the number the paper
--- quotes as the percentage change.
+-- The change of validation perplexity of treatment tv against baseline bv on the pairs
+-- where both have one, whatever the metric compared: exp of the mean paired difference of
+-- log perplexity (the validation loss), minus 1, i.e. the ratio of the two variants'
+-- geometric mean perplexities minus 1.  The one definition of a perplexity change the
+-- reports quote (with the loss difference's interval it maps to, exp(ci) - 1).
 local function val_ppl_change(ctx, tv, bv)
   local _, a, b = pairs_of(ctx, tv, bv, "val_ppl")
   if #a == 0 then return nil end
   local d = {}
-  for i = 1, #a do d[i] = b[i] - a[i] end
-  return relative_change(stats.summary(d).mean, a)
+  for i = 1, #a do
+    if not (a[i] > 0 and b[i] > 0) then return nil end
+    d[i] = math.log(b[i]) - math.log(a[i])
+  end
+  return math.exp(stats.summary(d).mean) - 1
 end
 
 -- The decision test's p and interval, on an entry e with stats.paired result r for the

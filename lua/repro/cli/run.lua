@@ -233,12 +233,13 @@ local function write_summary(s, dir, records, ctx)
   end
   if ctx.trained == 0 and not ctx.count.copy and ctx.old_manifest then
     -- Nothing trained or copied, another summary (the analysis changed): the facts of the
-    -- invocation that trained the runs stay (its times, jobs, counts: the study's compute),
-    -- with the commit of this analysis and when it ran.
+    -- invocation that trained the runs stay (its times, jobs, counts, commit: the study's
+    -- compute), with when this analysis ran and its commit (analysed_*).
     local ok, m = pcall(json.decode, ctx.old_manifest)
     if ok and type(m) == "table" and m.runs == #s.runs and type(m.wall_s) == "number" then
       m.analysed_utc = utc()
-      write_study_manifest(s, dir, m)
+      m.analysed_git_commit, m.analysed_git_dirty = record.git_info()
+      fs.write_atomic(dir .. "/manifest.json", json.pretty(m))
       return summary
     end
   end
