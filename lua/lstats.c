@@ -29,6 +29,8 @@
  *   stats.anova2(y) -> table for y[row][col] (rows: init seeds, columns: data seeds): rows,
  *       cols, mean, ss_*, df_*, ms_*, f_row, f_col, p_row, p_col (absent when the
  *       residual is 0), var_row, var_col, var_resid, negative_row, negative_col, share_*
+ *   stats.linfit(x, y [, {at=0, alpha=0.05}]) -> table: n, df, intercept, slope, slope_se,
+ *       slope_ci, resid_sd, at, fit (the line at `at`), fit_se, fit_ci, t_quantile
  *   stats.lr_sensitivity(loss, init [, {ref=1, alpha=0.05, resamples=10000, seed=1,
  *       exact=false}]) for loss[group][point][seed] (false for a diverged run) and
  *       init[group][seed] -> table: curve[group][point], sensitivity, ci, diff (minus the
@@ -828,6 +830,43 @@ static void push_list(lua_State *L, const double *x, size_t n)
     }
 }
 
+static int l_linfit(lua_State *L)
+{
+    static const char *const known[] = {"at", "alpha", NULL};
+    lua_settop(L, 3);
+    check_options(L, 3, known);
+    size_t n, ny;
+    const double *x = check_vector(L, 1, "x", &n);
+    const double *y = check_vector(L, 2, "y", &ny);
+    if (ny != n) {
+        lua_pushfstring(L, "y: %d values expected (as many as x), got %d", (int)n, (int)ny);
+        luaL_argerror(L, 2, lua_tostring(L, -1));
+    }
+    double at = opt_number(L, 3, "at", 0.0);
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    stats_linfit_result r;
+    stats_error err;
+    int status = stats_linfit(x, y, n, at, alpha, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 12);
+    set_integer(L, "n", (lua_Integer)r.n);
+    set_number(L, "df", r.df);
+    set_number(L, "intercept", r.intercept);
+    set_number(L, "slope", r.slope);
+    set_number(L, "slope_se", r.slope_se);
+    push_list(L, r.slope_ci, 2);
+    lua_setfield(L, -2, "slope_ci");
+    set_number(L, "resid_sd", r.resid_sd);
+    set_number(L, "at", r.at);
+    set_number(L, "fit", r.fit);
+    set_number(L, "fit_se", r.fit_se);
+    push_list(L, r.fit_ci, 2);
+    lua_setfield(L, -2, "fit_ci");
+    set_number(L, "t_quantile", r.t_quantile);
+    return 1;
+}
+
 static int l_lr_sensitivity(lua_State *L)
 {
     static const char *const known[] = {"ref", "alpha", "resamples", "seed", "exact", NULL};
@@ -920,6 +959,7 @@ static const luaL_Reg funcs[] = {
     {"improvement", l_improvement},
     {"anova2", l_anova2},
     {"lr_sensitivity", l_lr_sensitivity},
+    {"linfit", l_linfit},
     {NULL, NULL}};
 
 int luaopen_stats(lua_State *L)

@@ -86,7 +86,7 @@ return {
   },
   text_width = 6.5,
   -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
-  extensions = { "paper/lib/tex_claim.lua" },
+  extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua" },
 
   tables = {
     { name = "studies", kind = "studies",

@@ -421,4 +421,20 @@ int stats_lr_sensitivity(const double *loss, const double *init, size_t groups, 
                          size_t n, const stats_lrsens_opts *opts, stats_lrsens_result *res,
                          stats_error *err);
 
+/* ---- Linear fit (stats/linfit.c) ----
+ * Ordinary least squares y = intercept + slope x over n >= 3 points (gsl_fit_linear), the
+ * slope's standard error and (1 - alpha) t interval on n - 2 degrees of freedom, and the
+ * fitted mean at x0 with its standard error
+ *   resid_sd sqrt(1/n + (x0 - mean x)^2 / Sxx)
+ * and t interval (the confidence interval of the regression line at x0, not a prediction
+ * interval for a new point).  err->arg: 1 = x (finite, not all equal), 2 = y, 3 = x0,
+ * 4 = alpha. */
+typedef struct {
+    size_t n;
+    double df, intercept, slope, slope_se, slope_ci[2], resid_sd;
+    double at, fit, fit_se, fit_ci[2], t_quantile;
+} stats_linfit_result;
+int stats_linfit(const double *x, const double *y, size_t n, double x0, double alpha,
+                 stats_linfit_result *res, stats_error *err);
+
 #endif

@@ -372,4 +372,28 @@ t:raises(function() stats.improvement({ 1 }, { 2 }, { better = "up" }) end,
 t:raises(function() stats.signflip_interval({ 1 }, { 2, 3 }) end, "length 2 differs",
   "signflip_interval lengths")
 
+-- stats.linfit: ordinary least squares and the t interval of the line at a point.  The
+-- reference values come from the textbook formulas in plain Python
+--   b = Sxy / Sxx, a = mean y - b mean x, s = sqrt(SSE / (n - 2)),
+--   se(at) = s sqrt(1/n + (at - mean x)^2 / Sxx), interval fit -+ q se(at)
+-- with q the 0.975 quantile of Student's t on 3 degrees of freedom, 3.182446305284263
+-- (on 7: 2.364624251592785; both as scipy.stats.t.ppf gives them).
+local lf = stats.linfit({ 1, 2, 3, 4, 5 }, { 2.1, 3.9, 6.2, 7.8, 10.1 }, { at = 10 })
+t:near(lf.slope, 1.9899999999999998, 1e-12, "linfit slope")
+t:near(lf.intercept, 0.0500000000000016, 1e-12, "linfit intercept")
+t:near(lf.fit, 19.95, 1e-12, "linfit: the line at 10")
+t:near(lf.t_quantile, 3.182446305284263, 1e-10, "linfit: t quantile on 3 df")
+t:near(lf.fit_ci[1], 18.592695045317164, 1e-9, "linfit: interval of the line at 10, low")
+t:near(lf.fit_ci[2], 21.307304954682834, 1e-9, "linfit: interval of the line at 10, high")
+t:near(lf.slope_ci[1], 1.7999392904005083, 1e-9, "linfit: slope interval, low")
+t:eq(lf.df, 3, "linfit: n - 2 degrees of freedom")
+local lf7 = stats.linfit({ 1, 2, 3, 4, 5, 6, 7, 8, 9 }, { 1, 3, 2, 5, 4, 6, 8, 7, 9 })
+t:near(lf7.t_quantile, 2.364624251592785, 1e-10, "linfit: t quantile on 7 df")
+t:raises(function() stats.linfit({ 1, 2 }, { 1, 2 }) end, "at least 3 points", "linfit: n < 3")
+t:raises(function() stats.linfit({ 1, 2, 3 }, { 1, 2 }) end, "as many as x", "linfit: lengths")
+t:raises(function() stats.linfit({ 2, 2, 2 }, { 1, 2, 3 }) end, "every value is the same",
+  "linfit: no spread in x")
+t:raises(function() stats.linfit({ 1, 2, 3 }, { 1, 2, 3 }, { alpha = 2 }) end, "alpha",
+  "linfit: alpha")
+
 t:done()

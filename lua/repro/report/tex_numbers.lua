@@ -329,6 +329,7 @@ local function comparisons(d, s, S)
       d.def(P .. "PrimaryPSignflip", F.p(c.p_signflip))
       d.def(P .. "PrimaryPHolmRuleOne", F.p(c.p_holm_rule1))
       d.def(P .. "PplChange", F.percent(c.val_ppl_change))
+      d.def(P .. "PrimaryPTost", F.p(c.tost and c.tost.p_holm))
     end
     d.def(C .. "Delta", F.num(c.mean, dec))
     d.def(C .. "AbsDelta", finite(c.mean) and F.num(math.abs(c.mean), dec) or DASH)

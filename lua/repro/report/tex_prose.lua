@@ -95,7 +95,6 @@ local function stats_clause(s, c, unit)
     parts[#parts + 1] = "no interval: the exact sign-flip test cannot reject any shift " ..
       "with so few pairs"
   end
-  parts[#parts + 1] = seeds_text(c.n)
   if finite(c.p_holm) then parts[#parts + 1] = "Holm-adjusted $p$ " .. F.p(c.p_holm) end
   return signed(c.mean, dec) .. unit, table.concat(parts, ", ")
 end
@@ -111,13 +110,14 @@ local function effect_nats(s, c, front, tn, bn)
   if not finite(r) then
     head = string.format("%s%s and %s were not compared on %s", front, tn, bn, noun_of(c.metric))
   elseif F.fixed(100 * r, 2):match("^%-?[0.]+$") then
-    head = string.format("%s%s left %s unchanged against %s, to within \\num{0.01}\\,\\%%",
-      front, tn, ppl, bn)
+    -- below the printed precision, but not "unchanged": its test may still detect it
+    head = string.format("%s%s %s %s by less than \\num{0.01}\\,\\%% relative to %s", front, tn,
+      r > 0 and "raised" or "lowered", ppl, bn)
   else
     head = string.format("%s%s %s %s by %s relative to %s", front, tn,
       r > 0 and "raised" or "lowered", ppl, pct(r), bn)
   end
-  return string.format("%s (%s %s, %s).", head, noun_of(c.metric), diff, rest)
+  return capitalize(string.format("%s (%s %s, %s).", head, noun_of(c.metric), diff, rest))
 end
 
 local function count_num(x, spec)
@@ -211,47 +211,30 @@ local function why_inconclusive(s, c)
   return "the Holm-adjusted $p$ is below $\\alpha$ but the interval includes zero"
 end
 
--- `told`: the verdicts whose reason the paragraph has already given (M.verdicts), so a
--- repeated one is said briefly.
-local function verdict_clause(s, c, v, bn, told)
+-- The rule's verdict as the end of the comparison's sentence (after a colon): the verdict
+-- alone when the interval decides it (the rule is stated once, in the method), the
+-- equivalence test's p for equivalent, and why for inconclusive.
+local function verdict_clause(s, c, v, bn)
   local an = s.analysis
-  local delta = F.value(c.metric, an.min_effect) .. unit_of(c.metric)
-  local ci = data.interval(c)
-  told = told or {}
   if v.verdict == "better" or v.verdict == "worse" then
-    local side = ci and (ci[1] > 0 and "above" or "below") or "on one side of"
-    if told[v.verdict] then
-      return string.format("By the pre-registered rule this too is \\emph{%s} (the interval " ..
-        "lies %s zero, beyond the minimum effect).", v.verdict, side)
-    end
-    told[v.verdict] = true
-    return string.format("By the pre-registered rule this is \\emph{%s}: the whole interval " ..
-      "lies %s zero and the mean difference exceeds the minimum effect of %s.", v.verdict,
-      side, delta)
+    return string.format("\\emph{%s}", v.verdict)
   elseif v.verdict == "equivalent" then
     local tost = c.tost or {}
     local extra = ""
     local bm = mean_of(c.a)
     if spec_of(c.metric).kind == "count" and bm and bm > 0 and finite(an.min_effect)
         and an.min_effect >= bm and finite(c.mean) and c.mean < 0 then
-      extra = string.format(" The margin is wider than the mean count with %s (%s), so " ..
-        "this test cannot tell removing every %s apart from no change.", bn,
+      extra = string.format("; the margin is wider than the mean count with %s (%s), so " ..
+        "this test cannot tell removing every %s apart from no change", bn,
         count_num(bm, spec_of(c.metric)), spec_of(c.metric).one or "event")
     end
-    if told.equivalent then
-      return string.format("By the pre-registered rule these two too are \\emph{equivalent} " ..
-        "(TOST at %s: Holm-adjusted $p$ %s).%s", margin(s, c), F.p(tost.p_holm), extra)
-    end
-    told.equivalent = true
-    return string.format("By the pre-registered rule the two are \\emph{equivalent}: the two " ..
-      "one-sided tests against a margin of %s give Holm-adjusted $p$ %s.%s",
+    return string.format("\\emph{equivalent} (equivalence test at %s: Holm-adjusted $p$ %s)%s",
       margin(s, c), F.p(tost.p_holm), extra)
   elseif v.verdict == "no meaningful difference" then
-    return string.format("By the rule this study was registered under there is \\emph{no " ..
-      "meaningful difference}: the whole interval lies within %s.", margin(s, c))
+    return string.format("\\emph{no meaningful difference} by the rule this study was " ..
+      "registered under (the whole interval lies within %s)", margin(s, c))
   end
-  return string.format("By the pre-registered rule the comparison is \\emph{%s}: %s.",
-    F.escape(v.verdict), why_inconclusive(s, c))
+  return string.format("\\emph{%s}, because %s", F.escape(v.verdict), why_inconclusive(s, c))
 end
 
 -- The comparison entry of verdict v.
@@ -264,7 +247,8 @@ local function comparison_of(s, v)
   return nil
 end
 
--- One verdict in words (LaTeX); `told` as for verdict_clause.
+-- One verdict in words (LaTeX), one sentence; `told` is accepted and unused (the verdict
+-- clause no longer repeats the rule).
 function M.verdict_sentence(s, v, told)
   local c = comparison_of(s, v) or { treatment = v.treatment, baseline = v.baseline,
     metric = v.metric, n = 0 }
@@ -282,7 +266,7 @@ function M.verdict_sentence(s, v, told)
   else
     effect = effect_plain(s, c, front, tn, bn)
   end
-  local out = effect .. " " .. verdict_clause(s, c, v, bn, told)
+  local out = effect:gsub("%.$", "") .. ": " .. verdict_clause(s, c, v, bn) .. "."
   local an = s.analysis
   if v.changed and v.verdict_rule1 and (an.registered_rule or 1) < (an.rule or 2) then
     out = out .. string.format(" Under the first decision rule, which this study was " ..

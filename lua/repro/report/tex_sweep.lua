@@ -104,6 +104,7 @@ function M.numbers(def, s, S)
   def(S .. "GridN", string.format("%d", #vals))
   local step = ok and math.log(hi / lo, 10) / (#vals - 1) or nil
   def(S .. "GridStep", step and (math.abs(step - 0.5) < 1e-6 and "half-decade" or
+    math.abs(step - 0.25) < 1e-6 and "quarter-decade" or
     math.abs(step - 1) < 1e-6 and "decade" or
     ("factor-\\num{" .. string.format("%.3g", 10 ^ step) .. "}")) or DASH)
   def(S .. "GridStepFactor", step and ("\\num{" .. string.format("%.2g", 10 ^ step) .. "}") or DASH)

@@ -1,0 +1,106 @@
+-- This paper's macros for two statements its designs can carry only with a number
+-- behind them (paper/paper.lua: extensions):
+--   horizon  how the gap between two variants moves along a long run: for every primary
+--            comparison, the mean over seed pairs of the difference (treatment - baseline)
+--            of the periodic validation loss (log.csv's d_val_loss) at the last diagnostic
+--            at or before a quarter of the run and at the last one:
+--            S..<T>Vs<B>.."GapEarly", "GapEnd", and S.."GapEarlyStep", S.."GapEndStep"
+--   scale    what three model sizes can say about a trend: per treatment level against
+--            the baseline level (the factor's), the ordinary least-squares line of the
+--            size's mean paired difference of the primary metric on log10 of the size's
+--            parameter count, one point per size (the sizes, not the seeds, are what a
+--            trend over size replicates; with 3 sizes, 1 degree of freedom), its slope
+--            per decade of parameters with the slope's 95 % interval, and the line at 10
+--            million parameters with the interval of the line there (an extrapolation,
+--            printed to show how little it constrains):
+--            S..<Level>.."FitSlope", "FitSlopeCI", "FitAtTenM", "FitAtTenMCI", "FitN",
+--            and S.."FitSizes" (how many sizes)
+-- Both only for the studies named below; any other study gets nothing from this file.
+local stats = require "stats"
+local F = require "repro.report.texfmt"
+
+local M = {}
+local DASH = F.DASH
+
+-- The last row of a parsed log.csv at or before `step` (or the last) with a d_val_loss.
+local function diag_at(log, step)
+  local steps, vals = log.data.step or {}, log.data.d_val_loss or {}
+  local best
+  for r = 1, log.n do
+    if F.finite(vals[r]) and F.finite(steps[r]) and (not step or steps[r] <= step) then
+      best = r
+    end
+  end
+  return best and vals[best], best and steps[best]
+end
+
+local function horizon(def, s, S)
+  local iters = s:config_value(s.variants[1].name, "iters")
+  local early_step, end_step
+  for _, c in ipairs(s:comparisons(s.primary)) do
+    local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline)
+    local sum_e, sum_l, n = 0, 0, 0
+    for _, seed in ipairs(s.seeds) do
+      local lt, lb = s:log(c.treatment, seed), s:log(c.baseline, seed)
+      if lt and lb and F.finite(iters) then
+        local te, ste = diag_at(lt, iters / 4)
+        local be = diag_at(lb, iters / 4)
+        local tl, stl = diag_at(lt)
+        local bl = diag_at(lb)
+        if te and be and tl and bl then
+          sum_e, sum_l, n = sum_e + (te - be), sum_l + (tl - bl), n + 1
+          early_step, end_step = ste, stl
+        end
+      end
+    end
+    def(P .. "GapEarly", n > 0 and F.num(sum_e / n, 2) or DASH)
+    def(P .. "GapEnd", n > 0 and F.num(sum_l / n, 2) or DASH)
+  end
+  def(S .. "GapEarlyStep", early_step and string.format("\\num{%d}", early_step + 1) or DASH)
+  def(S .. "GapEndStep", end_step and string.format("\\num{%d}", end_step + 1) or DASH)
+end
+
+local function scale(def, s, S)
+  local base = s.factor.baseline
+  local by_level, sizes = {}, {}
+  for _, c in ipairs(s:comparisons(s.primary)) do
+    local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+    if t and b and t.setting == b.setting and b.level == base and F.finite(c.mean) then
+      local params = s:params(c.baseline)
+      if params then
+        sizes[params] = true
+        local e = by_level[t.level] or { x = {}, y = {} }
+        by_level[t.level] = e
+        e.x[#e.x + 1] = math.log(params, 10)
+        e.y[#e.y + 1] = c.mean
+      end
+    end
+  end
+  local n_sizes = 0
+  for _ in pairs(sizes) do n_sizes = n_sizes + 1 end
+  def(S .. "FitSizes", string.format("%d", n_sizes))
+  local levels = {}
+  for level in pairs(by_level) do levels[#levels + 1] = level end
+  table.sort(levels)
+  for _, level in ipairs(levels) do
+    local e = by_level[level]
+    local L = S .. F.macro(level)
+    local ok, r = pcall(stats.linfit, e.x, e.y, { at = 7 })
+    if ok then
+      def(L .. "FitSlope", F.num(r.slope, 3))
+      def(L .. "FitSlopeCI", F.interval(r.slope_ci, 3))
+      def(L .. "FitAtTenM", F.num(r.fit, 2))
+      def(L .. "FitAtTenMCI", F.interval(r.fit_ci, 2))
+      def(L .. "FitN", string.format("%d", r.n))
+    end
+  end
+end
+
+local BY_STUDY = { horizon = horizon, scale = scale }
+
+function M.numbers(def, s, S)
+  local f = BY_STUDY[s.name]
+  if f and s.summary and s.primary then f(def, s, S) end
+end
+
+return M
