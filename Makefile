@@ -178,6 +178,9 @@ endif
 	    exit 1; fi
 	@cmp -s $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf || \
 	    cp $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf
+ifeq ($(PAPER_DIR),paper)
+	@$(REPRO) script scripts/readme_results.lua $(PAPER_DIR)
+endif
 	@echo "paper: $(PAPER_DIR)/main.pdf" >&2
 
 # Never deletes run records: the QUICK records in $(BUILD)/quick/experiments stay too.

@@ -32,8 +32,9 @@
 --            run, or its data are all zero) is a sentence saying why in its place.
 --   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
 --            are drawn at the width they are printed, so their text is 9 pt on the page.
---   extensions  this paper's own code (paths from the project root): kinds of table and
---            numbers.tex macros the library does not have (lua/repro/report/init.lua).
+--   extensions  this paper's own code (paths from the project root): kinds of table,
+--            numbers.tex macros and files of the paper folder the library does not have
+--            (lua/repro/report/init.lua).
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"
@@ -73,20 +74,26 @@ return {
 
   names = {
     keys = {
-      { key = "lr", format = "at peak lr %s" },
+      { key = "lr", format = "at peak lr %s", label = "peak lr %s" },
       { key = "min_lr", format = false },
       { key = "embed_init_std", format = "at embedding init scale $\\sigma_e = %s$" },
       { key = "n_layer", format = "with %s blocks" },
       { key = "d_model", format = "of width %s" },
       { key = "n_head", format = false },
       { key = "warmup", format = "with warmup %s", label = "warmup %s" },
+      { key = "tok_init_std", format = "with token embeddings drawn at $\\sigma = %s$",
+        label = "token init $\\sigma$ %s" },
+      { key = "pos_init_std", format = "with position embeddings drawn at $\\sigma = %s$",
+        label = "position init $\\sigma$ %s" },
+      { key = "lr_schedule", format = "with a %s learning-rate schedule", label = "%s schedule" },
       { key = "tie_embeddings",
         format = { [true] = "with tied embeddings", [false] = "with untied embeddings" } },
     },
   },
   text_width = 6.5,
   -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
-  extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua" },
+  -- and README's generated Results list (lib/readme.lua: paper/results.md)
+  extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua" },
 
   tables = {
     { name = "studies", kind = "studies",

@@ -433,6 +433,18 @@ local function new_study(sum, o)
     f.baseline = b and b.level
   end
   M.name_variants(s, o.names)
+  -- a variant whose tag would be its config overrides ("lr=0.003,min_lr=0.0003") is
+  -- labelled in the tables by the phrases of those keys instead, never by config syntax
+  for _, v in ipairs(s.variants) do
+    if v.tag == v.setting and v.setting ~= "" and not o.config_labels then
+      v.tex_tag = v.table_setting
+      v.tex_label = texfmt.escape(v.level_label) ..
+        (v.table_setting ~= "" and (", " .. v.table_setting) or "")
+    end
+  end
+  for _, st in ipairs(s.setting_list) do
+    if st.label == st.key and st.key ~= "" then st.tex_label = st.variants[1].tex_tag end
+  end
   if o.config_labels then
     for _, v in ipairs(s.variants) do
       v.tex_tag = v.table_setting

@@ -190,7 +190,9 @@ end
 --                                  =}, ... }, numbers = function(def, s, S) }: kinds of
 --                                  table beside tex_tables.KINDS, and macros of each
 --                                  study for numbers.tex (def(name, value), after the
---                                  study's verdicts)
+--                                  study's verdicts); optional outputs = function(ctx)
+--                                  returning { [file name] = text }: files it writes in
+--                                  the paper folder (plain names, e.g. "results.md")
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
   local chunk, err = loadfile(path, "t", {})
@@ -229,7 +231,7 @@ function M.load_manifest(path)
   end
   out.names = M.check_names(path, m.names)
   out.factor = M.check_factor(path, m.factor)
-  out.table_kinds, out.numbers = {}, {}
+  out.table_kinds, out.numbers, out.outputs = {}, {}, {}
   for k, v in pairs(tables.KINDS) do out.table_kinds[k] = v end
   if m.extensions ~= nil and type(m.extensions) ~= "table" then
     user_error("report: %s: extensions: expected a list of paths", path)
@@ -243,6 +245,7 @@ function M.load_manifest(path)
       out.table_kinds[k] = v
     end
     out.numbers[#out.numbers + 1] = ext.numbers
+    out.outputs[#out.outputs + 1] = ext.outputs
   end
   local names = {}
   local sections, known = {}, {}
@@ -353,6 +356,16 @@ function M.generate(o)
   out:write(o.paper .. "/tables/appendix.tex", tables.appendix(ctx))
   out:write(o.paper .. "/numbers.tex", numbers.numbers(ctx))
   out:write(o.paper .. "/floats.tex", tables.floats(manifest))
+  -- the manifest's extensions' own files in the paper folder (plain file names)
+  for _, outputs in ipairs(manifest.outputs or {}) do
+    for name, text in pairs(outputs(ctx)) do
+      if type(name) ~= "string" or not name:match("^[%w_%-]+%.%w+$") or type(text) ~= "string" then
+        user_error("report: an extension's output %s: expected a plain file name and its " ..
+          "text", require("repro.core.base").printable(tostring(name)))
+      end
+      out:write(o.paper .. "/" .. name, text)
+    end
+  end
 
   out:prune(o.paper .. "/tables", "%.tex$")
   out:prune(o.plots_data, "%.dat$")

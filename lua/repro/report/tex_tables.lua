@@ -144,7 +144,7 @@ function M.seeds_table(s)
     if (pv.n_diverged or 0) > 0 then
       runs = runs .. string.format(" (%d div.)", pv.n_diverged)
     end
-    local cells = { F.escape(v.label), runs }
+    local cells = { v.tex_label or F.escape(v.label), runs }
     for _, m in ipairs(SEEDS_METRICS) do
       local st = s:stat(v.name, m)
       local cell = F.mean_sd(m, st)
