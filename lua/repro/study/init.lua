@@ -130,12 +130,11 @@ local RESERVED = {
 local function user_error(msg) base.user_error("%s", msg) end
 M.user_error = user_error
 
--- The sandbox's limits (lua/lsandbox.c): memory of the study's Lua state, VM
--- instructions (10^8 took 0.4 s on the reference machine), wall-clock seconds (also for
--- time spent in C, e.g. a pathological string pattern), size of the returned data once
--- encoded (it becomes host tables), and its depth.
-M.LIMITS = { memory_bytes = 256 * 1024 * 1024, instructions = 100000000, wall_s = 20,
-  result_bytes = 4 * 1024 * 1024, depth = 64 }
+-- The sandbox's limits, defined once in lua/lsandbox.c (sandbox.LIMITS: memory of the
+-- study's Lua state, VM instructions, wall-clock seconds, size and depth of the returned
+-- data); a copy, which a test may tighten.
+M.LIMITS = {}
+for k, v in pairs(sandbox.LIMITS) do M.LIMITS[k] = v end
 M.MAX_SOURCE_BYTES = 1024 * 1024
 -- Plans above these need opts.allow_large (`bin/repro run --allow-large`).
 M.MAX_SEEDS, M.MAX_RUNS = 100, 1000
@@ -307,7 +306,7 @@ local function evaluate(path, listing)
   if not listing then ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, M.API) end
   if ok then return value, src end
   local L = M.LIMITS
-  local where = " of a study file (lua/repro/study/init.lua, M.LIMITS)"
+  local where = " of a study file (lua/lsandbox.c, sandbox.LIMITS)"
   local why = ({
     memory = string.format("exceeded the %d MiB memory limit", L.memory_bytes // (1024 * 1024))
       .. where,
