@@ -105,6 +105,13 @@ local DIVERGENCE_AWARE = { diverged = true, n_spikes = true, init_loss = true,
   max_loss_jump_step = true, max_abs_logit = true, logit_growth = true, diverge_step = true,
   diverge_lr = true }
 
+-- The one masking rule for a diverged run (the header's Values; the report and
+-- compare/export read records through it too): true when the value of `metric` is left
+-- out because the run diverged.
+function M.masked(metric, diverged)
+  return diverged and not DIVERGENCE_AWARE[metric]
+end
+
 -- The divergence rule is the engine's (engine/diag.h), exported by the binding.
 M.DEFINITIONS = {
   diverged = string.format("1 if the run stopped on a non-finite loss or gradient norm, or " ..
@@ -182,7 +189,7 @@ function M.read_run(dir, metrics)
   local derived = { diverged = diverged and 1 or 0 }
   if log.data.loss then
     local n_spikes, max_ratio = M.spikes(log.data.loss, log.n)
-    derived.n_spikes, derived.max_loss_ratio = n_spikes, not diverged and max_ratio or nil
+    derived.n_spikes, derived.max_loss_ratio = n_spikes, max_ratio
   end
   local run = { diverged = diverged, values = {}, missing = {} }
   for _, name in ipairs(metrics) do
@@ -192,7 +199,7 @@ function M.read_run(dir, metrics)
     elseif type(m[name]) == "number" then
       v = m[name]
     end
-    if diverged and not DIVERGENCE_AWARE[name] then v = nil end
+    if M.masked(name, diverged) then v = nil end
     if v ~= nil and not finite(v) then v = nil end
     if v == nil and not diverged then run.missing[#run.missing + 1] = name end
     run.values[name] = v

@@ -9,7 +9,6 @@ local fs = require "repro.core.fs"
 local record = require "repro.record"
 local json = require "repro.core.json"
 local engine = require "engine"
-local stats = require "stats"
 local analysis = require "repro.analysis"
 local texfmt = require "repro.report.texfmt"
 
@@ -146,7 +145,8 @@ function Study:has_records()
 end
 
 -- One run's value of `metric`: the summary's when it has the metric, else the record's;
--- nil for a diverged run (except diverged and n_spikes) or an undefined value.
+-- nil for an undefined value or one the analysis's masking rule leaves out of a diverged
+-- run (analysis.masked).
 function Study:value(variant, seed, metric)
   local pv = self.summary.per_variant[variant]
   local sm = pv and pv.metrics and pv.metrics[metric]
@@ -167,7 +167,7 @@ function Study:value(variant, seed, metric)
     if not log then return nil end
     return (analysis.spikes(log.data.loss or {}, log.n))
   end
-  if m.diverged == true then return nil end
+  if analysis.masked(metric, m.diverged == true) then return nil end
   local x = m[metric]
   return finite(x) and x or nil
 end
@@ -182,9 +182,15 @@ function Study:values(variant, metric)
   return out
 end
 
--- stats.summary of those values (n, mean, sd, min, max, median; undefined ones absent).
+-- The per-variant statistics of `metric` (n, mean, sd, min, max, median; undefined ones
+-- absent), as the summary has them (per_variant): the report never recomputes one.  A
+-- metric the summary does not describe (no record carries it) has only its n = 0.
 function Study:stat(variant, metric)
-  return stats.summary(self:values(variant, metric))
+  local pv = self.summary.per_variant[variant]
+  local sm = pv and pv.metrics and pv.metrics[metric]
+  if not sm then return { n = 0 } end
+  return { n = sm.n, mean = sm.mean, sd = sm.sd, min = sm.min, max = sm.max,
+    median = sm.median }
 end
 
 -- A config value of a variant: from a record's config.json, else the study's overrides
