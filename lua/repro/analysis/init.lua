@@ -58,10 +58,12 @@
 --     equivalent    otherwise, when the Holm-adjusted TOST p <= alpha;
 --     inconclusive  anything else, with the reason.
 -- Rule 1 (the rule the studies that ran before issue 13 were registered under,
--- M.DECISION_RULE_1) is kept beside it: every entry of its family (every comparison and
--- interaction on every metric of analysis.metrics, Holm over their t-test p values)
--- carries p_holm_rule1 and reject_holm_rule1, and each verdict carries verdict_rule1 and
--- sentence_rule1, computed exactly as rule 1 did, and `changed` when the two differ.
+-- M.DECISION_RULE_1) is kept beside it for a study that registered it
+-- (analysis.registered_rule = 1), and only for one: every entry of its family (every
+-- comparison and interaction on every metric of analysis.metrics, Holm over their t-test
+-- p values) carries p_rule1, p_holm_rule1 and reject_holm_rule1, each verdict carries
+-- verdict_rule1, sentence_rule1, interval_rule1 and `changed` when the two differ, and the
+-- summary's analysis decision_rule_1 and family_rule1.  Another study's output has none.
 --
 -- Sources of variance.  When the runs of a variant cross init_seed and data_seed (a
 -- complete grid of at least 2 x 2 with some init_seed ~= data_seed), the summary's
@@ -448,10 +450,11 @@ local function analysis_out(an, s, test, m_family, level, note)
     resamples = an.resamples, bootstrap = an.bootstrap, metrics = arr(an.metrics),
     comparisons = arr({}), test = test, m = m_family, holm_first_level = level,
     rule = M.RULE, registered_rule = an.registered_rule or M.RULE,
-    decision_rule = M.DECISION_RULE, decision_rule_1 = M.DECISION_RULE_1,
+    decision_rule = M.DECISION_RULE,
     tost = { delta = an.min_effect, alpha = an.alpha, test = test },
     power = stats.DEFAULT_POWER,
   }
+  if an_out.registered_rule == 1 then an_out.decision_rule_1 = M.DECISION_RULE_1 end
   if an_out.registered_rule < M.RULE then
     an_out.rule_note = string.format("This study was pre-registered under decision rule %d " ..
       "and ran before rule %d existed; it is re-analysed under rule %d, and its registered " ..
@@ -589,6 +592,7 @@ local function describe_family(an_out, an, test, level, n_family, n_rule1, secon
     an_out.family = "No confirmatory test: the study pre-registered none (analysis." ..
       "comparisons = {}, a descriptive study): no family, no verdicts"
   end
+  if n_rule1 == 0 then return end
   an_out.family_rule1 = string.format("Holm over the %d tests of this study: %d comparison%s " ..
     "and %d interaction%s, each on %d metric%s (%s); p from the paired t-test, the exact " ..
     "sign-flip p where t is undefined, 1 where neither is defined", n_rule1, #an.comparisons,
@@ -604,13 +608,17 @@ local function verdicts_of(comparisons, an, an_out, note)
   for _, c in ipairs(comparisons) do
     if c.metric == an.primary then
       local v, sentence, reason = M.verdict(c, an_out)
-      local v1, sentence1, kind1 = M.verdict_rule1(c, an)
-      c.verdict, c.verdict_rule1 = v, v1
-      verdicts[#verdicts + 1] = { treatment = c.treatment, baseline = c.baseline,
+      c.verdict = v
+      local entry = { treatment = c.treatment, baseline = c.baseline,
         metric = c.metric, verdict = v, sentence = sentence, reason = reason,
-        interval = c.ci_decision_kind,
-        verdict_rule1 = v1, sentence_rule1 = sentence1, interval_rule1 = kind1,
-        changed = (same[v1] or v1) ~= v }
+        interval = c.ci_decision_kind }
+      if c.p_holm_rule1 then
+        local v1, sentence1, kind1 = M.verdict_rule1(c, an)
+        c.verdict_rule1 = v1
+        entry.verdict_rule1, entry.sentence_rule1, entry.interval_rule1 = v1, sentence1, kind1
+        entry.changed = (same[v1] or v1) ~= v
+      end
+      verdicts[#verdicts + 1] = entry
       if c.bca_caveat then
         note("%s vs %s on %s: the BCa interval is descriptive only (n = %d < %d: its coverage " ..
           "is below nominal, at most 1 - 2^(1-n) for symmetric differences)", c.treatment,
@@ -763,10 +771,14 @@ local function compare(ctx, tv, bv, m, family)
   return e, r, a, dropped
 end
 
--- Appends entry e to the lists of rule 1's family and, on the primary metric, the
+-- Appends entry e with stats.paired result r to the lists of rule 1's family (when the
+-- study registered rule 1: fam.rule1 is then a list) and, on the primary metric, the
 -- current rule's (fam = {family =, rule1 =}).
-local function enter(fam, e)
-  fam.rule1[#fam.rule1 + 1] = e
+local function enter(fam, e, r)
+  if fam.rule1 then
+    e.p_rule1 = (holm_p(r))
+    fam.rule1[#fam.rule1 + 1] = e
+  end
   if e.family == "primary" then fam.family[#fam.family + 1] = e end
 end
 
@@ -779,7 +791,6 @@ local function compare_all(ctx, fam)
     for _, m in ipairs(an.metrics) do
       local e, r, a, dropped = compare(ctx, tv, bv, m, m == an.primary and "primary" or
         "exploratory")
-      e.p_rule1 = (holm_p(r))
       local parts = {}
       if #dropped > 0 then
         parts[1] = string.format("seed%s %s left out (a run without a finite value), n = %d",
@@ -788,7 +799,7 @@ local function compare_all(ctx, fam)
       if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
       if #parts > 0 then ctx.note("%s vs %s on %s: %s", tv, bv, m, table.concat(parts, "; ")) end
       comparisons[#comparisons + 1] = e
-      enter(fam, e)
+      enter(fam, e, r)
     end
   end
   return comparisons
@@ -816,7 +827,6 @@ local function interaction(ctx, it, m)
   e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
   decide(ctx, e, r, db, da)
   if fam == "primary" then family_extras(ctx, e, r, db, da) else e.exploratory = true end
-  e.p_rule1 = (holm_p(r))
   return e, r
 end
 
@@ -836,7 +846,7 @@ local function interact_all(ctx, fam)
         ctx.note("interaction %s on %s: %s", it.name, m, table.concat(parts, "; "))
       end
       interactions[#interactions + 1] = e
-      enter(fam, e)
+      enter(fam, e, r)
     end
   end
   return interactions
@@ -942,13 +952,14 @@ function M.summarize(s, runs)
   local secondary = an.secondary or {}
   local per_variant = describe_variants(s, runs, ctx.note)
 
-  local fam = { family = {}, rule1 = {} } -- entries of the current family, and of rule 1's
+  -- entries of the current family, and of rule 1's when the study registered it
+  local fam = { family = {}, rule1 = an.registered_rule == 1 and {} or nil }
   local comparisons = compare_all(ctx, fam)
   local interactions = interact_all(ctx, fam)
-  holm_adjust(fam.family, fam.rule1, an.alpha)
+  holm_adjust(fam.family, fam.rule1 or {}, an.alpha)
   local secondary_comparisons = compare_secondary(ctx, secondary)
   if #secondary > 0 then an_out.secondary = arr({ table.unpack(secondary) }) end
-  describe_family(an_out, an, ctx.test, ctx.level, #fam.family, #fam.rule1, secondary)
+  describe_family(an_out, an, ctx.test, ctx.level, #fam.family, #(fam.rule1 or {}), secondary)
   local verdicts = verdicts_of(comparisons, an, an_out, ctx.note)
 
   local definitions = {}

@@ -327,7 +327,7 @@ local function comparisons(d, s, S)
       d.def(P .. "PrimaryMDEUnadjusted", F.num(c.mde, dec))
       d.def(P .. "PrimaryPT", F.p(c.p_t))
       d.def(P .. "PrimaryPSignflip", F.p(c.p_signflip))
-      d.def(P .. "PrimaryPHolmRuleOne", F.p(c.p_holm_rule1))
+      if c.p_holm_rule1 then d.def(P .. "PrimaryPHolmRuleOne", F.p(c.p_holm_rule1)) end
       d.def(P .. "PplChange", F.percent(c.val_ppl_change))
     end
     d.def(C .. "Delta", F.num(c.mean, dec))
