@@ -90,6 +90,7 @@ local stats = require "stats"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local lrsens = require "repro.analysis.lrsens"
+local reasons = require "repro.analysis.reasons"
 local engine = require "engine"
 local textable = require "repro.core.textable"
 
@@ -228,12 +229,14 @@ end
 
 local function arr(t) return json.array(t or {}) end
 
--- Every field of a stats.paired result, intervals as arrays.
+-- Every field of a stats.paired result, intervals as arrays, its codes of why a
+-- statistic is undefined (flags, bca_reason) as their `reason` in words.
 local function paired_fields(entry, r)
   for k, v in pairs(r) do
     if type(v) == "table" and k ~= "flags" then v = arr({ v[1], v[2] }) end
-    entry[k] = v
+    if k ~= "bca_reason" then entry[k] = v end
   end
+  entry.reason = reasons.paired(r)
 end
 
 -- The p of the pre-registered test, and where it came from.
@@ -709,13 +712,13 @@ local function tost_of(ctx, a, b)
   local fallback
   if t.degenerate and test == "t" then
     -- as for the difference test: the exact sign flip where the t-test is undefined
-    fallback = t.reason .. "; the exact sign-flip TOST instead"
+    fallback = reasons.tost(t) .. "; the exact sign-flip TOST instead"
     opts.test = "signflip"
     t = stats.tost(a, b, opts)
   end
   return { test = t.test, delta = t.delta, alpha = t.alpha, p = t.p, p_lower = t.p_lower,
     p_upper = t.p_upper, ci = t.ci and arr({ t.ci[1], t.ci[2] }) or nil,
-    equivalent = t.equivalent, reason = t.reason, fallback = fallback }
+    equivalent = t.equivalent, reason = reasons.tost(t), fallback = fallback }
 end
 
 -- The minimum detectable effect at alpha / m of n pairs with stats.paired result r, and
@@ -796,7 +799,7 @@ local function compare_all(ctx, fam)
         parts[1] = string.format("seed%s %s left out (a run without a finite value), n = %d",
           #dropped == 1 and "" or "s", table.concat(dropped, ", "), #a)
       end
-      if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
+      if r.degenerate then parts[#parts + 1] = e.reason .. holm_note(e) end
       if #parts > 0 then ctx.note("%s vs %s on %s: %s", tv, bv, m, table.concat(parts, "; ")) end
       comparisons[#comparisons + 1] = e
       enter(fam, e, r)
@@ -841,7 +844,7 @@ local function interact_all(ctx, fam)
         parts[1] = string.format("%d of %d seeds have finite values for all four runs",
           #e.seeds, n_seeds)
       end
-      if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
+      if r.degenerate then parts[#parts + 1] = e.reason .. holm_note(e) end
       if #parts > 0 then
         ctx.note("interaction %s on %s: %s", it.name, m, table.concat(parts, "; "))
       end
