@@ -192,6 +192,21 @@ for _, e in ipairs(sum.verdicts) do
     e.verdict_rule1 == nil and e.changed == nil, "verdict with a sentence, no rule 1's")
 end
 
+-- the verdict and its reason are decided once (analysis/reasons.lua): a code with the
+-- numbers behind it, which the summary's verdict and reason agree with
+local reasons = require "repro.analysis.reasons"
+for _, v in ipairs(sum.verdicts) do
+  for _, c in ipairs(sum.comparisons) do
+    if c.treatment == v.treatment and c.baseline == v.baseline and c.metric == v.metric then
+      local why = reasons.decide(c, sum.analysis)
+      t:ok(why.verdict == v.verdict and type(why.code) == "string" and
+        reasons.verdict_words(why, c) == v.reason, "decide agrees with the summary: " ..
+        v.treatment .. " " .. why.code)
+    end
+  end
+end
+t:eq(reasons.decide({ n = 0, p_holm = 1 }, sum.analysis).code, "no_pairs", "no pairs: its code")
+
 -- the same study registered under rule 1: rule 1's family, Holm p and verdicts beside
 s.analysis.registered_rule = 1
 local sum1 = analysis.summarize(s, runs)

@@ -357,57 +357,22 @@ end
 
 local INTERVAL_NAME = { t = "t", signflip = "exact sign-flip" }
 
--- The current rule's decision for a family comparison c on the primary metric: verdict,
--- sentence, and the reason in a few words (the terminal's verdict table prints it).
+-- The current rule's decision for a family comparison c on the primary metric
+-- (reasons.decide, the one place it is made): verdict, sentence, and the reason in a few
+-- words (the terminal's verdict table prints it).
 function M.verdict(c, an)
   local level = string.format("%g %%", 100 * (1 - an.alpha))
   local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
     "alpha %s, %s test, Holm over the %d tests of the primary metric)", an.better,
     fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip", an.m)
-  local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
-  if c.mean == nil then
+  local why = reasons.decide(c, an)
+  if why.code == "no_pairs" then
+    local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
     return "inconclusive", string.format("%s: no seed with a finite result for both runs: " ..
       "inconclusive by %s.", head, rule), "no seed with a finite result for both runs"
   end
-  local ci, d, m = c.ci_decision, c.mean, an.min_effect
-  local sign = an.better == "lower" and -1 or 1
-  local better_side = ci and ((sign < 0 and ci[2] < 0) or (sign > 0 and ci[1] > 0))
-  local worse_side = ci and ((sign < 0 and ci[1] > 0) or (sign > 0 and ci[2] < 0))
-  local sig = c.p_holm <= an.alpha
-  local big = math.abs(d) >= m
-  local tost = c.tost or {}
-  local equivalent = tost.p_holm ~= nil and tost.p_holm <= an.alpha
-  local verdict, why, reason
-  if sig and better_side and big then
-    verdict = "better"
-  elseif sig and worse_side and big then
-    verdict = "worse"
-  elseif equivalent then
-    verdict = "equivalent"
-    reason = string.format("the TOST at +-%s has Holm-adjusted p %s <= alpha %s", fmt(m),
-      fmt(tost.p_holm), fmt(an.alpha))
-  else
-    verdict = "inconclusive"
-    local tost_text = tost.p_holm and string.format("the TOST at +-%s has Holm-adjusted p %s",
-      fmt(m), fmt(tost.p_holm)) or ("no TOST: " .. (tost.reason or "undefined"))
-    local mde = c.mde_adjusted
-    if c.test_cannot_reach then
-      why = c.test_cannot_reach
-    elseif not sig and mde and mde.value and mde.value > m then
-      why = string.format("underpowered: with %d seeds the smallest difference this design " ..
-        "detects with %g %% power at the Holm first-step level %s is about %s, larger than " ..
-        "the minimum effect %s; %s", c.n, 100 * mde.power, fmt(mde.level), fmt(mde.value),
-        fmt(m), tost_text)
-    elseif not sig then
-      why = string.format("the Holm-adjusted p %s is above alpha %s and %s", fmt(c.p_holm),
-        fmt(an.alpha), tost_text)
-    elseif not big then
-      why = string.format("a difference is detected but its mean %s is smaller than the " ..
-        "minimum effect %s, and %s", fmt(d), fmt(m), tost_text)
-    else
-      why = "the p is below alpha but the decision interval includes zero"
-    end
-  end
+  local ci, d, verdict = c.ci_decision, c.mean, why.verdict
+  local reason = reasons.verdict_words(why, c)
   local change
   if d == 0 then
     change = string.format("the same as with %s on average", c.baseline)
@@ -420,16 +385,12 @@ function M.verdict(c, an)
     INTERVAL_NAME[c.ci_decision_kind] or c.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
     string.format("no %s interval (the sign-flip test cannot reject at alpha with %d pairs)",
       level, c.n)
+  local tost = c.tost or {}
   local s = string.format("With %s, %s was %s; %s; Holm-adjusted p %s; TOST p %s; %d seeds: " ..
     "%s by %s%s.", c.treatment, c.metric, change, interval, fmt(c.p_holm),
     tost.p_holm and fmt(tost.p_holm) or "undefined", c.n, verdict, rule,
-    why and (", because " .. why) or "")
-  if verdict == "better" or verdict == "worse" then
-    reason = string.format("Holm-adjusted p %s <= alpha %s, the interval lies on the %s side " ..
-      "of 0 and |mean difference| %s >= the minimum effect %s", fmt(c.p_holm), fmt(an.alpha),
-      verdict, fmt(math.abs(d)), fmt(m))
-  end
-  return verdict, s, reason or why
+    verdict == "inconclusive" and (", because " .. reason) or "")
+  return verdict, s, reason
 end
 
 -- The relative change of a paired comparison: its mean difference over the mean of the
