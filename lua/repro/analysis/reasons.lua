@@ -108,11 +108,14 @@ function M.decide(c, an)
   return why
 end
 
-local function fmt(x)
+-- A number for the terminal and the summary's texts: 4 significant digits, "?" for none.
+function M.fmt(x)
   if x == nil then return "?" end
   local s = string.format("%.4g", x)
   return s == "-0" and "0" or s
 end
+
+local fmt = M.fmt
 
 -- The reason of decision `why` (M.decide) of comparison c in words, for the summary's
 -- `reason` and the terminal; nil for no_pairs, which the verdict's sentence says.
