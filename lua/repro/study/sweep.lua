@@ -142,6 +142,64 @@ local function check_outcomes(P, o, groups, group_names)
   return out
 end
 
+-- The grid values of group g (its variants' values of `over`), each variant checked
+-- (known, in no other group: used[v], setting `over` > 0); its variants and values.
+local function group_grid(P, g, gp, variants, over, used)
+  local values, vs = {}, {}
+  for j, v in ipairs(g.variants) do
+    local vp = gp .. ".variants[" .. j .. "]"
+    local var = variants[v]
+    if not var then
+      P.add(vp, "unknown variant '" .. tostring(v) .. "'", tostring(v))
+    elseif used[v] then
+      P.add(vp, "variant '" .. v .. "' is already in group '" .. used[v] .. "'", v, 2)
+    elseif type(var.overrides[over]) ~= "number" or not (var.overrides[over] > 0) then
+      P.add(vp, "variant '" .. v .. "' must set " .. tostring(over) .. " (> 0): the " ..
+        "sweep's grid is read from the variants", v)
+    else
+      used[v] = g.name
+      values[#values + 1] = var.overrides[over]
+      vs[#vs + 1] = v
+    end
+  end
+  table.sort(values)
+  for j = 2, #values do
+    if values[j] == values[j - 1] then
+      P.add(gp, string.format("two variants of group '%s' share %s = %g", g.name,
+        over, values[j]), g.name)
+    end
+  end
+  return vs, values
+end
+
+-- The sweep's groups (out.groups), each on the first group's grid; the set of their names.
+local function check_groups(P, spec, variants, path, out)
+  local groups, grid, used = {}, nil, {}
+  for i, g in ipairs(spec.groups) do
+    local gp = path .. ".groups[" .. i .. "]"
+    if type(g) ~= "table" or type(g.name) ~= "string" or not is_list(g.variants)
+        or #g.variants < 2 then
+      P.add(gp, "expected {name = \"...\", variants = {at least 2 variant names}}", "groups")
+    elseif groups[g.name] then
+      P.add(gp .. ".name", "group '" .. g.name .. "' is listed twice", g.name, 2)
+    else
+      local vs, values = group_grid(P, g, gp, variants, out.over, used)
+      if grid and #values == #vs then
+        local same = #grid == #values
+        for j = 1, math.min(#grid, #values) do same = same and grid[j] == values[j] end
+        if not same then
+          P.add(gp, "group '" .. g.name .. "' covers another grid of " .. out.over .. " than " ..
+            "the first group (the sensitivity averages over one grid)", g.name)
+        end
+      end
+      grid = grid or values
+      groups[g.name] = true
+      out.groups[#out.groups + 1] = { name = g.name, variants = vs }
+    end
+  end
+  return groups
+end
+
 -- Validates analysis.sweep against the study's variants ({name -> {path, overrides}});
 -- returns the normalized spec (P collects problems).
 function M.check(P, spec, variants)
@@ -158,57 +216,11 @@ function M.check(P, spec, variants)
   local out = { over = spec.over or "lr", loss = spec.loss or "val_loss", groups = {} }
   if type(out.over) ~= "string" then P.add(path .. ".over", "expected a config key", "over") end
   if type(out.loss) ~= "string" then P.add(path .. ".loss", "expected a metric", "loss") end
-  local groups, grid = {}, nil
   if not is_list(spec.groups) or #spec.groups == 0 then
     P.add(path .. ".groups", "expected a non-empty list of {name =, variants = {...}}", "groups")
     return nil
   end
-  local used = {}
-  for i, g in ipairs(spec.groups) do
-    local gp = path .. ".groups[" .. i .. "]"
-    if type(g) ~= "table" or type(g.name) ~= "string" or not is_list(g.variants)
-        or #g.variants < 2 then
-      P.add(gp, "expected {name = \"...\", variants = {at least 2 variant names}}", "groups")
-    elseif groups[g.name] then
-      P.add(gp .. ".name", "group '" .. g.name .. "' is listed twice", g.name, 2)
-    else
-      local values, vs = {}, {}
-      for j, v in ipairs(g.variants) do
-        local vp = gp .. ".variants[" .. j .. "]"
-        local var = variants[v]
-        if not var then
-          P.add(vp, "unknown variant '" .. tostring(v) .. "'", tostring(v))
-        elseif used[v] then
-          P.add(vp, "variant '" .. v .. "' is already in group '" .. used[v] .. "'", v, 2)
-        elseif type(var.overrides[out.over]) ~= "number" or not (var.overrides[out.over] > 0) then
-          P.add(vp, "variant '" .. v .. "' must set " .. tostring(out.over) .. " (> 0): the " ..
-            "sweep's grid is read from the variants", v)
-        else
-          used[v] = g.name
-          values[#values + 1] = var.overrides[out.over]
-          vs[#vs + 1] = v
-        end
-      end
-      table.sort(values)
-      for j = 2, #values do
-        if values[j] == values[j - 1] then
-          P.add(gp, string.format("two variants of group '%s' share %s = %g", g.name,
-            out.over, values[j]), g.name)
-        end
-      end
-      if grid and #values == #vs then
-        local same = #grid == #values
-        for j = 1, math.min(#grid, #values) do same = same and grid[j] == values[j] end
-        if not same then
-          P.add(gp, "group '" .. g.name .. "' covers another grid of " .. out.over .. " than " ..
-            "the first group (the sensitivity averages over one grid)", g.name)
-        end
-      end
-      grid = grid or values
-      groups[g.name] = true
-      out.groups[#out.groups + 1] = { name = g.name, variants = vs }
-    end
-  end
+  local groups = check_groups(P, spec, variants, path, out)
   out.reference = spec.reference or (out.groups[1] and out.groups[1].name)
   if not groups[out.reference] then
     P.add(path .. ".reference", "expected the name of a group", "reference")
