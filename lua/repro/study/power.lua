@@ -11,30 +11,9 @@ local M = {}
 
 local is_list = prob.is_list
 
--- The seeds-from-power form (header): {power, pilot | sd, first}, or nil after reporting.
-function M.check_spec(P, t)
+-- The fields of seeds.count c, each checked: true when every one is valid.
+local function check_count(P, c)
   local ok = true
-  for k in pairs(t) do
-    if k ~= "count" and k ~= "first" then
-      P.add("seeds." .. tostring(k), "unknown field (seeds from power: count = {power =, " ..
-        "pilot = | sd =}, first =)", tostring(k))
-      ok = false
-    end
-  end
-  local c, spec = t.count, {}
-  if type(c) ~= "table" then
-    P.add("seeds.count", string.format("expected a table { power = %g, pilot = \"<study>\" } " ..
-      "or { power = %g, sd = x }", stats.DEFAULT_POWER, stats.DEFAULT_POWER), "count")
-    return nil
-  end
-  for k in pairs(c) do
-    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" and k ~= "upper" and
-        k ~= "min" then
-      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd, min, " ..
-        "max or upper)", tostring(k))
-      ok = false
-    end
-  end
   if type(c.power) ~= "number" or not (c.power > 0 and c.power < 1) then
     P.add("seeds.count.power", "expected the target power, a number in (0, 1)", "power")
     ok = false
@@ -70,6 +49,34 @@ function M.check_spec(P, t)
       ">= 2", "max")
     ok = false
   end
+  return ok
+end
+
+-- The seeds-from-power form (header): {power, pilot | sd, first}, or nil after reporting.
+function M.check_spec(P, t)
+  local ok = true
+  for k in pairs(t) do
+    if k ~= "count" and k ~= "first" then
+      P.add("seeds." .. tostring(k), "unknown field (seeds from power: count = {power =, " ..
+        "pilot = | sd =}, first =)", tostring(k))
+      ok = false
+    end
+  end
+  local c, spec = t.count, {}
+  if type(c) ~= "table" then
+    P.add("seeds.count", string.format("expected a table { power = %g, pilot = \"<study>\" } " ..
+      "or { power = %g, sd = x }", stats.DEFAULT_POWER, stats.DEFAULT_POWER), "count")
+    return nil
+  end
+  for k in pairs(c) do
+    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" and k ~= "upper" and
+        k ~= "min" then
+      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd, min, " ..
+        "max or upper)", tostring(k))
+      ok = false
+    end
+  end
+  if not check_count(P, c) then ok = false end
   local first = t.first
   if math.type(first) == "float" and first == math.floor(first) then first = math.tointeger(first) end
   if math.type(first) ~= "integer" or first < 0 then
