@@ -246,6 +246,39 @@ function M.mde(c)
   return c.mde
 end
 
+-- The level, setting and labels of summary variant v under factor f (its key's value,
+-- base_level when the variant does not set it; every variant its own level without a key).
+local function variant_info(v, f, base_level)
+  local ov = v.overrides or {}
+  local norm = v.name
+  if f.key then
+    norm = ov[f.key]
+    if norm == nil then norm = base_level end
+    norm = tostring(norm)
+  end
+  local keys = {}
+  for k in pairs(ov) do
+    if f.key and k ~= f.key then keys[#keys + 1] = k end
+  end
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(ov[k]) end
+  local key = table.concat(parts, ",")
+  -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
+  local tag
+  if v.name == norm then
+    tag = key
+  elseif v.name:sub(1, #norm + 1) == norm .. "-" then
+    tag = v.name:sub(#norm + 2)
+  else
+    tag = key ~= "" and key or v.name
+  end
+  local info = { name = v.name, overrides = ov, level = norm, setting = key, tag = tag,
+    level_label = f.labels[norm] or norm, color = f.colors[norm], point = f.points[norm] }
+  info.label = tag ~= "" and (info.level_label .. ", " .. tag) or info.level_label
+  return info
+end
+
 -- A Study over summary `sum` (a study's summary.json, or a nested section of one): its
 -- variants labelled and named.  `o`: name, dir, names (the prose's names of the variants:
 -- M.name_variants), base (the config the variants' overrides apply to; default sum.base),
@@ -267,38 +300,13 @@ local function new_study(sum, o)
   if f.key and base_level == nil then base_level = engine.defaults()[f.key] end
   local by_key = {}
   for _, v in ipairs(sum.variants or {}) do
-    local ov = v.overrides or {}
-    local norm = v.name
-    if f.key then
-      norm = ov[f.key]
-      if norm == nil then norm = base_level end
-      norm = tostring(norm)
-    end
-    local keys = {}
-    for k in pairs(ov) do
-      if f.key and k ~= f.key then keys[#keys + 1] = k end
-    end
-    table.sort(keys)
-    local parts = {}
-    for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(ov[k]) end
-    local key = table.concat(parts, ",")
-    -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
-    local tag
-    if v.name == norm then
-      tag = key
-    elseif v.name:sub(1, #norm + 1) == norm .. "-" then
-      tag = v.name:sub(#norm + 2)
-    else
-      tag = key ~= "" and key or v.name
-    end
-    local info = { name = v.name, overrides = ov, level = norm, setting = key, tag = tag,
-      level_label = f.labels[norm] or norm, color = f.colors[norm], point = f.points[norm] }
-    info.label = tag ~= "" and (info.level_label .. ", " .. tag) or info.level_label
+    local info = variant_info(v, f, base_level)
+    local key = info.setting
     s.variants[#s.variants + 1] = info
     s.variant_by_name[v.name] = info
     local st = by_key[key]
     if not st then
-      st = { key = key, label = tag, variants = {} }
+      st = { key = key, label = info.tag, variants = {} }
       by_key[key] = st
       s.setting_list[#s.setting_list + 1] = st
     end
