@@ -196,19 +196,10 @@ local function array_figure(s, file, f, size)
     values = values }
 end
 
--- The loss against the swept value (a learning rate) per group of a study's `lr_sweep`
--- summary (lua/repro/analysis/lrsens.lua): the mean over seeds with the range from the lowest to
--- the highest seed, of the runs that did not diverge, and a cross above the curves at
--- each value where some seed diverged (the groups a little apart along the axis, so
--- that ranges at one value do not hide each other).  A group is labelled by its norm and
--- the settings in which the groups differ (plot_label: "no norm, warmup 0"), or by
--- `labels[group]`.
-local function lrsweep_figure(s, file, f, size)
-  local sw = s.summary.lr_sweep
-  if type(sw) ~= "table" or type(sw.groups) ~= "table" or type(sw.order) ~= "table" then
-    return nil, "the " .. s.name .. " study's summary has no lr_sweep section (it sweeps no " ..
-      "learning rate)"
-  end
+-- The groups of sweep summary sw as the figure draws them: name, level, style and label
+-- (f.labels[group], else its level and the settings in which the groups differ); or nil
+-- and why.
+local function sweep_groups(s, sw, f)
   local groups = {}
   for _, name in ipairs(sw.order) do
     local grp = sw.groups[name]
@@ -231,6 +222,12 @@ local function lrsweep_figure(s, file, f, size)
   for _, gr in ipairs(groups) do
     gr.label = gr.label or plot_label(s, gr.first, firsts, sw.over or "lr")
   end
+  return groups
+end
+
+-- The data blocks of the sweep's groups (those with a finite mean somewhere): the blocks,
+-- the groups drawn, the values on each axis, the means, and where some seed diverged.
+local function sweep_blocks(sw, groups)
   local out, cols, xs, ys, values, div = {}, {}, {}, {}, {}, {}
   for gi, gr in ipairs(groups) do
     local rows = { title(gr.label), "# " .. (sw.over or "lr") .. " mean min max n n_diverged" }
@@ -253,6 +250,25 @@ local function lrsweep_figure(s, file, f, size)
       cols[#cols + 1] = gr
     end
   end
+  return out, cols, xs, ys, values, div
+end
+
+-- The loss against the swept value (a learning rate) per group of a study's `lr_sweep`
+-- summary (lua/repro/analysis/lrsens.lua): the mean over seeds with the range from the lowest to
+-- the highest seed, of the runs that did not diverge, and a cross above the curves at
+-- each value where some seed diverged (the groups a little apart along the axis, so
+-- that ranges at one value do not hide each other).  A group is labelled by its norm and
+-- the settings in which the groups differ (plot_label: "no norm, warmup 0"), or by
+-- `labels[group]`.
+local function lrsweep_figure(s, file, f, size)
+  local sw = s.summary.lr_sweep
+  if type(sw) ~= "table" or type(sw.groups) ~= "table" or type(sw.order) ~= "table" then
+    return nil, "the " .. s.name .. " study's summary has no lr_sweep section (it sweeps no " ..
+      "learning rate)"
+  end
+  local groups, why = sweep_groups(s, sw, f)
+  if not groups then return nil, why end
+  local out, cols, xs, ys, values, div = sweep_blocks(sw, groups)
   if #out == 0 then return nil, "every run of the " .. s.name .. " study diverged" end
   local xlo, xhi = extent(xs)
   local xmin, xmax, xtics = log_axis(xlo, xhi, 0.06)
