@@ -71,19 +71,8 @@ local function check_pairs(P, list, path, groups)
   return out
 end
 
-local function check_outcomes(P, o, groups, group_names)
-  local path = "analysis.sweep.outcomes"
-  if type(o) ~= "table" then
-    P.add(path, "expected a table {metrics =, primary =, better =, min_effect =, deltas =, " ..
-      "comparisons =, test =}", "outcomes")
-    return nil
-  end
-  local known = { metrics = true, primary = true, better = true, min_effect = true,
-    deltas = true, comparisons = true, test = true }
-  for k in pairs(o) do
-    if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
-  end
-  local out = { metrics = {}, deltas = {} }
+-- The outcomes' metrics (out.metrics), each one of M.OUTCOMES.
+local function outcome_metrics(P, o, path, out)
   if not is_list(o.metrics) or #o.metrics == 0 then
     P.add(path .. ".metrics", "expected a non-empty list of outcomes (" ..
       table.concat(names_of(M.OUTCOMES), ", ") .. ")", "metrics")
@@ -97,21 +86,10 @@ local function check_outcomes(P, o, groups, group_names)
       end
     end
   end
-  local set = {}
-  for _, m in ipairs(out.metrics) do set[m] = true end
-  if not set[o.primary] then
-    P.add(path .. ".primary", "expected one of outcomes.metrics", "primary")
-  end
-  out.primary = o.primary
-  if o.better ~= "lower" and o.better ~= "higher" then
-    P.add(path .. ".better", "expected \"lower\" or \"higher\"", "better")
-  end
-  out.better = o.better
-  if type(o.min_effect) ~= "number" or not (o.min_effect > 0 and o.min_effect < math.huge) then
-    P.add(path .. ".min_effect", "expected a number > 0 (in the primary outcome's units)",
-      "min_effect")
-  end
-  out.min_effect = o.min_effect
+end
+
+-- The outcomes' minimum effects (out.deltas), one per outcome, the primary's min_effect.
+local function outcome_deltas(P, o, path, out)
   if type(o.deltas) ~= "table" then
     P.add(path .. ".deltas", "expected the pre-registered minimum effect of every outcome " ..
       "{ <outcome> = number, ... }", "deltas")
@@ -130,6 +108,40 @@ local function check_outcomes(P, o, groups, group_names)
         "primary's minimum effect is given once)", "deltas")
     end
   end
+end
+
+-- The sweep's pre-registered outcomes (analysis.sweep.outcomes), normalized: the rule
+-- applied to per-seed outcomes over each group's grid.
+local function check_outcomes(P, o, groups, group_names)
+  local path = "analysis.sweep.outcomes"
+  if type(o) ~= "table" then
+    P.add(path, "expected a table {metrics =, primary =, better =, min_effect =, deltas =, " ..
+      "comparisons =, test =}", "outcomes")
+    return nil
+  end
+  local known = { metrics = true, primary = true, better = true, min_effect = true,
+    deltas = true, comparisons = true, test = true }
+  for k in pairs(o) do
+    if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
+  end
+  local out = { metrics = {}, deltas = {} }
+  outcome_metrics(P, o, path, out)
+  local set = {}
+  for _, m in ipairs(out.metrics) do set[m] = true end
+  if not set[o.primary] then
+    P.add(path .. ".primary", "expected one of outcomes.metrics", "primary")
+  end
+  out.primary = o.primary
+  if o.better ~= "lower" and o.better ~= "higher" then
+    P.add(path .. ".better", "expected \"lower\" or \"higher\"", "better")
+  end
+  out.better = o.better
+  if type(o.min_effect) ~= "number" or not (o.min_effect > 0 and o.min_effect < math.huge) then
+    P.add(path .. ".min_effect", "expected a number > 0 (in the primary outcome's units)",
+      "min_effect")
+  end
+  out.min_effect = o.min_effect
+  outcome_deltas(P, o, path, out)
   if o.test ~= "t" and o.test ~= "signflip" then
     P.add(path .. ".test", "expected \"t\" or \"signflip\"", "test")
   end
