@@ -138,13 +138,8 @@ function M.duplicates(rows)
   return dup
 end
 
--- Forest rows of every study of `studies` whose primary metric is `metric`, grouped by
--- study (a header row each, `labels[study]` or the study's name), each set of runs
--- once: a comparison whose runs another row already shows (a study that copied them) is
--- left out and named in its group's header.  Returns the data (y mean lo hi mde
--- min_effect label), the number of rows with headers, the longest row label's length,
--- the values drawn, the x range and the headers ({text, y, kind}).
-function M.forest(studies, metric, labels)
+-- A row per primary comparison with a mean of the studies whose primary metric is `metric`.
+local function forest_rows(studies, metric)
   local rows = {}
   for _, s in ipairs(studies) do
     if s.primary == metric then
@@ -162,8 +157,12 @@ function M.forest(studies, metric, labels)
       end
     end
   end
-  if #rows == 0 then return nil end
-  local dup = M.duplicates(rows)
+  return rows
+end
+
+-- The rows in groups by study, in order of first appearance, a row whose runs another
+-- row shows (dup[i], M.duplicates) left out and noted in its group's header.
+local function forest_groups(rows, dup)
   -- Groups in order of first appearance; each header notes the rows it left out.
   local groups, by_study = {}, {}
   for i, r in ipairs(rows) do
@@ -187,6 +186,19 @@ function M.forest(studies, metric, labels)
       grp.rows[#grp.rows + 1] = r
     end
   end
+  return groups
+end
+
+-- Forest rows of every study of `studies` whose primary metric is `metric`, grouped by
+-- study (a header row each, `labels[study]` or the study's name), each set of runs
+-- once: a comparison whose runs another row already shows (a study that copied them) is
+-- left out and named in its group's header.  Returns the data (y mean lo hi mde
+-- min_effect label), the number of rows with headers, the longest row label's length,
+-- the values drawn, the x range and the headers ({text, y, kind}).
+function M.forest(studies, metric, labels)
+  local rows = forest_rows(studies, metric)
+  if #rows == 0 then return nil end
+  local groups = forest_groups(rows, M.duplicates(rows))
   local total = #groups
   for _, grp in ipairs(groups) do total = total + #grp.rows + #grp.notes end
   local body, heads = { "# y mean lo hi mde min_effect label" }, {}
