@@ -56,29 +56,11 @@ local function key_phrase(format, key, v)
   return "with " .. texfmt.escape(key) .. " = " .. value_text(v)
 end
 
--- The names the prose gives the variants of study s (LaTeX), from `names` (the paper's
--- manifest: names.embed_norm = {value -> name}, names.keys = a list of {key =, format =},
--- format a string with %s, a table from value to phrase, or false to leave the key out
--- where the other keys tell the settings apart).  Each variant gets
---   prose_norm     the name of its embed_norm value (names.embed_norm, else M.NORM_NAMES,
---                  else the value)
---   prose_setting  a phrase for the config keys other than embed_norm in which the
---                  study's variants differ ("at lr 0.003"), "" when they differ in none;
---                  keys in the manifest's order, then the others by name
---   prose          the two together ("LayerNorm at lr 0.003")
---   table_setting  the tables' phrase of the same keys, ", " between them: each key's
---                  names.keys label (as format; "warmup %s"), else its format, else
---                  "<key> = <value>"
--- No paper is named here: without a manifest every key reads "with <key> = <value>".
-function M.name_variants(s, names)
-  names = names or {}
+-- The config keys other than the factor's in which the variants of s differ (value_of:
+-- a variant's value of a key), in the manifest's order (names.keys), then by name; with
+-- each key's manifest format and label.
+local function differing_keys(s, names, value_of)
   local f = s.factor
-  local base, defaults = s.base or s.summary.base or {}, engine.defaults()
-  local function value_of(v, k)
-    if v.overrides[k] ~= nil then return v.overrides[k] end
-    if base[k] ~= nil then return base[k] end
-    return defaults[k]
-  end
   local seen, keys = {}, {}
   for _, v in ipairs(s.variants) do
     for k in pairs(v.overrides) do
@@ -106,6 +88,33 @@ function M.name_variants(s, names)
   end
   table.sort(rest)
   for _, k in ipairs(rest) do order[#order + 1] = k end
+  return order, format, label
+end
+
+-- The names the prose gives the variants of study s (LaTeX), from `names` (the paper's
+-- manifest: names.embed_norm = {value -> name}, names.keys = a list of {key =, format =},
+-- format a string with %s, a table from value to phrase, or false to leave the key out
+-- where the other keys tell the settings apart).  Each variant gets
+--   prose_norm     the name of its embed_norm value (names.embed_norm, else M.NORM_NAMES,
+--                  else the value)
+--   prose_setting  a phrase for the config keys other than embed_norm in which the
+--                  study's variants differ ("at lr 0.003"), "" when they differ in none;
+--                  keys in the manifest's order, then the others by name
+--   prose          the two together ("LayerNorm at lr 0.003")
+--   table_setting  the tables' phrase of the same keys, ", " between them: each key's
+--                  names.keys label (as format; "warmup %s"), else its format, else
+--                  "<key> = <value>"
+-- No paper is named here: without a manifest every key reads "with <key> = <value>".
+function M.name_variants(s, names)
+  names = names or {}
+  local f = s.factor
+  local base, defaults = s.base or s.summary.base or {}, engine.defaults()
+  local function value_of(v, k)
+    if v.overrides[k] ~= nil then return v.overrides[k] end
+    if base[k] ~= nil then return base[k] end
+    return defaults[k]
+  end
+  local order, format, label = differing_keys(s, names, value_of)
   -- `short`: the tables' phrase (the key's label, else its format, else "<key> = <value>").
   local function phrase(v, hide, short)
     local parts = {}
