@@ -5,6 +5,8 @@
  *       -> false, kind, message       kind: "syntax", "error", "memory", "instructions",
  *                                     "time", "result", "crashed"
  *   limits = { memory_bytes =, instructions =, wall_s =, result_bytes =, depth = }
+ *                                     (a field left out takes the default below)
+ *   sandbox.LIMITS                    the defaults: a study file's limits, defined here once
  *   api    = { name = function, ... } host functions offered to the chunk as repro.<name>
  *
  * The chunk runs in a child process (fork) in a lua_State of its own: none of the
@@ -727,6 +729,16 @@ static int push_failure(lua_State *L, const char *kind, const char *msg, size_t 
     return 3;
 }
 
+/* A study file's limits, the defaults of sandbox.eval and its exported sandbox.LIMITS:
+ * 10^8 VM instructions took 0.4 s on the reference machine, so the wall clock (which also
+ * bounds time spent in C, e.g. a pathological string pattern) leaves room on a loaded
+ * one; the result becomes host tables. */
+#define LIMIT_MEMORY_BYTES (256.0 * 1024 * 1024)
+#define LIMIT_INSTRUCTIONS 1e8
+#define LIMIT_WALL_S 20.0
+#define LIMIT_RESULT_BYTES (4.0 * 1024 * 1024)
+#define LIMIT_DEPTH 64
+
 /* The limits argument of sandbox.eval (argument 3), each checked against its range. */
 typedef struct {
     double memory, instructions, wall_s, result_bytes, depth;
@@ -736,11 +748,11 @@ static limits check_limits(lua_State *L)
 {
     luaL_checktype(L, 3, LUA_TTABLE);
     limits lim;
-    lim.memory = field_num(L, 3, "memory_bytes", 256.0 * 1024 * 1024);
-    lim.instructions = field_num(L, 3, "instructions", 1e8);
-    lim.wall_s = field_num(L, 3, "wall_s", 10);
-    lim.result_bytes = field_num(L, 3, "result_bytes", 16.0 * 1024 * 1024);
-    lim.depth = field_num(L, 3, "depth", 64);
+    lim.memory = field_num(L, 3, "memory_bytes", LIMIT_MEMORY_BYTES);
+    lim.instructions = field_num(L, 3, "instructions", LIMIT_INSTRUCTIONS);
+    lim.wall_s = field_num(L, 3, "wall_s", LIMIT_WALL_S);
+    lim.result_bytes = field_num(L, 3, "result_bytes", LIMIT_RESULT_BYTES);
+    lim.depth = field_num(L, 3, "depth", LIMIT_DEPTH);
     luaL_argcheck(L, lim.memory >= 65536 && lim.memory <= 1e12, 3, "memory_bytes: out of range");
     luaL_argcheck(L, lim.instructions >= HOOK_EVERY && lim.instructions <= 1e15, 3,
                   "instructions: out of range");
@@ -897,5 +909,17 @@ int luaopen_sandbox(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"eval", sb_eval}, {NULL, NULL}};
     luaL_newlib(L, fns);
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, (lua_Integer)LIMIT_MEMORY_BYTES);
+    lua_setfield(L, -2, "memory_bytes");
+    lua_pushinteger(L, (lua_Integer)LIMIT_INSTRUCTIONS);
+    lua_setfield(L, -2, "instructions");
+    lua_pushinteger(L, (lua_Integer)LIMIT_WALL_S);
+    lua_setfield(L, -2, "wall_s");
+    lua_pushinteger(L, (lua_Integer)LIMIT_RESULT_BYTES);
+    lua_setfield(L, -2, "result_bytes");
+    lua_pushinteger(L, LIMIT_DEPTH);
+    lua_setfield(L, -2, "depth");
+    lua_setfield(L, -2, "LIMITS");
     return 1;
 }

@@ -3,18 +3,20 @@
  *       -> table: n, alpha, mean, sd, df, t, p_t, ci_t, p_signflip, p_signflip_se,
  *          p_signflip_min, signflip_exact, ci_percentile, ci_bca, bca_z0, bca_a,
  *          bootstrap_exact, resamples, d_z, g_z, hedges_j, ci_d_z, ci_g_z, power,
- *          mde_d_z, mde, degenerate, reason, flags
+ *          mde_d_z, mde, degenerate, flags, bca_reason
  *   stats.holm(p [, alpha=0.05]) -> adjusted, reject      (lists, input order)
  *   stats.bonferroni(p [, alpha=0.05]) -> adjusted, reject
  *   stats.mde(n [, {alpha=0.05, power=0.8, sd=}]) -> table: n, alpha, power, mde_d_z,
  *       mde (only with sd)
  *   stats.power(n, d_z [, {alpha=0.05}]) -> power of the two-sided paired t-test
- *   stats.summary(x) -> table: n, mean, sd, min, max, median, degenerate, reason
+ *   stats.summary(x) -> table: n, mean, sd, min, max, median, degenerate, reason_code
+ *       ("no_values", "one_value")
  *   stats.nct_cdf(t, df, ncp) -> P(T <= t), T noncentral t
  *   stats.tost(a, b, {delta=, alpha=0.05, test="t"|"signflip", resamples=10000, seed=1})
  *       -> table: n, mean, sd, test, delta, alpha, p, p_lower, p_upper, ci (the 1 - 2 alpha
  *          interval; absent when the sign-flip interval is unbounded), equivalent,
- *          t_lower, t_upper, df (t), degenerate, reason
+ *          t_lower, t_upper, df (t), degenerate, reason_code ("small_n": n below the
+ *          test's 2 (t) or 1 (sign flip); "constant": every difference equal, t only)
  *   stats.signflip_interval(a, b [, {alpha=0.05, one_sided=false, resamples=10000, seed=1}])
  *       -> table: n, alpha, ci (absent when every shift is accepted), bounded, exact,
  *          p_min, patterns: the shifts of mean(b - a) the sign-flip test does not reject
@@ -39,9 +41,12 @@
  * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
  *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX.
  * Intervals are {lo, hi}.  A quantity that is undefined for the data is absent (nil),
- * never NaN: then `degenerate` is true, `reason` says what and why, and `flags` holds
- * small_n, constant, bca_undefined and/or nct_range (see stats.h for what each
- * removes).  Bad arguments raise "bad argument #k to 'paired' (a[3]: NaN)".
+ * never NaN: then `degenerate` is true and `flags` holds the codes of why: small_n,
+ * constant, bca_undefined (with `bca_reason`: "small_n", "equal_resamples",
+ * "z0_infinite", "jackknife_equal" or "acceleration") and/or nct_range (see stats.h for
+ * what each removes; the numbers behind them are the result's n, sd, t and
+ * stats.NCT_MAX_NCP).  No sentence comes from here: the caller words the codes.  Bad
+ * arguments raise "bad argument #k to 'paired' (a[3]: NaN)".
  */
 #include <math.h>
 #include <string.h>
@@ -294,11 +299,14 @@ static int l_paired(lua_State *L)
     if (have & STATS_HAVE_MDE)
         set_number(L, "mde", r.mde);
     set_boolean(L, "degenerate", r.degenerate != 0);
-    if (r.degenerate) {
-        lua_pushstring(L, r.reason);
-        lua_setfield(L, -2, "reason");
-    }
     push_flags(L, r.degenerate);
+    if (r.degenerate & STATS_DEGEN_BCA) {
+        static const char *const bca_codes[] = {"defined", "small_n", "equal_resamples",
+                                                "z0_infinite", "jackknife_equal",
+                                                "acceleration"};
+        lua_pushstring(L, bca_codes[r.bca_reason]);
+        lua_setfield(L, -2, "bca_reason");
+    }
     return 1;
 }
 
@@ -421,9 +429,8 @@ static int l_summary(lua_State *L)
         set_number(L, "sd", r.sd);
     set_boolean(L, "degenerate", n < 2);
     if (n < 2) {
-        lua_pushstring(L, n == 0 ? "no values: every statistic is undefined"
-                                 : "one value: sd is undefined");
-        lua_setfield(L, -2, "reason");
+        lua_pushstring(L, n == 0 ? "no_values" : "one_value");
+        lua_setfield(L, -2, "reason_code");
     }
     return 1;
 }
@@ -531,8 +538,8 @@ static int l_tost(lua_State *L)
     set_boolean(L, "equivalent", r.equivalent);
     set_boolean(L, "degenerate", !r.defined);
     if (!r.defined) {
-        lua_pushstring(L, r.reason);
-        lua_setfield(L, -2, "reason");
+        lua_pushstring(L, r.degenerate == STATS_TOST_CONSTANT ? "constant" : "small_n");
+        lua_setfield(L, -2, "reason_code");
     }
     return 1;
 }

@@ -160,12 +160,12 @@ double stats_boot_quantile(const stats_boot_dist *dist, double f)
     return v_lo + (h - lo) * (v_hi - v_lo);
 }
 
-/* The BCa interval, or the reason it is undefined. */
-static const char *bca(const double *d, size_t n, const stats_boot_dist *dist, double alpha,
+/* The BCa interval: STATS_BCA_DEFINED, or the reason it is undefined. */
+static int bca(const double *d, size_t n, const stats_boot_dist *dist, double alpha,
                        stats_boot_ci *ci)
 {
     if (n < 2)
-        return "n < 2";
+        return STATS_BCA_SMALL_N;
     double sum = 0.0, abs_sum = 0.0;
     for (size_t i = 0; i < n; i++) {
         sum += d[i];
@@ -173,7 +173,7 @@ static const char *bca(const double *d, size_t n, const stats_boot_dist *dist, d
     }
     double theta = sum / (double)n, tol = STATS_TIE_RTOL * abs_sum / (double)n;
     if (dist->value[dist->k - 1] - dist->value[0] <= tol)
-        return "every resample mean is equal";
+        return STATS_BCA_EQUAL_RESAMPLES;
     uint64_t less = 0, less_eq = 0;
     for (size_t i = 0; i < dist->k; i++) {
         if (dist->value[i] < theta - tol)
@@ -182,7 +182,7 @@ static const char *bca(const double *d, size_t n, const stats_boot_dist *dist, d
             less_eq += dist->count[i];
     }
     if (less + less_eq == 0 || less + less_eq == 2 * dist->total)
-        return "the observed mean lies outside the resample means, so z0 is infinite";
+        return STATS_BCA_Z0_INFINITE;
     double z0 = gsl_cdf_ugaussian_Pinv((double)(less + less_eq) / (2.0 * (double)dist->total));
 
     double loo_mean = 0.0;
@@ -196,7 +196,7 @@ static const char *bca(const double *d, size_t n, const stats_boot_dist *dist, d
         s3 += u * u * u;
     }
     if (!(s2 > 0.0))
-        return "the jackknife means are all equal, so the acceleration is undefined";
+        return STATS_BCA_JACKKNIFE_EQUAL;
     double a = s3 / (6.0 * pow(s2, 1.5));
 
     double z[2] = {gsl_cdf_ugaussian_Pinv(0.5 * alpha), gsl_cdf_ugaussian_Pinv(1.0 - 0.5 * alpha)};
@@ -204,7 +204,7 @@ static const char *bca(const double *d, size_t n, const stats_boot_dist *dist, d
     for (int k = 0; k < 2; k++) {
         double w = z0 + z[k], den = 1.0 - a * w;
         if (!(den > 0.0))
-            return "1 - a (z0 + z) <= 0: the acceleration is too large for the level";
+            return STATS_BCA_ACCELERATION;
         level[k] = gsl_cdf_ugaussian_P(z0 + w / den);
     }
     for (int k = 0; k < 2; k++) {
@@ -213,20 +213,20 @@ static const char *bca(const double *d, size_t n, const stats_boot_dist *dist, d
     }
     ci->z0 = z0;
     ci->a = a;
-    return NULL;
+    return STATS_BCA_DEFINED;
 }
 
 int stats_boot_intervals(const double *d, size_t n, const stats_boot_dist *dist, double alpha,
                          stats_boot_ci *ci)
 {
     stats_gsl_off();
-    *ci = (stats_boot_ci){{0.0, 0.0}, {0.0, 0.0}, 0.0, 0.0, {0.0, 0.0}, 0, NULL};
+    *ci = (stats_boot_ci){{0.0, 0.0}, {0.0, 0.0}, 0.0, 0.0, {0.0, 0.0}, 0, STATS_BCA_DEFINED};
     if (n < 1 || !dist || dist->k == 0 || !(alpha > 0.0 && alpha < 1.0))
         return STATS_EINVAL;
     ci->ci_percentile[0] = stats_boot_quantile(dist, 0.5 * alpha);
     ci->ci_percentile[1] = stats_boot_quantile(dist, 1.0 - 0.5 * alpha);
     ci->bca_reason = bca(d, n, dist, alpha, ci);
-    ci->bca_defined = ci->bca_reason == NULL;
+    ci->bca_defined = ci->bca_reason == STATS_BCA_DEFINED;
     if (!ci->bca_defined)
         ci->z0 = ci->a = ci->alpha_bca[0] = ci->alpha_bca[1] = ci->ci_bca[0] = ci->ci_bca[1] = 0.0;
     return STATS_OK;

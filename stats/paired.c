@@ -1,8 +1,6 @@
 /* The paired comparison of a baseline and a treatment measured on the same seeds:
  * every statistic of stats.h on d = b - a, with the degenerate cases spelled out. */
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,23 +16,6 @@ void stats_paired_opts_default(stats_paired_opts *opts)
                                 .resamples = STATS_DEFAULT_RESAMPLES,
                                 .seed = 1,
                                 .exact = 0};
-}
-
-static void add_reason(stats_paired_result *res, unsigned flag, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void add_reason(stats_paired_result *res, unsigned flag, const char *fmt, ...)
-{
-    size_t used = strlen(res->reason);
-    if (used > 0 && used + 2 < sizeof res->reason) {
-        strcpy(res->reason + used, "; ");
-        used += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(res->reason + used, sizeof res->reason - used, fmt, ap);
-    va_end(ap);
-    res->degenerate |= flag;
 }
 
 static int check_args(const double *a, size_t na, const double *b, size_t nb,
@@ -80,10 +61,7 @@ static int t_and_effect(stats_paired_result *res)
     double lo, hi;
     int status = stats_nct_ncp_interval(res->t, res->df, res->alpha, &lo, &hi);
     if (status == STATS_ENUM) {
-        add_reason(res, STATS_DEGEN_NCT_RANGE,
-                   "ci_d_z and ci_g_z undefined: t = %g puts a noncentral-t bound beyond "
-                   "|ncp| = %g",
-                   res->t, STATS_NCT_MAX_NCP);
+        res->degenerate |= STATS_DEGEN_NCT_RANGE;
         return STATS_OK;
     }
     if (status)
@@ -118,7 +96,8 @@ static int bootstrap(const double *d, const stats_paired_opts *o, stats_paired_r
         res->bca_a = ci.a;
         res->defined |= STATS_HAVE_BCA;
     } else {
-        add_reason(res, STATS_DEGEN_BCA, "ci_bca undefined: %s", ci.bca_reason);
+        res->degenerate |= STATS_DEGEN_BCA;
+        res->bca_reason = ci.bca_reason;
     }
     return STATS_OK;
 }
@@ -145,10 +124,7 @@ static int compute(const double *d, const stats_paired_opts *o, stats_paired_res
         res->defined |= STATS_HAVE_SIGNFLIP;
     }
     if (n < 2) {
-        add_reason(res, STATS_DEGEN_SMALL_N,
-                   "n = %zu pair%s: sd, t, bootstrap intervals, effect sizes and power are "
-                   "undefined",
-                   n, n == 1 ? "" : "s");
+        res->degenerate |= STATS_DEGEN_SMALL_N;
         return STATS_OK;
     }
     double ss = 0.0;
@@ -164,10 +140,7 @@ static int compute(const double *d, const stats_paired_opts *o, stats_paired_res
     res->defined |= STATS_HAVE_MDE_D_Z;
 
     if (res->sd <= STATS_SD_RTOL * max_abs) {
-        add_reason(res, STATS_DEGEN_CONSTANT,
-                   "all %zu differences are equal (sd = %g): t, p_t, ci_t, ci_bca, d_z, g_z, "
-                   "ci_d_z, ci_g_z and mde are undefined",
-                   n, res->sd);
+        res->degenerate |= STATS_DEGEN_CONSTANT;
         res->ci_percentile[0] = res->ci_percentile[1] = res->mean;
         res->defined |= STATS_HAVE_PERCENTILE;
         res->bootstrap_exact = o->exact;

@@ -17,7 +17,8 @@
  *   is process-wide: stats does not want an abort()); every GSL status is checked.
  * - No result field is ever NaN or infinite.  A quantity that is undefined for the
  *   data (see Degenerate data) has its bit cleared in `defined`, is set to 0, and
- *   the reason is written out.
+ *   the reason is a code (a flag, an enum), never a sentence: the caller words it from
+ *   the code and the numbers the result carries.
  *
  * Conventions (tests/vectors/stats.json "conventions", binding):
  * - d = b - a per seed, same seed order; sd is the sample sd (n - 1 denominator);
@@ -43,17 +44,19 @@
  *   counts (stats.json P_less, P_equal), not the float artefacts of a brute-force
  *   enumeration (its "float_enumeration" entries).
  *
- * Degenerate data (a flag in `degenerate` and a sentence in `reason`, never an error):
+ * Degenerate data (a flag in `degenerate`, never an error; the numbers behind it are
+ * the result's own fields):
  * - STATS_DEGEN_SMALL_N: n < 2.  Only n, mean (n = 1), p_signflip and p_signflip_min
  *   are defined.
- * - STATS_DEGEN_CONSTANT: all differences equal, sd <= STATS_SD_RTOL max|d|.  t, p_t,
- *   ci_t, ci_bca, d_z, g_z, their intervals and mde are undefined; the percentile
- *   interval is the point [mean, mean].
- * - STATS_DEGEN_BCA: the BCa interval is undefined (every resample mean equal, z0
- *   infinite because theta falls outside the resample distribution, or
- *   1 - a (z0 + z) <= 0).
+ * - STATS_DEGEN_CONSTANT: all differences equal, sd <= STATS_SD_RTOL max|d| (n and sd
+ *   say which).  t, p_t, ci_t, ci_bca, d_z, g_z, their intervals and mde are undefined;
+ *   the percentile interval is the point [mean, mean].
+ * - STATS_DEGEN_BCA: the BCa interval is undefined, `bca_reason` says why (enum
+ *   stats_bca_reason: every resample mean equal, z0 infinite because theta falls outside
+ *   the resample distribution, equal jackknife means, or 1 - a (z0 + z) <= 0).
  * - STATS_DEGEN_NCT_RANGE: the noncentral-t inversion left the domain where the CDF is
- *   computed (|delta| > STATS_NCT_MAX_NCP): ci_d_z and ci_g_z are undefined.
+ *   computed (a bound |delta| > STATS_NCT_MAX_NCP at the observed t): ci_d_z and ci_g_z
+ *   are undefined.
  * Errors (status STATS_EINVAL, with `arg` and a message naming the argument):
  * mismatched lengths, NaN or infinite inputs, alpha outside (0, 1), power outside
  * (alpha, 1), B < STATS_MIN_RESAMPLES, exact with n > STATS_BOOT_EXACT_MAX.
@@ -164,12 +167,22 @@ void stats_boot_dist_free(stats_boot_dist *dist);
 /* Linear-interpolation quantile at f (total - 1) of the expanded sorted values. */
 double stats_boot_quantile(const stats_boot_dist *dist, double f);
 
+/* Why a BCa interval is undefined. */
+enum stats_bca_reason {
+    STATS_BCA_DEFINED = 0,
+    STATS_BCA_SMALL_N,         /* n < 2 */
+    STATS_BCA_EQUAL_RESAMPLES, /* every resample mean is equal */
+    STATS_BCA_Z0_INFINITE,     /* the observed mean lies outside the resample means */
+    STATS_BCA_JACKKNIFE_EQUAL, /* the jackknife means are all equal: no acceleration */
+    STATS_BCA_ACCELERATION,    /* 1 - a (z0 + z) <= 0: the acceleration is too large */
+};
+
 typedef struct {
     double ci_percentile[2];
     double ci_bca[2];
     double z0, a, alpha_bca[2];
     int bca_defined;
-    const char *bca_reason; /* static text when !bca_defined */
+    int bca_reason; /* enum stats_bca_reason; STATS_BCA_DEFINED when bca_defined */
 } stats_boot_ci;
 /* Percentile and BCa (1 - alpha) intervals of mean(d) from a distribution made from d. */
 int stats_boot_intervals(const double *d, size_t n, const stats_boot_dist *dist, double alpha,
@@ -220,7 +233,7 @@ typedef struct {
     double mde_d_z, mde; /* at opts.power; mde = mde_d_z sd, in the metric's units */
     unsigned defined;    /* enum stats_field bits */
     unsigned degenerate; /* enum stats_degenerate bits, 0 when none */
-    char reason[512];    /* "" when degenerate == 0 */
+    int bca_reason;      /* enum stats_bca_reason, with STATS_DEGEN_BCA */
 } stats_paired_result;
 
 /* a = baseline, b = treatment.  err->arg: 1 = a, 2 = b, 3 = opts.  opts may be NULL
@@ -272,11 +285,14 @@ int stats_signflip_ci(const double *d, size_t n, double alpha, int one_sided, si
  *   t:        p_lower = P(T >= t_lower) of the one-sided t-test of mean(d) <= -delta,
  *             p_upper = P(T <= t_upper) of mean(d) >= delta (statsmodels ttost_paired(b, a,
  *             -delta, delta)); ci = the 1 - 2 alpha t interval of mean(d).  Needs n >= 2 and
- *             sd > 0 (else degenerate, not equivalent).
+ *             sd > 0 (else degenerate, not equivalent: `degenerate` says which).
  *   signflip: the exact one-sided sign-flip tests of mean(d) <= -delta (statistic
  *             sum(d + delta)) and mean(d) >= delta; ci = the one-sided inversion interval
  *             above at alpha (1 - 2 alpha jointly).  Needs n >= 1.
  * p = max(p_lower, p_upper); equivalent = p <= alpha.  err->arg: 1 = a, 2 = b, 3 = options. */
+/* Why a TOST is undefined (with n, the test and n's minimum: 2 for t, 1 for sign flip). */
+enum stats_tost_degenerate { STATS_TOST_OK = 0, STATS_TOST_SMALL_N, STATS_TOST_CONSTANT };
+
 typedef struct {
     int test;         /* enum stats_test */
     double delta;     /* > 0 */
@@ -293,7 +309,7 @@ typedef struct {
     int ci_bounded; /* 0: the sign-flip interval is the whole line (see stats_signflip_ci) */
     int equivalent;
     int defined;    /* 0 when degenerate: p, ci undefined, not equivalent */
-    char reason[160];
+    int degenerate; /* enum stats_tost_degenerate, STATS_TOST_OK when defined */
 } stats_tost_result;
 int stats_tost(const double *a, size_t na, const double *b, size_t nb,
                const stats_tost_opts *opts, stats_tost_result *res, stats_error *err);

@@ -1,7 +1,6 @@
 /* Paired equivalence: two one-sided tests (TOST) of |mean(b - a)| < delta, by the t-test
  * or by the exact sign-flip test (stats.h: stats_tost). */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,15 +82,10 @@ static int one_sided_p(const double *d, size_t n, double theta, int upper, size_
     return status;
 }
 
-static void set_reason(stats_tost_result *res, const char *fmt, size_t n)
-{
-    snprintf(res->reason, sizeof res->reason, fmt, n, n == 1 ? "" : "s");
-}
-
 static int tost_t(const double *d, size_t n, const stats_tost_opts *o, stats_tost_result *res)
 {
     if (n < 2) {
-        set_reason(res, "n = %zu pair%s: the t-test TOST needs n >= 2", n);
+        res->degenerate = STATS_TOST_SMALL_N;
         return STATS_OK;
     }
     double ss = 0.0, max_abs = 0.0;
@@ -102,7 +96,7 @@ static int tost_t(const double *d, size_t n, const stats_tost_opts *o, stats_tos
     res->sd = sqrt(ss / (double)(n - 1));
     res->df = (double)(n - 1);
     if (res->sd <= STATS_SD_RTOL * max_abs) {
-        set_reason(res, "all %zu difference%s are equal: the t-test TOST is undefined", n);
+        res->degenerate = STATS_TOST_CONSTANT;
         return STATS_OK;
     }
     double se = res->sd / sqrt((double)n);
@@ -124,7 +118,7 @@ static int tost_signflip(const double *d, size_t n, const stats_tost_opts *o,
                          stats_tost_result *res)
 {
     if (n < 1) {
-        set_reason(res, "n = %zu pair%s: the sign-flip TOST needs n >= 1", n);
+        res->degenerate = STATS_TOST_SMALL_N;
         return STATS_OK;
     }
     int status = one_sided_p(d, n, -o->delta, 1, o->resamples, o->seed, &res->p_lower);

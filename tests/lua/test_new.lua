@@ -21,7 +21,7 @@ t:eq(code, 0, "new exits 0: " .. err)
 local path = dir .. "/mystudy.lua"
 local text = fs.read(path) or ""
 t:ok(err:find("wrote", 1, true) and err:find("--dry-run", 1, true), "it says what it wrote: " .. err)
-for _, f in ipairs(study.analysis_fields({ "none", "layernorm" })) do
+for _, f in ipairs(study.analysis_fields({ "tied", "untied" })) do
   local first = f[2]:match("^(%S+%s+%S+)")
   t:ok(text:find("-- " .. f[1] .. ": " .. first, 1, true), "analysis field " .. f[1] ..
     " is explained in a comment")
@@ -93,10 +93,10 @@ check.write(bad, (text:gsub("mystudy", "missing_test"):gsub('\n    test = "t",',
 code, _, err = check.run(repro .. " run " .. bad .. " --dry-run")
 t:ok(code ~= 0 and err:find("analysis.test: missing", 1, true) and err:find('"t"', 1, true) and
   err:find('"signflip"', 1, true), "a missing analysis.test names the values it takes: " .. err)
-check.write(bad, (text:gsub("mystudy", "missing_test"):gsub('\n    baseline = "none",', "")))
+check.write(bad, (text:gsub("mystudy", "missing_test"):gsub('\n    baseline = "tied",', "")))
 code, _, err = check.run(repro .. " run " .. bad .. " --dry-run")
 t:ok(code ~= 0 and err:find("analysis.baseline: missing", 1, true) and
-  err:find('"none", "layernorm"', 1, true), "a missing baseline names the variants: " .. err)
+  err:find('"tied", "untied"', 1, true), "a missing baseline names the variants: " .. err)
 
 check.rmtree(dir)
 t:done()

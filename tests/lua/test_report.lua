@@ -120,6 +120,33 @@ for vi, v in ipairs(VARIANTS) do
     seal(d)
   end
 end
+-- The hand-made summary's per_variant gains every metric the records carry that it lacks,
+-- described as the analysis describes them (analysis.read_run, stats.summary): the report
+-- reads per-variant statistics from the summary only.
+local function complete_per_variant(study_dir)
+  local analysis, stats = require "repro.analysis", require "stats"
+  local sum = json.decode(assert(fs.read(study_dir .. "/summary.json")))
+  local names = require("repro.study").metric_names()
+  for _, v in ipairs(VARIANTS) do
+    local runs = {}
+    for seed = 1, 3 do
+      runs[seed] = assert(analysis.read_run(string.format("%s/%s/seed-%d", study_dir, v, seed),
+        names))
+    end
+    local pv = sum.per_variant[v]
+    for _, m in ipairs(names) do
+      local xs = {}
+      for seed = 1, 3 do xs[#xs + 1] = runs[seed].values[m] end
+      if #xs > 0 and not pv.metrics[m] then
+        local sm = stats.summary(xs)
+        pv.metrics[m] = { n = sm.n, mean = sm.mean, sd = sm.sd, min = sm.min, max = sm.max,
+          median = sm.median }
+      end
+    end
+  end
+  check.write(study_dir .. "/summary.json", json.pretty(sum))
+end
+complete_per_variant(exp .. "/final")
 digest_summary(exp .. "/final")
 
 -- The report ------------------------------------------------------------------------------
@@ -144,7 +171,8 @@ local function has_line(path, line)
 end
 local T = paper .. "/tables/"
 
--- The seeds' Table 1 layout: from the records (the summary lists neither PPL nor accuracy).
+-- The seeds' Table 1 layout: from the summary's per_variant, which complete_per_variant
+-- filled from the records as the analysis would (the report never recomputes one).
 t:ok(has_line(T .. "final_seeds.tex", "none & 3 & \\num{8.200} $\\pm$ \\num{0.800} & " ..
   "\\num{0.4100} $\\pm$ \\num{0.0100} & \\num{0.600} $\\pm$ \\num{0.100} & " ..
   "\\num{0.300} $\\pm$ \\num{0.000} \\\\"), "seeds table: none row")

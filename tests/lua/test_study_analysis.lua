@@ -148,11 +148,11 @@ t:eq(#sum.interactions, 3, "1 interaction x 3 metrics")
 t:ok(sum.analysis.family:find("4 tests of the primary metric", 1, true) and
   sum.analysis.m == 4 and math.abs(sum.analysis.holm_first_level - 0.05 / 4) < 1e-15,
   "the family is the primary metric's 3 comparisons and 1 interaction: " .. sum.analysis.family)
-t:ok(sum.analysis.family_rule1:find("12 tests", 1, true), "rule 1's family: " ..
-  sum.analysis.family_rule1)
 t:ok(sum.analysis.test == "t" and sum.analysis.rule == study.RULE and
-  sum.analysis.decision_rule:find("TOST", 1, true) and sum.analysis.decision_rule_1,
-  "the summary states the test and both rules")
+  sum.analysis.decision_rule:find("TOST", 1, true),
+  "the summary states the test and the rule")
+t:ok(sum.analysis.family_rule1 == nil and sum.analysis.decision_rule_1 == nil and
+  not text:find("rule1", 1, true), "a study that did not register rule 1 gets none of it")
 local cmp, spikes
 for _, e in ipairs(sum.comparisons) do
   if e.treatment == "layernorm" and e.baseline == "none" and e.metric == "val_loss" then cmp = e end
@@ -177,10 +177,8 @@ t:ok(cmp.mde_adjusted.value == md.mde and cmp.mde_adjusted.level == 0.05 / 4 and
   cmp.mde_adjusted.value > cmp.mde, "MDE at alpha / m, larger than the unadjusted one")
 t:ok(cmp.improvement.n == 3 and cmp.improvement.better == 3 and cmp.improvement.share == 1 and
   cmp.improvement.ci[2] == 1, "probability of improvement with its interval")
-t:ok(cmp.p_holm_rule1 and cmp.verdict_rule1, "rule 1's Holm p and verdict kept")
 t:ok(spikes.exploratory == true and spikes.family == "exploratory" and spikes.p_holm == nil and
-  spikes.tost == nil and spikes.p and spikes.p_holm_rule1,
-  "another metric: exploratory, unadjusted p, no Holm p (rule 1's kept)")
+  spikes.tost == nil and spikes.p, "another metric: exploratory, unadjusted p, no Holm p")
 local inter = sum.interactions[1]
 t:ok(inter.name == "ln minus rms" and inter.n == 3 and inter.p_holm and inter.tost and
   inter.improvement, "interaction on the primary metric: in the family")
@@ -191,9 +189,37 @@ t:ok(sum.interactions[2].exploratory == true and sum.interactions[2].p_holm == n
 t:eq(#sum.verdicts, 3, "one verdict per comparison on the primary metric")
 for _, e in ipairs(sum.verdicts) do
   t:ok(e.metric == "val_loss" and e.verdict and e.sentence:find(e.treatment, 1, true) and
-    e.verdict_rule1 and e.sentence_rule1 and type(e.changed) == "boolean",
-    "verdict with a sentence, and rule 1's")
+    e.verdict_rule1 == nil and e.changed == nil, "verdict with a sentence, no rule 1's")
 end
+
+-- the verdict and its reason are decided once (analysis/reasons.lua): a code with the
+-- numbers behind it, which the summary's verdict and reason agree with
+local reasons = require "repro.analysis.reasons"
+for _, v in ipairs(sum.verdicts) do
+  for _, c in ipairs(sum.comparisons) do
+    if c.treatment == v.treatment and c.baseline == v.baseline and c.metric == v.metric then
+      local why = reasons.decide(c, sum.analysis)
+      t:ok(why.verdict == v.verdict and type(why.code) == "string" and
+        reasons.verdict_words(why, c) == v.reason, "decide agrees with the summary: " ..
+        v.treatment .. " " .. why.code)
+    end
+  end
+end
+t:eq(reasons.decide({ n = 0, p_holm = 1 }, sum.analysis).code, "no_pairs", "no pairs: its code")
+
+-- the same study registered under rule 1: rule 1's family, Holm p and verdicts beside
+s.analysis.registered_rule = 1
+local sum1 = analysis.summarize(s, runs)
+t:ok(sum1.analysis.family_rule1:find("12 tests", 1, true) and sum1.analysis.decision_rule_1,
+  "rule 1's family: " .. sum1.analysis.family_rule1)
+for _, e in ipairs(sum1.comparisons) do
+  t:ok(e.p_holm_rule1 and e.p_rule1, "rule 1's Holm p kept on every metric: " .. e.metric)
+end
+for _, e in ipairs(sum1.verdicts) do
+  t:ok(e.verdict_rule1 and e.sentence_rule1 and type(e.changed) == "boolean",
+    "a verdict carries rule 1's")
+end
+s.analysis.registered_rule = nil
 t:ok(not text:find("nan", 1, true) and not text:find("inf", 1, true), "no non-finite numbers")
 t:eq(sum.variance_components, nil, "no init x data crossing: no variance components")
 

@@ -60,6 +60,8 @@ t:ok(out:find("untied", 1, true) and not out:lower():find("claim", 1, true) and
 local summary = fs.read(copy .. "/experiments/zz_tied/summary.json") or ""
 t:ok(summary ~= "" and not summary:find("claim", 1, true),
   "its summary carries nothing of the claim")
+t:ok(summary ~= "" and not summary:find("rule1", 1, true) and
+  not summary:find("rule_1", 1, true), "nor anything of rule 1, which it did not register")
 
 code, _, err = run(string.format("make --no-print-directory paper BIN=%s BUILD=%s", bin_dir,
   build_dir))

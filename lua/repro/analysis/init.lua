@@ -58,10 +58,12 @@
 --     equivalent    otherwise, when the Holm-adjusted TOST p <= alpha;
 --     inconclusive  anything else, with the reason.
 -- Rule 1 (the rule the studies that ran before issue 13 were registered under,
--- M.DECISION_RULE_1) is kept beside it: every entry of its family (every comparison and
--- interaction on every metric of analysis.metrics, Holm over their t-test p values)
--- carries p_holm_rule1 and reject_holm_rule1, and each verdict carries verdict_rule1 and
--- sentence_rule1, computed exactly as rule 1 did, and `changed` when the two differ.
+-- M.DECISION_RULE_1) is kept beside it for a study that registered it
+-- (analysis.registered_rule = 1), and only for one: every entry of its family (every
+-- comparison and interaction on every metric of analysis.metrics, Holm over their t-test
+-- p values) carries p_rule1, p_holm_rule1 and reject_holm_rule1, each verdict carries
+-- verdict_rule1, sentence_rule1, interval_rule1 and `changed` when the two differ, and the
+-- summary's analysis decision_rule_1 and family_rule1.  Another study's output has none.
 --
 -- Sources of variance.  When the runs of a variant cross init_seed and data_seed (a
 -- complete grid of at least 2 x 2 with some init_seed ~= data_seed), the summary's
@@ -88,187 +90,28 @@ local stats = require "stats"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local lrsens = require "repro.analysis.lrsens"
+local reasons = require "repro.analysis.reasons"
+local records = require "repro.analysis.records"
+local rule1 = require "repro.analysis.rule1"
+local compare = require "repro.analysis.compare"
+local variance = require "repro.analysis.variance"
+local terminal = require "repro.analysis.terminal"
 local engine = require "engine"
 local textable = require "repro.core.textable"
 
 local M = {}
 
-M.SPIKE_FACTOR = 1.5
-
--- Metrics computed here, and those that keep their value for a diverged run.
-local DERIVED = { diverged = true, n_spikes = true, max_loss_ratio = true }
--- The engine's instability measures exist for a diverged run too, over the steps it took
--- (lua/experiments/README.md): the loss at initialization, the largest gradient norm,
--- loss jump and logit, and where it diverged.
-local DIVERGENCE_AWARE = { diverged = true, n_spikes = true, init_loss = true,
-  max_grad_norm = true, max_grad_norm_step = true, max_loss_jump = true,
-  max_loss_jump_step = true, max_abs_logit = true, logit_growth = true, diverge_step = true,
-  diverge_lr = true }
-
--- The divergence rule is the engine's (engine/diag.h), exported by the binding.
-M.DEFINITIONS = {
-  diverged = string.format("1 if the run stopped on a non-finite loss or gradient norm, or " ..
-    "on %d consecutive training losses above the loss at initialization + %g nat, else 0",
-    engine.DIVERGE_STEPS, engine.DIVERGE_MARGIN),
-  n_spikes = string.format("number of steps whose training loss is non-finite or exceeds " ..
-    "%g times the smallest training loss of all earlier steps (a divergence counts as one " ..
-    "spike)", M.SPIKE_FACTOR),
-  max_loss_ratio = "largest ratio of a step's training loss to the smallest loss of all "
-    .. "earlier steps (undefined for a diverged run)",
-}
+-- From the modules the steps live in, under the names the rest of the suite knows.
+M.SPIKE_FACTOR, M.DEFINITIONS, M.masked = records.SPIKE_FACTOR, records.DEFINITIONS, records.masked
+M.parse_log, M.spikes, M.read_run = records.parse_log, records.spikes, records.read_run
+M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
+M.variance_components, M.verdict_table = variance.variance_components, terminal.verdict_table
+local fmt = reasons.fmt
+local function arr(t) return json.array(t or {}) end
 
 local finite = require("repro.core.base").finite
 
-local function field_number(s)
-  if s == nil or s == "" then return nil end
-  if s == "nan" or s == "-nan" then return 0 / 0 end
-  if s == "inf" then return math.huge end
-  if s == "-inf" then return -math.huge end
-  return tonumber(s)
-end
-
--- log.csv text -> {columns = {...}, data = {column -> values by row}, n = rows}.
-function M.parse_log(text)
-  local lines = {}
-  for l in (text or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end
-  local cols, data = {}, {}
-  for name in ((lines[1] or "") .. ","):gmatch("([^,]*),") do
-    cols[#cols + 1] = name
-    data[name] = {}
-  end
-  for r = 2, #lines do
-    local i = 0
-    for f in (lines[r] .. ","):gmatch("([^,]*),") do
-      i = i + 1
-      if cols[i] then data[cols[i]][r - 1] = field_number(f) end
-    end
-  end
-  return { columns = cols, data = data, n = math.max(0, #lines - 1) }
-end
-
--- n_spikes and max_loss_ratio of a list of n training losses (see the header).
-function M.spikes(loss, n)
-  local count, worst, min = 0, nil, nil
-  for t = 1, n do
-    local l = loss[t]
-    if not finite(l) then
-      count = count + 1
-    else
-      if min then
-        local ratio = l / min
-        if ratio > M.SPIKE_FACTOR then count = count + 1 end
-        if not worst or ratio > worst then worst = ratio end
-      end
-      if not min or l < min then min = l end
-    end
-  end
-  return count, worst
-end
-
--- The values of one run record: {diverged = bool, values = {metric -> number},
--- missing = {metric names absent from a finished run}}.  Only config.json, log.csv and
--- metrics.json are read, never manifest.json: a summary is a function of the records'
--- bytes alone, so it is the same whichever study trained a record first and whether this
--- one trained or copied it (a from-scratch `make reproduce` trains claim_search's copy of
--- prelim's config itself, since prelim comes later).  Where a record came from is in its
--- manifest.json (`copied_from`) and in the paper's compute appendix.
-function M.read_run(dir, metrics)
-  local mtext = fs.read(dir .. "/metrics.json")
-  if not mtext then return nil, dir .. "/metrics.json: missing" end
-  local ok, m = pcall(json.decode, mtext)
-  if not ok or type(m) ~= "table" then return nil, dir .. "/metrics.json: not valid JSON" end
-  local log = M.parse_log(fs.read(dir .. "/log.csv"))
-  local diverged = m.diverged == true
-  local derived = { diverged = diverged and 1 or 0 }
-  if log.data.loss then
-    local n_spikes, max_ratio = M.spikes(log.data.loss, log.n)
-    derived.n_spikes, derived.max_loss_ratio = n_spikes, not diverged and max_ratio or nil
-  end
-  local run = { diverged = diverged, values = {}, missing = {} }
-  for _, name in ipairs(metrics) do
-    local v
-    if DERIVED[name] then
-      v = derived[name]
-    elseif type(m[name]) == "number" then
-      v = m[name]
-    end
-    if diverged and not DIVERGENCE_AWARE[name] then v = nil end
-    if v ~= nil and not finite(v) then v = nil end
-    if v == nil and not diverged then run.missing[#run.missing + 1] = name end
-    run.values[name] = v
-  end
-  -- the accuracy of each validation subset (a list, which an extension may pool)
-  if not diverged and type(m.subset_acc) == "table" then run.subset_acc = m.subset_acc end
-  if not diverged and type(m.bal_subset_acc) == "table" then
-    run.bal_subset_acc = m.bal_subset_acc
-  end
-  -- the pairing key: init_seed and data_seed, which default to the seed
-  local cok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
-  if cok and type(cfg) == "table" then
-    run.init_seed = math.tointeger(cfg.init_seed) or math.tointeger(cfg.seed)
-    run.data_seed = math.tointeger(cfg.data_seed) or math.tointeger(cfg.seed)
-  end
-  return run
-end
-
-local function fmt(x)
-  if x == nil then return "?" end
-  local s = string.format("%.4g", x)
-  return s == "-0" and "0" or s
-end
-
 local function arr(t) return json.array(t or {}) end
-
--- Every field of a stats.paired result, intervals as arrays.
-local function paired_fields(entry, r)
-  for k, v in pairs(r) do
-    if type(v) == "table" and k ~= "flags" then v = arr({ v[1], v[2] }) end
-    entry[k] = v
-  end
-end
-
--- The p of the pre-registered test, and where it came from.
-local function test_p(r, test)
-  if test == "t" and r.p_t then return r.p_t, "p_t" end
-  if r.p_signflip then return r.p_signflip, "p_signflip" end
-  return 1.0, "undefined"
-end
-
--- Rule 1's p (the t-test's, else the sign flip's, else 1).
-local function holm_p(r)
-  if r.p_t then return r.p_t, "p_t" end
-  if r.p_signflip then return r.p_signflip, "p_signflip" end
-  return 1.0, "undefined"
-end
-
-local function holm_note(e)
-  if e.p_source == "p_t" or (e.p_source == "p_signflip" and e.test == "signflip") then
-    return ""
-  end
-  return e.p_source == "p_signflip" and "; the decision uses its exact sign-flip p" or
-    "; the decision uses p = 1"
-end
-
-local function paired_opts(an, n)
-  return { alpha = an.alpha, resamples = an.resamples, seed = 1,
-    exact = an.bootstrap == "exact" and n >= 1 and n <= stats.BOOT_EXACT_MAX }
-end
-
--- The interval rule 1's verdict used: BCa, else t, else the point interval of constant data.
-local function verdict_ci_rule1(c)
-  if c.ci_bca then return c.ci_bca, "BCa" end
-  if c.ci_t then return c.ci_t, "t" end
-  if c.flags and c.flags.constant and c.ci_percentile then return c.ci_percentile, "point" end
-  return nil
-end
-
-M.DECISION_RULE_1 = "For the primary metric: better if the Holm-adjusted p <= alpha, the "
-  .. "(1 - alpha) BCa CI of the mean difference (treatment - baseline) lies entirely on the "
-  .. "better side of zero and |mean difference| >= min_effect; worse, symmetrically; no "
-  .. "meaningful difference if the CI lies entirely within (-min_effect, +min_effect); "
-  .. "otherwise inconclusive. The t interval replaces BCa when BCa is undefined. Holm over "
-  .. "every comparison and interaction on every metric of analysis.metrics, p from the "
-  .. "paired t-test."
 
 M.RULE = require("repro.study").RULE
 M.DECISION_RULE = "The Holm family is the pre-registered primary metric's comparisons and "
@@ -284,118 +127,24 @@ M.DECISION_RULE = "The Holm family is the pre-registered primary metric's compar
   .. string.format("level alpha / m and %g %% power; BCa intervals are descriptive.",
     100 * stats.DEFAULT_POWER)
 
--- Rule 1's decision (kept exactly): c carries p_holm_rule1.  Returns verdict, sentence,
--- interval kind.
-function M.verdict_rule1(c, an)
-  local level = string.format("%g %%", 100 * (1 - an.alpha))
-  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
-    "alpha %s, Holm over the study's family)", an.better, fmt(an.min_effect), fmt(an.alpha))
-  local ci, kind = verdict_ci_rule1(c)
-  local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
-  local p_holm = c.p_holm_rule1
-  if c.mean == nil or ci == nil then
-    return "inconclusive", string.format("%s: only %d seed%s with a finite result for both " ..
-      "runs, too few for an interval: inconclusive by %s.", head, c.n, c.n == 1 and "" or "s",
-      rule)
-  end
-  local lo, hi, d, m = ci[1], ci[2], c.mean, an.min_effect
-  local sign = an.better == "lower" and -1 or 1
-  local better_side = (sign < 0 and hi < 0) or (sign > 0 and lo > 0)
-  local worse_side = (sign < 0 and lo > 0) or (sign > 0 and hi < 0)
-  local sig = p_holm <= an.alpha
-  local big = math.abs(d) >= m
-  local verdict, why
-  if sig and better_side and big then
-    verdict = "better"
-  elseif sig and worse_side and big then
-    verdict = "worse"
-  elseif lo > -m and hi < m then
-    verdict = "no meaningful difference"
-  else
-    verdict = "inconclusive"
-    if not sig and c.mde and c.mde > m then
-      why = string.format("underpowered: with %d seeds the smallest difference this design " ..
-        "detects with %g %% power is about %s, larger than the minimum effect %s", c.n,
-        100 * stats.DEFAULT_POWER, fmt(c.mde), fmt(m))
-    elseif not sig then
-      why = string.format("the Holm-adjusted p %s is above alpha %s and the interval reaches " ..
-        "beyond the minimum effect", fmt(p_holm), fmt(an.alpha))
-    elseif not big then
-      why = string.format("a difference is detected but its mean %s is smaller than the " ..
-        "minimum effect %s while the interval reaches beyond it", fmt(d), fmt(m))
-    else
-      why = "the p is below alpha but the " .. kind .. " interval includes zero"
-    end
-  end
-  local change
-  if d == 0 then
-    change = string.format("the same as with %s on average", c.baseline)
-  else
-    change = string.format("%s than with %s by %s on average%s", d < 0 and "lower" or "higher",
-      c.baseline, fmt(math.abs(d)), c.relative_change and string.format(" (%+.2f %% of %s's mean)",
-        100 * c.relative_change, c.baseline) or "")
-  end
-  local ci_name = kind == "BCa" and "BCa" or (kind == "t" and "t (BCa undefined)" or
-    "point (all differences equal)")
-  local s = string.format("With %s, %s was %s; %s %s interval of the difference %s to %s; " ..
-    "Holm-adjusted p %s; %d seeds: %s by %s%s.", c.treatment, c.metric, change, level, ci_name,
-    fmt(lo), fmt(hi), fmt(p_holm), c.n, verdict, rule, why and (", because " .. why) or "")
-  return verdict, s, kind
-end
-
 local INTERVAL_NAME = { t = "t", signflip = "exact sign-flip" }
 
--- The current rule's decision for a family comparison c on the primary metric: verdict,
--- sentence, and the reason in a few words (the terminal's verdict table prints it).
+-- The current rule's decision for a family comparison c on the primary metric
+-- (reasons.decide, the one place it is made): verdict, sentence, and the reason in a few
+-- words (the terminal's verdict table prints it).
 function M.verdict(c, an)
   local level = string.format("%g %%", 100 * (1 - an.alpha))
   local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
     "alpha %s, %s test, Holm over the %d tests of the primary metric)", an.better,
     fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip", an.m)
-  local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
-  if c.mean == nil then
+  local why = reasons.decide(c, an)
+  if why.code == "no_pairs" then
+    local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
     return "inconclusive", string.format("%s: no seed with a finite result for both runs: " ..
       "inconclusive by %s.", head, rule), "no seed with a finite result for both runs"
   end
-  local ci, d, m = c.ci_decision, c.mean, an.min_effect
-  local sign = an.better == "lower" and -1 or 1
-  local better_side = ci and ((sign < 0 and ci[2] < 0) or (sign > 0 and ci[1] > 0))
-  local worse_side = ci and ((sign < 0 and ci[1] > 0) or (sign > 0 and ci[2] < 0))
-  local sig = c.p_holm <= an.alpha
-  local big = math.abs(d) >= m
-  local tost = c.tost or {}
-  local equivalent = tost.p_holm ~= nil and tost.p_holm <= an.alpha
-  local verdict, why, reason
-  if sig and better_side and big then
-    verdict = "better"
-  elseif sig and worse_side and big then
-    verdict = "worse"
-  elseif equivalent then
-    verdict = "equivalent"
-    reason = string.format("the TOST at +-%s has Holm-adjusted p %s <= alpha %s", fmt(m),
-      fmt(tost.p_holm), fmt(an.alpha))
-  else
-    verdict = "inconclusive"
-    local tost_text = tost.p_holm and string.format("the TOST at +-%s has Holm-adjusted p %s",
-      fmt(m), fmt(tost.p_holm)) or ("no TOST: " .. (tost.reason or "undefined"))
-    local mde = c.mde_adjusted
-    if c.test_cannot_reach then
-      why = c.test_cannot_reach
-    elseif not sig and mde and mde.value and mde.value > m then
-      why = string.format("underpowered: with %d seeds the smallest difference this design " ..
-        "detects with %g %% power at the Holm first-step level %s is about %s, larger than " ..
-        "the minimum effect %s; %s", c.n, 100 * mde.power, fmt(mde.level), fmt(mde.value),
-        fmt(m), tost_text)
-    elseif not sig then
-      why = string.format("the Holm-adjusted p %s is above alpha %s and %s", fmt(c.p_holm),
-        fmt(an.alpha), tost_text)
-    elseif not big then
-      why = string.format("a difference is detected but its mean %s is smaller than the " ..
-        "minimum effect %s, and %s", fmt(d), fmt(m), tost_text)
-    else
-      why = "the p is below alpha but the decision interval includes zero"
-    end
-  end
+  local ci, d, verdict = c.ci_decision, c.mean, why.verdict
+  local reason = reasons.verdict_words(why, c)
   local change
   if d == 0 then
     change = string.format("the same as with %s on average", c.baseline)
@@ -408,29 +157,12 @@ function M.verdict(c, an)
     INTERVAL_NAME[c.ci_decision_kind] or c.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
     string.format("no %s interval (the sign-flip test cannot reject at alpha with %d pairs)",
       level, c.n)
+  local tost = c.tost or {}
   local s = string.format("With %s, %s was %s; %s; Holm-adjusted p %s; TOST p %s; %d seeds: " ..
     "%s by %s%s.", c.treatment, c.metric, change, interval, fmt(c.p_holm),
     tost.p_holm and fmt(tost.p_holm) or "undefined", c.n, verdict, rule,
-    why and (", because " .. why) or "")
-  if verdict == "better" or verdict == "worse" then
-    reason = string.format("Holm-adjusted p %s <= alpha %s, the interval lies on the %s side " ..
-      "of 0 and |mean difference| %s >= the minimum effect %s", fmt(c.p_holm), fmt(an.alpha),
-      verdict, fmt(math.abs(d)), fmt(m))
-  end
-  return verdict, s, reason or why
-end
-
--- The relative change of a paired comparison: its mean difference over the mean of the
--- baseline values a of the same pairs; nil when either is undefined or that mean is 0.
-local function relative_change(mean_diff, a)
-  local base_mean = #a > 0 and stats.summary(a).mean or nil
-  if mean_diff and base_mean and base_mean ~= 0 then return mean_diff / base_mean end
-  return nil
-end
-
--- The run key that pairs runs across variants: (init_seed, data_seed).
-local function run_key(run, seed)
-  return string.format("%d/%d", run.init_seed or seed, run.data_seed or seed)
+    verdict == "inconclusive" and (", because " .. reason) or "")
+  return verdict, s, reason
 end
 
 -- The summary's `analysis`: the study's pre-registered analysis as it was applied.
@@ -441,10 +173,11 @@ local function analysis_out(an, s, test, m_family, level, note)
     resamples = an.resamples, bootstrap = an.bootstrap, metrics = arr(an.metrics),
     comparisons = arr({}), test = test, m = m_family, holm_first_level = level,
     rule = M.RULE, registered_rule = an.registered_rule or M.RULE,
-    decision_rule = M.DECISION_RULE, decision_rule_1 = M.DECISION_RULE_1,
+    decision_rule = M.DECISION_RULE,
     tost = { delta = an.min_effect, alpha = an.alpha, test = test },
     power = stats.DEFAULT_POWER,
   }
+  if an_out.registered_rule == 1 then an_out.decision_rule_1 = M.DECISION_RULE_1 end
   if an_out.registered_rule < M.RULE then
     an_out.rule_note = string.format("This study was pre-registered under decision rule %d " ..
       "and ran before rule %d existed; it is re-analysed under rule %d, and its registered " ..
@@ -582,6 +315,7 @@ local function describe_family(an_out, an, test, level, n_family, n_rule1, secon
     an_out.family = "No confirmatory test: the study pre-registered none (analysis." ..
       "comparisons = {}, a descriptive study): no family, no verdicts"
   end
+  if n_rule1 == 0 then return end
   an_out.family_rule1 = string.format("Holm over the %d tests of this study: %d comparison%s " ..
     "and %d interaction%s, each on %d metric%s (%s); p from the paired t-test, the exact " ..
     "sign-flip p where t is undefined, 1 where neither is defined", n_rule1, #an.comparisons,
@@ -597,13 +331,17 @@ local function verdicts_of(comparisons, an, an_out, note)
   for _, c in ipairs(comparisons) do
     if c.metric == an.primary then
       local v, sentence, reason = M.verdict(c, an_out)
-      local v1, sentence1, kind1 = M.verdict_rule1(c, an)
-      c.verdict, c.verdict_rule1 = v, v1
-      verdicts[#verdicts + 1] = { treatment = c.treatment, baseline = c.baseline,
+      c.verdict = v
+      local entry = { treatment = c.treatment, baseline = c.baseline,
         metric = c.metric, verdict = v, sentence = sentence, reason = reason,
-        interval = c.ci_decision_kind,
-        verdict_rule1 = v1, sentence_rule1 = sentence1, interval_rule1 = kind1,
-        changed = (same[v1] or v1) ~= v }
+        interval = c.ci_decision_kind }
+      if c.p_holm_rule1 then
+        local v1, sentence1, kind1 = M.verdict_rule1(c, an)
+        c.verdict_rule1 = v1
+        entry.verdict_rule1, entry.sentence_rule1, entry.interval_rule1 = v1, sentence1, kind1
+        entry.changed = (same[v1] or v1) ~= v
+      end
+      verdicts[#verdicts + 1] = entry
       if c.bca_caveat then
         note("%s vs %s on %s: the BCa interval is descriptive only (n = %d < %d: its coverage " ..
           "is below nominal, at most 1 - 2^(1-n) for symmetric differences)", c.treatment,
@@ -614,242 +352,11 @@ local function verdicts_of(comparisons, an, an_out, note)
   return verdicts
 end
 
--- M.summarize in steps.  They share a context `ctx`: the study s, its runs
+-- M.summarize in steps (the comparisons' in lua/repro/analysis/compare.lua).  They share
+-- a context `ctx`: the study s, its runs
 -- (runs[variant][seed]), its analysis an, the decision test, the Holm first-step level,
 -- by_key (per variant, the seed of the run with each pairing key, run_key) and
 -- note(fmt, ...), which appends to the summary's notes in the order the steps run.
-
--- Per variant, the seed of its run with each pairing key.
-local function pairing(s, runs)
-  local by_key = {}
-  for _, v in ipairs(s.variants) do
-    by_key[v.name] = {}
-    for _, seed in ipairs(s.seeds) do by_key[v.name][run_key(runs[v.name][seed], seed)] = seed end
-  end
-  return by_key
-end
-
--- The pairs of treatment tv and baseline bv on metric m, in the baseline's seed order:
--- their seeds, the baseline values a, the treatment values b, and the seeds left out.
-local function pairs_of(ctx, tv, bv, m)
-  local runs = ctx.runs
-  local seeds, a, b, dropped = {}, {}, {}, {}
-  for _, seed in ipairs(ctx.s.seeds) do
-    local tseed = ctx.by_key[tv][run_key(runs[bv][seed], seed)]
-    local x = runs[bv][seed].values[m]
-    local y = tseed and runs[tv][tseed].values[m]
-    if x ~= nil and y ~= nil then
-      seeds[#seeds + 1], a[#a + 1], b[#b + 1] = seed, x, y
-    else
-      dropped[#dropped + 1] = tostring(seed)
-    end
-  end
-  return seeds, a, b, dropped
-end
-
--- The change of validation perplexity of treatment tv against baseline bv on the pairs
--- where both have one, whatever the metric compared: exp of the mean paired difference of
--- log perplexity (the validation loss), minus 1, i.e. the ratio of the two variants'
--- geometric mean perplexities minus 1.  The one definition of a perplexity change the
--- reports quote (with the loss difference's interval it maps to, exp(ci) - 1).
-local function val_ppl_change(ctx, tv, bv)
-  local _, a, b = pairs_of(ctx, tv, bv, "val_ppl")
-  if #a == 0 then return nil end
-  local d = {}
-  for i = 1, #a do
-    if not (a[i] > 0 and b[i] > 0) then return nil end
-    d[i] = math.log(b[i]) - math.log(a[i])
-  end
-  return math.exp(stats.summary(d).mean) - 1
-end
-
--- The decision test's p and interval, on an entry e with stats.paired result r for the
--- pairs (a, b).
-local function decide(ctx, e, r, a, b)
-  local test, an = ctx.test, ctx.an
-  e.test = test
-  e.p, e.p_source = test_p(r, test)
-  local kind = (test == "t" and r.ci_t) and "t" or "signflip"
-  if kind == "t" then
-    e.ci_decision = arr({ r.ci_t[1], r.ci_t[2] })
-  elseif #a >= 1 then
-    local sf = stats.signflip_interval(a, b, { alpha = an.alpha, resamples = an.resamples,
-      seed = 1 })
-    if sf.ci then
-      e.ci_decision = arr({ sf.ci[1], sf.ci[2] })
-    else
-      e.ci_decision_unbounded = true
-    end
-  end
-  e.ci_decision_kind = kind
-  if r.ci_bca and e.n < stats.BCA_CAVEAT_N then e.bca_caveat = true end
-end
-
--- The paired TOST at +-min_effect by the decision test (the exact sign flip where the
--- t TOST is undefined), as the summary stores it.
-local function tost_of(ctx, a, b)
-  local an, test = ctx.an, ctx.test
-  if #a < 1 then
-    return { test = test, delta = an.min_effect, alpha = an.alpha, equivalent = false,
-      reason = "no pairs" }
-  end
-  local opts = { delta = an.min_effect, alpha = an.alpha, test = test,
-    resamples = an.resamples, seed = 1 }
-  local t = stats.tost(a, b, opts)
-  local fallback
-  if t.degenerate and test == "t" then
-    -- as for the difference test: the exact sign flip where the t-test is undefined
-    fallback = t.reason .. "; the exact sign-flip TOST instead"
-    opts.test = "signflip"
-    t = stats.tost(a, b, opts)
-  end
-  return { test = t.test, delta = t.delta, alpha = t.alpha, p = t.p, p_lower = t.p_lower,
-    p_upper = t.p_upper, ci = t.ci and arr({ t.ci[1], t.ci[2] }) or nil,
-    equivalent = t.equivalent, reason = t.reason, fallback = fallback }
-end
-
--- The minimum detectable effect at alpha / m of n pairs with stats.paired result r, and
--- why the test cannot reach alpha / m (nil when it can).
-local function mde_of(ctx, r, n)
-  local test, level = ctx.test, ctx.level
-  local mde = { level = level, power = stats.DEFAULT_POWER }
-  local reach = stats.min_seeds(test, level)
-  if n < reach then
-    mde.reason = string.format("the %s test cannot reach alpha / m = %s with %d pair%s " ..
-      "(it needs %d)", test == "t" and "t" or "exact sign-flip", fmt(level), n,
-      n == 1 and "" or "s", reach)
-    return mde, mde.reason
-  end
-  if r.sd and r.sd > 0 and not (r.flags and r.flags.constant) then
-    local md = stats.mde(n, { alpha = level, power = stats.DEFAULT_POWER, sd = r.sd })
-    mde.d_z, mde.value = md.mde_d_z, md.mde
-    if test == "signflip" then
-      mde.method = "t-test power (the permutation test's for normal data)"
-    end
-  else
-    mde.reason = "the differences have no spread: sd = 0 or n < 2"
-  end
-  return mde
-end
-
--- Family extras: TOST, MDE at alpha / m, probability of improvement.
-local function family_extras(ctx, e, r, a, b)
-  local an = ctx.an
-  e.tost = tost_of(ctx, a, b)
-  e.mde_adjusted, e.test_cannot_reach = mde_of(ctx, r, #a)
-  local imp = stats.improvement(a, b, { better = an.better, alpha = an.alpha })
-  e.improvement = { n = imp.n, better = imp.better, ties = imp.ties, share = imp.share,
-    ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha }
-end
-
--- One paired comparison of treatment tv against baseline bv on metric m: the entry, the
--- stats.paired result, the baseline values and the seeds left out.
-local function compare(ctx, tv, bv, m, family)
-  local seeds, a, b, dropped = pairs_of(ctx, tv, bv, m)
-  local r = stats.paired(a, b, paired_opts(ctx.an, #a))
-  local e = { treatment = tv, baseline = bv, metric = m, family = family }
-  paired_fields(e, r)
-  e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
-  e.relative_change = relative_change(e.mean, a)
-  decide(ctx, e, r, a, b)
-  if family == "primary" then
-    family_extras(ctx, e, r, a, b)
-    e.val_ppl_change = val_ppl_change(ctx, tv, bv)
-  else
-    e.exploratory = true
-  end
-  return e, r, a, dropped
-end
-
--- Appends entry e to the lists of rule 1's family and, on the primary metric, the
--- current rule's (fam = {family =, rule1 =}).
-local function enter(fam, e)
-  fam.rule1[#fam.rule1 + 1] = e
-  if e.family == "primary" then fam.family[#fam.family + 1] = e end
-end
-
--- Every pre-registered comparison on every metric of analysis.metrics, with a note
--- where seeds were left out or the test is degenerate.
-local function compare_all(ctx, fam)
-  local an, comparisons = ctx.an, {}
-  for _, pair in ipairs(an.comparisons) do
-    local tv, bv = pair[1], pair[2]
-    for _, m in ipairs(an.metrics) do
-      local e, r, a, dropped = compare(ctx, tv, bv, m, m == an.primary and "primary" or
-        "exploratory")
-      e.p_rule1 = (holm_p(r))
-      local parts = {}
-      if #dropped > 0 then
-        parts[1] = string.format("seed%s %s left out (a run without a finite value), n = %d",
-          #dropped == 1 and "" or "s", table.concat(dropped, ", "), #a)
-      end
-      if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
-      if #parts > 0 then ctx.note("%s vs %s on %s: %s", tv, bv, m, table.concat(parts, "; ")) end
-      comparisons[#comparisons + 1] = e
-      enter(fam, e)
-    end
-  end
-  return comparisons
-end
-
--- Interaction `it` on metric m: stats.paired of the per-seed difference of differences.
-local function interaction(ctx, it, m)
-  local s, runs, by_key = ctx.s, ctx.runs, ctx.by_key
-  local seeds, da, db = {}, {}, {}
-  for _, seed in ipairs(s.seeds) do
-    local key = run_key(runs[it.a[2]][seed], seed)
-    local function val(v)
-      local sd = by_key[v][key]
-      return sd and runs[v][sd].values[m]
-    end
-    local at, ab, bt, bb = val(it.a[1]), val(it.a[2]), val(it.b[1]), val(it.b[2])
-    if at and ab and bt and bb then
-      seeds[#seeds + 1], da[#da + 1], db[#db + 1] = seed, at - ab, bt - bb
-    end
-  end
-  local r = stats.paired(db, da, paired_opts(ctx.an, #da))
-  local fam = m == ctx.an.primary and "primary" or "exploratory"
-  local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam }
-  paired_fields(e, r)
-  e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
-  decide(ctx, e, r, db, da)
-  if fam == "primary" then family_extras(ctx, e, r, db, da) else e.exploratory = true end
-  e.p_rule1 = (holm_p(r))
-  return e, r
-end
-
--- Every pre-registered interaction on every metric of analysis.metrics, with notes.
-local function interact_all(ctx, fam)
-  local interactions, n_seeds = {}, #ctx.s.seeds
-  for _, it in ipairs(ctx.an.interactions) do
-    for _, m in ipairs(ctx.an.metrics) do
-      local e, r = interaction(ctx, it, m)
-      local parts = {}
-      if #e.seeds < n_seeds then
-        parts[1] = string.format("%d of %d seeds have finite values for all four runs",
-          #e.seeds, n_seeds)
-      end
-      if r.degenerate then parts[#parts + 1] = r.reason .. holm_note(e) end
-      if #parts > 0 then
-        ctx.note("interaction %s on %s: %s", it.name, m, table.concat(parts, "; "))
-      end
-      interactions[#interactions + 1] = e
-      enter(fam, e)
-    end
-  end
-  return interactions
-end
-
--- Secondary metrics: exploratory too (unadjusted p, no verdict), outside rule 1's family.
-local function compare_secondary(ctx, secondary)
-  local list = {}
-  for _, pair in ipairs(ctx.an.comparisons) do
-    for _, m in ipairs(secondary) do
-      list[#list + 1] = (compare(ctx, pair[1], pair[2], m, "exploratory"))
-    end
-  end
-  return list
-end
 
 -- The parts of the summary that follow from the others: variance components, the
 -- command line's overrides, the extensions' sections, the sweep.
@@ -930,7 +437,7 @@ function M.summarize(s, runs)
   local notes = {}
   local m_family = #an.comparisons + #an.interactions
   local ctx = { s = s, runs = runs, an = an, test = an.test or "t",
-    level = m_family > 0 and an.alpha / m_family or an.alpha, by_key = pairing(s, runs),
+    level = m_family > 0 and an.alpha / m_family or an.alpha, by_key = compare.pairing(s, runs),
     note = function(fmt_, ...) notes[#notes + 1] = string.format(fmt_, ...) end }
   local variants_out = {}
   for _, v in ipairs(s.variants) do
@@ -940,13 +447,14 @@ function M.summarize(s, runs)
   local secondary = an.secondary or {}
   local per_variant = describe_variants(s, runs, ctx.note)
 
-  local fam = { family = {}, rule1 = {} } -- entries of the current family, and of rule 1's
-  local comparisons = compare_all(ctx, fam)
-  local interactions = interact_all(ctx, fam)
-  holm_adjust(fam.family, fam.rule1, an.alpha)
-  local secondary_comparisons = compare_secondary(ctx, secondary)
+  -- entries of the current family, and of rule 1's when the study registered it
+  local fam = { family = {}, rule1 = an.registered_rule == 1 and {} or nil }
+  local comparisons = compare.compare_all(ctx, fam)
+  local interactions = compare.interact_all(ctx, fam)
+  holm_adjust(fam.family, fam.rule1 or {}, an.alpha)
+  local secondary_comparisons = compare.compare_secondary(ctx, secondary)
   if #secondary > 0 then an_out.secondary = arr({ table.unpack(secondary) }) end
-  describe_family(an_out, an, ctx.test, ctx.level, #fam.family, #fam.rule1, secondary)
+  describe_family(an_out, an, ctx.test, ctx.level, #fam.family, #(fam.rule1 or {}), secondary)
   local verdicts = verdicts_of(comparisons, an, an_out, ctx.note)
 
   local definitions = {}
@@ -996,150 +504,6 @@ function M.summary_of(s, dir, records)
   local summary = M.summarize(s, records)
   summary.records_sha256 = require("repro.record").records_digest(dir)
   return summary, json.pretty(summary)
-end
-
--- Two-way random-effects ANOVA components when the runs cross init_seed and data_seed
--- (header); nil otherwise.
-function M.variance_components(s, runs, comparisons, an)
-  local crossed = false
-  for _, v in ipairs(s.variants) do
-    for _, seed in ipairs(s.seeds) do
-      local r = runs[v.name][seed]
-      if (r.init_seed or seed) ~= (r.data_seed or seed) then crossed = true end
-    end
-  end
-  if not crossed then return nil end
-  -- y[init][data] of a list of {init, data, value}; or nil and why.
-  local function grid(cells)
-    local inits, datas, seen_i, seen_d, at = {}, {}, {}, {}, {}
-    for _, c in ipairs(cells) do
-      if not seen_i[c[1]] then seen_i[c[1]] = true; inits[#inits + 1] = c[1] end
-      if not seen_d[c[2]] then seen_d[c[2]] = true; datas[#datas + 1] = c[2] end
-      local k = c[1] .. "/" .. c[2]
-      if at[k] then return nil, "two runs share init_seed " .. c[1] .. " and data_seed " .. c[2] end
-      at[k] = c[3]
-    end
-    table.sort(inits)
-    table.sort(datas)
-    if #inits < 2 or #datas < 2 then return nil, "fewer than 2 init seeds or data seeds" end
-    local y = {}
-    for i, a in ipairs(inits) do
-      y[i] = {}
-      for j, b in ipairs(datas) do
-        local x = at[a .. "/" .. b]
-        if x == nil then
-          return nil, string.format("no finite value for init_seed %d, data_seed %d", a, b)
-        end
-        y[i][j] = x
-      end
-    end
-    return y, inits, datas
-  end
-  local function components(cells)
-    local y, inits, datas = grid(cells)
-    if not y then return { reason = inits } end
-    local r = stats.anova2(y)
-    return { init_seeds = arr(inits), data_seeds = arr(datas), mean = r.mean,
-      var_init = r.var_row, var_data = r.var_col, var_resid = r.var_resid,
-      share_init = r.share_row, share_data = r.share_col, share_resid = r.share_resid,
-      negative_init = r.negative_row, negative_data = r.negative_col,
-      ms_init = r.ms_row, ms_data = r.ms_col, ms_resid = r.ms_resid,
-      df_init = r.df_row, df_data = r.df_col, df_resid = r.df_resid,
-      f_init = r.f_row, f_data = r.f_col, p_init = r.p_row, p_data = r.p_col }
-  end
-  local out = {
-    method = "two-way crossed random-effects ANOVA without replication (init_seed x " ..
-      "data_seed, one run per cell): variance components by the method of moments from " ..
-      "the expected mean squares, var_init = (MS_init - MS_resid) / n_data, var_data = " ..
-      "(MS_data - MS_resid) / n_init, var_resid = MS_resid (it holds the interaction); a " ..
-      "negative estimate is reported as it is and counts as 0 in the shares",
-    by_variant = {}, by_comparison = arr({}),
-  }
-  for _, v in ipairs(s.variants) do
-    local per = {}
-    for _, m in ipairs(an.metrics) do
-      local cells = {}
-      for _, seed in ipairs(s.seeds) do
-        local r = runs[v.name][seed]
-        if r.values[m] ~= nil then
-          cells[#cells + 1] = { r.init_seed or seed, r.data_seed or seed, r.values[m] }
-        end
-      end
-      per[m] = components(cells)
-    end
-    out.by_variant[v.name] = per
-  end
-  for _, c in ipairs(comparisons) do
-    if c.metric == an.primary then
-      local cells = {}
-      for i, seed in ipairs(c.seeds) do
-        local r = runs[c.baseline][seed]
-        cells[#cells + 1] = { r.init_seed or seed, r.data_seed or seed, c.b[i] - c.a[i] }
-      end
-      local e = components(cells)
-      e.treatment, e.baseline, e.metric = c.treatment, c.baseline, c.metric
-      out.by_comparison[#out.by_comparison + 1] = e
-    end
-  end
-  return out
-end
-
--- The verdicts as a short text table (for the run command's stdout), each row followed by its
--- reason.
--- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
--- to it (lua/repro/core/textable.lua).
-function M.verdict_table(summary, width)
-  local an = summary.analysis
-  local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
-    "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
-    an.test or "t", an.family:match("^[^:]+")), width) }
-  -- the verdict under rule 1 only for a study registered under it
-  local rule1 = (an.registered_rule or M.RULE) < (an.rule or M.RULE)
-  local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "TOST p_holm",
-    "verdict", rule1 and "rule 1" or nil } }
-  local byname = {}
-  for _, c in ipairs(summary.comparisons) do
-    if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
-  end
-  for _, v in ipairs(summary.verdicts) do
-    local c = byname[v.treatment .. "\0" .. v.baseline]
-    local ci = c.ci_decision
-    rows[#rows + 1] = { v.treatment, v.baseline, fmt(c.mean),
-      ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-", fmt(c.p_holm),
-      c.tost and c.tost.p_holm and fmt(c.tost.p_holm) or "-", v.verdict,
-      rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "")) or nil }
-  end
-  local k = 0
-  for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
-    lines[#lines + 1] = row
-    local v = summary.verdicts[k]
-    if v and v.reason then
-      lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
-    end
-    k = k + 1
-  end
-  if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
-  for _, w in ipairs(summary.warnings or {}) do
-    lines[#lines + 1] = textable.wrap("WARNING: " .. w.text, width, "  ", "    ")
-  end
-  if an.seeds_from_power then
-    lines[#lines + 1] = textable.wrap(require("repro.study").seeds_text(an.seeds_from_power),
-      width, "  ", "    ")
-  end
-  local sections = {} -- an extension's section with console text (header)
-  for k, v in pairs(summary) do
-    if type(v) == "table" and type(v.text) == "table" then sections[#sections + 1] = k end
-  end
-  table.sort(sections)
-  for _, k in ipairs(sections) do
-    for _, l in ipairs(summary[k].text) do lines[#lines + 1] = l end
-  end
-  for _, l in ipairs(lrsens.text(summary.lr_sweep)) do lines[#lines + 1] = l end
-  if summary.sweep_outcomes then
-    lines[#lines + 1] = "outcomes over the grid (lr_sweep.outcomes):"
-    lines[#lines + 1] = M.verdict_table(summary.sweep_outcomes, width)
-  end
-  return table.concat(lines, "\n") .. "\n"
 end
 
 return M

@@ -1,8 +1,8 @@
 -- `bin/repro new NAME [--from STUDY] [--dir DIR]`: a new study file, commented, that
 -- validates as written.
 --
--- Without --from, a template: two variants (no embedding norm vs LayerNorm) over the
--- default protocol, seeds 1-5, and every analysis field with what it takes in a comment
+-- Without --from, a template: two variants (tied vs untied input and output embeddings,
+-- a factor any GPT has) over the default protocol, seeds 1-5, and every analysis field with what it takes in a comment
 -- (study.analysis_fields, the same text a validation error for a missing field gives).
 -- With --from STUDY (a study name of lua/experiments/ or a study file), that study's
 -- base, variants, seeds (as the list it resolved to) and analysis, as literal values,
@@ -131,15 +131,15 @@ local function variants_text(variants)
   return table.concat(out)
 end
 
-local TEMPLATE_ANALYSIS = { baseline = "none", metrics = { "val_loss", "val_ppl", "val_acc" },
+local TEMPLATE_ANALYSIS = { baseline = "tied", metrics = { "val_loss", "val_ppl", "val_acc" },
   primary = "val_loss", better = "lower", min_effect = 0.02, alpha = 0.05, correction = "holm",
   resamples = 10000, test = "t" }
 
 -- The study file's text: the template, or src (a loaded study) under the new name.
 function M.text(name, src, file)
   local variants = src and src.variants or {
-    { name = "none", overrides = { embed_norm = "none" } },
-    { name = "layernorm", overrides = { embed_norm = "layernorm" } } }
+    { name = "tied", overrides = { tie_embeddings = true } },
+    { name = "untied", overrides = { tie_embeddings = false } } }
   local names = {}
   for i, v in ipairs(variants) do names[i] = v.name end
   local out = {}

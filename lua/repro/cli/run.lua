@@ -55,26 +55,6 @@ local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
 local function plural(n, word) return n == 1 and word or word .. "s" end
 
--- The value of --only, "variant=V,seed=S" (either part alone too), as {variant=, seed=}.
-local function parse_only(raw)
-  local sel = {}
-  for kv in raw:gmatch("[^,]+") do
-    local k, v = kv:match("^(%w+)=(.+)$")
-    if (k == "variant" or k == "seed") and sel[k] ~= nil then
-      user_error(who .. ": --only gives %s twice", k)
-    end
-    if k == "variant" then
-      sel.variant = v
-    elseif k == "seed" then
-      sel.seed = math.tointeger(tonumber(v)) or
-        user_error(who .. ": --only seed=%s: expected an integer", v)
-    else
-      user_error(who .. ": --only expects variant=V,seed=S, got '%s'", kv)
-    end
-  end
-  return sel
-end
-
 local function parse_args(args)
   local o = { only = {}, set = nil }
   local i = 1
@@ -97,7 +77,7 @@ local function parse_args(args)
         user_error(who .. ": --jobs needs an integer >= 1, got %s", v)
       end
     elseif a == "--only" then
-      o.only[#o.only + 1] = parse_only(value("--only"))
+      o.only[#o.only + 1] = runplan.parse_only(value("--only"), who)
     elseif FLAGS[a] then
       o[FLAGS[a]] = true
     elseif a == "--out-root" then

@@ -77,6 +77,29 @@ function M.out_root(given, set)
   return out_root
 end
 
+-- The value of one --only, "variant=V,seed=S" (either part alone too), as {variant=,
+-- seed=}; `who` names the command in a message.  The one parser of --only, for
+-- `bin/repro run` and for plan, run-one, status and submit.
+function M.parse_only(raw, who)
+  local sel = {}
+  if not raw:find("[^,%s]") then user_error("%s: --only is empty: name a variant or a seed", who) end
+  for kv in raw:gmatch("[^,]+") do
+    local k, v = kv:match("^(%w+)=(.+)$")
+    if (k == "variant" or k == "seed") and sel[k] ~= nil then
+      user_error("%s: --only gives %s twice", who, k)
+    end
+    if k == "variant" then
+      sel.variant = v
+    elseif k == "seed" then
+      sel.seed = math.tointeger(tonumber(v)) or
+        user_error("%s: --only seed=%s: expected an integer", who, v)
+    else
+      user_error("%s: --only expects variant=V,seed=S, got '%s'", who, kv)
+    end
+  end
+  return sel
+end
+
 -- The runs of study s that `only` (the --only selections {variant=, seed=}) selects;
 -- every run when there is none.  A selection naming no variant or seed of s is refused.
 function M.selected(s, only)

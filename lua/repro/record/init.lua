@@ -26,6 +26,7 @@ local fs = require "repro.core.fs"
 local host = require "repro.host"
 local sys = require "repro.sys"
 local base = require "repro.core.base"
+local provenance = require "repro.record.provenance"
 
 local M = {}
 
@@ -353,40 +354,7 @@ function M.log_csv(rows, columns)
   return table.concat(out, "\n") .. "\n"
 end
 
-local function cpu_model()
-  for line in io.lines("/proc/cpuinfo") do
-    local m = line:match("^model name%s*:%s*(.-)%s*$")
-    if m then return m end
-  end
-  return "unknown"
-end
-
-function M.git_info()
-  local root = fs.quote(host.root)
-  local commit = fs.capture("git -C " .. root .. " rev-parse HEAD") or "unknown"
-  local status = fs.capture("git -C " .. root .. " status --porcelain --untracked-files=no -- . "
-    .. "':(exclude)experiments' ':(exclude)paper' ':(exclude)plots/data'")
-  return commit, status == nil and "unknown" or status ~= ""
-end
-
--- The git status of the file at path (a study file) in the project's repository:
--- "tracked" (committed, unchanged), "modified", "untracked", "ignored", "outside the
--- repository" or "unknown" (no git).  git_dirty leaves untracked files out, so a run
--- from a study file never committed still says what defined it.
-function M.file_git_status(path)
-  local rel = fs.relative_to_root(path)
-  if rel:sub(1, 1) == "/" then return "outside the repository" end
-  local root = fs.quote(host.root)
-  local out = fs.capture("git -C " .. root .. " status --porcelain --ignored -- " .. fs.quote(rel))
-  if out == nil then return "unknown" end
-  if out:match("^%?%?") then return "untracked" end
-  if out:match("^!!") then return "ignored" end
-  if out ~= "" then return "modified" end
-  if fs.capture("git -C " .. root .. " ls-files --error-unmatch -- " .. fs.quote(rel)) then
-    return "tracked"
-  end
-  return "unknown"
-end
+M.git_info, M.file_git_status = provenance.git_info, provenance.file_git_status
 
 function M.data_path(cfg)
   return cfg.data:sub(1, 1) == "/" and cfg.data or (host.root .. "/" .. cfg.data)
@@ -426,18 +394,10 @@ function M.cap_threads(threads, who)
   return threads
 end
 
--- Trains cfg and writes its record into dir.  opts: threads, checkpoint_every,
--- on_step(step, row) for progress, force (overwrite a finished record of another
--- config), threads_now() (called after each step: a thread count for the rest of the
--- run, or nil to keep it; the manifest then gives the last count and the core-seconds).
--- Stale temporary files in dir are removed first and a corrupt record is put aside
--- (M.put_aside, said on stderr): call it holding dir's lock (or with no other process
--- writing dir).  Returns the engine's metrics table; the record is complete
--- only when the run finished (not interrupted or stopped).
-function M.run(cfg, dir, opts)
-  opts = opts or {}
-  local cok, cerr = pcall(engine.check, cfg)
-  if not cok then error(M.engine_error(cerr), 0) end
+-- Makes dir ready for a run of cfg: refuses to overwrite a finished record of another
+-- config (unless opts.force), removes stale temporary files, puts a corrupt record aside,
+-- and writes config.json; returns its text and SHA-256.
+local function prepare(cfg, dir, opts)
   local state, info = M.status(dir, cfg)
   if state == "changed" and info.finished and not opts.force then
     user_error("record: %s holds a finished run of another config (%s): not overwritten " ..
@@ -455,32 +415,55 @@ function M.run(cfg, dir, opts)
   if fs.read(dir .. "/config.json") ~= text then
     fs.write_atomic(dir .. "/config.json", text)
   end
-  local sha = fs.sha256(dir .. "/config.json")
-  local ckpt = M.checkpoint_path(dir, sha)
+  return text, fs.sha256(dir .. "/config.json")
+end
+
+-- Trains cfg from checkpoint ckpt when it holds one: the engine's metrics, the log rows,
+-- and the threads used (th: threads, now, changed, core_s and t_last, the core-seconds
+-- so far when opts.threads_now changed the count).
+local function train(cfg, ckpt, sha, opts, t0)
   local rows = {}
-  local start, t0 = utc(), host.now()
   local run_cfg = {}
   for k, v in pairs(cfg) do run_cfg[k] = v end
   run_cfg.threads = M.cap_threads(opts.threads or cfg.threads)
   local threads = run_cfg.threads ~= 0 and run_cfg.threads or sys.cores()
-  -- core-seconds at the thread counts used, when threads_now changed the count
-  local now_threads, changed, core_s, t_last = threads, false, 0, t0
+  local th = { threads = threads, now = threads, changed = false, core_s = 0, t_last = t0 }
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     config_id = sha, -- inside every checkpoint: another config's is refused
     on_step = function(step, row)
       rows[#rows + 1] = row
       local want = opts.threads_now and opts.threads_now()
-      if want and want ~= now_threads then
+      if want and want ~= th.now then
         local t = host.now()
-        core_s, t_last = core_s + (t - t_last) * now_threads, t
+        th.core_s, th.t_last = th.core_s + (t - th.t_last) * th.now, t
         engine.set_threads(want)
-        now_threads, changed = want, true
+        th.now, th.changed = want, true
       end
       if opts.on_step then return opts.on_step(step, row) end
     end,
   })
   if not tok then error(M.engine_error(metrics), 0) end
+  return metrics, rows, th
+end
+
+-- Trains cfg and writes its record into dir.  opts: threads, checkpoint_every,
+-- on_step(step, row) for progress, force (overwrite a finished record of another
+-- config), threads_now() (called after each step: a thread count for the rest of the
+-- run, or nil to keep it; the manifest then gives the last count and the core-seconds).
+-- Stale temporary files in dir are removed first and a corrupt record is put aside
+-- (M.put_aside, said on stderr): call it holding dir's lock (or with no other process
+-- writing dir).  Returns the engine's metrics table; the record is complete
+-- only when the run finished (not interrupted or stopped): log.csv, then manifest.json
+-- with the checksums, then metrics.json last.
+function M.run(cfg, dir, opts)
+  opts = opts or {}
+  local cok, cerr = pcall(engine.check, cfg)
+  if not cok then error(M.engine_error(cerr), 0) end
+  local text, sha = prepare(cfg, dir, opts)
+  local ckpt = M.checkpoint_path(dir, sha)
+  local start, t0 = utc(), host.now()
+  local metrics, rows, th = train(cfg, ckpt, sha, opts, t0)
   if metrics.interrupted or metrics.stopped then return metrics end
 
   local log_text = M.log_csv(rows, engine.log_columns(cfg))
@@ -493,9 +476,9 @@ function M.run(cfg, dir, opts)
     repro_version = host.version, git_commit = commit, git_dirty = dirty,
     compiler = host.compiler, cflags = host.cflags, isa = host.isa, lua = host.lua, gsl = host.gsl,
     corpus = cfg.data, corpus_sha256 = fs.sha256(M.data_path(cfg)) or "unreadable",
-    host = host.hostname(), cpu = cpu_model(), threads = threads,
-    threads_last = changed and now_threads or nil,
-    core_s = changed and core_s + (host.now() - t_last) * now_threads or nil,
+    host = host.hostname(), cpu = provenance.cpu_model(), threads = th.threads,
+    threads_last = th.changed and th.now or nil,
+    core_s = th.changed and th.core_s + (host.now() - th.t_last) * th.now or nil,
     start_utc = start, end_utc = utc(), wall_s = host.now() - t0,
     train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
     eval_tokens_per_s = metrics.eval_tokens_per_s,

@@ -9,43 +9,23 @@ local fs = require "repro.core.fs"
 local record = require "repro.record"
 local json = require "repro.core.json"
 local engine = require "engine"
-local stats = require "stats"
 local analysis = require "repro.analysis"
 local texfmt = require "repro.report.texfmt"
+local names = require "repro.report.names"
+local summary_check = require "repro.report.summary_check"
 
 local M = {}
 local finite = texfmt.finite
 
 local base = require "repro.core.base"
 local sys = require "repro.sys"
-local host = require "repro.host"
 local user_error = base.user_error
 
--- A study's treatment factor: what its variants compare, and how the report shows it.
---   key       the config key whose values are the factor's levels (the other keys in
---             which variants differ are their setting); nil: each variant is a level of
---             its own, named by its name, and the variants share one setting
---   baseline  the level the others are drawn against (default: the level of the
---             analysis's baseline variant, else of the first variant)
---   labels    level -> its label in tables and figures (default the level itself)
---   names     level -> its name in the prose (default its label)
---   colors    level -> a gnuplot colour "#rrggbb"; points: level -> a point type (a
---             factor that gives none: its first levels, in order, get M.DEFAULT_COLORS
---             and M.DEFAULT_POINTS; any other level the next spare one of the figure)
--- The paper's manifest gives one for every study of the paper (its `factor`); a study
--- alone reads its summary's `factor` (the study file's, when it declares one: a config
--- key), else each variant is its own level.
-M.DEFAULT_COLORS = { "#000000", "#0072B2", "#D55E00" } -- Okabe-Ito black, blue, vermilion
-M.DEFAULT_POINTS = { 7, 9, 5 } -- filled circle, triangle, square
-
-function M.factor_of(sum, given)
-  local f = {}
-  for k, v in pairs(given or {}) do f[k] = v end
-  if not given and type(sum.factor) == "string" then f.key = sum.factor end
-  f.labels, f.names = f.labels or {}, f.names or {}
-  f.colors, f.points = f.colors or {}, f.points or {}
-  return f
-end
+-- From the modules they live in, under the names the report knows: a study's factor and
+-- its variants' names (names.lua), the summary's check (summary_check.lua).
+M.DEFAULT_COLORS, M.DEFAULT_POINTS = names.DEFAULT_COLORS, names.DEFAULT_POINTS
+M.factor_of, M.name_variants = names.factor_of, names.name_variants
+M.first_difference, M.check_summary = summary_check.first_difference, summary_check.check_summary
 
 -- The nested summaries a study's summary may hold, each a full summary (per_variant,
 -- comparisons, verdicts, analysis; lua/repro/analysis/init.lua) of its own variants: `macro`
@@ -146,7 +126,8 @@ function Study:has_records()
 end
 
 -- One run's value of `metric`: the summary's when it has the metric, else the record's;
--- nil for a diverged run (except diverged and n_spikes) or an undefined value.
+-- nil for an undefined value or one the analysis's masking rule leaves out of a diverged
+-- run (analysis.masked).
 function Study:value(variant, seed, metric)
   local pv = self.summary.per_variant[variant]
   local sm = pv and pv.metrics and pv.metrics[metric]
@@ -167,7 +148,7 @@ function Study:value(variant, seed, metric)
     if not log then return nil end
     return (analysis.spikes(log.data.loss or {}, log.n))
   end
-  if m.diverged == true then return nil end
+  if analysis.masked(metric, m.diverged == true) then return nil end
   local x = m[metric]
   return finite(x) and x or nil
 end
@@ -182,9 +163,15 @@ function Study:values(variant, metric)
   return out
 end
 
--- stats.summary of those values (n, mean, sd, min, max, median; undefined ones absent).
+-- The per-variant statistics of `metric` (n, mean, sd, min, max, median; undefined ones
+-- absent), as the summary has them (per_variant): the report never recomputes one.  A
+-- metric the summary does not describe (no record carries it) has only its n = 0.
 function Study:stat(variant, metric)
-  return stats.summary(self:values(variant, metric))
+  local pv = self.summary.per_variant[variant]
+  local sm = pv and pv.metrics and pv.metrics[metric]
+  if not sm then return { n = 0 } end
+  return { n = sm.n, mean = sm.mean, sd = sm.sd, min = sm.min, max = sm.max,
+    median = sm.median }
 end
 
 -- A config value of a variant: from a record's config.json, else the study's overrides
@@ -259,108 +246,37 @@ function M.mde(c)
   return c.mde
 end
 
--- A config value as the prose writes it (LaTeX): integers as they are, other numbers
--- through siunitx, strings escaped, booleans as true/false.
-local function value_text(v)
-  if math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v)
-      and math.abs(v) < 2 ^ 53) then
-    return string.format("%d", v)
+-- The level, setting and labels of summary variant v under factor f (its key's value,
+-- base_level when the variant does not set it; every variant its own level without a key).
+local function variant_info(v, f, base_level)
+  local ov = v.overrides or {}
+  local norm = v.name
+  if f.key then
+    norm = ov[f.key]
+    if norm == nil then norm = base_level end
+    norm = tostring(norm)
   end
-  if type(v) == "number" then return "\\num{" .. string.format("%g", v) .. "}" end
-  return texfmt.escape(tostring(v))
-end
-
--- The phrase of one config key's value: the manifest's format (a string with %s for the
--- value, or a table from value to phrase), else "with <key> = <value>".
-local function key_phrase(format, key, v)
-  if type(format) == "table" then
-    local p = format[v]
-    if p == nil then p = format[tostring(v)] end
-    if type(p) == "string" then return p end
-  elseif type(format) == "string" then
-    return (format:gsub("%%s", function() return value_text(v) end))
+  local keys = {}
+  for k in pairs(ov) do
+    if f.key and k ~= f.key then keys[#keys + 1] = k end
   end
-  return "with " .. texfmt.escape(key) .. " = " .. value_text(v)
-end
-
--- The names the prose gives the variants of study s (LaTeX), from `names` (the paper's
--- manifest: names.embed_norm = {value -> name}, names.keys = a list of {key =, format =},
--- format a string with %s, a table from value to phrase, or false to leave the key out
--- where the other keys tell the settings apart).  Each variant gets
---   prose_norm     the name of its embed_norm value (names.embed_norm, else M.NORM_NAMES,
---                  else the value)
---   prose_setting  a phrase for the config keys other than embed_norm in which the
---                  study's variants differ ("at lr 0.003"), "" when they differ in none;
---                  keys in the manifest's order, then the others by name
---   prose          the two together ("LayerNorm at lr 0.003")
---   table_setting  the tables' phrase of the same keys, ", " between them: each key's
---                  names.keys label (as format; "warmup %s"), else its format, else
---                  "<key> = <value>"
--- No paper is named here: without a manifest every key reads "with <key> = <value>".
-function M.name_variants(s, names)
-  names = names or {}
-  local f = s.factor
-  local base, defaults = s.base or s.summary.base or {}, engine.defaults()
-  local function value_of(v, k)
-    if v.overrides[k] ~= nil then return v.overrides[k] end
-    if base[k] ~= nil then return base[k] end
-    return defaults[k]
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(ov[k]) end
+  local key = table.concat(parts, ",")
+  -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
+  local tag
+  if v.name == norm then
+    tag = key
+  elseif v.name:sub(1, #norm + 1) == norm .. "-" then
+    tag = v.name:sub(#norm + 2)
+  else
+    tag = key ~= "" and key or v.name
   end
-  local seen, keys = {}, {}
-  for _, v in ipairs(s.variants) do
-    for k in pairs(v.overrides) do
-      if f.key and k ~= f.key and not seen[k] then
-        seen[k] = true
-        keys[#keys + 1] = k
-      end
-    end
-  end
-  local differ = {}
-  for _, k in ipairs(keys) do
-    for _, v in ipairs(s.variants) do
-      if value_of(v, k) ~= value_of(s.variants[1], k) then differ[k] = true end
-    end
-  end
-  local format, label, order = {}, {}, {}
-  for _, e in ipairs(names.keys or {}) do
-    format[e.key] = e.format
-    label[e.key] = e.label
-    if differ[e.key] then order[#order + 1] = e.key end
-  end
-  local rest = {}
-  for k in pairs(differ) do
-    if format[k] == nil then rest[#rest + 1] = k end
-  end
-  table.sort(rest)
-  for _, k in ipairs(rest) do order[#order + 1] = k end
-  -- `short`: the tables' phrase (the key's label, else its format, else "<key> = <value>").
-  local function phrase(v, hide, short)
-    local parts = {}
-    for _, k in ipairs(order) do
-      if not (hide and format[k] == false) then
-        local f = format[k]
-        if short then
-          f = label[k] or (f ~= false and f) or (texfmt.escape(k) .. " = %s")
-        end
-        parts[#parts + 1] = key_phrase(f, k, value_of(v, k))
-      end
-    end
-    return table.concat(parts, short and ", " or " ")
-  end
-  -- Leave out the keys the manifest hides only if the settings stay distinct.
-  local hide, by_phrase = true, {}
-  for _, v in ipairs(s.variants) do
-    local p = phrase(v, true)
-    if by_phrase[p] and by_phrase[p] ~= v.setting then hide = false end
-    by_phrase[p] = v.setting
-  end
-  for _, v in ipairs(s.variants) do
-    v.prose_level = f.names[v.level] or texfmt.escape(v.level_label)
-    v.prose_setting = phrase(v, hide)
-    v.prose = v.prose_setting ~= "" and (v.prose_level .. " " .. v.prose_setting) or
-      v.prose_level
-    v.table_setting = phrase(v, hide, true)
-  end
+  local info = { name = v.name, overrides = ov, level = norm, setting = key, tag = tag,
+    level_label = f.labels[norm] or norm, color = f.colors[norm], point = f.points[norm] }
+  info.label = tag ~= "" and (info.level_label .. ", " .. tag) or info.level_label
+  return info
 end
 
 -- A Study over summary `sum` (a study's summary.json, or a nested section of one): its
@@ -384,38 +300,13 @@ local function new_study(sum, o)
   if f.key and base_level == nil then base_level = engine.defaults()[f.key] end
   local by_key = {}
   for _, v in ipairs(sum.variants or {}) do
-    local ov = v.overrides or {}
-    local norm = v.name
-    if f.key then
-      norm = ov[f.key]
-      if norm == nil then norm = base_level end
-      norm = tostring(norm)
-    end
-    local keys = {}
-    for k in pairs(ov) do
-      if f.key and k ~= f.key then keys[#keys + 1] = k end
-    end
-    table.sort(keys)
-    local parts = {}
-    for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(ov[k]) end
-    local key = table.concat(parts, ",")
-    -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
-    local tag
-    if v.name == norm then
-      tag = key
-    elseif v.name:sub(1, #norm + 1) == norm .. "-" then
-      tag = v.name:sub(#norm + 2)
-    else
-      tag = key ~= "" and key or v.name
-    end
-    local info = { name = v.name, overrides = ov, level = norm, setting = key, tag = tag,
-      level_label = f.labels[norm] or norm, color = f.colors[norm], point = f.points[norm] }
-    info.label = tag ~= "" and (info.level_label .. ", " .. tag) or info.level_label
+    local info = variant_info(v, f, base_level)
+    local key = info.setting
     s.variants[#s.variants + 1] = info
     s.variant_by_name[v.name] = info
     local st = by_key[key]
     if not st then
-      st = { key = key, label = tag, variants = {} }
+      st = { key = key, label = info.tag, variants = {} }
       by_key[key] = st
       s.setting_list[#s.setting_list + 1] = st
     end
@@ -524,83 +415,6 @@ function Study:sweep_groups()
     self.sweep_group_study.known = known
   end
   return self.sweep_group_study
-end
-
--- The first key path at which the decoded values a and b differ ("per_variant.none.n"),
--- walking object keys in sorted order; nil when they are equal.
-local function first_difference(a, b, path)
-  if type(a) ~= "table" or type(b) ~= "table" then
-    if a == b or (a ~= a and b ~= b) then return nil end
-    return path == "" and "(the whole document)" or path
-  end
-  local keys, seen = {}, {}
-  for _, t in ipairs({ a, b }) do
-    for k in pairs(t) do
-      if not seen[k] then seen[k], keys[#keys + 1] = true, k end
-    end
-  end
-  table.sort(keys, function(x, y)
-    if type(x) == type(y) then return x < y end
-    return type(x) == "number"
-  end)
-  for _, k in ipairs(keys) do
-    local sub = type(k) == "number" and string.format("%s[%d]", path, k) or
-      (path == "" and tostring(k) or path .. "." .. tostring(k))
-    local d = first_difference(a[k], b[k], sub)
-    if d then return d end
-  end
-  return nil
-end
-M.first_difference = first_difference
-
--- Refuses (a user error naming the file and the first differing key) the summary `text`
--- of the study `name` under exp_dir unless it is, byte for byte, the summary the
--- analysis computes now from the verified records beside it (analysis.study_records and
--- summary_of, as `bin/repro analyze` writes it): the study file the summary names
--- (`file`, relative to the project root) evaluated with the summary's
--- `command_line_overrides`, reading other studies' results under exp_dir.  A digest of
--- the records alone proves nothing about the numbers next to it, since anyone can
--- recompute it.
-function M.check_summary(exp_dir, name, text, sum)
-  local path = exp_dir .. "/" .. name .. "/summary.json"
-  local function refuse(fmt, ...)
-    user_error("report: %s %s: refused (bin/repro analyze writes it again from the " ..
-      "verified records)", path, string.format(fmt, ...))
-  end
-  if type(sum.file) ~= "string" or sum.file == "" then
-    refuse("names no study file (`file`) to recompute it from")
-  end
-  local file = sum.file:sub(1, 1) == "/" and sum.file or (host.root .. "/" .. sum.file)
-  if not sys.lstat(file) then
-    refuse("cannot be recomputed: its study file %s does not exist", base.printable(sum.file))
-  end
-  local set = sum.command_line_overrides
-  if set ~= nil and type(set) ~= "table" then refuse("has a malformed command_line_overrides") end
-  local study = require "repro.study"
-  local ok, s = pcall(study.load, file, set, { out_root = exp_dir })
-  if not ok then
-    local msg = type(s) == "table" and tostring(s.message) or tostring(s)
-    local lines = {}
-    for l in msg:gmatch("[^\n]+") do
-      if #lines < 2 then lines[#lines + 1] = l:gsub("^%s+", "") end
-    end
-    refuse("cannot be recomputed: its study file %s: %s", base.printable(sum.file),
-      base.printable(table.concat(lines, " ")))
-  end
-  s.file_rel = fs.relative_to_root(file)
-  if s.name ~= name then
-    refuse("names the study file of another study (%s)", base.printable(s.name))
-  end
-  local records, missing = analysis.study_records(s, exp_dir .. "/" .. name)
-  if #missing > 0 then
-    refuse("cannot be recomputed: %d run%s not done or not verified (%s)", #missing,
-      #missing == 1 and " is" or "s are", table.concat(missing, ", ", 1, math.min(#missing, 5)))
-  end
-  local _, want = analysis.summary_of(s, exp_dir .. "/" .. name, records)
-  if want == text then return end
-  local key = first_difference(sum, json.decode(want), "")
-  refuse("differs from the summary its records give (first differing key: %s)",
-    key and base.printable(key) or "none: the same values, written differently")
 end
 
 -- Reads DIR/<name>/summary.json; nil when it does not exist.  `names`: the prose's names

@@ -133,7 +133,8 @@ function M.read_run(dir, with_log, with_derived)
   if with_derived and log.data.loss then
     local n_spikes, max_ratio = analysis.spikes(log.data.loss, log.n)
     metrics.n_spikes = n_spikes
-    metrics.max_loss_ratio = m.diverged ~= true and max_ratio or nil
+    metrics.max_loss_ratio = not analysis.masked("max_loss_ratio", m.diverged == true) and
+      max_ratio or nil
   end
   local variant_dir, seed_dir = dir:match("([^/]+)/([^/]+)/*$")
   local study = dir:match("([^/]+)/[^/]+/[^/]+/*$")

@@ -206,12 +206,8 @@ local function values_text(item)
   return table.concat(t, ", ")
 end
 
-local function answer_rows(ctx, list)
-  local all = distinct(list)
-  local rows = {}
-  local function row(item, text) rows[#rows + 1] = { item, text } end
-
-  -- Runs and seeds.
+-- The checklist's rows on runs and seeds.
+local function runs_rows(row, list, all)
   local seeds, n_div, n_runs = {}, 0, 0
   for _, e in ipairs(list) do
     n_runs = n_runs + #e.runs
@@ -229,8 +225,10 @@ local function answer_rows(ctx, list)
     #list, #all, n_div))
   row("Seeds", "Every run's seed is in its config.json (one seed draws the initial weights " ..
     "and the batch order). Per study: " .. table.concat(seeds, "; ") .. ".")
+end
 
-  -- Hyperparameters.
+-- The rows on the hyperparameters varied and how a learning rate was selected.
+local function setting_rows(row, list, all)
   local hp = {}
   for _, item in ipairs(varied_keys(all)) do
     hp[#hp + 1] = F.escape(item.key) .. ": " .. values_text(item)
@@ -245,8 +243,10 @@ local function answer_rows(ctx, list)
     "value with the lowest mean over seeds of the final validation loss (a diverged run " ..
     "counts as its loss at initialization), from " .. table.concat(selectors, ", ") ..
     "; the confirmatory runs then use fresh seeds.") or "no study selects a learning rate.")
+end
 
-  -- Statistics.
+-- The row on the statistics.
+local function statistics_row(row, list, all)
   local tests, resamples = {}, {}
   for _, e in ipairs(list) do
     local an = e.study.analysis
@@ -257,8 +257,10 @@ local function answer_rows(ctx, list)
     "comparison's mean paired difference (treatment $-$ baseline, same seed) with its " ..
     "interval, bootstrap resamples " .. list_text(resamples) .. "; decision test(s): " ..
     list_text(tests) .. ", Holm-adjusted within a study.")
+end
 
-  -- Compute.
+-- The rows on compute and software, from the runs' manifests.
+local function compute_rows(row, list, all)
   local cpu, isa, compilers, libs = {}, {}, {}, {}
   local hours = 0
   for _, r in ipairs(all) do
@@ -277,8 +279,10 @@ local function answer_rows(ctx, list)
     "recorded)") or "training time not recorded for every run", list_text(cpu), list_text(isa)))
   row("Software", "C11 engine built with " .. list_text(compilers) .. "; " .. list_text(libs) ..
     "; the build flags and git commit of every run are in its manifest.json.")
+end
 
-  -- Data.
+-- The row on the data.
+local function data_row(row, list, all)
   local corpora = {}
   for _, r in ipairs(all) do
     local m = r.manifest
@@ -291,6 +295,17 @@ local function answer_rows(ctx, list)
   end
   row("Data", "corpus " .. list_text(corpora) .. ", characters as tokens (vocabulary " ..
     list_text(vocab) .. "); the fetch step checks the SHA-256.")
+end
+
+-- The reproducibility checklist's rows {item, answer} over the studies of `list`, each
+-- part from the records and manifests of its distinct runs.
+local function answer_rows(ctx, list)
+  local all = distinct(list)
+  local rows = {}
+  local function row(item, text) rows[#rows + 1] = { item, text } end
+  for _, part in ipairs({ runs_rows, setting_rows, statistics_row, compute_rows, data_row }) do
+    part(row, list, all)
+  end
   return rows
 end
 

@@ -9,7 +9,7 @@
 --   \<Study><Variant><Metric>[Sd]                        per-variant means and sds
 --   \<Study><T>Vs<B><Metric>Delta, ...CI, ...PHolm, ...  every comparison's statistics
 --   \<Study><T>Vs<B>Primary..., ...PplChange             the primary comparison's
---   \<Study><T>Vs<B>Verdict, ...Sentence, \<Study>Verdicts, \<Study>Notes
+--   \<Study><T>Vs<B>Verdict, ...Sentence, \<Study>Verdicts
 --                                                       the verdicts in words (tex_prose.lua)
 --   \<Study>HolmLevel, ...Test, ...SignflipFloor, ...BcaCoverage   its statistics
 --   \<Study><Section>...                                 a nested summary of the study's
@@ -327,7 +327,7 @@ local function comparisons(d, s, S)
       d.def(P .. "PrimaryMDEUnadjusted", F.num(c.mde, dec))
       d.def(P .. "PrimaryPT", F.p(c.p_t))
       d.def(P .. "PrimaryPSignflip", F.p(c.p_signflip))
-      d.def(P .. "PrimaryPHolmRuleOne", F.p(c.p_holm_rule1))
+      if c.p_holm_rule1 then d.def(P .. "PrimaryPHolmRuleOne", F.p(c.p_holm_rule1)) end
       d.def(P .. "PplChange", F.percent(c.val_ppl_change))
       d.def(P .. "PrimaryPTost", F.p(c.tost and c.tost.p_holm))
     end
@@ -358,8 +358,7 @@ local function comparisons(d, s, S)
   end
 end
 
--- The verdicts in words (tex_prose.lua), each alone and as one paragraph, and the notes
--- of the summary.
+-- The verdicts in words (tex_prose.lua), each alone and as one paragraph.
 local function verdicts(d, s, S)
   for _, v in ipairs(s.summary.verdicts or {}) do
     local C = S .. F.macro(v.treatment) .. "Vs" .. F.macro(v.baseline)
@@ -367,10 +366,6 @@ local function verdicts(d, s, S)
     d.def(C .. "Sentence", prose.verdict_sentence(s, v))
   end
   d.def(S .. "Verdicts", prose.verdicts(s))
-  local notes = {}
-  for _, n in ipairs(s.summary.notes or {}) do notes[#notes + 1] = "\\item " .. F.escape(n) end
-  d.def(S .. "Notes", #notes == 0 and "\\emph{none}" or
-    ("\\begin{itemize}\n" .. table.concat(notes, "\n") .. "\n\\end{itemize}"))
 end
 
 -- The statistics section's numbers over every study that has run.

@@ -170,19 +170,22 @@ local function margin(s, c)
   return "$\\pm$" .. F.value(c.metric, s.analysis.min_effect) .. unit_of(c.metric)
 end
 
--- Why an inconclusive comparison is inconclusive, from its numbers.
+-- Why an inconclusive comparison is inconclusive, in words: the analysis's reason code
+-- (analysis/reasons.lua, decide) and the numbers behind it.
 local function why_inconclusive(s, c)
   local an = s.analysis
-  local alpha, delta = an.alpha or stats.DEFAULT_ALPHA, an.min_effect
+  local why = require("repro.analysis.reasons").decide(c, an)
+  local alpha, delta = why.alpha or stats.DEFAULT_ALPHA, why.min_effect
   local tost = c.tost or {}
   local tost_text = finite(tost.p_holm) and
     string.format("the equivalence test at %s does not pass either (Holm-adjusted $p$ %s)",
       margin(s, c), F.p(tost.p_holm)) or "no equivalence test is defined"
-  local mde = c.mde_adjusted or {}
-  local sig = finite(c.p_holm) and c.p_holm <= alpha
-  if c.test_cannot_reach then
+  if why.code == "no_pairs" then
+    return "no seed pair has a finite value for both runs"
+  end
+  if why.code == "cannot_reach" then
     return string.format("with %s the %s cannot reach the Holm level $\\alpha/m$ = %s",
-      seeds_text(c.n), TEST[c.test] or "test", F.p(mde.level))
+      seeds_text(c.n), TEST[c.test] or "test", F.p((c.mde_adjusted or {}).level))
   end
   if c.flags and c.flags.constant and tost.fallback then
     return string.format("every seed pair gave the same difference (%s), so the $t$-test " ..
@@ -191,19 +194,19 @@ local function why_inconclusive(s, c)
       signed(c.mean, F.diff_decimals(c.metric, c.mean, nil)) .. unit_of(c.metric),
       F.p(tost.p), seeds_text(c.n), F.p(tost.p_holm), F.p(alpha))
   end
-  if not sig and finite(mde.value) and finite(delta) and mde.value > delta then
+  if why.code == "underpowered" then
     return string.format("the Holm-adjusted $p$ %s is above $\\alpha$ = %s, the smallest " ..
       "difference this design detects with %s power at the Holm level is about %s, more " ..
       "than the minimum effect of %s, and %s", F.p(c.p_holm), F.p(alpha),
-      F.fixed(100 * (mde.power or stats.DEFAULT_POWER), 0) .. "\\,\\%",
-      F.value(c.metric, mde.value) .. unit_of(c.metric),
+      F.fixed(100 * (why.power or stats.DEFAULT_POWER), 0) .. "\\,\\%",
+      F.value(c.metric, why.mde) .. unit_of(c.metric),
       F.value(c.metric, delta) .. unit_of(c.metric), tost_text)
   end
-  if not sig then
+  if why.code == "not_significant" then
     return string.format("the Holm-adjusted $p$ %s is above $\\alpha$ = %s and %s",
       F.p(c.p_holm), F.p(alpha), tost_text)
   end
-  if finite(c.mean) and finite(delta) and math.abs(c.mean) < delta then
+  if why.code == "below_min_effect" then
     return string.format("a difference is detected, but its mean is smaller than the " ..
       "minimum effect of %s while its interval reaches beyond it, and %s",
       F.value(c.metric, delta) .. unit_of(c.metric), tost_text)

@@ -59,27 +59,6 @@ local function say(fmt, ...)
   io.stderr:flush()
 end
 
--- The value of --only, "variant=V,seed=S" (either part alone too), as {variant=, seed=}.
-local function parse_only(raw, who)
-  local sel = {}
-  if not raw:find("[^,%s]") then user_error("%s: --only is empty: name a variant or a seed", who) end
-  for kv in raw:gmatch("[^,]+") do
-    local k, v = kv:match("^(%w+)=(.+)$")
-    if sel[k] ~= nil then
-      user_error("%s: --only %s: %s is given twice", who, raw, k)
-    end
-    if k == "variant" then
-      sel.variant = v
-    elseif k == "seed" then
-      sel.seed = math.tointeger(tonumber(v)) or
-        user_error("%s: --only seed=%s: expected an integer", who, v)
-    else
-      user_error("%s: --only expects variant=V,seed=S, got '%s'", who, kv)
-    end
-  end
-  return sel
-end
-
 -- Options shared by plan, run-one, status and submit.  extra: flag -> "flag" (no value)
 -- or "value"; their values land in o[<flag without dashes, '-' as '_'>].
 function M.parse(args, who, extra, usage)
@@ -93,7 +72,7 @@ function M.parse(args, who, extra, usage)
     local a = args[i]
     if a == "--only" then
       local raw = value(a)
-      o.only[#o.only + 1] = parse_only(raw, who)
+      o.only[#o.only + 1] = runplan.parse_only(raw, who)
       o.only_raw[#o.only_raw + 1] = raw
     elseif a == "--set" then
       local raw = value(a)

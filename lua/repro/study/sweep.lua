@@ -71,19 +71,8 @@ local function check_pairs(P, list, path, groups)
   return out
 end
 
-local function check_outcomes(P, o, groups, group_names)
-  local path = "analysis.sweep.outcomes"
-  if type(o) ~= "table" then
-    P.add(path, "expected a table {metrics =, primary =, better =, min_effect =, deltas =, " ..
-      "comparisons =, test =}", "outcomes")
-    return nil
-  end
-  local known = { metrics = true, primary = true, better = true, min_effect = true,
-    deltas = true, comparisons = true, test = true }
-  for k in pairs(o) do
-    if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
-  end
-  local out = { metrics = {}, deltas = {} }
+-- The outcomes' metrics (out.metrics), each one of M.OUTCOMES.
+local function outcome_metrics(P, o, path, out)
   if not is_list(o.metrics) or #o.metrics == 0 then
     P.add(path .. ".metrics", "expected a non-empty list of outcomes (" ..
       table.concat(names_of(M.OUTCOMES), ", ") .. ")", "metrics")
@@ -97,21 +86,10 @@ local function check_outcomes(P, o, groups, group_names)
       end
     end
   end
-  local set = {}
-  for _, m in ipairs(out.metrics) do set[m] = true end
-  if not set[o.primary] then
-    P.add(path .. ".primary", "expected one of outcomes.metrics", "primary")
-  end
-  out.primary = o.primary
-  if o.better ~= "lower" and o.better ~= "higher" then
-    P.add(path .. ".better", "expected \"lower\" or \"higher\"", "better")
-  end
-  out.better = o.better
-  if type(o.min_effect) ~= "number" or not (o.min_effect > 0 and o.min_effect < math.huge) then
-    P.add(path .. ".min_effect", "expected a number > 0 (in the primary outcome's units)",
-      "min_effect")
-  end
-  out.min_effect = o.min_effect
+end
+
+-- The outcomes' minimum effects (out.deltas), one per outcome, the primary's min_effect.
+local function outcome_deltas(P, o, path, out)
   if type(o.deltas) ~= "table" then
     P.add(path .. ".deltas", "expected the pre-registered minimum effect of every outcome " ..
       "{ <outcome> = number, ... }", "deltas")
@@ -130,6 +108,40 @@ local function check_outcomes(P, o, groups, group_names)
         "primary's minimum effect is given once)", "deltas")
     end
   end
+end
+
+-- The sweep's pre-registered outcomes (analysis.sweep.outcomes), normalized: the rule
+-- applied to per-seed outcomes over each group's grid.
+local function check_outcomes(P, o, groups, group_names)
+  local path = "analysis.sweep.outcomes"
+  if type(o) ~= "table" then
+    P.add(path, "expected a table {metrics =, primary =, better =, min_effect =, deltas =, " ..
+      "comparisons =, test =}", "outcomes")
+    return nil
+  end
+  local known = { metrics = true, primary = true, better = true, min_effect = true,
+    deltas = true, comparisons = true, test = true }
+  for k in pairs(o) do
+    if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
+  end
+  local out = { metrics = {}, deltas = {} }
+  outcome_metrics(P, o, path, out)
+  local set = {}
+  for _, m in ipairs(out.metrics) do set[m] = true end
+  if not set[o.primary] then
+    P.add(path .. ".primary", "expected one of outcomes.metrics", "primary")
+  end
+  out.primary = o.primary
+  if o.better ~= "lower" and o.better ~= "higher" then
+    P.add(path .. ".better", "expected \"lower\" or \"higher\"", "better")
+  end
+  out.better = o.better
+  if type(o.min_effect) ~= "number" or not (o.min_effect > 0 and o.min_effect < math.huge) then
+    P.add(path .. ".min_effect", "expected a number > 0 (in the primary outcome's units)",
+      "min_effect")
+  end
+  out.min_effect = o.min_effect
+  outcome_deltas(P, o, path, out)
   if o.test ~= "t" and o.test ~= "signflip" then
     P.add(path .. ".test", "expected \"t\" or \"signflip\"", "test")
   end
@@ -140,6 +152,64 @@ local function check_outcomes(P, o, groups, group_names)
       "comparisons")
   end
   return out
+end
+
+-- The grid values of group g (its variants' values of `over`), each variant checked
+-- (known, in no other group: used[v], setting `over` > 0); its variants and values.
+local function group_grid(P, g, gp, variants, over, used)
+  local values, vs = {}, {}
+  for j, v in ipairs(g.variants) do
+    local vp = gp .. ".variants[" .. j .. "]"
+    local var = variants[v]
+    if not var then
+      P.add(vp, "unknown variant '" .. tostring(v) .. "'", tostring(v))
+    elseif used[v] then
+      P.add(vp, "variant '" .. v .. "' is already in group '" .. used[v] .. "'", v, 2)
+    elseif type(var.overrides[over]) ~= "number" or not (var.overrides[over] > 0) then
+      P.add(vp, "variant '" .. v .. "' must set " .. tostring(over) .. " (> 0): the " ..
+        "sweep's grid is read from the variants", v)
+    else
+      used[v] = g.name
+      values[#values + 1] = var.overrides[over]
+      vs[#vs + 1] = v
+    end
+  end
+  table.sort(values)
+  for j = 2, #values do
+    if values[j] == values[j - 1] then
+      P.add(gp, string.format("two variants of group '%s' share %s = %g", g.name,
+        over, values[j]), g.name)
+    end
+  end
+  return vs, values
+end
+
+-- The sweep's groups (out.groups), each on the first group's grid; the set of their names.
+local function check_groups(P, spec, variants, path, out)
+  local groups, grid, used = {}, nil, {}
+  for i, g in ipairs(spec.groups) do
+    local gp = path .. ".groups[" .. i .. "]"
+    if type(g) ~= "table" or type(g.name) ~= "string" or not is_list(g.variants)
+        or #g.variants < 2 then
+      P.add(gp, "expected {name = \"...\", variants = {at least 2 variant names}}", "groups")
+    elseif groups[g.name] then
+      P.add(gp .. ".name", "group '" .. g.name .. "' is listed twice", g.name, 2)
+    else
+      local vs, values = group_grid(P, g, gp, variants, out.over, used)
+      if grid and #values == #vs then
+        local same = #grid == #values
+        for j = 1, math.min(#grid, #values) do same = same and grid[j] == values[j] end
+        if not same then
+          P.add(gp, "group '" .. g.name .. "' covers another grid of " .. out.over .. " than " ..
+            "the first group (the sensitivity averages over one grid)", g.name)
+        end
+      end
+      grid = grid or values
+      groups[g.name] = true
+      out.groups[#out.groups + 1] = { name = g.name, variants = vs }
+    end
+  end
+  return groups
 end
 
 -- Validates analysis.sweep against the study's variants ({name -> {path, overrides}});
@@ -158,57 +228,11 @@ function M.check(P, spec, variants)
   local out = { over = spec.over or "lr", loss = spec.loss or "val_loss", groups = {} }
   if type(out.over) ~= "string" then P.add(path .. ".over", "expected a config key", "over") end
   if type(out.loss) ~= "string" then P.add(path .. ".loss", "expected a metric", "loss") end
-  local groups, grid = {}, nil
   if not is_list(spec.groups) or #spec.groups == 0 then
     P.add(path .. ".groups", "expected a non-empty list of {name =, variants = {...}}", "groups")
     return nil
   end
-  local used = {}
-  for i, g in ipairs(spec.groups) do
-    local gp = path .. ".groups[" .. i .. "]"
-    if type(g) ~= "table" or type(g.name) ~= "string" or not is_list(g.variants)
-        or #g.variants < 2 then
-      P.add(gp, "expected {name = \"...\", variants = {at least 2 variant names}}", "groups")
-    elseif groups[g.name] then
-      P.add(gp .. ".name", "group '" .. g.name .. "' is listed twice", g.name, 2)
-    else
-      local values, vs = {}, {}
-      for j, v in ipairs(g.variants) do
-        local vp = gp .. ".variants[" .. j .. "]"
-        local var = variants[v]
-        if not var then
-          P.add(vp, "unknown variant '" .. tostring(v) .. "'", tostring(v))
-        elseif used[v] then
-          P.add(vp, "variant '" .. v .. "' is already in group '" .. used[v] .. "'", v, 2)
-        elseif type(var.overrides[out.over]) ~= "number" or not (var.overrides[out.over] > 0) then
-          P.add(vp, "variant '" .. v .. "' must set " .. tostring(out.over) .. " (> 0): the " ..
-            "sweep's grid is read from the variants", v)
-        else
-          used[v] = g.name
-          values[#values + 1] = var.overrides[out.over]
-          vs[#vs + 1] = v
-        end
-      end
-      table.sort(values)
-      for j = 2, #values do
-        if values[j] == values[j - 1] then
-          P.add(gp, string.format("two variants of group '%s' share %s = %g", g.name,
-            out.over, values[j]), g.name)
-        end
-      end
-      if grid and #values == #vs then
-        local same = #grid == #values
-        for j = 1, math.min(#grid, #values) do same = same and grid[j] == values[j] end
-        if not same then
-          P.add(gp, "group '" .. g.name .. "' covers another grid of " .. out.over .. " than " ..
-            "the first group (the sensitivity averages over one grid)", g.name)
-        end
-      end
-      grid = grid or values
-      groups[g.name] = true
-      out.groups[#out.groups + 1] = { name = g.name, variants = vs }
-    end
-  end
+  local groups = check_groups(P, spec, variants, path, out)
   out.reference = spec.reference or (out.groups[1] and out.groups[1].name)
   if not groups[out.reference] then
     P.add(path .. ".reference", "expected the name of a group", "reference")

@@ -1,0 +1,294 @@
+-- The paired comparisons of a study's summary (lua/repro/analysis/init.lua's header):
+-- runs paired by (init_seed, data_seed), every stats.paired field, the decision test's p
+-- and interval, TOST, MDE at alpha / m and the probability of improvement for the
+-- family, and rule 1's p when the study registered it.  The steps share the context
+-- `ctx` M.summarize makes.
+local stats = require "stats"
+local json = require "repro.core.json"
+local reasons = require "repro.analysis.reasons"
+local rule1 = require "repro.analysis.rule1"
+
+local M = {}
+local fmt = reasons.fmt
+local holm_p = rule1.holm_p
+
+local function arr(t) return json.array(t or {}) end
+
+-- Every field of a stats.paired result, intervals as arrays, its codes of why a
+-- statistic is undefined (flags, bca_reason) as their `reason` in words.
+local function paired_fields(entry, r)
+  for k, v in pairs(r) do
+    if type(v) == "table" and k ~= "flags" then v = arr({ v[1], v[2] }) end
+    if k ~= "bca_reason" then entry[k] = v end
+  end
+  entry.reason = reasons.paired(r)
+end
+
+-- The p of the pre-registered test, and where it came from.
+local function test_p(r, test)
+  if test == "t" and r.p_t then return r.p_t, "p_t" end
+  if r.p_signflip then return r.p_signflip, "p_signflip" end
+  return 1.0, "undefined"
+end
+
+local function holm_note(e)
+  if e.p_source == "p_t" or (e.p_source == "p_signflip" and e.test == "signflip") then
+    return ""
+  end
+  return e.p_source == "p_signflip" and "; the decision uses its exact sign-flip p" or
+    "; the decision uses p = 1"
+end
+
+local function paired_opts(an, n)
+  return { alpha = an.alpha, resamples = an.resamples, seed = 1,
+    exact = an.bootstrap == "exact" and n >= 1 and n <= stats.BOOT_EXACT_MAX }
+end
+
+-- The relative change of a paired comparison: its mean difference over the mean of the
+-- baseline values a of the same pairs; nil when either is undefined or that mean is 0.
+local function relative_change(mean_diff, a)
+  local base_mean = #a > 0 and stats.summary(a).mean or nil
+  if mean_diff and base_mean and base_mean ~= 0 then return mean_diff / base_mean end
+  return nil
+end
+
+-- The run key that pairs runs across variants: (init_seed, data_seed).
+local function run_key(run, seed)
+  return string.format("%d/%d", run.init_seed or seed, run.data_seed or seed)
+end
+
+-- Per variant, the seed of its run with each pairing key.
+function M.pairing(s, runs)
+  local by_key = {}
+  for _, v in ipairs(s.variants) do
+    by_key[v.name] = {}
+    for _, seed in ipairs(s.seeds) do by_key[v.name][run_key(runs[v.name][seed], seed)] = seed end
+  end
+  return by_key
+end
+
+-- The pairs of treatment tv and baseline bv on metric m, in the baseline's seed order:
+-- their seeds, the baseline values a, the treatment values b, and the seeds left out.
+local function pairs_of(ctx, tv, bv, m)
+  local runs = ctx.runs
+  local seeds, a, b, dropped = {}, {}, {}, {}
+  for _, seed in ipairs(ctx.s.seeds) do
+    local tseed = ctx.by_key[tv][run_key(runs[bv][seed], seed)]
+    local x = runs[bv][seed].values[m]
+    local y = tseed and runs[tv][tseed].values[m]
+    if x ~= nil and y ~= nil then
+      seeds[#seeds + 1], a[#a + 1], b[#b + 1] = seed, x, y
+    else
+      dropped[#dropped + 1] = tostring(seed)
+    end
+  end
+  return seeds, a, b, dropped
+end
+
+-- The change of validation perplexity of treatment tv against baseline bv on the pairs
+-- where both have one, whatever the metric compared: exp of the mean paired difference of
+-- log perplexity (the validation loss), minus 1, i.e. the ratio of the two variants'
+-- geometric mean perplexities minus 1.  The one definition of a perplexity change the
+-- reports quote.
+local function val_ppl_change(ctx, tv, bv)
+  local _, a, b = pairs_of(ctx, tv, bv, "val_ppl")
+  if #a == 0 then return nil end
+  local d = {}
+  for i = 1, #a do
+    if not (a[i] > 0 and b[i] > 0) then return nil end
+    d[i] = math.log(b[i]) - math.log(a[i])
+  end
+  return math.exp(stats.summary(d).mean) - 1
+end
+
+-- The decision test's p and interval, on an entry e with stats.paired result r for the
+-- pairs (a, b).
+local function decide(ctx, e, r, a, b)
+  local test, an = ctx.test, ctx.an
+  e.test = test
+  e.p, e.p_source = test_p(r, test)
+  local kind = (test == "t" and r.ci_t) and "t" or "signflip"
+  if kind == "t" then
+    e.ci_decision = arr({ r.ci_t[1], r.ci_t[2] })
+  elseif #a >= 1 then
+    local sf = stats.signflip_interval(a, b, { alpha = an.alpha, resamples = an.resamples,
+      seed = 1 })
+    if sf.ci then
+      e.ci_decision = arr({ sf.ci[1], sf.ci[2] })
+    else
+      e.ci_decision_unbounded = true
+    end
+  end
+  e.ci_decision_kind = kind
+  if r.ci_bca and e.n < stats.BCA_CAVEAT_N then e.bca_caveat = true end
+end
+
+-- The paired TOST at +-min_effect by the decision test (the exact sign flip where the
+-- t TOST is undefined), as the summary stores it.
+local function tost_of(ctx, a, b)
+  local an, test = ctx.an, ctx.test
+  if #a < 1 then
+    return { test = test, delta = an.min_effect, alpha = an.alpha, equivalent = false,
+      reason = "no pairs" }
+  end
+  local opts = { delta = an.min_effect, alpha = an.alpha, test = test,
+    resamples = an.resamples, seed = 1 }
+  local t = stats.tost(a, b, opts)
+  local fallback
+  if t.degenerate and test == "t" then
+    -- as for the difference test: the exact sign flip where the t-test is undefined
+    fallback = reasons.tost(t) .. "; the exact sign-flip TOST instead"
+    opts.test = "signflip"
+    t = stats.tost(a, b, opts)
+  end
+  return { test = t.test, delta = t.delta, alpha = t.alpha, p = t.p, p_lower = t.p_lower,
+    p_upper = t.p_upper, ci = t.ci and arr({ t.ci[1], t.ci[2] }) or nil,
+    equivalent = t.equivalent, reason = reasons.tost(t), fallback = fallback }
+end
+
+-- The minimum detectable effect at alpha / m of n pairs with stats.paired result r, and
+-- why the test cannot reach alpha / m (nil when it can).
+local function mde_of(ctx, r, n)
+  local test, level = ctx.test, ctx.level
+  local mde = { level = level, power = stats.DEFAULT_POWER }
+  local reach = stats.min_seeds(test, level)
+  if n < reach then
+    mde.reason = string.format("the %s test cannot reach alpha / m = %s with %d pair%s " ..
+      "(it needs %d)", test == "t" and "t" or "exact sign-flip", fmt(level), n,
+      n == 1 and "" or "s", reach)
+    return mde, mde.reason
+  end
+  if r.sd and r.sd > 0 and not (r.flags and r.flags.constant) then
+    local md = stats.mde(n, { alpha = level, power = stats.DEFAULT_POWER, sd = r.sd })
+    mde.d_z, mde.value = md.mde_d_z, md.mde
+    if test == "signflip" then
+      mde.method = "t-test power (the permutation test's for normal data)"
+    end
+  else
+    mde.reason = "the differences have no spread: sd = 0 or n < 2"
+  end
+  return mde
+end
+
+-- Family extras: TOST, MDE at alpha / m, probability of improvement.
+local function family_extras(ctx, e, r, a, b)
+  local an = ctx.an
+  e.tost = tost_of(ctx, a, b)
+  e.mde_adjusted, e.test_cannot_reach = mde_of(ctx, r, #a)
+  local imp = stats.improvement(a, b, { better = an.better, alpha = an.alpha })
+  e.improvement = { n = imp.n, better = imp.better, ties = imp.ties, share = imp.share,
+    ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha }
+end
+
+-- One paired comparison of treatment tv against baseline bv on metric m: the entry, the
+-- stats.paired result, the baseline values and the seeds left out.
+local function compare(ctx, tv, bv, m, family)
+  local seeds, a, b, dropped = pairs_of(ctx, tv, bv, m)
+  local r = stats.paired(a, b, paired_opts(ctx.an, #a))
+  local e = { treatment = tv, baseline = bv, metric = m, family = family }
+  paired_fields(e, r)
+  e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
+  e.relative_change = relative_change(e.mean, a)
+  decide(ctx, e, r, a, b)
+  if family == "primary" then
+    family_extras(ctx, e, r, a, b)
+    e.val_ppl_change = val_ppl_change(ctx, tv, bv)
+  else
+    e.exploratory = true
+  end
+  return e, r, a, dropped
+end
+
+-- Appends entry e with stats.paired result r to the lists of rule 1's family (when the
+-- study registered rule 1: fam.rule1 is then a list) and, on the primary metric, the
+-- current rule's (fam = {family =, rule1 =}).
+local function enter(fam, e, r)
+  if fam.rule1 then
+    e.p_rule1 = (holm_p(r))
+    fam.rule1[#fam.rule1 + 1] = e
+  end
+  if e.family == "primary" then fam.family[#fam.family + 1] = e end
+end
+
+-- Every pre-registered comparison on every metric of analysis.metrics, with a note
+-- where seeds were left out or the test is degenerate.
+function M.compare_all(ctx, fam)
+  local an, comparisons = ctx.an, {}
+  for _, pair in ipairs(an.comparisons) do
+    local tv, bv = pair[1], pair[2]
+    for _, m in ipairs(an.metrics) do
+      local e, r, a, dropped = compare(ctx, tv, bv, m, m == an.primary and "primary" or
+        "exploratory")
+      local parts = {}
+      if #dropped > 0 then
+        parts[1] = string.format("seed%s %s left out (a run without a finite value), n = %d",
+          #dropped == 1 and "" or "s", table.concat(dropped, ", "), #a)
+      end
+      if r.degenerate then parts[#parts + 1] = e.reason .. holm_note(e) end
+      if #parts > 0 then ctx.note("%s vs %s on %s: %s", tv, bv, m, table.concat(parts, "; ")) end
+      comparisons[#comparisons + 1] = e
+      enter(fam, e, r)
+    end
+  end
+  return comparisons
+end
+
+-- Interaction `it` on metric m: stats.paired of the per-seed difference of differences.
+local function interaction(ctx, it, m)
+  local s, runs, by_key = ctx.s, ctx.runs, ctx.by_key
+  local seeds, da, db = {}, {}, {}
+  for _, seed in ipairs(s.seeds) do
+    local key = run_key(runs[it.a[2]][seed], seed)
+    local function val(v)
+      local sd = by_key[v][key]
+      return sd and runs[v][sd].values[m]
+    end
+    local at, ab, bt, bb = val(it.a[1]), val(it.a[2]), val(it.b[1]), val(it.b[2])
+    if at and ab and bt and bb then
+      seeds[#seeds + 1], da[#da + 1], db[#db + 1] = seed, at - ab, bt - bb
+    end
+  end
+  local r = stats.paired(db, da, paired_opts(ctx.an, #da))
+  local fam = m == ctx.an.primary and "primary" or "exploratory"
+  local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam }
+  paired_fields(e, r)
+  e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
+  decide(ctx, e, r, db, da)
+  if fam == "primary" then family_extras(ctx, e, r, db, da) else e.exploratory = true end
+  return e, r
+end
+
+-- Every pre-registered interaction on every metric of analysis.metrics, with notes.
+function M.interact_all(ctx, fam)
+  local interactions, n_seeds = {}, #ctx.s.seeds
+  for _, it in ipairs(ctx.an.interactions) do
+    for _, m in ipairs(ctx.an.metrics) do
+      local e, r = interaction(ctx, it, m)
+      local parts = {}
+      if #e.seeds < n_seeds then
+        parts[1] = string.format("%d of %d seeds have finite values for all four runs",
+          #e.seeds, n_seeds)
+      end
+      if r.degenerate then parts[#parts + 1] = e.reason .. holm_note(e) end
+      if #parts > 0 then
+        ctx.note("interaction %s on %s: %s", it.name, m, table.concat(parts, "; "))
+      end
+      interactions[#interactions + 1] = e
+      enter(fam, e, r)
+    end
+  end
+  return interactions
+end
+
+-- Secondary metrics: exploratory too (unadjusted p, no verdict), outside rule 1's family.
+function M.compare_secondary(ctx, secondary)
+  local list = {}
+  for _, pair in ipairs(ctx.an.comparisons) do
+    for _, m in ipairs(secondary) do
+      list[#list + 1] = (compare(ctx, pair[1], pair[2], m, "exploratory"))
+    end
+  end
+  return list
+end
+
+return M

@@ -1,0 +1,134 @@
+-- A run record's values for the analysis: its log.csv parsed, its spikes counted, its
+-- metrics read, and the one masking rule for a diverged run (the header of
+-- lua/repro/analysis/init.lua states them; the report and compare/export use them too).
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
+local engine = require "engine"
+local finite = require("repro.core.base").finite
+
+local M = {}
+
+M.SPIKE_FACTOR = 1.5
+
+-- Metrics computed here, and those that keep their value for a diverged run.
+local DERIVED = { diverged = true, n_spikes = true, max_loss_ratio = true }
+-- The engine's instability measures exist for a diverged run too, over the steps it took
+-- (lua/experiments/README.md): the loss at initialization, the largest gradient norm,
+-- loss jump and logit, and where it diverged.
+local DIVERGENCE_AWARE = { diverged = true, n_spikes = true, init_loss = true,
+  max_grad_norm = true, max_grad_norm_step = true, max_loss_jump = true,
+  max_loss_jump_step = true, max_abs_logit = true, logit_growth = true, diverge_step = true,
+  diverge_lr = true }
+
+-- The one masking rule for a diverged run (the header's Values; the report and
+-- compare/export read records through it too): true when the value of `metric` is left
+-- out because the run diverged.
+function M.masked(metric, diverged)
+  return diverged and not DIVERGENCE_AWARE[metric]
+end
+
+-- The divergence rule is the engine's (engine/diag.h), exported by the binding.
+M.DEFINITIONS = {
+  diverged = string.format("1 if the run stopped on a non-finite loss or gradient norm, or " ..
+    "on %d consecutive training losses above the loss at initialization + %g nat, else 0",
+    engine.DIVERGE_STEPS, engine.DIVERGE_MARGIN),
+  n_spikes = string.format("number of steps whose training loss is non-finite or exceeds " ..
+    "%g times the smallest training loss of all earlier steps (a divergence counts as one " ..
+    "spike)", M.SPIKE_FACTOR),
+  max_loss_ratio = "largest ratio of a step's training loss to the smallest loss of all "
+    .. "earlier steps (undefined for a diverged run)",
+}
+
+local function field_number(s)
+  if s == nil or s == "" then return nil end
+  if s == "nan" or s == "-nan" then return 0 / 0 end
+  if s == "inf" then return math.huge end
+  if s == "-inf" then return -math.huge end
+  return tonumber(s)
+end
+
+-- log.csv text -> {columns = {...}, data = {column -> values by row}, n = rows}.
+function M.parse_log(text)
+  local lines = {}
+  for l in (text or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end
+  local cols, data = {}, {}
+  for name in ((lines[1] or "") .. ","):gmatch("([^,]*),") do
+    cols[#cols + 1] = name
+    data[name] = {}
+  end
+  for r = 2, #lines do
+    local i = 0
+    for f in (lines[r] .. ","):gmatch("([^,]*),") do
+      i = i + 1
+      if cols[i] then data[cols[i]][r - 1] = field_number(f) end
+    end
+  end
+  return { columns = cols, data = data, n = math.max(0, #lines - 1) }
+end
+
+-- n_spikes and max_loss_ratio of a list of n training losses (see the header).
+function M.spikes(loss, n)
+  local count, worst, min = 0, nil, nil
+  for t = 1, n do
+    local l = loss[t]
+    if not finite(l) then
+      count = count + 1
+    else
+      if min then
+        local ratio = l / min
+        if ratio > M.SPIKE_FACTOR then count = count + 1 end
+        if not worst or ratio > worst then worst = ratio end
+      end
+      if not min or l < min then min = l end
+    end
+  end
+  return count, worst
+end
+
+-- The values of one run record: {diverged = bool, values = {metric -> number},
+-- missing = {metric names absent from a finished run}}.  Only config.json, log.csv and
+-- metrics.json are read, never manifest.json: a summary is a function of the records'
+-- bytes alone, so it is the same whichever study trained a record first and whether this
+-- one trained or copied it (a from-scratch `make reproduce` trains claim_search's copy of
+-- prelim's config itself, since prelim comes later).  Where a record came from is in its
+-- manifest.json (`copied_from`) and in the paper's compute appendix.
+function M.read_run(dir, metrics)
+  local mtext = fs.read(dir .. "/metrics.json")
+  if not mtext then return nil, dir .. "/metrics.json: missing" end
+  local ok, m = pcall(json.decode, mtext)
+  if not ok or type(m) ~= "table" then return nil, dir .. "/metrics.json: not valid JSON" end
+  local log = M.parse_log(fs.read(dir .. "/log.csv"))
+  local diverged = m.diverged == true
+  local derived = { diverged = diverged and 1 or 0 }
+  if log.data.loss then
+    local n_spikes, max_ratio = M.spikes(log.data.loss, log.n)
+    derived.n_spikes, derived.max_loss_ratio = n_spikes, max_ratio
+  end
+  local run = { diverged = diverged, values = {}, missing = {} }
+  for _, name in ipairs(metrics) do
+    local v
+    if DERIVED[name] then
+      v = derived[name]
+    elseif type(m[name]) == "number" then
+      v = m[name]
+    end
+    if M.masked(name, diverged) then v = nil end
+    if v ~= nil and not finite(v) then v = nil end
+    if v == nil and not diverged then run.missing[#run.missing + 1] = name end
+    run.values[name] = v
+  end
+  -- the accuracy of each validation subset (a list, which an extension may pool)
+  if not diverged and type(m.subset_acc) == "table" then run.subset_acc = m.subset_acc end
+  if not diverged and type(m.bal_subset_acc) == "table" then
+    run.bal_subset_acc = m.bal_subset_acc
+  end
+  -- the pairing key: init_seed and data_seed, which default to the seed
+  local cok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
+  if cok and type(cfg) == "table" then
+    run.init_seed = math.tointeger(cfg.init_seed) or math.tointeger(cfg.seed)
+    run.data_seed = math.tointeger(cfg.data_seed) or math.tointeger(cfg.seed)
+  end
+  return run
+end
+
+return M

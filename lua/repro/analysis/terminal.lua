@@ -1,0 +1,68 @@
+-- A summary's verdicts for a terminal (the run and analyze commands' stdout).
+local textable = require "repro.core.textable"
+local reasons = require "repro.analysis.reasons"
+local lrsens = require "repro.analysis.lrsens"
+
+local M = {}
+local fmt = reasons.fmt
+local RULE = require("repro.study").RULE
+
+-- The verdicts as a short text table (for the run command's stdout), each row followed by its
+-- reason.
+-- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
+-- to it (lua/repro/core/textable.lua).
+function M.verdict_table(summary, width)
+  local an = summary.analysis
+  local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
+    "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
+    an.test or "t", an.family:match("^[^:]+")), width) }
+  -- the verdict under rule 1 only for a study registered under it
+  local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
+  local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "TOST p_holm",
+    "verdict", rule1 and "rule 1" or nil } }
+  local byname = {}
+  for _, c in ipairs(summary.comparisons) do
+    if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
+  end
+  for _, v in ipairs(summary.verdicts) do
+    local c = byname[v.treatment .. "\0" .. v.baseline]
+    local ci = c.ci_decision
+    rows[#rows + 1] = { v.treatment, v.baseline, fmt(c.mean),
+      ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-", fmt(c.p_holm),
+      c.tost and c.tost.p_holm and fmt(c.tost.p_holm) or "-", v.verdict,
+      rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "")) or nil }
+  end
+  local k = 0
+  for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
+    lines[#lines + 1] = row
+    local v = summary.verdicts[k]
+    if v and v.reason then
+      lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
+    end
+    k = k + 1
+  end
+  if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
+  for _, w in ipairs(summary.warnings or {}) do
+    lines[#lines + 1] = textable.wrap("WARNING: " .. w.text, width, "  ", "    ")
+  end
+  if an.seeds_from_power then
+    lines[#lines + 1] = textable.wrap(require("repro.study").seeds_text(an.seeds_from_power),
+      width, "  ", "    ")
+  end
+  local sections = {} -- an extension's section with console text (header)
+  for k, v in pairs(summary) do
+    if type(v) == "table" and type(v.text) == "table" then sections[#sections + 1] = k end
+  end
+  table.sort(sections)
+  for _, k in ipairs(sections) do
+    for _, l in ipairs(summary[k].text) do lines[#lines + 1] = l end
+  end
+  for _, l in ipairs(lrsens.text(summary.lr_sweep)) do lines[#lines + 1] = l end
+  if summary.sweep_outcomes then
+    lines[#lines + 1] = "outcomes over the grid (lr_sweep.outcomes):"
+    lines[#lines + 1] = M.verdict_table(summary.sweep_outcomes, width)
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M

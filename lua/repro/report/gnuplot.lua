@@ -1,0 +1,162 @@
+-- gnuplot's side of the figures (lua/repro/report/plot.lua): numbers and text as a data
+-- file or a script variable holds them (inert: nothing gnuplot reads is substituted or
+-- evaluated), axis ranges fitted to the data, and the renderer that runs plots/*.gp.
+local fs = require "repro.core.fs"
+local host = require "repro.host"
+local F = require "repro.report.texfmt"
+
+local M = {}
+local finite = F.finite
+
+function M.g(x)
+  if not finite(x) then return nil end
+  local s = string.format("%.6g", x)
+  if s == "-0" then s = "0" end
+  return s
+end
+
+-- Text for gnuplot as one line: a control character (a newline would end a command or
+-- a data line) becomes a space.
+function M.one_line(s)
+  return (tostring(s):gsub("[%z\1-\31\127]", " "))
+end
+
+-- A gnuplot string literal in single quotes ('' is a quote): gnuplot performs neither
+-- backquote (command) nor macro substitution inside single quotes, and no backslash
+-- escapes, so any text is inert there.  Every string reaches gnuplot this way, as a
+-- variable assigned with -e, or as data in a data file; the scripts evaluate none.
+function M.gp_string(s)
+  return "'" .. M.one_line(s):gsub("'", "''") .. "'"
+end
+
+-- A title in a data file (`title columnheader(1)`, `ytic(7)`): data is never
+-- substituted or evaluated; plain text (gnuplot runs with enhanced text off).
+function M.title(s)
+  return '"' .. M.one_line(s):gsub('"', "'") .. '"'
+end
+
+-- Axis ranges fitted to the data ----------------------------------------------------------
+
+-- The smallest and largest finite number of a list (nil, nil when it has none).
+function M.extent(xs)
+  local lo, hi
+  for _, x in ipairs(xs) do
+    if finite(x) then
+      if not lo or x < lo then lo = x end
+      if not hi or x > hi then hi = x end
+    end
+  end
+  return lo, hi
+end
+
+-- A linear range [lo, hi] widened by `pad` of its span on each side (a zero span gets
+-- one of its own size, or 1).
+function M.padded(lo, hi, pad)
+  local span = hi - lo
+  if span <= 0 then span = math.abs(hi) > 0 and math.abs(hi) or 1 end
+  return lo - pad * span, hi + pad * span
+end
+
+-- A tick step of 1, 2 or 5 x 10^k giving about `n` intervals over [lo, hi].
+function M.nice_step(lo, hi, n)
+  local raw = (hi - lo) / n
+  if not (raw > 0) then return 1 end
+  local mag = 10 ^ math.floor(math.log(raw, 10))
+  local r = raw / mag
+  return (r >= 5 and 5 or r >= 2 and 2 or 1) * mag
+end
+
+-- A logarithmic range fitted to [lo, hi] (both > 0) with `pad` of a factor on each
+-- side (at least one decade in all), and its tics as a gnuplot word list: 1-2-5 steps when it
+-- spans less than two decades, 1-3 steps up to four, decades beyond.
+function M.log_axis(lo, hi, pad)
+  local f = (hi / lo) ^ pad
+  if f < 1.02 then f = 1.02 end
+  local a, b = lo / f, hi * f
+  if b / a < 10 then
+    -- at least a decade, around the data's geometric middle
+    local mid = math.sqrt(lo * hi)
+    a, b = mid / math.sqrt(10), mid * math.sqrt(10)
+  end
+  local decades = math.log(b / a, 10)
+  local mant = decades < 2 and { 1, 2, 5 } or decades < 4 and { 1, 3 } or { 1 }
+  local tics = {}
+  for k = math.floor(math.log(a, 10)), math.ceil(math.log(b, 10)) do
+    for _, m in ipairs(mant) do
+      local x = m * 10 ^ k
+      if x >= a and x <= b then tics[#tics + 1] = M.g(x) end
+    end
+  end
+  return a, b, table.concat(tics, " ")
+end
+
+function M.blocks(list)
+  return table.concat(list, "\n\n\n") .. "\n"
+end
+
+-- An "#rrggbb" colour as gnuplot's `lc rgb variable` integer.
+function M.rgb_int(hex)
+  return tonumber(hex:sub(2), 16)
+end
+
+-- Gnuplot's -e text for a spec: every variable assigned.
+function M.assignments(spec, fmt, out_path, gp_dir)
+  local vars = { data = spec.data, fmt = fmt, out = out_path, gpdir = gp_dir,
+    width = spec.width, height = spec.height }
+  for k, v in pairs(spec.vars or {}) do vars[k] = v end
+  local keys = {}
+  for k in pairs(vars) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do
+    local v = vars[k]
+    parts[#parts + 1] = k .. "=" .. (type(v) == "number" and M.g(v) or M.gp_string(v))
+  end
+  return table.concat(parts, "; ")
+end
+
+-- cairo 1.16 stamps the PDF with its creation time; a fixed one of the same length keeps
+-- the bytes (and the cross-reference offsets) reproducible.
+function M.fix_pdf_date(text)
+  return (text:gsub("(/CreationDate %(D:)(%d+)", function(head, digits)
+    return head .. (#digits == 14 and "19700101000000" or string.rep("0", #digits))
+  end))
+end
+
+-- Renders every spec without a skip reason: opts.gp_dir (scripts), opts.figures (PDF
+-- directory; PNGs go to its png/), opts.out (report output).  Returns {name -> true}.
+function M.render(specs, opts)
+  local done = {}
+  local errf = os.tmpname()
+  for _, spec in ipairs(specs) do
+    if not spec.skip then
+      for _, fmt in ipairs({ "pdf", "png" }) do
+        local final = fmt == "pdf" and (opts.figures .. "/" .. spec.name .. ".pdf")
+          or (opts.figures .. "/png/" .. spec.name .. ".png")
+        local tmp = string.format("%s.tmp.%d.%s", final, host.pid(), fmt)
+        local script = opts.gp_dir .. "/" .. spec.script .. ".gp"
+        local cmd = "gnuplot -e " .. fs.quote(M.assignments(spec, fmt, tmp, opts.gp_dir)) .. " " ..
+          fs.quote(script) .. " 2>" .. fs.quote(errf)
+        local ok = os.execute(cmd)
+        local err = fs.read(errf) or ""
+        local text = fs.read(tmp)
+        os.remove(tmp)
+        if not ok or not text or #text == 0 then
+          os.remove(errf)
+          error({ message = string.format("report: gnuplot failed on %s for %s:\n%s", script,
+            spec.name, err) }, 0)
+        end
+        if err:match("%S") then
+          io.stderr:write(string.format("report: gnuplot, %s (%s):\n%s", spec.name, fmt, err))
+        end
+        if fmt == "pdf" then text = M.fix_pdf_date(text) end
+        opts.out:write(final, text)
+      end
+      done[spec.name] = true
+    end
+  end
+  os.remove(errf)
+  return done
+end
+
+return M

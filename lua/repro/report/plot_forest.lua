@@ -1,0 +1,229 @@
+-- The forest plot's rows (lua/repro/report/plot.lua): each primary comparison of the
+-- studies drawn, labelled by its study, setting and levels, each set of runs shown once
+-- (a run copied from another study is that study's run).
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
+local gnuplot = require "repro.report.gnuplot"
+local style = require "repro.report.plot_style"
+
+local M = {}
+local finite = F.finite
+local g, title, one_line = gnuplot.g, gnuplot.title, gnuplot.one_line
+local extent, padded = gnuplot.extent, gnuplot.padded
+local level_name = style.level_name
+local plot_label, settings_text = style.plot_label, style.settings_text
+local ci_of = data.interval
+
+-- A setting's overrides as plain text, the factor's key and the final learning rate
+-- (which follows the peak) left out: "lr 0.003"; nil when nothing is left.
+function M.overrides_text(ov, factor_key)
+  local keys = {}
+  for k in pairs(ov) do
+    if k ~= factor_key and k ~= "min_lr" then keys[#keys + 1] = k end
+  end
+  if #keys == 0 then return nil end
+  return settings_text({}, keys, function(k) return ov[k] end)
+end
+
+-- What tells a study's settings apart in a label: the parts of its variants' names
+-- (split at a "-" before a letter, the factor's level left out) that not every setting shares:
+-- "untied" for t0.02-p1-untied-w30cos-layernorm beside t0.02-p1-tied-w30cos-layernorm,
+-- "L2d64" for layernorm-L2d64.  Returns {variant name -> head}; empty with one setting.
+function M.setting_heads(s)
+  local settings = s:settings()
+  local heads = {}
+  if #settings <= 1 then return heads end
+  local parts, count = {}, {}
+  for i, st in ipairs(settings) do
+    local v = st.variants[1]
+    local list, seen = {}, {}
+    for part in (v.name:gsub("%-(%a)", "\0%1") .. "\0"):gmatch("([^%z]+)%z") do
+      if part ~= v.level and not seen[part] then
+        seen[part] = true
+        list[#list + 1] = part
+        count[part] = (count[part] or 0) + 1
+      end
+    end
+    parts[i] = list
+  end
+  for i, st in ipairs(settings) do
+    local keep = {}
+    for _, part in ipairs(parts[i]) do
+      if count[part] < #settings then keep[#keep + 1] = part end
+    end
+    local head = #keep > 0 and table.concat(keep, "-") or
+      (st.label ~= "" and (M.overrides_text(st.variants[1].overrides, s.factor.key) or st.label) or nil)
+    for _, v in ipairs(st.variants) do heads[v.name] = head end
+  end
+  return heads
+end
+
+function M.plain_label(s, c, heads)
+  local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+  if t and b and t.setting == b.setting then
+    local head = heads[t.name] and (heads[t.name] .. ": ") or ""
+    return head .. level_name(t) .. " - " .. level_name(b)
+  end
+  if t and b then
+    -- each side with the settings in which the two differ: "matched LayerNorm, lr 0.01"
+    return plot_label(s, t, { b }) .. " - " .. plot_label(s, b, { t })
+  end
+  return c.treatment .. " - " .. c.baseline
+end
+
+-- The runs a comparison c of study s rests on, by origin (Study:origin: a run copied
+-- from another study is that study's run): {"t:<origin>" | "b:<origin>" -> true} over
+-- its seeds, the treatment's and the baseline's apart, and their number.
+function M.run_set(s, c)
+  local set, n = {}, 0
+  for _, seed in ipairs(type(c.seeds) == "table" and c.seeds or s.seeds) do
+    for _, k in ipairs({ "t:" .. s:origin(c.treatment, seed), "b:" .. s:origin(c.baseline, seed) }) do
+      if not set[k] then
+        set[k] = true
+        n = n + 1
+      end
+    end
+  end
+  return set, n
+end
+
+-- Seeds as plain text: "1-3" when consecutive, else "1, 3, 4".
+function M.seed_text(seeds)
+  local run = #seeds > 1
+  for i = 2, #seeds do
+    if seeds[i] ~= seeds[i - 1] + 1 then run = false end
+  end
+  if run then return string.format("%d-%d", seeds[1], seeds[#seeds]) end
+  local t = {}
+  for i, x in ipairs(seeds) do t[i] = string.format("%d", x) end
+  return table.concat(t, ", ")
+end
+
+function M.subset(a, b)
+  for k in pairs(a) do
+    if not b[k] then return false end
+  end
+  return true
+end
+
+-- Which rows repeat another's runs: row i is shown through row j when i's run set is
+-- part of j's and j's is larger, or the same and j comes first.  Returns {i -> j} with
+-- every j a row that is shown (the first such one); rows are {set =, n =}.
+function M.duplicates(rows)
+  local function shows(j, i)
+    local a, b = rows[i], rows[j]
+    return j ~= i and M.subset(a.set, b.set) and (b.n > a.n or j < i)
+  end
+  local kept = {}
+  for i = 1, #rows do
+    kept[i] = true
+    for j = 1, #rows do
+      if shows(j, i) then
+        kept[i] = false
+        break
+      end
+    end
+  end
+  local dup = {}
+  for i = 1, #rows do
+    if not kept[i] then
+      for j = 1, #rows do
+        if kept[j] and shows(j, i) then
+          dup[i] = j
+          break
+        end
+      end
+    end
+  end
+  return dup
+end
+
+-- A row per primary comparison with a mean of the studies whose primary metric is `metric`.
+local function forest_rows(studies, metric)
+  local rows = {}
+  for _, s in ipairs(studies) do
+    if s.primary == metric then
+      local heads = M.setting_heads(s)
+      for _, c in ipairs(s:comparisons()) do
+        if finite(c.mean) then
+          local ci = ci_of(c)
+          local set, n = M.run_set(s, c)
+          rows[#rows + 1] = { study = s, mean = c.mean, lo = ci and ci[1] or c.mean,
+            hi = ci and ci[2] or c.mean, mde = data.mde(c), min_effect = s.analysis.min_effect,
+            label = M.plain_label(s, c, heads) .. (ci and "" or " (no CI)"), set = set, n = n,
+            head = heads[c.treatment], seeds = type(c.seeds) == "table" and M.seed_text(c.seeds)
+              or nil }
+        end
+      end
+    end
+  end
+  return rows
+end
+
+-- The rows in groups by study, in order of first appearance, a row whose runs another
+-- row shows (dup[i], M.duplicates) left out and noted in its group's header.
+local function forest_groups(rows, dup)
+  -- Groups in order of first appearance; each header notes the rows it left out.
+  local groups, by_study = {}, {}
+  for i, r in ipairs(rows) do
+    local grp = by_study[r.study]
+    if not grp then
+      grp = { study = r.study, rows = {}, notes = {}, noted = {} }
+      by_study[r.study] = grp
+      groups[#groups + 1] = grp
+    end
+    local j = dup[i]
+    if j then
+      local src = rows[j]
+      local note = (r.head and (r.head .. ": ") or "") .. "the runs of " ..
+        src.study.name .. (r.n < src.n and r.seeds and (" (seeds " .. r.seeds .. ")") or "") ..
+        (j < i and ", shown above" or ", shown below")
+      if not grp.noted[note] then
+        grp.noted[note] = true
+        grp.notes[#grp.notes + 1] = note
+      end
+    else
+      grp.rows[#grp.rows + 1] = r
+    end
+  end
+  return groups
+end
+
+-- Forest rows of every study of `studies` whose primary metric is `metric`, grouped by
+-- study (a header row each, `labels[study]` or the study's name), each set of runs
+-- once: a comparison whose runs another row already shows (a study that copied them) is
+-- left out and named in its group's header.  Returns the data (y mean lo hi mde
+-- min_effect label), the number of rows with headers, the longest row label's length,
+-- the values drawn, the x range and the headers ({text, y, kind}).
+function M.forest(studies, metric, labels)
+  local rows = forest_rows(studies, metric)
+  if #rows == 0 then return nil end
+  local groups = forest_groups(rows, M.duplicates(rows))
+  local total = #groups
+  for _, grp in ipairs(groups) do total = total + #grp.rows + #grp.notes end
+  local body, heads = { "# y mean lo hi mde min_effect label" }, {}
+  local y, width, values, xs = total, 0, {}, { 0 }
+  -- a header is data: its text, row and kind (1 a study, 2 a note) as gnuplot variables
+  local function label_at(text, kind)
+    heads[#heads + 1] = { text = one_line(text):gsub('"', "'"), y = y, kind = kind }
+    y = y - 1
+  end
+  for _, grp in ipairs(groups) do
+    label_at(labels and labels[grp.study.name] or grp.study.name, 1)
+    for _, note in ipairs(grp.notes) do label_at("    " .. note, 2) end
+    for _, r in ipairs(grp.rows) do
+      local mde, me = r.mde or 0, r.min_effect or 0
+      body[#body + 1] = string.format("%d %s %s %s %s %s %s", y, g(r.mean), g(r.lo), g(r.hi),
+        g(mde) or "0", g(me) or "0", title(r.label))
+      width = math.max(width, #r.label)
+      values[#values + 1], values[#values + 2], values[#values + 3] = r.mean, r.lo, r.hi
+      for _, x in ipairs({ r.lo, r.hi, mde, -mde, me, -me }) do xs[#xs + 1] = x end
+      y = y - 1
+    end
+  end
+  local lo, hi = extent(xs)
+  lo, hi = padded(lo, hi, 0.04)
+  return table.concat(body, "\n") .. "\n", total, width, values, lo, hi, heads
+end
+
+return M

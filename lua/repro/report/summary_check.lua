@@ -1,0 +1,90 @@
+-- A summary the report is about to use, checked: recomputed from the verified records
+-- beside it, as `bin/repro analyze` writes it, and refused unless it is the same bytes
+-- (lua/repro/report/data.lua loads every study through M.check_summary).
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local analysis = require "repro.analysis"
+local base = require "repro.core.base"
+local sys = require "repro.sys"
+local host = require "repro.host"
+
+local M = {}
+local user_error = base.user_error
+
+-- The first key path at which the decoded values a and b differ ("per_variant.none.n"),
+-- walking object keys in sorted order; nil when they are equal.
+function M.first_difference(a, b, path)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    if a == b or (a ~= a and b ~= b) then return nil end
+    return path == "" and "(the whole document)" or path
+  end
+  local keys, seen = {}, {}
+  for _, t in ipairs({ a, b }) do
+    for k in pairs(t) do
+      if not seen[k] then seen[k], keys[#keys + 1] = true, k end
+    end
+  end
+  table.sort(keys, function(x, y)
+    if type(x) == type(y) then return x < y end
+    return type(x) == "number"
+  end)
+  for _, k in ipairs(keys) do
+    local sub = type(k) == "number" and string.format("%s[%d]", path, k) or
+      (path == "" and tostring(k) or path .. "." .. tostring(k))
+    local d = M.first_difference(a[k], b[k], sub)
+    if d then return d end
+  end
+  return nil
+end
+
+-- Refuses (a user error naming the file and the first differing key) the summary `text`
+-- of the study `name` under exp_dir unless it is, byte for byte, the summary the
+-- analysis computes now from the verified records beside it (analysis.study_records and
+-- summary_of, as `bin/repro analyze` writes it): the study file the summary names
+-- (`file`, relative to the project root) evaluated with the summary's
+-- `command_line_overrides`, reading other studies' results under exp_dir.  A digest of
+-- the records alone proves nothing about the numbers next to it, since anyone can
+-- recompute it.
+function M.check_summary(exp_dir, name, text, sum)
+  local path = exp_dir .. "/" .. name .. "/summary.json"
+  local function refuse(fmt, ...)
+    user_error("report: %s %s: refused (bin/repro analyze writes it again from the " ..
+      "verified records)", path, string.format(fmt, ...))
+  end
+  if type(sum.file) ~= "string" or sum.file == "" then
+    refuse("names no study file (`file`) to recompute it from")
+  end
+  local file = sum.file:sub(1, 1) == "/" and sum.file or (host.root .. "/" .. sum.file)
+  if not sys.lstat(file) then
+    refuse("cannot be recomputed: its study file %s does not exist", base.printable(sum.file))
+  end
+  local set = sum.command_line_overrides
+  if set ~= nil and type(set) ~= "table" then refuse("has a malformed command_line_overrides") end
+  local study = require "repro.study"
+  local ok, s = pcall(study.load, file, set, { out_root = exp_dir })
+  if not ok then
+    local msg = type(s) == "table" and tostring(s.message) or tostring(s)
+    local lines = {}
+    for l in msg:gmatch("[^\n]+") do
+      if #lines < 2 then lines[#lines + 1] = l:gsub("^%s+", "") end
+    end
+    refuse("cannot be recomputed: its study file %s: %s", base.printable(sum.file),
+      base.printable(table.concat(lines, " ")))
+  end
+  s.file_rel = fs.relative_to_root(file)
+  if s.name ~= name then
+    refuse("names the study file of another study (%s)", base.printable(s.name))
+  end
+  local records, missing = analysis.study_records(s, exp_dir .. "/" .. name)
+  if #missing > 0 then
+    refuse("cannot be recomputed: %d run%s not done or not verified (%s)", #missing,
+      #missing == 1 and " is" or "s are", table.concat(missing, ", ", 1, math.min(#missing, 5)))
+  end
+  local _, want = analysis.summary_of(s, exp_dir .. "/" .. name, records)
+  if want == text then return end
+  local key = M.first_difference(sum, json.decode(want), "")
+  refuse("differs from the summary its records give (first differing key: %s)",
+    key and base.printable(key) or "none: the same values, written differently")
+end
+
+return M

@@ -1,0 +1,330 @@
+-- A study's pre-registered analysis (the `analysis` table of a study file; its fields in
+-- the header of lua/repro/study/init.lua), checked and normalized: the metrics it may
+-- name, the decision rule's parameters, the test, the comparisons and interactions, and
+-- the sections its extensions and sweep add.
+local stats = require "stats"
+local sweep = require "repro.study.sweep"
+local prob = require "repro.study.problems"
+
+local M = {}
+
+local sorted_keys, set_of, suggest = prob.sorted_keys, prob.set_of, prob.suggest
+local is_list, typename = prob.is_list, prob.typename
+
+-- Metrics computed by lua/repro/analysis/init.lua from a run's log.csv and metrics.json.
+M.DERIVED_METRICS = { "diverged", "n_spikes", "max_loss_ratio" }
+
+-- The scalar results engine.train documents (lua/lengine.c); every numeric top-level
+-- field of metrics.json is usable, these are the names a study may list.
+M.ENGINE_METRICS = require("engine").metric_names()
+
+M.ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
+  "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
+  "registered_rule", "sweep" }
+local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
+  "correction", "resamples", "test" }
+-- The decision rule of lua/repro/analysis/init.lua (analysis.RULE, kept here so that loading a
+-- study does not load the analysis).
+M.RULE = 2
+function M.metric_names()
+  local all = {}
+  for _, m in ipairs(M.DERIVED_METRICS) do all[#all + 1] = m end
+  for _, m in ipairs(M.ENGINE_METRICS) do all[#all + 1] = m end
+  return all
+end
+
+
+local function check_pair(P, pair, path, variants, names)
+  if not (is_list(pair) and #pair == 2 and type(pair[1]) == "string"
+      and type(pair[2]) == "string") then
+    P.add(path, "expected a pair {treatment, baseline} of variant names")
+    return nil
+  end
+  local ok = true
+  for i = 1, 2 do
+    if not variants[pair[i]] then
+      P.add(path .. "[" .. i .. "]", function()
+        return "unknown variant '" .. pair[i] .. "'" .. suggest(pair[i], names)
+      end, pair[i])
+      ok = false
+    end
+  end
+  if ok and pair[1] == pair[2] then
+    P.add(path, "compares variant '" .. pair[1] .. "' with itself", pair[1])
+    ok = false
+  end
+  return ok and { pair[1], pair[2] } or nil
+end
+
+-- check_analysis in steps: each checks some fields of the study's `analysis` table `a`,
+-- reports their problems to P (in the order check_analysis calls the steps, so a study's
+-- list of problems reads the same each time) and fills the normalized `out`.
+
+-- What each analysis field takes, for the message of a missing one and the comments of
+-- `bin/repro new` (lua/repro/cli/new.lua): {field, text, required}, in the order a study
+-- file lists them.  variant_names (optional) are the study's variants.
+function M.analysis_fields(variant_names)
+  local v = "the name of a variant"
+  if variant_names and #variant_names > 0 then
+    v = "one of the variants: \"" .. table.concat(variant_names, "\", \"") .. "\""
+  end
+  return {
+    { "baseline", v .. " (without comparisons, every other variant is compared with it)", true },
+    { "metrics", "a non-empty list of metric names, e.g. { \"val_loss\", \"val_acc\" }; " ..
+      "the names: " .. table.concat(M.metric_names(), ", "), true },
+    { "primary", "one of analysis.metrics: the metric the verdicts are about", true },
+    { "better", "\"lower\" or \"higher\" (which way the primary metric improves)", true },
+    { "min_effect", "a number > 0 in the primary metric's units: the smallest difference " ..
+      "that matters (e.g. 0.02 nats of val_loss, about 2 % perplexity)", true },
+    { "alpha", "a number in (0, 1), e.g. 0.05", true },
+    { "correction", "\"holm\" (the only one)", true },
+    { "resamples", "an integer >= " .. stats.MIN_RESAMPLES .. ": bootstrap resamples, " ..
+      "e.g. 10000", true },
+    { "test", "\"t\" (the paired t-test) or \"signflip\" (the exact sign-flip test): " ..
+      "the decision test", true },
+    { "comparisons", "optional: a list of { treatment, baseline } pairs of variant names; " ..
+      "{} pre-registers no test (a descriptive study)", false },
+    { "secondary", "optional: metric names compared outside the Holm family (exploratory)",
+      false },
+    { "interactions", "optional: a list of { name = , a = { t, b }, b = { t, b } }: " ..
+      "differences of two paired differences", false },
+    { "bootstrap", "optional: \"exact\" (default) or \"monte-carlo\"", false },
+    { "registered_rule", "optional: the decision rule pre-registered, an integer from 1 to " ..
+      M.RULE .. " (default " .. M.RULE .. ", the current one)", false },
+    { "sweep", "optional: a learning-rate sweep's groups (lua/repro/study/sweep.lua)", false },
+  }
+end
+
+-- Unknown fields, and the required ones that are missing, with what they take.
+local function check_analysis_fields(P, a, variant_names, ext)
+  local fields = set_of(M.ANALYSIS_FIELDS)
+  for name in pairs(ext) do fields[name] = true end
+  for k in pairs(a) do
+    if not fields[k] then
+      P.add("analysis." .. tostring(k), function()
+        return "unknown field" .. suggest(tostring(k), M.ANALYSIS_FIELDS)
+      end, tostring(k))
+    end
+  end
+  local takes = {}
+  for _, f in ipairs(M.analysis_fields(variant_names)) do takes[f[1]] = f[2] end
+  for _, k in ipairs(REQUIRED_ANALYSIS) do
+    if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration); " ..
+      "expected " .. takes[k], "analysis") end
+  end
+end
+
+-- A list of metric names at analysis.<field>; `seen` holds names already taken (a
+-- repeat is an error, `twice` says why), and is updated.
+local function metric_list(P, a, field, nonempty, seen, twice)
+  local known = set_of(M.metric_names())
+  local list = {}
+  local value = a[field]
+  if value == nil then return list end
+  if not is_list(value) or (nonempty and #value == 0) then
+    P.add("analysis." .. field, "expected a " .. (nonempty and "non-empty " or "") ..
+      "list of metric names")
+    return list
+  end
+  for i, m in ipairs(value) do
+    local path = "analysis." .. field .. "[" .. i .. "]"
+    if type(m) ~= "string" or not known[m] then
+      P.add(path, function()
+        return "unknown metric '" .. tostring(m) .. "'" .. suggest(tostring(m), M.metric_names())
+      end, tostring(m))
+    elseif seen[m] then
+      P.add(path, "metric '" .. m .. "' " .. twice, m, 2)
+    else
+      seen[m] = true
+      list[#list + 1] = m
+    end
+  end
+  return list
+end
+
+-- baseline, metrics, secondary (compared like the others but outside the Holm family:
+-- exploratory) and primary.
+local function check_metrics(P, a, out, variants, variant_names)
+  if a.baseline ~= nil then
+    if type(a.baseline) ~= "string" or not variants[a.baseline] then
+      P.add("analysis.baseline", "unknown variant '" .. tostring(a.baseline) .. "'" ..
+        suggest(tostring(a.baseline), variant_names), "baseline")
+    else
+      out.baseline = a.baseline
+    end
+  end
+  local seen = {}
+  out.metrics = metric_list(P, a, "metrics", true, seen, "is listed twice")
+  out.secondary = metric_list(P, a, "secondary", false, seen,
+    "is already listed in analysis.metrics or analysis.secondary")
+  if a.primary ~= nil then
+    if type(a.primary) ~= "string" or not set_of(out.metrics)[a.primary] then
+      P.add("analysis.primary", "'" .. tostring(a.primary) ..
+        "' is not one of analysis.metrics", "primary")
+    else
+      out.primary = a.primary
+    end
+  end
+end
+
+-- The decision's parameters: better, min_effect, alpha, correction.
+local function check_decision(P, a, out)
+  if a.better ~= nil then
+    if a.better ~= "lower" and a.better ~= "higher" then
+      P.add("analysis.better", "expected \"lower\" or \"higher\", got " .. tostring(a.better),
+        "better")
+    else
+      out.better = a.better
+    end
+  end
+  if a.min_effect ~= nil then
+    if type(a.min_effect) ~= "number" or not (a.min_effect > 0 and a.min_effect < math.huge) then
+      P.add("analysis.min_effect", "expected a number > 0 (in the primary metric's units)",
+        "min_effect")
+    else
+      out.min_effect = a.min_effect + 0.0
+    end
+  end
+  if a.alpha ~= nil then
+    if type(a.alpha) ~= "number" or not (a.alpha > 0 and a.alpha < 1) then
+      P.add("analysis.alpha", "expected a number in (0, 1)", "alpha")
+    else
+      out.alpha = a.alpha + 0.0
+    end
+  end
+  if a.correction ~= nil and a.correction ~= "holm" then
+    P.add("analysis.correction", "only \"holm\" is supported, got " .. tostring(a.correction),
+      "correction")
+  end
+  out.correction = "holm"
+end
+
+-- The test and its resampling: resamples, bootstrap, test, registered_rule.
+local function check_test(P, a, out)
+  if a.resamples ~= nil then
+    if math.type(a.resamples) ~= "integer" or a.resamples < stats.MIN_RESAMPLES then
+      P.add("analysis.resamples", "expected an integer >= " .. stats.MIN_RESAMPLES, "resamples")
+    else
+      out.resamples = a.resamples
+    end
+  end
+  out.bootstrap = a.bootstrap or "exact"
+  if out.bootstrap ~= "exact" and out.bootstrap ~= "monte-carlo" then
+    P.add("analysis.bootstrap", "expected \"exact\" or \"monte-carlo\"", "bootstrap")
+  end
+  if a.test ~= nil then
+    if a.test ~= "t" and a.test ~= "signflip" then
+      P.add("analysis.test", "expected \"t\" (the paired t-test) or \"signflip\" (the exact " ..
+        "sign-flip test), got " .. tostring(a.test), "test")
+    else
+      out.test = a.test
+    end
+  end
+  out.registered_rule = M.RULE
+  if a.registered_rule ~= nil then
+    if math.type(a.registered_rule) ~= "integer" or a.registered_rule < 1
+        or a.registered_rule > M.RULE then
+      P.add("analysis.registered_rule", string.format("expected an integer from 1 to %d " ..
+        "(the current decision rule)", M.RULE), "registered_rule")
+    else
+      out.registered_rule = a.registered_rule
+    end
+  end
+end
+
+-- The comparisons: the listed {treatment, baseline} pairs, or without a list every
+-- variant against the baseline (out.baseline, when valid).
+local function check_comparisons(P, a, out, variants, variant_names)
+  local comparisons, seen = {}, {}
+  local function add_cmp(pair)
+    local key = pair[1] .. "\0" .. pair[2]
+    if seen[key] then return false end
+    seen[key] = true
+    comparisons[#comparisons + 1] = pair
+    return true
+  end
+  if a.comparisons ~= nil then
+    if not is_list(a.comparisons) then
+      P.add("analysis.comparisons", "expected a list of {treatment, baseline} pairs ({} for " ..
+        "none: a descriptive study)")
+    else
+      for i, pair in ipairs(a.comparisons) do
+        local p = check_pair(P, pair, "analysis.comparisons[" .. i .. "]", variants,
+          variant_names)
+        if p and not add_cmp(p) then
+          P.add("analysis.comparisons[" .. i .. "]", string.format(
+            "the comparison %s vs %s is listed twice", p[1], p[2]), "comparisons")
+        end
+      end
+    end
+  elseif out.baseline then
+    for _, v in ipairs(variant_names) do
+      if v ~= out.baseline then add_cmp({ v, out.baseline }) end
+    end
+  end
+  out.comparisons = comparisons
+end
+
+-- One interaction {name=, a={t, b}, b={t, b}} at `path`; names holds the names taken.
+local function check_interaction(P, it, path, names, variants, variant_names)
+  if type(it) ~= "table" then
+    P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
+    return nil
+  end
+  for k in pairs(it) do
+    if k ~= "name" and k ~= "a" and k ~= "b" then
+      P.add(path .. "." .. tostring(k), "unknown field (expected name, a, b)", tostring(k))
+    end
+  end
+  if type(it.name) ~= "string" or it.name == "" then
+    P.add(path .. ".name", "expected a string")
+  elseif names[it.name] then
+    P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
+  end
+  local pa = check_pair(P, it.a, path .. ".a", variants, variant_names)
+  local pb = check_pair(P, it.b, path .. ".b", variants, variant_names)
+  if type(it.name) == "string" and pa and pb then
+    names[it.name] = true
+    return { name = it.name, a = pa, b = pb }
+  end
+  return nil
+end
+
+local function check_interactions(P, a, out, variants, variant_names)
+  local interactions = {}
+  if a.interactions ~= nil then
+    if not is_list(a.interactions) then
+      P.add("analysis.interactions", "expected a list of {name=, a={t, b}, b={t, b}}")
+    else
+      local names = {}
+      for i, it in ipairs(a.interactions) do
+        interactions[#interactions + 1] = check_interaction(P, it, "analysis.interactions[" ..
+          i .. "]", names, variants, variant_names)
+      end
+    end
+  end
+  out.interactions = interactions
+end
+
+-- The study's pre-registered analysis (header), normalized; P collects the problems.
+function M.check(P, a, variants, variant_names, ext)
+  local out = {}
+  if type(a) ~= "table" then
+    P.add("analysis", "expected a table, got " .. typename(a))
+    return out
+  end
+  check_analysis_fields(P, a, variant_names, ext)
+  check_metrics(P, a, out, variants, variant_names)
+  check_decision(P, a, out)
+  check_test(P, a, out)
+  out.design_notes = {}
+  check_comparisons(P, a, out, variants, variant_names)
+  check_interactions(P, a, out, variants, variant_names)
+  for _, name in ipairs(sorted_keys(ext)) do
+    if a[name] ~= nil then out[name] = ext[name].check(P, a[name], variants, variant_names) end
+  end
+  if a.sweep ~= nil then out.sweep = sweep.check(P, a.sweep, variants) end
+  return out
+end
+
+return M
