@@ -12,6 +12,9 @@
 -- its perplexity change in percent and its difference in nats with the decision
 -- interval, a count by counts, and gives the rule's verdict and why, in words.  Never a
 -- variant's or metric's code name, never a percentage of a loss in nats or of a count.
+-- Longer than 500 lines on purpose: the verdict sentences, the notes under the tables and
+-- the statistics section's facts share the words and number formats at the top (names,
+-- percentages, intervals, the reason codes' wording); apart, each would need them again.
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"

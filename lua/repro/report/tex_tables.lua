@@ -16,6 +16,10 @@
 -- outcomes), its variants named by their config.  Why a degenerate
 -- comparison's statistics are undefined is said under its table in words
 -- (tex_prose.degenerate_note), never "nan" or "inf".
+-- Longer than 500 lines on purpose: each table kind is one function of at most 60 lines
+-- over the shared pieces at the top (notes, labels, the registered family's column,
+-- verdict cells); a kind with pieces of its own already has its own module (tex_sweep,
+-- tex_compute, the paper's extensions), and splitting the rest would split those pieces.
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
