@@ -126,7 +126,7 @@ local cases = {
   { "run: --only unknown key", "run good.lua --only color=red", 1,
     "--only expects variant=V,seed=S, got 'color=red'" },
   { "run: --only variant twice", "run good.lua --only variant=none,variant=layernorm", 1,
-    "--only gives variant twice" },
+    "--only variant=none,variant=layernorm: variant is given twice" },
   { "run: --set key twice", "run good.lua --set lr=1e-3,lr=2e-3", 1, "lr is given twice" },
   { "run: --set key twice across flags", "run good.lua --set lr=1e-3 --set lr=2e-3", 1,
     "lr is given twice" },

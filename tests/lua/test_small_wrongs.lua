@@ -37,7 +37,7 @@ t:ok(code == 1 and err:find("base.data: holds a control character (\\0)", 1, tru
 
 -- --only: duplicate keys and an empty selection are refused by every command
 S = study("only", corpus)
-for _, cmd in ipairs({ "run-one", "plan", "status" }) do
+for _, cmd in ipairs({ "run", "run-one", "plan", "status" }) do
   code, _, err = check.run(repro .. " " .. cmd .. " " .. q(S) ..
     " --only variant=none,variant=layernorm,seed=1 --out-root " .. q(dir .. "/o"))
   t:ok(code == 1 and err:find("variant is given twice", 1, true),

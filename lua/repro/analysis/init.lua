@@ -199,10 +199,9 @@ local function analysis_out(an, s, test, m_family, level, note)
   return an_out
 end
 
--- Per variant: descriptive statistics of every metric the records carry (so the
--- instruments reach the summary), the analysed ones always, and its diverged runs.
-local function describe_variants(s, runs, note)
-  local an = s.analysis
+-- The metrics analysed (analysis.metrics and secondary, a set) and those described per
+-- variant: every metric the records carry and the analysed ones, sorted.
+local function described_metrics(an, runs)
   local secondary = an.secondary or {}
   local analysed = {}
   for _, m in ipairs(an.metrics) do analysed[m] = true end
@@ -222,6 +221,14 @@ local function describe_variants(s, runs, note)
     if not seen_metric[m] then described[#described + 1] = m end
   end
   table.sort(described)
+  return analysed, described
+end
+
+-- Per variant: descriptive statistics of every metric the records carry (so the
+-- instruments reach the summary), the analysed ones always, and its diverged runs.
+local function describe_variants(s, runs, note)
+  local an = s.analysis
+  local analysed, described = described_metrics(an, runs)
   local per_variant = {}
   for _, v in ipairs(s.variants) do
     local div_seeds = {}

@@ -86,7 +86,7 @@ function M.parse_only(raw, who)
   for kv in raw:gmatch("[^,]+") do
     local k, v = kv:match("^(%w+)=(.+)$")
     if (k == "variant" or k == "seed") and sel[k] ~= nil then
-      user_error("%s: --only gives %s twice", who, k)
+      user_error("%s: --only %s: %s is given twice", who, raw, k)
     end
     if k == "variant" then
       sel.variant = v

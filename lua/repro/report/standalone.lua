@@ -43,10 +43,8 @@ local function value_text(x)
   return tostring(x)
 end
 
--- The study's tables as { title =, head = {...}, rows = {{...}, ...}, note = } of plain
--- text: its design, its variants' statistics on the primary metric, and its verdicts.
-function M.tables(s)
-  local sum, an = s.summary, s.summary.analysis or {}
+-- The design table of summary sum (study `name`, its analysis an).
+local function design_table(name, sum, an)
   local variants = {}
   for _, v in ipairs(sum.variants or {}) do
     local keys, parts = {}, {}
@@ -67,7 +65,7 @@ function M.tables(s)
     base_parts[#base_parts + 1] = k .. " = " .. value_text(sum.base[k])
   end
   local design = { title = "Design", head = { "field", "value" }, rows = {
-    { "study", s.name },
+    { "study", name },
     { "description", sum.description or "" },
     { "base config", #base_parts > 0 and table.concat(base_parts, ", ") or "the defaults" },
     { "variants", table.concat(variants, "; ") },
@@ -80,6 +78,11 @@ function M.tables(s)
     { "test", tostring(an.test or "t") },
     { "family", tostring(an.family or "none") },
   } }
+  return design
+end
+
+-- The per-variant table of the primary metric, from the summary's per_variant.
+local function variants_table(sum, an)
   local stats = { title = "Variants on " .. tostring(an.primary), head = { "variant", "runs",
     "diverged", "mean", "sd", "min", "max" }, rows = {} }
   for _, v in ipairs(sum.variants or {}) do
@@ -88,6 +91,11 @@ function M.tables(s)
     stats.rows[#stats.rows + 1] = { v.name, value_text(pv.n_runs or 0),
       value_text(pv.n_diverged or 0), num(m.mean), num(m.sd), num(m.min), num(m.max) }
   end
+  return stats
+end
+
+-- The verdicts table, each verdict's reason (the analysis's words) under it.
+local function verdicts_table(sum, an)
   local byname = {}
   for _, c in ipairs(sum.comparisons or {}) do
     if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
@@ -105,7 +113,14 @@ function M.tables(s)
       v.baseline .. ": " .. v.verdict .. " because " .. v.reason) or nil
   end
   if #verdicts.rows == 0 then verdicts.note = "This study pre-registered no comparison." end
-  return { design, stats, verdicts }
+  return verdicts
+end
+
+-- The study's tables as { title =, head = {...}, rows = {{...}, ...}, note = } of plain
+-- text: its design, its variants' statistics on the primary metric, and its verdicts.
+function M.tables(s)
+  local sum, an = s.summary, s.summary.analysis or {}
+  return { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an) }
 end
 
 -- LaTeX ------------------------------------------------------------------------------
