@@ -1,10 +1,13 @@
 -- The studies the report reads (lua/repro/report/init.lua): each study's summary.json with
 -- lazy access to its run records (metrics.json, config.json, log.csv), its variants
--- labelled by embedding norm and setting (short labels for the tables; names for the
+-- labelled by the treatment factor and setting (short labels for the tables; names for the
 -- prose, from the paper's manifest: M.name_variants), the nested summaries a summary may
 -- hold (M.SECTIONS: Study:section, a Study over one of them) and the groups of its
 -- learning-rate sweep named by their config (Study:sweep_groups), and the one choice of
 -- which interval and minimum detectable effect of a comparison the report prints.
+-- Just over 500 lines: the Study object's methods over one summary and its records, a
+-- class; its naming (names.lua) and the summary's recomputation (summary_check.lua) are
+-- already apart.
 local fs = require "repro.core.fs"
 local record = require "repro.record"
 local json = require "repro.core.json"
