@@ -209,7 +209,7 @@ function Study:verdict(c)
   return nil
 end
 
--- The settings of the study: variants grouped by their overrides other than embed_norm,
+-- The settings of the study: variants grouped by their overrides other than the factor's key,
 -- in order of first appearance: {{key, label, variants = {...}}}.
 function Study:settings()
   return self.setting_list

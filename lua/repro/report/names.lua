@@ -92,12 +92,12 @@ local function differing_keys(s, names, value_of)
 end
 
 -- The names the prose gives the variants of study s (LaTeX), from `names` (the paper's
--- manifest: names.embed_norm = {value -> name}, names.keys = a list of {key =, format =},
--- format a string with %s, a table from value to phrase, or false to leave the key out
--- where the other keys tell the settings apart).  Each variant gets
---   prose_norm     the name of its embed_norm value (names.embed_norm, else M.NORM_NAMES,
---                  else the value)
---   prose_setting  a phrase for the config keys other than embed_norm in which the
+-- manifest: names.keys = a list of {key =, format =, label =}, format a string with %s,
+-- a table from value to phrase, or false to leave the key out where the other keys tell
+-- the settings apart; the factor's own values are named by s.factor.names).  Each variant
+-- gets
+--   prose_level    the name of its factor value (s.factor.names, else its label)
+--   prose_setting  a phrase for the config keys other than the factor's in which the
 --                  study's variants differ ("at lr 0.003"), "" when they differ in none;
 --                  keys in the manifest's order, then the others by name
 --   prose          the two together ("LayerNorm at lr 0.003")
