@@ -79,14 +79,26 @@ local function scale(def, s, S)
   local n_sizes = 0
   for _ in pairs(sizes) do n_sizes = n_sizes + 1 end
   def(S .. "FitSizes", string.format("%d", n_sizes))
-  local levels = {}
-  for level in pairs(by_level) do levels[#levels + 1] = level end
+  -- every treatment level gets its macros: dashes where no line can be fitted (fewer
+  -- than 3 sizes, as in a reduced run), so the paper always compiles
+  local levels, seen = {}, {}
+  for _, v in ipairs(s.variants) do
+    if v.level ~= base and not seen[v.level] then
+      seen[v.level] = true
+      levels[#levels + 1] = v.level
+    end
+  end
   table.sort(levels)
   for _, level in ipairs(levels) do
-    local e = by_level[level]
+    local e = by_level[level] or { x = {}, y = {} }
     local L = S .. F.macro(level)
     local ok, r = pcall(stats.linfit, e.x, e.y, { at = 7 })
-    if ok then
+    if not ok then
+      for _, k in ipairs({ "FitSlope", "FitSlopeCI", "FitAtTenM", "FitAtTenMCI" }) do
+        def(L .. k, DASH)
+      end
+      def(L .. "FitN", string.format("%d", #e.x))
+    else
       def(L .. "FitSlope", F.num(r.slope, 3))
       def(L .. "FitSlopeCI", F.interval(r.slope_ci, 3))
       def(L .. "FitAtTenM", F.num(r.fit, 2))
