@@ -99,7 +99,7 @@ local function overrides(d, ctx)
       for k in pairs(o) do keys[#keys + 1] = k end
       table.sort(keys)
       local kv = {}
-      for _, k in ipairs(keys) do kv[#kv + 1] = k .. "=" .. F.config_text(o[k]) end
+      for _, k in ipairs(keys) do kv[#kv + 1] = k .. " " .. F.config_text(o[k]) end
       local key = table.concat(kv, ", ")
       if not groups[key] then
         groups[key] = {}
