@@ -64,9 +64,8 @@ local function lines(ctx)
     end
   end
   local sc = effect(S.tuned_controls, "scale", "none")
-  local tmc = cmp(S.tuned_matched, "layernorm_matched", "none")
+  local tmc, v = cmp(S.tuned_matched, "layernorm_matched", "none")
   if sc and tmc then
-    local _, v = cmp(S.tuned_matched, "layernorm_matched", "none")
     add(string.format("**Rescaling, not normalizing.** Rescaling the embedding to unit RMS " ..
       "without normalizing changes perplexity by %s; normalizing without rescaling " ..
       "(matched LayerNorm), at finely tuned learning rates on %d power-sized seeds " ..
@@ -75,12 +74,11 @@ local function lines(ctx)
       num(tmc.mean, 4), interval(tmc.ci_decision, 4)))
   end
   local is1 = effect(S.init_scale, "layernorm-std1", "none-std1")
-  local ts1 = S.tuned_std1 and cmp(S.tuned_std1, "layernorm", "none")
+  local ts1, v1 = cmp(S.tuned_std1, "layernorm", "none")
   if is1 and ts1 then
-    local _, v = cmp(S.tuned_std1, "layernorm", "none")
     add(string.format("**Embeddings drawn N(0, 1).** LayerNorm changes perplexity by %s at the " ..
       "shared learning rate (`init_scale`), but by %s (*%s*; loss difference %s nats%s) with " ..
-      "each variant at its own best (`tuned_std1`).", is1, pct(ts1.val_ppl_change), v,
+      "each variant at its own best (`tuned_std1`).", is1, pct(ts1.val_ppl_change), v1,
       num(ts1.mean, 4), interval(ts1.ci_decision, 4)))
   end
   local sw = S.lr_sweep and S.lr_sweep.summary.lr_sweep

@@ -148,14 +148,7 @@ function M.verdict(c, an)
   end
   local ci, d, verdict = c.ci_decision, c.mean, why.verdict
   local reason = reasons.verdict_words(why, c)
-  local change
-  if d == 0 then
-    change = string.format("the same as with %s on average", c.baseline)
-  else
-    change = string.format("%s than with %s by %s on average%s", d < 0 and "lower" or "higher",
-      c.baseline, fmt(math.abs(d)), c.relative_change and string.format(" (%+.2f %% of %s's mean)",
-        100 * c.relative_change, c.baseline) or "")
-  end
+  local change = reasons.change_words(c, d)
   local interval = ci and string.format("%s %s interval of the difference %s to %s", level,
     INTERVAL_NAME[c.ci_decision_kind] or c.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
     string.format("no %s interval (the sign-flip test cannot reject at alpha with %d pairs)",

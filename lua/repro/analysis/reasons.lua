@@ -117,6 +117,16 @@ end
 
 local fmt = M.fmt
 
+-- How the treatment's mean difference d compares with the baseline's, in words, for the
+-- verdict sentences of both rules: "higher than with none by 0.12 on average (+4.83 % of
+-- none's mean)".
+function M.change_words(c, d)
+  if d == 0 then return string.format("the same as with %s on average", c.baseline) end
+  return string.format("%s than with %s by %s on average%s", d < 0 and "lower" or "higher",
+    c.baseline, fmt(math.abs(d)), c.relative_change and string.format(" (%+.2f %% of %s's mean)",
+      100 * c.relative_change, c.baseline) or "")
+end
+
 -- The reason of decision `why` (M.decide) of comparison c in words, for the summary's
 -- `reason` and the terminal; nil for no_pairs, which the verdict's sentence says.
 function M.verdict_words(why, c)

@@ -72,14 +72,7 @@ function M.verdict_rule1(c, an)
       why = "the p is below alpha but the " .. kind .. " interval includes zero"
     end
   end
-  local change
-  if d == 0 then
-    change = string.format("the same as with %s on average", c.baseline)
-  else
-    change = string.format("%s than with %s by %s on average%s", d < 0 and "lower" or "higher",
-      c.baseline, fmt(math.abs(d)), c.relative_change and string.format(" (%+.2f %% of %s's mean)",
-        100 * c.relative_change, c.baseline) or "")
-  end
+  local change = reasons.change_words(c, d)
   local ci_name = kind == "BCa" and "BCa" or (kind == "t" and "t (BCa undefined)" or
     "point (all differences equal)")
   local s = string.format("With %s, %s was %s; %s %s interval of the difference %s to %s; " ..

@@ -253,9 +253,8 @@ local function comparison_of(s, v)
   return nil
 end
 
--- One verdict in words (LaTeX), one sentence; `told` is accepted and unused (the verdict
--- clause no longer repeats the rule).
-function M.verdict_sentence(s, v, told)
+-- One verdict in words (LaTeX), one sentence.
+function M.verdict_sentence(s, v)
   local c = comparison_of(s, v) or { treatment = v.treatment, baseline = v.baseline,
     metric = v.metric, n = 0 }
   local front, tn, bn = names_of(s, c)
@@ -283,9 +282,9 @@ end
 
 -- Every verdict of study s, one paragraph (LaTeX).
 function M.verdicts(s)
-  local out, told = {}, {}
+  local out = {}
   for _, v in ipairs(s.summary.verdicts or {}) do
-    out[#out + 1] = M.verdict_sentence(s, v, told)
+    out[#out + 1] = M.verdict_sentence(s, v)
   end
   if #out == 0 then return "\\emph{This study has no comparisons.}" end
   return table.concat(out, " ")
