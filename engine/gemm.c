@@ -13,8 +13,14 @@
 #include "kern_ops.h"
 #include "kernels.h"
 
+/* The blocking (KC deep, MC_ROWS rows of A per block) can be set at build time (-DKC=...)
+ * for blocking experiments: any values give the same bits (the determinism rule). */
+#ifndef KC
 #define KC 256
+#endif
+#ifndef MC_ROWS
 #define MC_ROWS 96 /* rows of A per packed block (rounded up to the micro-tile's MR) */
+#endif
 
 /* Per-thread buffers, grown on demand and kept between calls (allocating per call costs
  * page faults); kernels_release frees them. */
@@ -178,40 +184,107 @@ static const gemm_micro *choose(int N)
     return pn < pw ? n : w;
 }
 
-/* C(M, N) (+)= op(A)(M, kc at p0) · packed panels (panel stride pstride floats). */
+/* A transposed block (rows i0.. of op(A), mc of them, k p0.., kc wide) packed as
+ * contiguous MR-row tiles, tile r at Ap + r*MR*kc as Ap[k*MR + i], zero-padded: the
+ * micro-kernel then streams one tile from memory instead of touching a new cache line of
+ * A's storage for every k (op(A) = Aᵀ keeps a tile's MR values of one k together but its
+ * k's a whole row of A apart). Data movement only. */
+static void pack_At(const float *A, int lda, int i0, int p0, int mc, int kc, int MR, float *Ap)
+{
+    for (int ir = 0; ir < mc; ir += MR, Ap += (size_t)MR * kc) {
+        int mr = mc - ir < MR ? mc - ir : MR;
+        const float *src = A + (size_t)p0 * lda + i0 + ir;
+        if (mr == MR && MR == 6) { /* the avx2 tile: a constant-size copy */
+            for (int k = 0; k < kc; k++, src += lda)
+                memcpy(Ap + (size_t)k * 6, src, 6 * sizeof(float));
+            continue;
+        }
+        for (int k = 0; k < kc; k++, src += lda) {
+            float *dst = Ap + (size_t)k * MR;
+            memcpy(dst, src, (size_t)mr * sizeof(float));
+            for (int i = mr; i < MR; i++)
+                dst[i] = 0.0f;
+        }
+    }
+}
+
+/* An elementwise pass over finished rows of C, run by the thread that computed them while
+ * they are still in its cache (after the last K block of each row block): GELU of C into
+ * y (C keeps the pre-activation), or C = GELU'(x)·C.  Elementwise: the same bits as a
+ * separate pass. */
+enum { EPI_GELU = 1, EPI_GELU_BWD = 2 };
+typedef struct {
+    int kind;
+    const float *x;
+    int ldx;
+    float *y;
+    int ldy;
+} gemm_epi;
+
+static void epilogue(const gemm_epi *e, float *C, int ldc, int r0, int r1, int N)
+{
+    for (int r = r0; r < r1; r++) {
+        float *c = C + (size_t)r * ldc;
+        if (e->kind == EPI_GELU)
+            kern->gelu_fwd(e->y + (size_t)r * e->ldy, c, (size_t)N);
+        else
+            kern->gelu_bwd(c, e->x + (size_t)r * e->ldx, c, (size_t)N);
+    }
+}
+
+/* The epilogue of columns c0.. and rows r0.. of C (for a part of the product) */
+static gemm_epi epi_at(const gemm_epi *e, int r0, int c0)
+{
+    gemm_epi o = *e;
+    if (o.x)
+        o.x += (size_t)r0 * o.ldx + c0;
+    if (o.y)
+        o.y += (size_t)r0 * o.ldy + c0;
+    return o;
+}
+
+/* C(M, N) (+)= op(A)(M, kc at p0) · packed panels (panel stride pstride floats); then the
+ * epilogue (when not NULL) on each finished row block. */
 static int multiply(const gemm_micro *mk, int M, int N, int kc, const float *A, int lda, int ta,
                     int p0, const float *Bp, size_t pstride, float *C, int ldc, const float *bias,
-                    int load_c)
+                    int load_c, const gemm_epi *epi)
 {
     const int MR = mk->mr, NR = mk->nr, MC = (MC_ROWS + MR - 1) / MR * MR;
     float *tile = NULL;
-    if (M % MR && !(tile = grow(4, (size_t)MR * kc)))
+    /* op(A) = Aᵀ read by more than one column panel: the whole block is packed */
+    const int packA = ta && N > NR;
+    if ((packA || M % MR) && !(tile = grow(4, (size_t)(packA ? MC : MR) * kc)))
         return -1;
     for (int i0 = 0; i0 < M; i0 += MC) {
         int mc = M - i0 < MC ? M - i0 : MC;
-        /* the block's last, partial tile is packed once here, not once per column panel */
         long trs = 0, tks = 0;
         int ipart = mc / MR * MR;
-        const float *part = ipart < mc ? a_tile(A, lda, ta, i0 + ipart, p0, mc - ipart, MR, kc,
-                                                tile, &trs, &tks)
-                                       : NULL;
+        const float *part = NULL;
+        if (packA)
+            pack_At(A, lda, i0, p0, mc, kc, MR, tile);
+        else if (ipart < mc) /* the block's last, partial tile, packed once for all panels */
+            part = a_tile(A, lda, ta, i0 + ipart, p0, mc - ipart, MR, kc, tile, &trs, &tks);
         for (int jr = 0; jr < N; jr += NR)
             for (int ir = 0; ir < mc; ir += MR) {
                 int mr = mc - ir < MR ? mc - ir : MR;
-                long rs = trs, ks = tks;
-                const float *a = ir == ipart ? part
-                                             : a_tile(A, lda, ta, i0 + ir, p0, mr, MR, kc, NULL,
-                                                      &rs, &ks);
+                long rs = 1, ks = MR;
+                const float *a = packA      ? tile + (size_t)ir * kc
+                                 : ir == ipart ? (rs = trs, ks = tks, part)
+                                               : a_tile(A, lda, ta, i0 + ir, p0, mr, MR, kc, NULL,
+                                                        &rs, &ks);
                 mk->fn(kc, a, rs, ks, Bp + (size_t)(jr / NR) * pstride,
                        C + (size_t)(i0 + ir) * ldc + jr, ldc, bias ? bias + jr : NULL, load_c, mr,
                        N - jr < NR ? N - jr : NR);
             }
+        if (epi)
+            epilogue(epi, C, ldc, i0, i0 + mc, N);
     }
     return 0;
 }
 
 static int gemm_core(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
-                     int tb, const float *bias, float *C, int ldc, int accumulate)
+                     int tb, const float *bias, float *C, int ldc, int accumulate,
+                     const gemm_epi *epi)
 {
     if (M <= 0 || N <= 0)
         return 0;
@@ -222,6 +295,8 @@ static int gemm_core(int M, int N, int K, const float *A, int lda, int ta, const
             else if (!accumulate)
                 memset(C + (size_t)i * ldc, 0, (size_t)N * sizeof(float));
         }
+        if (epi)
+            epilogue(epi, C, ldc, 0, M, N);
         return 0;
     }
     const gemm_micro *mk = choose(N);
@@ -234,7 +309,7 @@ static int gemm_core(int M, int N, int K, const float *A, int lda, int ta, const
         int kc = K - p0 < KC ? K - p0 : KC;
         pack_B(kc, N, B, ldb, tb, p0, NR, Bp);
         if (multiply(mk, M, N, kc, A, lda, ta, p0, Bp, (size_t)kc * NR, C, ldc,
-                     p0 == 0 ? bias : NULL, accumulate || p0 > 0))
+                     p0 == 0 ? bias : NULL, accumulate || p0 > 0, p0 + kc >= K ? epi : NULL))
             return -1;
     }
     return 0;
@@ -243,19 +318,20 @@ static int gemm_core(int M, int N, int K, const float *A, int lda, int ta, const
 int gemm_serial(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
                 int tb, float *C, int ldc, int accumulate)
 {
-    return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, accumulate);
+    return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, accumulate, NULL);
 }
 
 /* op(B) packed once for all threads (blocks of KC rows, each as NR-column panels), kept
  * between calls in shared_b; freed by kernels_release. */
 static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, const float *B,
-                         int ldb, int tb, const float *bias, float *C, int ldc, int accumulate)
+                         int ldb, int tb, const float *bias, float *C, int ldc, int accumulate,
+                         const gemm_epi *epi)
 {
     int nt = omp_get_max_threads();
     const gemm_micro *mk = choose(N);
     const int MR = mk->mr, NR = mk->nr;
     if (nt <= 1 || K <= 0 || N <= 0)
-        return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate);
+        return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate, epi);
     int npad = (N + NR - 1) / NR * NR, np = npad / NR;
     int rc = 0;
     if (K > M && N >= M && np >= nt) {
@@ -267,14 +343,16 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
             int t = omp_get_thread_num(), n = omp_get_num_threads();
             int per = (np + n - 1) / n, c0 = t * per * NR;
             int c1 = c0 + per * NR < N ? c0 + per * NR : N;
+            gemm_epi e = epi ? epi_at(epi, 0, c0) : (gemm_epi){0};
             if (c0 < c1)
                 rc |= gemm_core(M, c1 - c0, K, A, lda, ta, tb ? B + (size_t)c0 * ldb : B + c0,
-                                ldb, tb, bias ? bias + c0 : NULL, C + c0, ldc, accumulate) != 0;
+                                ldb, tb, bias ? bias + c0 : NULL, C + c0, ldc, accumulate,
+                                epi ? &e : NULL) != 0;
         }
         return rc ? -1 : 0;
     }
     if (M < 2 * MR)
-        return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate);
+        return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate, epi);
     size_t need = (size_t)K * npad;
     if (shared_b_n < need) {
         free(shared_b);
@@ -298,15 +376,21 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
                 pack_B(kc, n, tb ? B + (size_t)j * NR * ldb : B + j * NR, ldb, tb, p0, NR,
                        Bp + (size_t)p0 * npad + (size_t)j * NR * kc);
             }
-        int t = omp_get_thread_num(), n = omp_get_num_threads();
-        int chunk = ((M + n - 1) / n + MR - 1) / MR * MR;
-        int m0 = t * chunk, m1 = m0 + chunk < M ? m0 + chunk : M;
-        for (int p0 = 0; p0 < K && m0 < m1; p0 += KC) {
-            int kc = K - p0 < KC ? K - p0 : KC;
-            const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
-            rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bp + (size_t)p0 * npad,
-                           (size_t)kc * NR, C + (size_t)m0 * ldc, ldc, p0 == 0 ? bias : NULL,
-                           accumulate || p0 > 0) != 0;
+        /* row blocks of MC rows handed out one at a time (dynamic): a core slowed by
+         * another tenant of a shared machine takes fewer blocks instead of holding the
+         * other at the barrier; each block's rows get the same chains either way */
+        const int MC = (MC_ROWS + MR - 1) / MR * MR, nblk = (M + MC - 1) / MC;
+#pragma omp for schedule(dynamic, 1)
+        for (int ib = 0; ib < nblk; ib++) {
+            int m0 = ib * MC, m1 = m0 + MC < M ? m0 + MC : M;
+            gemm_epi e = epi ? epi_at(epi, m0, 0) : (gemm_epi){0};
+            for (int p0 = 0; p0 < K; p0 += KC) {
+                int kc = K - p0 < KC ? K - p0 : KC;
+                const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
+                rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bp + (size_t)p0 * npad,
+                               (size_t)kc * NR, C + (size_t)m0 * ldc, ldc, p0 == 0 ? bias : NULL,
+                               accumulate || p0 > 0, epi && p0 + kc >= K ? &e : NULL) != 0;
+            }
         }
     }
     return rc ? -1 : 0;
@@ -315,13 +399,27 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
 int gemm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
          float *C, int ldc, int accumulate)
 {
-    return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, accumulate);
+    return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, accumulate, NULL);
 }
 
 int gemm_bias(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
               int tb, const float *bias, float *C, int ldc)
 {
-    return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, 0);
+    return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, 0, NULL);
+}
+
+int gemm_bias_gelu(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                   int tb, const float *bias, float *C, int ldc, float *G, int ldg)
+{
+    gemm_epi e = {EPI_GELU, NULL, 0, G, ldg};
+    return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, 0, &e);
+}
+
+int gemm_gelu_bwd(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                  int tb, float *C, int ldc, const float *X, int ldx)
+{
+    gemm_epi e = {EPI_GELU_BWD, X, ldx, NULL, 0};
+    return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, 0, &e);
 }
 
 size_t gemm_packed_floats(int K, int N)
@@ -353,5 +451,5 @@ int gemm_packed_mul(int M, int n, int k0, int k, const float *A, int lda, int ta
         return 0;
     }
     return multiply(mk, M, n, k, A, lda, ta, 0, pb->Bp + (size_t)k0 * mk->nr,
-                    (size_t)pb->K * mk->nr, C, ldc, NULL, accumulate);
+                    (size_t)pb->K * mk->nr, C, ldc, NULL, accumulate, NULL);
 }

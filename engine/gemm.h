@@ -24,6 +24,15 @@ int gemm_serial(int M, int N, int K, const float *A, int lda, int ta, const floa
 int gemm_bias(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
               int tb, const float *bias, float *C, int ldc);
 
+/* Fused epilogues, applied by each thread to its rows of C right after their last K block
+ * (while they are in its cache), with the same bits as a separate elementwise pass:
+ *   gemm_bias_gelu: C = bias + op(A)·op(B), then G = GELU(C) (C keeps the pre-activation);
+ *   gemm_gelu_bwd:  C = GELU'(X) · (op(A)·op(B))  (the GELU backward of C's gradient). */
+int gemm_bias_gelu(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                   int tb, const float *bias, float *C, int ldc, float *G, int ldg);
+int gemm_gelu_bwd(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                  int tb, float *C, int ldc, const float *X, int ldx);
+
 /* op(B) packed once and used by several products with parts of it (attention's causal
  * blocks): gemm_packed_mul uses its rows [k0, k0 + k) and its first n columns. */
 typedef struct {

@@ -465,8 +465,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
             apply_mask(m->tmp, a->m_proj, keep, BT * C);
         residual_layernorm_forward(a->res2, m->res[l], m->tmp, a->ln2, a->ln2_mean,
                                    a->ln2_rstd, w->ln2_w, w->ln2_b, (int)BT, C, GPT_LN_EPS);
-        linear_forward(a->fch, a->ln2, w->fc_w, w->fc_b, (int)BT, C, 4 * C);
-        gelu_forward(a->fchg, a->fch, BT * 4 * C);
+        linear_gelu_forward(a->fch, a->fchg, a->ln2, w->fc_w, w->fc_b, (int)BT, C, 4 * C);
         linear_forward(m->tmp, a->fchg, w->fc2_w, w->fc2_b, (int)BT, 4 * C, C);
         if (drop)
             apply_mask(m->tmp, a->m_fc2, keep, BT * C);
@@ -533,8 +532,8 @@ void gpt_backward(gpt_model *m, int B)
             apply_mask(m->dbr, a->m_fc2, keep, BT * C);
             dbr = m->dbr;
         }
-        linear_backward_set(m->dbig, gw->fc2_w, gw->fc2_b, dbr, a->fchg, w->fc2_w, (int)BT, 4 * C, C);
-        gelu_backward(m->dbig, a->fch, m->dbig, BT * 4 * C);
+        linear_backward_gelu(m->dbig, a->fch, gw->fc2_w, gw->fc2_b, dbr, a->fchg, w->fc2_w,
+                             (int)BT, 4 * C, C);
         linear_backward_set(m->dln, gw->fc_w, gw->fc_b, m->dbig, a->ln2, w->fc_w, (int)BT, C, 4 * C);
         layernorm_backward(m->dres, gw->ln2_w, gw->ln2_b, m->dln, a->res2, w->ln2_w, a->ln2_mean,
                            a->ln2_rstd, (int)BT, C);

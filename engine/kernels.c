@@ -50,6 +50,12 @@ void linear_forward(float *out, const float *inp, const float *w, const float *b
         gemm(N, OC, IC, inp, IC, 0, w, IC, 1, out, OC, 0);
 }
 
+void linear_gelu_forward(float *out, float *outg, const float *inp, const float *w,
+                         const float *b, int N, int IC, int OC)
+{
+    gemm_bias_gelu(N, OC, IC, inp, IC, 0, w, IC, 1, b, out, OC, outg, OC);
+}
+
 /* columns [c0, c1) of this thread: a multiple of 16 wide except the last */
 static void column_range(int C, int *c0, int *c1)
 {
@@ -86,6 +92,13 @@ void linear_backward(float *dinp, float *dw, float *db, const float *dout, const
                      const float *w, int N, int IC, int OC)
 {
     linear_bwd(dinp, dw, db, dout, inp, w, N, IC, OC, 1);
+}
+
+void linear_backward_gelu(float *dinp, const float *x, float *dw, float *db, const float *dout,
+                          const float *inp, const float *w, int N, int IC, int OC)
+{
+    gemm_gelu_bwd(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, x, IC);
+    linear_bwd(NULL, dw, db, dout, inp, w, N, IC, OC, 0);
 }
 
 void linear_backward_set(float *dinp, float *dw, float *db, const float *dout, const float *inp,
@@ -253,7 +266,7 @@ void attention_forward(float *out, float *att, const float *qkv, const uint8_t *
     {
         float *pd = mask ? kernels_scratch(0, (size_t)T * T) : NULL;
         float *pack = kernels_scratch(2, nk + nv);
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 2) /* heads to whichever core is free (see gemm.c) */
         for (int bh = 0; bh < B * H; bh++) {
             if ((mask && !pd) || !pack)
                 continue; /* kernels_failed() reports it */
@@ -295,7 +308,7 @@ void attention_backward(float *dqkv, const float *dout, const float *qkv, const 
         float *dP = kernels_scratch(1, (size_t)T * T);
         float *pd = mask ? kernels_scratch(0, (size_t)T * T) : NULL;
         float *pack = kernels_scratch(2, nt + 3 * nr);
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 2) /* heads to whichever core is free (see gemm.c) */
         for (int bh = 0; bh < B * H; bh++) {
             if (!dP || (mask && !pd) || !pack)
                 continue; /* kernels_failed() reports it */

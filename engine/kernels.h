@@ -49,6 +49,9 @@ double kernels_fma_peak(int threads, double seconds);
 /* out(N,OC) = inp(N,IC) · w(OC,IC)ᵀ + b(OC)  (b may be NULL) */
 void linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int IC,
                     int OC);
+/* The same with the GELU after it fused: out = the pre-activation, outg = GELU(out). */
+void linear_gelu_forward(float *out, float *outg, const float *inp, const float *w,
+                         const float *b, int N, int IC, int OC);
 /* dinp += dout·w;  dw += doutᵀ·inp;  db += Σ_rows dout  (dinp, db may be NULL). */
 void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                      const float *w, int N, int IC, int OC);
@@ -56,6 +59,11 @@ void linear_backward(float *dinp, float *dw, float *db, const float *dout, const
  * to zero followed by linear_backward). */
 void linear_backward_set(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                          const float *w, int N, int IC, int OC);
+
+/* linear_backward_set with the GELU backward of the layer's input fused: dinp =
+ * GELU'(x)·(dout·w), x being the pre-activation the input was GELU(x) of. */
+void linear_backward_gelu(float *dinp, const float *x, float *dw, float *db, const float *dout,
+                          const float *inp, const float *w, int N, int IC, int OC);
 
 /* LayerNorm over the last dimension; saves mean and rstd per row. */
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,

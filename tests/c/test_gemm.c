@@ -2,7 +2,8 @@
  * that follows the determinism rule literally: each C element is one fmaf chain over k
  * in order, from C (accumulate), the bias, or +0.  Every transpose combination, sizes
  * that are not multiples of any blocking (K above the 256-deep block included), the
- * threaded gemm, gemm_bias and the packed-B products of attention; equality is bitwise.
+ * threaded gemm, gemm_bias, the fused GELU epilogues and the packed-B products of
+ * attention; equality is bitwise.
  * A float64 product bounds the error of the reference itself.  Under the engine's
  * subnormal flush (isa_flush_begin) every path gives the reference's bits on operands
  * with subnormal entries, and the mode is undone by isa_flush_end. */
@@ -150,6 +151,67 @@ static void test_path(const char *path)
     kernels_release();
 }
 
+/* The fused epilogues (gemm_bias_gelu, gemm_gelu_bwd) against the product followed by a
+ * separate elementwise pass (gelu_forward, gelu_backward), bitwise, at 1 and 2 threads:
+ * shapes that take the row split with a shared packed B, the column split of long-K
+ * products, the serial fallback of few rows, K over one 256-deep block, and partial tiles. */
+static void test_epilogue(const char *path)
+{
+    char err[256];
+    CHECK(isa_select(path, err, sizeof err) == 0, "select %s: %s", path, err);
+    static const int shapes[][3] = {{100, 70, 33}, {40, 48, 600}, {7, 40, 20}, {300, 96, 257}};
+    pcg32 r;
+    pcg32_stream(&r, 7, 97, 0);
+    for (int s = 0; s < 4; s++) {
+        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int th = 1; th <= 2; th++) {
+                    int lda = (ta ? M : K) + 1, ldb = (tb ? K : N) + 3, ldc = N + 2, ldx = N + 5;
+                    size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)(tb ? N : K) * ldb;
+                    size_t nc = (size_t)M * ldc, nx = (size_t)M * ldx;
+                    float *A = malloc(na * sizeof(float)), *B = malloc(nb * sizeof(float));
+                    float *bias = malloc((size_t)N * sizeof(float));
+                    float *C0 = calloc(nc, sizeof(float)), *C1 = calloc(nc, sizeof(float));
+                    float *G0 = calloc(nx, sizeof(float)), *G1 = calloc(nx, sizeof(float));
+                    float *X = malloc(nx * sizeof(float));
+                    fill(A, na, &r);
+                    fill(B, nb, &r);
+                    fill(bias, (size_t)N, &r);
+                    fill(X, nx, &r);
+                    omp_set_num_threads(th);
+                    /* forward: C = bias + AB, G = GELU(C) */
+                    int rc = gemm_bias(M, N, K, A, lda, ta, B, ldb, tb, bias, C0, ldc);
+                    for (int i = 0; i < M; i++)
+                        gelu_forward(G0 + (size_t)i * ldx, C0 + (size_t)i * ldc, (size_t)N);
+                    rc |= gemm_bias_gelu(M, N, K, A, lda, ta, B, ldb, tb, bias, C1, ldc, G1, ldx);
+                    CHECK(rc == 0 && same(C0, C1, nc) && same(G0, G1, nx),
+                          "%s gemm_bias_gelu M=%d N=%d K=%d ta=%d tb=%d threads=%d", path, M, N,
+                          K, ta, tb, th);
+                    /* backward: C = GELU'(X)·AB */
+                    rc = gemm(M, N, K, A, lda, ta, B, ldb, tb, C0, ldc, 0);
+                    for (int i = 0; i < M; i++)
+                        gelu_backward(C0 + (size_t)i * ldc, X + (size_t)i * ldx,
+                                      C0 + (size_t)i * ldc, (size_t)N);
+                    rc |= gemm_gelu_bwd(M, N, K, A, lda, ta, B, ldb, tb, C1, ldc, X, ldx);
+                    CHECK(rc == 0 && same(C0, C1, nc),
+                          "%s gemm_gelu_bwd M=%d N=%d K=%d ta=%d tb=%d threads=%d", path, M, N, K,
+                          ta, tb, th);
+                    free(A);
+                    free(B);
+                    free(bias);
+                    free(C0);
+                    free(C1);
+                    free(G0);
+                    free(G1);
+                    free(X);
+                }
+    }
+    omp_set_num_threads(1);
+    CHECK(!kernels_failed(), "%s: a kernel allocation failed", path);
+    kernels_release();
+}
+
 /* Subnormal operands and products under the flush mode, on one path. */
 static void test_flush(const char *path)
 {
@@ -185,6 +247,7 @@ int main(void)
     printf("test_gemm: paths %s\n", paths);
     for (char *p = strtok(paths, " "); p; p = strtok(NULL, " ")) {
         test_path(p);
+        test_epilogue(p);
         test_flush(p);
     }
     char err[256];
