@@ -11,6 +11,8 @@
  *   proc.lock_held(dir) -> true | false | nil, message  another process holds it?
  *   proc.setenv(name, value)                            this process's environment, which
  *                                                       every process it starts inherits
+ *   proc.monotonic() -> seconds                         a monotonic clock, for timing only
+ *                                                       (make bench); never a result
  * Errors name the path and the system's reason (strerror).
  */
 #include <errno.h>
@@ -105,6 +107,14 @@ static int proc_kill(lua_State *L)
     pid_t pid = (pid_t)luaL_checkinteger(L, 1);
     luaL_argcheck(L, pid > 0, 1, "pid: must be > 0");
     lua_pushboolean(L, kill(pid, sigs[luaL_checkoption(L, 2, NULL, names)]) == 0);
+    return 1;
+}
+
+static int proc_monotonic(lua_State *L)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    lua_pushnumber(L, (lua_Number)ts.tv_sec + 1e-9 * (lua_Number)ts.tv_nsec);
     return 1;
 }
 
@@ -243,6 +253,7 @@ int luaopen_proc(lua_State *L)
                                    {"wait", proc_wait},
                                    {"kill", proc_kill},
                                    {"sleep", proc_sleep},
+                                   {"monotonic", proc_monotonic},
                                    {"trap_signals", proc_trap_signals},
                                    {"sigints", proc_sigints},
                                    {"die_with_parent", proc_die_with_parent},

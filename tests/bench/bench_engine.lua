@@ -7,7 +7,11 @@
 --   peak     GFLOP/s of 12 independent FMA chains on the path's widest registers, per
 --            thread count (engine.fma_peak);
 --   train    the default config trained for `steps` steps: tokens/s, GFLOP/s and % of that
---            path's peak at that thread count;
+--            path's peak at that thread count, over the steps after the first (the first
+--            step touches every buffer for the first time: page faults, which a run of
+--            hundreds of steps pays once; PyTorch's bench likewise skips 3 warm-up steps);
+--            "w/ 1st" is the rate with the first step included (the engine's own
+--            tokens_per_s);
 --   eval     the forward-only evaluation of the whole validation split at the end of the
 --            same run: tokens/s and its ratio to training.
 --   rss      peak resident memory of this process (all the runs above, with every path's
@@ -17,7 +21,8 @@
 --            batch 16; `sweep=` lists them, `sweep=none` skips): tokens/s, GFLOP/s and %
 --            of peak per size and thread count on the best path, PyTorch at the same size
 --            and thread count beside it. Each size trains the steps that make about
---            `sweep_gflop` GFLOP (at least 3), stopped before the final evaluation.
+--            `sweep_gflop` GFLOP (at least 5), stopped before the final evaluation, and is
+--            timed over the steps after the first, like the default config.
 -- The generic path (portable C with fmaf; on x86 each fmaf is a library call) trains 2
 -- steps and skips the evaluation: it exists for correctness, not speed.
 -- PyTorch 1.13 (Debian python3-torch with OpenBLAS pinned to the same thread count) trains
@@ -30,6 +35,7 @@
 -- attention, so this slightly overstates its work); elementwise work is not counted.
 -- Evaluation FLOPs are a third of that per token.
 local engine = require "engine"
+local proc = require "repro.proc"
 local host = require "repro.host"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
@@ -101,12 +107,24 @@ local function fma_peak(th)
   return best
 end
 
-local function stop_after(n)
-  return function(step) return step + 1 >= n end
+-- on_step hooks that time the steps after the first (proc.monotonic: timing only) and
+-- stop after n steps (nil: run to the end); steady(tokens) is then tokens/s over them
+local function timer(n)
+  local t = {}
+  t.hook = function(step)
+    if step == 0 then t.first = proc.monotonic() end
+    t.last, t.steps = proc.monotonic(), step
+    return n ~= nil and step + 1 >= n
+  end
+  t.steady = function(tokens_per_step)
+    if not t.first or t.steps < 1 or t.last <= t.first then return nil end
+    return t.steps * tokens_per_step / (t.last - t.first)
+  end
+  return t
 end
 
-print(string.format("%-8s %3s %9s %9s %8s %9s %7s %10s %7s %9s", "path", "thr", "peak GF/s",
-  "tok/s", "GFLOP/s", "% of peak", "step ms", "eval tok/s", "eval/tr", "vs torch"))
+print(string.format("%-8s %3s %9s %9s %8s %9s %7s %9s %10s %7s %9s", "path", "thr", "peak GF/s",
+  "tok/s", "GFLOP/s", "% of peak", "step ms", "w/ 1st", "eval tok/s", "eval/tr", "vs torch"))
 local best, peaks = {}, {}
 for path in opts.paths:gmatch("[%w]+") do
   engine.set_isa(path)
@@ -114,18 +132,20 @@ for path in opts.paths:gmatch("[%w]+") do
     local peak = fma_peak(th)
     peaks[path .. th] = peak
     local generic = path == "generic"
+    local tm = timer(generic and 2 or nil)
     local m = engine.train({ iters = generic and 2 or steps, warmup = 1, threads = th },
-      generic and { on_step = stop_after(2) } or nil)
-    local gf = m.tokens_per_s * flop_per_token / 1e9
+      { on_step = tm.hook })
+    local tps = tm.steady(d.batch * T) or m.tokens_per_s
+    local gf = tps * flop_per_token / 1e9
     local eval = m.eval_tokens_per_s and m.eval_tokens_per_s > 0 and m.eval_tokens_per_s
     -- the generic path's "peak" is 12 chains of library fmaf calls, not the hardware's: no %
     local pct = generic and "-" or string.format("%.1f%%", 100 * gf / peak)
-    print(string.format("%-8s %3d %9.1f %9.0f %8.1f %9s %7.1f %10s %7s %9s", path, th, peak,
-      m.tokens_per_s, gf, pct, d.batch * T / m.tokens_per_s * 1e3,
+    print(string.format("%-8s %3d %9.1f %9.0f %8.1f %9s %7.1f %9.0f %10s %7s %9s", path, th, peak,
+      tps, gf, pct, d.batch * T / tps * 1e3, m.tokens_per_s,
       eval and string.format("%.0f", eval) or "-",
-      eval and string.format("%.2fx", eval / m.tokens_per_s) or "-",
-      torch[th] and string.format("%.2fx", m.tokens_per_s / torch[th]) or "-"))
-    if not best[path] or m.tokens_per_s > best[path] then best[path] = m.tokens_per_s end
+      eval and string.format("%.2fx", eval / tps) or "-",
+      torch[th] and string.format("%.2fx", tps / torch[th]) or "-"))
+    if not best[path] or tps > best[path] then best[path] = tps end
   end
 end
 engine.set_isa(engine.isa().available:match("^%w+"))
@@ -145,12 +165,14 @@ if opts.sweep ~= "none" then
       error({ message = "bench: sweep entry " .. spec .. ": expected LxC with C a multiple of 8" })
     end
     local f = flops(l, c, T)
-    local n = math.max(3, math.ceil(budget / (f * d.batch * T)))
+    local n = math.max(5, math.ceil(budget / (f * d.batch * T)))
     local params = engine.param_count({ n_layer = l, d_model = c, n_head = 8 })
     for _, th in ipairs(threads) do
+      local tm = timer(n)
       local m = engine.train({ n_layer = l, d_model = c, n_head = 8, iters = n + 1000,
-        warmup = 1, threads = th }, { on_step = stop_after(n) })
-      local gf = m.tokens_per_s * f / 1e9
+        warmup = 1, threads = th }, { on_step = tm.hook })
+      local tps = tm.steady(d.batch * T) or m.tokens_per_s
+      local gf = tps * f / 1e9
       local t_tok
       if torch_ok then
         local out = fs.capture(string.format("OPENBLAS_NUM_THREADS=%d /usr/bin/python3 %s/tests/"
@@ -160,9 +182,9 @@ if opts.sweep ~= "none" then
         t_tok = r and r.tokens_per_s
       end
       print(string.format("%-7s %6.2fM %8.2f %3d %6d %9.0f %8.1f %8.1f%% %10s %9s", spec,
-        params / 1e6, f / 1e6, th, n, m.tokens_per_s, gf, 100 * gf / (peaks[path .. th] or fma_peak(th)),
+        params / 1e6, f / 1e6, th, n, tps, gf, 100 * gf / (peaks[path .. th] or fma_peak(th)),
         t_tok and string.format("%.0f", t_tok) or "-",
-        t_tok and string.format("%.2fx", m.tokens_per_s / t_tok) or "-"))
+        t_tok and string.format("%.2fx", tps / t_tok) or "-"))
     end
   end
 end
