@@ -184,30 +184,6 @@ static const gemm_micro *choose(int N)
     return pn < pw ? n : w;
 }
 
-/* A transposed block (rows i0.. of op(A), mc of them, k p0.., kc wide) packed as
- * contiguous MR-row tiles, tile r at Ap + r*MR*kc as Ap[k*MR + i], zero-padded: the
- * micro-kernel then streams one tile from memory instead of touching a new cache line of
- * A's storage for every k (op(A) = Aᵀ keeps a tile's MR values of one k together but its
- * k's a whole row of A apart). Data movement only. */
-static void pack_At(const float *A, int lda, int i0, int p0, int mc, int kc, int MR, float *Ap)
-{
-    for (int ir = 0; ir < mc; ir += MR, Ap += (size_t)MR * kc) {
-        int mr = mc - ir < MR ? mc - ir : MR;
-        const float *src = A + (size_t)p0 * lda + i0 + ir;
-        if (mr == MR && MR == 6) { /* the avx2 tile: a constant-size copy */
-            for (int k = 0; k < kc; k++, src += lda)
-                memcpy(Ap + (size_t)k * 6, src, 6 * sizeof(float));
-            continue;
-        }
-        for (int k = 0; k < kc; k++, src += lda) {
-            float *dst = Ap + (size_t)k * MR;
-            memcpy(dst, src, (size_t)mr * sizeof(float));
-            for (int i = mr; i < MR; i++)
-                dst[i] = 0.0f;
-        }
-    }
-}
-
 /* An elementwise pass over finished rows of C, run by the thread that computed them while
  * they are still in its cache (after the last K block of each row block): GELU of C into
  * y (C keeps the pre-activation), or C = GELU'(x)·C.  Elementwise: the same bits as a
@@ -251,27 +227,23 @@ static int multiply(const gemm_micro *mk, int M, int N, int kc, const float *A, 
 {
     const int MR = mk->mr, NR = mk->nr, MC = (MC_ROWS + MR - 1) / MR * MR;
     float *tile = NULL;
-    /* op(A) = Aᵀ read by more than one column panel: the whole block is packed */
-    const int packA = ta && N > NR;
-    if ((packA || M % MR) && !(tile = grow(4, (size_t)(packA ? MC : MR) * kc)))
+    if (M % MR && !(tile = grow(4, (size_t)MR * kc)))
         return -1;
     for (int i0 = 0; i0 < M; i0 += MC) {
         int mc = M - i0 < MC ? M - i0 : MC;
+        /* the block's last, partial tile is packed once here, not once per column panel */
         long trs = 0, tks = 0;
         int ipart = mc / MR * MR;
-        const float *part = NULL;
-        if (packA)
-            pack_At(A, lda, i0, p0, mc, kc, MR, tile);
-        else if (ipart < mc) /* the block's last, partial tile, packed once for all panels */
-            part = a_tile(A, lda, ta, i0 + ipart, p0, mc - ipart, MR, kc, tile, &trs, &tks);
+        const float *part = ipart < mc ? a_tile(A, lda, ta, i0 + ipart, p0, mc - ipart, MR, kc,
+                                                tile, &trs, &tks)
+                                       : NULL;
         for (int jr = 0; jr < N; jr += NR)
             for (int ir = 0; ir < mc; ir += MR) {
                 int mr = mc - ir < MR ? mc - ir : MR;
-                long rs = 1, ks = MR;
-                const float *a = packA      ? tile + (size_t)ir * kc
-                                 : ir == ipart ? (rs = trs, ks = tks, part)
-                                               : a_tile(A, lda, ta, i0 + ir, p0, mr, MR, kc, NULL,
-                                                        &rs, &ks);
+                long rs = trs, ks = tks;
+                const float *a = ir == ipart ? part
+                                             : a_tile(A, lda, ta, i0 + ir, p0, mr, MR, kc, NULL,
+                                                      &rs, &ks);
                 mk->fn(kc, a, rs, ks, Bp + (size_t)(jr / NR) * pstride,
                        C + (size_t)(i0 + ir) * ldc + jr, ldc, bias ? bias + jr : NULL, load_c, mr,
                        N - jr < NR ? N - jr : NR);
