@@ -184,6 +184,12 @@ static const gemm_micro *choose(int N)
     return pn < pw ? n : w;
 }
 
+/* Rows of A per block: MC_ROWS rounded up to the micro-tile's MR */
+static int block_rows(int MR)
+{
+    return (MC_ROWS + MR - 1) / MR * MR;
+}
+
 /* An elementwise pass over finished rows of C, run by the thread that computed them while
  * they are still in its cache (after the last K block of each row block): GELU of C into
  * y (C keeps the pre-activation), or C = GELU'(x)·C.  Elementwise: the same bits as a
@@ -225,7 +231,7 @@ static int multiply(const gemm_micro *mk, int M, int N, int kc, const float *A, 
                     int p0, const float *Bp, size_t pstride, float *C, int ldc, const float *bias,
                     int load_c, const gemm_epi *epi)
 {
-    const int MR = mk->mr, NR = mk->nr, MC = (MC_ROWS + MR - 1) / MR * MR;
+    const int MR = mk->mr, NR = mk->nr, MC = block_rows(MR);
     float *tile = NULL;
     if (M % MR && !(tile = grow(4, (size_t)MR * kc)))
         return -1;
@@ -351,7 +357,7 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
         /* row blocks of MC rows handed out one at a time (dynamic): a core slowed by
          * another tenant of a shared machine takes fewer blocks instead of holding the
          * other at the barrier; each block's rows get the same chains either way */
-        const int MC = (MC_ROWS + MR - 1) / MR * MR, nblk = (M + MC - 1) / MC;
+        const int MC = block_rows(MR), nblk = (M + MC - 1) / MC;
 #pragma omp for schedule(dynamic, 1)
         for (int ib = 0; ib < nblk; ib++) {
             int m0 = ib * MC, m1 = m0 + MC < M ? m0 + MC : M;
