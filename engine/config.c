@@ -54,6 +54,16 @@ const config_key config_keys[] = {
      "1/sqrt(fan_in)), untied lm_head a bias-free Linear, token and position embeddings "
      "N(0, 1)); tok_init_std / pos_init_std override the embeddings in either",
      init_scheme_names, 1, NULL},
+    KO(linear_init, CFG_ENUM,
+       "the Linear layers' part of the init scheme: gpt2 (weights N(0, 0.02), biases 0, an "
+       "untied lm_head N(0, 0.02)) | torch (weights and biases U(-1/sqrt(fan_in), "
+       "1/sqrt(fan_in)), lm_head bias-free); the draw order is the layout's either way",
+       init_scheme_names, "init"),
+    KO(resid_rescale, CFG_BOOL,
+       "the residual projections' weights (proj_w, fc2_w) drawn at their Linear init's "
+       "scale x 1/sqrt(2 n_layer): std 0.02/sqrt(2 n_layer) (gpt2) or bound "
+       "1/sqrt(fan_in 2 n_layer) (torch); unset: true under init = gpt2, false under torch",
+       NULL, "init"),
     KO(balanced_acc, CFG_BOOL,
        "also report balanced accuracy: the mean over the symbols present of each symbol's "
        "recall, on the validation split and on 150-position subsets", NULL, NULL),
@@ -98,6 +108,8 @@ void config_defaults(gpt_config *c)
     c->pos_init_std = NAN;
     c->tie_embeddings = 1;
     c->init = INIT_GPT2;
+    c->linear_init = -1;
+    c->resid_rescale = -1;
     c->balanced_acc = 0;
     c->seed = 1;
     c->init_seed = -1;
@@ -301,6 +313,10 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
         FAIL("balanced_acc=%d: must be true or false", c->balanced_acc);
     if (c->tie_embeddings != 0 && c->tie_embeddings != 1)
         FAIL("tie_embeddings=%d: must be true or false", c->tie_embeddings);
+    if (c->linear_init < -1 || c->linear_init > INIT_TORCH)
+        FAIL("linear_init=%d: unknown", c->linear_init);
+    if (c->resid_rescale < -1 || c->resid_rescale > 1)
+        FAIL("resid_rescale=%d: must be true or false", c->resid_rescale);
     if (c->seed < 0)
         FAIL("seed=%lld: must be >= 0", c->seed);
     if (c->init_seed < -1)
@@ -351,6 +367,18 @@ long long config_init_seed(const gpt_config *c)
     return c->init_seed < 0 ? c->seed : c->init_seed;
 }
 
+/* Unset, the Linear init and the residual rescaling are the init scheme's: gpt2 rescales,
+ * torch (PyTorch's module defaults) does not. */
+int config_linear_init(const gpt_config *c)
+{
+    return c->linear_init < 0 ? c->init : c->linear_init;
+}
+
+int config_resid_rescale(const gpt_config *c)
+{
+    return c->resid_rescale < 0 ? c->init == INIT_GPT2 : c->resid_rescale;
+}
+
 long long config_data_seed(const gpt_config *c)
 {
     return c->data_seed < 0 ? c->seed : c->data_seed;
@@ -363,6 +391,8 @@ int config_is_set(const gpt_config *c, const config_key *k)
         return 1;
     if (k->type == CFG_NUM)
         return !isnan(*(const double *)p);
+    if (k->type == CFG_ENUM || k->type == CFG_BOOL)
+        return *(const int *)p >= 0;
     return *(const long long *)p >= 0;
 }
 
@@ -381,6 +411,13 @@ int config_at_default(const gpt_config *c, const config_key *k)
                            : strcmp(k->name, "pos_init_std") == 0 ? config_pos_init_std(&u)
                                                                   : *(const double *)q;
             return *(const double *)p == unset;
+        }
+        if (k->type == CFG_ENUM || k->type == CFG_BOOL) { /* the init scheme's */
+            gpt_config u = *c;
+            *(int *)((char *)&u + k->offset) = -1;
+            int unset = strcmp(k->name, "linear_init") == 0 ? config_linear_init(&u)
+                                                            : config_resid_rescale(&u);
+            return *(const int *)p == unset;
         }
         return *(const long long *)p == *(const long long *)q;
     }

@@ -4,11 +4,12 @@
  *
  * Keys added after the first records were written are "omittable": a run record leaves
  * such a key out while it is at its default (config_at_default), so every earlier
- * config.json, and its hash, stays byte-identical.  Four of them are derived: unset,
+ * config.json, and its hash, stays byte-identical.  Six of them are derived: unset,
  * tok_init_std and pos_init_std take embed_init_std (init = gpt2) or 1 (init = torch),
+ * linear_init takes init, resid_rescale is true under init = gpt2 and false under torch,
  * init_seed and data_seed take seed
  * (config_tok_init_std, ... resolve them); unset is NaN for the stds and -1 for the
- * seeds, values no setter accepts. */
+ * seeds, linear_init and resid_rescale, values no setter accepts. */
 #ifndef REPRO_CONFIG_H
 #define REPRO_CONFIG_H
 
@@ -42,6 +43,8 @@ typedef struct {
     double tok_init_std, pos_init_std; /* NaN = embed_init_std */
     int tie_embeddings;                /* 1: logits = x·wteᵀ; 0: a separate lm_head */
     int init;                          /* enum init_scheme */
+    int linear_init;   /* enum init_scheme of the Linear layers; -1 = init's */
+    int resid_rescale; /* residual projections' init scaled by 1/sqrt(2L); -1 = init's */
     int balanced_acc; /* also report balanced accuracy (diag.h); changes no training byte */
     long long seed;
     long long init_seed, data_seed; /* -1 = seed */
@@ -91,6 +94,8 @@ int config_threads(const gpt_config *c);
 double config_tok_init_std(const gpt_config *c);
 double config_pos_init_std(const gpt_config *c);
 long long config_init_seed(const gpt_config *c);
+int config_linear_init(const gpt_config *c);   /* enum init_scheme */
+int config_resid_rescale(const gpt_config *c); /* 0 or 1 */
 long long config_data_seed(const gpt_config *c);
 /* 1 if the key is unset, or set to the value it has when unset (so a record can leave
  * it out without changing the run). */

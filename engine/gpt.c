@@ -49,8 +49,10 @@ static void add_tensor(tensor_list *tl, float **field, const char *name, int d0,
 }
 
 /* The tensors of one block, in layout order.  Shapes are multiples of C (cols 0: 1-D);
- * init (gpt2): drawn with the Linear or residual-projection std, or set to `value`;
- * fan_in (init = torch): the tensor is a Linear weight or bias, drawn U(±1/sqrt(fan_in·C)). */
+ * init (linear_init = gpt2): drawn with the Linear or residual-projection std, or set to
+ * `value`; fan_in (linear_init = torch): the tensor is a Linear weight or bias, drawn
+ * U(±1/sqrt(fan_in·C)), the bound of an INIT_RESID weight divided by sqrt(2L) when
+ * resid_rescale is on. */
 enum { INIT_SET, INIT_LINEAR, INIT_RESID };
 static const struct {
     const char *name;
@@ -85,7 +87,9 @@ static float torch_bound(int fan_in)
 static void build_layout(tensor_list *tl, const gpt_config *c, int V)
 {
     int C = c->d_model, L = c->n_layer, T = c->context;
-    float res_std = GPT_LINEAR_STD / sqrtf(2.0f * (float)L);
+    int rescale = config_resid_rescale(c);
+    float res_div = sqrtf(2.0f * (float)L);
+    float res_std = rescale ? GPT_LINEAR_STD / res_div : GPT_LINEAR_STD;
     int en = config_embed_norm_tensors(c);
     gpt_params *p = tl->p;
     char nm[32];
@@ -94,7 +98,7 @@ static void build_layout(tensor_list *tl, const gpt_config *c, int V)
     tl->total = 0;
     if (p)
         p->en_w = p->en_b = p->lm_head = NULL;
-    int torch = c->init == INIT_TORCH;
+    int torch = config_linear_init(c) == INIT_TORCH;
     add_tensor(tl, FIELD(wte), "wte", V, C, 1, (float)config_tok_init_std(c), 0, 0, 0);
     add_tensor(tl, FIELD(wpe), "wpe", T, C, 1, (float)config_pos_init_std(c), 0, 0, 0);
     for (int l = 0; l < L; l++)
@@ -102,6 +106,8 @@ static void build_layout(tensor_list *tl, const gpt_config *c, int V)
             int init = block_tensors[i].init, fan = block_tensors[i].fan_in;
             float **field = p ? (float **)((char *)&p->block[l] + block_tensors[i].field) : NULL;
             float bound = torch && fan ? torch_bound(fan * C) : 0.0f;
+            if (bound > 0 && rescale && init == INIT_RESID)
+                bound /= res_div;
             snprintf(nm, sizeof nm, "h%d.%s", l, block_tensors[i].name);
             add_tensor(tl, field, nm, block_tensors[i].rows * C, block_tensors[i].cols * C,
                        torch ? fan != 0 : init != INIT_SET,

@@ -38,7 +38,13 @@
  * weight's columns (C, or 4C for fc2), one uniform per element (2u - 1)·b with u =
  * pcg32_uniform_double; wte and wpe (nn.Embedding) are N(0, 1) unless tok_init_std /
  * pos_init_std are set; gains 1 and norm biases 0 as in gpt2; no residual rescaling.
- * The biases are drawn in layout order right after their weight.
+ * The biases are drawn in layout order right after their weight.  Two keys take the
+ * scheme apart (engine/config.h; unset, each is the scheme's): linear_init = gpt2 | torch
+ * chooses the Linear layers' part (N(0, 0.02) weights with biases set to 0, or the
+ * uniforms above with drawn biases) independently of the embeddings, and resid_rescale
+ * divides the residual projections' weight std (gpt2) or bound (torch) by sqrt(2L) or
+ * not.  Neither changes the layout or its order, only which tensors are drawn and how,
+ * so init = gpt2 and init = torch with both unset draw what they drew before.
  *
  * Dropout (p = cfg.dropout, training only) is applied after the embedding norm, to the
  * attention probabilities and to both residual branches; its masks come from the run's

@@ -16,7 +16,8 @@
  *     deviations agree within 5 standard errors of a standard deviation (s / sqrt(2n)).
  * Then: the draws are a function of the init seed; pos_init_std = 0 and tok_init_std
  * override the scheme's N(0, 1); embed_init_std is refused with init = torch; and the
- * omittable embedding stds are "at default" at the scheme's value, not gpt2's. */
+ * omittable embedding stds are "at default" at the scheme's value, not gpt2's.  Last,
+ * linear_init and resid_rescale, which take the scheme apart (bundle_keys). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,9 +207,200 @@ static void overrides_and_keys(void)
           "an unknown scheme names the known ones: %s", err);
 }
 
+/* A tensor's sample sd and largest |value| over one model. */
+static void tensor_stats(const gpt_model *m, const char *name, double *sd, double *maxabs)
+{
+    const gpt_tensor *t = gpt_find_tensor(m, name);
+    double s = 0, ss = 0;
+    *maxabs = 0;
+    for (size_t j = 0; j < t->size; j++) {
+        double x = m->params[t->offset + j];
+        s += x;
+        ss += x * x;
+        if (fabs(x) > *maxabs)
+            *maxabs = fabs(x);
+    }
+    double mean = s / (double)t->size;
+    *sd = sqrt((ss - (double)t->size * mean * mean) / (double)(t->size - 1));
+}
+
+/* Whether two models of one layout hold the same bits outside the named tensors. */
+static int same_except(const gpt_model *a, const gpt_model *b, const char *const *skip)
+{
+    for (int i = 0; i < a->n_tensors; i++) {
+        const gpt_tensor *t = &a->tensors[i];
+        int skipped = 0;
+        for (int k = 0; skip[k]; k++)
+            skipped |= strstr(t->name, skip[k]) != NULL;
+        if (!skipped && memcmp(a->params + t->offset, b->params + t->offset,
+                               t->size * sizeof(float)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* A config of the bundle test: width 64, 4 blocks (sqrt(2L) = sqrt(8)), untied. */
+static void bundle_config(gpt_config *c, int scheme)
+{
+    config_defaults(c);
+    c->init = scheme;
+    c->n_layer = 4;
+    c->d_model = 64;
+    c->n_head = 4;
+    c->context = 16;
+    c->batch = 1;
+    c->tie_embeddings = 0;
+    c->threads = 1;
+    c->seed = 3;
+}
+
+/* linear_init and resid_rescale (engine/config.h) take the bundle apart: each moves the
+ * statistics of its own tensors only, set to the scheme's value each changes no bit, and
+ * each is "at default" (left out of records) exactly at the scheme's value. */
+static void bundle_keys(void)
+{
+    enum { V = 11 };
+    const double C = 64, L2 = sqrt(8.0);
+    char err[256];
+    gpt_config c;
+    gpt_model g, t, m;
+    bundle_config(&c, INIT_GPT2);
+    gpt_init(&g, &c, V, 1, err, sizeof err);
+    bundle_config(&c, INIT_TORCH);
+    gpt_init(&t, &c, V, 1, err, sizeof err);
+    double sd, mx;
+
+    /* the scheme's value, set explicitly: the same bits and "at default" */
+    const config_key *li = config_find("linear_init"), *rr = config_find("resid_rescale");
+    CHECK(li && rr && li->omittable && rr->omittable && li->derived_from &&
+              rr->derived_from && strcmp(li->derived_from, "init") == 0,
+          "linear_init and resid_rescale: omittable, derived from init");
+    if (!li || !rr) {
+        gpt_free(&g);
+        gpt_free(&t);
+        return;
+    }
+    for (int scheme = INIT_GPT2; scheme <= INIT_TORCH; scheme++) {
+        bundle_config(&c, scheme);
+        CHECK(!config_is_set(&c, li) && !config_is_set(&c, rr) && config_at_default(&c, li) &&
+                  config_at_default(&c, rr), "%s: both unset by default",
+              init_scheme_names[scheme]);
+        CHECK(config_set_str(&c, "linear_init", init_scheme_names[scheme], err, sizeof err) == 0 &&
+                  config_set_bool(&c, "resid_rescale", scheme == INIT_GPT2, err, sizeof err) == 0,
+              "set: %s", err);
+        CHECK(config_at_default(&c, li) && config_at_default(&c, rr),
+              "init = %s: its own Linear init and rescaling are the default",
+              init_scheme_names[scheme]);
+        CHECK(config_validate(&c, err, sizeof err) == 0, "valid: %s", err);
+        gpt_init(&m, &c, V, 1, err, sizeof err);
+        const gpt_model *ref = scheme == INIT_GPT2 ? &g : &t;
+        CHECK(m.n_params == ref->n_params &&
+                  memcmp(m.params, ref->params, m.n_params * sizeof(float)) == 0,
+              "init = %s with its own values set: the same bits as unset",
+              init_scheme_names[scheme]);
+        gpt_free(&m);
+        config_set_str(&c, "linear_init", init_scheme_names[!scheme], err, sizeof err);
+        config_set_bool(&c, "resid_rescale", scheme != INIT_GPT2, err, sizeof err);
+        CHECK(!config_at_default(&c, li) && !config_at_default(&c, rr),
+              "init = %s: the other scheme's values are not the default",
+              init_scheme_names[scheme]);
+    }
+    bundle_config(&c, INIT_GPT2);
+    CHECK(config_set_str(&c, "linear_init", "xavier", err, sizeof err) != 0 &&
+              strstr(err, "linear_init") && strstr(err, "gpt2, torch"),
+          "an unknown Linear init is refused by name: %s", err);
+
+    /* gpt2 with the torch Linear init: uniform weights and drawn biases at 1/sqrt(fan_in),
+     * the residual projections at that bound / sqrt(2L) (rescaling still on), the
+     * embeddings still N(0, 0.02) */
+    bundle_config(&c, INIT_GPT2);
+    config_set_str(&c, "linear_init", "torch", err, sizeof err);
+    gpt_init(&m, &c, V, 1, err, sizeof err);
+    const struct { const char *name; double bound; } uni[] = {
+        {"h0.qkv_w", 1 / sqrt(C)},       {"h2.qkv_b", 1 / sqrt(C)},
+        {"h1.fc_w", 1 / sqrt(C)},        {"h3.fc2_b", 1 / sqrt(4 * C)},
+        {"h0.proj_w", 1 / sqrt(C) / L2}, {"h3.fc2_w", 1 / sqrt(4 * C) / L2},
+        {"lm_head", 1 / sqrt(C)}};
+    for (size_t i = 0; i < sizeof uni / sizeof uni[0]; i++) {
+        const gpt_tensor *x = gpt_find_tensor(&m, uni[i].name);
+        tensor_stats(&m, uni[i].name, &sd, &mx);
+        double se = uni[i].bound / sqrt(3.0) / sqrt(2.0 * (double)x->size);
+        CHECK(x->drawn && fabs(x->init_bound - uni[i].bound) < 1e-6 * uni[i].bound &&
+                  mx <= uni[i].bound * (1 + 1e-6) && mx > 0.95 * uni[i].bound &&
+                  fabs(sd - uni[i].bound / sqrt(3.0)) < 5 * se,
+              "gpt2 + linear_init torch: %s U(+-%.5f): sd %.5f (b/sqrt(3) %.5f), max %.5f",
+              uni[i].name, uni[i].bound, sd, uni[i].bound / sqrt(3.0), mx);
+    }
+    tensor_stats(&m, "wte", &sd, &mx);
+    CHECK(fabs(sd - 0.02) < 0.002 && gpt_find_tensor(&m, "wte")->init_std == 0.02f,
+          "gpt2 + linear_init torch: wte still N(0, 0.02) (sd %.4f)", sd);
+    gpt_free(&m);
+
+    /* torch with the gpt2 Linear init: N(0, 0.02) weights, biases 0, no rescaling (torch's),
+     * the embeddings still N(0, 1) */
+    bundle_config(&c, INIT_TORCH);
+    config_set_str(&c, "linear_init", "gpt2", err, sizeof err);
+    gpt_init(&m, &c, V, 1, err, sizeof err);
+    const char *const normal[] = {"h0.qkv_w", "h1.fc_w", "h2.proj_w", "h3.fc2_w", "lm_head"};
+    for (size_t i = 0; i < sizeof normal / sizeof normal[0]; i++) {
+        const gpt_tensor *x = gpt_find_tensor(&m, normal[i]);
+        tensor_stats(&m, normal[i], &sd, &mx);
+        CHECK(x->init_bound == 0 && x->init_std == 0.02f &&
+                  fabs(sd - 0.02) < 5 * 0.02 / sqrt(2.0 * (double)x->size) && mx > 2.5 * 0.02,
+              "torch + linear_init gpt2: %s N(0, 0.02): sd %.5f, max %.4f (normal tails)",
+              normal[i], sd, mx);
+    }
+    tensor_stats(&m, "h1.qkv_b", &sd, &mx);
+    CHECK(mx == 0, "torch + linear_init gpt2: biases 0");
+    tensor_stats(&m, "wpe", &sd, &mx);
+    CHECK(fabs(sd - 1) < 0.05, "torch + linear_init gpt2: wpe still N(0, 1) (sd %.3f)", sd);
+    gpt_free(&m);
+
+    /* resid_rescale: only proj_w and fc2_w move, by 1/sqrt(2L) */
+    const char *const resid[] = {"proj_w", "fc2_w", NULL};
+    bundle_config(&c, INIT_GPT2);
+    config_set_bool(&c, "resid_rescale", 0, err, sizeof err);
+    gpt_init(&m, &c, V, 1, err, sizeof err);
+    tensor_stats(&m, "h2.fc2_w", &sd, &mx);
+    double sd_g, mx_g;
+    tensor_stats(&g, "h2.fc2_w", &sd_g, &mx_g);
+    CHECK(gpt_find_tensor(&m, "h2.fc2_w")->init_std == 0.02f &&
+              fabs(sd - 0.02) < 5 * 0.02 / sqrt(2.0 * 4 * C * C) &&
+              fabs(sd_g - 0.02 / L2) < 5 * 0.02 / L2 / sqrt(2.0 * 4 * C * C),
+          "gpt2, resid_rescale false: fc2_w sd %.5f (0.02), rescaled %.5f (0.02/sqrt(8))", sd,
+          sd_g);
+    CHECK(same_except(&m, &g, resid), "gpt2, resid_rescale false: no other tensor moves");
+    gpt_free(&m);
+    bundle_config(&c, INIT_TORCH);
+    config_set_bool(&c, "resid_rescale", 1, err, sizeof err);
+    gpt_init(&m, &c, V, 1, err, sizeof err);
+    const struct { const char *name; double bound; } rs[] = {{"h1.proj_w", 1 / sqrt(C)},
+                                                              {"h3.fc2_w", 1 / sqrt(4 * C)}};
+    for (size_t i = 0; i < 2; i++) {
+        const gpt_tensor *x = gpt_find_tensor(&m, rs[i].name);
+        double b = rs[i].bound / L2;
+        tensor_stats(&m, rs[i].name, &sd, &mx);
+        int scaled = 1;
+        for (size_t j = 0; j < x->size; j++) {
+            double a = m.params[x->offset + j], u = t.params[x->offset + j] / L2;
+            scaled &= fabs(a - u) <= 1e-6 * fabs(u) + 1e-12;
+        }
+        CHECK(fabs(x->init_bound - b) < 1e-6 * b && mx <= b * (1 + 1e-6) && scaled,
+              "torch, resid_rescale true: %s is torch's draws / sqrt(2L), bound %.5f, max "
+              "%.5f", rs[i].name, b, mx);
+    }
+    tensor_stats(&m, "h1.proj_b", &sd, &mx);
+    CHECK(mx > 0.9 / sqrt(C), "torch, resid_rescale true: the biases keep 1/sqrt(fan_in)");
+    CHECK(same_except(&m, &t, resid), "torch, resid_rescale true: no other tensor moves");
+    gpt_free(&m);
+    gpt_free(&g);
+    gpt_free(&t);
+}
+
 int main(void)
 {
     against_pytorch();
     overrides_and_keys();
+    bundle_keys();
     return check_done("test_init");
 }

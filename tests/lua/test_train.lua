@@ -177,6 +177,14 @@ for _, k in ipairs(engine.keys()) do keyinfo[k.name] = k end
 t:ok(keyinfo.tie_embeddings.type == "boolean" and keyinfo.pos_init_std.derived_from == "embed_init_std"
   and keyinfo.data_seed.derived_from == "seed" and keyinfo.lr_schedule.omittable
   and not keyinfo.lr.omittable, "engine.keys: boolean type, derived_from, omittable")
+-- issue 41's keys: unset by default, derived from init, left out of a record at the
+-- scheme's own value and kept at the other's
+local c41 = engine.canonical({ init = "torch", linear_init = "torch", resid_rescale = false })
+local g41 = engine.canonical({ linear_init = "torch", resid_rescale = false })
+t:ok(d2.linear_init == nil and d2.resid_rescale == nil and keyinfo.linear_init.derived_from ==
+  "init" and keyinfo.resid_rescale.derived_from == "init" and c41.linear_init == nil and
+  c41.resid_rescale == nil and c41.init == "torch" and g41.linear_init == "torch" and
+  g41.resid_rescale == false, "linear_init and resid_rescale: omitted at the scheme's value")
 local records, same_bytes, same_hash = 0, 0, 0
 local list = io.popen("ls experiments/*/*/seed-*/config.json 2>/dev/null")
 for path in list:lines() do

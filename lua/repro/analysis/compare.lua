@@ -233,19 +233,45 @@ function M.compare_all(ctx, fam)
   return comparisons
 end
 
--- Interaction `it` on metric m: stats.paired of the per-seed difference of differences.
+-- The pairs of one side of an interaction: a pair {t, b} or a list of pairs.
+local function side_pairs(side)
+  if type(side[1]) == "table" then return side end
+  return { side }
+end
+
+-- The effect of one side for the runs with pairing key `key`: the mean over its pairs
+-- of treatment - baseline (a single pair's difference exactly); nil when a value is.
+local function side_effect(ctx, side, key, m)
+  local runs, by_key = ctx.runs, ctx.by_key
+  local function val(v)
+    local sd = by_key[v][key]
+    return sd and runs[v][sd].values[m]
+  end
+  local list = side_pairs(side)
+  if #list == 1 then
+    local t, b = val(list[1][1]), val(list[1][2])
+    return t and b and t - b or nil
+  end
+  local sum = 0
+  for _, pr in ipairs(list) do
+    local t, b = val(pr[1]), val(pr[2])
+    if not (t and b) then return nil end
+    sum = sum + (t - b)
+  end
+  return sum / #list
+end
+
+-- Interaction `it` on metric m: stats.paired of the per-seed difference of differences
+-- (of mean differences, for a side that lists several pairs).
 local function interaction(ctx, it, m)
-  local s, runs, by_key = ctx.s, ctx.runs, ctx.by_key
+  local s, runs = ctx.s, ctx.runs
   local seeds, da, db = {}, {}, {}
+  local first = side_pairs(it.a)[1]
   for _, seed in ipairs(s.seeds) do
-    local key = run_key(runs[it.a[2]][seed], seed)
-    local function val(v)
-      local sd = by_key[v][key]
-      return sd and runs[v][sd].values[m]
-    end
-    local at, ab, bt, bb = val(it.a[1]), val(it.a[2]), val(it.b[1]), val(it.b[2])
-    if at and ab and bt and bb then
-      seeds[#seeds + 1], da[#da + 1], db[#db + 1] = seed, at - ab, bt - bb
+    local key = run_key(runs[first[2]][seed], seed)
+    local ea, eb = side_effect(ctx, it.a, key, m), side_effect(ctx, it.b, key, m)
+    if ea and eb then
+      seeds[#seeds + 1], da[#da + 1], db[#db + 1] = seed, ea, eb
     end
   end
   local r = stats.paired(db, da, paired_opts(ctx.an, #da))

@@ -57,6 +57,11 @@
 --     worse         the same on the other side;
 --     equivalent    otherwise, when the Holm-adjusted TOST p <= alpha;
 --     inconclusive  anything else, with the reason.
+--   Each interaction on the primary metric gets a verdict by the same rule
+--   (M.interaction_verdict), its difference being effect a - effect b: better when effect
+--   a is the more favourable, worse when effect b is, equivalent when the two agree within
+--   +-min_effect; on its entry (`verdict`) and in the summary's interaction_verdicts
+--   (present only when the study registered an interaction).
 -- Rule 1 (the rule the studies that ran before issue 13 were registered under,
 -- M.DECISION_RULE_1) is kept beside it for a study that registered it
 -- (analysis.registered_rule = 1), and only for one: every entry of its family (every
@@ -126,7 +131,12 @@ M.DECISION_RULE = "The Holm family is the pre-registered primary metric's compar
   .. "zero and |mean difference| >= min_effect; worse, symmetrically; equivalent if the "
   .. "paired TOST at delta = min_effect by the same test, Holm-adjusted over the family, "
   .. "has p <= alpha; otherwise inconclusive. Every other metric is exploratory: "
-  .. "unadjusted p, no verdict. The minimum detectable effect is at the Holm first-step "
+  .. "unadjusted p, no verdict. Each interaction on the primary metric (the per-seed "
+  .. "difference of two paired effects, effect a - effect b) gets a verdict by the same "
+  .. "rule: better if effect a is the more favourable by at least min_effect (Holm-adjusted "
+  .. "p <= alpha, the interval on that side of zero), worse if effect b is, equivalent if "
+  .. "the two effects agree within +-min_effect by the TOST, otherwise inconclusive. The "
+  .. "minimum detectable effect is at the Holm first-step "
   .. string.format("level alpha / m and %g %% power; BCa intervals are descriptive.",
     100 * stats.DEFAULT_POWER)
 
@@ -159,6 +169,47 @@ function M.verdict(c, an)
     tost.p_holm and fmt(tost.p_holm) or "undefined", c.n, verdict, rule,
     verdict == "inconclusive" and (", because " .. reason) or "")
   return verdict, s, reason
+end
+
+-- The current rule's decision for interaction e on the primary metric, by the same rule
+-- (reasons.decide) as a comparison's: verdict, sentence, and the reason in a few words.
+-- better: effect a (e.a[1] vs e.a[2]) is the more favourable of the two.
+function M.interaction_verdict(e, an)
+  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
+    "alpha %s, %s test, Holm over the %d tests of the primary metric)", an.better,
+    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip", an.m)
+  local function side_text(side)
+    if type(side[1]) == "table" then
+      return string.format("the mean of %d paired differences", #side)
+    end
+    return string.format("%s vs %s", side[1], side[2])
+  end
+  local head = string.format("Interaction %s on %s (%s, minus %s)", e.name, e.metric,
+    side_text(e.a), side_text(e.b))
+  local why = reasons.decide(e, an)
+  if why.code == "no_pairs" then
+    return "inconclusive", string.format("%s: no seed with finite results for all four runs: " ..
+      "inconclusive by %s.", head, rule), "no seed with finite results for all four runs"
+  end
+  local reason = reasons.verdict_words(why, e)
+  local level = string.format("%g %%", 100 * (1 - an.alpha))
+  local ci = e.ci_decision
+  local interval = ci and string.format("%s %s interval %s to %s", level,
+    INTERVAL_NAME[e.ci_decision_kind] or e.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
+    string.format("no %s interval (the sign-flip test cannot reject at alpha with %d seeds)",
+      level, e.n)
+  local meaning = {
+    better = "the effect in the first pair is the more favourable",
+    worse = "the effect in the second pair is the more favourable",
+    equivalent = "the two effects agree within the minimum effect",
+    inconclusive = "no decision" }
+  local tost = e.tost or {}
+  local sentence = string.format("%s: the first effect minus the second is %s on average; " ..
+    "%s; Holm-adjusted p %s; TOST p %s; %d seeds: %s (%s) by %s%s.", head, fmt(e.mean),
+    interval, fmt(e.p_holm), tost.p_holm and fmt(tost.p_holm) or "undefined", e.n,
+    why.verdict, meaning[why.verdict], rule,
+    why.verdict == "inconclusive" and (", because " .. reason) or "")
+  return why.verdict, sentence, reason
 end
 
 -- The summary's `analysis`: the study's pre-registered analysis as it was applied.
@@ -355,6 +406,21 @@ local function verdicts_of(comparisons, an, an_out, note)
   return verdicts
 end
 
+-- The verdict of every interaction on the primary metric (M.interaction_verdict), set on
+-- the interaction's entry and listed in the summary's interaction_verdicts.
+local function interaction_verdicts_of(interactions, an)
+  local verdicts = {}
+  for _, e in ipairs(interactions) do
+    if e.metric == an.primary then
+      local v, sentence, reason = M.interaction_verdict(e, an)
+      e.verdict = v
+      verdicts[#verdicts + 1] = { name = e.name, a = e.a, b = e.b, metric = e.metric,
+        verdict = v, sentence = sentence, reason = reason, interval = e.ci_decision_kind }
+    end
+  end
+  return verdicts
+end
+
 -- M.summarize in steps (the comparisons' in lua/repro/analysis/compare.lua).  They share
 -- a context `ctx`: the study s, its runs
 -- (runs[variant][seed]), its analysis an, the decision test, the Holm first-step level,
@@ -459,9 +525,10 @@ function M.summarize(s, runs)
   if #secondary > 0 then an_out.secondary = arr({ table.unpack(secondary) }) end
   describe_family(an_out, an, ctx.test, ctx.level, #fam.family, #(fam.rule1 or {}), secondary)
   local verdicts = verdicts_of(comparisons, an, an_out, ctx.note)
+  local interaction_verdicts = interaction_verdicts_of(interactions, an_out)
 
   local definitions = {}
-  for _, m in ipairs(an.metrics) do definitions[m] = M.DEFINITIONS[m] end
+  for _, m in ipairs(an.metrics) do definitions[m] = records.definition(m) end
   local out = {
     study = s.name, description = s.description, file = s.file_rel or s.file,
     seeds = arr({ table.unpack(s.seeds) }), base = json.object(s.base),
@@ -472,6 +539,7 @@ function M.summarize(s, runs)
   if #secondary_comparisons > 0 then
     out.secondary_comparisons = arr(secondary_comparisons)
   end
+  if #interaction_verdicts > 0 then out.interaction_verdicts = arr(interaction_verdicts) end
   summary_extras(ctx, out, per_variant, comparisons)
   if s.factor then out.factor = s.factor end -- declared only (lua/repro/study/init.lua)
   -- only when it applies, so summaries without it keep their bytes
@@ -486,7 +554,14 @@ end
 -- is unfinished, of another config, failing its checksums or without them is not done).
 function M.study_records(s, dir)
   local record = require "repro.record"
-  local metrics = require("repro.study").metric_names()
+  local study = require "repro.study"
+  local metrics = study.metric_names()
+  -- the metrics computed from log.csv on request, for the study that names them
+  for _, field in ipairs({ "metrics", "secondary" }) do
+    for _, m in ipairs(s.analysis[field] or {}) do
+      if study.is_requested_metric(m) then metrics[#metrics + 1] = m end
+    end
+  end
   local records, missing = {}, {}
   for _, r in ipairs(s.runs) do
     local rdir = dir .. "/" .. r.rel

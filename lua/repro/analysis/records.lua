@@ -37,7 +37,41 @@ M.DEFINITIONS = {
     "spike)", M.SPIKE_FACTOR),
   max_loss_ratio = "largest ratio of a step's training loss to the smallest loss of all "
     .. "earlier steps (undefined for a diverged run)",
+  clip_fraction = "the fraction of the logged steps whose pre-clip gradient norm exceeds "
+    .. "grad_clip, i.e. the steps the clip scaled down (0 when grad_clip is 0; computed "
+    .. "only for a study that names it)",
+  ["val_loss_after_<k>"] = "the validation loss of the periodic diagnostics (log.csv's "
+    .. "d_val_loss) after k optimizer steps, the row of step k - 1; undefined unless "
+    .. "diag_every divides k and the run took k steps (computed only for a study that "
+    .. "names it)",
 }
+
+-- A metric computed from log.csv only on request (lua/repro/study/rule.lua), for the
+-- parsed log and the run's config: its value, or nil where undefined.
+local function requested_value(name, log, cfg)
+  if name == "clip_fraction" then
+    local gn, clip = log.data.grad_norm, cfg and tonumber(cfg.grad_clip)
+    if not gn or not clip or log.n == 0 then return nil end
+    local clipped = 0
+    for t = 1, log.n do
+      if clip > 0 and gn[t] and gn[t] > clip then clipped = clipped + 1 end
+    end
+    return clipped / log.n
+  end
+  local k = tonumber(name:match("^val_loss_after_(%d+)$"))
+  local steps, d = log.data.step, log.data.d_val_loss
+  if not (k and steps and d) then return nil end
+  for t = 1, log.n do
+    if steps[t] == k - 1 then return d[t] end
+  end
+  return nil
+end
+
+-- The definition of metric m, a requested one's by its pattern.
+function M.definition(m)
+  return M.DEFINITIONS[m] or (m:match("^val_loss_after_%d+$") and
+    M.DEFINITIONS["val_loss_after_<k>"]) or nil
+end
 
 local function field_number(s)
   if s == nil or s == "" then return nil end
@@ -105,10 +139,14 @@ function M.read_run(dir, metrics)
     derived.n_spikes, derived.max_loss_ratio = n_spikes, max_ratio
   end
   local run = { diverged = diverged, values = {}, missing = {} }
+  local cok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
+  if not (cok and type(cfg) == "table") then cfg = nil end
   for _, name in ipairs(metrics) do
     local v
     if DERIVED[name] then
       v = derived[name]
+    elseif name == "clip_fraction" or name:match("^val_loss_after_%d+$") then
+      v = requested_value(name, log, cfg)
     elseif type(m[name]) == "number" then
       v = m[name]
     end
@@ -123,8 +161,7 @@ function M.read_run(dir, metrics)
     run.bal_subset_acc = m.bal_subset_acc
   end
   -- the pairing key: init_seed and data_seed, which default to the seed
-  local cok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
-  if cok and type(cfg) == "table" then
+  if cfg then
     run.init_seed = math.tointeger(cfg.init_seed) or math.tointeger(cfg.seed)
     run.data_seed = math.tointeger(cfg.data_seed) or math.tointeger(cfg.seed)
   end

@@ -42,6 +42,32 @@ function M.verdict_table(summary, width)
     k = k + 1
   end
   if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
+  if summary.interaction_verdicts then
+    lines[#lines + 1] = textable.wrap("interactions on " .. an.primary .. " (effect a minus " ..
+      "effect b; better: effect a is the more favourable):", width)
+    local irows = { { "interaction", "mean diff", "interval", "p_holm", "TOST p_holm",
+      "verdict" } }
+    local byname = {}
+    for _, e in ipairs(summary.interactions) do
+      if e.metric == an.primary then byname[e.name] = e end
+    end
+    for _, v in ipairs(summary.interaction_verdicts) do
+      local e = byname[v.name]
+      local ci = e.ci_decision
+      irows[#irows + 1] = { v.name, fmt(e.mean),
+        ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-", fmt(e.p_holm),
+        e.tost and e.tost.p_holm and fmt(e.tost.p_holm) or "-", v.verdict }
+    end
+    local j = 0
+    for row in textable.render(irows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
+      lines[#lines + 1] = row
+      local v = summary.interaction_verdicts[j]
+      if v and v.reason then
+        lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
+      end
+      j = j + 1
+    end
+  end
   for _, w in ipairs(summary.warnings or {}) do
     lines[#lines + 1] = textable.wrap("WARNING: " .. w.text, width, "  ", "    ")
   end

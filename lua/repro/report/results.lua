@@ -84,12 +84,19 @@ local function find_runs(dir, depth, out)
 end
 
 -- The full config of a record's config.json: defaults, the record's values, derived
--- keys resolved from their source.
+-- keys resolved from their source (resid_rescale, a boolean, from the init scheme:
+-- on under gpt2, off under torch; engine/config.h).
 local function full_config(cfg)
   local full = engine.defaults()
   for k, v in pairs(cfg) do full[k] = v end
   for _, k in ipairs(engine.keys()) do
-    if full[k.name] == nil and k.derived_from then full[k.name] = full[k.derived_from] end
+    if full[k.name] == nil and k.derived_from then
+      if k.name == "resid_rescale" then
+        full[k.name] = full[k.derived_from] == "gpt2"
+      else
+        full[k.name] = full[k.derived_from]
+      end
+    end
   end
   full.threads = nil
   return full

@@ -515,7 +515,8 @@ function M.rule_history(ctx)
     out[#out + 1] = string.format("%s moved: %s.", #moved == 1 and "One verdict" or
       ((NUMBER_WORD[#moved] or tostring(#moved)) .. " verdicts"), table.concat(moved, "; "))
   end
-  -- interactions carry no verdict, but their Holm p decides whether an effect changes
+  -- whether an effect changes between the two families: by each interaction's Holm p (rule 1
+  -- gave interactions no verdict; rule 2's interaction_verdicts are in the summaries)
   local flips = {}
   for _, name in ipairs(studies) do
     local s = ctx.by_name[name]

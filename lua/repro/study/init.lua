@@ -110,6 +110,7 @@ M.CHECKPOINT_EVERY = 50
 -- names the rest of the suite knows.
 M.DERIVED_METRICS, M.ENGINE_METRICS = rule.DERIVED_METRICS, rule.ENGINE_METRICS
 M.metric_names, M.analysis_fields, M.RULE = rule.metric_names, rule.analysis_fields, rule.RULE
+M.is_requested_metric = rule.is_requested_metric
 M.seeds_text, M.results_root = power.seeds_text, power.results_root
 M.overrides = configs.overrides
 M.MAX_PROBLEMS = prob.MAX_PROBLEMS

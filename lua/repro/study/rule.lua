@@ -14,6 +14,15 @@ local is_list, typename = prob.is_list, prob.typename
 -- Metrics computed by lua/repro/analysis/init.lua from a run's log.csv and metrics.json.
 M.DERIVED_METRICS = { "diverged", "n_spikes", "max_loss_ratio" }
 
+-- Metrics computed from a run's log.csv only for a study that names them in its analysis
+-- (so the summaries of the studies that do not keep their bytes): clip_fraction, and
+-- val_loss_after_<k> for a step count k (lua/repro/analysis/records.lua defines them).
+M.REQUESTED_METRICS = { "clip_fraction", "val_loss_after_<k>" }
+function M.is_requested_metric(m)
+  return type(m) == "string" and (m == "clip_fraction" or
+    (m:match("^val_loss_after_[1-9]%d*$") ~= nil and #m <= 24))
+end
+
 -- The scalar results engine.train documents (lua/lengine.c); every numeric top-level
 -- field of metrics.json is usable, these are the names a study may list.
 M.ENGINE_METRICS = require("engine").metric_names()
@@ -71,7 +80,8 @@ function M.analysis_fields(variant_names)
   return {
     { "baseline", v .. " (without comparisons, every other variant is compared with it)", true },
     { "metrics", "a non-empty list of metric names, e.g. { \"val_loss\", \"val_acc\" }; " ..
-      "the names: " .. table.concat(M.metric_names(), ", "), true },
+      "the names: " .. table.concat(M.metric_names(), ", ") .. "; from log.csv on request: " ..
+      table.concat(M.REQUESTED_METRICS, ", "), true },
     { "primary", "one of analysis.metrics: the metric the verdicts are about", true },
     { "better", "\"lower\" or \"higher\" (which way the primary metric improves)", true },
     { "min_effect", "a number > 0 in the primary metric's units: the smallest difference " ..
@@ -87,7 +97,8 @@ function M.analysis_fields(variant_names)
     { "secondary", "optional: metric names compared outside the Holm family (exploratory)",
       false },
     { "interactions", "optional: a list of { name = , a = { t, b }, b = { t, b } }: " ..
-      "differences of two paired differences", false },
+      "differences of two paired differences (a or b may be a list of pairs { { t, b }, " ..
+      "... }: the mean of their paired differences, e.g. a factorial contrast)", false },
     { "bootstrap", "optional: \"exact\" (default) or \"monte-carlo\"", false },
     { "registered_rule", "optional: the decision rule pre-registered, an integer from 1 to " ..
       M.RULE .. " (default " .. M.RULE .. ", the current one)", false },
@@ -128,7 +139,7 @@ local function metric_list(P, a, field, nonempty, seen, twice)
   end
   for i, m in ipairs(value) do
     local path = "analysis." .. field .. "[" .. i .. "]"
-    if type(m) ~= "string" or not known[m] then
+    if type(m) ~= "string" or not (known[m] or M.is_requested_metric(m)) then
       P.add(path, function()
         return "unknown metric '" .. tostring(m) .. "'" .. suggest(tostring(m), M.metric_names())
       end, tostring(m))
@@ -265,7 +276,27 @@ local function check_comparisons(P, a, out, variants, variant_names)
   out.comparisons = comparisons
 end
 
--- One interaction {name=, a={t, b}, b={t, b}} at `path`; names holds the names taken.
+-- One side of an interaction: a pair {t, b}, or a non-empty list of pairs {{t, b}, ...}
+-- (its effect the mean of their paired differences), as given.
+local function check_side(P, side, path, variants, variant_names)
+  if type(side) == "table" and type(side[1]) == "table" then
+    if not is_list(side) then
+      P.add(path, "expected a pair {treatment, baseline} or a list of such pairs")
+      return nil
+    end
+    local out = {}
+    for i, pair in ipairs(side) do
+      local pr = check_pair(P, pair, path .. "[" .. i .. "]", variants, variant_names)
+      if not pr then return nil end
+      out[i] = pr
+    end
+    return out
+  end
+  return check_pair(P, side, path, variants, variant_names)
+end
+
+-- One interaction {name=, a={t, b}, b={t, b}} at `path` (a side may be a list of pairs:
+-- check_side); names holds the names taken.
 local function check_interaction(P, it, path, names, variants, variant_names)
   if type(it) ~= "table" then
     P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
@@ -281,8 +312,8 @@ local function check_interaction(P, it, path, names, variants, variant_names)
   elseif names[it.name] then
     P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
   end
-  local pa = check_pair(P, it.a, path .. ".a", variants, variant_names)
-  local pb = check_pair(P, it.b, path .. ".b", variants, variant_names)
+  local pa = check_side(P, it.a, path .. ".a", variants, variant_names)
+  local pb = check_side(P, it.b, path .. ".b", variants, variant_names)
   if type(it.name) == "string" and pa and pb then
     names[it.name] = true
     return { name = it.name, a = pa, b = pb }
