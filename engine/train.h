@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "diag.h"
+#include "tasks.h"
 
 typedef struct {
     long step;
@@ -50,6 +51,12 @@ typedef struct {
      * refused (TRAIN_ECHECKPOINT): another config's checkpoint under this config's name
      * never resumes.  NULL: neither written nor checked. */
     const char *config_id;
+    /* Task sets scored (tasks.h) after the final evaluation, into task_out (n_tasks
+     * results the caller frees with task_score_free); none when n_tasks is 0.  A run
+     * that diverged or stopped scores none. */
+    const task_set *tasks;
+    int n_tasks;
+    task_score *task_out;
 } train_hooks;
 
 typedef struct {
@@ -108,6 +115,14 @@ void train_set_threads(int n);
 /* Checks the config against the corpus without training (validation, corpus readable,
  * context shorter than both splits): TRAIN_OK, TRAIN_ECONFIG or TRAIN_ECORPUS. */
 int train_check(const gpt_config *cfg, char *err, size_t errlen);
+
+/* Scores task sets without training: the model of cfg as initialized (checkpoint NULL:
+ * an untrained model) or with the weights of a checkpoint of cfg's run (checked against
+ * config_id when that is not NULL); with bigram != 0 the bigram control instead (no model).
+ * TRAIN_OK, or a train_status with a message; out (n results) is filled on TRAIN_OK. */
+int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char *config_id,
+                      int bigram, const task_set *sets, int n, task_score *out, char *err,
+                      size_t errlen);
 
 /* The log columns of a config. */
 int train_log_ncols(const gpt_config *cfg);
