@@ -1,0 +1,38 @@
+-- Task `spelling`: a dictionary word of the held-out text vs a one-letter substitution
+-- of it that is neither a dictionary word nor a word of the text, in the same context
+-- (the text before the word).  "Real" is Debian's wamerican list (repro.dictionary).
+-- Chance 1/2.
+local CONTEXT_BYTES, MAX_RAW = 200, 2000
+local text = repro.text("validation")
+local dict = {}
+for _, w in ipairs(repro.dictionary()) do dict[w] = true end
+local seen = {}
+for w in text:gmatch("%a+") do seen[w:lower()] = true end
+
+local function tail(s)
+  if #s <= CONTEXT_BYTES then return s end
+  return (s:sub(-CONTEXT_BYTES):gsub("^[^%s]*%s", ""))
+end
+
+local cands = {}
+for p, w in text:gmatch("()(%l+)") do
+  if #w >= 4 and dict[w] and p > 1 and not text:sub(p - 1, p - 1):match("%a") then
+    cands[#cands + 1] = { p = p, w = w }
+  end
+end
+local letters = "abcdefghijklmnopqrstuvwxyz"
+local items, stride = {}, math.max(1, #cands // MAX_RAW)
+for i = 1, #cands, stride do
+  local c = cands[i]
+  local r = repro.draws(10, 26 * (#c.w - 2))
+  for k = 1, 10 do
+    local pos, l = 2 + r[k] // 26, r[k] % 26 + 1
+    local bad = c.w:sub(1, pos - 1) .. letters:sub(l, l) .. c.w:sub(pos + 1)
+    if bad ~= c.w and not dict[bad] and not seen[bad] then
+      items[#items + 1] = { context = tail(text:sub(1, c.p - 1)), answer = c.w,
+        distractors = { bad } }
+      break
+    end
+  end
+end
+return { items = items }
