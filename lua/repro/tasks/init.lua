@@ -26,7 +26,8 @@
 -- position (i - 1) mod (its choices) (balanced positions by construction), and writes
 --   tasks/<corpus>/<task>-v<VERSION>.jsonl        the test items
 --   tasks/<corpus>/<task>-v<VERSION>.pool.jsonl   the demonstrations (disjoint)
--- where <corpus> is the corpus file's name without its extension.  The files are
+-- where <corpus> is the corpus file's name without its extension (tasks/ is $REPRO_TASKS
+-- when set: the tests' own corpora).  The files are
 -- committed: a task set is fixed, reviewable and citable by its SHA-256, which every
 -- run manifest that used it records.  A suite (SUITES) names tasks; the config key
 -- `tasks` names a suite.
@@ -82,8 +83,15 @@ function M.corpus_name(data)
   return name
 end
 
-function M.dir_of(data, root)
-  return string.format("%s/tasks/%s", root or host.root, M.corpus_name(data))
+-- The task files' root: $REPRO_TASKS (tests), else tasks/ of the project.
+function M.root()
+  local env = os.getenv("REPRO_TASKS")
+  if env and env ~= "" then return env end
+  return host.root .. "/tasks"
+end
+
+function M.dir_of(data)
+  return string.format("%s/%s", M.root(), M.corpus_name(data))
 end
 
 function M.files(dir, task)
@@ -285,6 +293,40 @@ function M.load(data, suite, opts)
     end
   end
   return { sets = sets, files = files, tasks = tasks }
+end
+
+-- The metrics.json fields of engine results for sets (M.load's): per task and shot
+-- count task_<task>_<k>shot_acc, _acc_norm and _lost_demos; per shot count
+-- task_macro_acc_<k>shot and task_macro_acc_norm_<k>shot, the means over the tasks.
+function M.metrics(sets, results)
+  local out, sums = {}, {}
+  for i, s in ipairs(sets) do
+    local r = results[i]
+    local p = string.format("task_%s_%dshot_", s.task, s.shots)
+    out[p .. "acc"], out[p .. "acc_norm"], out[p .. "lost_demos"] = r.acc, r.acc_norm,
+      r.lost_demos
+    local m = sums[s.shots] or { acc = 0, acc_norm = 0, n = 0 }
+    sums[s.shots] = m
+    m.acc, m.acc_norm, m.n = m.acc + r.acc, m.acc_norm + r.acc_norm, m.n + 1
+  end
+  for k, m in pairs(sums) do
+    out[string.format("task_macro_acc_%dshot", k)] = m.acc / m.n
+    out[string.format("task_macro_acc_norm_%dshot", k)] = m.acc_norm / m.n
+  end
+  return out
+end
+
+-- The per-item correctness file of a run (tasks.csv): task,shots,item,correct,correct_norm.
+function M.items_csv(sets, results)
+  local lines = { "task,shots,item,correct,correct_norm" }
+  for i, s in ipairs(sets) do
+    local r = results[i]
+    for j = 1, #r.correct do
+      lines[#lines + 1] = string.format("%s,%d,%d,%d,%d", s.task, s.shots, j, r.correct[j],
+        r.correct_norm[j])
+    end
+  end
+  return table.concat(lines, "\n") .. "\n"
 end
 
 return M
