@@ -4,7 +4,10 @@
 -- after it (at least MIN_COUNT times, at least DOMINANCE of the family's uses after it)
 -- against the family's other forms of the same length that the corpus never uses after
 -- it.  Items are the held-out occurrences of "<pronoun> <its form>": the context is the
--- text up to and including the pronoun and its space.  Chance 1/2.
+-- text up to and including the pronoun and its space.  For each pair of forms, as many
+-- items whose answer is the one as items whose answer is the other (the rest dropped),
+-- so a model's mere preference for one form's letters cancels (the untrained control).
+-- Chance 1/2.
 local CONTEXT_BYTES, MIN_COUNT, DOMINANCE = 200, 3, 0.8
 local PRONOUNS = { "I", "thou", "he", "she", "it", "we", "you", "ye", "they" }
 local FAMILIES = {
@@ -60,15 +63,32 @@ for _, p in ipairs(PRONOUNS) do
   end
 end
 
-local items = {}
+local by_pair, pairs_seen = {}, {}
 for pos, pr, v in text:gmatch("()(%a+) (%l+)%f[^%a]") do
   local p = pr == "I" and "I" or pr:lower()
   local alts = wrong[p] and wrong[p][v]
   if alts and (pos == 1 or not text:sub(pos - 1, pos - 1):match("%a")) and
       (pr == p or pr == p:sub(1, 1):upper() .. p:sub(2)) then
     local pick = alts[repro.draws(1, #alts)[1] + 1]
-    items[#items + 1] = { context = tail(text:sub(1, pos + #pr)), answer = v,
+    local key = v < pick and v .. "/" .. pick or pick .. "/" .. v
+    if not by_pair[key] then
+      by_pair[key] = {}
+      pairs_seen[#pairs_seen + 1] = key
+    end
+    local side = by_pair[key][v] or {}
+    by_pair[key][v] = side
+    side[#side + 1] = { context = tail(text:sub(1, pos + #pr)), answer = v,
       distractors = { pick } }
+  end
+end
+table.sort(pairs_seen)
+local items = {}
+for _, key in ipairs(pairs_seen) do
+  local a, b = key:match("^(.-)/(.*)$")
+  local sa, sb = by_pair[key][a] or {}, by_pair[key][b] or {}
+  for i = 1, math.min(#sa, #sb) do
+    items[#items + 1] = sa[i]
+    items[#items + 1] = sb[i]
   end
 end
 return { items = items }

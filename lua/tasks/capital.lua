@@ -1,6 +1,9 @@
 -- Task `capital`: a held-out word as written vs the same word with its first letter's
 -- case flipped ("The" vs "the", "Rome" vs "rome"), after the text before it: where
--- sentences start and which words are names.  Chance 1/2.
+-- sentences start and which words are names.  For each first letter, as many items
+-- whose answer is capitalized as items whose answer is not (the rest dropped), so a
+-- model's mere preference for a letter's upper or lower case cancels (the untrained
+-- control).  Chance 1/2.
 local CONTEXT_BYTES, MAX_RAW = 200, 2000
 local text = repro.text("validation")
 
@@ -9,10 +12,25 @@ local function tail(s)
   return (s:sub(-CONTEXT_BYTES):gsub("^[^%s]*%s", ""))
 end
 
-local cands = {}
+local groups, letters = {}, {}
 for p, w in text:gmatch("()(%a%l+)%f[^%a]") do
   if p > 1 and not text:sub(p - 1, p - 1):match("%a") then
-    cands[#cands + 1] = { p = p, w = w }
+    local key = w:sub(1, 1):lower()
+    if not groups[key] then
+      groups[key] = { upper = {}, lower = {} }
+      letters[#letters + 1] = key
+    end
+    local g = groups[key][w:sub(1, 1):match("%u") and "upper" or "lower"]
+    g[#g + 1] = { p = p, w = w }
+  end
+end
+table.sort(letters)
+local cands = {}
+for _, key in ipairs(letters) do
+  local g = groups[key]
+  for i = 1, math.min(#g.upper, #g.lower) do
+    cands[#cands + 1] = g.upper[i]
+    cands[#cands + 1] = g.lower[i]
   end
 end
 local items, stride = {}, math.max(1, #cands // MAX_RAW)

@@ -1,8 +1,9 @@
--- Task `speaker`: after a blank line, the speaker's name in the corpus's format (a line
--- that is a name and a colon, such as "MENENIUS:") vs a common word of the same length
--- written the same way (case and colon).  The names are the held-out text's own; the
--- words are its most frequent lowercase words that are not names.  Chance 1/2.
-local CONTEXT_BYTES, COMMON = 200, 400
+-- Task `speaker` (turn-taking): after a blank line, the name of the speaker who speaks
+-- next, in the corpus's format (a line that is a name and a colon, such as
+-- "MENENIUS:"), vs the name of the speaker who just spoke.  In a dialogue between A and
+-- B each name is the answer of some items and the distractor of others, so a model's
+-- mere preference for some letters or lengths cancels (the untrained control).  Chance 1/2.
+local CONTEXT_BYTES = 200
 local text = repro.text("validation")
 
 local function tail(s)
@@ -10,38 +11,12 @@ local function tail(s)
   return (s:sub(-CONTEXT_BYTES):gsub("^[^%s]*%s", ""))
 end
 
-local cands, names = {}, {}
+local items, prev = {}, nil
 for p, name in text:gmatch("\n\n()(%u[%a' ]*):\n") do
-  cands[#cands + 1] = { p = p, name = name }
-  for w in name:gmatch("%a+") do names[w:lower()] = true end
-end
-local freq = {}
-for w in text:gmatch("%l+") do freq[w] = (freq[w] or 0) + 1 end
-local words = {}
-for w in pairs(freq) do if not names[w] then words[#words + 1] = w end end
-table.sort(words, function(a, b)
-  if freq[a] ~= freq[b] then return freq[a] > freq[b] end
-  return a < b
-end)
-local by_len = {}
-for i = 1, math.min(COMMON, #words) do
-  local w = words[i]
-  by_len[#w] = by_len[#w] or {}
-  table.insert(by_len[#w], w)
-end
-
-local items = {}
-for _, c in ipairs(cands) do
-  local list = by_len[#c.name]
-  if list and not c.name:find(" ") then
-    local w = list[repro.draws(1, #list)[1] + 1]
-    if c.name == c.name:upper() then
-      w = w:upper()
-    else
-      w = w:sub(1, 1):upper() .. w:sub(2)
-    end
-    items[#items + 1] = { context = tail(text:sub(1, c.p - 1)), answer = c.name .. ":",
-      distractors = { w .. ":" } }
+  if prev and prev ~= name then
+    items[#items + 1] = { context = tail(text:sub(1, p - 1)), answer = name .. ":",
+      distractors = { prev .. ":" } }
   end
+  prev = name
 end
 return { items = items }

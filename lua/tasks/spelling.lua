@@ -1,7 +1,9 @@
 -- Task `spelling`: a dictionary word of the held-out text vs a one-letter substitution
 -- of it that is neither a dictionary word nor a word of the text, in the same context
 -- (the text before the word).  "Real" is Debian's wamerican list (repro.dictionary).
--- Chance 1/2.
+-- The substituted letter is drawn from the interior letters of the candidate words
+-- themselves, so the real and the made-up letters have one distribution and a model's
+-- mere preference for some letters cancels (the untrained control).  Chance 1/2.
 local CONTEXT_BYTES, MAX_RAW = 200, 2000
 local text = repro.text("validation")
 local dict = {}
@@ -20,13 +22,15 @@ for p, w in text:gmatch("()(%l+)") do
     cands[#cands + 1] = { p = p, w = w }
   end
 end
-local letters = "abcdefghijklmnopqrstuvwxyz"
 local items, stride = {}, math.max(1, #cands // MAX_RAW)
+local pool = {}
+for i = 1, #cands, stride do pool[#pool + 1] = cands[i].w:sub(2, -2) end
+local letters = table.concat(pool)
 for i = 1, #cands, stride do
   local c = cands[i]
-  local r = repro.draws(10, 26 * (#c.w - 2))
+  local where, what = repro.draws(10, #c.w - 2), repro.draws(10, #letters)
   for k = 1, 10 do
-    local pos, l = 2 + r[k] // 26, r[k] % 26 + 1
+    local pos, l = 2 + where[k], what[k] + 1
     local bad = c.w:sub(1, pos - 1) .. letters:sub(l, l) .. c.w:sub(pos + 1)
     if bad ~= c.w and not dict[bad] and not seen[bad] then
       items[#items + 1] = { context = tail(text:sub(1, c.p - 1)), answer = c.w,

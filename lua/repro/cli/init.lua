@@ -243,6 +243,7 @@ usage:
   bin/repro new NAME [--from STUDY] [--dir DIR]
   bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR]
   bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]
+  bin/repro tasks controls [SUITE] [--data FILE] [--dir DIR]
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 environment:

@@ -2,16 +2,21 @@
 -- files of a corpus (lua/repro/tasks/init.lua; default the core suite on
 -- data/tinyshakespeare.txt into tasks/<corpus>/), printing per task its items, pool,
 -- chance rate and answer positions, or why it was skipped.
+-- `bin/repro tasks controls [SUITE] [--data FILE] [--dir DIR]`: the suite's validity
+-- controls (chance, answer positions, bigram and untrained accuracy) into
+-- tasks/<corpus>/<suite>-controls-v1.json, and a table of them.
 -- `bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]`: the first N (default 3)
 -- items of a built task, context tail, choices and answer marked.
 local tasks = require "repro.tasks"
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
+local json = require "repro.core.json"
 
 local M = {}
 local WHO = "repro tasks"
 M.USAGE = "usage: bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR]\n" ..
+  "       bin/repro tasks controls [SUITE] [--data FILE] [--dir DIR]\n" ..
   "       bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]"
 M.DEFAULT_DATA = "data/tinyshakespeare.txt"
 M.SHOW_CONTEXT = 120
@@ -54,6 +59,34 @@ local function build(o)
   return 0
 end
 
+local function controls(o)
+  local suite = o.targets[1] or "core"
+  tasks.suite(suite)
+  local c = tasks.controls(o.data, suite, { dir = o.dir })
+  local path = tasks.controls_path(o.data, suite, o.dir)
+  fs.write_atomic(path, json.pretty(c))
+  local names = {}
+  for _, s in ipairs(c.setups or tasks.CONTROL_SETUPS) do names[#names + 1] = s.name end
+  io.write(string.format("%-12s %5s %6s %15s %7s", "task", "items", "chance", "99% interval",
+    "bigram"))
+  for _, n in ipairs(names) do io.write(string.format(" %18s", "untrained " .. n)) end
+  io.write("\n")
+  for _, t in ipairs(tasks.suite(suite)) do
+    local r = c.tasks[t]
+    if r then
+      io.write(string.format("%-12s %5d %6.3f   [%.3f, %.3f] %7.3f", t, r.n_items, r.chance,
+        r.chance_lo, r.chance_hi, r.bigram_acc))
+      for _, n in ipairs(names) do
+        local u = r.untrained[n]
+        io.write(string.format(" %17.3f%s", u.acc, u.within and " " or "!"))
+      end
+      io.write("\n")
+    end
+  end
+  io.write(string.format("(! outside the interval)  %s\n", fs.shown(path)))
+  return 0
+end
+
 local function show(o)
   local t = o.targets[1] or base.user_error("%s", M.USAGE)
   local n = math.tointeger(tonumber(o.n or "3"))
@@ -83,6 +116,7 @@ function M.main(args)
   if o.help then return 0 end
   if sub == "build" then return build(o) end
   if sub == "show" then return show(o) end
+  if sub == "controls" then return controls(o) end
   base.user_error("%s", M.USAGE)
 end
 

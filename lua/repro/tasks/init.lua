@@ -37,6 +37,8 @@ local host = require "repro.host"
 local sandbox = require "repro.sandbox"
 local pcg = require "pcg"
 local items = require "repro.tasks.items"
+local engine = require "engine"
+local json = require "repro.core.json"
 
 local M = {}
 M.VERSION = 1
@@ -293,6 +295,63 @@ function M.load(data, suite, opts)
     end
   end
   return { sets = sets, files = files, tasks = tasks }
+end
+
+-- The validity controls' untrained models: the study's two set-ups (the final protocol,
+-- GPT-2 init; the claim's, PyTorch init, 4 blocks, tied), at init seed CONTROL_SEED.
+M.CONTROL_SETUPS = {
+  { name = "gpt2", cfg = {} },
+  { name = "torch_l4_tied", cfg = { init = "torch", n_layer = 4, tie_embeddings = true } },
+}
+M.CONTROL_SEED = 1
+-- The two-sided 99 % normal quantile of the binomial interval around chance.
+M.CONTROL_Z = 2.5758293035489
+
+-- The interval [lo, hi] in which n items of mean chance rate p0 put a model that only
+-- guesses, 99 % of the time (normal approximation of the binomial).
+function M.chance_interval(p0, n)
+  local h = M.CONTROL_Z * math.sqrt(p0 * (1 - p0) / n)
+  return p0 - h, p0 + h
+end
+
+-- The validity controls of a built suite on corpus data, per task: chance rate, answer
+-- positions, the bigram model's accuracy (engine/ngram.h) and each untrained set-up's
+-- (opts.setups, default CONTROL_SETUPS) zero-shot accuracy with the chance interval and
+-- whether it lies inside: a task whose untrained accuracy lies outside leaks its answer
+-- through something other than language (length, position, a letter's bias).
+function M.controls(data, suite, opts)
+  opts = opts or {}
+  local loaded = M.load(data, suite, { dir = opts.dir, shots = { 0 } })
+  local base_cfg = { data = data, seed = M.CONTROL_SEED }
+  local bigram = engine.score_tasks(base_cfg, loaded.sets, { bigram = true })
+  local out = {}
+  for i, s in ipairs(loaded.sets) do
+    local t = loaded.tasks[i]
+    local lo, hi = M.chance_interval(t.chance, t.n_items)
+    local positions = {}
+    for _, it in ipairs(s.items) do
+      positions[it.answer + 1] = (positions[it.answer + 1] or 0) + 1
+    end
+    out[s.task] = { chance = t.chance, n_items = t.n_items, chance_lo = lo, chance_hi = hi,
+      positions = json.array(positions), bigram_acc = bigram[i].acc, untrained = {} }
+  end
+  for _, setup in ipairs(opts.setups or M.CONTROL_SETUPS) do
+    local cfg = {}
+    for k, v in pairs(base_cfg) do cfg[k] = v end
+    for k, v in pairs(setup.cfg) do cfg[k] = v end
+    local r = engine.score_tasks(cfg, loaded.sets)
+    for i, s in ipairs(loaded.sets) do
+      local o = out[s.task]
+      o.untrained[setup.name] = { acc = r[i].acc, acc_norm = r[i].acc_norm,
+        within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
+    end
+  end
+  return { suite = suite, corpus = M.corpus_name(data), version = M.VERSION,
+    control_seed = M.CONTROL_SEED, tasks = out, files = loaded.files }
+end
+
+function M.controls_path(data, suite, dir)
+  return string.format("%s/%s-controls-v%d.json", dir or M.dir_of(data), suite, M.VERSION)
 end
 
 -- The metrics.json fields of engine results for sets (M.load's): per task and shot

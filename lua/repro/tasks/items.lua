@@ -51,7 +51,7 @@ function M.problem(it)
     return "answer: an integer expected"
   end
   if a < 0 or a >= #ch then
-    return string.format("answer %s out of range (0 to %d)", tostring(a), #ch - 1)
+    return string.format("answer %d out of range (0 to %d)", math.tointeger(a), #ch - 1)
   end
   return nil
 end
