@@ -1,10 +1,11 @@
 -- Task `capital`: a held-out word as written vs the same word with its first letter's
 -- case flipped ("The" vs "the", "Rome" vs "rome"), after the text before it: where
--- sentences start and which words are names.  For each first letter, as many items
--- whose answer is capitalized as items whose answer is not (the rest dropped), so a
--- model's mere preference for a letter's upper or lower case cancels (the untrained
--- control).  Chance 1/2.
-local CONTEXT_BYTES, MAX_RAW = 200, 2000
+-- sentences start and which words are names.  For each first letter and character
+-- before the word, as many items whose answer is capitalized as items whose answer is
+-- not (the rest dropped), so a model's mere preference for a letter's upper or lower
+-- case after that character cancels (the untrained control); at most MAX_PAIRS such
+-- pairs, about the items a task keeps, so the kept items stay balanced.  Chance 1/2.
+local CONTEXT_BYTES, MAX_PAIRS = 200, 275
 local text = repro.text("validation")
 
 local function tail(s)
@@ -15,7 +16,7 @@ end
 local groups, letters = {}, {}
 for p, w in text:gmatch("()(%a%l+)%f[^%a]") do
   if p > 1 and not text:sub(p - 1, p - 1):match("%a") then
-    local key = w:sub(1, 1):lower()
+    local key = text:sub(p - 1, p - 1) .. w:sub(1, 1):lower()
     if not groups[key] then
       groups[key] = { upper = {}, lower = {} }
       letters[#letters + 1] = key
@@ -25,16 +26,18 @@ for p, w in text:gmatch("()(%a%l+)%f[^%a]") do
   end
 end
 table.sort(letters)
-local cands = {}
+local pairs_ = {}
 for _, key in ipairs(letters) do
   local g = groups[key]
-  for i = 1, math.min(#g.upper, #g.lower) do
-    cands[#cands + 1] = g.upper[i]
-    cands[#cands + 1] = g.lower[i]
-  end
+  for i = 1, math.min(#g.upper, #g.lower) do pairs_[#pairs_ + 1] = { g.upper[i], g.lower[i] } end
 end
-local items, stride = {}, math.max(1, #cands // MAX_RAW)
-for i = 1, #cands, stride do
+local cands, stride = {}, math.max(1, math.ceil(#pairs_ / MAX_PAIRS))
+for i = 1, #pairs_, stride do
+  cands[#cands + 1] = pairs_[i][1]
+  cands[#cands + 1] = pairs_[i][2]
+end
+local items = {}
+for i = 1, #cands do
   local c = cands[i]
   local first = c.w:sub(1, 1)
   local flipped = (first:match("%u") and first:lower() or first:upper()) .. c.w:sub(2)

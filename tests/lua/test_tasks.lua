@@ -252,5 +252,41 @@ t:ok(code ~= 0, "a changed tasks.csv fails verify")
 code, _, err = check.run(repro .. " train " .. args .. " tasks=nosuch --out " .. dir .. "/bad")
 t:ok(code ~= 0 and err:find("unknown suite", 1, true), "an unknown suite is refused: " .. err)
 
+-- 7. A tiny study with the suite: summary.tasks holds the macro accuracy's paired
+-- bootstrap, per-task Holm over tasks x comparisons and the item-level sign flip.
+check.write(dir .. "/zz_tasks.lua", string.format([[
+return {
+  name = "zz_tasks",
+  description = "tiny",
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 32, batch = 4, iters = 20,
+    warmup = 2, data = %q, tasks = "core" },
+  variants = { { name = "none" }, { name = "layernorm", embed_norm = "layernorm" } },
+  seeds = { 1, 2, 3 },
+  analysis = { baseline = "none", metrics = { "task_macro_acc_0shot", "val_loss" },
+    primary = "task_macro_acc_0shot", better = "higher", min_effect = 0.02, alpha = 0.05,
+    correction = "holm", resamples = 1000, test = "t", tasks = { suite = "core",
+    shots = { 0, 3 } } },
+}
+]], corpus))
+code, _, err = check.run(repro .. " run " .. dir .. "/zz_tasks.lua --out-root " .. dir ..
+  "/exp --jobs 2")
+t:eq(code, 0, "the tiny task study runs: " .. err)
+local sum = json.decode(fs.read(dir .. "/exp/zz_tasks/summary.json") or "{}")
+local st = sum.tasks or {}
+t:eq(#(st.macro or {}), 2, "summary.tasks.macro: one comparison x 2 shot counts")
+t:ok(st.macro and st.macro[1] and st.macro[1].ci_bca ~= nil or st.macro and st.macro[1] and
+  st.macro[1].ci_percentile ~= nil, "macro accuracy has a paired bootstrap interval")
+t:eq(#(st.per_task or {}), 12, "summary.tasks.per_task: 6 tasks x 2 shot counts")
+t:ok(st.per_task and st.per_task[1] and st.per_task[1].holm_m == 6 and
+  type(st.per_task[1].p_holm) == "number", "per-task Holm over the 6 tasks x 1 comparison")
+t:eq(#(st.items or {}), 14, "summary.tasks.items: per task and all, x 2 shot counts")
+local all0
+for _, e in ipairs(st.items or {}) do if e.task == "all" and e.shots == 0 then all0 = e end end
+t:ok(all0 and all0.n_items == (function()
+  local n = 0
+  for _, s in ipairs(loaded.sets) do n = n + #s.items end
+  return n
+end)() and type(all0.p_signflip) == "number", "the item-level sign flip over every item")
+
 check.rmtree(dir)
 t:done()

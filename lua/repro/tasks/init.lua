@@ -354,6 +354,32 @@ function M.controls_path(data, suite, dir)
   return string.format("%s/%s-controls-v%d.json", dir or M.dir_of(data), suite, M.VERSION)
 end
 
+-- Every task metric name a record may hold (M.metrics), for studies to name.
+function M.metric_names()
+  local names, seen = {}, {}
+  local function add(n)
+    if not seen[n] then
+      seen[n] = true
+      names[#names + 1] = n
+    end
+  end
+  local suites = {}
+  for name in pairs(M.SUITES) do suites[#suites + 1] = name end
+  table.sort(suites)
+  for _, k in ipairs(M.SHOTS) do
+    add(string.format("task_macro_acc_%dshot", k))
+    add(string.format("task_macro_acc_norm_%dshot", k))
+    for _, suite in ipairs(suites) do
+      for _, t in ipairs(M.SUITES[suite]) do
+        for _, f in ipairs({ "acc", "acc_norm", "lost_demos" }) do
+          add(string.format("task_%s_%dshot_%s", t, k, f))
+        end
+      end
+    end
+  end
+  return names
+end
+
 -- The metrics.json fields of engine results for sets (M.load's): per task and shot
 -- count task_<task>_<k>shot_acc, _acc_norm and _lost_demos; per shot count
 -- task_macro_acc_<k>shot and task_macro_acc_norm_<k>shot, the means over the tasks.
