@@ -3,7 +3,8 @@
 -- (the text before the word).  "Real" is Debian's wamerican list (repro.dictionary).
 -- The substituted letter is drawn from the interior letters of the candidate words
 -- themselves, so the real and the made-up letters have one distribution and a model's
--- mere preference for some letters cancels (the untrained control).  Chance 1/2.
+-- mere preference for some letters cancels, and neither the real nor the made-up letter
+-- repeats a neighbour (the untrained control).  Chance 1/2.
 local CONTEXT_BYTES, MAX_RAW = 200, 2000
 local text = repro.text("validation")
 local dict = {}
@@ -28,11 +29,16 @@ for i = 1, #cands, stride do pool[#pool + 1] = cands[i].w:sub(2, -2) end
 local letters = table.concat(pool)
 for i = 1, #cands, stride do
   local c = cands[i]
-  local where, what = repro.draws(10, #c.w - 2), repro.draws(10, #letters)
-  for k = 1, 10 do
+  local where, what = repro.draws(20, #c.w - 2), repro.draws(20, #letters)
+  for k = 1, 20 do
     local pos, l = 2 + where[k], what[k] + 1
-    local bad = c.w:sub(1, pos - 1) .. letters:sub(l, l) .. c.w:sub(pos + 1)
-    if bad ~= c.w and not dict[bad] and not seen[bad] then
+    local new, prev, next_ = letters:sub(l, l), c.w:sub(pos - 1, pos - 1), c.w:sub(pos + 1, pos + 1)
+    local old = c.w:sub(pos, pos)
+    local bad = c.w:sub(1, pos - 1) .. new .. c.w:sub(pos + 1)
+    -- neither letter repeats a neighbour: an untrained model with tied embeddings favours
+    -- a repeated character, which would favour one side
+    local doubles = new == prev or new == next_ or old == prev or old == next_
+    if bad ~= c.w and not doubles and not dict[bad] and not seen[bad] then
       items[#items + 1] = { context = tail(text:sub(1, c.p - 1)), answer = c.w,
         distractors = { bad } }
       break

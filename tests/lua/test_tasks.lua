@@ -49,7 +49,10 @@ local function write_corpus(path)
       end
       line[#line + 1] = word()
       line[#line + 1] = word()
-      if r:bounded(3) == 0 then line[1] = cap(word()) end
+      local how = r:bounded(4)
+      if how == 0 then line[1] = cap(word()) end
+      if how == 1 then line[1] = word() end -- a line that goes on a sentence
+      if r:bounded(3) == 0 then line[#line + 1] = word() .. ". " .. cap(word()) end
       out[#out + 1] = table.concat(line, " ") .. (r:bounded(2) == 0 and ".\n" or ",\n")
     end
     out[#out + 1] = "\n"
@@ -177,6 +180,21 @@ t:ok(m.tasks and m.tasks[1].acc >= 0.9, string.format("planted most-frequent-nex
 local u = engine.score_tasks(tiny, planted_set)
 t:ok(u[1].acc < 0.9, string.format("... and not before (untrained %.3f)", u[1].acc))
 
+-- a kept model: a run stopped at step 100 keeps its checkpoint, which scores later as
+-- the trained model did; another run's checkpoint is refused
+local ckpt = dir .. "/kept.rptf"
+local planted_file = dir .. "/planted.jsonl"
+fs.write_atomic(planted_file, items.encode(planted))
+local kept = engine.train(tiny, { checkpoint = ckpt, config_id = "kept-run", tasks = planted_set,
+  on_step = function(step) return step + 1 >= 100 end })
+t:ok(kept.stopped and fs.exists(ckpt), "the stopped run kept its checkpoint")
+local later = tasks.score_file(tiny, planted_file, { checkpoint = ckpt, config_id = "kept-run",
+  shots = { 0 } })
+t:ok(later[1].acc > u[1].acc and later[1].sha256 == fs.sha256(planted_file), string.format(
+  "a kept model scores a task file later: %.3f (untrained %.3f)", later[1].acc, u[1].acc))
+t:raises(function() tasks.score_file(tiny, planted_file, { checkpoint = ckpt,
+  config_id = "another-run", shots = { 0 } }) end, "checkpoint", "another run's checkpoint refused")
+
 -- 4. The untrained model at chance on every built task (the controls), and the bigram.
 local setups = { { name = "tiny", cfg = { n_layer = 1, d_model = 32, n_head = 2, context = 64 } },
   { name = "tiny_torch", cfg = { n_layer = 1, d_model = 32, n_head = 2, context = 64,
@@ -287,6 +305,15 @@ t:ok(all0 and all0.n_items == (function()
   for _, s in ipairs(loaded.sets) do n = n + #s.items end
   return n
 end)() and type(all0.p_signflip) == "number", "the item-level sign flip over every item")
+
+t:ok(st.chance and st.chance.order and st.chance.order.rate == 0.5 and st.chance.order.hi > 0.5,
+  "summary.tasks.chance: each task's chance rate and interval")
+-- the study's own report: a per-task table per shot count, chance and bigram beside
+local tables = require("repro.report.standalone").tables({ name = "zz_tasks", summary = sum })
+local t0
+for _, tb in ipairs(tables) do if tb.title == "Tasks, 0-shot accuracy" then t0 = tb end end
+t:ok(t0 and #t0.rows == 7 and t0.rows[7][1] == "macro" and t0.head[2] == "chance" and
+  t0.head[3] == "bigram", "the report's 0-shot task table: 6 tasks and the macro row")
 
 check.rmtree(dir)
 t:done()

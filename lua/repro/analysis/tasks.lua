@@ -22,13 +22,17 @@
 --              suite's statistics (stats/) fit none, and the two tests need no
 --              distributional assumption beyond exchangeability of signs.
 --   chance     per task, from its task file (lua/repro/tasks): its chance rate, items and
---              the 99 % interval a guessing model's accuracy lies in (chance_interval).
+--              the 99 % interval a guessing model's accuracy lies in (chance_interval),
+--              and from the suite's committed controls file when there is one
+--              (tasks/<corpus>/<suite>-controls-v1.json) the bigram model's accuracy and
+--              each untrained set-up's.
 -- Only a study that registered analysis.tasks gets the section, so every other summary
 -- keeps its bytes.
 local stats = require "stats"
 local json = require "repro.core.json"
 local tasks = require "repro.tasks"
 local host = require "repro.host"
+local fs = require "repro.core.fs"
 
 local M = {}
 
@@ -102,9 +106,16 @@ function M.summarize(ctx)
   local data = ctx.s.runs and ctx.s.runs[1] and ctx.s.runs[1].cfg.data
   if data then
     local path = data:sub(1, 1) == "/" and data or (host.root .. "/" .. data)
+    local ctl = fs.read(tasks.controls_path(path, spec.suite))
+    local ok, controls = pcall(json.decode, ctl or "")
+    controls = ok and type(controls) == "table" and controls.tasks or {}
     for _, t in ipairs(tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true }).tasks) do
       local lo, hi = tasks.chance_interval(t.chance, t.n_items)
-      out.chance[t.task] = { rate = t.chance, n_items = t.n_items, lo = lo, hi = hi }
+      local c = controls[t.task] or {}
+      local untrained = {}
+      for name, u in pairs(c.untrained or {}) do untrained[name] = u.acc end
+      out.chance[t.task] = { rate = t.chance, n_items = t.n_items, lo = lo, hi = hi,
+        bigram_acc = c.bigram_acc, untrained = next(untrained) and json.object(untrained) or nil }
     end
   end
   out.chance = json.object(out.chance)

@@ -297,6 +297,30 @@ function M.load(data, suite, opts)
   return { sets = sets, files = files, tasks = tasks }
 end
 
+-- Scores one task file (and its pool, for shots > 0) with the model of cfg: as
+-- initialized, or with a kept model's weights (opts.checkpoint: a checkpoint of cfg's
+-- run, engine/train.h; opts.config_id checks it is that run's): a list of
+-- engine.score_tasks results, one per shot count of opts.shots (default SHOTS), each with
+-- its shots and the file's SHA-256.
+function M.score_file(cfg, file, opts)
+  opts = opts or {}
+  local test = items.read(file)
+  local pool_file = file:gsub("%.jsonl$", ".pool.jsonl")
+  local pool = fs.exists(pool_file) and items.read(pool_file) or {}
+  local sets = {}
+  for _, k in ipairs(opts.shots or M.SHOTS) do
+    if k > #pool then
+      user_error("tasks: %s: %d-shot needs %d demonstrations, its pool has %d", file, k, k, #pool)
+    end
+    sets[#sets + 1] = { name = file, shots = k, seed = M.SEED, items = test, pool = pool }
+  end
+  local r = engine.score_tasks(cfg, sets, { checkpoint = opts.checkpoint,
+    config_id = opts.config_id })
+  local sha = fs.sha256(file)
+  for i, x in ipairs(r) do x.shots, x.sha256 = sets[i].shots, sha end
+  return r
+end
+
 -- The validity controls' untrained models: the study's two set-ups (the final protocol,
 -- GPT-2 init; the claim's, PyTorch init, 4 blocks, tied), at init seed CONTROL_SEED.
 M.CONTROL_SETUPS = {
