@@ -328,10 +328,9 @@ local function parse_args(args)
   return o
 end
 
--- The figures: the forest plot of the primary metric, the training loss and the
--- validation loss (periodic diagnostics) per variant over training.
-local function figures_of(s)
-  local primary = s.summary.analysis and s.summary.analysis.primary or "val_loss"
+-- The figures every study report has: the forest plot of the primary metric, the
+-- training loss and the validation loss (periodic diagnostics) per variant over training.
+local function base_figures(s, primary)
   return {
     { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth" },
     { name = "train_loss", kind = "curves", study = s.name, column = "loss",
@@ -346,6 +345,20 @@ local function figures_of(s)
     val_loss = "Validation loss per variant over training (periodic diagnostics): mean over " ..
       "seeds and range",
   }
+end
+
+-- The figures of study s: every study's, and a task study's accuracy per task.
+local function figures_of(s)
+  local primary = s.summary.analysis and s.summary.analysis.primary or "val_loss"
+  local specs, captions = base_figures(s, primary)
+  if type(s.summary.tasks) == "table" then
+    specs[#specs + 1] = { name = "tasks", kind = "tasks", study = s.name, shots = 0,
+      width = "0.9\\linewidth" }
+    captions.tasks = "Zero-shot accuracy per task and variant: mean over seeds with a bar of " ..
+      "one standard deviation; each task's chance rate (plus) and the bigram model's " ..
+      "accuracy (circle)"
+  end
+  return specs, captions
 end
 
 -- Writes OUT/<study>/report/; returns its directory.
