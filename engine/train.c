@@ -597,8 +597,8 @@ static int run_setup(run_state *rs, const gpt_config *cfg, train_metrics *out, c
     return rc;
 }
 
-static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out,
-                       char *err, size_t errlen)
+static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
+                       train_metrics *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     run_state rs;
@@ -665,10 +665,10 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_me
     if (!out->diverged && !out->stopped &&
         (rc = final_evaluation(&rs, out, err, errlen)) != TRAIN_OK)
         goto done;
-    for (int k = 0; hooks && out->evaluated && k < hooks->n_tasks; k++)
-        if (tasks_score(m, &rs.c, &hooks->tasks[k], &hooks->task_out[k], err, errlen)) {
+    for (int k = 0; tasks && out->evaluated && k < tasks->n_tasks; k++)
+        if (tasks_score(m, &rs.c, &tasks->sets[k], &tasks->out[k], err, errlen)) {
             for (int j = 0; j < k; j++)
-                task_score_free(&hooks->task_out[j]);
+                task_score_free(&tasks->out[j]);
             rc = TRAIN_ECONFIG;
             goto done;
         }
@@ -741,10 +741,16 @@ int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char 
 int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
               size_t errlen)
 {
+    return train_run_scored(cfg, hooks, NULL, out, err, errlen);
+}
+
+int train_run_scored(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
+                     train_metrics *out, char *err, size_t errlen)
+{
     const unsigned long saved = isa_flush_begin();
 #pragma omp parallel
     isa_flush_begin();
-    int rc = run_flushed(cfg, hooks, out, err, errlen);
+    int rc = run_flushed(cfg, hooks, tasks, out, err, errlen);
 #pragma omp parallel
     isa_flush_end(saved);
     isa_flush_end(saved);

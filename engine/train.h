@@ -51,13 +51,16 @@ typedef struct {
      * refused (TRAIN_ECHECKPOINT): another config's checkpoint under this config's name
      * never resumes.  NULL: neither written nor checked. */
     const char *config_id;
-    /* Task sets scored (tasks.h) after the final evaluation, into task_out (n_tasks
-     * results the caller frees with task_score_free); none when n_tasks is 0.  A run
-     * that diverged or stopped scores none. */
-    const task_set *tasks;
-    int n_tasks;
-    task_score *task_out;
 } train_hooks;
+
+/* Task sets scored (tasks.h) after a run's final evaluation: n_tasks sets into out (n_tasks
+ * results the caller frees with task_score_free when train_run_scored succeeds and the
+ * run was evaluated); a run that diverged or stopped scores none. */
+typedef struct {
+    const task_set *sets;
+    int n_tasks;
+    task_score *out;
+} train_tasks;
 
 typedef struct {
     diag_result diag; /* valid when evaluated (not diverged, not stopped) */
@@ -104,6 +107,9 @@ const char *train_status_name(int status);
 int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
               size_t errlen);
 void train_metrics_free(train_metrics *m);
+/* train_run, then the task sets of tasks (may be NULL: none) scored with the final model. */
+int train_run_scored(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
+                     train_metrics *out, char *err, size_t errlen);
 
 /* Called from on_step (between steps, in the thread running train_run): the rest of the
  * run, its final evaluation included, uses n threads (1..CONFIG_MAX_THREADS).  No result

@@ -731,14 +731,14 @@ static int l_train(lua_State *L)
     step_ctx s = {L, handler, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
-    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL,
-                     NULL, 0, NULL};
+    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL};
+    train_tasks tk = {NULL, 0, NULL};
     if (!lua_isnoneornil(L, 2)) {
         lua_getfield(L, 2, "tasks");
         if (!lua_isnil(L, -1)) {
-            h.tasks = read_task_sets(L, -1, &h.n_tasks); /* kept alive on the stack */
-            h.task_out = lua_newuserdatauv(L, ((size_t)h.n_tasks + 1) * sizeof(task_score), 0);
-            memset(h.task_out, 0, ((size_t)h.n_tasks + 1) * sizeof(task_score));
+            tk.sets = read_task_sets(L, -1, &tk.n_tasks); /* kept alive on the stack */
+            tk.out = lua_newuserdatauv(L, ((size_t)tk.n_tasks + 1) * sizeof(task_score), 0);
+            memset(tk.out, 0, ((size_t)tk.n_tasks + 1) * sizeof(task_score));
         }
         lua_getfield(L, 2, "checkpoint");
         h.checkpoint = lua_tostring(L, -1); /* kept alive on the stack */
@@ -764,7 +764,7 @@ static int l_train(lua_State *L)
     sigaction(SIGTERM, &sa, &old_term);
     train_metrics m;
     char err[1024];
-    int rc = train_run(&c, &h, &m, err, sizeof err);
+    int rc = train_run_scored(&c, &h, &tk, &m, err, sizeof err);
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (s.failed) {
@@ -774,9 +774,9 @@ static int l_train(lua_State *L)
     if (rc != TRAIN_OK)
         return raise_status(L, rc, err);
     push_metrics(L, &m); /* cannot raise except on out of memory */
-    if (h.n_tasks > 0 && m.evaluated) {
-        push_task_scores(L, h.tasks, h.task_out, h.n_tasks);
-        free_task_scores(h.task_out, h.n_tasks);
+    if (tk.n_tasks > 0 && m.evaluated) {
+        push_task_scores(L, tk.sets, tk.out, tk.n_tasks);
+        free_task_scores(tk.out, tk.n_tasks);
         lua_setfield(L, -2, "tasks");
     }
     train_metrics_free(&m);

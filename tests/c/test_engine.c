@@ -808,7 +808,7 @@ static void defaults_omitted(void)
             omittable++;
             at_default &= config_at_default(&c, &config_keys[i]);
         }
-    CHECK(omittable == 9 && at_default, "9 omittable keys, all at default in the defaults");
+    CHECK(omittable == 10 && at_default, "10 omittable keys, all at default in the defaults");
     {
         const config_key *ratio = config_find("min_lr_ratio");
         gpt_config r = c;
