@@ -78,6 +78,8 @@ const config_key config_keys[] = {
        "min_lr = lr x min_lr_ratio when min_lr is not given (rounded to the 14 significant "
        "digits config.json keeps), in [0, 1]",
        NULL, NULL),
+    KO(tasks, CFG_STR, "task suite scored after training (lua/repro/tasks; core); empty: none",
+       NULL, NULL),
 };
 #undef K
 #undef KO
@@ -235,11 +237,12 @@ int config_set_str(gpt_config *c, const char *key, const char *v, char *err, siz
             snprintf(err + n, errlen - (size_t)n, ")");
         return -1;
     }
-    if (strlen(v) >= sizeof c->data) {
-        snprintf(err, errlen, "%s: path too long", key);
+    size_t cap = strcmp(k->name, "tasks") == 0 ? sizeof c->tasks : sizeof c->data;
+    if (strlen(v) >= cap) {
+        snprintf(err, errlen, "%s: too long (at most %zu characters)", key, cap - 1);
         return -1;
     }
-    snprintf((char *)c + k->offset, sizeof c->data, "%s", v);
+    snprintf((char *)c + k->offset, cap, "%s", v);
     return 0;
 }
 
@@ -332,6 +335,9 @@ int config_validate(const gpt_config *c, char *err, size_t errlen)
              CONFIG_MAX_THREADS);
     if (c->data[0] == '\0')
         FAIL("data: empty path");
+    for (const char *q = c->tasks; *q; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_'))
+            FAIL("tasks=%s: a suite name is lowercase letters, digits and '_'", c->tasks);
     return 0;
 #undef FAIL
 }

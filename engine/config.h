@@ -55,6 +55,10 @@ typedef struct {
     /* min_lr = lr · min_lr_ratio when a config does not give min_lr; the engine trains
      * on min_lr, the host resolves it (lua/repro/record/init.lua) */
     double min_lr_ratio;
+    /* A task suite (lua/repro/tasks) scored after the final evaluation, by name; "" = none.
+     * The host reads its task files and hands them to train_run (train.h); the engine
+     * only keeps the name, which run records carry. */
+    char tasks[64];
 } gpt_config;
 
 enum config_type { CFG_INT, CFG_NUM, CFG_STR, CFG_ENUM, CFG_BOOL };

@@ -597,8 +597,8 @@ static int run_setup(run_state *rs, const gpt_config *cfg, train_metrics *out, c
     return rc;
 }
 
-static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out,
-                       char *err, size_t errlen)
+static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
+                       train_metrics *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     run_state rs;
@@ -665,6 +665,13 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_me
     if (!out->diverged && !out->stopped &&
         (rc = final_evaluation(&rs, out, err, errlen)) != TRAIN_OK)
         goto done;
+    for (int k = 0; tasks && out->evaluated && k < tasks->n_tasks; k++)
+        if (tasks_score(m, &rs.c, &tasks->sets[k], &tasks->out[k], err, errlen)) {
+            for (int j = 0; j < k; j++)
+                task_score_free(&tasks->out[j]);
+            rc = TRAIN_ECONFIG;
+            goto done;
+        }
     out->wall_s = now_s() - t0;
     out->params = (long)m->n_params;
     out->vocab = rs.c.vocab;
@@ -682,16 +689,68 @@ done:
     return rc;
 }
 
+static int score_flushed(const gpt_config *cfg, const char *checkpoint, const char *config_id,
+                         int bigram, const task_set *sets, int n, task_score *out, char *err,
+                         size_t errlen)
+{
+    train_metrics tm;
+    memset(&tm, 0, sizeof tm);
+    run_state rs;
+    int rc = run_setup(&rs, cfg, &tm, err, errlen);
+    if (rc != TRAIN_OK)
+        return rc;
+    long step = 0;
+    if (checkpoint && !bigram &&
+        load_checkpoint(&rs.m, checkpoint, rs.ncols, config_id, &step, rs.log, err, errlen))
+        rc = TRAIN_ECHECKPOINT;
+    int k = 0;
+    for (; rc == TRAIN_OK && k < n; k++) {
+        int bad = bigram ? tasks_score_bigram(&rs.c, &sets[k], &out[k], err, errlen)
+                         : tasks_score(&rs.m, &rs.c, &sets[k], &out[k], err, errlen);
+        if (bad)
+            rc = TRAIN_ECONFIG;
+    }
+    if (rc != TRAIN_OK)
+        for (int j = 0; j + 1 < k; j++)
+            task_score_free(&out[j]);
+    kernels_release();
+    gpt_free(&rs.m);
+    free(rs.log);
+    train_metrics_free(&tm);
+    corpus_free(&rs.c);
+    return rc;
+}
+
+int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char *config_id,
+                      int bigram, const task_set *sets, int n, task_score *out, char *err,
+                      size_t errlen)
+{
+    const unsigned long saved = isa_flush_begin();
+#pragma omp parallel
+    isa_flush_begin();
+    int rc = score_flushed(cfg, checkpoint, config_id, bigram, sets, n, out, err, errlen);
+#pragma omp parallel
+    isa_flush_end(saved);
+    isa_flush_end(saved);
+    return rc;
+}
+
 /* The run with subnormals flushed to zero on this thread and on every thread of the
  * OpenMP team (engine/isa.h; threads created later inherit the mode), the mode of
  * before restored on all of them afterwards. */
 int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
               size_t errlen)
 {
+    return train_run_scored(cfg, hooks, NULL, out, err, errlen);
+}
+
+int train_run_scored(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
+                     train_metrics *out, char *err, size_t errlen)
+{
     const unsigned long saved = isa_flush_begin();
 #pragma omp parallel
     isa_flush_begin();
-    int rc = run_flushed(cfg, hooks, out, err, errlen);
+    int rc = run_flushed(cfg, hooks, tasks, out, err, errlen);
 #pragma omp parallel
     isa_flush_end(saved);
     isa_flush_end(saved);

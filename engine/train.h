@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "diag.h"
+#include "tasks.h"
 
 typedef struct {
     long step;
@@ -51,6 +52,15 @@ typedef struct {
      * never resumes.  NULL: neither written nor checked. */
     const char *config_id;
 } train_hooks;
+
+/* Task sets scored (tasks.h) after a run's final evaluation: n_tasks sets into out (n_tasks
+ * results the caller frees with task_score_free when train_run_scored succeeds and the
+ * run was evaluated); a run that diverged or stopped scores none. */
+typedef struct {
+    const task_set *sets;
+    int n_tasks;
+    task_score *out;
+} train_tasks;
 
 typedef struct {
     diag_result diag; /* valid when evaluated (not diverged, not stopped) */
@@ -97,6 +107,9 @@ const char *train_status_name(int status);
 int train_run(const gpt_config *cfg, const train_hooks *hooks, train_metrics *out, char *err,
               size_t errlen);
 void train_metrics_free(train_metrics *m);
+/* train_run, then the task sets of tasks (may be NULL: none) scored with the final model. */
+int train_run_scored(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
+                     train_metrics *out, char *err, size_t errlen);
 
 /* Called from on_step (between steps, in the thread running train_run): the rest of the
  * run, its final evaluation included, uses n threads (1..CONFIG_MAX_THREADS).  No result
@@ -108,6 +121,14 @@ void train_set_threads(int n);
 /* Checks the config against the corpus without training (validation, corpus readable,
  * context shorter than both splits): TRAIN_OK, TRAIN_ECONFIG or TRAIN_ECORPUS. */
 int train_check(const gpt_config *cfg, char *err, size_t errlen);
+
+/* Scores task sets without training: the model of cfg as initialized (checkpoint NULL:
+ * an untrained model) or with the weights of a checkpoint of cfg's run (checked against
+ * config_id when that is not NULL); with bigram != 0 the bigram control instead (no model).
+ * TRAIN_OK, or a train_status with a message; out (n results) is filled on TRAIN_OK. */
+int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char *config_id,
+                      int bigram, const task_set *sets, int n, task_score *out, char *err,
+                      size_t errlen);
 
 /* The log columns of a config. */
 int train_log_ncols(const gpt_config *cfg);

@@ -31,6 +31,16 @@
  *       embed_scale (embed_norm = scale), stopped, interrupted, and the timings
  *       tokens_per_s, eval_tokens_per_s, wall_s.  Evaluation metrics are absent for a
  *       diverged or stopped run; an instrument undefined for the data is absent.
+ *       opts.tasks = task sets (engine.score_tasks): scored after the final evaluation,
+ *       results in metrics.tasks (none for a diverged or stopped run)
+ *   engine.score_tasks(cfg, sets [, opts])
+ *                                -> per set {acc, acc_norm, lost_demos, context_cut, n_items,
+ *                                   correct = {0|1 ...}, correct_norm, loglik = {{...}}}
+ *       sets: list of {name =, items = {{context =, choices = {...}, answer = k}, ...},
+ *             pool = {...} (demonstrations), shots = k, seed = s} (engine/tasks.h);
+ *       opts: checkpoint = path (a run's weights; absent: cfg's model as initialized),
+ *             config_id = string (checked against the checkpoint's), bigram = true (the
+ *             add-one bigram model of engine/ngram.h instead of a model)
  *   engine.set_threads(n)        sets the thread count of the rest of the current
  *                                   training (1..MAX_THREADS): call it from on_step, between
  *                                   steps (results do not depend on it; the next
@@ -554,6 +564,161 @@ static int opt_int(lua_State *L, int idx, const char *name, int dflt)
     return v;
 }
 
+/* ---- task sets (engine/tasks.h) ---------------------------------------------------- */
+
+/* The item at idx, {context =, choices = {...}, answer = k (0-based)}, into it; the
+ * strings stay owned by the caller's table (kept alive by the argument). */
+static void read_item(lua_State *L, int idx, task_item *it, const char *what, int n)
+{
+    if (!lua_istable(L, idx))
+        luaL_error(L, "task %s, item %d: a table expected", what, n);
+    lua_getfield(L, idx, "context");
+    it->context = (const unsigned char *)lua_tolstring(L, -1, &it->context_len);
+    lua_getfield(L, idx, "answer");
+    int ok_answer = lua_isinteger(L, -1);
+    it->answer = ok_answer ? (int)lua_tointeger(L, -1) : -1;
+    lua_getfield(L, idx, "choices");
+    int nc = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0;
+    if (!it->context || it->context_len == 0 || nc < 2 || nc > TASKS_MAX_CHOICES ||
+        !ok_answer || it->answer < 0 || it->answer >= nc)
+        luaL_error(L, "task %s, item %d: needs a non-empty context, 2 to %d choices and an "
+                   "answer in range", what, n, TASKS_MAX_CHOICES);
+    it->n_choices = nc;
+    for (int j = 0; j < nc; j++) {
+        lua_rawgeti(L, -1, j + 1);
+        it->choice[j] = (const unsigned char *)lua_tolstring(L, -1, &it->choice_len[j]);
+        if (!it->choice[j] || it->choice_len[j] == 0)
+            luaL_error(L, "task %s, item %d: choice %d is not a non-empty string", what, n,
+                       j + 1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 3);
+}
+
+/* The list at field `key` of the table at t, into an array owned by a userdata that is
+ * stored in the table at keep. */
+static task_item *read_items(lua_State *L, int t, const char *key, int keep, const char *what,
+                             int *count)
+{
+    lua_getfield(L, t, key);
+    int list = lua_gettop(L);
+    int n = lua_istable(L, list) ? (int)lua_rawlen(L, list) : 0;
+    task_item *items = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof(task_item), 0);
+    memset(items, 0, ((size_t)n + 1) * sizeof(task_item));
+    lua_rawseti(L, keep, (lua_Integer)lua_rawlen(L, keep) + 1);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, list, i + 1);
+        read_item(L, lua_gettop(L), &items[i], what, i + 1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    *count = n;
+    return items;
+}
+
+/* The task sets of the list at idx, {name =, items =, pool =, shots =, seed =}, ...;
+ * their arrays live in userdata stored in a table pushed on the stack. */
+static task_set *read_task_sets(lua_State *L, int idx, int *count)
+{
+    idx = lua_absindex(L, idx);
+    luaL_checktype(L, idx, LUA_TTABLE);
+    int n = (int)lua_rawlen(L, idx);
+    lua_newtable(L);
+    int keep = lua_gettop(L);
+    task_set *sets = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof(task_set), 0);
+    memset(sets, 0, ((size_t)n + 1) * sizeof(task_set));
+    lua_rawseti(L, keep, 1);
+    for (int k = 0; k < n; k++) {
+        lua_rawgeti(L, idx, k + 1);
+        int t = lua_gettop(L);
+        luaL_checktype(L, t, LUA_TTABLE);
+        lua_getfield(L, t, "name");
+        sets[k].name = lua_tostring(L, -1) ? lua_tostring(L, -1) : "?";
+        lua_getfield(L, t, "shots");
+        sets[k].shots = (int)luaL_optinteger(L, -1, 0);
+        lua_getfield(L, t, "seed");
+        sets[k].seed = (uint64_t)luaL_optinteger(L, -1, 0);
+        lua_pop(L, 3);
+        sets[k].items = read_items(L, t, "items", keep, sets[k].name, &sets[k].n_items);
+        sets[k].pool = read_items(L, t, "pool", keep, sets[k].name, &sets[k].n_pool);
+        lua_pop(L, 1);
+    }
+    *count = n;
+    return sets;
+}
+
+/* The results as a list of {acc, acc_norm, lost_demos, context_cut, correct = {0/1, ...},
+ * correct_norm = {...}, loglik = {{...}, ...}}; frees them. */
+static void push_task_scores(lua_State *L, const task_set *sets, task_score *r, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) {
+        lua_createtable(L, 0, 8);
+        set_num(L, "acc", r[k].acc);
+        set_num(L, "acc_norm", r[k].acc_norm);
+        set_num(L, "lost_demos", r[k].lost_demos);
+        set_num(L, "context_cut", r[k].context_cut);
+        set_num(L, "n_items", r[k].n_items);
+        lua_createtable(L, r[k].n_items, 0);
+        lua_createtable(L, r[k].n_items, 0);
+        lua_createtable(L, r[k].n_items, 0);
+        for (int i = 0; i < r[k].n_items; i++) {
+            lua_pushinteger(L, r[k].correct[i]);
+            lua_rawseti(L, -4, i + 1);
+            lua_pushinteger(L, r[k].correct_norm[i]);
+            lua_rawseti(L, -3, i + 1);
+            lua_createtable(L, sets[k].items[i].n_choices, 0);
+            for (int j = 0; j < sets[k].items[i].n_choices; j++) {
+                lua_pushnumber(L, r[k].loglik[(size_t)i * TASKS_MAX_CHOICES + j]);
+                lua_rawseti(L, -2, j + 1);
+            }
+            lua_rawseti(L, -2, i + 1);
+        }
+        lua_setfield(L, -4, "loglik");
+        lua_setfield(L, -3, "correct_norm");
+        lua_setfield(L, -2, "correct");
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+static void free_task_scores(task_score *r, int n)
+{
+    for (int k = 0; k < n; k++)
+        task_score_free(&r[k]);
+}
+
+/* engine.score_tasks(cfg, sets [, opts]): opts.checkpoint (a run's checkpoint: its
+ * weights; absent: the model as initialized), opts.config_id (checked against the
+ * checkpoint's), opts.bigram = true (the bigram control instead of the model). */
+static int l_score_tasks(lua_State *L)
+{
+    gpt_config c;
+    read_config(L, 1, &c);
+    int n;
+    task_set *sets = read_task_sets(L, 2, &n);
+    const char *checkpoint = NULL, *config_id = NULL;
+    int bigram = 0;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        lua_getfield(L, 3, "checkpoint");
+        checkpoint = lua_tostring(L, -1); /* kept alive by opts */
+        lua_getfield(L, 3, "config_id");
+        config_id = lua_tostring(L, -1);
+        lua_getfield(L, 3, "bigram");
+        bigram = lua_toboolean(L, -1);
+        lua_pop(L, 3);
+    }
+    task_score *out = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof(task_score), 0);
+    memset(out, 0, ((size_t)n + 1) * sizeof(task_score));
+    char err[1024];
+    int rc = train_score_tasks(&c, checkpoint, config_id, bigram, sets, n, out, err, sizeof err);
+    if (rc != TRAIN_OK)
+        return raise_status(L, rc, err);
+    push_task_scores(L, sets, out, n);
+    free_task_scores(out, n);
+    return 1;
+}
+
 static int l_train(lua_State *L)
 {
     gpt_config c;
@@ -567,7 +732,14 @@ static int l_train(lua_State *L)
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
     train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL};
+    train_tasks tk = {NULL, 0, NULL};
     if (!lua_isnoneornil(L, 2)) {
+        lua_getfield(L, 2, "tasks");
+        if (!lua_isnil(L, -1)) {
+            tk.sets = read_task_sets(L, -1, &tk.n_tasks); /* kept alive on the stack */
+            tk.out = lua_newuserdatauv(L, ((size_t)tk.n_tasks + 1) * sizeof(task_score), 0);
+            memset(tk.out, 0, ((size_t)tk.n_tasks + 1) * sizeof(task_score));
+        }
         lua_getfield(L, 2, "checkpoint");
         h.checkpoint = lua_tostring(L, -1); /* kept alive on the stack */
         lua_getfield(L, 2, "resume");
@@ -592,7 +764,7 @@ static int l_train(lua_State *L)
     sigaction(SIGTERM, &sa, &old_term);
     train_metrics m;
     char err[1024];
-    int rc = train_run(&c, &h, &m, err, sizeof err);
+    int rc = train_run_scored(&c, &h, &tk, &m, err, sizeof err);
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (s.failed) {
@@ -602,6 +774,11 @@ static int l_train(lua_State *L)
     if (rc != TRAIN_OK)
         return raise_status(L, rc, err);
     push_metrics(L, &m); /* cannot raise except on out of memory */
+    if (tk.n_tasks > 0 && m.evaluated) {
+        push_task_scores(L, tk.sets, tk.out, tk.n_tasks);
+        free_task_scores(tk.out, tk.n_tasks);
+        lua_setfield(L, -2, "tasks");
+    }
     train_metrics_free(&m);
     return 1;
 }
@@ -703,6 +880,7 @@ static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
                                  {"check", l_check},
                                  {"param_count", l_param_count},
                                  {"train", l_train},
+                                 {"score_tasks", l_score_tasks},
                                  {NULL, NULL}};
 
 int luaopen_engine(lua_State *L)

@@ -18,7 +18,7 @@ set -eu
 
 PACKAGES="gcc make pkg-config liblua5.4-dev libgsl-dev lua-cjson gnuplot-nox
 texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recommended
-latexmk poppler-utils curl ca-certificates"
+latexmk poppler-utils curl ca-certificates wamerican"
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel"
 fi

@@ -808,7 +808,7 @@ static void defaults_omitted(void)
             omittable++;
             at_default &= config_at_default(&c, &config_keys[i]);
         }
-    CHECK(omittable == 11 && at_default, "11 omittable keys, all at default in the defaults");
+    CHECK(omittable == 12 && at_default, "12 omittable keys, all at default in the defaults");
     {
         const config_key *ratio = config_find("min_lr_ratio");
         gpt_config r = c;

@@ -5,7 +5,9 @@
  *   tiny_train --paths             the CPU paths this machine can run
  *
  * trains one run and prints, on stdout, every log row (as log.csv formats it: %.9g,
- * empty for NaN) and every final metric (%.17g).  The CPU path comes from REPRO_ISA
+ * empty for NaN) and every final metric (%.17g), then scores a task set taken from the
+ * corpus's validation split (engine/tasks.h: 24 items of 2 choices, 0- and 1-shot) and
+ * prints every choice's log-likelihood (%.17g).  The CPU path comes from REPRO_ISA
  * (engine/isa.h) and is printed on stderr only, so outputs of different paths and
  * machines can be compared with cmp. */
 #include <math.h>
@@ -15,6 +17,7 @@
 
 #include "config.h"
 #include "isa.h"
+#include "tasks.h"
 #include "train.h"
 
 static int print_row(void *ud, const train_row *row)
@@ -30,6 +33,41 @@ static int print_row(void *ud, const train_row *row)
             printf("%.9g", v);
     }
     putchar('\n');
+    return 0;
+}
+
+/* The task items: contexts of 24 validation bytes, the 4 that follow vs 4 from further on. */
+#define N_TASK_ITEMS 24
+#define N_TASK_POOL 4
+static char *corpus_text;
+static task_item task_items[N_TASK_ITEMS + N_TASK_POOL];
+
+static int make_task_items(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    corpus_text = malloc((size_t)n + 1);
+    if (!corpus_text || fread(corpus_text, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    long n_train = n * 9 / 10;
+    for (int i = 0; i < N_TASK_ITEMS + N_TASK_POOL; i++) {
+        long off = n_train + 1 + (long)i * ((n - n_train - 500) / (N_TASK_ITEMS + N_TASK_POOL));
+        task_item *it = &task_items[i];
+        it->context = (const unsigned char *)corpus_text + off;
+        it->context_len = 24;
+        it->n_choices = 2;
+        it->answer = i % 2;
+        it->choice[i % 2] = it->context + 24;
+        it->choice[1 - i % 2] = it->context + 400;
+        it->choice_len[0] = it->choice_len[1] = 4;
+    }
     return 0;
 }
 
@@ -82,9 +120,19 @@ int main(int argc, char **argv)
         }
     }
     fprintf(stderr, "tiny_train: path %s\n", isa_name());
+    if (make_task_items(cfg.data)) {
+        fprintf(stderr, "tiny_train: %s: cannot read the corpus for the task items\n", cfg.data);
+        return 1;
+    }
+    task_set sets[2] = {
+        {"tiny0", task_items, N_TASK_ITEMS, task_items + N_TASK_ITEMS, N_TASK_POOL, 0, 9},
+        {"tiny1", task_items, N_TASK_ITEMS, task_items + N_TASK_ITEMS, N_TASK_POOL, 1, 9}};
+    task_score scores[2];
+    memset(scores, 0, sizeof scores);
     train_hooks hooks = {print_row, NULL, NULL, 0, 0, NULL};
+    train_tasks tasks = {sets, 2, scores};
     train_metrics m;
-    if (train_run(&cfg, &hooks, &m, err, sizeof err)) {
+    if (train_run_scored(&cfg, &hooks, &tasks, &m, err, sizeof err)) {
         fprintf(stderr, "tiny_train: %s\n", err);
         return 1;
     }
@@ -115,7 +163,14 @@ int main(int argc, char **argv)
         put("cos_final", d->cos_final);
         put_array("resid_norm", m.resid_norm, m.n_layer + 1);
         put_array("pos_loss", m.pos_loss, m.context);
+        for (int k = 0; k < 2; k++) {
+            printf("task %s acc %.17g acc_norm %.17g lost_demos %d\n", sets[k].name, scores[k].acc,
+                   scores[k].acc_norm, scores[k].lost_demos);
+            put_array("task_loglik", scores[k].loglik, N_TASK_ITEMS * TASKS_MAX_CHOICES);
+            task_score_free(&scores[k]);
+        }
     }
+    free(corpus_text);
     train_metrics_free(&m);
     return 0;
 }

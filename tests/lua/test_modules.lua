@@ -133,7 +133,7 @@ end
 -- a later one.  core is what every stage uses; record is the run-record contract, which
 -- the plan reads to reuse runs and the runs write; cli is the commands, which chain the
 -- stages.  This table is the rule's one statement.
-local STAGES = { "core", "record", "study", "plan", "run", "analysis", "report", "cli" }
+local STAGES = { "core", "tasks", "record", "study", "plan", "run", "analysis", "report", "cli" }
 
 -- The requires of edges that point to a later stage, as sorted strings, and the modules
 -- that are in no stage (prefix .. stage .. "." or prefix .. stage).

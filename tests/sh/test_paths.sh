@@ -1,7 +1,8 @@
 #!/bin/sh
 # The same bytes on every CPU path, thread count and architecture (engine/kernels.h):
 #  - tests/cross/tiny_train (the engine's C core alone) on every path this CPU has, at 1
-#    and 2 threads: identical log rows and metrics (printed to 17 digits);
+#    and 2 threads: identical log rows, metrics and task scores (engine/tasks.h: every
+#    choice's log-likelihood, 0- and 1-shot), printed to 17 digits;
 #  - bin/repro train --out on every path: identical log.csv and metrics.json, and the
 #    path recorded in manifest.json;
 #  - the same driver cross-compiled for aarch64 (gcc-aarch64-linux-gnu) and run under
@@ -35,6 +36,8 @@ for p in $paths; do
             first="$tmp/out.$p.$th"
             [ "$(wc -l < "$first")" -gt 20 ]
             ok $? "tiny_train printed its log and metrics"
+            [ "$(grep -c '^task_loglik' "$first")" -eq 2 ]
+            ok $? "tiny_train printed its task scores"
         else
             cmp -s "$first" "$tmp/out.$p.$th"
             ok $? "$p at $th threads gives the bytes of $(basename "$first")"

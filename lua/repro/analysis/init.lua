@@ -82,6 +82,9 @@
 -- paper/lib/claim.lua); a section's `pilot` becomes pilot_comparisons and its `text`
 -- lines verdict_table prints after the verdicts.  read_run keeps a run's subset_acc
 -- list for such a section.
+-- A study with analysis.tasks gets summary.tasks (lua/repro/analysis/tasks.lua: macro
+-- accuracy's paired bootstrap, per-task Holm over tasks x comparisons, the item-level
+-- sign flip).
 -- A study with analysis.sweep gets summary.lr_sweep (best value, divergence and LR
 -- sensitivity per group), pilot_comparisons (for a later study's seeds from power) and,
 -- when it pre-registers outcomes, sweep_outcomes (this rule applied to per-seed outcomes
@@ -98,6 +101,7 @@ local stats = require "stats"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local lrsens = require "repro.analysis.lrsens"
+local task_analysis = require "repro.analysis.tasks"
 local reasons = require "repro.analysis.reasons"
 local records = require "repro.analysis.records"
 local rule1 = require "repro.analysis.rule1"
@@ -448,6 +452,7 @@ local function summary_extras(ctx, out, per_variant, comparisons)
       if out[name].pilot then out.pilot_comparisons = json.array({ out[name].pilot }) end
     end
   end
+  if an.tasks then out.tasks = task_analysis.summarize(ctx) end
   if an.sweep then
     local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)
     if section then

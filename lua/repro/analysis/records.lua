@@ -160,6 +160,17 @@ function M.read_run(dir, metrics)
   if not diverged and type(m.bal_subset_acc) == "table" then
     run.bal_subset_acc = m.bal_subset_acc
   end
+  -- per-item task correctness (tasks.csv, runs with the config key tasks):
+  -- task_items["<task>/<shots>"] = { 0|1, ... } in item order
+  local csv = not diverged and fs.read(dir .. "/tasks.csv")
+  if csv then
+    run.task_items = {}
+    for task, shots, item, correct in csv:gmatch("([%w_]+),(%d+),(%d+),(%d),%d\n") do
+      local key = task .. "/" .. shots
+      run.task_items[key] = run.task_items[key] or {}
+      run.task_items[key][tonumber(item)] = tonumber(correct)
+    end
+  end
   -- the pairing key: init_seed and data_seed, which default to the seed
   if cfg then
     run.init_seed = math.tointeger(cfg.init_seed) or math.tointeger(cfg.seed)

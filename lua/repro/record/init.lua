@@ -27,11 +27,22 @@ local host = require "repro.host"
 local sys = require "repro.sys"
 local base = require "repro.core.base"
 local provenance = require "repro.record.provenance"
+local tasks = require "repro.tasks"
 
 local M = {}
 
 -- The files manifest.json's `sha256` covers.
 M.HASHED = { "config.json", "log.csv", "metrics.json" }
+-- A run with a task suite (config key tasks) also has its per-item correctness file,
+-- covered by the same checksums (and by records_digest) when present.
+M.TASKS_FILE = "tasks.csv"
+local function hashed(dir, sums)
+  if (type(sums) == "table" and sums[M.TASKS_FILE] ~= nil) or
+      sys.lstat(dir .. "/" .. M.TASKS_FILE) then
+    return { "config.json", "log.csv", "metrics.json", M.TASKS_FILE }
+  end
+  return M.HASHED
+end
 
 local user_error = base.user_error
 
@@ -134,7 +145,7 @@ function M.verify(dir)
     bad("manifest.json: not valid JSON")
   elseif man.sha256 ~= nil then
     local sums = man.sha256
-    for _, f in ipairs(M.HASHED) do
+    for _, f in ipairs(hashed(dir, sums)) do
       local want = type(sums) == "table" and sums[f]
       local got = sys.sha256_file(dir .. "/" .. f, true)
       if type(want) ~= "string" or not want:match("^%x+$") or #want ~= 64 then
@@ -206,7 +217,7 @@ function M.records_digest(study_dir)
       local dir = study_dir .. "/" .. v .. "/" .. seed
       if seed:match("^seed%-%d+$") and M.verify(dir) == "verified" then
         local sums = {}
-        for i, f in ipairs(M.HASHED) do sums[i] = sys.sha256_file(dir .. "/" .. f, true) end
+        for i, f in ipairs(hashed(dir)) do sums[i] = sys.sha256_file(dir .. "/" .. f, true) end
         lines[#lines + 1] = v .. "/" .. seed .. " " .. table.concat(sums, " ")
       end
     end
@@ -307,7 +318,7 @@ function M.put_aside(dir)
     aside = base .. "-" .. n
   end
   fs.mkdir_p(aside)
-  for _, f in ipairs({ "metrics.json", "config.json", "log.csv", "manifest.json" }) do
+  for _, f in ipairs({ "metrics.json", "config.json", "log.csv", "manifest.json", M.TASKS_FILE }) do
     if fs.exists(dir .. "/" .. f) then
       local ok, err = os.rename(dir .. "/" .. f, aside .. "/" .. f)
       if not ok then error({ message = "filesystem: cannot move " .. err }, 0) end
@@ -421,7 +432,7 @@ end
 -- Trains cfg from checkpoint ckpt when it holds one: the engine's metrics, the log rows,
 -- and the threads used (th: threads, now, changed, core_s and t_last, the core-seconds
 -- so far when opts.threads_now changed the count).
-local function train(cfg, ckpt, sha, opts, t0)
+local function train(cfg, ckpt, sha, opts, t0, task_sets)
   local rows = {}
   local run_cfg = {}
   for k, v in pairs(cfg) do run_cfg[k] = v end
@@ -431,6 +442,7 @@ local function train(cfg, ckpt, sha, opts, t0)
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     config_id = sha, -- inside every checkpoint: another config's is refused
+    tasks = task_sets,
     on_step = function(step, row)
       rows[#rows + 1] = row
       local want = opts.threads_now and opts.threads_now()
@@ -463,12 +475,21 @@ function M.run(cfg, dir, opts)
   local text, sha = prepare(cfg, dir, opts)
   local ckpt = M.checkpoint_path(dir, sha)
   local start, t0 = utc(), host.now()
-  local metrics, rows, th = train(cfg, ckpt, sha, opts, t0)
+  local suite = cfg.tasks and cfg.tasks ~= "" and tasks.load(M.data_path(cfg), cfg.tasks) or nil
+  local metrics, rows, th = train(cfg, ckpt, sha, opts, t0, suite and suite.sets)
   if metrics.interrupted or metrics.stopped then return metrics end
 
   local log_text = M.log_csv(rows, engine.log_columns(cfg))
+  local task_results = metrics.tasks
+  metrics.tasks = nil
   local out = M.results(metrics)
   out.config_sha256 = sha
+  local items_text
+  if suite and task_results then
+    for k, v in pairs(tasks.metrics(suite.sets, task_results)) do out[k] = v end
+    items_text = tasks.items_csv(suite.sets, task_results)
+    fs.write_atomic(dir .. "/" .. M.TASKS_FILE, items_text)
+  end
   local metrics_text = json.pretty(out)
   fs.write_atomic(dir .. "/log.csv", log_text)
   local commit, dirty = M.git_info()
@@ -486,7 +507,9 @@ function M.run(cfg, dir, opts)
     study_file = opts.study_file and fs.relative_to_root(opts.study_file) or nil,
     study_file_git = opts.study_file and M.file_git_status(opts.study_file) or nil,
     sha256 = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
-      ["metrics.json"] = sys.sha256(metrics_text) },
+      ["metrics.json"] = sys.sha256(metrics_text),
+      [M.TASKS_FILE] = items_text and sys.sha256(items_text) or nil },
+    task_files = suite and suite.files or nil,
   }))
   fs.write_atomic(dir .. "/metrics.json", metrics_text)
   os.remove(ckpt)

@@ -85,6 +85,14 @@ local function valend_figure(s, file, f, size)
     height = size.width * 0.7, values = values }
 end
 
+local function tasks_figure(s, file, f, size)
+  local text, marks, values, ntasks = pdata.tasks(s, f.shots or 0)
+  if not text then return nil, "the " .. s.name .. " study has no task accuracies" end
+  return { script = "tasks", data = file(f.name, text), vars = {
+    marks = file(f.name .. "_marks", marks), n = #s.variants, ntasks = ntasks,
+    colors = colors_of(s.variants) }, height = size.width * 0.6, values = values }
+end
+
 local function forest_figure(studies, file, f, size)
   local text, rows, width, values, xmin, xmax, heads = pforest.forest(studies, f.metric, f.labels)
   if not text then
@@ -303,10 +311,13 @@ end
 --                part of training on a fitted linear axis)
 --   forest       metric, labels ({study = group label})
 --   lrsweep      labels ({group = label}): the study's lr_sweep summary
+--   tasks        shots (default 0): a task study's accuracy per task and variant (mean
+--                and sd over seeds), chance and the bigram model marked
 M.KINDS = {
   curves = { build = curves_figure, fields = { column = "string", ylabel = "string",
     logy = "boolean?", zoom = "number?" } },
   valend = { build = valend_figure, fields = {} },
+  tasks = { build = tasks_figure, fields = { shots = "number?" } },
   forest = { build = forest_figure, fields = { metric = "string?", labels = "table?" },
     summaries = true },
   divergence = { build = divergence_figure, fields = {} },

@@ -90,6 +90,40 @@ function M.valend(s)
   return blocks(points), table.concat(means, "\n") .. "\n", values
 end
 
+-- A task study's accuracies (summary.tasks) at shot count k: per variant a block of
+-- "x mean sd" per task (x = the task's index, offset per variant), and the marks file
+-- "x chance bigram task" per task; nil when the summary has no task section.
+function M.tasks(s, k)
+  local st = s.summary.tasks
+  if type(st) ~= "table" then return nil end
+  local names, seen = {}, {}
+  for _, e in ipairs(st.per_task or {}) do
+    if e.shots == k and not seen[e.task] then names[#names + 1], seen[e.task] = e.task, true end
+  end
+  if #names == 0 then return nil end
+  local list, values, nv = {}, {}, #s.variants
+  local step = math.min(0.12, 0.7 / nv)
+  for i, v in ipairs(s.variants) do
+    local rows = { title(v.name), "# x mean sd" }
+    for j, task in ipairs(names) do
+      local m = s:stat(v.name, string.format("task_%s_%dshot_acc", task, k))
+      if finite(m.mean) then
+        rows[#rows + 1] = string.format("%s %s %s", g(j + (i - (nv + 1) / 2) * step), g(m.mean),
+          g(m.sd) or "0")
+        values[#values + 1] = m.mean
+      end
+    end
+    list[#list + 1] = table.concat(rows, "\n")
+  end
+  local marks = { "# x chance bigram task" }
+  for j, task in ipairs(names) do
+    local c = (st.chance or {})[task] or {}
+    marks[#marks + 1] = string.format("%d %s %s %s", j, g(c.rate) or "NaN", g(c.bigram_acc) or
+      "NaN", title(task))
+  end
+  return blocks(list), table.concat(marks, "\n") .. "\n", values, #names
+end
+
 local ci_of = data.interval
 
 -- Norms in order of first appearance, each with its variants.

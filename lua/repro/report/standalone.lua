@@ -116,11 +116,78 @@ local function verdicts_table(sum, an)
   return verdicts
 end
 
+-- Per shot count of a task study (summary.tasks, lua/repro/analysis/tasks.lua): each
+-- task's chance rate, bigram and untrained accuracy (the controls), each variant's mean
+-- accuracy ± sd over seeds, and each comparison's paired difference with its Holm p over
+-- tasks x comparisons; the macro row's interval is the paired BCa bootstrap.
+local function task_tables(sum)
+  local st = sum.tasks
+  if type(st) ~= "table" then return {} end
+  local out = {}
+  for _, k in ipairs(st.shots or {}) do
+    local t = { title = string.format("Tasks, %d-shot accuracy", k), head = { "task", "chance",
+      "bigram", "untrained" }, rows = {} }
+    for _, v in ipairs(sum.variants or {}) do t.head[#t.head + 1] = v.name end
+    local comps, diffs = {}, {}
+    for _, e in ipairs(st.per_task or {}) do
+      if e.shots == k then
+        local key = e.treatment .. " - " .. e.baseline
+        if not diffs[key] then
+          diffs[key] = {}
+          comps[#comps + 1] = key
+          t.head[#t.head + 1] = key .. " (Holm p)"
+        end
+        diffs[key][e.task] = string.format("%s (%s)", num(e.mean), pval(e.p_holm))
+      end
+    end
+    local tasks_seen = {}
+    for _, e in ipairs(st.per_task or {}) do
+      if e.shots == k and not tasks_seen[e.task] then
+        tasks_seen[#tasks_seen + 1], tasks_seen[e.task] = e.task, true
+      end
+    end
+    local function row(name, metric, ch, diff_of)
+      local untrained = {}
+      for _, u in pairs(ch and ch.untrained or {}) do untrained[#untrained + 1] = num(u) end
+      table.sort(untrained)
+      local r = { name, num(ch and ch.rate), num(ch and ch.bigram_acc),
+        #untrained > 0 and table.concat(untrained, ", ") or "-" }
+      for _, v in ipairs(sum.variants or {}) do
+        local m = ((sum.per_variant[v.name] or {}).metrics or {})[metric] or {}
+        r[#r + 1] = m.mean and string.format("%s ± %s", num(m.mean), num(m.sd)) or "-"
+      end
+      for _, key in ipairs(comps) do r[#r + 1] = diff_of(key) or "-" end
+      t.rows[#t.rows + 1] = r
+    end
+    for _, task in ipairs(tasks_seen) do
+      row(task, string.format("task_%s_%dshot_acc", task, k), (st.chance or {})[task],
+        function(key) return diffs[key][task] end)
+    end
+    local macro = {}
+    for _, e in ipairs(st.macro or {}) do
+      if e.shots == k then
+        local ci = e.ci_bca or e.ci_percentile
+        macro[e.treatment .. " - " .. e.baseline] = string.format("%s [%s, %s]", num(e.mean),
+          num(ci and ci[1]), num(ci and ci[2]))
+      end
+    end
+    row("macro", string.format("task_macro_acc_%dshot", k), nil, function(key)
+      return macro[key] end)
+    t.note = "Untrained: the controls' untrained models (bin/repro tasks controls). The " ..
+      "macro row's interval is the paired bootstrap (BCa) over seeds."
+    out[#out + 1] = t
+  end
+  return out
+end
+
 -- The study's tables as { title =, head = {...}, rows = {{...}, ...}, note = } of plain
--- text: its design, its variants' statistics on the primary metric, and its verdicts.
+-- text: its design, its variants' statistics on the primary metric, its verdicts, and a
+-- task study's per-task tables.
 function M.tables(s)
   local sum, an = s.summary, s.summary.analysis or {}
-  return { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an) }
+  local out = { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an) }
+  for _, t in ipairs(task_tables(sum)) do out[#out + 1] = t end
+  return out
 end
 
 -- LaTeX ------------------------------------------------------------------------------
@@ -261,10 +328,9 @@ local function parse_args(args)
   return o
 end
 
--- The figures: the forest plot of the primary metric, the training loss and the
--- validation loss (periodic diagnostics) per variant over training.
-local function figures_of(s)
-  local primary = s.summary.analysis and s.summary.analysis.primary or "val_loss"
+-- The figures every study report has: the forest plot of the primary metric, the
+-- training loss and the validation loss (periodic diagnostics) per variant over training.
+local function base_figures(s, primary)
   return {
     { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth" },
     { name = "train_loss", kind = "curves", study = s.name, column = "loss",
@@ -279,6 +345,20 @@ local function figures_of(s)
     val_loss = "Validation loss per variant over training (periodic diagnostics): mean over " ..
       "seeds and range",
   }
+end
+
+-- The figures of study s: every study's, and a task study's accuracy per task.
+local function figures_of(s)
+  local primary = s.summary.analysis and s.summary.analysis.primary or "val_loss"
+  local specs, captions = base_figures(s, primary)
+  if type(s.summary.tasks) == "table" then
+    specs[#specs + 1] = { name = "tasks", kind = "tasks", study = s.name, shots = 0,
+      width = "0.9\\linewidth" }
+    captions.tasks = "Zero-shot accuracy per task and variant: mean over seeds with a bar of " ..
+      "one standard deviation; each task's chance rate (plus) and the bigram model's " ..
+      "accuracy (circle)"
+  end
+  return specs, captions
 end
 
 -- Writes OUT/<study>/report/; returns its directory.

@@ -5,6 +5,8 @@
 local stats = require "stats"
 local sweep = require "repro.study.sweep"
 local prob = require "repro.study.problems"
+local tasks = require "repro.tasks"
+local json = require "repro.core.json"
 
 local M = {}
 
@@ -29,7 +31,7 @@ M.ENGINE_METRICS = require("engine").metric_names()
 
 M.ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
-  "registered_rule", "sweep" }
+  "registered_rule", "sweep", "tasks" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "test" }
 -- The decision rule of lua/repro/analysis/init.lua (analysis.RULE, kept here so that loading a
@@ -39,6 +41,7 @@ function M.metric_names()
   local all = {}
   for _, m in ipairs(M.DERIVED_METRICS) do all[#all + 1] = m end
   for _, m in ipairs(M.ENGINE_METRICS) do all[#all + 1] = m end
+  for _, m in ipairs(tasks.metric_names()) do all[#all + 1] = m end
   return all
 end
 
@@ -103,6 +106,8 @@ function M.analysis_fields(variant_names)
     { "registered_rule", "optional: the decision rule pre-registered, an integer from 1 to " ..
       M.RULE .. " (default " .. M.RULE .. ", the current one)", false },
     { "sweep", "optional: a learning-rate sweep's groups (lua/repro/study/sweep.lua)", false },
+    { "tasks", "optional: { suite = \"core\", shots = { 0, 3 } }: the task analysis of runs " ..
+      "with that config key tasks (lua/repro/analysis/tasks.lua)", false },
   }
 end
 
@@ -337,6 +342,31 @@ local function check_interactions(P, a, out, variants, variant_names)
   out.interactions = interactions
 end
 
+-- analysis.tasks: { suite = <a suite of lua/repro/tasks>, shots = { k, ... } (each of
+-- tasks.SHOTS) }, normalized.
+local function check_tasks(P, t)
+  if type(t) ~= "table" or type(t.suite) ~= "string" or not tasks.SUITES[t.suite] then
+    P.add("analysis.tasks", "expected { suite = <a task suite: core>, shots = { 0, 3 } }")
+    return nil
+  end
+  local known, shots = {}, {}
+  for _, k in ipairs(tasks.SHOTS) do known[k] = true end
+  for k in pairs(t) do
+    if k ~= "suite" and k ~= "shots" then
+      P.add("analysis.tasks." .. tostring(k), "unknown field (expected suite, shots)")
+    end
+  end
+  for i, k in ipairs(type(t.shots) == "table" and t.shots or { 0 }) do
+    if not known[k] then
+      P.add("analysis.tasks.shots[" .. i .. "]", "expected one of the shot counts " ..
+        table.concat(tasks.SHOTS, ", "))
+    else
+      shots[#shots + 1] = k
+    end
+  end
+  return { suite = t.suite, shots = json.array(shots) }
+end
+
 -- The study's pre-registered analysis (header), normalized; P collects the problems.
 function M.check(P, a, variants, variant_names, ext)
   local out = {}
@@ -355,6 +385,7 @@ function M.check(P, a, variants, variant_names, ext)
     if a[name] ~= nil then out[name] = ext[name].check(P, a[name], variants, variant_names) end
   end
   if a.sweep ~= nil then out.sweep = sweep.check(P, a.sweep, variants) end
+  if a.tasks ~= nil then out.tasks = check_tasks(P, a.tasks) end
   return out
 end
 

@@ -1,0 +1,177 @@
+-- The task analysis (summary.tasks) of a study whose analysis pre-registers
+-- `tasks = { suite =, shots = { ... } }` and whose runs score that suite (config key
+-- tasks): the seeds' primary outcome, zero-/few-shot accuracy over a task suite.
+--
+--   macro      per shot count and comparison, the paired difference of macro accuracy
+--              (task_macro_acc_<k>shot, the mean over tasks) across seeds: every field of
+--              stats.paired (the paired bootstrap interval, ci_bca and ci_percentile,
+--              with the t interval and the sign-flip p), the same test as the decision
+--              rule's;
+--   per_task   per shot count, task and comparison, the paired difference of
+--              task_<task>_<k>shot_acc across seeds (mean, ci_t, p of the pre-registered
+--              test), with Holm over tasks x comparisons within each shot count (the
+--              seeds' "per-task Holm-Bonferroni"): p_holm and reject_holm at alpha;
+--   items      the item-level secondary analysis, per shot count and comparison: items
+--              are shared by every seed, so the seed-level tests above treat the item set
+--              as fixed.  Here the item is the unit: each item's accuracy pooled over the
+--              paired seeds (the share of seeds that got it right) under the treatment
+--              minus under the baseline, tested by the sign flip over items (stats.paired
+--              on the per-item pooled accuracies, its p_signflip; Monte Carlo, seed 1)
+--              over all the suite's items and per task.  Together the two levels bracket
+--              the crossed item x seed design a mixed model (GLMM) would fit in one; the
+--              suite's statistics (stats/) fit none, and the two tests need no
+--              distributional assumption beyond exchangeability of signs.
+--   chance     per task, from its task file (lua/repro/tasks): its chance rate, items and
+--              the 99 % interval a guessing model's accuracy lies in (chance_interval),
+--              and from the suite's committed controls file when there is one
+--              (tasks/<corpus>/<suite>-controls-v1.json) the bigram model's accuracy and
+--              each untrained set-up's.
+-- Only a study that registered analysis.tasks gets the section, so every other summary
+-- keeps its bytes.
+local stats = require "stats"
+local json = require "repro.core.json"
+local tasks = require "repro.tasks"
+local host = require "repro.host"
+local fs = require "repro.core.fs"
+
+local M = {}
+
+local function arr(t) return json.array(t or {}) end
+
+local function test_p(r, test)
+  if test == "t" and r.p_t then return r.p_t end
+  if r.p_signflip then return r.p_signflip end
+  return 1.0
+end
+
+-- The seeds where both tv's and bv's runs are present and not diverged, in seed order.
+local function paired_seeds(ctx, tv, bv)
+  local out = {}
+  for _, seed in ipairs(ctx.s.seeds) do
+    local a, b = ctx.runs[bv][seed], ctx.runs[tv][seed]
+    if a and b and not a.diverged and not b.diverged then out[#out + 1] = seed end
+  end
+  return out
+end
+
+local function values(ctx, v, seeds, metric)
+  local out = {}
+  for _, seed in ipairs(seeds) do
+    local x = ctx.runs[v][seed].values[metric]
+    if x == nil then return nil end
+    out[#out + 1] = x
+  end
+  return out
+end
+
+local function opts(an, n)
+  return { alpha = an.alpha, resamples = an.resamples, seed = 1,
+    exact = an.bootstrap == "exact" and n >= 1 and n <= stats.BOOT_EXACT_MAX }
+end
+
+-- Per-item accuracy of variant v pooled over seeds, for the item lists of keys.
+local function pooled(ctx, v, seeds, keys)
+  local out = {}
+  for _, key in ipairs(keys) do
+    local sum = nil
+    for _, seed in ipairs(seeds) do
+      local items = ctx.runs[v][seed].task_items and ctx.runs[v][seed].task_items[key]
+      if not items then return nil end
+      sum = sum or {}
+      for i, c in ipairs(items) do sum[i] = (sum[i] or 0) + c end
+    end
+    for _, x in ipairs(sum or {}) do out[#out + 1] = x / #seeds end
+  end
+  return out
+end
+
+local function item_test(ctx, tv, bv, seeds, keys)
+  local a, b = pooled(ctx, bv, seeds, keys), pooled(ctx, tv, seeds, keys)
+  if not a or not b or #a ~= #b or #a < 2 then return nil end
+  local better, worse = 0, 0
+  for i = 1, #a do
+    if b[i] > a[i] then better = better + 1 elseif b[i] < a[i] then worse = worse + 1 end
+  end
+  local r = stats.paired(a, b, { alpha = ctx.an.alpha, resamples = ctx.an.resamples, seed = 1 })
+  return { n_items = #a, items_better = better, items_worse = worse, mean = r.mean,
+    p_signflip = r.p_signflip, ci_t = arr({ r.ci_t and r.ci_t[1], r.ci_t and r.ci_t[2] }) }
+end
+
+function M.summarize(ctx)
+  local an, spec = ctx.an, ctx.an.tasks
+  local names = tasks.suite(spec.suite)
+  local test = an.test or "t"
+  local out = { suite = spec.suite, shots = arr({ table.unpack(spec.shots) }), macro = {},
+    per_task = {}, items = {}, chance = {} }
+  local data = ctx.s.runs and ctx.s.runs[1] and ctx.s.runs[1].cfg.data
+  if data then
+    local path = data:sub(1, 1) == "/" and data or (host.root .. "/" .. data)
+    local ctl = fs.read(tasks.controls_path(path, spec.suite))
+    local ok, controls = pcall(json.decode, ctl or "")
+    controls = ok and type(controls) == "table" and controls.tasks or {}
+    for _, t in ipairs(tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true }).tasks) do
+      local lo, hi = tasks.chance_interval(t.chance, t.n_items)
+      local c = controls[t.task] or {}
+      local untrained = {}
+      for name, u in pairs(c.untrained or {}) do untrained[name] = u.acc end
+      out.chance[t.task] = { rate = t.chance, n_items = t.n_items, lo = lo, hi = hi,
+        bigram_acc = c.bigram_acc, untrained = next(untrained) and json.object(untrained) or nil }
+    end
+  end
+  out.chance = json.object(out.chance)
+  for _, k in ipairs(spec.shots) do
+    local family = {}
+    for _, pair in ipairs(an.comparisons) do
+      local tv, bv = pair[1], pair[2]
+      local seeds = paired_seeds(ctx, tv, bv)
+      local metric = string.format("task_macro_acc_%dshot", k)
+      local a, b = values(ctx, bv, seeds, metric), values(ctx, tv, seeds, metric)
+      if a and b and #a >= 2 then
+        local r = stats.paired(a, b, opts(an, #a))
+        local e = { shots = k, treatment = tv, baseline = bv, metric = metric,
+          seeds = arr(seeds) }
+        for f, v in pairs(r) do
+          if type(v) == "table" and f ~= "flags" then v = arr({ v[1], v[2] }) end
+          if f ~= "flags" and f ~= "bca_reason" then e[f] = v end
+        end
+        e.p = test_p(r, test)
+        out.macro[#out.macro + 1] = e
+      end
+      local keys = {}
+      for _, t in ipairs(names) do
+        local m = string.format("task_%s_%dshot_acc", t, k)
+        local ta, tb = values(ctx, bv, seeds, m), values(ctx, tv, seeds, m)
+        if ta and tb and #ta >= 2 then
+          local r = stats.paired(ta, tb, opts(an, #ta))
+          local e = { shots = k, task = t, treatment = tv, baseline = bv, metric = m,
+            n = #ta, mean = r.mean, ci_t = arr({ r.ci_t and r.ci_t[1], r.ci_t and r.ci_t[2] }),
+            p = test_p(r, test), mean_baseline = stats.summary(ta).mean,
+            mean_treatment = stats.summary(tb).mean }
+          family[#family + 1] = e
+          out.per_task[#out.per_task + 1] = e
+        end
+        keys[#keys + 1] = t .. "/" .. k
+        local it = item_test(ctx, tv, bv, seeds, { t .. "/" .. k })
+        if it then
+          it.shots, it.task, it.treatment, it.baseline = k, t, tv, bv
+          out.items[#out.items + 1] = it
+        end
+      end
+      local all = item_test(ctx, tv, bv, seeds, keys)
+      if all then
+        all.shots, all.task, all.treatment, all.baseline = k, "all", tv, bv
+        out.items[#out.items + 1] = all
+      end
+    end
+    if #family > 0 then
+      local p = {}
+      for i, e in ipairs(family) do p[i] = e.p end
+      local adj, rej = stats.holm(p, an.alpha)
+      for i, e in ipairs(family) do e.p_holm, e.reject_holm, e.holm_m = adj[i], rej[i], #family end
+    end
+  end
+  out.macro, out.per_task, out.items = arr(out.macro), arr(out.per_task), arr(out.items)
+  return out
+end
+
+return M

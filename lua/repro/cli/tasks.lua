@@ -1,0 +1,123 @@
+-- `bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR]`: builds the task
+-- files of a corpus (lua/repro/tasks/init.lua; default the core suite on
+-- data/tinyshakespeare.txt into tasks/<corpus>/), printing per task its items, pool,
+-- chance rate and answer positions, or why it was skipped.
+-- `bin/repro tasks controls [SUITE] [--data FILE] [--dir DIR]`: the suite's validity
+-- controls (chance, answer positions, bigram and untrained accuracy) into
+-- tasks/<corpus>/<suite>-controls-v1.json, and a table of them.
+-- `bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]`: the first N (default 3)
+-- items of a built task, context tail, choices and answer marked.
+local tasks = require "repro.tasks"
+local base = require "repro.core.base"
+local fs = require "repro.core.fs"
+local host = require "repro.host"
+local json = require "repro.core.json"
+
+local M = {}
+local WHO = "repro tasks"
+M.USAGE = "usage: bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR]\n" ..
+  "       bin/repro tasks controls [SUITE] [--data FILE] [--dir DIR]\n" ..
+  "       bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]"
+M.DEFAULT_DATA = "data/tinyshakespeare.txt"
+M.SHOW_CONTEXT = 120
+
+local function parse(args)
+  local o = base.parse_options(args, WHO, M.USAGE, {
+    ["--data"] = { key = "data", kind = "value" },
+    ["--dir"] = { key = "dir", kind = "value" },
+    ["--n"] = { key = "n", kind = "value" },
+  })
+  o.data = o.data or (host.root .. "/" .. M.DEFAULT_DATA)
+  return o
+end
+
+local function task_names(targets)
+  local out = {}
+  for _, t in ipairs(#targets > 0 and targets or { "core" }) do
+    if tasks.SUITES[t] then
+      for _, x in ipairs(tasks.SUITES[t]) do out[#out + 1] = x end
+    elseif base.valid_name(t) and fs.exists(tasks.generator_path(t)) then
+      out[#out + 1] = t
+    else
+      base.user_error("%s: %q is neither a suite nor a task (lua/tasks/)", WHO,
+        base.printable(t))
+    end
+  end
+  return out
+end
+
+local function build(o)
+  for _, t in ipairs(task_names(o.targets)) do
+    local r = tasks.build(o.data, t, { dir = o.dir })
+    if r.skipped then
+      io.write(string.format("%-12s skipped: %s\n", t, r.skipped))
+    else
+      io.write(string.format("%-12s %4d items, pool %3d, chance %.3f, answer positions %s  %s\n",
+        t, r.n_items, r.n_pool, r.chance, table.concat(r.positions, "/"), fs.shown(r.file)))
+    end
+  end
+  return 0
+end
+
+local function controls(o)
+  local suite = o.targets[1] or "core"
+  tasks.suite(suite)
+  local c = tasks.controls(o.data, suite, { dir = o.dir })
+  local path = tasks.controls_path(o.data, suite, o.dir)
+  fs.write_atomic(path, json.pretty(c))
+  local names = {}
+  for _, s in ipairs(c.setups or tasks.CONTROL_SETUPS) do names[#names + 1] = s.name end
+  io.write(string.format("%-12s %5s %6s %15s %7s", "task", "items", "chance", "99% interval",
+    "bigram"))
+  for _, n in ipairs(names) do io.write(string.format(" %18s", "untrained " .. n)) end
+  io.write("\n")
+  for _, t in ipairs(tasks.suite(suite)) do
+    local r = c.tasks[t]
+    if r then
+      io.write(string.format("%-12s %5d %6.3f   [%.3f, %.3f] %7.3f", t, r.n_items, r.chance,
+        r.chance_lo, r.chance_hi, r.bigram_acc))
+      for _, n in ipairs(names) do
+        local u = r.untrained[n]
+        io.write(string.format(" %17.3f%s", u.acc, u.within and " " or "!"))
+      end
+      io.write("\n")
+    end
+  end
+  io.write(string.format("(! outside the interval)  %s\n", fs.shown(path)))
+  return 0
+end
+
+local function show(o)
+  local t = o.targets[1] or base.user_error("%s", M.USAGE)
+  local n = math.tointeger(tonumber(o.n or "3"))
+  if not n or n < 1 then base.user_error("%s: --n needs an integer >= 1, got %s", WHO, o.n) end
+  local file = tasks.files(o.dir or tasks.dir_of(o.data), t)
+  if not fs.exists(file) then
+    base.user_error("%s: %s does not exist: run `bin/repro tasks build %s`", WHO,
+      fs.shown(file), t)
+  end
+  local its = tasks.items.read(file)
+  io.write(string.format("%s: %d items (%s)\n", t, #its, fs.shown(file)))
+  for i = 1, math.min(n, #its) do
+    local it = its[i]
+    local ctx = it.context
+    if #ctx > M.SHOW_CONTEXT then ctx = "..." .. ctx:sub(-M.SHOW_CONTEXT) end
+    io.write(string.format("\n[%d] %s\n", i, (ctx:gsub("\n", "\\n"))))
+    for j, c in ipairs(it.choices) do
+      io.write(string.format("   %s %d. %q\n", j - 1 == it.answer and "*" or " ", j - 1, c))
+    end
+  end
+  return 0
+end
+
+function M.main(args)
+  local sub = table.remove(args, 1)
+  local o = parse(args)
+  if o.help then return 0 end
+  if sub == "build" then return build(o) end
+  if sub == "show" then return show(o) end
+  if sub == "controls" then return controls(o) end
+  base.user_error("%s", M.USAGE)
+end
+
+return M

@@ -1,0 +1,441 @@
+-- The task stage (`repro.tasks`): multiple-choice tasks built from a corpus's held-out
+-- text, written once to versioned files, and read back as the engine scores them.
+--
+-- A task is a generator file, lua/tasks/<task>.lua: data, like a study file,
+-- evaluated in the same sandbox and limits (lua/lsandbox.c, study.LIMITS), with these
+-- host functions:
+--   repro.text("validation")   the corpus's validation split (the engine's rule,
+--                              engine/data.h: the last n - floor(9n/10) bytes) as a string;
+--                              any other split, "train" included, is refused
+--   repro.train_counts(list)   for each string of list, its number of occurrences in the
+--                              training split: aggregate counts, never text (how a
+--                              generator mines patterns, such as the verb forms a corpus
+--                              uses after its pronouns, without reading training items)
+--   repro.dictionary()         the lowercase alphabetic words of /usr/share/dict/
+--                              american-english (Debian's wamerican, scripts/deps.sh)
+--   repro.draws(n, bound)      n PCG32 draws in [0, bound) on the task's stream (pcg.new(
+--                              SEED, stream of the task's name)): a generator's only
+--                              randomness, the same on every call sequence
+-- It returns { items = { {context =, answer = "...", distractors = {...}}, ... } }, or
+-- { skip = "why" }.  Choices are continuations of the context; a generator keeps the
+-- distractors the length of the answer, so neither length nor position can give the
+-- answer away.  The host checks each item (items.lua), drops duplicates, and, with fewer
+-- than MIN_ITEMS, skips the task on that corpus saying so with the count.  Otherwise it
+-- shuffles the items (PCG), takes the first POOL_FRACTION (at most MAX_POOL) as the
+-- demonstration pool and the next MAX_ITEMS as the test items, puts item i's answer at
+-- position (i - 1) mod (its choices) (balanced positions by construction), and writes
+--   tasks/<corpus>/<task>-v<VERSION>.jsonl        the test items
+--   tasks/<corpus>/<task>-v<VERSION>.pool.jsonl   the demonstrations (disjoint)
+-- where <corpus> is the corpus file's name without its extension (tasks/ is $REPRO_TASKS
+-- when set: the tests' own corpora).  The files are
+-- committed: a task set is fixed, reviewable and citable by its SHA-256, which every
+-- run manifest that used it records.  A suite (SUITES) names tasks; the config key
+-- `tasks` names a suite.
+local base = require "repro.core.base"
+local fs = require "repro.core.fs"
+local host = require "repro.host"
+local sandbox = require "repro.sandbox"
+local pcg = require "pcg"
+local items = require "repro.tasks.items"
+local engine = require "engine"
+local json = require "repro.core.json"
+
+local M = {}
+M.VERSION = 1
+M.SEED = 37
+M.MIN_ITEMS = 40
+M.MAX_ITEMS = 500
+M.MAX_POOL = 50
+M.POOL_FRACTION = 0.2
+M.SHOTS = { 0, 3 }
+M.DICTIONARY = "/usr/share/dict/american-english"
+M.SUITES = {
+  core = { "completion", "spelling", "order", "agreement", "speaker", "capital" },
+}
+M.items = items
+
+local user_error = base.user_error
+
+-- The sandbox's limits (a copy, which a test may tighten).
+M.LIMITS = {}
+for k, v in pairs(sandbox.LIMITS) do M.LIMITS[k] = v end
+
+function M.generator_path(task)
+  return string.format("%s/lua/tasks/%s.lua", host.root, task)
+end
+
+-- The suite's task names, or a user error naming the suite.
+function M.suite(name)
+  local s = M.SUITES[name]
+  if not s then
+    local known = {}
+    for k in pairs(M.SUITES) do known[#known + 1] = k end
+    table.sort(known)
+    user_error("tasks: unknown suite %q (known: %s)", tostring(name), table.concat(known, ", "))
+  end
+  return s
+end
+
+-- The corpus's name: its file name without the extension.
+function M.corpus_name(data)
+  local name = data:match("([^/]+)$"):gsub("%.[^.]*$", "")
+  if not base.valid_name(name) then
+    user_error("tasks: corpus %s: its name %q is not a valid name", data, name)
+  end
+  return name
+end
+
+-- The task files' root: $REPRO_TASKS (tests), else tasks/ of the project.
+function M.root()
+  local env = os.getenv("REPRO_TASKS")
+  if env and env ~= "" then return env end
+  return host.root .. "/tasks"
+end
+
+function M.dir_of(data)
+  return string.format("%s/%s", M.root(), M.corpus_name(data))
+end
+
+function M.files(dir, task)
+  local stem = string.format("%s/%s-v%d", dir, task, M.VERSION)
+  return stem .. ".jsonl", stem .. ".pool.jsonl"
+end
+
+local function split_text(data)
+  local text, err = fs.read(data, 256 * 1024 * 1024)
+  if not text then user_error("tasks: corpus %s: %s", data, tostring(err)) end
+  local n_train = #text * 9 // 10
+  return text:sub(1, n_train), text:sub(n_train + 1)
+end
+
+local function stream_of(task)
+  local h = 0
+  for i = 1, #task do h = (h * 31 + task:byte(i)) % 2147483647 end
+  return h
+end
+
+-- The host functions of a generator of `task` on the splits train and val.
+local function api_for(task, train, val)
+  local rng = pcg.new(M.SEED, stream_of(task))
+  return {
+    text = function(split)
+      if split == "validation" then return val end
+      error(string.format("task %s asked for the %s split: a task generator reads the " ..
+        "validation split only (repro.train_counts gives the training split's counts)",
+        task, tostring(split)), 0)
+    end,
+    train_counts = function(list)
+      if type(list) ~= "table" then error("train_counts: a list of strings expected", 0) end
+      local out = {}
+      for i, s in ipairs(list) do
+        if type(s) ~= "string" or s == "" then
+          error(string.format("train_counts: item %d is not a non-empty string", i), 0)
+        end
+        local n, at = 0, 1
+        while true do
+          local a, b = train:find(s, at, true)
+          if not a then break end
+          n, at = n + 1, b + 1
+        end
+        out[i] = n
+      end
+      return out
+    end,
+    dictionary = function()
+      local text = fs.read(M.DICTIONARY, 64 * 1024 * 1024)
+      if not text then
+        error(M.DICTIONARY .. " is missing: run scripts/deps.sh (Debian's wamerican)", 0)
+      end
+      local words = {}
+      for w in text:gmatch("[^\n]+") do
+        if w:match("^%l+$") then words[#words + 1] = w end
+      end
+      return words
+    end,
+    draws = function(n, bound)
+      if math.type(n) ~= "integer" or math.type(bound) ~= "integer" or n < 0 or bound < 1 then
+        error("draws: a count >= 0 and a bound >= 1 expected", 0)
+      end
+      local out = {}
+      for i = 1, n do out[i] = rng:bounded(bound) end
+      return out
+    end,
+  }
+end
+
+-- Runs the generator of `task` on corpus `data`: its raw result, or a user error.
+local function generate(task, train, val, gen_path)
+  local src, err = fs.read(gen_path, 1024 * 1024)
+  if not src then user_error("task %s: generator %s: %s", task, gen_path, tostring(err)) end
+  local ok, value, msg = sandbox.eval(src, "@" .. gen_path, M.LIMITS, api_for(task, train, val))
+  if not ok then
+    user_error("task %s: generator %s failed (%s): %s", task, fs.shown(gen_path), value,
+      tostring(msg))
+  end
+  if type(value) ~= "table" or (value.skip == nil and type(value.items) ~= "table") then
+    user_error("task %s: generator %s returns neither {items = ...} nor {skip = ...}", task,
+      fs.shown(gen_path))
+  end
+  return value
+end
+
+local function permutation(rng, n)
+  local p = {}
+  for i = 1, n do p[i] = i end
+  for i = 1, n - 1 do
+    local j = i + rng:bounded(n - i + 1)
+    p[i], p[j] = p[j], p[i]
+  end
+  return p
+end
+
+-- Items with balanced answer positions: item i's answer at (i - 1) mod n.
+local function place(raw_list)
+  local out = {}
+  for i, r in ipairs(raw_list) do
+    local n = #r.distractors + 1
+    local at = (i - 1) % n
+    local choices, d = {}, 1
+    for j = 0, n - 1 do
+      if j == at then
+        choices[j + 1] = r.answer
+      else
+        choices[j + 1], d = r.distractors[d], d + 1
+      end
+    end
+    out[i] = { context = r.context, choices = choices, answer = at }
+  end
+  return out
+end
+
+-- Builds one task on corpus `data` into dir (default tasks/<corpus>/ of the project):
+-- {task =, skipped = why | nil, n_items =, n_pool =, chance =, positions = {...},
+-- file =, pool_file =}.  Nothing is written unless every item checks.
+function M.build(data, task, opts)
+  opts = opts or {}
+  local dir = opts.dir or M.dir_of(data)
+  local train, val = split_text(data)
+  local value = generate(task, train, val, opts.generator or M.generator_path(task))
+  if value.skip ~= nil then
+    return { task = task, skipped = tostring(value.skip) }
+  end
+  local raw, seen = {}, {}
+  for i, r in ipairs(value.items) do
+    local why
+    if type(r) ~= "table" or type(r.answer) ~= "string" or type(r.distractors) ~= "table" then
+      why = "{context =, answer = string, distractors = {...}} expected"
+    else
+      local choices = { r.answer }
+      for _, d in ipairs(r.distractors) do choices[#choices + 1] = d end
+      why = items.problem({ context = r.context, choices = choices, answer = 0 })
+    end
+    if why then user_error("task %s: generated item %d: %s", task, i, why) end
+    local key = r.context .. "\0" .. r.answer .. "\0" .. table.concat(r.distractors, "\0")
+    if not seen[key] then
+      seen[key] = true
+      raw[#raw + 1] = r
+    end
+  end
+  if #raw < M.MIN_ITEMS then
+    return { task = task, skipped = string.format("%d distinct items on corpus %s, fewer than " ..
+      "the %d a task needs", #raw, M.corpus_name(data), M.MIN_ITEMS) }
+  end
+  local order = permutation(pcg.new(M.SEED, stream_of(task) + 1), #raw)
+  local n_pool = math.min(M.MAX_POOL, math.floor(#raw * M.POOL_FRACTION))
+  local pool, test = {}, {}
+  for i, k in ipairs(order) do
+    if i <= n_pool then
+      pool[#pool + 1] = raw[k]
+    elseif #test < M.MAX_ITEMS then
+      test[#test + 1] = raw[k]
+    end
+  end
+  test, pool = place(test), place(pool)
+  local text, pool_text = items.encode(test), items.encode(pool)
+  local file, pool_file = M.files(dir, task)
+  fs.mkdir_p(dir)
+  fs.write_atomic(pool_file, pool_text)
+  fs.write_atomic(file, text)
+  local positions, chance = {}, 0
+  for _, it in ipairs(test) do
+    positions[it.answer + 1] = (positions[it.answer + 1] or 0) + 1
+    chance = chance + 1 / #it.choices
+  end
+  return { task = task, n_items = #test, n_pool = #pool, chance = chance / #test,
+    positions = positions, file = file, pool_file = pool_file }
+end
+
+-- The task sets of a suite on corpus `data` as engine.score_tasks takes them, one per
+-- task and shot count, with each file's SHA-256: {sets = {...}, files = {path = sha}}.
+-- A task whose files are missing is skipped when opts.missing_ok, else refused.
+function M.load(data, suite, opts)
+  opts = opts or {}
+  local dir = opts.dir or M.dir_of(data)
+  local sets, files, tasks = {}, {}, {}
+  for _, task in ipairs(M.suite(suite)) do
+    local file, pool_file = M.files(dir, task)
+    if not fs.exists(file) then
+      if not opts.missing_ok then
+        user_error("tasks: suite %s: %s is missing: run `bin/repro tasks build %s`", suite,
+          fs.shown(file), suite)
+      end
+    else
+      local test, pool = items.read(file), items.read(pool_file)
+      files[fs.relative_to_root(file)] = fs.sha256(file)
+      files[fs.relative_to_root(pool_file)] = fs.sha256(pool_file)
+      local chance = 0
+      for _, it in ipairs(test) do chance = chance + 1 / #it.choices end
+      tasks[#tasks + 1] = { task = task, chance = chance / #test, n_items = #test }
+      for _, k in ipairs(opts.shots or M.SHOTS) do
+        if k <= #pool then
+          sets[#sets + 1] = { name = task, task = task, shots = k, seed = M.SEED,
+            items = test, pool = pool }
+        end
+      end
+    end
+  end
+  return { sets = sets, files = files, tasks = tasks }
+end
+
+-- Scores one task file (and its pool, for shots > 0) with the model of cfg: as
+-- initialized, or with a kept model's weights (opts.checkpoint: a checkpoint of cfg's
+-- run, engine/train.h; opts.config_id checks it is that run's): a list of
+-- engine.score_tasks results, one per shot count of opts.shots (default SHOTS), each with
+-- its shots and the file's SHA-256.
+function M.score_file(cfg, file, opts)
+  opts = opts or {}
+  local test = items.read(file)
+  local pool_file = file:gsub("%.jsonl$", ".pool.jsonl")
+  local pool = fs.exists(pool_file) and items.read(pool_file) or {}
+  local sets = {}
+  for _, k in ipairs(opts.shots or M.SHOTS) do
+    if k > #pool then
+      user_error("tasks: %s: %d-shot needs %d demonstrations, its pool has %d", file, k, k, #pool)
+    end
+    sets[#sets + 1] = { name = file, shots = k, seed = M.SEED, items = test, pool = pool }
+  end
+  local r = engine.score_tasks(cfg, sets, { checkpoint = opts.checkpoint,
+    config_id = opts.config_id })
+  local sha = fs.sha256(file)
+  for i, x in ipairs(r) do x.shots, x.sha256 = sets[i].shots, sha end
+  return r
+end
+
+-- The validity controls' untrained models: the study's two set-ups (the final protocol,
+-- GPT-2 init; the claim's, PyTorch init, 4 blocks, tied), at init seed CONTROL_SEED.
+M.CONTROL_SETUPS = {
+  { name = "gpt2", cfg = {} },
+  { name = "torch_l4_tied", cfg = { init = "torch", n_layer = 4, tie_embeddings = true } },
+}
+M.CONTROL_SEED = 1
+-- The two-sided 99 % normal quantile of the binomial interval around chance.
+M.CONTROL_Z = 2.5758293035489
+
+-- The interval [lo, hi] in which n items of mean chance rate p0 put a model that only
+-- guesses, 99 % of the time (normal approximation of the binomial).
+function M.chance_interval(p0, n)
+  local h = M.CONTROL_Z * math.sqrt(p0 * (1 - p0) / n)
+  return p0 - h, p0 + h
+end
+
+-- The validity controls of a built suite on corpus data, per task: chance rate, answer
+-- positions, the bigram model's accuracy (engine/ngram.h) and each untrained set-up's
+-- (opts.setups, default CONTROL_SETUPS) zero-shot accuracy with the chance interval and
+-- whether it lies inside: a task whose untrained accuracy lies outside leaks its answer
+-- through something other than language (length, position, a letter's bias).
+function M.controls(data, suite, opts)
+  opts = opts or {}
+  local loaded = M.load(data, suite, { dir = opts.dir, shots = { 0 } })
+  local base_cfg = { data = data, seed = M.CONTROL_SEED }
+  local bigram = engine.score_tasks(base_cfg, loaded.sets, { bigram = true })
+  local out = {}
+  for i, s in ipairs(loaded.sets) do
+    local t = loaded.tasks[i]
+    local lo, hi = M.chance_interval(t.chance, t.n_items)
+    local positions = {}
+    for _, it in ipairs(s.items) do
+      positions[it.answer + 1] = (positions[it.answer + 1] or 0) + 1
+    end
+    out[s.task] = { chance = t.chance, n_items = t.n_items, chance_lo = lo, chance_hi = hi,
+      positions = json.array(positions), bigram_acc = bigram[i].acc, untrained = {} }
+  end
+  for _, setup in ipairs(opts.setups or M.CONTROL_SETUPS) do
+    local cfg = {}
+    for k, v in pairs(base_cfg) do cfg[k] = v end
+    for k, v in pairs(setup.cfg) do cfg[k] = v end
+    local r = engine.score_tasks(cfg, loaded.sets)
+    for i, s in ipairs(loaded.sets) do
+      local o = out[s.task]
+      o.untrained[setup.name] = { acc = r[i].acc, acc_norm = r[i].acc_norm,
+        within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
+    end
+  end
+  return { suite = suite, corpus = M.corpus_name(data), version = M.VERSION,
+    control_seed = M.CONTROL_SEED, tasks = out, files = loaded.files }
+end
+
+function M.controls_path(data, suite, dir)
+  return string.format("%s/%s-controls-v%d.json", dir or M.dir_of(data), suite, M.VERSION)
+end
+
+-- Every task metric name a record may hold (M.metrics), for studies to name.
+function M.metric_names()
+  local names, seen = {}, {}
+  local function add(n)
+    if not seen[n] then
+      seen[n] = true
+      names[#names + 1] = n
+    end
+  end
+  local suites = {}
+  for name in pairs(M.SUITES) do suites[#suites + 1] = name end
+  table.sort(suites)
+  for _, k in ipairs(M.SHOTS) do
+    add(string.format("task_macro_acc_%dshot", k))
+    add(string.format("task_macro_acc_norm_%dshot", k))
+    for _, suite in ipairs(suites) do
+      for _, t in ipairs(M.SUITES[suite]) do
+        for _, f in ipairs({ "acc", "acc_norm", "lost_demos" }) do
+          add(string.format("task_%s_%dshot_%s", t, k, f))
+        end
+      end
+    end
+  end
+  return names
+end
+
+-- The metrics.json fields of engine results for sets (M.load's): per task and shot
+-- count task_<task>_<k>shot_acc, _acc_norm and _lost_demos; per shot count
+-- task_macro_acc_<k>shot and task_macro_acc_norm_<k>shot, the means over the tasks.
+function M.metrics(sets, results)
+  local out, sums = {}, {}
+  for i, s in ipairs(sets) do
+    local r = results[i]
+    local p = string.format("task_%s_%dshot_", s.task, s.shots)
+    out[p .. "acc"], out[p .. "acc_norm"], out[p .. "lost_demos"] = r.acc, r.acc_norm,
+      r.lost_demos
+    local m = sums[s.shots] or { acc = 0, acc_norm = 0, n = 0 }
+    sums[s.shots] = m
+    m.acc, m.acc_norm, m.n = m.acc + r.acc, m.acc_norm + r.acc_norm, m.n + 1
+  end
+  for k, m in pairs(sums) do
+    out[string.format("task_macro_acc_%dshot", k)] = m.acc / m.n
+    out[string.format("task_macro_acc_norm_%dshot", k)] = m.acc_norm / m.n
+  end
+  return out
+end
+
+-- The per-item correctness file of a run (tasks.csv): task,shots,item,correct,correct_norm.
+function M.items_csv(sets, results)
+  local lines = { "task,shots,item,correct,correct_norm" }
+  for i, s in ipairs(sets) do
+    local r = results[i]
+    for j = 1, #r.correct do
+      lines[#lines + 1] = string.format("%s,%d,%d,%d,%d", s.task, s.shots, j, r.correct[j],
+        r.correct_norm[j])
+    end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M

@@ -1,0 +1,325 @@
+-- The task stage (lua/repro/tasks, lua/tasks/, engine/tasks.h from Lua): every generator
+-- on a second small corpus this test writes, deterministic builds, balanced answer
+-- positions, the bad inputs (refused, naming file and item, writing nothing), a planted
+-- task a trained tiny model must get right, an untrained model at chance, permutation
+-- invariance, identical scores at 1 and 2 threads, and the config key's record.
+local check = require "repro.core.check"
+check.data_anywhere() -- its corpus is a temporary file outside data/
+local engine = require "engine"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local pcg = require "pcg"
+local proc = require "repro.proc"
+local tasks = require "repro.tasks"
+local items = tasks.items
+local t = check.new("test_tasks")
+local repro = os.getenv("REPRO") or "bin/repro"
+local dir = check.tmpdir()
+proc.setenv("REPRO_TASKS", dir .. "/tasks")
+
+-- A second corpus: dialogue in the format "NAME:\nline\nline\n\n", pronouns with the
+-- verb forms they take, words from the dictionary with skewed frequencies.
+local function write_corpus(path)
+  local dict = {}
+  for w in (fs.read(tasks.DICTIONARY, 64 * 1024 * 1024) or ""):gmatch("[^\n]+") do
+    if w:match("^%l+$") and #w >= 3 and #w <= 8 then dict[#dict + 1] = w end
+  end
+  local r = pcg.new(7, 1)
+  local vocab = {}
+  for i = 1, 300 do vocab[i] = dict[r:bounded(#dict) + 1] end
+  local names = { "ROSA", "MILO", "AGATHA", "BRUNO", "CLEON" }
+  local subj = { { "thou", "art" }, { "thou", "hast" }, { "he", "hath" }, { "she", "is" },
+    { "we", "are" }, { "you", "are" }, { "they", "have" }, { "I", "am" }, { "he", "doth" },
+    { "thou", "dost" }, { "it", "is" }, { "I", "have" } }
+  local function word()
+    local u = r:uniform()
+    return vocab[math.floor(u * u * #vocab) + 1]
+  end
+  local function cap(s) return s:sub(1, 1):upper() .. s:sub(2) end
+  local out, who = {}, 1
+  while #table.concat(out) < 160000 do
+    who = (who + r:bounded(#names - 1)) % #names + 1
+    out[#out + 1] = names[who] .. ":\n"
+    for _ = 1, 1 + r:bounded(3) do
+      local s = subj[r:bounded(#subj) + 1]
+      local line = { s[1] == "I" and "I" or cap(s[1]), s[2], word(), word() }
+      if r:bounded(2) == 0 then
+        local s2 = subj[r:bounded(#subj) + 1]
+        line[#line + 1] = "and " .. s2[1] .. " " .. s2[2]
+      end
+      line[#line + 1] = word()
+      line[#line + 1] = word()
+      local how = r:bounded(4)
+      if how == 0 then line[1] = cap(word()) end
+      if how == 1 then line[1] = word() end -- a line that goes on a sentence
+      if r:bounded(3) == 0 then line[#line + 1] = word() .. ". " .. cap(word()) end
+      out[#out + 1] = table.concat(line, " ") .. (r:bounded(2) == 0 and ".\n" or ",\n")
+    end
+    out[#out + 1] = "\n"
+  end
+  fs.write_atomic(path, table.concat(out))
+end
+
+local corpus = dir .. "/minidialog.txt"
+write_corpus(corpus)
+
+-- 1. Every generator on the second corpus, twice: the same bytes, balanced positions.
+local built, sums = {}, {}
+for _, task in ipairs(tasks.suite("core")) do
+  local r = tasks.build(corpus, task)
+  built[task] = r
+  t:ok(not r.skipped, task .. " builds on the second corpus: " .. tostring(r.skipped))
+  if not r.skipped then
+    sums[task] = fs.sha256(r.file) .. fs.sha256(r.pool_file)
+    local lo, hi = math.huge, 0
+    for _, c in pairs(r.positions) do lo, hi = math.min(lo, c), math.max(hi, c) end
+    t:ok(hi - lo <= 1, task .. ": answer positions balanced " .. table.concat(r.positions, "/"))
+    t:ok(#items.read(r.file) == r.n_items, task .. ": its file reads back")
+  end
+end
+for _, task in ipairs(tasks.suite("core")) do
+  local r = tasks.build(corpus, task)
+  if sums[task] then
+    t:eq(fs.sha256(r.file) .. fs.sha256(r.pool_file), sums[task], task .. ": same bytes twice")
+  end
+end
+-- the items come from the validation split: every context ends inside its text
+local text = fs.read(corpus)
+local val = text:sub(#text * 9 // 10 + 1)
+local inside = true
+for _, it in ipairs(items.read(built.order.file)) do
+  inside = inside and val:find(it.context:sub(-40), 1, true) ~= nil
+end
+t:ok(inside, "order's contexts are validation text")
+
+-- 2. Bad inputs: named, and nothing written.
+local function file_with(name, lines)
+  local p = dir .. "/" .. name
+  local f = io.open(p, "wb")
+  f:write(table.concat(lines, "\n"), "\n")
+  f:close()
+  return p
+end
+local good = '{"answer":0,"choices":["a","b"],"context":"xy"}'
+local cases = {
+  { { good, '{"choices":["a","b"],"context":"xy"}' }, "item 2 (line 2): no answer" },
+  { { '{"answer":2,"choices":["a","b"],"context":"xy"}' }, "answer 2 out of range" },
+  { { '{"answer":0,"choices":["a",""],"context":"xy"}' }, "choice 2: a non-empty string" },
+  { { '{"answer":0,"choices":["a","a"],"context":"xy"}' }, "choice 2 duplicates choice 1" },
+  { { '{"answer":0,"choices":["a","b"],"context":"' .. ("x"):rep(65537) .. '"}' },
+    "longer than any window" },
+  { { good, '{"answer":0,"choices":["a","b\255"],"context":"xy"}' }, "item 2 (line 2): not UTF-8" },
+  { { good, "{not json" }, "item 2 (line 2): not JSON" },
+  { { '{"answer":0,"choices":["a","b","c","d","e"],"context":"xy"}' }, "2 to 4 strings" },
+}
+for i, c in ipairs(cases) do
+  local p = file_with("bad" .. i .. ".jsonl", c[1])
+  t:raises(function() items.read(p) end, "task file " .. p .. ": ", "bad file " .. i .. " named")
+  t:raises(function() items.read(p) end, c[2], "bad file " .. i .. ": " .. c[2])
+end
+local big = {}
+for i = 1, 1000000 do big[i] = "x" end
+local pbig = file_with("big.jsonl", big)
+t:raises(function() items.read(pbig) end, "1000000 items, more than the 10000",
+  "a task file of 10^6 items refused before parsing")
+-- a generator asking for the training split, and one returning a bad item
+local function gen(name, src)
+  local p = dir .. "/" .. name .. ".lua"
+  fs.write_atomic(p, src)
+  return p
+end
+local tdir = dir .. "/badtasks"
+t:raises(function()
+  tasks.build(corpus, "peek", { dir = tdir, generator = gen("peek",
+    'local s = repro.text("train") return { items = {} }') })
+end, "reads the validation split only", "a generator reading the training split is refused")
+t:raises(function()
+  tasks.build(corpus, "empty", { dir = tdir, generator = gen("empty",
+    'return { items = { { context = "a", answer = "b", distractors = { "b" } } } }') })
+end, "generated item 1: choice 2 duplicates choice 1", "a generated duplicate choice is named")
+t:ok(not fs.exists(tdir), "the refused builds wrote nothing")
+local few = tasks.build(corpus, "few", { dir = tdir, generator = gen("few",
+  'return { items = { { context = "a", answer = "b", distractors = { "c" } } } }') })
+t:ok(few.skipped and few.skipped:find("1 distinct items", 1, true), "too few items: skipped " ..
+  "with the count: " .. tostring(few.skipped))
+t:raises(function() tasks.suite("nosuch") end, 'unknown suite "nosuch"', "unknown suite")
+
+-- 3. A planted task: the answer is the most frequent character after the context's last
+-- character in the training split, the distractor the least frequent one seen there.
+local train = text:sub(1, #text * 9 // 10)
+local next_count = {}
+for i = 1, #train - 1 do
+  local a, b = train:sub(i, i), train:sub(i + 1, i + 1)
+  next_count[a] = next_count[a] or {}
+  next_count[a][b] = (next_count[a][b] or 0) + 1
+end
+local planted, r = {}, pcg.new(11, 2)
+while #planted < 200 do
+  local p = 40 + r:bounded(#val - 80)
+  local ctx = val:sub(p - 30, p)
+  local counts, best, worst = next_count[ctx:sub(-1)] or {}, nil, nil
+  local keys = {}
+  for k in pairs(counts) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    if not best or counts[k] > counts[best] then best = k end
+    if not worst or counts[k] < counts[worst] then worst = k end
+  end
+  if best and worst and best ~= worst and counts[best] >= 5 * counts[worst] then
+    local at = #planted % 2
+    local ch = at == 0 and { best, worst } or { worst, best }
+    planted[#planted + 1] = { context = ctx, choices = ch, answer = at }
+  end
+end
+local planted_set = { { name = "planted", task = "planted", items = planted, pool = {}, shots = 0 } }
+local tiny = { data = corpus, n_layer = 1, d_model = 32, n_head = 2, context = 32, batch = 8,
+  iters = 150, warmup = 10, lr = 3e-3, min_lr = 3e-4, seed = 3, threads = 1 }
+local m = engine.train(tiny, { tasks = planted_set })
+t:ok(m.tasks and m.tasks[1].acc >= 0.9, string.format("planted most-frequent-next-character " ..
+  "task >= 0.9 after training: %s", m.tasks and m.tasks[1].acc or "none"))
+local u = engine.score_tasks(tiny, planted_set)
+t:ok(u[1].acc < 0.9, string.format("... and not before (untrained %.3f)", u[1].acc))
+
+-- a kept model: a run stopped at step 100 keeps its checkpoint, which scores later as
+-- the trained model did; another run's checkpoint is refused
+local ckpt = dir .. "/kept.rptf"
+local planted_file = dir .. "/planted.jsonl"
+fs.write_atomic(planted_file, items.encode(planted))
+local kept = engine.train(tiny, { checkpoint = ckpt, config_id = "kept-run", tasks = planted_set,
+  on_step = function(step) return step + 1 >= 100 end })
+t:ok(kept.stopped and fs.exists(ckpt), "the stopped run kept its checkpoint")
+local later = tasks.score_file(tiny, planted_file, { checkpoint = ckpt, config_id = "kept-run",
+  shots = { 0 } })
+t:ok(later[1].acc > u[1].acc and later[1].sha256 == fs.sha256(planted_file), string.format(
+  "a kept model scores a task file later: %.3f (untrained %.3f)", later[1].acc, u[1].acc))
+t:raises(function() tasks.score_file(tiny, planted_file, { checkpoint = ckpt,
+  config_id = "another-run", shots = { 0 } }) end, "checkpoint", "another run's checkpoint refused")
+
+-- 4. The untrained model at chance on every built task (the controls), and the bigram.
+local setups = { { name = "tiny", cfg = { n_layer = 1, d_model = 32, n_head = 2, context = 64 } },
+  { name = "tiny_torch", cfg = { n_layer = 1, d_model = 32, n_head = 2, context = 64,
+    init = "torch" } } }
+local ctl = tasks.controls(corpus, "core", { setups = setups })
+for _, task in ipairs(tasks.suite("core")) do
+  local c = ctl.tasks[task]
+  for _, s in ipairs(setups) do
+    local un = c.untrained[s.name]
+    t:ok(un.within, string.format("%s: untrained %s accuracy %.3f within [%.3f, %.3f]", task,
+      s.name, un.acc, c.chance_lo, c.chance_hi))
+  end
+  t:ok(c.bigram_acc >= 0 and c.bigram_acc <= 1, task .. ": bigram accuracy measured")
+end
+t:ok(ctl.tasks.agreement.bigram_acc > 0.5, "agreement: the bigram model sees the verb forms")
+
+-- 5. Permuting the choices changes no correctness; 1 and 2 threads give the same bits.
+local loaded = tasks.load(corpus, "core", { shots = { 0 } })
+local perm_sets = {}
+for i, s in ipairs(loaded.sets) do
+  local its = {}
+  for j, it in ipairs(s.items) do
+    local n, ch = #it.choices, {}
+    for k = 1, n do ch[k] = it.choices[n - k + 1] end
+    its[j] = { context = it.context, choices = ch, answer = n - 1 - it.answer }
+  end
+  perm_sets[i] = { name = s.name, task = s.task, items = its, pool = s.pool, shots = 0 }
+end
+local cfg1 = { data = corpus, n_layer = 1, d_model = 32, n_head = 2, context = 64, threads = 1 }
+local a = engine.score_tasks(cfg1, loaded.sets)
+local b = engine.score_tasks(cfg1, perm_sets)
+cfg1.threads = 2
+local c2 = engine.score_tasks(cfg1, loaded.sets)
+for i, s in ipairs(loaded.sets) do
+  t:eq(table.concat(b[i].correct, ""), table.concat(a[i].correct, ""), s.task ..
+    ": reversed choices, the same items right")
+  local same = true
+  for j = 1, #a[i].loglik do
+    for k = 1, #a[i].loglik[j] do same = same and a[i].loglik[j][k] == c2[i].loglik[j][k] end
+  end
+  t:ok(same, s.task .. ": 1 and 2 threads, the same log-likelihoods")
+end
+
+-- 6. The config key: omittable, and a record with it carries metrics, tasks.csv and the
+-- task files' hashes.
+local args = "n_layer=1 d_model=16 n_head=2 context=32 batch=4 iters=4 warmup=1 data=" .. corpus
+local code, _, err = check.run(repro .. " train " .. args .. " --out " .. dir .. "/plain")
+t:eq(code, 0, "train without tasks: " .. err)
+t:ok(not fs.read(dir .. "/plain/config.json"):find('"tasks"'), "absent key: not in config.json")
+t:ok(not fs.exists(dir .. "/plain/tasks.csv"), "no tasks.csv without the key")
+code, _, err = check.run(repro .. " train " .. args .. " tasks=core --out " .. dir .. "/with")
+t:eq(code, 0, "train with tasks=core: " .. err)
+local mj = json.decode(fs.read(dir .. "/with/metrics.json") or "{}")
+local man = json.decode(fs.read(dir .. "/with/manifest.json") or "{}")
+t:ok(type(mj.task_macro_acc_0shot) == "number" and type(mj.task_spelling_0shot_acc) == "number"
+  and type(mj.task_order_3shot_lost_demos) == "number", "metrics.json has the task metrics")
+t:ok(man.sha256 and man.sha256["tasks.csv"] == fs.sha256(dir .. "/with/tasks.csv"),
+  "tasks.csv is in the manifest's checksums")
+local nfiles = 0
+for _ in pairs(man.task_files or {}) do nfiles = nfiles + 1 end
+t:eq(nfiles, 12, "the manifest names the 6 task files and their pools with their SHA-256")
+local csv = fs.read(dir .. "/with/tasks.csv") or ""
+t:eq(select(2, csv:gsub("\n", "")), 1 + 2 * (function()
+  local n = 0
+  for _, s in ipairs(loaded.sets) do n = n + #s.items end
+  return n
+end)(), "tasks.csv: a row per item and shot count")
+local f = io.open(dir .. "/with/tasks.csv", "ab")
+f:write("x\n")
+f:close()
+code = check.run(repro .. " verify " .. dir .. "/with")
+t:ok(code ~= 0, "a changed tasks.csv fails verify")
+code, _, err = check.run(repro .. " train " .. args .. " tasks=nosuch --out " .. dir .. "/bad")
+t:ok(code ~= 0 and err:find("unknown suite", 1, true), "an unknown suite is refused: " .. err)
+
+-- 7. A tiny study with the suite: summary.tasks holds the macro accuracy's paired
+-- bootstrap, per-task Holm over tasks x comparisons and the item-level sign flip.
+check.write(dir .. "/zz_tasks.lua", string.format([[
+return {
+  name = "zz_tasks",
+  description = "tiny",
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 32, batch = 4, iters = 20,
+    warmup = 2, data = %q, tasks = "core" },
+  variants = { { name = "none" }, { name = "layernorm", embed_norm = "layernorm" } },
+  seeds = { 1, 2, 3 },
+  analysis = { baseline = "none", metrics = { "task_macro_acc_0shot", "val_loss" },
+    primary = "task_macro_acc_0shot", better = "higher", min_effect = 0.02, alpha = 0.05,
+    correction = "holm", resamples = 1000, test = "t", tasks = { suite = "core",
+    shots = { 0, 3 } } },
+}
+]], corpus))
+code, _, err = check.run(repro .. " run " .. dir .. "/zz_tasks.lua --out-root " .. dir ..
+  "/exp --jobs 2")
+t:eq(code, 0, "the tiny task study runs: " .. err)
+local sum = json.decode(fs.read(dir .. "/exp/zz_tasks/summary.json") or "{}")
+local st = sum.tasks or {}
+t:eq(#(st.macro or {}), 2, "summary.tasks.macro: one comparison x 2 shot counts")
+t:ok(st.macro and st.macro[1] and st.macro[1].ci_bca ~= nil or st.macro and st.macro[1] and
+  st.macro[1].ci_percentile ~= nil, "macro accuracy has a paired bootstrap interval")
+t:eq(#(st.per_task or {}), 12, "summary.tasks.per_task: 6 tasks x 2 shot counts")
+t:ok(st.per_task and st.per_task[1] and st.per_task[1].holm_m == 6 and
+  type(st.per_task[1].p_holm) == "number", "per-task Holm over the 6 tasks x 1 comparison")
+t:eq(#(st.items or {}), 14, "summary.tasks.items: per task and all, x 2 shot counts")
+local all0
+for _, e in ipairs(st.items or {}) do if e.task == "all" and e.shots == 0 then all0 = e end end
+t:ok(all0 and all0.n_items == (function()
+  local n = 0
+  for _, s in ipairs(loaded.sets) do n = n + #s.items end
+  return n
+end)() and type(all0.p_signflip) == "number", "the item-level sign flip over every item")
+
+t:ok(st.chance and st.chance.order and st.chance.order.rate == 0.5 and st.chance.order.hi > 0.5,
+  "summary.tasks.chance: each task's chance rate and interval")
+-- the study's own report: a per-task table per shot count, chance and bigram beside
+local tables = require("repro.report.standalone").tables({ name = "zz_tasks", summary = sum })
+local t0
+for _, tb in ipairs(tables) do if tb.title == "Tasks, 0-shot accuracy" then t0 = tb end end
+t:ok(t0 and #t0.rows == 7 and t0.rows[7][1] == "macro" and t0.head[2] == "chance" and
+  t0.head[3] == "bigram", "the report's 0-shot task table: 6 tasks and the macro row")
+
+-- and its figure's data: a block per variant, chance and bigram per task
+local study = require("repro.report.data").load_study(dir .. "/exp", "zz_tasks")
+local text, marks, _, ntasks = require("repro.report.plot_data").tasks(study, 0)
+t:ok(text and ntasks == 6 and select(2, text:gsub("# x mean sd", "")) == 2 and
+  select(2, marks:gsub("\n", "")) == 7, "the task figure's data: 2 variants x 6 tasks, marks")
+
+check.rmtree(dir)
+t:done()
