@@ -30,6 +30,7 @@ enum pcg_purpose {
     PCG_PURPOSE_STATS = 4,   /* bootstrap and permutation resampling */
     PCG_PURPOSE_SUBSET = 5,  /* validation subsets of the subset accuracy (diag.h) */
     PCG_PURPOSE_BALANCED = 6, /* validation subsets of the balanced accuracy (diag.h) */
+    PCG_PURPOSE_SAMPLE = 7,   /* text sampled from a kept model (train.h train_sample) */
 };
 
 void pcg32_seed(pcg32 *r, uint64_t seed, uint64_t stream);

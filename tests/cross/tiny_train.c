@@ -82,7 +82,7 @@ int main(int argc, char **argv)
         }
     }
     fprintf(stderr, "tiny_train: path %s\n", isa_name());
-    train_hooks hooks = {print_row, NULL, NULL, 0, 0, NULL};
+    train_hooks hooks = {print_row, NULL, NULL, 0, 0, NULL, NULL};
     train_metrics m;
     if (train_run(&cfg, &hooks, &m, err, sizeof err)) {
         fprintf(stderr, "tiny_train: %s\n", err);

@@ -23,6 +23,7 @@ local host = require "repro.host"
 local compare = require "repro.cli.compare"
 local export = require "repro.cli.export"
 local newstudy = require "repro.cli.new"
+local kept = require "repro.cli.model"
 
 local M = {}
 local commands = {}
@@ -76,6 +77,8 @@ local function parse_train_args(args)
       o.force = true
     elseif a == "--json" then
       o.json = true
+    elseif a == "--keep-model" then
+      o.keep_model = true
     elseif a:match("^%-") then
       user_error("repro train: unknown option %s", a)
     else
@@ -87,6 +90,9 @@ local function parse_train_args(args)
     user_error("repro train: --checkpoint-every needs --out (the checkpoint goes into the record)")
   end
   if o.force and not o.out then user_error("repro train: --force needs --out") end
+  if o.keep_model and not o.out then
+    user_error("repro train: --keep-model needs --out (the model goes into the record)")
+  end
   return o
 end
 
@@ -120,7 +126,7 @@ local function train_with_bar(cfg, o)
   local ok, metrics
   if o.out then
     ok, metrics = xpcall(record.run, keep, cfg, o.out, { on_step = on_step,
-      checkpoint_every = o.every, force = o.force })
+      checkpoint_every = o.every, force = o.force, keep_model = o.keep_model })
   else
     local run_cfg = {}
     for k, v in pairs(cfg) do run_cfg[k] = v end
@@ -212,18 +218,22 @@ commands.compare = compare.main
 commands.export = export.main
 -- A new study file (lua/repro/cli/new.lua).
 commands.new = newstudy.main
+-- A kept model: text sampled from it, its evaluation (lua/repro/cli/model.lua).
+commands.sample = kept.sample_main
+commands.eval = kept.eval_main
 
 -- `bin/repro --help` is `bin/repro help`.
 function commands.help()
   io.write([[
 usage:
   bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force] [--json]
+                [--keep-model]
   bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
-                [--out-root DIR] [--set key=value,...] [--allow-large]
+                [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model]
   bin/repro verify [DIR ...] [--rehash]
   bin/repro plan STUDY.lua [--all] [--only ...] [--set ...] [--out-root DIR] [--threads N]
   bin/repro run-one STUDY.lua --only variant=V,seed=S [--set ...] [--out-root DIR]
-                [--threads N]
+                [--threads N] [--keep-model]
   bin/repro status STUDY.lua [--only ...] [--set ...] [--out-root DIR]
   bin/repro analyze STUDY.lua [--set ...] [--out-root DIR]
   bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--mem M] [--max-parallel K]
@@ -238,6 +248,8 @@ usage:
   bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
                 [--out-root DIR]
   bin/repro new NAME [--from STUDY] [--dir DIR]
+  bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] [--temperature T]
+  bin/repro eval RUN [--split val] [--json]
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 environment:
@@ -316,7 +328,8 @@ function M.main(argv)
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, compare, export, new, help, script)",
+      "analyze, submit, verify, report, studies, compare, export, new, sample, eval, help, " ..
+      "script)",
       base.printable(cmd))
   end
   local args = table.move(argv, 2, #argv, 1, {})

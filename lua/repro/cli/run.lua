@@ -49,7 +49,7 @@ local who = "repro run"
 local shown = fs.shown
 
 local USAGE = "usage: bin/repro run lua/experiments/X.lua [--jobs N] [--only variant=V,seed=S] " ..
-  "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large]"
+  "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model]"
 
 local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
@@ -66,7 +66,7 @@ local function parse_args(args)
     if v ~= nil then user_error(who .. ": %s is given twice", name) end
   end
   local FLAGS = { ["--dry-run"] = "dry_run", ["--force"] = "force",
-    ["--allow-large"] = "allow_large" }
+    ["--allow-large"] = "allow_large", ["--keep-model"] = "keep_model" }
   while i <= #args do
     local a = args[i]
     if a == "--jobs" then
@@ -256,6 +256,7 @@ local function load(o)
   -- out_root: where a seeds-from-power study finds its pilot's summary
   local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
   s.file_rel = fs.relative_to_root(o.file)
+  if o.keep_model then s.keep_model = true end
   if o.set and o.set.lr ~= nil and o.set.min_lr == nil then
     say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
       "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))

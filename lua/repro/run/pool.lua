@@ -143,6 +143,7 @@ function P:start(s, r)
     threads = self.threads }
   local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
     tostring(s.checkpoint_every), w.progress, "--study", s.file }
+  if s.keep_model then argv[#argv + 1] = "--keep-model" end
   for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
   w.pid = proc.spawn(argv)
   self.running[w.pid] = w
