@@ -80,7 +80,8 @@ local function parse_train_args(args)
     elseif a == "--keep-model" then
       o.keep_model = true
     elseif a:match("^%-") then
-      user_error("repro train: unknown option %s", a)
+      user_error("repro train: unknown option %s%s", a, base.suggest(a, { "--out",
+        "--checkpoint-every", "--force", "--json", "--keep-model" }))
     else
       o.kv[#o.kv + 1] = a
     end
@@ -327,10 +328,10 @@ function M.main(argv)
   if cmd == "--help" then cmd = "help" end
   local f = commands[cmd]
   if not f then
-    user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
+    user_error("repro: unknown command '%s'%s (commands: train, run, plan, run-one, status, " ..
       "analyze, submit, verify, report, studies, compare, export, new, sample, eval, help, " ..
       "script)",
-      base.printable(cmd))
+      base.printable(cmd), base.suggest(base.printable(cmd), commands))
   end
   local args = table.move(argv, 2, #argv, 1, {})
   M.check_argv(cmd, args)

@@ -88,7 +88,8 @@ local function parse_args(args)
       for kv in value("--set"):gmatch("[^,]+") do o.set_list[#o.set_list + 1] = kv end
       o.set = config.parse_overrides(o.set_list, who .. " --set")
     elseif a:match("^%-") then
-      user_error(who .. ": unknown option %s", a)
+      user_error(who .. ": unknown option %s%s", a, base.suggest(a, { "--jobs", "--only",
+        "--dry-run", "--force", "--allow-large", "--keep-model", "--out-root", "--set" }))
     elseif o.file then
       user_error(who .. ": one study file at a time (got %s and %s)", o.file, a)
     else

@@ -37,6 +37,21 @@ local M = {}
 -- A kept model's file name in its record.
 M.MODEL = "model.rptf"
 
+-- A log.csv column by its name or its alias: the periodic validation diagnostics are
+-- logged as d_<name> (d_val_loss, d_val_acc, ...: engine/train.h), and <name> names them
+-- too wherever a column is typed or shown (export --columns, the report's curves), while
+-- the files keep their column names.  known: the set of columns; returns the column or nil.
+function M.log_column(name, known)
+  if known[name] then return name end
+  if known["d_" .. name] then return "d_" .. name end
+  return nil
+end
+
+-- The name a log column is shown by: d_<name> as <name> (M.log_column's alias).
+function M.log_column_label(column)
+  return (column:gsub("^d_", ""))
+end
+
 -- The files manifest.json's `sha256` covers.
 M.HASHED = { "config.json", "log.csv", "metrics.json" }
 

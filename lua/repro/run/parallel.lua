@@ -98,7 +98,10 @@ function M.parse(args, who, extra, usage)
     elseif extra[a] == "value" then
       o[a:sub(3):gsub("%-", "_")] = value(a)
     elseif a:match("^%-") then
-      user_error("%s: unknown option %s\nusage: %s", who, a, usage)
+      local known = { "--only", "--set", "--out-root", "--allow-large" }
+      if extra.threads then known[#known + 1] = "--threads" end
+      for k in pairs(extra) do if k:match("^%-") then known[#known + 1] = k end end
+      user_error("%s: unknown option %s%s\nusage: %s", who, a, base.suggest(a, known), usage)
     elseif o.file then
       user_error("%s: one study file at a time (got %s and %s)", who, o.file, a)
     else

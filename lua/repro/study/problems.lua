@@ -18,34 +18,8 @@ function M.set_of(list)
   return s
 end
 
-function M.distance(a, b)
-  local prev = {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    local cur = { [0] = i }
-    for j = 1, #b do
-      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
-      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-    end
-    prev = cur
-  end
-  return prev[#b]
-end
-
--- " (did you mean 'x'?)" for the closest known name within a small edit distance (none
--- for a long name: the distance is quadratic in its length).
-function M.suggest(name, known)
-  if #name > 64 then return "" end
-  local best, bd = nil, math.huge
-  for _, k in ipairs(known) do
-    local d = M.distance(name, k)
-    if d < bd then best, bd = k, d end
-  end
-  if best and bd <= math.max(2, #name // 4) then
-    return string.format(" (did you mean '%s'?)", best)
-  end
-  return ""
-end
+-- The closest known name (base.suggest: one function for every place a name is typed).
+M.distance, M.suggest = base.distance, base.suggest
 
 -- The line of the n-th occurrence of `token` in the source as a whole word (or as a
 -- quoted string when it is not an identifier), or nil.
