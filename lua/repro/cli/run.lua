@@ -262,6 +262,10 @@ local function load(o)
     say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
       "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))
   end
+  if o.set then
+    say("%s: --set %s: every run of %s trains with %s", who, table.concat(o.set_list, ","),
+      s.name, #o.set_list == 1 and "this override" or "these overrides")
+  end
   if o.set and not o.out_root then
     say(who .. ": runs changed by --set go to %s (their own records root; --out-root " ..
       "chooses another)", shown(out_root))
