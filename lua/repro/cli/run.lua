@@ -112,16 +112,32 @@ local function workers(o, s)
   return jobs, math.max(1, cores // jobs)
 end
 
+-- How often a wait for another runner's lock looks again (and at SIGINT/SIGTERM).
+local LOCK_POLL_S = 0.1
+
 -- Takes the study directory's lock, waiting for another runner; the plan is made again
--- after a wait (the other runner changed the records).
+-- after a wait (the other runner changed the records).  The wait is interruptible: from
+-- here on SIGINT and SIGTERM are counted (proc.trap_signals, as the pool does while
+-- training), and one that comes while waiting ends the command (exit status 130) before
+-- anything is trained or written.  Returns 130 then, else nil.
 local function lock_study(s, runs, dir, out_root, force)
   fs.mkdir_p(dir)
-  if proc.lock(dir, false) then return end
-  say(who .. ": another bin/repro run is working on %s; waiting for it to finish", shown(dir))
-  proc.lock(dir, true)
+  proc.trap_signals()
+  local seen = proc.sigints()
+  if proc.lock(dir, false) then return nil end
+  say(who .. ": another bin/repro run is working on %s; waiting for it to finish (Ctrl-C " ..
+    "stops waiting)", shown(dir))
+  while not proc.lock(dir, false) do
+    if proc.sigints() > seen then
+      say("%s: interrupted while waiting for %s; nothing was trained", who, shown(dir))
+      return 130
+    end
+    proc.sleep(LOCK_POLL_S)
+  end
   runplan.plan(s, runs, out_root, force)
   local refused = runplan.refusal(runs)
   if refused then user_error("%s", refused) end
+  return nil
 end
 
 -- Carries out the actions that need no training (a corrupt record put aside, a copy);
@@ -301,7 +317,7 @@ function M.main(args, analyze_only)
   end
   local refused = runplan.refusal(runs)
   if refused then user_error("%s", refused) end
-  lock_study(s, runs, dir, out_root, o.force)
+  if lock_study(s, runs, dir, out_root, o.force) then return 130 end
   -- Under the lock: a killed runner's temporary files are stale.
   fs.remove_stale_tmp(dir)
   local ctx = { t_start = host.now(), start_utc = utc(),

@@ -224,7 +224,7 @@ end
 function M.run(s, queue, jobs, threads, total_done, total)
   local p = new_pool(queue, jobs, threads, total_done, total)
   proc.trap_signals()
-  p.seen_int = proc.sigints()
+  p.seen_int = 0 -- a signal since proc.trap_signals (a wait for the study lock, say) counts
   while true do
     p:check_signals()
     while true do
