@@ -864,13 +864,25 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, train_me
             goto done;
     }
     out->steps = step;
+    if (step > 0) { /* the last step's, also when a run resumed at its last step */
+        out->final_grad_norm = rs.log[(size_t)(step - 1) * ncols + COL_GNORM];
+        out->train_loss = rs.log[(size_t)(step - 1) * ncols + COL_LOSS];
+    }
+    if (start == cfg->iters && start > 0 && !out->diverged) {
+        long onset = diag_divergence(rs.log, (size_t)ncols, step, COL_LOSS, COL_GNORM);
+        if (onset >= 0) {
+            out->diverged = 1;
+            out->diverge_step = onset;
+        }
+    }
     diag_training_curve(rs.log, (size_t)ncols, step, COL_LOSS, COL_GNORM, COL_MAXLOGIT,
                         &out->curve);
     if (out->diverged)
         out->diverge_lr = rs.log[(size_t)out->diverge_step * ncols + COL_LR];
     out->embed_init_rms = m->embed_rms;
     out->embed_scale = cfg->embed_norm == EMBED_SCALE ? (double)m->embed_scale : NAN;
-    if (out->stopped && hooks && hooks->checkpoint && step < cfg->iters &&
+    /* at the step where it stopped, the last one included: a rerun resumes exactly there */
+    if (out->stopped && hooks && hooks->checkpoint &&
         (rc = save_checkpoint(m, step, rs.log, ncols, hooks->config_id, hooks->checkpoint, err,
                                 errlen)) !=
             TRAIN_OK)

@@ -10,7 +10,9 @@
  * state is saved every checkpoint_every steps (atomically), and a run started with
  * resume = 1 continues from it: the final state and metrics are bit-identical to an
  * uninterrupted run, because batches and dropout masks are drawn per step.  A run stopped
- * by on_step also saves a checkpoint at the step where it stopped.
+ * by on_step also saves a checkpoint at the step where it stopped (its last step
+ * included: resumed there, it only evaluates), so metrics.steps is the step a rerun
+ * resumes from.
  *
  * Log rows are arrays of doubles whose columns train_log_colname names: step, lr, loss,
  * grad_norm (pre-clip), embed_norm (mean block-1 input norm of the batch), max_abs_logit

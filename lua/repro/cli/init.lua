@@ -176,8 +176,9 @@ function commands.train(args)
     error(metrics, 0)
   end
   if metrics.interrupted then
-    io.stderr:write("repro train: interrupted at step ", metrics.steps,
-      o.out and "; rerun the same command to resume from the last checkpoint\n" or "\n")
+    io.stderr:write("repro train: interrupted at step ", metrics.steps, " of ", cfg.iters,
+      o.out and ("; rerun the same command to resume from step " .. metrics.steps ..
+      " (checkpoint saved)\n") or " (no checkpoint without --out)\n")
     return 130
   end
   local line = record.results(metrics)

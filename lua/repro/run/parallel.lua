@@ -345,7 +345,7 @@ local function train_one(o, s, r, dir, who)
   end
   if m.interrupted or m.stopped then
     say("repro run-one %s: stopped at step %d of %d with a checkpoint; the same command " ..
-      "resumes it", who, m.steps, r.cfg.iters)
+      "resumes it from step %d", who, m.steps, r.cfg.iters, m.steps)
     return 130
   end
   print(string.format("%s: done (trained %d steps%s in %s)  %s", who,
