@@ -304,18 +304,22 @@ end
 local function figures_of(s)
   local primary = s.summary.analysis and s.summary.analysis.primary or "val_loss"
   return {
-    { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth" },
+    { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth",
+      name_font = "LM Mono 10,9" },
     { name = "train_loss", kind = "curves", study = s.name, column = "loss",
       ylabel = "training loss (nats)", width = "0.9\\linewidth" },
-    { name = "val_loss", kind = "curves", study = s.name, column = "d_val_loss",
+    { name = "val_loss", kind = "curves", study = s.name, column = "val_loss",
       ylabel = "validation loss (nats)", width = "0.9\\linewidth" },
   }, {
     forest = "Each comparison on " .. primary .. ": mean difference (treatment - baseline) " ..
-      "with its decision interval, and the band of +- the minimum effect",
+      "with its decision interval (blue), the band of +- the minimum effect (grey), and " ..
+      "open orange diamonds at +- the minimum detectable effect (MDE): the smallest " ..
+      "difference the design detects with 80 % power at the Holm first-step level " ..
+      "(alpha / m), the size of effect its seeds can find",
     train_loss = "Training loss per variant over training: mean over seeds (line) and the " ..
       "range from the lowest to the highest seed (band)",
-    val_loss = "Validation loss per variant over training (periodic diagnostics): mean over " ..
-      "seeds and range",
+    val_loss = "Validation loss (val_loss; log.csv's column d_val_loss, the periodic " ..
+      "diagnostics) per variant over training: mean over seeds and range",
   }
 end
 
