@@ -317,6 +317,8 @@ function M.main(args, analyze_only)
   end
   local refused = runplan.refusal(runs)
   if refused then user_error("%s", refused) end
+  -- analyze of a study with no directory: nothing is done, and nothing is created
+  if analyze_only and not fs.exists(dir) then return plan.unfinished(s, runs) end
   if lock_study(s, runs, dir, out_root, o.force) then return 130 end
   -- Under the lock: a killed runner's temporary files are stale.
   fs.remove_stale_tmp(dir)
