@@ -116,4 +116,8 @@ t:eq(code, 0, "run-one: " .. err)
 t:ok(not fs.exists(dir .. "/o/keep/b/seed-1/model.rptf"), "no model without --keep-model")
 code, _, err = check.run(repro .. " run-one " .. q(S) .. " --keep-model --only variant=b,seed=2 --out-root " .. q(dir .. "/o"))
 t:ok(code == 0 and fs.exists(dir .. "/o/keep/b/seed-2/model.rptf"), "run-one --keep-model: " .. err)
+-- a finished run without a model is reused, not retrained, and said so
+code, _, err = check.run(repro .. " run " .. q(S) .. " --keep-model --only variant=b,seed=1 --out-root " .. q(dir .. "/o"))
+t:ok(code == 0 and err:find("1 finished run has no kept model (b/seed-1)", 1, true) and
+  not fs.exists(dir .. "/o/keep/b/seed-1/model.rptf"), "a reused run without a model is named: " .. err)
 t:done()

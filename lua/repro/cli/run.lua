@@ -329,6 +329,20 @@ function M.main(args, analyze_only)
   os.remove(dir .. "/summary.json")
   os.remove(dir .. "/manifest.json")
   local queue, count, done = queue_runs(runs, out_root)
+  if s.keep_model and not analyze_only then
+    local bare = {}
+    for _, r in ipairs(runs) do
+      if (r.action == "reuse" or r.action == "copy") and
+          not fs.exists(r.dir .. "/" .. record.MODEL) then
+        bare[#bare + 1] = r.label
+      end
+    end
+    if #bare > 0 then
+      say("%s: keep_model: %d finished %s no kept model (%s); a finished run is not " ..
+        "retrained for it: add --force --only variant=V,seed=S to retrain one with its model",
+        who, #bare, #bare == 1 and "run has" or "runs have", table.concat(bare, ", "))
+    end
+  end
   if analyze_only and #queue > 0 then return plan.unfinished(s, queue) end
   if s.seeds_from_power and #queue > 0 then say("%s", study.seeds_text(s.seeds_from_power)) end
   say("study %s: %d runs selected: %d to train (%d resumed, %d rerun after a config change), " ..
