@@ -492,7 +492,8 @@ static void determinism_and_resume(void)
     train_metrics m1, m2, m3;
     char err[256];
     r1.stop_at = r2.stop_at = -1;
-    train_hooks h1 = {record, &r1, NULL, 0, 0, NULL, NULL}, h2 = {record, &r2, NULL, 0, 0, NULL, NULL};
+    train_hooks h1 = {record, &r1, NULL, 0, 0, NULL, NULL},
+                h2 = {record, &r2, NULL, 0, 0, NULL, NULL};
     c.threads = 1;
     CHECK(train_run(&c, &h1, &m1, err, sizeof err) == 0, "%s", err);
     c.threads = 2;
@@ -549,7 +550,8 @@ static void diagnostics_do_not_change_training(void)
     c.dropout = 0.1;
     train_metrics m1, m2;
     char err[256];
-    train_hooks h1 = {record, &off, NULL, 0, 0, NULL, NULL}, h2 = {record, &on, NULL, 0, 0, NULL, NULL};
+    train_hooks h1 = {record, &off, NULL, 0, 0, NULL, NULL},
+                h2 = {record, &on, NULL, 0, 0, NULL, NULL};
     CHECK(train_run(&c, &h1, &m1, err, sizeof err) == 0, "%s", err);
     c.diag_every = 3;
     c.diag_windows = 4;
@@ -588,7 +590,8 @@ static void curve_and_seeds(void)
     c.seed = 5;
     train_metrics m1, m2, m3;
     char err[256];
-    train_hooks h1 = {record, &a, NULL, 0, 0, NULL, NULL}, h2 = {record, &b, NULL, 0, 0, NULL, NULL},
+    train_hooks h1 = {record, &a, NULL, 0, 0, NULL, NULL},
+                h2 = {record, &b, NULL, 0, 0, NULL, NULL},
                 h3 = {record, &d, NULL, 0, 0, NULL, NULL};
     CHECK(train_run(&c, &h1, &m1, err, sizeof err) == 0, "%s", err);
     char name[64];
