@@ -31,6 +31,7 @@ enum pcg_purpose {
     PCG_PURPOSE_SUBSET = 5,  /* validation subsets of the subset accuracy (diag.h) */
     PCG_PURPOSE_BALANCED = 6, /* validation subsets of the balanced accuracy (diag.h) */
     PCG_PURPOSE_TASKS = 7,   /* few-shot demonstrations (tasks.h) */
+    PCG_PURPOSE_SAMPLE = 8,   /* text sampled from a kept model (train.h train_sample) */
 };
 
 void pcg32_seed(pcg32 *r, uint64_t seed, uint64_t stream);

@@ -14,6 +14,8 @@
 #include "isa.h"
 #include "gpt.h"
 #include "kernels.h"
+#include "pcg.h"
+#include "rmath.h"
 #include "tensorfile.h"
 
 static double now_s(void)
@@ -323,6 +325,16 @@ done:
  * file has no byte type), at most CONFIG_ID_MAX of them. */
 #define CONFIG_ID_MAX 128
 
+/* Adds config_id (NULL: nothing) to f as tensor "config_id"; 0, or -1 out of memory. */
+static int add_config_id(tf_file *f, const char *config_id)
+{
+    int32_t id[CONFIG_ID_MAX];
+    uint32_t id_len = config_id ? (uint32_t)strnlen(config_id, CONFIG_ID_MAX) : 0;
+    for (uint32_t i = 0; i < id_len; i++)
+        id[i] = (unsigned char)config_id[i];
+    return id_len > 0 ? tf_add(f, "config_id", TF_I32, 1, &id_len, id) : 0;
+}
+
 /* TRAIN_OK, or TRAIN_ENOMEM or TRAIN_EIO with a message naming the path. */
 static int save_checkpoint(const gpt_model *m, long step, const double *log, int ncols,
                            const char *config_id, const char *path, char *err, size_t errlen)
@@ -331,12 +343,8 @@ static int save_checkpoint(const gpt_model *m, long step, const double *log, int
     uint32_t np = (uint32_t)m->n_params, two[2] = {(uint32_t)step, (uint32_t)ncols};
     int32_t st = (int32_t)step;
     uint32_t one = 1;
-    int32_t id[CONFIG_ID_MAX];
-    uint32_t id_len = config_id ? (uint32_t)strnlen(config_id, CONFIG_ID_MAX) : 0;
-    for (uint32_t i = 0; i < id_len; i++)
-        id[i] = (unsigned char)config_id[i];
     int rc = TRAIN_OK;
-    if (!f || (id_len > 0 && tf_add(f, "config_id", TF_I32, 1, &id_len, id)) ||
+    if (!f || add_config_id(f, config_id) ||
         tf_add(f, "params", TF_F32, 1, &np, m->params) ||
         tf_add(f, "adam_m", TF_F32, 1, &np, m->adam_m) ||
         tf_add(f, "adam_v", TF_F32, 1, &np, m->adam_v) ||
@@ -597,6 +605,214 @@ static int run_setup(run_state *rs, const gpt_config *cfg, train_metrics *out, c
     return rc;
 }
 
+/* ---- kept models ------------------------------------------------------------------ */
+
+/* The final weights and the vocabulary (train.h).  TRAIN_OK, TRAIN_ENOMEM or TRAIN_EIO. */
+static int save_model(const run_state *rs, const char *config_id, const char *path, char *err,
+                      size_t errlen)
+{
+    const gpt_model *m = &rs->m;
+    tf_file *f = tf_new();
+    uint32_t np = (uint32_t)m->n_params, nv = (uint32_t)rs->c.vocab;
+    int32_t itos[256];
+    for (int v = 0; v < rs->c.vocab; v++)
+        itos[v] = rs->c.itos[v];
+    int rc = TRAIN_OK;
+    if (!f || add_config_id(f, config_id) || tf_add(f, "params", TF_F32, 1, &np, m->params) ||
+        tf_add(f, "itos", TF_I32, 1, &nv, itos)) {
+        snprintf(err, errlen, "out of memory for the model %s", path);
+        rc = TRAIN_ENOMEM;
+    } else if (tf_write(f, path)) {
+        snprintf(err, errlen, "cannot write the model %s: %s", path, strerror(errno));
+        rc = TRAIN_EIO;
+    }
+    tf_free(f);
+    return rc;
+}
+
+/* Loads a kept model's weights into rs->m, checking its config id, size and vocabulary.
+ * 0, or -1 with a message naming the path. */
+static int load_model(run_state *rs, const char *path, const char *config_id, char *err,
+                      size_t errlen)
+{
+    tf_file *f = tf_read(path, err, errlen);
+    if (!f)
+        return -1;
+    if (check_config_id(f, config_id, path, err, errlen)) {
+        tf_free(f);
+        return -1;
+    }
+    const tf_tensor *p = tf_find(f, "params"), *it = tf_find(f, "itos");
+    int ok = p && it && p->dtype == TF_F32 && p->count == rs->m.n_params &&
+             it->dtype == TF_I32 && it->count == (size_t)rs->c.vocab;
+    for (int v = 0; ok && v < rs->c.vocab; v++)
+        ok = ((const int32_t *)it->data)[v] == rs->c.itos[v];
+    if (!ok) {
+        snprintf(err, errlen, "%s: not a model of this config and corpus (%zu parameters, "
+                 "%d characters)", path, rs->m.n_params, rs->c.vocab);
+        tf_free(f);
+        return -1;
+    }
+    memcpy(rs->m.params, p->data, rs->m.n_params * sizeof(float));
+    tf_free(f);
+    return 0;
+}
+
+/* rs set up for cfg with the kept model's weights; on failure nothing to free. */
+static int model_setup(run_state *rs, const gpt_config *cfg, const char *path,
+                       const char *config_id, train_metrics *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int rc = run_setup(rs, cfg, out, err, errlen);
+    if (rc != TRAIN_OK)
+        return rc;
+    if (load_model(rs, path, config_id, err, errlen)) {
+        gpt_free(&rs->m);
+        free(rs->log);
+        train_metrics_free(out);
+        corpus_free(&rs->c);
+        return TRAIN_ECHECKPOINT;
+    }
+    return TRAIN_OK;
+}
+
+static void model_release(run_state *rs)
+{
+    kernels_release();
+    gpt_free(&rs->m);
+    free(rs->log);
+    corpus_free(&rs->c);
+}
+
+static int eval_flushed(const gpt_config *cfg, const char *path, const char *config_id,
+                        train_metrics *out, char *err, size_t errlen)
+{
+    run_state rs;
+    int rc = model_setup(&rs, cfg, path, config_id, out, err, errlen);
+    if (rc != TRAIN_OK)
+        return rc;
+    double t0 = now_s();
+    rc = final_evaluation(&rs, out, err, errlen);
+    out->wall_s = now_s() - t0;
+    out->params = (long)rs.m.n_params;
+    out->vocab = rs.c.vocab;
+    out->n_layer = rs.m.L;
+    out->balanced_acc = cfg->balanced_acc;
+    out->context = rs.m.T;
+    out->final_grad_norm = out->train_loss = NAN;
+    out->curve.init_loss = out->curve.max_grad_norm = out->curve.max_loss_jump = NAN;
+    out->curve.max_abs_logit = out->curve.logit_growth = NAN;
+    out->curve.max_grad_norm_step = out->curve.max_loss_jump_step = -1;
+    out->embed_init_rms = out->embed_scale = NAN;
+    model_release(&rs);
+    if (rc != TRAIN_OK)
+        train_metrics_free(out);
+    return rc;
+}
+
+int train_eval_model(const gpt_config *cfg, const char *path, const char *config_id,
+                     train_metrics *out, char *err, size_t errlen)
+{
+    const unsigned long saved = isa_flush_begin();
+#pragma omp parallel
+    isa_flush_begin();
+    int rc = eval_flushed(cfg, path, config_id, out, err, errlen);
+#pragma omp parallel
+    isa_flush_end(saved);
+    isa_flush_end(saved);
+    return rc;
+}
+
+/* The next byte's token from the logits of one position. */
+static int draw_token(const float *logits, int V, double temperature, pcg32 *r)
+{
+    int best = 0;
+    for (int v = 1; v < V; v++)
+        if (logits[v] > logits[best])
+            best = v;
+    double u = pcg32_uniform_double(r); /* drawn at every temperature: one draw per byte */
+    if (temperature <= 0.0)
+        return best;
+    double total = 0.0, w[256];
+    for (int v = 0; v < V; v++) {
+        w[v] = rm_exp(((double)logits[v] - logits[best]) / temperature);
+        total += w[v];
+    }
+    double acc = 0.0, target = u * total;
+    for (int v = 0; v < V; v++) {
+        acc += w[v];
+        if (target < acc)
+            return v;
+    }
+    return best;
+}
+
+static int sample_flushed(const gpt_config *cfg, const char *path, const char *config_id,
+                          const char *prompt, size_t prompt_len, long n, uint64_t seed,
+                          double temperature, char *text, char *err, size_t errlen)
+{
+    if (prompt_len < 1) {
+        snprintf(err, errlen, "the prompt is empty (it needs at least one character)");
+        return TRAIN_ECONFIG;
+    }
+    train_metrics unused;
+    run_state rs;
+    int rc = model_setup(&rs, cfg, path, config_id, &unused, err, errlen);
+    if (rc != TRAIN_OK)
+        return rc;
+    train_metrics_free(&unused);
+    gpt_model *m = &rs.m;
+    const int T = m->T, V = m->V;
+    size_t total = prompt_len + (size_t)n;
+    int32_t *ctx = malloc(total * sizeof(int32_t));
+    if (!ctx) {
+        snprintf(err, errlen, "out of memory for %ld sampled characters", n);
+        model_release(&rs);
+        return TRAIN_ENOMEM;
+    }
+    for (size_t i = 0; i < prompt_len && rc == TRAIN_OK; i++) {
+        int t = rs.c.stoi[(unsigned char)prompt[i]];
+        if (t < 0) {
+            snprintf(err, errlen, "the prompt's character %zu (byte 0x%02x) is not in the "
+                     "corpus's vocabulary", i + 1, (unsigned char)prompt[i]);
+            rc = TRAIN_ECONFIG;
+        }
+        ctx[i] = t;
+    }
+    pcg32 r;
+    pcg32_stream(&r, seed, PCG_PURPOSE_SAMPLE, 0);
+    for (size_t len = prompt_len; rc == TRAIN_OK && len < total; len++) {
+        size_t k = len < (size_t)T ? len : (size_t)T; /* the last k tokens, left-aligned */
+        memcpy(m->inputs, ctx + (len - k), k * sizeof(int32_t));
+        for (size_t j = k; j < (size_t)T; j++)
+            m->inputs[j] = 0; /* causal: later positions do not reach position k-1 */
+        gpt_forward(m, 1, 0, 0, 0);
+        if ((rc = check_kernels(err, errlen)) != TRAIN_OK)
+            break;
+        int t = draw_token(m->logits + (k - 1) * (size_t)V, V, temperature, &r);
+        ctx[len] = t;
+        text[len - prompt_len] = (char)rs.c.itos[t];
+    }
+    free(ctx);
+    model_release(&rs);
+    return rc;
+}
+
+int train_sample(const gpt_config *cfg, const char *path, const char *config_id,
+                 const char *prompt, size_t prompt_len, long n, uint64_t seed,
+                 double temperature, char *text, char *err, size_t errlen)
+{
+    const unsigned long saved = isa_flush_begin();
+#pragma omp parallel
+    isa_flush_begin();
+    int rc = sample_flushed(cfg, path, config_id, prompt, prompt_len, n, seed, temperature,
+                            text, err, errlen);
+#pragma omp parallel
+    isa_flush_end(saved);
+    isa_flush_end(saved);
+    return rc;
+}
+
 static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
                        train_metrics *out, char *err, size_t errlen)
 {
@@ -648,13 +864,25 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, const tr
             goto done;
     }
     out->steps = step;
+    if (step > 0) { /* the last step's, also when a run resumed at its last step */
+        out->final_grad_norm = rs.log[(size_t)(step - 1) * ncols + COL_GNORM];
+        out->train_loss = rs.log[(size_t)(step - 1) * ncols + COL_LOSS];
+    }
+    if (start == cfg->iters && start > 0 && !out->diverged) {
+        long onset = diag_divergence(rs.log, (size_t)ncols, step, COL_LOSS, COL_GNORM);
+        if (onset >= 0) {
+            out->diverged = 1;
+            out->diverge_step = onset;
+        }
+    }
     diag_training_curve(rs.log, (size_t)ncols, step, COL_LOSS, COL_GNORM, COL_MAXLOGIT,
                         &out->curve);
     if (out->diverged)
         out->diverge_lr = rs.log[(size_t)out->diverge_step * ncols + COL_LR];
     out->embed_init_rms = m->embed_rms;
     out->embed_scale = cfg->embed_norm == EMBED_SCALE ? (double)m->embed_scale : NAN;
-    if (out->stopped && hooks && hooks->checkpoint && step < cfg->iters &&
+    /* at the step where it stopped, the last one included: a rerun resumes exactly there */
+    if (out->stopped && hooks && hooks->checkpoint &&
         (rc = save_checkpoint(m, step, rs.log, ncols, hooks->config_id, hooks->checkpoint, err,
                                 errlen)) !=
             TRAIN_OK)
@@ -672,6 +900,9 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, const tr
             rc = TRAIN_ECONFIG;
             goto done;
         }
+    if (!out->diverged && !out->stopped && hooks && hooks->model_out &&
+        (rc = save_model(&rs, hooks->config_id, hooks->model_out, err, errlen)) != TRAIN_OK)
+        goto done;
     out->wall_s = now_s() - t0;
     out->params = (long)m->n_params;
     out->vocab = rs.c.vocab;

@@ -10,7 +10,9 @@
  * state is saved every checkpoint_every steps (atomically), and a run started with
  * resume = 1 continues from it: the final state and metrics are bit-identical to an
  * uninterrupted run, because batches and dropout masks are drawn per step.  A run stopped
- * by on_step also saves a checkpoint at the step where it stopped.
+ * by on_step also saves a checkpoint at the step where it stopped (its last step
+ * included: resumed there, it only evaluates), so metrics.steps is the step a rerun
+ * resumes from.
  *
  * Log rows are arrays of doubles whose columns train_log_colname names: step, lr, loss,
  * grad_norm (pre-clip), embed_norm (mean block-1 input norm of the batch), max_abs_logit
@@ -26,6 +28,7 @@
 #define REPRO_TRAIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "diag.h"
@@ -51,6 +54,9 @@ typedef struct {
      * refused (TRAIN_ECHECKPOINT): another config's checkpoint under this config's name
      * never resumes.  NULL: neither written nor checked. */
     const char *config_id;
+    /* A path or NULL: the final weights of a run that finished (not diverged, not stopped)
+     * are written there (train_model_write's format), after its evaluation. */
+    const char *model_out;
 } train_hooks;
 
 /* Task sets scored (tasks.h) after a run's final evaluation: n_tasks sets into out (n_tasks
@@ -129,6 +135,29 @@ int train_check(const gpt_config *cfg, char *err, size_t errlen);
 int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char *config_id,
                       int bigram, const task_set *sets, int n, task_score *out, char *err,
                       size_t errlen);
+/* Kept models.  A model file is an rptf tensor file (tensorfile.h) holding "params" (the
+ * parameter buffer in gpt.h's layout, f32), "itos" (the corpus vocabulary's bytes, i32)
+ * and "config_id" (as in a checkpoint).  Both functions below load it for cfg (the
+ * config it was trained with), refuse one of another config id, another parameter
+ * count or another vocabulary (TRAIN_ECHECKPOINT, naming the path), and need cfg's
+ * corpus. */
+
+/* Evaluates the kept model on the whole validation split exactly as train_run's final
+ * evaluation does (same instruments, same arithmetic, subnormals flushed): out's diag,
+ * subset accuracies, params, vocab, n_layer and context are filled, out->evaluated = 1;
+ * every training field is zero.  Free out with train_metrics_free. */
+int train_eval_model(const gpt_config *cfg, const char *path, const char *config_id,
+                     train_metrics *out, char *err, size_t errlen);
+
+/* Generates n bytes after prompt (prompt_len >= 1 bytes, each in the vocabulary) into
+ * text (n bytes, no NUL): each next byte is drawn from softmax(logits / temperature) of
+ * the last position, the context being the last `context` bytes so far, with one
+ * pcg32_uniform_double of stream (seed, PCG_PURPOSE_SAMPLE, 0) per byte; temperature 0
+ * takes the argmax.  Deterministic: the same model, prompt, n, seed and temperature give
+ * the same bytes on any thread count. */
+int train_sample(const gpt_config *cfg, const char *path, const char *config_id,
+                 const char *prompt, size_t prompt_len, long n, uint64_t seed,
+                 double temperature, char *text, char *err, size_t errlen);
 
 /* The log columns of a config. */
 int train_log_ncols(const gpt_config *cfg);

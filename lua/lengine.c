@@ -41,6 +41,15 @@
  *       opts: checkpoint = path (a run's weights; absent: cfg's model as initialized),
  *             config_id = string (checked against the checkpoint's), bigram = true (the
  *             add-one bigram model of engine/ngram.h instead of a model)
+ *       opts.model = path: the final weights of a run that finished (not diverged, not
+ *             stopped) are written there after its evaluation (engine/train.h)
+ *   engine.evaluate(cfg, path [, config_id])
+ *                                -> the evaluation metrics of train (val_loss, ...,
+ *                                   params, vocab; no training metric) of the kept model
+ *                                   at path, evaluated as train's final evaluation
+ *   engine.sample(cfg, path, config_id|nil, prompt, n, seed, temperature)
+ *                                -> n bytes generated after prompt (engine/train.h
+ *                                   train_sample: PCG32, deterministic)
  *   engine.set_threads(n)        sets the thread count of the rest of the current
  *                                   training (1..MAX_THREADS): call it from on_step, between
  *                                   steps (results do not depend on it; the next
@@ -731,7 +740,7 @@ static int l_train(lua_State *L)
     step_ctx s = {L, handler, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
-    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL};
+    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL, NULL};
     train_tasks tk = {NULL, 0, NULL};
     if (!lua_isnoneornil(L, 2)) {
         lua_getfield(L, 2, "tasks");
@@ -747,6 +756,8 @@ static int l_train(lua_State *L)
         lua_pop(L, 1);
         lua_getfield(L, 2, "config_id");
         h.config_id = lua_tostring(L, -1); /* kept alive on the stack */
+        lua_getfield(L, 2, "model");
+        h.model_out = lua_tostring(L, -1); /* kept alive on the stack */
         lua_getfield(L, 2, "on_step");
         if (!lua_isnil(L, -1)) {
             luaL_checktype(L, -1, LUA_TFUNCTION);
@@ -780,6 +791,46 @@ static int l_train(lua_State *L)
         lua_setfield(L, -2, "tasks");
     }
     train_metrics_free(&m);
+    return 1;
+}
+
+static int l_evaluate(lua_State *L)
+{
+    gpt_config c;
+    read_config(L, 1, &c);
+    const char *path = luaL_checkstring(L, 2);
+    const char *id = luaL_optstring(L, 3, NULL);
+    train_metrics m;
+    char err[1024];
+    int rc = train_eval_model(&c, path, id, &m, err, sizeof err);
+    if (rc != TRAIN_OK)
+        return raise_status(L, rc, err);
+    push_metrics(L, &m);
+    train_metrics_free(&m);
+    return 1;
+}
+
+static int l_sample(lua_State *L)
+{
+    gpt_config c;
+    read_config(L, 1, &c);
+    const char *path = luaL_checkstring(L, 2);
+    const char *id = luaL_optstring(L, 3, NULL);
+    size_t plen;
+    const char *prompt = luaL_checklstring(L, 4, &plen);
+    lua_Integer n = luaL_checkinteger(L, 5);
+    lua_Integer seed = luaL_checkinteger(L, 6);
+    double temperature = luaL_checknumber(L, 7);
+    luaL_argcheck(L, n >= 0 && n <= (1 << 24), 5, "must be in [0, 16777216]");
+    luaL_argcheck(L, seed >= 0, 6, "must be >= 0");
+    luaL_argcheck(L, temperature >= 0.0 && isfinite(temperature), 7, "must be finite and >= 0");
+    char *text = lua_newuserdatauv(L, (size_t)n + 1, 0); /* freed by the GC, even on error */
+    char err[1024];
+    int rc = train_sample(&c, path, id, prompt, plen, (long)n, (uint64_t)seed, temperature,
+                          text, err, sizeof err);
+    if (rc != TRAIN_OK)
+        return raise_status(L, rc, err);
+    lua_pushlstring(L, text, (size_t)n);
     return 1;
 }
 
@@ -881,6 +932,8 @@ static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
                                  {"param_count", l_param_count},
                                  {"train", l_train},
                                  {"score_tasks", l_score_tasks},
+                                 {"evaluate", l_evaluate},
+                                 {"sample", l_sample},
                                  {NULL, NULL}};
 
 int luaopen_engine(lua_State *L)

@@ -5,9 +5,12 @@
 # group's header on a row of its own, from the left edge.  Variables: rows (rows with the
 # headers), lmargin (characters), nheads and per header i head<i> (its text), head_y<i>
 # (its row) and head_kind<i> (1 a study, 2 a note under it), xlabel, xmin, xmax, xstep
-# (the x axis, fitted to the intervals, the bands and the diamonds).  The headers are
-# data: strings assigned on the command line in single quotes, never evaluated.
+# (the x axis, fitted to the intervals, the bands and the diamonds), namefont (optional:
+# the font of a study's header; LM Roman 10 Bold by default).  The headers are data:
+# strings assigned on the command line in single quotes, never evaluated; enhanced text
+# is off (common.gp), so an underscore is an underscore.
 load gpdir.'/common.gp'
+if (!exists('namefont')) namefont = 'LM Roman 10 Bold,9'
 set xlabel xlabel
 set xrange [xmin:xmax]
 set yrange [0.4:rows + 0.6]
@@ -23,7 +26,7 @@ set mxtics 2
 do for [i=1:nheads] {
     study = value(sprintf('head_kind%d', i)) == 1
     set label i value(sprintf('head%d', i)) at character 1, first value(sprintf('head_y%d', i)) \
-        left font (study ? 'LM Roman 10 Bold,9' : 'LM Roman 10 Italic,9') \
+        left font (study ? namefont : 'LM Roman 10 Italic,9') \
         tc rgb (study ? '#222222' : '#555555')
 }
 plot data using (0):1:(-$6):($6):($1 - 0.3):($1 + 0.3) with boxxyerror \

@@ -5,7 +5,9 @@
 #   scripts/deps.sh            what `make`, `make test` and `make reproduce` need
 #   scripts/deps.sh --test     also what `make test` needs beyond that: the aarch64 cross
 #                              compiler and qemu-user (tests/sh/test_paths.sh), GNU parallel
-#                              (tests/sh/test_parallel.sh)
+#                              (tests/sh/test_parallel.sh), Chromium (Debian's `chromium`:
+#                              tests/lua/test_user_study.lua reads the HTML report in it,
+#                              headless; as root with --no-sandbox)
 #   scripts/deps.sh --slurm    also Slurm and munge, for `make test-slurm`
 #                              (tests/sh/test_slurm.sh starts its own single-node cluster)
 #   scripts/deps.sh --torch    also python3-torch with OpenBLAS (PyTorch reference checks and
@@ -20,7 +22,7 @@ PACKAGES="gcc make pkg-config liblua5.4-dev libgsl-dev lua-cjson gnuplot-nox
 texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recommended
 latexmk poppler-utils curl ca-certificates wamerican"
 if [ "${1:-}" = "--test" ]; then
-    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel"
+    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel chromium"
 fi
 if [ "${1:-}" = "--slurm" ]; then
     PACKAGES="$PACKAGES slurm-wlm munge"

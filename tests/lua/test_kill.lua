@@ -233,7 +233,7 @@ for _, sig in ipairs({ "INT", "TERM" }) do
     tostring(how) .. " " .. tostring(status))
   messages[sig] = ((fs.read(out .. ".err") or ""):match("repro train: interrupted[^\n]*") or "")
     :gsub("%d+", "N")
-  t:ok(messages[sig]:find("rerun the same command to resume from the last checkpoint", 1, true),
+  t:ok(messages[sig]:find("rerun the same command to resume from step N (checkpoint saved)", 1, true),
     "train, SIG" .. sig .. ": says how to resume: " .. messages[sig])
   plant(out)
   code, _, err = train(out)

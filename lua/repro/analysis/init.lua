@@ -90,10 +90,12 @@
 -- when it pre-registers outcomes, sweep_outcomes (this rule applied to per-seed outcomes
 -- over each group's grid) from lua/repro/analysis/lrsens.lua.
 --
--- Guardrail.  When a variant of a verdict has a mean validation perplexity at or above
--- the unigram perplexity of its corpus (M.unigram_warnings), the summary carries
--- `warnings` (only then, so other summaries keep their bytes) and verdict_table prints
--- each as a WARNING line under the verdicts.
+-- Guardrail (analysis/guardrail.lua).  When a variant of a verdict has a mean validation
+-- perplexity at or above the unigram perplexity of its corpus (M.unigram_warnings), the
+-- summary carries `warnings` (only then, so other summaries keep their bytes); the
+-- verdict table and the report print a WARNING for it, and one for each variant at or
+-- above the bigram perplexity (learned less than character pairs), which they compute
+-- from the summary (guardrail.of_summary).
 -- Over 500 lines because of this header: it states the decision rule and every field of
 -- summary.json, about 90 lines; the code itself is about 420, the rest of the analysis
 -- lives in compare, reasons, records, variance, rule1 and terminal beside it.
@@ -102,6 +104,7 @@ local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local lrsens = require "repro.analysis.lrsens"
 local task_analysis = require "repro.analysis.tasks"
+local guardrail = require "repro.analysis.guardrail"
 local reasons = require "repro.analysis.reasons"
 local records = require "repro.analysis.records"
 local rule1 = require "repro.analysis.rule1"
@@ -463,23 +466,12 @@ local function summary_extras(ctx, out, per_variant, comparisons)
   end
 end
 
--- The unigram perplexity of a corpus's validation split (engine.ngram_ppl), by path.
-local unigram_cache = {}
-local function unigram_ppl(data)
-  if unigram_cache[data] == nil then
-    local ok, r = pcall(engine.ngram_ppl, data)
-    unigram_cache[data] = ok and r.unigram_ppl or false
-  end
-  return unigram_cache[data] or nil
-end
-
 -- The variants of the verdicts whose mean validation perplexity is at or above the
--- unigram perplexity of their corpus (engine.ngram_ppl: add-one unigram fitted on the
--- training split, on the validation split): models that learned nothing beyond
--- character frequencies, so a verdict between them says nothing about the question
--- (too few steps, too small a learning rate, a broken set-up).  A list of
--- {variant, val_ppl, unigram_ppl, data, text}, in the study's variant order; empty for
--- a study without verdicts.
+-- unigram perplexity of their corpus (analysis/guardrail.lua, which also gives the bigram
+-- level for the terminal and the report): a list of {variant, val_ppl, unigram_ppl,
+-- data, text}, in the study's variant order; empty for a study without verdicts.
+-- summary.json's `warnings` are these, with these fields only, so that the summaries
+-- written before the bigram level keep their bytes.
 function M.unigram_warnings(s, per_variant, verdicts)
   local in_verdict = {}
   for _, v in ipairs(verdicts) do
@@ -491,14 +483,10 @@ function M.unigram_warnings(s, per_variant, verdicts)
   for _, v in ipairs(s.variants) do
     local pv = per_variant[v.name]
     local ppl = pv and pv.metrics and pv.metrics.val_ppl and pv.metrics.val_ppl.mean
-    local uni = in_verdict[v.name] and finite(ppl) and data_of[v.name] and
-      unigram_ppl(data_of[v.name])
-    if uni and ppl >= uni then
-      out[#out + 1] = { variant = v.name, val_ppl = ppl, unigram_ppl = uni,
-        data = data_of[v.name], text = string.format("%s: validation PPL %s is at or above " ..
-        "the unigram PPL %s of %s: the model learned nothing beyond character frequencies, " ..
-        "so a verdict involving it says nothing about the question", v.name, fmt(ppl),
-        fmt(uni), data_of[v.name]) }
+    local w = in_verdict[v.name] and finite(ppl) and guardrail.entry(v.name, ppl, data_of[v.name])
+    if w and w.level == "unigram" then
+      out[#out + 1] = { variant = w.variant, val_ppl = w.val_ppl, unigram_ppl = w.unigram_ppl,
+        data = w.data, text = w.text }
     end
   end
   return out

@@ -2,10 +2,37 @@
 local textable = require "repro.core.textable"
 local reasons = require "repro.analysis.reasons"
 local lrsens = require "repro.analysis.lrsens"
+local guardrail = require "repro.analysis.guardrail"
 
 local M = {}
 local fmt = reasons.fmt
 local RULE = require("repro.study").RULE
+
+-- A config value as text.
+local function value_text(v)
+  if math.type(v) == "float" then return fmt(v) end
+  return tostring(v)
+end
+
+-- The setup a summary describes, in one sentence: the study's base config with the
+-- command-line overrides (--set) applied, and those overrides named, so that the verdicts
+-- of a --set run never read as the study's own.
+function M.setup_text(summary)
+  local set = type(summary.command_line_overrides) == "table" and
+    summary.command_line_overrides or {}
+  local keys, parts, set_parts = {}, {}, {}
+  for k in pairs(summary.base or {}) do keys[#keys + 1] = k end
+  for k in pairs(set) do if (summary.base or {})[k] == nil then keys[#keys + 1] = k end end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = set[k] ~= nil and set[k] or summary.base[k]
+    parts[#parts + 1] = k .. "=" .. value_text(v)
+    if set[k] ~= nil then set_parts[#set_parts + 1] = k .. "=" .. value_text(v) end
+  end
+  return string.format("setup: %s%s", #parts > 0 and table.concat(parts, " ") or
+    "the default config", #set_parts > 0 and ("; command-line overrides on every run: --set " ..
+    table.concat(set_parts, ",")) or "; no command-line overrides")
+end
 
 -- The verdicts as a short text table (for the run command's stdout), each row followed by its
 -- reason.
@@ -15,7 +42,8 @@ function M.verdict_table(summary, width)
   local an = summary.analysis
   local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
     "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
-    an.test or "t", an.family:match("^[^:]+")), width) }
+    an.test or "t", an.family:match("^[^:]+")), width), textable.wrap(M.setup_text(summary),
+    width, "", "  ") }
   -- the verdict under rule 1 only for a study registered under it
   local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
   local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "TOST p_holm",
@@ -68,7 +96,7 @@ function M.verdict_table(summary, width)
       j = j + 1
     end
   end
-  for _, w in ipairs(summary.warnings or {}) do
+  for _, w in ipairs(guardrail.of_summary(summary)) do
     lines[#lines + 1] = textable.wrap("WARNING: " .. w.text, width, "  ", "    ")
   end
   if an.seeds_from_power then

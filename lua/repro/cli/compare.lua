@@ -49,8 +49,8 @@ local function check_metrics(metrics, runs)
   end
   for _, m in ipairs(metrics) do
     if not known[m] then
-      user_error("%s: --metrics: unknown metric '%s' (the scalar fields of metrics.json; " ..
-        "`bin/repro help` lists them)", WHO, m)
+      user_error("%s: --metrics: unknown metric '%s'%s (the scalar fields of metrics.json; " ..
+        "`bin/repro help` lists them)", WHO, m, base.suggest(m, known))
     end
   end
 end

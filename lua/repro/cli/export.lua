@@ -7,12 +7,14 @@
 -- where a run lacks it; a metric named like a config key, embed_norm, is the column
 -- metrics.embed_norm).  With --curves, log.csv in long format: study, variant, seed,
 -- step, column, value, one row per non-empty cell; --columns keeps only the named log
--- columns.  Targets as lua/repro/report/results.lua reads them (none: every study).  Numbers
+-- columns (val_loss names d_val_loss, record.log_column).  Targets as
+-- lua/repro/report/results.lua reads them (none: every study).  Numbers
 -- are written as the shortest text that reads back as the same double, so a value
 -- equals the record's.  --out writes FILE atomically instead of stdout.
 local results = require "repro.report.results"
 local progress = require "repro.core.progress"
 local base = require "repro.core.base"
+local record = require "repro.record"
 
 local M = {}
 
@@ -73,14 +75,19 @@ function M.curves_csv(runs, columns)
   local want
   if columns then
     want = {}
-    for _, c in ipairs(columns) do want[c] = true end
     local known = {}
     for _, r in ipairs(runs) do
       for _, c in ipairs(r.log.columns or {}) do known[c] = true end
     end
     for _, c in ipairs(columns) do
-      if not known[c] then user_error("%s: --columns: no log.csv of these runs has a column '%s'",
-        WHO, c) end
+      local col = record.log_column(c, known)
+      if not col then
+        local names = {}
+        for k in pairs(known) do names[#names + 1] = record.log_column_label(k) end
+        user_error("%s: --columns: no log.csv of these runs has a column '%s'%s", WHO, c,
+          base.suggest(c, names))
+      end
+      want[col] = true
     end
   end
   for _, r in ipairs(runs) do

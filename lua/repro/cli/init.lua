@@ -24,6 +24,7 @@ local compare = require "repro.cli.compare"
 local export = require "repro.cli.export"
 local newstudy = require "repro.cli.new"
 local taskcmd = require "repro.cli.tasks"
+local kept = require "repro.cli.model"
 
 local M = {}
 local commands = {}
@@ -77,8 +78,11 @@ local function parse_train_args(args)
       o.force = true
     elseif a == "--json" then
       o.json = true
+    elseif a == "--keep-model" then
+      o.keep_model = true
     elseif a:match("^%-") then
-      user_error("repro train: unknown option %s", a)
+      user_error("repro train: unknown option %s%s", a, base.suggest(a, { "--out",
+        "--checkpoint-every", "--force", "--json", "--keep-model" }))
     else
       o.kv[#o.kv + 1] = a
     end
@@ -88,6 +92,9 @@ local function parse_train_args(args)
     user_error("repro train: --checkpoint-every needs --out (the checkpoint goes into the record)")
   end
   if o.force and not o.out then user_error("repro train: --force needs --out") end
+  if o.keep_model and not o.out then
+    user_error("repro train: --keep-model needs --out (the model goes into the record)")
+  end
   return o
 end
 
@@ -121,7 +128,7 @@ local function train_with_bar(cfg, o)
   local ok, metrics
   if o.out then
     ok, metrics = xpcall(record.run, keep, cfg, o.out, { on_step = on_step,
-      checkpoint_every = o.every, force = o.force })
+      checkpoint_every = o.every, force = o.force, keep_model = o.keep_model })
   else
     local run_cfg = {}
     for k, v in pairs(cfg) do run_cfg[k] = v end
@@ -170,8 +177,9 @@ function commands.train(args)
     error(metrics, 0)
   end
   if metrics.interrupted then
-    io.stderr:write("repro train: interrupted at step ", metrics.steps,
-      o.out and "; rerun the same command to resume from the last checkpoint\n" or "\n")
+    io.stderr:write("repro train: interrupted at step ", metrics.steps, " of ", cfg.iters,
+      o.out and ("; rerun the same command to resume from step " .. metrics.steps ..
+      " (checkpoint saved)\n") or " (no checkpoint without --out)\n")
     return 130
   end
   local line = record.results(metrics)
@@ -215,18 +223,22 @@ commands.export = export.main
 commands.new = newstudy.main
 -- Task files (lua/repro/cli/tasks.lua).
 commands.tasks = taskcmd.main
+-- A kept model: text sampled from it, its evaluation (lua/repro/cli/model.lua).
+commands.sample = kept.sample_main
+commands.eval = kept.eval_main
 
 -- `bin/repro --help` is `bin/repro help`.
 function commands.help()
   io.write([[
 usage:
   bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force] [--json]
+                [--keep-model]
   bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
-                [--out-root DIR] [--set key=value,...] [--allow-large]
+                [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model]
   bin/repro verify [DIR ...] [--rehash]
   bin/repro plan STUDY.lua [--all] [--only ...] [--set ...] [--out-root DIR] [--threads N]
   bin/repro run-one STUDY.lua --only variant=V,seed=S [--set ...] [--out-root DIR]
-                [--threads N]
+                [--threads N] [--keep-model]
   bin/repro status STUDY.lua [--only ...] [--set ...] [--out-root DIR]
   bin/repro analyze STUDY.lua [--set ...] [--out-root DIR]
   bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--mem M] [--max-parallel K]
@@ -244,6 +256,8 @@ usage:
   bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR]
   bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]
   bin/repro tasks controls [SUITE] [--data FILE] [--dir DIR]
+  bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] [--temperature T]
+  bin/repro eval RUN [--split val] [--json]
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 environment:
@@ -321,9 +335,10 @@ function M.main(argv)
   if cmd == "--help" then cmd = "help" end
   local f = commands[cmd]
   if not f then
-    user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, compare, export, new, tasks, help, script)",
-      base.printable(cmd))
+    user_error("repro: unknown command '%s'%s (commands: train, run, plan, run-one, status, " ..
+      "analyze, submit, verify, report, studies, compare, export, new, tasks, sample, eval, " ..
+      "help, script)",
+      base.printable(cmd), base.suggest(base.printable(cmd), commands))
   end
   local args = table.move(argv, 2, #argv, 1, {})
   M.check_argv(cmd, args)

@@ -49,7 +49,7 @@ local who = "repro run"
 local shown = fs.shown
 
 local USAGE = "usage: bin/repro run lua/experiments/X.lua [--jobs N] [--only variant=V,seed=S] " ..
-  "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large]"
+  "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model]"
 
 local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
@@ -66,7 +66,7 @@ local function parse_args(args)
     if v ~= nil then user_error(who .. ": %s is given twice", name) end
   end
   local FLAGS = { ["--dry-run"] = "dry_run", ["--force"] = "force",
-    ["--allow-large"] = "allow_large" }
+    ["--allow-large"] = "allow_large", ["--keep-model"] = "keep_model" }
   while i <= #args do
     local a = args[i]
     if a == "--jobs" then
@@ -88,7 +88,8 @@ local function parse_args(args)
       for kv in value("--set"):gmatch("[^,]+") do o.set_list[#o.set_list + 1] = kv end
       o.set = config.parse_overrides(o.set_list, who .. " --set")
     elseif a:match("^%-") then
-      user_error(who .. ": unknown option %s", a)
+      user_error(who .. ": unknown option %s%s", a, base.suggest(a, { "--jobs", "--only",
+        "--dry-run", "--force", "--allow-large", "--keep-model", "--out-root", "--set" }))
     elseif o.file then
       user_error(who .. ": one study file at a time (got %s and %s)", o.file, a)
     else
@@ -111,16 +112,32 @@ local function workers(o, s)
   return jobs, math.max(1, cores // jobs)
 end
 
+-- How often a wait for another runner's lock looks again (and at SIGINT/SIGTERM).
+local LOCK_POLL_S = 0.1
+
 -- Takes the study directory's lock, waiting for another runner; the plan is made again
--- after a wait (the other runner changed the records).
+-- after a wait (the other runner changed the records).  The wait is interruptible: from
+-- here on SIGINT and SIGTERM are counted (proc.trap_signals, as the pool does while
+-- training), and one that comes while waiting ends the command (exit status 130) before
+-- anything is trained or written.  Returns 130 then, else nil.
 local function lock_study(s, runs, dir, out_root, force)
   fs.mkdir_p(dir)
-  if proc.lock(dir, false) then return end
-  say(who .. ": another bin/repro run is working on %s; waiting for it to finish", shown(dir))
-  proc.lock(dir, true)
+  proc.trap_signals()
+  local seen = proc.sigints()
+  if proc.lock(dir, false) then return nil end
+  say(who .. ": another bin/repro run is working on %s; waiting for it to finish (Ctrl-C " ..
+    "stops waiting)", shown(dir))
+  while not proc.lock(dir, false) do
+    if proc.sigints() > seen then
+      say("%s: interrupted while waiting for %s; nothing was trained", who, shown(dir))
+      return 130
+    end
+    proc.sleep(LOCK_POLL_S)
+  end
   runplan.plan(s, runs, out_root, force)
   local refused = runplan.refusal(runs)
   if refused then user_error("%s", refused) end
+  return nil
 end
 
 -- Carries out the actions that need no training (a corrupt record put aside, a copy);
@@ -256,9 +273,14 @@ local function load(o)
   -- out_root: where a seeds-from-power study finds its pilot's summary
   local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
   s.file_rel = fs.relative_to_root(o.file)
+  if o.keep_model then s.keep_model = true end
   if o.set and o.set.lr ~= nil and o.set.min_lr == nil then
     say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
       "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))
+  end
+  if o.set then
+    say("%s: --set %s: every run of %s trains with %s", who, table.concat(o.set_list, ","),
+      s.name, #o.set_list == 1 and "this override" or "these overrides")
   end
   if o.set and not o.out_root then
     say(who .. ": runs changed by --set go to %s (their own records root; --out-root " ..
@@ -295,7 +317,9 @@ function M.main(args, analyze_only)
   end
   local refused = runplan.refusal(runs)
   if refused then user_error("%s", refused) end
-  lock_study(s, runs, dir, out_root, o.force)
+  -- analyze of a study with no directory: nothing is done, and nothing is created
+  if analyze_only and not fs.exists(dir) then return plan.unfinished(s, runs) end
+  if lock_study(s, runs, dir, out_root, o.force) then return 130 end
   -- Under the lock: a killed runner's temporary files are stale.
   fs.remove_stale_tmp(dir)
   local ctx = { t_start = host.now(), start_utc = utc(),
@@ -305,6 +329,20 @@ function M.main(args, analyze_only)
   os.remove(dir .. "/summary.json")
   os.remove(dir .. "/manifest.json")
   local queue, count, done = queue_runs(runs, out_root)
+  if s.keep_model and not analyze_only then
+    local bare = {}
+    for _, r in ipairs(runs) do
+      if (r.action == "reuse" or r.action == "copy") and
+          not fs.exists(r.dir .. "/" .. record.MODEL) then
+        bare[#bare + 1] = r.label
+      end
+    end
+    if #bare > 0 then
+      say("%s: keep_model: %d finished %s no kept model (%s); a finished run is not " ..
+        "retrained for it: add --force --only variant=V,seed=S to retrain one with its model",
+        who, #bare, #bare == 1 and "run has" or "runs have", table.concat(bare, ", "))
+    end
+  end
   if analyze_only and #queue > 0 then return plan.unfinished(s, queue) end
   if s.seeds_from_power and #queue > 0 then say("%s", study.seeds_text(s.seeds_from_power)) end
   say("study %s: %d runs selected: %d to train (%d resumed, %d rerun after a config change), " ..

@@ -9,6 +9,46 @@ function M.user_error(fmt, ...)
 end
 
 -- A number that is neither NaN nor infinite (false for anything that is not a number).
+-- The edit distance (Levenshtein) of two strings.
+function M.distance(a, b)
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+
+-- " (did you mean 'x'?)" for the closest of the known names (a list, or a set: a table
+-- whose keys are the names) within a small edit distance, else "".  The one suggestion of
+-- the suite, wherever a name is typed: study files, key=value and --set, --only, options,
+-- commands, --metrics, --columns.  None for a long name (the distance is quadratic).
+function M.suggest(name, known)
+  name = tostring(name)
+  if #name > 64 then return "" end
+  local list = {}
+  if #known == 0 then
+    for k in pairs(known) do list[#list + 1] = k end
+  else
+    for i, k in ipairs(known) do list[i] = k end
+  end
+  table.sort(list, function(x, y) return tostring(x) < tostring(y) end)
+  local best, bd = nil, math.huge
+  for _, k in ipairs(list) do
+    local d = M.distance(name, tostring(k))
+    if d < bd then best, bd = k, d end
+  end
+  if best and bd <= math.max(2, #name // 4) and best ~= name then
+    return string.format(" (did you mean '%s'?)", best)
+  end
+  return ""
+end
+
 function M.finite(x)
   return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
 end
@@ -74,7 +114,7 @@ function M.parse_options(args, who, usage, spec)
         o[s.key] = v
       end
     elseif a:match("^%-") then
-      M.user_error("%s: unknown option %s (%s)", who, a, usage)
+      M.user_error("%s: unknown option %s%s (%s)", who, a, M.suggest(a, spec), usage)
     else
       o.targets[#o.targets + 1] = a
     end

@@ -24,7 +24,9 @@ function M.parse_overrides(list, who)
     local k, v = a:match("^([%w_]+)=(.*)$")
     if not k then user_error("%s: config: expected key=value, got '%s'", who, a) end
     local ty = types[k]
-    if not ty then user_error("%s: config: unknown config key '%s'", who, k) end
+    if not ty then
+      user_error("%s: config: unknown config key '%s'%s", who, k, base.suggest(k, types))
+    end
     if given[k] then
       user_error("%s: config: %s is given twice (%s and %s)", who, k, given[k], a)
     end

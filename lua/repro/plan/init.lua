@@ -94,7 +94,8 @@ function M.parse_only(raw, who)
       sel.seed = math.tointeger(tonumber(v)) or
         user_error("%s: --only seed=%s: expected an integer", who, v)
     else
-      user_error("%s: --only expects variant=V,seed=S, got '%s'", who, kv)
+      user_error("%s: --only expects variant=V,seed=S, got '%s'%s", who, kv,
+        k and base.suggest(k, { "variant", "seed" }) or "")
     end
   end
   return sel
@@ -109,7 +110,8 @@ function M.selected(s, only)
   for _, x in ipairs(s.seeds) do seeds[x] = true end
   for _, sel in ipairs(only) do
     if sel.variant and not variants[sel.variant] then
-      user_error("repro run: --only variant=%s: the study has no such variant", sel.variant)
+      user_error("repro run: --only variant=%s: the study has no such variant%s", sel.variant,
+        base.suggest(sel.variant, variants))
     end
     if sel.seed and not seeds[sel.seed] then
       user_error("repro run: --only seed=%d: not one of the study's seeds", sel.seed)

@@ -17,7 +17,11 @@
 -- carries the full hash inside (engine config_id), so another config's checkpoint
 -- renamed to this name is refused: the run fails naming the file (remove it to train
 -- from the start), never resumes from it.  config.json leaves
--- out `threads` (results do not depend on it; the manifest records it).  Timings go to
+-- out `threads` (results do not depend on it; the manifest records it).  A run trained
+-- with opts.keep_model also writes its final weights, DIR/model.rptf (M.MODEL: the
+-- engine's tensor file, engine/train.h), and their SHA-256 into manifest.json
+-- (`model_sha256`, absent otherwise): config.json, log.csv and metrics.json are the same
+-- bytes with or without it, and git ignores the weights (.gitignore).  Timings go to
 -- manifest.json only, so config.json, log.csv and metrics.json are byte-identical for
 -- the same build, config and seed.
 local engine = require "engine"
@@ -30,6 +34,24 @@ local provenance = require "repro.record.provenance"
 local tasks = require "repro.tasks"
 
 local M = {}
+
+-- A kept model's file name in its record.
+M.MODEL = "model.rptf"
+
+-- A log.csv column by its name or its alias: the periodic validation diagnostics are
+-- logged as d_<name> (d_val_loss, d_val_acc, ...: engine/train.h), and <name> names them
+-- too wherever a column is typed or shown (export --columns, the report's curves), while
+-- the files keep their column names.  known: the set of columns; returns the column or nil.
+function M.log_column(name, known)
+  if known[name] then return name end
+  if known["d_" .. name] then return "d_" .. name end
+  return nil
+end
+
+-- The name a log column is shown by: d_<name> as <name> (M.log_column's alias).
+function M.log_column_label(column)
+  return (column:gsub("^d_", ""))
+end
 
 -- The files manifest.json's `sha256` covers.
 M.HASHED = { "config.json", "log.csv", "metrics.json" }
@@ -441,6 +463,7 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
   local th = { threads = threads, now = threads, changed = false, core_s = 0, t_last = t0 }
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
+    model = opts.model,
     config_id = sha, -- inside every checkpoint: another config's is refused
     tasks = task_sets,
     on_step = function(step, row)
@@ -459,7 +482,8 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
   return metrics, rows, th
 end
 
--- Trains cfg and writes its record into dir.  opts: threads, checkpoint_every,
+-- Trains cfg and writes its record into dir.  opts: keep_model (write DIR/model.rptf and
+-- its model_sha256), threads, checkpoint_every,
 -- on_step(step, row) for progress, force (overwrite a finished record of another
 -- config), threads_now() (called after each step: a thread count for the rest of the
 -- run, or nil to keep it; the manifest then gives the last count and the core-seconds).
@@ -476,7 +500,10 @@ function M.run(cfg, dir, opts)
   local ckpt = M.checkpoint_path(dir, sha)
   local start, t0 = utc(), host.now()
   local suite = cfg.tasks and cfg.tasks ~= "" and tasks.load(M.data_path(cfg), cfg.tasks) or nil
-  local metrics, rows, th = train(cfg, ckpt, sha, opts, t0, suite and suite.sets)
+  local model = dir .. "/" .. M.MODEL
+  os.remove(model) -- a kept model is this record's only: never an older config's
+  local topts = setmetatable({ model = opts.keep_model and model or nil }, { __index = opts })
+  local metrics, rows, th = train(cfg, ckpt, sha, topts, t0, suite and suite.sets)
   if metrics.interrupted or metrics.stopped then return metrics end
 
   local log_text = M.log_csv(rows, engine.log_columns(cfg))
@@ -510,6 +537,8 @@ function M.run(cfg, dir, opts)
       ["metrics.json"] = sys.sha256(metrics_text),
       [M.TASKS_FILE] = items_text and sys.sha256(items_text) or nil },
     task_files = suite and suite.files or nil,
+    model_sha256 = opts.keep_model and not metrics.diverged and
+      sys.sha256_file(model, true) or nil,
   }))
   fs.write_atomic(dir .. "/metrics.json", metrics_text)
   os.remove(ckpt)

@@ -124,7 +124,10 @@ function M.fix_pdf_date(text)
 end
 
 -- Renders every spec without a skip reason: opts.gp_dir (scripts), opts.figures (PDF
--- directory; PNGs go to its png/), opts.out (report output).  Returns {name -> true}.
+-- directory; PNGs go to its png/), opts.out (report output), opts.on_warning (optional:
+-- called with the spec's name, the format and gnuplot's stderr when gnuplot printed
+-- something and still drew the figure; by default that is written to stderr, labelled).
+-- Returns {name -> true}.
 function M.render(specs, opts)
   local done = {}
   local errf = os.tmpname()
@@ -147,7 +150,11 @@ function M.render(specs, opts)
             spec.name, err) }, 0)
         end
         if err:match("%S") then
-          io.stderr:write(string.format("report: gnuplot, %s (%s):\n%s", spec.name, fmt, err))
+          if opts.on_warning then
+            opts.on_warning(spec.name, fmt, err)
+          else
+            io.stderr:write(string.format("report: gnuplot, %s (%s):\n%s", spec.name, fmt, err))
+          end
         end
         if fmt == "pdf" then text = M.fix_pdf_date(text) end
         opts.out:write(final, text)

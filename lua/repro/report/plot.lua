@@ -48,7 +48,7 @@ local function curves_figure(s, file, f, size)
   end
   local vars = { n = #s.variants, colors = colors_of(s.variants), dashes = dashes_of(s.variants),
     pts = points_of(s.variants), ylabel = f.ylabel, logy = 0,
-    points = f.column:match("^d_") and 1 or 0, zoom = 0 }
+    points = (f.column:match("^d_") or f.column:match("^val_")) and 1 or 0, zoom = 0 }
   local lo, hi = extent(ys)
   if f.logy and lo and lo > 0 then
     vars.logy = 1
@@ -110,6 +110,11 @@ local function forest_figure(studies, file, f, size)
   for i, h in ipairs(heads) do
     vars["head" .. i], vars["head_y" .. i], vars["head_kind" .. i] = h.text, h.y, h.kind
   end
+  -- f.name_font: the font of the study headers, for headers that are study names
+  -- (identifiers): the standalone report sets them in the mono font, whose underscore is
+  -- one character wide (LM Roman Bold's is a rule about two wide: `dropout_abl` read as
+  -- `dropout__abl`).  The paper keeps its bold roman (its figures keep their bytes).
+  vars.namefont = f.name_font
   return { script = "forest", data = file(f.name, text), vars = vars,
     height = 0.75 + 0.2 * rows, values = values }
 end
@@ -309,7 +314,7 @@ end
 -- comparisons it gathers, or a `study` to draw that study's alone).
 --   curves       column, ylabel, logy, zoom (a fraction: a second panel with the last
 --                part of training on a fitted linear axis)
---   forest       metric, labels ({study = group label})
+--   forest       metric, labels ({study = group label}), name_font (the headers' font)
 --   lrsweep      labels ({group = label}): the study's lr_sweep summary
 --   tasks        shots (default 0): a task study's accuracy per task and variant (mean
 --                and sd over seeds), chance and the bigram model marked

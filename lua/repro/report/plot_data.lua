@@ -2,6 +2,7 @@
 -- validation losses, divergence, effect by size, reliability, array metrics, as data
 -- blocks (lua/repro/report/gnuplot.lua) and the values the axes are fitted to.
 local stats = require "stats"
+local record = require "repro.record"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 local gnuplot = require "repro.report.gnuplot"
@@ -21,7 +22,8 @@ function M.curve_block(s, v, column)
   local have = false
   for _, seed in ipairs(s.seeds) do
     local log = s:log(v.name, seed)
-    local col = log and log.data[column]
+    -- a column by its name or its alias (val_loss for d_val_loss: record.log_column)
+    local col = log and log.data[record.log_column(column, log.data) or column]
     if col then
       have = true
       for r = 1, log.n do

@@ -15,6 +15,7 @@ local host = require "repro.host"
 local base = require "repro.core.base"
 local data = require "repro.report.data"
 local plot = require "repro.report.plot"
+local guardrail = require "repro.analysis.guardrail"
 local F = require "repro.report.texfmt"
 
 local M = {}
@@ -43,31 +44,65 @@ local function value_text(x)
   return tostring(x)
 end
 
--- The design table of summary sum (study `name`, its analysis an).
+-- The command-line overrides (--set) a summary was made with, as a table (summary.json
+-- holds them as an object; a Slurm analysis job's manifest as "k=v,..." text).
+local function set_of(sum)
+  local set = sum.command_line_overrides
+  if type(set) == "string" then
+    local t = {}
+    for k, v in set:gmatch("([%w_]+)=([^,]*)") do t[k] = tonumber(v) or v end
+    return t
+  end
+  return type(set) == "table" and set or {}
+end
+
+-- "k = v, ..." of a config table in key order; a key --set overrides shows its value
+-- from the command line, marked "(--set)".
+local function config_text(cfg, set, skip)
+  local keys, parts = {}, {}
+  for k in pairs(cfg) do if not skip[k] then keys[#keys + 1] = k end end
+  for k in pairs(set) do if cfg[k] == nil and not skip[k] then keys[#keys + 1] = k end end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    parts[#parts + 1] = set[k] ~= nil and (k .. " = " .. value_text(set[k]) .. " (--set)") or
+      (k .. " = " .. value_text(cfg[k]))
+  end
+  return parts
+end
+
+-- The design table of summary sum (study `name`, its analysis an): the effective config,
+-- the study's base with its command-line overrides (--set) applied and marked, and the
+-- overrides themselves.
 local function design_table(name, sum, an)
+  local set = set_of(sum)
   local variants = {}
   for _, v in ipairs(sum.variants or {}) do
-    local keys, parts = {}, {}
-    for k in pairs(v.overrides or {}) do keys[#keys + 1] = k end
-    table.sort(keys)
-    for _, k in ipairs(keys) do parts[#parts + 1] = k .. " = " .. value_text(v.overrides[k]) end
+    local parts = config_text(v.overrides or {}, {}, {})
+    for i, part in ipairs(parts) do
+      local k = part:match("^([%w_]+) =")
+      if set[k] ~= nil then
+        parts[i] = part .. " (replaced by --set " .. k .. "=" .. value_text(set[k]) .. ")"
+      end
+    end
     variants[#variants + 1] = v.name .. (#parts > 0 and (" (" .. table.concat(parts, ", ") ..
       ")") or "")
   end
   local seeds = {}
   for _, x in ipairs(sum.seeds or {}) do seeds[#seeds + 1] = value_text(x) end
-  local base_keys, base_parts = {}, {}
-  for k in pairs(sum.base or {}) do
-    if k ~= "data" then base_keys[#base_keys + 1] = k end
-  end
-  table.sort(base_keys)
-  for _, k in ipairs(base_keys) do
-    base_parts[#base_parts + 1] = k .. " = " .. value_text(sum.base[k])
-  end
+  local base_parts = config_text(sum.base or {}, set, { data = true })
+  local set_keys = {}
+  for k in pairs(set) do set_keys[#set_keys + 1] = k end
+  table.sort(set_keys)
+  for i, k in ipairs(set_keys) do set_keys[i] = k .. "=" .. value_text(set[k]) end
+  local corpus = set.data or (sum.base or {}).data
   local design = { title = "Design", head = { "field", "value" }, rows = {
     { "study", name },
     { "description", sum.description or "" },
     { "base config", #base_parts > 0 and table.concat(base_parts, ", ") or "the defaults" },
+    { "corpus", corpus and (tostring(corpus) .. (set.data and " (--set)" or "")) or
+      "the default (data/tinyshakespeare.txt)" },
+    { "command-line overrides", #set_keys > 0 and ("--set " .. table.concat(set_keys, ",") ..
+      ": every run") or "none" },
     { "variants", table.concat(variants, "; ") },
     { "seeds", table.concat(seeds, ", ") },
     { "baseline", tostring(an.baseline) },
@@ -113,6 +148,9 @@ local function verdicts_table(sum, an)
       v.baseline .. ": " .. v.verdict .. " because " .. v.reason) or nil
   end
   if #verdicts.rows == 0 then verdicts.note = "This study pre-registered no comparison." end
+  for _, w in ipairs(guardrail.of_summary(sum)) do
+    verdicts.reasons[#verdicts.reasons + 1] = "WARNING: " .. w.text
+  end
   return verdicts
 end
 
@@ -332,18 +370,22 @@ end
 -- training loss and the validation loss (periodic diagnostics) per variant over training.
 local function base_figures(s, primary)
   return {
-    { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth" },
+    { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth",
+      name_font = "LM Mono 10,9" },
     { name = "train_loss", kind = "curves", study = s.name, column = "loss",
       ylabel = "training loss (nats)", width = "0.9\\linewidth" },
-    { name = "val_loss", kind = "curves", study = s.name, column = "d_val_loss",
+    { name = "val_loss", kind = "curves", study = s.name, column = "val_loss",
       ylabel = "validation loss (nats)", width = "0.9\\linewidth" },
   }, {
     forest = "Each comparison on " .. primary .. ": mean difference (treatment - baseline) " ..
-      "with its decision interval, and the band of +- the minimum effect",
+      "with its decision interval (blue), the band of +- the minimum effect (grey), and " ..
+      "open orange diamonds at +- the minimum detectable effect (MDE): the smallest " ..
+      "difference the design detects with 80 % power at the Holm first-step level " ..
+      "(alpha / m), the size of effect its seeds can find",
     train_loss = "Training loss per variant over training: mean over seeds (line) and the " ..
       "range from the lowest to the highest seed (band)",
-    val_loss = "Validation loss per variant over training (periodic diagnostics): mean over " ..
-      "seeds and range",
+    val_loss = "Validation loss (val_loss; log.csv's column d_val_loss, the periodic " ..
+      "diagnostics) per variant over training: mean over seeds and range",
   }
 end
 

@@ -15,13 +15,14 @@
 --       being trained right now (lock held) are left out, and said so on stderr with the
 --       counts.
 --   bin/repro run-one FILE --only variant=V,seed=S [--set ...] [--out-root DIR]
---                          [--threads N]
+--                          [--threads N] [--keep-model]
 --       trains that one run exactly as `bin/repro run` would (reused when done, copied
 --       from an identical done record of another study, resumed from its checkpoint,
 --       rerun when its config changed), then exits: 0 done, 130 stopped by SIGINT or
 --       SIGTERM (checkpoint saved: the same command resumes it), 75 another process is
 --       training it, 1 an error.  Threads: --threads, else $SLURM_CPUS_PER_TASK, else
---       every core; results do not depend on it.  It holds the study directory's lock
+--       every core; results do not depend on it.  --keep-model (or the study's
+--       keep_model) keeps the trained run's final weights beside its record.  It holds the study directory's lock
 --       shared (any number of run-one at once, never beside a `bin/repro run` of the
 --       study) and the run directory's lock exclusive; it removes the study's
 --       summary.json before changing a record, as `bin/repro run` does.
@@ -97,7 +98,10 @@ function M.parse(args, who, extra, usage)
     elseif extra[a] == "value" then
       o[a:sub(3):gsub("%-", "_")] = value(a)
     elseif a:match("^%-") then
-      user_error("%s: unknown option %s\nusage: %s", who, a, usage)
+      local known = { "--only", "--set", "--out-root", "--allow-large" }
+      if extra.threads then known[#known + 1] = "--threads" end
+      for k in pairs(extra) do if k:match("^%-") then known[#known + 1] = k end end
+      user_error("%s: unknown option %s%s\nusage: %s", who, a, base.suggest(a, known), usage)
     elseif o.file then
       user_error("%s: one study file at a time (got %s and %s)", who, o.file, a)
     else
@@ -277,7 +281,7 @@ function M.status_main(args)
 end
 
 local RUN_ONE_USAGE = "bin/repro run-one lua/experiments/X.lua --only variant=V,seed=S " ..
-  "[--set key=value,...] [--out-root DIR] [--threads N]"
+  "[--set key=value,...] [--out-root DIR] [--threads N] [--keep-model]"
 
 -- Takes the study directory's lock shared, waiting while a `bin/repro run` or `analyze`
 -- holds it.  Returns whether it waited, or nil when a signal came meanwhile.
@@ -320,6 +324,7 @@ local function train_one(o, s, r, dir, who)
   local bar = progress.new(r.cfg.iters, r.cfg.batch * r.cfg.context, who .. "  ")
   local m, why, msg = runstate.train(r.cfg, r.dir, {
     threads = threads, checkpoint_every = s.checkpoint_every, study_file = s.file,
+    keep_model = s.keep_model or o.keep_model,
     on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
     prepare = function()
       -- An earlier summary would describe other records (as in `bin/repro run`).
@@ -340,7 +345,7 @@ local function train_one(o, s, r, dir, who)
   end
   if m.interrupted or m.stopped then
     say("repro run-one %s: stopped at step %d of %d with a checkpoint; the same command " ..
-      "resumes it", who, m.steps, r.cfg.iters)
+      "resumes it from step %d", who, m.steps, r.cfg.iters, m.steps)
     return 130
   end
   print(string.format("%s: done (trained %d steps%s in %s)  %s", who,
@@ -351,7 +356,8 @@ local function train_one(o, s, r, dir, who)
 end
 
 function M.run_one_main(args)
-  local o = M.parse(args, "repro run-one", { threads = true }, RUN_ONE_USAGE)
+  local o = M.parse(args, "repro run-one", { threads = true, ["--keep-model"] = "flag" },
+    RUN_ONE_USAGE)
   if #o.only ~= 1 or not o.only[1].variant or not o.only[1].seed then
     user_error("repro run-one: needs exactly one --only variant=V,seed=S\nusage: %s", RUN_ONE_USAGE)
   end

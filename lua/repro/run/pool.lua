@@ -45,12 +45,9 @@ local function new_pool(queue, jobs, threads, total_done, total)
   local p = setmetatable({ tmp = tmp, queue = queue, jobs = jobs, threads = threads,
     total_done = total_done, total = total, interrupted = false, running = {}, nrunning = 0,
     finished = {}, stopped = {}, failed = {}, next_i = 1, t0 = nil, work_done = 0,
-    remaining = 0, last_plain = host.now(), block = 0,
+    last_plain = host.now(), block = 0,
     width = tty and (textable.width(2) or 80) or nil }, P)
-  for _, r in ipairs(queue) do
-    r.cost = step_cost(r.cfg)
-    p.remaining = p.remaining + r.cfg.iters * r.cost
-  end
+  for _, r in ipairs(queue) do r.cost = step_cost(r.cfg) end
   return p
 end
 
@@ -93,21 +90,68 @@ function P:say(fmt, ...)
   say(fmt, ...)
 end
 
+-- The study's ETA: the runs still to train scheduled on the pool's `jobs` workers.  A
+-- running run ends after its own ETA (run_line's: its steps left at its own speed); a
+-- run not started takes its steps x cost at one worker's speed (cost units per second:
+-- the running runs' mean, else that of the work done so far per worker), on the worker
+-- that frees first.  So once the last run trains alone, the study's ETA is that run's:
+-- not the work left over the pool's total speed, which counts workers that are idle by
+-- then (the ETAs of issue 40 that disagreed, 27 s against 1m20s).  nil until a speed is
+-- known.
+function P:eta(now)
+  local slots, speeds = {}, {}
+  for _, w in pairs(self.running) do
+    local step = w.step or 0
+    if w.rate then
+      slots[#slots + 1] = math.max(w.run.cfg.iters - step, 0) / w.rate
+      speeds[#speeds + 1] = w.rate * w.run.cost
+    else
+      slots[#slots + 1] = false
+    end
+  end
+  local speed
+  if #speeds > 0 then
+    local sum = 0
+    for _, v in ipairs(speeds) do sum = sum + v end
+    speed = sum / #speeds
+  elseif self.t0 and self.work_done > 0 and now > self.t0 then
+    speed = self.work_done / ((now - self.t0) * self.jobs)
+  end
+  if not speed then return nil end
+  for i, v in ipairs(slots) do
+    if not v then slots[i] = 0 end -- a run whose speed is not known yet: as if it just began
+  end
+  local unknown = 0
+  for _, w in pairs(self.running) do
+    if not w.rate then unknown = unknown + math.max(w.run.cfg.iters - (w.step or 0), 0) * w.run.cost end
+  end
+  while #slots < self.jobs do slots[#slots + 1] = 0 end
+  local function add(work)
+    local best = 1
+    for i = 2, #slots do if slots[i] < slots[best] then best = i end end
+    slots[best] = slots[best] + work / speed
+  end
+  if unknown > 0 then add(unknown) end
+  for i = self.next_i, #self.queue do
+    local r = self.queue[i]
+    add(r.cfg.iters * r.cost)
+  end
+  local eta = 0
+  for _, v in ipairs(slots) do eta = math.max(eta, v) end
+  return eta
+end
+
 -- "[3/12 done] study ETA 2m10s" and a line per running run (run_line): redrawn in place
 -- on a terminal, printed every PLAIN_EVERY_S otherwise.
 function P:status_line()
   local now = host.now()
-  local done_work, left = self.work_done, self.remaining
   local lines = {}
   for _, w in pairs(self.running) do
     read_step(w)
-    local step = w.step or 0
-    done_work = done_work + (step - (w.base or step)) * w.run.cost
-    left = left - step * w.run.cost
     lines[#lines + 1] = "  " .. run_line(w)
   end
   table.sort(lines)
-  local eta = (self.t0 and done_work > 0) and left * (now - self.t0) / done_work or nil
+  local eta = self:eta(now)
   table.insert(lines, 1, string.format("[%d/%d done] %d running  study ETA %s", self.total_done,
     self.total, #lines, progress.fmt_time(eta)))
   if tty then
@@ -143,6 +187,7 @@ function P:start(s, r)
     threads = self.threads }
   local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
     tostring(s.checkpoint_every), w.progress, "--study", s.file }
+  if s.keep_model then argv[#argv + 1] = "--keep-model" end
   for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
   w.pid = proc.spawn(argv)
   self.running[w.pid] = w
@@ -162,7 +207,6 @@ function P:reap(pid, how, code)
   self.nrunning = self.nrunning - 1
   read_step(w)
   local r = w.run
-  self.remaining = self.remaining - r.cfg.iters * r.cost
   self.work_done = self.work_done + ((w.step or 0) - (w.base or 0)) * r.cost
   if record.status(r.dir, r.cfg) == "done" then
     self.total_done = self.total_done + 1
@@ -171,8 +215,9 @@ function P:reap(pid, how, code)
   elseif how == "exit" and code == 130 then
     r.stopped_at = w.step
     self.stopped[#self.stopped + 1] = r
-    self:say("[%d/%d done] stopped %s at step %s (checkpoint saved)", self.total_done, self.total,
-      r.label, tostring(w.step or "?"))
+    self:say("[%d/%d done] stopped %s at step %s of %d (checkpoint saved: a rerun resumes " ..
+      "from step %s)", self.total_done, self.total, r.label, tostring(w.step or "?"),
+      r.cfg.iters, tostring(w.step or "?"))
   else
     r.failure = how == "signal" and ("killed by signal " .. code) or ("exit status " .. code)
     self.failed[#self.failed + 1] = r
@@ -223,7 +268,7 @@ end
 function M.run(s, queue, jobs, threads, total_done, total)
   local p = new_pool(queue, jobs, threads, total_done, total)
   proc.trap_signals()
-  p.seen_int = proc.sigints()
+  p.seen_int = 0 -- a signal since proc.trap_signals (a wait for the study lock, say) counts
   while true do
     p:check_signals()
     while true do
@@ -245,5 +290,8 @@ function M.run(s, queue, jobs, threads, total_done, total)
   for i = p.next_i, #queue do not_started[#not_started + 1] = queue[i] end
   return p.finished, p.stopped, p.failed, not_started, p.interrupted
 end
+
+-- The pool object's methods, for tests/lua/test_stop_last.lua (P:eta).
+M._P = P
 
 return M

@@ -1,5 +1,5 @@
 -- `bin/repro run-worker PPID DIR THREADS CHECKPOINT_EVERY PROGRESS_FILE [--study FILE]
--- key=value...`:
+-- [--keep-model] key=value...`:
 -- one run for the process pool of `bin/repro run` (lua/repro/run/pool.lua), an internal
 -- command.  It dies with the runner PPID (kill -9 included), holds the run directory's
 -- lock and keeps its attempt.json (lua/repro/run/runstate.lua), and writes the step it
@@ -32,11 +32,13 @@ function M.main(args)
   if not proc.die_with_parent(ppid) then return 1 end
   local first, study_file = 6, nil
   if args[6] == "--study" then first, study_file = 8, args[7] end
+  local keep_model = args[first] == "--keep-model"
+  if keep_model then first = first + 1 end
   local cfg = record.resolve(config.parse_overrides(table.move(args, first, #args, 1, {}),
     "repro run-worker"))
   local last, last_check, threads_path = 0, 0, progress_path .. ".threads"
   local m, why, msg = runstate.train(cfg, dir, { threads = threads, checkpoint_every = every,
-    study_file = study_file,
+    study_file = study_file, keep_model = keep_model,
     threads_now = function()
       local now = host.now()
       if now - last_check < PROGRESS_EVERY_S then return nil end

@@ -137,15 +137,16 @@ function M.check_engine(P, s)
     if not cok then
       local msg = tostring(cerr):gsub("^%a+: ", "", 1)
       -- the keys the message names ("warmup=30: must not exceed iters=10"), first the
-      -- one it is about; it is reported where the first of them is set: the variant,
-      -- else --set, else base (once for every variant it breaks)
+      -- one it is about; it is reported where the first of them is set, in the order a
+      -- run's config takes them: --set (no line), else the variant, else base (once for
+      -- every variant it breaks)
       local keys = {}
       for k in msg:gmatch("%f[%w_]([%a_][%w_]*)=") do keys[#keys + 1] = k end
       local first = keys[1] or msg:match("^([%a_][%w_]*):")
       keys[#keys + 1] = first
       local where, key = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")", first
       local found = false
-      for _, place in ipairs({ "variant", "set", "base" }) do
+      for _, place in ipairs({ "set", "variant", "base" }) do
         for _, k in ipairs(keys) do
           if not found then
             if place == "variant" and v.overrides[k] ~= nil then

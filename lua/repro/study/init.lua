@@ -61,6 +61,10 @@
 --                          analysis's baseline variant.  Goes into the summary.
 --   checkpoint_every       steps between checkpoints (default 50)
 --   jobs                   default worker count for `bin/repro run` (default 1)
+--   keep_model             optional boolean: every run it trains keeps its final weights
+--                          beside its record (model.rptf, lua/repro/record/init.lua), as
+--                          `bin/repro run --keep-model` does; a run setting like jobs, in no
+--                          config, so records are the same bytes with or without it
 --   depends                optional list of studies this one needs first, besides those it
 --                          reads with repro.best_lr / repro.result and its pilot (e.g. a study
 --                          that copies another's runs); `bin/repro studies` orders by all of
@@ -118,7 +122,7 @@ local sorted_keys, set_of, suggest = prob.sorted_keys, prob.set_of, prob.suggest
 local is_list, new_smallest = prob.is_list, prob.smallest
 
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
-  "checkpoint_every", "jobs", "depends", "extensions", "factor" }
+  "checkpoint_every", "jobs", "keep_model", "depends", "extensions", "factor" }
 local function user_error(msg) base.user_error("%s", msg) end
 M.user_error = user_error
 
@@ -354,7 +358,7 @@ local function check_seeds(P, t, s)
   end
 end
 
--- checkpoint_every and jobs.
+-- checkpoint_every, keep_model and jobs.
 local function check_run_settings(P, t, s, types)
   s.checkpoint_every = M.CHECKPOINT_EVERY
   if t.checkpoint_every ~= nil then
@@ -362,6 +366,13 @@ local function check_run_settings(P, t, s, types)
       P.add("checkpoint_every", "expected an integer >= 1")
     else
       s.checkpoint_every = t.checkpoint_every
+    end
+  end
+  if t.keep_model ~= nil then
+    if type(t.keep_model) ~= "boolean" then
+      P.add("keep_model", "expected true or false")
+    else
+      s.keep_model = t.keep_model or nil
     end
   end
   s.jobs = 1

@@ -18,34 +18,8 @@ function M.set_of(list)
   return s
 end
 
-function M.distance(a, b)
-  local prev = {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    local cur = { [0] = i }
-    for j = 1, #b do
-      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
-      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-    end
-    prev = cur
-  end
-  return prev[#b]
-end
-
--- " (did you mean 'x'?)" for the closest known name within a small edit distance (none
--- for a long name: the distance is quadratic in its length).
-function M.suggest(name, known)
-  if #name > 64 then return "" end
-  local best, bd = nil, math.huge
-  for _, k in ipairs(known) do
-    local d = M.distance(name, k)
-    if d < bd then best, bd = k, d end
-  end
-  if best and bd <= math.max(2, #name // 4) then
-    return string.format(" (did you mean '%s'?)", best)
-  end
-  return ""
-end
+-- The closest known name (base.suggest: one function for every place a name is typed).
+M.distance, M.suggest = base.distance, base.suggest
 
 -- The line of the n-th occurrence of `token` in the source as a whole word (or as a
 -- quoted string when it is not an identifier), or nil.
@@ -68,6 +42,127 @@ function M.find_line(src, token, nth)
     end
   end
   return nil
+end
+
+-- The tokens of Lua source: {kind, text, line} with kind "name", "string", "number" or
+-- the punctuation itself; comments and blanks skipped.  Enough of Lua's lexer for
+-- M.value_lines (long strings and comments included), not a validator: the sandbox has
+-- already loaded the file.
+local function tokens(src)
+  local out, i, line, n = {}, 1, 1, #src
+  local function long_bracket(at)
+    local eq = src:match("^%[(=*)%[", at)
+    if not eq then return nil end
+    local close = "]" .. eq .. "]"
+    local s, e = src:find(close, at + #eq + 2, true)
+    return e or n, src:sub(at, e or n)
+  end
+  while i <= n do
+    local c = src:sub(i, i)
+    if c == "\n" then
+      line, i = line + 1, i + 1
+    elseif c:match("%s") then
+      i = i + 1
+    elseif src:sub(i, i + 1) == "--" then
+      local e, text = long_bracket(i + 2)
+      if e then
+        local _, nl = text:gsub("\n", "")
+        line, i = line + nl, e + 1
+      else
+        i = (src:find("\n", i, true) or n + 1)
+      end
+    elseif c == '"' or c == "'" then
+      local j = i + 1
+      while j <= n and src:sub(j, j) ~= c do
+        if src:sub(j, j) == "\\" then j = j + 1 end
+        if src:sub(j, j) == "\n" then line = line + 1 end
+        j = j + 1
+      end
+      out[#out + 1] = { "string", src:sub(i + 1, j - 1), line }
+      i = j + 1
+    elseif c == "[" and long_bracket(i) then
+      local e, text = long_bracket(i)
+      out[#out + 1] = { "string", text, line }
+      local _, nl = text:gsub("\n", "")
+      line, i = line + nl, e + 1
+    elseif c:match("[%a_]") then
+      local w = src:match("^[%w_]+", i)
+      out[#out + 1] = { "name", w, line }
+      i = i + #w
+    elseif c:match("%d") or (c == "." and src:sub(i + 1, i + 1):match("%d")) then
+      local w = src:match("^[%w_.]+", i)
+      while w:match("[eEpP]$") and src:sub(i + #w, i + #w):match("[+-]") do
+        w = w .. src:match("^[+-][%w_.]*", i + #w)
+      end
+      out[#out + 1] = { "number", w, line }
+      i = i + #w
+    else
+      local op = src:match("^%.%.%.", i) or src:match("^[=~<>]=", i) or src:match("^%.%.", i) or
+        src:match("^::", i) or src:match("^//", i) or src:match("^<<", i) or
+        src:match("^>>", i) or c
+      out[#out + 1] = { op, op, line }
+      i = i + #op
+    end
+  end
+  return out
+end
+
+-- The line of each value a study file writes literally in its returned table, by the
+-- path the validation names it with ("variants[2].dropout", "base.iters", "seeds[3]",
+-- "analysis.comparisons[1][2]"): the line of its key, or of a list item's first token.
+-- Tables built by code (loops, locals, function calls) get no entry; the caller falls
+-- back to the word search (M.find_line).
+function M.value_lines(src)
+  local ok, toks = pcall(tokens, src or "")
+  if not ok then return {} end
+  local lines = {}
+  -- the returned table: the first "{" after the last top-level "return"
+  local start
+  for k = #toks, 1, -1 do
+    if toks[k][1] == "name" and toks[k][2] == "return" then
+      if toks[k + 1] and toks[k + 1][1] == "{" then start = k + 1 end
+      break
+    end
+  end
+  if not start then return lines end
+  -- frames: a table constructor {path (nil: not a literal path), index (of its list
+  -- items), in_field, field (the current field's path)} or a bracket or parenthesis {}
+  local stack = { { path = "", index = 0, table = true } }
+  local k = start + 1
+  while k <= #toks and #stack > 0 do
+    local t, top = toks[k], stack[#stack]
+    local kind = t[1]
+    if top.table and not top.in_field and kind ~= "}" and kind ~= "," and kind ~= ";" then
+      -- a field starts here
+      local key
+      if kind == "name" and toks[k + 1] and toks[k + 1][1] == "=" then
+        key = top.path ~= nil and ((top.path == "" and "" or top.path .. ".") .. t[2]) or nil
+        k = k + 2
+      elseif kind == "[" and toks[k + 1] and toks[k + 2] and toks[k + 2][1] == "]" and
+          toks[k + 3] and toks[k + 3][1] == "=" and toks[k + 1][1] == "string" then
+        key = top.path ~= nil and ((top.path == "" and "" or top.path .. ".") .. toks[k + 1][2]) or
+          nil
+        k = k + 4
+      else
+        top.index = top.index + 1
+        key = top.path ~= nil and top.path ~= "" and (top.path .. "[" .. top.index .. "]") or nil
+      end
+      top.field, top.in_field = key, true
+      if key and not lines[key] then lines[key] = t[3] end
+    else
+      if kind == "{" then
+        stack[#stack + 1] = { path = top.table and top.field or nil, index = 0, table = true }
+      elseif kind == "(" or kind == "[" then
+        stack[#stack + 1] = { close = kind == "(" and ")" or "]" }
+      elseif kind == "}" or kind == ")" or kind == "]" then
+        stack[#stack] = nil -- the enclosing field's value goes on until , ; or }
+      elseif (kind == "," or kind == ";") and top.table then
+        top.field, top.in_field = nil, false
+      end
+      k = k + 1
+    end
+  end
+  return lines
 end
 
 -- At most this many problems are reported (and located in the source), the rest counted:
@@ -98,6 +193,7 @@ local MAX_PROBLEM_BYTES = 300
 -- problem found again (a base key that breaks every variant) is listed once.
 function M.collector(file, src)
   local list, more, seen = {}, 0, {}
+  local value_lines
   local P = {}
   function P.add(path, msg, token, nth)
     if #list >= M.MAX_PROBLEMS then
@@ -105,8 +201,16 @@ function M.collector(file, src)
       return
     end
     if type(msg) == "function" then msg = msg() end -- a suggestion, computed when shown
+    local line
+    if path and path:match("^%-%-set") then
+      token = false -- a value from the command line has no line in the file
+    elseif path then
+      value_lines = value_lines or M.value_lines(src)
+      local key = path:gsub(" %b()", "")
+      line = value_lines[key]
+    end
     if token == nil then token = path and path:match("([%a_][%w_]*)$") end
-    local line = token and #tostring(token) <= 200 and M.find_line(src, token, nth)
+    line = line or (token and #tostring(token) <= 200 and M.find_line(src, token, nth))
     local where = line and string.format("%s:%d: ", file, line) or (file .. ": ")
     local text = base.printable(where .. (path and (path .. ": ") or "") .. msg)
     if #text > MAX_PROBLEM_BYTES then
