@@ -97,9 +97,20 @@ test-slurm: $(REPRO) data
 
 # A benchmark, not a test: needs an idle machine; installs PyTorch (with OpenBLAS) through
 # the dependency step for the comparison.
+#   make bench AB=<commit> [ROUNDS=5] [STEPS=20]  this tree against that commit's build,
+#                      interleaved rounds, each beside a fresh FMA peak, medians and ranges
+#                      (tests/bench/bench_ab.lua; the commit is built in build/ab/)
+AB ?=
+ROUNDS ?= 5
+STEPS ?= 20
+ifeq ($(AB),)
 bench: $(REPRO)
 	@scripts/deps.sh --torch
 	@REPRO=$(REPRO) $(REPRO) script tests/bench/bench_engine.lua
+else
+bench: $(REPRO) data
+	@REPRO=$(abspath $(REPRO)) $(REPRO) script tests/bench/bench_ab.lua $(AB) $(ROUNDS) $(STEPS)
+endif
 
 # Studies and the paper.
 #   make reproduce     every study of lua/experiments/ (finished runs reused), then make paper
