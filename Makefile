@@ -145,6 +145,8 @@ LATEXMK := SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=non
 
 reproduce: $(REPRO) data
 	@studies=$$($(REPRO) studies --order --out-root $(EXPERIMENTS)) || exit 1; \
+	files=""; for s in $$studies; do files="$$files lua/experiments/$$s.lua"; done; \
+	$(REPRO) cost $$files $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) >&2 || exit 1; \
 	for s in $$studies; do \
 	    echo "reproduce: study $$s" >&2; \
 	    $(REPRO) run lua/experiments/$$s.lua $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1; \

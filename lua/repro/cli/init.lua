@@ -23,6 +23,7 @@ local host = require "repro.host"
 local compare = require "repro.cli.compare"
 local export = require "repro.cli.export"
 local newstudy = require "repro.cli.new"
+local costcmd = require "repro.cli.cost"
 
 local M = {}
 local commands = {}
@@ -212,6 +213,8 @@ commands.compare = compare.main
 commands.export = export.main
 -- A new study file (lua/repro/cli/new.lua).
 commands.new = newstudy.main
+-- The predicted wall time of studies on this machine (lua/repro/cli/cost.lua).
+commands.cost = costcmd.main
 
 -- `bin/repro --help` is `bin/repro help`.
 function commands.help()
@@ -233,6 +236,7 @@ usage:
                 [--manifest FILE] [--trust-summaries]
   bin/repro report STUDY [--experiments DIR]
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
+  bin/repro cost STUDY.lua... [--jobs N] [--out-root DIR] [--set key=value,...]
   bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
                 [--out-root DIR]
   bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
