@@ -58,4 +58,24 @@ t:eq(cost.fmt(44.6), "45s", "seconds")
 t:eq(cost.fmt(725), "12m05s", "minutes")
 t:eq(cost.fmt(3 * 3600 + 7 * 60 + 59), "3h07m", "hours")
 t:eq(cost.fmt(nil), "?", "unknown")
+
+-- The commands: a dry run prints the prediction (calibrating a tiny shape once per machine
+-- and build, in build/cost/) and writes no record; bin/repro cost gives the totals.
+local fs = require "repro.core.fs"
+local repro = os.getenv("REPRO") or "bin/repro"
+local out = check.tmpdir()
+local TINY = "n_layer=1,d_model=32,n_head=2,context=32,batch=4,iters=20,warmup=2," ..
+  "diag_every=5,diag_windows=4"
+local dry = string.format("%s run lua/experiments/final.lua --only seed=1 --dry-run " ..
+  "--out-root %s --set %s 2>/dev/null", repro, fs.quote(out), TINY)
+local first = fs.capture(dry) or ""
+t:ok(first:find("predicted time: %d+m?%d*s? for 3 runs to train") ~= nil,
+  "the dry run predicts the time of its 3 runs: " .. first:match("[^\n]*$"))
+local second = fs.capture(dry) or ""
+t:ok(second:find("calibration cached", 1, true) ~= nil, "the second dry run uses the cache")
+t:ok(not fs.exists(out .. "/final"), "the dry run wrote no record")
+local total = fs.capture(string.format("%s cost lua/experiments/final.lua --out-root %s " ..
+  "--set %s 2>/dev/null", repro, fs.quote(out), TINY)) or ""
+t:ok(total:find("\ntotal%s+15 ") ~= nil and total:find("for the 15 runs to train now", 1, true),
+  "bin/repro cost: 15 runs from scratch, 15 to train now")
 t:done()
