@@ -97,9 +97,20 @@ test-slurm: $(REPRO) data
 
 # A benchmark, not a test: needs an idle machine; installs PyTorch (with OpenBLAS) through
 # the dependency step for the comparison.
+#   make bench AB=<commit> [ROUNDS=5] [STEPS=20]  this tree against that commit's build,
+#                      interleaved rounds, each beside a fresh FMA peak, medians and ranges
+#                      (tests/bench/bench_ab.lua; the commit is built in build/ab/)
+AB ?=
+ROUNDS ?= 5
+STEPS ?= 20
+ifeq ($(AB),)
 bench: $(REPRO)
 	@scripts/deps.sh --torch
 	@REPRO=$(REPRO) $(REPRO) script tests/bench/bench_engine.lua
+else
+bench: $(REPRO) data
+	@REPRO=$(abspath $(REPRO)) $(REPRO) script tests/bench/bench_ab.lua $(AB) $(ROUNDS) $(STEPS)
+endif
 
 # Studies and the paper.
 #   make reproduce     every study of lua/experiments/ (finished runs reused), then make paper
@@ -134,6 +145,8 @@ LATEXMK := SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=non
 
 reproduce: $(REPRO) data
 	@studies=$$($(REPRO) studies --order --out-root $(EXPERIMENTS)) || exit 1; \
+	files=""; for s in $$studies; do files="$$files lua/experiments/$$s.lua"; done; \
+	$(REPRO) cost $$files $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) >&2 || exit 1; \
 	for s in $$studies; do \
 	    echo "reproduce: study $$s" >&2; \
 	    $(REPRO) run lua/experiments/$$s.lua $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1; \

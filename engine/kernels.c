@@ -39,6 +39,41 @@ double kernels_fma_peak(int threads, double seconds)
     return flops / dt / 1e9;
 }
 
+/* Seconds per attention_forward + attention_backward at (B, T, C, H) on `threads` threads,
+ * the best of `reps` (make bench's attention time per layer).  Inputs are a fixed ramp
+ * (their values do not change the work).  -1 when out of memory. */
+double kernels_attention_time(int B, int T, int C, int H, int threads, int reps)
+{
+    size_t nqkv = (size_t)B * T * 3 * C, nout = (size_t)B * T * C, natt = (size_t)B * H * T * T;
+    float *qkv = malloc(nqkv * sizeof *qkv), *dqkv = malloc(nqkv * sizeof *dqkv);
+    float *out = malloc(nout * sizeof *out), *dout = malloc(nout * sizeof *dout);
+    float *att = calloc(natt, sizeof *att);
+    double best = -1.0;
+    if (qkv && dqkv && out && dout && att) {
+        for (size_t i = 0; i < nqkv; i++)
+            qkv[i] = (float)((long)(i % 97) - 48) / 64.0f;
+        for (size_t i = 0; i < nout; i++)
+            dout[i] = (float)((long)(i % 89) - 44) / 64.0f;
+        int saved = omp_get_max_threads();
+        omp_set_num_threads(threads);
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_s();
+            attention_forward(out, att, qkv, NULL, 1.0f, B, T, C, H);
+            attention_backward(dqkv, dout, qkv, att, NULL, 1.0f, B, T, C, H);
+            double dt = now_s() - t0;
+            if (best < 0 || dt < best)
+                best = dt;
+        }
+        omp_set_num_threads(saved);
+    }
+    free(qkv);
+    free(dqkv);
+    free(out);
+    free(dout);
+    free(att);
+    return best;
+}
+
 /* ---- linear layers --------------------------------------------------------------- */
 
 void linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int IC,

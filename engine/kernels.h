@@ -45,6 +45,9 @@ void *kernels_alloc(size_t bytes);
 /* The FMA peak of the path in use, in GFLOP/s, with `threads` threads each running
  * independent FMA chains for about `seconds` (make bench; timing only, never a result). */
 double kernels_fma_peak(int threads, double seconds);
+/* Seconds of one attention forward + backward at (B, T, C, H) on `threads` threads, the best
+ * of `reps` (make bench); -1 when out of memory. */
+double kernels_attention_time(int B, int T, int C, int H, int threads, int reps);
 
 /* out(N,OC) = inp(N,IC) · w(OC,IC)ᵀ + b(OC)  (b may be NULL) */
 void linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int IC,

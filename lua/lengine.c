@@ -54,6 +54,9 @@
  *                                   training (1..MAX_THREADS): call it from on_step, between
  *                                   steps (results do not depend on it; the next
  *                                   engine.train starts again from its cfg.threads)
+ *   engine.attention_time(cfg, threads [, reps])
+ *                                -> seconds of one layer's attention forward + backward at
+ *                                   cfg's batch, context, d_model, n_head (make bench)
  *   engine.log_columns(cfg)      -> list of log.csv column names
  *   engine.metric_names()        -> sorted list of the scalar metrics train reports
  *   engine.error_kinds           -> {"config", "corpus", "checkpoint", "filesystem", "memory"}
@@ -917,7 +920,37 @@ static int l_fma_peak(lua_State *L)
     return 1;
 }
 
+/* engine.attention_time(cfg, threads, reps) -> seconds of one attention forward + backward
+ * of one layer at cfg's batch, context, d_model and n_head (defaults for absent keys), the
+ * best of reps (make bench) */
+static int l_attention_time(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int threads = (int)luaL_checkinteger(L, 2);
+    int reps = (int)luaL_optinteger(L, 3, 5);
+    luaL_argcheck(L, threads >= 1 && threads <= CONFIG_MAX_THREADS, 2, "threads out of range");
+    luaL_argcheck(L, reps >= 1, 3, "reps must be >= 1");
+    static const char *const keys[] = {"batch", "context", "d_model", "n_head"};
+    gpt_config d;
+    config_defaults(&d);
+    const int defaults[] = {d.batch, d.context, d.d_model, d.n_head};
+    int v[4];
+    for (int i = 0; i < 4; i++) {
+        lua_getfield(L, 1, keys[i]);
+        v[i] = lua_isnil(L, -1) ? defaults[i] : (int)luaL_checkinteger(L, -1);
+        lua_pop(L, 1);
+        luaL_argcheck(L, v[i] >= 1, 1, keys[i]);
+    }
+    luaL_argcheck(L, v[2] % v[3] == 0, 1, "d_model must be a multiple of n_head");
+    double s = kernels_attention_time(v[0], v[1], v[2], v[3], threads, reps);
+    if (s < 0)
+        return luaL_error(L, "memory: attention_time could not allocate its buffers");
+    lua_pushnumber(L, s);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
+                                 {"attention_time", l_attention_time},
                                  {"isa", l_isa},
                                  {"set_isa", l_set_isa},
                                  {"fma_peak", l_fma_peak},

@@ -25,6 +25,7 @@ local export = require "repro.cli.export"
 local newstudy = require "repro.cli.new"
 local taskcmd = require "repro.cli.tasks"
 local kept = require "repro.cli.model"
+local costcmd = require "repro.cli.cost"
 
 local M = {}
 local commands = {}
@@ -226,6 +227,8 @@ commands.tasks = taskcmd.main
 -- A kept model: text sampled from it, its evaluation (lua/repro/cli/model.lua).
 commands.sample = kept.sample_main
 commands.eval = kept.eval_main
+-- The predicted wall time of studies on this machine (lua/repro/cli/cost.lua).
+commands.cost = costcmd.main
 
 -- `bin/repro --help` is `bin/repro help`.
 function commands.help()
@@ -248,6 +251,7 @@ usage:
                 [--manifest FILE] [--trust-summaries]
   bin/repro report STUDY [--experiments DIR]
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
+  bin/repro cost STUDY.lua... [--jobs N] [--out-root DIR] [--set key=value,...]
   bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
                 [--out-root DIR]
   bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
@@ -337,6 +341,7 @@ function M.main(argv)
   if not f then
     user_error("repro: unknown command '%s'%s (commands: train, run, plan, run-one, status, " ..
       "analyze, submit, verify, report, studies, compare, export, new, tasks, sample, eval, " ..
+      "cost, " ..
       "help, script)",
       base.printable(cmd), base.suggest(base.printable(cmd), commands))
   end

@@ -35,6 +35,7 @@ local analysis = require "repro.analysis"
 local progress = require "repro.core.progress"
 local config = require "repro.core.config"
 local runplan = require "repro.plan"
+local cost = require "repro.plan.cost"
 local pool = require "repro.run.pool"
 local plan = require "repro.run.parallel"
 local textable = require "repro.core.textable"
@@ -312,6 +313,8 @@ function M.main(args, analyze_only)
   local runs, dir = plan_runs(o, s, out_root)
   if o.dry_run then
     runplan.print(s, runs, out_root, threads, jobs)
+    local pending = cost.to_train(runs)
+    if #pending > 0 then print(select(2, cost.line(pending, jobs, threads))) end
     -- the real run would refuse: so does its dry run's exit status
     return runplan.refusal(runs) and 1 or 0
   end
@@ -349,10 +352,22 @@ function M.main(args, analyze_only)
     "%d reused, %d copied; %d %s x %d %s", s.name, #runs, #queue, count.resume or 0,
     count.rerun or 0, count.reuse or 0, count.copy or 0, jobs, plural(jobs, "job"), threads,
     plural(threads, "thread"))
+  local predicted
+  if #queue > 0 then
+    local line
+    predicted, line = cost.line(queue, jobs, threads)
+    say("study %s: %s", s.name, line)
+  end
   local res = {}
+  local t_train = host.now()
   res.finished, res.stopped, res.failed, res.not_started, res.interrupted =
     pool.run(s, queue, jobs, threads, done, #runs)
   if res.interrupted or #res.failed > 0 then return report_incomplete(runs, res) end
+  if predicted and predicted > 0 then
+    local actual = host.now() - t_train
+    say("study %s: trained in %s, predicted %s (%+.0f%%)", s.name, cost.fmt(actual),
+      cost.fmt(predicted), 100 * (predicted - actual) / actual)
+  end
   ctx.trained, ctx.count = #res.finished, count
   return analyse(s, dir, ctx)
 end

@@ -45,6 +45,7 @@ local study = require "repro.study"
 local record = require "repro.record"
 local progress = require "repro.core.progress"
 local runplan = require "repro.plan"
+local cost = require "repro.plan.cost"
 local runstate = require "repro.run.runstate"
 local config = require "repro.core.config"
 local engine = require "engine"
@@ -182,7 +183,7 @@ function M.plan_main(args)
   o.threads = o.threads or M.PLAN_THREADS
   local s, runs, out_root, dir = M.load(o)
   local n = { done = 0, running = 0, failed = 0, pending = 0 }
-  local lines, running = {}, {}
+  local lines, running, pending = {}, {}, {}
   for _, r in ipairs(runs) do
     local state = runstate.state(r.dir, r.cfg)
     n[state] = n[state] + 1
@@ -190,6 +191,7 @@ function M.plan_main(args)
     if o.all or (state ~= "done" and state ~= "running") then
       lines[#lines + 1] = M.command_line(M.run_one_argv(o, s, r, out_root))
     end
+    if state ~= "done" and state ~= "running" then pending[#pending + 1] = r end
   end
   for _, l in ipairs(lines) do io.stdout:write(l, o["0"] and "\0" or "\n") end
   say("plan %s: %d of its %d runs selected: %d done%s, %d running elsewhere (left out%s), " ..
@@ -201,6 +203,10 @@ function M.plan_main(args)
   say("each command trains with --threads %d: run at most %d at once on the %d %s here " ..
     "(parallel -j %d; jobs x threads <= cores)", o.threads, math.max(1, cores // o.threads),
     cores, cores == 1 and "core" or "cores", math.max(1, cores // o.threads))
+  if #pending > 0 then
+    say("plan %s: %s", s.name, select(2, cost.line(pending, math.max(1, cores // o.threads),
+      o.threads)))
+  end
   say("then: %s analyze %s%s%s", M.shell_word(M.exe()), M.shell_word(s.file_abs),
     o.out_root and (" --out-root " .. M.shell_word(out_root)) or "",
     #o.set_raw > 0 and (" --set " .. M.shell_word(table.concat(o.set_raw, ","))) or "")

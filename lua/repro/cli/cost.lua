@@ -1,0 +1,93 @@
+-- `bin/repro cost STUDY.lua... [--jobs N] [--out-root DIR] [--set key=value,...]`: the
+-- predicted wall time of each study on this machine, from scratch (every run) and for what
+-- `bin/repro run` would actually train now (the runs not reused or copied), then the
+-- totals; make reproduce prints it before it starts.  The prediction and its calibration:
+-- lua/repro/plan/cost.lua.  Jobs and threads as `bin/repro run` chooses them (--jobs, else
+-- the study's `jobs`, at most the cores; threads = cores / jobs).  A study that cannot be
+-- loaded yet (its pilot's summary does not exist) is listed as unknown.
+local sys = require "repro.sys"
+local fs = require "repro.core.fs"
+local config = require "repro.core.config"
+local base = require "repro.core.base"
+local study = require "repro.study"
+local runplan = require "repro.plan"
+local cost = require "repro.plan.cost"
+
+local M = {}
+
+local USAGE = "usage: bin/repro cost lua/experiments/X.lua... [--jobs N] [--out-root DIR] " ..
+  "[--set key=value,...]"
+
+local function parse(args)
+  local o = { files = {} }
+  local i = 1
+  local function value(name)
+    i = i + 1
+    return args[i] or base.user_error("repro cost: %s needs a value", name)
+  end
+  while i <= #args do
+    local a = args[i]
+    if a == "--jobs" then
+      local v = value(a)
+      o.jobs = math.tointeger(tonumber(v))
+      if not o.jobs or o.jobs < 1 then
+        base.user_error("repro cost: --jobs needs an integer >= 1, got %s", v)
+      end
+    elseif a == "--out-root" then
+      o.out_root = value(a)
+    elseif a == "--set" then
+      local list = {}
+      for kv in value(a):gmatch("[^,]+") do list[#list + 1] = kv end
+      o.set = config.parse_overrides(list, "repro cost --set")
+    elseif a:match("^%-") then
+      base.user_error("repro cost: unknown option %s\n%s", a, USAGE)
+    else
+      o.files[#o.files + 1] = a
+    end
+    i = i + 1
+  end
+  if #o.files == 0 then base.user_error("%s", USAGE) end
+  return o
+end
+
+function M.main(args)
+  local o = parse(args)
+  local out_root = runplan.out_root(o.out_root, o.set)
+  local cores = sys.cores()
+  print(string.format("%-22s %5s %12s %6s %12s  %s", "study", "runs", "from scratch", "train",
+    "this time", "jobs x threads"))
+  local total_all, total_now, n_all, n_now, unknown = 0, 0, 0, 0, {}
+  for _, file in ipairs(o.files) do
+    local name = file:match("([^/]+)%.lua$") or file
+    local ok, s = pcall(study.load, file, o.set, { out_root = out_root })
+    if not ok then
+      unknown[#unknown + 1] = name
+      print(string.format("%-22s %5s %12s %6s %12s  (%s)", name, "?", "?", "?", "?",
+        "not loadable yet: " .. (type(s) == "table" and s.message or tostring(s)):gsub("\n.*", "")))
+    else
+      local jobs = math.min(o.jobs or s.jobs, cores)
+      local threads = math.max(1, cores // jobs)
+      local runs = s.runs
+      runplan.plan(s, runs, out_root, false)
+      local pending = cost.to_train(runs)
+      local all = cost.predict(runs, jobs, threads)
+      local now = cost.predict(pending, jobs, threads)
+      print(string.format("%-22s %5d %12s %6d %12s  %d x %d", name, #runs, cost.fmt(all),
+        #pending, cost.fmt(now), jobs, threads))
+      n_all, n_now = n_all + #runs, n_now + #pending
+      if all and now then
+        total_all, total_now = total_all + all, total_now + now
+      else
+        unknown[#unknown + 1] = name
+      end
+    end
+  end
+  print(string.format("%-22s %5d %12s %6d %12s  %s", "total", n_all, cost.fmt(total_all), n_now,
+    cost.fmt(total_now), #unknown > 0 and ("without " .. table.concat(unknown, ", ")) or ""))
+  print(string.format("predicted on this machine: %s to retrain every study from scratch; " ..
+    "%s for the %d run%s to train now (records in %s)", cost.fmt(total_all), cost.fmt(total_now),
+    n_now, n_now == 1 and "" or "s", fs.shown(out_root)))
+  return 0
+end
+
+return M

@@ -1,0 +1,194 @@
+-- The cost of a study told before it is spent: the predicted wall time of its runs on this
+-- machine (`bin/repro run --dry-run`, `bin/repro plan`, `bin/repro cost`, make reproduce,
+-- and a study's start and end, predicted against actual).  Timings only: nothing here
+-- enters a record or a summary.
+--
+-- Calibration: for each distinct model shape and thread count (M.shape: the keys that set
+-- the cost of a step), one short training of the run's own config in this process,
+-- M.CAL_STEPS steps without periodic diagnostics and then its final evaluation, gives
+--   step_s        seconds per training step, timed over the steps after the first;
+--   final_s       seconds from the last step to the end (the final evaluation);
+--   eval_tok_s    the evaluation's tokens per second (the periodic diagnostics' rate).
+-- Each is kept in <root>/build/cost/<machine>-<build>.json (the machine: CPU model name,
+-- family, model and AVX-512; the build: the SHA-256 of this binary), so a shape is
+-- calibrated once per machine and engine build; a new build or machine calibrates again.
+--
+-- Prediction (M.run_seconds, M.makespan; their arithmetic is tested by
+-- tests/lua/test_cost.lua):
+--   run   = steps to train × step_s + final_s
+--           + (steps to train ÷ diag_every, rounded down) × diag_windows × context ÷ eval_tok_s
+--   study = the runs handed in order to `jobs` workers, each to the first one free (the
+--           runner's order; the cores a finished worker hands to the runs still training
+--           at the end are not counted, so the tail is overstated, never understated).
+-- A resumed run counts all its steps (over-stated by its checkpoint's progress).
+local engine = require "engine"
+local proc = require "repro.proc"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local host = require "repro.host"
+
+local M = {}
+
+M.CAL_STEPS = 6 -- steps of a calibration: the first is not timed
+
+-- The keys of a config that set the cost of a step, and the thread count, as one string.
+-- (The embedding normalization and balanced accuracy are left out: one row-wise pass per
+-- step or evaluation, within the calibration's noise, and each would cost a calibration.)
+function M.shape(cfg, threads)
+  return string.format("L%d-C%d-H%d-T%d-B%d-%s-%s-th%d", cfg.n_layer, cfg.d_model,
+    cfg.n_head, cfg.context, cfg.batch, (cfg.dropout or 0) > 0 and "drop" or "nodrop",
+    cfg.tie_embeddings == false and "untied" or "tied", threads)
+end
+
+-- Seconds of one run of config cfg from calibration c ({step_s, final_s, eval_tok_s}).
+function M.run_seconds(c, cfg)
+  local steps = cfg.iters
+  local diag = 0
+  if (cfg.diag_every or 0) > 0 then
+    diag = (steps // cfg.diag_every) * (cfg.diag_windows or 0) * cfg.context / c.eval_tok_s
+  end
+  return steps * c.step_s + c.final_s + diag
+end
+
+-- Wall seconds of running the jobs of `seconds` (a list, in order) on `jobs` workers, each
+-- run going to the first worker free.
+function M.makespan(seconds, jobs)
+  local free = {}
+  for w = 1, math.max(1, jobs) do free[w] = 0 end
+  for _, s in ipairs(seconds) do
+    local best = 1
+    for w = 2, #free do if free[w] < free[best] then best = w end end
+    free[best] = free[best] + s
+  end
+  local m = 0
+  for _, f in ipairs(free) do m = math.max(m, f) end
+  return m
+end
+
+-- This machine and build, as the cache's file name.
+local function machine_key()
+  local info = {}
+  local f = io.open("/proc/cpuinfo", "r")
+  if f then
+    for line in f:lines() do
+      local k, v = line:match("^([^\t:]+)%s*:%s*(.*)$")
+      if k and info[k] == nil then info[k] = v end
+      if line == "" and next(info) then break end
+    end
+    f:close()
+  end
+  local cpu = string.format("%s-f%s-m%s-%s", info["model name"] or "cpu", info["cpu family"] or "?",
+    info["model"] or "?", (" " .. (info.flags or "") .. " "):find(" avx512f ") and "avx512" or "noavx512")
+  local build = fs.sha256("/proc/self/exe") or fs.sha256(fs.absolute(host.exe)) or "unknown"
+  return (cpu:gsub("[^%w._-]", "_")) .. "-" .. build:sub(1, 12)
+end
+
+local function cache_path()
+  return host.root .. "/build/cost/" .. machine_key() .. ".json"
+end
+
+-- One calibration of cfg at `threads` threads: {step_s, final_s, eval_tok_s}.
+local function calibrate(cfg, threads)
+  local c = {}
+  for k, v in pairs(cfg) do c[k] = v end
+  c.iters, c.warmup, c.diag_every, c.threads = M.CAL_STEPS, 1, 0, threads
+  local t = {}
+  local m = engine.train(c, { on_step = function(step) t[step] = proc.monotonic() end })
+  local t_end = proc.monotonic()
+  if m.interrupted then -- Ctrl-C or SIGTERM meant the command, not just the calibration
+    error({ message = "interrupted during the calibration of the predicted time",
+      interrupted = true })
+  end
+  local last = M.CAL_STEPS - 1
+  if not t[0] or not t[last] or not m.eval_tokens_per_s or m.eval_tokens_per_s <= 0 then
+    error("calibration: the run stopped early (diverged or no evaluation)")
+  end
+  return { step_s = (t[last] - t[0]) / last, final_s = t_end - t[last],
+    eval_tok_s = m.eval_tokens_per_s }
+end
+
+-- The calibration of every shape in cfgs (a list of configs) at `threads` threads, from the
+-- cache or measured now (and cached).  Returns shape -> calibration, the number measured
+-- now, and an error message for the shapes that could not be calibrated (nil if none).
+function M.calibrations(cfgs, threads)
+  local path = cache_path()
+  local ok, cache = pcall(json.decode, fs.read(path) or "")
+  if not ok or type(cache) ~= "table" then cache = {} end
+  local measured, err = 0, nil
+  for _, cfg in ipairs(cfgs) do
+    local key = M.shape(cfg, threads)
+    if not cache[key] then
+      io.stderr:write(string.format("cost: calibrating %s (%d steps and an evaluation, once " ..
+        "per machine and build)\n", key, M.CAL_STEPS))
+      local cok, c = pcall(calibrate, cfg, threads)
+      if not cok and type(c) == "table" and c.interrupted then error(c, 0) end
+      if cok then
+        cache[key] = c
+        measured = measured + 1
+      else
+        err = type(c) == "table" and c.message or tostring(c)
+      end
+    end
+  end
+  if measured > 0 then
+    fs.mkdir_p(host.root .. "/build/cost")
+    pcall(fs.write_atomic, path, json.encode(cache))
+  end
+  return cache, measured, err
+end
+
+-- Predicted wall seconds of training `runs` (each with .cfg) on `jobs` workers of `threads`
+-- threads, and the number of shapes calibrated now; nil and a message when a shape cannot
+-- be calibrated.  cal (shape -> calibration) is given by tests; else M.calibrations.
+function M.predict(runs, jobs, threads, cal)
+  if #runs == 0 then return 0, 0 end
+  local measured, err = 0, nil
+  if not cal then
+    local cfgs = {}
+    for _, r in ipairs(runs) do cfgs[#cfgs + 1] = r.cfg end
+    cal, measured, err = M.calibrations(cfgs, threads)
+  end
+  local seconds = {}
+  for _, r in ipairs(runs) do
+    local c = cal[M.shape(r.cfg, threads)]
+    if not c then return nil, err or ("no calibration of " .. M.shape(r.cfg, threads)) end
+    seconds[#seconds + 1] = M.run_seconds(c, r.cfg)
+  end
+  return M.makespan(seconds, jobs), measured
+end
+
+-- The runs of a plan (runplan.plan's actions) that would train: not reused, copied or
+-- refused.
+function M.to_train(runs)
+  local out = {}
+  for _, r in ipairs(runs) do
+    if r.action ~= "reuse" and r.action ~= "copy" and r.action ~= "refuse" then
+      out[#out + 1] = r
+    end
+  end
+  return out
+end
+
+-- Seconds as text: "45s", "12m05s", "3h07m" (the progress lines' form).
+function M.fmt(s)
+  if not s then return "?" end
+  s = math.floor(s + 0.5)
+  if s >= 3600 then return string.format("%dh%02dm", s // 3600, (s % 3600) // 60) end
+  if s >= 60 then return string.format("%dm%02ds", s // 60, s % 60) end
+  return string.format("%ds", s)
+end
+
+-- One line: the predicted wall time of `runs` on jobs x threads, with how it was made.
+function M.line(runs, jobs, threads)
+  local pred, measured = M.predict(runs, jobs, threads)
+  if not pred then
+    return nil, string.format("predicted time: unknown (%s)", measured or "no calibration")
+  end
+  return pred, string.format("predicted time: %s for %d run%s to train on %d job%s x %d " ..
+    "thread%s (this machine; %s)", M.fmt(pred), #runs, #runs == 1 and "" or "s", jobs,
+    jobs == 1 and "" or "s", threads, threads == 1 and "" or "s",
+    measured > 0 and string.format("%d shape%s calibrated now", measured,
+      measured == 1 and "" or "s") or "calibration cached")
+end
+
+return M

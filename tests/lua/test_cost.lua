@@ -1,0 +1,81 @@
+-- The arithmetic of the predicted wall time (lua/repro/plan/cost.lua), never its timing:
+-- a run's seconds from a given calibration, the makespan of runs on several workers, the
+-- shape key, which planned runs count, and the text of a duration.
+local check = require "repro.core.check"
+local cost = require "repro.plan.cost"
+local t = check.new("test_cost")
+
+local cfg = { n_layer = 2, d_model = 64, n_head = 4, context = 32, batch = 8, iters = 100,
+  dropout = 0.0, diag_every = 25, diag_windows = 10 }
+local cal = { step_s = 0.5, final_s = 7, eval_tok_s = 640 }
+-- 100 steps x 0.5 s + 7 s + 4 diagnostics x 10 windows x 32 tokens / 640 tok/s (2 s)
+t:near(cost.run_seconds(cal, cfg), 59, 1e-12, "run: steps + final evaluation + diagnostics")
+local nodiag = {}
+for k, v in pairs(cfg) do nodiag[k] = v end
+nodiag.diag_every = 0
+t:near(cost.run_seconds(cal, nodiag), 57, 1e-12, "run: diag_every = 0 has no diagnostics")
+nodiag.diag_every, nodiag.iters = 30, 59 -- 59 // 30 = 1 diagnostic: 29.5 + 7 + 0.5
+t:near(cost.run_seconds(cal, nodiag), 37, 1e-12, "run: the diagnostics count rounds down")
+
+-- makespan: each run to the first free worker, in order
+t:near(cost.makespan({ 3, 1, 1, 1 }, 1), 6, 1e-12, "one worker: the sum")
+t:near(cost.makespan({ 3, 1, 1, 1 }, 2), 3, 1e-12, "two workers: 3 | 1+1+1")
+t:near(cost.makespan({ 1, 1, 3, 3 }, 2), 4, 1e-12, "two workers: 1+3 | 1+3")
+t:near(cost.makespan({ 5, 4, 3, 2, 1 }, 2), 8, 1e-12, "two workers: 5+2+1 | 4+3")
+t:near(cost.makespan({ 2 }, 4), 2, 1e-12, "more workers than runs")
+t:near(cost.makespan({}, 2), 0, 0, "no runs")
+
+-- shapes: the keys that set a step's cost and the threads; the rest do not count
+local other = {}
+for k, v in pairs(cfg) do other[k] = v end
+other.lr, other.seed, other.iters = 0.01, 7, 5
+t:eq(cost.shape(other, 2), cost.shape(cfg, 2), "lr, seed and iters do not change the shape")
+t:ok(cost.shape(cfg, 1) ~= cost.shape(cfg, 2), "the thread count changes the shape")
+other.dropout = 0.1
+t:ok(cost.shape(other, 2) ~= cost.shape(cfg, 2), "dropout changes the shape")
+other.dropout, other.d_model = 0.0, 128
+t:ok(cost.shape(other, 2) ~= cost.shape(cfg, 2), "d_model changes the shape")
+
+-- a study: runs of two shapes on two workers, from given calibrations
+local big = {}
+for k, v in pairs(cfg) do big[k] = v end
+big.d_model = 128
+local cals = { [cost.shape(cfg, 1)] = cal,
+  [cost.shape(big, 1)] = { step_s = 1, final_s = 10, eval_tok_s = 320 } }
+-- big: 100 + 10 + 4 x 10 x 32 / 320 (4) = 114; small: 59
+local runs = { { cfg = big }, { cfg = cfg }, { cfg = cfg } }
+t:near(cost.predict(runs, 2, 1, cals), 118, 1e-12, "study: 114 | 59 + 59")
+t:near(cost.predict(runs, 1, 1, cals), 232, 1e-12, "study on one worker: the sum")
+local none, msg = cost.predict(runs, 1, 2, cals)
+t:ok(none == nil and msg:find("no calibration", 1, true), "a shape without calibration: nil")
+
+-- which planned runs train
+local plan = { { action = "reuse" }, { action = "copy" }, { action = "train" },
+  { action = "resume" }, { action = "rerun" }, { action = "repair" }, { action = "refuse" } }
+t:eq(#cost.to_train(plan), 4, "train, resume, rerun and repair train; reuse, copy, refuse not")
+
+t:eq(cost.fmt(44.6), "45s", "seconds")
+t:eq(cost.fmt(725), "12m05s", "minutes")
+t:eq(cost.fmt(3 * 3600 + 7 * 60 + 59), "3h07m", "hours")
+t:eq(cost.fmt(nil), "?", "unknown")
+
+-- The commands: a dry run prints the prediction (calibrating a tiny shape once per machine
+-- and build, in build/cost/) and writes no record; bin/repro cost gives the totals.
+local fs = require "repro.core.fs"
+local repro = os.getenv("REPRO") or "bin/repro"
+local out = check.tmpdir()
+local TINY = "n_layer=1,d_model=32,n_head=2,context=32,batch=4,iters=20,warmup=2," ..
+  "diag_every=5,diag_windows=4"
+local dry = string.format("%s run lua/experiments/final.lua --only seed=1 --dry-run " ..
+  "--out-root %s --set %s 2>/dev/null", repro, fs.quote(out), TINY)
+local first = fs.capture(dry) or ""
+t:ok(first:find("predicted time: %d+m?%d*s? for 3 runs to train") ~= nil,
+  "the dry run predicts the time of its 3 runs: " .. first:match("[^\n]*$"))
+local second = fs.capture(dry) or ""
+t:ok(second:find("calibration cached", 1, true) ~= nil, "the second dry run uses the cache")
+t:ok(not fs.exists(out .. "/final"), "the dry run wrote no record")
+local total = fs.capture(string.format("%s cost lua/experiments/final.lua --out-root %s " ..
+  "--set %s 2>/dev/null", repro, fs.quote(out), TINY)) or ""
+t:ok(total:find("\ntotal%s+15 ") ~= nil and total:find("for the 15 runs to train now", 1, true),
+  "bin/repro cost: 15 runs from scratch, 15 to train now")
+t:done()
