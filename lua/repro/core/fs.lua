@@ -18,10 +18,56 @@ end
 -- run is under 1 MB, so 64 MiB is far above any real file and far below harm.
 M.READ_MAX_BYTES = 64 * 1024 * 1024
 
--- The text of path, or nil and why: only a regular file that is not a symbolic link and
--- holds at most max_bytes (default M.READ_MAX_BYTES); a FIFO, a device or a link to
--- /dev/zero is refused at once (lua/lsys.c, sys.read_file).
+-- Why path may not be read or loaded, or nil when it may: the one path check every
+-- reader uses (M.read, M.sha256, extensions, study files, records).  A path holding a
+-- ".." component is refused; then, component by component, every prefix of the absolute
+-- path is lstat'ed and a symbolic link anywhere (a linked directory in the middle as
+-- well as a linked file at the end) is refused.  Only the components below the deepest
+-- of the anchors (the project root and the working directory: places the user chose)
+-- are checked; a path under neither is checked from "/".  A component that does not
+-- exist ends the walk: nothing below it can be followed.
+function M.path_problem(path)
+  if type(path) ~= "string" or path == "" then return "an empty path" end
+  if ("/" .. path .. "/"):find("/%.%./") then
+    return path .. " holds a '..' component (refused: paths do not climb out)"
+  end
+  local abs = M.absolute(path):gsub("/+", "/")
+  local start = ""
+  for _, anchor in ipairs({ host.root, os.getenv("PWD") }) do
+    anchor = anchor and anchor:gsub("/+$", "")
+    if anchor and #anchor > #start and abs:sub(1, #anchor + 1) == anchor .. "/" then
+      start = anchor
+    end
+  end
+  local prefix = start
+  for comp in abs:sub(#start + 2):gmatch("[^/]+") do
+    if comp ~= "." then
+      prefix = prefix .. "/" .. comp
+      local st = sys.lstat(prefix)
+      if not st then return nil end
+      if st.type == "link" then
+        return string.format("%s: %s is a symbolic link (refused: no component of a path " ..
+          "the suite reads may be a link)", path, prefix)
+      end
+    end
+  end
+  return nil
+end
+
+-- Refuses (a user error "filesystem: ...") a path M.path_problem refuses; what names it.
+function M.check_path(path, what)
+  local why = M.path_problem(path)
+  if why then fail("%s%s", what and (what .. ": ") or "", why) end
+  return path
+end
+
+-- The text of path, or nil and why: only a path M.path_problem accepts, naming a regular
+-- file that is not a symbolic link and holds at most max_bytes (default
+-- M.READ_MAX_BYTES); a FIFO, a device or a link to /dev/zero is refused at once
+-- (lua/lsys.c, sys.read_file).
 function M.read(path, max_bytes)
+  local why = M.path_problem(path)
+  if why then return nil, why end
   return sys.read_file(path, max_bytes or M.READ_MAX_BYTES)
 end
 
@@ -117,7 +163,8 @@ end
 
 -- SHA-256 of a file (nil when it cannot be read) or of a string.
 function M.sha256(path)
-  return (sys.sha256_file(path))
+  if M.path_problem(path) then return nil end
+  return (sys.sha256_file(path, true))
 end
 
 M.sha256_text = sys.sha256

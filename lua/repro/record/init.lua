@@ -475,7 +475,7 @@ function M.run(cfg, dir, opts)
   fs.write_atomic(dir .. "/manifest.json", M.manifest_text({
     repro_version = host.version, git_commit = commit, git_dirty = dirty,
     compiler = host.compiler, cflags = host.cflags, isa = host.isa, lua = host.lua, gsl = host.gsl,
-    corpus = cfg.data, corpus_sha256 = fs.sha256(M.data_path(cfg)) or "unreadable",
+    corpus = cfg.data, corpus_sha256 = (sys.sha256_file(M.data_path(cfg))) or "unreadable",
     host = host.hostname(), cpu = provenance.cpu_model(), threads = th.threads,
     threads_last = th.changed and th.now or nil,
     core_s = th.changed and th.core_s + (host.now() - th.t_last) * th.now or nil,

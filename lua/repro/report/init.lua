@@ -289,9 +289,12 @@ local function parse_args(args)
       o.figures = false
     elseif a == "--trust-summaries" then
       o.trust_summaries = true
+    elseif a == "--studies" then
+      o.studies = value(a):gsub("/+$", "")
     else
       user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
-        .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries])", a)
+        .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries] "
+        .. "[--studies DIR])", a)
     end
     i = i + 1
   end
@@ -310,7 +313,7 @@ local function context(o, manifest, out)
   local first = { table.unpack(manifest.studies) }
   for _, n in ipairs(manifest.appendix) do first[#first + 1] = n end
   local list, by_name = data.load_all(o.experiments, first, manifest.names,
-    manifest.factor, true, { trust_summaries = o.trust_summaries })
+    manifest.factor, true, { trust_summaries = o.trust_summaries, studies = o.studies })
   local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
     manifest = manifest, names = {}, appendix = {} }
   for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end

@@ -43,9 +43,10 @@
 --                          optionally outcomes over the grid (lua/repro/study/sweep.lua).
 --                          A field named in `extensions` is that extension's.
 --   extensions             optional: analysis sections of the project's own code, a table
---                          { <field> = "<path of a Lua file from the project root>" }
---                          (lua/repro/core/extension.lua), e.g. this paper's claim stages
---                          { claim = "paper/lib/claim.lua" }.  The file returns
+--                          { <field> = "<name>" or "<trusted folder>/<name>.lua" }: only
+--                          a file of the project's trusted folders (paper/lib/,
+--                          extensions/: lua/repro/core/extension.lua TRUSTED_DIRS), e.g.
+--                          this paper's claim stages { claim = "paper/lib/claim.lua" }.  The file returns
 --                          { check = function(P, spec, variants, variant_names) -> the
 --                          normalized spec (problems to P), summarize = function(s, runs,
 --                          summary) -> the summary's section of the same name, and
@@ -282,8 +283,8 @@ local function check_extensions(P, t, s)
   s.extensions = {}
   if t.extensions == nil then return end
   if type(t.extensions) ~= "table" or is_list(t.extensions) and next(t.extensions) then
-    P.add("extensions", "expected a table { <analysis field> = \"<path of a Lua file from " ..
-      "the project root>\" }")
+    P.add("extensions", "expected a table { <analysis field> = \"<name of an extension in " ..
+      "paper/lib/ or extensions/>\" }")
     return
   end
   for _, name in ipairs(sorted_keys(t.extensions)) do
