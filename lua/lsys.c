@@ -23,6 +23,7 @@
  *   sys.mkdir(path [, mode]), sys.rmdir(path)
  *                           -> true, or nil and a message (one directory)
  *   sys.pid_alive(pid)      -> whether a process of that id exists
+ *   sys.euid()              -> the effective user id
  *   sys.lock(dir)           -> a lock, or nil and "held" when another open description
  *                              holds it, or nil and a message.  An exclusive flock on
  *                              the directory through a close-on-exec descriptor (so
@@ -283,6 +284,13 @@ static int sys_mkdir(lua_State *L)
     return 1;
 }
 
+/* The effective user id. */
+static int sys_euid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)geteuid());
+    return 1;
+}
+
 /* rmdir(2): true, or nil and a message. */
 static int sys_rmdir(lua_State *L)
 {
@@ -530,6 +538,7 @@ int luaopen_sys(lua_State *L)
                                    {"lock", sys_lock},       {"mkdir_p", sys_mkdir_p},
                                    {"mkdtemp", sys_mkdtemp}, {"pid_alive", sys_pid_alive},
                                    {"mkdir", sys_mkdir},     {"rmdir", sys_rmdir},
+                                   {"euid", sys_euid},
                                    {NULL, NULL}};
     if (luaL_newmetatable(L, LOCK_MT)) {
         luaL_newlib(L, lock_methods);

@@ -130,6 +130,57 @@ function M.remove_stale_tmp(dir)
   return removed
 end
 
+-- Removes path and, for a directory, everything under it; a symbolic link is removed
+-- itself, never followed.  True when it is gone.
+function M.remove_tree(path)
+  local st = sys.lstat(path)
+  if not st then return true end
+  if st.type == "dir" then
+    for _, name in ipairs(sys.listdir(path) or {}) do M.remove_tree(path .. "/" .. name) end
+    return sys.rmdir(path) ~= nil
+  end
+  return os.remove(path) ~= nil
+end
+
+-- The process's private temporary folder, made on first use: every temporary file the
+-- suite makes outside a records tree (gnuplot's data, output and error text, a run's
+-- progress files) goes in it, never in the system folder itself.  It is
+-- $TMPDIR/repro-<uid>/<pid>.XXXXXX (mkdtemp, mode 0700) inside a per-user folder of mode
+-- 0700 that must be this user's and no symbolic link (else refused); the folders of
+-- processes that are gone (killed, say) are removed when the next process makes its
+-- own, and a process removes its own at exit (when its Lua state closes).
+local private
+local private_owner = setmetatable({}, { __gc = function(t)
+  if t.dir and t.pid == host.pid() then M.remove_tree(t.dir) end
+end })
+function M.private_dir()
+  if private then return private end
+  local tmp = os.getenv("TMPDIR")
+  if not tmp or tmp:sub(1, 1) ~= "/" then tmp = "/tmp" end
+  local top = tmp:gsub("/+$", "") .. "/repro-" .. sys.euid()
+  sys.mkdir(top, tonumber("700", 8))
+  local st = sys.lstat(top)
+  if not st or st.type ~= "dir" or not st.mine or st.mode ~= tonumber("700", 8) then
+    fail("%s is not a private folder of this user (a directory owned by you, mode 0700, " ..
+      "not a symbolic link): refused as the place for temporary files", top)
+  end
+  for _, name in ipairs(sys.listdir(top) or {}) do
+    local pid = tonumber(name:match("^(%d+)%.%w+$"))
+    if pid and pid ~= host.pid() and not sys.pid_alive(pid) then M.remove_tree(top .. "/" .. name) end
+  end
+  local dir, err = sys.mkdtemp(string.format("%s/%d.XXXXXX", top, host.pid()))
+  if not dir then fail("%s", err) end
+  private, private_owner.dir, private_owner.pid = dir, dir, host.pid()
+  return private
+end
+
+-- A new empty folder in the private folder (mode 0700), e.g. for one figure.
+function M.private_subdir(what)
+  local dir, err = sys.mkdtemp(M.private_dir() .. "/" .. what .. ".XXXXXX")
+  if not dir then fail("%s", err) end
+  return dir
+end
+
 -- Output of a shell command (nil if it failed).
 function M.capture(cmd)
   local p = io.popen(cmd .. " 2>/dev/null", "r")
