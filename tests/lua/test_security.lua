@@ -83,6 +83,30 @@ for _, cmd in ipairs({ " run " .. q(self_file) .. " --dry-run --out-root " .. q(
   t:ok(code ~= 0 and not fs.exists(m2), "a study naming itself as its extension runs nothing (" ..
     cmd:match("^ (%S+)") .. "): " .. err)
 end
+-- inside the project (build/, ignored by git): a study naming itself by its relative
+-- path, and a file through a linked folder of the project (issue 39, breaks 1 and 3)
+local inproj = string.format("build/sec-test-%d", require("repro.host").pid())
+fs.mkdir_p(root .. "/" .. inproj)
+os.execute("ln -s " .. q(ev_dir) .. " " .. q(root .. "/" .. inproj .. "/linkdir"))
+local m9 = marker()
+local self_rel = inproj .. "/self.lua"
+check.write(root .. "/" .. self_rel, "if os and os.execute then os.execute(" ..
+  string.format("%q", "touch " .. m9) .. ") end\n" ..
+  study_text("self", string.format(", extensions = { x = %q }", self_rel)))
+local link_f = dir .. "/linkext.lua"
+check.write(link_f, study_text("linkext", string.format(", extensions = { x = %q }",
+  inproj .. "/linkdir/ev.lua")))
+for _, a in ipairs({ { "a study naming itself", " run " .. self_rel .. " --dry-run" },
+    { "new --from that study", " new zz_from --from " .. self_rel .. " --dir " .. q(dir) },
+    { "an extension through a linked folder", " run " .. q(link_f) .. " --dry-run" } }) do
+  local code, _, err = check.run(repro .. a[2] .. " --out-root " .. q(dir .. "/e"))
+  if a[2]:find(" new ", 1, true) then
+    code, _, err = check.run(repro .. a[2])
+  end
+  t:ok(code ~= 0 and not fs.exists(m9) and not fs.exists(m1), "extensions: " .. a[1] ..
+    " is refused and runs nothing: " .. err)
+end
+fs.remove_tree(root .. "/" .. inproj)
 -- a trusted folder's path through a linked folder: the extension loader checks every
 -- component (an extensions/ folder that is a link to the outside)
 local ext_link = root .. "/extensions"
@@ -201,6 +225,35 @@ code, _, err = in_work(repro .. " report --experiments " .. q(exp) .. " --studie
 t:ok(not fs.exists(work .. "/" .. m7) and not fs.exists(work .. "/" .. m8),
   "report --plots-data '<cmd' and --paper '|cmd' run no command: " .. err)
 t:ok(code == 0, "and the paper's figures are drawn: " .. err)
+
+-- 7. Integrity stated honestly: a forged record passes verify, audit retrains it --------
+local rec = exp .. "/sumevil/layernorm/seed-2"
+local mtext = assert(fs.read(rec .. "/metrics.json"))
+local metrics = json.decode(mtext)
+metrics.val_loss = metrics.val_loss - 0.05
+local forged = json.pretty(metrics)
+check.write(rec .. "/metrics.json", forged)
+local man = json.decode(assert(fs.read(rec .. "/manifest.json")))
+man.sha256["metrics.json"] = sys.sha256(forged)
+check.write(rec .. "/manifest.json", record.manifest_text(man))
+code, out = check.run(repro .. " verify " .. q(exp))
+t:ok(code == 0 and out:find("4 verified", 1, true) and out:find("not forgery", 1, true),
+  "a re-hashed forged record passes verify, which says checksums catch corruption, not forgery: " .. out)
+code, out, err = check.run(repro .. " audit sumevil --sample 4 --out-root " .. q(exp))
+t:ok(code == 1 and out:find("DIFFERS  " .. rec .. ": metrics.json differs", 1, true),
+  "audit retrains the forged record and names it and its file: " .. out .. err)
+t:ok(out:find("predicted time: %d+ s") and out:find("chosen (seed 1, 4 per study)", 1, true),
+  "audit prints the chosen runs and the predicted time first: " .. out)
+code, out, err = check.run(repro .. " audit sumevil --sample 1 --seed 3 --out-root " .. q(exp))
+local one = out:match("\n  (%S+)  %(")
+t:ok(one and ((one == rec) == (code == 1)), "--sample 1 retrains one run chosen by the seed: " .. out .. err)
+code, _, err = check.run(repro .. " audit sumevil --out-root " .. q(exp))
+t:ok(code == 1 and err:find("--sample N is required", 1, true), "audit without --sample: " .. err)
+check.write(rec .. "/metrics.json", mtext)
+man.sha256["metrics.json"] = sys.sha256(mtext)
+check.write(rec .. "/manifest.json", record.manifest_text(man))
+code, out, err = check.run(repro .. " audit sumevil --sample 2 --seed 5 --out-root " .. q(exp))
+t:ok(code == 0 and out:find("2 the same, 0 differ", 1, true), "honest records pass the audit: " .. out .. err)
 
 -- 6. Temporary files ------------------------------------------------------------------
 local top = (os.getenv("TMPDIR") or "/tmp"):gsub("/+$", "") .. "/repro-" .. sys.euid()

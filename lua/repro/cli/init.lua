@@ -198,6 +198,8 @@ end
 
 -- Every record's checksums (lua/repro/record/verify.lua).
 commands.verify = verify.main
+-- retrains sampled records and compares their bytes (lua/repro/cli/audit.lua)
+commands.audit = require("repro.cli.audit").main
 
 -- A study's runs on other executors (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
 commands.plan = plan.plan_main
@@ -238,6 +240,8 @@ usage:
   bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
                 [--out-root DIR]
   bin/repro new NAME [--from STUDY] [--dir DIR]
+  bin/repro audit [STUDY ...] --sample N [--seed S] [--out-root DIR]
+                (retrains N records per study chosen by PCG32, compares their bytes)
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 environment:
@@ -335,7 +339,7 @@ function M.main(argv)
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, compare, export, new, help, script)",
+      "analyze, submit, verify, audit, report, studies, compare, export, new, help, script)",
       base.printable(cmd))
   end
   local args = table.move(argv, 2, #argv, 1, {})

@@ -1,9 +1,12 @@
 -- Run records (docs/DESIGN.md): DIR/config.json, manifest.json, log.csv, metrics.json.
 --
 -- A run is done when metrics.json exists, config.json holds exactly the requested
--- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record
--- proves its content: manifest.json's `sha256` holds the SHA-256 of config.json,
--- log.csv and metrics.json, and each file still has it (M.verify).  A record without
+-- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record is
+-- intact: manifest.json's `sha256` holds the SHA-256 of config.json, log.csv and
+-- metrics.json, and each file still has it (M.verify).  The checksums detect corruption
+-- (a changed, truncated or lost file), not forgery: they are unkeyed, so whoever edits a
+-- record can recompute them with these functions; only retraining shows a forged record
+-- (the suite is deterministic: `bin/repro audit`, lua/repro/cli/audit.lua).  A record without
 -- checksums ("no checksum": written before records carried them, or one whose
 -- checksums were removed) is not trusted: it is neither reused nor copied nor analysed
 -- ("untrusted"; `bin/repro verify --rehash DIR` adds its checksums after a review);
