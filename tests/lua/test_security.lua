@@ -255,6 +255,25 @@ check.write(rec .. "/manifest.json", record.manifest_text(man))
 code, out, err = check.run(repro .. " audit sumevil --sample 2 --seed 5 --out-root " .. q(exp))
 t:ok(code == 0 and out:find("2 the same, 0 differ", 1, true), "honest records pass the audit: " .. out .. err)
 
+-- 8. Smaller: '%' never reaches an #SBATCH line; a description every output prints ----
+for _, a in ipairs({ { "--out-root", q(dir .. "/pct%A") }, { "--partition", "p%u" },
+    { "--account", "a%j" } }) do
+  local extra = a[1] == "--out-root" and (" --out-root " .. a[2]) or (" " .. a[1] .. " " .. a[2])
+  code, out, err = check.run(repro .. " submit --slurm " .. q(study_f) .. extra .. " --dry-run")
+  t:ok(code == 1 and (err:find("holds '%'", 1, true) or err:find("expected letters", 1, true))
+    and not out:find("#SBATCH", 1, true),
+    "submit: '%' in " .. a[1] .. " is refused, no script: " .. err)
+end
+for _, n in ipairs({ 300 * 1024, 2001 }) do
+  local f = dir .. "/longdesc.lua"
+  check.write(f, (study_text("longdesc"):gsub('description = "security"',
+    'description = "' .. ("x"):rep(n) .. '"')))
+  code, _, err = check.run(repro .. " run " .. q(f) .. " --dry-run --out-root " .. q(dir .. "/e"))
+  t:ok(code == 1 and err:find(f, 1, true) and err:find("description", 1, true) and
+    err:find("more than the 2000", 1, true), "a " .. n .. "-byte description is refused, naming " ..
+    "the file and key: " .. err)
+end
+
 -- 6. Temporary files ------------------------------------------------------------------
 local top = (os.getenv("TMPDIR") or "/tmp"):gsub("/+$", "") .. "/repro-" .. sys.euid()
 local stale = top .. "/99999999.stale1"

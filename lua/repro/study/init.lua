@@ -128,6 +128,9 @@ M.user_error = user_error
 M.LIMITS = {}
 for k, v in pairs(sandbox.LIMITS) do M.LIMITS[k] = v end
 M.MAX_SOURCE_BYTES = 1024 * 1024
+-- The longest description: one line of the paper (TeX), the HTML report and the terminal
+-- print it; 2000 bytes is a long paragraph and far below any of their limits.
+M.MAX_DESCRIPTION_BYTES = 2000
 -- Plans above these need opts.allow_large (`bin/repro run --allow-large`).
 M.MAX_SEEDS, M.MAX_RUNS = 100, 1000
 M.API = {}
@@ -269,6 +272,10 @@ local function check_top(P, t, path, s)
   end
   if t.description ~= nil and type(t.description) ~= "string" then
     P.add("description", "expected a string")
+  elseif t.description ~= nil and #t.description > M.MAX_DESCRIPTION_BYTES then
+    P.add("description", string.format("is %d bytes, more than the %d a description may " ..
+      "have (the paper, the HTML report and the terminal print it on one line; TeX's line " ..
+      "buffer is finite)", #t.description, M.MAX_DESCRIPTION_BYTES))
   elseif t.description ~= nil and not utf8.len(t.description) then
     P.add("description", "is not valid UTF-8 (the paper prints it)")
   elseif t.description ~= nil and t.description:find("[%z\1-\8\11-\31\127]") then
