@@ -4,8 +4,8 @@
 -- variable; `plan` prints one sh-quoted line per run (or NUL-terminated commands with
 -- -0) that parse back to exactly the intended words with hostile --out-root and study
 -- paths; the sbatch scripts of `submit --slurm` pass `sh -n` with hostile paths, and a
--- value that cannot be an #SBATCH value is refused.  `bin/repro FILE.lua` refuses a study
--- file; `bin/repro script FILE.lua` runs a script.
+-- value that cannot be an #SBATCH value is refused.  `bin/repro FILE.lua` is no command;
+-- `bin/repro script FILE.lua` refuses a study file and runs a script.
 local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"

@@ -226,6 +226,24 @@ t:ok(not fs.exists(work .. "/" .. m7) and not fs.exists(work .. "/" .. m8),
   "report --plots-data '<cmd' and --paper '|cmd' run no command: " .. err)
 t:ok(code == 0, "and the paper's figures are drawn: " .. err)
 
+-- gnuplot's failure shows gnuplot's own error text, or its exit status when it has none
+local gpd = dir .. "/gp"
+fs.mkdir_p(gpd .. "/figs/png")
+check.write(gpd .. "/bad.gp", "plot data using 1:2 with lines lc rgb nosuchcolour\n")
+check.write(gpd .. "/d.dat", "1 2\n2 3\n")
+local sink = { write = function() end }
+local ok, e = pcall(gp.render, { { name = "x", script = "bad", data = gpd .. "/d.dat", width = 2,
+  height = 2 } }, { gp_dir = gpd, figures = gpd .. "/figs", out = sink })
+local msg = type(e) == "table" and e.message or tostring(e)
+t:ok(not ok and msg:find("gnuplot failed on", 1, true) and msg:find("bad.gp", 1, true) and
+  msg:find("line 1", 1, true), "gnuplot's failure shows its error text: " .. msg)
+check.write(gpd .. "/quiet.gp", "exit status 3\n")
+ok, e = pcall(gp.render, { { name = "x", script = "quiet", data = gpd .. "/d.dat", width = 2,
+  height = 2 } }, { gp_dir = gpd, figures = gpd .. "/figs", out = sink })
+msg = type(e) == "table" and e.message or tostring(e)
+t:ok(not ok and msg:find("exited with status 3 and wrote no figure", 1, true),
+  "a silent gnuplot failure gives its exit status: " .. msg)
+
 -- 7. Integrity stated honestly: a forged record passes verify, audit retrains it --------
 local rec = exp .. "/sumevil/layernorm/seed-2"
 local mtext = assert(fs.read(rec .. "/metrics.json"))
