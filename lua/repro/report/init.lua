@@ -195,7 +195,9 @@ end
 --                                  the paper folder (plain names, e.g. "results.md")
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
-  local chunk, err = loadfile(path, "t", {})
+  local src, rerr = fs.read(path)
+  if not src then user_error("report: the paper's manifest %s: %s", path, require("repro.core.base").printable(tostring(rerr))) end
+  local chunk, err = load(src, "@" .. path, "t", {})
   if not chunk then user_error("report: the paper's manifest %s: %s", path, err) end
   local ok, m = pcall(chunk)
   if not ok then user_error("report: the paper's manifest %s: %s", path, tostring(m)) end

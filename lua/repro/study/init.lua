@@ -90,6 +90,7 @@
 -- returns.  A study that calls it records the resolved values in its configs, so a
 -- changed input changes the config hashes.
 local base = require "repro.core.base"
+local fs = require "repro.core.fs"
 local engine = require "engine"
 local record = require "repro.record"
 local sandbox = require "repro.sandbox"
@@ -140,6 +141,8 @@ for name, f in pairs(depends.API) do M.API[name] = f end
 -- The study file's source, evaluated in the sandbox: the returned value, or a user
 -- error naming the file and what failed.
 local function evaluate(path, listing)
+  local why = fs.path_problem(path)
+  if why then user_error("study: " .. base.printable(why)) end
   local st = sys.stat(path)
   if st and st.type ~= "file" then
     user_error(string.format("study: %s: not a regular file (%s)", path,
