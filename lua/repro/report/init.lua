@@ -184,8 +184,9 @@ end
 --                                  (data.name_variants)
 --   text_width = 6.5               optional: the text width in inches, at which a figure of
 --                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
---   extensions = { "paper/lib/x.lua", ... }  optional: the paper's own code, paths from
---                                  the project root (lua/repro/core/extension.lua),
+--   extensions = { "paper/lib/x.lua", ... }  optional: the paper's own code, files of
+--                                  the trusted folders paper/lib/ and extensions/ by
+--                                  path or name (lua/repro/core/extension.lua),
 --                                  each returning { tables = { <kind> = {build =, fields
 --                                  =}, ... }, numbers = function(def, s, S) }: kinds of
 --                                  table beside tex_tables.KINDS, and macros of each
