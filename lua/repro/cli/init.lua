@@ -293,6 +293,8 @@ function M.guard_script(path)
   end
   local src, rerr = fs.read(path, study.MAX_SOURCE_BYTES)
   if not src then user_error("repro script: %s", base.printable(rerr)) end
+  -- a file that does not compile runs nothing: the host reports its syntax error
+  if not load(src, "@" .. path, "t") then return end
   local ok, value = sandbox.eval(src, "@" .. path, study.LIMITS, study.API)
   if ok and type(value) == "table" then
     for _, k in ipairs(STUDY_FIELDS) do
