@@ -6,7 +6,9 @@
  *                              nofollow, not a symbolic link either)
  *   sys.stat(path)          -> {type = "file"|"dir"|"other", size = bytes}, or nil and a
  *                              message (symbolic links are followed)
- *   sys.lstat(path)         -> the same, with type "link" for a symbolic link (not followed)
+ *   sys.lstat(path)         -> the same, with type "link" for a symbolic link (not followed);
+ *                              both also give mode (permission bits) and mine (owned by
+ *                              this process's effective user)
  *   sys.read_file(path, max_bytes)
  *                           -> the whole file, or nil and a message: only a regular file
  *                              that is not itself a symbolic link (O_NOFOLLOW) and holds
@@ -16,6 +18,12 @@
  *   sys.realpath(path)      -> the canonical absolute path, or nil and a message
  *   sys.cores()             -> CPUs this process may run on (its affinity mask)
  *   sys.mkdir_p(path)       -> true, or nil and a message (`mkdir -p`, mode 0777 & ~umask)
+ *   sys.mkdtemp(template)   -> a new directory (mode 0700) from a template ending in
+ *                              XXXXXX (mkdtemp(3)), or nil and a message
+ *   sys.mkdir(path [, mode]), sys.rmdir(path)
+ *                           -> true, or nil and a message (one directory)
+ *   sys.pid_alive(pid)      -> whether a process of that id exists
+ *   sys.euid()              -> the effective user id
  *   sys.lock(dir)           -> a lock, or nil and "held" when another open description
  *                              holds it, or nil and a message.  An exclusive flock on
  *                              the directory through a close-on-exec descriptor (so
@@ -28,6 +36,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +242,62 @@ static int sys_lstat(lua_State *L)
     lua_setfield(L, -2, "type");
     lua_pushinteger(L, (lua_Integer)st.st_size);
     lua_setfield(L, -2, "size");
+    lua_pushinteger(L, (lua_Integer)(st.st_mode & 07777));
+    lua_setfield(L, -2, "mode");
+    lua_pushboolean(L, st.st_uid == geteuid());
+    lua_setfield(L, -2, "mine");
+    return 1;
+}
+
+/* A new directory from a mkdtemp(3) template (ending in XXXXXX), mode 0700. */
+static int sys_mkdtemp(lua_State *L)
+{
+    size_t n;
+    const char *tmpl = luaL_checklstring(L, 1, &n);
+    char buf[PATH_MAX];
+    if (n < 6 || n >= sizeof buf || strcmp(tmpl + n - 6, "XXXXXX") != 0)
+        return luaL_argerror(L, 1, "a path ending in XXXXXX, shorter than PATH_MAX");
+    memcpy(buf, tmpl, n + 1);
+    if (!mkdtemp(buf))
+        return fail(L, "cannot create a directory like", tmpl, errno);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+/* Whether a process of that id exists (one of another user's counts). */
+static int sys_pid_alive(lua_State *L)
+{
+    lua_Integer pid = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, pid > 0 && pid <= INT32_MAX, 1, "pid: must be > 0");
+    lua_pushboolean(L, kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    return 1;
+}
+
+/* mkdir(2) of one directory with a mode: true, or nil and a message (EEXIST included). */
+static int sys_mkdir(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer mode = luaL_optinteger(L, 2, 0777);
+    if (mkdir(path, (mode_t)mode) != 0)
+        return fail(L, "cannot create directory", path, errno);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* The effective user id. */
+static int sys_euid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)geteuid());
+    return 1;
+}
+
+/* rmdir(2): true, or nil and a message. */
+static int sys_rmdir(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    if (rmdir(path) != 0)
+        return fail(L, "cannot remove directory", path, errno);
+    lua_pushboolean(L, 1);
     return 1;
 }
 
@@ -471,6 +536,9 @@ int luaopen_sys(lua_State *L)
                                    {"lstat", sys_lstat},     {"read_file", sys_read_file},
                                    {"realpath", sys_realpath}, {"cores", sys_cores},
                                    {"lock", sys_lock},       {"mkdir_p", sys_mkdir_p},
+                                   {"mkdtemp", sys_mkdtemp}, {"pid_alive", sys_pid_alive},
+                                   {"mkdir", sys_mkdir},     {"rmdir", sys_rmdir},
+                                   {"euid", sys_euid},
                                    {NULL, NULL}};
     if (luaL_newmetatable(L, LOCK_MT)) {
         luaL_newlib(L, lock_methods);

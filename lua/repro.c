@@ -1,6 +1,8 @@
 /* bin/repro: the Lua 5.4 host of the suite.
  *
- *   bin/repro SCRIPT.lua [args]   run a script; `arg` is set as the stock `lua` does
+ *   bin/repro script FILE.lua [args]
+ *                                 run a Lua file that is no study (repro.cli's guard_script
+ *                                 decides); `arg` is set as the stock `lua` does
  *   bin/repro COMMAND [args]      a command of lua/repro/cli/init.lua (train, run, ...)
  *   bin/repro --version           project, Lua, GSL and compiler versions
  *
@@ -275,20 +277,17 @@ static int pmain(lua_State *L)
     }
 
     /* `bin/repro script FILE.lua [args]` runs a Lua file outside the sandbox, with the
-     * project's modules; `bin/repro FILE.lua [args]` does too, after repro.cli's
-     * guard_script has refused a study file (one under lua/experiments/, or one whose
-     * sandboxed evaluation returns a study table): a study runs with `bin/repro run`. */
-    int explicit_script = strcmp(argv[1], "script") == 0;
-    int shift = explicit_script ? 1 : 0;
-    if (explicit_script && argc < 3) {
+     * project's modules, after repro.cli's guard_script has refused a study file (one
+     * under lua/experiments/, or one the study sandbox does not prove to be no study).
+     * Only the word `script` runs a file: `bin/repro FILE.lua` is an unknown command. */
+    int is_script = strcmp(argv[1], "script") == 0;
+    int shift = is_script ? 1 : 0;
+    if (is_script && argc < 3) {
         fprintf(stderr, "usage: %s script FILE.lua [args]\n", argv[0]);
         lua_pushinteger(L, 2);
         return 1;
     }
     const char *first = argv[1 + shift];
-    size_t len = strlen(first);
-    int is_script = explicit_script || (len > 4 && strcmp(first + len - 4, ".lua") == 0) ||
-                    strchr(first, '/');
 
     /* arg table as lua.c builds it: arg[0] = script, arg[-1] = interpreter. */
     lua_createtable(L, argc, 2);
@@ -301,19 +300,17 @@ static int pmain(lua_State *L)
     lua_setglobal(L, "arg");
 
     if (is_script) {
-        if (!explicit_script) {
-            lua_pushliteral(L, "script");
-            lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
-            lua_getglobal(L, "require");
-            lua_pushstring(L, "repro.cli");
-            lua_call(L, 1, 1);
-            lua_getfield(L, -1, "guard_script");
-            lua_pushstring(L, first);
-            lua_call(L, 1, 0);
-            lua_pop(L, 1);
-            lua_pushnil(L);
-            lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
-        }
+        lua_pushliteral(L, "script");
+        lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
+        lua_getglobal(L, "require");
+        lua_pushstring(L, "repro.cli");
+        lua_call(L, 1, 1);
+        lua_getfield(L, -1, "guard_script");
+        lua_pushstring(L, first);
+        lua_call(L, 1, 0);
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
         if (luaL_loadfilex(L, first, "t") != LUA_OK) {
             /* already `file:line: message`; a traceback would only show the host */
             lua_createtable(L, 0, 1);

@@ -32,7 +32,7 @@
 --            run, or its data are all zero) is a sentence saying why in its place.
 --   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
 --            are drawn at the width they are printed, so their text is 9 pt on the page.
---   extensions  this paper's own code (paths from the project root): kinds of table,
+--   extensions  this paper's own code (files of paper/lib/, by path): kinds of table,
 --            numbers.tex macros and files of the paper folder the library does not have
 --            (lua/repro/report/init.lua).
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with

@@ -1,7 +1,7 @@
 -- make bench: the engine's speed on this machine against this machine's own FMA peak and
 -- against PyTorch, all measured in the same run (compare ratios, not times across runs:
 -- the machine is shared).
---   bin/repro tests/bench/bench_engine.lua [steps=30] [threads=1,2] [paths=avx512,avx2,generic]
+--   bin/repro script tests/bench/bench_engine.lua [steps=30] [threads=1,2] [paths=avx512,avx2,generic]
 --
 -- For every CPU path this CPU has (engine/isa.h):
 --   peak     GFLOP/s of 12 independent FMA chains on the path's widest registers, per

@@ -135,8 +135,8 @@ t:raises(function() study.load(study_file("bad5", search_src("bad5",
   "{ stage = 'table1', setups = { { name = 's', none = 'a', layernorm = 'zz', " ..
   "rmsnorm = 'c' } } }"))) end, "analysis.claim.setups[1].layernorm", "an unknown variant")
 -- The claim stages are an extension (paper/lib/claim.lua): a study that does not name
--- it has no such field, and an extension must be a Lua file of the project that offers
--- check and summarize.
+-- it has no such field, and an extension must be a Lua file of the project's trusted
+-- folders (paper/lib/, extensions/) that offers check and summarize.
 local function ext_src(name, ext)
   return search_src(name, "{ stage = 'search', select = 1 }"):gsub(
     'extensions = { claim = "paper/lib/claim.lua" }', ext, 1)
@@ -144,13 +144,16 @@ end
 t:raises(function() study.load(study_file("noext", ext_src("noext", "depends = {}"))) end,
   "analysis.claim: unknown field", "no extension named: analysis.claim is unknown")
 t:raises(function() study.load(study_file("ext1", ext_src("ext1",
-  'extensions = { claim = "../paper/lib/claim.lua" }'))) end, "without '..'",
+  'extensions = { claim = "../paper/lib/claim.lua" }'))) end, "expected the name of an extension",
   "an extension outside the project is refused")
 t:raises(function() study.load(study_file("ext2", ext_src("ext2",
-  'extensions = { claim = "/etc/passwd.lua" }'))) end, "relative to its root",
+  'extensions = { claim = "/etc/passwd.lua" }'))) end, "expected the name of an extension",
   "an absolute path is refused")
 t:raises(function() study.load(study_file("ext3", ext_src("ext3",
-  'extensions = { claim = "paper/paper.lua" }'))) end, "offers no check and summarize",
+  'extensions = { claim = "paper/paper.lua" }'))) end, "only those trusted folders",
+  "a project file outside the trusted folders is refused")
+t:raises(function() study.load(study_file("ext3b", ext_src("ext3b",
+  'extensions = { claim = "paper/lib/readme.lua" }'))) end, "offers no check and summarize",
   "a file that is no extension is refused")
 t:raises(function() study.load(study_file("ext4", ext_src("ext4",
   'extensions = { sweep = "paper/lib/claim.lua" }'))) end, "extensions.sweep: expected the " ..

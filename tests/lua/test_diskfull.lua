@@ -118,6 +118,35 @@ t:eq(code, 0, "study: the same command finishes once there is room: " .. err)
 code, _, err = check.run(string.format("%s verify %s/exp", repro, mnt))
 t:ok(code == 0 and err == "", "study: every record verifies")
 
+-- 4. A run that fails on a full disk after its attempt began: attempt.json says so
+-- (its temporary copy no longer fits; it is overwritten in place), never "running".
+os.execute("rm -rf " .. fs.quote(mnt .. "/exp"))
+local function attempt_after(reserve_k)
+  os.execute("rm -rf " .. fs.quote(mnt .. "/exp2"))
+  fs.mkdir_p(mnt .. "/exp2/full/none/seed-1")
+  os.execute(string.format("dd if=/dev/zero of=%s bs=1k count=%d 2>/dev/null",
+    fs.quote(mnt .. "/reserve"), reserve_k))
+  fill()
+  os.remove(mnt .. "/reserve")
+  local c, _, e = check.run(string.format("%s run %s --out-root %s/exp2 --only variant=none,seed=1",
+    repro, study_file, mnt))
+  os.remove(mnt .. "/filler")
+  local a = fs.read(mnt .. "/exp2/full/none/seed-1/attempt.json")
+  return c, e, a
+end
+local seen_attempt = false
+for _, k in ipairs({ 4, 8, 12, 16 }) do
+  local c, e, a = attempt_after(k)
+  if a then
+    seen_attempt = true
+    t:ok(c ~= 0 and not a:find('"running"', 1, true) and a:find('"error"', 1, true),
+      "attempt.json after a disk-full failure (" .. k .. " KiB free) says error, not running: " ..
+      a .. " / " .. e)
+  end
+end
+t:ok(seen_attempt, "one of the runs began its attempt before the disk filled")
+os.execute("rm -rf " .. fs.quote(mnt .. "/exp2"))
+
 os.execute("umount " .. fs.quote(mnt))
 check.rmtree(dir)
 t:done()

@@ -4,8 +4,8 @@
 -- variable; `plan` prints one sh-quoted line per run (or NUL-terminated commands with
 -- -0) that parse back to exactly the intended words with hostile --out-root and study
 -- paths; the sbatch scripts of `submit --slurm` pass `sh -n` with hostile paths, and a
--- value that cannot be an #SBATCH value is refused.  `bin/repro FILE.lua` refuses a study
--- file; `bin/repro script FILE.lua` runs a script.
+-- value that cannot be an #SBATCH value is refused.  `bin/repro FILE.lua` is no command;
+-- `bin/repro script FILE.lua` refuses a study file and runs a script.
 local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
@@ -129,24 +129,28 @@ code, _, err = check.run(repro .. " submit --slurm " .. q(study) .. " --partitio
 t:ok(code == 1 and err:find("--partition a;b", 1, true), "a partition that is no name is refused")
 
 -- 4. Script mode ----------------------------------------------------------------------------
-code, _, err = check.run(repro .. " " .. q(study))
+code, _, err = check.run(repro .. " script " .. q(study))
 t:ok(code == 1 and err:find("returns a study table", 1, true) and err:find("bin/repro run", 1, true),
-  "bin/repro STUDY.lua is refused with a pointer to run: " .. err)
+  "bin/repro script STUDY.lua is refused with a pointer to run: " .. err)
 code, _, err = check.run(repro .. " lua/experiments/final.lua")
+t:ok(code == 1 and err:find("unknown command", 1, true),
+  "bin/repro lua/experiments/X.lua is no command (script mode needs the word script): " .. err)
+code, _, err = check.run(repro .. " script lua/experiments/final.lua")
 t:ok(code == 1 and err:find("is a study file (it is under lua/experiments/)", 1, true),
-  "bin/repro lua/experiments/X.lua is refused: " .. err)
+  "bin/repro script lua/experiments/X.lua is refused: " .. err)
 local sneaky = dir .. "/sneaky.lua"
 check.write(sneaky, "local f = io and io.open(" .. string.format("%q", mark) ..
   ", 'w') if f then f:close() end\nreturn { name = 'sneaky', variants = {} }\n")
-code, _, err = check.run(repro .. " " .. q(sneaky))
+code, _, err = check.run(repro .. " script " .. q(sneaky))
 t:ok(code == 1 and not fs.exists(mark), "a study that opens files in script mode is refused " ..
   "before it runs: " .. err)
 local script = dir .. "/hello.lua"
-check.write(script, "print('hello', ...)\n")
+check.write(script, "if io then print('hello', ...) end\n")
 code, out = check.run(repro .. " script " .. q(script) .. " a b")
 t:ok(code == 0 and out == "hello\ta\tb\n", "bin/repro script FILE.lua runs it with its arguments")
-code, out = check.run(repro .. " " .. q(script) .. " a")
-t:ok(code == 0 and out == "hello\ta\n", "bin/repro FILE.lua still runs a plain script")
+code, out, err = check.run(repro .. " " .. q(script) .. " a")
+t:ok(code == 1 and out == "" and err:find("unknown command", 1, true),
+  "bin/repro FILE.lua runs nothing: script mode needs the word script: " .. err)
 code, _, err = check.run(repro .. " script")
 t:ok(code == 2 and err:find("usage", 1, true), "script without a file: usage")
 

@@ -85,7 +85,7 @@ t:eq(code, 0, "the study is analysed now: " .. err)
 check.write(dir .. "/manifest.lua", 'return { studies = {}, appendix = { "alpha", "beta" }, ' ..
   'tables = {}, figures = {} }')
 local rep = repro .. " report --experiments " .. q(root) .. " --paper " .. q(dir .. "/paper") ..
-  " --plots-data " .. q(dir .. "/pdata") .. " --no-figures --manifest " .. q(dir .. "/manifest.lua")
+  " --plots-data " .. q(dir .. "/pdata") .. " --no-figures --manifest " .. q(dir .. "/manifest.lua") .. " --studies " .. q(dir)
 code, _, err = check.run(rep)
 t:eq(code, 0, "the report reads the analysed studies: " .. err)
 local sum_path = root .. "/alpha/summary.json"
@@ -125,8 +125,8 @@ t:ok(code == 0 and err:find("--trust-summaries", 1, true),
   "--trust-summaries (hand-made test summaries) reads it, with a warning: " .. err)
 check.write(sum_path, (sum_text:gsub('"file": "[^"]*"', '"file": "lua/experiments/none.lua"')))
 code, _, err = check.run(rep)
-t:ok(code == 1 and err:find("its study file lua/experiments/none.lua does not exist", 1, true),
-  "a summary naming a study file that does not exist is refused: " .. err)
+t:ok(code == 1 and err:find("names the study file lua/experiments/none.lua, not alpha.lua", 1, true),
+  "a summary naming another study's file is refused before any file is evaluated: " .. err)
 check.write(sum_path, sum_text)
 -- a --set root's summary is recomputed with its command_line_overrides
 local sroot = dir .. "/sroot"
@@ -134,7 +134,7 @@ code, _, err = check.run(repro .. " run " .. q(A) .. " --out-root " .. q(sroot) 
   " --set iters=3,lr=0.002")
 t:eq(code, 0, "the study runs with --set: " .. err)
 code, _, err = check.run(repro .. " report --experiments " .. q(sroot) .. " --paper " ..
-  q(dir .. "/spaper") .. " --plots-data " .. q(dir .. "/spdata") .. " --no-figures")
+  q(dir .. "/spaper") .. " --plots-data " .. q(dir .. "/spdata") .. " --no-figures --studies " .. q(dir))
 t:eq(code, 0, "the report recomputes a --set root's summary with its overrides: " .. err)
 
 -- 1b. The manifest's own fields (cpu, copied_from, times: printed in the paper) are

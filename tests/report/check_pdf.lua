@@ -1,6 +1,6 @@
 -- Checks a generated paper against the summaries it came from; the last step of
 -- `make reproduce QUICK=1` (CI):
---   bin/repro tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR
+--   bin/repro script tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR
 -- For every study with a summary that the paper shows (main.tex or the generated appendix
 -- inputs its paired table, or a paired table of a nested summary of its, the manifest's
 -- `section`; the others are named on stderr): its tables exist and hold
@@ -21,7 +21,7 @@ local host = require "repro.host"
 
 local exp, paper = arg[1], arg[2]
 if not exp or not paper then
-  io.stderr:write("usage: bin/repro tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR\n")
+  io.stderr:write("usage: bin/repro script tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR\n")
   os.exit(2)
 end
 local t = check.new("check_pdf")

@@ -208,6 +208,8 @@ end
 
 -- Every record's checksums (lua/repro/record/verify.lua).
 commands.verify = verify.main
+-- retrains sampled records and compares their bytes (lua/repro/cli/audit.lua)
+commands.audit = require("repro.cli.audit").main
 
 -- A study's runs on other executors (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
 commands.plan = plan.plan_main
@@ -248,8 +250,8 @@ usage:
                 [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
-                [--manifest FILE] [--trust-summaries]
-  bin/repro report STUDY [--experiments DIR]
+                [--manifest FILE] [--trust-summaries] [--studies DIR]
+  bin/repro report STUDY [--experiments DIR] [--studies DIR]
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
   bin/repro cost STUDY.lua... [--jobs N] [--out-root DIR] [--set key=value,...]
   bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
@@ -262,6 +264,8 @@ usage:
   bin/repro tasks controls [SUITE] [--data FILE] [--dir DIR]
   bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] [--temperature T]
   bin/repro eval RUN [--split val] [--json]
+  bin/repro audit [STUDY ...] --sample N [--seed S] [--out-root DIR]
+                (retrains N records per study chosen by PCG32, compares their bytes)
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 environment:
@@ -281,30 +285,51 @@ config keys (defaults):
   return 0
 end
 
--- `bin/repro FILE.lua` (lua/repro.c) runs a Lua script outside the sandbox, with io and
--- os: refused for a study file, which is data and runs sandboxed through `bin/repro run`.
--- A study file is one under lua/experiments/, or one whose evaluation in the study
--- sandbox returns a table with a study's fields.  `bin/repro script FILE.lua` skips this
--- guard: running a file outside the sandbox is then what was asked for.
+-- The project's folders of Lua scripts (from the project root): the one table of places
+-- whose files `script` runs even when they fail in the study sandbox (they require the
+-- suite's modules, which the sandbox has not).
+M.SCRIPT_DIRS = { "tests", "scripts" }
+
+-- `bin/repro script FILE.lua` (lua/repro.c; the word `script` is required) runs a Lua
+-- file outside the sandbox, with io and os: refused for a study file, which is data and
+-- runs sandboxed through `bin/repro run`.  Refused: a file under lua/experiments/ (by its
+-- path as given or resolved), a path with a symbolic link or ".." in it (fs.path_problem),
+-- a file whose evaluation in the study sandbox returns a table with a study's fields, and
+-- a file whose evaluation there fails (an error, a limit) unless it lies in one of the
+-- project's script folders (M.SCRIPT_DIRS): outside them only a file the sandbox proves
+-- to be no study runs, so a study cannot dodge the guard by failing in the sandbox.
 local STUDY_FIELDS = { "variants", "analysis", "seeds", "base" }
 function M.guard_script(path)
   local function refuse(why)
-    user_error("repro: %s %s: a study runs sandboxed, with `bin/repro run %s` (or plan, " ..
-      "status, analyze); `bin/repro script %s` runs a Lua file outside the sandbox",
-      base.printable(path), why, base.printable(path), base.printable(path))
+    user_error("repro script: %s %s: a study runs sandboxed, with `bin/repro run %s` (or " ..
+      "plan, status, analyze); `bin/repro script` runs only a Lua file that is no study",
+      base.printable(path), why, base.printable(path))
+  end
+  local why = fs.path_problem(path)
+  if why then refuse("is refused (" .. why .. ")") end
+  local function under(real, dir)
+    local d = sys.realpath(host.root .. "/" .. dir)
+    return real and d and real:sub(1, #d + 1) == d .. "/"
   end
   local real = sys.realpath(path)
-  local experiments = sys.realpath(host.root .. "/lua/experiments")
-  if real and experiments and real:sub(1, #experiments + 1) == experiments .. "/" then
+  if under(real, "lua/experiments") or ("/" .. path):find("/lua/experiments/", 1, true) then
     refuse("is a study file (it is under lua/experiments/)")
   end
-  local src = fs.read(path, study.MAX_SOURCE_BYTES)
-  if not src then return end -- loading it reports why
+  local src, rerr = fs.read(path, study.MAX_SOURCE_BYTES)
+  if not src then user_error("repro script: %s", base.printable(rerr)) end
+  -- a file that does not compile runs nothing: the host reports its syntax error
+  if not load(src, "@" .. path, "t") then return end
   local ok, value = sandbox.eval(src, "@" .. path, study.LIMITS, study.API)
   if ok and type(value) == "table" then
     for _, k in ipairs(STUDY_FIELDS) do
       if value[k] ~= nil then refuse("returns a study table (it has `" .. k .. "`)") end
     end
+  elseif not ok then
+    for _, dir in ipairs(M.SCRIPT_DIRS) do
+      if under(real, dir) then return end
+    end
+    refuse("fails in the study sandbox, so nothing proves it is no study (a script of the " ..
+      "project's own goes in " .. table.concat(M.SCRIPT_DIRS, "/ or ") .. "/)")
   end
 end
 
@@ -340,8 +365,8 @@ function M.main(argv)
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s'%s (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, compare, export, new, tasks, sample, eval, " ..
-      "cost, " ..
+      "analyze, submit, verify, audit, report, studies, compare, export, new, tasks, sample, " ..
+      "eval, cost, " ..
       "help, script)",
       base.printable(cmd), base.suggest(base.printable(cmd), commands))
   end

@@ -60,12 +60,15 @@ end
 
 function T:done()
   print(string.format("%s: %d passed, %d failed", self.name, self.passed, self.failed))
-  os.exit(self.failed == 0 and 0 or 1)
+  os.exit(self.failed == 0 and 0 or 1, true) -- closing the state removes its private folder
 end
 
--- Runs a shell command; returns its exit status, stdout and stderr.
+-- Runs a shell command; returns its exit status, stdout and stderr (caught in a file of
+-- the private temporary folder, fs.private_dir).
+local n_run = 0
 function M.run(cmd)
-  local errf = os.tmpname()
+  local errf = string.format("%s/stderr.%d", require("repro.core.fs").private_dir(), n_run)
+  n_run = n_run + 1
   local p = io.popen(cmd .. " 2>" .. errf, "r")
   local out = p:read("a")
   local _, _, code = p:close()

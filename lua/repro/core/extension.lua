@@ -1,39 +1,67 @@
--- Code a project adds to the suite without editing it: a Lua file under the project's
--- root that returns a table, named by the file that uses it (a study's `extensions`, the
--- paper manifest's `extensions`).  This paper's own code lives so, under paper/lib/.
+-- Code a project adds to the suite without editing it: a Lua file that returns a table,
+-- named by the file that uses it (a study's `extensions`, the paper manifest's
+-- `extensions`).  This paper's own code lives so, under paper/lib/.
 --
 -- An extension is trusted code, as the library is: it runs in the host with the normal
--- globals (require included), not in the study sandbox.  So only a file of the project
--- is loaded: a relative path (from the project root, or from `base` when given) without
--- "..", naming a regular file that is not a symbolic link.  Each file is loaded once per
--- process; the same path gives the same table.
+-- globals (require included), not in the study sandbox.  So which files may be loaded is
+-- decided by the project, never by the data file that names one: only a file directly in
+-- one of the folders of M.TRUSTED_DIRS (relative to the project root; the one table of
+-- trusted places), named either by its name ("claim", looked up in those folders in
+-- order) or by its path from the root ("paper/lib/claim.lua": a trusted folder, "/",
+-- a name, ".lua").  A name is letters, digits and "_" (no "/", no ".."); every component
+-- of the path is checked (fs.check_path: no symbolic link anywhere, the folder's own
+-- included).  A study file under lua/experiments/, a summary's path or any other file is
+-- never loaded this way.  Each file is loaded once per process; the same file gives the
+-- same table.
 local host = require "repro.host"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"
 
 local M = {}
 
+-- The project's trusted places for extensions, from the project root.
+M.TRUSTED_DIRS = { "paper/lib", "extensions" }
+
 local loaded = {}
 
--- The table the extension at `path` returns.  `who` names the user of the path in an
--- error ("lua/experiments/x.lua: extensions.claim"); `dir` is the directory the path is
--- relative to (default the project root).
-function M.load(path, who, dir)
-  if type(path) ~= "string" or path == "" or path:sub(1, 1) == "/" or
-      ("/" .. path .. "/"):find("/%.%./") or not path:match("%.lua$") then
-    base.user_error("%s: expected the path of a Lua file of the project, relative to %s, " ..
-      "without '..' (e.g. \"paper/lib/claim.lua\"), got %s", who, dir or "its root",
-      base.printable(tostring(path)))
+-- The path from the root of the extension `ref` names (a name or a trusted path), or
+-- nil when it names none.
+function M.resolve(ref)
+  if type(ref) ~= "string" then return nil end
+  if ref:match("^[%a_][%w_]*$") then
+    for _, dir in ipairs(M.TRUSTED_DIRS) do
+      local rel = dir .. "/" .. ref .. ".lua"
+      local st = require("repro.sys").lstat(host.root .. "/" .. rel)
+      if st and st.type == "file" then return rel end
+    end
+    return nil
   end
-  local full = (dir or host.root) .. "/" .. path
+  for _, dir in ipairs(M.TRUSTED_DIRS) do
+    local name = ref:sub(#dir + 2):match("^([%a_][%w_]*)%.lua$")
+    if ref:sub(1, #dir + 1) == dir .. "/" and name then return ref end
+  end
+  return nil
+end
+
+-- The table the extension `ref` returns.  `who` names the user of the reference in an
+-- error ("lua/experiments/x.lua: extensions.claim").
+function M.load(ref, who)
+  local rel = M.resolve(ref)
+  if not rel then
+    base.user_error("%s: expected the name of an extension (a Lua file directly in %s " ..
+      "of the project, e.g. \"claim\" or \"paper/lib/claim.lua\"), got %s: only those " ..
+      "trusted folders hold code a study or a manifest may load", who,
+      table.concat(M.TRUSTED_DIRS, "/ or ") .. "/", base.printable(tostring(ref)))
+  end
+  local full = host.root .. "/" .. rel
   if loaded[full] then return loaded[full] end
   local src, err = fs.read(full)
   if not src then base.user_error("%s: %s", who, base.printable(err)) end
-  local chunk, cerr = load(src, "@" .. path, "t")
+  local chunk, cerr = load(src, "@" .. rel, "t")
   if not chunk then base.user_error("%s: %s", who, cerr) end
   local m = chunk()
   if type(m) ~= "table" then
-    base.user_error("%s: %s returns %s, not a table", who, path, type(m))
+    base.user_error("%s: %s returns %s, not a table", who, rel, type(m))
   end
   loaded[full] = m
   return m

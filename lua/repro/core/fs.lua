@@ -18,10 +18,56 @@ end
 -- run is under 1 MB, so 64 MiB is far above any real file and far below harm.
 M.READ_MAX_BYTES = 64 * 1024 * 1024
 
--- The text of path, or nil and why: only a regular file that is not a symbolic link and
--- holds at most max_bytes (default M.READ_MAX_BYTES); a FIFO, a device or a link to
--- /dev/zero is refused at once (lua/lsys.c, sys.read_file).
+-- Why path may not be read or loaded, or nil when it may: the one path check every
+-- reader uses (M.read, M.sha256, extensions, study files, records).  A path holding a
+-- ".." component is refused; then, component by component, every prefix of the absolute
+-- path is lstat'ed and a symbolic link anywhere (a linked directory in the middle as
+-- well as a linked file at the end) is refused.  Only the components below the deepest
+-- of the anchors (the project root and the working directory: places the user chose)
+-- are checked; a path under neither is checked from "/".  A component that does not
+-- exist ends the walk: nothing below it can be followed.
+function M.path_problem(path)
+  if type(path) ~= "string" or path == "" then return "an empty path" end
+  if ("/" .. path .. "/"):find("/%.%./") then
+    return path .. " holds a '..' component (refused: paths do not climb out)"
+  end
+  local abs = M.absolute(path):gsub("/+", "/")
+  local start = ""
+  for _, anchor in ipairs({ host.root, os.getenv("PWD") }) do
+    anchor = anchor and anchor:gsub("/+$", "")
+    if anchor and #anchor > #start and abs:sub(1, #anchor + 1) == anchor .. "/" then
+      start = anchor
+    end
+  end
+  local prefix = start
+  for comp in abs:sub(#start + 2):gmatch("[^/]+") do
+    if comp ~= "." then
+      prefix = prefix .. "/" .. comp
+      local st = sys.lstat(prefix)
+      if not st then return nil end
+      if st.type == "link" then
+        return string.format("%s: %s is a symbolic link (refused: no component of a path " ..
+          "the suite reads may be a link)", path, prefix)
+      end
+    end
+  end
+  return nil
+end
+
+-- Refuses (a user error "filesystem: ...") a path M.path_problem refuses; what names it.
+function M.check_path(path, what)
+  local why = M.path_problem(path)
+  if why then fail("%s%s", what and (what .. ": ") or "", why) end
+  return path
+end
+
+-- The text of path, or nil and why: only a path M.path_problem accepts, naming a regular
+-- file that is not a symbolic link and holds at most max_bytes (default
+-- M.READ_MAX_BYTES); a FIFO, a device or a link to /dev/zero is refused at once
+-- (lua/lsys.c, sys.read_file).
 function M.read(path, max_bytes)
+  local why = M.path_problem(path)
+  if why then return nil, why end
   return sys.read_file(path, max_bytes or M.READ_MAX_BYTES)
 end
 
@@ -84,6 +130,57 @@ function M.remove_stale_tmp(dir)
   return removed
 end
 
+-- Removes path and, for a directory, everything under it; a symbolic link is removed
+-- itself, never followed.  True when it is gone.
+function M.remove_tree(path)
+  local st = sys.lstat(path)
+  if not st then return true end
+  if st.type == "dir" then
+    for _, name in ipairs(sys.listdir(path) or {}) do M.remove_tree(path .. "/" .. name) end
+    return sys.rmdir(path) ~= nil
+  end
+  return os.remove(path) ~= nil
+end
+
+-- The process's private temporary folder, made on first use: every temporary file the
+-- suite makes outside a records tree (gnuplot's data, output and error text, a run's
+-- progress files) goes in it, never in the system folder itself.  It is
+-- $TMPDIR/repro-<uid>/<pid>.XXXXXX (mkdtemp, mode 0700) inside a per-user folder of mode
+-- 0700 that must be this user's and no symbolic link (else refused); the folders of
+-- processes that are gone (killed, say) are removed when the next process makes its
+-- own, and a process removes its own at exit (when its Lua state closes).
+local private
+local private_owner = setmetatable({}, { __gc = function(t)
+  if t.dir and t.pid == host.pid() then M.remove_tree(t.dir) end
+end })
+function M.private_dir()
+  if private then return private end
+  local tmp = os.getenv("TMPDIR")
+  if not tmp or tmp:sub(1, 1) ~= "/" then tmp = "/tmp" end
+  local top = tmp:gsub("/+$", "") .. "/repro-" .. sys.euid()
+  sys.mkdir(top, tonumber("700", 8))
+  local st = sys.lstat(top)
+  if not st or st.type ~= "dir" or not st.mine or st.mode ~= tonumber("700", 8) then
+    fail("%s is not a private folder of this user (a directory owned by you, mode 0700, " ..
+      "not a symbolic link): refused as the place for temporary files", top)
+  end
+  for _, name in ipairs(sys.listdir(top) or {}) do
+    local pid = tonumber(name:match("^(%d+)%.%w+$"))
+    if pid and pid ~= host.pid() and not sys.pid_alive(pid) then M.remove_tree(top .. "/" .. name) end
+  end
+  local dir, err = sys.mkdtemp(string.format("%s/%d.XXXXXX", top, host.pid()))
+  if not dir then fail("%s", err) end
+  private, private_owner.dir, private_owner.pid = dir, dir, host.pid()
+  return private
+end
+
+-- A new empty folder in the private folder (mode 0700), e.g. for one figure.
+function M.private_subdir(what)
+  local dir, err = sys.mkdtemp(M.private_dir() .. "/" .. what .. ".XXXXXX")
+  if not dir then fail("%s", err) end
+  return dir
+end
+
 -- Output of a shell command (nil if it failed).
 function M.capture(cmd)
   local p = io.popen(cmd .. " 2>/dev/null", "r")
@@ -117,7 +214,8 @@ end
 
 -- SHA-256 of a file (nil when it cannot be read) or of a string.
 function M.sha256(path)
-  return (sys.sha256_file(path))
+  if M.path_problem(path) then return nil end
+  return (sys.sha256_file(path, true))
 end
 
 M.sha256_text = sys.sha256

@@ -1,9 +1,12 @@
 -- Run records (docs/DESIGN.md): DIR/config.json, manifest.json, log.csv, metrics.json.
 --
 -- A run is done when metrics.json exists, config.json holds exactly the requested
--- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record
--- proves its content: manifest.json's `sha256` holds the SHA-256 of config.json,
--- log.csv and metrics.json, and each file still has it (M.verify).  A record without
+-- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record is
+-- intact: manifest.json's `sha256` holds the SHA-256 of config.json, log.csv and
+-- metrics.json, and each file still has it (M.verify).  The checksums detect corruption
+-- (a changed, truncated or lost file), not forgery: they are unkeyed, so whoever edits a
+-- record can recompute them with these functions; only retraining shows a forged record
+-- (the suite is deterministic: `bin/repro audit`, lua/repro/cli/audit.lua).  A record without
 -- checksums ("no checksum": written before records carried them, or one whose
 -- checksums were removed) is not trusted: it is neither reused nor copied nor analysed
 -- ("untrusted"; `bin/repro verify --rehash DIR` adds its checksums after a review);
@@ -523,7 +526,7 @@ function M.run(cfg, dir, opts)
   fs.write_atomic(dir .. "/manifest.json", M.manifest_text({
     repro_version = host.version, git_commit = commit, git_dirty = dirty,
     compiler = host.compiler, cflags = host.cflags, isa = host.isa, lua = host.lua, gsl = host.gsl,
-    corpus = cfg.data, corpus_sha256 = fs.sha256(M.data_path(cfg)) or "unreadable",
+    corpus = cfg.data, corpus_sha256 = (sys.sha256_file(M.data_path(cfg))) or "unreadable",
     host = host.hostname(), cpu = provenance.cpu_model(), threads = th.threads,
     threads_last = th.changed and th.now or nil,
     core_s = th.changed and th.core_s + (host.now() - th.t_last) * th.now or nil,

@@ -8,7 +8,10 @@
 --                directory of the tree is a symbolic link (never followed)
 --   unfinished   no metrics.json: training, stopped or killed (not an error)
 --
--- One line per record that is not verified, then the counts.  Exit status 1 when any
+-- One line per record that is not verified, then the counts, then what they prove:
+-- checksums detect corruption (a changed, truncated or missing file), not forgery: the
+-- hashes are unkeyed, so whoever edits a record can recompute them with the suite's own
+-- functions; `bin/repro audit` (lua/repro/cli/audit.lua) retrains sampled records.  Exit status 1 when any
 -- record mismatches or has no checksum; nothing is written, except with --rehash: each
 -- record with no checksum that is consistent gets its checksums added to manifest.json
 -- (record.rehash), for legacy records once reviewed.  A record is a directory holding
@@ -114,6 +117,9 @@ function M.main(args)
     "review, then --rehash), %d mismatch, %d unfinished", total, total == 1 and "" or "s",
     count.verified, rehashed > 0 and string.format(" (%d rehashed)", rehashed) or "",
     count["no checksum"], count.mismatch, count.unfinished))
+  -- what the checksums prove, said every time (bin/repro audit checks more)
+  print("verify: checksums detect corruption, not forgery (anyone can edit a record and " ..
+    "recompute them); `bin/repro audit --sample N` retrains records and compares their bytes")
   if count.mismatch > 0 or count["no checksum"] > 0 then return 1 end
   return 0
 end

@@ -452,7 +452,9 @@ function M.load_study(exp_dir, name, names, factor, opts)
       "carries no digest of the records it was computed from (records_sha256)" or
       "was computed from other records than those beside it now (records_sha256 differs)")
   end
-  if not (opts and opts.trust_summaries) then M.check_summary(exp_dir, name, text, sum) end
+  if not (opts and opts.trust_summaries) then
+    M.check_summary(exp_dir, name, text, sum, opts and opts.studies)
+  end
   return new_study(sum, { name = name, dir = dir, names = names, factor = factor })
 end
 

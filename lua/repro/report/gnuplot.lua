@@ -2,7 +2,7 @@
 -- file or a script variable holds them (inert: nothing gnuplot reads is substituted or
 -- evaluated), axis ranges fitted to the data, and the renderer that runs plots/*.gp.
 local fs = require "repro.core.fs"
-local host = require "repro.host"
+local sys = require "repro.sys"
 local F = require "repro.report.texfmt"
 
 local M = {}
@@ -123,31 +123,75 @@ function M.fix_pdf_date(text)
   end))
 end
 
+-- The data files of a spec copied into folder `dir` under names the suite makes
+-- (data.dat; a classnorm spec's <data>_<class>.dat as data_<class>.dat, the classes being
+-- the suite's own words): returns the `data` gnuplot is given.  gnuplot reads a file name
+-- that starts with '<' as a shell command, so no name from outside (a --plots-data or
+-- --experiments folder, a study or variant name) ever reaches it.
+local function private_data(spec, dir)
+  local src = spec.data
+  if src:match("%.dat$") then
+    local text, err = fs.read(src)
+    if not text then error({ message = "report: " .. tostring(err) }, 0) end
+    fs.write_atomic(dir .. "/data.dat", text)
+    return dir .. "/data.dat"
+  end
+  local folder, prefix = src:match("^(.*)/([^/]+)$")
+  for _, name in ipairs(sys.listdir(folder) or {}) do
+    local word = name:sub(1, #prefix + 1) == prefix .. "_" and name:sub(#prefix + 2):match("^(%a+)%.dat$")
+    if word then
+      fs.write_atomic(dir .. "/data_" .. word .. ".dat", assert(fs.read(folder .. "/" .. name)))
+    end
+  end
+  return dir .. "/data"
+end
+
+-- Removes from dir the figure temporaries (NAME.tmp.<pid>.pdf or .png, and
+-- fs.write_atomic's NAME.tmp.<pid>) of report processes that are gone (killed): regular
+-- files only, never a link.
+function M.remove_stale(dir)
+  local st = sys.lstat(dir)
+  if not st or st.type ~= "dir" then return end
+  for _, name in ipairs(sys.listdir(dir) or {}) do
+    local pid = tonumber(name:match("%.tmp%.(%d+)%.%a+$") or name:match("%.tmp%.(%d+)$"))
+    local fst = pid and sys.lstat(dir .. "/" .. name)
+    if fst and fst.type == "file" and not sys.pid_alive(pid) then os.remove(dir .. "/" .. name) end
+  end
+end
+
 -- Renders every spec without a skip reason: opts.gp_dir (scripts), opts.figures (PDF
 -- directory; PNGs go to its png/), opts.out (report output), opts.on_warning (optional:
 -- called with the spec's name, the format and gnuplot's stderr when gnuplot printed
 -- something and still drew the figure; by default that is written to stderr, labelled).
--- Returns {name -> true}.
+-- gnuplot runs on copies of the data in a private temporary folder (fs.private_subdir)
+-- and writes its figure and its error text there, under fixed names; the figure is then
+-- written to its place through opts.out.  Returns {name -> true}.
 function M.render(specs, opts)
   local done = {}
-  local errf = os.tmpname()
+  for _, d in ipairs({ opts.figures, opts.figures .. "/png" }) do M.remove_stale(d) end
   for _, spec in ipairs(specs) do
     if not spec.skip then
+      local dir = fs.private_subdir("gnuplot")
+      local gspec = setmetatable({ data = private_data(spec, dir) }, { __index = spec })
+      local errf = dir .. "/stderr.txt"
       for _, fmt in ipairs({ "pdf", "png" }) do
         local final = fmt == "pdf" and (opts.figures .. "/" .. spec.name .. ".pdf")
           or (opts.figures .. "/png/" .. spec.name .. ".png")
-        local tmp = string.format("%s.tmp.%d.%s", final, host.pid(), fmt)
+        local tmp = dir .. "/figure." .. fmt
         local script = opts.gp_dir .. "/" .. spec.script .. ".gp"
-        local cmd = "gnuplot -e " .. fs.quote(M.assignments(spec, fmt, tmp, opts.gp_dir)) .. " " ..
-          fs.quote(script) .. " 2>" .. fs.quote(errf)
-        local ok = os.execute(cmd)
+        local cmd = "gnuplot -e " .. fs.quote(M.assignments(gspec, fmt, tmp, opts.gp_dir)) ..
+          " " .. fs.quote(script) .. " 2>" .. fs.quote(errf)
+        local ok, how, status = os.execute(cmd)
         local err = fs.read(errf) or ""
         local text = fs.read(tmp)
         os.remove(tmp)
         if not ok or not text or #text == 0 then
-          os.remove(errf)
-          error({ message = string.format("report: gnuplot failed on %s for %s:\n%s", script,
-            spec.name, err) }, 0)
+          fs.remove_tree(dir)
+          local why = err:match("%S") and err or string.format("gnuplot %s %s and wrote no " ..
+            "figure%s", how == "signal" and "was killed by signal" or "exited with status",
+            tostring(status), status == 127 and " (is gnuplot installed and on PATH?)" or "")
+          error({ message = string.format("report: gnuplot failed on %s for %s (%s):\n%s",
+            script, spec.name, fmt, why) }, 0)
         end
         if err:match("%S") then
           if opts.on_warning then
@@ -159,10 +203,10 @@ function M.render(specs, opts)
         if fmt == "pdf" then text = M.fix_pdf_date(text) end
         opts.out:write(final, text)
       end
+      fs.remove_tree(dir)
       done[spec.name] = true
     end
   end
-  os.remove(errf)
   return done
 end
 

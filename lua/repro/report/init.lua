@@ -184,8 +184,9 @@ end
 --                                  (data.name_variants)
 --   text_width = 6.5               optional: the text width in inches, at which a figure of
 --                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
---   extensions = { "paper/lib/x.lua", ... }  optional: the paper's own code, paths from
---                                  the project root (lua/repro/core/extension.lua),
+--   extensions = { "paper/lib/x.lua", ... }  optional: the paper's own code, files of
+--                                  the trusted folders paper/lib/ and extensions/ by
+--                                  path or name (lua/repro/core/extension.lua),
 --                                  each returning { tables = { <kind> = {build =, fields
 --                                  =}, ... }, numbers = function(def, s, S) }: kinds of
 --                                  table beside tex_tables.KINDS, and macros of each
@@ -195,7 +196,9 @@ end
 --                                  the paper folder (plain names, e.g. "results.md")
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
-  local chunk, err = loadfile(path, "t", {})
+  local src, rerr = fs.read(path)
+  if not src then user_error("report: the paper's manifest %s: %s", path, require("repro.core.base").printable(tostring(rerr))) end
+  local chunk, err = load(src, "@" .. path, "t", {})
   if not chunk then user_error("report: the paper's manifest %s: %s", path, err) end
   local ok, m = pcall(chunk)
   if not ok then user_error("report: the paper's manifest %s: %s", path, tostring(m)) end
@@ -289,9 +292,12 @@ local function parse_args(args)
       o.figures = false
     elseif a == "--trust-summaries" then
       o.trust_summaries = true
+    elseif a == "--studies" then
+      o.studies = value(a):gsub("/+$", "")
     else
       user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
-        .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries])", a)
+        .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries] "
+        .. "[--studies DIR])", a)
     end
     i = i + 1
   end
@@ -310,7 +316,7 @@ local function context(o, manifest, out)
   local first = { table.unpack(manifest.studies) }
   for _, n in ipairs(manifest.appendix) do first[#first + 1] = n end
   local list, by_name = data.load_all(o.experiments, first, manifest.names,
-    manifest.factor, true, { trust_summaries = o.trust_summaries })
+    manifest.factor, true, { trust_summaries = o.trust_summaries, studies = o.studies })
   local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
     manifest = manifest, names = {}, appendix = {} }
   for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end

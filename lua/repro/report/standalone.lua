@@ -351,11 +351,17 @@ local function parse_args(args)
     if a == "--experiments" then
       o.experiments = args[i + 1] or user_error("repro report: --experiments needs a directory")
       i = i + 1
+    elseif a == "--studies" then
+      o.studies = args[i + 1] or user_error("repro report: --studies needs a directory")
+      i = i + 1
     elseif a:match("^%-") or o.study then
       user_error("repro report: unknown argument %s (usage: bin/repro report STUDY " ..
-        "[--experiments DIR])", a)
+        "[--experiments DIR] [--studies DIR])", a)
     else
-      o.study = a:match("([^/]+)%.lua$") or a
+      -- a study file's path names the folder its summary is recomputed from
+      local dir, name = a:match("^(.*)/([^/]+)%.lua$")
+      o.study = name or a:match("([^/]+)%.lua$") or a
+      if dir and not o.studies then o.studies = dir end
     end
     i = i + 1
   end
@@ -405,7 +411,7 @@ end
 
 -- Writes OUT/<study>/report/; returns its directory.
 function M.generate(o)
-  local s = data.load_study(o.experiments, o.study)
+  local s = data.load_study(o.experiments, o.study, nil, nil, { studies = o.studies })
   if not s then
     user_error("repro report: %s/%s/summary.json does not exist (bin/repro run or analyze " ..
       "writes it)", o.experiments, o.study)

@@ -37,26 +37,43 @@ function M.first_difference(a, b, path)
   return nil
 end
 
+-- The study file the summary of study `name` is recomputed from: <studies>/<name>.lua,
+-- where studies is the folder the command line gives (`report --studies DIR`) or the
+-- project's lua/experiments/.  Never a path a summary gives: a summary is data, and its
+-- `file` only has to agree (same file name).
+function M.study_file(name, studies_dir)
+  return (studies_dir or (host.root .. "/lua/experiments")) .. "/" .. name .. ".lua"
+end
+
 -- Refuses (a user error naming the file and the first differing key) the summary `text`
 -- of the study `name` under exp_dir unless it is, byte for byte, the summary the
 -- analysis computes now from the verified records beside it (analysis.study_records and
--- summary_of, as `bin/repro analyze` writes it): the study file the summary names
--- (`file`, relative to the project root) evaluated with the summary's
--- `command_line_overrides`, reading other studies' results under exp_dir.  A digest of
--- the records alone proves nothing about the numbers next to it, since anyone can
--- recompute it.
-function M.check_summary(exp_dir, name, text, sum)
+-- summary_of, as `bin/repro analyze` writes it): the study file M.study_file(name,
+-- studies_dir) evaluated in the study sandbox with the summary's
+-- `command_line_overrides`, reading other studies' results under exp_dir.  Called only
+-- once the summary passed its other checks (data.load_study: its name, its variants'
+-- names, its records' digest).  A digest of the records alone proves nothing about the
+-- numbers next to it, since anyone can recompute it.
+function M.check_summary(exp_dir, name, text, sum, studies_dir)
   local path = exp_dir .. "/" .. name .. "/summary.json"
   local function refuse(fmt, ...)
     user_error("report: %s %s: refused (bin/repro analyze writes it again from the " ..
       "verified records)", path, string.format(fmt, ...))
   end
+  if not base.valid_name(name) then refuse("belongs to no study name") end
   if type(sum.file) ~= "string" or sum.file == "" then
     refuse("names no study file (`file`) to recompute it from")
   end
-  local file = sum.file:sub(1, 1) == "/" and sum.file or (host.root .. "/" .. sum.file)
+  if sum.file:match("[^/]*$") ~= name .. ".lua" then
+    refuse("names the study file %s, not %s.lua (a summary is recomputed only from its " ..
+      "own study's file)", base.printable(sum.file), name)
+  end
+  local file = M.study_file(name, studies_dir)
+  local why = fs.path_problem(file)
+  if why then refuse("cannot be recomputed: %s", base.printable(why)) end
   if not sys.lstat(file) then
-    refuse("cannot be recomputed: its study file %s does not exist", base.printable(sum.file))
+    refuse("cannot be recomputed: its study file %s does not exist%s", base.printable(file),
+      studies_dir and "" or " (give the folder of its study files with --studies DIR)")
   end
   local set = sum.command_line_overrides
   if set ~= nil and type(set) ~= "table" then refuse("has a malformed command_line_overrides") end
@@ -68,7 +85,7 @@ function M.check_summary(exp_dir, name, text, sum)
     for l in msg:gmatch("[^\n]+") do
       if #lines < 2 then lines[#lines + 1] = l:gsub("^%s+", "") end
     end
-    refuse("cannot be recomputed: its study file %s: %s", base.printable(sum.file),
+    refuse("cannot be recomputed: its study file %s: %s", base.printable(file),
       base.printable(table.concat(lines, " ")))
   end
   s.file_rel = fs.relative_to_root(file)

@@ -18,7 +18,6 @@ local progress = require "repro.core.progress"
 local config = require "repro.core.config"
 local runplan = require "repro.plan"
 local textable = require "repro.core.textable"
-local base = require "repro.core.base"
 
 local M = {}
 
@@ -37,11 +36,9 @@ local function step_cost(cfg)
 end
 
 local function new_pool(queue, jobs, threads, total_done, total)
-  local tmp = fs.capture("mktemp -d -t repro-run.XXXXXX")
-  if not tmp then
-    base.user_error("repro run: filesystem: cannot create a temporary directory for " ..
-      "progress files (mktemp -d in $TMPDIR or /tmp failed)")
-  end
+  -- progress files in the process's private folder (fs.private_dir: removed at exit, or
+  -- by the next start after a kill)
+  local tmp = fs.private_subdir("run")
   local p = setmetatable({ tmp = tmp, queue = queue, jobs = jobs, threads = threads,
     total_done = total_done, total = total, interrupted = false, running = {}, nrunning = 0,
     finished = {}, stopped = {}, failed = {}, next_i = 1, t0 = nil, work_done = 0,
@@ -258,7 +255,7 @@ function P:close()
     os.remove(string.format("%s/%d", self.tmp, i))
     os.remove(string.format("%s/%d.threads", self.tmp, i))
   end
-  os.remove(self.tmp)
+  fs.remove_tree(self.tmp)
 end
 
 -- Trains the queue of study s in `jobs` workers of `threads` threads; total_done of the

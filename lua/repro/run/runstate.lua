@@ -150,7 +150,16 @@ function M.train(cfg, dir, opts)
   if not ok then
     a.state, a.end_utc = "error", utc()
     a.message = type(m) == "table" and tostring(m.message) or tostring(m)
-    write_attempt(dir, a)
+    if not pcall(write_attempt, dir, a) then
+      -- a full disk refuses the temporary copy: overwrite attempt.json in place, whose
+      -- truncation frees the blocks the shorter failed state then takes
+      local f = io.open(M.attempt_path(dir), "w")
+      if f then
+        f:write(json.pretty({ state = "error", message = a.message:sub(1, 200),
+          host = a.host, pid = a.pid, end_utc = a.end_utc }))
+        f:close()
+      end
+    end
     error(m, 0)
   end
   if m.interrupted or m.stopped then

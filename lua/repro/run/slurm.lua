@@ -104,7 +104,9 @@ end
 
 -- A value written into a script line (a comment or an #SBATCH directive), checked: no
 -- control character (a newline would start a new shell line), and in a directive no
--- blank or quote either (sbatch splits its directives at blanks).  The command lines of
+-- blank or quote either (sbatch splits its directives at blanks), and no '%' (Slurm
+-- expands %A, %j, %u ... in --output and other directives: every value that reaches an
+-- #SBATCH line passes here, so none is expanded into another path).  The command lines of
 -- the scripts are shell-quoted word by word (plan.command_line).
 local function line_value(v, what, directive)
   v = tostring(v)
@@ -117,13 +119,21 @@ local function line_value(v, what, directive)
     user_error("repro submit: %s %s holds a blank, a quote, '$' or a backslash: it cannot " ..
       "be an #SBATCH value (use a --out-root without them)", what, v)
   end
+  if directive and v:find("%", 1, true) then
+    user_error("repro submit: %s %s holds '%%': Slurm would expand it in an #SBATCH line " ..
+      "(%%A, %%j, ...): refused, no script written (use a value without '%%')", what, v)
+  end
   return v
 end
 
 local function directives(o, lines)
-  if o.partition then lines[#lines + 1] = "#SBATCH --partition=" .. o.partition end
-  if o.account then lines[#lines + 1] = "#SBATCH --account=" .. o.account end
-  if o.time then lines[#lines + 1] = "#SBATCH --time=" .. o.time end
+  if o.partition then
+    lines[#lines + 1] = "#SBATCH --partition=" .. line_value(o.partition, "--partition", true)
+  end
+  if o.account then
+    lines[#lines + 1] = "#SBATCH --account=" .. line_value(o.account, "--account", true)
+  end
+  if o.time then lines[#lines + 1] = "#SBATCH --time=" .. line_value(o.time, "--time", true) end
 end
 
 -- The sbatch script of one job array over runs (each {variant, seed, label}).
@@ -146,14 +156,14 @@ function M.array_script(p)
     "# and the task requeues itself, resuming from it bit-identically.  scancel and preemption",
     "# (SIGTERM) stop the run with a checkpoint too: Slurm's requeue or a second submit",
     "# resumes it.",
-    "#SBATCH --job-name=repro-" .. s.name,
+    "#SBATCH --job-name=repro-" .. line_value(s.name, "the study name", true),
     string.format("#SBATCH --array=0-%d%s", n - 1,
       p.max_parallel and ("%" .. p.max_parallel) or ""),
     "#SBATCH --ntasks=1",
     "#SBATCH --cpus-per-task=" .. p.threads,
   }
   directives(o, L)
-  if p.mem then L[#L + 1] = "#SBATCH --mem=" .. p.mem end
+  if p.mem then L[#L + 1] = "#SBATCH --mem=" .. line_value(p.mem, "--mem", true) end
   for _, l in ipairs({
     string.format("#SBATCH --signal=B:USR1@%d", p.signal_s),
     "#SBATCH --requeue",
@@ -206,7 +216,7 @@ function M.analysis_script(p)
       line_value(s.file_abs, "the study file")),
     "# submitted with --dependency=afterany on its job array(s): summary.json when every run",
     "# is done; otherwise the runs that failed or are still pending, and exit status 1.",
-    "#SBATCH --job-name=repro-" .. s.name .. "-analysis",
+    "#SBATCH --job-name=repro-" .. line_value(s.name, "the study name", true) .. "-analysis",
     "#SBATCH --ntasks=1",
     "#SBATCH --cpus-per-task=1",
   }

@@ -43,9 +43,10 @@
 --                          optionally outcomes over the grid (lua/repro/study/sweep.lua).
 --                          A field named in `extensions` is that extension's.
 --   extensions             optional: analysis sections of the project's own code, a table
---                          { <field> = "<path of a Lua file from the project root>" }
---                          (lua/repro/core/extension.lua), e.g. this paper's claim stages
---                          { claim = "paper/lib/claim.lua" }.  The file returns
+--                          { <field> = "<name>" or "<trusted folder>/<name>.lua" }: only
+--                          a file of the project's trusted folders (paper/lib/,
+--                          extensions/: lua/repro/core/extension.lua TRUSTED_DIRS), e.g.
+--                          this paper's claim stages { claim = "paper/lib/claim.lua" }.  The file returns
 --                          { check = function(P, spec, variants, variant_names) -> the
 --                          normalized spec (problems to P), summarize = function(s, runs,
 --                          summary) -> the summary's section of the same name, and
@@ -93,6 +94,7 @@
 -- returns.  A study that calls it records the resolved values in its configs, so a
 -- changed input changes the config hashes.
 local base = require "repro.core.base"
+local fs = require "repro.core.fs"
 local engine = require "engine"
 local record = require "repro.record"
 local sandbox = require "repro.sandbox"
@@ -132,6 +134,9 @@ M.user_error = user_error
 M.LIMITS = {}
 for k, v in pairs(sandbox.LIMITS) do M.LIMITS[k] = v end
 M.MAX_SOURCE_BYTES = 1024 * 1024
+-- The longest description: one line of the paper (TeX), the HTML report and the terminal
+-- print it; 2000 bytes is a long paragraph and far below any of their limits.
+M.MAX_DESCRIPTION_BYTES = 2000
 -- Plans above these need opts.allow_large (`bin/repro run --allow-large`).
 M.MAX_SEEDS, M.MAX_RUNS = 100, 1000
 M.API = {}
@@ -141,6 +146,8 @@ for name, f in pairs(depends.API) do M.API[name] = f end
 -- The study file's source, evaluated in the sandbox: the returned value, or a user
 -- error naming the file and what failed.
 local function evaluate(path, listing)
+  local why = fs.path_problem(path)
+  if why then user_error("study: " .. base.printable(why)) end
   local st = sys.stat(path)
   if st and st.type ~= "file" then
     user_error(string.format("study: %s: not a regular file (%s)", path,
@@ -273,6 +280,10 @@ local function check_top(P, t, path, s)
   end
   if t.description ~= nil and type(t.description) ~= "string" then
     P.add("description", "expected a string")
+  elseif t.description ~= nil and #t.description > M.MAX_DESCRIPTION_BYTES then
+    P.add("description", string.format("is %d bytes, more than the %d a description may " ..
+      "have (the paper, the HTML report and the terminal print it on one line; TeX's line " ..
+      "buffer is finite)", #t.description, M.MAX_DESCRIPTION_BYTES))
   elseif t.description ~= nil and not utf8.len(t.description) then
     P.add("description", "is not valid UTF-8 (the paper prints it)")
   elseif t.description ~= nil and t.description:find("[%z\1-\8\11-\31\127]") then
@@ -287,8 +298,8 @@ local function check_extensions(P, t, s)
   s.extensions = {}
   if t.extensions == nil then return end
   if type(t.extensions) ~= "table" or is_list(t.extensions) and next(t.extensions) then
-    P.add("extensions", "expected a table { <analysis field> = \"<path of a Lua file from " ..
-      "the project root>\" }")
+    P.add("extensions", "expected a table { <analysis field> = \"<name of an extension in " ..
+      "paper/lib/ or extensions/>\" }")
     return
   end
   for _, name in ipairs(sorted_keys(t.extensions)) do
