@@ -248,9 +248,9 @@ function M.main(args)
   check_metrics(o.metrics, runs)
   local t = M.table(runs, o.metrics, o.runs)
   if o.format == "json" then
-    io.write(json.pretty(t.rows), "\n")
+    results.emit(json.pretty(t.rows) .. "\n")
   elseif o.format == "csv" then
-    io.write(M.csv(t, o.runs))
+    results.emit(M.csv(t, o.runs))
   else
     io.write(textable.render(M.text_rows(t, o.runs), { width = textable.width() }))
   end

@@ -234,12 +234,40 @@ function M.num(x)
   return string.format("%.17g", x)
 end
 
--- A value as a CSV field: numbers by M.num, booleans true/false, nil empty, quoted when
--- it holds a comma, a quote or a line break.
+-- A text cell that is a real number (-0.19, 1e-3, +5, .5, inf, -inf, nan) in the
+-- notation pandas and R read as a number: kept as it is by M.csv_field.
+local function numeric_text(s)
+  local body = s:match("^[+-]?(.*)$")
+  if body == "inf" or body == "nan" then return true end
+  local mant = body:match("^(.-)[eE][+-]?%d+$") or body
+  return mant:match("^%d+%.?%d*$") ~= nil or mant:match("^%.%d+$") ~= nil
+end
+
+-- Spreadsheets read a cell that starts with one of these as a formula (CSV injection):
+-- = + - @, tab, CR, their full-width forms, also after leading blanks.
+local FORMULA_START = { "=", "+", "-", "@", "\t", "\r", "\u{FF1D}", "\u{FF0B}", "\u{FF0D}",
+  "\u{FF20}" }
+
+-- A text cell as a spreadsheet cannot run it: one that would start a formula (after any
+-- leading blanks) gets a leading apostrophe, the usual neutralization, unless it is a
+-- real number (numeric_text), which stays a number for pandas and R.
+function M.csv_text(s)
+  if numeric_text(s) then return s end
+  local rest = s:match("^ *(.*)$")
+  for _, c in ipairs(FORMULA_START) do
+    if rest:sub(1, #c) == c then return "'" .. s end
+  end
+  return s
+end
+
+-- A value as a CSV field, header or cell: numbers by M.num (so -0.19, 1e-05 and -inf stay
+-- numbers), booleans true/false, nil empty, text through M.csv_text; quoted when it holds
+-- a comma, a quote or a line break.  Every CSV the suite writes (export, export --curves,
+-- compare --csv) is made of these fields.
 function M.csv_field(v)
   if v == nil then return "" end
   if type(v) == "number" then return M.num(v) end
-  local s = tostring(v)
+  local s = type(v) == "string" and M.csv_text(v) or tostring(v)
   if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
   return s
 end
@@ -250,9 +278,17 @@ function M.csv_line(fields)
   return table.concat(out, ",") .. "\n"
 end
 
--- Writes text to path atomically, or to stdout without a path.
+-- Writes text to path atomically, or to stdout without a path: as it is to a file or a
+-- pipe (the data for pandas, R or jq), through base.printable (newlines kept) when
+-- stdout is a terminal, so a value from a record never drives it.
 function M.emit(text, path)
-  if path then fs.write_atomic(path, text) else io.write(text) end
+  if path then
+    fs.write_atomic(path, text)
+  elseif host.isatty(1) then
+    io.write(base.printable(text, true))
+  else
+    io.write(text)
+  end
 end
 
 return M

@@ -104,7 +104,7 @@ function P:status_line()
     local step = w.step or 0
     done_work = done_work + (step - (w.base or step)) * w.run.cost
     left = left - step * w.run.cost
-    lines[#lines + 1] = "  " .. run_line(w)
+    lines[#lines + 1] = "  " .. base.printable(run_line(w))
   end
   table.sort(lines)
   local eta = (self.t0 and done_work > 0) and left * (now - self.t0) / done_work or nil
