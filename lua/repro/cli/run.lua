@@ -238,7 +238,8 @@ end
 
 -- The analysis once every run is done: summary, manifest, verdicts on stdout.
 local function analyse(s, dir, ctx)
-  local records, missing = analysis.study_records(s, dir)
+  local records, missing, warnings = analysis.study_records(s, dir)
+  for _, w in ipairs(warnings) do say("%s", w) end
   if #missing > 0 then
     say(who .. ": %d %s of the study %s not done (%s); no summary. Run the study " ..
       "without --only to complete it.", #missing, plural(#missing, "run"),
