@@ -294,7 +294,7 @@ local study = require "repro.study"
 local analysis = require "repro.analysis"
 local s = study.load(os.getenv("PWD") .. "/lua/experiments/final.lua")
 local _, missing, warnings = analysis.study_records(s, r4 .. "/final")
-local joined = table.concat(warnings, "\n")
+local joined = table.concat(warnings or {}, "\n")
 t:ok(joined:find("final/none/seed-3: skipped: " .. r4 .. "/final/none/seed-3 is a symbolic link", 1, true) and
   joined:find("final/layernorm/seed-1: skipped: " .. r4 .. "/final/layernorm is a symbolic link", 1, true),
   "analyze (study_records): linked seed and variant folders refused with a warning: " .. joined)
@@ -313,7 +313,7 @@ t:ok(code == 0 and #parse_csv(out) == 3 and err:find("rmsnorm/seed-2: skipped: i
   1, true) and err:find("rmsnorm/seed-1: skipped: manifest.json holds no checksums", 1, true),
   "compare: a tampered and an unchecksummed record skipped, saying so: " .. err)
 _, missing, warnings = analysis.study_records(s, r4 .. "/final")
-joined = table.concat(warnings, "\n")
+joined = table.concat(warnings or {}, "\n")
 t:ok(joined:find("rmsnorm/seed-2: skipped: its record fails its checksums", 1, true) and
   joined:find("rmsnorm/seed-1: skipped: manifest.json holds no checksums", 1, true),
   "analyze: the same two refused with the same words: " .. joined)
