@@ -226,6 +226,13 @@ if sys.stat("/usr/bin/script") then
   t:ok(text:find("\\u009b2J", 1, true) and not text:find("\u{9b}2J", 1, true),
     "compare --csv on a terminal: the value escaped")
 end
+-- verify names each record it does not verify: the folder's name escaped
+local vdir = dir .. "/vroot/final/none/x\u{9b}2J\8"
+fs.mkdir_p(vdir)
+check.write(vdir .. "/config.json", "{}")
+code, out = run("verify " .. q(dir .. "/vroot"))
+t:ok(raw_controls(out) == 0 and out:find("unfinished", 1, true) and out:find("x\\u009b2J\\x08", 1, true),
+  "verify: a record folder's name escaped: " .. base.printable(out, true))
 -- to a pipe or a file the data is kept as it is (pandas reads the value written)
 code, out = run("export final/layernorm/seed-2 --out-root " .. q(root))
 t:ok(out:find("\27]0;pwned", 1, true), "export to a pipe keeps the value's bytes")

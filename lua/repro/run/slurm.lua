@@ -422,13 +422,14 @@ function M.main(args)
     return 0
   end
   if #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
-    io.stderr:write("repro submit: ", summary, "; summary.json is written: nothing to submit\n")
+    io.stderr:write(base.printable("repro submit: " .. summary ..
+      "; summary.json is written: nothing to submit", true), "\n")
     return 0
   end
   local ids, analysis_job = submit_all(p, arrays, analysis)
-  io.stderr:write("repro submit: ", summary, "\n")
-  io.stderr:write("repro submit: ", resources, "\n")
-  if note then io.stderr:write("repro submit: ", note, "\n") end
+  for _, line in ipairs({ summary, resources, note }) do
+    io.stderr:write(base.printable("repro submit: " .. line, true), "\n")
+  end
   print_submitted(p, arrays, analysis, ids, analysis_job)
   return 0
 end
