@@ -469,10 +469,13 @@ static int sys_lock(lua_State *L)
  * error) on its way to a terminal: every byte that could drive the terminal becomes
  * visible text.  Escaped: C0 controls (ESC, BEL, backspace, CR, NUL, ...; newline and
  * tab kept when keep_lines), DEL as \x7f; the C1 controls U+0080-U+009F (CSI, OSC, ST in
- * their 8-bit form, which a UTF-8 terminal obeys) as \u0080-\u009f; and every byte
+ * their 8-bit form, which a UTF-8 terminal obeys) as \u0080-\u009f, and the
+ * bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069, which
+ * reorder what follows them on the line) as \u202a...; and every byte
  * that is not part of well-formed UTF-8 (a lone 0x9b, an overlong form, a surrogate, a
  * truncated sequence) as \xNN.  Other text, valid UTF-8 included, is kept.  out holds at
- * least 4 * n bytes (the longest escape, \xNN, replaces one byte; \u00NN two); returns
+ * least 4 * n bytes (the longest escape, \xNN, replaces one byte; \u00NN two, \u202e
+ * three); returns
  * the length written. */
 size_t repro_printable(const char *s, size_t n, int keep_lines, char *out)
 {
@@ -507,10 +510,11 @@ size_t repro_printable(const char *s, size_t n, int keep_lines, char *out)
         if (len == 0) {
             out[o++] = '\\', out[o++] = 'x', out[o++] = hex[c >> 4], out[o++] = hex[c & 15];
             i++;
-        } else if (cp <= 0x9f) {
-            memcpy(out + o, "\\u00", 4);
-            o += 4;
-            out[o++] = hex[cp >> 4], out[o++] = hex[cp & 15];
+        } else if (cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) ||
+                   (cp >= 0x2066 && cp <= 0x2069)) {
+            out[o++] = '\\', out[o++] = 'u';
+            for (int shift = 12; shift >= 0; shift -= 4)
+                out[o++] = hex[(cp >> shift) & 15];
             i += len;
         } else {
             memcpy(out + o, p + i, len);

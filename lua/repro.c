@@ -347,7 +347,7 @@ static int pmain(lua_State *L)
 
 /* An error message as the terminal shows it: text from a study file or a record may hold
  * escape sequences or NULs; repro_printable (lua/lsys.c, the rule for every terminal
- * sink) shows them as \xNN or \u00NN, newlines and tabs kept, so a message never
+ * sink) shows them as \xNN or \uNNNN, newlines and tabs kept, so a message never
  * rewrites the terminal. */
 static void print_message(FILE *f, const char *msg, size_t n)
 {

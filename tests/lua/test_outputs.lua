@@ -167,6 +167,7 @@ local esc_cases = {
   { "\u{9d}0;t\u{9c}", "\\u009d0;t\\u009c" }, { "\x9b2J", "\\x9b2J" },
   { "\xc0\x9b", "\\xc0\\x9b" }, { "\xe0\x80\x9b", "\\xe0\\x80\\x9b" }, { "\xed\xa0\x80", "\\xed\\xa0\\x80" },
   { "\xe2\x82", "\\xe2\\x82" }, { "±é€😀", "±é€😀" }, { "a\nb", "a\\x0ab" },
+  { "a\u{202e}cba", "a\\u202ecba" }, { "\u{2066}x\u{2069}", "\\u2066x\\u2069" },
 }
 for _, c in ipairs(esc_cases) do
   t:eq(base.printable(c[1]), c[2], "printable " .. c[2])

@@ -40,7 +40,8 @@ end
 -- metric key, a study's error, a record's field) never drives the terminal.  The one
 -- rule, repro_printable in lua/lsys.c, also used for the error text bin/repro prints:
 -- C0 controls (ESC, BEL, backspace, CR, ...; newline and tab kept when keep_lines) and
--- DEL as \xNN, the C1 controls U+0080-U+009F as \u00NN, each byte of invalid UTF-8 as
+-- DEL as \xNN, the C1 controls U+0080-U+009F and the bidirectional overrides and
+-- isolates (U+202A-U+202E, U+2066-U+2069) as \uNNNN, each byte of invalid UTF-8 as
 -- \xNN; other text (valid UTF-8 too) unchanged.  Every sink that writes data to a
 -- terminal goes through it (progress.say, textable.render, results.emit on a terminal,
 -- the direct prints of verify, status, plan and report).
