@@ -2,11 +2,17 @@
 #ifndef REPRO_LREPRO_H
 #define REPRO_LREPRO_H
 
+#include <stddef.h>
+
 #include <lua.h>
 
 /* Integer argument `arg`, named `name` in the error: "bad argument #2 to 'f' (n: integer
  * expected, got number 1.5)". */
 lua_Integer repro_checkinteger(lua_State *L, int arg, const char *name);
+
+/* Text from data made safe for a terminal (lua/lsys.c: the rule; sys.printable and
+ * base.printable are this function): out holds at least 4 * n bytes; returns its length. */
+size_t repro_printable(const char *s, size_t n, int keep_lines, char *out);
 
 int luaopen_pcg(lua_State *L);
 int luaopen_engine(lua_State *L);

@@ -24,6 +24,8 @@
  *                           -> true, or nil and a message (one directory)
  *   sys.pid_alive(pid)      -> whether a process of that id exists
  *   sys.euid()              -> the effective user id
+ *   sys.printable(s [, keep_lines])
+ *                           -> s as a terminal may show it (repro_printable below)
  *   sys.lock(dir)           -> a lock, or nil and "held" when another open description
  *                              holds it, or nil and a message.  An exclusive flock on
  *                              the directory through a close-on-exec descriptor (so
@@ -528,6 +530,77 @@ static int sys_lock(lua_State *L)
     return 1;
 }
 
+/* The one rule for text from data (a file's content or name, a config value, a study's
+ * error) on its way to a terminal: every byte that could drive the terminal becomes
+ * visible text.  Escaped: C0 controls (ESC, BEL, backspace, CR, NUL, ...; newline and
+ * tab kept when keep_lines), DEL as \x7f; the C1 controls U+0080-U+009F (CSI, OSC, ST in
+ * their 8-bit form, which a UTF-8 terminal obeys) as \u0080-\u009f, and the
+ * bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069, which
+ * reorder what follows them on the line) as \u202a...; and every byte
+ * that is not part of well-formed UTF-8 (a lone 0x9b, an overlong form, a surrogate, a
+ * truncated sequence) as \xNN.  Other text, valid UTF-8 included, is kept.  out holds at
+ * least 4 * n bytes (the longest escape, \xNN, replaces one byte; \u00NN two, \u202e
+ * three); returns
+ * the length written. */
+size_t repro_printable(const char *s, size_t n, int keep_lines, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        if (c < 0x80) {
+            if ((c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7f) {
+                out[o++] = '\\', out[o++] = 'x', out[o++] = hex[c >> 4], out[o++] = hex[c & 15];
+            } else {
+                out[o++] = (char)c;
+            }
+            i++;
+            continue;
+        }
+        /* a well-formed UTF-8 sequence (RFC 3629): its length and code point */
+        size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+                     c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        unsigned long cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        for (size_t k = 1; len && k < len; k++) {
+            if (i + k >= n || (p[i + k] & 0xc0) != 0x80)
+                len = 0;
+            else
+                cp = cp << 6 | (p[i + k] & 0x3f);
+        }
+        if (len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
+            len = 0;
+        if (len == 4 && (cp < 0x10000 || cp > 0x10ffff))
+            len = 0;
+        if (len == 0) {
+            out[o++] = '\\', out[o++] = 'x', out[o++] = hex[c >> 4], out[o++] = hex[c & 15];
+            i++;
+        } else if (cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) ||
+                   (cp >= 0x2066 && cp <= 0x2069)) {
+            out[o++] = '\\', out[o++] = 'u';
+            for (int shift = 12; shift >= 0; shift -= 4)
+                out[o++] = hex[(cp >> shift) & 15];
+            i += len;
+        } else {
+            memcpy(out + o, p + i, len);
+            o += len;
+            i += len;
+        }
+    }
+    return o;
+}
+
+static int sys_printable(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_tolstring(L, 1, &n);
+    int keep_lines = lua_toboolean(L, 2);
+    luaL_Buffer b;
+    char *out = luaL_buffinitsize(L, &b, 4 * n + 1);
+    luaL_pushresultsize(&b, repro_printable(s, n, keep_lines, out));
+    return 1;
+}
+
 int luaopen_sys(lua_State *L)
 {
     static const luaL_Reg lock_methods[] = {{"release", lock_release}, {NULL, NULL}};
@@ -539,6 +612,7 @@ int luaopen_sys(lua_State *L)
                                    {"mkdtemp", sys_mkdtemp}, {"pid_alive", sys_pid_alive},
                                    {"mkdir", sys_mkdir},     {"rmdir", sys_rmdir},
                                    {"euid", sys_euid},
+                                   {"printable", sys_printable},
                                    {NULL, NULL}};
     if (luaL_newmetatable(L, LOCK_MT)) {
         luaL_newlib(L, lock_methods);

@@ -343,17 +343,18 @@ static int pmain(lua_State *L)
 }
 
 /* An error message as the terminal shows it: text from a study file or a record may hold
- * escape sequences or NULs; every control character but newline and tab is printed as
- * \xNN, so a message never rewrites the terminal. */
+ * escape sequences or NULs; repro_printable (lua/lsys.c, the rule for every terminal
+ * sink) shows them as \xNN or \uNNNN, newlines and tabs kept, so a message never
+ * rewrites the terminal. */
 static void print_message(FILE *f, const char *msg, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)msg[i];
-        if ((c < 32 && c != '\n' && c != '\t') || c == 127)
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
+    char *out = malloc(4 * n + 1);
+    if (out == NULL) {
+        fputs("(error message too long to print: out of memory)", f);
+        return;
     }
+    fwrite(out, 1, repro_printable(msg, n, 1, out), f);
+    free(out);
 }
 
 int main(int argc, char **argv)

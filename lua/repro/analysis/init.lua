@@ -543,10 +543,13 @@ end
 
 -- The records of every run of the validated study s under its directory dir (the
 -- analysis needs them all, not only the runs a command selected): variant -> seed ->
--- run (M.read_run), and the labels of the runs not done (record.status: a record that
--- is unfinished, of another config, failing its checksums or without them is not done).
+-- run (M.read_run), the labels of the runs not done, and a warning for each record the
+-- record reader refused (lua/repro/record/reader.lua: a symbolic link on its way from
+-- dir, failing checksums, none).  A run is done when the reader accepts its record and
+-- its config.json is the run's config (record.status's "done", checked once).
 function M.study_records(s, dir)
   local record = require "repro.record"
+  local reader = require "repro.record.reader"
   local study = require "repro.study"
   local metrics = study.metric_names()
   -- the metrics computed from log.csv on request, for the study that names them
@@ -555,17 +558,19 @@ function M.study_records(s, dir)
       if study.is_requested_metric(m) then metrics[#metrics + 1] = m end
     end
   end
-  local records, missing = {}, {}
+  local records, missing, warnings = {}, {}, {}
   for _, r in ipairs(s.runs) do
     local rdir = dir .. "/" .. r.rel
     records[r.variant] = records[r.variant] or {}
-    if record.status(rdir, r.cfg) == "done" then
+    local rec, state, why = reader.read(rdir, dir)
+    if rec and rec.config_text == record.config_text(r.cfg) then
       records[r.variant][r.seed] = assert(M.read_run(rdir, metrics))
     else
       missing[#missing + 1] = r.label
+      if not rec then warnings[#warnings + 1] = reader.warning("repro analyze", rdir, state, why) end
     end
   end
-  return records, missing
+  return records, missing, warnings
 end
 
 -- The summary of study s from its records (M.study_records) in dir, with the digest of

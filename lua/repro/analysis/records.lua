@@ -1,8 +1,7 @@
 -- A run record's values for the analysis: its log.csv parsed, its spikes counted, its
 -- metrics read, and the one masking rule for a diverged run (the header of
 -- lua/repro/analysis/init.lua states them; the report and compare/export use them too).
-local json = require "repro.core.json"
-local fs = require "repro.core.fs"
+local reader = require "repro.record.reader"
 local engine = require "engine"
 local finite = require("repro.core.base").finite
 
@@ -73,13 +72,7 @@ function M.definition(m)
     M.DEFINITIONS["val_loss_after_<k>"]) or nil
 end
 
-local function field_number(s)
-  if s == nil or s == "" then return nil end
-  if s == "nan" or s == "-nan" then return 0 / 0 end
-  if s == "inf" then return math.huge end
-  if s == "-inf" then return -math.huge end
-  return tonumber(s)
-end
+local field_number = reader.log_number
 
 -- log.csv text -> {columns = {...}, data = {column -> values by row}, n = rows}.
 function M.parse_log(text)
@@ -119,33 +112,52 @@ function M.spikes(loss, n)
   return count, worst
 end
 
+-- The training losses of a record's log.csv (by row; nil where a row has none) and the
+-- number of rows, read row by row (record/reader.lua); nil when it has no loss column.
+function M.log_losses(dir)
+  local loss, at = {}, nil
+  local cols, n = reader.each_log_row(dir, function(columns, values, row)
+    if not at then
+      for i, c in ipairs(columns) do
+        if c == "loss" then at = i end -- the last of that name, as parse_log reads it
+      end
+      at = at or false
+    end
+    if at then loss[row] = values[at] end
+  end)
+  for _, c in ipairs(cols) do
+    if c == "loss" then return loss, n end
+  end
+  return nil, n
+end
+
 -- The values of one run record: {diverged = bool, values = {metric -> number},
 -- missing = {metric names absent from a finished run}}.  Only config.json, log.csv and
--- metrics.json are read, never manifest.json: a summary is a function of the records'
+-- metrics.json are read (through record/reader.lua, which the caller has checked the
+-- record with), never manifest.json: a summary is a function of the records'
 -- bytes alone, so it is the same whichever study trained a record first and whether this
 -- one trained or copied it (a from-scratch `make reproduce` trains claim_search's copy of
 -- prelim's config itself, since prelim comes later).  Where a record came from is in its
 -- manifest.json (`copied_from`) and in the paper's compute appendix.
 function M.read_run(dir, metrics)
-  local mtext = fs.read(dir .. "/metrics.json")
-  if not mtext then return nil, dir .. "/metrics.json: missing" end
-  local ok, m = pcall(json.decode, mtext)
-  if not ok or type(m) ~= "table" then return nil, dir .. "/metrics.json: not valid JSON" end
-  local log = M.parse_log(fs.read(dir .. "/log.csv"))
+  local rec, why = reader.load(dir)
+  if not rec then return nil, dir .. ": " .. why end
+  local m = rec.metrics
   local diverged = m.diverged == true
   local derived = { diverged = diverged and 1 or 0 }
-  if log.data.loss then
-    local n_spikes, max_ratio = M.spikes(log.data.loss, log.n)
+  local loss, n = M.log_losses(dir)
+  if loss then
+    local n_spikes, max_ratio = M.spikes(loss, n)
     derived.n_spikes, derived.max_loss_ratio = n_spikes, max_ratio
   end
   local run = { diverged = diverged, values = {}, missing = {} }
-  local cok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
-  if not (cok and type(cfg) == "table") then cfg = nil end
+  local cfg, log = rec.config, nil
   for _, name in ipairs(metrics) do
     local v
     if DERIVED[name] then
       v = derived[name]
     elseif name == "clip_fraction" or name:match("^val_loss_after_%d+$") then
+      log = log or M.parse_log(fs.read(dir .. "/log.csv"))
       v = requested_value(name, log, cfg)
     elseif type(m[name]) == "number" then
       v = m[name]
@@ -172,10 +184,8 @@ function M.read_run(dir, metrics)
     end
   end
   -- the pairing key: init_seed and data_seed, which default to the seed
-  if cfg then
-    run.init_seed = math.tointeger(cfg.init_seed) or math.tointeger(cfg.seed)
-    run.data_seed = math.tointeger(cfg.data_seed) or math.tointeger(cfg.seed)
-  end
+  run.init_seed = math.tointeger(cfg.init_seed) or math.tointeger(cfg.seed)
+  run.data_seed = math.tointeger(cfg.data_seed) or math.tointeger(cfg.seed)
   return run
 end
 

@@ -2,8 +2,12 @@
 -- [--out-root DIR]`: one table across studies, `--set` roots and run folders, like
 -- `dvc exp show`.
 --
--- A row per variant (study and variant; with --runs a row per run): the config keys
--- whose values differ between the rows (the seed keys only with --runs), then the chosen
+-- A row per variant and setup (study, variant and every config key but the seed keys;
+-- with --runs a row per run): a variant whose runs differ in more than their seeds (two
+-- `--set` roots of one study, say) is split into a row per setup, never averaged over
+-- them, with a note on stderr; the columns are the config keys whose values differ
+-- between the rows (the seed keys only with --runs), so split rows show how their
+-- setups differ; then the chosen
 -- metrics (default val_loss, val_ppl, val_acc), as mean ± sd over the variant's seeds,
 -- over the runs where the metric is a finite number (n counts the seeds; a column
 -- `diverged` counts diverged runs when any did).  Targets as lua/repro/report/results.lua reads
@@ -68,11 +72,27 @@ end
 
 local function finite_number(v) return type(v) == "number" and base.finite(v) end
 
--- The rows: groups of runs (one per variant, or one per run), in the order of the runs.
+-- A run's setup: its config but the seed keys, as text (two runs of one setup differ in
+-- their seeds only).
+local function setup_of(r)
+  local parts = {}
+  for _, k in ipairs(results.config_keys()) do
+    if not SEED_KEYS[k] then
+      local v = r.config[k]
+      parts[#parts + 1] = k .. "=" .. (type(v) == "number" and results.num(v) or tostring(v))
+    end
+  end
+  return table.concat(parts, "\0")
+end
+
+-- The rows: groups of runs (one per variant and setup, or one per run), in the order of
+-- the runs.  A variant whose runs have more than one setup (two `--set` roots of one
+-- study, a record trained before a change of the study file) gives a row per setup,
+-- never a mean over setups; each such row shows the keys in which they differ.
 local function group(runs, by_run)
   local rows, index = {}, {}
   for _, r in ipairs(runs) do
-    local key = by_run and r.dir or (r.study .. "\0" .. r.variant)
+    local key = by_run and r.dir or (r.study .. "\0" .. r.variant .. "\0" .. setup_of(r))
     local row = index[key]
     if not row then
       row = { study = r.study, variant = r.variant, runs = {} }
@@ -85,13 +105,23 @@ local function group(runs, by_run)
   return rows
 end
 
--- A row's value of config key k: the runs' value when they share it, else "(mixed)".
-local function row_config(row, k)
-  local v = row.runs[1].config[k]
-  for i = 2, #row.runs do
-    if row.runs[i].config[k] ~= v then return "(mixed)" end
+-- The variants split into more than one row by group: "study variant" -> rows.
+local function split_variants(rows)
+  local count, out = {}, {}
+  for _, row in ipairs(rows) do
+    local name = row.study ~= "" and (row.study .. " " .. row.variant) or row.variant
+    count[name] = (count[name] or 0) + 1
   end
-  return v
+  for name, n in pairs(count) do
+    if n > 1 then out[#out + 1] = name end
+  end
+  table.sort(out)
+  return out
+end
+
+-- A row's value of config key k (not a seed key): the runs of a row share it (group).
+local function row_config(row, k)
+  return row.runs[1].config[k]
 end
 
 -- init_seed and data_seed that follow the seed in every run (shown by the seed column).
@@ -114,7 +144,7 @@ local function differing_keys(rows, by_run)
       for i = 2, #rows do
         if row_config(rows[i], k) ~= first then differs = true end
       end
-      if differs or (not by_run and first == "(mixed)") then keys[#keys + 1] = k end
+      if differs then keys[#keys + 1] = k end
     end
   end
   return keys
@@ -125,7 +155,8 @@ end
 function M.table(runs, metrics, by_run)
   local rows = group(runs, by_run)
   local keys = differing_keys(rows, by_run)
-  local out = { keys = keys, metrics = metrics, rows = {}, any_diverged = false }
+  local out = { keys = keys, metrics = metrics, rows = {}, any_diverged = false,
+    split = by_run and {} or split_variants(rows) }
   for _, row in ipairs(rows) do
     local o = { study = row.study, variant = row.variant, seed = row.seed, config = {},
       metrics = {} }
@@ -247,10 +278,15 @@ function M.main(args)
     progress.say)
   check_metrics(o.metrics, runs)
   local t = M.table(runs, o.metrics, o.runs)
+  if #t.split > 0 then
+    progress.say("%s: runs of more than one setup (configs that differ in more than the " ..
+      "seed) are never averaged together: a row per setup for %s", WHO,
+      table.concat(t.split, ", "))
+  end
   if o.format == "json" then
-    io.write(json.pretty(t.rows), "\n")
+    results.emit(json.pretty(t.rows) .. "\n")
   elseif o.format == "csv" then
-    io.write(M.csv(t, o.runs))
+    results.emit(M.csv(t, o.runs))
   else
     io.write(textable.render(M.text_rows(t, o.runs), { width = textable.width() }))
   end

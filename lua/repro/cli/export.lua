@@ -6,12 +6,14 @@
 -- says which values), then every scalar metric any of the runs has, in name order (empty
 -- where a run lacks it; a metric named like a config key, embed_norm, is the column
 -- metrics.embed_norm).  With --curves, log.csv in long format: study, variant, seed,
--- step, column, value, one row per non-empty cell; --columns keeps only the named log
--- columns (val_loss names d_val_loss, record.log_column).  Targets as
+-- step, column, value, one row per non-empty cell, streamed (one log.csv at a time, row
+-- by row: memory constant in the number and length of the curves); --columns keeps only
+-- the named log columns (val_loss names d_val_loss, record.log_column).  Targets as
 -- lua/repro/report/results.lua reads them (none: every study).  Numbers
 -- are written as the shortest text that reads back as the same double, so a value
 -- equals the record's.  --out writes FILE atomically instead of stdout.
 local results = require "repro.report.results"
+local reader = require "repro.record.reader"
 local progress = require "repro.core.progress"
 local base = require "repro.core.base"
 local record = require "repro.record"
@@ -69,15 +71,17 @@ function M.runs_csv(runs, root)
   return table.concat(lines)
 end
 
--- The curves in long format; columns (optional) selects log columns.
-function M.curves_csv(runs, columns)
-  local lines = { results.csv_line({ "study", "variant", "seed", "step", "column", "value" }) }
+-- The curves in long format, written to out (results.stream) one log.csv at a time, row
+-- by row as they are read (record/reader.lua each_log_row): memory does not grow with
+-- the number of runs or the length of their logs.  columns (optional) selects log
+-- columns; each is checked against the logs' headers before anything is written.
+function M.curves_csv(runs, columns, out)
   local want
   if columns then
     want = {}
     local known = {}
     for _, r in ipairs(runs) do
-      for _, c in ipairs(r.log.columns or {}) do known[c] = true end
+      for _, c in ipairs(reader.log_columns(r.dir)) do known[c] = true end
     end
     for _, c in ipairs(columns) do
       local col = record.log_column(c, known)
@@ -90,32 +94,47 @@ function M.curves_csv(runs, columns)
       want[col] = true
     end
   end
+  out.write(results.csv_line({ "study", "variant", "seed", "step", "column", "value" }))
   for _, r in ipairs(runs) do
-    local log = r.log
-    local steps = log.data.step or {}
-    for i = 1, log.n do
-      for _, c in ipairs(log.columns or {}) do
-        if c ~= "step" and (not want or want[c]) then
-          local v = log.data[c][i]
-          if v ~= nil then
-            lines[#lines + 1] = results.csv_line({ r.study, r.variant, r.seed, steps[i], c, v,
-              n = 6 })
-          end
+    local study, variant, seed = results.csv_field(r.study), results.csv_field(r.variant),
+      results.csv_field(r.seed)
+    local prefix = study .. "," .. variant .. "," .. seed .. ","
+    local heads, step_at
+    reader.each_log_row(r.dir, function(cols, values)
+      if not heads then
+        heads = {}
+        for i, c in ipairs(cols) do
+          if c == "step" then step_at = step_at or i end
+          heads[i] = (c ~= "step" and (not want or want[c])) and results.csv_field(c) or false
         end
       end
-    end
+      local step = results.csv_field(step_at and values[step_at])
+      for i, h in ipairs(heads) do
+        local v = values[i]
+        if h and v ~= nil then
+          out.write(prefix .. step .. "," .. h .. "," .. results.csv_field(v) .. "\n")
+        end
+      end
+    end)
   end
-  return table.concat(lines)
 end
 
 function M.main(args)
   local o = parse_args(args)
   if o.help then return 0 end
-  local runs = results.collect(o.targets, { out_root = o.out_root, with_log = o.curves }, WHO,
-    progress.say)
-  local text = o.curves and M.curves_csv(runs, o.columns) or
-    M.runs_csv(runs, results.root(o.out_root))
-  results.emit(text, o.out)
+  local runs = results.collect(o.targets, { out_root = o.out_root, with_derived = not o.curves },
+    WHO, progress.say)
+  if o.curves then
+    local out = results.stream(o.out)
+    local ok, err = pcall(M.curves_csv, runs, o.columns, out)
+    if not ok then
+      out.abort()
+      error(err, 0)
+    end
+    out.close()
+  else
+    results.emit(M.runs_csv(runs, results.root(o.out_root)), o.out)
+  end
   if o.out then progress.say("%s: %d runs to %s", WHO, #runs, o.out) end
   return 0
 end

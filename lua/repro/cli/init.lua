@@ -190,7 +190,7 @@ function commands.train(args)
   if o.json or not host.isatty(1) then
     print(json.encode(line))
   else
-    io.write(M.train_summary(metrics, o.out))
+    io.write(base.printable(M.train_summary(metrics, o.out), true))
   end
   return 0
 end

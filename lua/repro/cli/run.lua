@@ -41,6 +41,9 @@ local plan = require "repro.run.parallel"
 local textable = require "repro.core.textable"
 local base = require "repro.core.base"
 
+-- A line on stdout; text from data in it goes through base.printable.
+local function put(s) print(base.printable(s, true)) end
+
 local M = {}
 
 local user_error = base.user_error
@@ -253,7 +256,8 @@ end
 
 -- The analysis once every run is done: summary, manifest, verdicts on stdout.
 local function analyse(s, dir, ctx)
-  local records, missing = analysis.study_records(s, dir)
+  local records, missing, warnings = analysis.study_records(s, dir)
+  for _, w in ipairs(warnings) do say("%s", w) end
   if #missing > 0 then
     say(who .. ": %d %s of the study %s not done (%s); no summary. Run the study " ..
       "without --only to complete it.", #missing, plural(#missing, "run"),
@@ -263,8 +267,8 @@ local function analyse(s, dir, ctx)
   local summary = write_summary(s, dir, records, ctx)
   say("study %s: %d trained, %d reused, %d copied in %s", s.name, ctx.trained,
     ctx.count.reuse or 0, ctx.count.copy or 0, progress.fmt_time(host.now() - ctx.t_start))
-  io.write(analysis.verdict_table(summary, textable.width()))
-  print("summary: " .. shown(dir .. "/summary.json"))
+  io.write(base.printable(analysis.verdict_table(summary, textable.width()), true))
+  put("summary: " .. shown(dir .. "/summary.json"))
   return 0
 end
 

@@ -1,5 +1,5 @@
 -- The lowest layer of the Lua library: what every other module may need and none
--- defines again.  Requires nothing.
+-- defines again.  Requires nothing but the C binding repro.sys (printable).
 local M = {}
 
 -- A user error (bad flag, bad config, bad study file): a table with a `message`, which
@@ -76,14 +76,17 @@ function M.control_char(s)
   return named[c] or string.format("\\x%02x", c:byte())
 end
 
--- s with every control character shown as an escape ("\x1b"; newlines and tabs kept
--- when keep_lines): text from a file (a study's error, a record's field, a directory's
--- name) printed to a terminal never carries escape sequences.
+-- s as a terminal may show it: text from data (a directory's name, a config value, a
+-- metric key, a study's error, a record's field) never drives the terminal.  The one
+-- rule, repro_printable in lua/lsys.c, also used for the error text bin/repro prints:
+-- C0 controls (ESC, BEL, backspace, CR, ...; newline and tab kept when keep_lines) and
+-- DEL as \xNN, the C1 controls U+0080-U+009F and the bidirectional overrides and
+-- isolates (U+202A-U+202E, U+2066-U+2069) as \uNNNN, each byte of invalid UTF-8 as
+-- \xNN; other text (valid UTF-8 too) unchanged.  Every sink that writes data to a
+-- terminal goes through it (progress.say, textable.render, results.emit on a terminal,
+-- the direct prints of verify, status, plan and report).
 function M.printable(s, keep_lines)
-  local pat = keep_lines and "[%z\1-\8\11-\31\127]" or "[%z\1-\31\127]"
-  return (tostring(s):gsub(pat, function(c)
-    return string.format("\\x%02x", c:byte())
-  end))
+  return require("repro.sys").printable(tostring(s), keep_lines)
 end
 
 -- A command's options (compare, export, new): spec maps each option to { key =, kind =

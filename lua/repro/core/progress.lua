@@ -1,16 +1,18 @@
 -- Progress on stderr: one line rewritten in place on a terminal, plain periodic lines
 -- otherwise (logs, CI).
 local host = require "repro.host"
+local printable = require("repro.core.base").printable
 local M = {}
 local P = {}
 P.__index = P
 
 local tty = host.isatty(2)
 
--- A message on a line of its own (on a terminal, over the status line).
+-- A message on a line of its own (on a terminal, over the status line); its text goes
+-- through base.printable (newlines kept), so data quoted in it never drives the terminal.
 function M.say(fmt, ...)
   if tty then io.stderr:write("\r\27[K") end
-  io.stderr:write(string.format(fmt, ...), "\n")
+  io.stderr:write(printable(string.format(fmt, ...), true), "\n")
   io.stderr:flush()
 end
 

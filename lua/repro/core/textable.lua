@@ -1,9 +1,11 @@
 -- Plain-text tables that fit a terminal: columns padded to their widest cell (widths
 -- counted in UTF-8 characters, so "±" is one), and when the table is wider than the
 -- terminal, the widest columns cut, each cut cell ending in "…", never a line wrapped
--- mid-word by the terminal.
+-- mid-word by the terminal.  Every cell goes through base.printable first: a cell from
+-- data (a directory's name, a config value, a metric key) never drives the terminal.
 local host = require "repro.host"
 local fs = require "repro.core.fs"
+local printable = require("repro.core.base").printable
 
 local M = {}
 
@@ -58,6 +60,12 @@ function M.render(rows, opts)
   opts = opts or {}
   local indent = opts.indent or ""
   local widths, ncol = {}, 0
+  local safe = {}
+  for j, r in ipairs(rows) do
+    safe[j] = {}
+    for i = 1, #r do safe[j][i] = printable(r[i]) end
+  end
+  rows = safe
   for _, r in ipairs(rows) do
     for i, x in ipairs(r) do
       widths[i] = math.max(widths[i] or 0, len(x))

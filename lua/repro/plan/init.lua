@@ -20,6 +20,9 @@ local record = require "repro.record"
 local study = require "repro.study"
 local base = require "repro.core.base"
 
+-- A line on stdout; text from data in it goes through base.printable.
+local function put(s) print(base.printable(s, true)) end
+
 local M = {}
 
 local user_error = base.user_error
@@ -249,19 +252,19 @@ end
 function M.print(s, runs, out_root, threads, jobs)
   local n = {}
   for _, r in ipairs(runs) do n[r.action] = (n[r.action] or 0) + 1 end
-  print(string.format("study %s (%s): %d of its %d runs selected; %d job%s x %d thread%s; " ..
+  put(string.format("study %s (%s): %d of its %d runs selected; %d job%s x %d thread%s; " ..
     "records in %s", s.name, shown(s.file), #runs, #s.runs, jobs, jobs == 1 and "" or "s",
     threads, threads == 1 and "" or "s", shown(study.dir(out_root, s))))
-  if s.seeds_from_power then print(study.seeds_text(s.seeds_from_power)) end
+  if s.seeds_from_power then put(study.seeds_text(s.seeds_from_power)) end
   for _, r in ipairs(runs) do
     local w = why(r)
-    print(string.format("  %s%-28s %d steps%s", ACTION_TEXT[r.action], r.label, r.cfg.iters,
+    put(string.format("  %s%-28s %d steps%s", ACTION_TEXT[r.action], r.label, r.cfg.iters,
       w ~= "" and ("  (" .. w .. ")") or ""))
   end
-  print(string.format("dry run: %d to train (%d resumed), %d reused, %d copied; nothing written",
+  put(string.format("dry run: %d to train (%d resumed), %d reused, %d copied; nothing written",
     (n.train or 0) + (n.resume or 0) + (n.rerun or 0) + (n.repair or 0), n.resume or 0,
     n.reuse or 0, n.copy or 0))
-  if n.refuse then print(M.refusal(runs)) end
+  if n.refuse then put(M.refusal(runs)) end
 end
 
 -- Removes the checkpoint of the config in config_path (a run about to start over).

@@ -443,8 +443,9 @@ local function prepare(cfg, dir, opts)
   fs.remove_stale_tmp(dir)
   if state == "corrupt" then
     local aside = M.put_aside(dir)
-    io.stderr:write(string.format("record: %s failed its checks (%s); its files are kept in " ..
-      "%s and the run is trained again\n", dir, table.concat(info.problems, "; "), aside))
+    io.stderr:write(base.printable(string.format("record: %s failed its checks (%s); its " ..
+      "files are kept in %s and the run is trained again", dir, table.concat(info.problems, "; "),
+      aside)), "\n")
   end
   os.remove(dir .. "/metrics.json") -- from here on the record is not done
   local text = M.config_text(cfg)

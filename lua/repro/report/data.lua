@@ -10,6 +10,7 @@
 -- already apart.
 local fs = require "repro.core.fs"
 local record = require "repro.record"
+local reader = require "repro.record.reader"
 local json = require "repro.core.json"
 local engine = require "engine"
 local analysis = require "repro.analysis"
@@ -63,27 +64,15 @@ function Study:record(variant, seed)
   local dir = self:run_dir(variant, seed)
   r = {}
   self.records[key] = r
-  -- only a record that proves its content (record.verify), in real directories
-  for _, d in ipairs({ dir:match("^(.*)/[^/]+$"), dir }) do
-    local st = sys.lstat(d)
-    if st and st.type == "link" then
-      io.stderr:write(string.format("report: warning: %s is a symbolic link: not read\n",
-        base.printable(d)))
-      return r
-    end
-  end
-  local state = record.verify(dir)
-  if state ~= "verified" then
-    if state ~= "unfinished" then
-      io.stderr:write(string.format("report: warning: %s: %s: not read (bin/repro verify)\n",
-        base.printable(dir), state))
-    end
+  -- only a record the record reader accepts (lua/repro/record/reader.lua: verified, no
+  -- symbolic link from the study directory down)
+  local rec, state, why = reader.read(dir, self.dir)
+  if not rec then
+    local w = reader.warning("report: warning", dir, state, why)
+    if w then io.stderr:write(base.printable(w), "\n") end
     return r
   end
-  local ok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
-  if ok and type(m) == "table" then r.metrics = m end
-  local cok, c = pcall(json.decode, fs.read(dir .. "/config.json") or "")
-  if cok and type(c) == "table" then r.config = c end
+  r.metrics, r.config = rec.metrics, rec.config
   return r
 end
 

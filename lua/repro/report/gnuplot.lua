@@ -1,6 +1,7 @@
 -- gnuplot's side of the figures (lua/repro/report/plot.lua): numbers and text as a data
 -- file or a script variable holds them (inert: nothing gnuplot reads is substituted or
 -- evaluated), axis ranges fitted to the data, and the renderer that runs plots/*.gp.
+local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"
 local F = require "repro.report.texfmt"
@@ -197,7 +198,8 @@ function M.render(specs, opts)
           if opts.on_warning then
             opts.on_warning(spec.name, fmt, err)
           else
-            io.stderr:write(string.format("report: gnuplot, %s (%s):\n%s", spec.name, fmt, err))
+            io.stderr:write(base.printable(string.format("report: gnuplot, %s (%s):\n%s",
+              spec.name, fmt, err), true))
           end
         end
         if fmt == "pdf" then text = M.fix_pdf_date(text) end

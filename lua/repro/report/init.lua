@@ -35,7 +35,8 @@ local plot = require "repro.report.plot"
 
 local M = {}
 
-local user_error = require("repro.core.base").user_error
+local base = require "repro.core.base"
+local user_error = base.user_error
 
 -- Output files: written only when their bytes change; everything written is remembered
 -- so that stale generated files can be removed.
@@ -387,9 +388,10 @@ function M.main(args)
   local r = M.generate(o)
   local names = {}
   for _, s in ipairs(r.studies) do names[#names + 1] = s.name end
-  io.stderr:write(string.format("report: %d stud%s (%s) from %s: %d file%s changed, %d unchanged\n",
-    #names, #names == 1 and "y" or "ies", #names > 0 and table.concat(names, ", ") or "none",
-    o.experiments, r.out.changed, r.out.changed == 1 and "" or "s", r.out.kept))
+  io.stderr:write(base.printable(string.format("report: %d stud%s (%s) from %s: %d file%s " ..
+    "changed, %d unchanged", #names, #names == 1 and "y" or "ies", #names > 0 and
+    table.concat(names, ", ") or "none", o.experiments, r.out.changed, r.out.changed == 1 and
+    "" or "s", r.out.kept)), "\n")
   return 0
 end
 

@@ -7,21 +7,29 @@
 -- folder above them (an `experiments-set/<root>/`, say); every
 -- run record found at most four levels below it is read.  A run is a folder holding
 -- config.json and metrics.json; its variant is the folder above `seed-<s>/` and its study
--- the folder above that.  A record whose checksums do not match its manifest is skipped
--- with a warning, as is one not finished.
+-- the folder above that.  Records are read through the one record reader
+-- (lua/repro/record/reader.lua: no symbolic link from the target down, verified
+-- checksums); a record it refuses is skipped with a warning, as is a symbolic link met
+-- on the way (never followed).  Names are checked too, each skip with a warning: a
+-- study, variant or run folder whose name breaks base.valid_name; a `seed-<s>` folder
+-- whose config is not seed s; and, for a study folder that declares its variants and
+-- seeds (its summary.json, else its study file lua/experiments/<study>.lua), a variant
+-- or seed folder that is not one of them.
 --
--- Each run read is { study, variant, seed, dir, config, metrics, log }: config every
+-- Each run read is { study, variant, seed, dir, config, metrics }: config every
 -- engine config key but threads (keys a record leaves out at their default, and derived
 -- keys, at the value they take), metrics every number or boolean at the top level of
 -- metrics.json plus the analysis's n_spikes and max_loss_ratio from log.csv
--- (lua/repro/analysis/init.lua), and log (read on request) the columns of log.csv.
+-- (lua/repro/analysis/init.lua).  log.csv is never held whole: it is read row by row
+-- (record/reader.lua each_log_row), so memory stays the same whatever the number and
+-- length of the logs.
 local engine = require "engine"
 local json = require "repro.core.json"
 local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
-local record = require "repro.record"
-local analysis = require "repro.analysis"
+local reader = require "repro.record.reader"
+local records = require "repro.analysis.records"
 local base = require "repro.core.base"
 
 local M = {}
@@ -64,23 +72,27 @@ function M.target_dir(target, root, who)
     fs.shown(root))
 end
 
--- Every run directory at or below dir (depth <= 4), in name order; corrupt-* folders
--- (records put aside) and slurm/ are not searched.
-local function find_runs(dir, depth, out)
+-- Every run directory at or below dir (depth <= 4), in name order, and the symbolic
+-- links met on the way (never followed); corrupt-* folders (records put aside) and slurm/
+-- are not searched.
+local function find_runs(dir, depth, out, links)
   if is_run(dir) then
     out[#out + 1] = dir
-    return out
+    return out, links
   end
-  if depth == 0 then return out end
+  if depth == 0 then return out, links end
   local names = sys.listdir(dir) or {}
   table.sort(names)
   for _, n in ipairs(names) do
-    if n ~= "." and n ~= ".." and not n:match("^corrupt%-") and n ~= "slurm" and
-        is_dir(dir .. "/" .. n) then
-      find_runs(dir .. "/" .. n, depth - 1, out)
+    local sub = dir .. "/" .. n
+    local st = sys.lstat(sub)
+    if st and st.type == "link" then
+      links[#links + 1] = sub
+    elseif not n:match("^corrupt%-") and n ~= "slurm" and st and st.type == "dir" then
+      find_runs(sub, depth - 1, out, links)
     end
   end
-  return out
+  return out, links
 end
 
 -- The full config of a record's config.json: defaults, the record's values, derived
@@ -123,36 +135,93 @@ end
 -- The metrics read_run computes from log.csv (the rest come from metrics.json).
 M.LOG_METRICS = { n_spikes = true, max_loss_ratio = true }
 
--- One run record; nil and why when it cannot be read.  log.csv is read only when
--- with_log (run.log) or with_derived (M.LOG_METRICS) asks for it.
-function M.read_run(dir, with_log, with_derived)
-  local ok, cfg = pcall(json.decode, fs.read(dir .. "/config.json") or "")
-  if not ok or type(cfg) ~= "table" then return nil, "config.json is not valid JSON" end
-  local mok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
-  if not mok or type(m) ~= "table" then return nil, "metrics.json is not valid JSON" end
+-- One run record, already accepted by the record reader (rec: reader.read's result);
+-- with_derived adds M.LOG_METRICS, read from log.csv row by row.
+function M.read_run(rec, with_derived)
+  local dir, m = rec.dir, rec.metrics
   local metrics = {}
   for k, v in pairs(m) do
     if type(k) == "string" and (type(v) == "number" or type(v) == "boolean") then
       metrics[k] = v
     end
   end
-  local log = (with_log or with_derived) and analysis.parse_log(fs.read(dir .. "/log.csv") or "")
-  if with_derived and log.data.loss then
-    local n_spikes, max_ratio = analysis.spikes(log.data.loss, log.n)
+  local loss, n = nil, 0
+  if with_derived then loss, n = records.log_losses(dir) end
+  if loss then
+    local n_spikes, max_ratio = records.spikes(loss, n)
     metrics.n_spikes = n_spikes
-    metrics.max_loss_ratio = not analysis.masked("max_loss_ratio", m.diverged == true) and
+    metrics.max_loss_ratio = not records.masked("max_loss_ratio", m.diverged == true) and
       max_ratio or nil
   end
   local variant_dir, seed_dir = dir:match("([^/]+)/([^/]+)/*$")
   local study = dir:match("([^/]+)/[^/]+/[^/]+/*$")
-  local run = { dir = dir, config = full_config(cfg), metrics = metrics,
-    seed = math.tointeger(cfg.seed), variant = variant_dir or dir, study = study or "" }
+  local run = { dir = dir, config = full_config(rec.config), metrics = metrics,
+    seed = math.tointeger(rec.config.seed), variant = variant_dir or dir, study = study or "" }
   if not (seed_dir or ""):match("^seed%-%d+$") then
     -- a run record outside the <study>/<variant>/seed-<s>/ layout: named by its folder
     run.variant, run.study = dir:match("([^/]+)/*$") or dir, ""
   end
-  if with_log then run.log = log end
   return run
+end
+
+-- The variants and seeds a study folder declares: its summary.json's, else its study
+-- file's (lua/experiments/<study>.lua, evaluated in the sandbox), else false (a folder
+-- of no known study: only the name rules apply).  Cached per folder.
+local declared = setmetatable({}, { __index = function(cache, study_dir)
+  local d = false
+  local ok, sum = pcall(json.decode, fs.read(study_dir .. "/summary.json") or "")
+  if ok and type(sum) == "table" and type(sum.variants) == "table" and
+      type(sum.seeds) == "table" then
+    d = { variants = {}, seeds = {} }
+    for _, v in ipairs(sum.variants) do
+      if type(v) == "table" and type(v.name) == "string" then d.variants[v.name] = true end
+    end
+    for _, x in ipairs(sum.seeds) do d.seeds[x] = true end
+  else
+    local name = study_dir:match("([^/]+)$") or ""
+    local file = host.root .. "/lua/experiments/" .. name .. ".lua"
+    if base.valid_name(name) and sys.lstat(file) then
+      local lok, st = pcall(require("repro.study").load, file)
+      if lok and type(st) == "table" then
+        d = { variants = {}, seeds = {} }
+        for _, v in ipairs(st.variants or {}) do d.variants[v.name] = true end
+        for _, x in ipairs(st.seeds or {}) do d.seeds[x] = true end
+      end
+    end
+  end
+  cache[study_dir] = d
+  return d
+end })
+
+-- Why the run read from rd (at or below the target top) breaks the name rules (the
+-- header), or nil.
+local function misnamed(run, rd, top)
+  for part in rd:sub(#top + 1):gmatch("[^/]+") do
+    if not base.valid_name(part) then
+      return string.format("the folder name '%s' is not a name (%s)", part, base.NAME_RULE)
+    end
+  end
+  if run.study ~= "" and not base.valid_name(run.study) then
+    return string.format("the study folder '%s' is not a name (%s)", run.study, base.NAME_RULE)
+  end
+  if not base.valid_name(run.variant) then
+    return string.format("the folder name '%s' is not a name (%s)", run.variant, base.NAME_RULE)
+  end
+  local seed_dir = rd:match("([^/]+)/*$")
+  local s = seed_dir:match("^seed%-(%d+)$")
+  if s and math.tointeger(tonumber(s)) ~= run.seed then
+    return string.format("its folder %s holds a run of seed %s", seed_dir, tostring(run.seed))
+  end
+  if run.study ~= "" then
+    local d = declared[rd:match("^(.*)/[^/]+/[^/]+/*$")]
+    if d and not d.variants[run.variant] then
+      return string.format("%s is not a variant of the study %s", run.variant, run.study)
+    end
+    if d and not d.seeds[run.seed] then
+      return string.format("seed %s is not a seed of the study %s", tostring(run.seed), run.study)
+    end
+  end
+  return nil
 end
 
 -- The position of each variant in the study's own order (its summary.json's variants,
@@ -188,9 +257,9 @@ local function sort_runs(runs)
 end
 
 -- The runs of the targets (a list; none: every study under the records root), in the
--- order of the targets, then of the studies' folders, their variants and seeds.  who names the command in messages; say
--- receives warnings (records skipped).  opts: out_root, with_log (each run's log.csv),
--- with_derived (false: without the M.LOG_METRICS, which need log.csv).
+-- order of the targets, then of the studies' folders, their variants and seeds.  who
+-- names the command in messages; say receives warnings (records skipped).  opts:
+-- out_root, with_derived (false: without the M.LOG_METRICS, which need log.csv).
 function M.collect(targets, opts, who, say)
   local root = M.root(opts.out_root)
   if #targets == 0 then
@@ -199,23 +268,26 @@ function M.collect(targets, opts, who, say)
   end
   local runs, seen = {}, {}
   for _, t in ipairs(targets) do
-    local dir = M.target_dir(t, root, who)
+    local dir = M.target_dir(t, root, who):gsub("/+$", "")
     local mine = {}
-    for _, rd in ipairs(find_runs(dir:gsub("/+$", ""), 4, {})) do
+    local found, links = find_runs(dir, 4, {}, {})
+    for _, l in ipairs(links) do
+      say("%s: %s: skipped: a symbolic link (records trees hold none; not followed)", who,
+        fs.shown(l))
+    end
+    for _, rd in ipairs(found) do
       local real = sys.realpath(rd) or rd
       if not seen[real] then
         seen[real] = true
-        local state, problems = record.verify(rd)
-        if state == "mismatch" then
-          say("%s: %s: skipped: its record fails its checksums (%s); bin/repro verify %s",
-            who, fs.shown(rd), table.concat(problems, "; "), fs.shown(rd))
-        elseif state ~= "unfinished" then
-          local run, why = M.read_run(rd, opts.with_log, opts.with_derived ~= false)
-          if run then
-            mine[#mine + 1] = run
-          else
-            say("%s: %s: skipped: %s", who, fs.shown(rd), why)
-          end
+        local rec, state, why = reader.read(rd, dir)
+        local run = rec and M.read_run(rec, opts.with_derived ~= false)
+        local bad = run and misnamed(run, rd, dir)
+        if bad then
+          say("%s: %s: skipped: %s", who, fs.shown(rd), bad)
+        elseif run then
+          mine[#mine + 1] = run
+        elseif reader.warning(who, rd, state, why) then
+          say("%s", reader.warning(who, rd, state, why))
         end
       end
     end
@@ -241,12 +313,40 @@ function M.num(x)
   return string.format("%.17g", x)
 end
 
--- A value as a CSV field: numbers by M.num, booleans true/false, nil empty, quoted when
--- it holds a comma, a quote or a line break.
+-- A text cell that is a real number (-0.19, 1e-3, +5, .5, inf, -inf, nan) in the
+-- notation pandas and R read as a number: kept as it is by M.csv_field.
+local function numeric_text(s)
+  local body = s:match("^[+-]?(.*)$")
+  if body == "inf" or body == "nan" then return true end
+  local mant = body:match("^(.-)[eE][+-]?%d+$") or body
+  return mant:match("^%d+%.?%d*$") ~= nil or mant:match("^%.%d+$") ~= nil
+end
+
+-- Spreadsheets read a cell that starts with one of these as a formula (CSV injection):
+-- = + - @, tab, CR, their full-width forms, also after leading blanks.
+local FORMULA_START = { "=", "+", "-", "@", "\t", "\r", "\u{FF1D}", "\u{FF0B}", "\u{FF0D}",
+  "\u{FF20}" }
+
+-- A text cell as a spreadsheet cannot run it: one that would start a formula (after any
+-- leading blanks) gets a leading apostrophe, the usual neutralization, unless it is a
+-- real number (numeric_text), which stays a number for pandas and R.
+function M.csv_text(s)
+  if numeric_text(s) then return s end
+  local rest = s:match("^ *(.*)$")
+  for _, c in ipairs(FORMULA_START) do
+    if rest:sub(1, #c) == c then return "'" .. s end
+  end
+  return s
+end
+
+-- A value as a CSV field, header or cell: numbers by M.num (so -0.19, 1e-05 and -inf stay
+-- numbers), booleans true/false, nil empty, text through M.csv_text; quoted when it holds
+-- a comma, a quote or a line break.  Every CSV the suite writes (export, export --curves,
+-- compare --csv) is made of these fields.
 function M.csv_field(v)
   if v == nil then return "" end
   if type(v) == "number" then return M.num(v) end
-  local s = tostring(v)
+  local s = type(v) == "string" and M.csv_text(v) or tostring(v)
   if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
   return s
 end
@@ -257,9 +357,75 @@ function M.csv_line(fields)
   return table.concat(out, ",") .. "\n"
 end
 
--- Writes text to path atomically, or to stdout without a path.
+-- The text as it reaches stdout: as it is for a file or a pipe (the data for pandas, R
+-- or jq), through base.printable (newlines kept) when stdout is a terminal, so a value
+-- from a record never drives it.
+local function to_stdout(text)
+  io.write(host.isatty(1) and base.printable(text, true) or text)
+end
+
+-- Writes text to path atomically, or to stdout (to_stdout) without a path.
 function M.emit(text, path)
-  if path then fs.write_atomic(path, text) else io.write(text) end
+  if path then fs.write_atomic(path, text) else to_stdout(text) end
+end
+
+-- A stream of output text for path (written to path.tmp.<pid>, renamed over path by
+-- close, removed by abort: never half-written under the real name), or for stdout
+-- without a path; written in chunks of about 64 KiB, so a long output is never held.
+function M.stream(path)
+  local tmp = path and string.format("%s.tmp.%d", path, host.pid())
+  local f = io.stdout
+  local function failed(fmt, ...)
+    if path then
+      f:close()
+      os.remove(tmp)
+    end
+    user_error("filesystem: " .. fmt, ...)
+  end
+  if path then
+    local err
+    f, err = io.open(tmp, "wb")
+    if not f then
+      user_error("filesystem: cannot write %s: %s", path, tostring(err):gsub("^.-: ", ""))
+    end
+  end
+  local buf, size = {}, 0
+  local function flush()
+    if #buf == 0 then return end
+    local text = table.concat(buf)
+    buf, size = {}, 0
+    if not path then return to_stdout(text) end
+    local ok, err = f:write(text)
+    if not ok then failed("cannot write %s: %s", path, tostring(err):gsub("^.-: ", "")) end
+  end
+  local st = {}
+  function st.write(text)
+    buf[#buf + 1] = text
+    size = size + #text
+    if size >= 65536 then flush() end
+  end
+  function st.close()
+    flush()
+    if not path then return end
+    local ok, err = f:close()
+    if not ok then
+      os.remove(tmp)
+      user_error("filesystem: cannot write %s: %s", path, tostring(err):gsub("^.-: ", ""))
+    end
+    local rok, rerr = os.rename(tmp, path)
+    if not rok then
+      os.remove(tmp)
+      user_error("filesystem: cannot rename %s to %s: %s", tmp, path,
+        tostring(rerr):gsub("^.-: ", ""))
+    end
+  end
+  function st.abort()
+    if path then
+      f:close()
+      os.remove(tmp)
+    end
+  end
+  return st
 end
 
 return M

@@ -444,8 +444,9 @@ end
 function M.main(args)
   local o = parse_args(args)
   local dir, out = M.generate(o)
-  io.stderr:write(string.format("report: %s/report.pdf and %s/report.html (%d file%s changed, " ..
-    "%d unchanged)\n", dir, dir, out.changed, out.changed == 1 and "" or "s", out.kept))
+  io.stderr:write(base.printable(string.format("report: %s/report.pdf and %s/report.html (%d " ..
+    "file%s changed, %d unchanged)", dir, dir, out.changed, out.changed == 1 and "" or "s",
+    out.kept)), "\n")
   return 0
 end
 

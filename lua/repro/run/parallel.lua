@@ -51,13 +51,16 @@ local config = require "repro.core.config"
 local engine = require "engine"
 local base = require "repro.core.base"
 
+-- A line on stdout; text from data in it goes through base.printable.
+local function put(s) print(base.printable(s, true)) end
+
 local M = {}
 
 local user_error = base.user_error
 local shown = fs.shown
 
 local function say(fmt, ...)
-  io.stderr:write(string.format(fmt, ...), "\n")
+  io.stderr:write(base.printable(string.format(fmt, ...), true), "\n")
   io.stderr:flush()
 end
 
@@ -193,7 +196,9 @@ function M.plan_main(args)
     end
     if state ~= "done" and state ~= "running" then pending[#pending + 1] = r end
   end
-  for _, l in ipairs(lines) do io.stdout:write(l, o["0"] and "\0" or "\n") end
+  for _, l in ipairs(lines) do
+    io.stdout:write(host.isatty(1) and base.printable(l) or l, o["0"] and "\0" or "\n")
+  end
   say("plan %s: %d of its %d runs selected: %d done%s, %d running elsewhere (left out%s), " ..
     "%d failed, %d pending; %d command%s above; records in %s", s.name, #runs, #s.runs,
     n.done, o.all and "" or " (left out; --all includes them)", n.running,
@@ -262,13 +267,13 @@ function M.status_main(args)
     end
     rows[#rows + 1] = string.format("  %-8s %-" .. width .. "s  %s", state, r.label, detail)
   end
-  print(string.format("study %s (%s): %d of its %d runs selected: %d done, %d running, " ..
+  put(string.format("study %s (%s): %d of its %d runs selected: %d done, %d running, " ..
     "%d failed, %d pending; records in %s", s.name, shown(s.file_abs), #runs, #s.runs,
     n.done, n.running, n.failed, n.pending, shown(dir)))
-  for _, row in ipairs(rows) do print((row:gsub("%s+$", ""))) end
+  for _, row in ipairs(rows) do put((row:gsub("%s+$", ""))) end
   if slurm and slurm.analysis then
     local q = slurm.queue[slurm.analysis]
-    print(string.format("slurm: submitted %s; analysis job %s %s", tostring(slurm.submitted_utc),
+    put(string.format("slurm: submitted %s; analysis job %s %s", tostring(slurm.submitted_utc),
       slurm.analysis, q or "(no longer queued)"))
   end
   local all_done = true
@@ -276,12 +281,12 @@ function M.status_main(args)
     if record.status(dir .. "/" .. r.rel, r.cfg) ~= "done" then all_done = false break end
   end
   if fs.exists(dir .. "/summary.json") then
-    print("summary: " .. shown(dir .. "/summary.json"))
+    put("summary: " .. shown(dir .. "/summary.json"))
   elseif all_done then
-    print(string.format("summary: not written yet; every run is done: %s analyze %s%s", M.exe(),
+    put(string.format("summary: not written yet; every run is done: %s analyze %s%s", M.exe(),
       shown(s.file_abs), o.out_root and (" --out-root " .. o.out_root) or ""))
   else
-    print("summary: not written yet (written when every run of the study is done)")
+    put("summary: not written yet (written when every run of the study is done)")
   end
   return 0
 end
@@ -318,7 +323,7 @@ local function copy_one(r, dir, out_root, who)
     os.remove(dir .. "/manifest.json")
     runplan.copy_record(r, out_root)
   end
-  print(string.format("%s: done (copied from %s)  %s", who, shown(r.source),
+  put(string.format("%s: done (copied from %s)  %s", who, shown(r.source),
     runplan.result_text(r)))
   return 0
 end
@@ -342,7 +347,7 @@ local function train_one(o, s, r, dir, who)
   })
   bar:finish()
   if why == "done" then
-    print(string.format("%s: done (finished by another process)  %s", who, runplan.result_text(r)))
+    put(string.format("%s: done (finished by another process)  %s", who, runplan.result_text(r)))
     return 0
   end
   if not m then
@@ -354,7 +359,7 @@ local function train_one(o, s, r, dir, who)
       "resumes it from step %d", who, m.steps, r.cfg.iters, m.steps)
     return 130
   end
-  print(string.format("%s: done (trained %d steps%s in %s)  %s", who,
+  put(string.format("%s: done (trained %d steps%s in %s)  %s", who,
     m.steps - (m.resumed_from or 0),
     (m.resumed_from or 0) > 0 and string.format(" from step %d", m.resumed_from) or "",
     progress.fmt_time(host.now() - t0), runplan.result_text(r)))
@@ -380,7 +385,7 @@ function M.run_one_main(args)
     return 130
   end
   if r.action == "reuse" then
-    print(string.format("%s: done (reused)  %s", who, runplan.result_text(r)))
+    put(string.format("%s: done (reused)  %s", who, runplan.result_text(r)))
     return 0
   end
   if r.action == "copy" then return copy_one(r, dir, out_root, who) end

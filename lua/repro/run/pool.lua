@@ -145,7 +145,7 @@ function P:status_line()
   local lines = {}
   for _, w in pairs(self.running) do
     read_step(w)
-    lines[#lines + 1] = "  " .. run_line(w)
+    lines[#lines + 1] = "  " .. base.printable(run_line(w))
   end
   table.sort(lines)
   local eta = self:eta(now)

@@ -14,6 +14,7 @@
 -- and removed once the record is done, so it is never part of a finished record.  On a
 -- filesystem without flock(2) the lock cannot be probed: a "running" attempt whose
 -- heartbeat (rewritten every HEARTBEAT_S while training) is fresh counts as running.
+local base = require "repro.core.base"
 local host = require "repro.host"
 local proc = require "repro.proc"
 local fs = require "repro.core.fs"
@@ -128,7 +129,7 @@ function M.train(cfg, dir, opts)
     return nil, "busy", "another process is training this run" ..
       (a and (" (" .. M.where(a) .. ")") or "")
   end
-  if warning then io.stderr:write("warning: ", warning, "\n") end
+  if warning then io.stderr:write(base.printable("warning: " .. warning, true), "\n") end
   if record.status(dir, cfg) == "done" then return nil, "done", "already done" end
   if opts.prepare then opts.prepare() end
   local a = { state = "running", host = host.hostname(), pid = host.pid(),

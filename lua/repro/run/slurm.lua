@@ -34,6 +34,9 @@ local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local plan = require "repro.run.parallel"
 local base = require "repro.core.base"
+
+-- A line on stdout; text from data in it goes through base.printable.
+local function put(s) print(base.printable(s, true)) end
 local runstate = require "repro.run.runstate"
 
 local M = {}
@@ -338,22 +341,22 @@ end
 
 -- --dry-run: the scripts and the sbatch commands on stdout.
 local function print_dry_run(o, summary, note, arrays, analysis)
-  print("# " .. summary)
-  if note then print("# " .. note) end
+  put("# " .. summary)
+  if note then put("# " .. note) end
   for _, a in ipairs(arrays) do
-    print("# ---- " .. a.path)
+    put("# ---- " .. a.path)
     io.write(a.text)
   end
-  print("# ---- " .. analysis.path)
+  put("# ---- " .. analysis.path)
   io.write(analysis.text)
-  print("# ---- submission (--dry-run: nothing written, nothing submitted)")
+  put("# ---- submission (--dry-run: nothing written, nothing submitted)")
   local ids = {}
   for i, a in ipairs(arrays) do
     local prev = (o.max_parallel and i > 1) and ids[i - 1] or nil
-    print(sbatch_cmd(a.path, prev))
+    put(sbatch_cmd(a.path, prev))
     ids[i] = string.format("<job id of array-%d>", i)
   end
-  print(sbatch_cmd(analysis.path, #ids > 0 and table.concat(ids, ":") or nil))
+  put(sbatch_cmd(analysis.path, #ids > 0 and table.concat(ids, ":") or nil))
 end
 
 local function submit(path, deps)
@@ -396,13 +399,13 @@ end
 
 local function print_submitted(p, arrays, analysis, ids, analysis_job)
   for i, a in ipairs(arrays) do
-    print(string.format("array job %s: %d run%s (%s)%s", a.job, #a.runs, #a.runs == 1 and "" or "s",
+    put(string.format("array job %s: %d run%s (%s)%s", a.job, #a.runs, #a.runs == 1 and "" or "s",
       fs.shown(a.path), (p.o.max_parallel and i > 1) and (" after job " .. ids[i - 1]) or ""))
   end
-  print(string.format("analysis job %s%s: writes %s (%s)", analysis_job,
+  put(string.format("analysis job %s%s: writes %s (%s)", analysis_job,
     #ids > 0 and (" after job" .. (#ids > 1 and "s " or " ") .. table.concat(ids, ", ")) or "",
     fs.shown(p.dir .. "/summary.json"), fs.shown(analysis.path)))
-  print(string.format("watch: %s status %s%s", plan.shell_word(plan.exe()),
+  put(string.format("watch: %s status %s%s", plan.shell_word(plan.exe()),
     plan.shell_word(p.s.file_abs),
     p.o.out_root and (" --out-root " .. plan.shell_word(p.out_root)) or ""))
 end
@@ -429,13 +432,14 @@ function M.main(args)
     return 0
   end
   if #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
-    io.stderr:write("repro submit: ", summary, "; summary.json is written: nothing to submit\n")
+    io.stderr:write(base.printable("repro submit: " .. summary ..
+      "; summary.json is written: nothing to submit", true), "\n")
     return 0
   end
   local ids, analysis_job = submit_all(p, arrays, analysis)
-  io.stderr:write("repro submit: ", summary, "\n")
-  io.stderr:write("repro submit: ", resources, "\n")
-  if note then io.stderr:write("repro submit: ", note, "\n") end
+  for _, line in ipairs({ summary, resources, note }) do
+    io.stderr:write(base.printable("repro submit: " .. line, true), "\n")
+  end
   print_submitted(p, arrays, analysis, ids, analysis_job)
   return 0
 end

@@ -56,7 +56,7 @@ function M.main(args)
     end })
   if not m then
     if why == "done" then return 0 end
-    io.stderr:write("repro run: ", dir, ": ", msg, "\n")
+    io.stderr:write(base.printable("repro run: " .. dir .. ": " .. tostring(msg), true), "\n")
     return 75
   end
   fs.write_atomic(progress_path, tostring(m.steps))
