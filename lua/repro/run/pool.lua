@@ -18,6 +18,7 @@ local progress = require "repro.core.progress"
 local config = require "repro.core.config"
 local runplan = require "repro.plan"
 local textable = require "repro.core.textable"
+local base = require "repro.core.base"
 
 local M = {}
 
