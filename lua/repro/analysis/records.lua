@@ -2,6 +2,7 @@
 -- metrics read, and the one masking rule for a diverged run (the header of
 -- lua/repro/analysis/init.lua states them; the report and compare/export use them too).
 local reader = require "repro.record.reader"
+local fs = require "repro.core.fs"
 local engine = require "engine"
 local finite = require("repro.core.base").finite
 
