@@ -316,7 +316,8 @@ t:ok(t0 and #t0.rows == 7 and t0.rows[7][1] == "macro" and t0.head[2] == "chance
   t0.head[3] == "bigram", "the report's 0-shot task table: 6 tasks and the macro row")
 
 -- and its figure's data: a block per variant, chance and bigram per task
-local study = require("repro.report.data").load_study(dir .. "/exp", "zz_tasks")
+local study = require("repro.report.data").load_study(dir .. "/exp", "zz_tasks", nil, nil,
+  { studies = dir })
 local text, marks, _, ntasks = require("repro.report.plot_data").tasks(study, 0)
 t:ok(text and ntasks == 6 and select(2, text:gsub("# x mean sd", "")) == 2 and
   select(2, marks:gsub("\n", "")) == 7, "the task figure's data: 2 variants x 6 tasks, marks")
