@@ -23,6 +23,7 @@ local host = require "repro.host"
 local compare = require "repro.cli.compare"
 local export = require "repro.cli.export"
 local newstudy = require "repro.cli.new"
+local corpora_cmd = require "repro.cli.corpora"
 
 local M = {}
 local commands = {}
@@ -212,6 +213,8 @@ commands.compare = compare.main
 commands.export = export.main
 -- A new study file (lua/repro/cli/new.lua).
 commands.new = newstudy.main
+-- The registry of corpora, built and listed with baselines (lua/repro/cli/corpora.lua).
+commands.corpora = corpora_cmd.main
 
 -- `bin/repro --help` is `bin/repro help`.
 function commands.help()
@@ -238,6 +241,7 @@ usage:
   bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
                 [--out-root DIR]
   bin/repro new NAME [--from STUDY] [--dir DIR]
+  bin/repro corpora [--build] [--json] [--data-dir DIR]
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 environment:
@@ -316,7 +320,7 @@ function M.main(argv)
   local f = commands[cmd]
   if not f then
     user_error("repro: unknown command '%s' (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, report, studies, compare, export, new, help, script)",
+      "analyze, submit, verify, report, studies, compare, export, new, corpora, help, script)",
       base.printable(cmd))
   end
   local args = table.move(argv, 2, #argv, 1, {})
