@@ -156,6 +156,41 @@ if fs.exists(devil.installs[1]) then
   t:eq(#js.corpora, #list, "corpora.json lists every corpus")
 end
 
+-- A study names a corpus by `data`: the corpus studies validate with the run counts
+-- their descriptions state (final_<corpus> copies final's Tiny Shakespeare runs), every
+-- run of theirs on its corpus; `--set data=` retargets a study; a run's manifest records
+-- the corpus's SHA-256.
+local study = require "repro.study"
+for _, c in ipairs(list) do
+  if c.package and fs.exists(host.root .. "/lua/experiments/final_" .. c.name .. ".lua") then
+    for name, want in pairs({ ["final_" .. c.name] = "30 of its 30 runs selected",
+        ["lr_sweep_" .. c.name] = "30 of its 30 runs selected" }) do
+      local o = dir .. "/dry-" .. name
+      local rcode, rout, rerr = check.run(q(repro) .. " run lua/experiments/" .. name ..
+        ".lua --dry-run --out-root " .. q(o))
+      t:ok(rcode == 0 and rout:find(want, 1, true), name .. " validates: " .. rerr .. rout:sub(1, 200))
+      t:ok(not fs.exists(o), name .. " --dry-run writes nothing")
+    end
+    local on, other = 0, 0
+    for _, run in ipairs(study.load("lua/experiments/lr_sweep_" .. c.name .. ".lua").runs) do
+      if run.cfg.data == "data/" .. c.file then on = on + 1 else other = other + 1 end
+    end
+    t:ok(on == 30 and other == 0, "lr_sweep_" .. c.name .. " trains on data/" .. c.file)
+    local _, fout = check.run(q(repro) .. " run lua/experiments/final_" .. c.name ..
+      ".lua --dry-run")
+    local _, copies = fout:gsub("identical done record experiments/final/", "")
+    t:eq(copies, 15, "final_" .. c.name .. " copies final's 15 Tiny Shakespeare runs")
+  end
+end
+local set = study.load("lua/experiments/final.lua", { data = "data/kjv.txt" })
+t:eq(set.runs[1].cfg.data, "data/kjv.txt", "--set data= retargets a study's runs")
+local run_dir = dir .. "/trained"
+code, _, err = check.run(q(repro) .. " train data=data/devil.txt n_layer=1 d_model=16 " ..
+  "n_head=2 context=16 batch=2 iters=2 warmup=1 --out " .. q(run_dir))
+local man = require("repro.core.json").decode(fs.read(run_dir .. "/manifest.json") or "{}")
+t:ok(code == 0 and man.corpus == "data/devil.txt" and man.corpus_sha256 == devil.sha256,
+  "a run's manifest records its corpus and SHA-256: " .. err)
+
 if #skipped > 0 then
   io.stderr:write("test_corpora: not checked (see above): ", table.concat(skipped, ", "), "\n")
 end
