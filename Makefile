@@ -3,7 +3,7 @@
 #   make test       every C test binary and Lua test; ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-slurm bin/repro submit --slurm on a single-node Slurm it starts (root)
-#   make data       the verified corpus in data/
+#   make data       the verified corpora in data/ (scripts/corpora.lua)
 #   make reproduce  every study, statistic, table, figure and the paper (REPRODUCE.md)
 #   make paper      the tables, figures and PDF from the existing run records
 #   make reproduce-slurm  the same as make reproduce, every study on a Slurm cluster
@@ -67,8 +67,12 @@ $(BUILD)/tests/%: tests/c/%.c $(BUILD)/librepro.a | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $< $(BUILD)/librepro.a -o $@ $(LDLIBS_ALL)
 
-data:
+# Tiny Shakespeare (scripts/fetch_data.sh), then every other corpus of scripts/corpora.lua
+# extracted from its Debian package, checked against its pinned SHA-256, with the
+# baselines in data/corpora.json.
+data: $(REPRO)
 	@scripts/fetch_data.sh
+	@$(REPRO) corpora --build >/dev/null
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/librepro.a | deps
 	@mkdir -p $(@D)

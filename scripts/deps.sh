@@ -1,7 +1,9 @@
 #!/bin/sh
 # The project's one dependency step: checks for every Debian package the suite needs
 # and installs what is missing with apt-get when run as root; otherwise prints the
-# exact command and fails.  Nothing else in the project installs packages.
+# exact command and fails.  Nothing else in the project installs packages.  The corpora
+# of scripts/corpora.lua come from Debian packages too (dict-devil, bible-kjv): make data
+# extracts them.
 #   scripts/deps.sh            what `make`, `make test` and `make reproduce` need
 #   scripts/deps.sh --test     also what `make test` needs beyond that: the aarch64 cross
 #                              compiler and qemu-user (tests/sh/test_paths.sh), GNU parallel
@@ -20,7 +22,8 @@ set -eu
 
 PACKAGES="gcc make pkg-config liblua5.4-dev libgsl-dev lua-cjson gnuplot-nox
 texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recommended
-latexmk poppler-utils curl ca-certificates wamerican"
+latexmk poppler-utils curl ca-certificates wamerican
+dict-devil bible-kjv"
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel chromium"
 fi

@@ -4,7 +4,8 @@
 # else $DATA_URL.  The copy goes to a temporary name, its SHA-256 is checked, and only
 # then is it renamed into place; a file with the wrong checksum is refused (both
 # checksums shown) and never installed.  An installed copy that no longer matches is
-# replaced from the source.
+# replaced from the source.  SHA is the pin of scripts/corpora.lua (test_corpora checks
+# that the two agree); make data builds the other corpora with `bin/repro corpora --build`.
 set -eu
 
 SHA=86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed

@@ -26,6 +26,7 @@ local newstudy = require "repro.cli.new"
 local taskcmd = require "repro.cli.tasks"
 local kept = require "repro.cli.model"
 local costcmd = require "repro.cli.cost"
+local corpora_cmd = require "repro.cli.corpora"
 
 local M = {}
 local commands = {}
@@ -231,6 +232,8 @@ commands.sample = kept.sample_main
 commands.eval = kept.eval_main
 -- The predicted wall time of studies on this machine (lua/repro/cli/cost.lua).
 commands.cost = costcmd.main
+-- The registry of corpora, built and listed with baselines (lua/repro/cli/corpora.lua).
+commands.corpora = corpora_cmd.main
 
 -- `bin/repro --help` is `bin/repro help`.
 function commands.help()
@@ -266,6 +269,7 @@ usage:
   bin/repro eval RUN [--split val] [--json]
   bin/repro audit [STUDY ...] --sample N [--seed S] [--out-root DIR]
                 (retrains N records per study chosen by PCG32, compares their bytes)
+  bin/repro corpora [--build] [--json] [--data-dir DIR]
   bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
   bin/repro --version
 environment:
@@ -366,7 +370,7 @@ function M.main(argv)
   if not f then
     user_error("repro: unknown command '%s'%s (commands: train, run, plan, run-one, status, " ..
       "analyze, submit, verify, audit, report, studies, compare, export, new, tasks, sample, " ..
-      "eval, cost, " ..
+      "eval, cost, corpora, " ..
       "help, script)",
       base.printable(cmd), base.suggest(base.printable(cmd), commands))
   end
