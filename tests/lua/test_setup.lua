@@ -54,7 +54,8 @@ local sum = json.decode(fs.read(root .. "/set_up/summary.json"))
 t:eq(sum.command_line_overrides.iters, 60, "summary.json has the overrides")
 t:eq(sum.warnings, nil, "summary.json keeps the unigram level only (none here)")
 
-code, _, err = check.run(repro .. " report set_up --experiments " .. q(root))
+code, _, err = check.run(repro .. " report set_up --experiments " .. q(root) ..
+  " --studies " .. q(dir))
 t:eq(code, 0, "the study's report: " .. err)
 local html = fs.read(root .. "/set_up/report/report.html") or ""
 t:ok(html:find("diag_every = 20 (--set), iters = 60 (--set), lr = 0.003", 1, true),
