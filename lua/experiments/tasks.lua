@@ -34,8 +34,8 @@ local MOST = 4
 local selected = repro.result(SEARCH, "claim", "selected")
 local ranking = repro.result(SEARCH, "claim", "ranking")
 local claim_setup
-for _, e in ipairs(ranking) do
-  if e.variant == selected[1] then claim_setup = e.overrides end
+for _, e in ipairs(ranking or {}) do
+  if selected and e.variant == selected[1] then claim_setup = e.overrides end
 end
 local chance = repro.result(PILOT, "tasks", "chance")
 
@@ -53,7 +53,10 @@ local function length_for(setup)
   return LENGTHS[#LENGTHS]
 end
 
-local SETUPS = { { name = "gpt2", overrides = {} }, { name = "torch", overrides = claim_setup } }
+-- When claim_search selected no set-up (every candidate excluded, as at a tiny budget),
+-- the claim's set-up is left out and only the final protocol runs.
+local SETUPS = { { name = "gpt2", overrides = {} } }
+if claim_setup then SETUPS[2] = { name = "torch", overrides = claim_setup } end
 local variants, comparisons = {}, {}
 for _, setup in ipairs(SETUPS) do
   local iters = length_for(setup.name)

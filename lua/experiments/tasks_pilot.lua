@@ -20,12 +20,15 @@ local SEARCH = "claim_search"
 local selected = repro.result(SEARCH, "claim", "selected")
 local ranking = repro.result(SEARCH, "claim", "ranking")
 local claim_setup
-for _, e in ipairs(ranking) do
-  if e.variant == selected[1] then claim_setup = e.overrides end
+for _, e in ipairs(ranking or {}) do
+  if selected and e.variant == selected[1] then claim_setup = e.overrides end
 end
 
 local LENGTHS = { 300, 600, 1200 }
-local SETUPS = { { name = "gpt2", overrides = {} }, { name = "torch", overrides = claim_setup } }
+-- When claim_search selected no set-up (every candidate excluded, as at a tiny budget),
+-- the claim's set-up is left out and only the final protocol runs.
+local SETUPS = { { name = "gpt2", overrides = {} } }
+if claim_setup then SETUPS[2] = { name = "torch", overrides = claim_setup } end
 local variants, comparisons = {}, {}
 for _, setup in ipairs(SETUPS) do
   for _, iters in ipairs(LENGTHS) do
