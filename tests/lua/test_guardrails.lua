@@ -45,7 +45,8 @@ local sum = json.decode(fs.read(dir .. "/out/broken/summary.json") or "{}")
 local uni = engine.ngram_ppl(corpus).unigram_ppl
 t:eq(#(sum.warnings or {}), 3, "summary.warnings: one per variant of the verdicts")
 for _, w in ipairs(sum.warnings or {}) do
-  t:ok(w.val_ppl >= uni and math.abs(w.unigram_ppl - uni) < 1e-9 and w.data == corpus,
+  t:ok(w.level == "unigram" and w.val_ppl >= uni and math.abs(w.unigram_ppl - uni) < 1e-9 and
+    w.data == corpus,
     w.variant .. ": its PPL " .. w.val_ppl .. " beside the corpus's unigram PPL " .. uni)
 end
 local _, nwarn = out:gsub("WARNING: [%w]+: validation PPL [%d.]+ is at or above the unigram PPL", "")

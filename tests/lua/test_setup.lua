@@ -3,8 +3,7 @@
 -- report's Design table shows the base config with the overrides applied and marked, and
 -- the overrides themselves; the guardrail names the bigram level too (below unigram:
 -- learned nothing; between: learned less than character pairs) in the terminal and the
--- report, while summary.json's `warnings` keep the unigram level only (committed
--- summaries keep their bytes).
+-- report and summary.json's `warnings` (each entry with its level).
 local check = require "repro.core.check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
@@ -52,7 +51,13 @@ t:ok(code == 0 and out:find("--set diag_every=20,iters=60", 1, true),
   "analyze states them too: " .. out)
 local sum = json.decode(fs.read(root .. "/set_up/summary.json"))
 t:eq(sum.command_line_overrides.iters, 60, "summary.json has the overrides")
-t:eq(sum.warnings, nil, "summary.json keeps the unigram level only (none here)")
+t:eq(#(sum.warnings or {}), 2, "summary.json's warnings name both variants at the bigram level")
+for _, w in ipairs(sum.warnings or {}) do
+  t:ok(w.level == "bigram" and w.val_ppl >= ng.bigram_ppl and w.val_ppl < ng.unigram_ppl and
+    math.abs(w.bigram_ppl - ng.bigram_ppl) < 1e-9 and w.text:find("learned less than character pairs", 1, true),
+    "summary warning " .. tostring(w.variant) .. ": level " .. tostring(w.level) .. ", PPL " ..
+    tostring(w.val_ppl) .. " between the bigram " .. ng.bigram_ppl .. " and unigram PPL")
+end
 
 code, _, err = check.run(repro .. " report set_up --experiments " .. q(root) ..
   " --studies " .. q(dir))

@@ -7,9 +7,8 @@
 -- either way a verdict involving it says little about the question (too few steps, too
 -- small a learning rate, a broken set-up).
 --
--- summary.json's `warnings` holds the unigram level only (M.unigram_entries, through
--- analysis.unigram_warnings), as it did before this module, so committed summaries keep
--- their bytes; M.of_summary gives both levels from a summary alone, for the terminal
+-- summary.json's `warnings` holds both levels (analysis.guardrail_warnings, each entry
+-- with its `level`); M.of_summary gives the same from a summary alone, for the terminal
 -- (analysis/terminal.lua) and the report (report/standalone.lua).
 local engine = require "engine"
 local reasons = require "repro.analysis.reasons"

@@ -91,11 +91,11 @@
 -- over each group's grid) from lua/repro/analysis/lrsens.lua.
 --
 -- Guardrail (analysis/guardrail.lua).  When a variant of a verdict has a mean validation
--- perplexity at or above the unigram perplexity of its corpus (M.unigram_warnings), the
--- summary carries `warnings` (only then, so other summaries keep their bytes); the
--- verdict table and the report print a WARNING for it, and one for each variant at or
--- above the bigram perplexity (learned less than character pairs), which they compute
--- from the summary (guardrail.of_summary).
+-- perplexity at or above the bigram perplexity of its corpus (M.guardrail_warnings), the
+-- summary carries `warnings` (only then), one entry per such variant with its `level`:
+-- "unigram" (at or above the unigram PPL: learned nothing beyond character frequencies)
+-- or "bigram" (between: learned less than character pairs); the verdict table and the
+-- report print a WARNING for each (guardrail.of_summary gives the same from a summary).
 -- Over 500 lines because of this header: it states the decision rule and every field of
 -- summary.json, about 90 lines; the code itself is about 420, the rest of the analysis
 -- lives in compare, reasons, records, variance, rule1 and terminal beside it.
@@ -467,12 +467,10 @@ local function summary_extras(ctx, out, per_variant, comparisons)
 end
 
 -- The variants of the verdicts whose mean validation perplexity is at or above the
--- unigram perplexity of their corpus (analysis/guardrail.lua, which also gives the bigram
--- level for the terminal and the report): a list of {variant, val_ppl, unigram_ppl,
--- data, text}, in the study's variant order; empty for a study without verdicts.
--- summary.json's `warnings` are these, with these fields only, so that the summaries
--- written before the bigram level keep their bytes.
-function M.unigram_warnings(s, per_variant, verdicts)
+-- bigram perplexity of their corpus (analysis/guardrail.lua): a list of {variant, level
+-- ("unigram" or "bigram"), val_ppl, unigram_ppl, bigram_ppl, data, text}, in the study's
+-- variant order; empty for a study without verdicts.  summary.json's `warnings`.
+function M.guardrail_warnings(s, per_variant, verdicts)
   local in_verdict = {}
   for _, v in ipairs(verdicts) do
     in_verdict[v.treatment], in_verdict[v.baseline] = true, true
@@ -484,9 +482,9 @@ function M.unigram_warnings(s, per_variant, verdicts)
     local pv = per_variant[v.name]
     local ppl = pv and pv.metrics and pv.metrics.val_ppl and pv.metrics.val_ppl.mean
     local w = in_verdict[v.name] and finite(ppl) and guardrail.entry(v.name, ppl, data_of[v.name])
-    if w and w.level == "unigram" then
-      out[#out + 1] = { variant = w.variant, val_ppl = w.val_ppl, unigram_ppl = w.unigram_ppl,
-        data = w.data, text = w.text }
+    if w then
+      out[#out + 1] = { variant = w.variant, level = w.level, val_ppl = w.val_ppl,
+        unigram_ppl = w.unigram_ppl, bigram_ppl = w.bigram_ppl, data = w.data, text = w.text }
     end
   end
   return out
@@ -536,7 +534,7 @@ function M.summarize(s, runs)
   summary_extras(ctx, out, per_variant, comparisons)
   if s.factor then out.factor = s.factor end -- declared only (lua/repro/study/init.lua)
   -- only when it applies, so summaries without it keep their bytes
-  local warnings = M.unigram_warnings(s, per_variant, verdicts)
+  local warnings = M.guardrail_warnings(s, per_variant, verdicts)
   if #warnings > 0 then out.warnings = arr(warnings) end
   return out
 end
