@@ -17,6 +17,28 @@ t:near(cost.run_seconds(cal, nodiag), 57, 1e-12, "run: diag_every = 0 has no dia
 nodiag.diag_every, nodiag.iters = 30, 59 -- 59 // 30 = 1 diagnostic: 29.5 + 7 + 0.5
 t:near(cost.run_seconds(cal, nodiag), 37, 1e-12, "run: the diagnostics count rounds down")
 
+-- a task suite scored after training: every set's choices in batches of cfg.batch, each a
+-- forward of batch x context tokens at the evaluation's rate; counted here from the
+-- committed core suite's files (every task at 0 and 3 shots, each pool has 3 or more)
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
+local tcfg = {}
+for k, v in pairs(cfg) do tcfg[k] = v end
+tcfg.tasks, tcfg.data = "core", "data/tinyshakespeare.txt"
+local want = 0
+for _, task in ipairs({ "completion", "spelling", "order", "agreement", "speaker", "capital" }) do
+  local seqs = 0
+  for line in (fs.read("tasks/tinyshakespeare/" .. task .. "-v1.jsonl") or ""):gmatch("[^\n]+") do
+    seqs = seqs + #json.decode(line).choices
+  end
+  t:ok(seqs > 0, "the committed task file of " .. task .. " has items")
+  want = want + 2 * ((seqs + tcfg.batch - 1) // tcfg.batch)
+end
+t:eq(cost.task_batches(tcfg), want, "task batches: the core suite's choices at 0 and 3 shots")
+t:near(cost.run_seconds(cal, tcfg), 59 + want * 8 * 32 / 640, 1e-9,
+  "run: training, evaluation, diagnostics and the task suite's forward passes")
+t:eq(cost.task_batches(cfg), 0, "no tasks: no scoring")
+
 -- makespan: each run to the first free worker, in order
 t:near(cost.makespan({ 3, 1, 1, 1 }, 1), 6, 1e-12, "one worker: the sum")
 t:near(cost.makespan({ 3, 1, 1, 1 }, 2), 3, 1e-12, "two workers: 3 | 1+1+1")

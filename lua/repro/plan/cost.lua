@@ -17,6 +17,9 @@
 -- tests/lua/test_cost.lua):
 --   run   = steps to train × step_s + final_s
 --           + (steps to train ÷ diag_every, rounded down) × diag_windows × context ÷ eval_tok_s
+--           + for a config with `tasks` (a suite, scored after training: repro.tasks), each
+--             task set's batches (its items' choices, batch sequences a forward, rounded
+--             up) × batch × context ÷ eval_tok_s (M.task_batches)
 --   study = the runs handed in order to `jobs` workers, each to the first one free (the
 --           runner's order; the cores a finished worker hands to the runs still training
 --           at the end are not counted, so the tail is overstated, never understated).
@@ -40,6 +43,30 @@ function M.shape(cfg, threads)
     cfg.tie_embeddings == false and "untied" or "tied", threads)
 end
 
+-- The forward passes (batches of cfg.batch sequences of cfg.context) that scoring cfg's
+-- task suite takes (engine/tasks.c: one sequence per choice, a set's last batch partly
+-- filled), over every set of repro.tasks.load (each task at each shot count); 0 without
+-- `tasks` or when its files are missing.  By corpus and suite, counted once.
+local batches_cache = {}
+function M.task_batches(cfg)
+  if not cfg.tasks or cfg.tasks == "" then return 0 end
+  local key = tostring(cfg.data) .. "\0" .. cfg.tasks .. "\0" .. tostring(cfg.batch)
+  if batches_cache[key] == nil then
+    local tasks = require "repro.tasks"
+    local ok, suite = pcall(tasks.load, cfg.data, cfg.tasks, { missing_ok = true })
+    local n = 0
+    if ok then
+      for _, set in ipairs(suite.sets) do
+        local seqs = 0
+        for _, it in ipairs(set.items) do seqs = seqs + #it.choices end
+        n = n + (seqs + cfg.batch - 1) // cfg.batch
+      end
+    end
+    batches_cache[key] = n
+  end
+  return batches_cache[key]
+end
+
 -- Seconds of one run of config cfg from calibration c ({step_s, final_s, eval_tok_s}).
 function M.run_seconds(c, cfg)
   local steps = cfg.iters
@@ -47,7 +74,8 @@ function M.run_seconds(c, cfg)
   if (cfg.diag_every or 0) > 0 then
     diag = (steps // cfg.diag_every) * (cfg.diag_windows or 0) * cfg.context / c.eval_tok_s
   end
-  return steps * c.step_s + c.final_s + diag
+  local tasks = M.task_batches(cfg) * cfg.batch * cfg.context / c.eval_tok_s
+  return steps * c.step_s + c.final_s + diag + tasks
 end
 
 -- Wall seconds of running the jobs of `seconds` (a list, in order) on `jobs` workers, each
