@@ -35,7 +35,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: all deps data test test-asan test-slurm bench bench-stats reproduce reproduce-slurm paper verify clean clean-runs
+.PHONY: cost-table all deps data test test-asan test-slurm bench bench-stats reproduce reproduce-slurm paper verify clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -160,6 +160,16 @@ reproduce: $(REPRO) data
 ifeq ($(QUICK),1)
 	@$(REPRO) script tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
 endif
+
+# REPRODUCE.md's predicted study table: bin/repro cost --markdown over every study in
+# make reproduce's order (calibrating each model shape once per machine and build; best on
+# an idle machine), spliced between its markers by scripts/cost_table.lua.
+cost-table: $(REPRO) data
+	@studies=$$($(REPRO) studies --order) || exit 1; \
+	files=""; for s in $$studies; do files="$$files lua/experiments/$$s.lua"; done; \
+	$(REPRO) cost $$files --markdown > $(BUILD)/cost-table.md && \
+	$(REPRO) script scripts/cost_table.lua $(BUILD)/cost-table.md && \
+	echo "cost-table: REPRODUCE.md's predicted study table updated" >&2
 
 # Every record's SHA-256 against its manifest (bin/repro verify): the list of records that
 # are not verified, then the counts; fails on a mismatch.

@@ -5,6 +5,13 @@
 -- lua/repro/plan/cost.lua.  Jobs and threads as `bin/repro run` chooses them (--jobs, else
 -- the study's `jobs`, at most the cores; threads = cores / jobs).  A study that cannot be
 -- loaded yet (its pilot's summary does not exist) is listed as unknown.
+--
+-- --markdown prints the same as a Markdown table (REPRODUCE.md's study table is this, made
+-- by `make cost-table`): per study its runs, the from-scratch time in default runs (the
+-- predicted time of one run of the default config, engine.defaults(), at the same threads:
+-- a unit that carries to another machine, as REPRODUCE.md normalizes budgets) and on this
+-- machine.
+local engine = require "engine"
 local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local config = require "repro.core.config"
@@ -16,7 +23,7 @@ local cost = require "repro.plan.cost"
 local M = {}
 
 local USAGE = "usage: bin/repro cost lua/experiments/X.lua... [--jobs N] [--out-root DIR] " ..
-  "[--set key=value,...]"
+  "[--set key=value,...] [--markdown]"
 
 local function parse(args)
   local o = { files = {} }
@@ -35,6 +42,8 @@ local function parse(args)
       end
     elseif a == "--out-root" then
       o.out_root = value(a)
+    elseif a == "--markdown" then
+      o.markdown = true
     elseif a == "--set" then
       local list = {}
       for kv in value(a):gmatch("[^,]+") do list[#list + 1] = kv end
@@ -50,10 +59,53 @@ local function parse(args)
   return o
 end
 
+-- The Markdown table of --markdown: a row per study, then the total.
+local function markdown(o, out_root, cores)
+  local unit = {}
+  local function default_run(threads)
+    if not unit[threads] then
+      unit[threads] = cost.predict({ { cfg = engine.defaults() } }, 1, threads)
+    end
+    return unit[threads]
+  end
+  local info = cost.cpuinfo()
+  local threads_all = cores
+  print(string.format("Predicted by `bin/repro cost --markdown` on %s (family %s, model %s), %d " ..
+    "cores; one default run (engine.defaults(): %d steps) is predicted at %s on %d threads there.",
+    info["model name"] or "an unknown CPU", info["cpu family"] or "?", info.model or "?", cores,
+    engine.defaults().iters, cost.fmt(default_run(threads_all)), threads_all))
+  print("")
+  print("| study | runs | from scratch, in default runs | from scratch on this machine " ..
+    "(jobs x threads) |")
+  print("|---|---:|---:|---|")
+  local total, total_units, n = 0, 0, 0
+  for _, file in ipairs(o.files) do
+    local name = file:match("([^/]+)%.lua$") or file
+    local ok, s = pcall(study.load, file, o.set, { out_root = out_root })
+    if not ok then
+      print(string.format("| %s | ? | ? | not loadable yet: %s |", name,
+        ((type(s) == "table" and s.message or tostring(s)):gsub("\n.*", ""):gsub("|", "/"))))
+    else
+      local jobs = math.min(o.jobs or s.jobs, cores)
+      local threads = math.max(1, cores // jobs)
+      local all = cost.predict(s.runs, jobs, threads)
+      local u = default_run(threads)
+      local units = all and u and all * jobs / u
+      print(string.format("| %s | %d | %s | %s (%d x %d) |", name, #s.runs,
+        units and string.format("%.0f", units) or "?", cost.fmt(all), jobs, threads))
+      n = n + #s.runs
+      if all then total, total_units = total + all, total_units + (units or 0) end
+    end
+  end
+  print(string.format("| total | %d | %.0f | %s |", n, total_units, cost.fmt(total)))
+  return 0
+end
+
 function M.main(args)
   local o = parse(args)
   local out_root = runplan.out_root(o.out_root, o.set)
   local cores = sys.cores()
+  if o.markdown then return markdown(o, out_root, cores) end
   print(string.format("%-22s %5s %12s %6s %12s  %s", "study", "runs", "from scratch", "train",
     "this time", "jobs x threads"))
   local total_all, total_now, n_all, n_now, unknown = 0, 0, 0, 0, {}

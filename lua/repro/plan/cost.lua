@@ -6,7 +6,8 @@
 -- Calibration: for each distinct model shape and thread count (M.shape: the keys that set
 -- the cost of a step), one short training of the run's own config in this process,
 -- M.CAL_STEPS steps without periodic diagnostics and then its final evaluation, gives
---   step_s        seconds per training step, timed over the steps after the first;
+--   step_s        seconds per training step: the median over the steps after the first
+--                 (a step slowed by another process counts once, not in a mean);
 --   final_s       seconds from the last step to the end (the final evaluation);
 --   eval_tok_s    the evaluation's tokens per second (the periodic diagnostics' rate).
 -- Each is kept in <root>/build/cost/<machine>-<build>.json (the machine: CPU model name,
@@ -93,8 +94,9 @@ function M.makespan(seconds, jobs)
   return m
 end
 
--- This machine and build, as the cache's file name.
-local function machine_key()
+-- This machine's CPU as /proc/cpuinfo names it: {["model name"], ["cpu family"], model,
+-- flags, ...} (the first processor's fields; empty where there is no /proc/cpuinfo).
+function M.cpuinfo()
   local info = {}
   local f = io.open("/proc/cpuinfo", "r")
   if f then
@@ -105,6 +107,12 @@ local function machine_key()
     end
     f:close()
   end
+  return info
+end
+
+-- This machine and build, as the cache's file name.
+local function machine_key()
+  local info = M.cpuinfo()
   local cpu = string.format("%s-f%s-m%s-%s", info["model name"] or "cpu", info["cpu family"] or "?",
     info["model"] or "?", (" " .. (info.flags or "") .. " "):find(" avx512f ") and "avx512" or "noavx512")
   local build = fs.sha256("/proc/self/exe") or fs.sha256(fs.absolute(host.exe)) or "unknown"
@@ -131,8 +139,12 @@ local function calibrate(cfg, threads)
   if not t[0] or not t[last] or not m.eval_tokens_per_s or m.eval_tokens_per_s <= 0 then
     error("calibration: the run stopped early (diverged or no evaluation)")
   end
-  return { step_s = (t[last] - t[0]) / last, final_s = t_end - t[last],
-    eval_tok_s = m.eval_tokens_per_s }
+  local steps = {}
+  for i = 1, last do steps[i] = t[i] - t[i - 1] end
+  table.sort(steps)
+  local mid = (#steps + 1) // 2
+  local median = #steps % 2 == 1 and steps[mid] or (steps[mid] + steps[mid + 1]) / 2
+  return { step_s = median, final_s = t_end - t[last], eval_tok_s = m.eval_tokens_per_s }
 end
 
 -- The calibration of every shape in cfgs (a list of configs) at `threads` threads, from the
