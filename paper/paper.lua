@@ -93,7 +93,8 @@ return {
   text_width = 6.5,
   -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
-  extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua" },
+  extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
+    "paper/lib/findings.lua" },
 
   tables = {
     { name = "studies", kind = "studies",
