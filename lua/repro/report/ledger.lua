@@ -203,8 +203,10 @@ function M.resolve(by_name, a)
     for _, e in ipairs(s.summary.interactions or {}) do
       if e.name == want and e.metric == metric then
         return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
-            want, metric), label_tex = string.format("%s: the interaction %s, %s",
-            tt(a.study), F.escape(want:gsub("_", " ")), metric_noun(metric)),
+            want, metric), label_tex = string.format("%s: the interaction (%s vs %s) minus (%s vs %s), %s",
+            tt(a.study), variant_prose(s, (e.a or {})[1] or "?"),
+            variant_prose(s, (e.a or {})[2] or "?"), variant_prose(s, (e.b or {})[1] or "?"),
+            variant_prose(s, (e.b or {})[2] or "?"), metric_noun(metric)),
           verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean, ci = e.ci_decision }
       end
     end
