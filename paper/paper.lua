@@ -33,8 +33,9 @@
 --   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
 --            are drawn at the width they are printed, so their text is 9 pt on the page.
 --   extensions  this paper's own code (files of paper/lib/, by path): kinds of table,
---            numbers.tex macros and files of the paper folder the library does not have
---            (lua/repro/report/init.lua).
+--            numbers.tex macros, files of the paper folder the library does not have
+--            (lua/repro/report/init.lua), and the statement ledger's entries
+--            (lib/findings.lua: every finding sentence with the analyses that carry it).
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"

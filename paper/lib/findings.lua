@@ -10,13 +10,17 @@
 local M = {}
 
 -- The claim study's closest set-up (its summary's claim.closest), and its variants.
+-- (nil when the search selected none, as at make reproduce QUICK=1's budget: the
+-- sentences on it are then left out)
 local function closest(s)
   local cl = s.summary.claim and s.summary.claim.closest
-  return cl and cl.setup or "?"
+  return cl and cl.setup
 end
-local function closest_ln(s) return closest(s) .. "-layernorm" end
-local function closest_none(s) return closest(s) .. "-none" end
-local function claim_interaction(s) return "layernorm effect, " .. closest(s) .. " minus ref" end
+local function closest_ln(s) return closest(s) and closest(s) .. "-layernorm" end
+local function closest_none(s) return closest(s) and closest(s) .. "-none" end
+local function claim_interaction(s)
+  return closest(s) and "layernorm effect, " .. closest(s) .. " minus ref"
+end
 
 -- Phrases from a resolved analysis a in format T.
 local function eff(a, T)
@@ -41,6 +45,14 @@ local function decided(a) return a.verdict == "better" or a.verdict == "worse" e
 local function iff(study, text, T)
   if T.name == "md" then return "" end
   return "\\IfStudy{" .. study .. "}{" .. text .. "}{}"
+end
+
+-- An LR sensitivity's difference to no norm's, by the side of 0 its interval lies on.
+function M.side(a, T, unit)
+  local verb = a.verdict == "positive" and "exceeded" or a.verdict == "negative" and
+    "was below" or "differed from"
+  return verb .. " no norm's by " .. T.num(math.abs(a.mean), 4) .. unit .. " (interval of " ..
+    "the difference " .. T.ci(a.ci, 4) .. ")"
 end
 
 local CMP = function(study, t, b) return { study = study, treatment = t, baseline = b } end
@@ -155,27 +167,15 @@ M.ledger = {
     carries = { { study = "lr_sweep", sensitivity = "layernorm" },
       { study = "lr_sweep", sensitivity = "rmsnorm" } },
     text = function(A, T)
-      local function side(a, name)
-        local verb = a.verdict == "positive" and "exceeded" or a.verdict == "negative" and
-          "was below" or "differed from"
-        return name .. "'s " .. verb .. " no norm's by " .. T.num(math.abs(a.mean), 4) ..
-          " nats (difference " .. T.num(a.mean, 4) .. ", interval " .. T.ci(a.ci, 4) .. ")"
-      end
-      return "Over the grid, the LR sensitivity $S$: " .. side(A[1], "LayerNorm") ..
-        ", and " .. side(A[2], "RMSNorm") .. "."
+      return "Over the grid, LayerNorm's LR sensitivity $S$ " .. M.side(A[1], T, " nats") ..
+        " and RMSNorm's " .. M.side(A[2], T, " nats") .. "."
     end },
   { id = "DiscussionSensitivityOwn", where = "Discussion",
     carries = { { study = "lr_sweep", sensitivity = "layernorm", own = true },
       { study = "lr_sweep", sensitivity = "rmsnorm", own = true } },
     text = function(A, T)
-      local function side(a, name)
-        local verb = a.verdict == "positive" and "exceeded" or a.verdict == "negative" and
-          "was below" or "differed from"
-        return name .. "'s " .. verb .. " no norm's by " .. T.num(math.abs(a.mean), 4) ..
-          " (difference " .. T.num(a.mean, 4) .. ", interval " .. T.ci(a.ci, 4) .. ")"
-      end
-      return "Against each variant's own best loss, $S_{\\text{own}}$: " ..
-        side(A[1], "LayerNorm") .. ", and " .. side(A[2], "RMSNorm") .. "."
+      return "Against each variant's own best loss, LayerNorm's $S_{\\text{own}}$ " ..
+        M.side(A[1], T, "") .. " and RMSNorm's " .. M.side(A[2], T, "") .. "."
     end },
   { id = "DiscussionInstability", where = "Discussion",
     carries = {
@@ -227,17 +227,17 @@ M.ledger = {
   { id = "RecommendMatched", where = "Recommendations",
     carries = { CMP("tuned_matched", "layernorm_matched", "none") },
     text = function(A, T)
-      local what = "against no norm, each at its own finely tuned learning rate, a " ..
-        "LayerNorm whose gain starts at the RMS of the summed embedding at initialization " ..
-        "(normalizing without rescaling) changed validation loss by " .. nats(A[1], T) ..
-        " (" .. verdict_phrase(A[1], T) .. ")"
+      local what = "against no norm, each at its own finely tuned learning rate, that " ..
+        "version changed validation loss by " .. nats(A[1], T) .. " (" ..
+        verdict_phrase(A[1], T) .. ")"
       if A[1].verdict == "equivalent" or A[1].verdict == "better" then
         return "If you add one anyway, initialize its gain at the RMS of the summed " ..
           "embedding at initialization, so that it normalizes without rescaling: " ..
           what .. "."
       end
-      return "Initializing the norm's gain at the embedding's RMS is no remedy these " ..
-        "runs support: " .. what .. "."
+      return "A norm whose gain starts at the RMS of the summed embedding at " ..
+        "initialization (normalizing without rescaling) is no remedy these runs support: " ..
+        what .. "."
     end },
   { id = "RecommendInit", where = "Recommendations",
     carries = { CMP("init_scale", "layernorm-std1", "none-std1"), CMP("tuned_std1", "layernorm", "none") },

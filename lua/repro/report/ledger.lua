@@ -24,6 +24,9 @@
 --     text = function(A, T, ctx) }    the sentence: A[i] is carries[i] resolved (below), T
 --                                     the format ("tex" or "md"); nil or "" leaves it out
 -- An entry whose study has not run yields no sentence (and no row).  A resolved analysis:
+-- A function (treatment, baseline, interaction) that returns nil says that the study has
+-- nothing to carry the sentence (an arm its design did not select): the sentence is left
+-- out as if the study had not run.  A resolved analysis:
 --   { label = "final: LayerNorm vs no norm, val. loss", verdict = "worse", sign = 1,
 --     mean =, ci =, ppl = (perplexity change), c = (the summary's entry), study = }
 --
@@ -184,12 +187,15 @@ function M.resolve(by_name, a)
     local g = sw and sw.groups and sw.groups[a.sensitivity]
     local sens = g and g.sensitivity
     if sens and a.own then sens = sens.own end
-    if not sens or not F.finite(sens.diff) or type(sens.diff_ci) ~= "table" then
+    if not sens or sens.diff == nil then
       return nil, string.format("%s has no LR sensitivity%s of %s", a.study,
         a.own and " (own)" or "", a.sensitivity)
     end
-    local ci = sens.diff_ci
-    local verdict = ci[1] > 0 and "positive" or ci[2] < 0 and "negative" or "spans 0"
+    local ci = type(sens.diff_ci) == "table" and sens.diff_ci or nil
+    local verdict = "undefined"
+    if ci and F.finite(ci[1]) and F.finite(ci[2]) then
+      verdict = ci[1] > 0 and "positive" or ci[2] < 0 and "negative" or "spans 0"
+    end
     return { study = s, label = string.format("%s: LR sensitivity%s, %s minus %s", a.study,
         a.own and " S_own" or " S", a.sensitivity, g.sensitivity.reference or "?"),
       label_tex = string.format("%s: LR sensitivity %s, %s minus %s", tt(a.study),
@@ -200,6 +206,9 @@ function M.resolve(by_name, a)
   local metric = a.metric or s.primary
   if a.interaction then
     local want = name_of(a.interaction, s)
+    -- a function naming no interaction: the study has nothing to carry it (a design whose
+    -- arm was not selected), as if it had not run
+    if want == nil then return nil, "absent" end
     for _, e in ipairs(s.summary.interactions or {}) do
       if e.name == want and e.metric == metric then
         return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
@@ -213,6 +222,7 @@ function M.resolve(by_name, a)
     return nil, string.format("%s has no interaction %q on %s", a.study, tostring(want), metric)
   end
   local t, b = name_of(a.treatment, s), name_of(a.baseline, s)
+  if t == nil or b == nil then return nil, "absent" end
   for _, c in ipairs(s.summary.comparisons or {}) do
     if c.treatment == t and c.baseline == b and c.metric == metric then
       local v = s:verdict(c)
