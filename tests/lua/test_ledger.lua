@@ -15,6 +15,7 @@ local report = require "repro.report"
 local ledger = require "repro.report.ledger"
 
 local t = check.new("test_ledger")
+local repro = os.getenv("REPRO") or "bin/repro"
 local manifest_path = "paper/paper.lua"
 local ctx = report.context({ experiments = "experiments", manifest = manifest_path })
 local S = ctx.by_name
@@ -100,17 +101,17 @@ t:ok(#ledger.check_md(readme, "results.md", {}) == 1, "planted: a README line na
 -- make paper's step fails on the planted main.tex, naming the sentence, writing nothing
 local dir = check.tmpdir()
 check.write(dir .. "/main.tex", planted)
-local code, out, err = check.run("bin/repro report --paper " .. dir .. "/paper --plots-data " ..
+local code, out, err = check.run(repro .. " report --paper " .. dir .. "/paper --plots-data " ..
   dir .. "/plots --no-figures --tex " .. dir .. "/main.tex")
 out = (out or "") .. (err or "")
 t:ok(code ~= 0 and out:find("a finding that names no analysis", 1, true) and
   out:find("only costs once warmup", 1, true), "bin/repro report fails on the planted main.tex: " ..
   (out or ""):sub(1, 300))
 t:ok(not fs.exists(dir .. "/paper/numbers.tex"), "... and writes nothing")
-code, out, err = check.run("bin/repro ledger --tex " .. dir .. "/main.tex")
+code, out, err = check.run(repro .. " ledger --tex " .. dir .. "/main.tex")
 out = (out or "") .. (err or "")
 t:ok(code ~= 0 and out:find("ledger: 1 problem", 1, true), "bin/repro ledger fails on it too")
-code, out = check.run("bin/repro ledger")
+code, out = check.run(repro .. " ledger")
 t:ok(code == 0 and out:find("AbstractFinal", 1, true) and out:find("-> final: layernorm vs none, val_loss: worse", 1, true),
   "bin/repro ledger lists sentence -> analysis -> verdict")
 check.rmtree(dir)

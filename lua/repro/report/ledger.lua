@@ -394,12 +394,14 @@ function M.tex_parts(src, titles)
   return parts
 end
 
--- The sentences of a text (split after . ! ? before a space and a capital or a macro).
+-- The sentences of a text (split after . ! ?, and the braces closing a group, before a
+-- space and a capital or a macro).
 local function sentences(text)
   local out = {}
   local flat = text:gsub("%s+", " ")
   local start = 1
-  for stop in flat:gmatch("[%.!?]%f[%s]()") do
+  -- (also after the braces that close a group: "... match.}{} Its")
+  for stop in flat:gmatch("[%.!?][}]*%f[%s]()") do
     local s = flat:sub(start, stop - 1)
     local after = flat:sub(stop + 1, stop + 1)
     if after == "" or after:match("[%u\\]") then
