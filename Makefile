@@ -118,7 +118,9 @@ endif
 
 # Studies and the paper.
 #   make reproduce     every study of lua/experiments/ (finished runs reused), then make paper
-#   make paper         tables, numbers, figures and the PDF from the existing records only
+#   make paper         tables, numbers, figures and the PDF from the existing records only;
+#                      fails when the statement ledger (bin/repro ledger) or the prose lint
+#                      (tests/report/prose_lint.lua, on the PDF's text) finds a fault
 #   QUICK=1            every study at a tiny budget (QUICK_SET) into $(BUILD)/quick/: its own
 #                      records, tables, figures and PDF; the real results are never touched.
 #                      make reproduce QUICK=1 then checks the PDF against the quick summaries.
@@ -203,6 +205,7 @@ endif
 	@if grep -nE 'undefined|Overfull \\hbox' $(LATEX_DIR)/main.log >&2; then \
 	    echo "paper: undefined references or overfull lines (above; log: $(LATEX_DIR)/main.log)" >&2; \
 	    exit 1; fi
+	@$(REPRO) script tests/report/lint_pdf.lua $(LATEX_DIR)/main.pdf
 	@cmp -s $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf || \
 	    cp $(LATEX_DIR)/main.pdf $(PAPER_DIR)/main.pdf
 ifeq ($(PAPER_DIR),paper)

@@ -33,24 +33,25 @@
 --   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
 --            are drawn at the width they are printed, so their text is 9 pt on the page.
 --   extensions  this paper's own code (files of paper/lib/, by path): kinds of table,
---            numbers.tex macros and files of the paper folder the library does not have
---            (lua/repro/report/init.lua).
+--            numbers.tex macros, files of the paper folder the library does not have
+--            (lua/repro/report/init.lua), and the statement ledger's entries
+--            (lib/findings.lua: every finding sentence with the analyses that carry it).
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"
 -- The forest plots' groups: the question each study asks.
 local QUESTIONS = {
-  prelim = "Preliminary protocol (prelim)",
-  final = "Final protocol (final)",
-  scale = "Model size (scale)",
-  init_scale = "Embedding init scale (init_scale)",
-  tuned = "Each variant at its best learning rate (tuned)",
-  tuned_controls = "Rescaling vs normalizing (tuned_controls)",
-  tuned_matched = "Normalizing alone, finely tuned (tuned_matched)",
-  tuned_std1 = "Embedding init N(0, 1), each at its best lr (tuned_std1)",
-  horizon = "Training length (horizon)",
-  instability_v1 = "High learning rate, first design (instability_v1)",
-  claim = "The set-ups that give the claim's numbers (claim)",
+  prelim = "Preliminary protocol",
+  final = "Final protocol",
+  scale = "Model size",
+  init_scale = "Embedding init scale",
+  tuned = "Each variant at its best learning rate",
+  tuned_controls = "Rescaling vs normalizing",
+  tuned_matched = "Normalizing alone, finely tuned",
+  tuned_std1 = "Embedding init N(0, 1), each at its best lr",
+  horizon = "Training length",
+  instability_v1 = "High learning rate, first design",
+  claim = "The set-ups that give the claim's numbers",
 }
 
 return {
@@ -75,6 +76,10 @@ return {
   names = {
     keys = {
       { key = "lr", format = "at peak lr %s", label = "peak lr %s" },
+      { key = "init", format = { torch = "with PyTorch's default initialization",
+        gpt2 = "with the GPT-2 initialization" },
+        label = { torch = "PyTorch init", gpt2 = "GPT-2 init" } },
+      { key = "dropout", format = "and dropout %s", label = "dropout %s" },
       { key = "min_lr", format = false },
       { key = "embed_init_std", format = "at embedding init scale $\\sigma_e = %s$" },
       { key = "n_layer", format = "with %s blocks" },
@@ -93,7 +98,8 @@ return {
   text_width = 6.5,
   -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
-  extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua" },
+  extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
+    "paper/lib/findings.lua" },
 
   tables = {
     { name = "studies", kind = "studies",

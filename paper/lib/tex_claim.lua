@@ -50,6 +50,23 @@ end
 
 -- "token init 0.02, position init 1, untied, ..." is the study's business: a set-up is
 -- labelled by its name and listed with the overrides of its no-norm variant in a note.
+-- A config key's value in words, for the set-ups' notes ("4 blocks", "dropout 0.1").
+local WORDS = {
+  init = { torch = "PyTorch's default initialization", gpt2 = "the GPT-2 initialization" },
+  tie_embeddings = { [true] = "output layer tied to the token embedding",
+    [false] = "untied output layer" },
+  lr_schedule = { cosine = "warmup and cosine decay", constant = "a constant learning rate" },
+}
+local FORMATS = { n_layer = "%s blocks", d_model = "width %s", dropout = "dropout %s",
+  warmup = "warmup %s", pos_init_std = "position embeddings drawn at $\\sigma = %s$",
+  tok_init_std = "token embeddings drawn at $\\sigma = %s$", lr = "peak learning rate %s" }
+function M.setting_words(k, v)
+  local w = WORDS[k] and WORDS[k][v]
+  if w then return w end
+  local f = FORMATS[k] or (F.escape(k:gsub("_", " ")) .. " %s")
+  return (f:gsub("%%s", function() return F.config_text(v) end))
+end
+
 local function setup_note(s, su)
   local v = s.variant_by_name[su.rows.none and su.rows.none.variant or ""]
   local keys, parts = {}, {}
@@ -58,10 +75,9 @@ local function setup_note(s, su)
   end
   table.sort(keys)
   for _, k in ipairs(keys) do
-    parts[#parts + 1] = F.escape(k .. " = " .. F.config_text(v.overrides[k]))
+    parts[#parts + 1] = M.setting_words(k, v.overrides[k])
   end
-  return F.escape(su.name) .. ": " .. (#parts > 0 and table.concat(parts, ", ") or
-    "the study's base config")
+  return (#parts > 0 and table.concat(parts, ", ") or "the study's base config")
 end
 
 -- The search's ranking (a summary's `claim` of stage search, distance 2): the `top`
@@ -202,8 +218,10 @@ function M.claim_table(s, ctx)
   end
   body[#body + 1] = "\\bottomrule"
   body[#body + 1] = "\\end{tabular}}"
-  body[#body + 1] = "\\par\\smallskip\\footnotesize Set-ups (overrides of the default " ..
-    "config): " .. table.concat(notes, "; ") .. "."
+  local listed = {}
+  for k, n in ipairs(notes) do listed[k] = string.format("set-up %d, %s", k, n) end
+  body[#body + 1] = "\\par\\smallskip\\footnotesize The set-ups, as they differ from the " ..
+    "default model: " .. table.concat(listed, "; ") .. "."
   return string.format(HEADER, s.dir .. "/summary.json and the studies at the claim's " ..
     "protocol") .. table.concat(body, "\n") .. "\n"
 end

@@ -9,8 +9,9 @@
 -- numbers.tex says so in its place), and the text of
 -- PAPER_DIR/main.pdf (pdftotext) contains, for each comparison on the primary metric,
 -- the mean difference and the Holm-adjusted p as the paired table prints them, and
--- its verdict.  Nowhere "nan" or "inf"; no double negative, run-together macro text or
--- config syntax (tests/report/prose_lint.lua).  Prints "check_pdf: N passed, N failed".
+-- its verdict.  Nowhere "nan" or "inf"; no fault of wording of any class of
+-- tests/report/prose_lint.lua (double negative, run-together text, config notation, code
+-- labels, bare intervals, double parentheses, a capital after a mid-sentence colon).  Prints "check_pdf: N passed, N failed".
 local check = require "repro.core.check"
 local fs = require "repro.core.fs"
 local report = require "repro.report"
@@ -42,7 +43,7 @@ local lower = raw:lower()
 t:ok(not lower:find("%f[%w]nan%f[%W]") and not lower:find("%f[%w]%-?inf%f[%W]"),
   "no nan or inf in the PDF text")
 
--- wording: no double negative, no macro run into the next word, no config syntax
+-- wording: every class of tests/report/prose_lint.lua
 local lint = dofile(host.root .. "/tests/report/prose_lint.lua")
 for _, f in ipairs(lint.lint(raw)) do t:ok(false, "the PDF's text: " .. f.kind .. ": " .. f.at) end
 

@@ -5,7 +5,17 @@
 --                     "not ... not", "not un..."), which say the opposite of what is meant
 --   run-together      a macro that swallowed the space after it ("Tables 18 and 19.ts")
 --   config syntax     key=value of a config in running text or a table label
---                     ("lr=0.003,min lr=0.0003"), where a reader needs display labels
+--                     ("lr=0.003,min lr=0.0003"), and key = value in prose ("with dropout
+--                     = 0 with init = torch", `init = "torch"`), where a reader needs words
+--   run-together      also across a macro boundary: a sentence's end run into the next
+--                     word ("the norms match.ts effects", "Appendix.ts")
+--   bare interval     an interval without its point value ("and RMSNorm's by [0.0446,
+--                     0.0588]": an interval after a verb or preposition, not a number)
+--   code label        a label of code in prose: hyphenated names with digits
+--                     ("torch-L4-ps-tied-w30cos-d0"), snake_case names ("claim_search_v1")
+--   double parentheses  "((" or "))", or a parenthesis opened inside one still open
+--   colon capital     a capital after a colon inside a sentence ("study: With dropout"),
+--                     where the clause goes on in lower case (names and "I" excepted)
 -- lint(text) returns a list of {kind =, at =} (the matched text with some context).
 local M = {}
 
@@ -14,6 +24,22 @@ local VERB = { "does", "do", "did", "is", "are", "was", "were", "can", "could", 
   "would", "has", "have", "had" }
 local FILE_EXT = { lua = true, tex = true, csv = true, json = true, pdf = true, txt = true,
   py = true, sh = true, gp = true, md = true, png = true, html = true, c = true, h = true }
+
+-- "e.g.", "i.e.", "et al.", "vs.", "Fig.": a period that is no sentence's end
+local ABBREV = { e = true, i = true, g = true, al = true, vs = true, fig = true, eq = true,
+  cf = true, etc = true, www = true }
+-- lower-case words that stand in equations of the text ("log = ...")
+local MATH_WORD = { log = true, exp = true, max = true, min = true, ppl = true, own = true,
+  last = true }
+-- the words before an interval that say a value was expected there
+local BARE = { by = true, is = true, was = true, were = true, are = true, of = false,
+  changed = true, differed = true, ["and"] = true }
+-- capitalized words that may follow a colon mid-sentence: names
+local NAME = { LayerNorm = true, RMSNorm = true, Table = true, Tables = true, Figure = true,
+  Figures = true, Section = true, Appendix = true, Stage = true, PyTorch = true,
+  Holm = true, BLOOM = true, Tiny = true, Shakespeare = true, Wortsman = true, Adam = true,
+  AdamW = true, Bible = true, Devil = true, Debian = true, Slurm = true, QEMU = true,
+  GPT = true, Pre = true, Le = true }
 
 local function context(text, a, b)
   return (text:sub(math.max(1, a - 50), b + 30):gsub("%s+", " "))
@@ -60,6 +86,52 @@ function M.lint(raw)
   end
   for a, ext, b in flat:gmatch("()%d%.(%l%l+)()") do
     if not FILE_EXT[ext] then add("run-together", a, b) end
+  end
+  -- a word's end run into the next one across a period: "match.ts", not "e.g." or a file
+  for a, w, ext, b in flat:gmatch("()(%a+)%.(%l%l+)()") do
+    if not FILE_EXT[ext] and not ABBREV[w:lower()] and flat:sub(a - 1, a - 1) ~= "/" then
+      add("run-together", a, b)
+    end
+  end
+  -- key = value in prose: a lower-case key of two letters or more (not a symbol such as
+  -- "n = 5" or "T = 1"), then a value
+  for a, b in flat:gmatch("()%f[%w_]%l[%l_]+ = [\"%w][%w%.%-\"]*()") do
+    local key = flat:sub(a, b - 1):match("^(%S+)")
+    if not MATH_WORD[key] then add("config syntax", a, b) end
+  end
+  -- an interval with no point value before it
+  for a, w, b in flat:gmatch("()%f[%a](%a+)%s+%[%-?%d[%d.]*, %-?%d[%d.]*%]()") do
+    local before = flat:sub(math.max(1, a - 30), a - 1)
+    if BARE[w:lower()] and not before:find("interval") and not before:find("range") then
+      add("bare interval", a, b)
+    end
+  end
+  -- labels of code
+  -- (in running text: a lower-case word before or after it; a table's cell of names,
+  -- between numbers, is a table's)
+  local function in_prose(a, b)
+    local before = flat:sub(math.max(1, a - 40), a - 1):match("(%a+)[%s%p]*$")
+    local after = flat:sub(b, b + 40):match("^[%s%p]*(%a+)")
+    return before and before:match("^%l%l+$") and after and after:match("^%l%l+$")
+  end
+  for a, b in flat:gmatch("()%f[%w]%a[%w]*_[%w_]+()") do
+    if in_prose(a, b) then add("code label", a, b) end
+  end
+  for a, w, b in flat:gmatch("()%f[%w]([%w]+%-[%w%.]+%-[%w%.]+%-[%w%.%-]+)()") do
+    if w:find("%a%d") and in_prose(a, b) then add("code label", a, b) end
+  end
+  -- double parentheses: "((", "))", or a parenthetical clause opened inside another
+  -- ("(dropout (0.1) ...", not a function's argument "N(0, 1)" or a tuple "(0.9, 0.95)")
+  for a, b in flat:gmatch("()%(%(()") do add("double parentheses", a, b) end
+  for a, b in flat:gmatch("()%)%)()") do add("double parentheses", a, b) end
+  for a, inner, b in flat:gmatch("() %(%a([^()]-) %(%a()") do
+    if #inner <= 160 then add("double parentheses", a, b) end
+  end
+  -- a capital after a colon inside a sentence
+  for a, w, b in flat:gmatch("()%l: (%u[%w]*)()") do
+    local named = NAME[w] or #w == 1 or w:match("^%u+$") ~= nil
+    for n in pairs(NAME) do named = named or w:sub(1, #n) == n end
+    if not named then add("colon capital", a, b) end
   end
   for a, b in flat:gmatch("()%f[%w_][%a_][%w_ ]-=[%w%.%-]+()") do
     local s = flat:sub(a, b - 1)

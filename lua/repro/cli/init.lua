@@ -234,6 +234,8 @@ commands.eval = kept.eval_main
 commands.cost = costcmd.main
 -- The registry of corpora, built and listed with baselines (lua/repro/cli/corpora.lua).
 commands.corpora = corpora_cmd.main
+-- The statement ledger: finding sentences, their analyses and verdicts (lua/repro/cli/ledger.lua).
+commands.ledger = function(args) return require("repro.cli.ledger").main(args) end
 
 -- `bin/repro --help` is `bin/repro help`.
 function commands.help()
@@ -255,6 +257,8 @@ usage:
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
                 [--manifest FILE] [--trust-summaries] [--studies DIR]
   bin/repro report STUDY [--experiments DIR] [--studies DIR]
+  bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] [--trust-summaries]
+                (the statement ledger: each finding sentence, its analyses and verdicts)
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
   bin/repro cost STUDY.lua... [--jobs N] [--out-root DIR] [--set key=value,...]
   bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
@@ -370,7 +374,7 @@ function M.main(argv)
   if not f then
     user_error("repro: unknown command '%s'%s (commands: train, run, plan, run-one, status, " ..
       "analyze, submit, verify, audit, report, studies, compare, export, new, tasks, sample, " ..
-      "eval, cost, corpora, " ..
+      "eval, cost, corpora, ledger, " ..
       "help, script)",
       base.printable(cmd), base.suggest(base.printable(cmd), commands))
   end

@@ -32,6 +32,7 @@ local data = require "repro.report.data"
 local tables = require "repro.report.tex_tables"
 local numbers = require "repro.report.tex_numbers"
 local plot = require "repro.report.plot"
+local ledger = require "repro.report.ledger"
 
 local M = {}
 
@@ -194,7 +195,9 @@ end
 --                                  study for numbers.tex (def(name, value), after the
 --                                  study's verdicts); optional outputs = function(ctx)
 --                                  returning { [file name] = text }: files it writes in
---                                  the paper folder (plain names, e.g. "results.md")
+--                                  the paper folder (plain names, e.g. "results.md");
+--                                  optional ledger = { <entry>, ... }: the statement
+--                                  ledger's entries (lua/repro/report/ledger.lua)
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
   local src, rerr = fs.read(path)
@@ -235,7 +238,7 @@ function M.load_manifest(path)
   end
   out.names = M.check_names(path, m.names)
   out.factor = M.check_factor(path, m.factor)
-  out.table_kinds, out.numbers, out.outputs = {}, {}, {}
+  out.table_kinds, out.numbers, out.outputs, out.ledger = {}, {}, {}, {}
   for k, v in pairs(tables.KINDS) do out.table_kinds[k] = v end
   if m.extensions ~= nil and type(m.extensions) ~= "table" then
     user_error("report: %s: extensions: expected a list of paths", path)
@@ -250,6 +253,10 @@ function M.load_manifest(path)
     end
     out.numbers[#out.numbers + 1] = ext.numbers
     out.outputs[#out.outputs + 1] = ext.outputs
+    if ext.ledger ~= nil and type(ext.ledger) ~= "table" then
+      user_error("report: %s: extensions[%d]: ledger: expected a list of entries", path, i)
+    end
+    for _, e in ipairs(ext.ledger or {}) do out.ledger[#out.ledger + 1] = e end
   end
   local names = {}
   local sections, known = {}, {}
@@ -295,10 +302,12 @@ local function parse_args(args)
       o.trust_summaries = true
     elseif a == "--studies" then
       o.studies = value(a):gsub("/+$", "")
+    elseif a == "--tex" then
+      o.tex = value(a)
     else
       user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
         .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries] "
-        .. "[--studies DIR])", a)
+        .. "[--studies DIR] [--tex FILE])", a)
     end
     i = i + 1
   end
@@ -330,6 +339,47 @@ local function context(o, manifest, out)
   return ctx
 end
 
+-- The sections of main.tex whose finding sentences the ledger checks (besides the
+-- abstract), by the start of their titles.
+M.LEDGER_SECTIONS = { "Discussion", "Recommendations" }
+
+-- The statement ledger of the manifest over the context's studies, checked: its entries'
+-- sentences against the analyses they name, and the LaTeX source `tex_path` (default the
+-- repository's paper/main.tex) for finding sentences that name none.  Returns the rows
+-- and the list of problems.
+function M.ledger(ctx, tex_path)
+  local rows, problems = ledger.build(ctx.manifest.ledger or {}, ctx.by_name, ctx)
+  if #(ctx.manifest.ledger or {}) > 0 then
+    tex_path = tex_path or (host.root .. "/paper/main.tex")
+    local src = fs.read(tex_path)
+    if not src then
+      problems[#problems + 1] = "cannot read " .. tex_path
+    else
+      local known = {}
+      for _, e in ipairs(ctx.manifest.ledger) do known[e.id or ""] = true end
+      local root = host.root .. "/"
+      local shown = tex_path:sub(1, #root) == root and tex_path:sub(#root + 1) or tex_path
+      for _, p in ipairs(ledger.check_tex(src, shown, M.LEDGER_SECTIONS, known)) do
+        problems[#problems + 1] = p
+      end
+    end
+  end
+  return rows, problems
+end
+
+-- Raises the ledger's problems as one error, each on its own lines.
+local function ledger_error(problems)
+  user_error("report: the statement ledger has %d problem%s (lua/repro/report/ledger.lua; " ..
+    "the entries: the manifest's extensions' ledger):\n%s", #problems,
+    #problems == 1 and "" or "s", table.concat(problems, "\n"))
+end
+
+-- The context of a manifest and its studies (for `bin/repro ledger`).
+function M.context(o)
+  local manifest = M.load_manifest(o.manifest)
+  return context(o, manifest, M.new_output())
+end
+
 -- Writes every generated input of the paper; returns a table of what was done.
 function M.generate(o)
   local manifest = M.load_manifest(o.manifest)
@@ -343,6 +393,11 @@ function M.generate(o)
   end
   local out = M.new_output()
   local ctx = context(o, manifest, out)
+  -- the ledger first: a finding sentence that names no analysis, or one whose words its
+  -- analysis contradicts, stops the report before it writes anything
+  local rows, problems = M.ledger(ctx, o.tex)
+  if #problems > 0 then ledger_error(problems) end
+  ctx.ledger = rows
 
   local entries = { table.unpack(manifest.figures) }
   for _, f in ipairs(plot.appendix_figures(ctx, tables.forest_name)) do
@@ -361,7 +416,11 @@ function M.generate(o)
     out:write(o.paper .. "/tables/" .. name .. ".tex", text)
   end
   out:write(o.paper .. "/tables/appendix.tex", tables.appendix(ctx))
-  out:write(o.paper .. "/numbers.tex", numbers.numbers(ctx))
+  out:write(o.paper .. "/numbers.tex", numbers.numbers(ctx) ..
+    ledger.tex_defs(manifest.ledger, rows))
+  if #manifest.ledger > 0 then
+    out:write(o.paper .. "/tables/ledger.tex", ledger.tex_table(rows))
+  end
   out:write(o.paper .. "/floats.tex", tables.floats(manifest))
   -- the manifest's extensions' own files in the paper folder (plain file names)
   for _, outputs in ipairs(manifest.outputs or {}) do

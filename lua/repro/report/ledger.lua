@@ -1,0 +1,506 @@
+-- The statement ledger (issue 43): every sentence of a paper that states a finding names
+-- the analysis that carries it, and the build checks the two against each other.
+--
+-- A ledger is a list of entries, which a manifest's extensions declare (`ledger`, see
+-- lua/repro/report/init.lua); this module knows no paper.  An entry:
+--   { id = "AbstractFinal",           a name (letters and digits): \Finding{AbstractFinal}
+--     where = "abstract",             where the sentence stands (free text; "readme" for
+--                                     README's Results list, written in Markdown)
+--     carries = { <analysis>, ... },  what carries it, each one of
+--        { study =, treatment =, baseline =, metric = }   a paired comparison (metric:
+--                                     the study's primary when absent; treatment and
+--                                     baseline may be functions of the Study)
+--        { study =, interaction = }   an interaction on the primary metric (its name, or a
+--                                     function of the Study giving it)
+--        { study =, section =, treatment =, baseline = }  a comparison of a nested summary
+--                                     (data.SECTIONS, e.g. "sweep_outcomes")
+--        { study =, sensitivity = <group>, own = bool }  an LR sweep's sensitivity
+--                                     difference to the reference group and its interval:
+--                                     the "verdict" is the side of 0 the interval lies on
+--        { quoted = "<source>" }      a finding quoted from elsewhere, named as such
+--     across = "<why>",               required when the analyses come from several studies:
+--                                     the sentence lists them side by side, and may use no
+--                                     comparing word (than, from ... to, moved, shrinks, ...)
+--     text = function(A, T, ctx) }    the sentence: A[i] is carries[i] resolved (below), T
+--                                     the format ("tex" or "md"); nil or "" leaves it out
+-- An entry whose study has not run yields no sentence (and no row).  A resolved analysis:
+-- A function (treatment, baseline, interaction) that returns nil says that the study has
+-- nothing to carry the sentence (an arm its design did not select): the sentence is left
+-- out as if the study had not run.  A resolved analysis:
+--   { label = "final: LayerNorm vs no norm, val. loss", verdict = "worse", sign = 1,
+--     mean =, ci =, ppl = (perplexity change), c = (the summary's entry), study = }
+--
+-- The checks (`check` returns every problem, each naming the sentence and the analysis):
+--   missing      a named analysis that the study's summary does not have
+--   verdict      a verdict word of the sentence (WORDS: better, helped, worse, cost,
+--                equivalent, no difference, inconclusive, could not decide, significant,
+--                depends, ...) that no carried analysis's verdict allows, or a carried
+--                verdict that the sentence does not say
+--   sign         a sign word (lowered, raised, higher, lower, ...) or a signed percentage
+--                that no carried analysis's sign allows
+--   across       analyses of several studies without `across`, or a comparing word in one
+--   uncarried    a sentence of a checked text (main.tex's abstract, Discussion and
+--                Recommendations; README's Results) outside every \Finding that has a
+--                finding word or cites a verdict macro: a finding that names no analysis
+local F = require "repro.report.texfmt"
+
+local M = {}
+
+-- Verdict words: the verdict classes each allows.  Matched on lower-case text with
+-- LaTeX commands removed, as whole words or phrases.
+M.WORDS = {
+  { "no difference", { equivalent = true } },
+  { "not significant", { inconclusive = true, equivalent = true } },
+  { "could not decide", { inconclusive = true } },
+  { "cannot decide", { inconclusive = true } },
+  { "cannot tell", { inconclusive = true, equivalent = true } },
+  { "leaves the sign open", { inconclusive = true } },
+  { "inconclusive", { inconclusive = true } },
+  { "equivalent", { equivalent = true } },
+  { "significant", { better = true, worse = true } },
+  { "depends", { better = true, worse = true } },
+  { "depended", { better = true, worse = true } },
+  { "better", { better = true } },
+  { "helped", { better = true } },
+  { "helps", { better = true } },
+  { "improved", { better = true } },
+  { "worse", { worse = true } },
+  { "hurt", { worse = true } },
+  { "hurts", { worse = true } },
+  { "cost", { worse = true } },
+  { "costs", { worse = true } },
+}
+-- Sign words: the sign of the difference (treatment - baseline) each says.
+M.SIGNS = {
+  { "lowered", -1 }, { "raised", 1 }, { "exceeds", 1 }, { "exceeded", 1 },
+  { "is below", -1 }, { "was below", -1 },
+}
+-- Words that compare two things: refused in a sentence across studies.
+M.COMPARING = { "than", "moved", "shrinks", "shrank", "grew", "more", "less", "unlike",
+  "whereas", "while", "agrees" }
+-- Words that make a sentence a finding (with the verdict and sign words).
+M.FINDING = { "changed", "differed", "differs", "removes", "protects", "agrees" }
+
+-- The text of a sentence as the checks read it: LaTeX commands out, lower case.
+local function plain(text)
+  local s = text:gsub("\\emph{([^}]*)}", "%1"):gsub("\\num{([^}]*)}", "%1")
+  s = s:gsub("\\%a+", " "):gsub("[{}$~]", " ")
+  return " " .. s:lower():gsub("%s+", " ") .. " "
+end
+M.plain = plain
+
+local function has_word(p, w)
+  return p:find("%f[%w]" .. w:gsub("%p", "%%%0"):gsub(" ", "%%s+") .. "%f[%W]") ~= nil
+end
+
+-- The verdict words of a sentence: a list of {word, allowed classes}; a phrase covers
+-- the single words inside it ("not significant" is not also "significant").
+function M.verdict_words(text)
+  local p = plain(text)
+  local out = {}
+  for _, w in ipairs(M.WORDS) do
+    if has_word(p, w[1]) then
+      out[#out + 1] = { word = w[1], allow = w[2] }
+      p = p:gsub("%f[%w]" .. w[1]:gsub("%p", "%%%0"):gsub(" ", "%%s+") .. "%f[%W]", " ")
+    end
+  end
+  return out
+end
+
+-- The sign words of a sentence and its signed percentages ("\num{+12.77}\,\%"): {word, sign}.
+function M.sign_words(text)
+  local out = {}
+  local p = plain(text)
+  for _, w in ipairs(M.SIGNS) do
+    if has_word(p, w[1]) then out[#out + 1] = { word = w[1], sign = w[2] } end
+  end
+  for s in text:gmatch("\\num{([+%-])[%d.]+}\\,\\%%") do
+    out[#out + 1] = { word = s .. "%", sign = s == "-" and -1 or 1 }
+  end
+  for s in text:gmatch("([+%-])[%d.]+ %%") do
+    out[#out + 1] = { word = s .. "%", sign = s == "-" and -1 or 1 }
+  end
+  return out
+end
+
+-- Does the text state a finding? (a verdict or sign word, a finding word, or a macro of
+-- the report's verdicts and effects)
+function M.is_finding(text)
+  if text:find("\\%a+Verdicts?%f[^%a]") or text:find("\\%a+PplChange%f[^%a]") or
+      text:find("\\%a+Sentence%f[^%a]") or text:find("\\%a+PrimaryDelta%f[^%a]") then
+    return true
+  end
+  if #M.verdict_words(text) > 0 or #M.sign_words(text) > 0 then return true end
+  local p = plain(text)
+  for _, w in ipairs(M.FINDING) do
+    if has_word(p, w) then return true end
+  end
+  return false
+end
+
+-- Resolving an analysis ------------------------------------------------------------------
+
+local function name_of(x, s)
+  if type(x) == "function" then return x(s) end
+  return x
+end
+
+local function sign_of(x)
+  if not F.finite(x) or x == 0 then return 0 end
+  return x > 0 and 1 or -1
+end
+
+local function tt(x) return "\\texttt{" .. F.escape(x) .. "}" end
+
+local function metric_noun(m)
+  return F.METRIC[m] and F.METRIC[m].noun or F.escape(m)
+end
+
+local function variant_prose(s, name)
+  local v = s.variant_by_name and s.variant_by_name[name]
+  return v and v.prose or name
+end
+
+-- The analysis `a` in the studies `by_name`: the resolved analysis, or nil and why, or
+-- "absent" when its study has not run.
+function M.resolve(by_name, a)
+  if a.quoted then
+    return { label = "quoted: " .. a.quoted, label_tex = "quoted: " .. F.escape(a.quoted),
+      quoted = a.quoted, verdict = nil, sign = nil }
+  end
+  local s = by_name[a.study]
+  if not s then return nil, "absent" end
+  if a.section then
+    local sub = s:section(a.section)
+    if not sub then return nil, a.study .. " has no " .. a.section end
+    local r, why = M.resolve({ [a.study] = sub }, { study = a.study,
+      treatment = a.treatment, baseline = a.baseline, metric = a.metric })
+    if r then
+      r.label = a.study .. " (" .. a.section .. "): " .. r.label:gsub("^[^:]*: ", "")
+      r.label_tex = tt(a.study) .. " (" .. tt(a.section) .. "): " ..
+        r.label_tex:gsub("^[^:]*: ", "")
+    end
+    return r, why
+  end
+  if a.sensitivity then
+    local sw = s.summary.lr_sweep
+    local g = sw and sw.groups and sw.groups[a.sensitivity]
+    local sens = g and g.sensitivity
+    if sens and a.own then sens = sens.own end
+    if not sens or sens.diff == nil then
+      return nil, string.format("%s has no LR sensitivity%s of %s", a.study,
+        a.own and " (own)" or "", a.sensitivity)
+    end
+    local ci = type(sens.diff_ci) == "table" and sens.diff_ci or nil
+    local verdict = "undefined"
+    if ci and F.finite(ci[1]) and F.finite(ci[2]) then
+      verdict = ci[1] > 0 and "positive" or ci[2] < 0 and "negative" or "spans 0"
+    end
+    return { study = s, label = string.format("%s: LR sensitivity%s, %s minus %s", a.study,
+        a.own and " S_own" or " S", a.sensitivity, g.sensitivity.reference or "?"),
+      label_tex = string.format("%s: LR sensitivity %s, %s minus %s", tt(a.study),
+        a.own and "$S_{\\text{own}}$" or "$S$", F.escape(a.sensitivity),
+        F.escape(g.sensitivity.reference or "?")),
+      verdict = verdict, interval = true, sign = sign_of(sens.diff), mean = sens.diff, ci = ci }
+  end
+  local metric = a.metric or s.primary
+  if a.interaction then
+    local want = name_of(a.interaction, s)
+    -- a function naming no interaction: the study has nothing to carry it (a design whose
+    -- arm was not selected), as if it had not run
+    if want == nil then return nil, "absent" end
+    for _, e in ipairs(s.summary.interactions or {}) do
+      if e.name == want and e.metric == metric then
+        return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
+            want, metric), label_tex = string.format("%s: the interaction (%s vs %s) minus (%s vs %s), %s",
+            tt(a.study), variant_prose(s, (e.a or {})[1] or "?"),
+            variant_prose(s, (e.a or {})[2] or "?"), variant_prose(s, (e.b or {})[1] or "?"),
+            variant_prose(s, (e.b or {})[2] or "?"), metric_noun(metric)),
+          verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean, ci = e.ci_decision }
+      end
+    end
+    return nil, string.format("%s has no interaction %q on %s", a.study, tostring(want), metric)
+  end
+  local t, b = name_of(a.treatment, s), name_of(a.baseline, s)
+  if t == nil or b == nil then return nil, "absent" end
+  for _, c in ipairs(s.summary.comparisons or {}) do
+    if c.treatment == t and c.baseline == b and c.metric == metric then
+      local v = s:verdict(c)
+      return { study = s, c = c, label = string.format("%s: %s vs %s, %s", a.study, t, b,
+          metric), label_tex = string.format("%s: %s vs %s, %s", tt(a.study),
+          variant_prose(s, t), variant_prose(s, b), metric_noun(metric)),
+        verdict = v and v.verdict,
+        sign = sign_of(c.mean), mean = c.mean, ci = c.ci_decision, ppl = c.val_ppl_change,
+        treatment = t, baseline = b }
+    end
+  end
+  return nil, string.format("%s has no comparison %s vs %s on %s", a.study, tostring(t),
+    tostring(b), metric)
+end
+
+-- Formats: what an entry's text uses to print a number or a verdict.
+M.FORMATS = {
+  tex = {
+    name = "tex",
+    pct = F.percent,
+    num = F.num,
+    ci = F.interval,
+    verdict = function(v) return "\\emph{" .. F.escape(v or "?") .. "}" end,
+    code = function(x) return "\\texttt{" .. F.escape(x) .. "}" end,
+  },
+  md = {
+    name = "md",
+    pct = function(r)
+      if not F.finite(r) then return "?" end
+      return string.format("%+.2f %%", 100 * r)
+    end,
+    num = function(x, dec)
+      return F.finite(x) and string.format("%." .. dec .. "f", x) or "?"
+    end,
+    ci = function(ci, dec)
+      if type(ci) ~= "table" or not F.finite(ci[1]) then return "" end
+      return string.format("[%." .. dec .. "f, %." .. dec .. "f]", ci[1], ci[2])
+    end,
+    verdict = function(v) return "*" .. (v or "?") .. "*" end,
+    code = function(x) return "`" .. x .. "`" end,
+  },
+}
+
+-- Checking one sentence -------------------------------------------------------------------
+
+-- The problems of sentence `text` carried by the resolved analyses A.
+function M.check_sentence(text, A, entry)
+  local out = {}
+  local function bad(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+  local labels = {}
+  for _, a in ipairs(A) do labels[#labels + 1] = a.label end
+  local carried = table.concat(labels, "; ")
+  local tested, quoted = {}, 0
+  for _, a in ipairs(A) do
+    if a.verdict and not a.interval then tested[#tested + 1] = a end
+    if a.quoted then quoted = quoted + 1 end
+  end
+  -- a finding quoted from elsewhere is the source's: its words are not checked here
+  if quoted == #A then return out end
+  -- every verdict word is allowed by some carried verdict
+  for _, w in ipairs(M.verdict_words(text)) do
+    local ok = false
+    for _, a in ipairs(tested) do ok = ok or w.allow[a.verdict] == true end
+    if not ok then
+      bad("the verdict word %q is not the verdict of what carries it (%s)", w.word, carried)
+    end
+  end
+  -- every carried verdict is said
+  local p = plain(text)
+  for _, a in ipairs(tested) do
+    local said = has_word(p, a.verdict)
+    for _, w in ipairs(M.verdict_words(text)) do
+      said = said or (w.allow[a.verdict] and #tested == 1)
+    end
+    if not said then bad("it does not say the verdict %q of %s", a.verdict, a.label) end
+  end
+  -- every sign word and signed percentage is the sign of some carried analysis
+  for _, w in ipairs(M.sign_words(text)) do
+    local ok = false
+    for _, a in ipairs(A) do ok = ok or a.sign == w.sign end
+    if not ok then
+      bad("the sign word %q is not the sign of what carries it (%s)", w.word, carried)
+    end
+  end
+  -- analyses of several studies: only listed side by side
+  local studies, n = {}, 0
+  for _, a in ipairs(A) do
+    local name = a.study and a.study.name or a.quoted
+    if name and not studies[name] then studies[name], n = true, n + 1 end
+  end
+  if n > 1 then
+    if not entry.across then
+      bad("it names analyses of %d studies (%s) but no analysis compares them " ..
+        "(declare `across` if it only lists them)", n, carried)
+    else
+      for _, w in ipairs(M.COMPARING) do
+        if has_word(p, w) then
+          bad("it lists analyses of several studies but compares them (%q): no analysis " ..
+            "compares %s", w, carried)
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- The ledger of entries over the studies `by_name`: rows {entry, text, analyses,
+-- problems} (only the entries whose studies have run) and every problem.
+function M.build(entries, by_name, ctx)
+  local rows, problems = {}, {}
+  local ids = {}
+  for i, e in ipairs(entries) do
+    local where = string.format("ledger entry %s (%s)", tostring(e.id), tostring(e.where))
+    if type(e.id) ~= "string" or not e.id:match("^%a[%w]*$") then
+      problems[#problems + 1] = string.format("ledger entry %d: id: expected letters and digits", i)
+    elseif ids[e.id] then
+      problems[#problems + 1] = where .. ": the id is used twice"
+    elseif type(e.carries) ~= "table" or #e.carries == 0 then
+      problems[#problems + 1] = where .. ": it names no analysis that carries it"
+    else
+      ids[e.id] = true
+      local A, absent, missing = {}, false, {}
+      for _, a in ipairs(e.carries) do
+        local r, why = M.resolve(by_name, a)
+        if r then A[#A + 1] = r
+        elseif why == "absent" then absent = true
+        else missing[#missing + 1] = why end
+      end
+      local row = { entry = e, analyses = A, problems = {}, text = "" }
+      if #missing > 0 then
+        for _, m in ipairs(missing) do
+          row.problems[#row.problems + 1] = "the analysis it names does not exist: " .. m
+        end
+      elseif not absent then
+        local T = M.FORMATS[e.where == "readme" and "md" or "tex"]
+        row.text = e.text(A, T, ctx) or ""
+        if row.text ~= "" then
+          for _, m in ipairs(M.check_sentence(row.text, A, e)) do
+            row.problems[#row.problems + 1] = m
+          end
+        end
+      end
+      for _, m in ipairs(row.problems) do
+        problems[#problems + 1] = string.format("%s: %s\n  sentence: %s", where, m,
+          row.text ~= "" and row.text or "(not written)")
+      end
+      if not absent or #missing > 0 then rows[#rows + 1] = row end
+    end
+  end
+  return rows, problems
+end
+
+-- Checked texts ----------------------------------------------------------------------------
+
+-- The part of a LaTeX source the ledger checks: the abstract and the sections whose title
+-- starts with one of `titles`, comments removed.  A list of {name, text}.
+function M.tex_parts(src, titles)
+  src = src:gsub("\\%%", "\1"):gsub("%%[^\n]*", ""):gsub("\1", "\\%%")
+  local parts = {}
+  local abs = src:match("\\begin{abstract}(.-)\\end{abstract}")
+  if abs then parts[#parts + 1] = { name = "the abstract", text = abs } end
+  for _, t in ipairs(titles) do
+    local a = src:find("\\section{" .. t, 1, true)
+    if a then
+      local b = src:find("\\section{", a + 1, true) or src:find("\\appendix", a + 1, true) or #src
+      parts[#parts + 1] = { name = "the section " .. t, text = src:sub(a, b - 1) }
+    end
+  end
+  return parts
+end
+
+-- The sentences of a text (split after . ! ?, and the braces closing a group, before a
+-- space and a capital or a macro).
+local function sentences(text)
+  local out = {}
+  local flat = text:gsub("%s+", " ")
+  local start = 1
+  -- (also after the braces that close a group: "... match.}{} Its")
+  for stop in flat:gmatch("[%.!?][}]*%f[%s]()") do
+    local s = flat:sub(start, stop - 1)
+    local after = flat:sub(stop + 1, stop + 1)
+    if after == "" or after:match("[%u\\]") then
+      if s:match("%S") then out[#out + 1] = s:gsub("^%s+", "") end
+      start = stop
+    end
+  end
+  local rest = flat:sub(start)
+  if rest:match("%S") then out[#out + 1] = rest:gsub("^%s+", "") end
+  return out
+end
+M.sentences = sentences
+
+-- The problems of a LaTeX source: every \Finding{id} is an entry of the ledger (`known`:
+-- id -> true), and no sentence of the checked parts outside \Finding states a finding.
+function M.check_tex(src, path, titles, known)
+  local problems = {}
+  for _, part in ipairs(M.tex_parts(src, titles)) do
+    for id in part.text:gmatch("\\Finding{([^}]*)}") do
+      if not known[id] then
+        problems[#problems + 1] = string.format("%s: %s: \\Finding{%s}: no such ledger entry",
+          path, part.name, id)
+      end
+    end
+    local rest = part.text:gsub("\\Finding{[^}]*}", " ")
+    rest = rest:gsub("\\section{[^}]*}", " "):gsub("\\label{[^}]*}", " ")
+      :gsub("\\paragraph{[^}]*}", " "):gsub("\\cite{[^}]*}", " ")
+    for _, s in ipairs(sentences(rest)) do
+      if M.is_finding(s) then
+        problems[#problems + 1] = string.format("%s: %s: a finding that names no analysis " ..
+          "(write it as a ledger entry, \\Finding{...}): %s", path, part.name, s)
+      end
+    end
+  end
+  return problems
+end
+
+-- The problems of a Markdown text built from ledger sentences (`texts`): no sentence
+-- outside them states a finding.
+function M.check_md(text, path, texts)
+  local problems = {}
+  local rest = text
+  for _, t in ipairs(texts) do
+    local a, b = rest:find(t, 1, true)
+    if a then rest = rest:sub(1, a - 1) .. " . " .. rest:sub(b + 1) end
+  end
+  rest = rest:gsub("`[^`]*`", " ")
+  for _, s in ipairs(sentences(rest)) do
+    if M.is_finding(s) then
+      problems[#problems + 1] = string.format("%s: a finding that names no analysis: %s",
+        path, s)
+    end
+  end
+  return problems
+end
+
+-- The ledger as rows of text: {where, id, sentence (plain), analyses, verdicts}.
+function M.listing(rows, tex)
+  local out = {}
+  for _, r in ipairs(rows) do
+    local labels, verdicts = {}, {}
+    for _, a in ipairs(r.analyses) do
+      labels[#labels + 1] = tex and a.label_tex or a.label
+      verdicts[#verdicts + 1] = a.verdict or (a.quoted and "quoted") or "-"
+    end
+    out[#out + 1] = { where = r.entry.where, id = r.entry.id,
+      sentence = plain(r.text):gsub("^%s+", ""):gsub("%s+$", ""),
+      analyses = table.concat(labels, "; "), verdicts = table.concat(verdicts, ", ") }
+  end
+  return out
+end
+
+-- numbers.tex's definitions of the LaTeX sentences: \csname ReportFinding@<id>\endcsname,
+-- empty for an entry whose study has not run.
+function M.tex_defs(entries, rows)
+  local text = {}
+  for _, r in ipairs(rows) do text[r.entry.id] = r.text end
+  local lines = { "% The ledger's finding sentences (lua/repro/report/ledger.lua): \\Finding{<id>}." }
+  for _, e in ipairs(entries) do
+    if e.where ~= "readme" and type(e.id) == "string" then
+      lines[#lines + 1] = string.format("\\expandafter\\def\\csname ReportFinding@%s\\endcsname{%s}",
+        e.id, text[e.id] or "")
+    end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- The ledger's table for the paper's appendix: where, the analyses and their verdicts.
+function M.tex_table(rows)
+  local lines = { "\\begin{tabular}{@{}l>{\\raggedright\\arraybackslash}p{0.62\\linewidth}" ..
+    ">{\\raggedright\\arraybackslash}p{0.14\\linewidth}@{}}", "\\toprule",
+    "Sentence & Analysis that carries it & Verdict \\\\", "\\midrule" }
+  for _, r in ipairs(M.listing(rows, true)) do
+    lines[#lines + 1] = string.format("%s (%s) & %s & %s \\\\", F.escape(r.id),
+      F.escape(r.where), r.analyses, F.escape(r.verdicts))
+  end
+  lines[#lines + 1] = "\\bottomrule"
+  lines[#lines + 1] = "\\end{tabular}"
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M

@@ -1,0 +1,369 @@
+-- This paper's statement ledger (lua/repro/report/ledger.lua; paper/paper.lua: extensions):
+-- every sentence of the abstract, the Discussion, the Recommendations and README's Results
+-- list that states a finding, each with the analyses that carry it.  main.tex prints a
+-- sentence with \Finding{<id>}; README's list (results.md) is the "readme" entries in
+-- order.  The words of a sentence that say a verdict or a sign are chosen here from the
+-- summary's verdicts and signs, never typed, so a paper built on other records (make
+-- reproduce QUICK=1) says what its own verdicts say; the build checks each sentence against
+-- what carries it.  A finding about a new study is one more entry here, and one
+-- \Finding{<id>} in main.tex (or nothing more, for README).
+local M = {}
+
+-- The claim study's closest set-up (its summary's claim.closest), and its variants.
+-- (nil when the search selected none, as at make reproduce QUICK=1's budget: the
+-- sentences on it are then left out)
+local function closest(s)
+  local cl = s.summary.claim and s.summary.claim.closest
+  return cl and cl.setup
+end
+local function closest_ln(s) return closest(s) and closest(s) .. "-layernorm" end
+local function closest_none(s) return closest(s) and closest(s) .. "-none" end
+local function claim_interaction(s)
+  return closest(s) and "layernorm effect, " .. closest(s) .. " minus ref"
+end
+
+-- Phrases from a resolved analysis a in format T.
+local function eff(a, T)
+  return T.pct(a.ppl) .. " (" .. T.verdict(a.verdict) .. ")"
+end
+local function nats(a, T)
+  return T.num(a.mean, 4) .. " nats " .. T.ci(a.ci, 4)
+end
+-- whether an inconclusive interval leaves the sign open
+local function open(a)
+  return a.verdict == "inconclusive" and type(a.ci) == "table" and a.ci[1] < 0 and a.ci[2] > 0
+end
+local function verdict_phrase(a, T)
+  if a.verdict == "equivalent" then
+    return T.verdict("equivalent") .. " to no norm within the minimum effect"
+  elseif open(a) then
+    return T.verdict("inconclusive") .. ": its interval leaves the sign open"
+  end
+  return T.verdict(a.verdict)
+end
+local function decided(a) return a.verdict == "better" or a.verdict == "worse" end
+local function iff(study, text, T)
+  if T.name == "md" then return "" end
+  return "\\IfStudy{" .. study .. "}{" .. text .. "}{}"
+end
+
+-- An LR sensitivity's difference to no norm's, by the side of 0 its interval lies on.
+function M.side(a, T, unit)
+  local verb = a.verdict == "positive" and "exceeded" or a.verdict == "negative" and
+    "was below" or "differed from"
+  return verb .. " no norm's by " .. T.num(math.abs(a.mean), 4) .. unit .. " (interval of " ..
+    "the difference " .. T.ci(a.ci, 4) .. ")"
+end
+
+local CMP = function(study, t, b) return { study = study, treatment = t, baseline = b } end
+
+M.ledger = {
+  -- The abstract -----------------------------------------------------------------------
+  { id = "AbstractClaimQuoted", where = "abstract",
+    carries = { { quoted = "the claim's Table 1" }, { quoted = "Le Scao et al. 2022" } },
+    text = function(_, T)
+      return "A student study reports that one LayerNorm placed right after the token " ..
+        "and position embeddings of a tiny GPT-style transformer lowers validation " ..
+        "perplexity" .. iff("claim", ", by about \\ClaimClaimTableLayernormPplSize{} on " ..
+        "\\ClaimClaimSeeds{} seeds (numbers quoted from its Table~1)", T) ..
+        "; ablations at 1.3 billion parameters (quoted) found the same layer to hurt " ..
+        "zero-shot accuracy~\\cite{lescao2022}."
+    end },
+  { id = "AbstractFinal", where = "abstract",
+    carries = { CMP("final", "layernorm", "none"), CMP("final", "rmsnorm", "none") },
+    text = function(A, T)
+      return "At the claim's untuned peak learning rate (\\FinalCfgLr, \\FinalIters{} " ..
+        "iterations, \\FinalNSeeds{} seeds) LayerNorm changed validation perplexity by " ..
+        eff(A[1], T) .. " and RMSNorm by " .. eff(A[2], T) .. "."
+    end },
+  { id = "AbstractTuned", where = "abstract",
+    carries = { CMP("tuned", "layernorm", "none"), CMP("tuned", "rmsnorm", "none") },
+    text = function(A, T)
+      return "With each variant at its own best learning rate from a sweep" ..
+        iff("lr_sweep", " over \\LrSweepGridDecades{} decades", T) .. ", on fresh seeds, " ..
+        "LayerNorm changed it by " .. eff(A[1], T) .. " and RMSNorm by " .. eff(A[2], T) .. "."
+    end },
+  { id = "AbstractInitScale", where = "abstract",
+    carries = { { study = "init_scale", interaction = "layernorm effect, std 1.0 minus std 0.02" },
+      CMP("init_scale", "layernorm-std1", "none-std1") },
+    text = function(A, T)
+      local head = decided(A[1]) and
+        "At the shared learning rate LayerNorm's effect depended on the embedding " ..
+        "initialization (interaction " .. T.verdict(A[1].verdict) .. ", the effect at the " ..
+        (A[1].verdict == "better" and "larger" or "smaller") ..
+        " initialization the more favourable)" or
+        "At the shared learning rate the test of whether LayerNorm's effect differs " ..
+        "between the two embedding initializations was " .. T.verdict(A[1].verdict)
+      return head .. ": with embeddings drawn at standard deviation " ..
+        "\\InitScaleCfgEmbedInitStdMax{} instead of \\InitScaleCfgEmbedInitStdMin{} it " ..
+        "changed perplexity by " .. eff(A[2], T) .. "."
+    end },
+  { id = "AbstractTunedStdOne", where = "abstract",
+    carries = { CMP("tuned_std1", "layernorm", "none") },
+    text = function(A, T)
+      return "There, with each variant at its own best learning rate, LayerNorm changed " ..
+        "it by " .. T.pct(A[1].ppl) .. " (validation loss " .. nats(A[1], T) .. "; " ..
+        verdict_phrase(A[1], T) .. ")."
+    end },
+  { id = "AbstractRescaling", where = "abstract",
+    carries = { CMP("tuned_controls", "scale", "none") },
+    text = function(A, T)
+      return "Rescaling the summed embedding to unit RMS without normalizing it, at its " ..
+        "own best learning rate, changed perplexity by " .. eff(A[1], T) .. "."
+    end },
+  { id = "AbstractMatched", where = "abstract",
+    carries = { CMP("tuned_matched", "layernorm_matched", "none") },
+    text = function(A, T)
+      return "Normalizing every token without rescaling (a LayerNorm whose gain starts at " ..
+        "the embedding's RMS), at finely tuned learning rates on \\TunedMatchedNSeeds{} " ..
+        "power-sized seeds, changed it by " .. T.pct(A[1].ppl) .. " (" ..
+        verdict_phrase(A[1], T) .. ")."
+    end },
+  { id = "AbstractClaim", where = "abstract",
+    carries = { CMP("claim", closest_ln, closest_none), CMP("claim", "ref-layernorm", "ref-none"),
+      { study = "claim", interaction = claim_interaction } },
+    text = function(A, T)
+      return "At the closest set-up LayerNorm changed perplexity by " .. eff(A[1], T) ..
+        " on \\ClaimNSeeds{} seeds, and at the GPT-2 initialization of the same model by " ..
+        eff(A[2], T) .. "; the difference between the two effects, the initialization " ..
+        "$\\times$ norm interaction, is " .. T.verdict(A[3].verdict) ..
+        (decided(A[3]) and " for the closest set-up (significant)." or ".")
+    end },
+
+  -- The Discussion ---------------------------------------------------------------------
+  { id = "DiscussionControls", where = "Discussion",
+    carries = { CMP("tuned_controls", "scale", "none"),
+      CMP("tuned_controls", "layernorm_matched", "none") },
+    text = function(A, T)
+      return "Rescaling alone (a fixed factor, no per-token statistics) changed perplexity " ..
+        "by " .. eff(A[1], T) .. ", and normalizing every token but keeping the " ..
+        "embedding's scale (matched LayerNorm) by " .. eff(A[2], T) .. ", each at its own " ..
+        "best learning rate on the half-decade grid."
+    end },
+  { id = "DiscussionMatched", where = "Discussion",
+    carries = { CMP("tuned_matched", "layernorm_matched", "none") },
+    text = function(A, T)
+      return "Re-tested at finely tuned learning rates on \\TunedMatchedNSeeds{} seeds, " ..
+        "matched LayerNorm's difference from no norm in validation loss is " ..
+        nats(A[1], T) .. ": " .. verdict_phrase(A[1], T) .. " (equivalence test: " ..
+        "Holm-adjusted $p$ \\TunedMatchedLayernormMatchedVsNonePrimaryPTost)."
+    end },
+  { id = "DiscussionInitScale", where = "Discussion",
+    carries = { CMP("init_scale", "layernorm-std1", "none-std1"),
+      CMP("init_scale", "rmsnorm-std1", "none-std1") },
+    text = function(A, T)
+      return "With embeddings drawn at standard deviation~\\InitScaleCfgEmbedInitStdMax{} " ..
+        "the summed embedding is large and a norm scales it down; at the shared learning " ..
+        "rate LayerNorm changed perplexity by " .. eff(A[1], T) .. " and RMSNorm by " ..
+        eff(A[2], T) .. "."
+    end },
+  { id = "DiscussionTunedStdOne", where = "Discussion",
+    carries = { CMP("tuned_std1", "layernorm", "none") },
+    text = function(A, T)
+      return "With each variant at its own best learning rate LayerNorm's difference " ..
+        "there is " .. nats(A[1], T) .. ", " .. verdict_phrase(A[1], T) .. "."
+    end },
+  { id = "DiscussionSensitivity", where = "Discussion",
+    carries = { { study = "lr_sweep", sensitivity = "layernorm" },
+      { study = "lr_sweep", sensitivity = "rmsnorm" } },
+    text = function(A, T)
+      return "Over the grid, LayerNorm's LR sensitivity $S$ " .. M.side(A[1], T, " nats") ..
+        " and RMSNorm's " .. M.side(A[2], T, " nats") .. "."
+    end },
+  { id = "DiscussionSensitivityOwn", where = "Discussion",
+    carries = { { study = "lr_sweep", sensitivity = "layernorm", own = true },
+      { study = "lr_sweep", sensitivity = "rmsnorm", own = true } },
+    text = function(A, T)
+      return "Against each variant's own best loss, LayerNorm's $S_{\\text{own}}$ " ..
+        M.side(A[1], T, "") .. " and RMSNorm's " .. M.side(A[2], T, "") .. "."
+    end },
+  { id = "DiscussionInstability", where = "Discussion",
+    carries = {
+      { study = "instability", section = "sweep_outcomes", treatment = "layernorm-w0", baseline = "none-w0" },
+      { study = "instability", section = "sweep_outcomes", treatment = "rmsnorm-w0", baseline = "none-w0" },
+      { study = "instability", section = "sweep_outcomes", treatment = "layernorm-w30", baseline = "none-w30" },
+      { study = "instability", section = "sweep_outcomes", treatment = "rmsnorm-w30", baseline = "none-w30" } },
+    text = function(A, T)
+      local same = true
+      for i = 2, 4 do same = same and A[i].verdict == A[1].verdict end
+      local verdicts = same and ("was " .. T.verdict(A[1].verdict) .. " in all four " ..
+        "comparisons") or ("was " .. T.verdict(A[1].verdict) .. " and " ..
+        T.verdict(A[2].verdict) .. " without warmup, " .. T.verdict(A[3].verdict) ..
+        " and " .. T.verdict(A[4].verdict) .. " with it")
+      return "Whether a norm after the embedding protects a run at a high learning rate, " ..
+        "with or without warmup, is what the stability study asked: its primary outcome, " ..
+        "the largest loss jump, of LayerNorm and of RMSNorm against no norm " .. verdicts ..
+        " (Section~\\ref{sec:stability})."
+    end },
+  { id = "DiscussionHorizon", where = "Discussion",
+    carries = { CMP("horizon", "layernorm-lr3e-4", "none-lr3e-4"),
+      CMP("horizon", "layernorm-tuned", "none-tuned") },
+    text = function(A, T)
+      return "After \\HorizonIters{} iterations LayerNorm changed perplexity by " ..
+        eff(A[1], T) .. " at the untuned learning rate and by " .. eff(A[2], T) ..
+        " at the tuned ones."
+    end },
+
+  -- The Recommendations ----------------------------------------------------------------
+  { id = "RecommendNoNorm", where = "Recommendations",
+    carries = { CMP("final", "layernorm", "none"), CMP("tuned", "layernorm", "none") },
+    across = "lists the verdict at the untuned (final) and at the tuned (tuned) learning rate",
+    text = function(A, T)
+      local head = "For a small GPT with embeddings initialized at standard deviation " ..
+        "\\FinalCfgEmbedInitStd"
+      if A[1].verdict == "worse" and A[2].verdict == "worse" then
+        return head .. ", do not add a norm after the embedding to lower perplexity: " ..
+          "LayerNorm changed it by " .. eff(A[1], T) .. " at the untuned and by " ..
+          eff(A[2], T) .. " at the tuned learning rate here."
+      elseif A[1].verdict == "better" and A[2].verdict == "better" then
+        return head .. ", a norm after the embedding lowered perplexity here: LayerNorm " ..
+          "changed it by " .. eff(A[1], T) .. " at the untuned and by " .. eff(A[2], T) ..
+          " at the tuned learning rate."
+      end
+      return head .. ", these runs do not settle whether to add a norm after the " ..
+        "embedding: LayerNorm changed perplexity by " .. eff(A[1], T) .. " at the " ..
+        "untuned and by " .. eff(A[2], T) .. " at the tuned learning rate."
+    end },
+  { id = "RecommendMatched", where = "Recommendations",
+    carries = { CMP("tuned_matched", "layernorm_matched", "none") },
+    text = function(A, T)
+      local what = "against no norm, each at its own finely tuned learning rate, that " ..
+        "version changed validation loss by " .. nats(A[1], T) .. " (" ..
+        verdict_phrase(A[1], T) .. ")"
+      if A[1].verdict == "equivalent" or A[1].verdict == "better" then
+        return "If you add one anyway, initialize its gain at the RMS of the summed " ..
+          "embedding at initialization, so that it normalizes without rescaling: " ..
+          what .. "."
+      end
+      return "A norm whose gain starts at the RMS of the summed embedding at " ..
+        "initialization (normalizing without rescaling) is no remedy these runs support: " ..
+        what .. "."
+    end },
+  { id = "RecommendInit", where = "Recommendations",
+    carries = { CMP("init_scale", "layernorm-std1", "none-std1"), CMP("tuned_std1", "layernorm", "none") },
+    across = "lists the verdict at the shared (init_scale) and at the tuned (tuned_std1) learning rate",
+    text = function(A, T)
+      return "Check the embedding's initialization and tune the learning rate before " ..
+        "blaming or crediting a norm: with embeddings drawn at standard deviation " ..
+        "\\InitScaleCfgEmbedInitStdMax{} (a common library default) LayerNorm changed " ..
+        "perplexity by " .. eff(A[1], T) .. " at a shared learning rate, and by " ..
+        T.pct(A[2].ppl) .. " (" .. verdict_phrase(A[2], T) .. ") with each variant tuned."
+    end },
+
+  -- README's Results list (Markdown) ---------------------------------------------------
+  { id = "ReadmeGptTwo", where = "readme",
+    carries = { CMP("final", "layernorm", "none"), CMP("tuned", "layernorm", "none"),
+      CMP("final", "rmsnorm", "none"), CMP("tuned", "rmsnorm", "none") },
+    across = "lists the untuned (final) and tuned (tuned) verdicts",
+    text = function(A, T)
+      return "**At the GPT-2 initialization** (embeddings N(0, 0.02)) an embedding " ..
+        "LayerNorm changes validation perplexity by " .. eff(A[1], T) .. " at the claim's " ..
+        "learning rate (`final`) and by " .. eff(A[2], T) .. " with each variant at its " ..
+        "own best learning rate (`tuned`); RMSNorm by " .. eff(A[3], T) .. " and " ..
+        eff(A[4], T) .. "."
+    end },
+  { id = "ReadmeClaim", where = "readme",
+    carries = { CMP("claim", closest_ln, closest_none), CMP("claim", "ref-layernorm", "ref-none"),
+      { study = "claim", interaction = claim_interaction } },
+    text = function(A, T, ctx)
+      local n = #ctx.by_name.claim.seeds
+      return "**The claim's set-up.** The claim's numbers point to PyTorch's default " ..
+        "initialization of a 4-block model whose output layer is tied to its N(0, 1) token " ..
+        "embedding; at the closest set-up (`claim`, " .. n .. " fresh seeds) LayerNorm " ..
+        "changes perplexity by " .. eff(A[1], T) .. ", and at the GPT-2 initialization of " ..
+        "the same model by " .. eff(A[2], T) .. "; the difference between the two " ..
+        "effects (the initialization x norm interaction) is " .. T.verdict(A[3].verdict) ..
+        (decided(A[3]) and " for the closest set-up." or ".")
+    end },
+  { id = "ReadmeControls", where = "readme",
+    carries = { CMP("tuned_controls", "scale", "none"),
+      CMP("tuned_matched", "layernorm_matched", "none") },
+    across = "lists the two controls, each against no norm",
+    text = function(A, T, ctx)
+      return "**Rescaling or normalizing.** Rescaling the embedding to unit RMS without " ..
+        "normalizing changes perplexity by " .. eff(A[1], T) .. " (`tuned_controls`); " ..
+        "normalizing without rescaling (matched LayerNorm), at finely tuned learning " ..
+        "rates on " .. #ctx.by_name.tuned_matched.seeds .. " power-sized seeds " ..
+        "(`tuned_matched`), by " .. T.pct(A[2].ppl) .. ": " .. verdict_phrase(A[2], T) ..
+        " (loss difference " .. nats(A[2], T) .. ")."
+    end },
+  { id = "ReadmeStdOne", where = "readme",
+    carries = { CMP("init_scale", "layernorm-std1", "none-std1"), CMP("tuned_std1", "layernorm", "none") },
+    across = "lists the shared (init_scale) and tuned (tuned_std1) verdicts",
+    text = function(A, T)
+      return "**Embeddings drawn N(0, 1).** LayerNorm changes perplexity by " ..
+        eff(A[1], T) .. " at the shared learning rate (`init_scale`), and by " ..
+        T.pct(A[2].ppl) .. " (" .. verdict_phrase(A[2], T) .. "; loss difference " ..
+        nats(A[2], T) .. ") with each variant at its own best (`tuned_std1`)."
+    end },
+  { id = "ReadmeSensitivity", where = "readme",
+    carries = { { study = "lr_sweep", sensitivity = "layernorm" },
+      { study = "lr_sweep", sensitivity = "layernorm", own = true } },
+    text = function(A, T)
+      local function side(a)
+        return (a.verdict == "positive" and "exceeds" or a.verdict == "negative" and
+          "is below" or "differs from") .. " no norm's by " .. T.num(math.abs(a.mean), 3) ..
+          " nats (difference " .. T.num(a.mean, 3) .. " " .. T.ci(a.ci, 3) .. ")"
+      end
+      return "**Learning-rate sensitivity** (`lr_sweep`). Against the best loss of any " ..
+        "variant, LayerNorm's S " .. side(A[1]) .. "; against each variant's own best, its " ..
+        "S_own " .. side(A[2]) .. "."
+    end },
+  { id = "ReadmeStability", where = "readme",
+    carries = {
+      { study = "instability", section = "sweep_outcomes", treatment = "layernorm-w0", baseline = "none-w0" },
+      { study = "instability", section = "sweep_outcomes", treatment = "rmsnorm-w0", baseline = "none-w0" },
+      { study = "instability", section = "sweep_outcomes", treatment = "layernorm-w30", baseline = "none-w30" },
+      { study = "instability", section = "sweep_outcomes", treatment = "rmsnorm-w30", baseline = "none-w30" } },
+    text = function(A, T, ctx)
+      local inst = ctx.by_name.instability:section("sweep_outcomes")
+      local lo, hi
+      for _, a in ipairs(A) do
+        local m = a.c.mde_adjusted and a.c.mde_adjusted.value
+        if m then lo, hi = math.min(lo or m, m), math.max(hi or m, m) end
+      end
+      local v = {}
+      for i, a in ipairs(A) do v[i] = T.verdict(a.verdict) end
+      return "**Stability** (`instability`). The largest loss jump of LayerNorm and " ..
+        "RMSNorm against no norm: " .. v[1] .. " and " .. v[2] .. " without warmup, " ..
+        v[3] .. " and " .. v[4] .. " with it; its primary comparisons detect differences " ..
+        "of " .. T.num(lo, 1) .. " to " .. T.num(hi, 1) .. " nats, against a pre-registered " ..
+        "minimum effect of " .. T.num(inst.analysis.min_effect, 3) .. "."
+    end },
+}
+
+-- README's scale line: LayerNorm's effect at the smallest and the largest size of the
+-- scale study, each with its verdict (the sizes listed, not compared: the paper gives the
+-- fit and its interval).
+local function scale_pair(which)
+  return function(s)
+    local pts = {}
+    for _, c in ipairs(s.summary.comparisons or {}) do
+      local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+      if c.metric == s.primary and t and b and t.setting == b.setting and
+          t.level == "layernorm" and b.level == s.factor.baseline then
+        pts[#pts + 1] = { c = c, params = s:params(c.baseline) or 0 }
+      end
+    end
+    table.sort(pts, function(x, y) return x.params < y.params end)
+    local p = pts[which == "small" and 1 or #pts]
+    return p and p.c
+  end
+end
+local small, large = scale_pair("small"), scale_pair("large")
+M.ledger[#M.ledger + 1] = { id = "ReadmeScale", where = "readme",
+  carries = {
+    { study = "scale", treatment = function(s) local c = small(s) return c and c.treatment end,
+      baseline = function(s) local c = small(s) return c and c.baseline end },
+    { study = "scale", treatment = function(s) local c = large(s) return c and c.treatment end,
+      baseline = function(s) local c = large(s) return c and c.baseline end } },
+  text = function(A, T, ctx)
+    local s = ctx.by_name.scale
+    local p1, p2 = s:params(A[1].baseline) or 0, s:params(A[2].baseline) or 0
+    return string.format("**Model size** (`scale`). LayerNorm changes perplexity by %s at " ..
+      "%.2f M parameters and by %s at %.2f M; sizes trained at one untuned learning rate " ..
+      "do not say where it goes beyond them (the paper gives the fit and its interval).",
+      eff(A[1], T), p1 / 1e6, eff(A[2], T), p2 / 1e6)
+  end }
+
+return M
