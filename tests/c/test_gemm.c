@@ -116,17 +116,24 @@ static void test_path(const char *path)
                     free(C2);
                 }
     }
-    /* packed B: rows [k0, k0+k) and the first n columns of a packed (K, N) */
-    for (int tb = 0; tb < 2; tb++) {
-        int K = 70, N = 37, ldb = (tb ? K : N) + 1;
-        float *B = malloc((size_t)(tb ? N : K) * ldb * sizeof(float));
+    /* packed B: rows [k0, k0+k) and the first n columns of a packed (K, N); the third
+     * configuration is a row-major B of 16 columns with aligned rows (attention's V, Q, K
+     * and dO at head size 16), which gemm_pack reads in place */
+    for (int cfg = 0; cfg < 3; cfg++) {
+        int tb = cfg == 1, K = 70, N = cfg == 2 ? 16 : 37;
+        int ldb = cfg == 2 ? 48 : (tb ? K : N) + 1;
+        size_t nbf = ((size_t)(tb ? N : K) * ldb * sizeof(float) + 63) / 64 * 64;
+        float *B = aligned_alloc(64, nbf);
         fill(B, (size_t)(tb ? N : K) * ldb, &r);
         float *buf = aligned_alloc(64, (gemm_packed_floats(K, N) * sizeof(float) + 63) / 64 * 64);
         gemm_packed pb;
         gemm_pack(&pb, buf, K, N, B, ldb, tb);
+        CHECK((pb.Bp == B) == (cfg == 2), "%s packed tb=%d N=%d ldb=%d: read in place %s", path,
+              tb, N, ldb, pb.Bp == B ? "when it should be packed" : "expected, got a copy");
         const int cases[][4] = {{5, 37, 0, 70}, {16, 20, 3, 40}, {33, 1, 69, 1}, {2, 17, 10, 0}};
         for (int c = 0; c < 4; c++) {
-            int M = cases[c][0], n = cases[c][1], k0 = cases[c][2], k = cases[c][3];
+            int M = cases[c][0], n = cases[c][1] < N ? cases[c][1] : N, k0 = cases[c][2],
+                k = cases[c][3];
             for (int ta = 0; ta < 2; ta++) {
                 int lda = (ta ? M : k) + 2;
                 size_t na = (size_t)(ta ? k : M) * lda + 1;
