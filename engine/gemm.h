@@ -7,7 +7,9 @@
  * path itself never change a bit.  A new GEMM kernel must keep this rule.
  * gemm splits rows of C across the OpenMP threads, in blocks of 96 rows handed out
  * dynamically, B packed once for all (columns, each thread packing its own panels of B,
- * when K is longer than M and C has no more rows than columns: the weight gradients);
+ * when K is longer than M and C has no more rows than columns: the weight gradients; when
+ * K is longer than M and C has more rows than columns, rows again, but each thread packs
+ * all of B for itself, up to 8 MB of it: the qkv and fc weight gradients);
  * gemm_serial runs on the calling thread
  * (for use inside a parallel region).  Both return 0, or -1 when a packing buffer could
  * not be allocated (C is then unspecified; kernels_failed() says so too). */

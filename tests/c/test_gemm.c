@@ -46,7 +46,8 @@ static void fill(float *x, size_t n, pcg32 *r)
 
 static const int sizes[][3] = {{1, 1, 1},    {7, 13, 5},   {17, 33, 300}, {50, 65, 129},
                                {13, 16, 16}, {100, 17, 3}, {24, 48, 64},  {9, 200, 257},
-                               {64, 16, 130}, {3, 31, 513}, {40, 64, 300}, {96, 128, 520}};
+                               {64, 16, 130}, {3, 31, 513}, {40, 64, 300}, {96, 128, 520},
+                               {200, 40, 600}};
 #define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
 static int same(const float *a, const float *b, size_t n)
@@ -161,15 +162,17 @@ static void test_path(const char *path)
 /* The fused epilogues (gemm_bias_gelu, gemm_gelu_bwd) against the product followed by a
  * separate elementwise pass (gelu_forward, gelu_backward), bitwise, at 1 and 2 threads:
  * shapes that take the row split with a shared packed B, the column split of long-K
- * products, the serial fallback of few rows, K over one 256-deep block, and partial tiles. */
+ * products, the row split of long K with each thread's own packed B, the serial fallback
+ * of few rows, K over one 256-deep block, and partial tiles. */
 static void test_epilogue(const char *path)
 {
     char err[256];
     CHECK(isa_select(path, err, sizeof err) == 0, "select %s: %s", path, err);
-    static const int shapes[][3] = {{100, 70, 33}, {40, 48, 600}, {7, 40, 20}, {300, 96, 257}};
+    static const int shapes[][3] = {{100, 70, 33}, {40, 48, 600}, {7, 40, 20}, {300, 96, 257},
+                                    {200, 40, 600}};
     pcg32 r;
     pcg32_stream(&r, 7, 97, 0);
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < 5; s++) {
         int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++)
