@@ -7,7 +7,9 @@
  * path itself never change a bit.  A new GEMM kernel must keep this rule.
  * gemm splits rows of C across the OpenMP threads, in blocks of 96 rows handed out
  * dynamically, B packed once for all (columns, each thread packing its own panels of B,
- * when K is longer than M and C has no more rows than columns: the weight gradients);
+ * when K is longer than M and C has no more rows than columns: the weight gradients; when
+ * K is longer than M and C has more rows than columns, rows again, but each thread packs
+ * all of B for itself, up to 8 MB of it: the qkv and fc weight gradients);
  * gemm_serial runs on the calling thread
  * (for use inside a parallel region).  Both return 0, or -1 when a packing buffer could
  * not be allocated (C is then unspecified; kernels_failed() says so too). */
@@ -35,10 +37,14 @@ int gemm_gelu_bwd(int M, int N, int K, const float *A, int lda, int ta, const fl
                   int tb, float *C, int ldc, const float *X, int ldx);
 
 /* op(B) packed once and used by several products with parts of it (attention's causal
- * blocks): gemm_packed_mul uses its rows [k0, k0 + k) and its first n columns. */
+ * blocks): gemm_packed_mul uses its rows [k0, k0 + k) and its first n columns.  A
+ * row-major B (tb = 0) of exactly one panel's width (N = the micro-tile's NR, 16 for
+ * attention at head size 16) with 64-byte aligned rows is not copied: Bp points into B
+ * and ld is ldb (the same values read, so the same bits). */
 typedef struct {
     const void *micro; /* the micro-tile the panels were packed for */
     const float *Bp;
+    long ld; /* floats between rows of a panel: NR when packed, ldb when read in place */
     int K, N;
 } gemm_packed;
 /* Floats of buffer gemm_pack needs. */

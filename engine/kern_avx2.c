@@ -8,7 +8,7 @@
 #include "simd.h"
 
 static void micro_6x16(int kc, const float *restrict A, long rs, long ks,
-                       const float *restrict Bp, float *restrict C, int ldc,
+                       const float *restrict Bp, long bs, float *restrict C, int ldc,
                        const float *restrict bias, int load_c, int mr, int nr)
 {
     __m256 acc[6][2];
@@ -43,7 +43,8 @@ static void micro_6x16(int kc, const float *restrict A, long rs, long ks,
     const float *ak = A;
     _Pragma("GCC unroll 4") for (int k = 0; k < kc; k++, ak += ks)
     {
-        __m256 b0 = _mm256_load_ps(Bp + (size_t)k * 16), b1 = _mm256_load_ps(Bp + (size_t)k * 16 + 8);
+        const float *bk = Bp + (size_t)k * bs;
+        __m256 b0 = _mm256_load_ps(bk), b1 = _mm256_load_ps(bk + 8);
         _Pragma("GCC unroll 6") for (int i = 0; i < 6; i++)
         {
             __m256 a = _mm256_broadcast_ss(ak + i * rs);

@@ -16,7 +16,7 @@ static inline __mmask16 col_mask(int nr, int v)
 /* MR rows x NV zmm columns; acc stays in registers (the loops are fully unrolled). */
 #define MICRO512(NAME, MR, NV)                                                               \
     static void NAME(int kc, const float *restrict A, long rs, long ks,                        \
-                     const float *restrict Bp, float *restrict C, int ldc,                     \
+                     const float *restrict Bp, long bs, float *restrict C, int ldc,            \
                      const float *restrict bias, int load_c, int mr, int nr)                   \
     {                                                                                        \
         __m512 acc[MR][NV];                                                                  \
@@ -39,7 +39,7 @@ static inline __mmask16 col_mask(int nr, int v)
         for (int k = 0; k < kc; k++, ak += ks) {                                             \
             __m512 b[NV];                                                                    \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) b[v] =                      \
-                _mm512_load_ps(Bp + (size_t)k * 16 * NV + 16 * v);                           \
+                _mm512_load_ps(Bp + (size_t)k * bs + 16 * v);                               \
             _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                            \
             {                                                                                \
                 __m512 a = _mm512_set1_ps(ak[i * rs]);                                       \

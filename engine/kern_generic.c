@@ -7,7 +7,7 @@
 #include "simd.h"
 
 static void micro_4x16(int kc, const float *restrict A, long rs, long ks,
-                       const float *restrict Bp, float *restrict C, int ldc,
+                       const float *restrict Bp, long bs, float *restrict C, int ldc,
                        const float *restrict bias, int load_c, int mr, int nr)
 {
     float acc[4][16];
@@ -19,7 +19,7 @@ static void micro_4x16(int kc, const float *restrict A, long rs, long ks,
                                            : 0.0f;
     const float *ak = A;
     for (int k = 0; k < kc; k++, ak += ks) {
-        const float *b = Bp + (size_t)k * 16;
+        const float *b = Bp + (size_t)k * bs;
         for (int i = 0; i < 4; i++) {
             float a = ak[i * rs];
             for (int j = 0; j < 16; j++)

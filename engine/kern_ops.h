@@ -7,12 +7,14 @@
 #include <stddef.h>
 
 /* C(mr, nr) = init + A(mr, kc)·B(kc, nr), A read in place as A[i*rs + k*ks] (every one of
- * the MR rows must be readable: edge tiles are packed by the caller), B packed as
- * Bp[k*NR + j] (zero-padded to NR columns).  init: the row vector `bias` for every row when
- * non-NULL, else C itself (load_c), else +0.  Every C element is one FMA chain over k in
- * order from its initial value: the tile shape never changes a bit. */
-typedef void (*gemm_micro_fn)(int kc, const float *A, long rs, long ks, const float *Bp, float *C,
-                              int ldc, const float *bias, int load_c, int mr, int nr);
+ * the MR rows must be readable: edge tiles are packed by the caller), B as Bp[k*bs + j]
+ * (NR readable columns per row, 64-byte aligned rows: a packed panel, zero-padded to NR
+ * columns, with bs = NR, or a row-major B of exactly NR columns read in place).  init:
+ * the row vector `bias` for every row when non-NULL, else C itself (load_c), else +0.
+ * Every C element is one FMA chain over k in order from its initial value: the tile shape
+ * never changes a bit. */
+typedef void (*gemm_micro_fn)(int kc, const float *A, long rs, long ks, const float *Bp, long bs,
+                              float *C, int ldc, const float *bias, int load_c, int mr, int nr);
 
 typedef struct {
     int mr, nr;

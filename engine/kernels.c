@@ -45,11 +45,13 @@ double kernels_fma_peak(int threads, double seconds)
 double kernels_attention_time(int B, int T, int C, int H, int threads, int reps)
 {
     size_t nqkv = (size_t)B * T * 3 * C, nout = (size_t)B * T * C, natt = (size_t)B * H * T * T;
-    float *qkv = malloc(nqkv * sizeof *qkv), *dqkv = malloc(nqkv * sizeof *dqkv);
-    float *out = malloc(nout * sizeof *out), *dout = malloc(nout * sizeof *dout);
-    float *att = calloc(natt, sizeof *att);
+    /* 64-byte aligned like the model's activations (gemm_pack reads aligned rows in place) */
+    float *qkv = kernels_alloc(nqkv * sizeof *qkv), *dqkv = kernels_alloc(nqkv * sizeof *dqkv);
+    float *out = kernels_alloc(nout * sizeof *out), *dout = kernels_alloc(nout * sizeof *dout);
+    float *att = kernels_alloc(natt * sizeof *att);
     double best = -1.0;
     if (qkv && dqkv && out && dout && att) {
+        memset(att, 0, natt * sizeof *att);
         for (size_t i = 0; i < nqkv; i++)
             qkv[i] = (float)((long)(i % 97) - 48) / 64.0f;
         for (size_t i = 0; i < nout; i++)

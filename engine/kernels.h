@@ -103,7 +103,8 @@ void softmax_xent(float *probs, float *losses, const float *logits, const int32_
  * (never written after initialization: the caller zeroes att once).  out (B,T,C).
  * With mask != NULL (dropout), out uses att·mask·keep_scale.  Fully masked blocks and the
  * masked half of diagonal blocks are skipped (their terms are exact zeros, so skipping
- * them changes no bit). */
+ * them changes no bit).  Each head's operands are packed once (gemm_pack): Kᵀ and Vᵀ as
+ * panels, V, Q, K and dO read in place when the head size is one panel wide (16). */
 void attention_forward(float *out, float *att, const float *qkv, const uint8_t *mask,
                        float keep_scale, int B, int T, int C, int H);
 /* dqkv = (not +=) the gradient with respect to qkv. */

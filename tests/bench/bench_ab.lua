@@ -44,12 +44,17 @@ if not fs.exists(other) then
   sh(string.format("rm -rf %s && mv %s %s", fs.quote(dir), fs.quote(tmp), fs.quote(dir)), "rename")
 end
 
+-- `bin/repro script` runs a failing-in-the-sandbox file only from its own tree's tests/
+-- (cli guard_script), so the other build runs this tree's ab_one.lua copied into its tree
+-- (same script for both), from its own folder (where its data/ copy is)
+sh(string.format("mkdir -p %s/tests/bench && cp %s/tests/bench/ab_one.lua %s/tests/bench/",
+  fs.quote(dir), fs.quote(root), fs.quote(dir)), "copying ab_one.lua")
 local this = os.getenv("REPRO") or (root .. "/bin/repro")
-local builds = { { name = "this", bin = this }, { name = sha:sub(1, 12), bin = other } }
+local builds = { { name = "this", bin = this, root = root },
+  { name = sha:sub(1, 12), bin = other, root = dir } }
 local d = engine.defaults()
 local L, C, T, V = d.n_layer, d.d_model, d.context, 65
 local flop_per_token = 6 * (12 * L * C * C + V * C) + 12 * L * T * C
-local one = root .. "/tests/bench/ab_one.lua"
 
 -- samples[build][threads] = list of {tps, pct, att_ms, share}
 local samples = { {}, {} }
@@ -58,8 +63,9 @@ for r = 1, rounds do
   local order = r % 2 == 1 and { 1, 2 } or { 2, 1 }
   for _, bi in ipairs(order) do
     local b = builds[bi]
-    local out = fs.capture(string.format("cd %s && %s script %s steps=%d threads=1,2 2>&1",
-      fs.quote(root), fs.quote(b.bin), fs.quote(one), steps))
+    local out = fs.capture(string.format(
+      "cd %s && %s script tests/bench/ab_one.lua steps=%d threads=1,2 2>&1",
+      fs.quote(b.root), fs.quote(b.bin), steps))
     local got = 0
     for line in (out or ""):gmatch("[^\n]+") do
       local ok, m = pcall(json.decode, line)

@@ -46,7 +46,8 @@ static void fill(float *x, size_t n, pcg32 *r)
 
 static const int sizes[][3] = {{1, 1, 1},    {7, 13, 5},   {17, 33, 300}, {50, 65, 129},
                                {13, 16, 16}, {100, 17, 3}, {24, 48, 64},  {9, 200, 257},
-                               {64, 16, 130}, {3, 31, 513}, {40, 64, 300}, {96, 128, 520}};
+                               {64, 16, 130}, {3, 31, 513}, {40, 64, 300}, {96, 128, 520},
+                               {200, 40, 600}};
 #define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
 static int same(const float *a, const float *b, size_t n)
@@ -116,17 +117,24 @@ static void test_path(const char *path)
                     free(C2);
                 }
     }
-    /* packed B: rows [k0, k0+k) and the first n columns of a packed (K, N) */
-    for (int tb = 0; tb < 2; tb++) {
-        int K = 70, N = 37, ldb = (tb ? K : N) + 1;
-        float *B = malloc((size_t)(tb ? N : K) * ldb * sizeof(float));
+    /* packed B: rows [k0, k0+k) and the first n columns of a packed (K, N); the third
+     * configuration is a row-major B of 16 columns with aligned rows (attention's V, Q, K
+     * and dO at head size 16), which gemm_pack reads in place */
+    for (int cfg = 0; cfg < 3; cfg++) {
+        int tb = cfg == 1, K = 70, N = cfg == 2 ? 16 : 37;
+        int ldb = cfg == 2 ? 48 : (tb ? K : N) + 1;
+        size_t nbf = ((size_t)(tb ? N : K) * ldb * sizeof(float) + 63) / 64 * 64;
+        float *B = aligned_alloc(64, nbf);
         fill(B, (size_t)(tb ? N : K) * ldb, &r);
         float *buf = aligned_alloc(64, (gemm_packed_floats(K, N) * sizeof(float) + 63) / 64 * 64);
         gemm_packed pb;
         gemm_pack(&pb, buf, K, N, B, ldb, tb);
+        CHECK((pb.Bp == B) == (cfg == 2), "%s packed tb=%d N=%d ldb=%d: read in place %s", path,
+              tb, N, ldb, pb.Bp == B ? "when it should be packed" : "expected, got a copy");
         const int cases[][4] = {{5, 37, 0, 70}, {16, 20, 3, 40}, {33, 1, 69, 1}, {2, 17, 10, 0}};
         for (int c = 0; c < 4; c++) {
-            int M = cases[c][0], n = cases[c][1], k0 = cases[c][2], k = cases[c][3];
+            int M = cases[c][0], n = cases[c][1] < N ? cases[c][1] : N, k0 = cases[c][2],
+                k = cases[c][3];
             for (int ta = 0; ta < 2; ta++) {
                 int lda = (ta ? M : k) + 2;
                 size_t na = (size_t)(ta ? k : M) * lda + 1;
@@ -154,15 +162,17 @@ static void test_path(const char *path)
 /* The fused epilogues (gemm_bias_gelu, gemm_gelu_bwd) against the product followed by a
  * separate elementwise pass (gelu_forward, gelu_backward), bitwise, at 1 and 2 threads:
  * shapes that take the row split with a shared packed B, the column split of long-K
- * products, the serial fallback of few rows, K over one 256-deep block, and partial tiles. */
+ * products, the row split of long K with each thread's own packed B, the serial fallback
+ * of few rows, K over one 256-deep block, and partial tiles. */
 static void test_epilogue(const char *path)
 {
     char err[256];
     CHECK(isa_select(path, err, sizeof err) == 0, "select %s: %s", path, err);
-    static const int shapes[][3] = {{100, 70, 33}, {40, 48, 600}, {7, 40, 20}, {300, 96, 257}};
+    static const int shapes[][3] = {{100, 70, 33}, {40, 48, 600}, {7, 40, 20}, {300, 96, 257},
+                                    {200, 40, 600}};
     pcg32 r;
     pcg32_stream(&r, 7, 97, 0);
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < 5; s++) {
         int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++)
