@@ -63,8 +63,8 @@ return {
   name = "claim_v1",
   description = "The claim, first attempt (superseded by claim), stage 2: the claim's design (no embedding norm vs LayerNorm vs "
     .. "RMSNorm, 150 iterations, lr 3e-4) at the " .. #selected .. " baseline set-ups "
-    .. "closest to the claim's Table 1 in claim_search_v1 (" .. table.concat(selected, ", ")
-    .. "), fresh seeds 101-105, paired by seed, the claim's Table 1 beside the suite's "
+    .. "closest to the claim's Table 1 in claim_search_v1 (its summary names them), "
+    .. "fresh seeds 101-105, paired by seed, the claim's Table 1 beside the suite's "
     .. "numbers. Primary metric val_loss (minimum effect 0.02 nats), alpha 0.05, paired "
     .. "t-test, Holm over the 6 comparisons. About 12.5 minutes on the reference 2-core "
     .. "machine, 30 runs.",

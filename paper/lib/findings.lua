@@ -10,11 +10,11 @@
 local M = {}
 
 -- The claim study's closest set-up (its summary's claim.closest), and its variants.
--- (nil when the search selected none, as at make reproduce QUICK=1's budget: the
--- sentences on it are then left out)
+-- (nil when the search selected none, as at make reproduce QUICK=1's budget, where the
+-- closest row is the GPT-2 reference arm itself: the sentences on it are then left out)
 local function closest(s)
   local cl = s.summary.claim and s.summary.claim.closest
-  return cl and cl.setup
+  return cl and cl.setup ~= "ref" and cl.setup or nil
 end
 local function closest_ln(s) return closest(s) and closest(s) .. "-layernorm" end
 local function closest_none(s) return closest(s) and closest(s) .. "-none" end
