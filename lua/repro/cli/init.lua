@@ -260,7 +260,7 @@ usage:
   bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] [--trust-summaries]
                 (the statement ledger: each finding sentence, its analyses and verdicts)
   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
-  bin/repro cost STUDY.lua... [--jobs N] [--out-root DIR] [--set key=value,...]
+  bin/repro cost STUDY.lua... [--jobs N] [--out-root DIR] [--set key=value,...] [--markdown]
   bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
                 [--out-root DIR]
   bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
