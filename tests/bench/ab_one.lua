@@ -1,6 +1,8 @@
 -- One measurement of the A/B harness (tests/bench/bench_ab.lua), run by either build's
 -- bin/repro from the harness's tree, so both builds are measured by the same script:
 --   bin/repro script tests/bench/ab_one.lua steps=N threads=1,2
+-- (the same script for builds back to the start of the engine's round 3, a86a697: builds
+-- without proc.monotonic read the clock through date(1))
 -- For every thread count: a fresh FMA peak (the best of three 0.3 s measurements, taken
 -- just before the training it is compared with), the default config trained for `steps`
 -- steps and timed over the steps after the first, and one layer's attention forward +
@@ -17,6 +19,14 @@ for _, a in ipairs(arg) do
   opts[k] = v
 end
 local steps = math.tointeger(tonumber(opts.steps))
+-- A wall clock: proc.monotonic, or for a build older than it (the engine round before
+-- db3b34a) date(1)'s nanoseconds through a pipe, read twice per measurement.
+local now = proc.monotonic or function()
+  local f = assert(io.popen("date +%s.%N"))
+  local t = tonumber(f:read("l"))
+  f:close()
+  return t
+end
 local d = engine.defaults()
 for th in opts.threads:gmatch("%d+") do
   th = math.tointeger(tonumber(th))
@@ -24,9 +34,11 @@ for th in opts.threads:gmatch("%d+") do
   for _ = 1, 3 do peak = math.max(peak, engine.fma_peak(th, 0.3)) end
   local first, last, n
   engine.train({ iters = steps, warmup = 1, threads = th }, { on_step = function(step)
-    if step == 0 then first = proc.monotonic() end
-    last, n = proc.monotonic(), step
-    return step + 1 >= steps
+    local stop = step + 1 >= steps
+    -- the clock is read at the first and the last step only (the fallback forks a process)
+    if step == 0 then first = now() end
+    if stop then last, n = now(), step end
+    return stop
   end })
   local att = engine.attention_time and engine.attention_time({}, th, 5)
   print(json.encode({ threads = th, peak_gflops = peak,

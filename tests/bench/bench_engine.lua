@@ -107,13 +107,24 @@ local function fma_peak(th)
   return best
 end
 
--- on_step hooks that time the steps after the first (proc.monotonic: timing only) and
--- stop after n steps (nil: run to the end); steady(tokens) is then tokens/s over them
-local function timer(n)
+-- A wall clock for timing only: proc.monotonic, or for a build older than it (make bench
+-- run with an earlier commit's bin/repro, back to a86a697) date(1)'s nanoseconds through a
+-- pipe; either is read at two steps per measurement only.
+local now = proc.monotonic or function()
+  local f = assert(io.popen("date +%s.%N"))
+  local v = tonumber(f:read("l"))
+  f:close()
+  return v
+end
+
+-- on_step hooks that time the steps after the first and stop after n steps (nil: run to
+-- the end, `total` steps); steady(tokens) is then tokens/s over them
+local function timer(n, total)
   local t = {}
+  local last_step = (n or total) - 1
   t.hook = function(step)
-    if step == 0 then t.first = proc.monotonic() end
-    t.last, t.steps = proc.monotonic(), step
+    if step == 0 then t.first = now() end
+    if step >= last_step then t.last, t.steps = now(), step end
     return n ~= nil and step + 1 >= n
   end
   t.steady = function(tokens_per_step)
@@ -132,7 +143,7 @@ for path in opts.paths:gmatch("[%w]+") do
     local peak = fma_peak(th)
     peaks[path .. th] = peak
     local generic = path == "generic"
-    local tm = timer(generic and 2 or nil)
+    local tm = timer(generic and 2 or nil, steps)
     local m = engine.train({ iters = generic and 2 or steps, warmup = 1, threads = th },
       { on_step = tm.hook })
     local tps = tm.steady(d.batch * T) or m.tokens_per_s
