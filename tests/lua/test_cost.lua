@@ -39,6 +39,31 @@ t:near(cost.run_seconds(cal, tcfg), 59 + want * 8 * 32 / 640, 1e-9,
   "run: training, evaluation, diagnostics and the task suite's forward passes")
 t:eq(cost.task_batches(cfg), 0, "no tasks: no scoring")
 
+-- the final evaluation covers the corpus's whole validation split (the last n - 9n/10
+-- bytes): a calibration on Tiny Shakespeare predicts a corpus of another size by the ratio
+-- of the splits; a calibration without val_chars (cached before) or a corpus that cannot
+-- be read keeps final_s as measured
+local sys = require "repro.sys"
+local function split(path)
+  local n = sys.stat(path).size
+  return n - n * 9 // 10
+end
+local ts, kjv = split("data/tinyshakespeare.txt"), split("data/kjv.txt")
+t:eq(cost.val_chars({ data = "data/tinyshakespeare.txt" }), ts, "val_chars: Tiny Shakespeare")
+t:eq(cost.val_chars({ data = "data/no-such-corpus.txt" }), nil, "val_chars: no file, nil")
+local vcal = { step_s = 0.5, final_s = 7, eval_tok_s = 640, val_chars = ts }
+local on = {}
+for k, v in pairs(nodiag) do on[k] = v end
+on.diag_every, on.iters = 0, 100
+on.data = "data/tinyshakespeare.txt"
+t:near(cost.run_seconds(vcal, on), 57, 1e-12, "final: the calibration's own corpus, as measured")
+on.data = "data/kjv.txt"
+t:near(cost.run_seconds(vcal, on), 50 + 7 * kjv / ts, 1e-9, "final: scaled by the splits' ratio")
+t:ok(kjv > 3 * ts, "the King James Bible's split is over 3 times Tiny Shakespeare's")
+t:near(cost.run_seconds(cal, on), 57, 1e-12, "final: a calibration without val_chars, as measured")
+on.data = "data/no-such-corpus.txt"
+t:near(cost.run_seconds(vcal, on), 57, 1e-12, "final: an unreadable corpus, as measured")
+
 -- makespan: each run to the first free worker, in order
 t:near(cost.makespan({ 3, 1, 1, 1 }, 1), 6, 1e-12, "one worker: the sum")
 t:near(cost.makespan({ 3, 1, 1, 1 }, 2), 3, 1e-12, "two workers: 3 | 1+1+1")

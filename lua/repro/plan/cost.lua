@@ -9,14 +9,16 @@
 --   step_s        seconds per training step: the median over the steps after the first
 --                 (a step slowed by another process counts once, not in a mean);
 --   final_s       seconds from the last step to the end (the final evaluation);
---   eval_tok_s    the evaluation's tokens per second (the periodic diagnostics' rate).
+--   eval_tok_s    the evaluation's tokens per second (the periodic diagnostics' rate);
+--   val_chars     the characters of the calibrating config's validation split.
 -- Each is kept in <root>/build/cost/<machine>-<build>.json (the machine: CPU model name,
 -- family, model and AVX-512; the build: the SHA-256 of this binary), so a shape is
 -- calibrated once per machine and engine build; a new build or machine calibrates again.
 --
 -- Prediction (M.run_seconds, M.makespan; their arithmetic is tested by
 -- tests/lua/test_cost.lua):
---   run   = steps to train × step_s + final_s
+--   run   = steps to train × step_s + final_s × (the run's validation characters ÷ the
+--             calibration's: the final evaluation covers the corpus's whole split)
 --           + (steps to train ÷ diag_every, rounded down) × diag_windows × context ÷ eval_tok_s
 --           + for a config with `tasks` (a suite, scored after training: repro.tasks), each
 --             task set's batches (its items' choices, batch sequences a forward, rounded
@@ -30,6 +32,7 @@ local proc = require "repro.proc"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local host = require "repro.host"
+local sys = require "repro.sys"
 
 local M = {}
 
@@ -68,15 +71,36 @@ function M.task_batches(cfg)
   return batches_cache[key]
 end
 
--- Seconds of one run of config cfg from calibration c ({step_s, final_s, eval_tok_s}).
+-- The characters of cfg's validation split (engine/data.c: the last n - 9n/10 bytes of
+-- its corpus, cfg.data from the project root), or nil when the file cannot be read.
+local val_cache = {}
+function M.val_chars(cfg)
+  local path = cfg.data
+  if type(path) ~= "string" or path == "" then return nil end
+  if val_cache[path] == nil then
+    local full = path:sub(1, 1) == "/" and path or (host.root .. "/" .. path)
+    local st = sys.stat(full)
+    val_cache[path] = st and st.type == "file" and st.size and (st.size - st.size * 9 // 10)
+      or false
+  end
+  return val_cache[path] or nil
+end
+
+-- Seconds of one run of config cfg from calibration c ({step_s, final_s, eval_tok_s,
+-- val_chars}): the final evaluation covers the whole validation split, so final_s scales
+-- with cfg's split against the calibration's (a corpus 3.7 times Tiny Shakespeare's has a
+-- final evaluation 3.7 times as long).
 function M.run_seconds(c, cfg)
   local steps = cfg.iters
+  local final = c.final_s
+  local v = c.val_chars and c.val_chars > 0 and M.val_chars(cfg)
+  if v then final = final * v / c.val_chars end
   local diag = 0
   if (cfg.diag_every or 0) > 0 then
     diag = (steps // cfg.diag_every) * (cfg.diag_windows or 0) * cfg.context / c.eval_tok_s
   end
   local tasks = M.task_batches(cfg) * cfg.batch * cfg.context / c.eval_tok_s
-  return steps * c.step_s + c.final_s + diag + tasks
+  return steps * c.step_s + final + diag + tasks
 end
 
 -- Wall seconds of running the jobs of `seconds` (a list, in order) on `jobs` workers, each
@@ -144,7 +168,8 @@ local function calibrate(cfg, threads)
   table.sort(steps)
   local mid = (#steps + 1) // 2
   local median = #steps % 2 == 1 and steps[mid] or (steps[mid] + steps[mid + 1]) / 2
-  return { step_s = median, final_s = t_end - t[last], eval_tok_s = m.eval_tokens_per_s }
+  return { step_s = median, final_s = t_end - t[last], eval_tok_s = m.eval_tokens_per_s,
+    val_chars = M.val_chars(cfg) }
 end
 
 -- The calibration of every shape in cfgs (a list of configs) at `threads` threads, from the
@@ -157,7 +182,9 @@ function M.calibrations(cfgs, threads)
   local measured, err = 0, nil
   for _, cfg in ipairs(cfgs) do
     local key = M.shape(cfg, threads)
-    if not cache[key] then
+    -- (an entry without val_chars is from before the final evaluation was scaled by the
+    -- corpus: measured again)
+    if not cache[key] or not cache[key].val_chars then
       io.stderr:write(string.format("cost: calibrating %s (%d steps and an evaluation, once " ..
         "per machine and build)\n", key, M.CAL_STEPS))
       local cok, c = pcall(calibrate, cfg, threads)
