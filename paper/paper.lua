@@ -52,12 +52,16 @@ local QUESTIONS = {
   horizon = "Training length",
   instability_v1 = "High learning rate, first design",
   claim = "The set-ups that give the claim's numbers",
+  ladder = "Model size, each at its best lr",
+  final_devil = "Final protocol, The Devil's Dictionary",
+  final_kjv = "Final protocol, King James Bible",
 }
 
 return {
   studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned",
     "tuned_controls", "lr_fine", "tuned_matched", "horizon", "instability", "scale",
-    "init_scale", "lr_sweep_std1", "tuned_std1", "instability_v1" },
+    "init_scale", "lr_sweep_std1", "tuned_std1", "instability_v1", "ladder_sweep", "ladder",
+    "final_devil", "final_kjv" },
   -- the first attempt at the claim, superseded: a section each in the generated appendix
   appendix = { "claim_search_v1", "claim_v1" },
 
@@ -91,6 +95,11 @@ return {
       { key = "pos_init_std", format = "with position embeddings drawn at $\\sigma = %s$",
         label = "position init $\\sigma$ %s" },
       { key = "lr_schedule", format = "with a %s learning-rate schedule", label = "%s schedule" },
+      { key = "data", format = { ["data/devil.txt"] = "on The Devil's Dictionary",
+        ["data/kjv.txt"] = "on the King James Bible",
+        ["data/tinyshakespeare.txt"] = "on Tiny Shakespeare" },
+        label = { ["data/devil.txt"] = "Devil's Dictionary", ["data/kjv.txt"] = "King James Bible",
+          ["data/tinyshakespeare.txt"] = "Tiny Shakespeare" } },
       { key = "tie_embeddings",
         format = { [true] = "with tied embeddings", [false] = "with untied embeddings" } },
     },
@@ -220,6 +229,32 @@ return {
       caption = [[LayerNorm against no norm with embeddings drawn at standard deviation 1, each
         at its own best learning rate from that sweep, on power-sized fresh seeds (columns
         as in Table~\ref{tab:prelim_paired}).]] },
+    { name = "ladder_sweep_groups", kind = "lr_sweep", study = "ladder_sweep", wide = true,
+      caption = [[The size ladder's learning-rate sweep: no norm and LayerNorm at each model
+        size (blocks $\times$ width) over peak learning rates, as in
+        Table~\ref{tab:lr_sweep_groups}.]] },
+    { name = "ladder_effect", kind = "size_effect", study = "ladder",
+      caption = [[The size ladder: LayerNorm against no norm at each model size, each variant
+        at its own best peak learning rate from the sweep (lr: LayerNorm's / no norm's), on
+        the primary metric, with the verdict of the pre-registered rule.]] },
+    { name = "ladder_interactions", kind = "interactions", study = "ladder",
+      caption = [[Interactions of the size ladder: LayerNorm's effect at a smaller size minus
+        its effect at the largest.]] },
+    { name = "ladder_paired", kind = "paired", study = "ladder", wide = true,
+      caption = [[Paired comparisons of the size ladder (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
+    { name = "final_devil_paired", kind = "paired", study = "final_devil", wide = true,
+      caption = [[The final protocol on The Devil's Dictionary (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
+    { name = "final_devil_interactions", kind = "interactions", study = "final_devil",
+      caption = [[Corpus $\times$ norm: each norm's effect on The Devil's Dictionary minus its
+        effect on Tiny Shakespeare.]] },
+    { name = "final_kjv_paired", kind = "paired", study = "final_kjv", wide = true,
+      caption = [[The final protocol on the King James Bible (columns as in
+        Table~\ref{tab:prelim_paired}).]] },
+    { name = "final_kjv_interactions", kind = "interactions", study = "final_kjv",
+      caption = [[Corpus $\times$ norm: each norm's effect on the King James Bible minus its
+        effect on Tiny Shakespeare.]] },
     { name = "compute", kind = "compute", wide = true,
       caption = [[What each study trained: its runs, how many have a config no earlier row has
         (an identical config is trained once and its record copied), iterations, training
@@ -277,6 +312,11 @@ return {
     { name = "scale_effect", kind = "effect", study = "scale",
       width = "0.7\\linewidth",
       caption = [[Effect on the primary metric against the number of parameters, with its
+        interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
+    { name = "ladder_effect", kind = "effect", study = "ladder",
+      width = "0.7\\linewidth",
+      caption = [[The size ladder: LayerNorm's effect on the primary metric against the number
+        of parameters, each variant at its own best learning rate per size, with its
         interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
     { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
       column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,

@@ -351,6 +351,7 @@ local function scale_pair(which)
   end
 end
 local small, large = scale_pair("small"), scale_pair("large")
+
 M.ledger[#M.ledger + 1] = { id = "ReadmeScale", where = "readme",
   carries = {
     { study = "scale", treatment = function(s) local c = small(s) return c and c.treatment end,
@@ -364,6 +365,88 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeScale", where = "readme",
       "%.2f M parameters and by %s at %.2f M; sizes trained at one untuned learning rate " ..
       "do not say where it goes beyond them (the paper gives the fit and its interval).",
       eff(A[1], T), p1 / 1e6, eff(A[2], T), p2 / 1e6)
+  end }
+
+-- The ladder's LayerNorm comparison at its smallest or largest model (one model: the same
+-- depth and width, each variant at its own learning rate), and the interaction between
+-- the two, as the study registered it.
+local function ladder_pair(which)
+  return function(s)
+    local pts = {}
+    for _, c in ipairs(s.summary.comparisons or {}) do
+      local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+      if c.metric == s.primary and t and b and t.level == "layernorm" and
+          b.level == s.factor.baseline and
+          s:config_value(c.treatment, "n_layer") == s:config_value(c.baseline, "n_layer") and
+          s:config_value(c.treatment, "d_model") == s:config_value(c.baseline, "d_model") then
+        pts[#pts + 1] = { c = c, params = s:params(c.baseline) or 0 }
+      end
+    end
+    table.sort(pts, function(x, y) return x.params < y.params end)
+    local p = pts[which == "small" and 1 or #pts]
+    return p and p.c
+  end
+end
+local lsmall, llarge = ladder_pair("small"), ladder_pair("large")
+local function size_tag(name) return name and name:match("%-(L%d+d%d+)$") end
+local LADDER = {
+  { study = "ladder", treatment = function(s) local c = lsmall(s) return c and c.treatment end,
+    baseline = function(s) local c = lsmall(s) return c and c.baseline end },
+  { study = "ladder", treatment = function(s) local c = llarge(s) return c and c.treatment end,
+    baseline = function(s) local c = llarge(s) return c and c.baseline end },
+  { study = "ladder", interaction = function(s)
+      local a, b = lsmall(s), llarge(s)
+      return a and b and string.format("layernorm effect, %s minus %s",
+        size_tag(a.baseline), size_tag(b.baseline))
+    end } }
+local function ladder_text(A, T, ctx, head, verb)
+  local s = ctx.by_name.ladder
+  local p1, p2 = s:params(A[1].baseline) or 0, s:params(A[2].baseline) or 0
+  return string.format("%s LayerNorm " .. (verb or "changed") .. " perplexity by %s at %.2f M " ..
+    "parameters and by " ..
+    "%s at %.2f M; the size x norm interaction (the effect at the smallest size minus the " ..
+    "effect at the largest) is %s.", head, eff(A[1], T), p1 / 1e6, eff(A[2], T), p2 / 1e6,
+    T.verdict(A[3].verdict))
+end
+M.ledger[#M.ledger + 1] = { id = "AbstractLadder", where = "abstract", carries = LADDER,
+  text = function(A, T, ctx)
+    return (ladder_text(A, T, ctx, "On a ladder of model sizes with each variant at its " ..
+      "own best learning rate per size, on matched tokens,"):gsub(" x ", " $\\times$ "))
+  end }
+M.ledger[#M.ledger + 1] = { id = "DiscussionLadder", where = "Discussion", carries = LADDER,
+  text = function(A, T, ctx)
+    return (ladder_text(A, T, ctx, "With each variant at its own best learning rate at " ..
+      "every size of the ladder,"):gsub(" x ", " $\\times$ "))
+  end }
+M.ledger[#M.ledger + 1] = { id = "ReadmeLadder", where = "readme", carries = LADDER,
+  text = function(A, T, ctx)
+    return ladder_text(A, T, ctx, "**Model size at tuned learning rates** (`ladder`).",
+      "changes")
+  end }
+
+-- The corpus studies: LayerNorm's effect at the final protocol on each other corpus, and
+-- the corpus x norm interaction against Tiny Shakespeare that each study registered.
+local CORPORA = {
+  CMP("final_devil", "layernorm-devil", "none-devil"),
+  { study = "final_devil", interaction = "layernorm effect, devil minus Tiny Shakespeare" },
+  CMP("final_kjv", "layernorm-kjv", "none-kjv"),
+  { study = "final_kjv", interaction = "layernorm effect, kjv minus Tiny Shakespeare" } }
+local function corpora_text(A, T, head, verb)
+  return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
+    " on The " ..
+    "Devil's Dictionary and by " .. eff(A[3], T) .. " on the King James Bible; its effect " ..
+    "there minus its effect on Tiny Shakespeare (the corpus x norm interaction) is " ..
+    T.verdict(A[2].verdict) .. " and " .. T.verdict(A[4].verdict) .. "."
+end
+M.ledger[#M.ledger + 1] = { id = "AbstractCorpora", where = "abstract", carries = CORPORA,
+  text = function(A, T)
+    return (corpora_text(A, T, "At the final protocol on two other public-domain " ..
+      "corpora,"):gsub(" x ", " $\\times$ "))
+  end }
+M.ledger[#M.ledger + 1] = { id = "ReadmeCorpora", where = "readme", carries = CORPORA,
+  text = function(A, T)
+    return corpora_text(A, T, "**Other corpora** (`final_devil`, `final_kjv`, the final " ..
+      "protocol).", "changes")
   end }
 
 return M

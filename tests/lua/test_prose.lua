@@ -408,6 +408,47 @@ if scale then
   t:ok(numbers_tex:find("\\newcommand{\\ScaleLayernormFitSlope}{" .. F.num(sxy / sxx, 3) .. "}",
     1, true), "scale fit slope " .. F.num(sxy / sxx, 3) .. " in numbers.tex")
 end
+-- The ladder (each variant at its own learning rate, so LayerNorm and no norm of one size
+-- are different settings): the same fit over its sizes, pairing the two variants of one
+-- model (depth and width); its table has a row per size with each variant's rate.
+local ladder
+for _, s in ipairs(studies) do if s.name == "ladder" then ladder = s end end
+t:ok(ladder ~= nil, "the ladder study is committed")
+if ladder then
+  local xs, ys = {}, {}
+  for _, c in ipairs(ladder.summary.comparisons) do
+    local tv, bv = ladder.variant_by_name[c.treatment], ladder.variant_by_name[c.baseline]
+    if c.metric == ladder.primary and tv.level == "layernorm" and bv.level == "none" and
+        ladder:config_value(c.treatment, "d_model") == ladder:config_value(c.baseline, "d_model")
+        and ladder:config_value(c.treatment, "n_layer") ==
+          ladder:config_value(c.baseline, "n_layer") then
+      xs[#xs + 1], ys[#ys + 1] = math.log(ladder:params(c.baseline), 10), c.mean
+    end
+  end
+  local mx, my = 0, 0
+  for i = 1, #xs do mx, my = mx + xs[i] / #xs, my + ys[i] / #ys end
+  local sxy, sxx = 0, 0
+  for i = 1, #xs do sxy, sxx = sxy + (xs[i] - mx) * (ys[i] - my), sxx + (xs[i] - mx) ^ 2 end
+  t:eq(#xs, 4, "ladder: four sizes")
+  t:ok(numbers_tex:find("\\newcommand{\\LadderLayernormFitSlope}{" .. F.num(sxy / sxx, 3) ..
+    "}", 1, true), "ladder fit slope " .. F.num(sxy / sxx, 3) .. " in numbers.tex")
+  local tab = fs.read("paper/tables/ladder_effect.tex") or ""
+  local rows = 0
+  for _ in tab:gmatch("LayerNorm%${}%-{}%$none") do rows = rows + 1 end
+  t:eq(rows, 4, "ladder_effect.tex: a row per size")
+  local verdicts = 0
+  for _, c in ipairs(ladder.summary.verdicts) do
+    if c.metric == ladder.primary and tab:find("& " .. c.verdict .. " \\", 1, true) then
+      verdicts = verdicts + 1
+    end
+  end
+  t:eq(verdicts, 4, "ladder_effect.tex: each row ends in its verdict word")
+  t:ok(not tab:find("table: 0x", 1, true), "ladder_effect.tex: no Lua value printed as text")
+  for _, v in ipairs(ladder.variants) do
+    t:ok(numbers_tex:find("\\newcommand{\\Ladder" .. F.macro(v.name) .. "Lr}{" ..
+      F.lr(ladder:config_value(v.name, "lr")) .. "}", 1, true), v.name .. "'s lr in numbers.tex")
+  end
+end
 t:ok(numbers_tex:find("\\newcommand{\\HorizonLayernormLrThreeEFourVsNoneLrThreeEFourGapEnd}{\\num{",
   1, true), "the horizon gap at the end is in numbers.tex")
 

@@ -212,7 +212,8 @@ function M.resolve(by_name, a)
     for _, e in ipairs(s.summary.interactions or {}) do
       if e.name == want and e.metric == metric then
         return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
-            want, metric), label_tex = string.format("%s: the interaction (%s vs %s) minus (%s vs %s), %s",
+            want, metric), label_tex = string.format(
+            "%s: the interaction, the effect of %s vs %s minus the effect of %s vs %s, %s",
             tt(a.study), variant_prose(s, (e.a or {})[1] or "?"),
             variant_prose(s, (e.a or {})[2] or "?"), variant_prose(s, (e.b or {})[1] or "?"),
             variant_prose(s, (e.b or {})[2] or "?"), metric_noun(metric)),
