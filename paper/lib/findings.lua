@@ -438,12 +438,15 @@ local function corpora_text(A, T, head, verb)
     "there minus its effect on Tiny Shakespeare (the corpus x norm interaction) is " ..
     T.verdict(A[2].verdict) .. " and " .. T.verdict(A[4].verdict) .. "."
 end
+local ACROSS = "lists each corpus study's own verdicts, side by side; no analysis compares the two corpora"
 M.ledger[#M.ledger + 1] = { id = "AbstractCorpora", where = "abstract", carries = CORPORA,
+  across = ACROSS,
   text = function(A, T)
     return (corpora_text(A, T, "At the final protocol on two other public-domain " ..
       "corpora,"):gsub(" x ", " $\\times$ "))
   end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeCorpora", where = "readme", carries = CORPORA,
+  across = ACROSS,
   text = function(A, T)
     return corpora_text(A, T, "**Other corpora** (`final_devil`, `final_kjv`, the final " ..
       "protocol).", "changes")
