@@ -179,7 +179,10 @@ for _, c in ipairs(list) do
     local _, fout = check.run(q(repro) .. " run lua/experiments/final_" .. c.name ..
       ".lua --dry-run")
     local _, copies = fout:gsub("identical done record experiments/final/", "")
-    t:eq(copies, 15, "final_" .. c.name .. " copies final's 15 Tiny Shakespeare runs")
+    -- (before the study has run its records are copied from final; after, all are reused)
+    t:ok(copies == 15 or fout:find("30 reused", 1, true) ~= nil, "final_" .. c.name ..
+      " copies final's 15 Tiny Shakespeare runs, or reuses its 30 records once run: " ..
+      fout:sub(-200))
   end
 end
 local set = study.load("lua/experiments/final.lua", { data = "data/kjv.txt" })

@@ -29,6 +29,11 @@ M.METRIC = {
     noun = "validation perplexity" },
   val_acc = { label = "val.\\ accuracy", short = "accuracy", dec = 4,
     noun = "validation accuracy" },
+  -- the task suite's macro accuracy (lua/repro/tasks): the mean over its tasks
+  task_macro_acc_0shot = { label = "0-shot macro acc.", short = "0-shot macro accuracy",
+    dec = 4, noun = "zero-shot macro accuracy over the tasks" },
+  task_macro_acc_3shot = { label = "3-shot macro acc.", short = "3-shot macro accuracy",
+    dec = 4, noun = "3-shot macro accuracy over the tasks" },
   -- the mean over the character classes present (letter, digit, punctuation, space) of
   -- their accuracy: not the claim's "mock macro accuracy" (read as bal_acc)
   acc_macro = { label = "class-macro accuracy", short = "class-macro acc.", dec = 4,
