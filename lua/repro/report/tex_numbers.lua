@@ -10,7 +10,7 @@
 --   \<Study><T>Vs<B><Metric>Delta, ...CI, ...PHolm, ...  every comparison's statistics
 --   \<Study><T>Vs<B>Primary..., ...PplChange             the primary comparison's
 --   \<Study><T>Vs<B>Verdict, ...Sentence, \<Study>Verdicts, \<Study>InteractionVerdicts (the
---   primary metric's interactions in words, for a study that registered some)
+--   primary metric's interactions in words; empty for a study that registered none)
 --                                                       the verdicts in words (tex_prose.lua)
 --   \<Study>HolmLevel, ...Test, ...SignflipFloor, ...BcaCoverage   its statistics
 --   \<Study><Section>...                                 a nested summary of the study's
@@ -367,8 +367,8 @@ local function verdicts(d, s, S)
     d.def(C .. "Sentence", prose.verdict_sentence(s, v))
   end
   d.def(S .. "Verdicts", prose.verdicts(s))
-  local iv = prose.interaction_verdicts(s)
-  if iv ~= "" then d.def(S .. "InteractionVerdicts", iv) end
+  -- empty for a study that registered no interaction, so the paper may name it either way
+  d.def(S .. "InteractionVerdicts", prose.interaction_verdicts(s))
 end
 
 -- The statistics section's numbers over every study that has run.
