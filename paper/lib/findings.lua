@@ -332,32 +332,26 @@ M.ledger = {
     end },
 }
 
--- README's scale line: LayerNorm's effect at the smallest and the largest size of the
--- scale study, each with its verdict (the sizes listed, not compared: the paper gives the
--- fit and its interval).
-local function scale_pair(which)
+-- A size study's LayerNorm comparison with none at its smallest or largest model (one
+-- model: the same depth, width and heads; in the ladder each variant has its own
+-- learning rate). README's scale line lists the two sizes, not compared (the paper gives
+-- the fit and its interval); the ladder's also names their interaction.
+local function size_pair(which)
   return function(s)
-    local pts = {}
-    for _, c in ipairs(s.summary.comparisons or {}) do
-      local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-      if c.metric == s.primary and t and b and t.setting == b.setting and
-          t.level == "layernorm" and b.level == s.factor.baseline then
-        pts[#pts + 1] = { c = c, params = s:params(c.baseline) or 0 }
-      end
-    end
-    table.sort(pts, function(x, y) return x.params < y.params end)
-    local p = pts[which == "small" and 1 or #pts]
-    return p and p.c
+    local rows = s:size_comparisons(nil, "layernorm")
+    local r = rows[which == "small" and 1 or #rows]
+    return r and r.c
   end
 end
-local small, large = scale_pair("small"), scale_pair("large")
+local small, large = size_pair("small"), size_pair("large")
+-- a ledger carry of that comparison
+local function size_carry(study, pick)
+  return { study = study, treatment = function(s) local c = pick(s) return c and c.treatment end,
+    baseline = function(s) local c = pick(s) return c and c.baseline end }
+end
 
 M.ledger[#M.ledger + 1] = { id = "ReadmeScale", where = "readme",
-  carries = {
-    { study = "scale", treatment = function(s) local c = small(s) return c and c.treatment end,
-      baseline = function(s) local c = small(s) return c and c.baseline end },
-    { study = "scale", treatment = function(s) local c = large(s) return c and c.treatment end,
-      baseline = function(s) local c = large(s) return c and c.baseline end } },
+  carries = { size_carry("scale", small), size_carry("scale", large) },
   text = function(A, T, ctx)
     local s = ctx.by_name.scale
     local p1, p2 = s:params(A[1].baseline) or 0, s:params(A[2].baseline) or 0
@@ -367,35 +361,11 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeScale", where = "readme",
       eff(A[1], T), p1 / 1e6, eff(A[2], T), p2 / 1e6)
   end }
 
--- The ladder's LayerNorm comparison at its smallest or largest model (one model: the same
--- depth and width, each variant at its own learning rate), and the interaction between
--- the two, as the study registered it.
-local function ladder_pair(which)
-  return function(s)
-    local pts = {}
-    for _, c in ipairs(s.summary.comparisons or {}) do
-      local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-      if c.metric == s.primary and t and b and t.level == "layernorm" and
-          b.level == s.factor.baseline and
-          s:config_value(c.treatment, "n_layer") == s:config_value(c.baseline, "n_layer") and
-          s:config_value(c.treatment, "d_model") == s:config_value(c.baseline, "d_model") then
-        pts[#pts + 1] = { c = c, params = s:params(c.baseline) or 0 }
-      end
-    end
-    table.sort(pts, function(x, y) return x.params < y.params end)
-    local p = pts[which == "small" and 1 or #pts]
-    return p and p.c
-  end
-end
-local lsmall, llarge = ladder_pair("small"), ladder_pair("large")
 local function size_tag(name) return name and name:match("%-(L%d+d%d+)$") end
 local LADDER = {
-  { study = "ladder", treatment = function(s) local c = lsmall(s) return c and c.treatment end,
-    baseline = function(s) local c = lsmall(s) return c and c.baseline end },
-  { study = "ladder", treatment = function(s) local c = llarge(s) return c and c.treatment end,
-    baseline = function(s) local c = llarge(s) return c and c.baseline end },
+  size_carry("ladder", small), size_carry("ladder", large),
   { study = "ladder", interaction = function(s)
-      local a, b = lsmall(s), llarge(s)
+      local a, b = small(s), large(s)
       return a and b and string.format("layernorm effect, %s minus %s",
         size_tag(a.baseline), size_tag(b.baseline))
     end } }

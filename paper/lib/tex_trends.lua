@@ -65,50 +65,16 @@ local function horizon(def, s, S)
   def(S .. "GapEndStep", end_step and string.format("\\num{%d}", end_step + 1) or DASH)
 end
 
--- Whether a comparison's two variants are the same model (depth, width, heads): in the
--- scale study they share every setting; in the ladder each variant has its own learning
--- rate, so the setting differs while the model does not.
-local ARCH = { "n_layer", "d_model", "n_head" }
-local function same_model(s, c)
-  for _, k in ipairs(ARCH) do
-    if s:config_value(c.treatment, k) ~= s:config_value(c.baseline, k) then return false end
-  end
-  return true
-end
-
--- The primary comparisons of a size study against the factor's baseline, one per treatment
--- level and model size, sorted by the baseline's parameter count: {c, t, b, params}.
-local function by_size(s)
-  local rows = {}
-  for _, c in ipairs(s:comparisons(s.primary)) do
-    local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-    if t and b and t.level ~= s.factor.baseline and b.level == s.factor.baseline and
-        same_model(s, c) then
-      rows[#rows + 1] = { c = c, t = t, b = b, params = s:params(c.baseline) }
-    end
-  end
-  table.sort(rows, function(x, y)
-    if (x.params or 0) ~= (y.params or 0) then return (x.params or 0) < (y.params or 0) end
-    return x.t.name < y.t.name
-  end)
-  return rows
-end
-
 local function scale(def, s, S)
   local base = s.factor.baseline
   local by_level, sizes = {}, {}
-  for _, c in ipairs(s:comparisons(s.primary)) do
-    local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-    if t and b and t.level ~= base and b.level == base and same_model(s, c) and
-        F.finite(c.mean) then
-      local params = s:params(c.baseline)
-      if params then
-        sizes[params] = true
-        local e = by_level[t.level] or { x = {}, y = {} }
-        by_level[t.level] = e
-        e.x[#e.x + 1] = math.log(params, 10)
-        e.y[#e.y + 1] = c.mean
-      end
+  for _, r in ipairs(s:size_comparisons()) do
+    if r.params and F.finite(r.c.mean) then
+      sizes[r.params] = true
+      local e = by_level[r.t.level] or { x = {}, y = {} }
+      by_level[r.t.level] = e
+      e.x[#e.x + 1] = math.log(r.params, 10)
+      e.y[#e.y + 1] = r.c.mean
     end
   end
   local n_sizes = 0
@@ -164,7 +130,7 @@ function M.size_effect_table(s)
   local body = { "\\ReportFit{\\begin{tabular}{@{}lrlrrrrl@{}}", "\\toprule",
     "Blocks $\\times$ width & Params & Comparison & lr & $\\Delta$ & 95\\,\\% CI & " ..
       "$p_\\mathrm{Holm}$ & Verdict \\\\", "\\midrule" }
-  for _, r in ipairs(by_size(s)) do
+  for _, r in ipairs(s:size_comparisons()) do
     local c = r.c
     local ci = data.interval(c)
     local dec = F.diff_decimals(c.metric, c.mean, ci)

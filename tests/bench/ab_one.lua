@@ -9,7 +9,6 @@
 -- backward (best of 5; absent when the build has no engine.attention_time).  Prints one JSON
 -- line per thread count: {threads, peak_gflops, tokens_per_s, attention_s}.
 local engine = require "engine"
-local proc = require "repro.proc"
 local json = require "repro.core.json"
 
 local opts = { steps = "20", threads = "1,2" }
@@ -19,14 +18,7 @@ for _, a in ipairs(arg) do
   opts[k] = v
 end
 local steps = math.tointeger(tonumber(opts.steps))
--- A wall clock: proc.monotonic, or for a build older than it (the engine round before
--- db3b34a) date(1)'s nanoseconds through a pipe, read twice per measurement.
-local now = proc.monotonic or function()
-  local f = assert(io.popen("date +%s.%N"))
-  local t = tonumber(f:read("l"))
-  f:close()
-  return t
-end
+local now = dofile("tests/bench/clock.lua")
 local d = engine.defaults()
 for th in opts.threads:gmatch("%d+") do
   th = math.tointeger(tonumber(th))

@@ -35,7 +35,6 @@
 -- attention, so this slightly overstates its work); elementwise work is not counted.
 -- Evaluation FLOPs are a third of that per token.
 local engine = require "engine"
-local proc = require "repro.proc"
 local host = require "repro.host"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
@@ -107,15 +106,7 @@ local function fma_peak(th)
   return best
 end
 
--- A wall clock for timing only: proc.monotonic, or for a build older than it (make bench
--- run with an earlier commit's bin/repro, back to a86a697) date(1)'s nanoseconds through a
--- pipe; either is read at two steps per measurement only.
-local now = proc.monotonic or function()
-  local f = assert(io.popen("date +%s.%N"))
-  local v = tonumber(f:read("l"))
-  f:close()
-  return v
-end
+local now = dofile("tests/bench/clock.lua")
 
 -- on_step hooks that time the steps after the first and stop after n steps (nil: run to
 -- the end, `total` steps); steady(tokens) is then tokens/s over them

@@ -189,6 +189,37 @@ function Study:comparisons(metric)
   return out
 end
 
+-- Whether comparison c's two variants are one model (depth, width and heads alike): within
+-- a setting they are; a study that tunes the learning rate per variant (the ladder) puts
+-- the two in different settings of the same model.
+function Study:same_model(c)
+  for _, k in ipairs({ "n_layer", "d_model", "n_head" }) do
+    if self:config_value(c.treatment, k) ~= self:config_value(c.baseline, k) then
+      return false
+    end
+  end
+  return true
+end
+
+-- A size study's comparisons on `metric` (primary when nil) of a treatment level (every
+-- level but the factor's baseline when nil) against the baseline level on the same model,
+-- sorted by the baseline's parameter count, then the treatment's name: {c, t, b, params}.
+function Study:size_comparisons(metric, level)
+  local rows, base = {}, self.factor.baseline
+  for _, c in ipairs(self:comparisons(metric)) do
+    local t, b = self.variant_by_name[c.treatment], self.variant_by_name[c.baseline]
+    if t and b and t.level ~= base and b.level == base and (level == nil or t.level == level)
+        and self:same_model(c) then
+      rows[#rows + 1] = { c = c, t = t, b = b, params = self:params(c.baseline) }
+    end
+  end
+  table.sort(rows, function(x, y)
+    if (x.params or 0) ~= (y.params or 0) then return (x.params or 0) < (y.params or 0) end
+    return x.t.name < y.t.name
+  end)
+  return rows
+end
+
 function Study:verdict(c)
   for _, v in ipairs(self.summary.verdicts or {}) do
     if v.treatment == c.treatment and v.baseline == c.baseline and v.metric == c.metric then

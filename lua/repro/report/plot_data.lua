@@ -167,16 +167,6 @@ function M.divergence(s)
   return blocks(out), colors_of(cols), #out, values, lrs
 end
 
--- Whether comparison c's two variants are one model (depth, width and heads alike): within
--- a setting they are; a study that tunes the learning rate per variant (the ladder) puts
--- the two in different settings of the same model.
-local function same_model(s, c)
-  for _, k in ipairs({ "n_layer", "d_model", "n_head" }) do
-    if s:config_value(c.treatment, k) ~= s:config_value(c.baseline, k) then return false end
-  end
-  return true
-end
-
 -- The effect of each norm against `none` within each model, by the baseline's parameter
 -- count.
 function M.effect_by_size(s)
@@ -187,12 +177,11 @@ function M.effect_by_size(s)
     if n.level ~= s.factor.baseline then
       local rows = { title(n.label .. " - " .. baseline_label(s)), "# params mean lo hi" }
       local pts = {}
-      for _, c in ipairs(s:comparisons()) do
-        local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-        if t and b and t.level == n.level and b.level == s.factor.baseline and
-            same_model(s, c) and finite(params[b.setting]) and finite(c.mean) then
+      for _, r in ipairs(s:size_comparisons(nil, n.level)) do
+        local c = r.c
+        if finite(params[r.b.setting]) and finite(c.mean) then
           local ci = ci_of(c) or { c.mean, c.mean }
-          pts[#pts + 1] = { p = params[b.setting], mean = c.mean, lo = ci[1], hi = ci[2] }
+          pts[#pts + 1] = { p = params[r.b.setting], mean = c.mean, lo = ci[1], hi = ci[2] }
         end
       end
       table.sort(pts, function(a, b) return a.p < b.p end)
