@@ -61,9 +61,10 @@ return {
   studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned",
     "tuned_controls", "lr_fine", "tuned_matched", "horizon", "instability", "scale",
     "init_scale", "lr_sweep_std1", "tuned_std1", "instability_v1", "ladder_sweep", "ladder",
-    "final_devil", "final_kjv" },
-  -- the first attempt at the claim, superseded: a section each in the generated appendix
-  appendix = { "claim_search_v1", "claim_v1" },
+    "final_devil", "final_kjv", "tasks" },
+  -- the first attempt at the claim, superseded, and the task study's pilot (its length
+  -- rule; its accuracies are in the body): a section each in the generated appendix
+  appendix = { "claim_search_v1", "claim_v1", "tasks_pilot" },
 
   -- what this paper's studies compare: the embedding norm, against none
   factor = {
@@ -86,7 +87,8 @@ return {
       { key = "dropout", format = "and dropout %s", label = "dropout %s" },
       { key = "min_lr", format = false },
       { key = "embed_init_std", format = "at embedding init scale $\\sigma_e = %s$" },
-      { key = "n_layer", format = "with %s blocks" },
+      { key = "n_layer", format = "with %s blocks", label = "%s blocks" },
+      { key = "iters", format = "trained %s steps", label = "%s steps" },
       { key = "d_model", format = "of width %s" },
       { key = "n_head", format = false },
       { key = "warmup", format = "with warmup %s", label = "warmup %s" },
@@ -255,6 +257,19 @@ return {
     { name = "final_kjv_interactions", kind = "interactions", study = "final_kjv",
       caption = [[Corpus $\times$ norm: each norm's effect on the King James Bible minus its
         effect on Tiny Shakespeare.]] },
+    { name = "tasks_pilot_accuracy", kind = "task_accuracy", study = "tasks_pilot", wide = true,
+      caption = [[The task pilot: zero-shot accuracy per task of each set-up, length and
+        variant, beside the controls.]] },
+    { name = "tasks_accuracy", kind = "task_accuracy", study = "tasks", wide = true,
+      caption = [[The task study: zero-shot accuracy per task and variant, beside the
+        controls.]] },
+    { name = "tasks_comparisons", kind = "task_comparisons", study = "tasks", wide = true,
+      caption = [[The task study's comparisons per task (zero-shot), with the macro
+        difference and the item-level test.]] },
+    { name = "tasks_comparisons_3shot", kind = "task_comparisons", study = "tasks", shots = 3,
+      wide = true,
+      caption = [[As Table~\ref{tab:tasks_comparisons}, with three demonstrations before each
+        item (3-shot).]] },
     { name = "compute", kind = "compute", wide = true,
       caption = [[What each study trained: its runs, how many have a config no earlier row has
         (an identical config is trained once and its record copied), iterations, training
@@ -318,6 +333,10 @@ return {
       caption = [[The size ladder: LayerNorm's effect on the primary metric against the number
         of parameters, each variant at its own best learning rate per size, with its
         interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
+    { name = "tasks_accuracy", kind = "tasks", study = "tasks", width = "0.9\\linewidth",
+      caption = [[Zero-shot accuracy per task and variant: the mean over seeds with a bar of one
+        standard deviation; per task its chance rate (star) and the corpus's bigram model
+        (open circle).]] },
     { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
       column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,
       width = "0.9\\linewidth",

@@ -220,6 +220,20 @@ function Study:size_comparisons(metric, level)
   return rows
 end
 
+-- "LayerNorm${}-{}$none" for a comparison's table cell, with the setting in front when
+-- the study has several; two variants of different settings by their full labels.
+function Study:comparison_label(treatment, baseline)
+  local t, b = self.variant_by_name[treatment], self.variant_by_name[baseline]
+  if not t or not b then return texfmt.escape(treatment .. " - " .. baseline) end
+  local minus = "${}-{}$"
+  if t.setting == b.setting then
+    local head = #self:settings() > 1 and ((t.tex_tag or texfmt.escape(t.tag)) .. ": ") or ""
+    return head .. texfmt.escape(t.level_label) .. minus .. texfmt.escape(b.level_label)
+  end
+  return (t.tex_label or texfmt.escape(t.label)) .. minus ..
+    (b.tex_label or texfmt.escape(b.label))
+end
+
 function Study:verdict(c)
   for _, v in ipairs(self.summary.verdicts or {}) do
     if v.treatment == c.treatment and v.baseline == c.baseline and v.metric == c.metric then

@@ -21,6 +21,7 @@
 --                                                       Alpha, NTests, HolmLevel, Test), per
 --                                                       group its metrics, every comparison
 --                                                       and the verdicts, named as above
+--   \<Study>TasksN, \<Study><Variant>AboveChance, ...   a task study's (tex_tasks.lua)
 --   \ReportTests, \ReportSeedCounts, \ReportDegreesOfFreedom, \ReportSignflipFloors,
 --   \ReportBcaCoverage, \ReportBcaCaveatN, \ReportPower, \ReportRuleHistory,
 --   \ReportMaxParams (the largest model of any study, in millions)
@@ -34,6 +35,7 @@ local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 local tables = require "repro.report.tex_tables"
 local sweep = require "repro.report.tex_sweep"
+local task_tex = require "repro.report.tex_tasks"
 local prose = require "repro.report.tex_prose"
 
 local M = {}
@@ -410,6 +412,7 @@ function M.numbers(ctx)
       numbers(d.def, s, S)
     end
     sweep.numbers(d.def, s, S)
+    task_tex.numbers(d.def, s, S)
     for _, sec in ipairs(s:sections()) do
       local SS = S .. sec.macro
       section_design(d, sec.study, SS)

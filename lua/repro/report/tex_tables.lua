@@ -8,6 +8,7 @@
 --   studies        one row per study
 --   compute, checklist  the reproducibility tables (lua/repro/report/tex_compute.lua)
 --   lr_sweep       a learning-rate sweep per group (lua/repro/report/tex_sweep.lua)
+--   task_accuracy, task_comparisons  a task study's (lua/repro/report/tex_tasks.lua)
 -- and the kinds a manifest's extensions add (this paper's claim tables: paper/lib/).
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A paired table
@@ -26,6 +27,7 @@ local data = require "repro.report.data"
 local compute = require "repro.report.tex_compute"
 local sweep = require "repro.report.tex_sweep"
 local prose = require "repro.report.tex_prose"
+local tasks = require "repro.report.tex_tasks"
 
 local M = {}
 local finite = F.finite
@@ -43,18 +45,6 @@ local function metric_label(metric)
   return spec and spec.label or F.escape(metric)
 end
 
--- "LayerNorm − none", with the setting in front when the study has several.
-local function comparison_label(s, treatment, baseline)
-  local t, b = s.variant_by_name[treatment], s.variant_by_name[baseline]
-  if not t or not b then return F.escape(treatment .. " - " .. baseline) end
-  local minus = "${}-{}$"
-  if t.setting == b.setting then
-    local head = #s:settings() > 1 and ((t.tex_tag or F.escape(t.tag)) .. ": ") or ""
-    return head .. F.escape(t.level_label) .. minus .. F.escape(b.level_label)
-  end
-  return (t.tex_label or F.escape(t.label)) .. minus .. (b.tex_label or F.escape(b.label))
-end
-M.comparison_label = comparison_label
 
 local ci_of, mde_of = data.interval, data.mde
 
@@ -286,7 +276,7 @@ function M.paired_table(s)
             "pre-registered minimum effect (exploratory: not a verdict).")
         end
         local v = m == s.primary and s:verdict(c) or nil
-        local label = comparison_label(s, c.treatment, c.baseline) .. reason_note(c, notes)
+        local label = s:comparison_label(c.treatment, c.baseline) .. reason_note(c, notes)
         body[#body + 1] = string.format("%s & %s & %s \\\\", label, table.concat(cells, " & "),
           verdict_cell(s, v, notes))
       end
@@ -479,6 +469,7 @@ M.KINDS = {
   checklist = { all = compute.checklist_table },
   lr_sweep = { build = sweep.lr_sweep_table },
 }
+for k, v in pairs(tasks.tables) do M.KINDS[k] = v end
 
 -- The generic tables of a study the manifest does not list: paired, seeds (when its
 -- records exist) and interactions (when it has any).

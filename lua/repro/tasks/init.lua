@@ -324,8 +324,9 @@ end
 -- The validity controls' untrained models: the study's two set-ups (the final protocol,
 -- GPT-2 init; the claim's, PyTorch init, 4 blocks, tied), at init seed CONTROL_SEED.
 M.CONTROL_SETUPS = {
-  { name = "gpt2", cfg = {} },
-  { name = "torch_l4_tied", cfg = { init = "torch", n_layer = 4, tie_embeddings = true } },
+  { name = "gpt2", label = "GPT-2 init, 8 blocks", cfg = {} },
+  { name = "torch_l4_tied", label = "PyTorch init, 4 blocks, tied",
+    cfg = { init = "torch", n_layer = 4, tie_embeddings = true } },
 }
 M.CONTROL_SEED = 1
 -- The two-sided 99 % normal quantile of the binomial interval around chance.
