@@ -55,16 +55,19 @@ local QUESTIONS = {
   ladder = "Model size, each at its best lr",
   final_devil = "Final protocol, The Devil's Dictionary",
   final_kjv = "Final protocol, King James Bible",
+  tuned_devil = "Each at its best lr, The Devil's Dictionary",
+  tuned_kjv = "Each at its best lr, King James Bible",
 }
 
 return {
   studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned",
     "tuned_controls", "lr_fine", "tuned_matched", "horizon", "instability", "scale",
     "init_scale", "lr_sweep_std1", "tuned_std1", "instability_v1", "ladder_sweep", "ladder",
-    "final_devil", "final_kjv", "tasks" },
-  -- the first attempt at the claim, superseded, and the task study's pilot (its length
-  -- rule; its accuracies are in the body): a section each in the generated appendix
-  appendix = { "claim_search_v1", "claim_v1", "tasks_pilot" },
+    "final_devil", "final_kjv", "tuned_devil", "tuned_kjv", "tasks" },
+  -- the first attempt at the claim, superseded; the task study's pilot (its length rule;
+  -- its accuracies are in the body) and the corpora's learning-rate sweeps (their best
+  -- rates are in the body): a section each in the generated appendix
+  appendix = { "claim_search_v1", "claim_v1", "tasks_pilot", "lr_sweep_devil", "lr_sweep_kjv" },
 
   -- what this paper's studies compare: the embedding norm, against none
   factor = {
@@ -110,7 +113,7 @@ return {
   -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
   extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
-    "paper/lib/findings.lua" },
+    "paper/lib/findings.lua", "paper/lib/tex_task_notes.lua" },
 
   tables = {
     { name = "studies", kind = "studies",
@@ -257,6 +260,12 @@ return {
     { name = "final_kjv_interactions", kind = "interactions", study = "final_kjv",
       caption = [[Corpus $\times$ norm: each norm's effect on the King James Bible minus its
         effect on Tiny Shakespeare.]] },
+    { name = "tuned_devil_paired", kind = "paired", study = "tuned_devil", wide = true,
+      caption = [[The Devil's Dictionary with each variant at its own best learning rate
+        (columns as in Table~\ref{tab:prelim_paired}).]] },
+    { name = "tuned_kjv_paired", kind = "paired", study = "tuned_kjv", wide = true,
+      caption = [[The King James Bible with each variant at its own best learning rate
+        (columns as in Table~\ref{tab:prelim_paired}).]] },
     { name = "tasks_pilot_accuracy", kind = "task_accuracy", study = "tasks_pilot", wide = true,
       caption = [[The task pilot: zero-shot accuracy per task of each set-up, length and
         variant, beside the controls.]] },

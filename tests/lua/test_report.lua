@@ -214,7 +214,7 @@ t:ok(has_line(T .. "prelim_seeds.tex", "\\begin{center}\\emph{Not available: the
   "has not been run yet (there is no " ..
   tex.escape(exp:match("([^/]+)$") .. "/prelim/summary.json") ..
   ").}\\end{center}"), "an absent study's table says so")
-t:ok(has_line(T .. "studies.tex", "scale & \\multicolumn{6}{l}{\\emph{not run yet}} \\\\"),
+t:ok(has_line(T .. "studies.tex", "scale & \\multicolumn{6}{l}{\\emph{no records yet}} \\\\"),
   "the studies table lists an absent study")
 
 -- numbers.tex.
@@ -377,7 +377,7 @@ t:ok((fs.read(T .. "zz_newstudy_paired.tex") or ""):find("LayerNorm${}-{}$none",
 t:ok(fs.exists(paper .. "/figures/zz_newstudy_forest.pdf"), "the new study's forest plot")
 t:ok(has_line(N, "\\expandafter\\def\\csname ReportHave@zz_newstudy\\endcsname{}"),
   "numbers.tex: the new study exists")
-t:ok(has_line(T .. "studies.tex", "scale & \\multicolumn{6}{l}{\\emph{not run yet}} \\\\") and
+t:ok(has_line(T .. "studies.tex", "scale & \\multicolumn{6}{l}{\\emph{no records yet}} \\\\") and
   (fs.read(T .. "studies.tex") or ""):find("zz\\_\\allowbreak{}newstudy & 2 & 1--6", 1, true),
   "the studies table lists it after the manifest's studies")
 

@@ -423,7 +423,7 @@ function M.calibration_table(s)
 end
 
 -- One row per study: its design and the size of its Holm family; the studies of the
--- paper's manifest first, in its order (those not run yet listed as such), then the others.
+-- paper's manifest first, in its order (those not run yet listed as having no records), then the others.
 function M.studies_table(ctx)
   local body = { "\\ReportFit{\\begin{tabular}{@{}lrrrllr@{}}", "\\toprule",
     "Study & Variants & Seeds & Runs (diverged) & Primary metric & Minimum effect & Tests \\\\",
@@ -444,7 +444,7 @@ function M.studies_table(ctx)
           or DASH, F.escape(an.better or "?"),
         s.primary and F.value(s.primary, an.min_effect) or DASH, M.family_size(s))
     else
-      body[#body + 1] = string.format("%s & \\multicolumn{6}{l}{\\emph{not run yet}} \\\\",
+      body[#body + 1] = string.format("%s & \\multicolumn{6}{l}{\\emph{no records yet}} \\\\",
         F.escape(n))
     end
   end

@@ -1,0 +1,61 @@
+-- What the task section says of the agreement task beyond the summary, counted from the
+-- run records (a manifest extension of paper/paper.lua): numbers.tex gets, for a study
+-- whose runs scored the `agreement` task,
+--   \<Study>AgreementRuns        the runs that scored it (zero-shot)
+--   \<Study>AgreementFixedRuns   those that picked one form of each pair of forms whatever
+--                                the pronoun before it (every item of the pair "am"/"is"
+--                                answered "is", say): a model that ignores the pronoun,
+--                                which the task's balanced items score at one half
+-- read from each run's tasks.csv (item correctness) and the corpus's agreement file.
+local tasks = require "repro.tasks"
+local items_io = require "repro.tasks.items"
+local fs = require "repro.core.fs"
+
+local M = {}
+
+-- The zero-shot rows of `task` in a run's tasks.csv: correct[item] = true/false.
+local function correctness(path, task)
+  local text = fs.read(path)
+  if not text then return nil end
+  local out = {}
+  for line in text:gmatch("[^\n]+") do
+    local t, shots, item, ok = line:match("^([^,]+),(%d+),(%d+),([01]),")
+    if t == task and shots == "0" then out[tonumber(item)] = ok == "1" end
+  end
+  return out
+end
+
+function M.numbers(def, s, S)
+  local st = s.summary.tasks
+  if type(st) ~= "table" or not (st.chance or {}).agreement then return end
+  local data = s:config_value(s.variants[1].name, "data")
+  local file = tasks.files(tasks.dir_of(data), "agreement")
+  if not fs.exists(file) then return end
+  local items = items_io.read(file)
+  local runs, fixed = 0, 0
+  for _, v in ipairs(s.variants) do
+    for _, seed in ipairs(s.seeds) do
+      local ok = correctness(s:run_dir(v.name, seed) .. "/tasks.csv", "agreement")
+      if ok and next(ok) then
+        runs = runs + 1
+        -- per pair of forms, the forms the run chose
+        local chose, one = {}, true
+        for i, it in ipairs(items) do
+          if ok[i] ~= nil and #it.choices == 2 then
+            local a = it.choices[it.answer + 1]
+            local other = it.choices[it.answer == 0 and 2 or 1]
+            local pair = a < other and a .. "/" .. other or other .. "/" .. a
+            local pick = ok[i] and a or other
+            if chose[pair] and chose[pair] ~= pick then one = false end
+            chose[pair] = pick
+          end
+        end
+        if one then fixed = fixed + 1 end
+      end
+    end
+  end
+  def(S .. "AgreementRuns", string.format("%d", runs))
+  def(S .. "AgreementFixedRuns", string.format("%d", fixed))
+end
+
+return M
