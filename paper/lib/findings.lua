@@ -422,4 +422,92 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeCorpora", where = "readme", carries = CO
       "protocol).", "changes")
   end }
 
+-- The corpora at tuned learning rates: LayerNorm against no norm with each at its own best
+-- rate from the corpus's own sweep (no interaction: the tuned studies train one corpus).
+local CORPORA_TUNED = { CMP("tuned_devil", "layernorm", "none"), CMP("tuned_kjv", "layernorm",
+  "none") }
+local function corpora_tuned_text(A, T, head, verb)
+  return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
+    " on The Devil's Dictionary and by " .. eff(A[2], T) .. " on the King James Bible."
+end
+M.ledger[#M.ledger + 1] = { id = "AbstractCorporaTuned", where = "abstract",
+  carries = CORPORA_TUNED, across = ACROSS,
+  text = function(A, T)
+    return corpora_tuned_text(A, T, "With each variant at its own best learning rate on " ..
+      "each of those corpora,")
+  end }
+M.ledger[#M.ledger + 1] = { id = "ReadmeCorporaTuned", where = "readme",
+  carries = CORPORA_TUNED, across = ACROSS,
+  text = function(A, T)
+    return corpora_tuned_text(A, T, "**Other corpora at tuned learning rates** " ..
+      "(`tuned_devil`, `tuned_kjv`, each variant at its best rate from the corpus's sweep).",
+      "changes")
+  end }
+
+-- The task study (the proposal's primary metric, zero-shot macro accuracy): LayerNorm and
+-- RMSNorm against no norm at the tuned set-up and at the final protocol's rate, each with
+-- how many tasks that set-up's baseline beats guessing on, and what the comparison says
+-- of the proposal's hypotheses under the section's reading rule (a set-up whose baseline
+-- beats guessing on at least MOST tasks: worse supports H1a, equivalent H0).
+local MOST = 4
+local function above_chance(s, variant)
+  local st, n = s.summary.tasks or {}, 0
+  for task, c in pairs(st.chance or {}) do
+    local m = s:stat(variant, "task_" .. task .. "_0shot_acc")
+    if m and type(m.mean) == "number" and type(c.hi) == "number" and m.mean > c.hi then
+      n = n + 1
+    end
+  end
+  return n
+end
+local function task_count(s)
+  local n = 0
+  for _ in pairs((s.summary.tasks or {}).chance or {}) do n = n + 1 end
+  return n
+end
+local TASK_SETUPS = { { key = "tuned", phrase = "with each variant at its own best learning " ..
+  "rate" }, { key = "gpt2", phrase = "at the final protocol's learning rate" } }
+local TASKS = {}
+for _, st in ipairs(TASK_SETUPS) do
+  TASKS[#TASKS + 1] = CMP("tasks", st.key .. "-layernorm", st.key .. "-none")
+  TASKS[#TASKS + 1] = CMP("tasks", st.key .. "-rmsnorm", st.key .. "-none")
+end
+local function reading(a, above)
+  if above < MOST then return "" end
+  if a.verdict == "worse" then return ", supporting H1a" end
+  if a.verdict == "equivalent" then return ", supporting H0" end
+  return ", deciding neither hypothesis"
+end
+local function tasks_text(A, T, ctx, head, verb)
+  local s = ctx.by_name.tasks
+  local parts = {}
+  for i, st in ipairs(TASK_SETUPS) do
+    local ln, rms = A[2 * i - 1], A[2 * i]
+    local above = above_chance(s, st.key .. "-none")
+    parts[#parts + 1] = string.format("%s, where the baseline beats guessing on %d of %d " ..
+      "tasks, LayerNorm %s macro accuracy by %s %s (%s%s) and RMSNorm by %s %s (%s%s)",
+      st.phrase, above,
+      task_count(s), verb or "changed", T.num(ln.mean, 3), T.ci(ln.ci, 3),
+      T.verdict(ln.verdict), reading(ln, above), T.num(rms.mean, 3), T.ci(rms.ci, 3),
+      T.verdict(rms.verdict), reading(rms, above))
+  end
+  return head .. " " .. table.concat(parts, "; ") .. "."
+end
+M.ledger[#M.ledger + 1] = { id = "AbstractTasks", where = "abstract", carries = TASKS,
+  text = function(A, T, ctx)
+    return tasks_text(A, T, ctx, "On the proposal's primary metric, zero-shot macro " ..
+      "accuracy over in-domain tasks built from held-out text:")
+  end }
+M.ledger[#M.ledger + 1] = { id = "DiscussionTasks", where = "Discussion", carries = TASKS,
+  text = function(A, T, ctx)
+    return tasks_text(A, T, ctx, "On zero-shot macro accuracy over the task suite, the " ..
+      "proposal's own measure:")
+  end }
+M.ledger[#M.ledger + 1] = { id = "ReadmeTasks", where = "readme", carries = TASKS,
+  text = function(A, T, ctx)
+    return tasks_text(A, T, ctx, string.format("**Task accuracy** (`tasks`, zero-shot " ..
+      "macro accuracy over %d in-domain tasks, the proposal's primary metric):",
+      task_count(ctx.by_name.tasks)), "changes")
+  end }
+
 return M
