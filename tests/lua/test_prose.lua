@@ -448,4 +448,29 @@ end
 t:ok(numbers_tex:find("\\newcommand{\\HorizonLayernormLrThreeEFourVsNoneLrThreeEFourGapEnd}{\\num{",
   1, true), "the horizon gap at the end is in numbers.tex")
 
+-- The task pilot's accuracy table (lua/repro/report/tex_tasks.lua): a row per variant whose
+-- marks of "above guessing" are the tasks whose mean accuracy (the summary's) lies above
+-- the task's 99 % guessing limit, counted here by hand; the controls' rows; and
+-- numbers.tex's largest count over the baselines.
+local pilot = data.load_study("experiments", "tasks_pilot", manifest.names, manifest.factor)
+local ptab = fs.read("paper/tables/tasks_pilot_accuracy.tex") or ""
+t:ok(ptab:find("\nbigram model & ", 1, true) and ptab:find("\nchance & ", 1, true),
+  "tasks_pilot_accuracy.tex: the chance and bigram rows")
+local most = 0
+for _, v in ipairs(pilot.variants) do
+  local want = 0
+  for task, c in pairs(pilot.summary.tasks.chance) do
+    local m = pilot.summary.per_variant[v.name].metrics["task_" .. task .. "_0shot_acc"]
+    if m.mean > c.hi then want = want + 1 end
+  end
+  if v.level == "none" then most = math.max(most, want) end
+  local row = ptab:match("\n" .. v.tex_label:gsub("%p", "%%%0") .. " & ([^\n]*)")
+  local got = 0
+  for _ in (row or ""):gmatch("%$%^{%+}%$") do got = got + 1 end
+  t:ok(row ~= nil and got == want, string.format("tasks_pilot_accuracy.tex: %s marks %d " ..
+    "tasks above guessing, the summary %d", v.name, got, want))
+end
+t:ok(numbers_tex:find("\\newcommand{\\TasksPilotMaxBaselineAboveChance}{" .. most .. "}", 1,
+  true), "numbers.tex: the pilot's baselines beat guessing on at most " .. most .. " tasks")
+
 t:done()
