@@ -143,6 +143,35 @@ local few = tasks.build(corpus, "few", { dir = tdir, generator = gen("few",
 t:ok(few.skipped and few.skipped:find("1 distinct items", 1, true), "too few items: skipped " ..
   "with the count: " .. tostring(few.skipped))
 t:raises(function() tasks.suite("nosuch") end, 'unknown suite "nosuch"', "unknown suite")
+-- a skipped task leaves its marker (the reason) and no items; a suite on the corpus is its
+-- other tasks, the skip listed and its marker's SHA-256 among the files a run records; a
+-- task neither built nor skipped is refused, and so is a suite with every task skipped
+t:eq(fs.read(tasks.skip_file(tdir, "few")), few.skipped .. "\n", "the skip marker says why")
+t:ok(not fs.exists((tasks.files(tdir, "few"))), "a skipped task has no items file")
+tasks.build(corpus, "order", { dir = tdir })
+tasks.SUITES.planted = { "few", "order" }
+local loaded = tasks.load(corpus, "planted", { dir = tdir })
+t:ok(#loaded.tasks == 1 and loaded.tasks[1].task == "order" and #loaded.skipped == 1 and
+  loaded.skipped[1].task == "few", "a suite with a skipped task loads its other tasks")
+local marked = false
+for f in pairs(loaded.files) do marked = marked or f:find("few%-v%d+%.skipped$") ~= nil end
+t:ok(marked, "the skip marker is among the files a run records")
+tasks.SUITES.planted = { "few", "order", "absent" }
+t:raises(function() tasks.load(corpus, "planted", { dir = tdir }) end, "absent-v1.jsonl is missing",
+  "a task neither built nor skipped is refused")
+tasks.SUITES.planted = { "few" }
+t:raises(function() tasks.load(corpus, "planted", { dir = tdir }) end,
+  "every task was skipped on corpus minidialog", "a suite with every task skipped is refused")
+tasks.SUITES.planted = nil
+-- building it again with enough items removes the marker
+local items40 = {}
+for i = 1, 60 do
+  items40[i] = string.format('{ context = "c%d ", answer = "a%d", distractors = { "b%d" } }', i, i, i)
+end
+local rebuilt = tasks.build(corpus, "few", { dir = tdir, generator = gen("few2",
+  "return { items = { " .. table.concat(items40, ", ") .. " } }") })
+t:ok(not rebuilt.skipped and not fs.exists(tasks.skip_file(tdir, "few")) and
+  fs.exists(rebuilt.file), "a task built after a skip has its items and no marker")
 
 -- 3. A planted task: the answer is the most frequent character after the context's last
 -- character in the training split, the distractor the least frequent one seen there.

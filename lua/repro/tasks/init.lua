@@ -101,6 +101,12 @@ function M.files(dir, task)
   return stem .. ".jsonl", stem .. ".pool.jsonl"
 end
 
+-- The marker a build leaves for a task it skipped on this corpus (too few items): the
+-- reason, one line.  A suite on the corpus is then its other tasks (M.load).
+function M.skip_file(dir, task)
+  return string.format("%s/%s-v%d.skipped", dir, task, M.VERSION)
+end
+
 local function split_text(data)
   local text, err = fs.read(data, 256 * 1024 * 1024)
   if not text then user_error("tasks: corpus %s: %s", data, tostring(err)) end
@@ -216,9 +222,17 @@ function M.build(data, task, opts)
   local dir = opts.dir or M.dir_of(data)
   local train, val = split_text(data)
   local value = generate(task, train, val, opts.generator or M.generator_path(task))
-  if value.skip ~= nil then
-    return { task = task, skipped = tostring(value.skip) }
+  local file, pool_file = M.files(dir, task)
+  -- a skipped task leaves its marker and no items (an earlier build's are removed: the
+  -- corpus or the generator changed); a built one no marker
+  local function skip(why)
+    fs.mkdir_p(dir)
+    fs.write_atomic(M.skip_file(dir, task), why .. "\n")
+    os.remove(file)
+    os.remove(pool_file)
+    return { task = task, skipped = why }
   end
+  if value.skip ~= nil then return skip(tostring(value.skip)) end
   local raw, seen = {}, {}
   for i, r in ipairs(value.items) do
     local why
@@ -237,8 +251,8 @@ function M.build(data, task, opts)
     end
   end
   if #raw < M.MIN_ITEMS then
-    return { task = task, skipped = string.format("%d distinct items on corpus %s, fewer than " ..
-      "the %d a task needs", #raw, M.corpus_name(data), M.MIN_ITEMS) }
+    return skip(string.format("%d distinct items on corpus %s, fewer than the %d a task " ..
+      "needs", #raw, M.corpus_name(data), M.MIN_ITEMS))
   end
   local order = permutation(pcg.new(M.SEED, stream_of(task) + 1), #raw)
   local n_pool = math.min(M.MAX_POOL, math.floor(#raw * M.POOL_FRACTION))
@@ -252,10 +266,10 @@ function M.build(data, task, opts)
   end
   test, pool = place(test), place(pool)
   local text, pool_text = items.encode(test), items.encode(pool)
-  local file, pool_file = M.files(dir, task)
   fs.mkdir_p(dir)
   fs.write_atomic(pool_file, pool_text)
   fs.write_atomic(file, text)
+  os.remove(M.skip_file(dir, task))
   local positions, chance = {}, 0
   for _, it in ipairs(test) do
     positions[it.answer + 1] = (positions[it.answer + 1] or 0) + 1
@@ -266,15 +280,22 @@ function M.build(data, task, opts)
 end
 
 -- The task sets of a suite on corpus `data` as engine.score_tasks takes them, one per
--- task and shot count, with each file's SHA-256: {sets = {...}, files = {path = sha}}.
--- A task whose files are missing is skipped when opts.missing_ok, else refused.
+-- task and shot count, with each file's SHA-256: {sets = {...}, files = {path = sha},
+-- tasks = {...}, skipped = {{task =, why =}, ...}}.  A task the build skipped on this
+-- corpus (its marker, M.skip_file) is left out and listed in `skipped`; one whose files
+-- are missing is skipped when opts.missing_ok, else refused; a suite with no task left is
+-- refused.
 function M.load(data, suite, opts)
   opts = opts or {}
   local dir = opts.dir or M.dir_of(data)
-  local sets, files, tasks = {}, {}, {}
+  local sets, files, tasks, skipped = {}, {}, {}, {}
   for _, task in ipairs(M.suite(suite)) do
     local file, pool_file = M.files(dir, task)
-    if not fs.exists(file) then
+    local marker = not fs.exists(file) and fs.read(M.skip_file(dir, task))
+    if marker then
+      skipped[#skipped + 1] = { task = task, why = marker:gsub("\n$", "") }
+      files[fs.relative_to_root(M.skip_file(dir, task))] = fs.sha256(M.skip_file(dir, task))
+    elseif not fs.exists(file) then
       if not opts.missing_ok then
         user_error("tasks: suite %s: %s is missing: run `bin/repro tasks build %s`", suite,
           fs.shown(file), suite)
@@ -294,7 +315,11 @@ function M.load(data, suite, opts)
       end
     end
   end
-  return { sets = sets, files = files, tasks = tasks }
+  if #tasks == 0 and #skipped > 0 and not opts.missing_ok then
+    user_error("tasks: suite %s: every task was skipped on corpus %s (%s)", suite,
+      M.corpus_name(data), skipped[1].why)
+  end
+  return { sets = sets, files = files, tasks = tasks, skipped = skipped }
 end
 
 -- Scores one task file (and its pool, for shots > 0) with the model of cfg: as
@@ -371,8 +396,13 @@ function M.controls(data, suite, opts)
         within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
     end
   end
+  local skipped
+  for _, k in ipairs(loaded.skipped) do
+    skipped = skipped or {}
+    skipped[k.task] = k.why
+  end
   return { suite = suite, corpus = M.corpus_name(data), version = M.VERSION,
-    control_seed = M.CONTROL_SEED, tasks = out, files = loaded.files }
+    control_seed = M.CONTROL_SEED, tasks = out, files = loaded.files, skipped = skipped }
 end
 
 function M.controls_path(data, suite, dir)
