@@ -2,6 +2,7 @@
 -- run records (a manifest extension of paper/paper.lua): numbers.tex gets, for a study
 -- whose runs scored the `agreement` task,
 --   \<Study>AgreementRuns        the runs that scored it (zero-shot)
+--   \<Study>AgreementHalfRuns    those whose accuracy on it was exactly one half
 --   \<Study>AgreementFixedRuns   those that picked one form of each pair of forms whatever
 --                                the pronoun before it (every item of the pair "am"/"is"
 --                                answered "is", say): a model that ignores the pronoun,
@@ -32,7 +33,7 @@ function M.numbers(def, s, S)
   local file = tasks.files(tasks.dir_of(data), "agreement")
   if not fs.exists(file) then return end
   local items = items_io.read(file)
-  local runs, fixed = 0, 0
+  local runs, fixed, half = 0, 0, 0
   for _, v in ipairs(s.variants) do
     for _, seed in ipairs(s.seeds) do
       local ok = correctness(s:run_dir(v.name, seed) .. "/tasks.csv", "agreement")
@@ -51,11 +52,18 @@ function M.numbers(def, s, S)
           end
         end
         if one then fixed = fixed + 1 end
+        local right, n = 0, 0
+        for _, x in pairs(ok) do
+          n = n + 1
+          if x then right = right + 1 end
+        end
+        if 2 * right == n then half = half + 1 end
       end
     end
   end
   def(S .. "AgreementRuns", string.format("%d", runs))
   def(S .. "AgreementFixedRuns", string.format("%d", fixed))
+  def(S .. "AgreementHalfRuns", string.format("%d", half))
 end
 
 return M

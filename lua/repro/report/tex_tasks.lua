@@ -10,7 +10,8 @@
 --                     item-level sign-flip p over all items
 -- and numbers.tex's \<Study>TasksN (tasks in the suite), \<Study><Variant>AboveChance (at
 -- 0-shot: of how many tasks the variant's mean lies above the guessing interval; its
--- largest over the factor's baseline level: ...MaxBaselineAboveChance),
+-- largest over the factor's baseline level: ...MaxBaselineAboveChance; the tasks some
+-- baseline-level variant beats guessing on, in words: ...BaselineAboveTasks),
 -- \<Study>UntrainedInside of \<Study>UntrainedCount (the untrained controls' pairs of task
 -- and set-up inside the guessing interval),
 -- \<Study><Task>Chance / ...Bigram / ...Items and, per comparison C = <T>Vs<B>,
@@ -197,16 +198,23 @@ function M.numbers(def, s, S)
   end
   def(S .. "UntrainedInside", string.format("%d", inside))
   def(S .. "UntrainedCount", string.format("%d", count))
-  local most = 0
+  local most, beaten = 0, {}
   for _, v in ipairs(s.variants) do
     local n = 0
     for _, t in ipairs(names) do
-      if above(s, v.name, t, 0, (st.chance or {})[t]) then n = n + 1 end
+      if above(s, v.name, t, 0, (st.chance or {})[t]) then
+        n = n + 1
+        if v.level == s.factor.baseline then beaten[t] = true end
+      end
     end
     def(S .. F.macro(v.name) .. "AboveChance", string.format("%d", n))
     if v.level == s.factor.baseline then most = math.max(most, n) end
   end
   def(S .. "MaxBaselineAboveChance", string.format("%d", most))
+  local list = {}
+  for _, t in ipairs(names) do if beaten[t] then list[#list + 1] = F.escape(t) end end
+  def(S .. "BaselineAboveTasks", #list == 0 and "none" or #list == 1 and list[1] or
+    table.concat(list, ", ", 1, #list - 1) .. " and " .. list[#list])
   for _, e in ipairs(st.macro or {}) do
     if e.shots == 0 then
       local C = S .. F.macro(e.treatment) .. "Vs" .. F.macro(e.baseline)
