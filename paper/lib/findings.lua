@@ -7,6 +7,8 @@
 -- reproduce QUICK=1) says what its own verdicts say; the build checks each sentence against
 -- what carries it.  A finding about a new study is one more entry here, and one
 -- \Finding{<id>} in main.tex (or nothing more, for README).
+local task_tex = require "repro.report.tex_tasks"
+
 local M = {}
 
 -- The claim study's closest set-up (its summary's claim.closest), and its variants.
@@ -450,16 +452,7 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeCorporaTuned", where = "readme",
 -- of the proposal's hypotheses under the section's reading rule (a set-up whose baseline
 -- beats guessing on at least MOST tasks: worse supports H1a, equivalent H0).
 local MOST = 4
-local function above_chance(s, variant)
-  local st, n = s.summary.tasks or {}, 0
-  for task, c in pairs(st.chance or {}) do
-    local m = s:stat(variant, "task_" .. task .. "_0shot_acc")
-    if m and type(m.mean) == "number" and type(c.hi) == "number" and m.mean > c.hi then
-      n = n + 1
-    end
-  end
-  return n
-end
+local function above_chance(s, variant) return task_tex.above_count(s, variant, 0) end
 local function task_count(s)
   local n = 0
   for _ in pairs((s.summary.tasks or {}).chance or {}) do n = n + 1 end

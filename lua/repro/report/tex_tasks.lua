@@ -54,17 +54,30 @@ end
 
 local function acc(x) return F.num(x, ACC_DEC) end
 
+-- Of how many tasks of the summary's suite a variant's mean accuracy at shot count k lies
+-- above the guessing interval.
+function M.above_count(s, v, k)
+  local st, n = s.summary.tasks or {}, 0
+  for _, t in ipairs(task_names(st, k)) do
+    if above(s, v, t, k, (st.chance or {})[t]) then n = n + 1 end
+  end
+  return n
+end
+
+-- A table's first lines: a column per task between the first column's head and `tail`'s.
+local function open_table(first, names, tail)
+  local head = { first }
+  for _, t in ipairs(names) do head[#head + 1] = F.escape(t) end
+  for _, h in ipairs(tail) do head[#head + 1] = h end
+  return { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #head - 1) .. "@{}}",
+    "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
+end
+
 function M.accuracy_table(s, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
   if type(st) ~= "table" then return absent(s) end
   local names = task_names(st, k)
-  local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #names + 1) .. "@{}}",
-    "\\toprule" }
-  local head = { "" }
-  for _, t in ipairs(names) do head[#head + 1] = F.escape(t) end
-  head[#head + 1] = "Macro"
-  body[#body + 1] = table.concat(head, " & ") .. " \\\\"
-  body[#body + 1] = "\\midrule"
+  local body = open_table("", names, { "Macro" })
   -- the macro column: the mean over the tasks (none for the guessing limit, which is
   -- each task's own)
   local function control_row(label, value_of, no_macro)
@@ -118,14 +131,7 @@ function M.comparisons_table(s, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
   if type(st) ~= "table" then return absent(s) end
   local names = task_names(st, k)
-  local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #names + 2) .. "@{}}",
-    "\\toprule" }
-  local head = { "Comparison" }
-  for _, t in ipairs(names) do head[#head + 1] = F.escape(t) end
-  head[#head + 1] = "Macro [BCa CI]"
-  head[#head + 1] = "Items $p$"
-  body[#body + 1] = table.concat(head, " & ") .. " \\\\"
-  body[#body + 1] = "\\midrule"
+  local body = open_table("Comparison", names, { "Macro [BCa CI]", "Items $p$" })
   local holm_m
   for _, c in ipairs(s:comparisons(s.primary)) do
     local cells = { s:comparison_label(c.treatment, c.baseline) }
