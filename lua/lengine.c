@@ -301,6 +301,33 @@ static int l_canonical(lua_State *L)
     return 1;
 }
 
+/* engine.effective(config): the config (a table over the defaults; keys it does not name
+ * are ignored, as l_canonical does) with every derived key that is unset given the value
+ * the engine trains with: the embeddings' std, the Linear init and the residual rescaling
+ * from the init scheme, the init and data seeds from the seed.  So a report can name a
+ * variant by what it trains with, never by "unset". */
+static int l_effective(lua_State *L)
+{
+    char err[512];
+    gpt_config c;
+    config_defaults(&c);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+        if (lua_type(L, -2) == LUA_TSTRING)
+            set_from_stack(L, &c, lua_tostring(L, -2), err, sizeof err);
+        lua_pop(L, 1);
+    }
+    c.tok_init_std = config_tok_init_std(&c);
+    c.pos_init_std = config_pos_init_std(&c);
+    c.linear_init = config_linear_init(&c);
+    c.resid_rescale = config_resid_rescale(&c);
+    c.init_seed = config_init_seed(&c);
+    c.data_seed = config_data_seed(&c);
+    push_config(L, &c);
+    return 1;
+}
+
 static int l_definitions(lua_State *L)
 {
     lua_pushstring(L, train_definitions());
@@ -958,6 +985,7 @@ static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
                                  {"defaults", l_defaults},
                                  {"keys", l_keys},
                                  {"canonical", l_canonical},
+                                 {"effective", l_effective},
                                  {"definitions", l_definitions},
                                  {"ngram_ppl", l_ngram_ppl},
                                  {"log_columns", l_log_columns},

@@ -57,17 +57,21 @@ local QUESTIONS = {
   final_kjv = "Final protocol, King James Bible",
   tuned_devil = "Each at its best lr, The Devil's Dictionary",
   tuned_kjv = "Each at its best lr, King James Bible",
+  init_parts = "PyTorch's init taken apart, each at its best lr",
+  init_parts_long = "PyTorch's init taken apart, 1,200 steps",
 }
 
 return {
   studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned",
     "tuned_controls", "lr_fine", "tuned_matched", "horizon", "instability", "scale",
     "init_scale", "lr_sweep_std1", "tuned_std1", "instability_v1", "ladder_sweep", "ladder",
-    "final_devil", "final_kjv", "tuned_devil", "tuned_kjv", "tasks" },
+    "final_devil", "final_kjv", "tuned_devil", "tuned_kjv", "tasks", "init_parts",
+    "init_parts_long" },
   -- the first attempt at the claim, superseded; the task study's pilot (its length rule;
   -- its accuracies are in the body) and the corpora's learning-rate sweeps (their best
   -- rates are in the body): a section each in the generated appendix
-  appendix = { "claim_search_v1", "claim_v1", "tasks_pilot", "lr_sweep_devil", "lr_sweep_kjv" },
+  appendix = { "claim_search_v1", "claim_v1", "tasks_pilot", "lr_sweep_devil", "lr_sweep_kjv",
+    "init_parts_sweep", "init_parts_long_sweep" },
 
   -- what this paper's studies compare: the embedding norm, against none
   factor = {
@@ -107,13 +111,19 @@ return {
           ["data/tinyshakespeare.txt"] = "Tiny Shakespeare" } },
       { key = "tie_embeddings",
         format = { [true] = "with tied embeddings", [false] = "with untied embeddings" } },
+      { key = "linear_init", format = { torch = "with PyTorch's Linear initialization",
+        gpt2 = "with GPT-2's Linear initialization" },
+        label = { torch = "PyTorch Linear init", gpt2 = "GPT-2 Linear init" } },
+      { key = "resid_rescale", format = { [true] = "with residual rescaling",
+        [false] = "without residual rescaling" },
+        label = { [true] = "residual rescaling", [false] = "no residual rescaling" } },
     },
   },
   text_width = 6.5,
   -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
   extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
-    "paper/lib/findings.lua", "paper/lib/tex_task_notes.lua" },
+    "paper/lib/findings.lua", "paper/lib/tex_task_notes.lua", "paper/lib/tex_init_parts.lua" },
 
   tables = {
     { name = "studies", kind = "studies",
@@ -160,6 +170,27 @@ return {
         perplexities) and the suite's at each set-up of the claim study (mean paired
         difference of log perplexity as a change of perplexity, its interval and the verdict
         of the pre-registered rule).]] },
+    { name = "init_parts_components", kind = "init_parts_components", study = "init_parts",
+      wide = true,
+      caption = [[PyTorch's initialization taken apart (4 blocks, 150 steps, each variant at
+        its own best learning rate): per component, LayerNorm's mean effect on validation
+        loss (LayerNorm $-$ no norm, nats) over the 8 set-ups of the half fraction with the
+        component at PyTorch's value and over the 8 without it, their difference (the
+        component $\times$ norm interaction) with its $t$ interval, Holm-adjusted $p$ and
+        the verdict of the pre-registered rule, and the same difference on the validation
+        loss after 30 and 75 steps (exploratory, no verdict).]] },
+    { name = "init_parts_cells", kind = "init_parts_cells", study = "init_parts",
+      caption = [[The 16 set-ups of the half fraction (letters: the components at PyTorch's
+        value; T token and P position embeddings $N(0, 1)$, L PyTorch's Linear
+        initialization, R no residual rescaling, U an untied output layer): each variant's
+        peak learning rate from the sweep, mean final validation loss, LayerNorm's mean
+        paired effect $\Delta$ and the share of steps whose gradient was clipped.]] },
+    { name = "init_parts_long", kind = "init_parts_long", study = "init_parts_long",
+      wide = true,
+      caption = [[PyTorch's initialization over 1,200 steps, each variant at its own best
+        learning rate for that length: LayerNorm's mean effect on validation loss (nats)
+        after 30, 75, 150 and 600 steps (exploratory) and at the end with its interval and
+        verdict; then the interactions with the GPT-2 reference.]] },
     { name = "lr_sweep_groups", kind = "lr_sweep", study = "lr_sweep", wide = true,
       caption = [[The learning-rate sweep per variant: the best peak learning rate (the grid
         value with the lowest mean over seeds of the final validation loss clipped at the
@@ -358,6 +389,12 @@ return {
       caption = [[Validation loss over the long training run by variant (colour) and peak
         learning rate (line style: the default, or each variant's best from the sweep), mean
         and range over seeds: the whole run (left) and its second half (right).]] },
+    { name = "init_parts_long_valcurves", kind = "curves", study = "init_parts_long",
+      column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,
+      width = "0.9\\linewidth",
+      caption = [[Validation loss over 1,200 steps at PyTorch's initialization, the GPT-2
+        reference and the followed component, by variant (colour), mean and range over
+        seeds: the whole run on a logarithmic axis (left) and its second half (right).]] },
     { name = "final_reliability", kind = "reliability", study = "final",
       width = "0.55\\linewidth",
       caption = [[Reliability diagram of the final protocol, bins of all seeds pooled.]] },

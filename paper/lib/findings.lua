@@ -503,4 +503,86 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeTasks", where = "readme", carries = TASK
       task_count(ctx.by_name.tasks)), "changes")
   end }
 
+-- PyTorch's initialization taken apart (issue 41): LayerNorm against no norm at the
+-- claim's set-up's four parts of it (both embeddings N(0, 1), PyTorch's Linear init, no
+-- residual rescaling; the output tied) and at GPT-2's, and each part's interaction with
+-- the norm (init_parts, 150 steps); then the same two set-ups after 1,200 steps and the
+-- difference of their effects (init_parts_long).  Each variant at its own best rate.
+local PARTS = { { "T", "token embeddings drawn $N(0, 1)$", "token embeddings drawn N(0, 1)" },
+  { "P", "position embeddings drawn $N(0, 1)$", "position embeddings drawn N(0, 1)" },
+  { "L", "PyTorch's Linear initialization", "PyTorch's Linear initialization" },
+  { "R", "no residual rescaling", "no residual rescaling" },
+  { "U", "an untied output layer", "an untied output layer" } }
+local INIT_PARTS = { CMP("init_parts", "TPLR-layernorm", "TPLR-none"),
+  CMP("init_parts", "ref-layernorm", "ref-none") }
+for _, part in ipairs(PARTS) do
+  INIT_PARTS[#INIT_PARTS + 1] = { study = "init_parts", interaction = function(s)
+    for _, e in ipairs(s.summary.interactions or {}) do
+      if (e.name or ""):find("layernorm effect, " .. part[1] .. " ", 1, true) == 1 then
+        return e.name
+      end
+    end
+  end }
+end
+local function init_parts_text(A, T, head, verb)
+  local parts = {}
+  for i, part in ipairs(PARTS) do
+    parts[#parts + 1] = (T.name == "md" and part[3] or part[2]) .. " " ..
+      T.verdict(A[2 + i].verdict)
+  end
+  return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
+    " with the four parts of PyTorch's initialization the claim's set-up has (both " ..
+    "embeddings drawn " .. (T.name == "md" and "N(0, 1)" or "$N(0, 1)$") .. ", PyTorch's " ..
+    "Linear initialization, no residual rescaling) and by " .. eff(A[2], T) ..
+    " with GPT-2's; per part, its interaction with the norm (" .. T.verdict("better") ..
+    ": LayerNorm's effect the more favourable with the part) was: " ..
+    table.concat(parts, "; ") .. "."
+end
+M.ledger[#M.ledger + 1] = { id = "AbstractInitParts", where = "abstract",
+  carries = INIT_PARTS,
+  text = function(A, T)
+    return init_parts_text(A, T, "Taking PyTorch's default initialization apart at the " ..
+      "claim's model (150 steps), each variant at its own best learning rate,")
+  end }
+M.ledger[#M.ledger + 1] = { id = "DiscussionInitParts", where = "Discussion",
+  carries = INIT_PARTS,
+  text = function(A, T)
+    return init_parts_text(A, T, "At the claim's model and length, each variant at its " ..
+      "own best learning rate,")
+  end }
+M.ledger[#M.ledger + 1] = { id = "ReadmeInitParts", where = "readme", carries = INIT_PARTS,
+  text = function(A, T)
+    return init_parts_text(A, T, "**PyTorch's initialization taken apart** (`init_parts`, " ..
+      "the claim's 4-block model, 150 steps, each variant at its best rate):", "changes")
+  end }
+
+local INIT_PARTS_LONG = { CMP("init_parts_long", "TPLR-layernorm", "TPLR-none"),
+  CMP("init_parts_long", "ref-layernorm", "ref-none"),
+  { study = "init_parts_long", interaction = "layernorm effect, TPLR minus ref" } }
+local function init_parts_long_text(A, T, head, verb)
+  return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
+    " with those four parts and by " .. eff(A[2], T) .. " with GPT-2's initialization; " ..
+    "the difference of the two effects (the initialization " ..
+    (T.name == "md" and "x" or "$\\times$") .. " norm interaction) was " ..
+    T.verdict(A[3].verdict) .. "."
+end
+M.ledger[#M.ledger + 1] = { id = "AbstractInitPartsLong", where = "abstract",
+  carries = INIT_PARTS_LONG,
+  text = function(A, T)
+    return init_parts_long_text(A, T, "Trained for \\InitPartsLongIters{} steps instead " ..
+      "of \\InitPartsIters, each at its own best learning rate for that length,")
+  end }
+M.ledger[#M.ledger + 1] = { id = "DiscussionInitPartsLong", where = "Discussion",
+  carries = INIT_PARTS_LONG,
+  text = function(A, T)
+    return init_parts_long_text(A, T, "After \\InitPartsLongIters{} steps instead of " ..
+      "\\InitPartsIters, each variant at its own best learning rate for that length,")
+  end }
+M.ledger[#M.ledger + 1] = { id = "ReadmeInitPartsLong", where = "readme",
+  carries = INIT_PARTS_LONG,
+  text = function(A, T)
+    return init_parts_long_text(A, T, "**The same at 1,200 steps** (`init_parts_long`):",
+      "changes")
+  end }
+
 return M

@@ -203,6 +203,8 @@ for _, c in ipairs({
   t:ok(found, "prose lint catches a planted " .. c[2] .. ": " .. c[1])
 end
 local good = "Weights are drawn N(0, 0.02), with (0.9, 0.95) as betas, e.g. at n = 5 and T = 1; " ..
+  "without rescaling (the engine's\f 5 4.4 no norm 4.2 LayerNorm training loss (nats) 4 " ..
+  "RMSNorm 3.8 3.6) a figure's text after a page break amid a sentence; " ..
   "the interval of the line is [-0.63, 0.61] nats: LayerNorm changed it by 0.0090 nats " ..
   "[-0.0014, 0.0194]. See scripts/deps.sh and log.csv."
 local fs_ = lint.lint(good)

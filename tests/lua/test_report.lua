@@ -531,5 +531,38 @@ t:ok(heads:find('"The final protocol"', 1, true) and heads:find('"zz_copy"', 1, 
 t:ok(heads:find("the runs of final (seeds 1-2), shown above", 1, true),
   "forest: the copying study names the runs it shares, with the seeds: " .. heads)
 
+-- A key a variant leaves unset (derived from another: the embeddings' std, the Linear
+-- init and the residual rescaling from the init scheme) is named by the value the engine
+-- trains with, never "= nil" (issue 41's half fraction sets them on some variants only)
+do
+  local data = require "repro.report.data"
+  local sum = { analysis = { primary = "val_loss", baseline = "ref-none" }, base = { n_layer = 4 },
+    seeds = { 1 }, per_variant = {}, variants = {
+      { name = "ref-none", overrides = { embed_norm = "none" } },
+      { name = "TL-none", overrides = { embed_norm = "none", tok_init_std = 1.0,
+        linear_init = "torch", resid_rescale = false } },
+      { name = "tinit-none", overrides = { embed_norm = "none", init = "torch" } } } }
+  local names = { keys = {
+    { key = "tok_init_std", format = "with token embeddings drawn at $\\sigma = %s$" },
+    { key = "linear_init", format = { torch = "with PyTorch's Linear initialization",
+      gpt2 = "with GPT-2's Linear initialization" } },
+    { key = "resid_rescale", format = { [true] = "with residual rescaling",
+      [false] = "without residual rescaling" } } } }
+  local s = data.new_study(sum, { name = "unset", dir = dir, names = names,
+    factor = { key = "embed_norm", baseline = "none" }, no_records = true })
+  local ref, tl, ti = s.variant_by_name["ref-none"], s.variant_by_name["TL-none"],
+    s.variant_by_name["tinit-none"]
+  t:ok(not (ref.prose .. tl.prose .. ti.prose):find("nil", 1, true),
+    "unset keys: no variant is named '= nil': " .. ref.prose .. " | " .. tl.prose)
+  t:ok(ref.prose:find("\\sigma = \\num{0.02}", 1, true) and ref.prose:find("GPT-2's Linear", 1, true)
+    and ref.prose:find("with residual rescaling", 1, true),
+    "unset keys: the GPT-2 scheme's values (0.02, its Linear init, rescaled): " .. ref.prose)
+  t:ok(tl.prose:find("\\sigma = 1", 1, true) and tl.prose:find("PyTorch's Linear", 1, true)
+    and tl.prose:find("without residual rescaling", 1, true), "set keys as set: " .. tl.prose)
+  t:ok(ti.prose:find("\\sigma = 1", 1, true) and ti.prose:find("PyTorch's Linear", 1, true)
+    and ti.prose:find("without residual rescaling", 1, true),
+    "unset keys under init = torch: the torch scheme's values: " .. ti.prose)
+end
+
 check.rmtree(dir)
 t:done()

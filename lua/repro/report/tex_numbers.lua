@@ -164,6 +164,20 @@ local function design(d, s, S)
     d.def(S .. "PowerDf", p.df and string.format("%g", p.df) or DASH)
     d.def(S .. "PowerNeeded", string.format("%d", p.n_uncapped or p.n))
     d.def(S .. "PowerAchieved", "\\num{" .. F.fixed(p.power_achieved or 0, 2) .. "}")
+    -- how the seeds run relate to the rule, in words: capped, raised to the minimum, or
+    -- what power asked for
+    local asked = p.n_uncapped or p.n
+    local rule
+    if p.capped or (p.max and asked > p.n) then
+      rule = string.format("the power rule asked for %d; the pre-registered maximum of %d " ..
+        "ran, with power \\num{%s} at the minimum effect", asked, p.n,
+        F.fixed(p.power_achieved or 0, 2))
+    elseif p.min and asked < p.n then
+      rule = string.format("the pre-registered minimum; the power rule asked for %d", asked)
+    else
+      rule = "the number the power rule asked for"
+    end
+    d.def(S .. "PowerRule", rule)
   end
 end
 
