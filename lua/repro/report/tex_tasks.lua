@@ -11,7 +11,9 @@
 -- and numbers.tex's \<Study>TasksN (tasks in the suite), \<Study><Variant>AboveChance (at
 -- 0-shot: of how many tasks the variant's mean lies above the guessing interval; its
 -- largest over the factor's baseline level: ...MaxBaselineAboveChance; the tasks some
--- baseline-level variant beats guessing on, in words: ...BaselineAboveTasks),
+-- baseline-level variant beats guessing on, in words: ...BaselineAboveTasks; per
+-- baseline-level variant the tasks whose bigram accuracy is at least its mean:
+-- \<Study><Variant>BigramAtLeast and ...BigramAtLeastN),
 -- \<Study>UntrainedInside of \<Study>UntrainedCount (the untrained controls' pairs of task
 -- and set-up inside the guessing interval),
 -- \<Study><Task>Chance / ...Bigram / ...Items and, per comparison C = <T>Vs<B>,
@@ -217,6 +219,25 @@ function M.numbers(def, s, S)
     if v.level == s.factor.baseline then most = math.max(most, n) end
   end
   def(S .. "MaxBaselineAboveChance", string.format("%d", most))
+  -- per baseline variant, the tasks on which the corpus's bigram model scores at least the
+  -- variant's mean zero-shot accuracy: there the task shows nothing beyond local character
+  -- statistics (S..<Variant>.."BigramAtLeast", "none" when there is none, and ..."N")
+  for _, v in ipairs(s.variants) do
+    if v.level == s.factor.baseline then
+      local at = {}
+      for _, t in ipairs(names) do
+        local c = (st.chance or {})[t] or {}
+        local m = s:stat(v.name, string.format("task_%s_0shot_acc", t))
+        if F.finite(c.bigram_acc) and m and F.finite(m.mean) and c.bigram_acc >= m.mean then
+          at[#at + 1] = F.escape(t)
+        end
+      end
+      local V = S .. F.macro(v.name)
+      def(V .. "BigramAtLeast", #at == 0 and "none" or #at == 1 and at[1] or
+        table.concat(at, ", ", 1, #at - 1) .. " and " .. at[#at])
+      def(V .. "BigramAtLeastN", string.format("%d", #at))
+    end
+  end
   local list = {}
   for _, t in ipairs(names) do if beaten[t] then list[#list + 1] = F.escape(t) end end
   def(S .. "BaselineAboveTasks", #list == 0 and "none" or #list == 1 and list[1] or
