@@ -525,17 +525,26 @@ for _, part in ipairs(PARTS) do
   end }
 end
 local function init_parts_text(A, T, head, verb)
-  local parts = {}
+  local parts, has = {}, {}
   for i, part in ipairs(PARTS) do
     parts[#parts + 1] = (T.name == "md" and part[3] or part[2]) .. " " ..
       T.verdict(A[2 + i].verdict)
+    has[A[2 + i].verdict or ""] = true
   end
+  -- what a decided interaction means, only for the verdicts the sentence shows (the
+  -- ledger refuses a verdict word that no carried analysis has)
+  local meaning = {}
+  if has.better then
+    meaning[#meaning + 1] = T.verdict("better") .. ": LayerNorm's effect the more " ..
+      "favourable with the part"
+  end
+  if has.worse then meaning[#meaning + 1] = T.verdict("worse") .. ": the less favourable" end
   return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
-    " with the four parts of PyTorch's initialization the claim's set-up has (both " ..
-    "embeddings drawn " .. (T.name == "md" and "N(0, 1)" or "$N(0, 1)$") .. ", PyTorch's " ..
-    "Linear initialization, no residual rescaling) and by " .. eff(A[2], T) ..
-    " with GPT-2's; per part, its interaction with the norm (" .. T.verdict("better") ..
-    ": LayerNorm's effect the more favourable with the part) was: " ..
+    " with the four parts of PyTorch's initialization that the claim study's closest " ..
+    "set-up has (both embeddings drawn " .. (T.name == "md" and "N(0, 1)" or "$N(0, 1)$") ..
+    ", PyTorch's Linear initialization, no residual rescaling) and by " .. eff(A[2], T) ..
+    " with GPT-2's; per part, its interaction with the norm" ..
+    (#meaning > 0 and (" (" .. table.concat(meaning, "; ") .. ")") or "") .. " was: " ..
     table.concat(parts, "; ") .. "."
 end
 M.ledger[#M.ledger + 1] = { id = "AbstractInitParts", where = "abstract",
@@ -563,8 +572,8 @@ local function init_parts_long_text(A, T, head, verb)
   return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
     " with those four parts and by " .. eff(A[2], T) .. " with GPT-2's initialization; " ..
     "the difference of the two effects (the initialization " ..
-    (T.name == "md" and "x" or "$\\times$") .. " norm interaction) was " ..
-    T.verdict(A[3].verdict) .. "."
+    (T.name == "md" and "x" or "$\\times$") .. " norm interaction, LayerNorm's effect with " ..
+    "those parts minus with GPT-2's) was " .. T.verdict(A[3].verdict) .. "."
 end
 M.ledger[#M.ledger + 1] = { id = "AbstractInitPartsLong", where = "abstract",
   carries = INIT_PARTS_LONG,

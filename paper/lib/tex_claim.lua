@@ -449,13 +449,35 @@ local function table1_v2_numbers(def, s, S, c)
   for _, row in ipairs({ "layernorm", "rmsnorm" }) do
     local where = DASH
     for _, e in ipairs(best and best.effects or {}) do
-      if e.treatment == row and e.metric == "val_loss" and F.finite(e.claim) and e.ci and
-          F.finite(e.ci[1]) and F.finite(e.ci[2]) then
-        where = (e.claim >= e.ci[1] and e.claim <= e.ci[2]) and "inside" or "outside"
+      local ci = e.ci_decision or e.ci
+      if e.treatment == row and e.metric == "val_loss" and F.finite(e.claim) and ci and
+          F.finite(ci[1]) and F.finite(ci[2]) then
+        where = (e.claim >= ci[1] and e.claim <= ci[2]) and "inside" or "outside"
       end
     end
     def(S .. "ClaimClosest" .. F.macro(row) .. "ClaimInside", where)
   end
+  -- each row's distance at the reference arm (S.."ClaimRef<Row>D")
+  for _, row in ipairs(ROWS) do
+    local d = ref and ref.rows and ref.rows[row] and ref.rows[row].distance
+    def(S .. "ClaimRef" .. F.macro(row) .. "D", d and F.num(d.d, 1) or DASH)
+  end
+  -- how the closest set-up draws its position embeddings (its no-norm variant's config,
+  -- an unset std resolved as the engine does): "$N(0, 1)$", "as zeros" or N(0, sigma^2)
+  local pos = DASH
+  if best then
+    local v = best.rows and best.rows.none and best.rows.none.variant
+    local cfg = v and s.variant_by_name[v] and {}
+    if cfg then
+      for _, k in ipairs({ "init", "pos_init_std", "embed_init_std" }) do
+        cfg[k] = s:config_value(v, k)
+      end
+      local std = require("engine").effective(cfg).pos_init_std
+      pos = not F.finite(std) and DASH or std == 0 and "as zeros" or std == 1 and
+        "$N(0, 1)$" or string.format("$N(0, %s^2)$", F.config_text(std))
+    end
+  end
+  def(S .. "ClaimClosestPosInit", pos)
   def(S .. "ClaimMatchingRows", #matching == 0 and "none" or table.concat(matching, "; "))
   def(S .. "ClaimMatchingRowsN", string.format("%d", #matching))
   -- the balanced accuracy over the whole split per row (mean over seeds), beside the claim's

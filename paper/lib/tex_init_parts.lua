@@ -11,11 +11,9 @@
 --   S..X.."Delta", "CI", "PHolm", "Verdict"  the interaction on the primary metric
 --   S..X.."DeltaThirty", "DeltaSeventyFive"  the same interaction on the validation loss
 --                       after 30 and 75 steps (exploratory: unadjusted, no verdict)
---   S.."Matter"         the components whose interaction has a verdict better or worse,
---                       in words with their verdicts ("none of the five" when none has)
---   S.."MatterN"        how many; S.."Chosen" the component the pre-registered rule
---                       follows to 1,200 steps (the largest |interaction| of those), or
---                       "none"
+--   S.."MatterSentence"  the interactions' verdicts in one sentence: the components
+--                       whose interaction is better or worse, then how many of the others
+--                       are inconclusive or equivalent
 --   S.."Bundle"|"Ref" .. "LnDelta", "LnCI", "LnPplChange", "LnPplCI", "LnVerdict",
 --                       "NoneLr", "LnLr", "NoneClip", "LnClip", "NoneLossThirty",
 --                       "LnLossThirty", "NoneLoss", "LnLoss"   LayerNorm vs none at the
@@ -29,14 +27,17 @@
 --   "LnClip", "LnAtThirty", "LnAtSeventyFive", "LnAtOneFifty", "LnAtSixHundred"
 --                       LayerNorm's effect at the end and along the way (exploratory)
 --   S..K.."IntDelta", "IntCI", "IntVerdict"   the interaction "K minus ref" (not for Ref)
---   S.."ChosenWhat"     the followed component in words ("none")
+--   S.."ChosenWhat"     the followed component in words ("none"), S.."SetupsRun" the
+--                       set-ups run in words, S.."ChosenSentence" the followed component's
+--                       result (empty without one); the build stops when init_parts'
+--                       summary chooses another component than the one followed (M.chosen)
+-- init_parts_sweep and init_parts_long_sweep: S.."EdgeN" of S.."GroupsN" variants whose
+-- best learning rate is on the grid's edge.
 -- Table kinds: init_parts_components (one row per component), init_parts_cells (the 16
 -- set-ups: learning rates, losses, LayerNorm's effect, clipping) and init_parts_long (per
 -- set-up LayerNorm's effect after 30, 75, 150, 600 and 1,200 steps, then the interactions).
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
-local fs = require "repro.core.fs"
-local json = require "repro.core.json"
 
 local M = {}
 local DASH = F.DASH
@@ -136,11 +137,12 @@ local function setup_numbers(def, s, P, cell)
 end
 
 -- The claim's LayerNorm effect as the log of the ratio of its mean perplexities, quoted
--- in the claim study's summary (claim.setups[*].rows.layernorm.claim); nil without it.
-local function claim_ln_log_ratio(s)
-  local text = fs.read(s.dir:gsub("[^/]+$", "") .. "claim/summary.json")
-  local ok, sum = pcall(json.decode, text or "")
-  local su = ok and type(sum) == "table" and sum.claim and (sum.claim.setups or {})[1]
+-- in the claim study's summary (claim.setups[*].rows.layernorm.claim); nil when the claim
+-- study has not run (the sentence then reads a dash).
+local function claim_ln_log_ratio(ctx)
+  local cs = ctx and ctx.by_name and ctx.by_name.claim
+  local sum = cs and cs.summary
+  local su = sum and sum.claim and (sum.claim.setups or {})[1]
   local rows = su and su.rows
   local ln, none = rows and rows.layernorm and rows.layernorm.claim,
     rows and rows.none and rows.none.claim
@@ -168,37 +170,45 @@ local NUMBER = { "one", "two", "three", "four", "five" }
 -- (better: LayerNorm's effect is more favourable with the component at PyTorch's value),
 -- then how many of the others are inconclusive and how many equivalent.
 local function matter_sentence(comps, matter)
-  local count = {}
+  local count, total = {}, #comps
   for _, c in ipairs(comps) do
-    local v = c.e.verdict or "inconclusive"
+    local v = c.e.verdict or "undecided"
     if not decided(v) then count[v] = (count[v] or 0) + 1 end
   end
   local rest = {}
-  for _, v in ipairs({ "inconclusive", "equivalent" }) do
+  for _, v in ipairs({ "inconclusive", "equivalent", "undecided" }) do
     local n = count[v]
     if n then
-      rest[#rest + 1] = (NUMBER[n] or tostring(n)) .. (n == 1 and " is" or " are") ..
-        " \\emph{" .. v .. "}"
+      local word = v == "undecided" and "without a verdict" or ("\\emph{" .. v .. "}")
+      rest[#rest + 1] = ((n == total and n > 1) and ("all " .. (NUMBER[n] or tostring(n)))
+        or (NUMBER[n] or tostring(n))) .. (n == 1 and " is " or " are ") .. word
     end
   end
   local rest_text = table.concat(rest, " and ")
   if #matter == 0 then
-    return "None of the " .. (NUMBER[#comps] or tostring(#comps)) .. " interactions has " ..
-      "a decided verdict (" .. rest_text .. "), so this design singles out no component " ..
+    return "None of the " .. (NUMBER[total] or tostring(total)) .. " interactions is " ..
+      "better or worse (" .. rest_text .. "), so this design singles out no component " ..
       "that changes what the norm does."
   end
   local one = #matter == 1
-  local text = "The component" .. (one and "" or "s") .. " whose interaction with the " ..
-    "norm has a decided verdict (\\emph{better}: LayerNorm's effect is the more " ..
-    "favourable with the component at PyTorch's value; \\emph{worse}: the less) " ..
-    (one and "is " or "are ") ..
-    (#matter == 1 and matter[1] or table.concat(matter, ", ", 1, #matter - 1) .. " and " ..
+  local has = {}
+  for _, c in ipairs(comps) do has[c.e.verdict or ""] = true end
+  local meaning = {}
+  if has.better then
+    meaning[#meaning + 1] = "\\emph{better}: LayerNorm's effect is the more favourable " ..
+      "with the component at PyTorch's value"
+  end
+  if has.worse then meaning[#meaning + 1] = "\\emph{worse}: the less favourable" end
+  local text = "The component" .. (one and "" or "s") .. " whose interaction" ..
+    (one and " has" or "s have") .. " a verdict of better or worse (" ..
+    table.concat(meaning, "; ") .. ") " .. (one and "is " or "are ") ..
+    (one and matter[1] or table.concat(matter, ", ", 1, #matter - 1) .. " and " ..
       matter[#matter])
   if rest_text ~= "" then text = text .. "; of the other interactions " .. rest_text end
   return text .. "."
 end
 
-local function parts_numbers(def, s, S)
+local function parts_numbers(def, s, S, ctx)
   local matter = {}
   for _, c in ipairs(components(s)) do
     local X = S .. c.letter
@@ -219,22 +229,10 @@ local function parts_numbers(def, s, S)
       matter[#matter + 1] = what_tex(c.what) .. " (\\emph{" .. e.verdict .. "})"
     end
   end
-  local list
-  if #matter == 0 then
-    list = "none of the five"
-  elseif #matter == 1 then
-    list = matter[1]
-  else
-    list = table.concat(matter, ", ", 1, #matter - 1) .. " and " .. matter[#matter]
-  end
-  def(S .. "Matter", list)
-  def(S .. "MatterN", string.format("%d", #matter))
   def(S .. "MatterSentence", matter_sentence(components(s), matter))
-  local chosen = M.chosen(s)
-  def(S .. "Chosen", chosen and what_tex(chosen.what) or "none")
   local bundle = setup_numbers(def, s, S .. "Bundle", "TPLR")
   setup_numbers(def, s, S .. "Ref", "ref")
-  local claim = claim_ln_log_ratio(s)
+  local claim = claim_ln_log_ratio(ctx)
   def(S .. "ClaimLnPpl", claim and F.percent(math.exp(claim) - 1) or DASH)
   local ci = bundle and data.interval(bundle)
   def(S .. "ClaimLnInside", (claim and ci and finite(ci[1]) and finite(ci[2])) and
@@ -265,7 +263,7 @@ local WHAT = { T = "token embeddings drawn $N(0, 1)$", P = "position embeddings 
   L = "PyTorch's Linear initialization", R = "no residual rescaling",
   U = "an untied output layer" }
 
-local function long_numbers(def, s, S)
+local function long_numbers(def, s, S, ctx)
   local chosen = "none"
   local setups = long_setups(s)
   local has_chosen = false
@@ -290,10 +288,28 @@ local function long_numbers(def, s, S)
     if su.key == "Chosen" and su.cell then chosen = WHAT[su.cell] or F.escape(su.cell) end
   end
   def(S .. "ChosenWhat", chosen)
-  -- the followed component's own result in one sentence (or why there is none)
   local cs
   for _, su in ipairs(setups) do if su.key == "Chosen" and su.cell then cs = su end end
-  local text
+  -- the set-up the long study followed is the one init_parts' summary chooses by the
+  -- pre-registered rule (M.chosen): a re-analysed init_parts that chooses another (or
+  -- none) would make the section's sentences contradict its table, so the build stops
+  local parts = ctx and ctx.by_name and ctx.by_name.init_parts
+  if parts and parts.summary and parts.primary then
+    local want = M.chosen(parts)
+    if (want and want.letter) ~= (cs and cs.cell) then
+      error(string.format("init_parts_long followed the set-up %s, but init_parts' summary " ..
+        "chooses %s by the pre-registered rule: rerun init_parts_long_sweep and " ..
+        "init_parts_long", cs and cs.cell or "(none)", want and want.letter or "none"), 0)
+    end
+  end
+  -- the set-ups run, in words, with the rule that chose the third
+  def(S .. "SetupsRun", cs and ("the bundle, the GPT-2 reference and the reference with " ..
+    chosen .. " (the component the pre-registered rule chose: of the interactions at 150 " ..
+    "steps whose verdict is better or worse, the one largest in absolute value)") or
+    ("the bundle and the GPT-2 reference (the pre-registered rule chose no third set-up: " ..
+    "no interaction at 150 steps is better or worse)"))
+  -- the followed component's own result in one sentence (empty when there is none)
+  local text = ""
   if cs then
     local c = comparison(s, cs.cell .. "-layernorm", cs.cell .. "-none", s.primary)
     local e = interaction(s, "layernorm effect, " .. cs.cell .. " minus ref", s.primary)
@@ -302,17 +318,31 @@ local function long_numbers(def, s, S)
       "%s (\\emph{%s}).", chosen, c and F.percent(c.val_ppl_change) or DASH,
       c and F.escape((s:verdict(c) or {}).verdict or DASH) or DASH, F.num(e and e.mean, 4),
       F.interval(e and data.interval(e), 4), F.escape(e and e.verdict or DASH))
-  else
-    text = "The rule chose no component (no interaction at 150 steps had a decided " ..
-      "verdict), so only the bundle and the reference ran."
   end
   def(S .. "ChosenSentence", text)
 end
 
-function M.numbers(def, s, S)
-  if not (s.summary and s.primary) then return end
-  if s.name == "init_parts" then parts_numbers(def, s, S)
-  elseif s.name == "init_parts_long" then long_numbers(def, s, S) end
+-- A sweep's groups (variants) whose best learning rate lies on the grid's edge:
+-- S.."EdgeN" of S.."GroupsN".
+local function sweep_numbers(def, s, S)
+  local groups = s.summary.lr_sweep and s.summary.lr_sweep.groups or {}
+  local n, edge = 0, 0
+  for _, g in pairs(groups) do
+    n = n + 1
+    if g.best_at_edge then edge = edge + 1 end
+  end
+  def(S .. "EdgeN", string.format("%d", edge))
+  def(S .. "GroupsN", string.format("%d", n))
+end
+
+function M.numbers(def, s, S, ctx)
+  if not s.summary then return end
+  if s.name == "init_parts_sweep" or s.name == "init_parts_long_sweep" then
+    sweep_numbers(def, s, S)
+  end
+  if not s.primary then return end
+  if s.name == "init_parts" then parts_numbers(def, s, S, ctx)
+  elseif s.name == "init_parts_long" then long_numbers(def, s, S, ctx) end
 end
 
 -- Tables -------------------------------------------------------------------------------

@@ -124,10 +124,11 @@ function M.lint(raw)
   -- ("(dropout (0.1) ...", not a function's argument "N(0, 1)" or a tuple "(0.9, 0.95)")
   for a, b in flat:gmatch("()%(%(()") do add("double parentheses", a, b) end
   for a, b in flat:gmatch("()%)%)()") do add("double parentheses", a, b) end
-  -- (not across a page break, "\f" in the PDF's text: the next page may begin with a
-  -- figure whose labels the reading order puts amid the sentence, "(the engine's <page
-  -- break> 4.4 no norm ... training loss (nats)")
-  local paged = text:gsub("\f", "\1"):gsub("[ \t\r\n]+", " ")
+  -- (not across a page break, "\f" in the PDF's text, nor across a float's caption,
+  -- "Table 6: ..." or "Figure 3: ...": the reading order may put a float's text amid a
+  -- sentence, "(the engine's <page break> 4.4 no norm ... training loss (nats)")
+  local paged = text:gsub("\f", "\1"):gsub("%f[%w]Table %d+: ", "\1%0")
+    :gsub("%f[%w]Figure %d+: ", "\1%0"):gsub("[ \t\r\n]+", " ")
   for a, inner, b in paged:gmatch("() %(%a([^()\1]-) %(%a()") do
     if #inner <= 160 then
       out[#out + 1] = { kind = "double parentheses", at = context(paged, a, b) }

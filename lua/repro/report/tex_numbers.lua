@@ -423,7 +423,7 @@ function M.numbers(ctx)
     comparisons(d, s, S)
     verdicts(d, s, S)
     for _, numbers in ipairs(ctx.manifest and ctx.manifest.numbers or {}) do
-      numbers(d.def, s, S)
+      numbers(d.def, s, S, ctx)
     end
     sweep.numbers(d.def, s, S)
     task_tex.numbers(d.def, s, S)
