@@ -35,7 +35,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: cost-table all deps data test test-asan test-slurm bench bench-stats reproduce reproduce-slurm paper verify clean clean-runs
+.PHONY: cost-table all deps data test test-asan test-slurm bench bench-profile bench-stats reproduce reproduce-slurm paper verify clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -115,6 +115,12 @@ else
 bench: $(REPRO) data
 	@REPRO=$(abspath $(REPRO)) $(REPRO) script tests/bench/bench_ab.lua $(AB) $(ROUNDS) $(STEPS)
 endif
+
+# The step profile (a benchmark too, on an idle machine): the time of each kind of work per
+# training step at 1 and 2 threads, the products' GFLOP/s and % of peak, and the bounds it
+# implies (tests/bench/profile.lua; engine/prof.h).
+bench-profile: $(REPRO) data
+	@$(REPRO) script tests/bench/profile.lua steps=$(STEPS)
 
 # Studies and the paper.
 #   make reproduce     every study of lua/experiments/ (finished runs reused), then make paper

@@ -1,4 +1,5 @@
 #include "gpt.h"
+#include "prof.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -427,6 +428,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
     const float keep = drop ? (float)(1.0 / (1.0 - m->cfg.dropout)) : 1.0f;
     const gpt_params *p = &m->p;
 
+    PROF_BEGIN(t_emb);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < BT; i++) {
         const float *te = p->wte + (size_t)m->inputs[i] * C;
@@ -446,6 +448,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
         scale_copy(h0, m->emb, m->embed_scale, BT * C);
     else
         memcpy(h0, m->emb, BT * C * sizeof(float));
+    PROF_END(PROF_EMBED, t_emb);
     if (drop) {
         draw_mask(m, m->m_emb, step, 0, B, (size_t)T * C, 0);
         apply_mask(h0, m->m_emb, keep, BT * C);
@@ -454,8 +457,10 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
     /* each residual add is fused with the LayerNorm that reads its rows (the next block's
      * ln1, or lnf after the last): one pass and one parallel region instead of two
      * (config_validate: n_layer >= 1) */
+    PROF_BEGIN(t_ln0);
     layernorm_forward(m->la[0].ln1, m->la[0].ln1_mean, m->la[0].ln1_rstd, m->res[0],
                       p->block[0].ln1_w, p->block[0].ln1_b, (int)BT, C, GPT_LN_EPS);
+    PROF_END(PROF_NORM, t_ln0);
     for (int l = 0; l < L; l++) {
         const gpt_block *w = &p->block[l];
         gpt_layer_acts *a = &m->la[l];
@@ -464,17 +469,28 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
             draw_mask(m, a->m_proj, step, 2 + 3 * l, B, (size_t)T * C, 0);
             draw_mask(m, a->m_fc2, step, 3 + 3 * l, B, (size_t)T * C, 0);
         }
+        PROF_BEGIN(t_qkv);
         linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, (int)BT, C, 3 * C);
+        PROF_END(PROF_LINEAR_FWD, t_qkv);
+        PROF_BEGIN(t_att);
         attention_forward(a->atty, a->att, a->qkv, drop ? a->m_att : NULL, keep, B, T, C, H);
+        PROF_END(PROF_ATTN_FWD, t_att);
+        PROF_BEGIN(t_proj);
         linear_forward(m->tmp, a->atty, w->proj_w, w->proj_b, (int)BT, C, C);
+        PROF_END(PROF_LINEAR_FWD, t_proj);
         if (drop)
             apply_mask(m->tmp, a->m_proj, keep, BT * C);
+        PROF_BEGIN(t_ln2);
         residual_layernorm_forward(a->res2, m->res[l], m->tmp, a->ln2, a->ln2_mean,
                                    a->ln2_rstd, w->ln2_w, w->ln2_b, (int)BT, C, GPT_LN_EPS);
+        PROF_END(PROF_NORM, t_ln2);
+        PROF_BEGIN(t_mlp);
         linear_gelu_forward(a->fch, a->fchg, a->ln2, w->fc_w, w->fc_b, (int)BT, C, 4 * C);
         linear_forward(m->tmp, a->fchg, w->fc2_w, w->fc2_b, (int)BT, 4 * C, C);
+        PROF_END(PROF_LINEAR_FWD, t_mlp);
         if (drop)
             apply_mask(m->tmp, a->m_fc2, keep, BT * C);
+        PROF_BEGIN(t_ln1);
         if (l + 1 < L) {
             gpt_layer_acts *n = &m->la[l + 1];
             const gpt_block *nw = &p->block[l + 1];
@@ -485,10 +501,15 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
             residual_layernorm_forward(m->res[L], a->res2, m->tmp, m->lnf, m->lnf_mean,
                                        m->lnf_rstd, p->lnf_w, p->lnf_b, (int)BT, C, GPT_LN_EPS);
         }
+        PROF_END(PROF_NORM, t_ln1);
     }
+    PROF_BEGIN(t_head);
     linear_forward(m->logits, m->lnf, p->lm_head ? p->lm_head : p->wte, NULL, (int)BT, C, V);
+    PROF_END(PROF_LINEAR_FWD, t_head);
 
+    PROF_BEGIN(t_xent);
     softmax_xent(m->probs, m->losses, m->logits, with_targets ? m->targets : NULL, (int)BT, V);
+    PROF_END(PROF_XENT, t_xent);
     if (!with_targets)
         return 0.0;
     double loss = 0.0;
@@ -513,6 +534,7 @@ void gpt_backward(gpt_model *m, int B)
     float *dlogits = m->probs; /* probabilities become dloss/dlogits in place */
     const float invBT = 1.0f / (float)BT;
 
+    PROF_BEGIN(t_xent);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < BT; i++) {
         float *d = dlogits + i * V;
@@ -520,13 +542,18 @@ void gpt_backward(gpt_model *m, int B)
         for (int v = 0; v < V; v++)
             d[v] *= invBT;
     }
+    PROF_END(PROF_XENT, t_xent);
+    PROF_BEGIN(t_head);
     if (p->lm_head)
         linear_backward_set(m->dlnf, g->lm_head, NULL, dlogits, m->lnf, p->lm_head, (int)BT, C, V);
     else
         linear_backward_set(m->dlnf, g->wte, NULL, dlogits, m->lnf, p->wte, (int)BT, C, V);
+    PROF_END(PROF_LINEAR_BWD, t_head);
+    PROF_BEGIN(t_lnf);
     memset(m->dres, 0, BT * C * sizeof(float));
     layernorm_backward(m->dres, g->lnf_w, g->lnf_b, m->dlnf, m->res[L], p->lnf_w, m->lnf_mean,
                        m->lnf_rstd, (int)BT, C);
+    PROF_END(PROF_NORM, t_lnf);
 
     for (int l = L - 1; l >= 0; l--) {
         const gpt_block *w = &p->block[l];
@@ -538,28 +565,41 @@ void gpt_backward(gpt_model *m, int B)
             apply_mask(m->dbr, a->m_fc2, keep, BT * C);
             dbr = m->dbr;
         }
+        PROF_BEGIN(t_mlp);
         linear_backward_gelu(m->dbig, a->fch, gw->fc2_w, gw->fc2_b, dbr, a->fchg, w->fc2_w,
                              (int)BT, 4 * C, C);
         linear_backward_set(m->dln, gw->fc_w, gw->fc_b, m->dbig, a->ln2, w->fc_w, (int)BT, C, 4 * C);
+        PROF_END(PROF_LINEAR_BWD, t_mlp);
+        PROF_BEGIN(t_ln2);
         layernorm_backward(m->dres, gw->ln2_w, gw->ln2_b, m->dln, a->res2, w->ln2_w, a->ln2_mean,
                            a->ln2_rstd, (int)BT, C);
+        PROF_END(PROF_NORM, t_ln2);
         dbr = m->dres;
         if (drop) {
             memcpy(m->dbr, m->dres, BT * C * sizeof(float));
             apply_mask(m->dbr, a->m_proj, keep, BT * C);
             dbr = m->dbr;
         }
+        PROF_BEGIN(t_proj);
         linear_backward_set(m->datty, gw->proj_w, gw->proj_b, dbr, a->atty, w->proj_w, (int)BT, C, C);
+        PROF_END(PROF_LINEAR_BWD, t_proj);
+        PROF_BEGIN(t_att);
         attention_backward(m->dqkv, m->datty, a->qkv, a->att, drop ? a->m_att : NULL, keep, B, T,
                            C, H);
+        PROF_END(PROF_ATTN_BWD, t_att);
+        PROF_BEGIN(t_qkv);
         linear_backward_set(m->dln, gw->qkv_w, gw->qkv_b, m->dqkv, a->ln1, w->qkv_w, (int)BT, C,
                         3 * C);
+        PROF_END(PROF_LINEAR_BWD, t_qkv);
+        PROF_BEGIN(t_ln1);
         layernorm_backward(m->dres, gw->ln1_w, gw->ln1_b, m->dln, m->res[l], w->ln1_w,
                            a->ln1_mean, a->ln1_rstd, (int)BT, C);
+        PROF_END(PROF_NORM, t_ln1);
     }
 
     if (drop)
         apply_mask(m->dres, m->m_emb, keep, BT * C);
+    PROF_BEGIN(t_emb);
     const float *demb = m->dres;
     const int en = m->cfg.embed_norm;
     if (en == EMBED_SCALE) {
@@ -584,6 +624,7 @@ void gpt_backward(gpt_model *m, int B)
             gp[c] += d[c];
         }
     }
+    PROF_END(PROF_EMBED, t_emb);
 }
 
 int gpt_config_n_groups(const gpt_config *c)
@@ -719,12 +760,14 @@ void gpt_adamw(gpt_model *m, float lr, long t, float grad_scale)
     const float wd = (float)m->cfg.weight_decay;
     const float bc1 = (float)(1.0 - rm_powi(m->cfg.beta1, t));
     const float bc2 = (float)(1.0 - rm_powi(m->cfg.beta2, t));
+    PROF_BEGIN(t_opt);
     for (int k = 0; k < m->n_tensors; k++) {
         const gpt_tensor *tn = &m->tensors[k];
         size_t o = tn->offset;
         adamw_update(m->params + o, m->grads + o, m->adam_m + o, m->adam_v + o, tn->size,
                      grad_scale, b1, b2, bc1, bc2, lr, eps, tn->decay ? 1.0f - lr * wd : 1.0f);
     }
+    PROF_END(PROF_OPTIM, t_opt);
 }
 
 double gpt_embed_norm(const gpt_model *m, int B)

@@ -88,6 +88,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/prof.h"
 #include "../engine/config.h"
 #include "../engine/data.h"
 #include "../engine/gpt.h"
@@ -325,6 +326,22 @@ static int l_effective(lua_State *L)
     c.init_seed = config_init_seed(&c);
     c.data_seed = config_data_seed(&c);
     push_config(L, &c);
+    return 1;
+}
+
+/* engine.profile(on): the step profile of engine/prof.h (make bench only).  Returns the
+ * seconds per kind of work accumulated since it was last started, {embed =, linear_fwd =,
+ * ...}; then on = true starts a new one (zeroed), false stops it. */
+static int l_profile(lua_State *L)
+{
+    double s[PROF_N];
+    prof_read(s);
+    lua_createtable(L, 0, PROF_N);
+    for (int k = 0; k < PROF_N; k++) {
+        lua_pushnumber(L, s[k]);
+        lua_setfield(L, -2, prof_name(k));
+    }
+    prof_enable(lua_toboolean(L, 1));
     return 1;
 }
 
@@ -762,6 +779,7 @@ static int l_train(lua_State *L)
 {
     gpt_config c;
     read_config(L, 1, &c);
+    lua_settop(L, 2); /* no options: slot 2 is nil, not the handler pushed next */
     if (!lua_isnoneornil(L, 2))
         luaL_checktype(L, 2, LUA_TTABLE);
     lua_pushcfunction(L, step_msghandler);
@@ -986,6 +1004,7 @@ static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
                                  {"keys", l_keys},
                                  {"canonical", l_canonical},
                                  {"effective", l_effective},
+                                 {"profile", l_profile},
                                  {"definitions", l_definitions},
                                  {"ngram_ppl", l_ngram_ppl},
                                  {"log_columns", l_log_columns},

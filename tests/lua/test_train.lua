@@ -265,5 +265,27 @@ t:near(ng.bigram_ppl, 1 / math.sqrt(0.45), 1e-13, "engine.ngram_ppl bigram")
 t:ok(ng.n_train == 27 and ng.n_eval == 2 and ng.vocab == 2, "engine.ngram_ppl counts")
 t:raises(function() engine.ngram_ppl(dir .. "/missing.txt") end, "missing.txt", "unreadable corpus")
 
+-- the step profile (engine/prof.h, make bench-profile) only reads the clock: a run with it
+-- on has the same metrics, bit for bit, as one with it off; it times every kind of work
+do
+  local cfg = { n_layer = 1, d_model = 32, n_head = 2, context = 32, batch = 4, iters = 6,
+    warmup = 1, embed_norm = "layernorm", threads = 2 }
+  engine.profile(false)
+  local off = engine.train(cfg)
+  engine.profile(true)
+  local on = engine.train(cfg, {})
+  local prof = engine.profile(false)
+  t:ok(off.val_loss == on.val_loss and off.final_grad_norm == on.final_grad_norm and
+    off.train_loss == on.train_loss, "profile on: the same metrics bit for bit")
+  local timed = true
+  for _, k in ipairs({ "embed", "linear_fwd", "linear_bwd", "attn_fwd", "attn_bwd", "norm",
+    "xent", "optim" }) do
+    timed = timed and type(prof[k]) == "number" and prof[k] > 0
+  end
+  t:ok(timed, "profile on: every kind of work timed")
+  local again = engine.profile(false)
+  t:ok(again.linear_fwd == prof.linear_fwd, "profile off: nothing more accumulates")
+end
+
 check.rmtree(dir)
 t:done()

@@ -1,0 +1,109 @@
+-- make bench's step profile (issue 38: what limits the engine, measured): the default
+-- config (or one given size) trained `steps` steps per thread count, the time of each kind
+-- of work (engine/prof.h: engine.profile) over the steps after the first, beside the
+-- machine's FMA peak measured in the same run.
+--   bin/repro script tests/bench/profile.lua [steps=30] [threads=1,2] [size=8x128]
+-- Per kind: ms per step, share of the step, and for the matrix products their FLOPs per
+-- step, GFLOP/s and % of the peak at that thread count:
+--   linear_fwd  2·B·T·(12·L·C² + V·C)    (qkv, proj, fc, fc2 and the logits)
+--   linear_bwd  twice that               (input and weight gradients)
+--   attn_fwd    per head 2 products (scores, weighted values) of 2·hs FLOPs per computed
+--               entry; the engine computes, per block of AB query rows, the keys up to
+--               the block's end (AB = 16 on avx512 and generic, 18 on avx2): Σ rows·end
+--   attn_bwd    4 products (dP, dQ over the same entries; dV, dK over keys from the
+--               block's start to T: Σ rows·(T - start))
+-- "rest" is the step's time outside the profiled calls (gradient norms, dropout masks,
+-- the diagnostics of the loop).  Then what the profile bounds: the % of peak the step
+-- would reach with every kind but the linear layers free, and with attention at the
+-- linear layers' rate.  A benchmark: it prints, it asserts nothing.
+local engine = require "engine"
+
+local opts = { steps = "30", threads = "1,2", size = "8x128" }
+for _, a in ipairs(arg) do
+  local k, v = a:match("^([%w_]+)=(.+)$")
+  if not k or not opts[k] then error({ message = "profile: unknown argument " .. a }) end
+  opts[k] = v
+end
+local steps = math.tointeger(tonumber(opts.steps))
+local L, C = opts.size:match("^(%d+)x(%d+)$")
+L, C = math.tointeger(tonumber(L)), math.tointeger(tonumber(C))
+assert(steps and steps >= 3 and L and C, "profile: steps >= 3 and size=LxC")
+local now = dofile("tests/bench/clock.lua")
+local d = engine.defaults()
+local B, T, H, V = d.batch, d.context, d.n_head, 65
+local hs = C // H
+local path = engine.isa().name
+
+local function block_sums(ab)
+  local fwd, back = 0, 0
+  for r0 = 0, T - 1, ab do
+    local r1 = math.min(r0 + ab, T)
+    fwd = fwd + (r1 - r0) * r1
+    back = back + (r1 - r0) * (T - r0)
+  end
+  return fwd, back
+end
+local ab = path == "avx2" and 18 or 16
+local sf, sb = block_sums(ab)
+local heads = B * H * L
+local flops = {
+  linear_fwd = 2 * B * T * (12 * L * C * C + V * C),
+  attn_fwd = heads * 2 * (2 * hs * sf),
+  attn_bwd = heads * (2 * (2 * hs * sf) + 2 * (2 * hs * sb)),
+}
+flops.linear_bwd = 2 * flops.linear_fwd
+local KINDS = { "linear_fwd", "linear_bwd", "attn_fwd", "attn_bwd", "norm", "xent", "embed",
+  "optim" }
+
+local function fma_peak(th)
+  local best = 0
+  for _ = 1, 3 do best = math.max(best, engine.fma_peak(th, 0.5)) end
+  return best
+end
+
+print(string.format("profile: %d x %d (L x C), %d heads of %d, context %d, batch %d, path %s, " ..
+  "%d steps (the first not timed)", L, C, H, hs, T, B, path, steps))
+for th in opts.threads:gmatch("%d+") do
+  th = math.tointeger(tonumber(th))
+  local peak = fma_peak(th)
+  local t0, t1, prof
+  engine.train({ n_layer = L, d_model = C, n_head = H, iters = steps + 1000, warmup = 1,
+    threads = th }, { on_step = function(step)
+      if step == 0 then
+        engine.profile(true)
+        t0 = now()
+      elseif step == steps - 1 then
+        t1 = now()
+        prof = engine.profile(false)
+      end
+      return step + 1 >= steps
+    end })
+  local n = steps - 1
+  local step_s = (t1 - t0) / n
+  print(string.format("\n%d thread%s: %.2f ms per step, peak %.1f GFLOP/s", th,
+    th == 1 and "" or "s", 1e3 * step_s, peak))
+  print(string.format("  %-11s %9s %7s %9s %9s %9s", "kind", "ms/step", "share", "GFLOP", "GFLOP/s",
+    "% peak"))
+  local sum = 0
+  for _, k in ipairs(KINDS) do
+    local s = prof[k] / n
+    sum = sum + s
+    local f = flops[k]
+    print(string.format("  %-11s %9.3f %6.1f%% %9s %9s %9s", k, 1e3 * s, 100 * s / step_s,
+      f and string.format("%.3f", f / 1e9) or "", f and string.format("%.1f", f / s / 1e9) or "",
+      f and string.format("%.1f", 100 * f / s / 1e9 / peak) or ""))
+  end
+  print(string.format("  %-11s %9.3f %6.1f%%", "rest", 1e3 * (step_s - sum),
+    100 * (step_s - sum) / step_s))
+  local lin_s = (prof.linear_fwd + prof.linear_bwd) / n
+  local lin_f = flops.linear_fwd + flops.linear_bwd
+  local all_f = lin_f + flops.attn_fwd + flops.attn_bwd
+  local att_s = (prof.attn_fwd + prof.attn_bwd) / n
+  print(string.format("  the step: %.1f GFLOP/s, %.1f %% of peak (products only)",
+    all_f / step_s / 1e9, 100 * all_f / step_s / 1e9 / peak))
+  print(string.format("  bound, linear layers alone at their rate: %.1f %% of peak; with " ..
+    "attention at the linear layers' rate (%.2f instead of %.2f ms) and the rest as measured: " ..
+    "%.1f %%", 100 * lin_f / lin_s / 1e9 / peak, 1e3 * (flops.attn_fwd + flops.attn_bwd) /
+    (lin_f / lin_s), 1e3 * att_s, 100 * all_f / (step_s - att_s + (flops.attn_fwd +
+    flops.attn_bwd) / (lin_f / lin_s)) / 1e9 / peak))
+end
