@@ -269,9 +269,16 @@ M.ledger = {
       { study = "claim", interaction = claim_interaction } },
     text = function(A, T, ctx)
       local n = #ctx.by_name.claim.seeds
-      return "**The claim's set-up.** The claim's numbers point to PyTorch's default " ..
-        "initialization of a 4-block model whose output layer is tied to its N(0, 1) token " ..
-        "embedding; at the closest set-up (`claim`, " .. n .. " fresh seeds) LayerNorm " ..
+      local c = ctx.by_name.claim.summary.claim or {}
+      local d = c.closest and type(c.closest.d) == "number" and
+        string.format("%.1f", c.closest.d) or "?"
+      return "**The claim's set-up.** Of the set-ups searched, the closest to the claim's " ..
+        "numbers is PyTorch's default initialization of a 4-block model whose output layer " ..
+        "is tied to its N(0, 1) token embedding, and it " ..
+        (c.matches_any and "matches" or "does not match") .. " the claim's baseline row " ..
+        "(D = " .. d .. " against the threshold " ..
+        (type(c.threshold) == "number" and string.format("%g", c.threshold) or "?") ..
+        "); at that set-up (`claim`, " .. n .. " fresh seeds) LayerNorm " ..
         "changes perplexity by " .. eff(A[1], T) .. ", and at the GPT-2 initialization of " ..
         "the same model by " .. eff(A[2], T) .. "; the difference between the two " ..
         "effects (the initialization x norm interaction) is " .. T.verdict(A[3].verdict) ..
@@ -327,10 +334,11 @@ M.ledger = {
       local v = {}
       for i, a in ipairs(A) do v[i] = T.verdict(a.verdict) end
       return "**Stability** (`instability`). The largest loss jump of LayerNorm and " ..
-        "RMSNorm against no norm: " .. v[1] .. " and " .. v[2] .. " without warmup, " ..
-        v[3] .. " and " .. v[4] .. " with it; its primary comparisons detect differences " ..
-        "of " .. T.num(lo, 1) .. " to " .. T.num(hi, 1) .. " nats, against a pre-registered " ..
-        "minimum effect of " .. T.num(inst.analysis.min_effect, 3) .. "."
+        "RMSNorm against no norm was " .. v[1] .. " and " .. v[2] .. " without warmup, " ..
+        v[3] .. " and " .. v[4] .. " with it; its primary comparisons would detect, with " ..
+        "80 % power, differences of " .. T.num(lo, 1) .. " to " .. T.num(hi, 1) ..
+        " nats, against a pre-registered minimum effect of " ..
+        T.num(inst.analysis.min_effect, 3) .. "."
     end },
 }
 

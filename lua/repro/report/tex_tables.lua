@@ -552,9 +552,10 @@ function M.appendix(ctx)
   local out = { string.format(HEADER, "the study summaries the paper's manifest does not list") }
   if #ctx.appendix == 0 then return out[1] end
   out[#out + 1] = "\\section{Other studies}"
-  out[#out + 1] = "The studies below have run but the paper does not discuss them (" ..
-    F.escape(ctx.manifest.path) .. " lists those it does): each with its paired " ..
-    "comparisons, the effects on its primary metric and the verdicts of its decision rule."
+  out[#out + 1] = "The studies below have run and have no section of their own in the " ..
+    "paper's results (the text may cite them; " .. F.escape(ctx.manifest.path) ..
+    " lists them): each with its paired comparisons, the effects on its primary metric " ..
+    "and the verdicts of its decision rule."
   for _, s in ipairs(ctx.appendix) do
     local S = F.macro(s.name)
     out[#out + 1] = ""
