@@ -372,21 +372,46 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeScale", where = "readme",
   end }
 
 local function size_tag(name) return name and name:match("%-(L%d+d%d+)$") end
-local LADDER = {
-  size_carry("ladder", small), size_carry("ladder", large),
-  { study = "ladder", interaction = function(s)
-      local a, b = small(s), large(s)
-      return a and b and string.format("layernorm effect, %s minus %s",
-        size_tag(a.baseline), size_tag(b.baseline))
-    end } }
+-- every size x norm interaction the ladder registered, each smaller size against the
+-- largest (the k-th on the primary metric), so no decided one is left unsaid
+local LADDER_SIZES = 3
+local LADDER = { size_carry("ladder", small), size_carry("ladder", large) }
+for k = 1, LADDER_SIZES do
+  LADDER[#LADDER + 1] = { study = "ladder", interaction = function(s)
+    local j = 0
+    for _, e in ipairs(s.summary.interactions or {}) do
+      if e.metric == s.primary then
+        j = j + 1
+        if j == k then return e.name end
+      end
+    end
+  end }
+end
 local function ladder_text(A, T, ctx, head, verb)
   local s = ctx.by_name.ladder
   local p1, p2 = s:params(A[1].baseline) or 0, s:params(A[2].baseline) or 0
+  local parts, has = {}, {}
+  for k = 1, LADDER_SIZES do
+    local a = A[2 + k]
+    local tag = a.c and a.c.name and a.c.name:match("layernorm effect, (L%d+d%d+) minus")
+    local params
+    for _, v in ipairs(s.variants) do
+      if tag and size_tag(v.name) == tag then params = s:params(v.name) end
+    end
+    parts[#parts + 1] = T.verdict(a.verdict) .. " at " ..
+      (params and string.format("%.2f M", params / 1e6) or "a smaller size")
+    has[a.verdict or ""] = true
+  end
+  local meaning = {}
+  if has.worse then meaning[#meaning + 1] = T.verdict("worse") .. ": LayerNorm's effect " ..
+    "the less favourable at the smaller size" end
+  if has.better then meaning[#meaning + 1] = T.verdict("better") .. ": the more favourable" end
   return string.format("%s LayerNorm " .. (verb or "changed") .. " perplexity by %s at %.2f M " ..
     "parameters and by " ..
-    "%s at %.2f M; the size x norm interaction (the effect at the smallest size minus the " ..
-    "effect at the largest) is %s.", head, eff(A[1], T), p1 / 1e6, eff(A[2], T), p2 / 1e6,
-    T.verdict(A[3].verdict))
+    "%s at %.2f M; the size x norm interactions (the effect at each smaller size minus the " ..
+    "effect at the largest%s) are %s.", head, eff(A[1], T), p1 / 1e6, eff(A[2], T), p2 / 1e6,
+    #meaning > 0 and ("; " .. table.concat(meaning, "; ")) or "",
+    table.concat(parts, ", ", 1, #parts - 1) .. " and " .. parts[#parts])
 end
 M.ledger[#M.ledger + 1] = { id = "AbstractLadder", where = "abstract", carries = LADDER,
   text = function(A, T, ctx)
