@@ -152,10 +152,11 @@ local function effect_count(s, c, front, tn, bn)
   end
   local ppl = ""
   if finite(c.val_ppl_change) and not F.fixed(100 * c.val_ppl_change, 2):match("^%-?[0.]+$") then
-    ppl = string.format("; validation perplexity was %s %s", pct(c.val_ppl_change),
-      c.val_ppl_change > 0 and "higher" or "lower")
+    -- inside the parenthesis, so the verdict that follows reads as the count's
+    ppl = string.format("; validation perplexity, which this verdict does not judge, was %s %s",
+      pct(c.val_ppl_change), c.val_ppl_change > 0 and "higher" or "lower")
   end
-  return capitalize(string.format("%s (a difference of %s per run, %s)%s.", head, diff, rest, ppl))
+  return capitalize(string.format("%s (a difference of %s per run, %s%s).", head, diff, rest, ppl))
 end
 
 -- Any other metric: its difference in its own unit.
