@@ -73,6 +73,14 @@ function M.baseline_label(s)
   return s.factor.labels[b] or tostring(b)
 end
 
+-- Keys whose values read as words in a key ("PyTorch Linear init", not "linear init torch").
+local VALUE_NAMES = {
+  linear_init = { torch = "PyTorch Linear init", gpt2 = "GPT-2 Linear init" },
+  init = { torch = "PyTorch init", gpt2 = "GPT-2 init" },
+  resid_rescale = { [true] = "residual rescaling", [false] = "no residual rescaling" },
+  tie_embeddings = { [true] = "tied", [false] = "untied" },
+}
+
 -- "key value" for each of the sorted keys, value(k) giving its value (nil: left out),
 -- appended to parts and joined with ", ".
 function M.settings_text(parts, keys, value)
@@ -80,8 +88,9 @@ function M.settings_text(parts, keys, value)
   for _, k in ipairs(keys) do
     local x = value(k)
     if x ~= nil then
-      parts[#parts + 1] = (KEY_NAMES[k] or k:gsub("_", " ")) .. " " ..
-        (type(x) == "number" and string.format("%g", x) or tostring(x))
+      local named = VALUE_NAMES[k] and VALUE_NAMES[k][x]
+      parts[#parts + 1] = named or ((KEY_NAMES[k] or k:gsub("_", " ")) .. " " ..
+        (type(x) == "number" and string.format("%g", x) or tostring(x)))
     end
   end
   return table.concat(parts, ", ")
@@ -100,9 +109,19 @@ function M.plot_label(s, v, among, skip)
   end
   local keys = {}
   for k in pairs(differ) do keys[#keys + 1] = k end
+  -- a key the variant leaves unset (derived from another, as the embeddings' std from the
+  -- init scheme) by the value the engine trains with
+  local effective
   return M.settings_text({ M.level_name(v) }, keys, function(k)
     if v.overrides[k] ~= nil then return v.overrides[k] end
-    return s.base[k]
+    if s.base[k] ~= nil then return s.base[k] end
+    if not effective then
+      local c = {}
+      for key, x in pairs(s.base) do c[key] = x end
+      for key, x in pairs(v.overrides) do c[key] = x end
+      effective = require("engine").effective(c)
+    end
+    return effective[k]
   end)
 end
 
