@@ -83,8 +83,13 @@ local function markdown(o, out_root, cores)
     local name = file:match("([^/]+)%.lua$") or file
     local ok, s = pcall(study.load, file, o.set, { out_root = out_root })
     if not ok then
-      print(string.format("| %s | ? | ? | not loadable yet: %s |", name,
-        ((type(s) == "table" and s.message or tostring(s)):gsub("\n.*", ""):gsub("|", "/"))))
+      -- said the same on every machine (REPRODUCE.md's table): the study it waits for,
+      -- not a path of this checkout
+      local msg = (type(s) == "table" and s.message or tostring(s)):gsub("\n.*", "")
+      local needs = msg:match("the study '([^']+)' has no results")
+      print(string.format("| %s | ? | ? | not loadable until %s |", name, needs and
+        (needs .. " has run (it reads that study's results)") or
+        (msg:gsub("|", "/"):gsub("%.%.%.", ""))))
     else
       local jobs = math.min(o.jobs or s.jobs, cores)
       local threads = math.max(1, cores // jobs)
