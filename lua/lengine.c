@@ -263,6 +263,21 @@ static int l_keys(lua_State *L)
     return 1;
 }
 
+/* The config of the table at index 1 over the defaults, every key that parses set (the
+ * others left at their default: engine.check reports them). */
+static void config_over_defaults(lua_State *L, gpt_config *c)
+{
+    char err[512];
+    config_defaults(c);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+        if (lua_type(L, -2) == LUA_TSTRING)
+            set_from_stack(L, c, lua_tostring(L, -2), err, sizeof err);
+        lua_pop(L, 1);
+    }
+}
+
 /* A shallow copy of the table without the omittable keys at their default.  Values
  * that do not parse are kept (engine.check reports them); the copy is never re-typed,
  * so the bytes of a record written from it do not change. */
@@ -270,14 +285,7 @@ static int l_canonical(lua_State *L)
 {
     char err[512];
     gpt_config c;
-    config_defaults(&c);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, 1) != 0) {
-        if (lua_type(L, -2) == LUA_TSTRING)
-            set_from_stack(L, &c, lua_tostring(L, -2), err, sizeof err);
-        lua_pop(L, 1);
-    }
+    config_over_defaults(L, &c);
     lua_newtable(L);
     lua_pushnil(L);
     while (lua_next(L, 1) != 0) {
@@ -309,16 +317,8 @@ static int l_canonical(lua_State *L)
  * variant by what it trains with, never by "unset". */
 static int l_effective(lua_State *L)
 {
-    char err[512];
     gpt_config c;
-    config_defaults(&c);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, 1) != 0) {
-        if (lua_type(L, -2) == LUA_TSTRING)
-            set_from_stack(L, &c, lua_tostring(L, -2), err, sizeof err);
-        lua_pop(L, 1);
-    }
+    config_over_defaults(L, &c);
     c.tok_init_std = config_tok_init_std(&c);
     c.pos_init_std = config_pos_init_std(&c);
     c.linear_init = config_linear_init(&c);
