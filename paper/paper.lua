@@ -93,10 +93,11 @@ return {
         label = { torch = "PyTorch init", gpt2 = "GPT-2 init" } },
       { key = "dropout", format = "and dropout %s", label = "dropout %s" },
       { key = "min_lr", format = false },
-      { key = "embed_init_std", format = "at embedding init scale $\\sigma_e = %s$" },
+      { key = "embed_init_std", format = "at embedding init scale $\\sigma_e = %s$",
+        label = "embedding init $\\sigma_e$ %s" },
       { key = "n_layer", format = "with %s blocks", label = "%s blocks" },
       { key = "iters", format = "trained %s steps", label = "%s steps" },
-      { key = "d_model", format = "of width %s" },
+      { key = "d_model", format = "of width %s", label = "width %s" },
       { key = "n_head", format = false },
       { key = "warmup", format = "with warmup %s", label = "warmup %s" },
       { key = "tok_init_std", format = "with token embeddings drawn at $\\sigma = %s$",
@@ -243,13 +244,13 @@ return {
         between the two learning rates?]] },
     { name = "scale_effect", kind = "setting_effect", study = "scale",
       caption = [[Effect of each embedding norm within each model size on the primary metric, with
-        the verdict of the pre-registered rule.]] },
+        the verdict of the pre-registered rule. A model size L$n$d$w$ has $n$ blocks of width $w$.]] },
     { name = "scale_interactions", kind = "interactions", study = "scale",
       caption = [[Interactions of the scale study: the effect at a smaller size minus the effect
         at the default size.]] },
     { name = "scale_paired", kind = "paired", study = "scale", wide = true,
       caption = [[Paired comparisons of the scale study (columns as in
-        Table~\ref{tab:prelim_paired}).]] },
+        Table~\ref{tab:prelim_paired}). A model size L$n$d$w$ has $n$ blocks of width $w$.]] },
     { name = "init_scale_effect", kind = "setting_effect", study = "init_scale",
       caption = [[Effect of each embedding norm at each embedding initialization scale on the
         primary metric.]] },
@@ -278,7 +279,7 @@ return {
         its effect at the largest.]] },
     { name = "ladder_paired", kind = "paired", study = "ladder", wide = true,
       caption = [[Paired comparisons of the size ladder (columns as in
-        Table~\ref{tab:prelim_paired}).]] },
+        Table~\ref{tab:prelim_paired}). A model size L$n$d$w$ has $n$ blocks of width $w$.]] },
     { name = "final_devil_paired", kind = "paired", study = "final_devil", wide = true,
       caption = [[The final protocol on The Devil's Dictionary (columns as in
         Table~\ref{tab:prelim_paired}).]] },

@@ -207,6 +207,32 @@ for _, s in ipairs(studies) do
 end
 t:ok(n_ppl > 20, "perplexity changes checked: " .. n_ppl)
 
+-- An interaction's row is named by the config words in which its two settings differ,
+-- never by a variant's code tag ("L2d64") or its registered name ("layernorm effect, ...").
+local n_inter = 0
+for _, s in ipairs(studies) do
+  for _, e in ipairs(s.summary.interactions or {}) do
+    local label = s:interaction_label(e)
+    local ta = s.variant_by_name[e.a[1]]
+    t:ok(label:find(" minus ", 1, true) and label ~= F.escape(e.name), s.name .. ": " ..
+      e.name .. ": labelled from its settings: " .. label)
+    for _, v in ipairs({ ta, s.variant_by_name[e.b[1]] }) do
+      if v.tag ~= "" and v.tag ~= v.setting then
+        t:ok(not label:find(F.escape(v.tag), 1, true), s.name .. ": " .. e.name ..
+          ": no code tag " .. v.tag .. " in " .. label)
+      end
+    end
+    n_inter = n_inter + 1
+  end
+end
+t:ok(n_inter >= 20, "interaction labels checked: " .. n_inter)
+local ladder_label
+for _, s in ipairs(studies) do
+  if s.name == "ladder" then ladder_label = s:interaction_label(s.summary.interactions[1]) end
+end
+t:eq(ladder_label, "LayerNorm${}-{}$none, 2 blocks and width 64 minus 8 blocks and width 256",
+  "ladder: the first interaction's label")
+
 -- A study registered under an earlier rule: its tables print the registered family's Holm
 -- p beside the current rule's, and mark a verdict or an interaction they decide apart.
 local tex_tables = require "repro.report.tex_tables"

@@ -234,6 +234,34 @@ function Study:comparison_label(treatment, baseline)
     (b.tex_label or texfmt.escape(b.label))
 end
 
+-- An interaction's table label from its two paired differences e.a and e.b (each
+-- {treatment, baseline}): "LayerNorm${}-{}$none, 2 blocks and width 64 minus 8 blocks and
+-- width 256",
+-- naming only the config keys in which the two pairs differ and each pair's two variants
+-- agree (never a code name); its registered name (escaped) when the pairs are not two
+-- settings of one comparison.
+function Study:interaction_label(e)
+  local fallback = texfmt.escape(e.name or "")
+  if type(e.a) ~= "table" or type(e.b) ~= "table" then return fallback end
+  local ta, ba = self.variant_by_name[e.a[1]], self.variant_by_name[e.a[2]]
+  local tb, bb = self.variant_by_name[e.b[1]], self.variant_by_name[e.b[2]]
+  if not (ta and ba and tb and bb) or ta.level ~= tb.level or ba.level ~= bb.level
+      or not ta.key_order then
+    return fallback
+  end
+  local pa, pb = {}, {}
+  for _, k in ipairs(ta.key_order) do
+    local va, vb = ta.key_values[k], tb.key_values[k]
+    if va == ba.key_values[k] and vb == bb.key_values[k] and va ~= vb
+        and ta.key_phrases[k] and tb.key_phrases[k] then
+      pa[#pa + 1], pb[#pb + 1] = ta.key_phrases[k], tb.key_phrases[k]
+    end
+  end
+  if #pa == 0 then return fallback end
+  return texfmt.escape(ta.level_label) .. "${}-{}$" .. texfmt.escape(ba.level_label) .. ", " ..
+    table.concat(pa, " and ") .. " minus " .. table.concat(pb, " and ")
+end
+
 function Study:verdict(c)
   for _, v in ipairs(self.summary.verdicts or {}) do
     if v.treatment == c.treatment and v.baseline == c.baseline and v.metric == c.metric then

@@ -104,6 +104,8 @@ end
 --   table_setting  the tables' phrase of the same keys, ", " between them: each key's
 --                  names.keys label (as format; "warmup %s"), else its format, else
 --                  "<key> = <value>"
+--   key_order, key_values, key_phrases  those keys in order, and each key's value and
+--                  table phrase (none for a key whose format is false)
 -- No paper is named here: without a manifest every key reads "with <key> = <value>".
 function M.name_variants(s, names)
   names = names or {}
@@ -152,6 +154,19 @@ function M.name_variants(s, names)
     v.prose = v.prose_setting ~= "" and (v.prose_level .. " " .. v.prose_setting) or
       v.prose_level
     v.table_setting = phrase(v, hide, true)
+  end
+  -- each differing key's value and table phrase, for a label that names only the keys in
+  -- which two settings differ (Study:interaction_label)
+  for _, v in ipairs(s.variants) do
+    v.key_values, v.key_phrases = {}, {}
+    for _, k in ipairs(order) do
+      v.key_values[k] = value_of(v, k)
+      if format[k] ~= false then
+        v.key_phrases[k] = key_phrase(label[k] or format[k] or (texfmt.escape(k) .. " = %s"),
+          k, value_of(v, k))
+      end
+    end
+    v.key_order = order
   end
 end
 

@@ -388,7 +388,7 @@ function M.interactions_table(s)
       mark = notes.mark(string.format("significant at $\\alpha = %s$ under one family and " ..
         "not the other.", F.config_text(e.alpha or s.analysis.alpha)))
     end
-    body[#body + 1] = string.format("%s%s & %s%s & %s & %s & %s & %s%s%s \\\\", F.escape(e.name),
+    body[#body + 1] = string.format("%s%s & %s%s & %s & %s & %s & %s%s%s \\\\", s:interaction_label(e),
       reason, F.METRIC[e.metric] and F.METRIC[e.metric].short or F.escape(e.metric), expl,
       F.num(e.mean, dec), F.interval(ci, dec), F.p(e.p_t), F.p(e.p_holm),
       reg and (" & " .. F.p(e.p_holm_rule1)) or "", mark)
