@@ -106,6 +106,40 @@ t:eq(cost.fmt(725), "12m05s", "minutes")
 t:eq(cost.fmt(3 * 3600 + 7 * 60 + 59), "3h07m", "hours")
 t:eq(cost.fmt(nil), "?", "unknown")
 
+-- A cached calibration made on a slower machine (or under load: a lower FMA peak than the
+-- cores give now) is measured again; one made at a peak the machine still gives is kept.
+local engine = require "engine"
+local ccfg = engine.defaults()
+for k, v in pairs({ n_layer = 1, d_model = 32, n_head = 2, context = 32, batch = 4,
+  data = "data/tinyshakespeare.txt" }) do ccfg[k] = v end
+local cdir = check.tmpdir()
+local cpath = cdir .. "/cost/cache.json"
+local fresh, n_fresh = cost.calibrations({ ccfg, ccfg }, 1, cpath)
+local key = cost.shape(ccfg, 1)
+t:eq(n_fresh, 1, "an empty cache: one shape calibrated, once for two configs of it")
+t:ok(fresh[key] and fresh[key].fma_gflops and fresh[key].fma_gflops > 0,
+  "the calibration keeps the FMA peak it had: " .. tostring(fresh[key] and fresh[key].fma_gflops))
+local function cache_with(peak)
+  local e = {}
+  for k, v in pairs(fresh[key]) do e[k] = v end
+  e.step_s, e.fma_gflops = 1234.5, peak
+  fs.write_atomic(cpath, json.encode({ [key] = e }))
+end
+cache_with(fresh[key].fma_gflops * 1e6) -- made when the cores gave far more than now
+local kept, n_kept = cost.calibrations({ ccfg }, 1, cpath)
+t:eq(n_kept, 0, "a calibration made at a higher peak than now is kept")
+t:eq(kept[key].step_s, 1234.5, "the kept calibration is the cached one")
+cache_with(fresh[key].fma_gflops * 1e-6) -- made under load: a millionth of the peak
+local redone, n_redone = cost.calibrations({ ccfg }, 1, cpath)
+t:eq(n_redone, 1, "a calibration made at a peak the machine now exceeds is measured again")
+t:ok(redone[key].step_s < 1234.5 and redone[key].fma_gflops > fresh[key].fma_gflops * 1e-3,
+  "the new calibration replaces it, with the peak of now")
+local reread = json.decode(fs.read(cpath))
+t:ok(reread[key].step_s < 1234.5, "and is written to the cache")
+cache_with(nil) -- cached before the peak was kept
+local _, n_old = cost.calibrations({ ccfg }, 1, cpath)
+t:eq(n_old, 1, "a calibration without its peak (an older cache) is measured again")
+
 -- The commands: a dry run prints the prediction (calibrating a tiny shape once per machine
 -- and build, in build/cost/) and writes no record; bin/repro cost gives the totals.
 local fs = require "repro.core.fs"

@@ -10,10 +10,18 @@
 --                 (a step slowed by another process counts once, not in a mean);
 --   final_s       seconds from the last step to the end (the final evaluation);
 --   eval_tok_s    the evaluation's tokens per second (the periodic diagnostics' rate);
---   val_chars     the characters of the calibrating config's validation split.
+--   val_chars     the characters of the calibrating config's validation split;
+--   fma_gflops    the FMA peak (engine.fma_peak, M.PEAK_S seconds at the calibration's
+--                 thread count) measured just before it: how much of the machine the
+--                 calibration had.
 -- Each is kept in <root>/build/cost/<machine>-<build>.json (the machine: CPU model name,
 -- family, model and AVX-512; the build: the SHA-256 of this binary), so a shape is
 -- calibrated once per machine and engine build; a new build or machine calibrates again.
+-- A calibration made while other work loaded the cores is slow, and kept it would inflate
+-- every later prediction (one made beside a training run predicted +95 %): before a cached
+-- calibration is used, the FMA peak is measured again at its thread count, and when the
+-- machine now gives more than M.RECALIBRATE times the peak the calibration had, the shape
+-- is calibrated again (and says why).  A machine busier now than then keeps the cache.
 --
 -- Prediction (M.run_seconds, M.makespan; their arithmetic is tested by
 -- tests/lua/test_cost.lua):
@@ -37,6 +45,8 @@ local sys = require "repro.sys"
 local M = {}
 
 M.CAL_STEPS = 6 -- steps of a calibration: the first is not timed
+M.PEAK_S = 0.1 -- seconds of the FMA peak measured with a calibration and before its reuse
+M.RECALIBRATE = 1.25 -- the peak's ratio (now / at calibration) above which it is redone
 
 -- The keys of a config that set the cost of a step, and the thread count, as one string.
 -- (The embedding normalization and balanced accuracy are left out: one row-wise pass per
@@ -152,6 +162,7 @@ local function calibrate(cfg, threads)
   local c = {}
   for k, v in pairs(cfg) do c[k] = v end
   c.iters, c.warmup, c.diag_every, c.threads = M.CAL_STEPS, 1, 0, threads
+  local peak = engine.fma_peak(threads, M.PEAK_S)
   local t = {}
   local m = engine.train(c, { on_step = function(step) t[step] = proc.monotonic() end })
   local t_end = proc.monotonic()
@@ -169,24 +180,49 @@ local function calibrate(cfg, threads)
   local mid = (#steps + 1) // 2
   local median = #steps % 2 == 1 and steps[mid] or (steps[mid] + steps[mid + 1]) / 2
   return { step_s = median, final_s = t_end - t[last], eval_tok_s = m.eval_tokens_per_s,
-    val_chars = M.val_chars(cfg) }
+    val_chars = M.val_chars(cfg), fma_gflops = peak }
+end
+
+-- Why a cached calibration c of shape `key` is measured again (nil: it is kept): from
+-- before the final evaluation was scaled by the corpus (no val_chars) or before the peak
+-- was kept (no fma_gflops), or made on a machine slower than now (peak_now(): the FMA
+-- peak measured now at its thread count, measured once per call of M.calibrations).
+local function stale(c, peak_now)
+  if not c then return "" end
+  if not c.val_chars or not c.fma_gflops then return "" end
+  local now = peak_now()
+  if now > M.RECALIBRATE * c.fma_gflops then
+    return string.format("the cached calibration had an FMA peak of %.1f GFLOP/s, the " ..
+      "cores give %.1f now (it was made under load)", c.fma_gflops, now)
+  end
+  return nil
 end
 
 -- The calibration of every shape in cfgs (a list of configs) at `threads` threads, from the
 -- cache or measured now (and cached).  Returns shape -> calibration, the number measured
 -- now, and an error message for the shapes that could not be calibrated (nil if none).
-function M.calibrations(cfgs, threads)
-  local path = cache_path()
+-- path: the cache file (default this machine's and build's; tests give their own).
+function M.calibrations(cfgs, threads, path)
+  path = path or cache_path()
   local ok, cache = pcall(json.decode, fs.read(path) or "")
   if not ok or type(cache) ~= "table" then cache = {} end
   local measured, err = 0, nil
+  local now
+  local function peak_now()
+    now = now or engine.fma_peak(threads, M.PEAK_S)
+    return now
+  end
   for _, cfg in ipairs(cfgs) do
     local key = M.shape(cfg, threads)
-    -- (an entry without val_chars is from before the final evaluation was scaled by the
-    -- corpus: measured again)
-    if not cache[key] or not cache[key].val_chars then
-      io.stderr:write(string.format("cost: calibrating %s (%d steps and an evaluation, once " ..
-        "per machine and build)\n", key, M.CAL_STEPS))
+    local why = stale(cache[key], peak_now)
+    if why then
+      if why == "" then
+        io.stderr:write(string.format("cost: calibrating %s (%d steps and an evaluation, " ..
+          "once per machine and build)\n", key, M.CAL_STEPS))
+      else
+        io.stderr:write(string.format("cost: calibrating %s again (%d steps and an " ..
+          "evaluation): %s\n", key, M.CAL_STEPS, why))
+      end
       local cok, c = pcall(calibrate, cfg, threads)
       if not cok and type(c) == "table" and c.interrupted then error(c, 0) end
       if cok then
@@ -198,7 +234,7 @@ function M.calibrations(cfgs, threads)
     end
   end
   if measured > 0 then
-    fs.mkdir_p(host.root .. "/build/cost")
+    fs.mkdir_p(path:match("^(.*)/[^/]*$") or ".")
     pcall(fs.write_atomic, path, json.encode(cache))
   end
   return cache, measured, err
