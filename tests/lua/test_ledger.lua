@@ -35,6 +35,14 @@ local CMP = { study = "final", treatment = "layernorm", baseline = "none" }
 local rows, problems = report.ledger(ctx)
 t:eq(#problems, 0, "the committed ledger and paper/main.tex pass: " .. table.concat(problems, "\n"))
 t:ok(#rows >= 20, "finding sentences in the ledger: " .. #rows)
+-- the appendix's table runs over pages (a single tabular was cut at the page's foot)
+local ledger_tex = require("repro.report.ledger").tex_table(rows)
+t:ok(ledger_tex:find("\\begin{longtable}", 1, true) and ledger_tex:find("\\endhead", 1, true)
+  and ledger_tex:find("\\label{tab:ledger}", 1, true), "the ledger's table is a longtable")
+local n_lines = 0
+for _ in ledger_tex:gmatch("%(abstract%) &") do n_lines = n_lines + 1 end
+for _ in ledger_tex:gmatch("%(discussion%) &") do n_lines = n_lines + 1 end
+t:ok(n_lines > 0, "the table lists the abstract's and the Discussion's sentences: " .. n_lines)
 
 -- a verdict word its analysis contradicts (final: LayerNorm vs none is worse)
 local p = problems_of({ id = "PlantedBetter", where = "abstract", carries = { CMP },

@@ -490,17 +490,30 @@ function M.tex_defs(entries, rows)
   return table.concat(lines, "\n") .. "\n"
 end
 
--- The ledger's table for the paper's appendix: where, the analyses and their verdicts.
-function M.tex_table(rows)
-  local lines = { "\\begin{tabular}{@{}l>{\\raggedright\\arraybackslash}p{0.62\\linewidth}" ..
-    ">{\\raggedright\\arraybackslash}p{0.14\\linewidth}@{}}", "\\toprule",
-    "Sentence & Analysis that carries it & Verdict \\\\", "\\midrule" }
+M.TABLE_CAPTION = "The statement ledger: each finding sentence (by its name and where it " ..
+  "stands), the analyses that carry it (study: comparison or interaction, metric) and their " ..
+  "verdicts."
+
+-- The ledger's table for the paper's appendix: where, the analyses and their verdicts; a
+-- longtable (it runs over several pages), its head repeated on each, captioned `caption`
+-- and labelled tab:ledger.
+function M.tex_table(rows, caption)
+  local cols = "@{}l>{\\raggedright\\arraybackslash}p{0.50\\linewidth}" ..
+    ">{\\raggedright\\arraybackslash}p{0.14\\linewidth}@{}"
+  local head = { "\\toprule", "Sentence & Analysis that carries it & Verdict \\\\", "\\midrule" }
+  local lines = { "\\begin{longtable}{" .. cols .. "}",
+    "\\caption{" .. (caption or M.TABLE_CAPTION) .. "}\\label{tab:ledger}\\\\" }
+  for _, l in ipairs(head) do lines[#lines + 1] = l end
+  lines[#lines + 1] = "\\endfirsthead"
+  for _, l in ipairs(head) do lines[#lines + 1] = l end
+  lines[#lines + 1] = "\\endhead"
+  lines[#lines + 1] = "\\bottomrule"
+  lines[#lines + 1] = "\\endlastfoot"
   for _, r in ipairs(M.listing(rows, true)) do
     lines[#lines + 1] = string.format("%s (%s) & %s & %s \\\\", F.escape(r.id),
       F.escape(r.where), r.analyses, F.escape(r.verdicts))
   end
-  lines[#lines + 1] = "\\bottomrule"
-  lines[#lines + 1] = "\\end{tabular}"
+  lines[#lines + 1] = "\\end{longtable}"
   return table.concat(lines, "\n") .. "\n"
 end
 
