@@ -35,9 +35,11 @@ end
 local function open(a)
   return a.verdict == "inconclusive" and type(a.ci) == "table" and a.ci[1] < 0 and a.ci[2] > 0
 end
-local function verdict_phrase(a, T)
+-- (of an interaction, `interaction` true: "equivalent" is of the two effects, not to no norm)
+local function verdict_phrase(a, T, interaction)
   if a.verdict == "equivalent" then
-    return T.verdict("equivalent") .. " to no norm within the minimum effect"
+    return T.verdict("equivalent") .. (interaction and "" or " to no norm") ..
+      " within the minimum effect"
   elseif open(a) then
     return T.verdict("inconclusive") .. ": its interval leaves the sign open"
   end
@@ -91,9 +93,9 @@ M.ledger = {
     text = function(A, T)
       local head = decided(A[1]) and
         "At the shared learning rate LayerNorm's effect depended on the embedding " ..
-        "initialization (interaction " .. T.verdict(A[1].verdict) .. ", the effect at the " ..
-        (A[1].verdict == "better" and "larger" or "smaller") ..
-        " initialization the more favourable)" or
+        "initialization and was more favourable at the " ..
+        (A[1].verdict == "better" and "larger" or "smaller") .. " one (interaction " ..
+        T.verdict(A[1].verdict) .. ")" or
         "At the shared learning rate the test of whether LayerNorm's effect differs " ..
         "between the two embedding initializations was " .. T.verdict(A[1].verdict)
       return head .. ": with embeddings drawn at standard deviation " ..
@@ -118,7 +120,7 @@ M.ledger = {
     text = function(A, T)
       return "Normalizing every token without rescaling (a LayerNorm whose gain starts at " ..
         "the embedding's RMS), at finely tuned learning rates on \\TunedMatchedNSeeds{} " ..
-        "power-sized seeds, changed it by " .. T.pct(A[1].ppl) .. " (" ..
+        "fresh seeds, changed it by " .. T.pct(A[1].ppl) .. " (" ..
         verdict_phrase(A[1], T) .. ")."
     end },
   { id = "AbstractClaim", where = "abstract",
@@ -170,14 +172,16 @@ M.ledger = {
       { study = "lr_sweep", sensitivity = "rmsnorm" } },
     text = function(A, T)
       return "Over the grid, LayerNorm's LR sensitivity $S$ " .. M.side(A[1], T, " nats") ..
-        " and RMSNorm's " .. M.side(A[2], T, " nats") .. "."
+        " and RMSNorm's " .. M.side(A[2], T, " nats") .. iff("lr_sweep", " (on " ..
+        "\\LrSweepNSeeds{} seeds a point: a description of the sweep, with no test)", T) .. "."
     end },
   { id = "DiscussionSensitivityOwn", where = "Discussion",
     carries = { { study = "lr_sweep", sensitivity = "layernorm", own = true },
       { study = "lr_sweep", sensitivity = "rmsnorm", own = true } },
     text = function(A, T)
       return "Against each variant's own best loss, LayerNorm's $S_{\\text{own}}$ " ..
-        M.side(A[1], T, "") .. " and RMSNorm's " .. M.side(A[2], T, "") .. "."
+        M.side(A[1], T, "") .. " and RMSNorm's " .. M.side(A[2], T, "") ..
+        " (again a description, with no test)."
     end },
   { id = "DiscussionInstability", where = "Discussion",
     carries = {
@@ -203,7 +207,7 @@ M.ledger = {
     text = function(A, T)
       return "After \\HorizonIters{} iterations LayerNorm changed perplexity by " ..
         eff(A[1], T) .. " at the untuned learning rate and by " .. eff(A[2], T) ..
-        " at the tuned ones."
+        " with each variant at the learning rate tuned for \\FinalIters{}-iteration runs."
     end },
 
   -- The Recommendations ----------------------------------------------------------------
@@ -211,8 +215,8 @@ M.ledger = {
     carries = { CMP("final", "layernorm", "none"), CMP("tuned", "layernorm", "none") },
     across = "lists the verdict at the untuned (final) and at the tuned (tuned) learning rate",
     text = function(A, T)
-      local head = "For a small GPT with embeddings initialized at standard deviation " ..
-        "\\FinalCfgEmbedInitStd"
+      local head = "For a small GPT like the default model here (\\FinalMaxParams{} " ..
+        "parameters) with embeddings initialized at standard deviation \\FinalCfgEmbedInitStd"
       if A[1].verdict == "worse" and A[2].verdict == "worse" then
         return head .. ", do not add a norm after the embedding to lower perplexity: " ..
           "LayerNorm changed it by " .. eff(A[1], T) .. " at the untuned and by " ..
@@ -387,6 +391,28 @@ for k = 1, LADDER_SIZES do
     end
   end }
 end
+-- The ladder's variants whose best rate in the size sweep (ladder_sweep) lies on the
+-- grid's edge: "; LayerNorm's best rate at 0.11 M lies on the edge of its sweep's grid
+-- (not bracketed)", or "" when none does.
+local function ladder_edges(ctx, T)
+  local s, sw = ctx.by_name.ladder, ctx.by_name.ladder_sweep
+  local groups = sw and sw.summary.lr_sweep and sw.summary.lr_sweep.groups
+  if not (s and groups) then return "" end
+  local out = {}
+  for _, v in ipairs(s.variants) do
+    local g = groups[v.name]
+    local params = s:params(v.name)
+    if g and g.best_at_edge and params then
+      out[#out + 1] = string.format("%s's at %.2f M", v.prose_level or v.level_label,
+        params / 1e6)
+    end
+  end
+  if #out == 0 then return "" end
+  local what = #out == 1 and out[1]:gsub("'s at", "'s best rate at", 1) or
+    ("the best rates " .. table.concat(out, ", "))
+  return "; " .. what .. (#out == 1 and " lies" or " lie") .. " on the edge of the sweep's " ..
+    "grid, so " .. (#out == 1 and "it is" or "they are") .. " not bracketed"
+end
 local function ladder_text(A, T, ctx, head, verb)
   local s = ctx.by_name.ladder
   local p1, p2 = s:params(A[1].baseline) or 0, s:params(A[2].baseline) or 0
@@ -403,15 +429,16 @@ local function ladder_text(A, T, ctx, head, verb)
     has[a.verdict or ""] = true
   end
   local meaning = {}
-  if has.worse then meaning[#meaning + 1] = T.verdict("worse") .. ": LayerNorm's effect " ..
-    "the less favourable at the smaller size" end
-  if has.better then meaning[#meaning + 1] = T.verdict("better") .. ": the more favourable" end
+  if has.worse then meaning[#meaning + 1] = "a " .. T.verdict("worse") .. " one means " ..
+    "LayerNorm's effect was less favourable at the smaller size" end
+  if has.better then meaning[#meaning + 1] = "a " .. T.verdict("better") .. " one means it " ..
+    "was more favourable there" end
   return string.format("%s LayerNorm " .. (verb or "changed") .. " perplexity by %s at %.2f M " ..
-    "parameters and by " ..
-    "%s at %.2f M; the size x norm interactions (the effect at each smaller size minus the " ..
-    "effect at the largest%s) are %s.", head, eff(A[1], T), p1 / 1e6, eff(A[2], T), p2 / 1e6,
-    #meaning > 0 and ("; " .. table.concat(meaning, "; ")) or "",
-    table.concat(parts, ", ", 1, #parts - 1) .. " and " .. parts[#parts])
+    "parameters and by %s at %.2f M%s. The size x norm interactions (LayerNorm's effect at " ..
+    "each smaller size minus its effect at the largest) are %s%s.", head, eff(A[1], T),
+    p1 / 1e6, eff(A[2], T), p2 / 1e6, ladder_edges(ctx, T),
+    table.concat(parts, ", ", 1, #parts - 1) .. " and " .. parts[#parts],
+    #meaning > 0 and ("; " .. table.concat(meaning, "; ")) or "")
 end
 M.ledger[#M.ledger + 1] = { id = "AbstractLadder", where = "abstract", carries = LADDER,
   text = function(A, T, ctx)
@@ -440,8 +467,10 @@ local function corpora_text(A, T, head, verb)
   return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
     " on The " ..
     "Devil's Dictionary and by " .. eff(A[3], T) .. " on the King James Bible; its effect " ..
-    "there minus its effect on Tiny Shakespeare (the corpus x norm interaction) is " ..
-    T.verdict(A[2].verdict) .. " and " .. T.verdict(A[4].verdict) .. "."
+    "on each minus its effect on Tiny Shakespeare (the corpus x norm interaction) is " ..
+    verdict_phrase(A[2], T, true) .. " on The Devil's Dictionary and " ..
+    verdict_phrase(A[4], T, true) ..
+    " on the King James Bible."
 end
 local ACROSS = "lists each corpus study's own verdicts, side by side; no analysis compares the two corpora"
 M.ledger[#M.ledger + 1] = { id = "AbstractCorpora", where = "abstract", carries = CORPORA,
