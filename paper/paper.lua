@@ -72,6 +72,17 @@ return {
   -- rates are in the body): a section each in the generated appendix
   appendix = { "claim_search_v1", "claim_v1", "tasks_pilot", "lr_sweep_devil", "lr_sweep_kjv",
     "init_parts_sweep", "init_parts_long_sweep" },
+  -- how to read an appendix study's verdicts
+  appendix_notes = {
+    claim_v1 = [[Both set-ups of this first attempt trained a model stuck at the unigram
+      perplexity (Section~\ref{sec:claim}): its ``equivalent'' verdicts say that the norms
+      changed nothing in such a model, and nothing about the claim.]],
+    tasks_pilot = [[The pilot's verdicts are descriptive and not read for H0 or H1a: its
+      baselines beat guessing on at most \TasksPilotMaxBaselineAboveChance{} of the six
+      tasks, so an ``equivalent'' here says that models which barely beat guessing score
+      alike, not that a norm leaves task accuracy unchanged. The hypotheses are read from
+      the task study (Section~\ref{sec:tasks}).]],
+  },
 
   -- what this paper's studies compare: the embedding norm, against none
   factor = {

@@ -92,6 +92,23 @@ t:ok(err:find("(good)", 1, true) or err:find("good", 1, true), "the good study i
 local appendix = fs.read(dir .. "/paper/tables/appendix.tex") or ""
 t:ok(appendix:find("\\label{sec:study-good}", 1, true) and not appendix:find("touch", 1, true),
   "the appendix shows the good study and no hostile name")
+-- a note on how to read an appendix study is printed after its description; a note for a
+-- study the appendix does not show is a manifest error naming the key
+check.write(dir .. "/manifest2.lua", 'return { studies = {}, appendix = { "good" }, ' ..
+  'appendix_notes = { good = "Read its verdicts as descriptive." }, tables = {}, figures = {} }')
+code, _, err = check.run(repro .. " report --experiments " .. fs.quote(exp) .. " --paper " ..
+  fs.quote(dir .. "/paper3") .. " --no-figures --manifest " .. fs.quote(dir .. "/manifest2.lua") ..
+  " --trust-summaries")
+t:eq(code, 0, "report with an appendix note: " .. err)
+t:ok((fs.read(dir .. "/paper3/tables/appendix.tex") or ""):find(
+  "\\par Read its verdicts as descriptive.", 1, true), "the appendix prints the study's note")
+check.write(dir .. "/manifest3.lua", 'return { studies = {}, appendix = { "good" }, ' ..
+  'appendix_notes = { other = "x" }, tables = {}, figures = {} }')
+code, _, err = check.run(repro .. " report --experiments " .. fs.quote(exp) .. " --paper " ..
+  fs.quote(dir .. "/paper4") .. " --no-figures --manifest " .. fs.quote(dir .. "/manifest3.lua") ..
+  " --trust-summaries")
+t:ok(code ~= 0 and err:find("appendix_notes.other", 1, true), "a note for a study outside " ..
+  "the appendix is refused, naming the key: " .. err)
 code, _, err = check.run(repro .. " report --experiments " .. fs.quote(dir .. "/nonexistent") ..
   " --paper " .. fs.quote(dir .. "/paper2") .. " --no-figures")
 t:ok(code == 1 and err:find("is not a directory", 1, true), "report --experiments /nonexistent fails: " .. err)

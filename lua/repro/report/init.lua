@@ -174,6 +174,8 @@ end
 --   appendix = { "<study>", ... }  optional: studies the paper shows in its generated
 --                                  appendix only (a section each); a study in neither
 --                                  list is not in the paper
+--   appendix_notes = { <study> = "<LaTeX>" }  optional: a paragraph printed after an
+--                                  appendix study's description (how to read it)
 --   tables  = { {name =, kind =, study =, caption =, wide =, <kind's fields>}, ... }
 --                                  (tex_tables.KINDS; a paired table's `section` names a
 --                                  nested summary of its study, report_data.SECTIONS)
@@ -235,6 +237,17 @@ function M.load_manifest(path)
         "studies", path, i)
     end
     out.appendix[i], seen[n] = n, true
+  end
+  if m.appendix_notes ~= nil and type(m.appendix_notes) ~= "table" then
+    user_error("report: %s: appendix_notes: expected a table from study name to text", path)
+  end
+  out.appendix_notes = {}
+  for n, text in pairs(m.appendix_notes or {}) do
+    if not seen[n] or type(text) ~= "string" then
+      user_error("report: %s: appendix_notes.%s: expected text for a study of appendix", path,
+        tostring(n))
+    end
+    out.appendix_notes[n] = text
   end
   out.names = M.check_names(path, m.names)
   out.factor = M.check_factor(path, m.factor)

@@ -562,6 +562,8 @@ function M.appendix(ctx)
     out[#out + 1] = string.format("\\subsection{The %s study}\\label{sec:study-%s}",
       F.escape(s.name), F.key(s.name))
     if s.summary.description then out[#out + 1] = F.escape(s.summary.description) end
+    local note = (ctx.manifest.appendix_notes or {})[s.name]
+    if note then out[#out + 1] = "\\par " .. note end
     if #(s.summary.comparisons or {}) > 0 then
       out[#out + 1] = string.format("\\ReportWideTable{%s_paired}{Paired comparisons of the %s " ..
         "study: mean difference (treatment $-$ baseline), its decision interval, $d_z$, $p$ " ..
