@@ -97,7 +97,8 @@ t:ok(appendix:find("\\label{sec:study-good}", 1, true) and not appendix:find("to
 check.write(dir .. "/manifest2.lua", 'return { studies = {}, appendix = { "good" }, ' ..
   'appendix_notes = { good = "Read its verdicts as descriptive." }, tables = {}, figures = {} }')
 code, _, err = check.run(repro .. " report --experiments " .. fs.quote(exp) .. " --paper " ..
-  fs.quote(dir .. "/paper3") .. " --no-figures --manifest " .. fs.quote(dir .. "/manifest2.lua") ..
+  fs.quote(dir .. "/paper3") .. " --plots-data " .. fs.quote(dir .. "/data3") ..
+  " --no-figures --manifest " .. fs.quote(dir .. "/manifest2.lua") ..
   " --trust-summaries")
 t:eq(code, 0, "report with an appendix note: " .. err)
 t:ok((fs.read(dir .. "/paper3/tables/appendix.tex") or ""):find(
@@ -105,7 +106,8 @@ t:ok((fs.read(dir .. "/paper3/tables/appendix.tex") or ""):find(
 check.write(dir .. "/manifest3.lua", 'return { studies = {}, appendix = { "good" }, ' ..
   'appendix_notes = { other = "x" }, tables = {}, figures = {} }')
 code, _, err = check.run(repro .. " report --experiments " .. fs.quote(exp) .. " --paper " ..
-  fs.quote(dir .. "/paper4") .. " --no-figures --manifest " .. fs.quote(dir .. "/manifest3.lua") ..
+  fs.quote(dir .. "/paper4") .. " --plots-data " .. fs.quote(dir .. "/data4") ..
+  " --no-figures --manifest " .. fs.quote(dir .. "/manifest3.lua") ..
   " --trust-summaries")
 t:ok(code ~= 0 and err:find("appendix_notes.other", 1, true), "a note for a study outside " ..
   "the appendix is refused, naming the key: " .. err)

@@ -233,6 +233,25 @@ end
 t:eq(ladder_label, "LayerNorm${}-{}$none, 2 blocks and width 64 minus 8 blocks and width 256",
   "ladder: the first interaction's label")
 
+-- The forest plot's row labels name settings by their config in words, never by a tag of
+-- a variant's name ("L2d64", "lr3e-4", "torch-L4-ps-tied-w30cos-d0").
+local forest = require "repro.report.plot_forest"
+local n_forest = 0
+for _, s in ipairs(studies) do
+  for _, c in ipairs(s:comparisons()) do
+    local label = forest.plain_label(s, c)
+    for _, name in ipairs({ c.treatment, c.baseline }) do
+      local v = s.variant_by_name[name]
+      if v and v.tag ~= "" and v.tag ~= v.setting and #v.tag > 2 then
+        t:ok(not label:find(v.tag, 1, true), s.name .. ": forest label without the code tag " ..
+          v.tag .. ": " .. label)
+      end
+    end
+    n_forest = n_forest + 1
+  end
+end
+t:ok(n_forest > 50, "forest labels checked: " .. n_forest)
+
 -- A study registered under an earlier rule: its tables print the registered family's Holm
 -- p beside the current rule's, and mark a verdict or an interaction they decide apart.
 local tex_tables = require "repro.report.tex_tables"

@@ -234,30 +234,39 @@ function Study:comparison_label(treatment, baseline)
     (b.tex_label or texfmt.escape(b.label))
 end
 
--- An interaction's table label from its two paired differences e.a and e.b (each
--- {treatment, baseline}): "LayerNorm${}-{}$none, 2 blocks and width 64 minus 8 blocks and
--- width 256",
--- naming only the config keys in which the two pairs differ and each pair's two variants
--- agree (never a code name); its registered name (escaped) when the pairs are not two
--- settings of one comparison.
-function Study:interaction_label(e)
-  local fallback = texfmt.escape(e.name or "")
-  if type(e.a) ~= "table" or type(e.b) ~= "table" then return fallback end
+-- The config phrases in which interaction e's two pairs differ (each pair's variants
+-- agreeing on the key): two lists, of the a pair's and the b pair's phrases (`field`:
+-- "key_phrases", the tables', or "key_prose", the prose's), with the two treatments; nil
+-- when the pairs are not two settings of one comparison.
+function Study:interaction_settings(e, field)
+  if type(e.a) ~= "table" or type(e.b) ~= "table" then return nil end
   local ta, ba = self.variant_by_name[e.a[1]], self.variant_by_name[e.a[2]]
   local tb, bb = self.variant_by_name[e.b[1]], self.variant_by_name[e.b[2]]
   if not (ta and ba and tb and bb) or ta.level ~= tb.level or ba.level ~= bb.level
       or not ta.key_order then
-    return fallback
+    return nil
   end
   local pa, pb = {}, {}
   for _, k in ipairs(ta.key_order) do
     local va, vb = ta.key_values[k], tb.key_values[k]
     if va == ba.key_values[k] and vb == bb.key_values[k] and va ~= vb
-        and ta.key_phrases[k] and tb.key_phrases[k] then
-      pa[#pa + 1], pb[#pb + 1] = ta.key_phrases[k], tb.key_phrases[k]
+        and ta[field][k] and tb[field][k] then
+      pa[#pa + 1], pb[#pb + 1] = ta[field][k], tb[field][k]
     end
   end
-  if #pa == 0 then return fallback end
+  if #pa == 0 then return nil end
+  return pa, pb, ta, ba
+end
+
+-- An interaction's table label from its two paired differences e.a and e.b (each
+-- {treatment, baseline}): "LayerNorm${}-{}$none, 2 blocks and width 64 minus 8 blocks and
+-- width 256", naming only the config keys in which the two pairs differ and each pair's
+-- two variants agree (never a code name); its registered name (escaped) when the pairs
+-- are not two settings of one comparison.
+function Study:interaction_label(e)
+  local fallback = texfmt.escape(e.name or "")
+  local pa, pb, ta, ba = self:interaction_settings(e, "key_phrases")
+  if not pa then return fallback end
   return texfmt.escape(ta.level_label) .. "${}-{}$" .. texfmt.escape(ba.level_label) .. ", " ..
     table.concat(pa, " and ") .. " minus " .. table.concat(pb, " and ")
 end

@@ -104,8 +104,9 @@ end
 --   table_setting  the tables' phrase of the same keys, ", " between them: each key's
 --                  names.keys label (as format; "warmup %s"), else its format, else
 --                  "<key> = <value>"
---   key_order, key_values, key_phrases  those keys in order, and each key's value and
---                  table phrase (none for a key whose format is false)
+--   key_order, key_values, key_phrases, key_prose  those keys in order, and each key's
+--                  value, table phrase and prose phrase (none for a key whose format is
+--                  false)
 -- No paper is named here: without a manifest every key reads "with <key> = <value>".
 function M.name_variants(s, names)
   names = names or {}
@@ -158,12 +159,13 @@ function M.name_variants(s, names)
   -- each differing key's value and table phrase, for a label that names only the keys in
   -- which two settings differ (Study:interaction_label)
   for _, v in ipairs(s.variants) do
-    v.key_values, v.key_phrases = {}, {}
+    v.key_values, v.key_phrases, v.key_prose = {}, {}, {}
     for _, k in ipairs(order) do
       v.key_values[k] = value_of(v, k)
       if format[k] ~= false then
         v.key_phrases[k] = key_phrase(label[k] or format[k] or (texfmt.escape(k) .. " = %s"),
           k, value_of(v, k))
+        v.key_prose[k] = key_phrase(format[k], k, value_of(v, k))
       end
     end
     v.key_order = order

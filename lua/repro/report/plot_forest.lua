@@ -14,61 +14,67 @@ local level_name = style.level_name
 local plot_label, settings_text = style.plot_label, style.settings_text
 local ci_of = data.interval
 
--- A setting's overrides as plain text, the factor's key and the final learning rate
--- (which follows the peak) left out: "lr 0.003"; nil when nothing is left.
-function M.overrides_text(ov, factor_key)
-  local keys = {}
-  for k in pairs(ov) do
-    if k ~= factor_key and k ~= "min_lr" then keys[#keys + 1] = k end
-  end
-  if #keys == 0 then return nil end
-  return settings_text({}, keys, function(k) return ov[k] end)
+-- A variant's value of config key k: its override, the study's base, else what the
+-- engine trains with (a key derived from another, as the embeddings' std from the init).
+local function value_of(s, v, k)
+  if v.overrides[k] ~= nil then return v.overrides[k] end
+  if s.base[k] ~= nil then return s.base[k] end
+  v.effective_cfg = v.effective_cfg or (function()
+    local c = {}
+    for key, x in pairs(s.base) do c[key] = x end
+    for key, x in pairs(v.overrides) do c[key] = x end
+    return require("engine").effective(c)
+  end)()
+  return v.effective_cfg[k]
 end
 
--- What tells a study's settings apart in a label: the parts of its variants' names
--- (split at a "-" before a letter, the factor's level left out) that not every setting shares:
--- "untied" for t0.02-p1-untied-w30cos-layernorm beside t0.02-p1-tied-w30cos-layernorm,
--- "L2d64" for layernorm-L2d64.  Returns {variant name -> head}; empty with one setting.
-function M.setting_heads(s)
-  local settings = s:settings()
-  local heads = {}
-  if #settings <= 1 then return heads end
-  local parts, count = {}, {}
-  for i, st in ipairs(settings) do
-    local v = st.variants[1]
-    local list, seen = {}, {}
-    for part in (v.name:gsub("%-(%a)", "\0%1") .. "\0"):gmatch("([^%z]+)%z") do
-      if part ~= v.level and not seen[part] then
-        seen[part] = true
-        list[#list + 1] = part
-        count[part] = (count[part] or 0) + 1
-      end
+-- Keys in the order a head names them (model, then data, init and training); others after,
+-- by name.
+local HEAD_ORDER = { "n_layer", "d_model", "data", "init", "linear_init", "embed_init_std",
+  "tok_init_std", "pos_init_std", "resid_rescale", "tie_embeddings", "dropout", "warmup",
+  "lr_schedule", "iters", "lr" }
+
+-- What tells comparison t - b's setting apart from the study's others, in words from the
+-- config (never from variant names): the keys in which the study's variants differ (the
+-- factor's key, min_lr and n_head, which follow lr and width, left out) and t and b agree, "blocks 2, width 64"; nil when none.
+function M.setting_head(s, t, b)
+  local differ, all = {}, {}
+  for _, v in ipairs(s.variants) do
+    for k in pairs(v.overrides) do
+      if k ~= s.factor.key and k ~= "min_lr" and k ~= "n_head" then all[k] = true end
     end
-    parts[i] = list
   end
-  for i, st in ipairs(settings) do
-    local keep = {}
-    for _, part in ipairs(parts[i]) do
-      if count[part] < #settings then keep[#keep + 1] = part end
+  for k in pairs(all) do
+    for _, v in ipairs(s.variants) do
+      if value_of(s, v, k) ~= value_of(s, s.variants[1], k) then differ[k] = true end
     end
-    local head = #keep > 0 and table.concat(keep, "-") or
-      (st.label ~= "" and (M.overrides_text(st.variants[1].overrides, s.factor.key) or st.label) or nil)
-    for _, v in ipairs(st.variants) do heads[v.name] = head end
   end
-  return heads
+  local keys, seen = {}, {}
+  for _, k in ipairs(HEAD_ORDER) do
+    if differ[k] then keys[#keys + 1], seen[k] = k, true end
+  end
+  local rest = {}
+  for k in pairs(differ) do if not seen[k] then rest[#rest + 1] = k end end
+  table.sort(rest)
+  for _, k in ipairs(rest) do keys[#keys + 1] = k end
+  local parts = {}
+  for _, k in ipairs(keys) do
+    local x = value_of(s, t, k)
+    if x ~= nil and x == value_of(s, b, k) then
+      parts[#parts + 1] = settings_text({}, { k }, function() return x end)
+    end
+  end
+  return #parts > 0 and table.concat(parts, ", ") or nil
 end
 
-function M.plain_label(s, c, heads)
+function M.plain_label(s, c)
   local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-  if t and b and t.setting == b.setting then
-    local head = heads[t.name] and (heads[t.name] .. ": ") or ""
-    return head .. level_name(t) .. " - " .. level_name(b)
-  end
-  if t and b then
-    -- each side with the settings in which the two differ: "matched LayerNorm, lr 0.01"
-    return plot_label(s, t, { b }) .. " - " .. plot_label(s, b, { t })
-  end
-  return c.treatment .. " - " .. c.baseline
+  if not (t and b) then return c.treatment .. " - " .. c.baseline end
+  local head = M.setting_head(s, t, b)
+  head = head and (head .. ": ") or ""
+  if t.setting == b.setting then return head .. level_name(t) .. " - " .. level_name(b) end
+  -- each side with the settings in which the two differ: "matched LayerNorm, lr 0.01"
+  return head .. plot_label(s, t, { b }) .. " - " .. plot_label(s, b, { t })
 end
 
 -- The runs a comparison c of study s rests on, by origin (Study:origin: a run copied
@@ -143,15 +149,15 @@ local function forest_rows(studies, metric)
   local rows = {}
   for _, s in ipairs(studies) do
     if s.primary == metric then
-      local heads = M.setting_heads(s)
       for _, c in ipairs(s:comparisons()) do
         if finite(c.mean) then
           local ci = ci_of(c)
           local set, n = M.run_set(s, c)
           rows[#rows + 1] = { study = s, mean = c.mean, lo = ci and ci[1] or c.mean,
             hi = ci and ci[2] or c.mean, mde = data.mde(c), min_effect = s.analysis.min_effect,
-            label = M.plain_label(s, c, heads) .. (ci and "" or " (no CI)"), set = set, n = n,
-            head = heads[c.treatment], seeds = type(c.seeds) == "table" and M.seed_text(c.seeds)
+            label = M.plain_label(s, c) .. (ci and "" or " (no CI)"), set = set, n = n,
+            head = M.setting_head(s, s.variant_by_name[c.treatment] or {},
+              s.variant_by_name[c.baseline] or {}), seeds = type(c.seeds) == "table" and M.seed_text(c.seeds)
               or nil }
         end
       end

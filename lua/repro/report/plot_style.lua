@@ -58,7 +58,8 @@ end
 -- "no norm, embed init std 1"); min_lr, which follows lr, and the keys in `skip` (a
 -- sweep's swept key) are left out.
 local KEY_NAMES = { embed_init_std = "embed init std", tok_init_std = "token init std",
-  pos_init_std = "position init std" }
+  pos_init_std = "position init std", n_layer = "blocks", d_model = "width", n_head = "heads",
+  iters = "steps", lr_schedule = "schedule" }
 
 -- A variant's level of the factor as the prose names it (the factor's names), when that
 -- is plain text.
@@ -79,6 +80,8 @@ local VALUE_NAMES = {
   init = { torch = "PyTorch init", gpt2 = "GPT-2 init" },
   resid_rescale = { [true] = "residual rescaling", [false] = "no residual rescaling" },
   tie_embeddings = { [true] = "tied", [false] = "untied" },
+  data = { ["data/devil.txt"] = "Devil's Dictionary", ["data/kjv.txt"] = "King James Bible",
+    ["data/tinyshakespeare.txt"] = "Tiny Shakespeare" },
 }
 
 -- "key value" for each of the sorted keys, value(k) giving its value (nil: left out),

@@ -162,10 +162,8 @@ end
 -- Any other metric: its difference in its own unit.
 local function effect_plain(s, c, front, tn, bn)
   local diff, rest = stats_clause(s, c, unit_of(c.metric))
-  local noun = noun_of(c.metric)
-  if front == "" then noun = capitalize(noun) end
-  return capitalize(string.format("%s%s of %s minus that of %s: %s (%s).", front, noun, tn, bn,
-    diff, rest))
+  return capitalize(string.format("%sthe %s with %s minus that with %s was %s (%s).", front,
+    noun_of(c.metric), tn, bn, diff, rest))
 end
 
 -- Part 2: the rule's verdict and why -----------------------------------------------------
@@ -314,9 +312,17 @@ function M.interaction_verdicts(s)
         return string.format("the effect of %s against %s%s", tn, bn,
           front ~= "" and (" " .. front:sub(1, 1):lower() .. front:sub(2)) or "")
       end
-      out[#out + 1] = capitalize(string.format("%s minus %s in %s was %s (%s): %s.",
-        part(fa, ta, ba), part(fb, tb, bb), noun_of(e.metric), diff, rest,
-        verdict_clause(s, setmetatable({ a = false }, { __index = e }), v, bb)))
+      local verdict = verdict_clause(s, setmetatable({ a = false }, { __index = e }), v, bb)
+      -- two settings of one comparison: named by the config in which they differ only
+      local pa, pb, t1, b1 = s:interaction_settings(e, "key_prose")
+      if pa then
+        out[#out + 1] = capitalize(string.format("%s's effect against %s %s minus its " ..
+          "effect %s, in %s, was %s (%s): %s.", t1.prose_level, b1.prose_level,
+          table.concat(pa, " "), table.concat(pb, " "), noun_of(e.metric), diff, rest, verdict))
+      else
+        out[#out + 1] = capitalize(string.format("%s minus %s in %s was %s (%s): %s.",
+          part(fa, ta, ba), part(fb, tb, bb), noun_of(e.metric), diff, rest, verdict))
+      end
     end
   end
   return table.concat(out, " ")
