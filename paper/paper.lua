@@ -225,8 +225,8 @@ return {
         and matched LayerNorm, as in Table~\ref{tab:lr_sweep_groups}.]] },
     { name = "tuned_matched_paired", kind = "paired", study = "tuned_matched", wide = true,
       caption = [[Matched LayerNorm against no norm, each at its own best learning rate from the
-        finer grid, on power-sized fresh seeds (columns as in
-        Table~\ref{tab:prelim_paired}).]] },
+        finer grid, on fresh seeds\IfStudy{tuned_matched}{, \TunedMatchedNSeeds{} as its
+        power rule asked}{} (columns as in Table~\ref{tab:prelim_paired}).]] },
     { name = "horizon_paired", kind = "paired", study = "horizon", wide = true,
       caption = [[LayerNorm against no norm after 1{,}200 iterations, at the untuned and at
         the tuned learning rates (columns as in Table~\ref{tab:prelim_paired}).]] },
@@ -275,8 +275,9 @@ return {
         standard deviation 1, as in Table~\ref{tab:lr_sweep_groups}.]] },
     { name = "tuned_std1_paired", kind = "paired", study = "tuned_std1", wide = true,
       caption = [[LayerNorm against no norm with embeddings drawn at standard deviation 1, each
-        at its own best learning rate from that sweep, on power-sized fresh seeds (columns
-        as in Table~\ref{tab:prelim_paired}).]] },
+        at its own best learning rate from that sweep, on fresh seeds\IfStudy{tuned_std1}{,
+        \TunedStdOneNSeeds{} where its power rule asked for \TunedStdOnePowerNeeded{} (the
+        pre-registered minimum)}{}; columns as in Table~\ref{tab:prelim_paired}.]] },
     { name = "ladder_sweep_groups", kind = "lr_sweep", study = "ladder_sweep", wide = true,
       caption = [[The size ladder's learning-rate sweep: no norm and LayerNorm at each model
         size (blocks $\times$ width) over peak learning rates, as in

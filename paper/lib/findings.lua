@@ -296,7 +296,7 @@ M.ledger = {
       return "**Rescaling or normalizing.** Rescaling the embedding to unit RMS without " ..
         "normalizing changes perplexity by " .. eff(A[1], T) .. " (`tuned_controls`); " ..
         "normalizing without rescaling (matched LayerNorm), at finely tuned learning " ..
-        "rates on " .. #ctx.by_name.tuned_matched.seeds .. " power-sized seeds " ..
+        "rates on " .. #ctx.by_name.tuned_matched.seeds .. " fresh seeds " ..
         "(`tuned_matched`), by " .. T.pct(A[2].ppl) .. ": " .. verdict_phrase(A[2], T) ..
         " (loss difference " .. nats(A[2], T) .. ")."
     end },

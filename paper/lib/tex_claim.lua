@@ -68,11 +68,15 @@ function M.setting_words(k, v)
   return (f:gsub("%%s", function() return F.config_text(v) end))
 end
 
+-- A set-up's config as it differs from the default model (engine.defaults(), under the
+-- study's base): an override equal to the default is not a difference.
 local function setup_note(s, su)
   local v = s.variant_by_name[su.rows.none and su.rows.none.variant or ""]
-  local keys, parts = {}, {}
-  for k in pairs(v and v.overrides or {}) do
-    if k ~= "embed_norm" then keys[#keys + 1] = k end
+  local keys, parts, defaults = {}, {}, engine.defaults()
+  for k, x in pairs(v and v.overrides or {}) do
+    local default = s.base[k]
+    if default == nil then default = defaults[k] end
+    if k ~= "embed_norm" and x ~= default then keys[#keys + 1] = k end
   end
   table.sort(keys)
   for _, k in ipairs(keys) do
@@ -300,7 +304,7 @@ end
 local function term_text(t)
   local m = F.METRIC[t.metric]
   local function sig(x) return F.num(x, F.finite(x) and F.sig_decimals(x, 4) or 0) end
-  return string.format("the %s (%s against the claim's %s, $z = %s$)", m and m.noun or
+  return string.format("the %s (%s against the claim's quoted %s, $z = %s$)", m and m.noun or
     F.escape(t.metric), sig(t.value), sig(t.claim), F.num(t.z, 1))
 end
 
@@ -311,7 +315,9 @@ local function worst_terms(d)
     if not worst or math.abs(t.z) > math.abs(worst.z) then worst = t end
     if math.abs(t.z) > 2 then over[#over + 1] = term_text(t) end
   end
-  return term_text(worst), #over > 0 and table.concat(over, ", ") or "none"
+  local list = #over > 1 and (table.concat(over, ", ", 1, #over - 1) .. " and " .. over[#over])
+    or over[1]
+  return term_text(worst), list or "none"
 end
 
 -- A distance-2 search's macros (S its prefix): S.."SearchAdmissible" and "SearchExcluded"

@@ -220,9 +220,9 @@ local function runs_rows(row, list, all)
     if r.metrics and r.metrics.diverged then n_div = n_div + 1 end
   end
   row("Training and evaluation runs", string.format("%d runs in %d studies, %d distinct " ..
-    "configurations (a config shared by two studies is trained once and copied); %d " ..
-    "diverged. Each run is evaluated once, on the held-out split, at its end.", n_runs,
-    #list, #all, n_div))
+    "configurations (a config shared by two studies is trained once and copied); %d of " ..
+    "the %d distinct runs diverged. Each run is evaluated once, on the held-out split, at " ..
+    "its end.", n_runs, #list, #all, n_div, #all))
   row("Seeds", "Every run's seed is in its config.json (one seed draws the initial weights " ..
     "and the batch order). Per study: " .. table.concat(seeds, "; ") .. ".")
 end
