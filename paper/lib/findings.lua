@@ -528,7 +528,7 @@ for _, st in ipairs(TASK_SETUPS) do
   TASKS[#TASKS + 1] = CMP("tasks", st.key .. "-rmsnorm", st.key .. "-none")
 end
 local function reading(a, above)
-  if above < MOST then return "" end
+  if above < MOST then return ", not read for either hypothesis" end
   if a.verdict == "worse" then return ", supporting H1a" end
   if a.verdict == "equivalent" then return ", supporting H0" end
   return ", deciding neither hypothesis"
