@@ -94,21 +94,20 @@ t:ok(appendix:find("\\label{sec:study-good}", 1, true) and not appendix:find("to
   "the appendix shows the good study and no hostile name")
 -- a note on how to read an appendix study is printed after its description; a note for a
 -- study the appendix does not show is a manifest error naming the key
-check.write(dir .. "/manifest2.lua", 'return { studies = {}, appendix = { "good" }, ' ..
-  'appendix_notes = { good = "Read its verdicts as descriptive." }, tables = {}, figures = {} }')
-code, _, err = check.run(repro .. " report --experiments " .. fs.quote(exp) .. " --paper " ..
-  fs.quote(dir .. "/paper3") .. " --plots-data " .. fs.quote(dir .. "/data3") ..
-  " --no-figures --manifest " .. fs.quote(dir .. "/manifest2.lua") ..
-  " --trust-summaries")
+-- (the report with the manifest whose appendix_notes are `notes`, into folders of its own)
+local function report_notes(k, notes)
+  check.write(dir .. "/manifest" .. k .. ".lua", 'return { studies = {}, appendix = { "good" }, ' ..
+    'appendix_notes = ' .. notes .. ', tables = {}, figures = {} }')
+  return check.run(repro .. " report --experiments " .. fs.quote(exp) .. " --paper " ..
+    fs.quote(dir .. "/paper" .. k) .. " --plots-data " .. fs.quote(dir .. "/data" .. k) ..
+    " --no-figures --manifest " .. fs.quote(dir .. "/manifest" .. k .. ".lua") ..
+    " --trust-summaries")
+end
+code, _, err = report_notes(3, '{ good = "Read its verdicts as descriptive." }')
 t:eq(code, 0, "report with an appendix note: " .. err)
 t:ok((fs.read(dir .. "/paper3/tables/appendix.tex") or ""):find(
   "\\par Read its verdicts as descriptive.", 1, true), "the appendix prints the study's note")
-check.write(dir .. "/manifest3.lua", 'return { studies = {}, appendix = { "good" }, ' ..
-  'appendix_notes = { other = "x" }, tables = {}, figures = {} }')
-code, _, err = check.run(repro .. " report --experiments " .. fs.quote(exp) .. " --paper " ..
-  fs.quote(dir .. "/paper4") .. " --plots-data " .. fs.quote(dir .. "/data4") ..
-  " --no-figures --manifest " .. fs.quote(dir .. "/manifest3.lua") ..
-  " --trust-summaries")
+code, _, err = report_notes(4, '{ other = "x" }')
 t:ok(code ~= 0 and err:find("appendix_notes.other", 1, true), "a note for a study outside " ..
   "the appendix is refused, naming the key: " .. err)
 code, _, err = check.run(repro .. " report --experiments " .. fs.quote(dir .. "/nonexistent") ..
