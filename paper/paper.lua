@@ -71,7 +71,7 @@ return {
   -- its accuracies are in the body) and the corpora's learning-rate sweeps (their best
   -- rates are in the body): a section each in the generated appendix
   appendix = { "claim_search_v1", "claim_v1", "tasks_pilot", "lr_sweep_devil", "lr_sweep_kjv",
-    "init_parts_sweep", "init_parts_long_sweep" },
+    "init_parts_sweep", "init_parts_sweep_edge", "init_parts_long_sweep" },
   -- how to read an appendix study's verdicts
   appendix_notes = {
     claim_v1 = [[Both set-ups of this first attempt trained a model stuck at the unigram

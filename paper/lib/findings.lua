@@ -656,4 +656,56 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeInitPartsLong", where = "readme",
       "changes")
   end }
 
+-- The component init_parts' rule chose and init_parts_long followed (the set-up named by
+-- its letter, the reference otherwise): LayerNorm against no norm there and its effect
+-- there minus at the reference.  No such set-up (the rule chose none): no sentence.
+local function chosen_cell(s)
+  for _, v in ipairs(s.summary.variants or {}) do
+    local cell = (v.name or ""):match("^(.*)%-none$")
+    if cell and cell ~= "TPLR" and cell ~= "ref" then return cell end
+  end
+end
+local INIT_PARTS_CHOSEN = {
+  { study = "init_parts_long", treatment = function(s)
+      local c = chosen_cell(s)
+      return c and c .. "-layernorm"
+    end, baseline = function(s)
+      local c = chosen_cell(s)
+      return c and c .. "-none"
+    end },
+  { study = "init_parts_long", interaction = function(s)
+      local c = chosen_cell(s)
+      return c and ("layernorm effect, " .. c .. " minus ref")
+    end },
+}
+local function init_parts_chosen_text(A, T, ctx, head, verb)
+  local s = ctx and ctx.by_name and ctx.by_name.init_parts_long
+  local cell = s and chosen_cell(s)
+  local what
+  for _, part in ipairs(PARTS) do
+    if part[1] == cell then what = T.name == "md" and part[3] or part[2] end
+  end
+  if not what then return nil end
+  return head .. " with " .. what .. " alone (GPT-2's initialization otherwise), " ..
+    "LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
+    "; its effect there minus its effect at GPT-2's initialization was " ..
+    T.verdict(A[2].verdict) .. "."
+end
+M.ledger[#M.ledger + 1] = { id = "AbstractInitPartsChosen", where = "abstract",
+  carries = INIT_PARTS_CHOSEN,
+  text = function(A, T, ctx)
+    return init_parts_chosen_text(A, T, ctx, "After \\InitPartsLongIters{} steps,")
+  end }
+M.ledger[#M.ledger + 1] = { id = "DiscussionInitPartsChosen", where = "Discussion",
+  carries = INIT_PARTS_CHOSEN,
+  text = function(A, T, ctx)
+    return init_parts_chosen_text(A, T, ctx, "At that length,")
+  end }
+M.ledger[#M.ledger + 1] = { id = "ReadmeInitPartsChosen", where = "readme",
+  carries = INIT_PARTS_CHOSEN,
+  text = function(A, T, ctx)
+    return init_parts_chosen_text(A, T, ctx, "At 1,200 steps (`init_parts_long`),",
+      "changes")
+  end }
+
 return M

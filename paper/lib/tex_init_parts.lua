@@ -14,6 +14,10 @@
 --   S.."MatterSentence"  the interactions' verdicts in one sentence: the components
 --                       whose interaction is better or worse, then how many of the others
 --                       are inconclusive or equivalent
+--   S.."LearnedSentence" the set-ups that stayed at the corpus's unigram perplexity with
+--                       and without the norm (in words, with what they share), and how
+--                       many other variants end at or above the bigram perplexity
+--                       (engine/ngram.h, the guardrail's models; descriptive)
 --   S.."Bundle"|"Ref" .. "LnDelta", "LnCI", "LnPplChange", "LnPplCI", "LnVerdict",
 --                       "NoneLr", "LnLr", "NoneClip", "LnClip", "NoneLossThirty",
 --                       "LnLossThirty", "NoneLoss", "LnLoss"   LayerNorm vs none at the
@@ -32,12 +36,18 @@
 --                       result (empty without one); the build stops when init_parts'
 --                       summary chooses another component than the one followed (M.chosen)
 -- init_parts_sweep and init_parts_long_sweep: S.."EdgeN" of S.."GroupsN" variants whose
--- best learning rate is on the grid's edge.
+-- best learning rate is on the grid's edge, S.."LowEdgeN" of them on its lower edge and
+-- S.."LowEdgeStuckN" of these at or above the unigram loss at every grid point.
+-- init_parts_sweep_edge (S = "InitPartsSweepEdge"): S.."MovedN" of S.."GroupsN" upper-edge
+-- variants whose best moved to the added 3e-2, S.."MaxFall" the largest fall of a best
+-- mean loss, S.."Bundle" the bundle's two variants in a sentence (edge_numbers).
 -- Table kinds: init_parts_components (one row per component), init_parts_cells (the 16
 -- set-ups: learning rates, losses, LayerNorm's effect, clipping) and init_parts_long (per
 -- set-up LayerNorm's effect after 30, 75, 150, 600 and 1,200 steps, then the interactions).
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
+local engine = require "engine"
+local record = require "repro.record"
 
 local M = {}
 local DASH = F.DASH
@@ -164,7 +174,15 @@ function M.chosen(s)
   return best
 end
 
-local NUMBER = { "one", "two", "three", "four", "five" }
+local NUMBER = { "one", "two", "three", "four", "five", "six", "seven", "eight" }
+
+local WHAT = { T = "token embeddings drawn $N(0, 1)$", P = "position embeddings drawn $N(0, 1)$",
+  L = "PyTorch's Linear initialization", R = "no residual rescaling",
+  U = "an untied output layer" }
+-- each component at the GPT-2 reference's value, in words
+local NOT_WHAT = { T = "token embeddings drawn $N(0, 0.02)$",
+  P = "position embeddings drawn $N(0, 0.02)$", L = "GPT-2's Linear initialization",
+  R = "the residual rescaling", U = "the output tied to the token embedding" }
 
 -- The interactions' verdicts in one sentence: the decided components with their verdicts
 -- (better: LayerNorm's effect is more favourable with the component at PyTorch's value),
@@ -208,6 +226,83 @@ local function matter_sentence(comps, matter)
   return text .. "."
 end
 
+-- The corpus's n-gram perplexities for study s (engine/ngram.h, as the guardrail fits
+-- them), or nil.
+local function ngram_of(s)
+  local v = (s.summary.variants or {})[1]
+  local data = v and s:config_value(v.name, "data")
+  if type(data) ~= "string" then return nil end
+  local ok, r = pcall(engine.ngram_ppl, record.data_path({ data = data }))
+  return ok and r or nil
+end
+
+-- The set-ups that learned nothing beyond character frequencies (both variants' mean
+-- validation perplexity at or above the corpus's unigram perplexity), named in words,
+-- with what they share; then how many of the other variants end at or above the bigram
+-- perplexity.  Descriptive: the pre-registered analysis keeps every set-up.
+local function learned_sentence(s)
+  local ng = ngram_of(s)
+  if not ng then return "" end
+  local stuck, above_bigram, nvar, ncell = {}, 0, 0, 0
+  local shared_has, shared_lacks
+  for _, v in ipairs(s.summary.variants or {}) do
+    local cell = v.name:match("^(.*)%-none$")
+    if cell then
+      ncell = ncell + 1
+      local pn = s:stat(cell .. "-none", "val_ppl").mean
+      local pl = s:stat(cell .. "-layernorm", "val_ppl").mean
+      local is_stuck = finite(pn) and finite(pl) and pn >= ng.unigram_ppl and
+        pl >= ng.unigram_ppl
+      for _, p in ipairs({ pn, pl }) do
+        nvar = nvar + 1
+        if not is_stuck and finite(p) and p >= ng.bigram_ppl then above_bigram = above_bigram + 1 end
+      end
+      if is_stuck then
+        local words, has, lacks = {}, {}, {}
+        for _, letter in ipairs({ "T", "P", "L", "R", "U" }) do
+          if cell:find(letter, 1, true) then
+            words[#words + 1], has[letter] = WHAT[letter], true
+          else
+            lacks[letter] = true
+          end
+        end
+        stuck[#stuck + 1] = #words > 0 and table.concat(words, " with ") or "the GPT-2 reference"
+        if not shared_has then
+          shared_has, shared_lacks = has, lacks
+        else
+          for l in pairs(shared_has) do if not has[l] then shared_has[l] = nil end end
+          for l in pairs(shared_lacks) do if not lacks[l] then shared_lacks[l] = nil end end
+        end
+      end
+    end
+  end
+  local text = ""
+  if #stuck > 0 then
+    local list = #stuck == 1 and stuck[1] or
+      (table.concat(stuck, "; ", 1, #stuck - 1) .. "; and " .. stuck[#stuck])
+    local common = {}
+    for _, letter in ipairs({ "T", "P", "L", "R", "U" }) do
+      if shared_has[letter] then common[#common + 1] = WHAT[letter] end
+      if shared_lacks[letter] then common[#common + 1] = NOT_WHAT[letter] end
+    end
+    text = string.format("In %s of the %s set-ups (%s) the validation perplexity stayed " ..
+      "at or above the corpus's unigram perplexity (%s) with and without LayerNorm: " ..
+      "those models learned nothing beyond character frequencies, and LayerNorm's effect " ..
+      "in them says nothing about the question; the pre-registered analysis keeps them, " ..
+      "so each interaction averages over them too.", NUMBER[#stuck] or tostring(#stuck),
+      tostring(ncell), list, F.num(ng.unigram_ppl, 2))
+    if #stuck > 1 and #common > 0 then
+      text = text .. " Each of them has " .. (#common == 1 and common[1] or
+        (table.concat(common, ", ", 1, #common - 1) .. " and " .. common[#common])) .. "."
+    end
+    text = text .. " "
+  end
+  return text .. string.format("Of the other %d variants, %d end at or above the " ..
+    "bigram perplexity (%s): they learned less than character pairs in %s steps.",
+    nvar - 2 * #stuck, above_bigram, F.num(ng.bigram_ppl, 2),
+    tostring(s:config_value((s.summary.variants or {})[1].name, "iters")))
+end
+
 local function parts_numbers(def, s, S, ctx)
   local matter = {}
   for _, c in ipairs(components(s)) do
@@ -230,6 +325,7 @@ local function parts_numbers(def, s, S, ctx)
     end
   end
   def(S .. "MatterSentence", matter_sentence(components(s), matter))
+  def(S .. "LearnedSentence", learned_sentence(s))
   local bundle = setup_numbers(def, s, S .. "Bundle", "TPLR")
   setup_numbers(def, s, S .. "Ref", "ref")
   local claim = claim_ln_log_ratio(ctx)
@@ -258,10 +354,6 @@ end
 
 local STEPS = { { "Thirty", 30 }, { "SeventyFive", 75 }, { "OneFifty", 150 },
   { "SixHundred", 600 } }
-
-local WHAT = { T = "token embeddings drawn $N(0, 1)$", P = "position embeddings drawn $N(0, 1)$",
-  L = "PyTorch's Linear initialization", R = "no residual rescaling",
-  U = "an untied output layer" }
 
 local function long_numbers(def, s, S, ctx)
   local chosen = "none"
@@ -324,15 +416,75 @@ end
 
 -- A sweep's groups (variants) whose best learning rate lies on the grid's edge:
 -- S.."EdgeN" of S.."GroupsN".
+-- Of those, S.."LowEdgeN" on the grid's lower edge and S.."LowEdgeStuckN" of these whose
+-- mean loss stays at or above the corpus's unigram loss at every grid point (a best
+-- there is noise, not a rate).
 local function sweep_numbers(def, s, S)
   local groups = s.summary.lr_sweep and s.summary.lr_sweep.groups or {}
-  local n, edge = 0, 0
+  local ng = ngram_of(s)
+  local n, edge, low, stuck = 0, 0, 0, 0
   for _, g in pairs(groups) do
     n = n + 1
     if g.best_at_edge then edge = edge + 1 end
+    local values = g.values or {}
+    if g.best_at_edge and finite(values[1]) and g.best_lr == values[1] then
+      low = low + 1
+      local all = ng ~= nil and #(g.points or {}) > 0
+      for _, p in ipairs(g.points or {}) do
+        if not (finite(p.mean) and p.mean >= math.log(ng.unigram_ppl)) then all = false end
+      end
+      if all then stuck = stuck + 1 end
+    end
   end
   def(S .. "EdgeN", string.format("%d", edge))
   def(S .. "GroupsN", string.format("%d", n))
+  def(S .. "LowEdgeN", string.format("%d", low))
+  def(S .. "LowEdgeStuckN", string.format("%d", stuck))
+end
+
+-- init_parts_sweep_edge: per group (a variant of init_parts_sweep whose best lr was the
+-- grid's top, 1e-2), the best over the grid extended by one point (3e-2) against the best
+-- at 1e-2: S.."MovedN" groups whose best moved to the new point, S.."GroupsN" in all,
+-- S.."MaxFall" the largest fall of a group's best mean loss (nats) and S.."Bundle" the
+-- bundle's two variants in a sentence (their bests, and LayerNorm minus no norm at the
+-- old and at the extended bests: a description of seeds 1-2, no test).
+local function edge_numbers(def, s, S)
+  local groups = s.summary.lr_sweep and s.summary.lr_sweep.groups or {}
+  local names = {}
+  for name in pairs(groups) do names[#names + 1] = name end
+  table.sort(names)
+  local moved, fall = 0, nil
+  local at = {}
+  for _, name in ipairs(names) do
+    local g = groups[name]
+    local old = s:stat(name .. "-lr1e-2", s.primary).mean
+    at[name] = { best_lr = g.best_lr, best_loss = g.best_loss, old = old }
+    if finite(g.best_lr) and g.best_lr > 1e-2 then
+      moved = moved + 1
+      if finite(old) and finite(g.best_loss) and (not fall or old - g.best_loss > fall) then
+        fall = old - g.best_loss
+      end
+    end
+  end
+  def(S .. "MovedN", string.format("%d", moved))
+  def(S .. "GroupsN", string.format("%d", #names))
+  def(S .. "MaxFall", F.num(fall, 3))
+  local n, l = at["TPLR-none"], at["TPLR-layernorm"]
+  local text = ""
+  if n and l and finite(n.best_loss) and finite(l.best_loss) and finite(n.old) and
+      finite(l.old) then
+    local function where(x)
+      return x.best_lr > 1e-2 and ("moved to " .. F.lr(x.best_lr) .. " (mean loss " ..
+        F.num(x.old, 3) .. " at \num{1e-2}, " .. F.num(x.best_loss, 3) .. " there)") or
+        "stayed at \num{1e-2}"
+    end
+    text = string.format("At the bundle the best rate %s without a norm and %s with " ..
+      "LayerNorm; LayerNorm's mean loss minus no norm's, each at its best, is %s nats on " ..
+      "the sweep's grid and %s on the extended one (seeds 1 and 2: a description, with " ..
+      "no test).", where(n), where(l), F.num(l.old - n.old, 3),
+      F.num(l.best_loss - n.best_loss, 3))
+  end
+  def(S .. "Bundle", text)
 end
 
 function M.numbers(def, s, S, ctx)
@@ -340,6 +492,7 @@ function M.numbers(def, s, S, ctx)
   if s.name == "init_parts_sweep" or s.name == "init_parts_long_sweep" then
     sweep_numbers(def, s, S)
   end
+  if s.name == "init_parts_sweep_edge" then edge_numbers(def, s, S) end
   if not s.primary then return end
   if s.name == "init_parts" then parts_numbers(def, s, S, ctx)
   elseif s.name == "init_parts_long" then long_numbers(def, s, S, ctx) end
