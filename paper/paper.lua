@@ -39,6 +39,14 @@
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"
+-- Settings the forest plots name by what they are rather than by their five init keys
+-- (the studies that take PyTorch's initialization apart): matched on the config.
+local FOREST_SETTINGS = {
+  { config = { tok_init_std = 1, pos_init_std = 1, linear_init = "torch",
+    resid_rescale = false, tie_embeddings = true }, label = "PyTorch init" },
+  { config = { tok_init_std = 0.02, pos_init_std = 0.02, linear_init = "gpt2",
+    resid_rescale = true, tie_embeddings = true }, label = "GPT-2 init" },
+}
 -- The forest plots' groups: the question each study asks.
 local QUESTIONS = {
   prelim = "Preliminary protocol",
@@ -71,7 +79,8 @@ return {
   -- its accuracies are in the body) and the corpora's learning-rate sweeps (their best
   -- rates are in the body): a section each in the generated appendix
   appendix = { "claim_search_v1", "claim_v1", "tasks_pilot", "lr_sweep_devil", "lr_sweep_kjv",
-    "init_parts_sweep", "init_parts_sweep_edge", "init_parts_long_sweep" },
+    "init_parts_sweep", "init_parts_sweep_edge", "init_parts_long_sweep",
+    "init_parts_long_sweep_edge" },
   -- how to read an appendix study's verdicts
   appendix_notes = {
     claim_v1 = [[Both set-ups of this first attempt trained a model stuck at the unigram
@@ -358,7 +367,7 @@ return {
       caption = [[Norm of the embedding output over training, final protocol (mean and range over
         seeds; logarithmic axis).]] },
     { name = "forest_val_loss", kind = "forest", metric = "val_loss", labels = QUESTIONS,
-      width = "0.9\\linewidth",
+      settings = FOREST_SETTINGS, width = "0.9\\linewidth",
       caption = [[Every comparison on validation loss across the studies whose primary metric it
         is, grouped by study: mean difference with its interval (blue), the band of $\pm$
         the study's minimum effect (grey) and $\pm$ the design's minimum detectable effect

@@ -14,14 +14,21 @@
 --   S.."MatterSentence"  the interactions' verdicts in one sentence: the components
 --                       whose interaction is better or worse, then how many of the others
 --                       are inconclusive or equivalent
+--   S.."InteractionMdeMin", "InteractionMdeMax", "BundleMde"  the smallest difference an
+--                       interaction (the bundle's comparison) detects with 80 % power at
+--                       the Holm first-step level, from the spread of the seeds
 --   S.."LearnedSentence" the set-ups that stayed at the corpus's unigram perplexity with
 --                       and without the norm (in words, with what they share), and how
 --                       many other variants end at or above the bigram perplexity
---                       (engine/ngram.h, the guardrail's models; descriptive)
+--                       (engine/ngram.h, the guardrail's models; descriptive);
+--                       S.."StuckN" the number of such set-ups, in words
 --   S.."Bundle"|"Ref" .. "LnDelta", "LnCI", "LnPplChange", "LnPplCI", "LnVerdict",
 --                       "NoneLr", "LnLr", "NoneClip", "LnClip", "NoneLossThirty",
 --                       "LnLossThirty", "NoneLoss", "LnLoss"   LayerNorm vs none at the
---                       full bundle (TPLR) and at the GPT-2 reference
+--                       full bundle (TPLR) and at the GPT-2 reference; "LnBelowN" of
+--                       "SeedsN" seeds with LayerNorm's loss below no norm's and
+--                       "LargestSeedDiff" the largest |difference| of one seed (a
+--                       description of the records)
 --   S.."ClaimLnPpl"     the claim's LayerNorm change of perplexity (quoted, from the claim
 --                       study's summary) and S.."ClaimLnInside" whether it lies "inside" or
 --                       "outside" the bundle's interval (in perplexity)
@@ -38,7 +45,8 @@
 -- init_parts_sweep and init_parts_long_sweep: S.."EdgeN" of S.."GroupsN" variants whose
 -- best learning rate is on the grid's edge, S.."LowEdgeN" of them on its lower edge and
 -- S.."LowEdgeStuckN" of these at or above the unigram loss at every grid point.
--- init_parts_sweep_edge (S = "InitPartsSweepEdge"): S.."MovedN" of S.."GroupsN" upper-edge
+-- init_parts_sweep_edge (S = "InitPartsSweepEdge") and init_parts_long_sweep_edge (the
+-- same for the 1,200-step sweep): S.."MovedN" of S.."GroupsN" upper-edge
 -- variants whose best moved to the added 3e-2, S.."MaxFall" the largest fall of a best
 -- mean loss, S.."Bundle" the bundle's two variants in a sentence (edge_numbers).
 -- Table kinds: init_parts_components (one row per component), init_parts_cells (the 16
@@ -121,7 +129,8 @@ end
 
 -- LayerNorm vs none at set-up `cell` (its variants cell-none, cell-layernorm).
 local SETUP_KEYS = { "LnDelta", "LnCI", "LnPplChange", "LnPplCI", "LnVerdict", "NoneLr",
-  "LnLr", "NoneClip", "LnClip", "NoneLoss", "LnLoss", "NoneLossThirty", "LnLossThirty" }
+  "LnLr", "NoneClip", "LnClip", "NoneLoss", "LnLoss", "NoneLossThirty", "LnLossThirty",
+  "LnBelowN", "SeedsN", "LargestSeedDiff" }
 local function setup_numbers(def, s, P, cell)
   if not cell then
     for _, k in ipairs(SETUP_KEYS) do def(P .. k, DASH) end
@@ -143,6 +152,20 @@ local function setup_numbers(def, s, P, cell)
   def(P .. "LnLoss", loss(s, t, s.primary))
   def(P .. "NoneLossThirty", loss(s, b, "val_loss_after_30"))
   def(P .. "LnLossThirty", loss(s, t, "val_loss_after_30"))
+  -- per seed (a description of the records, no test): on how many seeds LayerNorm's loss
+  -- is below no norm's, of how many, and the largest |difference| of one seed
+  local below, n, far = 0, 0, nil
+  for _, seed in ipairs(s.seeds) do
+    local x, y = s:value(t, seed, s.primary), s:value(b, seed, s.primary)
+    if finite(x) and finite(y) then
+      n = n + 1
+      if x < y then below = below + 1 end
+      if not far or math.abs(x - y) > far then far = math.abs(x - y) end
+    end
+  end
+  def(P .. "LnBelowN", string.format("%d", below))
+  def(P .. "SeedsN", string.format("%d", n))
+  def(P .. "LargestSeedDiff", F.num(far, 3))
   return c
 end
 
@@ -240,9 +263,9 @@ end
 -- validation perplexity at or above the corpus's unigram perplexity), named in words,
 -- with what they share; then how many of the other variants end at or above the bigram
 -- perplexity.  Descriptive: the pre-registered analysis keeps every set-up.
-local function learned_sentence(s)
+local function learned_sentence(s, S)
   local ng = ngram_of(s)
-  if not ng then return "" end
+  if not ng then return "", 0 end
   local stuck, above_bigram, nvar, ncell = {}, 0, 0, 0
   local shared_has, shared_lacks
   for _, v in ipairs(s.summary.variants or {}) do
@@ -299,8 +322,8 @@ local function learned_sentence(s)
   end
   return text .. string.format("Of the other %d variants, %d end at or above the " ..
     "bigram perplexity (%s): they learned less than character pairs in %s steps.",
-    nvar - 2 * #stuck, above_bigram, F.num(ng.bigram_ppl, 2),
-    tostring(s:config_value((s.summary.variants or {})[1].name, "iters")))
+    nvar - 2 * #stuck, above_bigram, F.num(ng.bigram_ppl, 2), "\\" .. S .. "Iters{}"),
+    #stuck
 end
 
 local function parts_numbers(def, s, S, ctx)
@@ -325,7 +348,22 @@ local function parts_numbers(def, s, S, ctx)
     end
   end
   def(S .. "MatterSentence", matter_sentence(components(s), matter))
-  def(S .. "LearnedSentence", learned_sentence(s))
+  -- what the seeds could detect: the smallest difference with 80 % power at the Holm
+  -- first-step level, from the spread the seeds show (the summary's mde_adjusted)
+  local lo, hi
+  for _, c in ipairs(components(s)) do
+    local m = c.e.mde_adjusted and c.e.mde_adjusted.value
+    if finite(m) then
+      lo, hi = (lo and math.min(lo, m)) or m, (hi and math.max(hi, m)) or m
+    end
+  end
+  def(S .. "InteractionMdeMin", F.num(lo, 3))
+  def(S .. "InteractionMdeMax", F.num(hi, 3))
+  local bc = comparison(s, "TPLR-layernorm", "TPLR-none", s.primary)
+  def(S .. "BundleMde", F.num(bc and bc.mde_adjusted and bc.mde_adjusted.value, 3))
+  local learned, nstuck = learned_sentence(s, S)
+  def(S .. "LearnedSentence", learned)
+  def(S .. "StuckN", NUMBER[nstuck] or string.format("%d", nstuck))
   local bundle = setup_numbers(def, s, S .. "Bundle", "TPLR")
   setup_numbers(def, s, S .. "Ref", "ref")
   local claim = claim_ln_log_ratio(ctx)
@@ -492,7 +530,9 @@ function M.numbers(def, s, S, ctx)
   if s.name == "init_parts_sweep" or s.name == "init_parts_long_sweep" then
     sweep_numbers(def, s, S)
   end
-  if s.name == "init_parts_sweep_edge" then edge_numbers(def, s, S) end
+  if s.name == "init_parts_sweep_edge" or s.name == "init_parts_long_sweep_edge" then
+    edge_numbers(def, s, S)
+  end
   if not s.primary then return end
   if s.name == "init_parts" then parts_numbers(def, s, S, ctx)
   elseif s.name == "init_parts_long" then long_numbers(def, s, S, ctx) end

@@ -202,7 +202,7 @@ do
   for _, e in ipairs(ctx.manifest.ledger) do
     if e.id:find("InitParts", 1, true) then entries[#entries + 1] = e end
   end
-  t:eq(#entries, 6, "the init-parts ledger entries")
+  t:eq(#entries, 9, "the init-parts ledger entries")
   local function analysis(v, sign)
     local m = (v == "better" and -0.05) or (v == "worse" and 0.05) or 0.001 * (sign or 1)
     return { verdict = v, sign = m < 0 and -1 or 1, mean = m, ppl = math.exp(m) - 1,
@@ -216,16 +216,33 @@ do
     { "better", "better", { "better", "inconclusive", "worse", "equivalent", "better" } },
     { "worse", "equivalent", { "equivalent", "equivalent", "equivalent", "equivalent",
       "equivalent" } } }
+  -- the followed component's entries (2 analyses) read the set-up init_parts_long
+  -- trained from its summary: one with a chosen component (T), and one without (no
+  -- sentence)
+  local chosen_ctx = { by_name = { init_parts_long = { summary = { variants = {
+    { name = "TPLR-none" }, { name = "ref-none" }, { name = "T-none" } } } } } }
+  local none_ctx = { by_name = { init_parts_long = { summary = { variants = {
+    { name = "TPLR-none" }, { name = "ref-none" } } } } } }
+  for _, e in ipairs(entries) do
+    if #e.carries == 2 then
+      local T = ledger.FORMATS[e.where == "readme" and "md" or "tex"]
+      local text = e.text({ analysis("better"), analysis("worse") }, T, none_ctx)
+      t:ok(text == nil or text == "", e.id .. ": no sentence without a followed component")
+    end
+  end
   for _, c in ipairs(cases) do
     for _, e in ipairs(entries) do
       local A = { analysis(c[1]), analysis(c[2]) }
+      local ectx = ctx
       if #e.carries == 7 then
         for _, v in ipairs(c[3]) do A[#A + 1] = analysis(v) end
+      elseif #e.carries == 2 then
+        A[2], ectx = analysis(c[3][1]), chosen_ctx
       else
         A[3] = analysis(c[3][1])
       end
       local T = ledger.FORMATS[e.where == "readme" and "md" or "tex"]
-      local text = e.text(A, T, ctx)
+      local text = e.text(A, T, ectx)
       local probs = ledger.check_sentence(text, A, e)
       t:eq(#probs, 0, e.id .. " with verdicts " .. c[1] .. ", " .. c[2] .. ", " ..
         table.concat(c[3], "/") .. ": " .. table.concat(probs, "; ") .. " | " .. text)

@@ -234,23 +234,50 @@ function Study:comparison_label(treatment, baseline)
     (b.tex_label or texfmt.escape(b.label))
 end
 
--- The config phrases in which interaction e's two pairs differ (each pair's variants
--- agreeing on the key): two lists, of the a pair's and the b pair's phrases (`field`:
--- "key_phrases", the tables', or "key_prose", the prose's), with the two treatments; nil
--- when the pairs are not two settings of one comparison.
+-- The pairs of one side of an interaction: {treatment, baseline}, or a list of such pairs
+-- (a side averaged over several settings, as init_parts' components); nil otherwise.
+local function side_pairs(x)
+  if type(x) ~= "table" or #x == 0 then return nil end
+  if type(x[1]) == "table" then return x end
+  return { x }
+end
+
+-- The config phrases in which interaction e's two sides differ: the keys whose value is
+-- one on every variant of a side (so each pair's two variants agree on it) and differs
+-- between the sides.  Two lists, of side a's and side b's phrases (`field`: "key_phrases",
+-- the tables', or "key_prose", the prose's), with side a's first treatment and baseline;
+-- nil when the sides are not settings of one comparison (every pair's treatment of one
+-- level, its baseline of another) or no key tells them apart.
 function Study:interaction_settings(e, field)
-  if type(e.a) ~= "table" or type(e.b) ~= "table" then return nil end
-  local ta, ba = self.variant_by_name[e.a[1]], self.variant_by_name[e.a[2]]
-  local tb, bb = self.variant_by_name[e.b[1]], self.variant_by_name[e.b[2]]
-  if not (ta and ba and tb and bb) or ta.level ~= tb.level or ba.level ~= bb.level
-      or not ta.key_order then
-    return nil
+  local A, B = side_pairs(e.a), side_pairs(e.b)
+  if not (A and B) then return nil end
+  local sides, t_level, b_level = {}, nil, nil
+  for i, side in ipairs({ A, B }) do
+    local vars = {}
+    for _, p in ipairs(side) do
+      local t, b = self.variant_by_name[p[1]], self.variant_by_name[p[2]]
+      if not (t and b and t.key_order) then return nil end
+      t_level, b_level = t_level or t.level, b_level or b.level
+      if t.level ~= t_level or b.level ~= b_level then return nil end
+      vars[#vars + 1] = t
+      vars[#vars + 1] = b
+    end
+    sides[i] = vars
   end
+  -- the value of key k shared by every variant of a side (ok false when they differ)
+  local function common(vars, k)
+    local v0 = vars[1].key_values[k]
+    for _, v in ipairs(vars) do
+      if v.key_values[k] ~= v0 then return nil, false end
+    end
+    return v0, true
+  end
+  local ta, ba, tb = sides[1][1], sides[1][2], sides[2][1]
   local pa, pb = {}, {}
   for _, k in ipairs(ta.key_order) do
-    local va, vb = ta.key_values[k], tb.key_values[k]
-    if va == ba.key_values[k] and vb == bb.key_values[k] and va ~= vb
-        and ta[field][k] and tb[field][k] then
+    local va, oka = common(sides[1], k)
+    local vb, okb = common(sides[2], k)
+    if oka and okb and va ~= vb and ta[field][k] and tb[field][k] then
       pa[#pa + 1], pb[#pb + 1] = ta[field][k], tb[field][k]
     end
   end

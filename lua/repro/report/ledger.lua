@@ -498,7 +498,7 @@ M.TABLE_CAPTION = "The statement ledger: each finding sentence (by its name and 
 -- longtable (it runs over several pages), its head repeated on each, captioned `caption`
 -- and labelled tab:ledger.
 function M.tex_table(rows, caption)
-  local cols = "@{}l>{\\raggedright\\arraybackslash}p{0.50\\linewidth}" ..
+  local cols = "@{}l>{\\raggedright\\arraybackslash}p{0.47\\linewidth}" ..
     ">{\\raggedright\\arraybackslash}p{0.14\\linewidth}@{}"
   local head = { "\\toprule", "Sentence & Analysis that carries it & Verdict \\\\", "\\midrule" }
   local lines = { "\\begin{longtable}{" .. cols .. "}",

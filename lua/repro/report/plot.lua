@@ -94,7 +94,8 @@ local function tasks_figure(s, file, f, size)
 end
 
 local function forest_figure(studies, file, f, size)
-  local text, rows, width, values, xmin, xmax, heads = pforest.forest(studies, f.metric, f.labels)
+  local text, rows, width, values, xmin, xmax, heads = pforest.forest(studies, f.metric, f.labels,
+    f.settings)
   if not text then
     if #studies == 1 then
       return nil, "the " .. studies[1].name .. " study has no comparison on " .. f.metric
@@ -314,7 +315,9 @@ end
 -- comparisons it gathers, or a `study` to draw that study's alone).
 --   curves       column, ylabel, logy, zoom (a fraction: a second panel with the last
 --                part of training on a fitted linear axis)
---   forest       metric, labels ({study = group label}), name_font (the headers' font)
+--   forest       metric, labels ({study = group label}), settings ({ {config = {key =
+--                value, ...}, label =}, ...}: a setting named by its label wherever a
+--                row's two variants have that config; plot_forest.setting_head), name_font
 --   lrsweep      labels ({group = label}): the study's lr_sweep summary
 --   tasks        shots (default 0): a task study's accuracy per task and variant (mean
 --                and sd over seeds), chance and the bigram model marked
@@ -323,7 +326,8 @@ M.KINDS = {
     logy = "boolean?", zoom = "number?" } },
   valend = { build = valend_figure, fields = {} },
   tasks = { build = tasks_figure, fields = { shots = "number?" } },
-  forest = { build = forest_figure, fields = { metric = "string?", labels = "table?" },
+  forest = { build = forest_figure, fields = { metric = "string?", labels = "table?",
+    settings = "table?" },
     summaries = true },
   divergence = { build = divergence_figure, fields = {} },
   effect = { build = effect_figure, fields = {} },
