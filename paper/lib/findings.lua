@@ -584,7 +584,37 @@ for _, part in ipairs(PARTS) do
     end
   end }
 end
-local function init_parts_text(A, T, head, verb)
+-- "; the best rates ... lie on the edge of the sweep's grid, so they are not bracketed"
+-- for the bundle's and the reference's variants whose best in `sweep` (its lr_sweep
+-- summary) lies on the grid's edge, or "".
+local function edge_clause(ctx, sweep)
+  local sw = ctx and ctx.by_name and ctx.by_name[sweep]
+  local groups = sw and sw.summary and sw.summary.lr_sweep and sw.summary.lr_sweep.groups
+  if not groups then return "" end
+  -- the exploratory check that tried one more point beyond the top (<sweep>_edge)
+  local ed = ctx.by_name[sweep .. "_edge"]
+  local checked = ed and ed.summary and ed.summary.lr_sweep and ed.summary.lr_sweep.groups
+  local out, held = {}, true
+  for _, g in ipairs({ { "TPLR", "with the four parts" }, { "ref", "with GPT-2's" } }) do
+    local n, l = groups[g[1] .. "-none"], groups[g[1] .. "-layernorm"]
+    if n and l and n.best_at_edge and l.best_at_edge then
+      out[#out + 1] = g[2]
+      for _, v in ipairs({ "-none", "-layernorm" }) do
+        local c = checked and checked[g[1] .. v]
+        if not (c and c.best_lr == groups[g[1] .. v].best_lr) then held = false end
+      end
+    end
+  end
+  if #out == 0 then return "" end
+  local where = "; both variants' best rates " .. table.concat(out, " and ") .. " lie on " ..
+    "the edge of the sweep's grid"
+  if held then
+    return where .. ", and one more point tried afterwards beyond it gave each a higher loss"
+  end
+  return where .. ", so they are not bracketed"
+end
+
+local function init_parts_text(A, T, head, verb, edge)
   local parts, has, kinds = {}, {}, 0
   for i, part in ipairs(PARTS) do
     parts[#parts + 1] = (T.name == "md" and part[3] or part[2]) .. " " ..
@@ -614,19 +644,21 @@ local function init_parts_text(A, T, head, verb)
     (per_part and (per_part .. (#meaning > 0 and (" (" .. table.concat(meaning, "; ") ..
       ")") or "")) or ("per part, its interaction with the norm" ..
       (#meaning > 0 and (" (" .. table.concat(meaning, "; ") .. ")") or "") .. " was: " ..
-      table.concat(parts, "; "))) .. "."
+      table.concat(parts, "; "))) .. (edge or "") .. "."
 end
 M.ledger[#M.ledger + 1] = { id = "AbstractInitParts", where = "abstract",
   carries = INIT_PARTS,
-  text = function(A, T)
+  text = function(A, T, ctx)
     return init_parts_text(A, T, "Taking PyTorch's default initialization apart at the " ..
-      "claim's model (150 steps), each variant at its own best learning rate,")
+      "claim's model (150 steps), each variant at its own best learning rate,", nil,
+      edge_clause(ctx, "init_parts_sweep"))
   end }
 M.ledger[#M.ledger + 1] = { id = "DiscussionInitParts", where = "Discussion",
   carries = INIT_PARTS,
-  text = function(A, T)
+  text = function(A, T, ctx)
     return init_parts_text(A, T, "At the claim's model and length, each variant at its " ..
-      "own best learning rate,")
+      "own best learning rate,", nil,
+      edge_clause(ctx, "init_parts_sweep"))
   end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeInitParts", where = "readme", carries = INIT_PARTS,
   text = function(A, T)
@@ -637,24 +669,28 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeInitParts", where = "readme", carries = 
 local INIT_PARTS_LONG = { CMP("init_parts_long", "TPLR-layernorm", "TPLR-none"),
   CMP("init_parts_long", "ref-layernorm", "ref-none"),
   { study = "init_parts_long", interaction = "layernorm effect, TPLR minus ref" } }
-local function init_parts_long_text(A, T, head, verb)
-  return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
+local function init_parts_long_text(A, T, head, verb, edge)
+  return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " ..
+    T.pct(A[1].ppl) .. " (validation loss " .. nats(A[1], T) .. "; " ..
+    verdict_phrase(A[1], T) .. ")" ..
     " with those four parts and by " .. eff(A[2], T) .. " with GPT-2's initialization; " ..
     "the difference of the two effects (the initialization " ..
     (T.name == "md" and "x" or "$\\times$") .. " norm interaction, LayerNorm's effect with " ..
-    "those parts minus with GPT-2's) was " .. T.verdict(A[3].verdict) .. "."
+    "those parts minus with GPT-2's) was " .. T.verdict(A[3].verdict) .. (edge or "") .. "."
 end
 M.ledger[#M.ledger + 1] = { id = "AbstractInitPartsLong", where = "abstract",
   carries = INIT_PARTS_LONG,
-  text = function(A, T)
+  text = function(A, T, ctx)
     return init_parts_long_text(A, T, "Trained for \\InitPartsLongIters{} steps instead " ..
-      "of \\InitPartsIters, each at its own best learning rate for that length,")
+      "of \\InitPartsIters, each at its own best learning rate for that length,", nil,
+      edge_clause(ctx, "init_parts_long_sweep"))
   end }
 M.ledger[#M.ledger + 1] = { id = "DiscussionInitPartsLong", where = "Discussion",
   carries = INIT_PARTS_LONG,
-  text = function(A, T)
+  text = function(A, T, ctx)
     return init_parts_long_text(A, T, "After \\InitPartsLongIters{} steps instead of " ..
-      "\\InitPartsIters, each variant at its own best learning rate for that length,")
+      "\\InitPartsIters, each variant at its own best learning rate for that length,", nil,
+      edge_clause(ctx, "init_parts_long_sweep"))
   end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeInitPartsLong", where = "readme",
   carries = INIT_PARTS_LONG,

@@ -48,7 +48,8 @@
 -- init_parts_sweep_edge (S = "InitPartsSweepEdge") and init_parts_long_sweep_edge (the
 -- same for the 1,200-step sweep): S.."MovedN" of S.."GroupsN" upper-edge
 -- variants whose best moved to the added 3e-2, S.."MaxFall" the largest fall of a best
--- mean loss, S.."Bundle" the bundle's two variants in a sentence (edge_numbers).
+-- mean loss, S.."Bundle" the bundle's two variants in a sentence and S.."BundleHeld"
+-- whether the added point gave both a higher loss, in words (edge_numbers).
 -- Table kinds: init_parts_components (one row per component), init_parts_cells (the 16
 -- set-ups: learning rates, losses, LayerNorm's effect, clipping) and init_parts_long (per
 -- set-up LayerNorm's effect after 30, 75, 150, 600 and 1,200 steps, then the interactions).
@@ -483,7 +484,8 @@ end
 -- init_parts_sweep_edge: per group (a variant of init_parts_sweep whose best lr was the
 -- grid's top, 1e-2), the best over the grid extended by one point (3e-2) against the best
 -- at 1e-2: S.."MovedN" groups whose best moved to the new point, S.."GroupsN" in all,
--- S.."MaxFall" the largest fall of a group's best mean loss (nats) and S.."Bundle" the
+-- S.."MaxFall" the largest fall of a group's best mean loss (nats), S.."MovedSentence" the
+-- two in words, and S.."Bundle" the
 -- bundle's two variants in a sentence (their bests, and LayerNorm minus no norm at the
 -- old and at the extended bests: a description of seeds 1-2, no test).
 local function edge_numbers(def, s, S)
@@ -505,24 +507,39 @@ local function edge_numbers(def, s, S)
     end
   end
   def(S .. "MovedN", string.format("%d", moved))
+  def(S .. "MovedWords", moved == 0 and "none" or (NUMBER[moved] or string.format("%d", moved)))
   def(S .. "GroupsN", string.format("%d", #names))
   def(S .. "MaxFall", F.num(fall, 3))
+  def(S .. "MovedSentence", moved == 0 and "the best moved there for none of them" or
+    string.format("the best moved there for %s of them, and the largest fall of a best " ..
+      "mean loss was %s nats", NUMBER[moved] or string.format("%d", moved), F.num(fall, 3)))
+  local seeds = {}
+  for _, x in ipairs(s.seeds or {}) do seeds[#seeds + 1] = string.format("%d", x) end
+  local seed_text = #seeds == 1 and ("seed " .. seeds[1]) or ("seeds " ..
+    table.concat(seeds, ", ", 1, #seeds - 1) .. " and " .. seeds[#seeds])
   local n, l = at["TPLR-none"], at["TPLR-layernorm"]
   local text = ""
   if n and l and finite(n.best_loss) and finite(l.best_loss) and finite(n.old) and
       finite(l.old) then
     local function where(x)
       return x.best_lr > 1e-2 and ("moved to " .. F.lr(x.best_lr) .. " (mean loss " ..
-        F.num(x.old, 3) .. " at \num{1e-2}, " .. F.num(x.best_loss, 3) .. " there)") or
-        "stayed at \num{1e-2}"
+        F.num(x.old, 3) .. " at \\num{1e-2}, " .. F.num(x.best_loss, 3) .. " there)") or
+        "stayed at \\num{1e-2}"
     end
-    text = string.format("At the bundle the best rate %s without a norm and %s with " ..
-      "LayerNorm; LayerNorm's mean loss minus no norm's, each at its best, is %s nats on " ..
-      "the sweep's grid and %s on the extended one (seeds 1 and 2: a description, with " ..
-      "no test).", where(n), where(l), F.num(l.old - n.old, 3),
-      F.num(l.best_loss - n.best_loss, 3))
+    local both = (n.best_lr == l.best_lr and n.best_lr == 1e-2) and
+      ("the best rate stayed at \\num{1e-2} for both variants") or
+      string.format("the best rate %s without a norm and %s with LayerNorm", where(n),
+        where(l))
+    text = string.format("At the bundle %s; LayerNorm's mean loss minus no norm's, each " ..
+      "at its best, is %s nats on the sweep's grid and %s on the extended one (%s: a " ..
+      "description, with no test).", both, F.num(l.old - n.old, 3),
+      F.num(l.best_loss - n.best_loss, 3), seed_text)
   end
   def(S .. "Bundle", text)
+  -- whether one more point beyond the grid left both of the bundle's bests where they were
+  local held = n and l and n.best_lr == 1e-2 and l.best_lr == 1e-2
+  def(S .. "BundleHeld", (n and l) and (held and "both variants a higher loss" or
+    "a lower loss to at least one of the two variants") or DASH)
 end
 
 function M.numbers(def, s, S, ctx)

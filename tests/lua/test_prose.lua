@@ -251,6 +251,20 @@ for _, s in ipairs(studies) do
   end
 end
 t:ok(n_forest > 50, "forest labels checked: " .. n_forest)
+-- ... and every label of the paper's forest figure fits beside its plot: a label longer
+-- than half the figure's characters leaves gnuplot no canvas (the plot collapsed when
+-- init_parts named its set-ups by five init keys; its figure spec's settings name them)
+local forest_spec
+for _, f in ipairs(manifest.figures or {}) do
+  if f.name == "forest_val_loss" then forest_spec = f end
+end
+local _, _, longest = forest.forest(studies, forest_spec.metric, forest_spec.labels,
+  forest_spec.settings)
+t:ok(longest and longest <= 60, "the forest figure's longest row label has " ..
+  tostring(longest) .. " characters (at most 60)")
+local _, _, unnamed = forest.forest(studies, forest_spec.metric, forest_spec.labels, nil)
+t:ok(unnamed and unnamed > longest, "without the spec's settings names the labels are " ..
+  "longer (" .. tostring(unnamed) .. " characters): the names are used")
 
 -- A study registered under an earlier rule: its tables print the registered family's Holm
 -- p beside the current rule's, and mark a verdict or an interaction they decide apart.
