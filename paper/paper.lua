@@ -39,8 +39,9 @@
 -- A table or figure with a caption gets a float in floats.tex, which main.tex places with
 -- \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"
--- Settings the forest plots name by what they are rather than by their five init keys
--- (the studies that take PyTorch's initialization apart): matched on the config.
+-- Settings the forest plot and the init-parts curves name by what they are rather than by
+-- their five init keys (the studies that take PyTorch's initialization apart): matched on
+-- the config.
 local FOREST_SETTINGS = {
   { config = { tok_init_std = 1, pos_init_std = 1, linear_init = "torch",
     resid_rescale = false, tie_embeddings = true }, label = "PyTorch init" },
@@ -211,7 +212,7 @@ return {
       caption = [[PyTorch's initialization over 1,200 steps, each variant at its own best
         learning rate for that length: LayerNorm's mean effect on validation loss (nats)
         after 30, 75, 150 and 600 steps (exploratory) and at the end with its interval and
-        verdict; then the interactions with the GPT-2 reference.]] },
+        verdict; then each set-up's effect minus the GPT-2 reference's (the interaction).]] },
     { name = "lr_sweep_groups", kind = "lr_sweep", study = "lr_sweep", wide = true,
       caption = [[The learning-rate sweep per variant: the best peak learning rate (the grid
         value with the lowest mean over seeds of the final validation loss clipped at the
@@ -413,9 +414,10 @@ return {
         and range over seeds: the whole run (left) and its second half (right).]] },
     { name = "init_parts_long_valcurves", kind = "curves", study = "init_parts_long",
       column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,
-      width = "0.9\\linewidth",
-      caption = [[Validation loss over 1,200 steps at PyTorch's initialization, the GPT-2
-        reference and the followed component, by variant (colour), mean and range over
+      settings = FOREST_SETTINGS, width = "0.9\\linewidth",
+      caption = [[Validation loss over 1,200 steps at the set-ups of the longer horizon
+        (PyTorch's bundle and the GPT-2 reference, and a third only where the pre-registered
+        rule chose a component), by variant (colour), mean and range over
         seeds: the whole run on a logarithmic axis (left) and its second half (right).]] },
     { name = "final_reliability", kind = "reliability", study = "final",
       width = "0.55\\linewidth",

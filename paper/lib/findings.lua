@@ -158,8 +158,8 @@ M.ledger = {
       { study = "lr_sweep", sensitivity = "rmsnorm" } },
     text = function(A, T)
       return "Over the grid, LayerNorm's LR sensitivity $S$ " .. M.side(A[1], T, " nats") ..
-        " and RMSNorm's " .. M.side(A[2], T, " nats") .. iff("lr_sweep", " (on " ..
-        "\\LrSweepNSeeds{} seeds a point: a description of the sweep, with no test)", T) .. "."
+        " and RMSNorm's " .. M.side(A[2], T, " nats") .. iff("lr_sweep", "; with " ..
+        "\\LrSweepNSeeds{} seeds per point this describes the sweep, with no test", T) .. "."
     end },
   { id = "DiscussionSensitivityOwn", where = "Discussion",
     carries = { { study = "lr_sweep", sensitivity = "layernorm", own = true },
@@ -167,7 +167,7 @@ M.ledger = {
     text = function(A, T)
       return "Against each variant's own best loss, LayerNorm's $S_{\\text{own}}$ " ..
         M.side(A[1], T, "") .. " and RMSNorm's " .. M.side(A[2], T, "") ..
-        " (again a description, with no test)."
+        "; again a description, with no test."
     end },
   { id = "DiscussionInstability", where = "Discussion",
     carries = {
@@ -251,7 +251,7 @@ M.ledger = {
         "the 4-block model, the output tied) LayerNorm changed perplexity " ..
         "by " .. eff(A[1], T) .. " at the claim's learning rate, and by " ..
         T.pct(A[2].ppl) .. " (" .. verdict_phrase(A[2], T) .. ") with each variant at " ..
-        "its own best rate."
+        "its own best rate, in another study on other seeds; no test compares the two."
     end },
 
   -- README's Results list (Markdown) ---------------------------------------------------

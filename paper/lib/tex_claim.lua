@@ -486,6 +486,10 @@ local function table1_v2_numbers(def, s, S, c)
   def(S .. "ClaimClosestPosInit", pos)
   def(S .. "ClaimMatchingRows", #matching == 0 and "none" or table.concat(matching, "; "))
   def(S .. "ClaimMatchingRowsN", string.format("%d", #matching))
+  -- the same as a clause with its verb: "the only row within ... is X", "the rows ... are"
+  def(S .. "ClaimMatchingRowsClause", #matching == 0 and "no row is within the threshold" or
+    #matching == 1 and ("the only row within the threshold is " .. matching[1]) or
+    ("the rows within the threshold are " .. table.concat(matching, "; ")))
   -- the balanced accuracy over the whole split per row (mean over seeds), beside the claim's
   for _, row in ipairs(ROWS) do
     local ba = best and best.rows[row] and best.rows[row].bal_acc

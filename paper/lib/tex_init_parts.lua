@@ -26,9 +26,11 @@
 --                       "NoneLr", "LnLr", "NoneClip", "LnClip", "NoneLossThirty",
 --                       "LnLossThirty", "NoneLoss", "LnLoss"   LayerNorm vs none at the
 --                       full bundle (TPLR) and at the GPT-2 reference; "LnBelowN" of
---                       "SeedsN" seeds with LayerNorm's loss below no norm's and
---                       "LargestSeedDiff" the largest |difference| of one seed (a
---                       description of the records)
+--                       "SeedsN" seeds with LayerNorm's loss below no norm's,
+--                       "SeedDiffMin" and "SeedDiffMax" the smallest and largest
+--                       difference of one seed (a description of the records), "LnMde"
+--                       the difference detectable with 80 % power at the Holm level,
+--                       "SignflipP" the comparison's sign-flip p (unadjusted)
 --   S.."ClaimLnPpl"     the claim's LayerNorm change of perplexity (quoted, from the claim
 --                       study's summary) and S.."ClaimLnInside" whether it lies "inside" or
 --                       "outside" the bundle's interval (in perplexity)
@@ -131,7 +133,7 @@ end
 -- LayerNorm vs none at set-up `cell` (its variants cell-none, cell-layernorm).
 local SETUP_KEYS = { "LnDelta", "LnCI", "LnPplChange", "LnPplCI", "LnVerdict", "NoneLr",
   "LnLr", "NoneClip", "LnClip", "NoneLoss", "LnLoss", "NoneLossThirty", "LnLossThirty",
-  "LnBelowN", "SeedsN", "LargestSeedDiff" }
+  "LnBelowN", "SeedsN", "SeedDiffMin", "SeedDiffMax", "LnMde", "SignflipP" }
 local function setup_numbers(def, s, P, cell)
   if not cell then
     for _, k in ipairs(SETUP_KEYS) do def(P .. k, DASH) end
@@ -155,18 +157,23 @@ local function setup_numbers(def, s, P, cell)
   def(P .. "LnLossThirty", loss(s, t, "val_loss_after_30"))
   -- per seed (a description of the records, no test): on how many seeds LayerNorm's loss
   -- is below no norm's, of how many, and the largest |difference| of one seed
-  local below, n, far = 0, 0, nil
+  local below, n, lo, hi = 0, 0, nil, nil
   for _, seed in ipairs(s.seeds) do
     local x, y = s:value(t, seed, s.primary), s:value(b, seed, s.primary)
     if finite(x) and finite(y) then
       n = n + 1
       if x < y then below = below + 1 end
-      if not far or math.abs(x - y) > far then far = math.abs(x - y) end
+      lo, hi = (lo and math.min(lo, x - y)) or x - y, (hi and math.max(hi, x - y)) or x - y
     end
   end
-  def(P .. "LnBelowN", string.format("%d", below))
+  def(P .. "LnBelowN", below == 0 and "none" or string.format("%d", below))
   def(P .. "SeedsN", string.format("%d", n))
-  def(P .. "LargestSeedDiff", F.num(far, 3))
+  -- a signed number: "+0.277" beside "-0.242"
+  local function signed(x) return (finite(x) and x > 0 and "+" or "") .. F.num(x, 3) end
+  def(P .. "SeedDiffMin", signed(lo))
+  def(P .. "SeedDiffMax", signed(hi))
+  def(P .. "SignflipP", F.p(c and c.p_signflip))
+  def(P .. "LnMde", F.num(c and c.mde_adjusted and c.mde_adjusted.value, 3))
   return c
 end
 
@@ -321,8 +328,19 @@ local function learned_sentence(s, S)
     end
     text = text .. " "
   end
+  local named = {}
+  for _, x in ipairs({ { "TPLR-none", "the bundle without a norm" },
+      { "TPLR-layernorm", "the bundle with LayerNorm" }, { "ref-none", "the reference without a norm" },
+      { "ref-layernorm", "the reference with LayerNorm" } }) do
+    local p = s:stat(x[1], "val_ppl").mean
+    if finite(p) and p >= ng.bigram_ppl and p < ng.unigram_ppl then named[#named + 1] = x[2] end
+  end
+  local among = #named > 0 and (" (among them " .. (#named == 1 and named[1] or
+    (table.concat(named, ", ", 1, #named - 1) .. " and " .. named[#named])) ..
+    ")") or ""
   return text .. string.format("Of the other %d variants, %d end at or above the " ..
-    "bigram perplexity (%s): they learned less than character pairs in %s steps.",
+    "bigram perplexity (%s)" .. among:gsub("%%", "%%%%") .. ": they learned less than " ..
+    "character pairs in %s steps.",
     nvar - 2 * #stuck, above_bigram, F.num(ng.bigram_ppl, 2), "\\" .. S .. "Iters{}"),
     #stuck
 end
@@ -478,7 +496,9 @@ local function sweep_numbers(def, s, S)
   def(S .. "EdgeN", string.format("%d", edge))
   def(S .. "GroupsN", string.format("%d", n))
   def(S .. "LowEdgeN", string.format("%d", low))
-  def(S .. "LowEdgeStuckN", string.format("%d", stuck))
+  def(S .. "LowEdgeStuckN", (stuck == low and low > 1) and "all" or string.format("%d", stuck))
+  def(S .. "EdgeWords", (edge == n and n > 1) and ("all " .. string.format("%d", n)) or
+    (string.format("%d", edge) .. " of its " .. string.format("%d", n)))
 end
 
 -- init_parts_sweep_edge: per group (a variant of init_parts_sweep whose best lr was the
@@ -494,13 +514,20 @@ local function edge_numbers(def, s, S)
   for name in pairs(groups) do names[#names + 1] = name end
   table.sort(names)
   local moved, fall = 0, nil
-  local at = {}
+  local at, moved_names = {}, {}
   for _, name in ipairs(names) do
     local g = groups[name]
     local old = s:stat(name .. "-lr1e-2", s.primary).mean
     at[name] = { best_lr = g.best_lr, best_loss = g.best_loss, old = old }
     if finite(g.best_lr) and g.best_lr > 1e-2 then
       moved = moved + 1
+      local cell, norm = name:match("^(.*)%-(%a+)$")
+      local words = {}
+      for _, letter in ipairs({ "T", "P", "L", "R", "U" }) do
+        if cell and cell:find(letter, 1, true) then words[#words + 1] = WHAT[letter] end
+      end
+      moved_names[#moved_names + 1] = (norm == "layernorm" and "LayerNorm" or "no norm") ..
+        " with " .. (#words > 0 and table.concat(words, " and ") or "GPT-2's initialization")
       if finite(old) and finite(g.best_loss) and (not fall or old - g.best_loss > fall) then
         fall = old - g.best_loss
       end
@@ -511,8 +538,10 @@ local function edge_numbers(def, s, S)
   def(S .. "GroupsN", string.format("%d", #names))
   def(S .. "MaxFall", F.num(fall, 3))
   def(S .. "MovedSentence", moved == 0 and "the best moved there for none of them" or
-    string.format("the best moved there for %s of them, and the largest fall of a best " ..
-      "mean loss was %s nats", NUMBER[moved] or string.format("%d", moved), F.num(fall, 3)))
+    string.format("the best moved there for %s of them (%s), and the largest fall of a " ..
+      "best mean loss was %s nats; the confirmatory runs of %s keep the sweep's rate",
+      NUMBER[moved] or string.format("%d", moved), table.concat(moved_names, "; "),
+      F.num(fall, 3), moved == 1 and "that variant" or "those variants"))
   local seeds = {}
   for _, x in ipairs(s.seeds or {}) do seeds[#seeds + 1] = string.format("%d", x) end
   local seed_text = #seeds == 1 and ("seed " .. seeds[1]) or ("seeds " ..

@@ -275,4 +275,12 @@ local good = "Weights are drawn N(0, 0.02), with (0.9, 0.95) as betas, e.g. at n
 local fs_ = lint.lint(good)
 t:eq(#fs_, 0, "prose lint: no false alarm" .. (fs_[1] and (": " .. fs_[1].kind .. ": " .. fs_[1].at) or ""))
 
+-- the ledger table names every analysis in words: an interaction whose sides average several
+-- settings (init_parts' components) once printed Lua table addresses, different each build
+local ledger_tex = fs.read("paper/tables/ledger.tex") or ""
+t:ok(#ledger_tex > 0 and not ledger_tex:find("table: 0x", 1, true),
+  "the committed ledger table names no Lua table address")
+t:ok(ledger_tex:find("LayerNorm's effect against no norm with token embeddings drawn at", 1,
+  true) ~= nil, "init_parts' component interactions are named by their config in the ledger")
+
 t:done()

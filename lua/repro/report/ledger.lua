@@ -211,12 +211,27 @@ function M.resolve(by_name, a)
     if want == nil then return nil, "absent" end
     for _, e in ipairs(s.summary.interactions or {}) do
       if e.name == want and e.metric == metric then
-        return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
-            want, metric), label_tex = string.format(
+        -- named by the config its two sides differ in (a side may average several
+        -- settings: a list of pairs), else by its two pairs' variants
+        local pa, pb, t1, b1
+        if s.interaction_settings then pa, pb, t1, b1 = s:interaction_settings(e, "key_prose") end
+        local label_tex
+        if pa then
+          label_tex = string.format("%s: the interaction, %s's effect against %s %s minus " ..
+            "its effect %s, %s", tt(a.study), t1.prose_level, b1.prose_level,
+            table.concat(pa, " "), table.concat(pb, " "), metric_noun(metric))
+        elseif type((e.a or {})[1]) ~= "table" then
+          label_tex = string.format(
             "%s: the interaction, the effect of %s vs %s minus the effect of %s vs %s, %s",
             tt(a.study), variant_prose(s, (e.a or {})[1] or "?"),
             variant_prose(s, (e.a or {})[2] or "?"), variant_prose(s, (e.b or {})[1] or "?"),
-            variant_prose(s, (e.b or {})[2] or "?"), metric_noun(metric)),
+            variant_prose(s, (e.b or {})[2] or "?"), metric_noun(metric))
+        else
+          label_tex = string.format("%s: the interaction %s, %s", tt(a.study), F.escape(want),
+            metric_noun(metric))
+        end
+        return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
+            want, metric), label_tex = label_tex,
           verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean, ci = e.ci_decision }
       end
     end

@@ -314,7 +314,8 @@ end
 -- (`summaries`: the forest plot, whose entry names the primary `metric` whose
 -- comparisons it gathers, or a `study` to draw that study's alone).
 --   curves       column, ylabel, logy, zoom (a fraction: a second panel with the last
---                part of training on a fitted linear axis)
+--                part of training on a fitted linear axis), settings (as forest's: a
+--                variant that has a named setting's config is keyed by its label)
 --   forest       metric, labels ({study = group label}), settings ({ {config = {key =
 --                value, ...}, label =}, ...}: a setting named by its label wherever a
 --                row's two variants have that config; plot_forest.setting_head), name_font
@@ -323,7 +324,7 @@ end
 --                and sd over seeds), chance and the bigram model marked
 M.KINDS = {
   curves = { build = curves_figure, fields = { column = "string", ylabel = "string",
-    logy = "boolean?", zoom = "number?" } },
+    logy = "boolean?", zoom = "number?", settings = "table?" } },
   valend = { build = valend_figure, fields = {} },
   tasks = { build = tasks_figure, fields = { shots = "number?" } },
   forest = { build = forest_figure, fields = { metric = "string?", labels = "table?",
@@ -397,7 +398,12 @@ local function build(ctx, f, file)
   elseif not kind.summary and not s:has_records() then
     return { skip = "the run records of the " .. f.study .. " study are missing" }
   else
-    spec, skip = kind.build(s, later, f, size)
+    -- the spec's named settings label its keys while it is built (plot_style.named)
+    style.named = f.settings or {}
+    local ok, a, b = pcall(kind.build, s, later, f, size)
+    style.named = {}
+    if not ok then error(a, 0) end
+    spec, skip = a, b
   end
   if not spec then return { skip = skip } end
   if M.all_zero(spec.values) then

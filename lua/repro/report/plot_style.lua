@@ -99,6 +99,10 @@ function M.settings_text(parts, keys, value)
   return table.concat(parts, ", ")
 end
 
+-- Settings a figure names by what they are (its spec's `settings`, which the report sets
+-- here while it builds that figure): { {config = {key = value, ...}, label = "..."}, ...}.
+M.named = {}
+
 function M.plot_label(s, v, among, skip)
   local function counts(k) return k ~= s.factor.key and k ~= "min_lr" and k ~= skip end
   local differ = {}
@@ -110,12 +114,10 @@ function M.plot_label(s, v, among, skip)
       if counts(k) and w.overrides[k] ~= x then differ[k] = true end
     end
   end
-  local keys = {}
-  for k in pairs(differ) do keys[#keys + 1] = k end
   -- a key the variant leaves unset (derived from another, as the embeddings' std from the
   -- init scheme) by the value the engine trains with
   local effective
-  return M.settings_text({ M.level_name(v) }, keys, function(k)
+  local function value(k)
     if v.overrides[k] ~= nil then return v.overrides[k] end
     if s.base[k] ~= nil then return s.base[k] end
     if not effective then
@@ -125,7 +127,24 @@ function M.plot_label(s, v, among, skip)
       effective = require("engine").effective(c)
     end
     return effective[k]
-  end)
+  end
+  -- a named setting that the variant has and that names one differing key at least
+  local head = { M.level_name(v) }
+  for _, n in ipairs(M.named) do
+    local all, names_one = true, false
+    for k, x in pairs(n.config) do
+      if value(k) ~= x then all = false end
+      names_one = names_one or differ[k] == true
+    end
+    if all and names_one then
+      head[2] = n.label
+      for k in pairs(n.config) do differ[k] = nil end
+      break
+    end
+  end
+  local keys = {}
+  for k in pairs(differ) do keys[#keys + 1] = k end
+  return M.settings_text(head, keys, value)
 end
 
 return M

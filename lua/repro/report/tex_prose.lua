@@ -117,8 +117,17 @@ local function effect_nats(s, c, front, tn, bn)
     head = string.format("%s%s %s %s by less than \\num{0.01}\\,\\%% relative to %s", front, tn,
       r > 0 and "raised" or "lowered", ppl, bn)
   else
-    head = string.format("%s%s %s %s by %s relative to %s", front, tn,
-      r > 0 and "raised" or "lowered", ppl, pct(r), bn)
+    -- "raised" or "lowered" only where the rule decided the direction; an undecided
+    -- verdict's point value is a change, not an effect
+    local v = s.verdict and s:verdict(c)
+    local decided = v and (v.verdict == "better" or v.verdict == "worse")
+    if v and not decided then
+      head = string.format("%s%s changed %s by %s relative to %s", front, tn, ppl,
+        F.percent(r), bn)
+    else
+      head = string.format("%s%s %s %s by %s relative to %s", front, tn,
+        r > 0 and "raised" or "lowered", ppl, pct(r), bn)
+    end
   end
   return capitalize(string.format("%s (%s %s, %s).", head, noun_of(c.metric), diff, rest))
 end
