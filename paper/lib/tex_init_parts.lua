@@ -335,11 +335,10 @@ local function learned_sentence(s, S)
     local p = s:stat(x[1], "val_ppl").mean
     if finite(p) and p >= ng.bigram_ppl and p < ng.unigram_ppl then named[#named + 1] = x[2] end
   end
-  local among = #named > 0 and (" (among them " .. (#named == 1 and named[1] or
-    (table.concat(named, ", ", 1, #named - 1) .. " and " .. named[#named])) ..
-    ")") or ""
+  local among = #named > 0 and ("; among them " .. (#named == 1 and named[1] or
+    (table.concat(named, ", ", 1, #named - 1) .. " and " .. named[#named]))) or ""
   return text .. string.format("Of the other %d variants, %d end at or above the " ..
-    "bigram perplexity (%s)" .. among:gsub("%%", "%%%%") .. ": they learned less than " ..
+    "bigram perplexity (%s" .. among:gsub("%%", "%%%%") .. "): they learned less than " ..
     "character pairs in %s steps.",
     nvar - 2 * #stuck, above_bigram, F.num(ng.bigram_ppl, 2), "\\" .. S .. "Iters{}"),
     #stuck
