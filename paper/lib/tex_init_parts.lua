@@ -57,7 +57,7 @@
 -- set-up LayerNorm's effect after 30, 75, 150, 600 and 1,200 steps, then the interactions).
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
-local engine = require "engine"
+local guardrail = require "repro.analysis.guardrail"
 local record = require "repro.record"
 
 local M = {}
@@ -257,14 +257,12 @@ local function matter_sentence(comps, matter)
   return text .. "."
 end
 
--- The corpus's n-gram perplexities for study s (engine/ngram.h, as the guardrail fits
--- them), or nil.
+-- The corpus's n-gram perplexities for study s (the guardrail's, cached per corpus), or nil.
 local function ngram_of(s)
   local v = (s.summary.variants or {})[1]
   local data = v and s:config_value(v.name, "data")
   if type(data) ~= "string" then return nil end
-  local ok, r = pcall(engine.ngram_ppl, record.data_path({ data = data }))
-  return ok and r or nil
+  return guardrail.ngram(record.data_path({ data = data }))
 end
 
 -- The set-ups that learned nothing beyond character frequencies (both variants' mean

@@ -34,15 +34,12 @@ local HEAD_ORDER = { "n_layer", "d_model", "data", "init", "linear_init", "embed
   "tok_init_std", "pos_init_std", "resid_rescale", "tie_embeddings", "dropout", "warmup",
   "lr_schedule", "iters", "lr" }
 
--- Names for settings given by their config (a forest figure spec's `settings`, set by
--- M.forest while it draws): { {config = {key = value, ...}, label = "..."}, ... }.
-local named = {}
-
 -- What tells comparison t - b's setting apart from the study's others, in words from the
 -- config (never from variant names): the keys in which the study's variants differ (the
 -- factor's key, min_lr and n_head, which follow lr and width, left out) and t and b agree, "blocks 2, width 64"; nil when none.
--- A named setting (above) whose config both t and b have, and which names one of those
--- keys at least, stands first by its label, in place of the keys it names.
+-- A named setting (plot_style.named: the figure spec's `settings`) whose config both t and
+-- b have, and which names one of those keys at least, stands first by its label, in place
+-- of the keys it names.
 function M.setting_head(s, t, b)
   local differ, all = {}, {}
   for _, v in ipairs(s.variants) do
@@ -66,17 +63,11 @@ function M.setting_head(s, t, b)
   local parts, covered = {}, {}
   local in_keys = {}
   for _, k in ipairs(keys) do in_keys[k] = true end
-  for _, n in ipairs(named) do
-    local all, names_one = true, false
-    for k, x in pairs(n.config) do
-      if value_of(s, t, k) ~= x or value_of(s, b, k) ~= x then all = false end
-      names_one = names_one or in_keys[k] == true
-    end
-    if all and names_one then
-      parts[1] = n.label
-      for k in pairs(n.config) do covered[k] = true end
-      break
-    end
+  local n = style.named_setting({ function(k) return value_of(s, t, k) end,
+    function(k) return value_of(s, b, k) end }, in_keys)
+  if n then
+    parts[1] = n.label
+    for k in pairs(n.config) do covered[k] = true end
   end
   for _, k in ipairs(keys) do
     local x = value_of(s, t, k)
@@ -222,9 +213,10 @@ end
 -- min_effect label), the number of rows with headers, the longest row label's length,
 -- the values drawn, the x range and the headers ({text, y, kind}).
 function M.forest(studies, metric, labels, settings)
-  named = settings or {}
+  local before = style.named
+  style.named = settings or {}
   local rows = forest_rows(studies, metric)
-  named = {}
+  style.named = before
   if #rows == 0 then return nil end
   local groups = forest_groups(rows, M.duplicates(rows))
   local total = #groups

@@ -103,6 +103,22 @@ end
 -- here while it builds that figure): { {config = {key = value, ...}, label = "..."}, ...}.
 M.named = {}
 
+-- The first named setting whose config every function of `values` (key -> the value a
+-- variant trains with) has, and which names one key of the set `keys` at least; nil if none.
+function M.named_setting(values, keys)
+  for _, n in ipairs(M.named) do
+    local all, names_one = true, false
+    for k, x in pairs(n.config) do
+      for _, value in ipairs(values) do
+        if value(k) ~= x then all = false end
+      end
+      names_one = names_one or keys[k] == true
+    end
+    if all and names_one then return n end
+  end
+  return nil
+end
+
 function M.plot_label(s, v, among, skip)
   local function counts(k) return k ~= s.factor.key and k ~= "min_lr" and k ~= skip end
   local differ = {}
@@ -128,19 +144,11 @@ function M.plot_label(s, v, among, skip)
     end
     return effective[k]
   end
-  -- a named setting that the variant has and that names one differing key at least
   local head = { M.level_name(v) }
-  for _, n in ipairs(M.named) do
-    local all, names_one = true, false
-    for k, x in pairs(n.config) do
-      if value(k) ~= x then all = false end
-      names_one = names_one or differ[k] == true
-    end
-    if all and names_one then
-      head[2] = n.label
-      for k in pairs(n.config) do differ[k] = nil end
-      break
-    end
+  local n = M.named_setting({ value }, differ)
+  if n then
+    head[2] = n.label
+    for k in pairs(n.config) do differ[k] = nil end
   end
   local keys = {}
   for k in pairs(differ) do keys[#keys + 1] = k end
