@@ -1,9 +1,14 @@
 #include "tensorfile.h"
 
+#include "atomicfile.h"
+
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static size_t dtype_size(enum tf_dtype d)
@@ -80,16 +85,17 @@ static int get_u32(FILE *fp, uint32_t *v)
 
 int tf_write(const tf_file *f, const char *path)
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp)
+    af_file a;
+    if (af_open(&a, path) != 0)
         return -1;
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "wb");
+    FILE *fp = fdopen(a.fd, "wb");
     if (!fp) {
-        free(tmp);
+        int e = errno;
+        af_abort(&a);
+        errno = e;
         return -1;
     }
+    a.fd = -1; /* fp owns the descriptor now */
     int bad = fwrite("RPTF", 1, 4, fp) != 4 || put_u32(fp, 1) || put_u32(fp, (uint32_t)f->count);
     for (int i = 0; i < f->count && !bad; i++) {
         const tf_tensor *t = &f->t[i];
@@ -103,26 +109,42 @@ int tf_write(const tf_file *f, const char *path)
     }
     if (fflush(fp) != 0 || fsync(fileno(fp)) != 0)
         bad = 1;
-    if (fclose(fp) != 0)
+    int e = errno;
+    if (fclose(fp) != 0 && !bad) {
         bad = 1;
-    if (!bad && rename(tmp, path) != 0)
-        bad = 1;
-    if (bad) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
+        e = errno;
     }
-    free(tmp);
-    return bad ? -1 : 0;
+    if (bad) {
+        af_abort(&a);
+        errno = e;
+        return -1;
+    }
+    return af_commit(&a, 0);
 }
 
 tf_file *tf_read(const char *path, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    /* A file of a records tree: never through a link, never a FIFO or a device (opened
+     * non-blocking, so a FIFO cannot hang the open). */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path,
+                 errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    uintmax_t left = (uintmax_t)st.st_size;
     tf_file *f = tf_new();
     char magic[4];
     uint32_t version, count;
@@ -154,6 +176,11 @@ tf_file *tf_read(const char *path, char *err, size_t errlen)
             break;
         }
         size_t sz = dtype_size((enum tf_dtype)dtype);
+        if ((uintmax_t)total * sz > left) { /* a header claiming more than the file holds */
+            why = "truncated data";
+            break;
+        }
+        left -= (uintmax_t)total * sz;
         void *buf = malloc(total * sz + 1);
         if (!buf || fread(buf, sz, total, fp) != total) {
             free(buf);

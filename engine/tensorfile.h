@@ -4,8 +4,9 @@
  *   "RPTF"  u32 version (1)  u32 count
  *   count records:  u32 name_len, name bytes (no NUL), u32 dtype (0 f32, 1 i32, 2 f64),
  *                   u32 ndim, u32 dims[ndim], data (product(dims) elements)
- * Writing goes to PATH.tmp.<pid> and is renamed over PATH on success, so a reader never
- * sees a half-written file.
+ * Writing goes through the atomic writer (engine/atomicfile.h): a temporary file created
+ * exclusively beside PATH, never through a link, renamed over PATH on success, so a reader
+ * never sees a half-written file and a planted link is never written through.
  */
 #ifndef REPRO_TENSORFILE_H
 #define REPRO_TENSORFILE_H

@@ -67,7 +67,7 @@ static int proc_spawn(lua_State *L)
     for (int i = 0; i < 2 && rc == 0; i++)
         if (paths[i])
             rc = posix_spawn_file_actions_addopen(&fa, 1 + i, paths[i],
-                                                  O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                                                  O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     pid_t pid;
     if (rc == 0)
         rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, (char *const *)argv, environ);

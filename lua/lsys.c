@@ -24,6 +24,15 @@
  *                           -> true, or nil and a message (one directory)
  *   sys.pid_alive(pid)      -> whether a process of that id exists
  *   sys.euid()              -> the effective user id
+ *   sys.atomic(path)        -> the one atomic writer (engine/atomicfile.h: a temporary file
+ *                              created exclusively beside path, never through a link,
+ *                              renamed over path by :commit()), or nil and a message
+ *   sys.overwrite(path, text)
+ *                           -> true, or nil and a message: an existing regular file
+ *                              rewritten in place, never through a link (a full disk)
+ *   sys.lines(path, max_line)
+ *                           -> a line reader under sys.read_file's rules, each line at
+ *                              most max_line bytes, with the SHA-256 of what it read
  *   sys.printable(s [, keep_lines])
  *                           -> s as a terminal may show it (repro_printable below)
  *   sys.lock(dir)           -> a lock, or nil and "held" when another open description
@@ -50,6 +59,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "../engine/atomicfile.h"
 #include "lrepro.h"
 
 /* SHA-256, FIPS 180-4 section 6.2. */
@@ -590,6 +600,239 @@ size_t repro_printable(const char *s, size_t n, int keep_lines, char *out)
     return o;
 }
 
+/* The atomic writer (engine/atomicfile.h) as a Lua object: sys.atomic(path) -> w, or nil
+ * and a message; w:write(text) -> true, or nil and a message; w:commit() -> true, or nil
+ * and a message (the temporary file removed); w:abort().  __gc and __close abort an
+ * uncommitted writer, so an error between open and commit leaves no temporary file. */
+#define ATOMIC_MT "repro.sys.atomic"
+
+static int write_fail(lua_State *L, const char *path, int e)
+{
+    lua_pushnil(L);
+    if (e == ELOOP)
+        lua_pushfstring(L, "cannot write %s: its folder is a symbolic link (writes never "
+                           "follow links)", path);
+    else if (e == EEXIST)
+        lua_pushfstring(L, "cannot write %s: no free temporary name beside it", path);
+    else
+        lua_pushfstring(L, "cannot write %s: %s", path, strerror(e));
+    return 2;
+}
+
+static af_file *check_atomic(lua_State *L)
+{
+    af_file *a = luaL_checkudata(L, 1, ATOMIC_MT);
+    if (a->dirfd < 0)
+        luaL_error(L, "the atomic writer is closed (committed or aborted)");
+    return a;
+}
+
+static int atomic_abort(lua_State *L)
+{
+    af_file *a = luaL_checkudata(L, 1, ATOMIC_MT);
+    af_abort(a);
+    return 0;
+}
+
+static int atomic_write(lua_State *L)
+{
+    af_file *a = check_atomic(L);
+    size_t n;
+    const char *p = luaL_checklstring(L, 2, &n);
+    if (af_write(a, p, n) != 0) {
+        int e = errno;
+        lua_getiuservalue(L, 1, 1);
+        return write_fail(L, lua_tostring(L, -1), e);
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int atomic_commit(lua_State *L)
+{
+    af_file *a = check_atomic(L);
+    if (af_commit(a, 0) != 0) {
+        int e = errno;
+        lua_getiuservalue(L, 1, 1);
+        return write_fail(L, lua_tostring(L, -1), e);
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int sys_atomic(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    af_file *a = lua_newuserdatauv(L, sizeof *a, 1);
+    a->dirfd = a->fd = -1;
+    a->name = a->tmp = NULL;
+    luaL_setmetatable(L, ATOMIC_MT);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    if (af_open(a, path) != 0)
+        return write_fail(L, path, errno);
+    return 1;
+}
+
+/* Overwrites an existing regular file in place (no temporary copy: for a full disk, where
+ * the truncation frees the blocks the new text takes): never through a symbolic link,
+ * never a FIFO or a device; true, or nil and a message. */
+static int sys_overwrite(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t n;
+    const char *text = luaL_checklstring(L, 2, &n);
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return write_fail(L, path, errno == ELOOP ? EPERM : errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot write %s: not a regular file", path);
+        return 2;
+    }
+    af_file a = {.dirfd = -1, .fd = fd, .name = NULL, .tmp = NULL};
+    int bad = ftruncate(fd, 0) != 0 || af_write(&a, text, n) != 0;
+    int e = errno;
+    if (close(fd) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad)
+        return write_fail(L, path, e);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* A file of a records tree read line by line: sys.lines(path, max_line) -> r, or nil and
+ * a message (the rules of sys.read_file: a regular file, no link, opened non-blocking).
+ * r:next() -> the next line without its "\n", nil at the end, or nil and a
+ * message naming the path and line number when a line is longer than max_line bytes or a
+ * read fails; r:sha256() -> the SHA-256 of every byte read (after the end: the file's);
+ * r:close().  One line in memory at a time, never more than max_line bytes of it. */
+#define LINES_MT "repro.sys.lines"
+
+typedef struct {
+    int fd;
+    int eof;
+    lua_Integer line, max_line;
+    size_t pos, fill;
+    sha256_ctx sha;
+    char buf[1 << 16];
+} line_reader;
+
+static int lines_close(lua_State *L)
+{
+    line_reader *r = luaL_checkudata(L, 1, LINES_MT);
+    if (r->fd >= 0) {
+        close(r->fd);
+        r->fd = -1;
+    }
+    return 0;
+}
+
+static int lines_next(lua_State *L)
+{
+    line_reader *r = luaL_checkudata(L, 1, LINES_MT);
+    lua_getiuservalue(L, 1, 1);
+    const char *path = lua_tostring(L, -1);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_Integer len = 0;
+    for (;;) {
+        if (r->pos == r->fill) {
+            if (r->fd < 0 || r->eof)
+                break;
+            ssize_t got = read(r->fd, r->buf, sizeof r->buf);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got < 0) {
+                int e = errno;
+                lua_pushnil(L);
+                lua_pushfstring(L, "cannot read %s: %s", path, strerror(e));
+                return 2;
+            }
+            if (got == 0) {
+                r->eof = 1;
+                break;
+            }
+            sha256_update(&r->sha, (const unsigned char *)r->buf, (size_t)got);
+            r->pos = 0;
+            r->fill = (size_t)got;
+        }
+        const char *start = r->buf + r->pos;
+        const char *nl = memchr(start, '\n', r->fill - r->pos);
+        size_t take = nl ? (size_t)(nl - start) : r->fill - r->pos;
+        if (len + (lua_Integer)take > r->max_line) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "%s: line %I is longer than the %I bytes a line may have",
+                            path, r->line + 1, r->max_line);
+            return 2;
+        }
+        luaL_addlstring(&b, start, take);
+        len += (lua_Integer)take;
+        r->pos += take + (nl ? 1 : 0);
+        if (nl) {
+            r->line++;
+            luaL_pushresult(&b);
+            return 1;
+        }
+    }
+    if (len == 0 && r->eof) {
+        lua_pushnil(L);
+        return 1;
+    }
+    r->line++;
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int lines_sha256(lua_State *L)
+{
+    line_reader *r = luaL_checkudata(L, 1, LINES_MT);
+    sha256_ctx copy = r->sha;
+    char hex[65];
+    sha256_final(&copy, hex);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int sys_lines(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer max_line = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, max_line > 0, 2, "a line-length cap > 0");
+    line_reader *r = lua_newuserdatauv(L, sizeof *r, 1);
+    r->fd = -1;
+    r->eof = 0;
+    r->line = 0;
+    r->max_line = max_line;
+    r->pos = r->fill = 0;
+    sha256_init(&r->sha);
+    luaL_setmetatable(L, LINES_MT);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (r->fd < 0) {
+        if (errno == ELOOP) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "cannot read %s: a symbolic link (not followed)", path);
+            return 2;
+        }
+        return fail(L, "cannot read", path, errno);
+    }
+    struct stat st;
+    if (fstat(r->fd, &st) != 0)
+        return fail(L, "cannot read", path, errno);
+    if (!S_ISREG(st.st_mode)) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot read %s: not a regular file", path);
+        return 2;
+    }
+    return 1;
+}
+
 static int sys_printable(lua_State *L)
 {
     size_t n;
@@ -613,6 +856,8 @@ int luaopen_sys(lua_State *L)
                                    {"mkdir", sys_mkdir},     {"rmdir", sys_rmdir},
                                    {"euid", sys_euid},
                                    {"printable", sys_printable},
+                                   {"atomic", sys_atomic},   {"overwrite", sys_overwrite},
+                                   {"lines", sys_lines},
                                    {NULL, NULL}};
     if (luaL_newmetatable(L, LOCK_MT)) {
         luaL_newlib(L, lock_methods);
@@ -626,6 +871,28 @@ int luaopen_sys(lua_State *L)
     if (luaL_newmetatable(L, FD_MT)) {
         lua_pushcfunction(L, fd_close);
         lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    static const luaL_Reg atomic_methods[] = {
+        {"write", atomic_write}, {"commit", atomic_commit}, {"abort", atomic_abort}, {NULL, NULL}};
+    if (luaL_newmetatable(L, ATOMIC_MT)) {
+        luaL_newlib(L, atomic_methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, atomic_abort);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, atomic_abort);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
+    static const luaL_Reg lines_methods[] = {
+        {"next", lines_next}, {"sha256", lines_sha256}, {"close", lines_close}, {NULL, NULL}};
+    if (luaL_newmetatable(L, LINES_MT)) {
+        luaL_newlib(L, lines_methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, lines_close);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, lines_close);
+        lua_setfield(L, -2, "__close");
     }
     lua_pop(L, 1);
     if (luaL_newmetatable(L, DIR_MT)) {

@@ -224,15 +224,16 @@ os.execute("ln -s " .. q(root .. "/alpha/none/seed-1") .. " " .. q(root .. "/alp
 code, out = check.run(repro .. " verify " .. q(root))
 t:ok(code == 1 and out:find("seed-9: a symbolic link", 1, true), "verify reports a linked run: " .. out)
 os.remove(root .. "/alpha/none/seed-9")
--- stale-temp cleanup removes only regular files
+-- stale-temp cleanup removes temporary files and links of a temporary name, the link
+-- itself (never followed: its target is untouched)
 local tdir = dir .. "/tmpclean"
 fs.mkdir_p(tdir)
 check.write(tdir .. "/x.tmp.123", "stale")
 os.execute("ln -s " .. q(outside .. "/keep.txt") .. " " .. q(tdir .. "/y.tmp.124"))
 local removed = fs.remove_stale_tmp(tdir)
-t:eq(#removed, 1, "one stale file removed")
-t:ok(sys.lstat(tdir .. "/y.tmp.124") and fs.read(outside .. "/keep.txt") == "keep",
-  "a link named like a temp file is left alone, its target untouched")
+t:eq(#removed, 2, "the stale file and the planted link removed")
+t:ok(not sys.lstat(tdir .. "/y.tmp.124") and fs.read(outside .. "/keep.txt") == "keep",
+  "a link named like a temp file is removed itself, its target untouched")
 t:eq(#fs.remove_stale_tmp(rroot .. "/gamma/none/seed-1"), 0, "no cleanup through a linked directory")
 
 -- 3b. A checkpoint carries its config's hash inside: another config's checkpoint renamed

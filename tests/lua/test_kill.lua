@@ -76,7 +76,7 @@ local function leftovers(root)
       local st = sys.stat(p)
       if st and st.type == "dir" then
         walk(p)
-      elseif name:find("%.tmp%.%d+$") then
+      elseif name:find("%.tmp%.%d+") then
         found[#found + 1] = p
       end
     end

@@ -1,5 +1,5 @@
--- Files: atomic writes (temporary name, then rename), directories, checksums, and paths
--- as messages show them.
+-- Files: the one atomic writer (an exclusive temporary file, then rename), the one safe
+-- reader (M.read), directories, checksums, and paths as messages show them.
 -- Errors are user errors ({message=}) prefixed "filesystem:", naming the path and the
 -- system's reason (a read-only directory, a full disk, a file where a directory goes).
 local host = require "repro.host"
@@ -87,24 +87,40 @@ function M.exists(path)
   return sys.stat(path) ~= nil
 end
 
--- Writes text to path.tmp.<pid> and renames it over path: a reader (or a killed writer)
--- never leaves a half-written file under the real name.  A stale path.tmp.<pid> of a
--- killed writer is removed by M.remove_stale_tmp on the next run.
+-- The one writer of every file under a records tree, the paper or the build
+-- (engine/atomicfile.h through sys.atomic; the engine's tensor writer is the same C):
+-- text goes to a temporary file created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW) beside
+-- path under an unguessable name (PATH.tmp.<pid>.<16 random hex digits>), which is then
+-- renamed over path.  A planted link at any temporary name is never written through, a
+-- folder that is a link is refused, a reader never sees a half-written file, and a killed
+-- writer's leftover is removed by M.remove_stale_tmp on the next run.
 function M.write_atomic(path, text)
-  local tmp = string.format("%s.tmp.%d", path, host.pid())
-  local f, err = io.open(tmp, "wb")
-  if not f then fail("cannot write %s: %s", path, tostring(err):gsub("^.-: ", "")) end
-  local ok, werr = f:write(text)
-  local cok, cerr = f:close()
-  if not ok or not cok then
-    os.remove(tmp)
-    fail("cannot write %s: %s", path, tostring(werr or cerr):gsub("^.-: ", ""))
+  local w, err = sys.atomic(path)
+  if not w then fail("%s", err) end
+  local ok, werr = w:write(text)
+  if not ok then
+    w:abort()
+    fail("%s", werr)
   end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    fail("cannot rename %s to %s: %s", tmp, path, tostring(rerr):gsub("^.-: ", ""))
-  end
+  local cok, cerr = w:commit()
+  if not cok then fail("%s", cerr) end
+end
+
+-- An atomic writer for path that is written in parts: w:write(text), then w:commit()
+-- (true, or nil and a message; the temporary file removed on failure) or w:abort();
+-- one the program drops is aborted when collected.  Refusals as M.write_atomic.
+function M.atomic(path)
+  local w, err = sys.atomic(path)
+  if not w then fail("%s", err) end
+  return w
+end
+
+-- Whether name is a temporary name of the atomic writer (NAME.tmp.<pid>.<16 hex>, or
+-- NAME.tmp.<pid> of older versions and killed engine writers), and its pid.
+function M.temp_pid(name)
+  local pid = name:match("%.tmp%.(%d+)%.%x+$")
+  if pid and #name:match("%.(%x+)$") == 16 then return tonumber(pid) end
+  return tonumber(name:match("%.tmp%.(%d+)$"))
 end
 
 function M.mkdir_p(path)
@@ -112,18 +128,19 @@ function M.mkdir_p(path)
   if not ok then fail("%s", err) end
 end
 
--- Removes every NAME.tmp.<pid> in dir (a killed writer's leftovers: write_atomic here,
--- the engine's checkpoint writer): only regular files (a symbolic link of that name is
--- left alone, never followed), and only in a dir that is not itself a link.  Call it only
--- while holding the directory's lock, or when no other process can be writing there.
--- Returns the names removed.
+-- Removes every temporary file of the atomic writer in dir (M.temp_pid: a killed
+-- writer's leftovers, here or the engine's checkpoint writer): regular files, and
+-- symbolic links of such a name too (a link is removed itself, never followed: one
+-- planted there is no writer's and must not stay for a later writer to meet), only in a
+-- dir that is not itself a link.  Call it only while holding the directory's lock, or
+-- when no other process can be writing there.  Returns the names removed.
 function M.remove_stale_tmp(dir)
   local removed = {}
   local dst = sys.lstat(dir)
   if not dst or dst.type ~= "dir" then return removed end
   for _, name in ipairs(sys.listdir(dir) or {}) do
-    local st = name:match("%.tmp%.%d+$") and sys.lstat(dir .. "/" .. name)
-    if st and st.type == "file" then
+    local st = M.temp_pid(name) and sys.lstat(dir .. "/" .. name)
+    if st and (st.type == "file" or st.type == "link") then
       if os.remove(dir .. "/" .. name) then removed[#removed + 1] = name end
     end
   end

@@ -147,16 +147,20 @@ local function private_data(spec, dir)
   return dir .. "/data"
 end
 
--- Removes from dir the figure temporaries (NAME.tmp.<pid>.pdf or .png, and
--- fs.write_atomic's NAME.tmp.<pid>) of report processes that are gone (killed): regular
--- files only, never a link.
+-- Removes from dir the temporaries of report processes that are gone (killed): the
+-- figure temporaries of older versions (NAME.tmp.<pid>.pdf or .png) and the atomic
+-- writer's (fs.temp_pid) as regular files; a symbolic link of such a name is no
+-- writer's and is removed at once, itself, never followed.
 function M.remove_stale(dir)
   local st = sys.lstat(dir)
   if not st or st.type ~= "dir" then return end
   for _, name in ipairs(sys.listdir(dir) or {}) do
-    local pid = tonumber(name:match("%.tmp%.(%d+)%.%a+$") or name:match("%.tmp%.(%d+)$"))
+    local pid = fs.temp_pid(name) or tonumber(name:match("%.tmp%.(%d+)%.pdf$") or
+      name:match("%.tmp%.(%d+)%.png$"))
     local fst = pid and sys.lstat(dir .. "/" .. name)
-    if fst and fst.type == "file" and not sys.pid_alive(pid) then os.remove(dir .. "/" .. name) end
+    if fst and (fst.type == "link" or (fst.type == "file" and not sys.pid_alive(pid))) then
+      os.remove(dir .. "/" .. name)
+    end
   end
 end
 

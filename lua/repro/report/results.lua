@@ -369,25 +369,14 @@ function M.emit(text, path)
   if path then fs.write_atomic(path, text) else to_stdout(text) end
 end
 
--- A stream of output text for path (written to path.tmp.<pid>, renamed over path by
--- close, removed by abort: never half-written under the real name), or for stdout
+-- A stream of output text for path (through the atomic writer, fs.atomic: renamed over
+-- path by close, removed by abort: never half-written under the real name), or for stdout
 -- without a path; written in chunks of about 64 KiB, so a long output is never held.
 function M.stream(path)
-  local tmp = path and string.format("%s.tmp.%d", path, host.pid())
-  local f = io.stdout
-  local function failed(fmt, ...)
-    if path then
-      f:close()
-      os.remove(tmp)
-    end
-    user_error("filesystem: " .. fmt, ...)
-  end
-  if path then
-    local err
-    f, err = io.open(tmp, "wb")
-    if not f then
-      user_error("filesystem: cannot write %s: %s", path, tostring(err):gsub("^.-: ", ""))
-    end
+  local w = path and fs.atomic(path)
+  local function failed(msg)
+    w:abort()
+    user_error("filesystem: %s", msg)
   end
   local buf, size = {}, 0
   local function flush()
@@ -395,8 +384,8 @@ function M.stream(path)
     local text = table.concat(buf)
     buf, size = {}, 0
     if not path then return to_stdout(text) end
-    local ok, err = f:write(text)
-    if not ok then failed("cannot write %s: %s", path, tostring(err):gsub("^.-: ", "")) end
+    local ok, err = w:write(text)
+    if not ok then failed(err) end
   end
   local st = {}
   function st.write(text)
@@ -407,23 +396,11 @@ function M.stream(path)
   function st.close()
     flush()
     if not path then return end
-    local ok, err = f:close()
-    if not ok then
-      os.remove(tmp)
-      user_error("filesystem: cannot write %s: %s", path, tostring(err):gsub("^.-: ", ""))
-    end
-    local rok, rerr = os.rename(tmp, path)
-    if not rok then
-      os.remove(tmp)
-      user_error("filesystem: cannot rename %s to %s: %s", tmp, path,
-        tostring(rerr):gsub("^.-: ", ""))
-    end
+    local ok, err = w:commit()
+    if not ok then user_error("filesystem: %s", err) end
   end
   function st.abort()
-    if path then
-      f:close()
-      os.remove(tmp)
-    end
+    if path then w:abort() end
   end
   return st
 end

@@ -20,6 +20,7 @@ local proc = require "repro.proc"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local record = require "repro.record"
+local sys = require "repro.sys"
 
 local M = {}
 
@@ -154,12 +155,9 @@ function M.train(cfg, dir, opts)
     if not pcall(write_attempt, dir, a) then
       -- a full disk refuses the temporary copy: overwrite attempt.json in place, whose
       -- truncation frees the blocks the shorter failed state then takes
-      local f = io.open(M.attempt_path(dir), "w")
-      if f then
-        f:write(json.pretty({ state = "error", message = a.message:sub(1, 200),
-          host = a.host, pid = a.pid, end_utc = a.end_utc }))
-        f:close()
-      end
+      -- (sys.overwrite: an existing regular file only, never through a link)
+      sys.overwrite(M.attempt_path(dir), json.pretty({ state = "error",
+        message = a.message:sub(1, 200), host = a.host, pid = a.pid, end_utc = a.end_utc }))
     end
     error(m, 0)
   end
