@@ -562,7 +562,7 @@ function M.study_records(s, dir)
     records[r.variant] = records[r.variant] or {}
     local rec, state, why = reader.read(rdir, dir)
     if rec and rec.config_text == record.config_text(r.cfg) then
-      records[r.variant][r.seed] = assert(M.read_run(rdir, metrics))
+      records[r.variant][r.seed] = assert(M.read_run(rdir, metrics, rec))
     else
       missing[#missing + 1] = r.label
       if not rec then warnings[#warnings + 1] = reader.warning("repro analyze", rdir, state, why) end

@@ -5,6 +5,8 @@ local reader = require "repro.record.reader"
 local fs = require "repro.core.fs"
 local engine = require "engine"
 local finite = require("repro.core.base").finite
+local base = require "repro.core.base"
+local sys = require "repro.sys"
 
 local M = {}
 
@@ -113,9 +115,22 @@ function M.spikes(loss, n)
   return count, worst
 end
 
+-- The text of dir's log.csv (fs.read), which must have the SHA-256 want_sha256 when
+-- given (the sum record.verify checked), else a user error: a log changed after its
+-- record was verified is never parsed.
+function M.verified_log(dir, want_sha256)
+  local path = dir .. "/log.csv"
+  local text = fs.read(path)
+  if text and want_sha256 and sys.sha256(text) ~= want_sha256 then
+    base.user_error("%s: changed after its record was verified: not read", fs.shown(path))
+  end
+  return text
+end
+
 -- The training losses of a record's log.csv (by row; nil where a row has none) and the
 -- number of rows, read row by row (record/reader.lua); nil when it has no loss column.
-function M.log_losses(dir)
+-- With want_sha256, the log read must have that SHA-256 (reader.each_log_row).
+function M.log_losses(dir, want_sha256)
   local loss, at = {}, nil
   local cols, n = reader.each_log_row(dir, function(columns, values, row)
     if not at then
@@ -125,7 +140,7 @@ function M.log_losses(dir)
       at = at or false
     end
     if at then loss[row] = values[at] end
-  end)
+  end, want_sha256)
   for _, c in ipairs(cols) do
     if c == "loss" then return loss, n end
   end
@@ -140,13 +155,15 @@ end
 -- one trained or copied it (a from-scratch `make reproduce` trains claim_search's copy of
 -- prelim's config itself, since prelim comes later).  Where a record came from is in its
 -- manifest.json (`copied_from`) and in the paper's compute appendix.
-function M.read_run(dir, metrics)
-  local rec, why = reader.load(dir)
+function M.read_run(dir, metrics, checked)
+  local rec, why = checked, nil
+  if not rec then rec, why = reader.load(dir) end
   if not rec then return nil, dir .. ": " .. why end
+  local kept = rec.verified or { texts = {}, sha256 = {} }
   local m = rec.metrics
   local diverged = m.diverged == true
   local derived = { diverged = diverged and 1 or 0 }
-  local loss, n = M.log_losses(dir)
+  local loss, n = M.log_losses(dir, kept.sha256["log.csv"])
   if loss then
     local n_spikes, max_ratio = M.spikes(loss, n)
     derived.n_spikes, derived.max_loss_ratio = n_spikes, max_ratio
@@ -158,7 +175,7 @@ function M.read_run(dir, metrics)
     if DERIVED[name] then
       v = derived[name]
     elseif name == "clip_fraction" or name:match("^val_loss_after_%d+$") then
-      log = log or M.parse_log(fs.read(dir .. "/log.csv"))
+      log = log or M.parse_log(M.verified_log(dir, kept.sha256["log.csv"]))
       v = requested_value(name, log, cfg)
     elseif type(m[name]) == "number" then
       v = m[name]
@@ -175,7 +192,8 @@ function M.read_run(dir, metrics)
   end
   -- per-item task correctness (tasks.csv, runs with the config key tasks):
   -- task_items["<task>/<shots>"] = { 0|1, ... } in item order
-  local csv = not diverged and fs.read(dir .. "/tasks.csv")
+  local csv = not diverged and (kept.texts["tasks.csv"] or
+    (not rec.verified and fs.read(dir .. "/tasks.csv")))
   if csv then
     run.task_items = {}
     for task, shots, item, correct in csv:gmatch("([%w_]+),(%d+),(%d+),(%d),%d\n") do

@@ -115,7 +115,7 @@ function M.curves_csv(runs, columns, out)
           out.write(prefix .. step .. "," .. h .. "," .. results.csv_field(v) .. "\n")
         end
       end
-    end)
+    end, r.log_sha256)
   end
 end
 

@@ -157,10 +157,14 @@ end
 --   "mismatch"     a file differs from its recorded SHA-256, is missing or inconsistent,
 --                  or a field of manifest.json changed (manifest_sha256)
 --   "unfinished"   no metrics.json (training, stopped, killed, or never started)
--- and a list of problems (each naming the file) for "mismatch".
+-- and a list of problems (each naming the file) for "mismatch".  For "verified", a third
+-- value: the bytes that were verified, read once (fs.read: the safe reader) and hashed
+-- from that same text, { texts = {config.json, metrics.json [, tasks.csv] -> text},
+-- sha256 = {file -> sum} } (log.csv by its sum only): a reader uses these texts, never
+-- a second read of the file, which may have been swapped since (record/reader.lua).
 function M.verify(dir)
   if not is_file(dir .. "/metrics.json") then return "unfinished", {} end
-  local problems = {}
+  local problems, kept = {}, { texts = {}, sha256 = {} }
   local function bad(fmt, ...) problems[#problems + 1] = string.format(fmt, ...) end
   local mtext = fs.read(dir .. "/manifest.json")
   local ok, man = pcall(json.decode, mtext or "")
@@ -172,7 +176,17 @@ function M.verify(dir)
     local sums = man.sha256
     for _, f in ipairs(hashed(dir, sums)) do
       local want = type(sums) == "table" and sums[f]
-      local got = sys.sha256_file(dir .. "/" .. f, true)
+      local got
+      if f == "log.csv" then
+        -- hashed as a stream (a long log is never held); its readers stream it again and
+        -- compare what they read with this sum (record/reader.lua each_log_row)
+        got = sys.sha256_file(dir .. "/" .. f, true)
+      else
+        local text = is_file(dir .. "/" .. f) and fs.read(dir .. "/" .. f)
+        got = text and sys.sha256(text)
+        kept.texts[f] = text or nil
+      end
+      kept.sha256[f] = got
       if type(want) ~= "string" or not want:match("^%x+$") or #want ~= 64 then
         bad("manifest.json: sha256[%q] missing or malformed", f)
       elseif not got then
@@ -190,7 +204,7 @@ function M.verify(dir)
         "not the digest of the others)", type(digest) == "string" and
         base.printable(digest:sub(1, 12)) or "malformed")
     end
-    if #problems == 0 then return "verified", problems end
+    if #problems == 0 then return "verified", problems, kept end
     return "mismatch", problems
   end
   -- Without checksums: the consistency the record's own fields allow.

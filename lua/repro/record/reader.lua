@@ -12,10 +12,13 @@
 --
 -- Callers warn about a refused record (M.warning gives the text) and go on without it.
 -- log.csv is read row by row (M.each_log_row), never whole, so a reader's memory does not
--- grow with the number of records or the length of a log.
+-- grow with the number of records or the length of a log; a line is bounded in length.
+-- Read once: config.json, metrics.json and tasks.csv are parsed from the very bytes
+-- record.verify hashed (M.read), and a streamed log.csv must hash to the sum verified.
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"
+local base = require "repro.core.base"
 local record = require "repro.record"
 
 local M = {}
@@ -36,16 +39,17 @@ function M.link_in(dir, top)
   return nil
 end
 
--- Whether the record in dir (under top) may be read: "ok", or "link", "mismatch",
--- "untrusted" or "unfinished" and why (a sentence naming no path).
+-- Whether the record in dir (under top) may be read: "ok", nil and the verified bytes
+-- (record.verify's third value), or "link", "mismatch", "untrusted" or "unfinished" and
+-- why (a sentence naming no path).
 function M.check(dir, top)
   local link = M.link_in(dir, top or dir)
   if link then
     return "link", string.format("%s is a symbolic link (records trees hold none; not followed)",
       fs.shown(link))
   end
-  local state, problems = record.verify(dir)
-  if state == "verified" then return "ok" end
+  local state, problems, kept = record.verify(dir)
+  if state == "verified" then return "ok", nil, kept end
   if state == "mismatch" then
     return "mismatch", string.format("its record fails its checksums (%s); bin/repro verify %s",
       table.concat(problems, "; "), fs.shown(dir))
@@ -61,22 +65,28 @@ function M.warning(who, dir, state, why)
   return string.format("%s: %s: skipped: %s", who, fs.shown(dir), why)
 end
 
--- A checked record's config.json and metrics.json: {dir, config_text, config, metrics},
--- or nil and why.
-function M.load(dir)
-  local text = fs.read(dir .. "/config.json")
+-- A checked record's config.json and metrics.json: {dir, config_text, config, metrics,
+-- verified}, or nil and why.  With kept (M.check's third value), the texts parsed are the
+-- bytes that were verified, read once: a file swapped on disk after the check is never
+-- what is shown or compared; rec.verified keeps them (texts, sha256) for the readers of
+-- log.csv and tasks.csv.  Without kept (a caller that checked the record itself), the
+-- files are read again.
+function M.load(dir, kept)
+  local texts = kept and kept.texts or {}
+  local text = texts["config.json"] or fs.read(dir .. "/config.json")
   local ok, cfg = pcall(json.decode, text or "")
   if not ok or type(cfg) ~= "table" then return nil, "config.json is not valid JSON" end
-  local mok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
+  local mok, m = pcall(json.decode, texts["metrics.json"] or fs.read(dir .. "/metrics.json") or "")
   if not mok or type(m) ~= "table" then return nil, "metrics.json is not valid JSON" end
-  return { dir = dir, config_text = text, config = cfg, metrics = m }
+  return { dir = dir, config_text = text, config = cfg, metrics = m, verified = kept }
 end
 
--- M.check, then M.load: the record, or nil, its state and why.
+-- M.check, then M.load of the bytes M.check verified: the record, or nil, its state and
+-- why.
 function M.read(dir, top)
-  local state, why = M.check(dir, top)
+  local state, why, kept = M.check(dir, top)
   if state ~= "ok" then return nil, state, why end
-  local rec, err = M.load(dir)
+  local rec, err = M.load(dir, kept)
   if not rec then return nil, "unreadable", err end
   return rec
 end
@@ -90,17 +100,34 @@ function M.log_number(s)
   return tonumber(s)
 end
 
+-- The longest line a log.csv may have: a row of a few dozen numbers is under 1 KiB, so
+-- 64 KiB is far above any real row and one line of a forged log cannot take more.
+M.LOG_LINE_MAX_BYTES = 64 * 1024
+
 -- Calls fn(columns, values, row) for each row of dir's log.csv, in order (values by
--- column position, numbers or nil; row from 1), one line in memory at a time; returns
--- the columns and the number of rows.  Empty lines are skipped, as the analysis's
--- parse_log skips them.  A log.csv that is not a regular file reads as empty.
-function M.each_log_row(dir, fn)
+-- column position, numbers or nil; row from 1), one line in memory at a time, each at
+-- most M.LOG_LINE_MAX_BYTES (sys.lines: the safe reader's rules); returns the columns and
+-- the number of rows.  Empty lines are skipped, as the analysis's parse_log skips them.
+-- A log.csv that is not a regular file reads as empty.  A longer line is a user error
+-- naming the file and the line.  With want_sha256 (the sum record.verify checked), the
+-- bytes read are hashed as they stream and must have that sum at the end, else a user
+-- error: values already passed to fn came from a file changed after it was verified (the
+-- caller discards what it made of them, as export --curves aborts its output).
+function M.each_log_row(dir, fn, want_sha256)
   local path = dir .. "/log.csv"
   local st = sys.lstat(path)
-  local f = st and st.type == "file" and io.open(path, "rb")
-  if not f then return {}, 0 end
+  local r = st and st.type == "file" and sys.lines(path, M.LOG_LINE_MAX_BYTES)
+  if not r then return {}, 0 end
   local cols, n = nil, 0
-  for line in f:lines() do
+  while true do
+    local line, err = r:next()
+    if not line then
+      if err then
+        r:close()
+        base.user_error("%s", base.printable(err))
+      end
+      break
+    end
     if line ~= "" then
       if not cols then
         cols = {}
@@ -116,20 +143,27 @@ function M.each_log_row(dir, fn)
       end
     end
   end
-  f:close()
+  local got = r:sha256()
+  r:close()
+  if want_sha256 and got ~= want_sha256 then
+    base.user_error("%s: changed after its record was verified (SHA-256 %s, verified %s): " ..
+      "not read", fs.shown(path), got:sub(1, 12), tostring(want_sha256):sub(1, 12))
+  end
   return cols or {}, n
 end
 
--- The columns of dir's log.csv (its first line), read alone.
+-- The columns of dir's log.csv (its first line, at most M.LOG_LINE_MAX_BYTES), read
+-- alone; a longer line is a user error naming the file and the line.
 function M.log_columns(dir)
   local path = dir .. "/log.csv"
   local st = sys.lstat(path)
-  local f = st and st.type == "file" and io.open(path, "rb")
-  if not f then return {} end
-  local line = f:read("l") or ""
-  f:close()
+  local r = st and st.type == "file" and sys.lines(path, M.LOG_LINE_MAX_BYTES)
+  if not r then return {} end
+  local line, err = r:next()
+  r:close()
+  if err then base.user_error("%s", base.printable(err)) end
   local cols = {}
-  if line ~= "" then
+  if line and line ~= "" then
     for name in (line .. ","):gmatch("([^,]*),") do cols[#cols + 1] = name end
   end
   return cols

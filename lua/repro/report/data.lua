@@ -73,6 +73,7 @@ function Study:record(variant, seed)
     return r
   end
   r.metrics, r.config = rec.metrics, rec.config
+  r.log_sha256 = rec.verified and rec.verified.sha256["log.csv"]
   return r
 end
 
@@ -80,7 +81,11 @@ function Study:log(variant, seed)
   local r = self:record(variant, seed)
   if self.no_records or not r.metrics then return nil end
   if r.log == nil then
+    -- the log whose SHA-256 the record's check verified, or none
     local text = fs.read(self:run_dir(variant, seed) .. "/log.csv")
+    if text and r.log_sha256 and require("repro.sys").sha256(text) ~= r.log_sha256 then
+      text = nil
+    end
     r.log = text and analysis.parse_log(text) or false
   end
   return r.log or nil

@@ -28,6 +28,7 @@
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local extension = require "repro.core.extension"
+local sandbox = require "repro.sandbox"
 local data = require "repro.report.data"
 local tables = require "repro.report.tex_tables"
 local numbers = require "repro.report.tex_numbers"
@@ -168,8 +169,10 @@ function M.check_factor(path, f)
   return f
 end
 
--- Reads the manifest at `path`: a Lua file that returns plain data (loaded with no
--- globals at all, so it cannot do anything but build its table):
+-- Reads the manifest at `path` (fs.read: the safe reader): a Lua file that returns plain
+-- data, evaluated in the study sandbox under its limits (lua/lsandbox.c, sandbox.LIMITS:
+-- memory, Lua instructions, wall-clock time; only plain data comes back), so it cannot
+-- do anything but build its table, and an endless loop in it is an error, not a hang:
 --   studies = { "<study>", ... }   the studies the paper discusses, in its order
 --   appendix = { "<study>", ... }  optional: studies the paper shows in its generated
 --                                  appendix only (a section each); a study in neither
@@ -204,10 +207,20 @@ end
 function M.load_manifest(path)
   local src, rerr = fs.read(path)
   if not src then user_error("report: the paper's manifest %s: %s", path, require("repro.core.base").printable(tostring(rerr))) end
-  local chunk, err = load(src, "@" .. path, "t", {})
-  if not chunk then user_error("report: the paper's manifest %s: %s", path, err) end
-  local ok, m = pcall(chunk)
-  if not ok then user_error("report: the paper's manifest %s: %s", path, tostring(m)) end
+  local ok, m, msg = sandbox.eval(src, "@" .. path, sandbox.LIMITS)
+  if not ok then
+    local L = sandbox.LIMITS
+    local where = " of the study sandbox (lua/lsandbox.c, sandbox.LIMITS)"
+    local why = ({
+      memory = string.format("exceeded the %d MiB memory limit", L.memory_bytes // (1024 * 1024))
+        .. where,
+      instructions = string.format("exceeded the limit of %d Lua instructions", L.instructions)
+        .. where .. ": an endless loop?",
+      time = string.format("exceeded the %g s time limit", L.wall_s) .. where,
+      result = "what it returns is not plain data: " .. tostring(msg),
+    })[m] or tostring(msg)
+    user_error("report: the paper's manifest %s: %s", path, base.printable(why))
+  end
   if type(m) ~= "table" then user_error("report: %s: expected it to return a table", path) end
   for _, k in ipairs({ "studies", "tables", "figures" }) do
     if type(m[k]) ~= "table" then user_error("report: %s: %s: expected a list", path, k) end

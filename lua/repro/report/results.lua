@@ -145,8 +145,9 @@ function M.read_run(rec, with_derived)
       metrics[k] = v
     end
   end
+  local log_sha = rec.verified and rec.verified.sha256["log.csv"]
   local loss, n = nil, 0
-  if with_derived then loss, n = records.log_losses(dir) end
+  if with_derived then loss, n = records.log_losses(dir, log_sha) end
   if loss then
     local n_spikes, max_ratio = records.spikes(loss, n)
     metrics.n_spikes = n_spikes
@@ -155,7 +156,7 @@ function M.read_run(rec, with_derived)
   end
   local variant_dir, seed_dir = dir:match("([^/]+)/([^/]+)/*$")
   local study = dir:match("([^/]+)/[^/]+/[^/]+/*$")
-  local run = { dir = dir, config = full_config(rec.config), metrics = metrics,
+  local run = { dir = dir, config = full_config(rec.config), metrics = metrics, log_sha256 = log_sha,
     seed = math.tointeger(rec.config.seed), variant = variant_dir or dir, study = study or "" }
   if not (seed_dir or ""):match("^seed%-%d+$") then
     -- a run record outside the <study>/<variant>/seed-<s>/ layout: named by its folder

@@ -157,14 +157,10 @@ local function evaluate(path, listing)
     user_error(string.format("study: %s: %d bytes, more than the %d MiB a study file may " ..
       "have", path, st.size, M.MAX_SOURCE_BYTES // (1024 * 1024)))
   end
-  local f, err = io.open(path, "rb")
-  if not f then
-    user_error(string.format("study: %s: cannot read the study file: %s", path, err))
-  end
-  local src = f:read(M.MAX_SOURCE_BYTES + 1)
-  f:close()
-  if src == nil then
-    user_error(string.format("study: %s: cannot read the study file", path))
+  local src, err = fs.read(path, M.MAX_SOURCE_BYTES)
+  if not src then
+    user_error(string.format("study: %s: cannot read the study file: %s", path,
+      base.printable(tostring(err))))
   end
   local ok, value, msg
   if listing then
@@ -231,14 +227,24 @@ local function check_identity(P, path, name)
 end
 
 -- Refuses to let the study at `file` write `dir` (<out-root>/<name>/) when the folder's
--- manifest.json or summary.json says another, existing study file made it.
+-- manifest.json or summary.json says another, existing study file made it.  Both come
+-- with the records tree, so both are read by the safe reader (fs.read: a regular file,
+-- no link, size-bounded, opened non-blocking): one that exists but is not such a file (a
+-- FIFO, a link to /dev/zero) is refused, naming it, never waited on or read without end.
 function M.check_owner(dir, file)
   local mine = sys.realpath(file)
   for _, f in ipairs({ "manifest.json", "summary.json" }) do
-    local text = io.open(dir .. "/" .. f, "rb")
+    local path = dir .. "/" .. f
+    local text, rerr
+    if sys.lstat(path) then
+      text, rerr = fs.read(path)
+      if not text then
+        user_error(string.format("study: %s: the records folder's %s cannot be read: %s",
+          file, f, base.printable(tostring(rerr))))
+      end
+    end
     if text then
-      local ok, doc = pcall(require("cjson").decode, text:read("a"))
-      text:close()
+      local ok, doc = pcall(require("cjson").decode, text)
       local owner = ok and type(doc) == "table" and type(doc.file) == "string" and doc.file
       if owner then
         local abs = owner:sub(1, 1) == "/" and owner or (host.root .. "/" .. owner)
