@@ -64,13 +64,18 @@ int af_open(af_file *a, const char *path)
     }
     strcpy(a->name, base);
     a->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    free(dir);
     if (a->dirfd < 0) {
         int e = errno;
+        struct stat st;
+        /* Linux says ENOTDIR for O_DIRECTORY|O_NOFOLLOW on a link: say what it is */
+        if (e == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+            e = ELOOP;
+        free(dir);
         af_abort(a);
         errno = e;
         return -1;
     }
+    free(dir);
     for (int i = 0; i < AF_TRIES; i++) {
         snprintf(a->tmp, strlen(base) + 64, "%s.tmp.%ld.%016llx", base, (long)getpid(),
                  (unsigned long long)temp_bits());
