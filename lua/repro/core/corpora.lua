@@ -138,16 +138,15 @@ end
 -- The text c's extraction writes (a user error naming the corpus when it fails).
 function M.extract(c)
   M.check_installed(c)
-  local errf = os.tmpname()
+  local edir = fs.private_subdir("extract") -- the private folder (fs.private_dir)
+  local errf = edir .. "/stderr.txt"
   local p = io.popen(EXTRACT_ENV .. " sh -c " .. fs.quote(c.extract) .. " </dev/null 2>" ..
     fs.quote(errf), "r")
   local text = p and p:read("a")
   local ok, _, code = true, nil, nil
   if p then ok, _, code = p:close() end
-  local ef = io.open(errf, "r")
-  local err = ef and ef:read("a") or ""
-  if ef then ef:close() end
-  os.remove(errf)
+  local err = fs.read(errf) or ""
+  fs.remove_tree(edir)
   if not p or not ok then
     user_error("corpus %s: the extraction `%s` failed (exit %s)%s", c.name, c.extract,
       tostring(code), err ~= "" and ": " .. base.printable(err:gsub("%s+$", "")) or "")

@@ -23,7 +23,7 @@ local reader = require "repro.record.reader"
 local results = require "repro.report.results"
 local host = require "repro.host"
 local sys = require "repro.sys"
-local t = check.new("test_security4")
+local t = check.new("test_security_io")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
 local dir = check.tmpdir()
