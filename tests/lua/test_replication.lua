@@ -237,6 +237,28 @@ t:ok(terminal:find("HL [Wilcoxon]*", 1, true) and terminal:find("exploratory, ou
   "decision rule", 1, true) and terminal:find("replication of the originals", 1, true),
   "the verdict table shows the companions, labelled, and the replication: " .. terminal)
 
+-- The paper's tables mark a verdict whose companions read differently (robust.differs)
+local tex_tables = require "repro.report.tex_tables"
+local sdir = dir .. "/texexp/zz_repl"
+fs.mkdir_p(sdir)
+sum.records_sha256 = require("repro.record").records_digest(sdir)
+check.write(sdir .. "/summary.json", json.pretty(sum))
+local st = require("repro.report.data").load_study(dir .. "/texexp", "zz_repl", nil, nil,
+  { trust_summaries = true })
+local tables = tex_tables.paired_table(st) .. tex_tables.interactions_table(st)
+local n_differ = 0
+for _, e in ipairs(family) do
+  if #e.robust.differs > 0 then n_differ = n_differ + 1 end
+  t:eq(e.robust.differs[1] ~= nil, #e.robust.leave_one_out.changes > 0 or
+    (e.robust.p_sign and e.robust.p_sign <= 0.05 and e.verdict ~= "better" and
+      e.verdict ~= "worse") or (e.robust.ci ~= nil and ((e.robust.ci[1] > 0 or e.robust.ci[2] < 0)
+      ~= (e.verdict == "better" or e.verdict == "worse"))) or false,
+    (e.treatment or e.name) .. ": differs exactly by its rule")
+end
+local _, marks = tables:gsub("exploratory, outside the rule: Hodges", "")
+t:ok(n_differ > 0 and marks == n_differ, string.format("the tables mark the %d entries whose " ..
+  "companions read differently (%d notes)", n_differ, marks))
+
 -- A user's study with an original gets a replication section in its own report ---------
 local exp = dir .. "/experiments"
 local user = dir .. "/zz_user.lua"

@@ -46,8 +46,30 @@ function M.leave_one_out(family, seeds, refit)
     if e.robust then
       e.robust.leave_one_out = { exploratory = true, seeds = #seeds,
         changes = json.array(changes[i]) }
+      e.robust.differs = json.array(M.differs(e.robust, e.verdict))
     end
   end
+end
+
+-- Where the companions r read differently from a verdict (codes, in this order):
+--   sign_test          the sign test rejects at alpha, the verdict is neither better nor
+--                      worse;
+--   wilcoxon_interval  the Wilcoxon interval excludes 0 and the verdict is neither better
+--                      nor worse, or it holds 0 and the verdict is one (an undefined
+--                      interval, too few seeds for it, reads no way);
+--   leave_one_out      removing one seed changes the verdict.
+function M.differs(r, verdict)
+  local decided = verdict == "better" or verdict == "worse"
+  local codes = {}
+  if r.p_sign and r.p_sign <= r.alpha and not decided then codes[#codes + 1] = "sign_test" end
+  local excludes = r.ci and (r.ci[1] > 0 or r.ci[2] < 0)
+  if r.ci and ((excludes and not decided) or (decided and not excludes)) then
+    codes[#codes + 1] = "wilcoxon_interval"
+  end
+  if r.leave_one_out and #r.leave_one_out.changes > 0 then
+    codes[#codes + 1] = "leave_one_out"
+  end
+  return codes
 end
 
 -- The Hodges-Lehmann estimate and its interval: "-0.01466 [-0.03098, 0.01741]", or with
