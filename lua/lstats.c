@@ -38,8 +38,21 @@
  *       init[group][seed] -> table: curve[group][point], sensitivity, ci, diff (minus the
  *       ref group's), diff_ci, own, own_ci, own_diff, own_diff_ci (against each group's
  *       own best), ell_star, star = {group, point}, exact, total
+ *   stats.robust(a, b [, {alpha=0.05}]) -> table (exploratory, stats.h stats_robust): n,
+ *       alpha, positive, negative, zeros, ties, hl (Hodges-Lehmann), ci and ci_level (the
+ *       exact Wilcoxon interval; absent when 2^(1 - n) > alpha), w_plus and p_wilcoxon
+ *       (exact signed rank; absent when every difference is 0), p_sign (sign test; same)
+ *   stats.original_from_arms(mean, sd, n [, {log_ratio=false}]) for {baseline, treatment}
+ *       -> {estimate, se, sd, n1, n2}: an original unpaired comparison from its arms
+ *   stats.replication(original, {mean=, sd=, n=} [, {alpha=0.05, margin=0}]) for an
+ *       original {estimate=, se=, sd=, n1=, n2=0 (paired)} -> table: n, estimate,
+ *       original, diff, alpha, same_direction, d33, d33_raw, and with n >= 2 and sd > 0
+ *       se, df, ci, original_in_ci, pi, in_pi, telescope_t, telescope_p, too_small,
+ *       (margin > 0) margin, diff_se, diff_df, tost_p, tost_p_lower, tost_p_upper,
+ *       tost_ci, equivalent
  * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
- *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX.
+ *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX,
+ *   ROBUST_MAX_N.
  * Intervals are {lo, hi}.  A quantity that is undefined for the data is absent (nil),
  * never NaN: then `degenerate` is true and `flags` holds the codes of why: small_n,
  * constant, bca_undefined (with `bca_reason`: "small_n", "equal_resamples",
@@ -949,6 +962,156 @@ static int l_lr_sensitivity(lua_State *L)
     return 1;
 }
 
+static int l_robust(lua_State *L)
+{
+    static const char *const known[] = {"alpha", NULL};
+    size_t na, nb;
+    lua_settop(L, 3);
+    const double *a = check_vector(L, 1, "a", &na);
+    const double *b = check_vector(L, 2, "b", &nb);
+    check_options(L, 3, known);
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    stats_robust_result r;
+    stats_error err;
+    int status = stats_robust(a, na, b, nb, alpha, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 14);
+    set_integer(L, "n", (lua_Integer)r.n);
+    set_number(L, "alpha", r.alpha);
+    set_integer(L, "positive", (lua_Integer)r.positive);
+    set_integer(L, "negative", (lua_Integer)r.negative);
+    set_integer(L, "zeros", (lua_Integer)r.zeros);
+    set_boolean(L, "ties", r.ties);
+    if (r.have_hl)
+        set_number(L, "hl", r.hl);
+    if (r.have_ci) {
+        set_interval(L, "ci", r.ci);
+        set_number(L, "ci_level", r.ci_level);
+    }
+    if (r.have_p_wilcoxon) {
+        set_number(L, "w_plus", r.w_plus);
+        set_number(L, "p_wilcoxon", r.p_wilcoxon);
+    }
+    if (r.have_p_sign)
+        set_number(L, "p_sign", r.p_sign);
+    return 1;
+}
+
+/* A size field of a table at arg: an integer >= min. */
+static size_t need_size(lua_State *L, int arg, const char *key, lua_Integer min)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    int type = lua_getfield(L, arg, key);
+    lua_pop(L, 1);
+    if (type == LUA_TNIL) {
+        lua_pushfstring(L, "%s: missing", key);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return (size_t)opt_integer(L, arg, key, 0, min);
+}
+
+static void push_original(lua_State *L, const stats_original *o)
+{
+    lua_createtable(L, 0, 5);
+    set_number(L, "estimate", o->estimate);
+    set_number(L, "se", o->se);
+    set_number(L, "sd", o->sd);
+    set_integer(L, "n1", (lua_Integer)o->n1);
+    set_integer(L, "n2", (lua_Integer)o->n2);
+}
+
+static int l_original_from_arms(lua_State *L)
+{
+    static const char *const known[] = {"log_ratio", NULL};
+    lua_settop(L, 4);
+    size_t k[3], n[2];
+    const double *mean = check_vector(L, 1, "mean", &k[0]);
+    const double *sd = check_vector(L, 2, "sd", &k[1]);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    k[2] = (size_t)lua_rawlen(L, 3);
+    for (int i = 0; i < 3; i++)
+        luaL_argcheck(L, k[i] == 2, i + 1, "two arms expected: {baseline, treatment}");
+    for (int i = 0; i < 2; i++) {
+        lua_rawgeti(L, 3, i + 1);
+        int isint = 0;
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        luaL_argcheck(L, isint && v >= 0, 3, "n: integers >= 0 expected");
+        n[i] = (size_t)v;
+        lua_pop(L, 1);
+    }
+    check_options(L, 4, known);
+    stats_original o;
+    stats_error err;
+    int status = stats_original_from_arms(mean, sd, n, opt_boolean(L, 4, "log_ratio", 0), &o,
+                                          &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    push_original(L, &o);
+    return 1;
+}
+
+static int l_replication(lua_State *L)
+{
+    static const char *const known_o[] = {"estimate", "se", "sd", "n1", "n2", NULL};
+    static const char *const known_r[] = {"mean", "sd", "n", NULL};
+    static const char *const known[] = {"alpha", "margin", NULL};
+    lua_settop(L, 3);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_options(L, 1, known_o);
+    check_options(L, 2, known_r);
+    check_options(L, 3, known);
+    stats_original o = {.estimate = need_number(L, 1, "estimate"),
+                        .se = need_number(L, 1, "se"),
+                        .sd = need_number(L, 1, "sd"),
+                        .n1 = need_size(L, 1, "n1", 0),
+                        .n2 = (size_t)opt_integer(L, 1, "n2", 0, 0)};
+    double mean = need_number(L, 2, "mean"), sd = opt_number(L, 2, "sd", 0.0);
+    size_t n = need_size(L, 2, "n", 0);
+    stats_replication_opts opts = {.alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA),
+                                   .margin = opt_number(L, 3, "margin", 0.0)};
+    stats_replication_result r;
+    stats_error err;
+    int status = stats_replication(&o, mean, sd, n, &opts, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 24);
+    set_integer(L, "n", (lua_Integer)r.n);
+    set_number(L, "estimate", r.estimate);
+    set_number(L, "original", o.estimate);
+    set_number(L, "diff", r.diff);
+    set_number(L, "alpha", opts.alpha);
+    if (r.defined & STATS_REPL_HAVE_DIRECTION)
+        set_boolean(L, "same_direction", r.same_direction);
+    set_number(L, "d33", r.d33);
+    set_number(L, "d33_raw", r.d33_raw);
+    if (r.defined & STATS_REPL_HAVE_CI) {
+        set_number(L, "se", r.se);
+        set_integer(L, "df", (lua_Integer)r.df);
+        set_interval(L, "ci", r.ci);
+        set_boolean(L, "original_in_ci", r.orig_in_ci);
+        set_interval(L, "pi", r.pi);
+        set_boolean(L, "in_pi", r.in_pi);
+    }
+    if (r.defined & STATS_REPL_HAVE_TELESCOPE) {
+        set_number(L, "telescope_t", r.telescope_t);
+        set_number(L, "telescope_p", r.telescope_p);
+        set_boolean(L, "too_small", r.too_small);
+    }
+    if (r.defined & STATS_REPL_HAVE_TOST) {
+        set_number(L, "margin", opts.margin);
+        set_number(L, "diff_se", r.diff_se);
+        set_number(L, "diff_df", r.diff_df);
+        set_number(L, "tost_p", r.tost_p);
+        set_number(L, "tost_p_lower", r.tost_p_lower);
+        set_number(L, "tost_p_upper", r.tost_p_upper);
+        set_interval(L, "tost_ci", r.tost_ci);
+        set_boolean(L, "equivalent", r.equivalent);
+    }
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"paired", l_paired},
     {"holm", l_holm},
@@ -967,6 +1130,9 @@ static const luaL_Reg funcs[] = {
     {"anova2", l_anova2},
     {"lr_sensitivity", l_lr_sensitivity},
     {"linfit", l_linfit},
+    {"robust", l_robust},
+    {"original_from_arms", l_original_from_arms},
+    {"replication", l_replication},
     {NULL, NULL}};
 
 int luaopen_stats(lua_State *L)
@@ -982,5 +1148,6 @@ int luaopen_stats(lua_State *L)
     set_integer(L, "DEFAULT_RESAMPLES", STATS_DEFAULT_RESAMPLES);
     set_integer(L, "BCA_CAVEAT_N", STATS_BCA_CAVEAT_N);
     set_integer(L, "SEEDS_MAX", STATS_SEEDS_MAX);
+    set_integer(L, "ROBUST_MAX_N", STATS_ROBUST_MAX_N);
     return 1;
 }

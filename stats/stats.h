@@ -437,6 +437,98 @@ int stats_lr_sensitivity(const double *loss, const double *init, size_t groups, 
                          size_t n, const stats_lrsens_opts *opts, stats_lrsens_result *res,
                          stats_error *err);
 
+/* ---- Robust companions of a paired comparison (stats/robust.c) ----
+ * Exploratory, beside the paired comparison of d = b - a (no decision reads them):
+ * - the Hodges-Lehmann estimate hl: the median of the n (n + 1) / 2 Walsh averages
+ *   (d_i + d_j) / 2, i <= j (zeros included);
+ * - its interval: the exact signed-rank test inverted, [W_(c), W_(M + 1 - c)] of the
+ *   sorted Walsh averages, M = n (n + 1) / 2, c the least count with P(T+ <= c) >
+ *   alpha / 2 under the null distribution of ranks 1..n (at a shift off every Walsh
+ *   average d - theta has no zeros or ties), ci_level = 1 - 2 P(T+ <= c - 1) its exact
+ *   confidence; none (have_ci = 0) when c = 0, i.e. 2^(1 - n) > alpha (n <= 5 at .05);
+ * - the exact signed-rank test of symmetry about 0: zeros dropped (Wilcoxon's method),
+ *   |d| ranked with midranks for ties, the exact conditional distribution over every sign
+ *   pattern of the m non-zero differences, two-sided p = min(1, 2 min(P(W+ <= w),
+ *   P(W+ >= w))); none when m = 0;
+ * - the sign test: positive and negative counts (zeros dropped), two-sided binomial p at
+ *   1/2, min(1, 2 P(X <= min(positive, negative))); none when m = 0.
+ * A difference is zero, and two are tied, within STATS_TIE_RTOL times max |d|.
+ * n <= STATS_ROBUST_MAX_N.  err->arg: 1 = a, 2 = b, 3 = alpha. */
+#define STATS_ROBUST_MAX_N 300
+typedef struct {
+    size_t n, positive, negative, zeros;
+    double alpha;
+    double hl;
+    double ci[2], ci_level;
+    double w_plus, p_wilcoxon;
+    double p_sign;
+    int ties; /* tied non-zero |d| (midranks used) */
+    int have_hl, have_ci, have_p_wilcoxon, have_p_sign;
+} stats_robust_result;
+int stats_robust(const double *a, size_t na, const double *b, size_t nb, double alpha,
+                 stats_robust_result *res, stats_error *err);
+
+/* ---- A replication against an original estimate (stats/replication.c) ----
+ * The original: its estimate theta_o of a difference (treatment - baseline), its
+ * standard error se_o, the standardizer sd of its effect size (the sd of its paired
+ * differences, or its pooled sd) and its design: n1 pairs (n2 = 0) or two groups of n1
+ * and n2.  stats_original_from_arms makes one from the two arms' mean, sd and n
+ * (index 0 the baseline, 1 the treatment), unpaired: theta_o = m1 - m0, or with
+ * log_ratio ln(m1 / m0) with each arm's sd on the log scale sd / m (the delta method);
+ * se_o = sqrt(s0^2 / n0 + s1^2 / n1), sd the pooled sd.
+ * The replication: a paired comparison's mean difference theta_r, sd and n pairs, se_r
+ * = sd / sqrt(n), df = n - 1.  stats_replication computes at level alpha:
+ *   ci          theta_r +- t_{1-alpha/2, df} se_r, and orig_in_ci;
+ *   pi          the prediction interval for a replication (Patil, Peng & Leek 2016):
+ *               theta_o +- z_{1-alpha/2} sqrt(se_o^2 + se_r^2), and in_pi;
+ *   d33         small telescopes (Simonsohn 2015): the standardized effect with power 1/3
+ *               for the original's two-sided t-test at alpha (noncentral t; paired: df =
+ *               n1 - 1, ncp = d sqrt(n1); two groups: df = n1 + n2 - 2, ncp = d sqrt(n1 n2
+ *               / (n1 + n2))); d33_raw = d33 sd in the metric's units; the one-sided test
+ *               of theta_r's effect in the original's direction s = sign(theta_o) being
+ *               below it: telescope_t = (s theta_r - d33_raw) / se_r, telescope_p =
+ *               P(T_df <= telescope_t), too_small = telescope_p <= alpha;
+ *   tost        (margin > 0) diff = theta_r - theta_o, diff_se = sqrt(se_o^2 + se_r^2),
+ *               Welch-Satterthwaite diff_df = diff_se^4 / (se_o^4 / df_o + se_r^4 / df)
+ *               (df_o = n1 - 1, or n1 + n2 - 2), p_lower = P(T >= (diff + margin) /
+ *               diff_se), p_upper = P(T <= (diff - margin) / diff_se), tost_p the larger,
+ *               tost_ci the 1 - 2 alpha interval of diff, equivalent = tost_p <= alpha.
+ * same_direction: theta_r theta_o > 0 (undefined when theta_o = 0).  With n < 2 or sd = 0
+ * only d33 and the direction are defined (`defined` bits).  err->arg: 1 = the original,
+ * 2 = the replication, 3 = opts. */
+typedef struct {
+    double estimate, se, sd;
+    size_t n1, n2;
+} stats_original;
+int stats_original_from_arms(const double mean[2], const double sd[2], const size_t n[2],
+                             int log_ratio, stats_original *o, stats_error *err);
+typedef struct {
+    double alpha;  /* (0, 0.5) */
+    double margin; /* >= 0; 0: no TOST */
+} stats_replication_opts;
+enum stats_replication_field {
+    STATS_REPL_HAVE_DIRECTION = 1u << 0,
+    STATS_REPL_HAVE_CI = 1u << 1,
+    STATS_REPL_HAVE_PI = 1u << 2,
+    STATS_REPL_HAVE_D33 = 1u << 3,
+    STATS_REPL_HAVE_TELESCOPE = 1u << 4,
+    STATS_REPL_HAVE_TOST = 1u << 5,
+};
+typedef struct {
+    size_t n;
+    double estimate, se, df;
+    double ci[2], pi[2];
+    int orig_in_ci, in_pi, same_direction;
+    double d33, d33_raw, telescope_t, telescope_p;
+    int too_small;
+    double diff, diff_se, diff_df, tost_p_lower, tost_p_upper, tost_p, tost_ci[2];
+    int equivalent;
+    unsigned defined; /* enum stats_replication_field bits */
+} stats_replication_result;
+int stats_replication(const stats_original *o, double rep_mean, double rep_sd, size_t rep_n,
+                      const stats_replication_opts *opts, stats_replication_result *res,
+                      stats_error *err);
+
 /* ---- Linear fit (stats/linfit.c) ----
  * Ordinary least squares y = intercept + slope x over n >= 3 points (gsl_fit_linear), the
  * slope's standard error and (1 - alpha) t interval on n - 2 degrees of freedom, and the

@@ -1,5 +1,6 @@
 /* The C API of stats/ against tests/vectors/stats.json (the shared reference values)
- * and tests/vectors/nct.json (noncentral t CDF values from mpmath and scipy), its
+ * and tests/vectors/nct.json (noncentral t CDF values from mpmath and scipy), the robust and
+ * replication statistics against tests/vectors/replication_ref.json (scipy, statsmodels), its
  * degenerate paths and bad arguments, and properties (Holm monotone, exact bootstrap
  * equal to brute force, sign-flip Monte Carlo near its exact value, determinism).
  * No reference value is typed in here: every one is read from the JSON files. */
@@ -737,6 +738,125 @@ static void check_rng(void)
     gsl_rng_free(r);
 }
 
+/* Within rtol of want, or both "absent": want null and the result's flag 0. */
+static void check_opt(int have, double got, const jv *want, double rtol, const char *what,
+                      size_t i)
+{
+    if (!want || want->type == JV_NULL) {
+        CHECK(!have, "%s case %zu: absent in the reference, present here", what, i + 1);
+        return;
+    }
+    CHECK(have && near_rel(got, jv_num(want), rtol) ,
+          "%s case %zu: got %.17g, want %.17g", what, i + 1, got, jv_num(want));
+}
+
+/* stats_robust against tests/vectors/replication_ref.json "robust" (scipy). */
+static void check_robust(const jv *cases)
+{
+    CHECK(cases && cases->type == JV_ARR && cases->n >= 40, "robust: at least 40 cases");
+    for (size_t i = 0; cases && i < cases->n; i++) {
+        const jv *c = jv_at(cases, i);
+        double a[64], b[64];
+        size_t n = read_array(jv_get(c, "a", NULL), a, 64);
+        read_array(jv_get(c, "b", NULL), b, 64);
+        stats_robust_result r;
+        stats_error err;
+        int status = stats_robust(a, n, b, n, jv_num(jv_get(c, "alpha", NULL)), &r, &err);
+        CHECK(status == STATS_OK, "robust case %zu: status %d", i + 1, status);
+        double scale = 0.0;
+        for (size_t k = 0; k < n; k++)
+            scale = fmax(scale, fabs(b[k] - a[k]));
+        double hl = jv_num(jv_get(c, "hl", NULL));
+        CHECK(fabs(r.hl - hl) <= 1e-9 * scale, "robust case %zu: hl %.17g, want %.17g", i + 1,
+              r.hl, hl);
+        const jv *ci = jv_get(c, "ci", NULL);
+        if (ci && ci->type == JV_ARR) {
+            CHECK(r.have_ci && fabs(r.ci[0] - jv_num(jv_at(ci, 0))) <= 1e-9 * scale &&
+                      fabs(r.ci[1] - jv_num(jv_at(ci, 1))) <= 1e-9 * scale,
+                  "robust case %zu: interval [%.17g, %.17g]", i + 1, r.ci[0], r.ci[1]);
+        } else {
+            CHECK(!r.have_ci, "robust case %zu: an interval where the test cannot reach alpha",
+                  i + 1);
+        }
+        check_opt(r.have_ci, r.ci_level, jv_get(c, "ci_level", NULL), 1e-12, "robust ci_level", i);
+        check_opt(r.have_p_wilcoxon, r.p_wilcoxon, jv_get(c, "p_wilcoxon", NULL), 1e-9,
+                  "robust p_wilcoxon", i);
+        check_opt(r.have_p_sign, r.p_sign, jv_get(c, "p_sign", NULL), 1e-9, "robust p_sign", i);
+        CHECK(r.positive == (size_t)jv_num(jv_get(c, "positive", NULL)) &&
+                  r.negative == (size_t)jv_num(jv_get(c, "negative", NULL)) &&
+                  r.zeros == (size_t)jv_num(jv_get(c, "zeros", NULL)),
+              "robust case %zu: signs %zu/%zu/%zu", i + 1, r.positive, r.negative, r.zeros);
+    }
+}
+
+/* stats_original_from_arms and stats_replication against "replication" (scipy,
+ * statsmodels); t-quantile values to 1e-8 (scipy 1.10's t.isf, as for the TOST). */
+static void check_replication(const jv *cases)
+{
+    CHECK(cases && cases->type == JV_ARR && cases->n >= 40, "replication: at least 40 cases");
+    for (size_t i = 0; cases && i < cases->n; i++) {
+        const jv *c = jv_at(cases, i), *w = jv_get(c, "want", NULL);
+        stats_original o = {.estimate = jv_num(jv_get(c, "original", "estimate", NULL)),
+                            .se = jv_num(jv_get(c, "original", "se", NULL)),
+                            .sd = jv_num(jv_get(c, "original", "sd", NULL)),
+                            .n1 = (size_t)jv_num(jv_get(c, "original", "n1", NULL)),
+                            .n2 = (size_t)jv_num(jv_get(c, "original", "n2", NULL))};
+        stats_error err;
+        const jv *arms = jv_get(c, "arms", NULL);
+        if (arms) {
+            double mean[2], sd[2], nd[2];
+            read_array(jv_get(arms, "mean", NULL), mean, 2);
+            read_array(jv_get(arms, "sd", NULL), sd, 2);
+            read_array(jv_get(arms, "n", NULL), nd, 2);
+            size_t n[2] = {(size_t)nd[0], (size_t)nd[1]};
+            stats_original got;
+            int status = stats_original_from_arms(mean, sd, n,
+                                                  (int)jv_num(jv_get(arms, "log_ratio", NULL)),
+                                                  &got, &err);
+            CHECK(status == STATS_OK && near_rel(got.estimate, o.estimate, 1e-12) &&
+                      near_rel(got.se, o.se, 1e-12) && near_rel(got.sd, o.sd, 1e-12),
+                  "replication case %zu: the original from its arms", i + 1);
+        }
+        stats_replication_opts opts = {.alpha = jv_num(jv_get(c, "alpha", NULL)),
+                                       .margin = jv_num(jv_get(c, "margin", NULL))};
+        stats_replication_result r;
+        int status = stats_replication(&o, jv_num(jv_get(c, "rep", "mean", NULL)),
+                                       jv_num(jv_get(c, "rep", "sd", NULL)),
+                                       (size_t)jv_num(jv_get(c, "rep", "n", NULL)), &opts, &r,
+                                       &err);
+        CHECK(status == STATS_OK, "replication case %zu: status %d", i + 1, status);
+        check_opt(1, r.d33, jv_get(w, "d33", NULL), 1e-8, "replication d33", i);
+        const jv *ci = jv_get(w, "ci", NULL), *pi = jv_get(w, "pi", NULL);
+        int have_ci = (r.defined & STATS_REPL_HAVE_CI) != 0;
+        check_opt(have_ci, r.ci[0], ci ? jv_at(ci, 0) : NULL, 1e-8, "replication ci lo", i);
+        check_opt(have_ci, r.ci[1], ci ? jv_at(ci, 1) : NULL, 1e-8, "replication ci hi", i);
+        check_opt(have_ci, r.pi[0], pi ? jv_at(pi, 0) : NULL, 1e-8, "replication pi lo", i);
+        check_opt(have_ci, r.pi[1], pi ? jv_at(pi, 1) : NULL, 1e-8, "replication pi hi", i);
+        check_opt((r.defined & STATS_REPL_HAVE_TELESCOPE) != 0, r.telescope_p,
+                  jv_get(w, "telescope_p", NULL), 1e-8, "replication telescope p", i);
+        check_opt((r.defined & STATS_REPL_HAVE_TOST) != 0, r.tost_p, jv_get(w, "tost_p", NULL),
+                  1e-8, "replication TOST p", i);
+        if (have_ci)
+            CHECK(r.in_pi == (int)jv_num(jv_get(w, "in_pi", NULL)) &&
+                      r.too_small == (int)jv_num(jv_get(w, "too_small", NULL)),
+                  "replication case %zu: in_pi %d, too_small %d", i + 1, r.in_pi, r.too_small);
+    }
+    /* bad originals name the field */
+    stats_original bad = {.estimate = 0.1, .se = 0.0, .sd = 1.0, .n1 = 3, .n2 = 0};
+    stats_replication_opts opts = {.alpha = 0.05, .margin = 0.0};
+    stats_replication_result r;
+    stats_error err;
+    CHECK(stats_replication(&bad, 0.1, 0.1, 5, &opts, &r, &err) == STATS_EINVAL &&
+              err.arg == 1 && strstr(err.msg, "se:"),
+          "replication: se = 0 refused, naming se");
+    double mean[2] = {1.0, -1.0}, sd[2] = {1.0, 1.0};
+    size_t n[2] = {3, 3};
+    stats_original o;
+    CHECK(stats_original_from_arms(mean, sd, n, 1, &o, &err) == STATS_EINVAL &&
+              strstr(err.msg, "treatment mean"),
+          "original_from_arms: a negative mean on the log scale refused");
+}
+
 int main(int argc, char **argv)
 {
     const char *stats_path = argc > 1 ? argv[1] : "tests/vectors/stats.json";
@@ -753,6 +873,14 @@ int main(int argc, char **argv)
         jv_free(doc);
     }
     check_nct(nct_path);
+    const char *repl_path = argc > 3 ? argv[3] : "tests/vectors/replication_ref.json";
+    jv *repl = jv_load(repl_path);
+    CHECK(repl != NULL, "read %s", repl_path);
+    if (repl) {
+        check_robust(jv_get(repl, "robust", NULL));
+        check_replication(jv_get(repl, "replication", NULL));
+        jv_free(repl);
+    }
     check_degenerate();
     check_bad_arguments();
     check_holm_properties();

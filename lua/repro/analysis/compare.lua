@@ -1,12 +1,14 @@
 -- The paired comparisons of a study's summary (lua/repro/analysis/init.lua's header):
 -- runs paired by (init_seed, data_seed), every stats.paired field, the decision test's p
 -- and interval, TOST, MDE at alpha / m and the probability of improvement for the
--- family, and rule 1's p when the study registered it.  The steps share the context
+-- family, rule 1's p when the study registered it, and the robust companions (exploratory,
+-- analysis/robust.lua) of every comparison and interaction.  The steps share the context
 -- `ctx` M.summarize makes.
 local stats = require "stats"
 local json = require "repro.core.json"
 local reasons = require "repro.analysis.reasons"
 local rule1 = require "repro.analysis.rule1"
+local robust = require "repro.analysis.robust"
 
 local M = {}
 local fmt = reasons.fmt
@@ -189,6 +191,7 @@ local function compare(ctx, tv, bv, m, family)
   paired_fields(e, r)
   e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
   e.relative_change = relative_change(e.mean, a)
+  e.robust = robust.companions(a, b, ctx.an.alpha)
   decide(ctx, e, r, a, b)
   if family == "primary" then
     family_extras(ctx, e, r, a, b)
@@ -279,6 +282,7 @@ local function interaction(ctx, it, m)
   local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam }
   paired_fields(e, r)
   e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
+  e.robust = robust.companions(db, da, ctx.an.alpha)
   decide(ctx, e, r, db, da)
   if fam == "primary" then family_extras(ctx, e, r, db, da) else e.exploratory = true end
   return e, r

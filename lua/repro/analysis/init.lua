@@ -70,6 +70,22 @@
 -- verdict_rule1, sentence_rule1, interval_rule1 and `changed` when the two differ, and the
 -- summary's analysis decision_rule_1 and family_rule1.  Another study's output has none.
 --
+-- Robust companions (exploratory, issue 52; lua/repro/analysis/robust.lua).  Every
+-- comparison and interaction, on every metric, carries `robust`: the Hodges-Lehmann
+-- estimate of the difference with its exact Wilcoxon signed-rank 1 - alpha interval, the
+-- exact signed-rank p and the sign test; an entry of the Holm family also
+-- robust.leave_one_out, the seeds whose removal (from every comparison of the family,
+-- Holm again over the same m tests) changes its verdict under the rule above.  They are
+-- labelled exploratory (robust.exploratory) and no verdict reads them: the decision rule
+-- is the one stated above, unchanged.
+--
+-- Replication (issue 52; lua/repro/analysis/replication.lua).  A study whose comparisons
+-- declare the original estimates they replicate (analysis.originals) gets
+-- summary.replication: per original, the replication statistics (stats.replication: the
+-- confidence and prediction intervals, small telescopes, the descriptive TOST) and the
+-- verdict by docs/DESIGN.md's rules, and one verdict per claim.  Outside the decision
+-- rule above: it reads the comparisons and changes none of their fields.
+--
 -- Sources of variance.  When the runs of a variant cross init_seed and data_seed (a
 -- complete grid of at least 2 x 2 with some init_seed ~= data_seed), the summary's
 -- variance_components give, per variant and metric of analysis.metrics and per primary
@@ -109,6 +125,8 @@ local reasons = require "repro.analysis.reasons"
 local records = require "repro.analysis.records"
 local rule1 = require "repro.analysis.rule1"
 local compare = require "repro.analysis.compare"
+local robust = require "repro.analysis.robust"
+local replication = require "repro.analysis.replication"
 local variance = require "repro.analysis.variance"
 local terminal = require "repro.analysis.terminal"
 local engine = require "engine"
@@ -230,6 +248,10 @@ local function analysis_out(an, s, test, m_family, level, note)
     decision_rule = M.DECISION_RULE,
     tost = { delta = an.min_effect, alpha = an.alpha, test = test },
     power = stats.DEFAULT_POWER,
+    robust = "Exploratory, outside the decision rule: each comparison's and interaction's " ..
+      "robust companions (Hodges-Lehmann estimate with its exact Wilcoxon signed-rank " ..
+      "interval, exact signed-rank p, sign test) and, for the family, the seeds whose " ..
+      "removal changes a verdict (leave one seed out).",
   }
   if an_out.registered_rule == 1 then an_out.decision_rule_1 = M.DECISION_RULE_1 end
   if an_out.registered_rule < M.RULE then
@@ -428,6 +450,28 @@ local function interaction_verdicts_of(interactions, an)
   return verdicts
 end
 
+-- The family's entries decided on the given seeds alone (the primary metric's comparisons
+-- and interactions, Holm over them, each with its verdict), for the leave-one-seed-out
+-- check (analysis/robust.lua).
+local function refit_family(ctx, an_out, seeds)
+  local an = ctx.an
+  local ctx2 = { s = setmetatable({ seeds = seeds }, { __index = ctx.s }), runs = ctx.runs,
+    an = setmetatable({ metrics = { an.primary } }, { __index = an }), test = ctx.test,
+    level = ctx.level, by_key = ctx.by_key, note = function() end }
+  local fam = { family = {} }
+  compare.compare_all(ctx2, fam)
+  compare.interact_all(ctx2, fam)
+  holm_adjust(fam.family, {}, an.alpha)
+  for _, e in ipairs(fam.family) do
+    if e.treatment then
+      e.verdict = (M.verdict(e, an_out))
+    else
+      e.verdict = (M.interaction_verdict(e, an_out))
+    end
+  end
+  return fam.family
+end
+
 -- M.summarize in steps (the comparisons' in lua/repro/analysis/compare.lua).  They share
 -- a context `ctx`: the study s, its runs
 -- (runs[variant][seed]), its analysis an, the decision test, the Holm first-step level,
@@ -517,6 +561,9 @@ function M.summarize(s, runs)
   describe_family(an_out, an, ctx.test, ctx.level, #fam.family, #(fam.rule1 or {}), secondary)
   local verdicts = verdicts_of(comparisons, an, an_out, ctx.note)
   local interaction_verdicts = interaction_verdicts_of(interactions, an_out)
+  robust.leave_one_out(fam.family, s.seeds, function(seeds)
+    return refit_family(ctx, an_out, seeds)
+  end)
 
   local definitions = {}
   for _, m in ipairs(an.metrics) do definitions[m] = records.definition(m) end
@@ -531,6 +578,7 @@ function M.summarize(s, runs)
     out.secondary_comparisons = arr(secondary_comparisons)
   end
   if #interaction_verdicts > 0 then out.interaction_verdicts = arr(interaction_verdicts) end
+  out.replication = replication.summarize(an, comparisons, secondary_comparisons)
   summary_extras(ctx, out, per_variant, comparisons)
   if s.factor then out.factor = s.factor end -- declared only (lua/repro/study/init.lua)
   -- only when it applies, so summaries without it keep their bytes

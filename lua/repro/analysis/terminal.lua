@@ -3,6 +3,7 @@ local textable = require "repro.core.textable"
 local reasons = require "repro.analysis.reasons"
 local lrsens = require "repro.analysis.lrsens"
 local guardrail = require "repro.analysis.guardrail"
+local robust = require "repro.analysis.robust"
 
 local M = {}
 local fmt = reasons.fmt
@@ -46,8 +47,8 @@ function M.verdict_table(summary, width)
     width, "", "  ") }
   -- the verdict under rule 1 only for a study registered under it
   local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
-  local rows = { { "treatment", "baseline", "mean diff", "interval", "p_holm", "TOST p_holm",
-    "verdict", rule1 and "rule 1" or nil } }
+  local rows = { { "treatment", "baseline", "mean diff", "interval", "HL [Wilcoxon]*",
+    "p_holm", "TOST p_holm", "verdict", rule1 and "rule 1" or nil } }
   local byname = {}
   for _, c in ipairs(summary.comparisons) do
     if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
@@ -56,7 +57,8 @@ function M.verdict_table(summary, width)
     local c = byname[v.treatment .. "\0" .. v.baseline]
     local ci = c.ci_decision
     rows[#rows + 1] = { v.treatment, v.baseline, fmt(c.mean),
-      ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-", fmt(c.p_holm),
+      ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-",
+      robust.hl_text(c.robust) or "-", fmt(c.p_holm),
       c.tost and c.tost.p_holm and fmt(c.tost.p_holm) or "-", v.verdict,
       rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "")) or nil }
   end
@@ -67,14 +69,22 @@ function M.verdict_table(summary, width)
     if v and v.reason then
       lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
     end
+    local c = v and byname[v.treatment .. "\0" .. v.baseline]
+    local words = c and robust.words(c.robust)
+    if words then lines[#lines + 1] = textable.wrap("* " .. words, width, "      ", "        ") end
     k = k + 1
   end
   if #summary.verdicts == 0 then lines[#lines + 1] = "  (no comparisons)" end
+  if #summary.verdicts > 0 and (summary.comparisons[1] or {}).robust then
+    lines[#lines + 1] = textable.wrap("  * exploratory, outside the decision rule: the " ..
+      "Hodges-Lehmann estimate with its exact Wilcoxon signed-rank interval, the sign and " ..
+      "signed-rank tests, and the seeds whose removal changes a verdict", width, "", "    ")
+  end
   if summary.interaction_verdicts then
     lines[#lines + 1] = textable.wrap("interactions on " .. an.primary .. " (effect a minus " ..
       "effect b; better: effect a is the more favourable):", width)
-    local irows = { { "interaction", "mean diff", "interval", "p_holm", "TOST p_holm",
-      "verdict" } }
+    local irows = { { "interaction", "mean diff", "interval", "HL [Wilcoxon]*", "p_holm",
+      "TOST p_holm", "verdict" } }
     local byname = {}
     for _, e in ipairs(summary.interactions) do
       if e.metric == an.primary then byname[e.name] = e end
@@ -83,7 +93,8 @@ function M.verdict_table(summary, width)
       local e = byname[v.name]
       local ci = e.ci_decision
       irows[#irows + 1] = { v.name, fmt(e.mean),
-        ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-", fmt(e.p_holm),
+        ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-",
+        robust.hl_text(e.robust) or "-", fmt(e.p_holm),
         e.tost and e.tost.p_holm and fmt(e.tost.p_holm) or "-", v.verdict }
     end
     local j = 0
@@ -93,6 +104,8 @@ function M.verdict_table(summary, width)
       if v and v.reason then
         lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
       end
+      local words = v and byname[v.name] and robust.words(byname[v.name].robust)
+      if words then lines[#lines + 1] = textable.wrap("* " .. words, width, "      ", "        ") end
       j = j + 1
     end
   end

@@ -1,6 +1,8 @@
 -- `bin/repro report STUDY [--experiments DIR]`: one study's own report, apart from the
 -- paper: OUT/<study>/report/ (OUT = --experiments, default experiments) holds
---   report.pdf    its design, per-variant statistics, verdict table, forest plot, and
+--   report.pdf    its design, per-variant statistics, verdict table, the verdicts' robust
+--                 companions (exploratory), a replication section when the study declares
+--                 originals (summary.replication), forest plot, and
 --                 the training and validation loss per variant over training
 --   report.html   the same tables (HTML) and figures (PNG), for a browser
 --   report.tex, figures/ (PDF, png/), data/ (the figures' data)
@@ -16,6 +18,7 @@ local base = require "repro.core.base"
 local data = require "repro.report.data"
 local plot = require "repro.report.plot"
 local guardrail = require "repro.analysis.guardrail"
+local robust = require "repro.analysis.robust"
 local F = require "repro.report.texfmt"
 
 local M = {}
@@ -154,6 +157,89 @@ local function verdicts_table(sum, an)
   return verdicts
 end
 
+-- The robust companions of the verdicts' comparisons and interactions (exploratory,
+-- outside the decision rule: lua/repro/analysis/robust.lua), or nil when the summary has
+-- none (one made before issue 52).
+local function robust_table(sum, an)
+  local rows, reasons = {}, {}
+  local function add(label, e)
+    local r = e and e.robust
+    if not r then return end
+    rows[#rows + 1] = { label, robust.hl_text(r) or "-",
+      string.format("%d/%d/%d", r.positive, r.negative, r.zeros), pval(r.p_sign),
+      pval(r.p_wilcoxon), r.leave_one_out and (#r.leave_one_out.changes == 0 and "stable" or
+        string.format("%d seed%s", #r.leave_one_out.changes,
+          #r.leave_one_out.changes == 1 and "" or "s")) or "-" }
+    local words = robust.loso_words(r)
+    if r.leave_one_out and #r.leave_one_out.changes > 0 then
+      reasons[#reasons + 1] = label .. ": " .. words
+    end
+  end
+  local byname = {}
+  for _, c in ipairs(sum.comparisons or {}) do
+    if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
+  end
+  for _, v in ipairs(sum.verdicts or {}) do
+    add(v.treatment .. " vs " .. v.baseline, byname[v.treatment .. "\0" .. v.baseline])
+  end
+  for _, e in ipairs(sum.interactions or {}) do
+    if e.metric == an.primary then add("interaction " .. tostring(e.name), e) end
+  end
+  if #rows == 0 then return nil end
+  table.insert(reasons, 1, "Exploratory, outside the decision rule: the Hodges-Lehmann " ..
+    "estimate of the difference with its exact Wilcoxon signed-rank interval, the signs of " ..
+    "the per-seed differences (positive/negative/zero), the sign test and the exact " ..
+    "signed-rank test, and whether removing any one seed changes the verdict (stable) or " ..
+    "which seeds do.")
+  return { title = "Robust companions on " .. tostring(an.primary) .. " (exploratory)",
+    head = { "comparison", "Hodges-Lehmann [interval]", "signs +/-/0", "sign p",
+      "signed-rank p", "leave one seed out" }, rows = rows, reasons = reasons }
+end
+
+-- The replication section (summary.replication, lua/repro/analysis/replication.lua): one
+-- row per original and set-up, each claim's verdict and the rules under it; nil when the
+-- study declares no original.
+local function replication_table(sum)
+  local rep = sum.replication
+  if type(rep) ~= "table" or type(rep.entries) ~= "table" then return nil end
+  local rows, reasons = {}, {}
+  for _, c in ipairs(rep.claims or {}) do
+    reasons[#reasons + 1] = string.format("Claim %s: %s (%s).", tostring(c.claim),
+      tostring(c.verdict), tostring(c.reason))
+  end
+  for _, e in ipairs(rep.entries) do
+    local st, r = e.stats or {}, e.replication or {}
+    local ci = st.ci
+    rows[#rows + 1] = { tostring(e.claim), e.treatment .. " vs " .. e.baseline .. " on " ..
+      e.metric .. (e.matches and "" or " (not the original's set-up)"),
+      num(e.original and e.original.estimate),
+      num(r.mean) .. (ci and string.format(" [%s, %s]", num(ci[1]), num(ci[2])) or ""),
+      st.pi and string.format("[%s, %s]", num(st.pi[1]), num(st.pi[2])) or "-",
+      tostring(e.verdict) }
+    local parts = { e.claim .. ", " .. e.treatment .. " vs " .. e.baseline .. ": " ..
+      tostring(e.reason) }
+    if st.d33_raw then
+      parts[#parts + 1] = string.format("d33 %s in the metric's units (small-telescope p %s)",
+        num(st.d33_raw), pval(st.telescope_p))
+    end
+    if st.tost then
+      parts[#parts + 1] = string.format("equivalence at +-%s (descriptive): TOST p %s",
+        num(st.tost.margin), pval(st.tost.p))
+    end
+    if r.hodges_lehmann then
+      parts[#parts + 1] = "Hodges-Lehmann " .. num(r.hodges_lehmann) .. " (exploratory)"
+    end
+    if e.direction then parts[#parts + 1] = e.direction end
+    parts[#parts + 1] = "original: " .. tostring(e.original and e.original.derived) .. "; " ..
+      tostring(e.source) .. (e.declared and (", declared " .. e.declared) or "")
+    reasons[#reasons + 1] = table.concat(parts, "; ") .. "."
+  end
+  reasons[#reasons + 1] = "Rules: " .. tostring(rep.rules)
+  return { title = "Replication", head = { "claim", "comparison", "original",
+    "replication [CI]", "95 % prediction interval", "verdict" }, rows = rows,
+    reasons = reasons }
+end
+
 -- Per shot count of a task study (summary.tasks, lua/repro/analysis/tasks.lua): each
 -- task's chance rate, bigram and untrained accuracy (the controls), each variant's mean
 -- accuracy ± sd over seeds, and each comparison's paired difference with its Holm p over
@@ -219,11 +305,14 @@ local function task_tables(sum)
 end
 
 -- The study's tables as { title =, head = {...}, rows = {{...}, ...}, note = } of plain
--- text: its design, its variants' statistics on the primary metric, its verdicts, and a
+-- text: its design, its variants' statistics on the primary metric, its verdicts, their
+-- robust companions (exploratory), the replication of the originals it declares, and a
 -- task study's per-task tables.
 function M.tables(s)
   local sum, an = s.summary, s.summary.analysis or {}
   local out = { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an) }
+  out[#out + 1] = robust_table(sum, an)
+  out[#out + 1] = replication_table(sum)
   for _, t in ipairs(task_tables(sum)) do out[#out + 1] = t end
   return out
 end

@@ -1,6 +1,8 @@
 -- The tables of the report (lua/repro/report/init.lua), one booktabs tabular per file:
 --   seeds          the seeds' Table 1 layout, mean +- sd per variant
---   paired         every comparison on every metric of the analysis, with the verdicts
+--   paired         every comparison on every metric of the analysis, with the verdicts (a
+--                  mark gives a verdict's robust companions where they read differently:
+--                  exploratory, lua/repro/analysis/robust.lua)
 --   interactions   the differences of two paired differences
 --   calibration    calibration and class balance per variant
 --   counts         divergences and loss spikes per setting and variant
@@ -210,6 +212,26 @@ local function stat_cells(c, floor, reg)
   return cells
 end
 
+-- The robust companions of a family entry c (exploratory, lua/repro/analysis/robust.lua)
+-- where they read differently from its verdict (robust.differs), as a note's text; nil
+-- where they agree or the summary has none.
+local function robust_note(c)
+  local r = c.robust
+  if not (r and r.differs and #r.differs > 0) then return nil end
+  local dec = F.diff_decimals(c.metric, r.hodges_lehmann, r.ci)
+  local parts = { string.format("Hodges--Lehmann %s %s", F.num(r.hodges_lehmann, dec),
+    r.ci and (F.interval(r.ci, dec) .. " (exact Wilcoxon signed-rank interval)") or
+      "(no Wilcoxon interval with so few seeds)") }
+  parts[#parts + 1] = string.format("%d positive and %d negative differences%s, sign test " ..
+    "$p$ %s", r.positive, r.negative, r.zeros > 0 and string.format(" (%d zero)", r.zeros) or
+    "", F.p(r.p_sign))
+  for _, ch in ipairs((r.leave_one_out or {}).changes or {}) do
+    parts[#parts + 1] = string.format("without seed %d: %s", math.floor(ch.seed),
+      F.escape(ch.verdict))
+  end
+  return "exploratory, outside the rule: " .. table.concat(parts, "; ") .. "."
+end
+
 -- The mark of a degenerate comparison's note (rows with the same note share it).
 local function reason_note(c, notes)
   local text = prose.degenerate_note(c)
@@ -277,8 +299,9 @@ function M.paired_table(s)
         end
         local v = m == s.primary and s:verdict(c) or nil
         local label = s:comparison_label(c.treatment, c.baseline) .. reason_note(c, notes)
-        body[#body + 1] = string.format("%s & %s & %s \\\\", label, table.concat(cells, " & "),
-          verdict_cell(s, v, notes))
+        local rnote = m == s.primary and robust_note(c)
+        body[#body + 1] = string.format("%s & %s & %s%s \\\\", label, table.concat(cells, " & "),
+          verdict_cell(s, v, notes), rnote and notes.mark(rnote) or "")
       end
     end
   end
@@ -388,10 +411,11 @@ function M.interactions_table(s)
       mark = notes.mark(string.format("significant at $\\alpha = %s$ under one family and " ..
         "not the other.", F.config_text(e.alpha or s.analysis.alpha)))
     end
-    body[#body + 1] = string.format("%s%s & %s%s & %s & %s & %s & %s%s%s \\\\", s:interaction_label(e),
+    local rnote = not e.exploratory and robust_note(e)
+    body[#body + 1] = string.format("%s%s & %s%s & %s%s & %s & %s & %s%s%s \\\\", s:interaction_label(e),
       reason, F.METRIC[e.metric] and F.METRIC[e.metric].short or F.escape(e.metric), expl,
-      F.num(e.mean, dec), F.interval(ci, dec), F.p(e.p_t), F.p(e.p_holm),
-      reg and (" & " .. F.p(e.p_holm_rule1)) or "", mark)
+      F.num(e.mean, dec), rnote and notes.mark(rnote) or "", F.interval(ci, dec), F.p(e.p_t),
+      F.p(e.p_holm), reg and (" & " .. F.p(e.p_holm_rule1)) or "", mark)
   end
   body[#body + 1] = "\\bottomrule"
   body[#body + 1] = "\\end{tabular}}"

@@ -36,7 +36,9 @@
 --                          needs, or, registered under an earlier rule, accepted with a
 --                          note in the summary (analysis.design_notes).  comparisons is
 --                          a list of {treatment, baseline} pairs; without it, every
---                          variant against the baseline, no other pair.  comparisons = {}
+--                          variant against the baseline, no other pair.  A pair may carry
+--                          `original`, the original estimate it replicates (checked by
+--                          lua/repro/study/original.lua; analysis only, no config changes).  comparisons = {}
 --                          pre-registers no test (a descriptive study: no family, no
 --                          verdicts).  sweep: a learning-rate sweep's groups,
 --                          analysed for best value, divergence and LR sensitivity, and

@@ -5,6 +5,7 @@
 local stats = require "stats"
 local sweep = require "repro.study.sweep"
 local prob = require "repro.study.problems"
+local original = require "repro.study.original"
 local tasks = require "repro.tasks"
 local json = require "repro.core.json"
 
@@ -96,7 +97,9 @@ function M.analysis_fields(variant_names)
     { "test", "\"t\" (the paired t-test) or \"signflip\" (the exact sign-flip test): " ..
       "the decision test", true },
     { "comparisons", "optional: a list of { treatment, baseline } pairs of variant names; " ..
-      "{} pre-registers no test (a descriptive study)", false },
+      "{} pre-registers no test (a descriptive study); a pair may carry original = { claim " ..
+      "=, source =, metric =, estimate = | arms =, matches =, ... }, the original estimate " ..
+      "it replicates (lua/repro/study/original.lua)", false },
     { "secondary", "optional: metric names compared outside the Holm family (exploratory)",
       false },
     { "interactions", "optional: a list of { name = , a = { t, b }, b = { t, b } }: " ..
@@ -252,6 +255,7 @@ end
 -- variant against the baseline (out.baseline, when valid).
 local function check_comparisons(P, a, out, variants, variant_names)
   local comparisons, seen = {}, {}
+  out.originals = {}
   local function add_cmp(pair)
     local key = pair[1] .. "\0" .. pair[2]
     if seen[key] then return false end
@@ -264,9 +268,22 @@ local function check_comparisons(P, a, out, variants, variant_names)
       P.add("analysis.comparisons", "expected a list of {treatment, baseline} pairs ({} for " ..
         "none: a descriptive study)")
     else
+      local compared = set_of(out.metrics or {})
+      for _, m in ipairs(out.secondary or {}) do compared[m] = true end
       for i, pair in ipairs(a.comparisons) do
-        local p = check_pair(P, pair, "analysis.comparisons[" .. i .. "]", variants,
-          variant_names)
+        local path = "analysis.comparisons[" .. i .. "]"
+        local orig
+        if type(pair) == "table" and pair.original ~= nil then
+          -- the original it replicates (lua/repro/study/original.lua), beside the pair
+          orig = pair.original
+          pair = { pair[1], pair[2], table.unpack(pair, 3) }
+        end
+        local p = check_pair(P, pair, path, variants, variant_names)
+        if p and orig ~= nil then
+          for _, e in ipairs(original.check(P, orig, path .. ".original", p, compared)) do
+            out.originals[#out.originals + 1] = e
+          end
+        end
         if p and not add_cmp(p) then
           P.add("analysis.comparisons[" .. i .. "]", string.format(
             "the comparison %s vs %s is listed twice", p[1], p[2]), "comparisons")
