@@ -406,6 +406,22 @@ local study = require("repro.report.data").load_study(dir .. "/exp", "zz_tasks",
 local text, marks, _, ntasks = require("repro.report.plot_data").tasks(study, 0)
 t:ok(text and ntasks == 6 and select(2, text:gsub("# x mean sd", "")) == 2 and
   select(2, marks:gsub("\n", "")) == 7, "the task figure's data: 2 variants x 6 tasks, marks")
+-- few-shot measured honestly: at a 32-character window no 3-shot item keeps its
+-- demonstrations, so every task's 3-shot number is "not measurable at this window"
+local demos, lost_all = st.demos or {}, 0
+for _, d in ipairs(demos) do
+  if d.shots == 3 and d.kept_share == 0 and d.measurable == false then lost_all = lost_all + 1 end
+end
+t:eq(#demos, 6, "summary.tasks.demos: per task at 3 shots")
+t:eq(lost_all, 6, "every task's items lost their demonstrations at a 32-character window")
+local t3
+for _, tb in ipairs(tables) do if tb.title == "Tasks, 3-shot accuracy" then t3 = tb end end
+t:ok(t3 and t3.rows[1][6] == "not measurable at this window" and
+  t3.rows[7][6] == "not measurable at this window" and t0.rows[1][6] ~= t3.rows[1][6],
+  "the report's 3-shot table says not measurable, for tasks and macro; the 0-shot one has numbers")
+local tex3 = require("repro.report.tex_tasks").accuracy_table(study, { shots = 3 })
+t:ok(tex3:find("n.m. &", 1, true) and tex3:find("not measurable at this window", 1, true) and
+  not tex3:find("%d %$\\pm%$"), "the 3-shot accuracy table: n.m. cells, no macro number, the note")
 -- the paper's task table: a row per rung of the ladder, its footnote, the stars
 local tex = require("repro.report.tex_tasks").accuracy_table(study, { shots = 0 })
 t:ok(tex:find("5-gram (Witten-Bell)", 1, true) and tex:find("strongest $n$-gram and the guessing", 1, true),

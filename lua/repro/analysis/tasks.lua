@@ -34,6 +34,13 @@
 --              over their non-diverged seeds lies above the threshold (`variants`; empty:
 --              no trained model beats both local statistics and guessing on the task,
 --              which then is no evidence of more).
+--   demos      per shot count k > 0 and task: the share of its items that kept all k
+--              demonstrations inside the window (1 - task_<task>_<k>shot_lost_demos /
+--              items, the least over the runs; the cut depends on the window only) and
+--              `measurable` = kept_share >= DEMOS_KEPT_MIN.  Where fewer kept them the
+--              k-shot accuracy is mostly the 0-shot one with a cut context, so the tables
+--              report "not measurable at this window" instead of a number (and the macro
+--              at k shots when any task is).
 -- Only a study that registered analysis.tasks gets the section, so every other summary
 -- keeps its bytes.
 local stats = require "stats"
@@ -43,6 +50,7 @@ local host = require "repro.host"
 local fs = require "repro.core.fs"
 
 local M = {}
+M.DEMOS_KEPT_MIN = 0.9
 
 local function arr(t) return json.array(t or {}) end
 
@@ -203,6 +211,30 @@ function M.summarize(ctx)
       for i, e in ipairs(family) do e.p_holm, e.reject_holm, e.holm_m = adj[i], rej[i], #family end
     end
   end
+  local demos = {}
+  for _, k in ipairs(spec.shots) do
+    if k > 0 then
+      for _, t in ipairs(names) do
+        local c = out.chance[t]
+        local least
+        for _, v in ipairs(ctx.s.variants or {}) do
+          for _, seed in ipairs(ctx.s.seeds) do
+            local r = ctx.runs[v.name] and ctx.runs[v.name][seed]
+            local lost = r and r.values[string.format("task_%s_%dshot_lost_demos", t, k)]
+            if lost and c and c.n_items then
+              local kept = 1 - lost / c.n_items
+              if not least or kept < least then least = kept end
+            end
+          end
+        end
+        if least then
+          demos[#demos + 1] = { shots = k, task = t, kept_share = least,
+            measurable = least >= M.DEMOS_KEPT_MIN }
+        end
+      end
+    end
+  end
+  out.demos = #demos > 0 and arr(demos) or nil
   out.macro, out.per_task, out.items = arr(out.macro), arr(out.per_task), arr(out.items)
   return out
 end

@@ -185,6 +185,16 @@ local function task_tables(sum)
         tasks_seen[#tasks_seen + 1], tasks_seen[e.task] = e.task, true
       end
     end
+    -- k-shot numbers only where enough items kept their k demonstrations (summary.tasks
+    -- .demos); the macro only where every task did
+    local unmeasurable = {}
+    for _, d in ipairs(st.demos or {}) do
+      if d.shots == k and not d.measurable then
+        unmeasurable[d.task] = string.format("%.0f %%", 100 * d.kept_share)
+        unmeasurable.macro = true
+      end
+    end
+    local NM = "not measurable at this window"
     local function row(name, metric, ch, diff_of)
       local untrained = {}
       for _, u in pairs(ch and ch.untrained or {}) do untrained[#untrained + 1] = num(u) end
@@ -200,9 +210,10 @@ local function task_tables(sum)
         for _, b in ipairs(beyond and beyond.variants or {}) do
           if b == v.name then star = " *" end
         end
-        r[#r + 1] = m.mean and string.format("%s ± %s%s", num(m.mean), num(m.sd), star) or "-"
+        r[#r + 1] = unmeasurable[name] and NM or
+          m.mean and string.format("%s ± %s%s", num(m.mean), num(m.sd), star) or "-"
       end
-      for _, key in ipairs(comps) do r[#r + 1] = diff_of(key) or "-" end
+      for _, key in ipairs(comps) do r[#r + 1] = unmeasurable[name] and NM or diff_of(key) or "-" end
       t.rows[#t.rows + 1] = r
     end
     for _, task in ipairs(tasks_seen) do
@@ -223,7 +234,9 @@ local function task_tables(sum)
       "n-gram: the strongest of the Witten-Bell ladder on the training split; * (0-shot): " ..
       "the variant's mean lies above it and above guessing, and only there is the task " ..
       "evidence of more than local statistics. The macro row's interval is the paired " ..
-      "bootstrap (BCa) over seeds."
+      "bootstrap (BCa) over seeds." .. (unmeasurable.macro and (" " .. NM .. ": fewer " ..
+      "than 90 % of the task's items kept all their demonstrations inside the window, so " ..
+      "its number would be the 0-shot one with a shorter context.") or "")
     out[#out + 1] = t
   end
   return out

@@ -7,6 +7,10 @@
 --                     and, with the ladder, where it lies above the strongest n-gram and
 --                     guessing (summary.tasks.beyond_ngram; only there is the task
 --                     evidence of more than local statistics)
+--                     At k > 0 shots a task whose items mostly lost demonstrations to the
+--                     window (summary.tasks.demos, below 90 % kept) reads "n.m." (not
+--                     measurable at this window), in both tables, and so does the macro
+--                     when any task does.
 --   task_comparisons  at one shot count: a row per comparison, each task's paired
 --                     difference with its Holm p over tasks x comparisons, the macro
 --                     difference with its paired bootstrap (BCa) interval, and the
@@ -59,6 +63,32 @@ local function above(s, v, task, k, chance)
 end
 
 local function acc(x) return F.num(x, ACC_DEC) end
+
+-- Whether the k-shot accuracy of a task is measurable at the study's window (summary.tasks
+-- .demos: enough items kept all k demonstrations); task nil: every task of the suite.
+local NM = "n.m."
+local function measurable(st, k, task)
+  for _, d in ipairs(st.demos or {}) do
+    if d.shots == k and (task == nil or d.task == task) and not d.measurable then
+      return false
+    end
+  end
+  return true
+end
+
+local function demos_note(st, k)
+  if measurable(st, k) then return "" end
+  local cut = {}
+  for _, d in ipairs(st.demos or {}) do
+    if d.shots == k and not d.measurable then
+      cut[#cut + 1] = string.format("%s %s\\,\\%%", F.escape(d.task),
+        F.num(100 * d.kept_share, 0))
+    end
+  end
+  return string.format(" %s: not measurable at this window: fewer than 90\\,\\%% of the " ..
+    "items kept all %d demonstrations inside it (%s kept), so the number would be the " ..
+    "0-shot one with a shorter context.", NM, k, table.concat(cut, ", "))
+end
 
 -- Whether a variant's mean accuracy on a task lies above the task's strongest n-gram
 -- (0-shot: the summary's beyond_ngram); nil without the ladder.
@@ -138,12 +168,13 @@ function M.accuracy_table(s, f)
       local m = s:stat(v.name, string.format("task_%s_%dshot_acc", t, k))
       local cell = m and F.finite(m.mean) and acc(m.mean) or DASH
       if above(s, v.name, t, k, (st.chance or {})[t]) then cell = cell .. "$^{+}$" end
+      if not measurable(st, k, t) then cell = NM end
       if k == 0 and beyond(st, v.name, t) then cell = cell .. "$^{*}$" end
       cells[#cells + 1] = cell
     end
     local m = s:stat(v.name, string.format("task_macro_acc_%dshot", k))
-    cells[#cells + 1] = m and F.finite(m.mean) and (acc(m.mean) .. " $\\pm$ " .. acc(m.sd)) or
-      DASH
+    cells[#cells + 1] = not measurable(st, k) and NM or m and F.finite(m.mean) and
+      (acc(m.mean) .. " $\\pm$ " .. acc(m.sd)) or DASH
     body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
   end
   body[#body + 1] = "\\bottomrule"
@@ -151,11 +182,11 @@ function M.accuracy_table(s, f)
   body[#body + 1] = string.format("\\par\\smallskip\\footnotesize %d-shot accuracy, the mean " ..
     "over %d seeds (the macro column: mean $\\pm$ sd). $^{+}$: above the 99\\,\\%% interval " ..
     "of a model that guesses. The bigram model is the training split's character bigram " ..
-    "model; the untrained models are the set-ups at initialization (seed %d).%s", k,
+    "model; the untrained models are the set-ups at initialization (seed %d).%s%s", k,
     #s.seeds, tasks.CONTROL_SEED, ladder and (" The $n$-gram rows are Witten-Bell models " ..
       "of the training split scoring the same sequences. $^{*}$: above both the " ..
       "strongest $n$-gram and the guessing interval (0-shot); only there is a task " ..
-      "evidence of more than local statistics.") or "")
+      "evidence of more than local statistics.") or "", demos_note(st, k))
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 
@@ -172,7 +203,8 @@ function M.comparisons_table(s, f)
       for _, e in ipairs(st.per_task or {}) do
         if e.shots == k and e.task == t and e.treatment == c.treatment and
             e.baseline == c.baseline then
-          cell = string.format("%s (%s)", acc(e.mean), F.p(e.p_holm))
+          cell = measurable(st, k, t) and string.format("%s (%s)", acc(e.mean), F.p(e.p_holm))
+            or NM
           holm_m = e.holm_m
         end
       end
@@ -183,7 +215,7 @@ function M.comparisons_table(s, f)
       if e.shots == k and e.treatment == c.treatment and e.baseline == c.baseline then
         local ci = e.ci_bca or e.ci_percentile
         local dec = math.max(ACC_DEC, F.diff_decimals(e.metric, e.mean, ci))
-        macro = F.num(e.mean, dec) .. " " .. F.interval(ci, dec)
+        macro = measurable(st, k) and F.num(e.mean, dec) .. " " .. F.interval(ci, dec) or NM
       end
     end
     for _, e in ipairs(st.items or {}) do
@@ -202,8 +234,8 @@ function M.comparisons_table(s, f)
     "minus baseline, paired by seed; in parentheses the Holm-adjusted $p$ over the %s " ..
     "tests of tasks $\\times$ comparisons. Macro: the paired bootstrap (BCa) 95\\,\\%% " ..
     "interval. Items $p$: the item-level sign-flip test over all items, each item's " ..
-    "accuracy pooled over the paired seeds.", k,
-    holm_m and string.format("%d", holm_m) or DASH)
+    "accuracy pooled over the paired seeds.%s", k,
+    holm_m and string.format("%d", holm_m) or DASH, demos_note(st, k))
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 
