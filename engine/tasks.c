@@ -273,3 +273,53 @@ int tasks_score_bigram(const corpus *c, const task_set *s, task_score *out, char
     finish(out, s);
     return 0;
 }
+
+int tasks_score_ngram(const ngram_model *g, int T, const corpus *c, const task_set *s,
+                      task_score *out, char *err, size_t errlen)
+{
+    if (s->shots < 0 || s->shots > s->n_pool) {
+        snprintf(err, errlen, "task %s: %d-shot needs %d demonstration items, the pool has %d",
+                 s->name, s->shots, s->shots, s->n_pool);
+        return -1;
+    }
+    if (score_alloc(out, s->n_items, err, errlen, s->name))
+        return -1;
+    size_t cap = max_prefix(s) + (size_t)T + 2;
+    int32_t *seq = malloc(cap * sizeof(int32_t));
+    int *pick = malloc(((size_t)s->n_pool + 1) * sizeof(int));
+    int rc = 0;
+    if (!seq || !pick) {
+        snprintf(err, errlen, "task %s: out of memory for the n-gram control", s->name);
+        rc = -1;
+    }
+    for (int i = 0; i < s->n_items && rc == 0; i++) {
+        const task_item *it = &s->items[i];
+        size_t plen, ctx0;
+        if ((rc = build_prefix(c, s, i, seq, &plen, &ctx0, pick, err, errlen)))
+            break;
+        for (int j = 0; j < it->n_choices && rc == 0; j++) {
+            size_t cl = it->choice_len[j];
+            if (cl > (size_t)T) {
+                snprintf(err, errlen, "task %s, item %d: choice %d has %zu characters, more "
+                         "than the model's window of %d", s->name, i + 1, j + 1, cl, T);
+                rc = -1;
+                break;
+            }
+            if ((rc = encode(c, it->choice[j], cl, seq + plen, s, i, err, errlen)))
+                break;
+            size_t keep = (size_t)T + 1 - cl, drop = plen > keep ? plen - keep : 0;
+            double ll = 0.0;
+            for (size_t p = plen; p < plen + cl; p++)
+                ll += ngram_model_logp(g, seq + drop, p - drop, seq[p]);
+            out->loglik[(size_t)i * TASKS_MAX_CHOICES + j] = ll;
+        }
+    }
+    free(seq);
+    free(pick);
+    if (rc) {
+        task_score_free(out);
+        return -1;
+    }
+    finish(out, s);
+    return 0;
+}

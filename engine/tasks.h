@@ -22,6 +22,10 @@
  *
  * The bigram control scores the same choices with the add-one bigram model of ngram.h
  * (training split counts), conditioning the first character on the context's last.
+ * The n-gram ladder's controls (tasks_score_ngram) score them with a Witten-Bell model of
+ * ngram.h on exactly the sequence the model sees: the same demonstrations, the same left
+ * cut to T + 1 characters, each character of a choice conditioned on the (at most
+ * order - 1) characters before it inside the cut sequence; acc and acc_norm as above.
  */
 #ifndef REPRO_TASKS_H
 #define REPRO_TASKS_H
@@ -31,6 +35,7 @@
 
 #include "data.h"
 #include "gpt.h"
+#include "ngram.h"
 
 #define TASKS_MAX_CHOICES 4
 #define TASKS_SEPARATOR "\n\n"
@@ -70,6 +75,10 @@ int tasks_score(gpt_model *m, const corpus *c, const task_set *s, task_score *ou
 /* The bigram control on the same items (zero-shot); same contract. */
 int tasks_score_bigram(const corpus *c, const task_set *s, task_score *out, char *err,
                        size_t errlen);
+/* The n-gram control of model g at window T (the model's context length); same
+ * contract. */
+int tasks_score_ngram(const ngram_model *g, int T, const corpus *c, const task_set *s,
+                      task_score *out, char *err, size_t errlen);
 void task_score_free(task_score *r);
 
 #endif

@@ -921,7 +921,7 @@ done:
 }
 
 static int score_flushed(const gpt_config *cfg, const char *checkpoint, const char *config_id,
-                         int bigram, const task_set *sets, int n, task_score *out, char *err,
+                         int control, const task_set *sets, int n, task_score *out, char *err,
                          size_t errlen)
 {
     train_metrics tm;
@@ -931,16 +931,22 @@ static int score_flushed(const gpt_config *cfg, const char *checkpoint, const ch
     if (rc != TRAIN_OK)
         return rc;
     long step = 0;
-    if (checkpoint && !bigram &&
+    if (checkpoint && control == 0 &&
         load_checkpoint(&rs.m, checkpoint, rs.ncols, config_id, &step, rs.log, err, errlen))
         rc = TRAIN_ECHECKPOINT;
+    ngram_model *g = NULL;
+    if (rc == TRAIN_OK && control > 0 && !(g = ngram_model_fit(&rs.c, control, err, errlen)))
+        rc = TRAIN_ECONFIG;
     int k = 0;
     for (; rc == TRAIN_OK && k < n; k++) {
-        int bad = bigram ? tasks_score_bigram(&rs.c, &sets[k], &out[k], err, errlen)
-                         : tasks_score(&rs.m, &rs.c, &sets[k], &out[k], err, errlen);
+        int bad = control < 0 ? tasks_score_bigram(&rs.c, &sets[k], &out[k], err, errlen)
+                  : control > 0
+                      ? tasks_score_ngram(g, rs.m.T, &rs.c, &sets[k], &out[k], err, errlen)
+                      : tasks_score(&rs.m, &rs.c, &sets[k], &out[k], err, errlen);
         if (bad)
             rc = TRAIN_ECONFIG;
     }
+    ngram_model_free(g);
     if (rc != TRAIN_OK)
         for (int j = 0; j + 1 < k; j++)
             task_score_free(&out[j]);
@@ -953,13 +959,13 @@ static int score_flushed(const gpt_config *cfg, const char *checkpoint, const ch
 }
 
 int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char *config_id,
-                      int bigram, const task_set *sets, int n, task_score *out, char *err,
+                      int control, const task_set *sets, int n, task_score *out, char *err,
                       size_t errlen)
 {
     const unsigned long saved = isa_flush_begin();
 #pragma omp parallel
     isa_flush_begin();
-    int rc = score_flushed(cfg, checkpoint, config_id, bigram, sets, n, out, err, errlen);
+    int rc = score_flushed(cfg, checkpoint, config_id, control, sets, n, out, err, errlen);
 #pragma omp parallel
     isa_flush_end(saved);
     isa_flush_end(saved);

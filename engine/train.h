@@ -130,10 +130,13 @@ int train_check(const gpt_config *cfg, char *err, size_t errlen);
 
 /* Scores task sets without training: the model of cfg as initialized (checkpoint NULL:
  * an untrained model) or with the weights of a checkpoint of cfg's run (checked against
- * config_id when that is not NULL); with bigram != 0 the bigram control instead (no model).
+ * config_id when that is not NULL); a control instead (no model) with control != 0:
+ * TRAIN_CONTROL_BIGRAM the add-one bigram (tasks_score_bigram), 1..NGRAM_MAX_ORDER the
+ * Witten-Bell model of that order at cfg's window (tasks_score_ngram).
  * TRAIN_OK, or a train_status with a message; out (n results) is filled on TRAIN_OK. */
+#define TRAIN_CONTROL_BIGRAM (-1)
 int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char *config_id,
-                      int bigram, const task_set *sets, int n, task_score *out, char *err,
+                      int control, const task_set *sets, int n, task_score *out, char *err,
                       size_t errlen);
 /* Kept models.  A model file is an rptf tensor file (tensorfile.h) holding "params" (the
  * parameter buffer in gpt.h's layout, f32), "itos" (the corpus vocabulary's bytes, i32)

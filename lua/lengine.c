@@ -40,7 +40,8 @@
  *             pool = {...} (demonstrations), shots = k, seed = s} (engine/tasks.h);
  *       opts: checkpoint = path (a run's weights; absent: cfg's model as initialized),
  *             config_id = string (checked against the checkpoint's), bigram = true (the
- *             add-one bigram model of engine/ngram.h instead of a model)
+ *             add-one bigram model of engine/ngram.h instead of a model), ngram = n
+ *             (the Witten-Bell model of order n, 1..7, engine/ngram.h: the ladder)
  *       opts.model = path: the final weights of a run that finished (not diverged, not
  *             stopped) are written there after its evaluation (engine/train.h)
  *   engine.evaluate(cfg, path [, config_id])
@@ -745,7 +746,8 @@ static void free_task_scores(task_score *r, int n)
 
 /* engine.score_tasks(cfg, sets [, opts]): opts.checkpoint (a run's checkpoint: its
  * weights; absent: the model as initialized), opts.config_id (checked against the
- * checkpoint's), opts.bigram = true (the bigram control instead of the model). */
+ * checkpoint's), opts.bigram = true (the add-one bigram control instead of the model),
+ * opts.ngram = n (the Witten-Bell n-gram control of order n, engine/ngram.h). */
 static int l_score_tasks(lua_State *L)
 {
     gpt_config c;
@@ -753,7 +755,7 @@ static int l_score_tasks(lua_State *L)
     int n;
     task_set *sets = read_task_sets(L, 2, &n);
     const char *checkpoint = NULL, *config_id = NULL;
-    int bigram = 0;
+    int control = 0;
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
         lua_getfield(L, 3, "checkpoint");
@@ -761,13 +763,21 @@ static int l_score_tasks(lua_State *L)
         lua_getfield(L, 3, "config_id");
         config_id = lua_tostring(L, -1);
         lua_getfield(L, 3, "bigram");
-        bigram = lua_toboolean(L, -1);
-        lua_pop(L, 3);
+        if (lua_toboolean(L, -1))
+            control = TRAIN_CONTROL_BIGRAM;
+        lua_getfield(L, 3, "ngram");
+        if (!lua_isnil(L, -1)) {
+            lua_Integer order = luaL_checkinteger(L, -1);
+            luaL_argcheck(L, order >= 1 && order <= NGRAM_MAX_ORDER, 3,
+                          "opts.ngram must be an order in 1..7");
+            control = (int)order;
+        }
+        lua_pop(L, 4);
     }
     task_score *out = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof(task_score), 0);
     memset(out, 0, ((size_t)n + 1) * sizeof(task_score));
     char err[1024];
-    int rc = train_score_tasks(&c, checkpoint, config_id, bigram, sets, n, out, err, sizeof err);
+    int rc = train_score_tasks(&c, checkpoint, config_id, control, sets, n, out, err, sizeof err);
     if (rc != TRAIN_OK)
         return raise_status(L, rc, err);
     push_task_scores(L, sets, out, n);

@@ -33,6 +33,9 @@
  *       residual is 0), var_row, var_col, var_resid, negative_row, negative_col, share_*
  *   stats.linfit(x, y [, {at=0, alpha=0.05}]) -> table: n, df, intercept, slope, slope_se,
  *       slope_ci, resid_sd, at, fit (the line at `at`), fit_se, fit_ci, t_quantile
+ *   stats.ols(x, y [, {alpha=0.05}]) for x a list of n rows of p numbers (the design
+ *       matrix, its intercept column the caller's) -> table: n, p, df (n - p), coef, se,
+ *       ci ({lo, hi} per coefficient), resid_sd, t_quantile; collinear columns refused
  *   stats.lr_sensitivity(loss, init [, {ref=1, alpha=0.05, resamples=10000, seed=1,
  *       exact=false}]) for loss[group][point][seed] (false for a diverged run) and
  *       init[group][seed] -> table: curve[group][point], sensitivity, ci, diff (minus the
@@ -887,6 +890,76 @@ static int l_linfit(lua_State *L)
     return 1;
 }
 
+/* stats.ols(x, y [, {alpha}]): x a list of n rows of p numbers each (the design matrix). */
+static int l_ols(lua_State *L)
+{
+    static const char *const known[] = {"alpha", NULL};
+    lua_settop(L, 3);
+    check_options(L, 3, known);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t n = (size_t)lua_rawlen(L, 1), p = 0, ny;
+    const double *y = check_vector(L, 2, "y", &ny);
+    if (ny != n) {
+        lua_pushfstring(L, "y: %d values expected (as many as x has rows), got %d", (int)n,
+                        (int)ny);
+        luaL_argerror(L, 2, lua_tostring(L, -1));
+    }
+    if (n > 0) {
+        lua_rawgeti(L, 1, 1);
+        p = lua_istable(L, -1) ? (size_t)lua_rawlen(L, -1) : 0;
+        lua_pop(L, 1);
+    }
+    if (p == 0)
+        luaL_argerror(L, 1, "x: a list of rows, each a non-empty list of numbers, expected");
+    double *x = (double *)lua_newuserdatauv(L, n * p * sizeof *x + 4 * p * sizeof *x, 0);
+    double *out = x + n * p;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, (lua_Integer)i + 1);
+        if (!lua_istable(L, -1) || (size_t)lua_rawlen(L, -1) != p) {
+            lua_pushfstring(L, "x[%I]: a row of %d numbers expected", (lua_Integer)i + 1,
+                            (int)p);
+            luaL_argerror(L, 1, lua_tostring(L, -1));
+        }
+        for (size_t j = 0; j < p; j++) {
+            int type = lua_rawgeti(L, -1, (lua_Integer)j + 1);
+            if (type != LUA_TNUMBER) {
+                lua_pushfstring(L, "x[%I][%I]: number expected, got %s", (lua_Integer)i + 1,
+                                (lua_Integer)j + 1, lua_typename(L, type));
+                luaL_argerror(L, 1, lua_tostring(L, -1));
+            }
+            x[i * p + j] = (double)lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    stats_ols_result r = {0};
+    r.coef = out;
+    r.se = out + p;
+    r.ci = out + 2 * p;
+    stats_error err;
+    int status = stats_ols(x, y, n, p, alpha, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 8);
+    set_integer(L, "n", (lua_Integer)r.n);
+    set_integer(L, "p", (lua_Integer)r.p);
+    set_number(L, "df", r.df);
+    set_number(L, "resid_sd", r.resid_sd);
+    set_number(L, "t_quantile", r.t_quantile);
+    push_list(L, r.coef, p);
+    lua_setfield(L, -2, "coef");
+    push_list(L, r.se, p);
+    lua_setfield(L, -2, "se");
+    lua_createtable(L, (int)p, 0);
+    for (size_t j = 0; j < p; j++) {
+        push_list(L, r.ci + 2 * j, 2);
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    lua_setfield(L, -2, "ci");
+    return 1;
+}
+
 static int l_lr_sensitivity(lua_State *L)
 {
     static const char *const known[] = {"ref", "alpha", "resamples", "seed", "exact", NULL};
@@ -1133,6 +1206,7 @@ static const luaL_Reg funcs[] = {
     {"robust", l_robust},
     {"original_from_arms", l_original_from_arms},
     {"replication", l_replication},
+    {"ols", l_ols},
     {NULL, NULL}};
 
 int luaopen_stats(lua_State *L)

@@ -545,4 +545,19 @@ typedef struct {
 int stats_linfit(const double *x, const double *y, size_t n, double x0, double alpha,
                  stats_linfit_result *res, stats_error *err);
 
+/* ---- Multiple linear regression (stats/ols.c) ----
+ * Ordinary least squares y = X b over n rows and p columns of X (row-major, x[i * p + j];
+ * a column of ones for an intercept is the caller's), n > p, X of full column rank:
+ * the coefficients b (p), their standard errors sqrt(diag(s^2 (X'X)^-1)) with s^2 the
+ * residual sum of squares over n - p, and (1 - alpha) t intervals on n - p degrees of
+ * freedom (ci: 2 per coefficient, lo then hi).  err->arg: 1 = x (not finite, or its
+ * columns collinear: rank below p), 2 = y, 3 = sizes, 4 = alpha. */
+typedef struct {
+    size_t n, p;
+    double df, resid_sd, t_quantile;
+    double *coef, *se, *ci; /* p, p, 2p: the caller's arrays */
+} stats_ols_result;
+int stats_ols(const double *x, const double *y, size_t n, size_t p, double alpha,
+              stats_ols_result *res, stats_error *err);
+
 #endif

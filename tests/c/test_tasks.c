@@ -179,6 +179,35 @@ static void ties_bigram_refusals(gpt_model *m, const corpus *c)
           "bigram log-likelihoods by hand: %.12g %.12g", r.loglik[0], r.loglik[1]);
     task_score_free(&r);
 
+    /* the n-gram ladder's control conditions on the sequence cut to the window: at
+     * T = 8 the trigram sees "ba" before 'c', at T = 1 only "a" */
+    ngram_model *g = ngram_model_fit(c, 3, err, sizeof err);
+    CHECK(g != NULL, "%s", err);
+    const char *ng[2] = {"c", "d"};
+    task_item ni = item("ba", ng, 2, 0);
+    task_set sn = {"ngram", &ni, 1, NULL, 0, 0, 0};
+    int32_t ba[2] = {c->stoi['b'], c->stoi['a']};
+    for (int T = 1; g && T <= 8; T += 7) {
+        CHECK(tasks_score_ngram(g, T, c, &sn, &r, err, sizeof err) == 0, "%s", err);
+        size_t keep = T == 8 ? 2 : 1;
+        double want_c = ngram_model_logp(g, ba + 2 - keep, keep, c->stoi['c']);
+        double want_d = ngram_model_logp(g, ba + 2 - keep, keep, c->stoi['d']);
+        CHECK(r.loglik[0] == want_c && r.loglik[1] == want_d,
+              "T %d: the n-gram control's history is the last %zu characters (%.17g %.17g)", T,
+              keep, r.loglik[0], want_c);
+        task_score_free(&r);
+    }
+    /* in "abacabad\n" 'c' follows half the "ba"s but a quarter of the "a"s */
+    if (g) {
+        CHECK(tasks_score_ngram(g, 8, c, &sn, &r, err, sizeof err) == 0, "%s", err);
+        double l8 = r.loglik[0];
+        task_score_free(&r);
+        CHECK(tasks_score_ngram(g, 1, c, &sn, &r, err, sizeof err) == 0, "%s", err);
+        CHECK(l8 > r.loglik[0], "the cut changes the score: %g vs %g", l8, r.loglik[0]);
+        task_score_free(&r);
+    }
+    ngram_model_free(g);
+
     const char *lng[2] = {"abacabada", "b"};
     task_item bad = item("a", lng, 2, 0);
     task_set sl = {"long", &bad, 1, NULL, 0, 0, 0};

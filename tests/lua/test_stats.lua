@@ -495,4 +495,27 @@ t:raises(function() stats.original_from_arms({ 1, -2 }, { 1, 1 }, { 3, 3 }, { lo
 t:raises(function() stats.original_from_arms({ 1, 2 }, { 1, 0 }, { 3, 3 }) end,
   "treatment sd: must be finite and > 0", "original_from_arms sd")
 
+-- stats.ols: with an intercept column and one covariate it is stats.linfit; with a
+-- factor's dummy its coefficient is the difference of the group means and its standard
+-- error sqrt(s^2 (1/n1 + 1/n2)), s^2 the pooled residual variance; collinear columns are
+-- refused.
+do
+  local xs, ys = { 1, 2, 3, 4, 5 }, { 2.1, 3.9, 6.2, 7.8, 10.1 }
+  local rows = {}
+  for i, x in ipairs(xs) do rows[i] = { 1, x } end
+  local o, l = stats.ols(rows, ys), stats.linfit(xs, ys)
+  t:near(o.coef[2], l.slope, 1e-12, "ols = linfit: slope")
+  t:near(o.coef[1], l.intercept, 1e-12, "ols = linfit: intercept")
+  t:near(o.se[2], l.slope_se, 1e-12, "ols = linfit: the slope's standard error")
+  t:near(o.ci[2][1], l.slope_ci[1], 1e-12, "ols = linfit: the slope's interval")
+  t:eq(o.df, 3, "ols: n - p degrees of freedom")
+  local f = stats.ols({ { 1, 0 }, { 1, 0 }, { 1, 0 }, { 1, 1 }, { 1, 1 }, { 1, 1 } },
+    { 1, 2, 3, 2, 4, 6 })
+  t:near(f.coef[2], 2, 1e-12, "ols: a dummy's coefficient is the difference of group means")
+  t:near(f.se[2], math.sqrt(2.5 * (1 / 3 + 1 / 3)), 1e-12, "ols: its pooled standard error")
+  t:raises(function() stats.ols({ { 1, 2 }, { 1, 2 }, { 1, 2 }, { 1, 2 } }, { 1, 2, 3, 4 }) end,
+    "rank 1", "ols: collinear columns refused")
+  t:raises(function() stats.ols({ { 1, 2 }, { 1 } }, { 1, 2 }) end, "x[2]: a row of 2",
+    "ols: a short row refused, named")
+end
 t:done()

@@ -239,6 +239,36 @@ for _, task in ipairs(tasks.suite("core")) do
   t:ok(c.bigram_acc >= 0 and c.bigram_acc <= 1, task .. ": bigram accuracy measured")
 end
 t:ok(ctl.tasks.agreement.bigram_acc > 0.5, "agreement: the bigram model sees the verb forms")
+-- the n-gram ladder: one entry per order of NGRAM_LADDER, its best the strongest, the
+-- Witten-Bell bigram scoring the same choices as the engine's ngram = 2 on the same sets
+for _, task in ipairs(tasks.suite("core")) do
+  local c = ctl.tasks[task]
+  local orders, best = {}, -1
+  for _, g in ipairs(c.ngram or {}) do
+    orders[#orders + 1] = g.order
+    best = math.max(best, g.acc)
+    t:ok(g.within == (g.acc >= c.chance_lo and g.acc <= c.chance_hi), task .. ": within as measured")
+  end
+  t:eq(table.concat(orders, ","), table.concat(tasks.NGRAM_LADDER, ","), task .. ": the ladder's orders")
+  t:ok(c.ngram_best and c.ngram_best.acc == best, task .. ": ngram_best is the strongest order")
+end
+do
+  local l0 = tasks.load(corpus, "core", { shots = { 0 } })
+  local r5 = engine.score_tasks({ data = corpus, seed = tasks.CONTROL_SEED }, l0.sets, { ngram = 5 })
+  for i, s in ipairs(l0.sets) do
+    t:eq(ctl.tasks[s.task].ngram[3].acc, r5[i].acc, s.task .. ": the 5-gram row is the engine's")
+  end
+  t:raises(function() engine.score_tasks({ data = corpus }, l0.sets, { ngram = 8 }) end,
+    "order in 1..7", "an n-gram order above 7 refused")
+  -- the spelling task's misspellings are rarely seen in training: the 5-gram solves it
+  t:ok(ctl.tasks.spelling.ngram_best.acc > ctl.tasks.spelling.chance_hi,
+    "spelling: the 5-gram lies above guessing")
+end
+local progress = {}
+tasks.controls(corpus, "core", { setups = { setups[1] }, tasks = { "order" }, ladder = { 2 },
+  progress = function(what, i, n) progress[#progress + 1] = string.format("%s %d/%d", what, i, n) end })
+t:eq(table.concat(progress, "; "), "add-one bigram 1/3; 2-gram 2/3; untrained tiny 3/3",
+  "controls report each pass")
 
 -- 5. Permuting the choices changes no correctness; 1 and 2 threads give the same bits.
 local loaded = tasks.load(corpus, "core", { shots = { 0 } })
@@ -315,6 +345,8 @@ return {
     shots = { 0, 3 } } },
 }
 ]], corpus))
+-- the suite's controls, committed beside its task files as `bin/repro tasks controls` does
+fs.write_atomic(tasks.controls_path(corpus, "core"), json.pretty(ctl))
 code, _, err = check.run(repro .. " run " .. dir .. "/zz_tasks.lua --out-root " .. dir ..
   "/exp --jobs 2")
 t:eq(code, 0, "the tiny task study runs: " .. err)
@@ -337,12 +369,36 @@ end)() and type(all0.p_signflip) == "number", "the item-level sign flip over eve
 
 t:ok(st.chance and st.chance.order and st.chance.order.rate == 0.5 and st.chance.order.hi > 0.5,
   "summary.tasks.chance: each task's chance rate and interval")
+-- the ladder in the summary: per task its orders and strongest, and which variants beat it
+local sp = st.chance and st.chance.spelling or {}
+t:ok(sp.ngram and #sp.ngram == #tasks.NGRAM_LADDER and sp.ngram_best and
+  sp.ngram_best.acc == ctl.tasks.spelling.ngram_best.acc, "summary.tasks.chance: the n-gram ladder")
+local function mean0(v, task)
+  local x = sum.per_variant[v].metrics[string.format("task_%s_0shot_acc", task)]
+  return x and x.mean
+end
+local agree = 0
+for task, b in pairs(st.beyond_ngram or {}) do
+  for _, v in ipairs({ "none", "layernorm" }) do
+    local listed = false
+    for _, x in ipairs(b.variants) do listed = listed or x == v end
+    if listed == (mean0(v, task) > math.max(b.acc, st.chance[task].hi)) and
+        b.threshold == math.max(b.acc, st.chance[task].hi) then
+      agree = agree + 1
+    end
+  end
+end
+t:eq(agree, 12, "beyond_ngram lists exactly the variants whose mean beats the strongest " ..
+  "n-gram and guessing")
 -- the study's own report: a per-task table per shot count, chance and bigram beside
 local tables = require("repro.report.standalone").tables({ name = "zz_tasks", summary = sum })
 local t0
 for _, tb in ipairs(tables) do if tb.title == "Tasks, 0-shot accuracy" then t0 = tb end end
 t:ok(t0 and #t0.rows == 7 and t0.rows[7][1] == "macro" and t0.head[2] == "chance" and
   t0.head[3] == "bigram", "the report's 0-shot task table: 6 tasks and the macro row")
+t:ok(t0 and t0.head[4] == "best n-gram" and t0.rows[2][4] ==
+  string.format("%.4g (%d-gram)", sp.ngram_best.acc, sp.ngram_best.order) or false,
+  "the report's task table names the strongest n-gram: " .. tostring(t0 and t0.rows[2][4]))
 
 -- and its figure's data: a block per variant, chance and bigram per task
 local study = require("repro.report.data").load_study(dir .. "/exp", "zz_tasks", nil, nil,
@@ -350,6 +406,26 @@ local study = require("repro.report.data").load_study(dir .. "/exp", "zz_tasks",
 local text, marks, _, ntasks = require("repro.report.plot_data").tasks(study, 0)
 t:ok(text and ntasks == 6 and select(2, text:gsub("# x mean sd", "")) == 2 and
   select(2, marks:gsub("\n", "")) == 7, "the task figure's data: 2 variants x 6 tasks, marks")
+-- few-shot measured honestly: at a 32-character window no 3-shot item keeps its
+-- demonstrations, so every task's 3-shot number is "not measurable at this window"
+local demos, lost_all = st.demos or {}, 0
+for _, d in ipairs(demos) do
+  if d.shots == 3 and d.kept_share == 0 and d.measurable == false then lost_all = lost_all + 1 end
+end
+t:eq(#demos, 6, "summary.tasks.demos: per task at 3 shots")
+t:eq(lost_all, 6, "every task's items lost their demonstrations at a 32-character window")
+local t3
+for _, tb in ipairs(tables) do if tb.title == "Tasks, 3-shot accuracy" then t3 = tb end end
+t:ok(t3 and t3.rows[1][6] == "not measurable at this window" and
+  t3.rows[7][6] == "not measurable at this window" and t0.rows[1][6] ~= t3.rows[1][6],
+  "the report's 3-shot table says not measurable, for tasks and macro; the 0-shot one has numbers")
+local tex3 = require("repro.report.tex_tasks").accuracy_table(study, { shots = 3 })
+t:ok(tex3:find("n.m. &", 1, true) and tex3:find("not measurable at this window", 1, true) and
+  not tex3:find("%d %$\\pm%$"), "the 3-shot accuracy table: n.m. cells, no macro number, the note")
+-- the paper's task table: a row per rung of the ladder, its footnote, the stars
+local tex = require("repro.report.tex_tasks").accuracy_table(study, { shots = 0 })
+t:ok(tex:find("5-gram (Witten-Bell)", 1, true) and tex:find("strongest $n$-gram and the guessing", 1, true),
+  "the accuracy table shows the ladder and says what its star means")
 
 check.rmtree(dir)
 t:done()

@@ -24,8 +24,23 @@
 --   chance     per task, from its task file (lua/repro/tasks): its chance rate, items and
 --              the 99 % interval a guessing model's accuracy lies in (chance_interval),
 --              and from the suite's committed controls file when there is one
---              (tasks/<corpus>/<suite>-controls-v1.json) the bigram model's accuracy and
---              each untrained set-up's.
+--              (tasks/<corpus>/<suite>-controls-v<version>.json) the add-one bigram
+--              model's accuracy, each untrained set-up's, and, where the controls hold
+--              the n-gram ladder (engine/ngram.h, Witten-Bell), `ngram` (per order its
+--              accuracy) and `ngram_best` (the strongest order and its accuracy);
+--   beyond_ngram  per task whose controls hold the ladder, at 0-shot: the strongest
+--              n-gram's order and accuracy, the threshold (the larger of that accuracy and
+--              the guessing interval's upper end) and the variants whose mean accuracy
+--              over their non-diverged seeds lies above the threshold (`variants`; empty:
+--              no trained model beats both local statistics and guessing on the task,
+--              which then is no evidence of more).
+--   demos      per shot count k > 0 and task: the share of its items that kept all k
+--              demonstrations inside the window (1 - task_<task>_<k>shot_lost_demos /
+--              items, the least over the runs; the cut depends on the window only) and
+--              `measurable` = kept_share >= DEMOS_KEPT_MIN.  Where fewer kept them the
+--              k-shot accuracy is mostly the 0-shot one with a cut context, so the tables
+--              report "not measurable at this window" instead of a number (and the macro
+--              at k shots when any task is).
 -- Only a study that registered analysis.tasks gets the section, so every other summary
 -- keeps its bytes.
 local stats = require "stats"
@@ -35,6 +50,7 @@ local host = require "repro.host"
 local fs = require "repro.core.fs"
 
 local M = {}
+M.DEMOS_KEPT_MIN = 0.9
 
 local function arr(t) return json.array(t or {}) end
 
@@ -114,11 +130,36 @@ function M.summarize(ctx)
       local c = controls[t.task] or {}
       local untrained = {}
       for name, u in pairs(c.untrained or {}) do untrained[name] = u.acc end
+      local ngram
+      for _, g in ipairs(c.ngram or {}) do
+        ngram = ngram or {}
+        ngram[#ngram + 1] = { order = g.order, acc = g.acc }
+      end
       out.chance[t.task] = { rate = t.chance, n_items = t.n_items, lo = lo, hi = hi,
-        bigram_acc = c.bigram_acc, untrained = next(untrained) and json.object(untrained) or nil }
+        bigram_acc = c.bigram_acc, untrained = next(untrained) and json.object(untrained) or nil,
+        ngram = ngram and arr(ngram), ngram_best = c.ngram_best and
+          { order = c.ngram_best.order, acc = c.ngram_best.acc } }
+      if c.ngram_best then
+        out.beyond_ngram = out.beyond_ngram or {}
+        local above = {}
+        for _, v in ipairs(ctx.s.variants or {}) do
+          local xs = {}
+          for _, seed in ipairs(ctx.s.seeds) do
+            local r = ctx.runs[v.name] and ctx.runs[v.name][seed]
+            local x = r and not r.diverged and r.values[string.format("task_%s_0shot_acc", t.task)]
+            if x then xs[#xs + 1] = x end
+          end
+          if #xs > 0 and stats.summary(xs).mean > math.max(c.ngram_best.acc, hi) then
+            above[#above + 1] = v.name
+          end
+        end
+        out.beyond_ngram[t.task] = { order = c.ngram_best.order, acc = c.ngram_best.acc,
+          threshold = math.max(c.ngram_best.acc, hi), variants = arr(above) }
+      end
     end
   end
   out.chance = json.object(out.chance)
+  out.beyond_ngram = out.beyond_ngram and json.object(out.beyond_ngram)
   for _, k in ipairs(spec.shots) do
     local family = {}
     for _, pair in ipairs(an.comparisons) do
@@ -170,6 +211,30 @@ function M.summarize(ctx)
       for i, e in ipairs(family) do e.p_holm, e.reject_holm, e.holm_m = adj[i], rej[i], #family end
     end
   end
+  local demos = {}
+  for _, k in ipairs(spec.shots) do
+    if k > 0 then
+      for _, t in ipairs(names) do
+        local c = out.chance[t]
+        local least
+        for _, v in ipairs(ctx.s.variants or {}) do
+          for _, seed in ipairs(ctx.s.seeds) do
+            local r = ctx.runs[v.name] and ctx.runs[v.name][seed]
+            local lost = r and r.values[string.format("task_%s_%dshot_lost_demos", t, k)]
+            if lost and c and c.n_items then
+              local kept = 1 - lost / c.n_items
+              if not least or kept < least then least = kept end
+            end
+          end
+        end
+        if least then
+          demos[#demos + 1] = { shots = k, task = t, kept_share = least,
+            measurable = least >= M.DEMOS_KEPT_MIN }
+        end
+      end
+    end
+  end
+  out.demos = #demos > 0 and arr(demos) or nil
   out.macro, out.per_task, out.items = arr(out.macro), arr(out.per_task), arr(out.items)
   return out
 end

@@ -241,16 +241,17 @@ local function replication_table(sum)
 end
 
 -- Per shot count of a task study (summary.tasks, lua/repro/analysis/tasks.lua): each
--- task's chance rate, bigram and untrained accuracy (the controls), each variant's mean
--- accuracy ± sd over seeds, and each comparison's paired difference with its Holm p over
--- tasks x comparisons; the macro row's interval is the paired BCa bootstrap.
+-- task's chance rate, bigram, strongest n-gram (with the ladder: its order) and untrained
+-- accuracy (the controls), each variant's mean accuracy ± sd over seeds (at 0-shot a "*"
+-- where it lies above the strongest n-gram and guessing), and each comparison's paired
+-- difference with its Holm p over tasks x comparisons; the macro row's interval is the paired BCa bootstrap.
 local function task_tables(sum)
   local st = sum.tasks
   if type(st) ~= "table" then return {} end
   local out = {}
   for _, k in ipairs(st.shots or {}) do
     local t = { title = string.format("Tasks, %d-shot accuracy", k), head = { "task", "chance",
-      "bigram", "untrained" }, rows = {} }
+      "bigram", "best n-gram", "untrained" }, rows = {} }
     for _, v in ipairs(sum.variants or {}) do t.head[#t.head + 1] = v.name end
     local comps, diffs = {}, {}
     for _, e in ipairs(st.per_task or {}) do
@@ -270,17 +271,35 @@ local function task_tables(sum)
         tasks_seen[#tasks_seen + 1], tasks_seen[e.task] = e.task, true
       end
     end
+    -- k-shot numbers only where enough items kept their k demonstrations (summary.tasks
+    -- .demos); the macro only where every task did
+    local unmeasurable = {}
+    for _, d in ipairs(st.demos or {}) do
+      if d.shots == k and not d.measurable then
+        unmeasurable[d.task] = string.format("%.0f %%", 100 * d.kept_share)
+        unmeasurable.macro = true
+      end
+    end
+    local NM = "not measurable at this window"
     local function row(name, metric, ch, diff_of)
       local untrained = {}
       for _, u in pairs(ch and ch.untrained or {}) do untrained[#untrained + 1] = num(u) end
       table.sort(untrained)
+      local best = ch and ch.ngram_best
       local r = { name, num(ch and ch.rate), num(ch and ch.bigram_acc),
+        best and string.format("%s (%d-gram)", num(best.acc), best.order) or "-",
         #untrained > 0 and table.concat(untrained, ", ") or "-" }
+      local beyond = k == 0 and ch and (st.beyond_ngram or {})[name]
       for _, v in ipairs(sum.variants or {}) do
         local m = ((sum.per_variant[v.name] or {}).metrics or {})[metric] or {}
-        r[#r + 1] = m.mean and string.format("%s ± %s", num(m.mean), num(m.sd)) or "-"
+        local star = ""
+        for _, b in ipairs(beyond and beyond.variants or {}) do
+          if b == v.name then star = " *" end
+        end
+        r[#r + 1] = unmeasurable[name] and NM or
+          m.mean and string.format("%s ± %s%s", num(m.mean), num(m.sd), star) or "-"
       end
-      for _, key in ipairs(comps) do r[#r + 1] = diff_of(key) or "-" end
+      for _, key in ipairs(comps) do r[#r + 1] = unmeasurable[name] and NM or diff_of(key) or "-" end
       t.rows[#t.rows + 1] = r
     end
     for _, task in ipairs(tasks_seen) do
@@ -297,8 +316,13 @@ local function task_tables(sum)
     end
     row("macro", string.format("task_macro_acc_%dshot", k), nil, function(key)
       return macro[key] end)
-    t.note = "Untrained: the controls' untrained models (bin/repro tasks controls). The " ..
-      "macro row's interval is the paired bootstrap (BCa) over seeds."
+    t.note = "Untrained: the controls' untrained models (bin/repro tasks controls). Best " ..
+      "n-gram: the strongest of the Witten-Bell ladder on the training split; * (0-shot): " ..
+      "the variant's mean lies above it and above guessing, and only there is the task " ..
+      "evidence of more than local statistics. The macro row's interval is the paired " ..
+      "bootstrap (BCa) over seeds." .. (unmeasurable.macro and (" " .. NM .. ": fewer " ..
+      "than 90 % of the task's items kept all their demonstrations inside the window, so " ..
+      "its number would be the 0-shot one with a shorter context.") or "")
     out[#out + 1] = t
   end
   return out

@@ -1,9 +1,16 @@
 -- The tables and numbers of a task study (summary.tasks, lua/repro/analysis/tasks.lua):
 --   task_accuracy     at one shot count (field `shots`, default 0): a column per task and
 --                     the macro accuracy; the controls first (chance with its 99 % guessing
---                     interval, the corpus's bigram model, each untrained set-up), then each
---                     variant's mean +- sd over seeds, marked where it lies above the
---                     guessing interval
+--                     interval, the corpus's bigram model, the n-gram ladder when the
+--                     summary holds it, each untrained set-up), then each variant's mean
+--                     +- sd over seeds, marked where it lies above the guessing interval
+--                     and, with the ladder, where it lies above the strongest n-gram and
+--                     guessing (summary.tasks.beyond_ngram; only there is the task
+--                     evidence of more than local statistics)
+--                     At k > 0 shots a task whose items mostly lost demonstrations to the
+--                     window (summary.tasks.demos, below 90 % kept) reads "n.m." (not
+--                     measurable at this window), in both tables, and so does the macro
+--                     when any task does.
 --   task_comparisons  at one shot count: a row per comparison, each task's paired
 --                     difference with its Holm p over tasks x comparisons, the macro
 --                     difference with its paired bootstrap (BCa) interval, and the
@@ -16,7 +23,8 @@
 -- \<Study><Variant>BigramAtLeast and ...BigramAtLeastN),
 -- \<Study>UntrainedInside of \<Study>UntrainedCount (the untrained controls' pairs of task
 -- and set-up inside the guessing interval),
--- \<Study><Task>Chance / ...Bigram / ...Items and, per comparison C = <T>Vs<B>,
+-- \<Study><Task>Chance / ...Bigram / ...Items (with the ladder ...NgramBest, the
+-- strongest n-gram's accuracy, and ...NgramBestOrder) and, per comparison C = <T>Vs<B>,
 -- \<Study><C>MacroZeroShot{Delta,CI} and \<Study><C>ItemsP.
 local F = require "repro.report.texfmt"
 local tasks = require "repro.tasks"
@@ -55,6 +63,41 @@ local function above(s, v, task, k, chance)
 end
 
 local function acc(x) return F.num(x, ACC_DEC) end
+
+-- Whether the k-shot accuracy of a task is measurable at the study's window (summary.tasks
+-- .demos: enough items kept all k demonstrations); task nil: every task of the suite.
+local NM = "n.m."
+local function measurable(st, k, task)
+  for _, d in ipairs(st.demos or {}) do
+    if d.shots == k and (task == nil or d.task == task) and not d.measurable then
+      return false
+    end
+  end
+  return true
+end
+
+local function demos_note(st, k)
+  if measurable(st, k) then return "" end
+  local cut = {}
+  for _, d in ipairs(st.demos or {}) do
+    if d.shots == k and not d.measurable then
+      cut[#cut + 1] = string.format("%s %s\\,\\%%", F.escape(d.task),
+        F.num(100 * d.kept_share, 0))
+    end
+  end
+  return string.format(" %s: not measurable at this window: fewer than 90\\,\\%% of the " ..
+    "items kept all %d demonstrations inside it (%s kept), so the number would be the " ..
+    "0-shot one with a shorter context.", NM, k, table.concat(cut, ", "))
+end
+
+-- Whether a variant's mean accuracy on a task lies above the task's strongest n-gram
+-- (0-shot: the summary's beyond_ngram); nil without the ladder.
+local function beyond(st, v, task)
+  local b = (st.beyond_ngram or {})[task]
+  if not b then return nil end
+  for _, name in ipairs(b.variants or {}) do if name == v then return true end end
+  return false
+end
 
 -- Of how many tasks of the summary's suite a variant's mean accuracy at shot count k lies
 -- above the guessing interval.
@@ -95,6 +138,19 @@ function M.accuracy_table(s, f)
   control_row("chance", function(c) return c.rate end)
   control_row("guessing, 99\\,\\% upper limit", function(c) return c.hi end, true)
   control_row("bigram model", function(c) return c.bigram_acc end)
+  local orders, seen, ladder = {}, {}, false
+  for _, t in ipairs(names) do
+    for _, g in ipairs(((st.chance or {})[t] or {}).ngram or {}) do
+      if not seen[g.order] then orders[#orders + 1], seen[g.order] = g.order, true end
+    end
+  end
+  table.sort(orders)
+  for _, order in ipairs(orders) do
+    ladder = true
+    control_row(string.format("%d-gram (Witten-Bell)", order), function(c)
+      for _, g in ipairs(c.ngram or {}) do if g.order == order then return g.acc end end
+    end)
+  end
   local setups = {}
   for _, t in ipairs(names) do
     for name in pairs(((st.chance or {})[t] or {}).untrained or {}) do setups[name] = true end
@@ -112,11 +168,13 @@ function M.accuracy_table(s, f)
       local m = s:stat(v.name, string.format("task_%s_%dshot_acc", t, k))
       local cell = m and F.finite(m.mean) and acc(m.mean) or DASH
       if above(s, v.name, t, k, (st.chance or {})[t]) then cell = cell .. "$^{+}$" end
+      if not measurable(st, k, t) then cell = NM end
+      if k == 0 and beyond(st, v.name, t) then cell = cell .. "$^{*}$" end
       cells[#cells + 1] = cell
     end
     local m = s:stat(v.name, string.format("task_macro_acc_%dshot", k))
-    cells[#cells + 1] = m and F.finite(m.mean) and (acc(m.mean) .. " $\\pm$ " .. acc(m.sd)) or
-      DASH
+    cells[#cells + 1] = not measurable(st, k) and NM or m and F.finite(m.mean) and
+      (acc(m.mean) .. " $\\pm$ " .. acc(m.sd)) or DASH
     body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
   end
   body[#body + 1] = "\\bottomrule"
@@ -124,8 +182,11 @@ function M.accuracy_table(s, f)
   body[#body + 1] = string.format("\\par\\smallskip\\footnotesize %d-shot accuracy, the mean " ..
     "over %d seeds (the macro column: mean $\\pm$ sd). $^{+}$: above the 99\\,\\%% interval " ..
     "of a model that guesses. The bigram model is the training split's character bigram " ..
-    "model; the untrained models are the set-ups at initialization (seed %d).", k,
-    #s.seeds, tasks.CONTROL_SEED)
+    "model; the untrained models are the set-ups at initialization (seed %d).%s%s", k,
+    #s.seeds, tasks.CONTROL_SEED, ladder and (" The $n$-gram rows are Witten-Bell models " ..
+      "of the training split scoring the same sequences. $^{*}$: above both the " ..
+      "strongest $n$-gram and the guessing interval (0-shot); only there is a task " ..
+      "evidence of more than local statistics.") or "", demos_note(st, k))
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 
@@ -142,7 +203,8 @@ function M.comparisons_table(s, f)
       for _, e in ipairs(st.per_task or {}) do
         if e.shots == k and e.task == t and e.treatment == c.treatment and
             e.baseline == c.baseline then
-          cell = string.format("%s (%s)", acc(e.mean), F.p(e.p_holm))
+          cell = measurable(st, k, t) and string.format("%s (%s)", acc(e.mean), F.p(e.p_holm))
+            or NM
           holm_m = e.holm_m
         end
       end
@@ -153,7 +215,7 @@ function M.comparisons_table(s, f)
       if e.shots == k and e.treatment == c.treatment and e.baseline == c.baseline then
         local ci = e.ci_bca or e.ci_percentile
         local dec = math.max(ACC_DEC, F.diff_decimals(e.metric, e.mean, ci))
-        macro = F.num(e.mean, dec) .. " " .. F.interval(ci, dec)
+        macro = measurable(st, k) and F.num(e.mean, dec) .. " " .. F.interval(ci, dec) or NM
       end
     end
     for _, e in ipairs(st.items or {}) do
@@ -172,8 +234,8 @@ function M.comparisons_table(s, f)
     "minus baseline, paired by seed; in parentheses the Holm-adjusted $p$ over the %s " ..
     "tests of tasks $\\times$ comparisons. Macro: the paired bootstrap (BCa) 95\\,\\%% " ..
     "interval. Items $p$: the item-level sign-flip test over all items, each item's " ..
-    "accuracy pooled over the paired seeds.", k,
-    holm_m and string.format("%d", holm_m) or DASH)
+    "accuracy pooled over the paired seeds.%s", k,
+    holm_m and string.format("%d", holm_m) or DASH, demos_note(st, k))
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 
@@ -194,6 +256,10 @@ function M.numbers(def, s, S)
     def(T .. "Chance", acc(c.rate))
     def(T .. "ChanceHi", acc(c.hi))
     def(T .. "Bigram", acc(c.bigram_acc))
+    if c.ngram_best then
+      def(T .. "NgramBest", acc(c.ngram_best.acc))
+      def(T .. "NgramBestOrder", string.format("%d", c.ngram_best.order))
+    end
     def(T .. "Items", F.finite(c.n_items) and string.format("\\num{%d}", c.n_items) or DASH)
   end
   local inside, count = 0, 0
