@@ -131,11 +131,16 @@ bench-profile: $(REPRO) data
 #                      records, tables, figures and PDF; the real results are never touched.
 #                      make reproduce QUICK=1 then checks the PDF against the quick summaries.
 #   JOBS=N             worker processes per study (default: the study file's `jobs`)
+#   UPDATE=1           write the summaries that would change (bin/repro run --update); without
+#                      it make reproduce fails, listing them with what changes and why
+#                      (scripts/reproduce_studies.sh).  QUICK=1 always writes its own.
 # The studies run one after another in one recipe, in the order `bin/repro studies` gives
 # (each after the studies it reads or declares in `depends`; among ready ones by name), so
 # -j never runs two at once.  Paths are relative: the generated files name them.
 QUICK ?=
 JOBS ?=
+UPDATE ?=
+REPRO_UPDATE := $(if $(filter 1,$(QUICK)),1,$(UPDATE))
 QUICK_MODEL := n_layer=1,d_model=32,n_head=2,context=32,batch=4
 QUICK_SET := $(QUICK_MODEL),iters=20,warmup=2,diag_every=5,diag_windows=4
 ifeq ($(QUICK),1)
@@ -159,10 +164,8 @@ reproduce: $(REPRO) data
 	@studies=$$($(REPRO) studies --order --out-root $(EXPERIMENTS)) || exit 1; \
 	files=""; for s in $$studies; do files="$$files lua/experiments/$$s.lua"; done; \
 	$(REPRO) cost $$files $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) >&2 || exit 1; \
-	for s in $$studies; do \
-	    echo "reproduce: study $$s" >&2; \
-	    $(REPRO) run lua/experiments/$$s.lua $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1; \
-	done
+	REPRO=$(REPRO) UPDATE=$(REPRO_UPDATE) scripts/reproduce_studies.sh $$studies -- \
+	    $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1
 	@$(MAKE) --no-print-directory verify QUICK=$(QUICK) >&2
 	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)
 ifeq ($(QUICK),1)

@@ -9,7 +9,8 @@
 #                              compiler and qemu-user (tests/sh/test_paths.sh), GNU parallel
 #                              (tests/sh/test_parallel.sh), Chromium (Debian's `chromium`:
 #                              tests/lua/test_user_study.lua reads the HTML report in it,
-#                              headless; as root with --no-sandbox)
+#                              headless; as root with --no-sandbox), NumPy (python3-numpy:
+#                              tests/reference/safetensors_forward.py loads an exported model)
 #   scripts/deps.sh --slurm    also Slurm and munge, for `make test-slurm`
 #                              (tests/sh/test_slurm.sh starts its own single-node cluster)
 #   scripts/deps.sh --torch    also python3-torch with OpenBLAS (PyTorch reference checks and
@@ -25,7 +26,7 @@ texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recom
 latexmk poppler-utils curl ca-certificates wamerican
 dict-devil bible-kjv"
 if [ "${1:-}" = "--test" ]; then
-    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel chromium"
+    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel chromium python3-numpy"
 fi
 if [ "${1:-}" = "--slurm" ]; then
     PACKAGES="$PACKAGES slurm-wlm munge"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Puts the Tiny Shakespeare corpus at $DATA_DIR/tinyshakespeare.txt, verified.
-# Source: $DATA_MIRROR/tinyshakespeare.txt (default ../shared/data) if that file exists,
-# else $DATA_URL.  The copy goes to a temporary name, its SHA-256 is checked, and only
+# Source: $DATA_MIRROR/tinyshakespeare.txt (default ../shared/data, relative to the
+# repository root, where make runs this script) if that file exists, else $DATA_URL.
+# Without either, the message gives the fix as a command: `make test
+# DATA_MIRROR=/abs/path/to/dir` (the default shown resolved to an absolute path).  The copy goes to a temporary name, its SHA-256 is checked, and only
 # then is it renamed into place; a file with the wrong checksum is refused (both
 # checksums shown) and never installed.  An installed copy that no longer matches is
 # replaced from the source.  SHA is the pin of scripts/corpora.lua (test_corpora checks
@@ -33,8 +35,17 @@ else
     src="$DATA_URL"
     echo "data: no mirror at $DATA_MIRROR/$NAME; downloading $src" >&2
     if ! curl -fsSL --retry 2 -o "$tmp" "$src"; then
-        echo "data: download of $src failed; put the corpus at $DATA_MIRROR/$NAME" \
-             "or set DATA_MIRROR" >&2
+        # the default mirror resolved to an absolute path (it need not exist)
+        mirror_dir=$(realpath -m "$DATA_MIRROR")
+        {
+            echo "data: download of $src failed (no network?), and there is no copy at"
+            echo "      $mirror_dir/$NAME"
+            echo "      (DATA_MIRROR=$DATA_MIRROR; the default ../shared/data is relative to the"
+            echo "      repository root, $(pwd -P))."
+            echo "data: fix: put $NAME (SHA-256 $SHA) in a folder and give it:"
+            echo "      make test DATA_MIRROR=/abs/path/to/dir"
+            echo "      (or: cp /path/to/$NAME $mirror_dir/ && make test)"
+        } >&2
         exit 1
     fi
 fi

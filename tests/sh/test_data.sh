@@ -43,5 +43,24 @@ ok $? "tampered install is refetched"
 [ "$(sha256sum "$tmp/out/tinyshakespeare.txt" | cut -c1-64)" = "$SHA" ] && grep -q "refusing" "$tmp/err"
 ok $? "tampered install refused and replaced"
 
+# no mirror and no network (a URL that fails): the message gives the fix as a command,
+# with the mirror resolved to an absolute path; run from a temporary copy of the scripts,
+# so the default ../shared/data is resolved against that copy's root
+mkdir -p "$tmp/empty" "$tmp/clone/scripts"
+cp "$top/scripts/fetch_data.sh" "$tmp/clone/scripts/"
+DATA_MIRROR="$tmp/empty" DATA_DIR="$tmp/out2" DATA_URL="file://$tmp/nowhere" \
+    "$top/scripts/fetch_data.sh" 2>"$tmp/err"
+ok $((! $?)) "no mirror and no download must fail"
+grep -q "make test DATA_MIRROR=/abs/path/to/dir" "$tmp/err"
+ok $? "the message gives the command: $(cat "$tmp/err")"
+grep -q "no copy at" "$tmp/err" && grep -q "$tmp/empty/tinyshakespeare.txt" "$tmp/err"
+ok $? "the message names the mirror's file"
+(cd "$tmp/clone" && DATA_DIR="$tmp/out2" DATA_URL="file://$tmp/nowhere" \
+    scripts/fetch_data.sh) 2>"$tmp/err"
+ok $((! $?)) "default mirror missing must fail"
+grep -q "$(realpath -m "$tmp/shared/data")/tinyshakespeare.txt" "$tmp/err" &&
+    grep -q "relative to the" "$tmp/err" && grep -q "repository root, $(cd "$tmp/clone" && pwd -P)" "$tmp/err"
+ok $? "the default is resolved to an absolute path and said relative to the root: $(cat "$tmp/err")"
+
 echo "test_data: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

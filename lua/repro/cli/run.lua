@@ -20,10 +20,19 @@
 -- says which runs finished.  The study directory is locked (flock) while a runner or its
 -- workers live, so two runners never write one study (`bin/repro run-one` takes it
 -- shared, lua/repro/run/parallel.lua); each worker also locks its run directory and keeps its
--- attempt.json (lua/repro/run/runstate.lua), so `bin/repro status` sees it.  An earlier
--- OUT/<study>/summary.json is removed before any record changes; when every run of the
--- study is done, the analysis (lua/repro/analysis/init.lua) writes it again with
--- OUT/<study>/manifest.json (this invocation's timings) and prints the verdicts on stdout.
+-- attempt.json (lua/repro/run/runstate.lua), so `bin/repro status` sees it.  When every
+-- run of the study is done, the analysis (lua/repro/analysis/init.lua) computes the
+-- summary and prints the verdicts on stdout.  A summary is never rewritten silently
+-- (issue 54): with no OUT/<study>/summary.json yet, or the same bytes, it is written
+-- (with OUT/<study>/manifest.json, this invocation's timings); one that would differ from
+-- the summary on disk is written only with --update, and otherwise the command prints
+-- what would change, in words (lua/repro/analysis/changes.lua: the verdicts and numbers,
+-- and why: another record set, tasks the records were never scored on, changed task
+-- files, a changed study file, or the library's analysis since the commit named in the
+-- study's manifest.json), keeps summary.json and manifest.json as they were, and exits
+-- with status M.EXIT_UNCHANGED (3).  Until then the summary on disk stays, also while
+-- runs train and when they are interrupted: the report refuses one whose records_sha256
+-- does not match the records beside it.
 local host = require "repro.host"
 local proc = require "repro.proc"
 local sys = require "repro.sys"
@@ -32,6 +41,7 @@ local json = require "repro.core.json"
 local record = require "repro.record"
 local study = require "repro.study"
 local analysis = require "repro.analysis"
+local changes = require "repro.analysis.changes"
 local progress = require "repro.core.progress"
 local config = require "repro.core.config"
 local runplan = require "repro.plan"
@@ -53,7 +63,12 @@ local who = "repro run"
 local shown = fs.shown
 
 local USAGE = "usage: bin/repro run lua/experiments/X.lua [--jobs N] [--only variant=V,seed=S] " ..
-  "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model]"
+  "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model] " ..
+  "[--update]"
+
+-- The exit status of run and analyze when the summary would change and --update was not
+-- given (make reproduce lists those studies).
+M.EXIT_UNCHANGED = 3
 
 local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
@@ -70,7 +85,7 @@ local function parse_args(args)
     if v ~= nil then user_error(who .. ": %s is given twice", name) end
   end
   local FLAGS = { ["--dry-run"] = "dry_run", ["--force"] = "force",
-    ["--allow-large"] = "allow_large", ["--keep-model"] = "keep_model" }
+    ["--allow-large"] = "allow_large", ["--keep-model"] = "keep_model", ["--update"] = "update" }
   while i <= #args do
     local a = args[i]
     if a == "--jobs" then
@@ -93,7 +108,7 @@ local function parse_args(args)
       o.set = config.parse_overrides(o.set_list, who .. " --set")
     elseif a:match("^%-") then
       user_error(who .. ": unknown option %s%s", a, base.suggest(a, { "--jobs", "--only",
-        "--dry-run", "--force", "--allow-large", "--keep-model", "--out-root", "--set" }))
+        "--dry-run", "--force", "--allow-large", "--keep-model", "--out-root", "--set", "--update" }))
     elseif o.file then
       user_error(who .. ": one study file at a time (got %s and %s)", o.file, a)
     else
@@ -223,14 +238,30 @@ end
 local function write_summary(s, dir, records, ctx)
   local summary, text = analysis.summary_of(s, dir, records)
   local same = text == ctx.old_summary
+  if ctx.old_summary and not same and not ctx.update then
+    local lines = changes.describe(ctx.old_summary, text, { dir = dir,
+      old_manifest = ctx.old_manifest, commit = (record.git_info()) })
+    say("%s: %s would change; not written (the summary on disk is kept):", who,
+      shown(dir .. "/summary.json"))
+    for _, l in ipairs(lines) do say("%s", l) end
+    say("%s: to write it (the records stay as they are): %s", who, ctx.update_command)
+    return summary, false
+  end
   fs.write_atomic(dir .. "/summary.json", text)
+  if ctx.old_summary and not same then
+    say("%s: %s updated (--update); what changed:", who, shown(dir .. "/summary.json"))
+    for _, l in ipairs(changes.describe(ctx.old_summary, text, { dir = dir,
+      old_manifest = ctx.old_manifest, commit = (record.git_info()) })) do
+      say("%s", l)
+    end
+  end
   local diverged = 0
   for _, v in pairs(summary.per_variant) do diverged = diverged + v.n_diverged end
   if ctx.trained == 0 and not ctx.count.copy and same and ctx.old_manifest then
     -- Nothing trained or copied and the same summary: keep the manifest of the invocation
     -- that made it, so rerunning a finished study changes no file (make reproduce).
     fs.write_atomic(dir .. "/manifest.json", ctx.old_manifest)
-    return summary
+    return summary, true
   end
   if ctx.trained == 0 and not ctx.count.copy and ctx.old_manifest then
     -- Nothing trained or copied, another summary (the analysis changed): the facts of the
@@ -241,7 +272,7 @@ local function write_summary(s, dir, records, ctx)
       m.analysed_utc = utc()
       m.analysed_git_commit, m.analysed_git_dirty = record.git_info()
       fs.write_atomic(dir .. "/manifest.json", json.pretty(m))
-      return summary
+      return summary, true
     end
   end
   write_study_manifest(s, dir, {
@@ -251,7 +282,7 @@ local function write_summary(s, dir, records, ctx)
     runs_copied = ctx.count.copy or 0, runs_diverged = diverged,
     command_line_overrides = s.set and json.object(s.set) or nil,
   })
-  return summary
+  return summary, true
 end
 
 -- The analysis once every run is done: summary, manifest, verdicts on stdout.
@@ -264,10 +295,15 @@ local function analyse(s, dir, ctx)
       #missing == 1 and "is" or "are", table.concat(missing, ", "))
     return 0
   end
-  local summary = write_summary(s, dir, records, ctx)
+  local summary, written = write_summary(s, dir, records, ctx)
   say("study %s: %d trained, %d reused, %d copied in %s", s.name, ctx.trained,
     ctx.count.reuse or 0, ctx.count.copy or 0, progress.fmt_time(host.now() - ctx.t_start))
   io.write(base.printable(analysis.verdict_table(summary, textable.width()), true))
+  if not written then
+    put("summary: not written (it would change " .. shown(dir .. "/summary.json") ..
+      "; --update writes it)")
+    return M.EXIT_UNCHANGED
+  end
   put("summary: " .. shown(dir .. "/summary.json"))
   return 0
 end
@@ -294,6 +330,16 @@ local function load(o)
   return s, out_root
 end
 
+-- The command that writes the summary a run or analyze of o refused to write.
+local function update_command(o)
+  local function q(x) return x:match("^[%w%./_,=:+-]+$") and x or fs.quote(x) end
+  local parts = { "bin/repro analyze", q(o.file) }
+  if o.out_root then parts[#parts + 1] = "--out-root " .. q(o.out_root) end
+  if o.set_list then parts[#parts + 1] = "--set " .. q(table.concat(o.set_list, ",")) end
+  parts[#parts + 1] = "--update"
+  return table.concat(parts, " ")
+end
+
 -- The runs of s that o selects, planned, and the study's directory.
 local function plan_runs(o, s, out_root)
   local runs = runplan.selected(s, o.only)
@@ -309,8 +355,8 @@ function M.main(args, analyze_only)
   who = analyze_only and "repro analyze" or "repro run"
   local o = parse_args(args)
   if analyze_only and (o.jobs or o.force or o.dry_run or #o.only > 0) then
-    user_error("repro analyze: takes only --out-root and --set (it trains nothing and " ..
-      "analyses every run of the study)")
+    user_error("repro analyze: takes only --out-root, --set and --update (it trains " ..
+      "nothing and analyses every run of the study)")
   end
   local s, out_root = load(o)
   local jobs, threads = workers(o, s)
@@ -329,12 +375,12 @@ function M.main(args, analyze_only)
   if lock_study(s, runs, dir, out_root, o.force) then return 130 end
   -- Under the lock: a killed runner's temporary files are stale.
   fs.remove_stale_tmp(dir)
-  local ctx = { t_start = host.now(), start_utc = utc(),
+  local ctx = { t_start = host.now(), start_utc = utc(), update = o.update,
+    update_command = update_command(o),
     jobs = not analyze_only and jobs or nil, threads = not analyze_only and threads or nil }
-  -- From here on the records may change: an old summary would describe other records.
+  -- The summary on disk and its manifest, compared with the new one at the end (kept
+  -- until then: a summary changes only when written anew, never by being removed).
   ctx.old_summary, ctx.old_manifest = fs.read(dir .. "/summary.json"), fs.read(dir .. "/manifest.json")
-  os.remove(dir .. "/summary.json")
-  os.remove(dir .. "/manifest.json")
   local queue, count, done = queue_runs(runs, out_root)
   if s.keep_model and not analyze_only then
     local bare = {}

@@ -1,0 +1,384 @@
+-- What a new summary.json would change in an existing one, in words (issue 54): the
+-- verdicts and numbers that change, and why when the summaries and the records can tell.
+-- `bin/repro run` and `analyze` (lua/repro/cli/run.lua) print it and write a summary that
+-- differs from the one on disk only with --update.
+--
+--   changes.describe(old_text, new_text, opts) -> {lines}, or nil when the two texts are
+--     the same bytes.  opts.dir (the study directory: its records' manifests are read for
+--     the task files they were scored on; untrusted, a record that does not parse is
+--     passed over), opts.old_manifest (the text of the study's manifest.json, which names
+--     the commit that wrote the old summary) and opts.commit (this checkout's commit).
+--
+-- What changes: every verdict (comparisons and interactions) that changes, appears or
+-- goes; on the primary metric, each comparison's mean difference, decision interval and
+-- Holm-adjusted p that change; per variant, the runs analysed and their seeds; the task
+-- suite's tasks and macro accuracy; then the other top-level fields, each with how many
+-- of its values change.  Why: a different record set (records_sha256, seeds), tasks in
+-- the summary the records were never scored on, task files changed since the records
+-- were scored, a changed study file (analysis, base config, variants, --set), and
+-- otherwise, the same records and study: the library's analysis changed since the commit
+-- the old summary names.
+local json = require "repro.core.json"
+local fs = require "repro.core.fs"
+local host = require "repro.host"
+local sys = require "repro.sys"
+
+local M = {}
+
+-- How many numbers of a change are listed before "and N more".
+M.MAX_LINES = 12
+
+local function num(x)
+  if type(x) ~= "number" then return tostring(x) end
+  if x == math.floor(x) and math.abs(x) < 2^53 then return string.format("%d", x) end
+  return string.format("%.4g", x)
+end
+
+local function interval(ci)
+  if type(ci) ~= "table" then return "none" end
+  return "[" .. num(ci[1]) .. ", " .. num(ci[2]) .. "]"
+end
+
+local function plural(n, word, words)
+  return string.format("%d %s", n, n == 1 and word or (words or word .. "s"))
+end
+
+-- Leaves of a decoded JSON value that differ between a and b (counted).
+local function count_diff(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    if a == b then return 0 end
+    if type(a) == "number" and type(b) == "number" and a ~= a and b ~= b then return 0 end
+    return 1
+  end
+  local n, seen = 0, {}
+  for k, v in pairs(a) do
+    seen[k] = true
+    n = n + count_diff(v, b[k])
+  end
+  for k, v in pairs(b) do
+    if not seen[k] then n = n + count_diff(nil, v) end
+  end
+  return n
+end
+
+local function same(a, b) return count_diff(a, b) == 0 end
+
+local function key_of(e)
+  if type(e) ~= "table" then return nil end
+  local function side(x)
+    if type(x) == "table" then
+      local t = {}
+      for _, v in ipairs(x) do t[#t + 1] = tostring(v) end
+      return "(" .. table.concat(t, " - ") .. ")"
+    end
+    return tostring(x)
+  end
+  if e.treatment or e.baseline then
+    return string.format("%s vs %s on %s", side(e.treatment), side(e.baseline),
+      tostring(e.metric))
+  end
+  if e.a or e.b then
+    return string.format("interaction %s minus %s on %s", side(e.a), side(e.b),
+      tostring(e.metric))
+  end
+  return nil
+end
+
+-- {key -> entry} and the keys in order, of a list of entries.
+local function index(list)
+  local by, order = {}, {}
+  if type(list) ~= "table" then return by, order end
+  for _, e in ipairs(list) do
+    local k = key_of(e)
+    if k and not by[k] then
+      by[k] = e
+      order[#order + 1] = k
+    end
+  end
+  return by, order
+end
+
+local function verdict_lines(old, new, out)
+  local ob, oo = index(old)
+  local nb, no = index(new)
+  for _, k in ipairs(oo) do
+    local o, n = ob[k], nb[k]
+    if not n then
+      out[#out + 1] = string.format("%s%s: no longer in the summary", k,
+        o.verdict and (" (" .. tostring(o.verdict) .. ")") or "")
+    elseif o.verdict ~= n.verdict and (o.verdict ~= nil or n.verdict ~= nil) then
+      out[#out + 1] = string.format("verdict of %s: %s -> %s", k, tostring(o.verdict),
+        tostring(n.verdict))
+    end
+  end
+  for _, k in ipairs(no) do
+    if not ob[k] then
+      out[#out + 1] = string.format("%s: new%s", k,
+        nb[k].verdict and (", verdict " .. tostring(nb[k].verdict)) or "")
+    end
+  end
+end
+
+-- An entry without its verdict and the words about it (said by verdict_lines).
+local WORDS = { verdict = true, reason = true, sentence = true, reason_code = true }
+local function without_words(e)
+  local t = {}
+  for k, v in pairs(e) do if not WORDS[k] then t[k] = v end end
+  return t
+end
+
+-- The primary metric's comparisons (and interactions) whose numbers change.
+local function number_lines(old, new, primary, what, out)
+  local ob = index(old)
+  local _, no = index(new)
+  local nb = index(new)
+  local others = 0
+  for _, k in ipairs(no) do
+    local o, n = ob[k], nb[k]
+    if o and not same(without_words(o), without_words(n)) then
+      if n.metric == primary then
+        local parts = {}
+        if o.mean ~= n.mean then
+          parts[#parts + 1] = "mean difference " .. num(o.mean) .. " -> " .. num(n.mean)
+        end
+        if not same(o.ci_decision, n.ci_decision) then
+          parts[#parts + 1] = "decision interval " .. interval(o.ci_decision) .. " -> " ..
+            interval(n.ci_decision)
+        end
+        if o.p_holm ~= n.p_holm then
+          parts[#parts + 1] = "Holm-adjusted p " .. num(o.p_holm) .. " -> " .. num(n.p_holm)
+        end
+        if o.n ~= n.n then parts[#parts + 1] = "pairs " .. num(o.n) .. " -> " .. num(n.n) end
+        if #parts == 0 then
+          parts[1] = plural(count_diff(without_words(o), without_words(n)), "other value")
+        end
+        out[#out + 1] = string.format("%s: %s", k, table.concat(parts, ", "))
+      else
+        others = others + 1
+      end
+    end
+  end
+  if others > 0 then
+    out[#out + 1] = string.format("%s on other (exploratory) metrics: %s change", what,
+      plural(others, "entry", "entries"))
+  end
+end
+
+local function seeds_text(v)
+  local m = type(v) == "table" and type(v.metrics) == "table" and v.metrics
+  if not m then return nil end
+  for _, name in ipairs({ "val_loss", "diverged" }) do
+    if type(m[name]) == "table" and type(m[name].seeds) == "table" then
+      local t = {}
+      for _, s in ipairs(m[name].seeds) do t[#t + 1] = num(s) end
+      return table.concat(t, ",")
+    end
+  end
+  return nil
+end
+
+local function variant_lines(old, new, out)
+  old, new = type(old) == "table" and old or {}, type(new) == "table" and new or {}
+  local names = {}
+  for k in pairs(old) do names[#names + 1] = k end
+  for k in pairs(new) do if old[k] == nil then names[#names + 1] = k end end
+  table.sort(names)
+  for _, k in ipairs(names) do
+    local o, n = old[k], new[k]
+    if not n then
+      out[#out + 1] = string.format("variant %s: no longer in the summary", k)
+    elseif not o then
+      out[#out + 1] = string.format("variant %s: new (%s runs)", k, num(n.n_runs))
+    elseif o.n_runs ~= n.n_runs or seeds_text(o) ~= seeds_text(n) then
+      out[#out + 1] = string.format("variant %s: runs %s -> %s (seeds %s -> %s)", k,
+        num(o.n_runs), num(n.n_runs), tostring(seeds_text(o)),
+        tostring(seeds_text(n)))
+    end
+  end
+end
+
+local function task_names(t)
+  local set, list = {}, {}
+  if type(t) == "table" and type(t.per_task) == "table" then
+    for _, e in ipairs(t.per_task) do
+      if type(e) == "table" and type(e.task) == "string" and not set[e.task] then
+        set[e.task] = true
+        list[#list + 1] = e.task
+      end
+    end
+  end
+  return set, list
+end
+
+-- The task files the records under dir were scored on ({path = sha}), and the records read.
+local function records_task_files(dir)
+  local files, n = {}, 0
+  if not dir then return files, n end
+  local ok, variants = pcall(sys.listdir, dir)
+  if not ok or type(variants) ~= "table" then return files, n end
+  table.sort(variants)
+  for _, v in ipairs(variants) do
+    local ok2, seeds = pcall(sys.listdir, dir .. "/" .. v)
+    if ok2 and type(seeds) == "table" then
+      for _, s in ipairs(seeds) do
+        if s:match("^seed%-") then
+          local text = fs.read(dir .. "/" .. v .. "/" .. s .. "/manifest.json")
+          local ok3, m = pcall(json.decode, text or "")
+          if ok3 and type(m) == "table" and type(m.task_files) == "table" then
+            n = n + 1
+            for path, sha in pairs(m.task_files) do
+              if type(path) == "string" and type(sha) == "string" then files[path] = sha end
+            end
+          end
+        end
+      end
+    end
+  end
+  return files, n
+end
+
+local function task_lines(old, new, dir, out, why)
+  if same(old, new) then return end
+  local os_, ol = task_names(old)
+  local ns, nl = task_names(new)
+  local added, gone = {}, {}
+  for _, t in ipairs(nl) do if not os_[t] then added[#added + 1] = t end end
+  for _, t in ipairs(ol) do if not ns[t] then gone[#gone + 1] = t end end
+  if #added > 0 then out[#out + 1] = "tasks new in the summary: " .. table.concat(added, ", ") end
+  if #gone > 0 then out[#out + 1] = "tasks no longer in the summary: " .. table.concat(gone, ", ") end
+  if type(old) == "table" and type(new) == "table" and old.suite ~= new.suite then
+    why[#why + 1] = string.format("the task suite changed: %s -> %s", tostring(old.suite),
+      tostring(new.suite))
+  end
+  local function macro_lines(o, n)
+    local ob = index(o)
+    local _, no = index(n)
+    local nb = index(n)
+    for _, k in ipairs(no) do
+      if ob[k] and ob[k].mean ~= nb[k].mean then
+        out[#out + 1] = string.format("task macro accuracy, %s: mean difference %s -> %s", k,
+          num(ob[k].mean), num(nb[k].mean))
+      end
+    end
+  end
+  if type(old) == "table" and type(new) == "table" then macro_lines(old.macro, new.macro) end
+  local files, nrec = records_task_files(dir)
+  if nrec > 0 then
+    local never = {}
+    for _, t in ipairs(added) do
+      local scored = false
+      for path in pairs(files) do
+        if path:find("/" .. t .. "-v", 1, true) then scored = true break end
+      end
+      if not scored then never[#never + 1] = t end
+    end
+    if #never > 0 then
+      why[#why + 1] = string.format("the records were never scored on %s: their manifests " ..
+        "name no file of %s (retrain them to score it)", table.concat(never, ", "),
+        #never == 1 and "it" or "them")
+    end
+    local changed = {}
+    local paths = {}
+    for path in pairs(files) do paths[#paths + 1] = path end
+    table.sort(paths)
+    for _, path in ipairs(paths) do
+      local full = path:sub(1, 1) == "/" and path or (host.root .. "/" .. path)
+      local ok, now = pcall(fs.sha256, full)
+      if ok and now and now ~= files[path] then changed[#changed + 1] = path end
+    end
+    if #changed > 0 then
+      why[#why + 1] = "task files changed since the records were scored: " ..
+        table.concat(changed, ", ")
+    end
+  end
+end
+
+function M.describe(old_text, new_text, opts)
+  if old_text == new_text then return nil end
+  opts = opts or {}
+  local ok1, old = pcall(json.decode, old_text or "")
+  local ok2, new = pcall(json.decode, new_text or "")
+  if not (ok1 and ok2 and type(old) == "table" and type(new) == "table") then
+    return { "the summary on disk is not JSON the suite wrote: all of it changes" }
+  end
+  local out, why = {}, {}
+  local vl = {}
+  verdict_lines(old.verdicts, new.verdicts, vl)
+  verdict_lines(old.interaction_verdicts, new.interaction_verdicts, vl)
+  verdict_lines(old.comparisons, new.comparisons, vl)
+  verdict_lines(old.interactions, new.interactions, vl)
+  local said = {}
+  for _, l in ipairs(vl) do
+    -- an entry without a verdict (an exploratory metric's) has none to change
+    if not said[l] and not l:find(": nil -> nil", 1, true) then
+      said[l] = true
+      out[#out + 1] = l
+    end
+  end
+  local primary = type(new.analysis) == "table" and new.analysis.primary or nil
+  number_lines(old.comparisons, new.comparisons, primary, "comparisons", out)
+  number_lines(old.interactions, new.interactions, primary, "interactions", out)
+  variant_lines(old.per_variant, new.per_variant, out)
+  task_lines(old.tasks, new.tasks, opts.dir, out, why)
+  local DONE = { verdicts = true, interaction_verdicts = true, comparisons = true,
+    interactions = true, per_variant = true, tasks = true, records_sha256 = true }
+  local keys = {}
+  for k in pairs(old) do keys[#keys + 1] = k end
+  for k in pairs(new) do if old[k] == nil then keys[#keys + 1] = k end end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    if not DONE[k] and not same(old[k], new[k]) then
+      if new[k] == nil then
+        out[#out + 1] = string.format("%s: no longer in the summary", k)
+      elseif old[k] == nil then
+        out[#out + 1] = string.format("%s: new in the summary", k)
+      else
+        out[#out + 1] = string.format("%s: %s change", k,
+          plural(count_diff(old[k], new[k]), "value"))
+      end
+    end
+  end
+  if #out > M.MAX_LINES then
+    local more = #out - M.MAX_LINES
+    for i = #out, M.MAX_LINES + 1, -1 do out[i] = nil end
+    out[#out + 1] = string.format("and %s more", plural(more, "change"))
+  end
+  -- why
+  if old.records_sha256 ~= new.records_sha256 then
+    table.insert(why, 1, string.format("a different record set: records_sha256 %s -> %s",
+      tostring(old.records_sha256):sub(1, 12), tostring(new.records_sha256):sub(1, 12)))
+  end
+  for _, k in ipairs({ "analysis", "base", "variants", "seeds", "command_line_overrides" }) do
+    if not same(old[k], new[k]) then
+      why[#why + 1] = string.format("the study changed: its %s differ%s", k,
+        k == "analysis" and "s (the pre-registered rule)" or (k == "variants" or
+        k == "seeds" or k == "command_line_overrides") and "" or "s")
+    end
+  end
+  if #why == 0 then
+    local commit
+    local okm, m = pcall(json.decode, opts.old_manifest or "")
+    if okm and type(m) == "table" then
+      commit = m.analysed_git_commit or m.git_commit
+    end
+    local old_c = commit and tostring(commit):sub(1, 12)
+    local now_c = opts.commit and tostring(opts.commit):sub(1, 12)
+    if old_c and old_c == now_c then
+      why[1] = string.format("the same records and study file, and the summary was written " ..
+        "at this checkout's commit %s: uncommitted changes of the library, or a summary " ..
+        "edited after it was written", old_c)
+    else
+      why[1] = string.format("the same records and study file: the library's analysis " ..
+        "changed since the summary was written (%s; this checkout: %s)",
+        old_c and ("by commit " .. old_c) or "its commit is not recorded",
+        now_c or "unknown commit")
+    end
+  end
+  local lines = {}
+  for _, l in ipairs(out) do lines[#lines + 1] = "  " .. l end
+  if #out == 0 then lines[1] = "  (no verdict or number changes: the text of the summary does)" end
+  lines[#lines + 1] = "  why: " .. table.concat(why, "; ")
+  return lines
+end
+
+return M
