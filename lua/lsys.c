@@ -33,6 +33,9 @@
  *   sys.lines(path, max_line)
  *                           -> a line reader under sys.read_file's rules, each line at
  *                              most max_line bytes, with the SHA-256 of what it read
+ *   sys.random_seed()       -> a seed no one can predict: 48 bits from /dev/urandom, as a
+ *                              non-negative integer (a generator is then PCG32 from it),
+ *                              or nil and a message
  *   sys.printable(s [, keep_lines])
  *                           -> s as a terminal may show it (repro_printable below)
  *   sys.lock(dir)           -> a lock, or nil and "held" when another open description
@@ -300,6 +303,36 @@ static int sys_mkdir(lua_State *L)
 static int sys_euid(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)geteuid());
+    return 1;
+}
+
+/* 48 bits from the system's random source, a non-negative integer below 2^48 (exact in a
+ * double too, so it reads back from any printed form). */
+static int sys_random_seed(lua_State *L)
+{
+    unsigned char b[6];
+    size_t got = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return luaL_fileresult(L, 0, "/dev/urandom");
+    while (got < sizeof b) {
+        ssize_t n = read(fd, b + got, sizeof b - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            close(fd);
+            lua_pushnil(L);
+            lua_pushfstring(L, "/dev/urandom: %s", strerror(e));
+            return 2;
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    uint64_t v = 0;
+    for (size_t i = 0; i < sizeof b; i++)
+        v = (v << 8) | b[i];
+    lua_pushinteger(L, (lua_Integer)v);
     return 1;
 }
 
@@ -854,7 +887,7 @@ int luaopen_sys(lua_State *L)
                                    {"lock", sys_lock},       {"mkdir_p", sys_mkdir_p},
                                    {"mkdtemp", sys_mkdtemp}, {"pid_alive", sys_pid_alive},
                                    {"mkdir", sys_mkdir},     {"rmdir", sys_rmdir},
-                                   {"euid", sys_euid},
+                                   {"euid", sys_euid},       {"random_seed", sys_random_seed},
                                    {"printable", sys_printable},
                                    {"atomic", sys_atomic},   {"overwrite", sys_overwrite},
                                    {"lines", sys_lines},

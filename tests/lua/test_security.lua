@@ -260,7 +260,8 @@ t:ok(code == 0 and out:find("4 verified", 1, true) and out:find("not forgery", 1
 code, out, err = check.run(repro .. " audit sumevil --sample 4 --out-root " .. q(exp))
 t:ok(code == 1 and out:find("DIFFERS  " .. rec .. ": metrics.json differs", 1, true),
   "audit retrains the forged record and names it and its file: " .. out .. err)
-t:ok(out:find("predicted time: %d+ s") and out:find("chosen (seed 1, 4 per study)", 1, true),
+t:ok(out:find("predicted time: %d+[hms]") and out:find("4 runs chosen %(seed %d+, from the system's random source") and
+  out:find("4 per study", 1, true),
   "audit prints the chosen runs and the predicted time first: " .. out)
 code, out, err = check.run(repro .. " audit sumevil --sample 1 --seed 3 --out-root " .. q(exp))
 local one = out:match("\n  (%S+)  %(")

@@ -1,16 +1,32 @@
--- `bin/repro audit [STUDY ...] --sample N [--seed S] [--out-root DIR]`: the check a
--- deterministic suite can make of its records.  Checksums (manifest.json, record.verify)
--- detect corruption, not forgery: anyone can edit a metric and recompute them with the
--- suite's own functions.  A forged record is caught by training it again: for each study
--- (default: every study folder under the records root, $REPRO_EXPERIMENTS or
--- <root>/experiments), N of its verified records are chosen by PCG32 from the seed
--- (default 1; pcg stream "stats" of the seed, a draw without replacement over the
--- records sorted by path), the chosen runs and the predicted time (the sum of the
--- records' own manifests' wall_s, else "unknown") are printed first, each run is trained
--- again from its config.json into a private temporary folder (fs.private_subdir), and its
--- config.json, log.csv and metrics.json are compared byte for byte with the record's.
+-- `bin/repro audit [STUDY ...] --sample N [--seed S] [--max-time S] [--out-root DIR]`:
+-- the check a deterministic suite can make of its records.  Checksums (manifest.json,
+-- record.verify) detect corruption, not forgery: anyone can edit a metric and recompute
+-- them with the suite's own functions.  A forged record is caught by training it again:
+-- for each study (default: every study folder under the records root,
+-- $REPRO_EXPERIMENTS or <root>/experiments), N of its records are drawn and trained again.
+--
+-- The draw cannot be predicted by whoever wrote the records: by default its seed comes
+-- from the system's random source (sys.random_seed: /dev/urandom), printed so that
+-- `--seed S` repeats the same draw; the generator is PCG32 (pcg stream "stats" of the
+-- seed, one per study).  Records adopted rather than trained here from step 0, copied
+-- from another study or resumed from a checkpoint found in their folder
+-- (record.adopted), are drawn first, then the others, each group without replacement
+-- over the records sorted by path.
+--
+-- The chosen runs and the predicted time are printed first: each run's time from its
+-- config's shape through the cost model (lua/repro/plan/cost.lua: this machine's
+-- calibration), never from the record's own manifest (a forged manifest can claim any
+-- time).  A total above --max-time seconds (default M.MAX_TIME_S) is refused before
+-- anything trains, naming the longest runs; the flag raises the bound.  A record whose
+-- config.json cannot be read or parsed is reported as such ("UNREADABLE") and the audit
+-- goes on.  Each run is trained again from its config.json into a private temporary
+-- folder (fs.private_subdir), and its config.json, log.csv and metrics.json (and
+-- tasks.csv when the record has one) are compared byte for byte with the record's.
+-- SIGINT or SIGTERM (Ctrl-C) stops the audit: the run in training is said to be
+-- "interrupted" (never "differs"), the rest is not trained, and the status is 130.
 -- Exit status 1 naming the run and the first differing file on any difference (or on a
--- record that is not verified among those chosen); 0 when every chosen run is the same.
+-- record that is not verified or cannot be read among those chosen); 0 when every chosen
+-- run is the same.
 local host = require "repro.host"
 local sys = require "repro.sys"
 local pcg = require "pcg"
@@ -19,13 +35,20 @@ local json = require "repro.core.json"
 local base = require "repro.core.base"
 local record = require "repro.record"
 local verify = require "repro.record.verify"
+local cost = require "repro.plan.cost"
+local proc = require "repro.proc"
+local engine = require "engine"
 
 local M = {}
 local user_error = base.user_error
-local USAGE = "usage: bin/repro audit [STUDY ...] --sample N [--seed S] [--out-root DIR]"
+local USAGE = "usage: bin/repro audit [STUDY ...] --sample N [--seed S] [--max-time S] " ..
+  "[--out-root DIR]"
+
+-- The predicted time above which an audit is refused unless --max-time raises it.
+M.MAX_TIME_S = 3600
 
 local function parse(args)
-  local o = { studies = {}, seed = 1 }
+  local o = { studies = {}, max_time = M.MAX_TIME_S }
   local i = 1
   local function int(flag)
     i = i + 1
@@ -41,6 +64,14 @@ local function parse(args)
     local a = args[i]
     if a == "--sample" then o.sample = int(a)
     elseif a == "--seed" then o.seed = int(a)
+    elseif a == "--max-time" then
+      i = i + 1
+      local v = tonumber(args[i] or "")
+      if not v or v ~= v or v <= 0 or v == math.huge then
+        user_error("repro audit: --max-time needs a positive number of seconds, got %s (%s)",
+          base.printable(args[i] or "nothing"), USAGE)
+      end
+      o.max_time = v
     elseif a == "--out-root" then
       i = i + 1
       o.out_root = args[i] or user_error("repro audit: --out-root needs a directory")
@@ -73,11 +104,80 @@ local function draw(list, n, gen)
   return out
 end
 
+-- A record's manifest (decoded) or nil.
+local function manifest_of(dir)
+  local ok, man = pcall(json.decode, fs.read(dir .. "/manifest.json") or "")
+  return ok and type(man) == "table" and man or nil
+end
+
+-- The record's config (resolved), or nil and why it cannot be read.
+local function config_of(dir)
+  local text, err = fs.read(dir .. "/config.json")
+  if not text then return nil, "config.json cannot be read: " .. tostring(err) end
+  local ok, c = pcall(json.decode, text)
+  if not ok or type(c) ~= "table" then return nil, "config.json is not a JSON object" end
+  local rok, cfg = pcall(record.resolve, c)
+  if not rok then
+    return nil, "config.json is not a config: " .. (type(cfg) == "table" and
+      tostring(cfg.message) or tostring(cfg))
+  end
+  local cok, cerr = pcall(engine.check, cfg)
+  if not cok then return nil, "config.json is not a config: " .. tostring(cerr) end
+  return cfg
+end
+
+-- The study's records to draw from, adopted ones (record.adopted) first: n of them are
+-- drawn from the adopted, the rest from the others.
+local function choose(records, n, gen)
+  local adopted, own = {}, {}
+  for _, r in ipairs(records) do
+    local how = record.adopted(manifest_of(r))
+    if how then adopted[#adopted + 1] = { dir = r, how = how } else own[#own + 1] = { dir = r } end
+  end
+  local out = draw(adopted, n, gen)
+  for _, c in ipairs(draw(own, n - #out, gen)) do out[#out + 1] = c end
+  return out
+end
+
+-- Trains c's config again into a private folder; the first differing file's words, or
+-- nil when the same, or "interrupted".
+local function retrain(c)
+  local cfg = c.cfg
+  cfg.threads = math.min(sys.cores(), 4)
+  local tmp = fs.private_subdir("audit")
+  local ok, m = pcall(record.run, cfg, tmp, {})
+  local first
+  if ok and type(m) == "table" and (m.interrupted or m.stopped) or proc.sigints() > 0 then
+    first = "interrupted"
+  elseif not ok then
+    first = "retraining failed: " .. (type(m) == "table" and tostring(m.message) or tostring(m))
+  else
+    local files = { table.unpack(record.HASHED) }
+    if sys.lstat(c.dir .. "/" .. record.TASKS_FILE) or sys.lstat(tmp .. "/" .. record.TASKS_FILE) then
+      files[#files + 1] = record.TASKS_FILE
+    end
+    for _, f in ipairs(files) do
+      if fs.read(tmp .. "/" .. f) ~= fs.read(c.dir .. "/" .. f) then first = f break end
+    end
+  end
+  fs.remove_tree(tmp)
+  return first
+end
+
 function M.main(args)
   local o = parse(args)
   local st = sys.lstat(o.out_root)
   if not st or st.type ~= "dir" then
     user_error("repro audit: filesystem: %s is not a directory", o.out_root)
+  end
+  local seed_words = "given"
+  if not o.seed then
+    local err
+    o.seed, err = sys.random_seed()
+    if not o.seed then
+      user_error("repro audit: no random seed from the system (%s): give one with --seed S", err)
+    end
+    seed_words = "from the system's random source"
   end
   if #o.studies == 0 then
     for _, n in ipairs(sys.listdir(o.out_root) or {}) do
@@ -85,55 +185,75 @@ function M.main(args)
       if base.valid_name(n) and s and s.type == "dir" then o.studies[#o.studies + 1] = n end
     end
   end
-  local chosen, known_s, unknown = {}, 0, 0
+  local chosen = {}
   for si, name in ipairs(o.studies) do
     local sdir = o.out_root .. "/" .. name
     fs.check_path(sdir, "repro audit")
     local s = sys.lstat(sdir)
     if not s or s.type ~= "dir" then user_error("repro audit: %s: no such study folder", sdir) end
-    local records = verify.records(sdir)
     local gen = pcg.stream(o.seed, "stats", si - 1)
-    for _, r in ipairs(draw(records, o.sample, gen)) do
-      local man = json.decode(fs.read(r .. "/manifest.json") or "null")
-      local wall = type(man) == "table" and tonumber(man.wall_s)
-      if wall then known_s = known_s + wall else unknown = unknown + 1 end
-      chosen[#chosen + 1] = { dir = r, wall = wall }
+    for _, c in ipairs(choose(verify.records(sdir), o.sample, gen)) do
+      c.cfg, c.unreadable = config_of(c.dir)
+      chosen[#chosen + 1] = c
     end
   end
-  io.write(string.format("audit: %d run%s chosen (seed %d, %d per study):\n", #chosen,
-    #chosen == 1 and "" or "s", o.seed, o.sample))
+  -- the predicted time: each readable config's shape through the cost model
+  local threads = math.min(sys.cores(), 4)
+  local total, longest = 0, {}
   for _, c in ipairs(chosen) do
-    io.write(string.format("  %s  (%s)\n", base.printable(fs.shown(c.dir)),
-      c.wall and string.format("%.0f s when recorded", c.wall) or "time unknown"))
+    if c.cfg then
+      local pred, err = cost.predict({ { cfg = c.cfg } }, 1, threads)
+      if not pred then
+        user_error("repro audit: no predicted time for %s (%s): nothing was trained",
+          base.printable(fs.shown(c.dir)), base.printable(tostring(err)))
+      end
+      c.predicted = pred
+      total = total + pred
+      longest[#longest + 1] = c
+    end
   end
-  io.write(string.format("audit: predicted time: %s\n", unknown == #chosen and #chosen > 0 and
-    "unknown (no manifest records wall_s)" or string.format("%.0f s%s", known_s,
-    unknown > 0 and string.format(" plus %d run%s of unknown time", unknown,
-    unknown == 1 and "" or "s") or "")))
+  io.write(string.format("audit: %d run%s chosen (seed %d, %s: --seed %d repeats this draw; " ..
+    "%d per study, copied and resumed records first):\n", #chosen, #chosen == 1 and "" or "s",
+    o.seed, seed_words, o.seed, o.sample))
+  for _, c in ipairs(chosen) do
+    io.write(string.format("  %s  (%s%s)\n", base.printable(fs.shown(c.dir)),
+      c.predicted and ("predicted " .. cost.fmt(c.predicted)) or "config.json unreadable",
+      c.how and (", " .. c.how) or ""))
+  end
+  io.write(string.format("audit: predicted time: %s on %d thread%s (from each config's shape " ..
+    "through this machine's cost model)\n", cost.fmt(total), threads, threads == 1 and "" or "s"))
   io.flush()
-  local bad = 0
+  if total > o.max_time then
+    table.sort(longest, function(a, b) return a.predicted > b.predicted end)
+    local t = {}
+    for k = 1, math.min(3, #longest) do
+      t[k] = string.format("%s (%s, %d steps)", fs.shown(longest[k].dir),
+        cost.fmt(longest[k].predicted), longest[k].cfg.iters)
+    end
+    user_error("repro audit: the predicted time %s is above the bound of %s (longest: %s); " ..
+      "nothing was trained: --max-time S raises the bound", cost.fmt(total),
+      cost.fmt(o.max_time), base.printable(table.concat(t, "; ")))
+  end
+  proc.trap_signals()
+  local bad, done, interrupted = 0, 0, false
   for _, c in ipairs(chosen) do
     local state = record.verify(c.dir)
     local shown = base.printable(fs.shown(c.dir))
-    if state ~= "verified" then
+    if proc.sigints() > 0 then interrupted = true break end
+    if c.unreadable then
+      bad = bad + 1
+      print(string.format("UNREADABLE %s: %s", shown, base.printable(c.unreadable)))
+    elseif state ~= "verified" then
       bad = bad + 1
       print(string.format("DIFFERS  %s: the record is not verified (%s): bin/repro verify says why",
         shown, state))
     else
-      local cfg = record.resolve(json.decode(assert(fs.read(c.dir .. "/config.json"))))
-      cfg.threads = math.min(sys.cores(), 4)
-      local tmp = fs.private_subdir("audit")
-      local ok, err = pcall(record.run, cfg, tmp, {})
-      local first
-      if not ok then
-        first = "retraining failed: " .. (type(err) == "table" and tostring(err.message) or tostring(err))
-      else
-        for _, f in ipairs(record.HASHED) do
-          if fs.read(tmp .. "/" .. f) ~= fs.read(c.dir .. "/" .. f) then first = f break end
-        end
-      end
-      fs.remove_tree(tmp)
-      if first then
+      local first = retrain(c)
+      if first == "interrupted" then
+        print(string.format("interrupted %s: not compared (the audit was stopped)", shown))
+        interrupted = true
+        break
+      elseif first then
         bad = bad + 1
         print(string.format("DIFFERS  %s: %s", shown, first:find(" ", 1, true) and first or
           (first .. " differs from the retrained run's")))
@@ -141,10 +261,17 @@ function M.main(args)
         print(string.format("same     %s", shown))
       end
     end
+    done = done + 1
+  end
+  if interrupted then
+    print(string.format("audit: interrupted after %d of %d run%s: %d the same, %d differ or " ..
+      "cannot be read; the others were not checked", done, #chosen, #chosen == 1 and "" or "s",
+      done - bad, bad))
+    return 130
   end
   print(string.format("audit: %d run%s retrained: %d the same, %d differ%s", #chosen,
     #chosen == 1 and "" or "s", #chosen - bad, bad, bad > 0 and
-    " (a record that differs from its retraining is corrupt or forged)" or ""))
+    " (a record that differs from its retraining, or cannot be read, is corrupt or forged)" or ""))
   return bad > 0 and 1 or 0
 end
 

@@ -18,6 +18,7 @@ local plan = require "repro.run.parallel"
 local slurm = require "repro.run.slurm"
 local order = require "repro.cli.studies"
 local study = require "repro.study"
+local depends = require "repro.study.depends"
 local sandbox = require "repro.sandbox"
 local host = require "repro.host"
 local compare = require "repro.cli.compare"
@@ -307,6 +308,9 @@ M.SCRIPT_DIRS = { "tests", "scripts" }
 -- a file whose evaluation there fails (an error, a limit) unless it lies in one of the
 -- project's script folders (M.SCRIPT_DIRS): outside them only a file the sandbox proves
 -- to be no study runs, so a study cannot dodge the guard by failing in the sandbox.
+-- The evaluation is `run`'s from any working directory (the results its host functions
+-- read come from the records root, never from the current folder), and one with each
+-- placeholder for those results too (depends.PLACEHOLDERS).
 local STUDY_FIELDS = { "variants", "analysis", "seeds", "base" }
 function M.guard_script(path)
   local function refuse(why)
@@ -328,12 +332,31 @@ function M.guard_script(path)
   if not src then user_error("repro script: %s", base.printable(rerr)) end
   -- a file that does not compile runs nothing: the host reports its syntax error
   if not load(src, "@" .. path, "t") then return end
+  -- evaluated as `run` evaluates a study, whatever the working directory: its host
+  -- functions read the records root `run` reads by default (study.results_root)
+  local root = study.results_root({})
+  depends.begin(root, false)
   local ok, value = sandbox.eval(src, "@" .. path, study.LIMITS, study.API)
   if ok and type(value) == "table" then
     for _, k in ipairs(STUDY_FIELDS) do
       if value[k] ~= nil then refuse("returns a study table (it has `" .. k .. "`)") end
     end
-  elseif not ok then
+  end
+  -- and with every placeholder for the results it reads (depends.PLACEHOLDERS), as
+  -- `run --out-root DIR` or `studies` may see it: a file that returns a study's fields
+  -- whatever another study's results are (one asking pcall whether they exist, say) is
+  -- a study
+  for _, kind in ipairs(depends.PLACEHOLDERS) do
+    depends.begin(root, kind)
+    local lok, listed = sandbox.eval(depends.listing_source(src), "@" .. path, study.LIMITS,
+      depends.listing_api(study.API))
+    if lok and type(listed) == "table" and type(listed.fields) == "table" and
+        #listed.fields > 0 then
+      refuse("returns a study table (it has `" .. tostring(listed.fields[1]) .. "`)")
+    end
+  end
+  depends.begin(nil, false)
+  if not ok then
     for _, dir in ipairs(M.SCRIPT_DIRS) do
       if under(real, dir) then return end
     end

@@ -143,18 +143,35 @@ local function subdirs(dir)
   return out
 end
 
--- Records of other studies under out_root: config.json text -> list of run directories
--- (<study>/<variant>/seed-<s>/, real directories with valid names only).
-local function other_records(out_root, study_dir)
+-- Whether a study folder named `name` under the records root belongs to a known study:
+-- a study file <name>.lua beside the planned study's own file (the study set the plan
+-- knows) or in lua/experiments/.  Any other folder (one planted in a records tree, or
+-- left by a study since removed) is never a copy source.
+local function known_study(name, s)
+  local own = (s.file or ""):match("^(.*)/[^/]*$")
+  for _, d in ipairs({ own, host.root .. "/lua/experiments" }) do
+    local st = d and sys.lstat(d .. "/" .. name .. ".lua")
+    if st and st.type == "file" then return true end
+  end
+  return false
+end
+
+-- Records of other known studies (known_study) under out_root: config.json text -> list
+-- of run directories (<study>/<variant>/seed-<s>/, real directories with valid names, a
+-- seed folder only by its canonical name (record.seed_of_dir: seed-01 is not seed-1) and
+-- only when it holds that seed's config).
+local function other_records(out_root, study_dir, s)
   local index = {}
   for _, st in ipairs(subdirs(out_root)) do
     local sdir = out_root .. "/" .. st
-    if sdir ~= study_dir then
+    if sdir ~= study_dir and known_study(st, s) then
       for _, v in ipairs(subdirs(sdir)) do
         for _, seed in ipairs(subdirs(sdir .. "/" .. v)) do
           local run = sdir .. "/" .. v .. "/" .. seed
-          local text = seed:match("^seed%-%d+$") and fs.read(run .. "/config.json")
-          if text then
+          local n = record.seed_of_dir(seed)
+          local text = n and fs.read(run .. "/config.json")
+          local ok, c = pcall(json.decode, text or "")
+          if ok and type(c) == "table" and c.seed == n then
             index[text] = index[text] or {}
             table.insert(index[text], run)
           end
@@ -165,7 +182,8 @@ local function other_records(out_root, study_dir)
   return index
 end
 
--- An identical done record in another study (its directory), looked up in `index`.
+-- An identical done (verified) record in another study (its directory), looked up in
+-- `index`; a record that was itself copied counts as its source would.
 local function copy_source(index, r)
   for _, src in ipairs(index[record.config_text(r.cfg)] or {}) do
     if record.status(src, r.cfg) == "done" then return src end
@@ -193,7 +211,7 @@ function M.plan(s, runs, out_root, force)
     elseif r.status == "done" then
       r.action = "reuse"
     else
-      index = index or other_records(out_root, dir)
+      index = index or other_records(out_root, dir, s)
       r.source = copy_source(index, r)
       if r.source then
         r.action = "copy"
@@ -274,19 +292,50 @@ function M.remove_checkpoint_of(dir, config_path)
   end
 end
 
--- Copies the done record r.source into r.dir (metrics.json last), noting where it came
--- from.
+-- Copies the done record r.source into r.dir: every file its manifest lists (config.json,
+-- log.csv, tasks.csv when it has one, the kept model when it names one), then the
+-- manifest, metrics.json last.  The copy's manifest says where it came from
+-- (`copied_from`, relative to out_root) and names the source's checksums
+-- (`copied_manifest_sha256`: the source manifest's own digest, which covers its `sha256`
+-- of every file); each file is checked against the source manifest's SHA-256 as it is
+-- read, so a source changed since it was planned is not copied (an error naming it).
 function M.copy_record(r, out_root)
+  local manifest = json.decode(assert(fs.read(r.source .. "/manifest.json")))
+  local sums = type(manifest.sha256) == "table" and manifest.sha256 or {}
+  local files = { "config.json", "log.csv" }
+  if sums[record.TASKS_FILE] ~= nil then files[#files + 1] = record.TASKS_FILE end
+  local texts = {}
+  for _, f in ipairs(files) do
+    texts[f] = fs.read(r.source .. "/" .. f)
+    if not texts[f] or sys.sha256(texts[f]) ~= sums[f] then
+      user_error("repro run: record: %s/%s does not match its manifest's SHA-256 (changed " ..
+        "since the plan): not copied", shown(r.source), f)
+    end
+  end
+  local metrics_text = fs.read(r.source .. "/metrics.json")
+  if not metrics_text or sys.sha256(metrics_text) ~= sums["metrics.json"] then
+    user_error("repro run: record: %s/metrics.json does not match its manifest's SHA-256 " ..
+      "(changed since the plan): not copied", shown(r.source))
+  end
+  local model
+  if type(manifest.model_sha256) == "string" then
+    model = fs.read(r.source .. "/" .. record.MODEL)
+    if model and sys.sha256(model) ~= manifest.model_sha256 then model = nil end
+    if not model then manifest.model_sha256 = nil end -- the weights are not carried over
+  end
   fs.mkdir_p(r.dir)
   os.remove(r.dir .. "/metrics.json")
   M.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
-  fs.write_atomic(r.dir .. "/config.json", assert(fs.read(r.source .. "/config.json")))
-  fs.write_atomic(r.dir .. "/log.csv", assert(fs.read(r.source .. "/log.csv")))
-  local manifest = json.decode(assert(fs.read(r.source .. "/manifest.json")))
+  os.remove(r.dir .. "/" .. record.TASKS_FILE)
+  os.remove(r.dir .. "/" .. record.MODEL)
+  for _, f in ipairs(files) do fs.write_atomic(r.dir .. "/" .. f, texts[f]) end
+  if model then fs.write_atomic(r.dir .. "/" .. record.MODEL, model) end
+  manifest.copied_manifest_sha256 = manifest.copied_from and manifest.copied_manifest_sha256 or
+    manifest.manifest_sha256
   manifest.copied_from = manifest.copied_from or r.source:sub(#out_root + 2)
   manifest.copied_utc = os.date("!%Y-%m-%dT%H:%M:%SZ")
   fs.write_atomic(r.dir .. "/manifest.json", record.manifest_text(manifest))
-  fs.write_atomic(r.dir .. "/metrics.json", assert(fs.read(r.source .. "/metrics.json")))
+  fs.write_atomic(r.dir .. "/metrics.json", metrics_text)
 end
 
 -- A done run's result in a few words ("val_loss 3.1234", "diverged at step 12"); "" when

@@ -71,6 +71,17 @@ end
 
 local user_error = base.user_error
 
+-- The seed a run folder's name gives, by its one canonical spelling only: "seed-<s>",
+-- <s> a non-negative integer in decimal without leading zeros (seed-0, seed-7, seed-12);
+-- nil for any other name (seed-01, seed-001, seed-+1, seed-7x), so one seed has one
+-- folder and is counted once.
+function M.seed_of_dir(name)
+  local digits = type(name) == "string" and name:match("^seed%-(%d+)$")
+  local n = digits and #digits <= 18 and math.tointeger(tonumber(digits))
+  if n and string.format("%d", n) == digits then return n end
+  return nil
+end
+
 -- A record file is a regular file: a directory in its place (a blocked write) is not,
 -- and neither is a symbolic link (records trees hold none: never followed).
 local function is_file(path)
@@ -254,7 +265,7 @@ function M.records_digest(study_dir)
   for _, v in ipairs(subdirs(study_dir)) do
     for _, seed in ipairs(subdirs(study_dir .. "/" .. v)) do
       local dir = study_dir .. "/" .. v .. "/" .. seed
-      if seed:match("^seed%-%d+$") and M.verify(dir) == "verified" then
+      if M.seed_of_dir(seed) and M.verify(dir) == "verified" then
         local sums = {}
         for i, f in ipairs(hashed(dir)) do sums[i] = sys.sha256_file(dir .. "/" .. f, true) end
         lines[#lines + 1] = v .. "/" .. seed .. " " .. table.concat(sums, " ")
@@ -262,6 +273,25 @@ function M.records_digest(study_dir)
     end
   end
   return sys.sha256(table.concat(lines, "\n")), #lines
+end
+
+-- How a record came to be, from its manifest (decoded, `man`): "copied" (another study's
+-- record, `copied_from`), "resumed" (trained from a checkpoint found in its folder,
+-- `resumed_from_step` > 0: the steps before it were not trained by this run) or nil (trained
+-- here from step 0), and the words that say it.  `verify` prints them and `audit` draws
+-- such records first.
+function M.adopted(man)
+  if type(man) ~= "table" then return nil end
+  if type(man.copied_from) == "string" then
+    return "copied", "copied from " .. base.printable(man.copied_from)
+  end
+  local step = math.tointeger(man.resumed_from_step)
+  if step and step > 0 then
+    return "resumed", string.format("resumed from a checkpoint at step %d%s", step,
+      type(man.resumed_checkpoint_sha256) == "string" and
+      (" (SHA-256 " .. base.printable(man.resumed_checkpoint_sha256:sub(1, 12)) .. ")") or "")
+  end
+  return nil
 end
 
 M.UNTRUSTED = "manifest.json holds no checksums (sha256, manifest_sha256): not trusted " ..
@@ -521,6 +551,11 @@ function M.run(cfg, dir, opts)
   local model = dir .. "/" .. M.MODEL
   os.remove(model) -- a kept model is this record's only: never an older config's
   local topts = setmetatable({ model = opts.keep_model and model or nil }, { __index = opts })
+  -- a checkpoint met here was not necessarily written by this suite for this run (a
+  -- records tree from elsewhere can hold one): its SHA-256 goes into the manifest
+  -- with the step it resumed from, `verify` names every resumed record and `audit`
+  -- draws them first
+  local ckpt_sha = sys.lstat(ckpt) and sys.sha256_file(ckpt, true) or nil
   local metrics, rows, th = train(cfg, ckpt, sha, topts, t0, suite and suite.sets)
   if metrics.interrupted or metrics.stopped then return metrics end
 
@@ -548,7 +583,9 @@ function M.run(cfg, dir, opts)
     start_utc = start, end_utc = utc(), wall_s = host.now() - t0,
     train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
     eval_tokens_per_s = metrics.eval_tokens_per_s,
-    resumed_from_step = metrics.resumed_from, peak_rss_bytes = host.peak_rss_bytes(),
+    resumed_from_step = metrics.resumed_from,
+    resumed_checkpoint_sha256 = (metrics.resumed_from or 0) > 0 and ckpt_sha or nil,
+    peak_rss_bytes = host.peak_rss_bytes(),
     study_file = opts.study_file and fs.relative_to_root(opts.study_file) or nil,
     study_file_git = opts.study_file and M.file_git_status(opts.study_file) or nil,
     sha256 = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),

@@ -8,6 +8,12 @@
 --                directory of the tree is a symbolic link (never followed)
 --   unfinished   no metrics.json: training, stopped or killed (not an error)
 --
+-- A verified record that was adopted rather than trained here from step 0 is named too,
+-- without failing: "copied" (another study's record: its manifest's copied_from) and
+-- "resumed" (trained on from a checkpoint found in its folder, with the step and the
+-- checkpoint's SHA-256: record.adopted); the checksums cannot say who wrote those
+-- steps, `bin/repro audit` retrains such records first.
+--
 -- One line per record that is not verified, then the counts, then what they prove:
 -- checksums detect corruption (a changed, truncated or missing file), not forgery: the
 -- hashes are unkeyed, so whoever edits a record can recompute them with the suite's own
@@ -22,6 +28,7 @@ local sys = require "repro.sys"
 local record = require "repro.record"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"
+local json = require "repro.core.json"
 
 local M = {}
 
@@ -75,6 +82,7 @@ function M.main(args)
     dirs[1] = (env and env ~= "") and env or (host.root .. "/experiments")
   end
   local count = { verified = 0, ["no checksum"] = 0, mismatch = 0, unfinished = 0 }
+  local adopted = { copied = 0, resumed = 0 }
   local total, rehashed, seen = 0, 0, {}
   for _, d in ipairs(dirs) do
     local st = sys.stat(d)
@@ -109,6 +117,13 @@ function M.main(args)
             base.printable(table.concat(problems, "; "))))
         elseif state ~= "verified" then
           print(string.format("%-12s %s", state, base.printable(shown(r))))
+        else
+          local ok, man = pcall(json.decode, fs.read(r .. "/manifest.json") or "")
+          local how, words = record.adopted(ok and man)
+          if how then
+            adopted[how] = adopted[how] + 1
+            print(string.format("%-12s %s: %s", how, base.printable(shown(r)), words))
+          end
         end
       end
     end
@@ -117,6 +132,11 @@ function M.main(args)
     "review, then --rehash), %d mismatch, %d unfinished", total, total == 1 and "" or "s",
     count.verified, rehashed > 0 and string.format(" (%d rehashed)", rehashed) or "",
     count["no checksum"], count.mismatch, count.unfinished))
+  if adopted.copied + adopted.resumed > 0 then
+    print(string.format("verify: of the verified, %d copied from another study and %d " ..
+      "resumed from a checkpoint found in the folder (not trained here from step 0: " ..
+      "`bin/repro audit` retrains these first)", adopted.copied, adopted.resumed))
+  end
   -- what the checksums prove, said every time (bin/repro audit checks more)
   print("verify: checksums detect corruption, not forgery (anyone can edit a record and " ..
     "recompute them); `bin/repro audit --sample N` retrains records and compares their bytes")

@@ -12,7 +12,7 @@
 -- checksums); a record it refuses is skipped with a warning, as is a symbolic link met
 -- on the way (never followed).  Names are checked too, each skip with a warning: a
 -- study, variant or run folder whose name breaks base.valid_name; a `seed-<s>` folder
--- whose config is not seed s; and, for a study folder that declares its variants and
+-- whose config is not seed s, or whose name is not the seed's one spelling (seed-01); and, for a study folder that declares its variants and
 -- seeds (its summary.json, else its study file lua/experiments/<study>.lua), a variant
 -- or seed folder that is not one of them.
 --
@@ -29,6 +29,7 @@ local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local reader = require "repro.record.reader"
+local record = require "repro.record"
 local records = require "repro.analysis.records"
 local base = require "repro.core.base"
 
@@ -158,7 +159,7 @@ function M.read_run(rec, with_derived)
   local study = dir:match("([^/]+)/[^/]+/[^/]+/*$")
   local run = { dir = dir, config = full_config(rec.config), metrics = metrics, log_sha256 = log_sha,
     seed = math.tointeger(rec.config.seed), variant = variant_dir or dir, study = study or "" }
-  if not (seed_dir or ""):match("^seed%-%d+$") then
+  if not record.seed_of_dir(seed_dir) then
     -- a run record outside the <study>/<variant>/seed-<s>/ layout: named by its folder
     run.variant, run.study = dir:match("([^/]+)/*$") or dir, ""
   end
@@ -210,7 +211,11 @@ local function misnamed(run, rd, top)
   end
   local seed_dir = rd:match("([^/]+)/*$")
   local s = seed_dir:match("^seed%-(%d+)$")
-  if s and math.tointeger(tonumber(s)) ~= run.seed then
+  if s and record.seed_of_dir(seed_dir) == nil then
+    return string.format("its folder %s is not a seed folder's one spelling (seed-%s)", seed_dir,
+      tostring(math.tointeger(tonumber(s))))
+  end
+  if s and record.seed_of_dir(seed_dir) ~= run.seed then
     return string.format("its folder %s holds a run of seed %s", seed_dir, tostring(run.seed))
   end
   if run.study ~= "" then

@@ -36,6 +36,7 @@
 -- empty table, one evaluation each until the study returns its table, so that a study
 -- that computes with a result still declares its `depends`), because only the names
 -- matter (`bin/repro studies`, lua/repro/cli/studies.lua, study.dependencies).
+local host = require "repro.host"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"
@@ -73,7 +74,9 @@ end
 -- file reads; the sandbox counts what the calls do against the study's limits
 -- (lua/lsandbox.c: memory, instructions, at least 1000 per call, time).
 local function summary_of(study)
-  local root = state.root or "experiments"
+  -- never relative to the working directory: an evaluation that did not begin() reads
+  -- the project's records root, the one `run` reads by default
+  local root = state.root or (host.root .. "/experiments")
   local dir = root .. "/" .. study
   local path = dir .. "/summary.json"
   local cached = state.cache[study]
@@ -208,6 +211,10 @@ function M.listing_api(api)
     elseif type(value) == "table" then
       out.name = value.name
       out.depends = value.depends
+      out.fields = {} -- which of a study's own fields it has (the script guard's test)
+      for _, k in ipairs({ "variants", "analysis", "seeds", "base" }) do
+        if value[k] ~= nil then out.fields[#out.fields + 1] = k end
+      end
       local seeds = value.seeds
       if type(seeds) == "table" and type(seeds.count) == "table" then
         out.pilot = seeds.count.pilot
