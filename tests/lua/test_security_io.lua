@@ -11,7 +11,8 @@
 --   3. log.csv streamed with a line bound: one long line stops export --curves with an
 --      error naming the file and the line, and nothing is written
 --   4. read once: a metrics.json (or log.csv) swapped after its record was verified is
---      never what the reader, compare's collect or export --curves gives
+--      never what the reader, compare's collect or export --curves gives; a model.rptf
+--      swapped after its check is never what `sample`/`eval` load
 --   5. the paper manifest runs under the sandbox's limits: `while true do end` in it
 --      makes `ledger` and `report` fail with a clear error instead of hanging
 local check = require "repro.core.check"
@@ -112,20 +113,17 @@ local exp = dir .. "/exp"
 local code, stdout, err = check.run(repro .. " run " .. q(study_f) .. " --out-root " .. q(exp))
 t:eq(code, 0, "the tiny study runs: " .. err)
 local sdir = exp .. "/sec4"
-local function plant_links(first, n)
-  local cmd = {}
-  for pid = first, first + n - 1 do
-    for _, f in ipairs({ "summary.json", "manifest.json" }) do
-      cmd[#cmd + 1] = string.format("ln -sf %s %s", q(victim), q(string.format("%s/%s.tmp.%d",
-        sdir, f, pid)))
-    end
-  end
-  os.execute(table.concat(cmd, "\n"))
+-- one perl process (perl-base is always there on Debian) plants the links for the pids
+-- after its own, so the pids of the command started next are among them
+local function plant_links(n)
+  os.execute("perl -e " .. q(string.format([[
+for my $p ($$ + 1 .. $$ + %d) {
+  for my $f ("summary.json", "manifest.json") { symlink(%q, %q . "/$f.tmp.$p") }
+}]], n, victim, sdir)))
 end
 for _, cmd in ipairs({ "analyze", "run" }) do
   reset_victim()
-  local me = tonumber(fs.capture("sh -c 'echo $$'")) or host.pid()
-  plant_links(me + 1, 300)
+  plant_links(400)
   code, _, err = check.run(repro .. " " .. cmd .. " " .. q(study_f) .. " --out-root " .. q(exp))
   t:ok(code == 0 and fs.read(victim) == "keep",
     cmd .. " beside planted summary.json.tmp.<N> links writes nothing outside: " .. err)
@@ -227,6 +225,25 @@ swap = {}
 record.verify = real_verify
 check.write(vdir .. "/log.csv", good_log)
 t:eq(record.verify(vdir), "verified", "the record restored verifies")
+-- a kept model: the engine loads the bytes whose SHA-256 was checked, not a model.rptf
+-- swapped in after the check (here another run's, of another config)
+local TINY = "iters=4 n_layer=1 d_model=16 n_head=2 context=16 batch=4 warmup=1 diag_every=2 " ..
+  "data=" .. corpus
+local kdir, odir = dir .. "/kept", dir .. "/other"
+code, _, err = check.run(repro .. " train " .. TINY .. " --out " .. q(kdir) .. " --keep-model")
+t:eq(code, 0, "train --keep-model: " .. err)
+code, _, err = check.run(repro .. " train " .. TINY .. " seed=2 --out " .. q(odir) .. " --keep-model")
+t:eq(code, 0, "a second kept model: " .. err)
+local model = require "repro.cli.model"
+local engine = require "engine"
+local k = model.load(kdir, "test")
+local before = engine.sample(k.cfg, k.model, k.config_id, "To be", 20, 7, 1.0)
+local kbytes = assert(fs.read(kdir .. "/model.rptf"))
+check.write(kdir .. "/model.rptf", assert(fs.read(odir .. "/model.rptf")))
+local sok, after = pcall(engine.sample, k.cfg, k.model, k.config_id, "To be", 20, 7, 1.0)
+t:ok(sok and after == before, "a model swapped after the check is not what is sampled: " ..
+  tostring(after))
+check.write(kdir .. "/model.rptf", kbytes)
 
 -- 5. The paper manifest runs under the sandbox's limits --------------------------------
 local loop_manifest = dir .. "/loop_manifest.lua"

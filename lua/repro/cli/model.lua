@@ -46,25 +46,34 @@ local function record_dir(run, who)
     base.printable(under))
 end
 
+-- The largest model.rptf read (the weights of a model far above any study's size).
+M.MODEL_MAX_BYTES = 1024 * 1024 * 1024
+
 -- The kept model of record RUN: {dir, cfg, model, config_id, metrics}, or a user error
--- saying what is missing and how to get it.
+-- saying what is missing and how to get it.  Read once: config.json, metrics.json and
+-- manifest.json are the texts record.verify verified, and model is a private copy
+-- (fs.private_subdir) of the bytes whose SHA-256 was checked.
 function M.load(run, who)
   local dir = record_dir(run, who)
-  local state, problems = record.verify(dir)
+  local state, problems, kept = record.verify(dir)
   if state == "unfinished" then
     user_error("%s: %s holds no finished run (no metrics.json)", who, dir)
   elseif state ~= "verified" then
     user_error("%s: %s: its record does not verify (%s)%s", who, dir, state,
       #problems > 0 and (": " .. table.concat(problems, "; ")) or "")
   end
-  local man = json.decode(fs.read(dir .. "/manifest.json"))
+  local man = kept.manifest
   local model = dir .. "/" .. record.MODEL
   if not fs.exists(model) then
     user_error("%s: %s has no kept model (%s): train it with --keep-model (`bin/repro train " ..
       "... --out DIR --keep-model`, or `bin/repro run STUDY.lua --keep-model`; a finished " ..
       "run is retrained for it with --force --only variant=V,seed=S)", who, dir, record.MODEL)
   end
-  local got = sys.sha256_file(model, true)
+  -- read once: the bytes hashed here are the bytes the engine loads (a private copy), so
+  -- a model.rptf swapped after the check is never what is sampled or evaluated
+  local bytes, rerr = fs.read(model, M.MODEL_MAX_BYTES)
+  if not bytes then user_error("%s: %s", who, base.printable(tostring(rerr))) end
+  local got = sys.sha256(bytes)
   if type(man.model_sha256) ~= "string" then
     user_error("%s: %s: manifest.json records no model_sha256, so %s is not this record's " ..
       "model: refused", who, dir, record.MODEL)
@@ -72,9 +81,11 @@ function M.load(run, who)
     user_error("%s: %s: SHA-256 %s, but manifest.json recorded %s (changed after it was " ..
       "written): refused", who, model, tostring(got):sub(1, 12), man.model_sha256:sub(1, 12))
   end
-  local cfg = json.decode(fs.read(dir .. "/config.json"))
-  local metrics = json.decode(fs.read(dir .. "/metrics.json"))
-  return { dir = dir, cfg = cfg, model = model, config_id = metrics.config_sha256,
+  local copy = fs.private_subdir("model") .. "/" .. record.MODEL
+  fs.write_atomic(copy, bytes)
+  local cfg = json.decode(kept.texts["config.json"])
+  local metrics = json.decode(kept.texts["metrics.json"])
+  return { dir = dir, cfg = cfg, model = copy, config_id = metrics.config_sha256,
     metrics = metrics }
 end
 

@@ -171,7 +171,8 @@ end
 -- and a list of problems (each naming the file) for "mismatch".  For "verified", a third
 -- value: the bytes that were verified, read once (fs.read: the safe reader) and hashed
 -- from that same text, { texts = {config.json, metrics.json [, tasks.csv] -> text},
--- sha256 = {file -> sum} } (log.csv by its sum only): a reader uses these texts, never
+-- sha256 = {file -> sum}, manifest = the decoded manifest.json whose digest was checked }
+-- (log.csv by its sum only): a reader uses these texts, never
 -- a second read of the file, which may have been swapped since (record/reader.lua).
 function M.verify(dir)
   if not is_file(dir .. "/metrics.json") then return "unfinished", {} end
@@ -215,6 +216,7 @@ function M.verify(dir)
         "not the digest of the others)", type(digest) == "string" and
         base.printable(digest:sub(1, 12)) or "malformed")
     end
+    kept.manifest = man
     if #problems == 0 then return "verified", problems, kept end
     return "mismatch", problems
   end
