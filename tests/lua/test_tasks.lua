@@ -427,5 +427,22 @@ local tex = require("repro.report.tex_tasks").accuracy_table(study, { shots = 0 
 t:ok(tex:find("5-gram (Witten-Bell)", 1, true) and tex:find("strongest $n$-gram and the guessing", 1, true),
   "the accuracy table shows the ladder and says what its star means")
 
+-- 8. run --dry-run refuses a study whose corpus lacks the suite's task files, naming the
+-- build command for that corpus (not the default one), and the real run refuses too
+local other = dir .. "/other.txt"
+check.write(other, fs.read(corpus))
+check.write(dir .. "/zz_other.lua", (fs.read(dir .. "/zz_tasks.lua"):gsub("zz_tasks", "zz_other")
+  :gsub(corpus:gsub("%p", "%%%0"), other)))
+local out
+code, out, err = check.run(repro .. " run " .. dir .. "/zz_other.lua --dry-run --out-root " ..
+  dir .. "/exp")
+t:ok(code ~= 0 and out:find("other-v1.jsonl", 1, true) == nil and
+  out:find("tasks/other/completion-v1.jsonl is missing", 1, true) and
+  out:find("bin/repro tasks build core --data " .. other, 1, true),
+  "dry run: the missing task file and the build command for the study's corpus: " .. out .. err)
+code, out, err = check.run(repro .. " run " .. dir .. "/zz_other.lua --out-root " .. dir .. "/exp")
+t:ok(code ~= 0 and err:find("bin/repro tasks build core --data " .. other, 1, true) and
+  not fs.exists(dir .. "/exp/zz_other/none"), "the real run refuses before training: " .. err)
+
 check.rmtree(dir)
 t:done()
