@@ -406,6 +406,18 @@ local study = require("repro.report.data").load_study(dir .. "/exp", "zz_tasks",
 local text, marks, _, ntasks = require("repro.report.plot_data").tasks(study, 0)
 t:ok(text and ntasks == 6 and select(2, text:gsub("# x mean sd", "")) == 2 and
   select(2, marks:gsub("\n", "")) == 7, "the task figure's data: 2 variants x 6 tasks, marks")
+-- the macro states what it averages
+t:ok(st.macro_over and st.macro_over.n == 6 and #st.macro_over.skipped == 0,
+  "summary.tasks.macro_over: the 6 tasks the macro averages, none skipped")
+t:ok(t0 and t0.note:find("The macro row averages 6 tasks.", 1, true), "the report says so")
+local fake = { tasks = { shots = { 0 }, per_task = {}, macro = {}, macro_over = { n = 5,
+  tasks = {}, skipped = { { task = "speaker", why = "12 distinct items" } } } },
+  variants = {}, per_variant = {} }
+local ft = require("repro.report.standalone").tables({ name = "fake", summary = fake })
+local fnote = ""
+for _, tb in ipairs(ft) do if tb.title == "Tasks, 0-shot accuracy" then fnote = tb.note end end
+t:ok(fnote:find("averages 5 tasks (skipped on this corpus: speaker, 12 distinct items)", 1,
+  true), "a skipped task is named beside the macro: " .. fnote)
 -- few-shot measured honestly: at a 32-character window no 3-shot item keeps its
 -- demonstrations, so every task's 3-shot number is "not measurable at this window"
 local demos, lost_all = st.demos or {}, 0

@@ -28,6 +28,9 @@
 --              model's accuracy, each untrained set-up's, and, where the controls hold
 --              the n-gram ladder (engine/ngram.h, Witten-Bell), `ngram` (per order its
 --              accuracy) and `ngram_best` (the strongest order and its accuracy);
+--   macro_over the tasks the macro accuracy averages on the first run's corpus (n, tasks)
+--              and the suite's tasks skipped there with why (`macro_over_by_corpus` per
+--              corpus with more than one), which the tables state beside the macro;
 --   chance_by_corpus  with runs on more than one corpus, each corpus's table as `chance`
 --              (`chance` is then the first run's corpus's);
 --   beyond_ngram  per task whose controls hold the ladder, at 0-shot: the strongest
@@ -124,7 +127,7 @@ function M.summarize(ctx)
     per_task = {}, items = {}, chance = {} }
   -- each corpus's chance table (its task files and committed controls), the first run's
   -- corpus's as out.chance; a variant is judged against its own corpus's n-gram ladder
-  local data_of, corpora, chance_of = {}, {}, {}
+  local data_of, corpora, chance_of, over_of = {}, {}, {}, {}
   for _, r in ipairs(ctx.s.runs or {}) do
     local d = r.cfg.data
     if d and not data_of[r.variant] then
@@ -137,7 +140,15 @@ function M.summarize(ctx)
     local ctl = fs.read(tasks.controls_path(path, spec.suite))
     local ok, controls = pcall(json.decode, ctl or "")
     controls = ok and type(controls) == "table" and controls.tasks or {}
-    for _, t in ipairs(tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true }).tasks) do
+    local loaded = tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true })
+    local over = { n = #loaded.tasks, tasks = {}, skipped = {} }
+    for _, t in ipairs(loaded.tasks) do over.tasks[#over.tasks + 1] = t.task end
+    for _, k in ipairs(loaded.skipped) do
+      over.skipped[#over.skipped + 1] = { task = k.task, why = k.why }
+    end
+    over.tasks, over.skipped = arr(over.tasks), arr(over.skipped)
+    over_of[data] = over
+    for _, t in ipairs(loaded.tasks) do
       local lo, hi = tasks.chance_interval(t.chance, t.n_items)
       local c = controls[t.task] or {}
       local untrained = {}
@@ -153,13 +164,15 @@ function M.summarize(ctx)
           { order = c.ngram_best.order, acc = c.ngram_best.acc } }
     end
   end
-  if corpora[1] then out.chance = chance_of[corpora[1]] end
+  if corpora[1] then out.chance, out.macro_over = chance_of[corpora[1]], over_of[corpora[1]] end
   if #corpora > 1 then
-    out.chance_by_corpus = {}
+    out.chance_by_corpus, out.macro_over_by_corpus = {}, {}
     for _, d in ipairs(corpora) do
       out.chance_by_corpus[tasks.corpus_name(d)] = json.object(chance_of[d])
+      out.macro_over_by_corpus[tasks.corpus_name(d)] = over_of[d]
     end
     out.chance_by_corpus = json.object(out.chance_by_corpus)
+    out.macro_over_by_corpus = json.object(out.macro_over_by_corpus)
   end
   for _, t in ipairs(names) do
     local first = out.chance[t]
