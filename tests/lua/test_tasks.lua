@@ -406,6 +406,18 @@ local study = require("repro.report.data").load_study(dir .. "/exp", "zz_tasks",
 local text, marks, _, ntasks = require("repro.report.plot_data").tasks(study, 0)
 t:ok(text and ntasks == 6 and select(2, text:gsub("# x mean sd", "")) == 2 and
   select(2, marks:gsub("\n", "")) == 7, "the task figure's data: 2 variants x 6 tasks, marks")
+-- the macro states what it averages
+t:ok(st.macro_over and st.macro_over.n == 6 and #st.macro_over.skipped == 0,
+  "summary.tasks.macro_over: the 6 tasks the macro averages, none skipped")
+t:ok(t0 and t0.note:find("The macro row averages 6 tasks.", 1, true), "the report says so")
+local fake = { tasks = { shots = { 0 }, per_task = {}, macro = {}, macro_over = { n = 5,
+  tasks = {}, skipped = { { task = "speaker", why = "12 distinct items" } } } },
+  variants = {}, per_variant = {} }
+local ft = require("repro.report.standalone").tables({ name = "fake", summary = fake })
+local fnote = ""
+for _, tb in ipairs(ft) do if tb.title == "Tasks, 0-shot accuracy" then fnote = tb.note end end
+t:ok(fnote:find("averages 5 tasks (skipped on this corpus: speaker, 12 distinct items)", 1,
+  true), "a skipped task is named beside the macro: " .. fnote)
 -- few-shot measured honestly: at a 32-character window no 3-shot item keeps its
 -- demonstrations, so every task's 3-shot number is "not measurable at this window"
 local demos, lost_all = st.demos or {}, 0
@@ -426,6 +438,23 @@ t:ok(tex3:find("n.m. &", 1, true) and tex3:find("not measurable at this window",
 local tex = require("repro.report.tex_tasks").accuracy_table(study, { shots = 0 })
 t:ok(tex:find("5-gram (Witten-Bell)", 1, true) and tex:find("strongest $n$-gram and the guessing", 1, true),
   "the accuracy table shows the ladder and says what its star means")
+
+-- 8. run --dry-run refuses a study whose corpus lacks the suite's task files, naming the
+-- build command for that corpus (not the default one), and the real run refuses too
+local other = dir .. "/other.txt"
+check.write(other, fs.read(corpus))
+check.write(dir .. "/zz_other.lua", (fs.read(dir .. "/zz_tasks.lua"):gsub("zz_tasks", "zz_other")
+  :gsub(corpus:gsub("%p", "%%%0"), other)))
+local out
+code, out, err = check.run(repro .. " run " .. dir .. "/zz_other.lua --dry-run --out-root " ..
+  dir .. "/exp")
+t:ok(code ~= 0 and out:find("other-v1.jsonl", 1, true) == nil and
+  out:find("tasks/other/completion-v1.jsonl is missing", 1, true) and
+  out:find("bin/repro tasks build core --data " .. other, 1, true),
+  "dry run: the missing task file and the build command for the study's corpus: " .. out .. err)
+code, out, err = check.run(repro .. " run " .. dir .. "/zz_other.lua --out-root " .. dir .. "/exp")
+t:ok(code ~= 0 and err:find("bin/repro tasks build core --data " .. other, 1, true) and
+  not fs.exists(dir .. "/exp/zz_other/none"), "the real run refuses before training: " .. err)
 
 check.rmtree(dir)
 t:done()

@@ -120,6 +120,7 @@ local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local lrsens = require "repro.analysis.lrsens"
 local task_analysis = require "repro.analysis.tasks"
+local h1a_analysis = require "repro.analysis.h1a"
 local guardrail = require "repro.analysis.guardrail"
 local reasons = require "repro.analysis.reasons"
 local records = require "repro.analysis.records"
@@ -500,6 +501,7 @@ local function summary_extras(ctx, out, per_variant, comparisons)
     end
   end
   if an.tasks then out.tasks = task_analysis.summarize(ctx) end
+  if an.h1a then out.h1a = h1a_analysis.summarize(ctx) end
   if an.sweep then
     local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)
     if section then

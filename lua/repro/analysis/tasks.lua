@@ -28,12 +28,18 @@
 --              model's accuracy, each untrained set-up's, and, where the controls hold
 --              the n-gram ladder (engine/ngram.h, Witten-Bell), `ngram` (per order its
 --              accuracy) and `ngram_best` (the strongest order and its accuracy);
+--   macro_over the tasks the macro accuracy averages on the first run's corpus (n, tasks)
+--              and the suite's tasks skipped there with why (`macro_over_by_corpus` per
+--              corpus with more than one), which the tables state beside the macro;
+--   chance_by_corpus  with runs on more than one corpus, each corpus's table as `chance`
+--              (`chance` is then the first run's corpus's);
 --   beyond_ngram  per task whose controls hold the ladder, at 0-shot: the strongest
 --              n-gram's order and accuracy, the threshold (the larger of that accuracy and
 --              the guessing interval's upper end) and the variants whose mean accuracy
 --              over their non-diverged seeds lies above the threshold (`variants`; empty:
 --              no trained model beats both local statistics and guessing on the task,
---              which then is no evidence of more).
+--              which then is no evidence of more); each variant is judged against its
+--              own corpus's ladder (`by_corpus` with more than one corpus).
 --   demos      per shot count k > 0 and task: the share of its items that kept all k
 --              demonstrations inside the window (1 - task_<task>_<k>shot_lost_demos /
 --              items, the least over the runs; the cut depends on the window only) and
@@ -119,13 +125,30 @@ function M.summarize(ctx)
   local test = an.test or "t"
   local out = { suite = spec.suite, shots = arr({ table.unpack(spec.shots) }), macro = {},
     per_task = {}, items = {}, chance = {} }
-  local data = ctx.s.runs and ctx.s.runs[1] and ctx.s.runs[1].cfg.data
-  if data then
+  -- each corpus's chance table (its task files and committed controls), the first run's
+  -- corpus's as out.chance; a variant is judged against its own corpus's n-gram ladder
+  local data_of, corpora, chance_of, over_of = {}, {}, {}, {}
+  for _, r in ipairs(ctx.s.runs or {}) do
+    local d = r.cfg.data
+    if d and not data_of[r.variant] then
+      data_of[r.variant] = d
+      if not chance_of[d] then chance_of[d], corpora[#corpora + 1] = {}, d end
+    end
+  end
+  for _, data in ipairs(corpora) do
     local path = data:sub(1, 1) == "/" and data or (host.root .. "/" .. data)
     local ctl = fs.read(tasks.controls_path(path, spec.suite))
     local ok, controls = pcall(json.decode, ctl or "")
     controls = ok and type(controls) == "table" and controls.tasks or {}
-    for _, t in ipairs(tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true }).tasks) do
+    local loaded = tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true })
+    local over = { n = #loaded.tasks, tasks = {}, skipped = {} }
+    for _, t in ipairs(loaded.tasks) do over.tasks[#over.tasks + 1] = t.task end
+    for _, k in ipairs(loaded.skipped) do
+      over.skipped[#over.skipped + 1] = { task = k.task, why = k.why }
+    end
+    over.tasks, over.skipped = arr(over.tasks), arr(over.skipped)
+    over_of[data] = over
+    for _, t in ipairs(loaded.tasks) do
       local lo, hi = tasks.chance_interval(t.chance, t.n_items)
       local c = controls[t.task] or {}
       local untrained = {}
@@ -135,27 +158,46 @@ function M.summarize(ctx)
         ngram = ngram or {}
         ngram[#ngram + 1] = { order = g.order, acc = g.acc }
       end
-      out.chance[t.task] = { rate = t.chance, n_items = t.n_items, lo = lo, hi = hi,
+      chance_of[data][t.task] = { rate = t.chance, n_items = t.n_items, lo = lo, hi = hi,
         bigram_acc = c.bigram_acc, untrained = next(untrained) and json.object(untrained) or nil,
         ngram = ngram and arr(ngram), ngram_best = c.ngram_best and
           { order = c.ngram_best.order, acc = c.ngram_best.acc } }
-      if c.ngram_best then
-        out.beyond_ngram = out.beyond_ngram or {}
-        local above = {}
-        for _, v in ipairs(ctx.s.variants or {}) do
-          local xs = {}
-          for _, seed in ipairs(ctx.s.seeds) do
-            local r = ctx.runs[v.name] and ctx.runs[v.name][seed]
-            local x = r and not r.diverged and r.values[string.format("task_%s_0shot_acc", t.task)]
-            if x then xs[#xs + 1] = x end
-          end
-          if #xs > 0 and stats.summary(xs).mean > math.max(c.ngram_best.acc, hi) then
-            above[#above + 1] = v.name
-          end
+    end
+  end
+  if corpora[1] then out.chance, out.macro_over = chance_of[corpora[1]], over_of[corpora[1]] end
+  if #corpora > 1 then
+    out.chance_by_corpus, out.macro_over_by_corpus = {}, {}
+    for _, d in ipairs(corpora) do
+      out.chance_by_corpus[tasks.corpus_name(d)] = json.object(chance_of[d])
+      out.macro_over_by_corpus[tasks.corpus_name(d)] = over_of[d]
+    end
+    out.chance_by_corpus = json.object(out.chance_by_corpus)
+    out.macro_over_by_corpus = json.object(out.macro_over_by_corpus)
+  end
+  for _, t in ipairs(names) do
+    local first = out.chance[t]
+    local above, by_corpus = {}, {}
+    for _, v in ipairs(ctx.s.variants or {}) do
+      local d = data_of[v.name]
+      local c = d and chance_of[d][t]
+      if c and c.ngram_best then
+        local threshold = math.max(c.ngram_best.acc, c.hi)
+        by_corpus[tasks.corpus_name(d)] = { order = c.ngram_best.order, acc = c.ngram_best.acc,
+          threshold = threshold }
+        local xs = {}
+        for _, seed in ipairs(ctx.s.seeds) do
+          local r = ctx.runs[v.name] and ctx.runs[v.name][seed]
+          local x = r and not r.diverged and r.values[string.format("task_%s_0shot_acc", t)]
+          if x then xs[#xs + 1] = x end
         end
-        out.beyond_ngram[t.task] = { order = c.ngram_best.order, acc = c.ngram_best.acc,
-          threshold = math.max(c.ngram_best.acc, hi), variants = arr(above) }
+        if #xs > 0 and stats.summary(xs).mean > threshold then above[#above + 1] = v.name end
       end
+    end
+    if first and first.ngram_best then
+      out.beyond_ngram = out.beyond_ngram or {}
+      out.beyond_ngram[t] = { order = first.ngram_best.order, acc = first.ngram_best.acc,
+        threshold = math.max(first.ngram_best.acc, first.hi), variants = arr(above),
+        by_corpus = #corpora > 1 and json.object(by_corpus) or nil }
     end
   end
   out.chance = json.object(out.chance)

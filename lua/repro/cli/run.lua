@@ -9,7 +9,8 @@
 -- an identical done record of another study, resumed from its checkpoint, rerun or
 -- trained (lua/repro/plan/init.lua says when).  --force retrains the selected runs from
 -- scratch; --dry-run lists the plan and writes nothing (exit status 1 when the run would be
--- refused: a finished record of another config without --force); --set overrides config keys of
+-- refused: a finished record of another config without --force, a task file the runs to
+-- train need missing for their corpus, with its build command); --set overrides config keys of
 -- every run (e.g. a quick budget) and is recorded in the summary.
 --
 -- The runs train in worker processes (lua/repro/run/pool.lua, lua/repro/run/worker.lua) with
@@ -349,6 +350,29 @@ local function plan_runs(o, s, out_root)
   return runs, dir
 end
 
+-- The task files the runs to train need (config key tasks) that are missing for their
+-- corpus: one line per suite and corpus, each with the build command for that corpus.
+local function missing_task_files(runs)
+  local tasks = require "repro.tasks"
+  local seen, out = {}, {}
+  for _, r in ipairs(cost.to_train(runs)) do
+    local suite = r.cfg.tasks
+    if suite and suite ~= "" then
+      local data = record.data_path(r.cfg)
+      local key = suite .. "\0" .. data
+      if not seen[key] then
+        seen[key] = true
+        local ok, err = pcall(tasks.load, data, suite, { shots = { 0 } })
+        if not ok then
+          if type(err) ~= "table" then error(err, 0) end -- a bug, not a missing file
+          out[#out + 1] = tostring(err.message)
+        end
+      end
+    end
+  end
+  return out
+end
+
 -- analyze_only (`bin/repro analyze`): the same, except that it trains nothing: with any
 -- run of the study not done it lists them with their state and exits 1, no summary.
 function M.main(args, analyze_only)
@@ -361,15 +385,18 @@ function M.main(args, analyze_only)
   local s, out_root = load(o)
   local jobs, threads = workers(o, s)
   local runs, dir = plan_runs(o, s, out_root)
+  local missing = not analyze_only and missing_task_files(runs) or {}
   if o.dry_run then
     runplan.print(s, runs, out_root, threads, jobs)
     local pending = cost.to_train(runs)
     if #pending > 0 then print(select(2, cost.line(pending, jobs, threads))) end
+    for _, m in ipairs(missing) do print("refused: " .. m) end
     -- the real run would refuse: so does its dry run's exit status
-    return runplan.refusal(runs) and 1 or 0
+    return (runplan.refusal(runs) or #missing > 0) and 1 or 0
   end
   local refused = runplan.refusal(runs)
   if refused then user_error("%s", refused) end
+  if #missing > 0 then user_error("%s", table.concat(missing, "\n")) end
   -- analyze of a study with no directory: nothing is done, and nothing is created
   if analyze_only and not fs.exists(dir) then return plan.unfinished(s, runs) end
   if lock_study(s, runs, dir, out_root, o.force) then return 130 end

@@ -320,7 +320,13 @@ local function task_tables(sum)
       "n-gram: the strongest of the Witten-Bell ladder on the training split; * (0-shot): " ..
       "the variant's mean lies above it and above guessing, and only there is the task " ..
       "evidence of more than local statistics. The macro row's interval is the paired " ..
-      "bootstrap (BCa) over seeds." .. (unmeasurable.macro and (" " .. NM .. ": fewer " ..
+      "bootstrap (BCa) over seeds." .. (st.macro_over and string.format(" The macro row " ..
+      "averages %d tasks%s.", st.macro_over.n, #(st.macro_over.skipped or {}) == 0 and "" or
+      " (skipped on this corpus: " .. (function()
+        local l = {}
+        for _, x in ipairs(st.macro_over.skipped) do l[#l + 1] = x.task .. ", " .. x.why end
+        return table.concat(l, "; ")
+      end)() .. ")") or "") .. (unmeasurable.macro and (" " .. NM .. ": fewer " ..
       "than 90 % of the task's items kept all their demonstrations inside the window, so " ..
       "its number would be the 0-shot one with a shorter context.") or "")
     out[#out + 1] = t

@@ -76,6 +76,16 @@ local function measurable(st, k, task)
   return true
 end
 
+-- The tasks the macro column averages, and those the suite skipped on the corpus.
+local function macro_note(st)
+  local m = st.macro_over
+  if not m then return "" end
+  local skipped = {}
+  for _, x in ipairs(m.skipped or {}) do skipped[#skipped + 1] = F.escape(x.task) end
+  return string.format(" Macro: the mean over %d tasks%s.", m.n, #skipped == 0 and "" or
+    string.format(" (%s skipped on this corpus: too few items)", table.concat(skipped, ", ")))
+end
+
 local function demos_note(st, k)
   if measurable(st, k) then return "" end
   local cut = {}
@@ -182,11 +192,11 @@ function M.accuracy_table(s, f)
   body[#body + 1] = string.format("\\par\\smallskip\\footnotesize %d-shot accuracy, the mean " ..
     "over %d seeds (the macro column: mean $\\pm$ sd). $^{+}$: above the 99\\,\\%% interval " ..
     "of a model that guesses. The bigram model is the training split's character bigram " ..
-    "model; the untrained models are the set-ups at initialization (seed %d).%s%s", k,
+    "model; the untrained models are the set-ups at initialization (seed %d).%s%s%s", k,
     #s.seeds, tasks.CONTROL_SEED, ladder and (" The $n$-gram rows are Witten-Bell models " ..
       "of the training split scoring the same sequences. $^{*}$: above both the " ..
       "strongest $n$-gram and the guessing interval (0-shot); only there is a task " ..
-      "evidence of more than local statistics.") or "", demos_note(st, k))
+      "evidence of more than local statistics.") or "", demos_note(st, k), macro_note(st))
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 

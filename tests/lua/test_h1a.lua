@@ -1,0 +1,118 @@
+-- H1a's three parts across runs (lua/repro/analysis/h1a.lua) on synthetic run values (no
+-- training): a norm whose accuracy deficit is all its loss deficit is "lower" but not
+-- "beyond"; one that loses accuracy at equal loss is "beyond"; stabilization from the
+-- stability measures; "supporting H1a" only when all three hold; diverged runs left out
+-- and counted; the study file's analysis.h1a checked (metrics among analysis.metrics,
+-- variants known, fields known).
+local check = require "repro.core.check"
+check.data_anywhere() -- its corpus is a temporary file outside data/
+local analysis = require "repro.analysis"
+local json = require "repro.core.json"
+local study = require "repro.study"
+local pcg = require "pcg"
+local t = check.new("test_h1a")
+local dir = check.tmpdir()
+
+check.write(dir .. "/corpus.txt", string.rep("abc def ghi.\n", 300))
+local SRC = [[
+return { name = "syn", description = "synthetic",
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 8,
+           warmup = 2, data = "]] .. dir .. [[/corpus.txt" },
+  variants = { { name = "a-none" }, { name = "a-layernorm", embed_norm = "layernorm" },
+               { name = "a-rmsnorm", embed_norm = "rmsnorm" },
+               { name = "b-none", lr = 2e-3 }, { name = "b-layernorm", embed_norm = "layernorm",
+                 lr = 2e-3 } },
+  seeds = { 1, 2, 3, 4, 5, 6, 7, 8 },
+  analysis = { baseline = "a-none", metrics = { "task_macro_acc_0shot", "val_loss",
+      "max_loss_jump", "max_grad_norm" },
+    primary = "task_macro_acc_0shot", better = "higher", min_effect = 0.02, alpha = 0.05,
+    correction = "holm", resamples = 1000, test = "t",
+    comparisons = { { "a-layernorm", "a-none" }, { "a-rmsnorm", "a-none" },
+      { "b-layernorm", "b-none" } },
+    h1a = H1A } }
+]]
+local H1A = [[{ setups = { { name = "a", variants = { "a-none", "a-layernorm", "a-rmsnorm" } },
+      { name = "b", variants = { "b-none", "b-layernorm" } } },
+    accuracy = "task_macro_acc_0shot", loss = "val_loss",
+    stability = { { metric = "max_loss_jump" }, { metric = "max_grad_norm", log = true } } }]]
+local function load(h1a)
+  check.write(dir .. "/syn.lua", (SRC:gsub("H1A", function() return h1a end)))
+  return study.load(dir .. "/syn.lua")
+end
+local s = load(H1A)
+t:eq(#s.analysis.h1a.setups, 2, "analysis.h1a normalized: its set-ups")
+
+-- Synthetic runs.  Per set-up and seed a loss; each norm adds `dloss` to it; accuracy is
+-- the set-up's level minus 0.4 x loss, minus `beyond` for the norm, plus small noise; the
+-- stability measures drop by `stab` for the norm.
+local function runs_for(spec)
+  local rng = pcg.new(11, 3)
+  local function noise(sd) return sd * (rng:uniform() - 0.5) * 2 end
+  local runs = {}
+  for _, v in ipairs(s.variants) do
+    local setup, norm = v.name:match("^(%a)%-(%a+)$")
+    local e = spec[norm] or { dloss = 0, beyond = 0, stab = 0 }
+    runs[v.name] = {}
+    for seed = 1, 8 do
+      local loss = 2.0 + 0.05 * seed + (setup == "b" and 0.3 or 0) + e.dloss + noise(0.01)
+      local acc = (setup == "b" and 1.2 or 1.3) - 0.4 * loss - e.beyond + noise(0.004)
+      runs[v.name][seed] = { diverged = false, missing = {}, values = {
+        task_macro_acc_0shot = acc, val_loss = loss,
+        max_loss_jump = 0.5 + noise(0.05) - e.stab,
+        max_grad_norm = math.exp(1 + noise(0.05) - e.stab) } }
+    end
+  end
+  return runs
+end
+
+-- LayerNorm: higher loss, accuracy as the loss predicts, stabilizing; RMSNorm: higher
+-- loss and 0.03 lower accuracy at equal loss, not stabilizing.
+local runs = runs_for({ layernorm = { dloss = 0.1, beyond = 0, stab = 0.2 },
+  rmsnorm = { dloss = 0.1, beyond = 0.03, stab = 0 } })
+runs["a-rmsnorm"][8] = { diverged = true, missing = {}, values = {} }
+local sum = analysis.summarize(s, runs)
+local h = sum.h1a or {}
+t:ok(pcall(json.pretty, sum), "the summary encodes as JSON")
+t:eq(h.n_runs, 39, "40 runs, the diverged one left out")
+t:eq(h.n_diverged, 1, "the diverged run counted")
+local ln, rms = (h.norms or {}).layernorm or {}, (h.norms or {}).rmsnorm or {}
+t:ok(ln.lower and ln.accuracy.coef < -0.03, "LayerNorm: lower accuracy")
+t:ok(ln.beyond == false and ln.accuracy_given_loss.ci[1] < 0 and
+  ln.accuracy_given_loss.ci[2] > 0, "LayerNorm: not beyond what its loss predicts " ..
+  tostring(ln.accuracy_given_loss and json.encode(ln.accuracy_given_loss)))
+t:ok(ln.stabilized == true, "LayerNorm: stabilization shown")
+t:eq(ln.verdict, "lower accuracy; not beyond what its validation loss predicts; " ..
+  "stabilization shown: not supporting H1a", "LayerNorm's verdict names each part")
+t:ok(rms.lower and rms.beyond and math.abs(rms.accuracy_given_loss.coef + 0.03) < 0.01,
+  "RMSNorm: lower, and 0.03 beyond what its loss predicts")
+t:ok(rms.stabilized == false and rms.supports == false, "RMSNorm: no stabilization, no support")
+t:ok(#(rms.stability or {}) == 2 and rms.stability[2].log == true and
+  h.stability_alpha == 0.025, "two stability measures, Bonferroni alpha / 2, the log scale named")
+local text = table.concat(h.text or {}, "\n")
+t:ok(text:find("rmsnorm vs none: lower accuracy; beyond what its validation loss predicts; " ..
+  "stabilization not shown: not supporting H1a", 1, true), "the terminal lines: " .. text)
+t:ok(analysis.verdict_table(sum, 100):find("H1a (39 runs", 1, true),
+  "the verdict table prints the H1a section")
+
+-- all three parts: supporting H1a
+runs = runs_for({ layernorm = { dloss = 0.1, beyond = 0.03, stab = 0.2 } })
+h = analysis.summarize(s, runs).h1a
+t:ok(h.norms.layernorm.supports and h.norms.layernorm.verdict:find(": supporting H1a$"),
+  "lower, beyond and stabilized: supporting H1a")
+t:ok(h.norms.rmsnorm.lower == false and h.norms.rmsnorm.verdict:find("^no lower accuracy shown"),
+  "no deficit: no lower accuracy shown")
+
+-- the study file's analysis.h1a, checked
+local function refused(h1a, want, what)
+  t:raises(function() load(h1a) end, want, what)
+end
+refused(H1A:gsub('loss = "val_loss"', 'loss = "val_ppl"'), "analysis.h1a.loss",
+  "a metric not among analysis.metrics")
+refused(H1A:gsub('"b%-layernorm" }', '"b-lnorm" }'), "unknown variant 'b-lnorm'",
+  "an unknown variant")
+refused(H1A:gsub("accuracy =", "acuracy = 1, accuracy ="), "analysis.h1a.acuracy",
+  "an unknown field")
+refused("{ setups = {} }", "analysis.h1a", "no set-ups")
+
+check.rmtree(dir)
+t:done()
