@@ -129,15 +129,19 @@ void train_set_threads(int n);
 int train_check(const gpt_config *cfg, char *err, size_t errlen);
 
 /* Scores task sets without training: the model of cfg as initialized (checkpoint NULL:
- * an untrained model) or with the weights of a checkpoint of cfg's run (checked against
- * config_id when that is not NULL); with bigram != 0 the bigram control instead (no model).
+ * an untrained model) or with the weights of a checkpoint of cfg's run or of its kept
+ * model (model.rptf, below; either checked against config_id when that is not NULL);
+ * with bigram != 0 the bigram control instead (no model).
  * TRAIN_OK, or a train_status with a message; out (n results) is filled on TRAIN_OK. */
 int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char *config_id,
                       int bigram, const task_set *sets, int n, task_score *out, char *err,
                       size_t errlen);
 /* Kept models.  A model file is an rptf tensor file (tensorfile.h) holding "params" (the
- * parameter buffer in gpt.h's layout, f32), "itos" (the corpus vocabulary's bytes, i32)
- * and "config_id" (as in a checkpoint).  Both functions below load it for cfg (the
+ * parameter buffer in gpt.h's layout, f32), "itos" (the corpus vocabulary's bytes, i32),
+ * "config_id" (as in a checkpoint), "embed_rms" (rho of gpt.h, f64, one value) and, for
+ * embed_norm = scale, "embed_scale" (the float 1/rho the forward pass multiplies
+ * wte[t] + wpe[p] by, f32, one value), so the model is rebuilt from the file alone (models
+ * kept before these two were stored have neither; the loader checks them when present).  Both functions below load it for cfg (the
  * config it was trained with), refuse one of another config id, another parameter
  * count or another vocabulary (TRAIN_ECHECKPOINT, naming the path), and need cfg's
  * corpus. */
