@@ -361,8 +361,8 @@ static int save_checkpoint(const gpt_model *m, long step, const double *log, int
 
 /* 0 when the checkpoint f carries config_id (NULL: not checked), else -1 with a message
  * naming the path and both ids. */
-static int check_config_id(const tf_file *f, const char *config_id, const char *path, char *err,
-                           size_t errlen)
+static int check_config_id_of(const tf_file *f, const char *config_id, const char *path,
+                              int kept, char *err, size_t errlen)
 {
     if (!config_id)
         return 0;
@@ -378,7 +378,11 @@ static int check_config_id(const tf_file *f, const char *config_id, const char *
     have[n] = '\0';
     if (n > 0 && strcmp(have, config_id) == 0)
         return 0;
-    if (n == 0)
+    if (kept)
+        snprintf(err, errlen, "%s is the kept model of another config (%.12s), not of this "
+                 "one (%.12s): refused (give the config.json and config_sha256 of the record "
+                 "it belongs to)", path, n > 0 ? have : "none", config_id);
+    else if (n == 0)
         snprintf(err, errlen, "%s carries no config hash (not a checkpoint this version "
                  "wrote): refused; remove it to train this run from the start", path);
     else
@@ -386,6 +390,12 @@ static int check_config_id(const tf_file *f, const char *config_id, const char *
                  "(%.12s): refused; remove it to train this run from the start", path, have,
                  config_id);
     return -1;
+}
+
+static int check_config_id(const tf_file *f, const char *config_id, const char *path, char *err,
+                           size_t errlen)
+{
+    return check_config_id_of(f, config_id, path, 0, err, errlen);
 }
 
 static int load_checkpoint(gpt_model *m, const char *path, int ncols, const char *config_id,
@@ -643,7 +653,7 @@ static int load_model(run_state *rs, const char *path, const char *config_id, ch
     tf_file *f = tf_read(path, err, errlen);
     if (!f)
         return -1;
-    if (check_config_id(f, config_id, path, err, errlen)) {
+    if (check_config_id_of(f, config_id, path, 1, err, errlen)) {
         tf_free(f);
         return -1;
     }

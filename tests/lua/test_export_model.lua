@@ -83,7 +83,8 @@ t:eq(r[1].acc, metrics.task_completion_0shot_acc, "score_file on model.rptf: the
 t:eq(r[2].acc, metrics.task_completion_3shot_acc, "and 3-shot accuracy")
 t:raises(function()
   tasks.score_file(cfg, file, { checkpoint = run .. "/model.rptf", config_id = string.rep("a", 64) })
-end, "model.rptf", "a kept model of another config: a user error naming the file")
+end, "model.rptf is the kept model of another config",
+  "a kept model of another config: a user error naming the file")
 
 -- export, read back as a safetensors reader does
 local function export(from, to)
