@@ -134,6 +134,17 @@ size_t gpt_param_count(const gpt_config *cfg, int vocab)
     return tl.total;
 }
 
+int gpt_layout(const gpt_config *cfg, int vocab, gpt_tensor *out, int max)
+{
+    tensor_list tl = {0};
+    build_layout(&tl, cfg, vocab);
+    if (out && tl.n <= max) {
+        tensor_list fill = {out, NULL, NULL, 0, 0};
+        build_layout(&fill, cfg, vocab);
+    }
+    return tl.n;
+}
+
 const gpt_tensor *gpt_find_tensor(const gpt_model *m, const char *name)
 {
     for (int i = 0; i < m->n_tensors; i++)

@@ -162,6 +162,11 @@ typedef struct {
 int gpt_init(gpt_model *m, const gpt_config *cfg, int vocab, int B, char *err, size_t errlen);
 void gpt_free(gpt_model *m);
 size_t gpt_param_count(const gpt_config *cfg, int vocab);
+/* The parameter tensors of cfg's model with a vocabulary of vocab, in layout order (name,
+ * offset, size, shape; the init fields as gpt_init sets them): their number, and when out
+ * is not NULL and max is at least that number, the tensors into out.  For exporters of a
+ * kept model (bin/repro export-model), which split the one params buffer by it. */
+int gpt_layout(const gpt_config *cfg, int vocab, gpt_tensor *out, int max);
 const gpt_tensor *gpt_find_tensor(const gpt_model *m, const char *name);
 
 /* Forward over m->inputs (B,T); with targets, fills m->losses and returns their mean.

@@ -361,8 +361,8 @@ static int save_checkpoint(const gpt_model *m, long step, const double *log, int
 
 /* 0 when the checkpoint f carries config_id (NULL: not checked), else -1 with a message
  * naming the path and both ids. */
-static int check_config_id(const tf_file *f, const char *config_id, const char *path, char *err,
-                           size_t errlen)
+static int check_config_id_of(const tf_file *f, const char *config_id, const char *path,
+                              int kept, char *err, size_t errlen)
 {
     if (!config_id)
         return 0;
@@ -378,7 +378,11 @@ static int check_config_id(const tf_file *f, const char *config_id, const char *
     have[n] = '\0';
     if (n > 0 && strcmp(have, config_id) == 0)
         return 0;
-    if (n == 0)
+    if (kept)
+        snprintf(err, errlen, "%s is the kept model of another config (%.12s), not of this "
+                 "one (%.12s): refused (give the config.json and config_sha256 of the record "
+                 "it belongs to)", path, n > 0 ? have : "none", config_id);
+    else if (n == 0)
         snprintf(err, errlen, "%s carries no config hash (not a checkpoint this version "
                  "wrote): refused; remove it to train this run from the start", path);
     else
@@ -386,6 +390,12 @@ static int check_config_id(const tf_file *f, const char *config_id, const char *
                  "(%.12s): refused; remove it to train this run from the start", path, have,
                  config_id);
     return -1;
+}
+
+static int check_config_id(const tf_file *f, const char *config_id, const char *path, char *err,
+                           size_t errlen)
+{
+    return check_config_id_of(f, config_id, path, 0, err, errlen);
 }
 
 static int load_checkpoint(gpt_model *m, const char *path, int ncols, const char *config_id,
@@ -618,8 +628,13 @@ static int save_model(const run_state *rs, const char *config_id, const char *pa
     for (int v = 0; v < rs->c.vocab; v++)
         itos[v] = rs->c.itos[v];
     int rc = TRAIN_OK;
+    uint32_t one = 1;
+    double rho = m->embed_rms;
     if (!f || add_config_id(f, config_id) || tf_add(f, "params", TF_F32, 1, &np, m->params) ||
-        tf_add(f, "itos", TF_I32, 1, &nv, itos)) {
+        tf_add(f, "itos", TF_I32, 1, &nv, itos) ||
+        tf_add(f, "embed_rms", TF_F64, 1, &one, &rho) ||
+        (m->cfg.embed_norm == EMBED_SCALE &&
+         tf_add(f, "embed_scale", TF_F32, 1, &one, &m->embed_scale))) {
         snprintf(err, errlen, "out of memory for the model %s", path);
         rc = TRAIN_ENOMEM;
     } else if (tf_write(f, path)) {
@@ -638,15 +653,22 @@ static int load_model(run_state *rs, const char *path, const char *config_id, ch
     tf_file *f = tf_read(path, err, errlen);
     if (!f)
         return -1;
-    if (check_config_id(f, config_id, path, err, errlen)) {
+    if (check_config_id_of(f, config_id, path, 1, err, errlen)) {
         tf_free(f);
         return -1;
     }
-    const tf_tensor *p = tf_find(f, "params"), *it = tf_find(f, "itos");
+    const tf_tensor *p = tf_find(f, "params"), *it = tf_find(f, "itos"),
+                    *rho = tf_find(f, "embed_rms"), *sc = tf_find(f, "embed_scale");
     int ok = p && it && p->dtype == TF_F32 && p->count == rs->m.n_params &&
              it->dtype == TF_I32 && it->count == (size_t)rs->c.vocab;
     for (int v = 0; ok && v < rs->c.vocab; v++)
         ok = ((const int32_t *)it->data)[v] == rs->c.itos[v];
+    /* the constants stored with the weights (models kept before them have none) are the
+     * ones this config's initialization gives */
+    ok = ok && (!rho || (rho->dtype == TF_F64 && rho->count == 1 &&
+                         *(const double *)rho->data == rs->m.embed_rms));
+    ok = ok && (!sc || (sc->dtype == TF_F32 && sc->count == 1 &&
+                        *(const float *)sc->data == rs->m.embed_scale));
     if (!ok) {
         snprintf(err, errlen, "%s: not a model of this config and corpus (%zu parameters, "
                  "%d characters)", path, rs->m.n_params, rs->c.vocab);
@@ -920,6 +942,19 @@ done:
     return rc;
 }
 
+/* Whether path reads as a kept model (save_model) rather than a checkpoint: 0 when it
+ * cannot be read, so that the checkpoint loader says why. */
+static int is_kept_model(const char *path)
+{
+    char err[256];
+    tf_file *f = tf_read(path, err, sizeof err);
+    if (!f)
+        return 0;
+    int kept = tf_find(f, "itos") && !tf_find(f, "adam_m");
+    tf_free(f);
+    return kept;
+}
+
 static int score_flushed(const gpt_config *cfg, const char *checkpoint, const char *config_id,
                          int control, const task_set *sets, int n, task_score *out, char *err,
                          size_t errlen)
@@ -931,8 +966,12 @@ static int score_flushed(const gpt_config *cfg, const char *checkpoint, const ch
     if (rc != TRAIN_OK)
         return rc;
     long step = 0;
+    /* a kept model (train.h: "itos" and no Adam moments) or a training checkpoint */
     if (checkpoint && control == 0 &&
-        load_checkpoint(&rs.m, checkpoint, rs.ncols, config_id, &step, rs.log, err, errlen))
+        (is_kept_model(checkpoint)
+             ? load_model(&rs, checkpoint, config_id, err, errlen)
+             : load_checkpoint(&rs.m, checkpoint, rs.ncols, config_id, &step, rs.log, err,
+                               errlen)))
         rc = TRAIN_ECHECKPOINT;
     ngram_model *g = NULL;
     if (rc == TRAIN_OK && control > 0 && !(g = ngram_model_fit(&rs.c, control, err, errlen)))

@@ -129,18 +129,22 @@ void train_set_threads(int n);
 int train_check(const gpt_config *cfg, char *err, size_t errlen);
 
 /* Scores task sets without training: the model of cfg as initialized (checkpoint NULL:
- * an untrained model) or with the weights of a checkpoint of cfg's run (checked against
- * config_id when that is not NULL); a control instead (no model) with control != 0:
- * TRAIN_CONTROL_BIGRAM the add-one bigram (tasks_score_bigram), 1..NGRAM_MAX_ORDER the
- * Witten-Bell model of that order at cfg's window (tasks_score_ngram).
+ * an untrained model) or with the weights of a checkpoint of cfg's run or of its kept
+ * model (model.rptf, below; either checked against config_id when that is not NULL); a
+ * control instead (no model) with control != 0: TRAIN_CONTROL_BIGRAM the add-one bigram
+ * (tasks_score_bigram), 1..NGRAM_MAX_ORDER the Witten-Bell model of that order at cfg's
+ * window (tasks_score_ngram).
  * TRAIN_OK, or a train_status with a message; out (n results) is filled on TRAIN_OK. */
 #define TRAIN_CONTROL_BIGRAM (-1)
 int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char *config_id,
                       int control, const task_set *sets, int n, task_score *out, char *err,
                       size_t errlen);
 /* Kept models.  A model file is an rptf tensor file (tensorfile.h) holding "params" (the
- * parameter buffer in gpt.h's layout, f32), "itos" (the corpus vocabulary's bytes, i32)
- * and "config_id" (as in a checkpoint).  Both functions below load it for cfg (the
+ * parameter buffer in gpt.h's layout, f32), "itos" (the corpus vocabulary's bytes, i32),
+ * "config_id" (as in a checkpoint), "embed_rms" (rho of gpt.h, f64, one value) and, for
+ * embed_norm = scale, "embed_scale" (the float 1/rho the forward pass multiplies
+ * wte[t] + wpe[p] by, f32, one value), so the model is rebuilt from the file alone (models
+ * kept before these two were stored have neither; the loader checks them when present).  Both functions below load it for cfg (the
  * config it was trained with), refuse one of another config id, another parameter
  * count or another vocabulary (TRAIN_ECHECKPOINT, naming the path), and need cfg's
  * corpus. */

@@ -13,6 +13,7 @@
  *                                   smoothed, fitted on the training split, on validation)
  *   engine.check(cfg)            -> true, or a Lua error naming the key (corpus included)
  *   engine.param_count(cfg)      -> integer (reads the corpus for its vocabulary)
+ *   engine.param_layout(cfg, vocab) -> {{name, offset, size, shape}, ...}: gpt.h's tensors
  *   engine.train(cfg [, opts])   -> metrics table
  *       opts: on_step = function(step, row) (return true to stop), log_every = k (default 1),
  *             checkpoint = path, checkpoint_every = k, resume = bool,
@@ -418,6 +419,41 @@ static int l_param_count(lua_State *L)
     int vocab = cp.vocab;
     corpus_free(&cp);
     lua_pushinteger(L, (lua_Integer)gpt_param_count(&c, vocab));
+    return 1;
+}
+
+/* engine.param_layout(cfg, vocab): the parameter tensors of cfg's model (gpt.h layout)
+ * with a vocabulary of vocab, in order: {name =, offset =, size =, shape = {d0[, d1]}},
+ * offsets and sizes in floats. */
+static int l_param_layout(lua_State *L)
+{
+    gpt_config c;
+    char err[1024];
+    read_config(L, 1, &c);
+    lua_Integer vocab = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, vocab >= 1 && vocab <= 256, 2, "must be in [1, 256]");
+    if (config_validate(&c, err, sizeof err))
+        return raise_status(L, TRAIN_ECONFIG, err);
+    int n = gpt_layout(&c, (int)vocab, NULL, 0);
+    gpt_tensor *t = lua_newuserdatauv(L, (size_t)n * sizeof *t, 0); /* freed by the GC */
+    gpt_layout(&c, (int)vocab, t, n);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, t[i].name);
+        lua_setfield(L, -2, "name");
+        lua_pushinteger(L, (lua_Integer)t[i].offset);
+        lua_setfield(L, -2, "offset");
+        lua_pushinteger(L, (lua_Integer)t[i].size);
+        lua_setfield(L, -2, "size");
+        lua_createtable(L, t[i].ndim, 0);
+        for (int d = 0; d < t[i].ndim; d++) {
+            lua_pushinteger(L, t[i].dims[d]);
+            lua_rawseti(L, -2, d + 1);
+        }
+        lua_setfield(L, -2, "shape");
+        lua_rawseti(L, -2, i + 1);
+    }
     return 1;
 }
 
@@ -1020,6 +1056,7 @@ static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
                                  {"log_columns", l_log_columns},
                                  {"check", l_check},
                                  {"param_count", l_param_count},
+                                 {"param_layout", l_param_layout},
                                  {"train", l_train},
                                  {"score_tasks", l_score_tasks},
                                  {"evaluate", l_evaluate},

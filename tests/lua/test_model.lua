@@ -55,7 +55,8 @@ t:eq(engine.sample(cfg, kept .. "/model.rptf", id, "To be", 60, 7, 1.0), one,
   "1 and 2 threads sample the same text")
 t:eq("To be" .. one .. "\n", a, "the engine's text is what the command prints")
 t:raises(function() engine.sample(cfg, kept .. "/model.rptf", string.rep("0", 64), "To", 5, 1, 1.0) end,
-  "checkpoint of another config", "a model of another config id is refused by the engine")
+  "is the kept model of another config",
+  "a model of another config id is refused by the engine, as a kept model")
 
 -- eval: the record's val_loss to 1e-6
 local _, out, e2 = check.run(repro .. " eval " .. q(kept) .. " --json")

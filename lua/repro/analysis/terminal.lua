@@ -35,6 +35,38 @@ function M.setup_text(summary)
     table.concat(set_parts, ",")) or "; no command-line overrides")
 end
 
+-- "Holm over the N tests ..." of a summary's family text, its count in number ("Holm over
+-- 1 test"): summaries written before keep their words, the terminal says it right.
+function M.family_words(family)
+  local head = tostring(family or ""):match("^[^:]+") or ""
+  return (head:gsub("^Holm over the 1 tests", "Holm over 1 test"))
+end
+
+-- The header of a decision-interval column: its level and kind (the t interval or the
+-- sign-flip inversion interval), from the entries' ci_decision_kind; "decision interval"
+-- with each cell naming its kind when they differ.  Returns the header and a function
+-- giving a cell's text for an entry.
+local KIND = { t = "t", signflip = "sign-flip" }
+function M.interval_column(entries, alpha)
+  local kinds, n = {}, 0
+  for _, e in ipairs(entries) do
+    local k = e.ci_decision and e.ci_decision_kind
+    if k and not kinds[k] then kinds[k], n = true, n + 1 end
+  end
+  local level = string.format("%g %%", 100 * (1 - (alpha or 0.05)))
+  local only = n == 1 and next(kinds) or nil
+  local head = only and string.format("%s %s interval (decision)", level, KIND[only] or only)
+    or string.format("%s decision interval", level)
+  return head, function(e)
+    local ci = e.ci_decision
+    if not ci then return "-" end
+    local cell = string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2]))
+    if not only then cell = (KIND[e.ci_decision_kind] or tostring(e.ci_decision_kind)) ..
+      " " .. cell end
+    return cell
+  end
+end
+
 -- The verdicts as a short text table (for the run command's stdout), each row followed by its
 -- reason.
 -- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
@@ -43,21 +75,24 @@ function M.verdict_table(summary, width)
   local an = summary.analysis
   local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
     "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
-    an.test or "t", an.family:match("^[^:]+")), width), textable.wrap(M.setup_text(summary),
+    an.test or "t", M.family_words(an.family)), width), textable.wrap(M.setup_text(summary),
     width, "", "  ") }
   -- the verdict under rule 1 only for a study registered under it
   local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
-  local rows = { { "treatment", "baseline", "mean diff", "interval", "HL [Wilcoxon]*",
-    "p_holm", "TOST p_holm", "verdict", rule1 and "rule 1" or nil } }
-  local byname = {}
+  local byname, family = {}, {}
   for _, c in ipairs(summary.comparisons) do
-    if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
+    if c.metric == an.primary then
+      byname[c.treatment .. "\0" .. c.baseline] = c
+      family[#family + 1] = c
+    end
   end
+  local ci_head, ci_cell = M.interval_column(family, an.alpha)
+  local rows = { { "treatment", "baseline", "mean diff", ci_head, "HL [Wilcoxon]*",
+    "p_holm", "TOST p_holm", "verdict", rule1 and "rule 1" or nil } }
   for _, v in ipairs(summary.verdicts) do
     local c = byname[v.treatment .. "\0" .. v.baseline]
     local ci = c.ci_decision
-    rows[#rows + 1] = { v.treatment, v.baseline, fmt(c.mean),
-      ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-",
+    rows[#rows + 1] = { v.treatment, v.baseline, fmt(c.mean), ci and ci_cell(c) or "-",
       robust.hl_text(c.robust) or "-", fmt(c.p_holm),
       c.tost and c.tost.p_holm and fmt(c.tost.p_holm) or "-", v.verdict,
       rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "")) or nil }
@@ -83,17 +118,20 @@ function M.verdict_table(summary, width)
   if summary.interaction_verdicts then
     lines[#lines + 1] = textable.wrap("interactions on " .. an.primary .. " (effect a minus " ..
       "effect b; better: effect a is the more favourable):", width)
-    local irows = { { "interaction", "mean diff", "interval", "HL [Wilcoxon]*", "p_holm",
-      "TOST p_holm", "verdict" } }
-    local byname = {}
+    local byname, ents = {}, {}
     for _, e in ipairs(summary.interactions) do
-      if e.metric == an.primary then byname[e.name] = e end
+      if e.metric == an.primary then
+        byname[e.name] = e
+        ents[#ents + 1] = e
+      end
     end
+    local ihead, icell = M.interval_column(ents, an.alpha)
+    local irows = { { "interaction", "mean diff", ihead, "HL [Wilcoxon]*", "p_holm",
+      "TOST p_holm", "verdict" } }
     for _, v in ipairs(summary.interaction_verdicts) do
       local e = byname[v.name]
       local ci = e.ci_decision
-      irows[#irows + 1] = { v.name, fmt(e.mean),
-        ci and string.format("[%s, %s]", fmt(ci[1]), fmt(ci[2])) or "-",
+      irows[#irows + 1] = { v.name, fmt(e.mean), ci and icell(e) or "-",
         robust.hl_text(e.robust) or "-", fmt(e.p_holm),
         e.tost and e.tost.p_holm and fmt(e.tost.p_holm) or "-", v.verdict }
     end

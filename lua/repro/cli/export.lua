@@ -3,9 +3,10 @@
 --
 -- Without --curves, one row per finished run: study, variant, seed, run (its directory
 -- relative to the records root when under it), every config key (lua/repro/report/results.lua
--- says which values), then every scalar metric any of the runs has, in name order (empty
--- where a run lacks it; a metric named like a config key, embed_norm, is the column
--- metrics.embed_norm).  With --curves, log.csv in long format: study, variant, seed,
+-- says which values; a key named like one of those four record fields, seed, is the
+-- column config.seed), then every scalar metric any of the runs has, in name order (empty
+-- where a run lacks it; a metric named like a config key, embed_norm, or a record field
+-- is the column metrics.embed_norm): every header is unique.  With --curves, log.csv in long format: study, variant, seed,
 -- step, column, value, one row per non-empty cell, streamed (one log.csv at a time, row
 -- by row: memory constant in the number and length of the curves); --columns keeps only
 -- the named log columns (val_loss names d_val_loss, record.log_column).  Targets as
@@ -57,8 +58,18 @@ function M.runs_csv(runs, root)
   end
   table.sort(names)
   local header = { "study", "variant", "seed", "run" }
-  for _, k in ipairs(keys) do header[#header + 1] = k end
-  for _, k in ipairs(names) do header[#header + 1] = results.metric_column(k) end
+  local taken = { study = true, variant = true, seed = true, run = true }
+  for _, k in ipairs(keys) do
+    local col = taken[k] and ("config." .. k) or k
+    header[#header + 1] = col
+    taken[col] = true
+  end
+  for _, k in ipairs(names) do
+    local col = results.metric_column(k)
+    if taken[col] then col = "metrics." .. k end
+    header[#header + 1] = col
+    taken[col] = true
+  end
   local lines = { results.csv_line(header) }
   for _, r in ipairs(runs) do
     local row = { r.study, r.variant, r.seed, relative(r.dir, root) }

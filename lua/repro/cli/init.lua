@@ -3,6 +3,7 @@
 local engine = require "engine"
 local json = require "repro.core.json"
 local record = require "repro.record"
+local tasks = require "repro.tasks"
 local progress = require "repro.core.progress"
 local proc = require "repro.proc"
 local sys = require "repro.sys"
@@ -136,8 +137,17 @@ local function train_with_bar(cfg, o)
     local run_cfg = {}
     for k, v in pairs(cfg) do run_cfg[k] = v end
     run_cfg.threads = record.cap_threads(cfg.threads, "repro train")
-    ok, metrics = pcall(engine.train, run_cfg, { on_step = on_step })
-    if not ok then metrics = record.engine_error(metrics) end
+    -- a task suite is scored as a record's run scores it, so the JSON line has its metrics
+    local suite = cfg.tasks and cfg.tasks ~= "" and
+      tasks.load(record.data_path(cfg), cfg.tasks) or nil
+    ok, metrics = pcall(engine.train, run_cfg, { on_step = on_step,
+      tasks = suite and suite.sets or nil })
+    if not ok then
+      metrics = record.engine_error(metrics)
+    elseif suite and metrics.tasks then
+      for k, v in pairs(tasks.metrics(suite.sets, metrics.tasks)) do metrics[k] = v end
+      metrics.tasks = nil
+    end
   end
   bar:finish()
   return ok, metrics
@@ -231,6 +241,7 @@ commands.tasks = taskcmd.main
 -- A kept model: text sampled from it, its evaluation (lua/repro/cli/model.lua).
 commands.sample = kept.sample_main
 commands.eval = kept.eval_main
+commands["export-model"] = kept.export_main
 -- The predicted wall time of studies on this machine (lua/repro/cli/cost.lua).
 commands.cost = costcmd.main
 -- The registry of corpora, built and listed with baselines (lua/repro/cli/corpora.lua).
@@ -272,7 +283,8 @@ usage:
   bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR] [--version N|--suite S]
   bin/repro tasks controls [SUITE|TASK] [--suite S] [--data FILE] [--dir DIR]
   bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] [--temperature T]
-  bin/repro eval RUN [--split val] [--json]
+  bin/repro eval RUN [--split val | --tasks SUITE] [--json]
+  bin/repro export-model RUN --format safetensors [--out DIR]
   bin/repro audit [STUDY ...] --sample N [--seed S] [--out-root DIR]
                 (retrains N records per study chosen by PCG32, compares their bytes)
   bin/repro corpora [--build] [--json] [--data-dir DIR]
@@ -398,7 +410,7 @@ function M.main(argv)
   if not f then
     user_error("repro: unknown command '%s'%s (commands: train, run, plan, run-one, status, " ..
       "analyze, submit, verify, audit, report, studies, compare, export, new, tasks, sample, " ..
-      "eval, cost, corpora, ledger, " ..
+      "eval, export-model, cost, corpora, ledger, " ..
       "help, script)",
       base.printable(cmd), base.suggest(base.printable(cmd), commands))
   end

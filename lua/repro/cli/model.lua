@@ -6,12 +6,20 @@
 --       each byte drawn from the softmax of the last position's logits / T (default 1;
 --       0: the most likely byte) with PCG32 stream (S, sample) (default seed 0), so the
 --       same command prints the same text on any machine and thread count.
---   bin/repro eval RUN [--split val] [--json]
+--   bin/repro eval RUN [--split val | --tasks SUITE] [--json]
 --       the kept model's metrics on the validation split, computed as the run's final
 --       evaluation was (engine/train.h train_eval_model), beside the record's
 --       metrics.json: exit status 1 when val_loss differs from the record's by more
---       than M.TOLERANCE.  Evaluations are a table of kinds (M.EVALUATIONS): the task
---       suites (`--tasks SUITE`) are to be one more entry, with no change here.
+--       than M.TOLERANCE.  --tasks SUITE: the model scored on the task suite
+--       (lua/repro/tasks, the files under tasks/<corpus>/, as at the end of a run): every
+--       task metric beside the record's, and, for the suite the run scored, its per-item
+--       correctness against the run's tasks.csv (exit status 1 when a metric differs by
+--       more than M.TOLERANCE or an item differs).  Evaluations are a table of kinds
+--       (M.EVALUATIONS).
+--   bin/repro export-model RUN --format safetensors [--out DIR]
+--       the kept model as DIR/model.safetensors and DIR/config.json (default DIR:
+--       build/export/<study>/<variant>/seed-<s>), for PyTorch and any safetensors reader:
+--       M.export (below) says what they hold.
 --
 -- RUN is a record directory (experiments/<study>/<variant>/seed-<s>), or that path
 -- relative to the records root ($REPRO_EXPERIMENTS, else experiments/).  The record must
@@ -25,6 +33,7 @@ local base = require "repro.core.base"
 local sys = require "repro.sys"
 local host = require "repro.host"
 local record = require "repro.record"
+local tasks = require "repro.tasks"
 
 local M = {}
 
@@ -136,6 +145,35 @@ end
 -- The kinds of evaluation `eval` offers: each takes the kept model (M.load) and returns
 -- rows {metric, value, recorded} and whether they agree with the record.
 M.EVALUATIONS = {
+  tasks = function(k, who, suite)
+    local loaded = tasks.load(k.cfg.data or "data/tinyshakespeare.txt", suite)
+    local results = engine_call(who, engine.score_tasks, k.cfg, loaded.sets,
+      { checkpoint = k.model, config_id = k.config_id })
+    local metrics = tasks.metrics(loaded.sets, results)
+    local names = {}
+    for name in pairs(metrics) do names[#names + 1] = name end
+    table.sort(names)
+    local scored = k.cfg.tasks == suite
+    local rows, agree = {}, true
+    for _, name in ipairs(names) do
+      local rec = scored and k.metrics[name] or nil
+      rows[#rows + 1] = { metric = name, value = metrics[name], recorded = rec }
+      if scored and (type(rec) ~= "number" or math.abs(metrics[name] - rec) > M.TOLERANCE) then
+        agree = false
+      end
+    end
+    if scored then
+      -- the run's own per-item file, byte for byte
+      local csv = fs.read(k.dir .. "/tasks.csv")
+      local same = csv == tasks.items_csv(loaded.sets, results)
+      rows[#rows + 1] = { metric = "tasks.csv", value = same and 1 or 0, recorded = 1,
+        text = same and "every item as in the run's tasks.csv" or
+          "items differ from the run's tasks.csv" }
+      agree = agree and same
+    end
+    return rows, agree, scored and "" or string.format(" (the run scored %s: no record " ..
+      "to compare)", k.cfg.tasks and ("suite " .. tostring(k.cfg.tasks)) or "no task suite")
+  end,
   val = function(k, who)
     local m = engine_call(who, engine.evaluate, k.cfg, k.model, k.config_id)
     local rows, agree = {}, true
@@ -150,7 +188,7 @@ M.EVALUATIONS = {
   end,
 }
 
-local EVAL_USAGE = "usage: bin/repro eval RUN [--split val] [--json]"
+local EVAL_USAGE = "usage: bin/repro eval RUN [--split val | --tasks SUITE] [--json]"
 
 function M.eval_main(args)
   local who = "repro eval"
@@ -161,18 +199,21 @@ function M.eval_main(args)
   if o.help then return 0 end
   if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, EVAL_USAGE) end
   if o.tasks then
-    if not M.EVALUATIONS.tasks then
-      user_error("%s: --tasks: task suites are not part of this build yet (only --split val)",
-        who)
-    end
     if o.split then user_error("%s: give one of --split and --tasks", who) end
+    if not tasks.SUITES[o.tasks] then
+      local known = {}
+      for name in pairs(tasks.SUITES) do known[#known + 1] = name end
+      table.sort(known)
+      user_error("%s: --tasks %s: no such task suite (the suites: %s)", who,
+        base.printable(o.tasks), table.concat(known, ", "))
+    end
   end
   local kind = o.tasks and "tasks" or (o.split or "val")
   if not M.EVALUATIONS[kind] then
     user_error("%s: --split %s: the splits are: val", who, base.printable(kind))
   end
   local k = M.load(o.targets[1], who)
-  local rows, agree = M.EVALUATIONS[kind](k, who, o.tasks)
+  local rows, agree, note = M.EVALUATIONS[kind](k, who, o.tasks)
   if o.json then
     local out = json.object({ run = k.dir, evaluation = kind, agrees = agree,
       metrics = json.object({}), recorded = json.object({}) })
@@ -182,20 +223,201 @@ function M.eval_main(args)
     end
     print(json.encode(out))
   else
-    print(string.format("%s (%s split, kept model)", k.dir, kind))
-    print(string.format("  %-10s %14s %14s %10s", "metric", "evaluated", "record", "|diff|"))
+    print(string.format("%s (%s, kept model)%s", k.dir, o.tasks and ("task suite " .. o.tasks)
+      or (kind .. " split"), note or ""))
+    local w = 10
+    for _, r in ipairs(rows) do w = math.max(w, #r.metric) end
+    print(string.format("  %-" .. w .. "s %14s %14s %10s", "metric", "evaluated", "record",
+      "|diff|"))
     for _, r in ipairs(rows) do
-      local d = type(r.recorded) == "number" and math.abs(r.value - r.recorded) or nil
-      print(string.format("  %-10s %14.8f %14s %10s", r.metric, r.value,
-        r.recorded and string.format("%.8f", r.recorded) or "-",
-        d and string.format("%.1e", d) or "-"))
+      if r.text then
+        print(string.format("  %-" .. w .. "s %s", r.metric, r.text))
+      else
+        local d = type(r.recorded) == "number" and math.abs(r.value - r.recorded) or nil
+        print(string.format("  %-" .. w .. "s %14.8f %14s %10s", r.metric, r.value,
+          r.recorded and string.format("%.8f", r.recorded) or "-",
+          d and string.format("%.1e", d) or "-"))
+      end
     end
   end
   if not agree then
-    io.stderr:write(string.format("%s: val_loss differs from the record's by more than %g: " ..
-      "the model is not the one this record's run ended with\n", who, M.TOLERANCE))
+    io.stderr:write(string.format("%s: %s: the model is not the one this record's run " ..
+      "ended with\n", who, kind == "tasks" and ("its task scores differ from the record's " ..
+      "(metrics by more than " .. M.TOLERANCE .. ", or tasks.csv)") or
+      ("val_loss differs from the record's by more than " .. M.TOLERANCE)))
     return 1
   end
+  return 0
+end
+
+-- ---- export-model ------------------------------------------------------------------
+
+-- The tensors of a model.rptf (engine/tensorfile.h: "RPTF", u32 version, u32 count, then
+-- per tensor u32 name length, name, u32 dtype (0 f32, 1 i32, 2 f64), u32 ndim, u32 dims,
+-- data): {name = {dtype =, dims =, bytes = the raw little-endian data}}, or a user error
+-- naming the file and what is wrong.
+function M.read_rptf(path, who)
+  local text = fs.read(path)
+  if not text then user_error("%s: cannot read %s", who, path) end
+  local function bad(what) user_error("%s: %s: not a model file the engine wrote (%s)", who, path, what) end
+  if #text < 12 or text:sub(1, 4) ~= "RPTF" then bad("no RPTF header") end
+  local version, count, pos = string.unpack("<I4I4", text, 5)
+  if version ~= 1 then bad("version " .. version) end
+  local SIZE = { [0] = 4, [1] = 4, [2] = 8 }
+  local out = {}
+  for _ = 1, count do
+    if pos + 4 > #text + 1 then bad("truncated") end
+    local len
+    len, pos = string.unpack("<I4", text, pos)
+    if len > 256 or pos + len + 8 > #text + 1 then bad("truncated name") end
+    local name = text:sub(pos, pos + len - 1)
+    pos = pos + len
+    local dtype, ndim
+    dtype, ndim, pos = string.unpack("<I4I4", text, pos)
+    if not SIZE[dtype] or ndim > 4 or pos + 4 * ndim > #text + 1 then bad("tensor " .. name) end
+    local dims, n = {}, 1
+    for d = 1, ndim do
+      dims[d], pos = string.unpack("<I4", text, pos)
+      n = n * dims[d]
+    end
+    local nbytes = n * SIZE[dtype]
+    if pos + nbytes > #text + 1 then bad("tensor " .. name .. " truncated") end
+    out[name] = { dtype = dtype, dims = dims, count = n, bytes = text:sub(pos, pos + nbytes - 1) }
+    pos = pos + nbytes
+  end
+  return out
+end
+
+-- The PyTorch name (nanoGPT's GPT module, whose Linear weights are (out, in) as the
+-- engine's) of each engine tensor of gpt.h's layout.
+local function torch_name(name)
+  local l, part = name:match("^h(%d+)%.(.+)$")
+  if l then
+    local BLOCK = { ln1_w = "ln_1.weight", ln1_b = "ln_1.bias", qkv_w = "attn.c_attn.weight",
+      qkv_b = "attn.c_attn.bias", proj_w = "attn.c_proj.weight", proj_b = "attn.c_proj.bias",
+      ln2_w = "ln_2.weight", ln2_b = "ln_2.bias", fc_w = "mlp.c_fc.weight",
+      fc_b = "mlp.c_fc.bias", fc2_w = "mlp.c_proj.weight", fc2_b = "mlp.c_proj.bias" }
+    return BLOCK[part] and ("transformer.h." .. l .. "." .. BLOCK[part])
+  end
+  local TOP = { wte = "transformer.wte.weight", wpe = "transformer.wpe.weight",
+    lnf_w = "transformer.ln_f.weight", lnf_b = "transformer.ln_f.bias",
+    en_w = "transformer.embed_norm.weight", en_b = "transformer.embed_norm.bias",
+    lm_head = "lm_head.weight" }
+  return TOP[name]
+end
+M.torch_name = torch_name
+
+-- The export of kept model k (M.load) as {safetensors = bytes, config = table}: the one
+-- flat params tensor split by gpt.h's layout (engine.param_layout) into named F32 tensors
+-- in layout order, data = the params bytes unchanged (their offsets are the layout's), the
+-- header padded with spaces to a multiple of 8 bytes; config.json names the architecture
+-- in PyTorch terms, every constant the forward pass needs (docs/DESIGN.md "The model":
+-- the forward pass exactly) and the evaluation windows.
+function M.export(k, who)
+  local t = M.read_rptf(k.model, who)
+  local params, itos = t.params, t.itos
+  if not params or params.dtype ~= 0 or not itos or itos.dtype ~= 1 then
+    user_error("%s: %s holds no params (f32) and itos (i32): not a kept model", who, k.model)
+  end
+  local vocab_bytes = {}
+  for i = 1, itos.count do vocab_bytes[i] = (string.unpack("<i4", itos.bytes, 4 * i - 3)) end
+  local layout = engine_call(who, engine.param_layout, k.cfg, #vocab_bytes)
+  local total = 0
+  for _, e in ipairs(layout) do total = total + e.size end
+  if total ~= params.count then
+    user_error("%s: %s: %d parameters, but its config's layout has %d", who, k.model,
+      params.count, total)
+  end
+  local header = json.object({ __metadata__ = json.object({ format = "pt",
+    source = "repro kept model (engine/gpt.h layout)", run = fs.relative_to_root(k.dir),
+    config_sha256 = tostring(k.config_id) }) })
+  local names = {}
+  for _, e in ipairs(layout) do
+    local name = torch_name(e.name) or e.name
+    names[#names + 1] = name
+    header[name] = json.object({ dtype = "F32", shape = json.array(e.shape),
+      data_offsets = json.array({ 4 * e.offset, 4 * (e.offset + e.size) }) })
+  end
+  local htext = json.encode(header)
+  htext = htext .. string.rep(" ", (8 - #htext % 8) % 8)
+  local st = string.pack("<I8", #htext) .. htext .. params.bytes
+  local cfg = k.cfg
+  local en = cfg.embed_norm or "none"
+  local rho = t.embed_rms and (string.unpack("<d", t.embed_rms.bytes)) or
+    (type(k.metrics.embed_init_rms) == "number" and k.metrics.embed_init_rms or nil)
+  local scale = t.embed_scale and (string.unpack("<f", t.embed_scale.bytes)) or nil
+  if en == "scale" and not scale then
+    user_error("%s: %s: embed_norm = scale, but the model file holds no embed_scale (kept " ..
+      "before models stored it): retrain it with --keep-model to export it", who, k.model)
+  end
+  local chars = {}
+  for i, b in ipairs(vocab_bytes) do chars[i] = string.char(b) end
+  local vocab_text = table.concat(chars)
+  local n_val_note = "the validation split (the last 10 % of the corpus) in non-overlapping " ..
+    "windows of block_size: window w's inputs are val[w*T .. w*T+T-1] and its targets " ..
+    "val[w*T+1 .. w*T+T]; floor((len(val) - 1) / T) windows, the positions after the last " ..
+    "whole window never scored; val_loss is the mean next-character NLL over the scored positions"
+  local EN = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm",
+    scale = "scale: x * embed_scale (a constant, no parameters)",
+    layernorm_matched = "LayerNorm (gain initialized at rho)" }
+  local config = json.object({
+    architecture = "GPT, Pre-LN, character level (nanoGPT's GPT module: tensor names and " ..
+      "(out, in) Linear weights as there)",
+    model_type = "repro-gpt",
+    n_layer = cfg.n_layer or 8, n_embd = cfg.d_model or 128, n_head = cfg.n_head or 8,
+    block_size = cfg.context or 128, vocab_size = #vocab_bytes,
+    -- the characters as one string when ASCII (always valid JSON), else the bytes only
+    vocab = not vocab_text:find("[\128-\255]") and vocab_text or nil,
+    vocab_bytes = json.array(vocab_bytes),
+    tie_word_embeddings = cfg.tie_embeddings ~= false,
+    bias = true, mlp_ratio = 4,
+    activation_function = "gelu_tanh (torch.nn.GELU(approximate='tanh'))",
+    layer_norm_epsilon = engine.LN_EPS,
+    embed_norm = json.object({ kind = en, torch = EN[en] or en,
+      epsilon = (en == "layernorm" or en == "layernorm_matched") and engine.LN_EPS or
+        en == "rmsnorm" and engine.RMS_EPS or nil,
+      rho = rho, embed_scale = scale,
+      where = "after wte[t] + wpe[p], before block 0" }),
+    rms_norm_epsilon = engine.RMS_EPS,
+    attention = "causal softmax((q k^T) / sqrt(n_embd / n_head)); c_attn's output rows " ..
+      "are [q; k; v], head h takes columns h*hd .. h*hd+hd-1 of each",
+    forward = "x = wte[t] + wpe[p]; x = embed_norm(x); per block: x = x + c_proj(attn(" ..
+      "ln_1(x))); x = x + mlp.c_proj(gelu_tanh(mlp.c_fc(ln_2(x)))); logits = ln_f(x) " ..
+      "@ (lm_head.weight if untied, else wte.weight)^T (no bias); dropout only in training",
+    tensors = json.array(names),
+    evaluation = json.object({ windows = n_val_note, val_loss = k.metrics.val_loss }),
+    source = json.object({ run = fs.relative_to_root(k.dir), config_sha256 = k.config_id,
+      config = cfg }),
+  })
+  return { safetensors = st, config = config }
+end
+
+local EXPORT_USAGE = "usage: bin/repro export-model RUN --format safetensors [--out DIR]"
+
+function M.export_main(args)
+  local who = "repro export-model"
+  local o = base.parse_options(args, who, EXPORT_USAGE, {
+    ["--format"] = { key = "format", kind = "value" },
+    ["--out"] = { key = "out", kind = "value" } })
+  if o.help then return 0 end
+  if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, EXPORT_USAGE) end
+  if o.format ~= "safetensors" then
+    user_error("%s: --format %s: the formats are: safetensors\n%s", who,
+      base.printable(o.format or "(none)"), EXPORT_USAGE)
+  end
+  local k = M.load(o.targets[1], who)
+  local e = M.export(k, who)
+  local out = o.out
+  if not out then
+    local rel = fs.relative_to_root(fs.absolute(k.dir)):gsub("^experiments/", "")
+    out = host.root .. "/build/export/" .. rel
+  end
+  fs.mkdir_p(out)
+  fs.write_atomic(out .. "/model.safetensors", e.safetensors)
+  fs.write_atomic(out .. "/config.json", json.pretty(e.config))
+  print(string.format("%s: %s/model.safetensors (%d tensors, %d parameters) and " ..
+    "%s/config.json", who, fs.shown(out), #e.config.tensors,
+    (#e.safetensors - 8 - string.unpack("<I8", e.safetensors)) // 4, fs.shown(out)))
   return 0
 end
 

@@ -573,6 +573,9 @@ function M.run(cfg, dir, opts)
     fs.write_atomic(dir .. "/" .. M.TASKS_FILE, items_text)
   end
   local metrics_text = json.pretty(out)
+  -- the caller's table holds every field of metrics.json too (config_sha256, the task
+  -- metrics): `bin/repro train`'s JSON line is metrics.json's fields and its timings
+  for k, v in pairs(out) do if metrics[k] == nil then metrics[k] = v end end
   fs.write_atomic(dir .. "/log.csv", log_text)
   local commit, dirty = M.git_info()
   fs.write_atomic(dir .. "/manifest.json", M.manifest_text({

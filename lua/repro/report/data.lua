@@ -372,7 +372,7 @@ local function variant_info(v, f, base_level)
   local key = table.concat(parts, ",")
   -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
   local tag
-  if v.name == norm then
+  if v.name == norm or f.labels[norm] == v.name then -- a level named by its one variant
     tag = key
   elseif v.name:sub(1, #norm + 1) == norm .. "-" then
     tag = v.name:sub(#norm + 2)

@@ -19,6 +19,8 @@ local data = require "repro.report.data"
 local plot = require "repro.report.plot"
 local guardrail = require "repro.analysis.guardrail"
 local robust = require "repro.analysis.robust"
+local terminal = require "repro.analysis.terminal"
+local tasks = require "repro.tasks"
 local F = require "repro.report.texfmt"
 
 local M = {}
@@ -114,7 +116,8 @@ local function design_table(name, sum, an)
     { "minimum effect", num(an.min_effect) },
     { "alpha", num(an.alpha) },
     { "test", tostring(an.test or "t") },
-    { "family", tostring(an.family or "none") },
+    { "family", (tostring(an.family or "none"):gsub("^Holm over the 1 tests",
+      "Holm over 1 test")) },
   } }
   return design
 end
@@ -134,18 +137,25 @@ end
 
 -- The verdicts table, each verdict's reason (the analysis's words) under it.
 local function verdicts_table(sum, an)
-  local byname = {}
+  local byname, family = {}, {}
   for _, c in ipairs(sum.comparisons or {}) do
-    if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
+    if c.metric == an.primary then
+      byname[c.treatment .. "\0" .. c.baseline] = c
+      family[#family + 1] = c
+    end
   end
+  -- the decision interval named by its level and kind (t or sign-flip), as on the terminal
+  local ci_head = terminal.interval_column(family, an.alpha)
   local verdicts = { title = "Verdicts on " .. tostring(an.primary), head = { "treatment",
-    "baseline", "mean difference", "interval", "p (Holm)", "TOST p (Holm)", "verdict" },
+    "baseline", "mean difference", ci_head, "p (Holm)", "TOST p (Holm)", "verdict" },
     rows = {}, reasons = {} }
   for _, v in ipairs(sum.verdicts or {}) do
     local c = byname[v.treatment .. "\0" .. v.baseline] or {}
     local ci = data.interval(c)
+    local kind_of = (ci_head:find("decision interval", 1, true) and c.ci_decision_kind) and
+      ((c.ci_decision_kind == "signflip" and "sign-flip " or c.ci_decision_kind .. " ")) or ""
     verdicts.rows[#verdicts.rows + 1] = { v.treatment, v.baseline, num(c.mean),
-      ci and string.format("[%s, %s]", num(ci[1]), num(ci[2])) or "-", pval(c.p_holm),
+      ci and string.format("%s[%s, %s]", kind_of, num(ci[1]), num(ci[2])) or "-", pval(c.p_holm),
       pval(c.tost and c.tost.p_holm), v.verdict }
     verdicts.reasons[#verdicts.reasons + 1] = v.reason and (v.treatment .. " vs " ..
       v.baseline .. ": " .. v.verdict .. " because " .. v.reason) or nil
@@ -242,16 +252,39 @@ end
 
 -- Per shot count of a task study (summary.tasks, lua/repro/analysis/tasks.lua): each
 -- task's chance rate, bigram, strongest n-gram (with the ladder: its order) and untrained
--- accuracy (the controls), each variant's mean accuracy ± sd over seeds (at 0-shot a "*"
--- where it lies above the strongest n-gram and guessing), and each comparison's paired
--- difference with its Holm p over tasks x comparisons; the macro row's interval is the paired BCa bootstrap.
+-- accuracy (the controls, a column per set-up named by its label, tasks.CONTROL_SETUPS),
+-- each variant's mean accuracy ± sd over seeds (at 0-shot a "*" where it lies above the
+-- strongest n-gram and guessing), and each comparison's paired difference with its Holm p
+-- over tasks x comparisons; the macro row's interval is the paired BCa bootstrap,
+-- descriptive, and says so in its cell ("BCa [lo, hi]"), its column header and the note,
+-- apart from the verdict's decision interval.
 local function task_tables(sum)
   local st = sum.tasks
   if type(st) ~= "table" then return {} end
   local out = {}
+  local setup_label = {}
+  for _, su in ipairs(tasks.CONTROL_SETUPS) do setup_label[su.name] = su.label end
+  local setups, seen = {}, {}
+  for _, ch in pairs(st.chance or {}) do
+    for name in pairs(type(ch) == "table" and type(ch.untrained) == "table" and ch.untrained
+        or {}) do
+      if not seen[name] then seen[name], setups[#setups + 1] = true, name end
+    end
+  end
+  table.sort(setups, function(a, b)
+    local function rank(x)
+      for i, su in ipairs(tasks.CONTROL_SETUPS) do if su.name == x then return i end end
+      return math.huge
+    end
+    if rank(a) ~= rank(b) then return rank(a) < rank(b) end
+    return a < b
+  end)
   for _, k in ipairs(st.shots or {}) do
     local t = { title = string.format("Tasks, %d-shot accuracy", k), head = { "task", "chance",
-      "bigram", "best n-gram", "untrained" }, rows = {} }
+      "bigram", "best n-gram" }, rows = {} }
+    for _, name in ipairs(setups) do
+      t.head[#t.head + 1] = "untrained (" .. (setup_label[name] or name) .. ")"
+    end
     for _, v in ipairs(sum.variants or {}) do t.head[#t.head + 1] = v.name end
     local comps, diffs = {}, {}
     for _, e in ipairs(st.per_task or {}) do
@@ -260,7 +293,7 @@ local function task_tables(sum)
         if not diffs[key] then
           diffs[key] = {}
           comps[#comps + 1] = key
-          t.head[#t.head + 1] = key .. " (Holm p)"
+          t.head[#t.head + 1] = key .. ": difference (Holm p); macro: BCa bootstrap interval"
         end
         diffs[key][e.task] = string.format("%s (%s)", num(e.mean), pval(e.p_holm))
       end
@@ -282,13 +315,12 @@ local function task_tables(sum)
     end
     local NM = "not measurable at this window"
     local function row(name, metric, ch, diff_of)
-      local untrained = {}
-      for _, u in pairs(ch and ch.untrained or {}) do untrained[#untrained + 1] = num(u) end
-      table.sort(untrained)
       local best = ch and ch.ngram_best
       local r = { name, num(ch and ch.rate), num(ch and ch.bigram_acc),
-        best and string.format("%s (%d-gram)", num(best.acc), best.order) or "-",
-        #untrained > 0 and table.concat(untrained, ", ") or "-" }
+        best and string.format("%s (%d-gram)", num(best.acc), best.order) or "-" }
+      for _, su in ipairs(setups) do
+        r[#r + 1] = num(ch and type(ch.untrained) == "table" and ch.untrained[su] or nil)
+      end
       local beyond = k == 0 and ch and (st.beyond_ngram or {})[name]
       for _, v in ipairs(sum.variants or {}) do
         local m = ((sum.per_variant[v.name] or {}).metrics or {})[metric] or {}
@@ -310,17 +342,20 @@ local function task_tables(sum)
     for _, e in ipairs(st.macro or {}) do
       if e.shots == k then
         local ci = e.ci_bca or e.ci_percentile
-        macro[e.treatment .. " - " .. e.baseline] = string.format("%s [%s, %s]", num(e.mean),
-          num(ci and ci[1]), num(ci and ci[2]))
+        macro[e.treatment .. " - " .. e.baseline] = string.format("%s, %s [%s, %s]",
+          num(e.mean), e.ci_bca and "BCa" or "percentile bootstrap", num(ci and ci[1]),
+          num(ci and ci[2]))
       end
     end
     row("macro", string.format("task_macro_acc_%dshot", k), nil, function(key)
       return macro[key] end)
-    t.note = "Untrained: the controls' untrained models (bin/repro tasks controls). Best " ..
-      "n-gram: the strongest of the Witten-Bell ladder on the training split; * (0-shot): " ..
-      "the variant's mean lies above it and above guessing, and only there is the task " ..
-      "evidence of more than local statistics. The macro row's interval is the paired " ..
-      "bootstrap (BCa) over seeds." .. (st.macro_over and string.format(" The macro row " ..
+    t.note = "Untrained: the controls' untrained models, one column per set-up (bin/repro " ..
+      "tasks controls). Best n-gram: the strongest of the Witten-Bell ladder on the " ..
+      "training split; * (0-shot): the variant's mean lies above it and above guessing, " ..
+      "and only there is the task evidence of more than local statistics. The macro row's " ..
+      "interval is the paired BCa bootstrap over seeds: descriptive, not the verdict's; " ..
+      "the verdict's decision interval (its level and kind in the Verdicts table's header) " ..
+      "decides." .. (st.macro_over and string.format(" The macro row " ..
       "averages %d tasks%s.", st.macro_over.n, #(st.macro_over.skipped or {}) == 0 and "" or
       " (skipped on this corpus: " .. (function()
         local l = {}
@@ -375,6 +410,8 @@ local function latex_table(t)
   for _, reason in ipairs(t.reasons or {}) do
     out[#out + 1] = "\\par\\noindent{\\small " .. F.escape(reason) .. "}"
   end
+  -- a table's note says how to read it (which interval is which)
+  if t.note then out[#out + 1] = "\\par\\noindent{\\small " .. F.escape(t.note) .. "}" end
   return table.concat(out, "\n") .. "\n"
 end
 
@@ -430,6 +467,7 @@ local function html_table(t)
     out[#out + 1] = "<tr>" .. table.concat(cells) .. "</tr>"
   end
   out[#out + 1] = "</table>"
+  if t.note then out[#out + 1] = "<p class=\"note\">" .. html_escape(t.note) .. "</p>" end
   for _, reason in ipairs(t.reasons or {}) do
     out[#out + 1] = "<p class=\"reason\">" .. html_escape(reason) .. "</p>"
   end
@@ -494,6 +532,11 @@ end
 -- The figures every study report has: the forest plot of the primary metric, the
 -- training loss and the validation loss (periodic diagnostics) per variant over training.
 local function base_figures(s, primary)
+  local family = {}
+  for _, c in ipairs(s.summary.comparisons or {}) do
+    if c.metric == primary then family[#family + 1] = c end
+  end
+  local ci_head = terminal.interval_column(family, (s.summary.analysis or {}).alpha)
   return {
     { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth",
       name_font = "LM Mono 10,9" },
@@ -503,7 +546,8 @@ local function base_figures(s, primary)
       ylabel = "validation loss (nats)", width = "0.9\\linewidth" },
   }, {
     forest = "Each comparison on " .. primary .. ": mean difference (treatment - baseline) " ..
-      "with its decision interval (blue), the band of +- the minimum effect (grey), and " ..
+      "with its decision interval (blue; " .. ci_head .. ", as in the Verdicts table), the " ..
+      "band of +- the minimum effect (grey), and " ..
       "open orange diamonds at +- the minimum detectable effect (MDE): the smallest " ..
       "difference the design detects with 80 % power at the Holm first-step level " ..
       "(alpha / m), the size of effect its seeds can find",
@@ -528,9 +572,35 @@ local function figures_of(s)
   return specs, captions
 end
 
+-- The factor a study's own report reads its summary with: the one the study declares
+-- (summary.factor), its levels labelled by the study's variant names when each level is
+-- one variant's, so that a variant has one name in every table, figure and sentence of
+-- the report (the forest's "drop01 - nodrop", the curves' and the task figure's keys);
+-- nil (the study's own reading) otherwise.
+function M.factor_for(sum)
+  if type(sum) ~= "table" or type(sum.factor) ~= "string" or type(sum.variants) ~= "table" then
+    return nil
+  end
+  local key, labels, count = sum.factor, {}, {}
+  local base_level = type(sum.base) == "table" and sum.base[key]
+  if base_level == nil then base_level = require("engine").defaults()[key] end
+  for _, v in ipairs(sum.variants) do
+    local level = type(v.overrides) == "table" and v.overrides[key]
+    if level == nil then level = base_level end
+    level = tostring(level)
+    count[level] = (count[level] or 0) + 1
+    labels[level] = v.name
+  end
+  for _, n in pairs(count) do if n > 1 then return nil end end
+  return { key = key, labels = labels }
+end
+
 -- Writes OUT/<study>/report/; returns its directory.
 function M.generate(o)
-  local s = data.load_study(o.experiments, o.study, nil, nil, { studies = o.studies })
+  local ok_sum, pre = pcall(require("repro.core.json").decode,
+    fs.read(o.experiments .. "/" .. o.study .. "/summary.json") or "")
+  local s = data.load_study(o.experiments, o.study, nil, ok_sum and M.factor_for(pre) or nil,
+    { studies = o.studies })
   if not s then
     user_error("repro report: %s/%s/summary.json does not exist (bin/repro run or analyze " ..
       "writes it)", o.experiments, o.study)

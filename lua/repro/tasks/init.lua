@@ -349,10 +349,12 @@ function M.load(data, suite, opts)
 end
 
 -- Scores one task file (and its pool, for shots > 0) with the model of cfg: as
--- initialized, or with a kept model's weights (opts.checkpoint: a checkpoint of cfg's
--- run, engine/train.h; opts.config_id checks it is that run's): a list of
--- engine.score_tasks results, one per shot count of opts.shots (default SHOTS), each with
--- its shots and the file's SHA-256.
+-- initialized, or with a run's weights (opts.checkpoint: a training checkpoint of cfg's
+-- run, or its kept model model.rptf, engine/train.h; opts.config_id, the run's
+-- metrics.json config_sha256, checks it is that run's; cfg is the run's config.json): a
+-- list of engine.score_tasks results, one per shot count of opts.shots (default SHOTS),
+-- each with its shots and the file's SHA-256.  An engine error (a file of another config,
+-- a corpus that cannot be read) is a user error naming the file.
 function M.score_file(cfg, file, opts)
   opts = opts or {}
   local test = items.read(file)
@@ -365,8 +367,15 @@ function M.score_file(cfg, file, opts)
     end
     sets[#sets + 1] = { name = file, shots = k, seed = M.SEED, items = test, pool = pool }
   end
-  local r = engine.score_tasks(cfg, sets, { checkpoint = opts.checkpoint,
+  local ok, r = pcall(engine.score_tasks, cfg, sets, { checkpoint = opts.checkpoint,
     config_id = opts.config_id })
+  if not ok then
+    local kind = type(r) == "string" and r:match("^(%a+): ")
+    for _, k in ipairs(engine.error_kinds) do
+      if kind == k then user_error("tasks: scoring %s: %s", file, r) end
+    end
+    error(r, 0)
+  end
   local sha = fs.sha256(file)
   for i, x in ipairs(r) do x.shots, x.sha256 = sets[i].shots, sha end
   return r

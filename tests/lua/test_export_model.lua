@@ -1,0 +1,174 @@
+-- Kept models leave the suite (issue 54).  A tiny run with every kind of tensor an export
+-- names (embed_norm = scale, so its constant; an untied output layer) is trained with
+-- --keep-model and a task suite; then:
+--   * model.rptf stores rho and the scale's constant (the model is rebuilt from the file);
+--   * `bin/repro eval RUN --tasks core` scores the kept model with the run's own numbers
+--     (every task metric of metrics.json, and tasks.csv byte for byte);
+--   * tasks.score_file(cfg, file, {checkpoint = model.rptf, config_id}) scores it too, as
+--     DESIGN.md says, and a wrong config id is a user error naming the file;
+--   * `bin/repro export-model RUN --format safetensors` writes a safetensors file (8-byte
+--     little-endian header length, JSON header padded to 8 bytes, F32 tensors whose
+--     data_offsets tile the data) and config.json, which an independent NumPy forward pass
+--     (tests/reference/safetensors_forward.py, no suite code) loads to the run's val_loss;
+-- and a committed record (experiments/scale/layernorm-L2d64/seed-3: 2 blocks of width 64,
+-- 300 steps, LayerNorm after the embedding, tied) is retrained with --keep-model,
+-- byte-identical to the committed config.json, log.csv and metrics.json, exported and
+-- loaded by NumPy to its committed val_loss over the whole validation split (871 windows).
+local check = require "repro.core.check"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local host = require "repro.host"
+local tasks = require "repro.tasks"
+local kept = require "repro.cli.model"
+local t = check.new("test_export_model")
+
+local repro = os.getenv("REPRO") or "bin/repro"
+local tmp = check.tmpdir()
+local function sh(cmd) return check.run("cd " .. fs.quote(host.root) .. " && " .. cmd) end
+local python = fs.exists("/usr/bin/python3") and "/usr/bin/python3" or "python3"
+local code, out, err
+
+-- the tiny run
+local run = tmp .. "/tiny"
+code, out, err = sh(repro .. " train n_layer=2 d_model=16 n_head=2 context=32 batch=4 " ..
+  "iters=6 warmup=1 diag_every=3 diag_windows=2 embed_norm=scale tie_embeddings=false " ..
+  "tasks=core --out " .. run .. " --keep-model")
+t:eq(code, 0, "the tiny run trains and keeps its model: " .. err)
+local metrics = json.decode(fs.read(run .. "/metrics.json"))
+local rptf = kept.read_rptf(run .. "/model.rptf", "test")
+t:ok(rptf.embed_scale and rptf.embed_rms, "model.rptf stores rho and the scale's constant")
+t:near(rptf.embed_scale and (string.unpack("<f", rptf.embed_scale.bytes)), metrics.embed_scale,
+  1e-12, "the stored constant is the run's embed_scale (metrics.json: 14 digits)")
+
+-- the train command's last line carries every metric its metrics.json holds
+local last = out:match("([^\n]+)\n*$") or ""
+local ok_line, line = pcall(json.decode, last)
+local missing = {}
+for name in pairs(metrics) do
+  if not (ok_line and type(line) == "table" and line[name] ~= nil) then
+    missing[#missing + 1] = name
+  end
+end
+table.sort(missing)
+t:eq(table.concat(missing, ", "), "", "train's final JSON line holds every metric of " ..
+  "metrics.json (task metrics included)")
+
+-- eval --tasks: the run's own numbers
+code, out, err = sh(repro .. " eval " .. run .. " --tasks core")
+t:eq(code, 0, "eval --tasks core agrees with the record: " .. err .. out)
+t:ok(out:find("task_macro_acc_0shot", 1, true) and
+  out:find("every item as in the run's tasks.csv", 1, true), "it prints the task metrics " ..
+  "and compares tasks.csv: " .. out)
+code, out, err = sh(repro .. " eval " .. run .. " --tasks core --json")
+local ev = code == 0 and json.decode(out) or {}
+local differ = {}
+for name, v in pairs(metrics) do
+  if name:match("^task_") and (type(ev.metrics) ~= "table" or ev.metrics[name] == nil or
+      math.abs(ev.metrics[name] - v) > 1e-12) then
+    differ[#differ + 1] = name
+  end
+end
+t:eq(#differ, 0, "every task metric of metrics.json, evaluated again: " ..
+  table.concat(differ, ", "))
+t:eq(ev.agrees, true, "eval --json says it agrees")
+code, out, err = sh(repro .. " eval " .. run .. " --tasks nosuch")
+t:ok(code ~= 0 and err:find("no such task suite", 1, true), "an unknown suite is named: " .. err)
+
+-- tasks.score_file on the kept model, as DESIGN.md documents it
+local cfg = json.decode(fs.read(run .. "/config.json"))
+local file = host.root .. "/tasks/tinyshakespeare/completion-v1.jsonl"
+local r = tasks.score_file(cfg, file, { checkpoint = run .. "/model.rptf",
+  config_id = metrics.config_sha256 })
+t:eq(r[1].acc, metrics.task_completion_0shot_acc, "score_file on model.rptf: the run's 0-shot")
+t:eq(r[2].acc, metrics.task_completion_3shot_acc, "and 3-shot accuracy")
+t:raises(function()
+  tasks.score_file(cfg, file, { checkpoint = run .. "/model.rptf", config_id = string.rep("a", 64) })
+end, "model.rptf is the kept model of another config",
+  "a kept model of another config: a user error naming the file")
+
+-- export, read back as a safetensors reader does
+local function export(from, to)
+  return sh(repro .. " export-model " .. from .. " --format safetensors --out " .. to)
+end
+code, out, err = export(run, tmp .. "/tiny-export")
+t:eq(code, 0, "export-model: " .. err)
+local st = fs.read(tmp .. "/tiny-export/model.safetensors") or ""
+local n = #st >= 8 and string.unpack("<I8", st) or 0
+t:eq(n % 8, 0, "the header is padded to a multiple of 8 bytes")
+local ok_h, header = pcall(json.decode, st:sub(9, 8 + n))
+t:ok(ok_h and type(header) == "table", "the header is JSON")
+header = ok_h and header or {}
+local spans, names = {}, {}
+for name, info in pairs(header) do
+  if name ~= "__metadata__" then
+    names[name] = true
+    t:ok(info.dtype == "F32", name .. " is F32")
+    local size = 4
+    for _, d in ipairs(info.shape) do size = size * d end
+    t:eq(info.data_offsets[2] - info.data_offsets[1], size, name .. ": its offsets fit its shape")
+    spans[#spans + 1] = info.data_offsets
+  end
+end
+table.sort(spans, function(a, b) return a[1] < b[1] end)
+local tiled = #spans > 0 and spans[1][1] == 0
+for i = 2, #spans do tiled = tiled and spans[i][1] == spans[i - 1][2] end
+t:ok(tiled and spans[#spans][2] == #st - 8 - n, "the tensors tile the data, no gap or overlap")
+t:eq(type(header.__metadata__) == "table" and header.__metadata__.format, "pt",
+  "__metadata__ is a string map")
+for _, want in ipairs({ "transformer.wte.weight", "transformer.wpe.weight",
+  "transformer.h.0.ln_1.weight", "transformer.h.1.attn.c_attn.weight",
+  "transformer.h.1.attn.c_proj.bias", "transformer.h.0.ln_2.bias",
+  "transformer.h.0.mlp.c_fc.weight", "transformer.h.1.mlp.c_proj.weight",
+  "transformer.ln_f.weight", "lm_head.weight" }) do
+  t:ok(names[want], "the export names " .. want)
+end
+local ecfg = json.decode(fs.read(tmp .. "/tiny-export/config.json") or "{}")
+t:eq(ecfg.embed_norm and ecfg.embed_norm.embed_scale, metrics.embed_scale,
+  "config.json gives the scale's constant")
+t:eq(ecfg.tie_word_embeddings, false, "and says the output layer is untied")
+t:eq(ecfg.vocab_size, 65, "the vocabulary")
+
+-- the independent NumPy forward pass
+local function numpy(dir)
+  local c, o, e = sh(python .. " tests/reference/safetensors_forward.py " .. dir ..
+    " data/tinyshakespeare.txt")
+  local ok, res = pcall(json.decode, o)
+  if c ~= 0 or not ok then
+    t:ok(false, "NumPy forward pass (python3-numpy: scripts/deps.sh --test installs it): " .. e)
+    return {}
+  end
+  return res
+end
+local np = numpy(tmp .. "/tiny-export")
+t:near(np.val_loss, metrics.val_loss, 1e-4 / metrics.val_loss,
+  "NumPy's val_loss of the exported tiny model is the run's")
+
+-- a committed record, retrained with its model
+local rec = "experiments/scale/layernorm-L2d64/seed-3"
+local rcfg = json.decode(fs.read(host.root .. "/" .. rec .. "/config.json"))
+local keys = {}
+for k, v in pairs(rcfg) do
+  -- JSON's numbers come back as floats: an integral one is written as an integer
+  if math.type(v) == "float" and v == math.floor(v) then v = string.format("%d", v) end
+  keys[#keys + 1] = k .. "=" .. tostring(v)
+end
+table.sort(keys)
+local again = tmp .. "/committed"
+code, out, err = sh(repro .. " train " .. table.concat(keys, " ") .. " --out " .. again ..
+  " --keep-model")
+t:eq(code, 0, "the committed record retrains with --keep-model: " .. err)
+for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
+  t:eq(fs.sha256(again .. "/" .. f), fs.sha256(host.root .. "/" .. rec .. "/" .. f),
+    f .. " is byte-identical to the committed one")
+end
+code, out, err = export(again, tmp .. "/committed-export")
+t:eq(code, 0, "export of the committed run's kept model: " .. err)
+local committed = json.decode(fs.read(host.root .. "/" .. rec .. "/metrics.json"))
+np = numpy(tmp .. "/committed-export")
+t:eq(np.windows, 871, "the whole validation split: 871 windows of 128")
+t:eq(np.positions, 871 * 128, "111,488 positions scored (the last 51 never)")
+t:near(np.val_loss, committed.val_loss, 1e-4 / committed.val_loss,
+  "NumPy's val_loss of the committed run's exported model is its committed val_loss")
+
+check.rmtree(tmp)
+t:done()
