@@ -394,5 +394,54 @@ okn, defs = notes_with(("0"):rep(64))
 t:ok(not okn and tostring(defs):find("would be counted against another file", 1, true),
   "and refuses one that names another SHA-256: " .. tostring(defs))
 
+-- 5b. compare/export STUDY read the records root, a folder of that name here only as ./X
+local here = dir .. "/here"
+fs.mkdir_p(here .. "/alpha/none")
+copy_tree(root .. "/alpha/none/seed-1", here .. "/alpha/none/seed-1")
+local fm = json.decode(assert(fs.read(here .. "/alpha/none/seed-1/metrics.json")))
+fm.val_loss = 0.123456
+forge(here .. "/alpha/none/seed-1", "metrics.json", json.pretty(fm))
+local real_loss = json.decode(assert(fs.read(root .. "/alpha/none/seed-1/metrics.json"))).val_loss
+for _, cmd in ipairs({ "compare alpha --runs --csv", "export alpha" }) do
+  code, out, err = check.run("cd " .. q(here) .. " && " .. env .. repro .. " " .. cmd)
+  t:ok(code == 0 and not out:find("0.123456", 1, true) and out:find("alpha,none", 1, true),
+    cmd .. " from a folder holding alpha/ reads the records root's alpha: " .. out .. err)
+  code, out, err = check.run("cd " .. q(here) .. " && " .. env .. repro .. " " ..
+    cmd:gsub("alpha", "./alpha"))
+  t:ok(code == 0 and out:find("0.123456", 1, true), "and ./alpha that folder: " .. out .. err)
+end
+code, out, err = check.run("cd " .. q(here) .. " && " .. env .. repro .. " compare nosuch")
+t:ok(code == 1 and err:find("no study with records under", 1, true), "a study with no records: " .. err)
+t:ok(real_loss ~= 0.123456, "the records root's value differs from the forged one")
+
+-- 5c. The listing evaluations of a study file share one time budget -------------------
+local study = require "repro.study"
+local sandbox = require "repro.sandbox"
+local host = require "repro.host"
+local real_eval, real_now = sandbox.eval, host.now
+local clock, walls = 1000, {}
+sandbox.eval = function(_, _, limits)
+  walls[#walls + 1] = limits.wall_s
+  clock = clock + 8 -- each evaluation takes 8 s and fails with its placeholder
+  return true, { reads = { "nosuch" }, ok = false, unread = 1, error = "attempt to index a nil value" }
+end
+host.now = function() return clock end
+local lpath = dir .. "/listed.lua"
+check.write(lpath, "return repro.result('nosuch', 'x').y\n")
+local lok, lerr = pcall(study.dependencies, lpath, { out_root = root })
+local cli = require "repro.cli"
+walls.guard_from = #walls + 1
+local gok, gerr = pcall(cli.guard_script, lpath)
+sandbox.eval, host.now = real_eval, real_now
+t:ok(#walls >= 3 and walls[1] == study.LIMITS.wall_s and walls[2] <= study.LIMITS.wall_s - 8 + 1e-9 and
+  walls[3] <= study.LIMITS.wall_s - 16 + 1e-9, "studies: the three evaluations share one budget: " ..
+  table.concat(walls, " ", 1, math.min(3, #walls)) .. " " .. tostring(lok) .. " " ..
+  tostring(type(lerr) == "table" and lerr.message or lerr))
+local gw = { table.unpack(walls, walls.guard_from) }
+t:ok(#gw >= 2 and gw[1] == study.LIMITS.wall_s and gw[2] <= study.LIMITS.wall_s - 8 + 1e-9 and
+  not gok and tostring(type(gerr) == "table" and gerr.message or gerr):find("one budget", 1, true),
+  "the script guard's evaluations share one budget too: " .. table.concat(gw, " ") .. " " ..
+  tostring(type(gerr) == "table" and gerr.message or gerr))
+
 check.rmtree(dir)
 t:done()
