@@ -153,7 +153,8 @@ local function retrain(c)
     first = "retraining failed: " .. (type(m) == "table" and tostring(m.message) or tostring(m))
   else
     local files = { table.unpack(record.HASHED) }
-    if sys.lstat(c.dir .. "/" .. record.TASKS_FILE) or sys.lstat(tmp .. "/" .. record.TASKS_FILE) then
+    local tf = record.TASKS_FILE
+    if sys.lstat(c.dir .. "/" .. tf) or sys.lstat(tmp .. "/" .. tf) then
       files[#files + 1] = record.TASKS_FILE
     end
     for _, f in ipairs(files) do

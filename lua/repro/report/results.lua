@@ -14,9 +14,10 @@
 -- checksums); a record it refuses is skipped with a warning, as is a symbolic link met
 -- on the way (never followed).  Names are checked too, each skip with a warning: a
 -- study, variant or run folder whose name breaks base.valid_name; a `seed-<s>` folder
--- whose config is not seed s, or whose name is not the seed's one spelling (seed-01); and, for a study folder that declares its variants and
--- seeds (its summary.json, else its study file lua/experiments/<study>.lua), a variant
--- or seed folder that is not one of them.
+-- whose config is not seed s, or whose name is not the seed's one spelling (seed-01);
+-- and, for a study folder that declares its variants and seeds (its summary.json, else
+-- its study file lua/experiments/<study>.lua), a variant or seed folder that is not one
+-- of them.
 --
 -- Each run read is { study, variant, seed, dir, config, metrics }: config every
 -- engine config key but threads (keys a record leaves out at their default, and derived
