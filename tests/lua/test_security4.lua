@@ -172,6 +172,16 @@ t:ok(code == 1 and err:find("above the bound", 1, true) and err:find("10000000 s
 local pred = out:match("predicted time: (%S+)")
 t:ok(pred and pred:match("h"), "its predicted time is hours: " .. tostring(pred))
 
+-- a forged giant config is refused from its FLOPs, before the cost model calibrates it
+local giant = json.decode(assert(fs.read(unp .. "/seed-1/config.json")))
+giant.d_model, giant.n_layer, giant.n_head, giant.iters = 256, 8, 4, 1000000
+forge(unp .. "/seed-2", "config.json", json.pretty(giant))
+code, out, err = check.run("timeout 120 " .. repro .. " audit unp --sample 2 --seed 1 --out-root " ..
+  q(root))
+t:ok(code == 1 and err:find("need at least", 1, true) and err:find("FMA peak", 1, true) and
+  not err:find("calibrating", 1, true) and not out:find("same", 1, true),
+  "a forged 8-layer, 10^6-step config is refused from its FLOPs, nothing calibrated: " .. out .. err)
+
 -- 3c. A config.json that is not JSON is reported and the audit goes on ------------------
 forge(unp .. "/seed-2", "config.json", "{ not json")
 code, out, err = check.run(repro .. " audit unp --sample 2 --seed 1 --out-root " .. q(root))
