@@ -1,17 +1,24 @@
 -- Issue 50 (security round 4), classes 2 to 5: results adopted from a records tree the
 -- suite did not write carry their provenance, the audit cannot be dodged, the task
 -- harness checks its input at the edge, and the smaller breaks.  Each check below failed
--- on the code before the issue.
+-- on the code before the issue (67 of its 85 checks then).
 --   2. provenance: no copy from a folder of no known study; one folder per seed
 --      (seed-01 is not seed-1: not a copy source, not in a records digest); a copy is
 --      complete (tasks.csv) and names its source's checksums; a resumed record says so
 --      in its manifest and `verify` names it.
 --   3. audit: a seed from the system's random source, printed and repeatable; copied
 --      records drawn first; Ctrl-C says "interrupted"; the predicted time from the
---      config's shape (a forged 10^7-step config refused above the bound); a config.json
---      that is not JSON reported, the audit going on.
+--      config's shape (a forged 10^7-step config refused above the bound, a forged giant
+--      one from its FLOPs before any calibration); a config.json that is not JSON
+--      reported, the audit going on.
+--   4. tasks: answers Infinity, 1e300, NaN, 0.5 refused naming file and line (run
+--      --dry-run, tasks show); a byte outside the vocabulary or a choice longer than the
+--      window refused at planning; task text and skip reasons through repro_printable;
+--      repro.train_counts bounded (a probe rebuilds 8 characters, 80 before); the
+--      paper's agreement note checks the task file's SHA-256 against the records'.
 --   5. smaller: the script guard evaluates a study as `run` does from any working
---      directory.
+--      directory and with every placeholder; compare/export STUDY read the records
+--      root; the listing's and the guard's evaluations share one time budget.
 local check = require "repro.core.check"
 check.data_anywhere()
 local proc = require "repro.proc"
