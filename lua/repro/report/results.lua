@@ -4,7 +4,7 @@
 -- A target is a study name (its records folder under the records root, never a folder of
 -- that name in the working directory: `./X` names one), a study file
 -- (lua/experiments/X.lua: the same folder), or a directory (a path starting with /, ./ or
--- ../ as given; another relative path under the records root first, e.g.
+-- ../, or . or .., as given; another relative path under the records root first, e.g.
 -- final/none/seed-1, else as given): a run record, a study's records folder, or any
 -- folder above them (an `experiments-set/<root>/`, say); every
 -- run record found at most four levels below it is read.  A run is a folder holding
@@ -70,14 +70,15 @@ function M.target_dir(target, root, who)
   end
   -- a plain name is a study of the records root, never a folder of the working directory
   -- of that name (`compare tasks` from the project root is the tasks study, not tasks/)
-  if not target:find("/", 1, true) then
+  if not target:find("/", 1, true) and target ~= "." and target ~= ".." then
     if is_dir(root .. "/" .. target) then return root .. "/" .. target end
     user_error("%s: %s: no study with records under %s%s", who, target, fs.shown(root),
       is_dir(target) and string.format(" (for the folder %s here, give it as ./%s)", target,
       target) or "")
   end
   -- a path: as given when it starts with /, ./ or ../, else under the records root first
-  local explicit = target:sub(1, 1) == "/" or target:match("^%.%.?/") ~= nil
+  local explicit = target:sub(1, 1) == "/" or target:match("^%.%.?/") ~= nil or
+    target == "." or target == ".."
   if not explicit and is_dir(root .. "/" .. target) then return root .. "/" .. target end
   if is_dir(target) then return target end
   user_error("%s: %s: neither a directory nor a study with records under %s", who, target,
