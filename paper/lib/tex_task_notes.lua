@@ -7,10 +7,16 @@
 --                                the pronoun before it (every item of the pair "am"/"is"
 --                                answered "is", say): a model that ignores the pronoun,
 --                                which the task's balanced items score at one half
--- read from each run's tasks.csv (item correctness) and the corpus's agreement file.
+-- read from each run's tasks.csv (item correctness) and the corpus's agreement file.  The
+-- items are matched to tasks.csv's rows by their number, so the file must be the one the
+-- runs scored: each counted run's manifest names it with its SHA-256 (`task_files`), and
+-- a run whose manifest names another SHA-256, or none, is refused (a user error naming
+-- the run, the file and both digests), never counted against the wrong items.
 local tasks = require "repro.tasks"
 local items_io = require "repro.tasks.items"
 local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -33,11 +39,23 @@ function M.numbers(def, s, S)
   local file = tasks.files(tasks.dir_of(data), "agreement")
   if not fs.exists(file) then return end
   local items = items_io.read(file)
+  local sha, rel = fs.sha256(file), fs.relative_to_root(file)
   local runs, fixed, half = 0, 0, 0
   for _, v in ipairs(s.variants) do
     for _, seed in ipairs(s.seeds) do
-      local ok = correctness(s:run_dir(v.name, seed) .. "/tasks.csv", "agreement")
+      local run = s:run_dir(v.name, seed)
+      local ok = correctness(run .. "/tasks.csv", "agreement")
       if ok and next(ok) then
+        local mok, man = pcall(json.decode, fs.read(run .. "/manifest.json") or "")
+        local named = mok and type(man) == "table" and type(man.task_files) == "table" and
+          man.task_files[rel] or nil
+        if named ~= sha then
+          base.user_error("paper: task notes: %s scored %s with SHA-256 %s (its " ..
+            "manifest's task_files), but the file now has %s: the items would be counted " ..
+            "against another file (rebuild the file the records name, or run the study again)",
+            fs.shown(run), rel, type(named) == "string" and base.printable(named:sub(1, 12)) or
+            "none named", sha:sub(1, 12))
+        end
         runs = runs + 1
         -- per pair of forms, the forms the run chose
         local chose, one = {}, true

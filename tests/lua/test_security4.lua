@@ -1,19 +1,27 @@
 -- Issue 50 (security round 4), classes 2 to 5: results adopted from a records tree the
 -- suite did not write carry their provenance, the audit cannot be dodged, the task
 -- harness checks its input at the edge, and the smaller breaks.  Each check below failed
--- on the code before the issue.
+-- on the code before the issue (67 of its 85 checks then).
 --   2. provenance: no copy from a folder of no known study; one folder per seed
 --      (seed-01 is not seed-1: not a copy source, not in a records digest); a copy is
 --      complete (tasks.csv) and names its source's checksums; a resumed record says so
 --      in its manifest and `verify` names it.
 --   3. audit: a seed from the system's random source, printed and repeatable; copied
 --      records drawn first; Ctrl-C says "interrupted"; the predicted time from the
---      config's shape (a forged 10^7-step config refused above the bound); a config.json
---      that is not JSON reported, the audit going on.
+--      config's shape (a forged 10^7-step config refused above the bound, a forged giant
+--      one from its FLOPs before any calibration); a config.json that is not JSON
+--      reported, the audit going on.
+--   4. tasks: answers Infinity, 1e300, NaN, 0.5 refused naming file and line (run
+--      --dry-run, tasks show); a byte outside the vocabulary or a choice longer than the
+--      window refused at planning; task text and skip reasons through repro_printable;
+--      repro.train_counts bounded (a probe rebuilds 8 characters, 80 before); the
+--      paper's agreement note checks the task file's SHA-256 against the records'.
 --   5. smaller: the script guard evaluates a study as `run` does from any working
---      directory.
+--      directory and with every placeholder; compare/export STUDY read the records
+--      root; the listing's and the guard's evaluations share one time budget.
 local check = require "repro.core.check"
 check.data_anywhere()
+local proc = require "repro.proc"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local record = require "repro.record"
@@ -24,6 +32,7 @@ if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
 local dir = check.tmpdir()
 local q = fs.quote
 local code, out, err
+proc.setenv("REPRO_TASKS", dir .. "/tasks") -- the task files of the temporary corpus
 
 local corpus = dir .. "/corpus.txt"
 check.write(corpus, assert(fs.read("data/tinyshakespeare.txt")):sub(1, 50000))
@@ -170,6 +179,16 @@ t:ok(code == 1 and err:find("above the bound", 1, true) and err:find("10000000 s
 local pred = out:match("predicted time: (%S+)")
 t:ok(pred and pred:match("h"), "its predicted time is hours: " .. tostring(pred))
 
+-- a forged giant config is refused from its FLOPs, before the cost model calibrates it
+local giant = json.decode(assert(fs.read(unp .. "/seed-1/config.json")))
+giant.d_model, giant.n_layer, giant.n_head, giant.iters = 256, 8, 4, 1000000
+forge(unp .. "/seed-2", "config.json", json.pretty(giant))
+code, out, err = check.run("timeout 120 " .. repro .. " audit unp --sample 2 --seed 1 --out-root " ..
+  q(root))
+t:ok(code == 1 and err:find("need at least", 1, true) and err:find("FMA peak", 1, true) and
+  not err:find("calibrating", 1, true) and not out:find("same", 1, true),
+  "a forged 8-layer, 10^6-step config is refused from its FLOPs, nothing calibrated: " .. out .. err)
+
 -- 3c. A config.json that is not JSON is reported and the audit goes on ------------------
 forge(unp .. "/seed-2", "config.json", "{ not json")
 code, out, err = check.run(repro .. " audit unp --sample 2 --seed 1 --out-root " .. q(root))
@@ -227,6 +246,219 @@ return { name = "evil", description = "x", base = { iters = 4 },
 code, out, err = check.run("cd " .. q(dir) .. " && " .. env .. repro .. " script evil.lua")
 t:ok(code == 1 and err:find("returns a study table", 1, true) and not fs.exists(mark),
   "a study table whatever another study's results are is refused: " .. err)
+
+
+-- 4. The task harness at the edge -----------------------------------------------------
+local tasks = require "repro.tasks"
+local items = require "repro.tasks.items"
+local tdir = tasks.dir_of(corpus)
+fs.mkdir_p(tdir)
+for _, task in ipairs(tasks.suite("core")) do
+  if task ~= "completion" then check.write(tasks.skip_file(tdir, task), "not in this test\n") end
+end
+local good = {
+  '{"answer":0,"choices":[" to"," be"],"context":"To be or not"}',
+  '{"answer":1,"choices":[" king"," lord"],"context":"My good"}',
+  '{"answer":0,"choices":[" day"," man"],"context":"Good"}',
+}
+local cfile, cpool = tasks.files(tdir, "completion")
+local function task_file(lines)
+  check.write(cfile, table.concat(lines, "\n") .. "\n")
+  check.write(cpool, table.concat(good, "\n") .. "\n")
+end
+local T = dir .. "/tstudy.lua"
+check.write(T, string.format([[
+return { name = "tstudy", description = "tasks at the edge",
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 4,
+    warmup = 1, data = %q, tasks = "core" },
+  variants = { { name = "none" }, { name = "layernorm", embed_norm = "layernorm" } },
+  seeds = { 1, 2 },
+  analysis = { baseline = "none", metrics = { "val_loss" }, primary = "val_loss",
+    better = "lower", min_effect = 0.01, alpha = 0.05, correction = "holm", resamples = 1000,
+    test = "t" } }
+]], corpus))
+local function dry()
+  return check.run(repro .. " run " .. q(T) .. " --out-root " .. q(dir .. "/texp") .. " --dry-run")
+end
+task_file(good)
+code, out, err = dry()
+t:ok(code == 0 and out:find("4 to train", 1, true), "a task study whose items fit plans: " .. out .. err)
+-- answers that are no integer: a clear error naming the file and line, no traceback
+for _, a in ipairs({ "Infinity", "1e300", "-Infinity", "NaN", "0.5" }) do
+  local bad = { good[1], '{"answer":' .. a .. ',"choices":[" x"," y"],"context":"Then"}', good[3] }
+  task_file(bad)
+  code, out, err = dry()
+  t:ok(code == 1 and err:find("completion-v1.jsonl: item 2 (line 2): answer: an integer from 0 " ..
+    "to 1 expected", 1, true) and not err:find("traceback", 1, true),
+    "answer " .. a .. ": run --dry-run refuses naming the file and line: " .. err)
+  code, out, err = check.run(repro .. " tasks show completion --data " .. q(corpus))
+  t:ok(code == 1 and err:find("item 2 (line 2): answer", 1, true) and
+    not err:find("traceback", 1, true), "and tasks show: " .. err)
+end
+-- a byte outside the corpus's vocabulary, a choice longer than the window: refused at
+-- planning, naming the file and the item
+task_file({ good[1], good[2], '{"answer":0,"choices":[" caf\u{e9}"," cafe"],"context":"A"}' })
+code, out, err = dry()
+t:ok(code == 1 and err:find("completion-v1.jsonl: item 3 (line 3): choice 0 holds byte 0xc3, " ..
+  "which is not in the vocabulary of corpus corpus", 1, true),
+  "a byte outside the vocabulary is refused at planning: " .. err)
+task_file({ good[1], '{"answer":1,"choices":[" and so it goes on and on"," no"],"context":"A"}' })
+code, out, err = dry()
+t:ok(code == 1 and err:find("completion-v1.jsonl: item 2 (line 2): choice 0 has 25 bytes, more " ..
+  "than the model's window (context = 16)", 1, true),
+  "a choice longer than the window is refused at planning: " .. err)
+check.write(cpool, good[1] .. "\n" .. '{"answer":0,"choices":[" \u{e9}t\u{e9}"," no"],"context":"A"}' .. "\n")
+check.write(cfile, table.concat(good, "\n") .. "\n")
+code, out, err = dry()
+t:ok(code == 1 and err:find("completion-v1.pool.jsonl: item 2 (line 2)", 1, true),
+  "and a demonstration of the pool: " .. err)
+-- task text reaches the terminal only through the printable function
+local hostile = "\27]0;owned\7\27[2J\u{9b}31m\u{202e}evil"
+task_file({ json.encode({ context = "Ctx " .. hostile, choices = json.array({ " a" .. hostile, " b" }),
+  answer = 0 }), good[2] })
+code, out, err = check.run(repro .. " tasks show completion --data " .. q(corpus))
+t:ok(code == 0 and not out:find("\27", 1, true) and not out:find("\u{9b}", 1, true) and
+  not out:find("\u{202e}", 1, true) and not out:find("\7", 1, true) and
+  out:find("\\x1b]0;owned", 1, true), "tasks show prints task text through repro_printable: " .. out .. err)
+local cli_tasks = require "repro.cli.tasks"
+local said = {}
+local real_write = io.write
+io.write = function(...) for _, x in ipairs({ ... }) do said[#said + 1] = x end end
+local pok = pcall(function()
+  cli_tasks.put(cli_tasks.build_line("speaker", { skipped = "no speakers " .. hostile }))
+end)
+io.write = real_write
+local line = table.concat(said)
+t:ok(pok and line:find("skipped: no speakers", 1, true) and not line:find("\27", 1, true) and
+  not line:find("\u{202e}", 1, true), "tasks build prints a skip reason through it too: " .. line)
+
+-- repro.train_counts is bounded: a probe that extends a training-only string one byte
+-- at a time learns a few dozen characters at the most, not 80
+local text = assert(fs.read(corpus))
+local train = text:sub(1, #text * 9 // 10)
+local start_at = 20001
+local seedtxt = train:sub(start_at, start_at + 22)
+local alphabet = {}
+for b = 0, 255 do
+  if text:find(string.char(b), 1, true) then alphabet[#alphabet + 1] = string.char(b) end
+end
+local probe = dir .. "/probe.lua"
+check.write(probe, string.format([[
+local known, alphabet = %q, %s
+while #known < 103 do
+  local tail = known:sub(-23)
+  local list = {}
+  for i, c in ipairs(alphabet) do list[i] = tail .. c end
+  local ok, counts = pcall(repro.train_counts, list)
+  if not ok then break end
+  local next_c
+  for i, n in ipairs(counts) do if n > 0 then next_c = alphabet[i] break end end
+  if not next_c then break end
+  known = known .. next_c
+end
+return { skip = known }
+]], seedtxt, (function()
+  local parts = {}
+  for _, c in ipairs(alphabet) do parts[#parts + 1] = string.format("%q", c) end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end)()))
+local r = tasks.build(corpus, "probe", { dir = dir .. "/probe", generator = probe })
+local learned = (r.skipped or ""):sub(24)
+local right = 0
+while right < #learned and learned:sub(right + 1, right + 1) ==
+  train:sub(start_at + 23 + right, start_at + 23 + right) do right = right + 1 end
+t:ok(right < 40, "a counting probe rebuilds fewer than 40 characters of training text: " ..
+  right .. " (" .. #learned .. " learned)")
+local function counts_gen(list_src)
+  return pcall(tasks.build, corpus, "cnt", { dir = dir .. "/cnt", generator = (function()
+      local p = dir .. "/cnt.lua"
+      check.write(p, "local l = " .. list_src .. "\nlocal c = repro.train_counts(l)\n" ..
+        "return { skip = tostring(#c) }\n")
+      return p
+    end)() })
+end
+local ok1, e1 = counts_gen("{} for i = 1, " .. (tasks.TRAIN_COUNTS_MAX or 512) + 1 .. " do l[i] = 'the' end")
+t:ok(not ok1 and tostring(type(e1) == "table" and e1.message or e1):find("more than the 512", 1, true),
+  "more than 512 strings counted is refused: " .. tostring(type(e1) == "table" and e1.message or e1))
+local ok2, e2 = counts_gen("{ ('a'):rep(25) }")
+t:ok(not ok2 and tostring(type(e2) == "table" and e2.message or e2):find("25 bytes, more than the 24", 1, true),
+  "a counted string of 25 bytes is refused: " .. tostring(type(e2) == "table" and e2.message or e2))
+local ok3, r3 = counts_gen("{} for i = 1, 512 do l[i] = ('e'):rep(24) end")
+t:ok(ok3 and r3.skipped == "512", "512 strings of 24 bytes are counted: " .. tostring(ok3 and r3.skipped or r3))
+
+-- the paper's agreement note counts only against the task file the records name
+local notes = require("repro.core.extension").load("paper/lib/tex_task_notes.lua", "test")
+local afile = tasks.files(tdir, "agreement")
+os.remove(tasks.skip_file(tdir, "agreement"))
+check.write(afile, '{"answer":0,"choices":[" art"," are"],"context":"thou"}\n' ..
+  '{"answer":1,"choices":[" art"," are"],"context":"you"}\n')
+local run = dir .. "/notes/v/seed-1"
+fs.mkdir_p(run)
+check.write(run .. "/tasks.csv", "task,shots,item,correct,correct_norm\nagreement,0,1,1,1\nagreement,0,2,0,0\n")
+local function notes_with(sha)
+  check.write(run .. "/manifest.json", json.pretty({ task_files = { [fs.relative_to_root(afile)] = sha } }))
+  local defs = {}
+  local S = { summary = { tasks = { chance = { agreement = 0.5 } } }, variants = { { name = "v" } },
+    seeds = { 1 }, config_value = function() return corpus end,
+    run_dir = function() return run end }
+  local ok, e = pcall(notes.numbers, function(k, v) defs[k] = v end, S, "Zz")
+  return ok, ok and defs or (type(e) == "table" and e.message or tostring(e))
+end
+local okn, defs = notes_with(fs.sha256(afile))
+t:ok(okn and defs.ZzAgreementRuns == "1" and defs.ZzAgreementHalfRuns == "1",
+  "the note counts a run that names the file's SHA-256: " .. tostring(okn and defs.ZzAgreementRuns or defs))
+okn, defs = notes_with(("0"):rep(64))
+t:ok(not okn and tostring(defs):find("would be counted against another file", 1, true),
+  "and refuses one that names another SHA-256: " .. tostring(defs))
+
+-- 5b. compare/export STUDY read the records root, a folder of that name here only as ./X
+local here = dir .. "/here"
+fs.mkdir_p(here .. "/alpha/none")
+copy_tree(root .. "/alpha/none/seed-1", here .. "/alpha/none/seed-1")
+local fm = json.decode(assert(fs.read(here .. "/alpha/none/seed-1/metrics.json")))
+fm.val_loss = 0.123456
+forge(here .. "/alpha/none/seed-1", "metrics.json", json.pretty(fm))
+local real_loss = json.decode(assert(fs.read(root .. "/alpha/none/seed-1/metrics.json"))).val_loss
+for _, cmd in ipairs({ "compare alpha --runs --csv", "export alpha" }) do
+  code, out, err = check.run("cd " .. q(here) .. " && " .. env .. repro .. " " .. cmd)
+  t:ok(code == 0 and not out:find("0.123456", 1, true) and out:find("alpha,none", 1, true),
+    cmd .. " from a folder holding alpha/ reads the records root's alpha: " .. out .. err)
+  code, out, err = check.run("cd " .. q(here) .. " && " .. env .. repro .. " " ..
+    cmd:gsub("alpha", "./alpha"))
+  t:ok(code == 0 and out:find("0.123456", 1, true), "and ./alpha that folder: " .. out .. err)
+end
+code, out, err = check.run("cd " .. q(here) .. " && " .. env .. repro .. " compare nosuch")
+t:ok(code == 1 and err:find("no study with records under", 1, true), "a study with no records: " .. err)
+t:ok(real_loss ~= 0.123456, "the records root's value differs from the forged one")
+
+-- 5c. The listing evaluations of a study file share one time budget -------------------
+local study = require "repro.study"
+local sandbox = require "repro.sandbox"
+local host = require "repro.host"
+local real_eval, real_now = sandbox.eval, host.now
+local clock, walls = 1000, {}
+sandbox.eval = function(_, _, limits)
+  walls[#walls + 1] = limits.wall_s
+  clock = clock + 8 -- each evaluation takes 8 s and fails with its placeholder
+  return true, { reads = { "nosuch" }, ok = false, unread = 1, error = "attempt to index a nil value" }
+end
+host.now = function() return clock end
+local lpath = dir .. "/listed.lua"
+check.write(lpath, "return repro.result('nosuch', 'x').y\n")
+local lok, lerr = pcall(study.dependencies, lpath, { out_root = root })
+local cli = require "repro.cli"
+walls.guard_from = #walls + 1
+local gok, gerr = pcall(cli.guard_script, lpath)
+sandbox.eval, host.now = real_eval, real_now
+t:ok(#walls >= 3 and walls[1] == study.LIMITS.wall_s and walls[2] <= study.LIMITS.wall_s - 8 + 1e-9 and
+  walls[3] <= study.LIMITS.wall_s - 16 + 1e-9, "studies: the three evaluations share one budget: " ..
+  table.concat(walls, " ", 1, math.min(3, #walls)) .. " " .. tostring(lok) .. " " ..
+  tostring(type(lerr) == "table" and lerr.message or lerr))
+local gw = { table.unpack(walls, walls.guard_from) }
+t:ok(#gw >= 2 and gw[1] == study.LIMITS.wall_s and gw[2] <= study.LIMITS.wall_s - 8 + 1e-9 and
+  not gok and tostring(type(gerr) == "table" and gerr.message or gerr):find("one budget", 1, true),
+  "the script guard's evaluations share one budget too: " .. table.concat(gw, " ") .. " " ..
+  tostring(type(gerr) == "table" and gerr.message or gerr))
 
 check.rmtree(dir)
 t:done()

@@ -17,7 +17,11 @@
 -- config's shape through the cost model (lua/repro/plan/cost.lua: this machine's
 -- calibration), never from the record's own manifest (a forged manifest can claim any
 -- time).  A total above --max-time seconds (default M.MAX_TIME_S) is refused before
--- anything trains, naming the longest runs; the flag raises the bound.  A record whose
+-- anything trains, naming the longest runs; the flag raises the bound.  Before the cost
+-- model calibrates a shape (a few steps of it), a floor is checked: the runs' FLOPs
+-- (M.floor_flops: the blocks' weight products only) at this machine's FMA peak; a floor
+-- above the bound is refused without calibrating, so a forged giant config trains
+-- nothing.  A record whose
 -- config.json cannot be read or parsed is reported as such ("UNREADABLE") and the audit
 -- goes on.  Each run is trained again from its config.json into a private temporary
 -- folder (fs.private_subdir), and its config.json, log.csv and metrics.json (and
@@ -104,6 +108,15 @@ local function draw(list, n, gen)
   return out
 end
 
+-- The FLOPs training cfg takes at the least: per step and token, the forward (2) and
+-- backward (4) multiply-adds of each block's weights (attention's q, k, v and output,
+-- 4 x d_model^2; the MLP's two layers, 8 x d_model^2), leaving out the head, the
+-- attention scores and everything else.
+function M.floor_flops(cfg)
+  return 6.0 * 12 * cfg.n_layer * cfg.d_model * cfg.d_model * cfg.batch * cfg.context *
+    cfg.iters
+end
+
 -- A record's manifest (decoded) or nil.
 local function manifest_of(dir)
   local ok, man = pcall(json.decode, fs.read(dir .. "/manifest.json") or "")
@@ -153,7 +166,8 @@ local function retrain(c)
     first = "retraining failed: " .. (type(m) == "table" and tostring(m.message) or tostring(m))
   else
     local files = { table.unpack(record.HASHED) }
-    if sys.lstat(c.dir .. "/" .. record.TASKS_FILE) or sys.lstat(tmp .. "/" .. record.TASKS_FILE) then
+    local tf = record.TASKS_FILE
+    if sys.lstat(c.dir .. "/" .. tf) or sys.lstat(tmp .. "/" .. tf) then
       files[#files + 1] = record.TASKS_FILE
     end
     for _, f in ipairs(files) do
@@ -197,8 +211,46 @@ function M.main(args)
       chosen[#chosen + 1] = c
     end
   end
-  -- the predicted time: each readable config's shape through the cost model
+  -- the chosen runs, each with its time of `kind` ("at least": the floor, or "predicted")
+  local function list(kind)
+    io.write(string.format("audit: %d run%s chosen (seed %d, %s: --seed %d repeats this " ..
+      "draw; %d per study, copied and resumed records first):\n", #chosen,
+      #chosen == 1 and "" or "s", o.seed, seed_words, o.seed, o.sample))
+    for _, c in ipairs(chosen) do
+      local t = kind == "predicted" and c.predicted or c.floor
+      io.write(string.format("  %s  (%s%s)\n", base.printable(fs.shown(c.dir)),
+        t and (kind .. " " .. cost.fmt(t)) or "config.json unreadable",
+        c.how and (", " .. c.how) or ""))
+    end
+    io.flush()
+  end
+  -- a floor first, before any calibration trains a forged shape: each run's FLOPs at this
+  -- machine's FMA peak, which no run beats; the FLOPs counted are only those of the
+  -- blocks' weight products (M.floor_flops), so the floor is below any real time
   local threads = math.min(sys.cores(), 4)
+  local peak, floor, floors = nil, 0, {}
+  for _, c in ipairs(chosen) do
+    if c.cfg then
+      peak = peak or engine.fma_peak(threads, cost.PEAK_S)
+      c.floor = M.floor_flops(c.cfg) / (peak * 1e9)
+      floor = floor + c.floor
+      floors[#floors + 1] = c
+    end
+  end
+  if floor > o.max_time then
+    list("at least")
+    table.sort(floors, function(a, b) return a.floor > b.floor end)
+    local t = {}
+    for k = 1, math.min(3, #floors) do
+      t[k] = string.format("%s (at least %s, %d steps)", fs.shown(floors[k].dir),
+        cost.fmt(floors[k].floor), floors[k].cfg.iters)
+    end
+    user_error("repro audit: the chosen runs need at least %s (their FLOPs at this machine's " ..
+      "FMA peak), above the bound of %s (longest: %s); nothing was trained: --max-time S " ..
+      "raises the bound", cost.fmt(floor), cost.fmt(o.max_time),
+      base.printable(table.concat(t, "; ")))
+  end
+  -- the predicted time: each readable config's shape through the cost model
   local total, longest = 0, {}
   for _, c in ipairs(chosen) do
     if c.cfg then
@@ -212,14 +264,7 @@ function M.main(args)
       longest[#longest + 1] = c
     end
   end
-  io.write(string.format("audit: %d run%s chosen (seed %d, %s: --seed %d repeats this draw; " ..
-    "%d per study, copied and resumed records first):\n", #chosen, #chosen == 1 and "" or "s",
-    o.seed, seed_words, o.seed, o.sample))
-  for _, c in ipairs(chosen) do
-    io.write(string.format("  %s  (%s%s)\n", base.printable(fs.shown(c.dir)),
-      c.predicted and ("predicted " .. cost.fmt(c.predicted)) or "config.json unreadable",
-      c.how and (", " .. c.how) or ""))
-  end
+  list("predicted")
   io.write(string.format("audit: predicted time: %s on %d thread%s (from each config's shape " ..
     "through this machine's cost model)\n", cost.fmt(total), threads, threads == 1 and "" or "s"))
   io.flush()

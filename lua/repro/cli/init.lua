@@ -322,7 +322,8 @@ M.SCRIPT_DIRS = { "tests", "scripts" }
 -- to be no study runs, so a study cannot dodge the guard by failing in the sandbox.
 -- The evaluation is `run`'s from any working directory (the results its host functions
 -- read come from the records root, never from the current folder), and one with each
--- placeholder for those results too (depends.PLACEHOLDERS).
+-- placeholder for those results too (depends.PLACEHOLDERS), all four sharing one time
+-- budget of a study file (study.shared_limits).
 local STUDY_FIELDS = { "variants", "analysis", "seeds", "base" }
 function M.guard_script(path)
   local function refuse(why)
@@ -347,8 +348,9 @@ function M.guard_script(path)
   -- evaluated as `run` evaluates a study, whatever the working directory: its host
   -- functions read the records root `run` reads by default (study.results_root)
   local root = study.results_root({})
+  local t0 = host.now() -- one time budget for the evaluations below (study.shared_limits)
   depends.begin(root, false)
-  local ok, value = sandbox.eval(src, "@" .. path, study.LIMITS, study.API)
+  local ok, value = sandbox.eval(src, "@" .. path, study.shared_limits(path, t0), study.API)
   if ok and type(value) == "table" then
     for _, k in ipairs(STUDY_FIELDS) do
       if value[k] ~= nil then refuse("returns a study table (it has `" .. k .. "`)") end
@@ -360,8 +362,8 @@ function M.guard_script(path)
   -- a study
   for _, kind in ipairs(depends.PLACEHOLDERS) do
     depends.begin(root, kind)
-    local lok, listed = sandbox.eval(depends.listing_source(src), "@" .. path, study.LIMITS,
-      depends.listing_api(study.API))
+    local lok, listed = sandbox.eval(depends.listing_source(src), "@" .. path,
+      study.shared_limits(path, t0), depends.listing_api(study.API))
     if lok and type(listed) == "table" and type(listed.fields) == "table" and
         #listed.fields > 0 then
       refuse("returns a study table (it has `" .. tostring(listed.fields[1]) .. "`)")

@@ -8,8 +8,10 @@
 -- first by name goes first, so the order is the same on every machine.  --deps adds
 -- each study's dependencies after a colon.  --out-root is where the listing reads
 -- results that exist (a study that has not run reads as nil; see study.dependencies).
--- `make reproduce` runs the studies in this order.  A dependency that is not a study
--- of DIR, or a cycle, is an error that names the studies.
+-- Each study file's listing evaluations (up to three, one per placeholder) share one time
+-- budget of a study file (study.shared_limits).  `make reproduce` runs the studies in
+-- this order.  A dependency that is not a study of DIR, or a cycle, is an error that
+-- names the studies.
 local study = require "repro.study"
 local sys = require "repro.sys"
 local host = require "repro.host"

@@ -10,7 +10,8 @@
 -- stderr; a TASK of the core suite (or of the suite --suite names) is scored and shown,
 -- not written.
 -- `bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]`: the first N (default 3)
--- items of a built task, context tail, choices and answer marked.
+-- items of a built task, context tail, choices and answer marked.  Task text and skip
+-- reasons are printed through base.printable (put).
 local tasks = require "repro.tasks"
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
@@ -19,6 +20,14 @@ local json = require "repro.core.json"
 
 local M = {}
 local WHO = "repro tasks"
+
+-- A line on stdout: task text and skip reasons come from data (a corpus, a generator, a
+-- task file), so every line goes through the one printable function (base.printable,
+-- lua/lsys.c repro_printable: no escape sequence, C1 control or bidi override reaches
+-- the terminal), keeping its newlines.
+function M.put(s) io.write(base.printable(s, true), "\n") end
+local put = M.put
+
 M.USAGE = "usage: bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR] " ..
   "[--version N]\n" ..
   "       bin/repro tasks controls [SUITE|TASK] [--suite SUITE] [--data FILE] [--dir DIR]\n" ..
@@ -64,16 +73,18 @@ local function task_names(targets, version)
   return out
 end
 
+-- The line `tasks build` prints for task t's build result r (tasks.build), before put.
+function M.build_line(t, r)
+  if r.skipped then return string.format("%-12s skipped: %s", t, r.skipped) end
+  return string.format("%-12s %4d items, pool %3d, chance %.3f, answer positions %s  %s",
+    t, r.n_items, r.n_pool, r.chance, table.concat(r.positions, "/"), fs.shown(r.file))
+end
+
 local function build(o)
   for _, x in ipairs(task_names(o.targets, o.version)) do
     local t = x.task
     local r = tasks.build(o.data, t, { dir = o.dir, version = x.version })
-    if r.skipped then
-      io.write(string.format("%-12s skipped: %s\n", t, r.skipped))
-    else
-      io.write(string.format("%-12s %4d items, pool %3d, chance %.3f, answer positions %s  %s\n",
-        t, r.n_items, r.n_pool, r.chance, table.concat(r.positions, "/"), fs.shown(r.file)))
-    end
+    put(M.build_line(t, r))
   end
   return 0
 end
@@ -141,14 +152,20 @@ local function show(o)
       fs.shown(file), t)
   end
   local its = tasks.items.read(file)
-  io.write(string.format("%s: %d items (%s)\n", t, #its, fs.shown(file)))
+  put(string.format("%s: %d items (%s)", t, #its, fs.shown(file)))
   for i = 1, math.min(n, #its) do
     local it = its[i]
     local ctx = it.context
-    if #ctx > M.SHOW_CONTEXT then ctx = "..." .. ctx:sub(-M.SHOW_CONTEXT) end
-    io.write(string.format("\n[%d] %s\n", i, (ctx:gsub("\n", "\\n"))))
+    if #ctx > M.SHOW_CONTEXT then
+      -- the tail, from a character's first byte (a cut never leaves half a character)
+      local at = #ctx - M.SHOW_CONTEXT + 1
+      while at <= #ctx and ctx:byte(at) >= 0x80 and ctx:byte(at) < 0xC0 do at = at + 1 end
+      ctx = "..." .. ctx:sub(at)
+    end
+    put(string.format("\n[%d] %s", i, (ctx:gsub("\n", "\\n"))))
     for j, c in ipairs(it.choices) do
-      io.write(string.format("   %s %d. %q\n", j - 1 == it.answer and "*" or " ", j - 1, c))
+      put(string.format("   %s %d. \"%s\"", j - 1 == it.answer and "*" or " ", j - 1,
+        (c:gsub("\\", "\\\\"):gsub("\"", "\\\""):gsub("\n", "\\n"))))
     end
   end
   return 0

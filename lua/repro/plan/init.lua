@@ -306,8 +306,13 @@ function M.copy_record(r, out_root)
   if sums[record.TASKS_FILE] ~= nil then files[#files + 1] = record.TASKS_FILE end
   local texts = {}
   for _, f in ipairs(files) do
-    texts[f] = fs.read(r.source .. "/" .. f)
-    if not texts[f] or sys.sha256(texts[f]) ~= sums[f] then
+    local rerr
+    texts[f], rerr = fs.read(r.source .. "/" .. f)
+    if not texts[f] then
+      user_error("repro run: record: %s/%s cannot be read (%s): not copied", shown(r.source), f,
+        base.printable(tostring(rerr)))
+    end
+    if sys.sha256(texts[f]) ~= sums[f] then
       user_error("repro run: record: %s/%s does not match its manifest's SHA-256 (changed " ..
         "since the plan): not copied", shown(r.source), f)
     end

@@ -1,9 +1,11 @@
 -- Finished run records read back for looking across runs: `bin/repro compare` and
 -- `bin/repro export` (lua/repro/cli/compare.lua, lua/repro/cli/export.lua).
 --
--- A target is a study name (its records folder under the records root), a study file
--- (lua/experiments/X.lua: the same folder), or a directory (as given, else under the
--- records root, e.g. final/none/seed-1): a run record, a study's records folder, or any
+-- A target is a study name (its records folder under the records root, never a folder of
+-- that name in the working directory: `./X` names one), a study file
+-- (lua/experiments/X.lua: the same folder), or a directory (a path starting with /, ./ or
+-- ../, or . or .., as given; another relative path under the records root first, e.g.
+-- final/none/seed-1, else as given): a run record, a study's records folder, or any
 -- folder above them (an `experiments-set/<root>/`, say); every
 -- run record found at most four levels below it is read.  A run is a folder holding
 -- config.json and metrics.json; its variant is the folder above `seed-<s>/` and its study
@@ -12,9 +14,10 @@
 -- checksums); a record it refuses is skipped with a warning, as is a symbolic link met
 -- on the way (never followed).  Names are checked too, each skip with a warning: a
 -- study, variant or run folder whose name breaks base.valid_name; a `seed-<s>` folder
--- whose config is not seed s, or whose name is not the seed's one spelling (seed-01); and, for a study folder that declares its variants and
--- seeds (its summary.json, else its study file lua/experiments/<study>.lua), a variant
--- or seed folder that is not one of them.
+-- whose config is not seed s, or whose name is not the seed's one spelling (seed-01);
+-- and, for a study folder that declares its variants and seeds (its summary.json, else
+-- its study file lua/experiments/<study>.lua), a variant or seed folder that is not one
+-- of them.
 --
 -- Each run read is { study, variant, seed, dir, config, metrics }: config every
 -- engine config key but threads (keys a record leaves out at their default, and derived
@@ -65,10 +68,19 @@ function M.target_dir(target, root, who)
     end
     return dir
   end
-  if is_dir(target) then return target end
-  if target:sub(1, 1) ~= "/" and is_dir(root .. "/" .. target) then
-    return root .. "/" .. target
+  -- a plain name is a study of the records root, never a folder of the working directory
+  -- of that name (`compare tasks` from the project root is the tasks study, not tasks/)
+  if not target:find("/", 1, true) and target ~= "." and target ~= ".." then
+    if is_dir(root .. "/" .. target) then return root .. "/" .. target end
+    user_error("%s: %s: no study with records under %s%s", who, target, fs.shown(root),
+      is_dir(target) and string.format(" (for the folder %s here, give it as ./%s)", target,
+      target) or "")
   end
+  -- a path: as given when it starts with /, ./ or ../, else under the records root first
+  local explicit = target:sub(1, 1) == "/" or target:match("^%.%.?/") ~= nil or
+    target == "." or target == ".."
+  if not explicit and is_dir(root .. "/" .. target) then return root .. "/" .. target end
+  if is_dir(target) then return target end
   user_error("%s: %s: neither a directory nor a study with records under %s", who, target,
     fs.shown(root))
 end

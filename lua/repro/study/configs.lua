@@ -5,6 +5,7 @@
 local base = require "repro.core.base"
 local engine = require "engine"
 local record = require "repro.record"
+local tasks = require "repro.tasks"
 local prob = require "repro.study.problems"
 
 local M = {}
@@ -125,12 +126,25 @@ end
 -- Every variant's full config against the engine's rules and the corpus (once per
 -- variant: the seed does not change validity), each problem at the field that set the key.
 function M.check_engine(P, s)
+  local fits, told = {}, {}
   for _, v in ipairs(s.variants) do
     local o = M.overrides(s, v)
     o.seed = s.seeds[1]
     local cok, cerr = pcall(record.resolve, o)
     if cok then
-      cok, cerr = pcall(engine.check, cerr)
+      local cfg = cerr
+      cok, cerr = pcall(engine.check, cfg)
+      -- every task item checked against this model's vocabulary and window now, not
+      -- after training (tasks.fit_problem), once per suite, corpus and window
+      local fit_key = cok and cfg.tasks and cfg.tasks ~= "" and
+        (tostring(cfg.tasks) .. "\0" .. tostring(cfg.data) .. "\0" .. tostring(cfg.context))
+      if fit_key and fits[fit_key] == nil then fits[fit_key] = tasks.fit_problem(cfg) or false end
+      if fit_key and fits[fit_key] and not told[fit_key] then
+        told[fit_key] = true
+        P.add((s.set and s.set.tasks ~= nil and "--set tasks") or
+          (v.overrides.tasks ~= nil and (v.path .. ".tasks")) or "base.tasks",
+          fits[fit_key], "tasks")
+      end
     elseif type(cerr) == "table" then
       cerr = cerr.message
     end

@@ -145,9 +145,25 @@ M.API = {}
 -- Another study's results (lua/repro/study/depends.lua): repro.best_lr, repro.result.
 for name, f in pairs(depends.API) do M.API[name] = f end
 
--- The study file's source, evaluated in the sandbox: the returned value, or a user
--- error naming the file and what failed.
-local function evaluate(path, listing)
+-- The limits of the next of several evaluations of one file that share one budget of
+-- M.LIMITS.wall_s seconds (the listing's evaluations with each placeholder, the script
+-- guard's): started at t0 (host.now()); a user error naming the file once it is spent.
+function M.shared_limits(path, t0)
+  local left = M.LIMITS.wall_s - (host.now() - t0)
+  if left <= 0.05 then
+    user_error(string.format("study: %s: exceeded the %g s time limit of a study file " ..
+      "(lua/lsandbox.c, sandbox.LIMITS; one budget for all the evaluations of the file)",
+      path, M.LIMITS.wall_s))
+  end
+  local l = {}
+  for k, v in pairs(M.LIMITS) do l[k] = v end
+  l.wall_s = left
+  return l
+end
+
+-- The study file's source, evaluated in the sandbox (limits: M.LIMITS unless given): the
+-- returned value, or a user error naming the file and what failed.
+local function evaluate(path, listing, limits)
   local why = fs.path_problem(path)
   if why then user_error("study: " .. base.printable(why)) end
   local st = sys.stat(path)
@@ -166,12 +182,12 @@ local function evaluate(path, listing)
   end
   local ok, value, msg
   if listing then
-    ok, value, msg = sandbox.eval(depends.listing_source(src), "@" .. path, M.LIMITS,
+    ok, value, msg = sandbox.eval(depends.listing_source(src), "@" .. path, limits or M.LIMITS,
       depends.listing_api(M.API))
     -- a syntax error is reported as the plain source gives it
     if not ok and value == "syntax" then listing = false end
   end
-  if not listing then ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, M.API) end
+  if not listing then ok, value, msg = sandbox.eval(src, "@" .. path, limits or M.LIMITS, M.API) end
   if ok then return value, src end
   local L = M.LIMITS
   local where = " of a study file (lua/lsandbox.c, sandbox.LIMITS)"
@@ -476,12 +492,15 @@ end
 -- placeholder: nil, else 0, else an empty table, until the study returns its table).
 -- Its results are read under M.results_root(opts).  Raises a user error when the study
 -- file fails for another reason; when it fails with every placeholder, its dependencies
--- are the studies it read (its `depends` cannot be known then).
+-- are the studies it read (its `depends` cannot be known then).  Its evaluations share one
+-- time budget, a study file's M.LIMITS.wall_s (M.shared_limits), not one each; the
+-- instruction and memory limits hold for each evaluation.
 function M.dependencies(path, opts)
   local reads, msg = {}, nil
+  local t0 = host.now() -- one time budget for the file's evaluations, not one each
   for _, kind in ipairs(depends.PLACEHOLDERS) do
     depends.begin(M.results_root(opts), kind)
-    local listed = evaluate(path, true)
+    local listed = evaluate(path, true, M.shared_limits(path, t0))
     if type(listed) ~= "table" or listed.reads == nil then
       user_error(string.format("study: %s: the study file must return a table", path))
     end

@@ -8,9 +8,20 @@
 --                              engine/data.h: the last n - floor(9n/10) bytes) as a string;
 --                              any other split, "train" included, is refused
 --   repro.train_counts(list)   for each string of list, its number of occurrences in the
---                              training split: aggregate counts, never text (how a
---                              generator mines patterns, such as the verb forms a corpus
---                              uses after its pronouns, without reading training items)
+--                              training split (how a generator mines patterns, such as the
+--                              verb forms a corpus uses after its pronouns, without
+--                              reading training items).  Counts, not the text itself; but
+--                              a count is information about the text: a generator that
+--                              extends a string one candidate byte at a time learns
+--                              which continuation occurs, so it could rebuild training-only
+--                              text from enough counts (80 characters in 5 s, unbounded).
+--                              Hence a bound: at most TRAIN_COUNTS_MAX strings per run of
+--                              a generator, over all its calls, each of at most
+--                              TRAIN_COUNT_BYTES bytes (more is an error naming the task):
+--                              a probe learns at most TRAIN_COUNTS_MAX yes/no answers of
+--                              that kind, a few dozen characters of training text at the
+--                              most, which the task files' review
+--                              (`bin/repro tasks show`) is there to catch
 --   repro.dictionary()         the lowercase alphabetic words of /usr/share/dict/
 --                              american-english (Debian's wamerican, scripts/deps.sh)
 --   repro.draws(n, bound)      n PCG32 draws in [0, bound) on the task's stream (pcg.new(
@@ -49,6 +60,10 @@ M.MAX_POOL = 50
 M.POOL_FRACTION = 0.2
 M.SHOTS = { 0, 3 }
 M.DICTIONARY = "/usr/share/dict/american-english"
+-- repro.train_counts' bound (the header): strings per generator run, bytes per string.
+-- The agreement task asks for 391 strings of at most 12 bytes.
+M.TRAIN_COUNTS_MAX = 512
+M.TRAIN_COUNT_BYTES = 24
 -- A suite lists its tasks; its `version` (default 1) names the task files it reads
 -- (<task>-v<version>.jsonl) and the generators that build them (lua/tasks/<task>-v<version>.lua
 -- when there is one, else lua/tasks/<task>.lua).  v1 stays as the records that used it
@@ -146,6 +161,7 @@ end
 -- The host functions of a generator of `task` on the splits train and val.
 local function api_for(task, train, val)
   local rng = pcg.new(M.SEED, stream_of(task))
+  local asked = 0 -- strings counted so far (M.TRAIN_COUNTS_MAX)
   return {
     text = function(split)
       if split == "validation" then return val end
@@ -156,9 +172,19 @@ local function api_for(task, train, val)
     train_counts = function(list)
       if type(list) ~= "table" then error("train_counts: a list of strings expected", 0) end
       local out = {}
+      if asked + #list > M.TRAIN_COUNTS_MAX then
+        error(string.format("train_counts: task %s asks for the counts of %d strings, more " ..
+          "than the %d a generator may ask in all (repro.tasks TRAIN_COUNTS_MAX: each count " ..
+          "tells something of the training text)", task, asked + #list, M.TRAIN_COUNTS_MAX), 0)
+      end
       for i, s in ipairs(list) do
         if type(s) ~= "string" or s == "" then
           error(string.format("train_counts: item %d is not a non-empty string", i), 0)
+        end
+        if #s > M.TRAIN_COUNT_BYTES then
+          error(string.format("train_counts: item %d has %d bytes, more than the %d a " ..
+            "counted string may have (repro.tasks TRAIN_COUNT_BYTES)", i, #s,
+            M.TRAIN_COUNT_BYTES), 0)
         end
         local n, at = 0, 1
         while true do
@@ -168,6 +194,7 @@ local function api_for(task, train, val)
         end
         out[i] = n
       end
+      asked = asked + #list
       return out
     end,
     dictionary = function()
@@ -346,6 +373,74 @@ function M.load(data, suite, opts)
       M.corpus_name(data), skipped[1].why)
   end
   return { sets = sets, files = files, tasks = tasks, skipped = skipped }
+end
+
+-- The bytes of the corpus at path (the engine's vocabulary, engine/data.c: every distinct
+-- byte of the whole file) as a Lua pattern matching a byte outside it, or "" when every
+-- byte is in it; nil and why when the corpus cannot be read.  Cached per path.
+local outside_cache = {}
+local function outside_vocab(path)
+  if outside_cache[path] then return outside_cache[path] end
+  local text, err = fs.read(path, 256 * 1024 * 1024)
+  if not text then return nil, err end
+  local absent = {}
+  for b = 0, 255 do
+    local c = string.char(b)
+    if not text:find(c, 1, true) then
+      absent[#absent + 1] = c:match("%w") and c or ("%" .. c)
+    end
+  end
+  local pat = #absent > 0 and ("[" .. table.concat(absent) .. "]") or ""
+  outside_cache[path] = pat
+  return pat
+end
+
+-- nil, or why the model of cfg cannot score an item of its suite (config key `tasks`):
+-- a byte of a context or a choice (of a test item or a demonstration) outside the
+-- corpus's vocabulary, or a choice longer than the model's window (`context`), the
+-- message naming the task file and the item (its line).  The same checks the engine
+-- makes when it scores (engine/tasks.c), made when a study is planned so that `run
+-- --dry-run` refuses before anything trains.  A task file that does not read
+-- (items.read: not JSON, an answer not an integer in range) gives its own message; task
+-- files not built yet are left to the run, which refuses them (M.load).
+function M.fit_problem(cfg)
+  if type(cfg.tasks) ~= "string" or cfg.tasks == "" or type(cfg.data) ~= "string" then
+    return nil
+  end
+  if not M.SUITES[cfg.tasks] then return nil end -- engine.check names an unknown suite
+  local data = cfg.data:sub(1, 1) == "/" and cfg.data or (host.root .. "/" .. cfg.data)
+  local ok, suite = pcall(M.load, data, cfg.tasks, { missing_ok = true, shots = { 0 } })
+  if not ok then
+    return type(suite) == "table" and tostring(suite.message) or tostring(suite)
+  end
+  local pat = outside_vocab(data)
+  if not pat then return nil end -- the engine's check of the corpus names it
+  local dir = M.dir_of(data)
+  for _, set in ipairs(suite.sets) do
+    local file, pool_file = M.files(dir, set.task)
+    for _, part in ipairs({ { set.items, file }, { set.pool, pool_file } }) do
+      for i, it in ipairs(part[1] or {}) do
+        local texts = { { it.context, "its context" } }
+        for j, c in ipairs(it.choices) do texts[#texts + 1] = { c, "choice " .. (j - 1) } end
+        for _, x in ipairs(texts) do
+          local at = pat ~= "" and x[1]:find(pat)
+          if at then
+            return string.format("task file %s: item %d (line %d): %s holds byte 0x%02x, " ..
+              "which is not in the vocabulary of corpus %s: the model cannot score it",
+              fs.shown(part[2]), i, i, x[2], x[1]:byte(at), M.corpus_name(data))
+          end
+        end
+        for j, c in ipairs(it.choices) do
+          if #c > cfg.context then
+            return string.format("task file %s: item %d (line %d): choice %d has %d bytes, " ..
+              "more than the model's window (context = %d): it cannot be scored",
+              fs.shown(part[2]), i, i, j - 1, #c, cfg.context)
+          end
+        end
+      end
+    end
+  end
+  return nil
 end
 
 -- Scores one task file (and its pool, for shots > 0) with the model of cfg: as

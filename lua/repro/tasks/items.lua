@@ -1,7 +1,8 @@
 -- A task file: one JSON object per line, {"context": "...", "choices": [...],
 -- "answer": k} (k 0-based; 2 to MAX_CHOICES choices, each a continuation of the context).
 -- `read` refuses, naming the file and the item (its line), anything else: a line that
--- is not JSON or not UTF-8, an item without an answer or with one out of range, an empty
+-- is not JSON or not UTF-8, an item without an answer or with one that is not an integer
+-- (Infinity, NaN, 1e300, 0.5) or out of range, an empty
 -- or duplicate choice, an empty context or one longer than any window the engine accepts
 -- (MAX_CONTEXT_BYTES, config.c's largest context), unknown keys, more than MAX_ITEMS
 -- lines (counted before anything is parsed).  `encode` writes the same format with sorted
@@ -47,11 +48,15 @@ function M.problem(it)
   end
   local a = it.answer
   if a == nil then return "no answer" end
-  if math.type(a) ~= "integer" and not (type(a) == "number" and a == math.floor(a)) then
-    return "answer: an integer expected"
+  -- an integer-valued JSON number only (1 and 1.0 alike); Infinity, NaN, 1e300 and 0.5
+  -- are not integers a choice can be numbered by
+  local ai = type(a) == "number" and math.tointeger(a) or nil
+  if not ai then
+    return string.format("answer: an integer from 0 to %d expected, got %s", #ch - 1,
+      type(a) == "number" and string.format("%.14g", a) or type(a))
   end
-  if a < 0 or a >= #ch then
-    return string.format("answer %d out of range (0 to %d)", math.tointeger(a), #ch - 1)
+  if ai < 0 or ai >= #ch then
+    return string.format("answer %d out of range (0 to %d)", ai, #ch - 1)
   end
   return nil
 end
