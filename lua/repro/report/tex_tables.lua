@@ -219,7 +219,7 @@ local function robust_note(c)
   local r = c.robust
   if not (r and r.differs and #r.differs > 0) then return nil end
   local dec = F.diff_decimals(c.metric, r.hodges_lehmann, r.ci)
-  local parts = { string.format("Hodges--Lehmann %s %s", F.num(r.hodges_lehmann, dec),
+  local parts = { string.format("the Hodges--Lehmann estimate %s %s", F.num(r.hodges_lehmann, dec),
     r.ci and (F.interval(r.ci, dec) .. " (exact Wilcoxon signed-rank interval)") or
       "(no Wilcoxon interval with so few seeds)") }
   parts[#parts + 1] = string.format("%d positive and %d negative differences%s, sign test " ..
@@ -229,7 +229,7 @@ local function robust_note(c)
     parts[#parts + 1] = string.format("without seed %d: %s", math.floor(ch.seed),
       F.escape(ch.verdict))
   end
-  return "exploratory, outside the rule: " .. table.concat(parts, "; ") .. "."
+  return "exploratory (outside the rule): " .. table.concat(parts, "; ") .. "."
 end
 
 -- The mark of a degenerate comparison's note (rows with the same note share it).
@@ -412,8 +412,9 @@ function M.interactions_table(s)
         "not the other.", F.config_text(e.alpha or s.analysis.alpha)))
     end
     local rnote = not e.exploratory and robust_note(e)
-    body[#body + 1] = string.format("%s%s & %s%s & %s%s & %s & %s & %s%s%s \\\\", s:interaction_label(e),
-      reason, F.METRIC[e.metric] and F.METRIC[e.metric].short or F.escape(e.metric), expl,
+    body[#body + 1] = string.format("%s%s & %s%s & %s%s & %s & %s & %s%s%s \\\\",
+      s:interaction_label(e), reason,
+      F.METRIC[e.metric] and F.METRIC[e.metric].short or F.escape(e.metric), expl,
       F.num(e.mean, dec), rnote and notes.mark(rnote) or "", F.interval(ci, dec), F.p(e.p_t),
       F.p(e.p_holm), reg and (" & " .. F.p(e.p_holm_rule1)) or "", mark)
   end

@@ -89,8 +89,9 @@ local function check_entry(P, o, path, pair, metrics)
       ok = false
     end
   end
-  need("claim", function(v) return type(v) == "string" and v:match("^[%w][%w_.-]*$") and #v <= 64 end,
-    "a name (letters, digits, _ . -): the claim this entry tests")
+  need("claim", function(v)
+    return type(v) == "string" and v:match("^[%w][%w_.-]*$") and #v <= 64
+  end, "a name (letters, digits, _ . -): the claim this entry tests")
   need("source", text, "a text naming where the original number comes from")
   need("metric", function(v) return type(v) == "string" and metrics[v] end,
     "one of the metrics compared (analysis.metrics or secondary)")
