@@ -114,6 +114,9 @@ local function controls(o)
     io.write(string.format(" %7s", string.format("WB %d-g", order)))
   end
   for _, n in ipairs(names) do io.write(string.format(" %18s", "untrained " .. n)) end
+  for _, k in ipairs(tasks.SHOTS) do
+    if k > 0 then io.write(string.format(" %12s", string.format("%d-shot kept", k))) end
+  end
   io.write("\n")
   for _, t in ipairs(tasks.suite(suite)) do
     local r = c.tasks[t]
@@ -127,11 +130,15 @@ local function controls(o)
         local u = r.untrained[n]
         io.write(string.format(" %17.3f%s", u.acc, u.within and " " or "!"))
       end
+      for _, d in ipairs(r.demos_kept or {}) do
+        io.write(string.format(" %11.0f%%", 100 * d.kept_share))
+      end
       io.write("\n")
     end
   end
   io.write(string.format("(WB: Witten-Bell n-gram of the training split; ! outside the " ..
-    "interval)  %s\n", path and fs.shown(path) or "(one task: not written)"))
+    "interval; k-shot kept: items whose k demonstrations all fit the window, a k-shot " ..
+    "number measurable at 90 %%)  %s\n", path and fs.shown(path) or "(one task: not written)"))
   return 0
 end
 

@@ -461,7 +461,9 @@ end
 -- untrained set-up's (opts.setups, default CONTROL_SETUPS) zero-shot accuracy with the
 -- chance interval and whether it lies inside: a task whose untrained accuracy lies
 -- outside leaks its answer through something other than language (length, position, a
--- letter's bias); one the ladder solves measures local statistics.  opts.tasks keeps only
+-- letter's bias); one the ladder solves measures local statistics; `demos_kept`, per shot
+-- count k > 0, the share of items whose k demonstrations all fit the default window
+-- (a k-shot number is measurable only at 90 % or more).  opts.tasks keeps only
 -- those tasks; opts.progress(what, i, n) is called before each scoring pass.
 function M.controls(data, suite, opts)
   opts = opts or {}
@@ -478,7 +480,9 @@ function M.controls(data, suite, opts)
   end
   local ladder = opts.ladder or M.NGRAM_LADDER
   local setups = opts.setups or M.CONTROL_SETUPS
-  local n_pass, pass = 1 + #ladder + #setups, 0
+  local few = {}
+  for _, k in ipairs(M.SHOTS) do if k > 0 then few[#few + 1] = k end end
+  local n_pass, pass = 1 + #ladder + #few + #setups, 0
   local function progress(what)
     pass = pass + 1
     if opts.progress then opts.progress(what, pass, n_pass) end
@@ -511,6 +515,23 @@ function M.controls(data, suite, opts)
     end
   end
   for _, o in pairs(out) do o.ngram = o.ngram and json.array(o.ngram) end
+  -- per shot count k > 0, the share of items that keep all k demonstrations inside the
+  -- window of the control set-ups (the default context): where it is below 90 % a k-shot
+  -- number is not measurable (lua/repro/analysis/tasks.lua)
+  for _, k in ipairs(few) do
+    progress(string.format("%d-shot demonstrations kept", k))
+    local lk = M.load(data, suite, { dir = opts.dir, shots = { k } })
+    local sets = {}
+    for _, s in ipairs(lk.sets) do if out[s.task] then sets[#sets + 1] = s end end
+    local r = #sets > 0 and engine.score_tasks(base_cfg, sets, { ngram = 2 }) or {}
+    for i, s in ipairs(sets) do
+      local o = out[s.task]
+      o.demos_kept = o.demos_kept or {}
+      o.demos_kept[#o.demos_kept + 1] = { shots = k,
+        kept_share = 1 - r[i].lost_demos / #s.items }
+    end
+  end
+  for _, o in pairs(out) do o.demos_kept = o.demos_kept and json.array(o.demos_kept) end
   for _, setup in ipairs(setups) do
     progress("untrained " .. setup.name)
     local cfg = {}
