@@ -159,6 +159,8 @@ end
 -- accuracy (the controls), each variant's mean accuracy ± sd over seeds (at 0-shot a "*"
 -- where it lies above the strongest n-gram and guessing), and each comparison's paired
 -- difference with its Holm p over tasks x comparisons; the macro row's interval is the paired BCa bootstrap.
+local h1a_table
+
 local function task_tables(sum)
   local st = sum.tasks
   if type(st) ~= "table" then return {} end
@@ -248,6 +250,43 @@ local function task_tables(sum)
   return out
 end
 
+-- H1a's three parts per norm (summary.h1a, lua/repro/analysis/h1a.lua): each fit's
+-- coefficient with its interval, and the verdict naming each part; nil without it.
+h1a_table = function(sum)
+  local h = sum.h1a
+  if type(h) ~= "table" then return nil end
+  local t = { title = "H1a: three parts across runs", head = { "norm", "accuracy difference",
+    "at equal validation loss" }, rows = {} }
+  local function cell(f)
+    if type(f) ~= "table" or not f.coef then return "undefined" end
+    return string.format("%s [%s, %s]", num(f.coef), num(f.ci[1]), num(f.ci[2]))
+  end
+  local names = {}
+  for name in pairs(h.norms or {}) do names[#names + 1] = name end
+  table.sort(names)
+  local stab_heads = {}
+  for _, name in ipairs(names) do
+    local e = h.norms[name]
+    local r = { name .. " vs " .. tostring(h.baseline), cell(e.accuracy),
+      cell(e.accuracy_given_loss) }
+    for i, st in ipairs(e.stability or {}) do
+      stab_heads[i] = (st.log and "log " or "") .. st.metric
+      r[#r + 1] = cell(st)
+    end
+    r[#r + 1] = e.verdict
+    t.rows[#t.rows + 1] = r
+  end
+  for _, x in ipairs(stab_heads) do t.head[#t.head + 1] = x end
+  t.head[#t.head + 1] = "verdict"
+  t.note = string.format("OLS across %d runs (%d diverged left out), each set-up its own " ..
+    "intercept, the norm a dummy against %s: the accuracy difference; the same at equal " ..
+    "validation loss (each set-up its own loss slope); each stability measure's difference " ..
+    "(interval at alpha / %d, Bonferroni). A part holds when its interval lies below 0; " ..
+    "supporting H1a only when all three hold.", h.n_runs or 0, h.n_diverged or 0,
+    tostring(h.baseline), #stab_heads)
+  return t
+end
+
 -- The study's tables as { title =, head = {...}, rows = {{...}, ...}, note = } of plain
 -- text: its design, its variants' statistics on the primary metric, its verdicts, and a
 -- task study's per-task tables.
@@ -255,6 +294,7 @@ function M.tables(s)
   local sum, an = s.summary, s.summary.analysis or {}
   local out = { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an) }
   for _, t in ipairs(task_tables(sum)) do out[#out + 1] = t end
+  out[#out + 1] = h1a_table(sum)
   return out
 end
 
