@@ -287,8 +287,9 @@ int tasks_score_ngram(const ngram_model *g, int T, const corpus *c, const task_s
     size_t cap = max_prefix(s) + (size_t)T + 2;
     int32_t *seq = malloc(cap * sizeof(int32_t));
     int *pick = malloc(((size_t)s->n_pool + 1) * sizeof(int));
+    uint8_t *lost = calloc((size_t)s->n_items + 1, 1), *cut = calloc((size_t)s->n_items + 1, 1);
     int rc = 0;
-    if (!seq || !pick) {
+    if (!seq || !pick || !lost || !cut) {
         snprintf(err, errlen, "task %s: out of memory for the n-gram control", s->name);
         rc = -1;
     }
@@ -308,6 +309,10 @@ int tasks_score_ngram(const ngram_model *g, int T, const corpus *c, const task_s
             if ((rc = encode(c, it->choice[j], cl, seq + plen, s, i, err, errlen)))
                 break;
             size_t keep = (size_t)T + 1 - cl, drop = plen > keep ? plen - keep : 0;
+            if (drop > 0 && ctx0 > 0)
+                lost[i] = 1;
+            if (drop > ctx0)
+                cut[i] = 1;
             double ll = 0.0;
             for (size_t p = plen; p < plen + cl; p++)
                 ll += ngram_model_logp(g, seq + drop, p - drop, seq[p]);
@@ -316,6 +321,13 @@ int tasks_score_ngram(const ngram_model *g, int T, const corpus *c, const task_s
     }
     free(seq);
     free(pick);
+    if (rc == 0)
+        for (int i = 0; i < s->n_items; i++) {
+            out->lost_demos += lost[i];
+            out->context_cut += cut[i];
+        }
+    free(lost);
+    free(cut);
     if (rc) {
         task_score_free(out);
         return -1;

@@ -25,7 +25,9 @@
  * The n-gram ladder's controls (tasks_score_ngram) score them with a Witten-Bell model of
  * ngram.h on exactly the sequence the model sees: the same demonstrations, the same left
  * cut to T + 1 characters, each character of a choice conditioned on the (at most
- * order - 1) characters before it inside the cut sequence; acc and acc_norm as above.
+ * order - 1) characters before it inside the cut sequence; acc and acc_norm as above, and
+ * lost_demos and context_cut as the model's scoring counts them (they depend on the
+ * window only).
  */
 #ifndef REPRO_TASKS_H
 #define REPRO_TASKS_H

@@ -101,6 +101,14 @@ static void left_cut(gpt_model *m, const corpus *c)
     CHECK(a.lost_demos == 2 && a.context_cut == 0, "lost demonstrations %d (2), cut contexts %d "
           "(0)", a.lost_demos, a.context_cut);
     task_score_free(&a);
+    /* the n-gram control cuts the same sequences: the same counts */
+    ngram_model *g = ngram_model_fit(c, 2, err, sizeof err);
+    CHECK(g && tasks_score_ngram(g, m->T, c, &sh, &a, err, sizeof err) == 0, "%s", err);
+    CHECK(g && a.lost_demos == 2 && a.context_cut == 0, "n-gram: lost demonstrations %d (2), "
+          "cut contexts %d (0)", a.lost_demos, a.context_cut);
+    if (g)
+        task_score_free(&a);
+    ngram_model_free(g);
     task_set sh0 = {"shots", its, 1, pool, 3, 1, 7};
     const char *ch1[2] = {"a", "b"};
     task_item one = item("a", ch1, 2, 0);

@@ -94,6 +94,15 @@ t:ok(text:find("rmsnorm vs none: lower accuracy; beyond what its validation loss
 t:ok(analysis.verdict_table(sum, 100):find("H1a (39 runs", 1, true),
   "the verdict table prints the H1a section")
 
+-- the study's own report: a table of the three parts per norm
+local tables = require("repro.report.standalone").tables({ name = "syn", summary = sum })
+local ht
+for _, tb in ipairs(tables) do if tb.title == "H1a: three parts across runs" then ht = tb end end
+t:ok(ht and #ht.rows == 2 and ht.rows[1][1] == "layernorm vs none" and
+  ht.head[4] == "max_loss_jump" and ht.head[5] == "log max_grad_norm" and
+  ht.rows[2][#ht.rows[2]]:find("beyond what its validation loss predicts", 1, true),
+  "the report's H1a table: per norm the fits and the verdict")
+
 -- all three parts: supporting H1a
 runs = runs_for({ layernorm = { dloss = 0.1, beyond = 0.03, stab = 0.2 } })
 h = analysis.summarize(s, runs).h1a

@@ -267,8 +267,19 @@ end
 local progress = {}
 tasks.controls(corpus, "core", { setups = { setups[1] }, tasks = { "order" }, ladder = { 2 },
   progress = function(what, i, n) progress[#progress + 1] = string.format("%s %d/%d", what, i, n) end })
-t:eq(table.concat(progress, "; "), "add-one bigram 1/3; 2-gram 2/3; untrained tiny 3/3",
-  "controls report each pass")
+t:eq(table.concat(progress, "; "), "add-one bigram 1/4; 2-gram 2/4; 3-shot demonstrations " ..
+  "kept 3/4; untrained tiny 4/4", "controls report each pass")
+-- the test corpus's contexts are long: at the default window few 3-shot items keep their
+-- demonstrations, and the share is what the engine's scoring counts
+do
+  local d = ctl.tasks.order.demos_kept and ctl.tasks.order.demos_kept[1]
+  local l3 = tasks.load(corpus, "core", { shots = { 3 } })
+  local s3
+  for _, s in ipairs(l3.sets) do if s.task == "order" then s3 = s end end
+  local r3 = engine.score_tasks({ data = corpus, seed = tasks.CONTROL_SEED }, { s3 })
+  t:ok(d and d.shots == 3 and d.kept_share == 1 - r3[1].lost_demos / #s3.items and
+    d.kept_share < 0.9, "order: the 3-shot kept share, as the model's scoring counts it")
+end
 
 -- 5. Permuting the choices changes no correctness; 1 and 2 threads give the same bits.
 local loaded = tasks.load(corpus, "core", { shots = { 0 } })

@@ -282,6 +282,7 @@ usage:
   bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR] [--version N]
   bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR] [--version N|--suite S]
   bin/repro tasks controls [SUITE|TASK] [--suite S] [--data FILE] [--dir DIR]
+  bin/repro tasks new NAME [--suite S]
   bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] [--temperature T]
   bin/repro eval RUN [--split val | --tasks SUITE] [--json]
   bin/repro export-model RUN --format safetensors [--out DIR]

@@ -9,6 +9,10 @@
 -- tasks/<corpus>/<suite>-controls-v<version>.json, and a table of them, with progress on
 -- stderr; a TASK of the core suite (or of the suite --suite names) is scored and shown,
 -- not written.
+-- `bin/repro tasks new NAME [--suite S]`: a user's own task, outside the library: writes
+-- a working template generator to <tasks root>/_generators/NAME.lua (lua/repro/tasks
+-- says where a user's tasks and suites live) and, with --suite S when that suite does not
+-- exist yet, the suite file <tasks root>/_suites/S.lua naming it; never overwrites.
 -- `bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]`: the first N (default 3)
 -- items of a built task, context tail, choices and answer marked.  Task text and skip
 -- reasons are printed through base.printable (put).
@@ -31,6 +35,7 @@ local put = M.put
 M.USAGE = "usage: bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR] " ..
   "[--version N]\n" ..
   "       bin/repro tasks controls [SUITE|TASK] [--suite SUITE] [--data FILE] [--dir DIR]\n" ..
+  "       bin/repro tasks new NAME [--suite S]\n" ..
   "       bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR] [--version N|--suite S]"
 M.DEFAULT_DATA = "data/tinyshakespeare.txt"
 M.SHOW_CONTEXT = 120
@@ -59,8 +64,8 @@ end
 local function task_names(targets, version)
   local out = {}
   for _, t in ipairs(#targets > 0 and targets or { "core" }) do
-    if tasks.SUITES[t] then
-      for _, x in ipairs(tasks.SUITES[t]) do
+    if tasks.find_suite(t) then
+      for _, x in ipairs(tasks.find_suite(t)) do
         out[#out + 1] = { task = x, version = tasks.suite_version(t) }
       end
     elseif base.valid_name(t) and fs.exists(tasks.generator_path(t, version)) then
@@ -92,7 +97,7 @@ end
 local function controls(o)
   local target = o.targets[1] or o.suite or "core"
   local suite, only = target, nil
-  if not tasks.SUITES[target] then
+  if not tasks.find_suite(target) then
     suite = o.suite or "core"
     local found = false
     for _, t in ipairs(tasks.suite(suite)) do found = found or t == target end
@@ -120,6 +125,9 @@ local function controls(o)
     io.write(string.format(" %7s", string.format("WB %d-g", order)))
   end
   for _, n in ipairs(names) do io.write(string.format(" %18s", "untrained " .. n)) end
+  for _, k in ipairs(tasks.SHOTS) do
+    if k > 0 then io.write(string.format(" %12s", string.format("%d-shot kept", k))) end
+  end
   io.write("\n")
   for _, t in ipairs(tasks.suite(suite)) do
     local r = c.tasks[t]
@@ -133,11 +141,103 @@ local function controls(o)
         local u = r.untrained[n]
         io.write(string.format(" %17.3f%s", u.acc, u.within and " " or "!"))
       end
+      for _, d in ipairs(r.demos_kept or {}) do
+        io.write(string.format(" %11.0f%%", 100 * d.kept_share))
+      end
       io.write("\n")
     end
   end
   io.write(string.format("(WB: Witten-Bell n-gram of the training split; ! outside the " ..
-    "interval)  %s\n", path and fs.shown(path) or "(one task: not written)"))
+    "interval; k-shot kept: items whose k demonstrations all fit the window, a k-shot " ..
+    "number measurable at 90 %%)  %s\n", path and fs.shown(path) or "(one task: not written)"))
+  return 0
+end
+
+-- A working generator a user starts from (lua/repro/tasks/init.lua's generator
+-- contract): a held-out word after the text before it, against another held-out word of
+-- the same length, items paired so that each word is the answer once and the distractor
+-- once (a scorer's taste for one string cancels: the untrained control stays at chance).
+M.TEMPLATE = [[
+-- Task `%s` (your own: `bin/repro tasks new` wrote this template; edit it).  A generator
+-- is data: it runs in the study sandbox with repro.text("validation"),
+-- repro.train_counts(list), repro.dictionary() and repro.draws(n, bound) (see
+-- lua/repro/tasks/init.lua) and returns { items = { { context =, answer =,
+-- distractors = { ... } }, ... } } or { skip = "why" }.
+-- This one: a held-out word after the text before it, against another held-out word of
+-- the same length; items come in pairs that swap answer and distractor, so a scorer's
+-- preference for one string cancels.  Chance 1/2.
+local CONTEXT_BYTES, MIN_LEN, MAX_LEN, MAX_PAIRS = 100, 4, 12, 300
+local text = repro.text("validation")
+
+local function tail(s)
+  if #s <= CONTEXT_BYTES then return s end
+  return (s:sub(-CONTEXT_BYTES):gsub("^[^%%s]*%%s", ""))
+end
+
+local by_len = {}
+for p, w in text:gmatch("()%%f[%%l](%%l+)%%f[^%%a]") do
+  if #w >= MIN_LEN and #w <= MAX_LEN and p > CONTEXT_BYTES then
+    local l = by_len[#w] or {}
+    by_len[#w] = l
+    l[#l + 1] = { p = p, w = w }
+  end
+end
+local items, pairs_made = {}, 0
+for n = MIN_LEN, MAX_LEN do
+  local l = by_len[n] or {}
+  for i = 1, #l - 1, 2 do
+    local a, b = l[i], l[i + 1]
+    if a.w ~= b.w and pairs_made < MAX_PAIRS then
+      pairs_made = pairs_made + 1
+      items[#items + 1] = { context = tail(text:sub(1, a.p - 1)), answer = a.w,
+        distractors = { b.w } }
+      items[#items + 1] = { context = tail(text:sub(1, b.p - 1)), answer = b.w,
+        distractors = { a.w } }
+    end
+  end
+end
+return { items = items }
+]]
+
+local function new(o)
+  local name = o.targets[1]
+  if not name or not base.valid_name(name) or name:find("%.") then
+    base.user_error("%s new: a task name (letters, digits, \"_\", \"-\") expected, got %s",
+      WHO, base.printable(tostring(name)))
+  end
+  if fs.exists(host.root .. "/lua/tasks/" .. name .. ".lua") then
+    base.user_error("%s new: %s is a task of the library (lua/tasks/%s.lua): pick another name",
+      WHO, name, name)
+  end
+  local gdir = tasks.root() .. "/" .. tasks.USER_GENERATORS
+  local path = gdir .. "/" .. name .. ".lua"
+  if fs.exists(path) then
+    base.user_error("%s new: %s exists: nothing written", WHO, fs.shown(path))
+  end
+  local suite_path
+  if o.suite then
+    if not base.valid_name(o.suite) or o.suite:find("%.") or tasks.SUITES[o.suite] then
+      base.user_error("%s new: --suite %s: a new suite's name expected (not a library suite)",
+        WHO, base.printable(o.suite))
+    end
+    suite_path = tasks.root() .. "/" .. tasks.USER_SUITES .. "/" .. o.suite .. ".lua"
+  end
+  fs.mkdir_p(gdir)
+  fs.write_atomic(path, string.format(M.TEMPLATE, name))
+  io.write(string.format("wrote %s (a working template: edit it)\n", fs.shown(path)))
+  if suite_path and not fs.exists(suite_path) then
+    fs.mkdir_p(tasks.root() .. "/" .. tasks.USER_SUITES)
+    fs.write_atomic(suite_path, string.format("-- Suite `%s`: a study names it with the config " ..
+      "key tasks = %q.\nreturn { version = 1, %q }\n", o.suite, o.suite, name))
+    io.write(string.format("wrote %s (suite %s: %s)\n", fs.shown(suite_path), o.suite, name))
+  elseif suite_path then
+    io.write(string.format("%s exists: add %q to it yourself\n", fs.shown(suite_path), name))
+  end
+  local suite = o.suite or "SUITE"
+  io.write(string.format("next: bin/repro tasks build %s --data CORPUS; bin/repro tasks " ..
+    "controls %s --data CORPUS (its untrained and n-gram controls); bin/repro tasks show %s " ..
+    "--suite %s --data CORPUS; then a study with tasks = %q\n", suite, suite, name, suite,
+    suite))
   return 0
 end
 
@@ -178,6 +278,7 @@ function M.main(args)
   if sub == "build" then return build(o) end
   if sub == "show" then return show(o) end
   if sub == "controls" then return controls(o) end
+  if sub == "new" then return new(o) end
   base.user_error("%s", M.USAGE)
 end
 

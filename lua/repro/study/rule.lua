@@ -365,7 +365,7 @@ end
 -- analysis.tasks: { suite = <a suite of lua/repro/tasks>, shots = { k, ... } (each of
 -- tasks.SHOTS) }, normalized.
 local function check_tasks(P, t)
-  if type(t) ~= "table" or type(t.suite) ~= "string" or not tasks.SUITES[t.suite] then
+  if type(t) ~= "table" or type(t.suite) ~= "string" or not tasks.find_suite(t.suite) then
     P.add("analysis.tasks", "expected { suite = <a task suite: core>, shots = { 0, 3 } }")
     return nil
   end

@@ -87,29 +87,93 @@ local user_error = base.user_error
 M.LIMITS = {}
 for k, v in pairs(sandbox.LIMITS) do M.LIMITS[k] = v end
 
+-- A user's own tasks, outside the library (no library file edited): under the task
+-- files' root (M.root(): tasks/ of the project, $REPRO_TASKS in the tests),
+--   _suites/<suite>.lua          a suite: a Lua chunk evaluated as data in the sandbox,
+--                                returning { version = N (default 1), "task", ... }
+--   _generators/<task>.lua       a generator, as lua/tasks/<task>.lua (also
+--                                <task>-v<N>.lua for a later version)
+-- A study names such a suite by its config key `tasks` like a library one.  As with
+-- extensions (lua/repro/core/extension.lua) the places are fixed by the project, never
+-- by the file that names them: only a valid name (letters, digits, "_", ".", "-") of a
+-- regular file directly in those folders, no symbolic link on the path
+-- (fs.check_path); a library suite or task of the same name wins.  Both are data: evaluated in the study sandbox with
+-- its limits, never run as host code.  A folder name starting with "_" is no corpus's
+-- (a corpus's name starts with a letter or digit).
+M.USER_SUITES, M.USER_GENERATORS = "_suites", "_generators"
+
+local user_suite_cache = {}
+
+-- The user suite `name` as {version =, tasks...}, or nil when there is none.
+local function user_suite(name)
+  if type(name) ~= "string" or not base.valid_name(name) then return nil end
+  local path = string.format("%s/%s/%s.lua", M.root(), M.USER_SUITES, name)
+  if user_suite_cache[path] then return user_suite_cache[path] end
+  if not fs.exists(path) then return nil end
+  fs.check_path(path, "task suite")
+  local src, err = fs.read(path, 64 * 1024)
+  if not src then user_error("tasks: suite %s: %s: %s", name, fs.shown(path), tostring(err)) end
+  local ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, {})
+  if not ok then
+    user_error("tasks: suite %s: %s failed (%s): %s", name, fs.shown(path), value, tostring(msg))
+  end
+  local list = type(value) == "table" and {} or nil
+  for i, t in ipairs(list and value or {}) do
+    if type(t) ~= "string" or not base.valid_name(t) then
+      user_error("tasks: suite %s: %s: entry %d is not a task name", name, fs.shown(path), i)
+    end
+    list[i] = t
+  end
+  local version = list and (value.version or 1)
+  if not list or #list == 0 or math.type(version) ~= "integer" or version < 1 then
+    user_error("tasks: suite %s: %s must return { version = N (an integer >= 1, default 1), " ..
+      "\"task\", ... } with at least one task", name, fs.shown(path))
+  end
+  list.version = version
+  user_suite_cache[path] = list
+  return list
+end
+
+-- The suite `name`: a library one (SUITES) or a user's; nil when neither.
+local function find_suite(name)
+  if M.SUITES[name] then return M.SUITES[name] end
+  return user_suite(name)
+end
+M.find_suite = find_suite
+
 -- The version of a suite's task files (its `version`, default 1).
 function M.suite_version(name)
-  local s = M.SUITES[name]
+  local s = find_suite(name)
   return s and s.version or 1
 end
 
 function M.generator_path(task, version)
   version = version or 1
-  if version > 1 then
-    local v = string.format("%s/lua/tasks/%s-v%d.lua", host.root, task, version)
-    if fs.exists(v) then return v end
+  local function pick(dir)
+    if version > 1 then
+      local v = string.format("%s/%s-v%d.lua", dir, task, version)
+      if fs.exists(v) then return v end
+    end
+    local p = string.format("%s/%s.lua", dir, task)
+    if fs.exists(p) then return p end
   end
-  return string.format("%s/lua/tasks/%s.lua", host.root, task)
+  local lib = host.root .. "/lua/tasks"
+  local p = pick(lib)
+  if p or not base.valid_name(task) then return p or string.format("%s/%s.lua", lib, task) end
+  local user = pick(M.root() .. "/" .. M.USER_GENERATORS)
+  if user then return fs.check_path(user, "task generator") end
+  return string.format("%s/%s.lua", lib, task)
 end
 
 -- The suite's task names, or a user error naming the suite.
 function M.suite(name)
-  local s = M.SUITES[name]
+  local s = find_suite(name)
   if not s then
     local known = {}
     for k in pairs(M.SUITES) do known[#known + 1] = k end
     table.sort(known)
-    user_error("tasks: unknown suite %q (known: %s)", tostring(name), table.concat(known, ", "))
+    user_error("tasks: unknown suite %q (known: %s; a suite of your own is %s/%s/<name>.lua)",
+      tostring(name), table.concat(known, ", "), fs.shown(M.root()), M.USER_SUITES)
   end
   return s
 end
@@ -501,7 +565,9 @@ end
 -- untrained set-up's (opts.setups, default CONTROL_SETUPS) zero-shot accuracy with the
 -- chance interval and whether it lies inside: a task whose untrained accuracy lies
 -- outside leaks its answer through something other than language (length, position, a
--- letter's bias); one the ladder solves measures local statistics.  opts.tasks keeps only
+-- letter's bias); one the ladder solves measures local statistics; `demos_kept`, per shot
+-- count k > 0, the share of items whose k demonstrations all fit the default window
+-- (a k-shot number is measurable only at 90 % or more).  opts.tasks keeps only
 -- those tasks; opts.progress(what, i, n) is called before each scoring pass.
 function M.controls(data, suite, opts)
   opts = opts or {}
@@ -518,7 +584,9 @@ function M.controls(data, suite, opts)
   end
   local ladder = opts.ladder or M.NGRAM_LADDER
   local setups = opts.setups or M.CONTROL_SETUPS
-  local n_pass, pass = 1 + #ladder + #setups, 0
+  local few = {}
+  for _, k in ipairs(M.SHOTS) do if k > 0 then few[#few + 1] = k end end
+  local n_pass, pass = 1 + #ladder + #few + #setups, 0
   local function progress(what)
     pass = pass + 1
     if opts.progress then opts.progress(what, pass, n_pass) end
@@ -551,6 +619,23 @@ function M.controls(data, suite, opts)
     end
   end
   for _, o in pairs(out) do o.ngram = o.ngram and json.array(o.ngram) end
+  -- per shot count k > 0, the share of items that keep all k demonstrations inside the
+  -- window of the control set-ups (the default context): where it is below 90 % a k-shot
+  -- number is not measurable (lua/repro/analysis/tasks.lua)
+  for _, k in ipairs(few) do
+    progress(string.format("%d-shot demonstrations kept", k))
+    local lk = M.load(data, suite, { dir = opts.dir, shots = { k } })
+    local sets = {}
+    for _, s in ipairs(lk.sets) do if out[s.task] then sets[#sets + 1] = s end end
+    local r = #sets > 0 and engine.score_tasks(base_cfg, sets, { ngram = 2 }) or {}
+    for i, s in ipairs(sets) do
+      local o = out[s.task]
+      o.demos_kept = o.demos_kept or {}
+      o.demos_kept[#o.demos_kept + 1] = { shots = k,
+        kept_share = 1 - r[i].lost_demos / #s.items }
+    end
+  end
+  for _, o in pairs(out) do o.demos_kept = o.demos_kept and json.array(o.demos_kept) end
   for _, setup in ipairs(setups) do
     progress("untrained " .. setup.name)
     local cfg = {}
@@ -588,12 +673,21 @@ function M.metric_names()
   end
   local suites = {}
   for name in pairs(M.SUITES) do suites[#suites + 1] = name end
+  -- and the user's suites (their tasks' metrics are named like the library's)
+  local ok, entries = pcall(require("repro.sys").listdir, M.root() .. "/" .. M.USER_SUITES)
+  for _, e in ipairs(ok and type(entries) == "table" and entries or {}) do
+    local name = type(e) == "string" and e:match("^(.+)%.lua$")
+    if name and not M.SUITES[name] and base.valid_name(name) then
+      local found, s = pcall(user_suite, name)
+      if found and s then suites[#suites + 1] = name end
+    end
+  end
   table.sort(suites)
   for _, k in ipairs(M.SHOTS) do
     add(string.format("task_macro_acc_%dshot", k))
     add(string.format("task_macro_acc_norm_%dshot", k))
     for _, suite in ipairs(suites) do
-      for _, t in ipairs(M.SUITES[suite]) do
+      for _, t in ipairs(find_suite(suite)) do
         for _, f in ipairs({ "acc", "acc_norm", "lost_demos" }) do
           add(string.format("task_%s_%dshot_%s", t, k, f))
         end
