@@ -431,17 +431,24 @@ local function latex_table(t)
     return table.concat(out, "\n")
   end
   local wide = #t.head == 2
-  out[#out + 1] = "\\begin{center}\\small"
+  -- a table of many columns (a task table: controls, variants, comparisons) fits the page
+  -- with its long headers and interval cells wrapped in boxes
+  local many = #t.head > 6
+  local function box(text, w, align)
+    if not many or #text <= (align == "b" and 12 or 22) then return F.escape(text) end
+    return string.format("\\parbox[%s]{%s}{\\raggedright %s}", align, w, F.escape(text))
+  end
+  out[#out + 1] = many and "\\begin{center}\\scriptsize" or "\\begin{center}\\small"
   out[#out + 1] = wide and "\\begin{tabularx}{\\linewidth}{@{}lX@{}}" or
     ("\\begin{tabular}{@{}" .. string.rep("l", #t.head) .. "@{}}")
   out[#out + 1] = "\\toprule"
   local head = {}
-  for i, h in ipairs(t.head) do head[i] = F.escape(h) end
+  for i, h in ipairs(t.head) do head[i] = box(h, "2.1cm", "b") end
   out[#out + 1] = table.concat(head, " & ") .. " \\\\"
   out[#out + 1] = "\\midrule"
   for _, r in ipairs(t.rows) do
     local cells = {}
-    for i, c in ipairs(r) do cells[i] = F.escape(c) end
+    for i, c in ipairs(r) do cells[i] = box(c, "2.6cm", "t") end
     out[#out + 1] = table.concat(cells, " & ") .. " \\\\"
   end
   out[#out + 1] = "\\bottomrule"
