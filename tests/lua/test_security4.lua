@@ -135,6 +135,28 @@ t:ok(code == 0 and out:find("resumed      " .. rdir .. ": resumed from a checkpo
   ckpt_sha:sub(1, 12), 1, true) and out:find("1 resumed from a checkpoint", 1, true),
   "verify names the resumed record: " .. out)
 
+t:eq(rman.resumed_checkpoint_known, true, "the checkpoint is one this suite wrote (noted at the stop)")
+t:ok(out:find("one this suite wrote for the run", 1, true), "verify says so: " .. out)
+-- a checkpoint planted from another folder: resumed, but said not to be this run's own,
+-- and what grows from it stays foreign
+local other = dir .. "/other/v/seed-1"
+record.run(cfg, other, { on_step = function(step) return step >= 2 end })
+local pdir = dir .. "/planted/v/seed-1"
+fs.mkdir_p(pdir)
+check.write(pdir .. "/config.json", record.config_text(cfg))
+local pck = record.checkpoint_path(pdir, sys.sha256_file(pdir .. "/config.json"))
+assert(os.execute("cp " .. q(record.checkpoint_path(other, sys.sha256_file(other .. "/config.json"))) ..
+  " " .. q(pck)))
+m = record.run(cfg, pdir, { on_step = function(step) return step >= 4 end })
+t:ok(m.stopped, "the planted checkpoint's run stops once more")
+record.run(cfg, pdir, {})
+local pman = json.decode(assert(fs.read(pdir .. "/manifest.json")))
+t:eq(pman.resumed_checkpoint_known, false, "a run grown from a planted checkpoint is not the suite's own")
+code, out = check.run(repro .. " verify " .. q(dir .. "/planted"))
+t:ok(code == 0 and out:find("resumed      " .. pdir .. ": resumed from a checkpoint at step 5", 1, true) and
+  out:find("NOT one this suite recorded writing", 1, true), "verify flags it: " .. out)
+record.run(cfg, other, {}) -- completed: its entry in build/checkpoints goes
+
 -- 3a. The audit's draw: unpredictable seed, repeatable, adopted records first ----------
 local G = write_study("gamma", "1, 2, 3, 4")
 code, out, err = check.run(repro .. " run " .. q(G) .. " --out-root " .. q(root))

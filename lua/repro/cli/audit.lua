@@ -158,7 +158,7 @@ local function retrain(c)
   local cfg = c.cfg
   cfg.threads = math.min(sys.cores(), 4)
   local tmp = fs.private_subdir("audit")
-  local ok, m = pcall(record.run, cfg, tmp, {})
+  local ok, m = pcall(record.run, cfg, tmp, { ledger = false })
   local first
   if ok and type(m) == "table" and (m.interrupted or m.stopped) or proc.sigints() > 0 then
     first = "interrupted"

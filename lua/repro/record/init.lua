@@ -289,9 +289,13 @@ function M.adopted(man)
   end
   local step = math.tointeger(man.resumed_from_step)
   if step and step > 0 then
-    return "resumed", string.format("resumed from a checkpoint at step %d%s", step,
+    return "resumed", string.format("resumed from a checkpoint at step %d%s%s", step,
       type(man.resumed_checkpoint_sha256) == "string" and
-      (" (SHA-256 " .. base.printable(man.resumed_checkpoint_sha256:sub(1, 12)) .. ")") or "")
+      (" (SHA-256 " .. base.printable(man.resumed_checkpoint_sha256:sub(1, 12)) .. ")") or "",
+      man.resumed_checkpoint_known == true and ", one this suite wrote for the run" or
+      man.resumed_checkpoint_known == false and
+      ", NOT one this suite recorded writing for the run (planted, or written just before " ..
+      "a kill -9)" or "")
   end
   return nil
 end
@@ -501,6 +505,40 @@ local function prepare(cfg, dir, opts)
   return text, fs.sha256(dir .. "/config.json")
 end
 
+-- The checkpoints this suite wrote, outside the records tree: <root>/build/checkpoints/
+-- <SHA-256 of the checkpoint's absolute path>, holding the SHA-256 of the last checkpoint
+-- written there (noted one step after each periodic checkpoint, and after a stop) and
+-- whether its run began from step 0 or from checkpoints all noted so ("own") or from one
+-- that was not ("adopted": what grew from a foreign checkpoint stays foreign).  A run
+-- that resumes says in its manifest whether the checkpoint it found is one of its own
+-- (`resumed_checkpoint_known`): a checkpoint planted in a records tree is not, nor one
+-- written just before a kill -9 (or before `make clean` removed build/).  The entry goes
+-- when the record is complete.
+M.CHECKPOINT_LEDGER = "build/checkpoints"
+local function ledger_path(ckpt)
+  local d = sys.realpath(ckpt:match("^(.*)/[^/]+$") or ".")
+  if not d then return nil end
+  return host.root .. "/" .. M.CHECKPOINT_LEDGER .. "/" ..
+    sys.sha256(d .. "/" .. ckpt:match("[^/]+$"))
+end
+local function ledger_note(ckpt, tag)
+  if not tag then return end -- opts.ledger == false
+  local path = ledger_path(ckpt)
+  local sum = path and sys.sha256_file(ckpt, true)
+  if not sum then return end
+  fs.mkdir_p(path:match("^(.*)/[^/]+$"))
+  pcall(fs.write_atomic, path, sum .. " " .. tag .. "\n")
+end
+local function ledger_knows(ckpt, sum)
+  local path = ledger_path(ckpt)
+  local text = path and fs.read(path, 1024)
+  return text ~= nil and sum ~= nil and text == sum .. " own\n"
+end
+local function ledger_forget(ckpt)
+  local path = ledger_path(ckpt)
+  if path then os.remove(path) end
+end
+
 -- Trains cfg from checkpoint ckpt when it holds one: the engine's metrics, the log rows,
 -- and the threads used (th: threads, now, changed, core_s and t_last, the core-seconds
 -- so far when opts.threads_now changed the count).
@@ -525,15 +563,20 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
         engine.set_threads(want)
         th.now, th.changed = want, true
       end
+      -- the periodic checkpoint of this step was written after the step before
+      local every = opts.checkpoint_every or 0
+      if every > 0 and step > 0 and step % every == 0 then ledger_note(ckpt, opts.ledger_tag) end
       if opts.on_step then return opts.on_step(step, row) end
     end,
   })
   if not tok then error(M.engine_error(metrics), 0) end
+  if metrics.interrupted or metrics.stopped then ledger_note(ckpt, opts.ledger_tag) end
   return metrics, rows, th
 end
 
 -- Trains cfg and writes its record into dir.  opts: keep_model (write DIR/model.rptf and
--- its model_sha256), threads, checkpoint_every,
+-- its model_sha256), threads, checkpoint_every, ledger (false: no entry in
+-- M.CHECKPOINT_LEDGER, for a run in a temporary folder that is never resumed),
 -- on_step(step, row) for progress, force (overwrite a finished record of another
 -- config), threads_now() (called after each step: a thread count for the rest of the
 -- run, or nil to keep it; the manifest then gives the last count and the core-seconds).
@@ -558,6 +601,9 @@ function M.run(cfg, dir, opts)
   -- with the step it resumed from, `verify` names every resumed record and `audit`
   -- draws them first
   local ckpt_sha = sys.lstat(ckpt) and sys.sha256_file(ckpt, true) or nil
+  local ckpt_known = ckpt_sha ~= nil and ledger_knows(ckpt, ckpt_sha)
+  topts.ledger_tag = opts.ledger ~= false and
+    ((ckpt_sha == nil or ckpt_known) and "own" or "adopted") or nil
   local metrics, rows, th = train(cfg, ckpt, sha, topts, t0, suite and suite.sets)
   if metrics.interrupted or metrics.stopped then return metrics end
 
@@ -590,6 +636,7 @@ function M.run(cfg, dir, opts)
     eval_tokens_per_s = metrics.eval_tokens_per_s,
     resumed_from_step = metrics.resumed_from,
     resumed_checkpoint_sha256 = (metrics.resumed_from or 0) > 0 and ckpt_sha or nil,
+    resumed_checkpoint_known = ((metrics.resumed_from or 0) > 0 or nil) and ckpt_known,
     peak_rss_bytes = host.peak_rss_bytes(),
     study_file = opts.study_file and fs.relative_to_root(opts.study_file) or nil,
     study_file_git = opts.study_file and M.file_git_status(opts.study_file) or nil,
@@ -602,6 +649,7 @@ function M.run(cfg, dir, opts)
   }))
   fs.write_atomic(dir .. "/metrics.json", metrics_text)
   os.remove(ckpt)
+  ledger_forget(ckpt)
   return metrics
 end
 
