@@ -116,20 +116,7 @@ end
 -- The training losses of a record's log.csv (by row; nil where a row has none) and the
 -- number of rows, read row by row (record/reader.lua); nil when it has no loss column.
 function M.log_losses(dir)
-  local loss, at = {}, nil
-  local cols, n = reader.each_log_row(dir, function(columns, values, row)
-    if not at then
-      for i, c in ipairs(columns) do
-        if c == "loss" then at = i end -- the last of that name, as parse_log reads it
-      end
-      at = at or false
-    end
-    if at then loss[row] = values[at] end
-  end)
-  for _, c in ipairs(cols) do
-    if c == "loss" then return loss, n end
-  end
-  return nil, n
+  return reader.log_column(dir, "loss")
 end
 
 -- The values of one run record: {diverged = bool, values = {metric -> number},
@@ -158,7 +145,10 @@ function M.read_run(dir, metrics)
     if DERIVED[name] then
       v = derived[name]
     elseif name == "clip_fraction" or name:match("^val_loss_after_%d+$") then
-      log = log or M.parse_log(fs.read(dir .. "/log.csv"))
+      if not log then
+        local data, n = reader.log_fields(dir, { "grad_norm", "step", "d_val_loss" })
+        log = { data = data, n = n }
+      end
       v = requested_value(name, log, cfg)
     elseif type(m[name]) == "number" then
       v = m[name]

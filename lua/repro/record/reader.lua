@@ -11,7 +11,7 @@
 --              is refused, saying so; an unfinished one (no metrics.json) is not a record
 --
 -- Callers warn about a refused record (M.warning gives the text) and go on without it.
--- log.csv is read row by row (M.each_log_row), never whole, so a reader's memory does not
+-- log.csv is read row by row (M.each_log_row, M.log_fields), never whole, so a reader's memory does not
 -- grow with the number of records or the length of a log.
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
@@ -118,6 +118,50 @@ function M.each_log_row(dir, fn)
   end
   f:close()
   return cols or {}, n
+end
+
+-- Some columns of dir's log.csv, each the last of its name: {name -> values by row
+-- (numbers or nil, as M.each_log_row reads them)}, a name that is no column absent, and
+-- the number of rows.  The same rows and values as M.each_log_row, without splitting the
+-- other fields of each row (the analysis reads the loss column of every record: a log
+-- holds some forty columns).
+function M.log_fields(dir, names)
+  local path = dir .. "/log.csv"
+  local st = sys.lstat(path)
+  local f = st and st.type == "file" and io.open(path, "rb")
+  if not f then return {}, 0 end
+  local pats, data, n = nil, {}, 0
+  for line in f:lines() do
+    if line ~= "" then
+      if not pats then
+        local at, i = {}, 0
+        for c in (line .. ","):gmatch("([^,]*),") do
+          i = i + 1
+          at[c] = i
+        end
+        -- field k: k - 1 fields and their commas, then the field up to the next comma
+        pats = {}
+        for _, name in ipairs(names) do
+          if at[name] then
+            pats[name] = "^" .. string.rep("[^,]*,", at[name] - 1) .. "([^,]*)"
+            data[name] = {}
+          end
+        end
+      else
+        n = n + 1
+        for name, pat in pairs(pats) do data[name][n] = M.log_number(line:match(pat)) end
+      end
+    end
+  end
+  f:close()
+  return data, n
+end
+
+-- One column of dir's log.csv (M.log_fields): its values by row and the number of rows;
+-- nil and the number of rows when there is no such column.
+function M.log_column(dir, name)
+  local data, n = M.log_fields(dir, { name })
+  return data[name], n
 end
 
 -- The columns of dir's log.csv (its first line), read alone.
