@@ -1,6 +1,7 @@
 # The embedding-normalization reproducibility suite.
 #   make            dependency step, then bin/repro
-#   make test       every C test binary and Lua test; ends with "N passed, N failed"
+#   make test       every C test binary and Lua test, TEST_JOBS at a time (default: the
+#                   cores; tests/run.sh), a line per file; ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-slurm bin/repro submit --slurm on a single-node Slurm it starts (root)
 #   make data       the verified corpora in data/ (scripts/corpora.lua)
@@ -15,6 +16,8 @@ SAN_FLAGS ?=
 BUILD ?= build
 BIN ?= bin
 SHELL := /bin/sh
+# test files run at a time by make test (tests/run.sh); empty: one per core
+TEST_JOBS ?=
 
 # Recursive (=) so pkg-config runs after the dependency step has installed it.
 PKG_CFLAGS = $(shell pkg-config --cflags lua5.4 gsl)
@@ -87,7 +90,7 @@ $(BUILD)/tests/tiny_train: tests/cross/tiny_train.c $(BUILD)/librepro.a | deps
 
 test: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train data
 	@scripts/deps.sh --test
-	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests tests/run.sh
+	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests TEST_JOBS=$(TEST_JOBS) tests/run.sh
 
 test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=-O1 \

@@ -14,6 +14,15 @@ lua_Integer repro_checkinteger(lua_State *L, int arg, const char *name);
  * base.printable are this function): out holds at least 4 * n bytes; returns its length. */
 size_t repro_printable(const char *s, size_t n, int keep_lines, char *out);
 
+#if defined(__x86_64__)
+#include <stdint.h>
+/* SHA-256 with the x86 SHA extensions (lua/sha256_x86.c): whether this CPU has them, and
+ * the compression of n 64-byte blocks into the state h with the round constants k. */
+int repro_sha256_x86_ok(void);
+void repro_sha256_x86_blocks(uint32_t h[8], const unsigned char *p, size_t n,
+                             const uint32_t k[64]);
+#endif
+
 int luaopen_pcg(lua_State *L);
 int luaopen_engine(lua_State *L);
 int luaopen_stats(lua_State *L);

@@ -1,6 +1,9 @@
 /* Module `repro.sys`: the file and process facts the record and runner code needs,
  * without a shell.
- *   sys.sha256(text)        -> 64 lowercase hex digits (FIPS 180-4)
+ *   sys.sha256(text [, "portable"])
+ *                           -> 64 lowercase hex digits (FIPS 180-4); the x86 SHA
+ *                              extensions when the CPU has them (lua/sha256_x86.c), else
+ *                              (or with "portable", for the tests) the C code below
  *   sys.sha256_file(path [, nofollow])
  *                           -> hex, or nil and a message (a regular file only; with
  *                              nofollow, not a symbolic link either)
@@ -72,6 +75,7 @@ typedef struct {
     uint64_t len; /* bytes so far */
     unsigned char block[64];
     size_t fill;
+    int portable; /* 1: the C code below even where the CPU has SHA (the tests compare) */
 } sha256_ctx;
 
 static const uint32_t K256[64] = {
@@ -123,6 +127,24 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
     h[7] += k;
 }
 
+/* n blocks of 64 bytes: the x86 SHA extensions when the CPU has them and `portable` is 0. */
+static void sha256_blocks(uint32_t h[8], const unsigned char *p, size_t n, int portable)
+{
+    if (n == 0)
+        return;
+#if defined(__x86_64__)
+    static int has_x86 = -1;
+    if (has_x86 < 0)
+        has_x86 = repro_sha256_x86_ok();
+    if (has_x86 && !portable) {
+        repro_sha256_x86_blocks(h, p, n, K256);
+        return;
+    }
+#endif
+    for (; n > 0; n--, p += 64)
+        sha256_block(h, p);
+}
+
 static void sha256_init(sha256_ctx *s)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -130,22 +152,26 @@ static void sha256_init(sha256_ctx *s)
     memcpy(s->h, h0, sizeof h0);
     s->len = 0;
     s->fill = 0;
+    s->portable = 0;
 }
 
 static void sha256_update(sha256_ctx *s, const unsigned char *p, size_t n)
 {
     s->len += n;
-    while (n > 0) {
+    if (s->fill > 0) {
         size_t take = 64 - s->fill < n ? 64 - s->fill : n;
         memcpy(s->block + s->fill, p, take);
         s->fill += take;
         p += take;
         n -= take;
-        if (s->fill == 64) {
-            sha256_block(s->h, s->block);
-            s->fill = 0;
-        }
+        if (s->fill < 64)
+            return;
+        sha256_blocks(s->h, s->block, 1, s->portable);
+        s->fill = 0;
     }
+    sha256_blocks(s->h, p, n / 64, s->portable);
+    memcpy(s->block, p + n / 64 * 64, n % 64);
+    s->fill = n % 64;
 }
 
 /* The digest as 64 lowercase hex digits and a terminating NUL. */
@@ -165,9 +191,12 @@ static int sys_sha256(lua_State *L)
 {
     size_t n;
     const char *p = luaL_checklstring(L, 1, &n);
+    static const char *const impls[] = {"best", "portable", NULL};
+    int portable = luaL_checkoption(L, 2, "best", impls) == 1;
     sha256_ctx s;
     char hex[65];
     sha256_init(&s);
+    s.portable = portable;
     sha256_update(&s, (const unsigned char *)p, n);
     sha256_final(&s, hex);
     lua_pushstring(L, hex);

@@ -313,5 +313,27 @@ for _, kind in ipairs({ "fifo", "zero" }) do
 end
 t:ok(os.time() - t0 < 60, "no read waited")
 
+-- The checksums' SHA-256: the x86 SHA extensions (lua/sha256_x86.c, where the CPU has
+-- them) and the portable code give the same digests, at every length around the block
+-- and padding boundaries, and the FIPS 180-4 examples
+local g = require("pcg").new(5, 0)
+local differ = {}
+for len = 0, 300 do
+  local bytes = {}
+  for i = 1, len do bytes[i] = string.char(g:bounded(256)) end
+  local text = table.concat(bytes)
+  if sys.sha256(text) ~= sys.sha256(text, "portable") then differ[#differ + 1] = len end
+end
+t:eq(table.concat(differ, ","), "", "sys.sha256: the CPU's path and the portable code agree")
+local long = string.rep("abcdefgh", 300000) .. "x"
+t:eq(sys.sha256(long), sys.sha256(long, "portable"), "sys.sha256: and on 2.4 MB")
+for _, impl in ipairs({ "best", "portable" }) do
+  t:eq(sys.sha256("abc", impl), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    "sys.sha256 (" .. impl .. "): FIPS 180-4 'abc'")
+  t:eq(sys.sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", impl),
+    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+    "sys.sha256 (" .. impl .. "): FIPS 180-4 two blocks")
+end
+
 check.rmtree(dir)
 t:done()

@@ -129,22 +129,9 @@ end
 
 -- The training losses of a record's log.csv (by row; nil where a row has none) and the
 -- number of rows, read row by row (record/reader.lua); nil when it has no loss column.
--- With want_sha256, the log read must have that SHA-256 (reader.each_log_row).
+-- With want_sha256, the log read must have that SHA-256 (reader.log_fields).
 function M.log_losses(dir, want_sha256)
-  local loss, at = {}, nil
-  local cols, n = reader.each_log_row(dir, function(columns, values, row)
-    if not at then
-      for i, c in ipairs(columns) do
-        if c == "loss" then at = i end -- the last of that name, as parse_log reads it
-      end
-      at = at or false
-    end
-    if at then loss[row] = values[at] end
-  end, want_sha256)
-  for _, c in ipairs(cols) do
-    if c == "loss" then return loss, n end
-  end
-  return nil, n
+  return reader.log_column(dir, "loss", want_sha256)
 end
 
 -- The values of one run record: {diverged = bool, values = {metric -> number},
@@ -175,7 +162,11 @@ function M.read_run(dir, metrics, checked)
     if DERIVED[name] then
       v = derived[name]
     elseif name == "clip_fraction" or name:match("^val_loss_after_%d+$") then
-      log = log or M.parse_log(M.verified_log(dir, kept.sha256["log.csv"]))
+      if not log then
+        local data, n = reader.log_fields(dir, { "grad_norm", "step", "d_val_loss" },
+          kept.sha256["log.csv"])
+        log = { data = data, n = n }
+      end
       v = requested_value(name, log, cfg)
     elseif type(m[name]) == "number" then
       v = m[name]

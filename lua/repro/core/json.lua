@@ -24,11 +24,23 @@ local function is_array(t)
   return n > 0 and n == #t
 end
 
-local function scalar(v, path)
+-- The path of the value being written ("$.a[2].b"), built only for an error message:
+-- keys[1..depth] are the object keys (strings) and array indices (integers) down to it.
+local function path_of(keys, depth)
+  local parts = { "$" }
+  for i = 1, depth do
+    local k = keys[i]
+    parts[#parts + 1] = type(k) == "number" and ("[" .. k .. "]") or ("." .. k)
+  end
+  return table.concat(parts)
+end
+
+local function scalar(v, keys, depth)
   local ty = type(v)
   if ty == "number" then
     if v ~= v or v == math.huge or v == -math.huge then
-      error(string.format("json: %s: cannot write the non-finite number %s", path, tostring(v)), 0)
+      error(string.format("json: %s: cannot write the non-finite number %s",
+        path_of(keys, depth), tostring(v)), 0)
     end
     return cjson.encode(v)
   elseif ty == "string" or ty == "boolean" then
@@ -36,12 +48,12 @@ local function scalar(v, path)
   elseif v == cjson.null then
     return "null"
   end
-  error(string.format("json: %s: cannot write a %s", path, ty), 0)
+  error(string.format("json: %s: cannot write a %s", path_of(keys, depth), ty), 0)
 end
 
-local function encode(v, out, indent, level, path)
+local function encode(v, out, indent, level, keys)
   if type(v) ~= "table" then
-    out[#out + 1] = scalar(v, path)
+    out[#out + 1] = scalar(v, keys, level)
     return
   end
   local pad = indent and ("\n" .. string.rep(indent, level + 1)) or ""
@@ -53,43 +65,46 @@ local function encode(v, out, indent, level, path)
     for i = 1, #v do
       if i > 1 then out[#out + 1] = flat and ", " or "," end
       if not flat then out[#out + 1] = pad end
-      encode(v[i], out, indent, level + 1, path .. "[" .. i .. "]")
+      keys[level + 1] = i
+      encode(v[i], out, indent, level + 1, keys)
     end
     if not flat and #v > 0 then out[#out + 1] = close end
     out[#out + 1] = "]"
     return
   end
-  local keys = {}
+  local names = {}
   for k in pairs(v) do
     if type(k) ~= "string" then
-      error(string.format("json: %s: object key %s is not a string", path, tostring(k)), 0)
+      error(string.format("json: %s: object key %s is not a string", path_of(keys, level),
+        tostring(k)), 0)
     end
-    keys[#keys + 1] = k
+    names[#names + 1] = k
   end
-  table.sort(keys)
+  table.sort(names)
   out[#out + 1] = "{"
-  for i, k in ipairs(keys) do
+  for i, k in ipairs(names) do
     if i > 1 then out[#out + 1] = "," end
     out[#out + 1] = pad
     out[#out + 1] = cjson.encode(k)
     out[#out + 1] = indent and ": " or ":"
-    encode(v[k], out, indent, level + 1, path .. "." .. k)
+    keys[level + 1] = k
+    encode(v[k], out, indent, level + 1, keys)
   end
-  if #keys > 0 then out[#out + 1] = close end
+  if #names > 0 then out[#out + 1] = close end
   out[#out + 1] = "}"
 end
 
 -- One line, no spaces: for stdout summaries.
 function M.encode(v)
   local out = {}
-  encode(v, out, nil, 0, "$")
+  encode(v, out, nil, 0, {})
   return table.concat(out)
 end
 
 -- Indented, one key per line, trailing newline: for files kept in git.
 function M.pretty(v)
   local out = {}
-  encode(v, out, "  ", 0, "$")
+  encode(v, out, "  ", 0, {})
   out[#out + 1] = "\n"
   return table.concat(out)
 end

@@ -11,10 +11,11 @@
 --              is refused, saying so; an unfinished one (no metrics.json) is not a record
 --
 -- Callers warn about a refused record (M.warning gives the text) and go on without it.
--- log.csv is read row by row (M.each_log_row), never whole, so a reader's memory does not
--- grow with the number of records or the length of a log; a line is bounded in length.
--- Read once: config.json, metrics.json and tasks.csv are parsed from the very bytes
--- record.verify hashed (M.read), and a streamed log.csv must hash to the sum verified.
+-- log.csv is read row by row (M.each_log_row, M.log_fields), never whole, so a reader's
+-- memory does not grow with the number of records or the length of a log; a line is
+-- bounded in length.  Read once: config.json, metrics.json and tasks.csv are parsed from
+-- the very bytes record.verify hashed (M.read), and a streamed log.csv must hash to the sum
+-- verified.
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"
@@ -150,6 +151,64 @@ function M.each_log_row(dir, fn, want_sha256)
       "not read", fs.shown(path), got:sub(1, 12), tostring(want_sha256):sub(1, 12))
   end
   return cols or {}, n
+end
+
+-- Some columns of dir's log.csv, each the last of its name: {name -> values by row
+-- (numbers or nil, as M.each_log_row reads them)}, a name that is no column absent, and
+-- the number of rows.  The same rows and values as M.each_log_row, under the same rules
+-- (sys.lines: a regular file, each line at most M.LOG_LINE_MAX_BYTES; with want_sha256 the
+-- bytes read must have that sum), without splitting the other fields of each row (the
+-- analysis reads the loss column of every record: a log holds some forty columns).
+function M.log_fields(dir, names, want_sha256)
+  local path = dir .. "/log.csv"
+  local st = sys.lstat(path)
+  local r = st and st.type == "file" and sys.lines(path, M.LOG_LINE_MAX_BYTES)
+  if not r then return {}, 0 end
+  local pats, data, n = nil, {}, 0
+  while true do
+    local line, err = r:next()
+    if not line then
+      if err then
+        r:close()
+        base.user_error("%s", base.printable(err))
+      end
+      break
+    end
+    if line ~= "" then
+      if not pats then
+        local at, i = {}, 0
+        for c in (line .. ","):gmatch("([^,]*),") do
+          i = i + 1
+          at[c] = i
+        end
+        -- field k: k - 1 fields and their commas, then the field up to the next comma
+        pats = {}
+        for _, name in ipairs(names) do
+          if at[name] then
+            pats[name] = "^" .. string.rep("[^,]*,", at[name] - 1) .. "([^,]*)"
+            data[name] = {}
+          end
+        end
+      else
+        n = n + 1
+        for name, pat in pairs(pats) do data[name][n] = M.log_number(line:match(pat)) end
+      end
+    end
+  end
+  local got = r:sha256()
+  r:close()
+  if want_sha256 and got ~= want_sha256 then
+    base.user_error("%s: changed after its record was verified (SHA-256 %s, verified %s): " ..
+      "not read", fs.shown(path), got:sub(1, 12), tostring(want_sha256):sub(1, 12))
+  end
+  return data, n
+end
+
+-- One column of dir's log.csv (M.log_fields): its values by row and the number of rows;
+-- nil and the number of rows when there is no such column.
+function M.log_column(dir, name, want_sha256)
+  local data, n = M.log_fields(dir, { name }, want_sha256)
+  return data[name], n
 end
 
 -- The columns of dir's log.csv (its first line, at most M.LOG_LINE_MAX_BYTES), read
