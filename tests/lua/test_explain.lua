@@ -57,7 +57,7 @@ has("untrained (GPT-2 init, 8 blocks)", "an untrained column names its set-up")
 has("untrained (PyTorch init, 4 blocks, tied)", "the other untrained column names its set-up")
 has("drop01 - nodrop: difference (Holm p); macro: BCa bootstrap interval",
   "the task comparison's column names what its cells are")
-t:ok(text:find("macro %- %- %- %- [%d.]+ ± [%d.]+ [%d.]+ ± [%d.]+ %-?[%d.e-]+, BCa %[") ~= nil,
+t:ok(text:find("macro %- %- %- %-[ %-]* [%d.]+ ± [%d.]+ [%d.]+ ± [%d.]+ %-?[%d.e-]+, BCa %[") ~= nil,
   "the macro cell says its interval is the BCa bootstrap's")
 has("descriptive, not the verdict's", "the task table's note says which interval decides")
 has("Holm over 1 test of the primary metric", "the family in number")
