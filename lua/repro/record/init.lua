@@ -510,8 +510,12 @@ local function ledger_note(ckpt, tag)
   local path = ledger_path(ckpt)
   local sum = path and sys.sha256_file(ckpt, true)
   if not sum then return end
-  fs.mkdir_p(path:match("^(.*)/[^/]+$"))
-  pcall(fs.write_atomic, path, sum .. " " .. tag .. "\n")
+  -- a build folder that cannot be written leaves the checkpoint unnoted (a later resume
+  -- then says so), never fails the run
+  pcall(function()
+    fs.mkdir_p(path:match("^(.*)/[^/]+$"))
+    fs.write_atomic(path, sum .. " " .. tag .. "\n")
+  end)
 end
 local function ledger_knows(ckpt, sum)
   local path = ledger_path(ckpt)
