@@ -158,9 +158,15 @@ t:ok(code == 0 and out:find("resumed      " .. pdir .. ": resumed from a checkpo
 record.run(cfg, other, {}) -- completed: its entry in build/checkpoints goes
 
 -- 3a. The audit's draw: unpredictable seed, repeatable, adopted records first ----------
+-- an entry of a checkpoint that is gone (its run folder removed unfinished) is pruned
+local host_root = require("repro.host").root
+local stale = host_root .. "/" .. record.CHECKPOINT_LEDGER .. "/" .. sys.sha256(dir .. "/gone")
+fs.mkdir_p(host_root .. "/" .. record.CHECKPOINT_LEDGER)
+check.write(stale, ("0"):rep(64) .. " own " .. dir .. "/gone/checkpoint-0.rptf\n")
 local G = write_study("gamma", "1, 2, 3, 4")
 code, out, err = check.run(repro .. " run " .. q(G) .. " --out-root " .. q(root))
 t:ok(code == 0 and err:find("4 copied", 1, true), "gamma copies seeds 1 and 2: " .. out .. err)
+t:ok(not fs.exists(stale), "the next run removed the entry of a checkpoint that is gone")
 local function audit_draw(extra)
   local c, o, e = check.run(repro .. " audit gamma --sample 1 --max-time 1e-9 --out-root " ..
     q(root) .. " " .. (extra or ""))
