@@ -1,7 +1,8 @@
 -- Issue 50 (security round 4), classes 2 to 5: results adopted from a records tree the
 -- suite did not write carry their provenance, the audit cannot be dodged, the task
--- harness checks its input at the edge, and the smaller breaks.  Each check below failed
--- on the code before the issue (73 of its 91 checks fail there).
+-- harness checks its input at the edge, and the smaller breaks.  Each break below has
+-- checks that fail on the code before the issue (73 of the 91 checks; the others are
+-- setups and controls that pass either way).
 --   2. provenance: no copy from a folder of no known study; one folder per seed
 --      (seed-01 is not seed-1: not a copy source, not in a records digest); a copy is
 --      complete (tasks.csv) and names its source's checksums; a resumed record says so
