@@ -158,7 +158,9 @@ local function retrain(c)
   local cfg = c.cfg
   cfg.threads = math.min(sys.cores(), 4)
   local tmp = fs.private_subdir("audit")
-  local ok, m = pcall(record.run, cfg, tmp, { ledger = false })
+  -- a SIGINT counted before the engine's own handler was set stops it at its next step
+  local ok, m = pcall(record.run, cfg, tmp, { ledger = false,
+    on_step = function() return proc.sigints() > 0 end })
   local first
   if ok and type(m) == "table" and (m.interrupted or m.stopped) or proc.sigints() > 0 then
     first = "interrupted"

@@ -507,7 +507,8 @@ end
 
 -- The checkpoints this suite wrote, outside the records tree: <root>/build/checkpoints/
 -- <SHA-256 of the checkpoint's absolute path>, holding the SHA-256 of the last checkpoint
--- written there (noted one step after each periodic checkpoint, and after a stop) and
+-- written there (noted one step after each periodic checkpoint, and after a stop), the
+-- path, and
 -- whether its run began from step 0 or from checkpoints all noted so ("own") or from one
 -- that was not ("adopted": what grew from a foreign checkpoint stays foreign).  A run
 -- that resumes says in its manifest whether the checkpoint it found is one of its own
@@ -515,24 +516,42 @@ end
 -- written just before a kill -9 (or before `make clean` removed build/).  The entry goes
 -- when the record is complete.
 M.CHECKPOINT_LEDGER = "build/checkpoints"
+-- The entry's path and the checkpoint's absolute path.
 local function ledger_path(ckpt)
   local d = sys.realpath(ckpt:match("^(.*)/[^/]+$") or ".")
   if not d then return nil end
-  return host.root .. "/" .. M.CHECKPOINT_LEDGER .. "/" ..
-    sys.sha256(d .. "/" .. ckpt:match("[^/]+$"))
+  local abs = d .. "/" .. ckpt:match("[^/]+$")
+  return host.root .. "/" .. M.CHECKPOINT_LEDGER .. "/" .. sys.sha256(abs), abs
+end
+-- Entries whose checkpoint is gone (a run folder removed before it finished) are
+-- removed, once per process.
+local pruned = false
+local function ledger_prune()
+  if pruned then return end
+  pruned = true
+  local dir = host.root .. "/" .. M.CHECKPOINT_LEDGER
+  for _, n in ipairs(sys.listdir(dir) or {}) do
+    local text = n:match("^%x+$") and fs.read(dir .. "/" .. n, 8192)
+    local abs = text and text:match("^%x+ %a+ (/[^\n]*)\n$")
+    if abs and not sys.lstat(abs) then os.remove(dir .. "/" .. n) end
+  end
 end
 local function ledger_note(ckpt, tag)
   if not tag then return end -- opts.ledger == false
-  local path = ledger_path(ckpt)
+  local path, abs = ledger_path(ckpt)
   local sum = path and sys.sha256_file(ckpt, true)
   if not sum then return end
-  fs.mkdir_p(path:match("^(.*)/[^/]+$"))
-  pcall(fs.write_atomic, path, sum .. " " .. tag .. "\n")
+  -- a build folder that cannot be written leaves the checkpoint unnoted (a later resume
+  -- then says so), never fails the run
+  pcall(function()
+    fs.mkdir_p(path:match("^(.*)/[^/]+$"))
+    fs.write_atomic(path, sum .. " " .. tag .. " " .. abs .. "\n")
+  end)
 end
 local function ledger_knows(ckpt, sum)
   local path = ledger_path(ckpt)
   local text = path and fs.read(path, 1024)
-  return text ~= nil and sum ~= nil and text == sum .. " own\n"
+  return text ~= nil and sum ~= nil and text:match("^(%x+) own ") == sum
 end
 local function ledger_forget(ckpt)
   local path = ledger_path(ckpt)
@@ -600,6 +619,7 @@ function M.run(cfg, dir, opts)
   -- records tree from elsewhere can hold one): its SHA-256 goes into the manifest
   -- with the step it resumed from, `verify` names every resumed record and `audit`
   -- draws them first
+  if opts.ledger ~= false then pcall(ledger_prune) end
   local ckpt_sha = sys.lstat(ckpt) and sys.sha256_file(ckpt, true) or nil
   local ckpt_known = ckpt_sha ~= nil and ledger_knows(ckpt, ckpt_sha)
   topts.ledger_tag = opts.ledger ~= false and
