@@ -168,14 +168,20 @@ M.DECISION_RULE = "The Holm family is the pre-registered primary metric's compar
 
 local INTERVAL_NAME = { t = "t", signflip = "exact sign-flip" }
 
+-- A family's size in words, agreeing in number: "1 test", "the 3 tests".
+function M.tests_words(n)
+  return n == 1 and "1 test" or string.format("the %d tests", n)
+end
+
 -- The current rule's decision for a family comparison c on the primary metric
 -- (reasons.decide, the one place it is made): verdict, sentence, and the reason in a few
 -- words (the terminal's verdict table prints it).
 function M.verdict(c, an)
   local level = string.format("%g %%", 100 * (1 - an.alpha))
   local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
-    "alpha %s, %s test, Holm over the %d tests of the primary metric)", an.better,
-    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip", an.m)
+    "alpha %s, %s test, Holm over %s of the primary metric)", an.better,
+    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip",
+    M.tests_words(an.m))
   local why = reasons.decide(c, an)
   if why.code == "no_pairs" then
     local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
@@ -202,8 +208,9 @@ end
 -- better: effect a (e.a[1] vs e.a[2]) is the more favourable of the two.
 function M.interaction_verdict(e, an)
   local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
-    "alpha %s, %s test, Holm over the %d tests of the primary metric)", an.better,
-    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip", an.m)
+    "alpha %s, %s test, Holm over %s of the primary metric)", an.better,
+    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip",
+    M.tests_words(an.m))
   local function side_text(side)
     if type(side[1]) == "table" then
       return string.format("the mean of %d paired differences", #side)
@@ -385,9 +392,9 @@ local function describe_family(an_out, an, test, level, n_family, n_rule1, secon
   end
   for _, m in ipairs(secondary) do exploratory_metrics[#exploratory_metrics + 1] = m end
   an_out.exploratory_metrics = arr(exploratory_metrics)
-  an_out.family = string.format("Holm over the %d tests of the primary metric %s: %d " ..
+  an_out.family = string.format("Holm over %s of the primary metric %s: %d " ..
     "comparison%s (%s)%s; p from the %s; first-step level alpha / m = %s. Exploratory " ..
-    "(unadjusted p, no verdict): %s", n_family, an.primary, #an.comparisons,
+    "(unadjusted p, no verdict): %s", M.tests_words(n_family), an.primary, #an.comparisons,
     #an.comparisons == 1 and "" or "s", table.concat(labels, ", ", 1, #an.comparisons),
     #an.interactions > 0 and string.format(" and %d interaction%s (%s)", #an.interactions,
       #an.interactions == 1 and "" or "s",
@@ -400,9 +407,10 @@ local function describe_family(an_out, an, test, level, n_family, n_rule1, secon
       "comparisons = {}, a descriptive study): no family, no verdicts"
   end
   if n_rule1 == 0 then return end
-  an_out.family_rule1 = string.format("Holm over the %d tests of this study: %d comparison%s " ..
+  an_out.family_rule1 = string.format("Holm over %s of this study: %d comparison%s " ..
     "and %d interaction%s, each on %d metric%s (%s); p from the paired t-test, the exact " ..
-    "sign-flip p where t is undefined, 1 where neither is defined", n_rule1, #an.comparisons,
+    "sign-flip p where t is undefined, 1 where neither is defined", M.tests_words(n_rule1),
+    #an.comparisons,
     #an.comparisons == 1 and "" or "s", #an.interactions, #an.interactions == 1 and "" or "s",
     #an.metrics, #an.metrics == 1 and "" or "s", table.concat(an.metrics, ", "))
 end
