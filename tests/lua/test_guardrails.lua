@@ -63,10 +63,14 @@ t:ok(fs.read(dir .. "/committed/prelim/summary.json") == fs.read("experiments/pr
 t:ok(fs.read(dir .. "/committed/prelim/manifest.json") == fs.read("experiments/prelim/manifest.json"),
   "and its study manifest too")
 -- a re-analysis that changes the summary (here: a stale one) keeps the training facts
+-- (written only with --update: a summary that would change is never rewritten silently)
 fs.write_atomic(dir .. "/committed/prelim/summary.json", "{}\n")
-code, _, err = check.run(repro .. " analyze lua/experiments/prelim.lua --out-root " .. dir ..
+code = check.run(repro .. " analyze lua/experiments/prelim.lua --out-root " .. dir ..
   "/committed")
-t:eq(code, 0, "analyze prelim over a stale summary: " .. err)
+t:eq(code, 3, "analyze prelim over a stale summary without --update: refused, exit 3")
+code, _, err = check.run(repro .. " analyze lua/experiments/prelim.lua --out-root " .. dir ..
+  "/committed --update")
+t:eq(code, 0, "analyze prelim over a stale summary with --update: " .. err)
 local old_m = json.decode(fs.read("experiments/prelim/manifest.json"))
 local new_m = json.decode(fs.read(dir .. "/committed/prelim/manifest.json") or "{}")
 t:ok(new_m.wall_s == old_m.wall_s and new_m.jobs == old_m.jobs and
