@@ -464,8 +464,14 @@ end
 -- check (analysis/robust.lua).
 local function refit_family(ctx, an_out, seeds)
   local an = ctx.an
+  local an2 = { metrics = { an.primary } }
+  if #seeds <= stats.SIGNFLIP_EXACT_MAX then
+    -- no verdict reads a bootstrap interval, and the sign flip is exact at these n (its
+    -- Monte Carlo draws, above, share `resamples`): the fewest resamples do
+    an2.bootstrap, an2.resamples = "monte-carlo", stats.MIN_RESAMPLES
+  end
   local ctx2 = { s = setmetatable({ seeds = seeds }, { __index = ctx.s }), runs = ctx.runs,
-    an = setmetatable({ metrics = { an.primary } }, { __index = an }), test = ctx.test,
+    an = setmetatable(an2, { __index = an }), test = ctx.test,
     level = ctx.level, by_key = ctx.by_key, note = function() end }
   local fam = { family = {} }
   compare.compare_all(ctx2, fam)
