@@ -33,6 +33,7 @@ static void af_clear(af_file *a)
     a->fd = -1;
     a->name = NULL;
     a->tmp = NULL;
+    a->pid = (long)getpid();
 }
 
 int af_open(af_file *a, const char *path)
@@ -146,7 +147,7 @@ void af_abort(af_file *a)
 {
     if (a->fd >= 0)
         close(a->fd);
-    if (a->tmp && a->dirfd >= 0)
+    if (a->tmp && a->dirfd >= 0 && a->pid == (long)getpid())
         unlinkat(a->dirfd, a->tmp, 0);
     if (a->dirfd >= 0)
         close(a->dirfd);

@@ -21,6 +21,7 @@ typedef struct {
     int fd;     /* the temporary file, or -1 once closed */
     char *name; /* PATH's last component */
     char *tmp;  /* the temporary file's name in the folder */
+    long pid;   /* the process that created it: only it removes it (a forked child never) */
 } af_file;
 
 /* Opens a new temporary file for path; 0, or -1 with errno set (ELOOP: the folder is a

@@ -728,6 +728,7 @@ static int sys_atomic(lua_State *L)
     af_file *a = lua_newuserdatauv(L, sizeof *a, 1);
     a->dirfd = a->fd = -1;
     a->name = a->tmp = NULL;
+    a->pid = 0;
     luaL_setmetatable(L, ATOMIC_MT);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
@@ -754,7 +755,7 @@ static int sys_overwrite(lua_State *L)
         lua_pushfstring(L, "cannot write %s: not a regular file", path);
         return 2;
     }
-    af_file a = {.dirfd = -1, .fd = fd, .name = NULL, .tmp = NULL};
+    af_file a = {.dirfd = -1, .fd = fd, .name = NULL, .tmp = NULL, .pid = 0};
     int bad = ftruncate(fd, 0) != 0 || af_write(&a, text, n) != 0;
     int e = errno;
     if (close(fd) != 0 && !bad) {
