@@ -44,7 +44,7 @@ test_fuzz.lua 15"
 
 work=$(mktemp -d)
 cleanup() {
-    for f in "$work"/*.pid; do
+    for f in "$work"/*.job "$work"/*.pid; do
         [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
     done
     rm -rf "$work"
@@ -101,6 +101,7 @@ start() {
         echo "$rc $t0 $t1" >"$work/$1.status"
         echo "$1" >&3
     ) &
+    echo $! >"$work/$1.job"
 }
 
 passed=0
@@ -112,7 +113,7 @@ suite_t0=$(now_ns)
 finish() {
     local j name rc t0 t1 log line p f skip what wall cpu
     read -r j <&3
-    rm -f "$work/$j.pid"
+    rm -f "$work/$j.pid" "$work/$j.job"
     name=$(cat "$work/$j.name")
     read -r rc t0 t1 <"$work/$j.status"
     log=$work/$j.log
