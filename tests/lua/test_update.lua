@@ -53,7 +53,9 @@ t:eq(fs.read(summary_path), first, "an identical summary is no change")
 t:ok(not err:find("would change", 1, true), "and nothing is said about a change")
 
 -- analyze of a summary on disk that differs (an older library's verdict): refused
-local edited = first:gsub('"verdict": "(%a+)"', '"verdict": "worse"', 1)
+-- (the verdict of summary.verdicts, the decision's: a robust companion's leave-one-seed-out
+-- verdicts come earlier in the file)
+local edited = first:gsub('("verdicts": %[%s*{[^}]-"verdict": )"%a+"', '%1"worse"', 1)
 t:ok(edited ~= first, "the summary edited as an older library would have written it")
 fs.write_atomic(summary_path, edited)
 code, out, err = cmd("analyze")
@@ -138,6 +140,26 @@ lines = table.concat(changes.describe(third, text(n3), { old_manifest =
 t:ok(lines:find("the library's analysis changed since the summary was written (by commit " ..
   "abcdef012345; this checkout: 99999999aaaa)", 1, true), "the library, by commit: " .. lines)
 t:ok(lines:find("definitions: 1 value change", 1, true), "the field that changes: " .. lines)
+
+
+-- run-one (GNU parallel's path) and a Slurm submission never drop or rewrite a summary:
+-- run-one of a run that was removed trains it and leaves summary.json's bytes; the
+-- submission's analysis job takes --update only when the submission says it
+do
+  local before = fs.read(summary_path)
+  t:ok(before ~= nil, "a summary on disk before run-one")
+  check.rmtree(out_root .. "/zz_update/drop01/seed-1")
+  local c2, _, e2 = cmd("run-one", "--only variant=drop01,seed=1")
+  t:eq(c2, 0, "run-one retrains the removed run: " .. e2)
+  t:eq(fs.read(summary_path), before, "run-one keeps summary.json's bytes")
+  check.rmtree(out_root .. "/zz_update/drop01/seed-2") -- a run for the job array
+  local c3, o3 = cmd("submit --slurm", "--dry-run")
+  t:ok(c3 == 0 and o3:find("repro analyze", 1, true) and not o3:find("--update", 1, true),
+    "a submission's analysis job without --update: " .. o3:sub(-600))
+  local c4, o4 = cmd("submit --slurm", "--dry-run --update")
+  t:ok(c4 == 0 and o4:find("repro analyze [^\n]*%-%-update"), "with --update, its analysis " ..
+    "job writes a changed summary: " .. o4:sub(-600))
+end
 
 check.rmtree(tmp)
 t:done()

@@ -319,8 +319,9 @@ local function copy_one(r, dir, out_root, who)
     return 75
   end
   if record.status(r.dir, r.cfg) ~= "done" then
-    os.remove(dir .. "/summary.json")
-    os.remove(dir .. "/manifest.json")
+    -- the study's summary.json and manifest.json stay (issue 54): a summary is rewritten
+    -- only by `analyze --update`, and one whose records digest no longer matches its
+    -- records is refused by the report until then
     runplan.copy_record(r, out_root)
   end
   put(string.format("%s: done (copied from %s)  %s", who, shown(r.source),
@@ -338,9 +339,7 @@ local function train_one(o, s, r, dir, who)
     keep_model = s.keep_model or o.keep_model,
     on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
     prepare = function()
-      -- An earlier summary would describe other records (as in `bin/repro run`).
-      os.remove(dir .. "/summary.json")
-      os.remove(dir .. "/manifest.json")
+      -- An earlier summary stays, as in `bin/repro run` (see copy_one)
       if r.action == "rerun" then runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
       if r.action == "resume" then say("%s: resuming from its checkpoint", who) end
     end,

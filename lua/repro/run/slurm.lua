@@ -54,7 +54,7 @@ local user_error = base.user_error
 
 local USAGE = "bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] [--mem M] " ..
   "[--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
-  "[--set key=value,...] [--out-root DIR] [--dry-run]"
+  "[--set key=value,...] [--out-root DIR] [--update] [--dry-run]"
 
 -- Slurm's time formats (sbatch --time): minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM,
 -- D-HH:MM:SS.  Returns seconds, or nil.
@@ -232,6 +232,9 @@ function M.analysis_script(p)
     argv[#argv + 1] = table.concat(o.set_raw, ",")
   end
   if o.allow_large then argv[#argv + 1] = "--allow-large" end
+  -- a summary that would change is written only when the submission said so (issue 54):
+  -- without --update the analysis job lists what would change and exits 3
+  if o.update then argv[#argv + 1] = "--update" end
   L[#L + 1] = "exec " .. plan.command_line(argv)
   return table.concat(L, "\n") .. "\n"
 end
@@ -245,7 +248,8 @@ end
 local function parse_args(args)
   local o = plan.parse(args, "repro submit", { threads = true, ["--slurm"] = "flag",
     ["--partition"] = "value", ["--time"] = "value", ["--max-parallel"] = "value",
-    ["--account"] = "value", ["--dry-run"] = "flag", ["--mem"] = "value" }, USAGE)
+    ["--account"] = "value", ["--dry-run"] = "flag", ["--mem"] = "value",
+    ["--update"] = "flag" }, USAGE)
   if not o.slurm then user_error("repro submit: name the executor: --slurm\nusage: %s", USAGE) end
   check_name(o, "partition", "--partition")
   check_name(o, "account", "--account")
