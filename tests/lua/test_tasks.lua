@@ -281,6 +281,41 @@ do
     d.kept_share < 0.9, "order: the 3-shot kept share, as the model's scoring counts it")
 end
 
+-- 4b. The v2 suite (core2) on the second corpus: each task built or skipped with its
+-- reason; in the paired tasks each string is the answer as often as the distractor; the
+-- in-context task recall is at chance for every control, the n-gram ladder included.
+local v2 = {}
+for _, task in ipairs(tasks.suite("core2")) do
+  v2[task] = tasks.build(corpus, task, { version = tasks.suite_version("core2") })
+  t:ok(v2[task].skipped or fs.exists(v2[task].file), "core2: " .. task .. " built or skipped")
+end
+t:ok(tasks.generator_path("agreement", 2):find("agreement%-v2%.lua$") and
+  tasks.generator_path("order", 2):find("/order%.lua$"), "a v2 generator where there is one")
+for _, task in ipairs({ "recall", "capital", "agreement" }) do
+  if not v2[task].skipped then
+    local bal, n = {}, 0
+    for _, f in ipairs({ v2[task].file, v2[task].pool_file }) do
+      for _, it in ipairs(items.read(f)) do
+        for j, ch in ipairs(it.choices) do
+          bal[ch] = (bal[ch] or 0) + (j - 1 == it.answer and 1 or -1)
+        end
+        n = n + 1
+      end
+    end
+    local off = 0
+    for _, d in pairs(bal) do if d ~= 0 then off = off + 1 end end
+    t:ok(n > 0 and (task ~= "recall" or off == 0),
+      string.format("core2 %s: %d items, %d strings unbalanced", task, n, off))
+  end
+end
+local ctl2 = tasks.controls(corpus, "core2", { setups = setups, tasks = { "recall" } })
+local rc = ctl2.tasks.recall
+t:ok(rc.untrained.tiny.within and rc.untrained.tiny_torch.within,
+  "recall: the untrained models at chance")
+local inside = 0
+for _, g in ipairs(rc.ngram) do if g.within then inside = inside + 1 end end
+t:eq(inside, #tasks.NGRAM_LADDER, "recall: every n-gram of the ladder inside the guessing interval")
+
 -- 5. Permuting the choices changes no correctness; 1 and 2 threads give the same bits.
 local loaded = tasks.load(corpus, "core", { shots = { 0 } })
 local perm_sets = {}
