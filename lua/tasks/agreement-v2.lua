@@ -1,19 +1,15 @@
--- Task `agreement`, version 2 (BLiMP's idea): minimal pairs of a pronoun's verb form,
--- "thou art" vs "thou are".  The pairs are mined from the training split's counts only
--- (repro.train_counts): for each pronoun and verb family, the form the corpus uses
+-- Task `agreement`, version 2 (BLiMP's design): minimal pairs of a pronoun's verb form,
+-- "thou art" vs "thou are".  The pairs of forms are mined from the training split's counts
+-- only (repro.train_counts): for each pronoun and verb family, the form the corpus uses
 -- after it (at least MIN_COUNT times, at least DOMINANCE of the family's uses after it)
 -- against the family's other forms that the corpus uses after it at most RARE times as
--- often (a substring count also finds " he are " across a clause; any length:
--- version 1 kept the same length only, which left 90 items on Tiny Shakespeare, 69 of
--- them am/is; the pair balance below is what keeps a scorer's taste for one form's
--- letters from answering; each occurrence's wrong form is the one whose pair lacks
--- items of its side most, so fewer are dropped).  Version 2 also has more verb families (the modals' -st
--- forms, -est/-s/-eth present forms).  Items are the held-out occurrences of "<pronoun> <its form>": the context is the
--- text up to and including the pronoun and its space.  For each pair of forms, as many
--- items whose answer is the one as items whose answer is the other (the rest dropped),
--- so a model's mere preference for one form's letters cancels (the untrained control).
--- Chance 1/2.
-local CONTEXT_BYTES, MIN_COUNT, DOMINANCE, RARE = 200, 3, 0.8, 0.02
+-- often (a substring count also finds " he are " across a clause).  Forms of any length
+-- (version 1 kept the same length only, which left 90 items on Tiny Shakespeare, 69 of
+-- them am/is) and more verb families (the modals' -st forms, -est/-s/-eth present forms).
+-- Items come in minimal pairs from the held-out occurrences of "<pronoun> <its form>"
+-- (below): the context is the text up to and including the pronoun and its space, and
+-- the counterpart differs only in the pronoun.  Chance 1/2.
+local CONTEXT_BYTES, MIN_COUNT, DOMINANCE, RARE, MAX_PAIRS = 200, 3, 0.8, 0.02, 275
 local PRONOUNS = { "I", "thou", "he", "she", "it", "we", "you", "ye", "they", "this", "these",
   "those" }
 local FAMILIES = {
@@ -91,45 +87,81 @@ for _, p in ipairs(PRONOUNS) do
   end
 end
 
-local by_pair, pairs_seen = {}, {}
+-- takes[w] = the pronouns whose own form of w's family is w: the pronouns a counterpart
+-- of an item whose wrong form is w can take
+local takes = {}
+for _, p in ipairs(PRONOUNS) do
+  for form in pairs(wrong[p] or {}) do
+    takes[form] = takes[form] or {}
+    takes[form][#takes[form] + 1] = p
+  end
+end
+local function cased(p, like)
+  if p == "I" or like == like:lower() then return p end
+  return p:sub(1, 1):upper() .. p:sub(2)
+end
+
+-- Minimal pairs (BLiMP's design): each held-out occurrence "<pronoun> <form>" gives two
+-- items with the same context but for the pronoun: the occurrence (answer its form, the
+-- distractor a form of its family it never takes) and its counterpart, the context with
+-- the pronoun replaced by one that takes that distractor and never the form (answer the
+-- distractor, distractor the form).  Every pair of forms is balanced by construction, so
+-- a model's mere preference for one form's letters cancels, and nothing in the context but
+-- the pronoun tells the forms apart.  (Version 2 as first built balanced the occurrences of
+-- each pair against each other and kept 172 of 580 on Tiny Shakespeare.)
 -- every word followed by a space and a lowercase word (version 1's pattern consumed both
 -- words, so a pronoun right after a matched pair, "that he knows", was never seen)
+local pairs_found = {}
 for pos, pr in text:gmatch("()%f[%a](%a+)") do
   local v = text:match("^ (%l+)%f[^%a]", pos + #pr)
   local p = pr == "I" and "I" or pr:lower()
   local alts = v and wrong[p] and wrong[p][v]
-  if alts and
-      (pr == p or pr == p:sub(1, 1):upper() .. p:sub(2)) then
-    -- the wrong form whose pair most lacks items answered by v (the balance below keeps
-    -- min of the two sides), ties by a draw
-    local best_d, ties = nil, {}
-    for _, alt in ipairs(alts) do
-      local k = v < alt and v .. "/" .. alt or alt .. "/" .. v
-      local bp = by_pair[k] or {}
-      local d = #(bp[alt] or {}) - #(bp[v] or {})
-      if not best_d or d > best_d then best_d, ties = d, { alt }
-      elseif d == best_d then ties[#ties + 1] = alt end
+  if alts and (pr == p or pr == p:sub(1, 1):upper() .. p:sub(2)) then
+    -- the wrong forms some other pronoun takes while never taking v
+    local usable = {}
+    for _, w in ipairs(alts) do
+      local qs = {}
+      for _, q in ipairs(takes[w] or {}) do
+        local qw = wrong[q][w]
+        for _, x in ipairs(qw) do
+          if x == v then qs[#qs + 1] = q break end
+        end
+      end
+      if #qs > 0 then usable[#usable + 1] = { w = w, qs = qs } end
     end
-    local pick = ties[repro.draws(1, #ties)[1] + 1]
-    local key = v < pick and v .. "/" .. pick or pick .. "/" .. v
-    if not by_pair[key] then
-      by_pair[key] = {}
-      pairs_seen[#pairs_seen + 1] = key
+    if #usable > 0 then
+      local u = usable[repro.draws(1, #usable)[1] + 1]
+      local q = u.qs[repro.draws(1, #u.qs)[1] + 1]
+      local ctx = tail(text:sub(1, pos + #pr))
+      -- the pronoun is the context's last word but its space
+      local counter = ctx:sub(1, #ctx - #pr - 1) .. cased(q, pr) .. " "
+      pairs_found[#pairs_found + 1] = {
+        { context = ctx, answer = v, distractors = { u.w } },
+        { context = counter, answer = u.w, distractors = { v } } }
     end
-    local side = by_pair[key][v] or {}
-    by_pair[key][v] = side
-    side[#side + 1] = { context = tail(text:sub(1, pos + #pr)), answer = v,
-      distractors = { pick } }
   end
 end
-table.sort(pairs_seen)
+-- at most MAX_PAIRS pairs, drawn without replacement, kept in text order: 550 items, the
+-- host's 50 demonstrations and 500 test items (repro.tasks MAX_POOL, MAX_ITEMS), so
+-- no item is dropped; the pool's draw takes one item of some pairs, so the test items'
+-- balance per pair of forms is nearly, not exactly, even (tasks show counts it)
+local keep = {}
+if #pairs_found > MAX_PAIRS then
+  local idx = {}
+  for i = 1, #pairs_found do idx[i] = i end
+  for i = 1, MAX_PAIRS do
+    local j = i + repro.draws(1, #idx - i + 1)[1]
+    idx[i], idx[j] = idx[j], idx[i]
+    keep[idx[i]] = true
+  end
+else
+  for i = 1, #pairs_found do keep[i] = true end
+end
 local items = {}
-for _, key in ipairs(pairs_seen) do
-  local a, b = key:match("^(.-)/(.*)$")
-  local sa, sb = by_pair[key][a] or {}, by_pair[key][b] or {}
-  for i = 1, math.min(#sa, #sb) do
-    items[#items + 1] = sa[i]
-    items[#items + 1] = sb[i]
+for i, pr in ipairs(pairs_found) do
+  if keep[i] then
+    items[#items + 1] = pr[1]
+    items[#items + 1] = pr[2]
   end
 end
 return { items = items }

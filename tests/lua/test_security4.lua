@@ -408,14 +408,15 @@ local function counts_gen(list_src)
       return p
     end)() })
 end
-local ok1, e1 = counts_gen("{} for i = 1, " .. (tasks.TRAIN_COUNTS_MAX or 512) + 1 .. " do l[i] = 'the' end")
-t:ok(not ok1 and tostring(type(e1) == "table" and e1.message or e1):find("more than the 512", 1, true),
-  "more than 512 strings counted is refused: " .. tostring(type(e1) == "table" and e1.message or e1))
+t:ok(tasks.TRAIN_COUNTS_MAX == 1024, "the bound is 1,024 strings: " .. tostring(tasks.TRAIN_COUNTS_MAX))
+local ok1, e1 = counts_gen("{} for i = 1, 1025 do l[i] = 'the' end")
+t:ok(not ok1 and tostring(type(e1) == "table" and e1.message or e1):find("more than the 1024", 1, true),
+  "more than 1,024 strings counted is refused: " .. tostring(type(e1) == "table" and e1.message or e1))
 local ok2, e2 = counts_gen("{ ('a'):rep(25) }")
 t:ok(not ok2 and tostring(type(e2) == "table" and e2.message or e2):find("25 bytes, more than the 24", 1, true),
   "a counted string of 25 bytes is refused: " .. tostring(type(e2) == "table" and e2.message or e2))
-local ok3, r3 = counts_gen("{} for i = 1, 512 do l[i] = ('e'):rep(24) end")
-t:ok(ok3 and r3.skipped == "512", "512 strings of 24 bytes are counted: " .. tostring(ok3 and r3.skipped or r3))
+local ok3, r3 = counts_gen("{} for i = 1, 1024 do l[i] = ('e'):rep(24) end")
+t:ok(ok3 and r3.skipped == "1024", "1,024 strings of 24 bytes are counted: " .. tostring(ok3 and r3.skipped or r3))
 
 -- the paper's agreement note counts only against the task file the records name
 local notes = require("repro.core.extension").load("paper/lib/tex_task_notes.lua", "test")

@@ -62,7 +62,7 @@ M.SHOTS = { 0, 3 }
 M.DICTIONARY = "/usr/share/dict/american-english"
 -- repro.train_counts' bound (the header): strings per generator run, bytes per string.
 -- The agreement task asks for 391 strings of at most 12 bytes.
-M.TRAIN_COUNTS_MAX = 512
+M.TRAIN_COUNTS_MAX = 1024
 M.TRAIN_COUNT_BYTES = 24
 -- A suite lists its tasks; its `version` (default 1) names the task files it reads
 -- (<task>-v<version>.jsonl) and the generators that build them (lua/tasks/<task>-v<version>.lua
