@@ -3,8 +3,8 @@
 -- `bin/repro tasks new` writes a working template and the suite file, `tasks build` and
 -- `tasks controls` use them, a tiny study names the suite and runs, and no file of the
 -- project changes.  A missing task file for the study's corpus is refused by run
--- --dry-run with the build command for that corpus.  (Scoring a kept model with `eval
--- --tasks` is the workflow branch's.)
+-- --dry-run with the build command for that corpus.  The study keeps its models, and `eval
+-- RUN --tasks mine` scores one again on the user's suite, as the run did.
 local check = require "repro.core.check"
 check.data_anywhere() -- its corpus is a temporary file outside data/
 local fs = require "repro.core.fs"
@@ -67,6 +67,7 @@ return {
     warmup = 2, data = %q, tasks = "mine" },
   variants = { { name = "none" }, { name = "layernorm", embed_norm = "layernorm" } },
   seeds = { 1, 2 },
+  keep_model = true,
   analysis = { baseline = "none", metrics = { "task_macro_acc_0shot", "task_mytask_0shot_acc",
       "val_loss" }, primary = "task_macro_acc_0shot", better = "higher", min_effect = 0.02,
     alpha = 0.05, correction = "holm", resamples = 1000, test = "t",
@@ -84,6 +85,17 @@ local man = json.decode(fs.read(dir .. "/exp/zz_mine/none/seed-1/manifest.json")
 local named = false
 for f in pairs(man.task_files or {}) do named = named or f:find("mytask%-v1%.jsonl$") ~= nil end
 t:ok(named, "the run's manifest names the user's task file with its SHA-256")
+-- the kept model scored again on the user's suite, from outside the library
+local run1 = dir .. "/exp/zz_mine/layernorm/seed-1"
+t:ok(fs.exists(run1 .. "/model.rptf"), "the study kept its models (keep_model = true)")
+code, out, err = check.run(repro .. " eval " .. run1 .. " --tasks mine --json")
+local ev = code == 0 and json.decode(out) or {}
+local m1 = json.decode(fs.read(run1 .. "/metrics.json") or "{}")
+t:ok(ev.agrees == true and type(ev.metrics) == "table" and
+  ev.metrics.task_mytask_0shot_acc == m1.task_mytask_0shot_acc and
+  m1.task_mytask_0shot_acc ~= nil, "eval --tasks mine scores the kept model as the run did: " ..
+  tostring(ev.metrics and ev.metrics.task_mytask_0shot_acc) .. " vs " ..
+  tostring(m1.task_mytask_0shot_acc) .. " " .. err)
 t:eq(status_of_project(), before, "no file of the project changed")
 
 -- the study on a corpus without the task files: refused by the dry run, with the command

@@ -200,12 +200,14 @@ function M.eval_main(args)
   if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, EVAL_USAGE) end
   if o.tasks then
     if o.split then user_error("%s: give one of --split and --tasks", who) end
-    if not tasks.SUITES[o.tasks] then
+    -- the library's suites and a user's own (<tasks root>/_suites/<name>.lua)
+    if not tasks.find_suite(o.tasks) then
       local known = {}
       for name in pairs(tasks.SUITES) do known[#known + 1] = name end
       table.sort(known)
-      user_error("%s: --tasks %s: no such task suite (the suites: %s)", who,
-        base.printable(o.tasks), table.concat(known, ", "))
+      user_error("%s: --tasks %s: no such task suite (the library's: %s; a suite of your " ..
+        "own is %s/%s/<name>.lua)", who, base.printable(o.tasks), table.concat(known, ", "),
+        fs.shown(tasks.root()), tasks.USER_SUITES)
     end
   end
   local kind = o.tasks and "tasks" or (o.split or "val")
