@@ -518,4 +518,24 @@ do
   t:raises(function() stats.ols({ { 1, 2 }, { 1 } }, { 1, 2 }) end, "x[2]: a row of 2",
     "ols: a short row refused, named")
 end
+-- stats.ols against statsmodels OLS on H1a-like designs (tests/vectors/ols_ref.json,
+-- tests/reference/ols_ref.py): coefficients, standard errors, residual sd, intervals.
+do
+  local oref = read_json("tests/vectors/ols_ref.json")
+  local function rel(a, b) return math.abs(a - b) <= 1e-9 * math.max(1, math.abs(b)) end
+  for ci, c in ipairs(oref.cases) do
+    local o = stats.ols(c.x, c.y, { alpha = c.alpha })
+    local ok, worst = o.df == c.df and rel(o.resid_sd, c.resid_sd), ""
+    for j = 1, #c.coef do
+      for _, pair in ipairs({ { o.coef[j], c.coef[j] }, { o.se[j], c.se[j] },
+          { o.ci[j][1], c.ci[j][1] }, { o.ci[j][2], c.ci[j][2] } }) do
+        if not rel(pair[1], pair[2]) then
+          ok, worst = false, string.format(" coefficient %d: %.17g vs %.17g", j, pair[1], pair[2])
+        end
+      end
+    end
+    t:ok(ok, string.format("ols = statsmodels OLS, case %d (%d rows, %d columns, alpha %g)%s",
+      ci, #c.y, #c.coef, c.alpha, worst))
+  end
+end
 t:done()
