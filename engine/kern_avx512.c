@@ -47,9 +47,15 @@ static inline __mmask16 col_mask(int nr, int v)
                     _mm512_fmadd_ps(a, b[v], acc[i][v]);                                     \
             }                                                                                \
         }                                                                                    \
-        _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) if (i < mr)                    \
-            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                             \
-                _mm512_mask_storeu_ps(C + (size_t)i * ldc + 16 * v, mk[v], acc[i][v]);       \
+        if (nr >= 16 * NV) { /* plain stores: a masked one is not forwarded to later loads */ \
+            _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) if (i < mr)                \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                         \
+                    _mm512_storeu_ps(C + (size_t)i * ldc + 16 * v, acc[i][v]);               \
+        } else {                                                                             \
+            _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) if (i < mr)                \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                         \
+                    _mm512_mask_storeu_ps(C + (size_t)i * ldc + 16 * v, mk[v], acc[i][v]);   \
+        }                                                                                    \
     }
 
 MICRO512(micro_8x32, 8, 2)
