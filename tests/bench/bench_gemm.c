@@ -1,12 +1,13 @@
-/* GEMM and attention microbenchmark (a benchmark: it prints, it asserts nothing): GFLOP/s
- * of the default model's products (8 x 128, T = 128, B = 16: N = 2048 tokens) on one
- * thread (or threads=N), forward, input gradient and weight gradient shapes, and one
- * attention forward + backward, beside the path's FMA peak measured in the same run.
+/* GEMM and attention microbenchmark (make bench-gemm; a benchmark: it prints, it asserts
+ * nothing): GFLOP/s of the default model's products (8 x 128, 8 heads, T = 128, B = 16:
+ * N = 2048 tokens; C= another width) on one thread (or threads=N), forward, input-gradient
+ * and weight-gradient shapes, and one layer's attention forward + backward, beside the
+ * path's FMA peak measured in the same run.
  *   build/bench/bench_gemm [threads=1] [reps=7] [C=128] [path=avx512] [attn]
- * (attn: attention only).
- * Each figure is the median of `reps` timings, in CPU time on one thread (so that another
- * tenant of a shared machine changes it less), wall time on more.  For kernel A/B during development: build
- * it against two builds' librepro.a and run them interleaved. */
+ * (attn: attention only).  Each figure is the median of `reps` timings, in CPU time on one
+ * thread (another tenant of a shared machine changes it less than wall time), wall time
+ * on more.  For kernel A/B: build it against two trees' librepro.a and run them
+ * interleaved. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -79,8 +80,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (threads < 1 || reps < 1 || reps > 99 || C < 16 || C % 16) {
-        fprintf(stderr, "bench_gemm: threads >= 1, 1 <= reps <= 99, C a multiple of 16\n");
+    if (threads < 1 || reps < 1 || reps > 99 || C < 128 || C % 128) {
+        fprintf(stderr, "bench_gemm: threads >= 1, 1 <= reps <= 99, C a multiple of 128\n");
         return 2;
     }
     char err[256];
@@ -90,7 +91,7 @@ int main(int argc, char **argv)
     }
     omp_set_num_threads(threads);
     unsigned long fl = isa_flush_begin();
-    const int N = 2048, T = 128, B = N / T, H = C / 16, V = 65;
+    const int N = 2048, T = 128, B = N / T, H = 8, V = 65; /* the default model's heads */
     const shape shapes[] = {
         {"qkv fwd", N, 3 * C, C, 0, 1},      {"proj fwd", N, C, C, 0, 1},
         {"fc fwd", N, 4 * C, C, 0, 1},       {"fc2 fwd", N, C, 4 * C, 0, 1},
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
            100.0 * tot_flops / tot_s / 1e9 / peak);
     /* attention: the FLOPs the engine's blocks compute (tests/bench/profile.lua) */
     {
-        int hs = C / H, ab = 16;
+        int hs = C / H, ab = strcmp(isa_name(), "avx2") ? 16 : 18; /* attention_rows */
         double sf = 0, sb = 0;
         for (int r0 = 0; r0 < T; r0 += ab) {
             int r1 = r0 + ab < T ? r0 + ab : T;
