@@ -38,7 +38,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: cost-table all deps data test test-asan test-slurm bench bench-profile bench-stats reproduce reproduce-slurm paper verify clean clean-runs
+.PHONY: cost-table all deps data test test-asan test-slurm bench bench-profile bench-gemm bench-stats reproduce reproduce-slurm paper verify clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -83,6 +83,11 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/librepro.a | deps
 
 bench-stats: $(BUILD)/bench/bench_stats
 	@$(BUILD)/bench/bench_stats
+
+# The GEMM shapes of the default model and its attention, GFLOP/s on one thread in CPU
+# time (tests/bench/bench_gemm.c; ARGS="threads=2 C=256 path=avx2 attn ...")
+bench-gemm: $(BUILD)/bench/bench_gemm
+	@$(BUILD)/bench/bench_gemm $(ARGS)
 
 $(BUILD)/tests/tiny_train: tests/cross/tiny_train.c $(BUILD)/librepro.a | deps
 	@mkdir -p $(@D)

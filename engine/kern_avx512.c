@@ -35,21 +35,33 @@ static inline __mmask16 col_mask(int nr, int v)
                         ? _mm512_maskz_loadu_ps(mk[v], C + (size_t)i * ldc + 16 * v)         \
                         : _mm512_setzero_ps();                                               \
         }                                                                                    \
-        const float *ak = A;                                                                 \
-        for (int k = 0; k < kc; k++, ak += ks) {                                             \
+        /* rows 4q..4q+3 at ap[q] + 0, rs, 2rs, 3rs: a few address registers (one per     \
+           row spilled the 16-row tile's row addresses to the stack) */                      \
+        const float *ap[MR / 4];                                                             \
+        const long rs3 = 3 * rs;                                                             \
+        _Pragma("GCC unroll 4") for (int q = 0; q < MR / 4; q++) ap[q] = A + 4 * q * rs;     \
+        for (int k = 0; k < kc; k++) {                                                       \
             __m512 b[NV];                                                                    \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) b[v] =                      \
                 _mm512_load_ps(Bp + (size_t)k * bs + 16 * v);                               \
             _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                            \
             {                                                                                \
-                __m512 a = _mm512_set1_ps(ak[i * rs]);                                       \
+                const float *ar = ap[i / 4];                                                 \
+                __m512 a = _mm512_set1_ps(i % 4 == 3 ? ar[rs3] : ar[(i % 4) * rs]);          \
                 _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] =             \
                     _mm512_fmadd_ps(a, b[v], acc[i][v]);                                     \
             }                                                                                \
+            _Pragma("GCC unroll 4") for (int q = 0; q < MR / 4; q++) ap[q] += ks;            \
         }                                                                                    \
-        _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) if (i < mr)                    \
-            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                             \
-                _mm512_mask_storeu_ps(C + (size_t)i * ldc + 16 * v, mk[v], acc[i][v]);       \
+        if (nr >= 16 * NV) { /* plain stores: a masked one is not forwarded to later loads */ \
+            _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) if (i < mr)                \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                         \
+                    _mm512_storeu_ps(C + (size_t)i * ldc + 16 * v, acc[i][v]);               \
+        } else {                                                                             \
+            _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) if (i < mr)                \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                         \
+                    _mm512_mask_storeu_ps(C + (size_t)i * ldc + 16 * v, mk[v], acc[i][v]);   \
+        }                                                                                    \
     }
 
 MICRO512(micro_8x32, 8, 2)

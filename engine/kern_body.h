@@ -283,16 +283,22 @@ static void K(softmax_bwd_block)(float *D, const float *A, int ld, int r0, int r
     for (int g0 = r0; g0 < r1; g0 += G) {
         int g1 = g0 + G < r1 ? g0 + G : r1;
         float dot[G];
-        for (int t = g0; t < g1; t++) {
-            const float *d = D + (size_t)t * ld, *a = A + (size_t)t * ld;
-            int n = t + 1;
-            v16 acc = v_zero();
-            for (int c = 0; c < n; c += 16) {
-                int r = n - c < 16 ? n - c : 16;
-                acc = v_fma(v_load_n(a + c, r), v_load_n(d + c, r), acc);
+        v16 acc[G];
+        for (int u = 0; u < G; u++)
+            acc[u] = v_zero();
+        /* the rows' chains side by side, chunk by chunk (each row's own order unchanged):
+           one row's chain alone waits on the FMA latency at every chunk */
+        for (int c = 0; c < g1; c += 16)
+            for (int t = g0 > c ? g0 : c; t < g1; t++) {
+                const float *d = D + (size_t)t * ld, *a = A + (size_t)t * ld;
+                int r = t + 1 - c;
+                if (r >= 16)
+                    acc[t - g0] = v_fma(v_load(a + c), v_load(d + c), acc[t - g0]);
+                else
+                    acc[t - g0] = v_fma(v_load_n(a + c, r), v_load_n(d + c, r), acc[t - g0]);
             }
-            dot[t - g0] = v_hsum(acc);
-        }
+        for (int t = g0; t < g1; t++)
+            dot[t - g0] = v_hsum(acc[t - g0]);
         for (int t = g0; t < g1; t++) {
             float *d = D + (size_t)t * ld;
             const float *a = A + (size_t)t * ld;

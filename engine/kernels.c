@@ -291,6 +291,22 @@ static void apply_drop(float *pd, const float *A, const uint8_t *m, float keep, 
         }
 }
 
+/* Rows [r0, r1) of A (row stride ld), columns [0, r1), asked for ahead of their use
+ * (placement only, never a value): a layer's attention probabilities (B·H·T·T floats,
+ * 8 MB at the default model) are written in the forward and read back in the backward
+ * from memory, and the hardware prefetcher does not follow the causal rows' growing
+ * lengths well enough to hide that latency. */
+static void prefetch_rows(const float *A, int ld, int r0, int r1, int write)
+{
+    for (int t = r0; t < r1; t++)
+        for (int c = 0; c < r1; c += 16) {
+            if (write)
+                __builtin_prefetch(A + (size_t)t * ld + c, 1, 3);
+            else
+                __builtin_prefetch(A + (size_t)t * ld + c, 0, 3);
+        }
+}
+
 void attention_forward(float *out, float *att, const float *qkv, const uint8_t *mask,
                        float keep_scale, int B, int T, int C, int H)
 {
@@ -317,6 +333,7 @@ void attention_forward(float *out, float *att, const float *qkv, const uint8_t *
             gemm_pack(&V, pack + nk, T, hs, v, C3, 0);
             for (int r0 = 0; r0 < T; r0 += AB) {
                 int r1 = r0 + AB < T ? r0 + AB : T;
+                prefetch_rows(A, T, r1, r1 + AB < T ? r1 + AB : T, 1);
                 gemm_packed_mul(r1 - r0, r1, 0, hs, q + (size_t)r0 * C3, C3, 0, &KT,
                                 A + (size_t)r0 * T, T, 0);
                 k->softmax_block(A, T, r0, r1, scale);
@@ -369,6 +386,7 @@ void attention_backward(float *dqkv, const float *dout, const float *qkv, const 
             /* dP = dO·Vᵀ and dS = softmax backward (scale folded in), lower blocks only */
             for (int r0 = 0; r0 < T; r0 += AB) {
                 int r1 = r0 + AB < T ? r0 + AB : T;
+                prefetch_rows(A, T, r1, r1 + AB < T ? r1 + AB : T, 0);
                 gemm_packed_mul(r1 - r0, r1, 0, hs, dO + (size_t)r0 * C, C, 0, &VT,
                                 dP + (size_t)r0 * T, T, 0);
                 if (mk)
