@@ -20,6 +20,15 @@ local manifest_path = "paper/paper.lua"
 local ctx = report.context({ experiments = "experiments", manifest = manifest_path })
 local S = ctx.by_name
 t:ok(S.final and S.tuned and S.claim, "the committed studies load")
+-- ... every one under experiments/: the context recomputed each summary from its records
+-- (data.load_study), the one place make test does so for the committed studies
+-- (test_prose and the commands below read them as committed)
+local not_read = {}
+for _, n in ipairs(require("repro.report.data").list_studies("experiments")) do
+  if not S[n] then not_read[#not_read + 1] = n end
+end
+t:eq(table.concat(not_read, ", "), "", "every committed study is in the paper's context, " ..
+  "its summary recomputed from its records")
 
 local function problems_of(entry)
   local _, p = ledger.build({ entry }, S, ctx)
