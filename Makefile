@@ -18,6 +18,8 @@ BIN ?= bin
 SHELL := /bin/sh
 # test files run at a time by make test (tests/run.sh); empty: one per core
 TEST_JOBS ?=
+# test files make test leaves out (tests/run.sh names them); empty: none
+TEST_SKIP ?=
 
 # Recursive (=) so pkg-config runs after the dependency step has installed it.
 PKG_CFLAGS = $(shell pkg-config --cflags lua5.4 gsl)
@@ -90,7 +92,7 @@ $(BUILD)/tests/tiny_train: tests/cross/tiny_train.c $(BUILD)/librepro.a | deps
 
 test: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train data
 	@scripts/deps.sh --test
-	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests TEST_JOBS=$(TEST_JOBS) tests/run.sh
+	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests TEST_JOBS=$(TEST_JOBS) TEST_SKIP="$(TEST_SKIP)" tests/run.sh
 
 test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
