@@ -106,21 +106,27 @@ t:ok(has(problems, 'main.tex:16: \\Assert{tuned}: summary.seeds[1]: expected "10
   'summary says "101"'), "a contradicted \\Assert fails")
 
 -- analyses that do not exist
-_, problems = run(GOOD:gsub("{layernorm}{rmsnorm}{equivalent}", "{layernorm}{nonorm}{equivalent}", 1))
-t:ok(has(problems, "main.tex:12: \\Claim: tuned has no verdict for layernorm vs nonorm on val_loss"),
+_, problems = run(GOOD:gsub("{layernorm}{rmsnorm}{equivalent}",
+  "{layernorm}{nonorm}{equivalent}", 1))
+t:ok(has(problems,
+  "main.tex:12: \\Claim: tuned has no verdict for layernorm vs nonorm on val_loss"),
   "a missing comparison fails: " .. (problems[1] or ""))
 _, problems = run(GOOD:gsub("%[val_loss%]{tuned}", "[max_loss_jump]{tuned}", 1))
 t:ok(has(problems, "is exploratory (secondary_comparisons): it has no verdict"),
   "an exploratory comparison has no verdict to assert")
-_, problems = run(GOOD:gsub("{layernorm_perplexity}{not testable", "{layernorm_ppl}{not testable", 1))
-t:ok(has(problems, 'main.tex:7: \\Replicated: no study\'s replication has the claim "layernorm_ppl"'),
+_, problems = run(GOOD:gsub("{layernorm_perplexity}{not testable",
+  "{layernorm_ppl}{not testable", 1))
+t:ok(has(problems,
+  'main.tex:7: \\Replicated: no study\'s replication has the claim "layernorm_ppl"'),
   "a missing claim fails")
 _, problems = run(GOOD:gsub("%[ref%-layernorm/ref%-none%]", "[ref-layernorm/ref-nil]", 1))
 t:ok(has(problems, "has no set-up ref-layernorm/ref-nil"), "a missing set-up fails")
 _, problems = run(GOOD:gsub("replication.claims%[1%].claim", "h1a.verdict", 1))
-t:ok(has(problems, "main.tex:15: \\Assert: the summary has no summary.h1a"), "a missing field fails")
+t:ok(has(problems, "main.tex:15: \\Assert: the summary has no summary.h1a"),
+  "a missing field fails")
 -- a study that has not run, outside \IfStudy; one no manifest names
-_, problems = run(GOOD:gsub("A sentence with no finding", "\\Claim{horizon}{layernorm}{none}{worse}{X.} A sentence with no finding", 1))
+_, problems = run(GOOD:gsub("A sentence with no finding",
+  "\\Claim{horizon}{layernorm}{none}{worse}{X.} A sentence with no finding", 1))
 t:ok(has(problems, "main.tex:19: \\Claim: the study horizon has not been run"),
   "a study that has not run fails outside \\IfStudy")
 _, p2, l2 = run(GOOD:gsub("\\Claim{tuned}{layernorm}{none}", "\\Claim{tunned}{layernorm}{none}", 1),
@@ -140,10 +146,12 @@ _, problems = run(GOOD:gsub("The two norms were equivalent.}", "The two norms we
   " And the rest was better.", 1))
 t:ok(has(problems, "main.tex:12:") and has(problems, "And the rest was better."),
   "a sentence after an assertion's sentence is checked on its own")
-t:eq(#select(2, run(GOOD:gsub("The original study reports", "We found worse: the original study reports", 1))), 0,
+t:eq(#select(2, run(GOOD:gsub("The original study reports",
+  "We found worse: the original study reports", 1))), 0,
   "the Introduction is not checked")
 _, problems = run("\\begin{abstract}\\Claim{tuned}{layernorm}{none}{worse}\\end{abstract}")
-t:ok(has(problems, "\\Claim: expected 5 arguments in braces, found 4"), "a macro without its arguments fails")
+t:ok(has(problems, "\\Claim: expected 5 arguments in braces, found 4"),
+  "a macro without its arguments fails")
 
 -- bin/repro report and bin/repro ledger on a planted main text
 check.write(dir .. "/main.tex", bad)
@@ -163,15 +171,24 @@ t:ok(code == 0 and (err or ""):find("1 assertion of the main text is contradicte
 local ledger_tex = fs.read(dir .. "/paper/tables/ledger.tex") or ""
 t:ok(ledger_tex:find("contradicted", 1, true) and ledger_tex:find("\\label{tab:ledger}", 1, true),
   "the ledger's table marks it")
-t:ok((fs.read(dir .. "/paper/numbers.tex") or ""):find("\\providecommand{\\Claim}[6][]{#6}", 1, true),
+t:ok((fs.read(dir .. "/paper/numbers.tex") or ""):find(
+  "\\providecommand{\\Claim}[6][]{#6}", 1, true),
   "numbers.tex defines the macros")
 code, out = check.run(repro .. " ledger" .. flags)
 t:ok(code ~= 0 and (out or ""):find("CONTRADICTED", 1, true) and
-  (out or ""):find("ledger: 7 assertions", 1, true), "bin/repro ledger lists and fails: " .. (out or ""))
+  (out or ""):find("ledger: 7 assertions", 1, true),
+  "bin/repro ledger lists and fails: " .. (out or ""))
 check.write(dir .. "/main.tex", GOOD)
 code, out = check.run(repro .. " ledger" .. flags)
 t:ok(code == 0 and (out or ""):find("main.tex:5  \\Claim  tuned: layernorm vs none, val_loss  " ..
-  "expected worse -> worse  ok", 1, true), "bin/repro ledger lists the correct ones: " .. (out or ""))
+  "expected worse -> worse  ok", 1, true),
+  "bin/repro ledger lists the correct ones: " .. (out or ""))
+
+-- which main text a report checks: --tex; else paper/main.tex with the paper's manifest;
+-- with another manifest (a test's fixture) none
+t:ok(report.main_text({ tex = "x.tex" }) == "x.tex" and report.main_text({}) == nil and
+  report.main_text({ manifest_given = true }) == false, "the main text checked: --tex, " ..
+  "the default, none with another manifest")
 
 -- Generated content as a class ---------------------------------------------------------
 local P = report.identical_outputs({ { name = "a", kind = "k", study = "x" },
@@ -194,7 +211,8 @@ check.rmtree(dir .. "/paper")
 code, out, err = check.run(repro .. " report --paper " .. dir .. "/paper --plots-data " ..
   dir .. "/plots --no-figures" .. flags)
 t:ok(code == 0, "the report with a 0-shot and a 3-shot task table: " .. (err or ""):sub(1, 300))
-local t0, t3 = fs.read(dir .. "/paper/tables/tasks0.tex"), fs.read(dir .. "/paper/tables/tasks3.tex")
+local t0 = fs.read(dir .. "/paper/tables/tasks0.tex")
+local t3 = fs.read(dir .. "/paper/tables/tasks3.tex")
 t:ok(t0 and t3 and t0 ~= t3, "the 3-shot task table is not the 0-shot one")
 manifest_with('{ name = "tasks0", kind = "task_comparisons", study = "tasks" }, ' ..
   '{ name = "tasks0b", kind = "task_comparisons", study = "tasks", shots = 0 }')
@@ -221,7 +239,8 @@ local repo = dir .. "/repo"
 fs.mkdir_p(repo .. "/lua/experiments")
 local function git(args, when)
   local env = when and ("GIT_AUTHOR_DATE=" .. when .. " GIT_COMMITTER_DATE=" .. when .. " ") or ""
-  return check.run(env .. "git -C " .. fs.quote(repo) .. " -c user.name=t -c user.email=t@t " .. args)
+  return check.run(env .. "git -C " .. fs.quote(repo) .. " -c user.name=t -c user.email=t@t " ..
+    args)
 end
 git("init -q")
 check.write(repo .. "/lua/experiments/early.lua", "return {}\n")
@@ -247,7 +266,8 @@ t:ok(ptex:find("early & \\texttt{%x+} 2026%-01%-01 10:00:00 & 2026%-01%-02 00:00
   "\\texttt{%x+} & changed after its first run") ~= nil,
   "a file changed after its first run is flagged, with the commit: " .. ptex)
 t:ok(ptex:find("late & \\texttt{%x+} 2026%-01%-03 10:00:00 & 2026%-01%-02 00:00:00 & none & " ..
-  "committed after its first run") ~= nil, "a file committed after its first run is flagged: " .. ptex)
+  "committed after its first run") ~= nil,
+  "a file committed after its first run is flagged: " .. ptex)
 local defs = {}
 prereg.numbers(function(k, v) defs[k] = v end, pctx)
 t:ok(defs.PreregTotal == "2" and defs.PreregBefore == "1" and defs.PreregChanged == "1",

@@ -6,7 +6,8 @@
 -- that carry them and their verdicts.
 --   bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] [--trust-summaries]
 --                    [--studies DIR] [--lenient-assertions]
--- --tex checks another LaTeX source than paper/main.tex (the tests' planted ones);
+-- --tex checks another LaTeX source than paper/main.tex (the tests' planted ones; with
+-- another --manifest and no --tex no main text is checked);
 -- --lenient-assertions lists contradicted and missing assertions without failing on them.
 local host = require "repro.host"
 local base = require "repro.core.base"
@@ -25,7 +26,7 @@ function M.main(args)
       return args[i] or base.user_error("repro ledger: %s needs a value", a)
     end
     if a == "--experiments" then o.experiments = value():gsub("/+$", "")
-    elseif a == "--manifest" then o.manifest = value()
+    elseif a == "--manifest" then o.manifest, o.manifest_given = value(), true
     elseif a == "--tex" then o.tex = value()
     elseif a == "--studies" then o.studies = value():gsub("/+$", "")
     elseif a == "--trust-summaries" then o.trust_summaries = true
@@ -38,7 +39,7 @@ function M.main(args)
     i = i + 1
   end
   local ctx = report.context(o)
-  local rows, problems, arows = report.ledger(ctx, o.tex, o.lenient)
+  local rows, problems, arows = report.ledger(ctx, report.main_text(o), o.lenient)
   local tex = o.tex or "paper/main.tex"
   local out = assertions.listing(arows, tex)
   local n_ok = 0

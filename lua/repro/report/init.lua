@@ -1,8 +1,14 @@
 -- `bin/repro report`: the paper's generated inputs from the studies' records.
 --
 --   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR]
---                    [--manifest FILE] [--no-figures]
+--                    [--manifest FILE] [--no-figures] [--tex FILE] [--lenient-assertions]
 --
+-- Before it writes anything it checks the main text (--tex, default paper/main.tex with
+-- the default manifest; none with another manifest): its checked assertions against the
+-- summaries and its finding sentences (lua/repro/report/assertions.lua), and README's
+-- generated sentences (ledger.lua); with --lenient-assertions the main text's
+-- contradicted and missing assertions are listed on stderr instead (make reproduce
+-- QUICK=1).
 -- Reads every DIR/<study>/summary.json (default experiments/) and the run records beside
 -- it (lua/repro/report/data.lua), and the paper's manifest (default paper/paper.lua of
 -- the repository: which studies the paper discusses, in which order, and which tables
@@ -330,7 +336,7 @@ local function parse_args(args)
     elseif a == "--plots-data" then
       o.plots_data = value(a)
     elseif a == "--manifest" then
-      o.manifest = value(a)
+      o.manifest, o.manifest_given = value(a), true
     elseif a == "--no-figures" then
       o.figures = false
     elseif a == "--trust-summaries" then
@@ -376,18 +382,28 @@ local function context(o, manifest, out)
   return ctx
 end
 
+-- The main text a report checks: --tex FILE, else the repository's paper/main.tex with the
+-- repository's manifest, else (another manifest: a test's, a user's) none, false: the
+-- main text is written against paper/paper.lua's studies.
+function M.main_text(o)
+  if o.tex then return o.tex end
+  if o.manifest_given then return false end
+  return nil
+end
+
 -- The statement ledger of the manifest over the context's studies, checked: its entries'
 -- sentences against the analyses they name (README's Results list), and the LaTeX source
--- `tex_path` (default the repository's paper/main.tex): its checked assertions against
+-- `tex_path` (nil: the repository's paper/main.tex; false: none): its checked assertions against
 -- the summaries and its finding sentences that assert nothing
 -- (lua/repro/report/assertions.lua).  Returns the ledger's rows, the list of problems, the
 -- assertions' rows and, with `lenient` (make reproduce QUICK=1), the contradicted and
 -- missing assertions, listed rather than failed.
 function M.ledger(ctx, tex_path, lenient)
   local rows, problems = ledger.build(ctx.manifest.ledger or {}, ctx.by_name, ctx)
+  local arows, listed = {}, {}
+  if tex_path == false then return rows, problems, arows, listed end
   tex_path = tex_path or (host.root .. "/paper/main.tex")
   local src = fs.read(tex_path)
-  local arows, listed = {}, {}
   if not src then
     problems[#problems + 1] = "cannot read " .. tex_path
   else
@@ -500,7 +516,7 @@ function M.generate(o)
   local ctx = context(o, manifest, out)
   -- the ledger first: a finding sentence that names no analysis, or one whose words its
   -- analysis contradicts, stops the report before it writes anything
-  local rows, problems, arows, listed = M.ledger(ctx, o.tex, o.lenient)
+  local rows, problems, arows, listed = M.ledger(ctx, M.main_text(o), o.lenient)
   if #problems > 0 then ledger_error(problems) end
   if #listed > 0 then
     io.stderr:write(string.format("report: %d assertion%s of the main text %s contradicted " ..

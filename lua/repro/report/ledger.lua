@@ -150,23 +150,11 @@ local function sign_of(x)
   return x > 0 and 1 or -1
 end
 
-local function tt(x) return "\\texttt{" .. F.escape(x) .. "}" end
-
-local function metric_noun(m)
-  return F.METRIC[m] and F.METRIC[m].noun or F.escape(m)
-end
-
-local function variant_prose(s, name)
-  local v = s.variant_by_name and s.variant_by_name[name]
-  return v and v.prose or name
-end
-
 -- The analysis `a` in the studies `by_name`: the resolved analysis, or nil and why, or
 -- "absent" when its study has not run.
 function M.resolve(by_name, a)
   if a.quoted then
-    return { label = "quoted: " .. a.quoted, label_tex = "quoted: " .. F.escape(a.quoted),
-      quoted = a.quoted, verdict = nil, sign = nil }
+    return { label = "quoted: " .. a.quoted, quoted = a.quoted, verdict = nil, sign = nil }
   end
   local s = by_name[a.study]
   if not s then return nil, "absent" end
@@ -177,8 +165,6 @@ function M.resolve(by_name, a)
       treatment = a.treatment, baseline = a.baseline, metric = a.metric })
     if r then
       r.label = a.study .. " (" .. a.section .. "): " .. r.label:gsub("^[^:]*: ", "")
-      r.label_tex = tt(a.study) .. " (" .. tt(a.section) .. "): " ..
-        r.label_tex:gsub("^[^:]*: ", "")
     end
     return r, why
   end
@@ -198,9 +184,6 @@ function M.resolve(by_name, a)
     end
     return { study = s, label = string.format("%s: LR sensitivity%s, %s minus %s", a.study,
         a.own and " S_own" or " S", a.sensitivity, g.sensitivity.reference or "?"),
-      label_tex = string.format("%s: LR sensitivity %s, %s minus %s", tt(a.study),
-        a.own and "$S_{\\text{own}}$" or "$S$", F.escape(a.sensitivity),
-        F.escape(g.sensitivity.reference or "?")),
       verdict = verdict, interval = true, sign = sign_of(sens.diff), mean = sens.diff, ci = ci }
   end
   local metric = a.metric or s.primary
@@ -211,27 +194,8 @@ function M.resolve(by_name, a)
     if want == nil then return nil, "absent" end
     for _, e in ipairs(s.summary.interactions or {}) do
       if e.name == want and e.metric == metric then
-        -- named by the config its two sides differ in (a side may average several
-        -- settings: a list of pairs), else by its two pairs' variants
-        local pa, pb, t1, b1
-        if s.interaction_settings then pa, pb, t1, b1 = s:interaction_settings(e, "key_prose") end
-        local label_tex
-        if pa then
-          label_tex = string.format("%s: the interaction, %s's effect against %s %s minus " ..
-            "its effect %s, %s", tt(a.study), t1.prose_level, b1.prose_level,
-            table.concat(pa, " "), table.concat(pb, " "), metric_noun(metric))
-        elseif type((e.a or {})[1]) ~= "table" then
-          label_tex = string.format(
-            "%s: the interaction, the effect of %s vs %s minus the effect of %s vs %s, %s",
-            tt(a.study), variant_prose(s, (e.a or {})[1] or "?"),
-            variant_prose(s, (e.a or {})[2] or "?"), variant_prose(s, (e.b or {})[1] or "?"),
-            variant_prose(s, (e.b or {})[2] or "?"), metric_noun(metric))
-        else
-          label_tex = string.format("%s: the interaction %s, %s", tt(a.study), F.escape(want),
-            metric_noun(metric))
-        end
         return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
-            want, metric), label_tex = label_tex,
+            want, metric),
           verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean, ci = e.ci_decision }
       end
     end
@@ -243,8 +207,7 @@ function M.resolve(by_name, a)
     if c.treatment == t and c.baseline == b and c.metric == metric then
       local v = s:verdict(c)
       return { study = s, c = c, label = string.format("%s: %s vs %s, %s", a.study, t, b,
-          metric), label_tex = string.format("%s: %s vs %s, %s", tt(a.study),
-          variant_prose(s, t), variant_prose(s, b), metric_noun(metric)),
+          metric),
         verdict = v and v.verdict,
         sign = sign_of(c.mean), mean = c.mean, ci = c.ci_decision, ppl = c.val_ppl_change,
         treatment = t, baseline = b }
