@@ -32,6 +32,8 @@
 --            run, or its data are all zero) is a sentence saying why in its place.
 --   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
 --            are drawn at the width they are printed, so their text is 9 pt on the page.
+--   text_height  the text height in inches: a figure drawn taller than 0.8 of it would be
+--            shrunk to fit (its text under 9 pt), and the report refuses it.
 --   extensions  this paper's own code (files of paper/lib/, by path): kinds of table,
 --            numbers.tex macros, files of the paper folder the library does not have
 --            (lua/repro/report/init.lua), and the statement ledger's entries
@@ -48,7 +50,8 @@ local FOREST_SETTINGS = {
   { config = { tok_init_std = 0.02, pos_init_std = 0.02, linear_init = "gpt2",
     resid_rescale = true, tie_embeddings = true }, label = "GPT-2 init" },
 }
--- The forest plots' groups: the question each study asks.
+-- The forest plots' groups: the question each study asks (also the headers of the
+-- appendix studies' forest plots).
 local QUESTIONS = {
   prelim = "Preliminary protocol",
   final = "Final protocol",
@@ -68,6 +71,8 @@ local QUESTIONS = {
   tuned_kjv = "Each at its best lr, King James Bible",
   init_parts = "PyTorch's init taken apart, each at its best lr",
   init_parts_long = "PyTorch's init taken apart, 1,200 steps",
+  claim_v1 = "The set-ups closest to the claim, first attempt",
+  tasks_pilot = "Task accuracy, the pilot",
 }
 
 return {
@@ -142,6 +147,7 @@ return {
     },
   },
   text_width = 6.5,
+  text_height = 9,
   -- this paper's own tables and macros: the claim's Table 1 (lib/tex_claim.lua)
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
   extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
@@ -338,6 +344,12 @@ return {
         (an identical config is trained once and its record copied), iterations, training
         tokens, the core-hours its run records carry, the engine's code path and threads;
         the last row counts every distinct run once.]] },
+    { name = "prereg", kind = "prereg", wide = true,
+      caption = [[Pre-registration: for each study, the commit that added its file (which
+        fixes its variants, seeds, metric, minimum effect and decision rule) with its date,
+        the start of its first run record, and the commits that changed the file after
+        that run (any change, a comment's included); a study committed or changed after
+        its first run is flagged.]] },
     { name = "checklist", kind = "checklist", wide = true,
       caption = [[The ML Reproducibility Checklist's experimental items, answered from the run
         records.]] },
@@ -367,13 +379,38 @@ return {
       width = "0.8\\linewidth",
       caption = [[Norm of the embedding output over training, final protocol (mean and range over
         seeds; logarithmic axis).]] },
-    { name = "forest_val_loss", kind = "forest", metric = "val_loss", labels = QUESTIONS,
+    -- the forest of effects on validation loss, one figure per question (a panel of more
+    -- than about 15 rows cannot be read at print size)
+    { name = "forest_protocols", kind = "forest", metric = "val_loss", labels = QUESTIONS,
       settings = FOREST_SETTINGS, width = "0.9\\linewidth",
-      caption = [[Every comparison on validation loss across the studies whose primary metric it
-        is, grouped by study: mean difference with its interval (blue), the band of $\pm$
-        the study's minimum effect (grey) and $\pm$ the design's minimum detectable effect
-        (orange diamonds).  A set of runs is shown once: a study that reuses another's
-        runs names them in its group's header instead of repeating them.]] },
+      studies = { "prelim", "final", "claim" },
+      caption = [[Does the norm change validation loss at the claim's protocols and at the
+        set-ups closest to the claim's numbers?  Each comparison's mean difference in
+        validation loss (norm $-$ no norm, nats) with its interval (blue), the band of
+        $\pm$ the study's minimum effect (grey) and $\pm$ the design's minimum detectable
+        effect (orange diamonds), grouped by study.  A set of runs is shown once: a study
+        that reuses another's runs names them in its group's header instead.]] },
+    { name = "forest_tuned", kind = "forest", metric = "val_loss", labels = QUESTIONS,
+      settings = FOREST_SETTINGS, width = "0.9\\linewidth",
+      studies = { "tuned", "tuned_controls", "tuned_matched", "tuned_std1", "horizon" },
+      caption = [[Does the norm change validation loss when each variant trains at its own
+        best learning rate, and when it trains longer?  As in
+        Figure~\ref{fig:forest_protocols}.]] },
+    { name = "forest_init", kind = "forest", metric = "val_loss", labels = QUESTIONS,
+      settings = FOREST_SETTINGS, width = "0.9\\linewidth",
+      studies = { "init_scale", "init_parts", "init_parts_long" },
+      caption = [[Does the embedding's initialization change what the norm does?  As in
+        Figure~\ref{fig:forest_protocols}.]] },
+    { name = "forest_size", kind = "forest", metric = "val_loss", labels = QUESTIONS,
+      settings = FOREST_SETTINGS, width = "0.9\\linewidth",
+      studies = { "scale", "ladder" },
+      caption = [[Does the norm's effect change with the model's size?  As in
+        Figure~\ref{fig:forest_protocols}.]] },
+    { name = "forest_corpora", kind = "forest", metric = "val_loss", labels = QUESTIONS,
+      settings = FOREST_SETTINGS, width = "0.9\\linewidth",
+      studies = { "final_devil", "final_kjv", "tuned_devil", "tuned_kjv" },
+      caption = [[Does the norm's effect hold on other corpora?  As in
+        Figure~\ref{fig:forest_protocols}.]] },
     { name = "lr_sweep_loss", kind = "lrsweep", study = "lr_sweep",
       width = "0.9\\linewidth",
       caption = [[Learning-rate sensitivity: final validation loss against the peak learning rate
@@ -386,7 +423,8 @@ return {
         and warmup in steps (line style), as in Figure~\ref{fig:lr_sweep_loss}.]] },
     { name = "forest_n_spikes", kind = "forest", metric = "n_spikes", labels = QUESTIONS,
       width = "0.9\\linewidth",
-      caption = [[Effects on the number of loss spikes, as in Figure~\ref{fig:forest_val_loss}.]] },
+      caption = [[Does the norm change the number of loss spikes at a high learning rate?
+        As in Figure~\ref{fig:forest_protocols}, on the number of spikes.]] },
     { name = "scale_effect", kind = "effect", study = "scale",
       width = "0.7\\linewidth",
       caption = [[Effect on the primary metric against the number of parameters, with its
@@ -397,6 +435,8 @@ return {
         of parameters, each variant at its own best learning rate per size, with its
         interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
     { name = "tasks_accuracy", kind = "tasks", study = "tasks", width = "0.9\\linewidth",
+      setups = { gpt2 = "GPT-2 init", torch = "PyTorch init, 4 blocks",
+        tuned = "GPT-2 init, own best lr" },
       caption = [[Zero-shot accuracy per task and variant: the mean over seeds with a bar of one
         standard deviation; per task its chance rate (star) and the corpus's bigram model
         (open circle).]] },

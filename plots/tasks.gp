@@ -7,7 +7,8 @@ set ylabel 'accuracy'
 set xrange [0.4:ntasks + 0.6]
 set xtics scale 0
 set grid noxtics
-set key outside right top vertical font ',7'
+# the key below the panel, never over a point; its text prints at 8 pt (common.gp's scale)
+set key outside below center horizontal maxcols 3 font ',8'
 plot for [i=0:n-1] data index i using 1:2:3 with yerrorbars lc rgb color(i) pt 7 ps 0.6 \
        title columnheader(1), \
      marks using 1:2:xtic(4) with points lc rgb '#555555' pt 5 ps 0 notitle, \

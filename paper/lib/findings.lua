@@ -1,12 +1,10 @@
--- This paper's statement ledger (lua/repro/report/ledger.lua; paper/paper.lua: extensions):
--- every sentence of the abstract, the Discussion, the Recommendations and README's Results
--- list that states a finding, each with the analyses that carry it.  main.tex prints a
--- sentence with \Finding{<id>}; README's list (results.md) is the "readme" entries in
--- order.  The words of a sentence that say a verdict or a sign are chosen here from the
--- summary's verdicts and signs, never typed, so a paper built on other records (make
--- reproduce QUICK=1) says what its own verdicts say; the build checks each sentence against
--- what carries it.  A finding about a new study is one more entry here, and one
--- \Finding{<id>} in main.tex (or nothing more, for README).
+-- This paper's statement ledger for README's Results list (lua/repro/report/ledger.lua;
+-- paper/paper.lua: extensions): each line of the list (results.md, the entries in order),
+-- with the analyses that carry it.  The words of a line that say a verdict or a sign are
+-- chosen here from the summary's verdicts and signs, never typed, so a list built on other
+-- records says what its own verdicts say; the build checks each line against what carries
+-- it.  The paper's main text states its findings in checked assertions of its own
+-- (\Claim, \Replicated, \Assert: lua/repro/report/assertions.lua), not here.
 local task_tex = require "repro.report.tex_tasks"
 
 local M = {}
@@ -46,214 +44,10 @@ local function verdict_phrase(a, T, interaction)
   return T.verdict(a.verdict)
 end
 local function decided(a) return a.verdict == "better" or a.verdict == "worse" end
-local function iff(study, text, T)
-  if T.name == "md" then return "" end
-  return "\\IfStudy{" .. study .. "}{" .. text .. "}{}"
-end
-
--- An LR sensitivity's difference to no norm's, by the side of 0 its interval lies on.
-function M.side(a, T, unit)
-  local verb = a.verdict == "positive" and "exceeded" or a.verdict == "negative" and
-    "was below" or "differed from"
-  return verb .. " no norm's by " .. T.num(math.abs(a.mean), 4) .. unit .. " (interval of " ..
-    "the difference " .. T.ci(a.ci, 4) .. ")"
-end
 
 local CMP = function(study, t, b) return { study = study, treatment = t, baseline = b } end
 
 M.ledger = {
-  -- The abstract -----------------------------------------------------------------------
-  { id = "AbstractClaimQuoted", where = "abstract",
-    carries = { { quoted = "the claim's Table 1" }, { quoted = "Le Scao et al. 2022" } },
-    text = function(_, T)
-      return "A student study reports that one LayerNorm placed right after the token " ..
-        "and position embeddings of a tiny GPT-style transformer lowers validation " ..
-        "perplexity" .. iff("claim", ", by about \\ClaimClaimTableLayernormPplSize{} on " ..
-        "\\ClaimClaimSeeds{} seeds (numbers quoted from its Table~1)", T) ..
-        "; ablations at 1.3 billion parameters (quoted) found the same layer to hurt " ..
-        "zero-shot accuracy~\\cite{lescao2022}."
-    end },
-  { id = "AbstractFinal", where = "abstract",
-    carries = { CMP("final", "layernorm", "none"), CMP("final", "rmsnorm", "none") },
-    text = function(A, T)
-      return "At the claim's untuned peak learning rate (\\FinalCfgLr, \\FinalIters{} " ..
-        "iterations, \\FinalNSeeds{} seeds) LayerNorm changed validation perplexity by " ..
-        eff(A[1], T) .. " and RMSNorm by " .. eff(A[2], T) .. "."
-    end },
-  { id = "AbstractTuned", where = "abstract",
-    carries = { CMP("tuned", "layernorm", "none"), CMP("tuned", "rmsnorm", "none") },
-    text = function(A, T)
-      return "With each variant at its own best learning rate from a sweep" ..
-        iff("lr_sweep", " over \\LrSweepGridDecades{} decades", T) .. ", on fresh seeds, " ..
-        "LayerNorm changed it by " .. eff(A[1], T) .. " and RMSNorm by " .. eff(A[2], T) .. "."
-    end },
-  { id = "AbstractInitScale", where = "abstract",
-    carries = { { study = "init_scale", interaction = "layernorm effect, std 1.0 minus std 0.02" },
-      CMP("init_scale", "layernorm-std1", "none-std1") },
-    text = function(A, T)
-      local head = decided(A[1]) and
-        "At the shared learning rate LayerNorm's effect depended on the embedding " ..
-        "initialization and was more favourable at the " ..
-        (A[1].verdict == "better" and "larger" or "smaller") .. " one (interaction " ..
-        T.verdict(A[1].verdict) .. ")" or
-        "At the shared learning rate the test of whether LayerNorm's effect differs " ..
-        "between the two embedding initializations was " .. T.verdict(A[1].verdict)
-      return head .. ": with embeddings drawn at standard deviation " ..
-        "\\InitScaleCfgEmbedInitStdMax{} instead of \\InitScaleCfgEmbedInitStdMin{} it " ..
-        "changed perplexity by " .. eff(A[2], T) .. "."
-    end },
-  { id = "AbstractTunedStdOne", where = "abstract",
-    carries = { CMP("tuned_std1", "layernorm", "none") },
-    text = function(A, T)
-      return "There, with each variant at its own best learning rate, LayerNorm changed " ..
-        "it by " .. T.pct(A[1].ppl) .. " (validation loss " .. nats(A[1], T) .. "; " ..
-        verdict_phrase(A[1], T) .. ")."
-    end },
-  { id = "AbstractClaim", where = "abstract",
-    carries = { CMP("claim", closest_ln, closest_none), CMP("claim", "ref-layernorm", "ref-none"),
-      { study = "claim", interaction = claim_interaction } },
-    text = function(A, T)
-      return "At the closest set-up LayerNorm changed perplexity by " .. eff(A[1], T) ..
-        " on \\ClaimNSeeds{} seeds, and at the GPT-2 initialization of the same model by " ..
-        eff(A[2], T) .. "; the difference between the two effects, the initialization " ..
-        "$\\times$ norm interaction, is " .. T.verdict(A[3].verdict) ..
-        (decided(A[3]) and " for the closest set-up (significant)." or ".")
-    end },
-
-  -- The Discussion ---------------------------------------------------------------------
-  { id = "DiscussionControls", where = "Discussion",
-    carries = { CMP("tuned_controls", "scale", "none"),
-      CMP("tuned_controls", "layernorm_matched", "none") },
-    text = function(A, T)
-      return "Rescaling alone (a fixed factor, no per-token statistics) changed perplexity " ..
-        "by " .. eff(A[1], T) .. ", and normalizing every token but keeping the " ..
-        "embedding's scale (matched LayerNorm) by " .. eff(A[2], T) .. ", each at its own " ..
-        "best learning rate on the half-decade grid."
-    end },
-  { id = "DiscussionMatched", where = "Discussion",
-    carries = { CMP("tuned_matched", "layernorm_matched", "none") },
-    text = function(A, T)
-      return "Re-tested at finely tuned learning rates on \\TunedMatchedNSeeds{} seeds, " ..
-        "matched LayerNorm's difference from no norm in validation loss is " ..
-        nats(A[1], T) .. ": " .. verdict_phrase(A[1], T) .. " (equivalence test: " ..
-        "Holm-adjusted $p$ \\TunedMatchedLayernormMatchedVsNonePrimaryPTost)."
-    end },
-  { id = "DiscussionInitScale", where = "Discussion",
-    carries = { CMP("init_scale", "layernorm-std1", "none-std1"),
-      CMP("init_scale", "rmsnorm-std1", "none-std1") },
-    text = function(A, T)
-      return "With embeddings drawn at standard deviation~\\InitScaleCfgEmbedInitStdMax{} " ..
-        "the summed embedding is large and a norm scales it down; at the shared learning " ..
-        "rate LayerNorm changed perplexity by " .. eff(A[1], T) .. " and RMSNorm by " ..
-        eff(A[2], T) .. "."
-    end },
-  { id = "DiscussionTunedStdOne", where = "Discussion",
-    carries = { CMP("tuned_std1", "layernorm", "none") },
-    text = function(A, T)
-      return "With each variant at its own best learning rate LayerNorm's difference " ..
-        "there is " .. nats(A[1], T) .. ", " .. verdict_phrase(A[1], T) .. "."
-    end },
-  { id = "DiscussionSensitivity", where = "Discussion",
-    carries = { { study = "lr_sweep", sensitivity = "layernorm" },
-      { study = "lr_sweep", sensitivity = "rmsnorm" } },
-    text = function(A, T)
-      return "Over the grid, LayerNorm's LR sensitivity $S$ " .. M.side(A[1], T, " nats") ..
-        " and RMSNorm's " .. M.side(A[2], T, " nats") .. iff("lr_sweep", "; with " ..
-        "\\LrSweepNSeeds{} seeds per point this describes the sweep, with no test", T) .. "."
-    end },
-  { id = "DiscussionSensitivityOwn", where = "Discussion",
-    carries = { { study = "lr_sweep", sensitivity = "layernorm", own = true },
-      { study = "lr_sweep", sensitivity = "rmsnorm", own = true } },
-    text = function(A, T)
-      return "Against each variant's own best loss, LayerNorm's $S_{\\text{own}}$ " ..
-        M.side(A[1], T, "") .. " and RMSNorm's " .. M.side(A[2], T, "") ..
-        "; again a description, with no test."
-    end },
-  { id = "DiscussionInstability", where = "Discussion",
-    carries = {
-      { study = "instability", section = "sweep_outcomes", treatment = "layernorm-w0", baseline = "none-w0" },
-      { study = "instability", section = "sweep_outcomes", treatment = "rmsnorm-w0", baseline = "none-w0" },
-      { study = "instability", section = "sweep_outcomes", treatment = "layernorm-w30", baseline = "none-w30" },
-      { study = "instability", section = "sweep_outcomes", treatment = "rmsnorm-w30", baseline = "none-w30" } },
-    text = function(A, T)
-      local same = true
-      for i = 2, 4 do same = same and A[i].verdict == A[1].verdict end
-      local verdicts = same and ("was " .. T.verdict(A[1].verdict) .. " in all four " ..
-        "comparisons") or ("was " .. T.verdict(A[1].verdict) .. " and " ..
-        T.verdict(A[2].verdict) .. " without warmup, " .. T.verdict(A[3].verdict) ..
-        " and " .. T.verdict(A[4].verdict) .. " with it")
-      return "Whether a norm after the embedding protects a run at a high learning rate, " ..
-        "with or without warmup, is what the stability study asked: its primary outcome, " ..
-        "the largest loss jump, of LayerNorm and of RMSNorm against no norm " .. verdicts ..
-        " (Section~\\ref{sec:stability})."
-    end },
-  { id = "DiscussionHorizon", where = "Discussion",
-    carries = { CMP("horizon", "layernorm-lr3e-4", "none-lr3e-4"),
-      CMP("horizon", "layernorm-tuned", "none-tuned") },
-    text = function(A, T)
-      return "After \\HorizonIters{} iterations LayerNorm changed perplexity by " ..
-        eff(A[1], T) .. " at the untuned learning rate and by " .. eff(A[2], T) ..
-        " with each variant at the learning rate tuned for \\FinalIters{}-iteration runs."
-    end },
-
-  -- The Recommendations ----------------------------------------------------------------
-  { id = "RecommendNoNorm", where = "Recommendations",
-    carries = { CMP("final", "layernorm", "none"), CMP("tuned", "layernorm", "none") },
-    across = "lists the verdict at the untuned (final) and at the tuned (tuned) learning rate",
-    text = function(A, T)
-      local head = "For a small GPT like the default model here (\\FinalMaxParams{} " ..
-        "parameters) with embeddings initialized at standard deviation \\FinalCfgEmbedInitStd"
-      if A[1].verdict == "worse" and A[2].verdict == "worse" then
-        return head .. ", do not add a norm after the embedding to lower perplexity: " ..
-          "LayerNorm changed it by " .. eff(A[1], T) .. " at the untuned and by " ..
-          eff(A[2], T) .. " at the tuned learning rate here."
-      elseif A[1].verdict == "better" and A[2].verdict == "better" then
-        return head .. ", a norm after the embedding lowered perplexity here: LayerNorm " ..
-          "changed it by " .. eff(A[1], T) .. " at the untuned and by " .. eff(A[2], T) ..
-          " at the tuned learning rate."
-      end
-      return head .. ", these runs do not settle whether to add a norm after the " ..
-        "embedding: LayerNorm changed perplexity by " .. eff(A[1], T) .. " at the " ..
-        "untuned and by " .. eff(A[2], T) .. " at the tuned learning rate."
-    end },
-  { id = "RecommendMatched", where = "Recommendations",
-    carries = { CMP("tuned_matched", "layernorm_matched", "none") },
-    text = function(A, T)
-      local what = "against no norm, each at its own finely tuned learning rate, that " ..
-        "version changed validation loss by " .. nats(A[1], T) .. " (" ..
-        verdict_phrase(A[1], T) .. ")"
-      if A[1].verdict == "equivalent" or A[1].verdict == "better" then
-        return "If you add one anyway, initialize its gain at the RMS of the summed " ..
-          "embedding at initialization, so that it normalizes without rescaling: " ..
-          what .. "."
-      end
-      return "A norm whose gain starts at the RMS of the summed embedding at " ..
-        "initialization (normalizing without rescaling) is no remedy these runs support: " ..
-        what .. "."
-    end },
-  { id = "RecommendInit", where = "Recommendations",
-    carries = { CMP("init_scale", "layernorm-std1", "none-std1"), CMP("tuned_std1", "layernorm", "none") },
-    across = "lists the verdict at the shared (init_scale) and at the tuned (tuned_std1) learning rate",
-    text = function(A, T)
-      return "Check the embedding's initialization and tune the learning rate before " ..
-        "blaming or crediting a norm: with embeddings drawn at standard deviation " ..
-        "\\InitScaleCfgEmbedInitStdMax{} (a common library default) LayerNorm changed " ..
-        "perplexity by " .. eff(A[1], T) .. " at a shared learning rate, and by " ..
-        T.pct(A[2].ppl) .. " (" .. verdict_phrase(A[2], T) .. ") with each variant tuned."
-    end },
-  { id = "RecommendInitClaim", where = "Recommendations",
-    carries = { CMP("claim", closest_ln, closest_none), CMP("init_parts", "TPLR-layernorm",
-      "TPLR-none") },
-    across = "lists the verdict at the claim's learning rate (claim) and with each variant " ..
-      "tuned (init_parts) at the same set-up; no analysis compares the two",
-    text = function(A, T)
-      return "At the claim study's closest set-up (PyTorch's default initialization of " ..
-        "the 4-block model, the output tied) LayerNorm changed perplexity " ..
-        "by " .. eff(A[1], T) .. " at the claim's learning rate, and by " ..
-        T.pct(A[2].ppl) .. " (" .. verdict_phrase(A[2], T) .. ") with each variant at " ..
-        "its own best rate, in another study on other seeds; no test compares the two."
-    end },
-
   -- README's Results list (Markdown) ---------------------------------------------------
   { id = "ReadmeGptTwo", where = "readme",
     carries = { CMP("final", "layernorm", "none"), CMP("tuned", "layernorm", "none"),
@@ -438,16 +232,6 @@ local function ladder_text(A, T, ctx, head, verb)
     table.concat(parts, ", ", 1, #parts - 1) .. " and " .. parts[#parts],
     #meaning > 0 and ("; " .. table.concat(meaning, "; ")) or "")
 end
-M.ledger[#M.ledger + 1] = { id = "AbstractLadder", where = "abstract", carries = LADDER,
-  text = function(A, T, ctx)
-    return (ladder_text(A, T, ctx, "On a ladder of model sizes with each variant at its " ..
-      "own best learning rate per size, on matched tokens,"):gsub(" x ", " $\\times$ "))
-  end }
-M.ledger[#M.ledger + 1] = { id = "DiscussionLadder", where = "Discussion", carries = LADDER,
-  text = function(A, T, ctx)
-    return (ladder_text(A, T, ctx, "With each variant at its own best learning rate at " ..
-      "every size of the ladder,"):gsub(" x ", " $\\times$ "))
-  end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeLadder", where = "readme", carries = LADDER,
   text = function(A, T, ctx)
     return ladder_text(A, T, ctx, "**Model size at tuned learning rates** (`ladder`).",
@@ -471,12 +255,6 @@ local function corpora_text(A, T, head, verb)
     " on the King James Bible."
 end
 local ACROSS = "lists each corpus study's own verdicts, side by side; no analysis compares the two corpora"
-M.ledger[#M.ledger + 1] = { id = "DiscussionCorpora", where = "Discussion", carries = CORPORA,
-  across = ACROSS,
-  text = function(A, T)
-    return (corpora_text(A, T, "At the final protocol's untuned learning rate on the two " ..
-      "other corpora,"):gsub(" x ", " $\\times$ "))
-  end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeCorpora", where = "readme", carries = CORPORA,
   across = ACROSS,
   text = function(A, T)
@@ -492,12 +270,6 @@ local function corpora_tuned_text(A, T, head, verb)
   return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " .. eff(A[1], T) ..
     " on The Devil's Dictionary and by " .. eff(A[2], T) .. " on the King James Bible."
 end
-M.ledger[#M.ledger + 1] = { id = "AbstractCorporaTuned", where = "abstract",
-  carries = CORPORA_TUNED, across = ACROSS,
-  text = function(A, T)
-    return corpora_tuned_text(A, T, "On two other public-domain corpora, with each " ..
-      "variant at its own best learning rate from a sweep on that corpus,")
-  end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeCorporaTuned", where = "readme",
   carries = CORPORA_TUNED, across = ACROSS,
   text = function(A, T)
@@ -546,16 +318,6 @@ local function tasks_text(A, T, ctx, head, verb)
   end
   return head .. " " .. table.concat(parts, "; ") .. "."
 end
-M.ledger[#M.ledger + 1] = { id = "AbstractTasks", where = "abstract", carries = TASKS,
-  text = function(A, T, ctx)
-    return tasks_text(A, T, ctx, "On the proposal's primary metric, zero-shot macro " ..
-      "accuracy over in-domain tasks built from held-out text:")
-  end }
-M.ledger[#M.ledger + 1] = { id = "DiscussionTasks", where = "Discussion", carries = TASKS,
-  text = function(A, T, ctx)
-    return tasks_text(A, T, ctx, "On zero-shot macro accuracy over the task suite, the " ..
-      "proposal's own measure:")
-  end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeTasks", where = "readme", carries = TASKS,
   text = function(A, T, ctx)
     return tasks_text(A, T, ctx, string.format("**Task accuracy** (`tasks`, zero-shot " ..
@@ -584,37 +346,8 @@ for _, part in ipairs(PARTS) do
     end
   end }
 end
--- "; the best rates ... lie on the edge of the sweep's grid, so they are not bracketed"
--- for the bundle's and the reference's variants whose best in `sweep` (its lr_sweep
--- summary) lies on the grid's edge, or "".
-local function edge_clause(ctx, sweep)
-  local sw = ctx and ctx.by_name and ctx.by_name[sweep]
-  local groups = sw and sw.summary and sw.summary.lr_sweep and sw.summary.lr_sweep.groups
-  if not groups then return "" end
-  -- the exploratory check that tried one more point beyond the top (<sweep>_edge)
-  local ed = ctx.by_name[sweep .. "_edge"]
-  local checked = ed and ed.summary and ed.summary.lr_sweep and ed.summary.lr_sweep.groups
-  local out, held = {}, true
-  for _, g in ipairs({ { "TPLR", "with the four parts" }, { "ref", "with GPT-2's" } }) do
-    local n, l = groups[g[1] .. "-none"], groups[g[1] .. "-layernorm"]
-    if n and l and n.best_at_edge and l.best_at_edge then
-      out[#out + 1] = g[2]
-      for _, v in ipairs({ "-none", "-layernorm" }) do
-        local c = checked and checked[g[1] .. v]
-        if not (c and c.best_lr == groups[g[1] .. v].best_lr) then held = false end
-      end
-    end
-  end
-  if #out == 0 then return "" end
-  local where = "; both variants' best rates " .. table.concat(out, " and ") .. " lie on " ..
-    "the edge of the sweep's grid"
-  if held then
-    return where .. ", and one more point tried afterwards beyond it gave each a higher loss"
-  end
-  return where .. ", so they are not bracketed"
-end
 
-local function init_parts_text(A, T, head, verb, edge)
+local function init_parts_text(A, T, head, verb)
   local parts, has, kinds = {}, {}, 0
   for i, part in ipairs(PARTS) do
     parts[#parts + 1] = (T.name == "md" and part[3] or part[2]) .. " " ..
@@ -644,22 +377,8 @@ local function init_parts_text(A, T, head, verb, edge)
     (per_part and (per_part .. (#meaning > 0 and (" (" .. table.concat(meaning, "; ") ..
       ")") or "")) or ("per part, its interaction with the norm" ..
       (#meaning > 0 and (" (" .. table.concat(meaning, "; ") .. ")") or "") .. " was: " ..
-      table.concat(parts, "; "))) .. (edge or "") .. "."
+      table.concat(parts, "; "))) .. "."
 end
-M.ledger[#M.ledger + 1] = { id = "AbstractInitParts", where = "abstract",
-  carries = INIT_PARTS,
-  text = function(A, T, ctx)
-    return init_parts_text(A, T, "Taking PyTorch's default initialization apart at the " ..
-      "claim's model (150 steps), each variant at its own best learning rate,", nil,
-      edge_clause(ctx, "init_parts_sweep"))
-  end }
-M.ledger[#M.ledger + 1] = { id = "DiscussionInitParts", where = "Discussion",
-  carries = INIT_PARTS,
-  text = function(A, T, ctx)
-    return init_parts_text(A, T, "At the claim's model and length, each variant at its " ..
-      "own best learning rate,", nil,
-      edge_clause(ctx, "init_parts_sweep"))
-  end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeInitParts", where = "readme", carries = INIT_PARTS,
   text = function(A, T)
     return init_parts_text(A, T, "**PyTorch's initialization taken apart** (`init_parts`, " ..
@@ -669,29 +388,15 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeInitParts", where = "readme", carries = 
 local INIT_PARTS_LONG = { CMP("init_parts_long", "TPLR-layernorm", "TPLR-none"),
   CMP("init_parts_long", "ref-layernorm", "ref-none"),
   { study = "init_parts_long", interaction = "layernorm effect, TPLR minus ref" } }
-local function init_parts_long_text(A, T, head, verb, edge)
+local function init_parts_long_text(A, T, head, verb)
   return head .. " LayerNorm " .. (verb or "changed") .. " perplexity by " ..
     T.pct(A[1].ppl) .. " (validation loss " .. nats(A[1], T) .. "; " ..
     verdict_phrase(A[1], T) .. ")" ..
     " with those four parts and by " .. eff(A[2], T) .. " with GPT-2's initialization; " ..
     "the difference of the two effects (the initialization " ..
     (T.name == "md" and "x" or "$\\times$") .. " norm interaction, LayerNorm's effect with " ..
-    "those parts minus with GPT-2's) was " .. T.verdict(A[3].verdict) .. (edge or "") .. "."
+    "those parts minus with GPT-2's) was " .. T.verdict(A[3].verdict) .. "."
 end
-M.ledger[#M.ledger + 1] = { id = "AbstractInitPartsLong", where = "abstract",
-  carries = INIT_PARTS_LONG,
-  text = function(A, T, ctx)
-    return init_parts_long_text(A, T, "Trained for \\InitPartsLongIters{} steps instead " ..
-      "of \\InitPartsIters, each at its own best learning rate for that length,", nil,
-      edge_clause(ctx, "init_parts_long_sweep"))
-  end }
-M.ledger[#M.ledger + 1] = { id = "DiscussionInitPartsLong", where = "Discussion",
-  carries = INIT_PARTS_LONG,
-  text = function(A, T, ctx)
-    return init_parts_long_text(A, T, "After \\InitPartsLongIters{} steps instead of " ..
-      "\\InitPartsIters, each variant at its own best learning rate for that length,", nil,
-      edge_clause(ctx, "init_parts_long_sweep"))
-  end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeInitPartsLong", where = "readme",
   carries = INIT_PARTS_LONG,
   text = function(A, T)
@@ -734,16 +439,6 @@ local function init_parts_chosen_text(A, T, ctx, head, verb)
     "; its effect there minus its effect at GPT-2's initialization was " ..
     T.verdict(A[2].verdict) .. "."
 end
-M.ledger[#M.ledger + 1] = { id = "AbstractInitPartsChosen", where = "abstract",
-  carries = INIT_PARTS_CHOSEN,
-  text = function(A, T, ctx)
-    return init_parts_chosen_text(A, T, ctx, "After \\InitPartsLongIters{} steps,")
-  end }
-M.ledger[#M.ledger + 1] = { id = "DiscussionInitPartsChosen", where = "Discussion",
-  carries = INIT_PARTS_CHOSEN,
-  text = function(A, T, ctx)
-    return init_parts_chosen_text(A, T, ctx, "At that length,")
-  end }
 M.ledger[#M.ledger + 1] = { id = "ReadmeInitPartsChosen", where = "readme",
   carries = INIT_PARTS_CHOSEN,
   text = function(A, T, ctx)

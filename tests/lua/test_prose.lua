@@ -5,9 +5,9 @@
 --   percentages  a loss in nats is quoted by its perplexity change, never as a
 --                percentage of the loss; a count never as a percentage at all
 --   duplicates   each verdict paragraph and sentence macro used at most once by the
---                paper (paper/main.tex and the generated appendix)
+--                paper (paper/main.tex, paper/supplement.tex and the generated appendix)
 -- Then every verdict of every committed study (experiments/*/summary.json, named through
--- paper/paper.lua) passes the first two, paper/main.tex the third, and hand-made
+-- paper/paper.lua) passes the first two, the paper's sources the third, and hand-made
 -- summaries give the degenerate cases their wording: a zero baseline count, no spike on
 -- either side, the exact sign-flip TOST that replaces an undefined t TOST, an
 -- underpowered comparison, a loss with no val_ppl_change (exp of the difference).
@@ -264,7 +264,7 @@ t:ok(n_forest > 50, "forest labels checked: " .. n_forest)
 -- init_parts named its set-ups by five init keys; its figure spec's settings name them)
 local forest_spec
 for _, f in ipairs(manifest.figures or {}) do
-  if f.name == "forest_val_loss" then forest_spec = f end
+  if f.kind == "forest" and f.metric == "val_loss" and not forest_spec then forest_spec = f end
 end
 local _, _, longest = forest.forest(studies, forest_spec.metric, forest_spec.labels,
   forest_spec.settings)
@@ -315,9 +315,10 @@ end
 t:ok(n_registered > 0, "some committed study registered rule 1: " .. n_registered)
 
 -- Each verdict once in the paper.
-local paper = (fs.read("paper/main.tex") or "") .. (fs.read("paper/tables/appendix.tex") or "")
+local paper = (fs.read("paper/main.tex") or "") .. (fs.read("paper/supplement.tex") or "") ..
+  (fs.read("paper/tables/appendix.tex") or "")
 local dup = duplicates(paper)
-t:eq(#dup, 0, "paper/main.tex prints each verdict once: " .. table.concat(dup, ", "))
+t:eq(#dup, 0, "the paper prints each verdict once: " .. table.concat(dup, ", "))
 -- a study of the paper's manifest (body or appendix) has its verdicts there; a study
 -- the manifest does not name (a user's, or one not yet written up) has none
 local in_paper = {}
@@ -434,10 +435,12 @@ for _, planted in ipairs({ { "We found that no set-up tried does not match it.",
 end
 t:eq(#lint.lint("Neither LayerNorm nor RMSNorm had a spike; no interval, no test. It is " ..
   "significant under one family and not under the other."), 0, "prose lint: no false alarm")
-local _, pdf_text = check.run("pdftotext paper/main.pdf -")
-t:ok(pdf_text and #pdf_text > 1000, "pdftotext reads paper/main.pdf")
-for _, f in ipairs(lint.lint(pdf_text or "")) do
-  t:ok(false, "paper/main.pdf: " .. f.kind .. ": " .. f.at)
+for _, doc in ipairs({ "paper/main.pdf", "paper/supplement.pdf" }) do
+  local _, pdf_text = check.run("pdftotext " .. doc .. " -")
+  t:ok(pdf_text and #pdf_text > 1000, "pdftotext reads " .. doc)
+  for _, f in ipairs(lint.lint(pdf_text or "")) do
+    t:ok(false, doc .. ": " .. f.kind .. ": " .. f.at)
+  end
 end
 local numbers_tex = fs.read("paper/numbers.tex") or ""
 local n_par = 0

@@ -514,11 +514,11 @@ end
 t:ok(t3 and vcol and t3.rows[1][vcol] == "not measurable at this window" and
   t3.rows[7][vcol] == "not measurable at this window" and t0.rows[1][vcol] ~= t3.rows[1][vcol],
   "the report's 3-shot table says not measurable, for tasks and macro; the 0-shot one has numbers")
-local tex3 = require("repro.report.tex_tasks").accuracy_table(study, { shots = 3 })
+local tex3 = require("repro.report.tex_tasks").accuracy_table(study, nil, { shots = 3 })
 t:ok(tex3:find("n.m. &", 1, true) and tex3:find("not measurable at this window", 1, true) and
   not tex3:find("%d %$\\pm%$"), "the 3-shot accuracy table: n.m. cells, no macro number, the note")
 -- the paper's task table: a row per rung of the ladder, its footnote, the stars
-local tex = require("repro.report.tex_tasks").accuracy_table(study, { shots = 0 })
+local tex = require("repro.report.tex_tasks").accuracy_table(study, nil, { shots = 0 })
 t:ok(tex:find("5-gram (Witten-Bell)", 1, true) and tex:find("strongest $n$-gram and the guessing", 1, true),
   "the accuracy table shows the ladder and says what its star means")
 

@@ -1,17 +1,18 @@
 -- Checks a generated paper against the summaries it came from; the last step of
 -- `make reproduce QUICK=1` (CI):
 --   bin/repro script tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR
--- For every study with a summary that the paper shows (main.tex or the generated appendix
--- inputs its paired table, or a paired table of a nested summary of its, the manifest's
--- `section`; the others are named on stderr): its tables exist and hold
--- numbers (not the sentence of an absent study), every figure it feeds (paper/paper.lua,
--- and its appendix forest plot) exists as PDF and PNG (or, when its data are all zero,
--- numbers.tex says so in its place), and the text of
--- PAPER_DIR/main.pdf (pdftotext) contains, for each comparison on the primary metric,
--- the mean difference and the Holm-adjusted p as the paired table prints them, and
--- its verdict.  Nowhere "nan" or "inf"; no fault of wording of any class of
+-- For every study with a summary that the paper shows (main.tex, supplement.tex or the
+-- generated appendix inputs its paired table, or a paired table of a nested summary of
+-- its, the manifest's `section`; the others are named on stderr): its tables exist and
+-- hold numbers (not the sentence of an absent study), every figure it feeds
+-- (paper/paper.lua, and its appendix forest plot) exists as PDF and PNG (or, when its
+-- data are all zero, numbers.tex says so in its place), and the text of PAPER_DIR/main.pdf
+-- and supplement.pdf (pdftotext) contains, for each comparison on the primary metric, the
+-- mean difference and the Holm-adjusted p as the paired table prints them, and its
+-- verdict.  Nowhere "nan" or "inf"; no fault of wording of any class of
 -- tests/report/prose_lint.lua (double negative, run-together text, config notation, code
--- labels, bare intervals, double parentheses, a capital after a mid-sentence colon).  Prints "check_pdf: N passed, N failed".
+-- labels, bare intervals, double parentheses, a capital after a mid-sentence colon).
+-- Prints "check_pdf: N passed, N failed".
 local check = require "repro.core.check"
 local fs = require "repro.core.fs"
 local report = require "repro.report"
@@ -33,10 +34,14 @@ local function plain(s)
   return (s:gsub("\\num{([^}]*)}", "%1"):gsub("%$<%$\\,", "<"):gsub("%s+", ""))
 end
 
-local pdf = paper .. "/main.pdf"
-t:ok(fs.exists(pdf), "the PDF exists: " .. pdf)
-local _, raw = check.run("pdftotext " .. fs.quote(pdf) .. " -")
-raw = raw or ""
+-- the main text and its supplement, read as one text
+local raw = ""
+for _, doc in ipairs({ "main", "supplement" }) do
+  local pdf = paper .. "/" .. doc .. ".pdf"
+  t:ok(fs.exists(pdf), "the PDF exists: " .. pdf)
+  local _, part = check.run("pdftotext " .. fs.quote(pdf) .. " -")
+  raw = raw .. (part or "") .. "\n"
+end
 t:ok(#raw > 1000, "the PDF has text")
 local text = raw:gsub("\u{2212}", "-"):gsub("%s+", "")
 local lower = raw:lower()
@@ -54,7 +59,7 @@ t:ok(#studies > 0, "there are study summaries under " .. exp)
 -- The studies the paper shows: those whose paired table main.tex or the appendix inputs
 -- (a descriptive study with no comparison has none: it is named, not checked).
 local main_tex = (fs.read(paper .. "/main.tex") or "") ..
-  (fs.read(paper .. "/tables/appendix.tex") or "")
+  (fs.read(paper .. "/supplement.tex") or "") .. (fs.read(paper .. "/tables/appendix.tex") or "")
 local shown = {} -- {s = study, table = its paired table's name, sub = the Study it compares}
 for _, s in ipairs(studies) do
   local any = false

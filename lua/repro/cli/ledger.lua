@@ -1,13 +1,18 @@
--- `bin/repro ledger`: the statement ledger (lua/repro/report/ledger.lua) as a table, each
--- finding sentence with the analyses that carry it and their verdicts, checked as `make
--- paper` checks it (exit 1, every problem named, when one fails).
+-- `bin/repro ledger`: the statement ledger, checked as `make paper` checks it (exit 1,
+-- every problem named, when one fails): the main text's checked assertions
+-- (lua/repro/report/assertions.lua), one line each: its file and line, the macro, the
+-- study and analysis it names, the verdict it expects and the summary's, ok or the fault;
+-- then README's generated finding sentences (lua/repro/report/ledger.lua) with the analyses
+-- that carry them and their verdicts.
 --   bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] [--trust-summaries]
---                    [--studies DIR]
--- --tex checks another LaTeX source than paper/main.tex (the tests' planted ones).
+--                    [--studies DIR] [--lenient-assertions]
+-- --tex checks another LaTeX source than paper/main.tex (the tests' planted ones; with
+-- another --manifest and no --tex no main text is checked);
+-- --lenient-assertions lists contradicted and missing assertions without failing on them.
 local host = require "repro.host"
 local base = require "repro.core.base"
 local report = require "repro.report"
-local ledger = require "repro.report.ledger"
+local assertions = require "repro.report.assertions"
 
 local M = {}
 
@@ -21,21 +26,27 @@ function M.main(args)
       return args[i] or base.user_error("repro ledger: %s needs a value", a)
     end
     if a == "--experiments" then o.experiments = value():gsub("/+$", "")
-    elseif a == "--manifest" then o.manifest = value()
+    elseif a == "--manifest" then o.manifest, o.manifest_given = value(), true
     elseif a == "--tex" then o.tex = value()
     elseif a == "--studies" then o.studies = value():gsub("/+$", "")
     elseif a == "--trust-summaries" then o.trust_summaries = true
+    elseif a == "--lenient-assertions" then o.lenient = true
     else
       base.user_error("repro ledger: unknown argument %s (usage: bin/repro ledger " ..
         "[--experiments DIR] [--manifest FILE] [--tex FILE] [--trust-summaries] " ..
-        "[--studies DIR])", base.printable(a))
+        "[--studies DIR] [--lenient-assertions])", base.printable(a))
     end
     i = i + 1
   end
   local ctx = report.context(o)
-  local rows, problems = report.ledger(ctx, o.tex)
+  local rows, problems, arows = report.ledger(ctx, report.main_text(o), o.lenient)
+  local tex = o.tex or "paper/main.tex"
+  local out = assertions.listing(arows, tex)
+  local n_ok = 0
+  for _, r in ipairs(arows) do if r.ok then n_ok = n_ok + 1 end end
+  out[#out + 1] = string.format("ledger: %d assertions in %s, %d as the summaries say",
+    #arows, tex, n_ok)
   -- one block per sentence: where and name, the sentence, each analysis -> its verdict
-  local out = {}
   for _, r in ipairs(rows) do
     out[#out + 1] = string.format("%s  %s", r.entry.where, r.entry.id)
     out[#out + 1] = "  " .. r.text

@@ -1,8 +1,14 @@
 -- `bin/repro report`: the paper's generated inputs from the studies' records.
 --
 --   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR]
---                    [--manifest FILE] [--no-figures]
+--                    [--manifest FILE] [--no-figures] [--tex FILE] [--lenient-assertions]
 --
+-- Before it writes anything it checks the main text (--tex, default paper/main.tex with
+-- the default manifest; none with another manifest): its checked assertions against the
+-- summaries and its finding sentences (lua/repro/report/assertions.lua), and README's
+-- generated sentences (ledger.lua); with --lenient-assertions the main text's
+-- contradicted and missing assertions are listed on stderr instead (make reproduce
+-- QUICK=1).
 -- Reads every DIR/<study>/summary.json (default experiments/) and the run records beside
 -- it (lua/repro/report/data.lua), and the paper's manifest (default paper/paper.lua of
 -- the repository: which studies the paper discusses, in which order, and which tables
@@ -34,6 +40,7 @@ local tables = require "repro.report.tex_tables"
 local numbers = require "repro.report.tex_numbers"
 local plot = require "repro.report.plot"
 local ledger = require "repro.report.ledger"
+local assertions = require "repro.report.assertions"
 
 local M = {}
 
@@ -189,6 +196,10 @@ end
 --   names   = { keys = { {key =, format =, label =}, ... } }  (optional) how the prose
 --                                  names the variants, and the tables a sweep's groups
 --                                  (data.name_variants)
+--   text_height = 9                optional: the text height in inches: a figure drawn
+--                                  taller than main.tex's limit, 0.8 of it
+--                                  (\ReportFigure), would be shrunk, its text printed
+--                                  under the size it was drawn at: refused
 --   text_width = 6.5               optional: the text width in inches, at which a figure of
 --                                  width "0.8\linewidth" is drawn 0.8 x 6.5 in wide
 --   extensions = { "paper/lib/x.lua", ... }  optional: the paper's own code, files of
@@ -232,8 +243,12 @@ function M.load_manifest(path)
   if m.text_width ~= nil and not (type(m.text_width) == "number" and m.text_width > 0) then
     user_error("report: %s: text_width: expected the text width in inches (a number > 0)", path)
   end
+  if m.text_height ~= nil and not (type(m.text_height) == "number" and m.text_height > 0) then
+    user_error("report: %s: text_height: expected the text height in inches (a number > 0)",
+      path)
+  end
   local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {},
-    text_width = m.text_width, appendix = {} }
+    text_width = m.text_width, text_height = m.text_height, appendix = {} }
   for i, n in ipairs(m.studies) do
     if type(n) ~= "string" or out.listed[n] then
       user_error("report: %s: studies[%d]: expected a study name listed once", path, i)
@@ -321,7 +336,7 @@ local function parse_args(args)
     elseif a == "--plots-data" then
       o.plots_data = value(a)
     elseif a == "--manifest" then
-      o.manifest = value(a)
+      o.manifest, o.manifest_given = value(a), true
     elseif a == "--no-figures" then
       o.figures = false
     elseif a == "--trust-summaries" then
@@ -330,10 +345,12 @@ local function parse_args(args)
       o.studies = value(a):gsub("/+$", "")
     elseif a == "--tex" then
       o.tex = value(a)
+    elseif a == "--lenient-assertions" then
+      o.lenient = true
     else
       user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
         .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries] "
-        .. "[--studies DIR] [--tex FILE])", a)
+        .. "[--studies DIR] [--tex FILE] [--lenient-assertions])", a)
     end
     i = i + 1
   end
@@ -365,38 +382,48 @@ local function context(o, manifest, out)
   return ctx
 end
 
--- The sections of main.tex whose finding sentences the ledger checks (besides the
--- abstract), by the start of their titles.
-M.LEDGER_SECTIONS = { "Discussion", "Recommendations" }
+-- The main text a report checks: --tex FILE, else the repository's paper/main.tex with the
+-- repository's manifest, else (another manifest: a test's, a user's) none, false: the
+-- main text is written against paper/paper.lua's studies.
+function M.main_text(o)
+  if o.tex then return o.tex end
+  if o.manifest_given then return false end
+  return nil
+end
 
 -- The statement ledger of the manifest over the context's studies, checked: its entries'
--- sentences against the analyses they name, and the LaTeX source `tex_path` (default the
--- repository's paper/main.tex) for finding sentences that name none.  Returns the rows
--- and the list of problems.
-function M.ledger(ctx, tex_path)
+-- sentences against the analyses they name (README's Results list), and the LaTeX source
+-- `tex_path` (nil: the repository's paper/main.tex; false: none): its checked assertions against
+-- the summaries and its finding sentences that assert nothing
+-- (lua/repro/report/assertions.lua).  Returns the ledger's rows, the list of problems, the
+-- assertions' rows and, with `lenient` (make reproduce QUICK=1), the contradicted and
+-- missing assertions, listed rather than failed.
+function M.ledger(ctx, tex_path, lenient)
   local rows, problems = ledger.build(ctx.manifest.ledger or {}, ctx.by_name, ctx)
-  if #(ctx.manifest.ledger or {}) > 0 then
-    tex_path = tex_path or (host.root .. "/paper/main.tex")
-    local src = fs.read(tex_path)
-    if not src then
-      problems[#problems + 1] = "cannot read " .. tex_path
-    else
-      local known = {}
-      for _, e in ipairs(ctx.manifest.ledger) do known[e.id or ""] = true end
-      local root = host.root .. "/"
-      local shown = tex_path:sub(1, #root) == root and tex_path:sub(#root + 1) or tex_path
-      for _, p in ipairs(ledger.check_tex(src, shown, M.LEDGER_SECTIONS, known)) do
-        problems[#problems + 1] = p
-      end
-    end
+  local arows, listed = {}, {}
+  if tex_path == false then return rows, problems, arows, listed end
+  tex_path = tex_path or (host.root .. "/paper/main.tex")
+  local src = fs.read(tex_path)
+  if not src then
+    problems[#problems + 1] = "cannot read " .. tex_path
+  else
+    local root = host.root .. "/"
+    local shown = tex_path:sub(1, #root) == root and tex_path:sub(#root + 1) or tex_path
+    local known = {}
+    for _, n in ipairs(ctx.names) do known[n] = true end
+    local hard
+    arows, hard, listed = assertions.check(src, shown, ctx.by_name, ctx.studies, known,
+      { lenient = lenient })
+    for _, p in ipairs(hard) do problems[#problems + 1] = p end
   end
-  return rows, problems
+  return rows, problems, arows, listed
 end
 
 -- Raises the ledger's problems as one error, each on its own lines.
 local function ledger_error(problems)
-  user_error("report: the statement ledger has %d problem%s (lua/repro/report/ledger.lua; " ..
-    "the entries: the manifest's extensions' ledger):\n%s", #problems,
+  user_error("report: the statement ledger has %d problem%s (the main text's assertions: " ..
+    "lua/repro/report/assertions.lua; the entries: lua/repro/report/ledger.lua, the " ..
+    "manifest's extensions' ledger):\n%s", #problems,
     #problems == 1 and "" or "s", table.concat(problems, "\n"))
 end
 
@@ -404,6 +431,74 @@ end
 function M.context(o)
   local manifest = M.load_manifest(o.manifest)
   return context(o, manifest, M.new_output())
+end
+
+-- The fields of a manifest entry that do not change what it shows.
+local PRESENTATION = { name = true, caption = true, width = true, wide = true }
+
+-- An entry's parameters as text: its fields but PRESENTATION's, sorted.
+local function parameters(e)
+  local keys = {}
+  for k in pairs(e) do if not PRESENTATION[k] then keys[#keys + 1] = k end end
+  table.sort(keys)
+  local out = {}
+  for _, k in ipairs(keys) do
+    local v = e[k]
+    if type(v) == "table" then
+      local inner = {}
+      for kk, vv in pairs(v) do inner[#inner + 1] = tostring(kk) .. "=" .. tostring(vv) end
+      table.sort(inner)
+      v = "{" .. table.concat(inner, ",") .. "}"
+    end
+    out[#out + 1] = k .. "=" .. tostring(v)
+  end
+  return table.concat(out, " ")
+end
+M.parameters = parameters
+
+-- Generated content tested as a class: two entries of the manifest (`what`: "tables" or
+-- "figures") with different parameters whose outputs (`text`: name -> bytes, only the
+-- entries actually built) are byte for byte the same mean that a parameter never reached
+-- the builder (the 3-shot task table once printed the 0-shot one).  The problems, each
+-- naming both entries.
+function M.identical_outputs(entries, text, what)
+  local problems, first = {}, {}
+  for _, e in ipairs(entries) do
+    local t = text[e.name]
+    if t then
+      local other = first[t]
+      if other and parameters(other) ~= parameters(e) then
+        problems[#problems + 1] = string.format("%s %s (%s) and %s (%s): different " ..
+          "parameters, byte-identical output (a parameter does not reach the builder)", what,
+          other.name, parameters(other), e.name, parameters(e))
+      elseif not other then
+        first[t] = e
+      end
+    end
+  end
+  return problems
+end
+
+-- The share of the text height a figure may take (main.tex's \ReportFigure: height
+-- 0.8\textheight, keepaspectratio): a taller one is shrunk, and its text with it.
+M.FIGURE_HEIGHT_SHARE = 0.8
+
+-- The drawn figures (specs) taller than that share of `text_height` (inches; nil: not
+-- checked): problems naming each, with its height (a forest of 60 rows printed its 9 pt
+-- labels at under 4 pt).
+function M.too_tall(specs, text_height)
+  local out = {}
+  if not text_height then return out end
+  local limit = M.FIGURE_HEIGHT_SHARE * text_height
+  for _, f in ipairs(specs) do
+    if not f.skip and f.height and f.height > limit then
+      out[#out + 1] = string.format("figures %s: drawn %.1f in tall, more than %.1f in " ..
+        "(%.0f %% of the text height): it would be shrunk and its text printed smaller than " ..
+        "drawn; split it (a forest figure's `studies`)", f.name, f.height, limit,
+        100 * M.FIGURE_HEIGHT_SHARE)
+    end
+  end
+  return out
 end
 
 -- Writes every generated input of the paper; returns a table of what was done.
@@ -421,15 +516,34 @@ function M.generate(o)
   local ctx = context(o, manifest, out)
   -- the ledger first: a finding sentence that names no analysis, or one whose words its
   -- analysis contradicts, stops the report before it writes anything
-  local rows, problems = M.ledger(ctx, o.tex)
+  local rows, problems, arows, listed = M.ledger(ctx, M.main_text(o), o.lenient)
   if #problems > 0 then ledger_error(problems) end
-  ctx.ledger = rows
+  if #listed > 0 then
+    io.stderr:write(string.format("report: %d assertion%s of the main text %s contradicted " ..
+      "or missing in these records (listed, not failed: --lenient-assertions):\n", #listed,
+      #listed == 1 and "" or "s", #listed == 1 and "is" or "are"))
+    for _, l in ipairs(listed) do io.stderr:write(base.printable(l), "\n") end
+  end
+  ctx.ledger, ctx.assertions = rows, arows
 
   local entries = { table.unpack(manifest.figures) }
   for _, f in ipairs(plot.appendix_figures(ctx, tables.forest_name)) do
     entries[#entries + 1] = f
   end
   local figures = plot.write_data(ctx, entries, o.plots_data)
+  local drawn, built = {}, {}
+  for _, f in ipairs(figures) do drawn[f.name] = f.data_text end
+  local same = M.identical_outputs(manifest.figures, drawn, "figures")
+  for _, p in ipairs(M.too_tall(figures, manifest.text_height)) do same[#same + 1] = p end
+  local table_text = tables.tables(ctx, built)
+  local shown = {}
+  for name in pairs(built) do shown[name] = table_text[name] end
+  for _, p in ipairs(M.identical_outputs(manifest.tables, shown, "tables")) do
+    same[#same + 1] = p
+  end
+  if #same > 0 then
+    user_error("report: generated content: %s", table.concat(same, "\n"))
+  end
   local rendered = {}
   if o.figures then
     rendered = plot.render(figures, { data = o.plots_data, gp_dir = o.gp_dir,
@@ -438,15 +552,12 @@ function M.generate(o)
   ctx.figures = figures
   ctx.rendered = o.figures and rendered or nil
 
-  for name, text in pairs(tables.tables(ctx)) do
+  for name, text in pairs(table_text) do
     out:write(o.paper .. "/tables/" .. name .. ".tex", text)
   end
   out:write(o.paper .. "/tables/appendix.tex", tables.appendix(ctx))
-  out:write(o.paper .. "/numbers.tex", numbers.numbers(ctx) ..
-    ledger.tex_defs(manifest.ledger, rows))
-  if #manifest.ledger > 0 then
-    out:write(o.paper .. "/tables/ledger.tex", ledger.tex_table(rows))
-  end
+  out:write(o.paper .. "/numbers.tex", numbers.numbers(ctx) .. assertions.TEX_DEFS)
+  out:write(o.paper .. "/tables/ledger.tex", assertions.tex_table(arows))
   out:write(o.paper .. "/floats.tex", tables.floats(manifest))
   -- the manifest's extensions' own files in the paper folder (plain file names)
   for _, outputs in ipairs(manifest.outputs or {}) do

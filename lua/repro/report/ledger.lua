@@ -3,9 +3,9 @@
 --
 -- A ledger is a list of entries, which a manifest's extensions declare (`ledger`, see
 -- lua/repro/report/init.lua); this module knows no paper.  An entry:
---   { id = "AbstractFinal",           a name (letters and digits): \Finding{AbstractFinal}
---     where = "abstract",             where the sentence stands (free text; "readme" for
---                                     README's Results list, written in Markdown)
+--   { id = "ReadmeGptTwo",            a name (letters and digits)
+--     where = "readme",               where the sentence stands ("readme": README's Results
+--                                     list, written in Markdown; other text: LaTeX)
 --     carries = { <analysis>, ... },  what carries it, each one of
 --        { study =, treatment =, baseline =, metric = }   a paired comparison (metric:
 --                                     the study's primary when absent; treatment and
@@ -39,9 +39,9 @@
 --   sign         a sign word (lowered, raised, higher, lower, ...) or a signed percentage
 --                that no carried analysis's sign allows
 --   across       analyses of several studies without `across`, or a comparing word in one
---   uncarried    a sentence of a checked text (main.tex's abstract, Discussion and
---                Recommendations; README's Results) outside every \Finding that has a
---                finding word or cites a verdict macro: a finding that names no analysis
+--   uncarried    a sentence of README's Results list outside every entry that has a
+--                finding word: a finding that names no analysis (the paper's main text
+--                is checked by lua/repro/report/assertions.lua instead)
 local F = require "repro.report.texfmt"
 
 local M = {}
@@ -150,23 +150,11 @@ local function sign_of(x)
   return x > 0 and 1 or -1
 end
 
-local function tt(x) return "\\texttt{" .. F.escape(x) .. "}" end
-
-local function metric_noun(m)
-  return F.METRIC[m] and F.METRIC[m].noun or F.escape(m)
-end
-
-local function variant_prose(s, name)
-  local v = s.variant_by_name and s.variant_by_name[name]
-  return v and v.prose or name
-end
-
 -- The analysis `a` in the studies `by_name`: the resolved analysis, or nil and why, or
 -- "absent" when its study has not run.
 function M.resolve(by_name, a)
   if a.quoted then
-    return { label = "quoted: " .. a.quoted, label_tex = "quoted: " .. F.escape(a.quoted),
-      quoted = a.quoted, verdict = nil, sign = nil }
+    return { label = "quoted: " .. a.quoted, quoted = a.quoted, verdict = nil, sign = nil }
   end
   local s = by_name[a.study]
   if not s then return nil, "absent" end
@@ -177,8 +165,6 @@ function M.resolve(by_name, a)
       treatment = a.treatment, baseline = a.baseline, metric = a.metric })
     if r then
       r.label = a.study .. " (" .. a.section .. "): " .. r.label:gsub("^[^:]*: ", "")
-      r.label_tex = tt(a.study) .. " (" .. tt(a.section) .. "): " ..
-        r.label_tex:gsub("^[^:]*: ", "")
     end
     return r, why
   end
@@ -198,9 +184,6 @@ function M.resolve(by_name, a)
     end
     return { study = s, label = string.format("%s: LR sensitivity%s, %s minus %s", a.study,
         a.own and " S_own" or " S", a.sensitivity, g.sensitivity.reference or "?"),
-      label_tex = string.format("%s: LR sensitivity %s, %s minus %s", tt(a.study),
-        a.own and "$S_{\\text{own}}$" or "$S$", F.escape(a.sensitivity),
-        F.escape(g.sensitivity.reference or "?")),
       verdict = verdict, interval = true, sign = sign_of(sens.diff), mean = sens.diff, ci = ci }
   end
   local metric = a.metric or s.primary
@@ -211,27 +194,8 @@ function M.resolve(by_name, a)
     if want == nil then return nil, "absent" end
     for _, e in ipairs(s.summary.interactions or {}) do
       if e.name == want and e.metric == metric then
-        -- named by the config its two sides differ in (a side may average several
-        -- settings: a list of pairs), else by its two pairs' variants
-        local pa, pb, t1, b1
-        if s.interaction_settings then pa, pb, t1, b1 = s:interaction_settings(e, "key_prose") end
-        local label_tex
-        if pa then
-          label_tex = string.format("%s: the interaction, %s's effect against %s %s minus " ..
-            "its effect %s, %s", tt(a.study), t1.prose_level, b1.prose_level,
-            table.concat(pa, " "), table.concat(pb, " "), metric_noun(metric))
-        elseif type((e.a or {})[1]) ~= "table" then
-          label_tex = string.format(
-            "%s: the interaction, the effect of %s vs %s minus the effect of %s vs %s, %s",
-            tt(a.study), variant_prose(s, (e.a or {})[1] or "?"),
-            variant_prose(s, (e.a or {})[2] or "?"), variant_prose(s, (e.b or {})[1] or "?"),
-            variant_prose(s, (e.b or {})[2] or "?"), metric_noun(metric))
-        else
-          label_tex = string.format("%s: the interaction %s, %s", tt(a.study), F.escape(want),
-            metric_noun(metric))
-        end
         return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
-            want, metric), label_tex = label_tex,
+            want, metric),
           verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean, ci = e.ci_decision }
       end
     end
@@ -243,8 +207,7 @@ function M.resolve(by_name, a)
     if c.treatment == t and c.baseline == b and c.metric == metric then
       local v = s:verdict(c)
       return { study = s, c = c, label = string.format("%s: %s vs %s, %s", a.study, t, b,
-          metric), label_tex = string.format("%s: %s vs %s, %s", tt(a.study),
-          variant_prose(s, t), variant_prose(s, b), metric_noun(metric)),
+          metric),
         verdict = v and v.verdict,
         sign = sign_of(c.mean), mean = c.mean, ci = c.ci_decision, ppl = c.val_ppl_change,
         treatment = t, baseline = b }
@@ -393,23 +356,6 @@ end
 
 -- Checked texts ----------------------------------------------------------------------------
 
--- The part of a LaTeX source the ledger checks: the abstract and the sections whose title
--- starts with one of `titles`, comments removed.  A list of {name, text}.
-function M.tex_parts(src, titles)
-  src = src:gsub("\\%%", "\1"):gsub("%%[^\n]*", ""):gsub("\1", "\\%%")
-  local parts = {}
-  local abs = src:match("\\begin{abstract}(.-)\\end{abstract}")
-  if abs then parts[#parts + 1] = { name = "the abstract", text = abs } end
-  for _, t in ipairs(titles) do
-    local a = src:find("\\section{" .. t, 1, true)
-    if a then
-      local b = src:find("\\section{", a + 1, true) or src:find("\\appendix", a + 1, true) or #src
-      parts[#parts + 1] = { name = "the section " .. t, text = src:sub(a, b - 1) }
-    end
-  end
-  return parts
-end
-
 -- The sentences of a text (split after . ! ?, and the braces closing a group, before a
 -- space and a capital or a macro).
 local function sentences(text)
@@ -431,30 +377,6 @@ local function sentences(text)
 end
 M.sentences = sentences
 
--- The problems of a LaTeX source: every \Finding{id} is an entry of the ledger (`known`:
--- id -> true), and no sentence of the checked parts outside \Finding states a finding.
-function M.check_tex(src, path, titles, known)
-  local problems = {}
-  for _, part in ipairs(M.tex_parts(src, titles)) do
-    for id in part.text:gmatch("\\Finding{([^}]*)}") do
-      if not known[id] then
-        problems[#problems + 1] = string.format("%s: %s: \\Finding{%s}: no such ledger entry",
-          path, part.name, id)
-      end
-    end
-    local rest = part.text:gsub("\\Finding{[^}]*}", " ")
-    rest = rest:gsub("\\section{[^}]*}", " "):gsub("\\label{[^}]*}", " ")
-      :gsub("\\paragraph{[^}]*}", " "):gsub("\\cite{[^}]*}", " ")
-    for _, s in ipairs(sentences(rest)) do
-      if M.is_finding(s) then
-        problems[#problems + 1] = string.format("%s: %s: a finding that names no analysis " ..
-          "(write it as a ledger entry, \\Finding{...}): %s", path, part.name, s)
-      end
-    end
-  end
-  return problems
-end
-
 -- The problems of a Markdown text built from ledger sentences (`texts`): no sentence
 -- outside them states a finding.
 function M.check_md(text, path, texts)
@@ -472,64 +394,6 @@ function M.check_md(text, path, texts)
     end
   end
   return problems
-end
-
--- The ledger as rows of text: {where, id, sentence (plain), analyses, verdicts}.
-function M.listing(rows, tex)
-  local out = {}
-  for _, r in ipairs(rows) do
-    local labels, verdicts = {}, {}
-    for _, a in ipairs(r.analyses) do
-      labels[#labels + 1] = tex and a.label_tex or a.label
-      verdicts[#verdicts + 1] = a.verdict or (a.quoted and "quoted") or "-"
-    end
-    out[#out + 1] = { where = r.entry.where, id = r.entry.id,
-      sentence = plain(r.text):gsub("^%s+", ""):gsub("%s+$", ""),
-      analyses = table.concat(labels, "; "), verdicts = table.concat(verdicts, ", ") }
-  end
-  return out
-end
-
--- numbers.tex's definitions of the LaTeX sentences: \csname ReportFinding@<id>\endcsname,
--- empty for an entry whose study has not run.
-function M.tex_defs(entries, rows)
-  local text = {}
-  for _, r in ipairs(rows) do text[r.entry.id] = r.text end
-  local lines = { "% The ledger's finding sentences (lua/repro/report/ledger.lua): \\Finding{<id>}." }
-  for _, e in ipairs(entries) do
-    if e.where ~= "readme" and type(e.id) == "string" then
-      lines[#lines + 1] = string.format("\\expandafter\\def\\csname ReportFinding@%s\\endcsname{%s}",
-        e.id, text[e.id] or "")
-    end
-  end
-  return table.concat(lines, "\n") .. "\n"
-end
-
-M.TABLE_CAPTION = "The statement ledger: each finding sentence (by its name and where it " ..
-  "stands), the analyses that carry it (study: comparison or interaction, metric) and their " ..
-  "verdicts."
-
--- The ledger's table for the paper's appendix: where, the analyses and their verdicts; a
--- longtable (it runs over several pages), its head repeated on each, captioned `caption`
--- and labelled tab:ledger.
-function M.tex_table(rows, caption)
-  local cols = "@{}l>{\\raggedright\\arraybackslash}p{0.47\\linewidth}" ..
-    ">{\\raggedright\\arraybackslash}p{0.14\\linewidth}@{}"
-  local head = { "\\toprule", "Sentence & Analysis that carries it & Verdict \\\\", "\\midrule" }
-  local lines = { "\\begin{longtable}{" .. cols .. "}",
-    "\\caption{" .. (caption or M.TABLE_CAPTION) .. "}\\label{tab:ledger}\\\\" }
-  for _, l in ipairs(head) do lines[#lines + 1] = l end
-  lines[#lines + 1] = "\\endfirsthead"
-  for _, l in ipairs(head) do lines[#lines + 1] = l end
-  lines[#lines + 1] = "\\endhead"
-  lines[#lines + 1] = "\\bottomrule"
-  lines[#lines + 1] = "\\endlastfoot"
-  for _, r in ipairs(M.listing(rows, true)) do
-    lines[#lines + 1] = string.format("%s (%s) & %s & %s \\\\", F.escape(r.id),
-      F.escape(r.where), r.analyses, F.escape(r.verdicts))
-  end
-  lines[#lines + 1] = "\\end{longtable}"
-  return table.concat(lines, "\n") .. "\n"
 end
 
 return M

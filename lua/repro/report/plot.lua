@@ -86,11 +86,11 @@ local function valend_figure(s, file, f, size)
 end
 
 local function tasks_figure(s, file, f, size)
-  local text, marks, values, ntasks = pdata.tasks(s, f.shots or 0)
+  local text, marks, values, ntasks = pdata.tasks(s, f.shots or 0, f.setups)
   if not text then return nil, "the " .. s.name .. " study has no task accuracies" end
   return { script = "tasks", data = file(f.name, text), vars = {
     marks = file(f.name .. "_marks", marks), n = #s.variants, ntasks = ntasks,
-    colors = colors_of(s.variants) }, height = size.width * 0.6, values = values }
+    colors = colors_of(s.variants) }, height = size.width * 0.75, values = values }
 end
 
 local function forest_figure(studies, file, f, size)
@@ -319,16 +319,19 @@ end
 --   forest       metric, labels ({study = group label}), settings ({ {config = {key =
 --                value, ...}, label =}, ...}: a setting named by its label wherever a
 --                row's two variants have that config; plot_forest.setting_head), name_font
+--                studies ({"<study>", ...}: only these, one question's panel: a panel
+--                of more than about 15 rows cannot be read at print size)
 --   lrsweep      labels ({group = label}): the study's lr_sweep summary
 --   tasks        shots (default 0): a task study's accuracy per task and variant (mean
---                and sd over seeds), chance and the bigram model marked
+--                and sd over seeds), chance and the bigram model marked; setups
+--                ({<setup> = words}): the key's words for variants named <setup>-<norm>
 M.KINDS = {
   curves = { build = curves_figure, fields = { column = "string", ylabel = "string",
     logy = "boolean?", zoom = "number?", settings = "table?" } },
   valend = { build = valend_figure, fields = {} },
-  tasks = { build = tasks_figure, fields = { shots = "number?" } },
+  tasks = { build = tasks_figure, fields = { shots = "number?", setups = "table?" } },
   forest = { build = forest_figure, fields = { metric = "string?", labels = "table?",
-    settings = "table?" },
+    settings = "table?", studies = "table?" },
     summaries = true },
   divergence = { build = divergence_figure, fields = {} },
   effect = { build = effect_figure, fields = {} },
@@ -342,11 +345,17 @@ M.KINDS = {
 M.APPENDIX_WIDTH = "0.9\\linewidth"
 
 -- The forest plot of each study the manifest does not list (the paper's appendix).
+-- Its group's header is the manifest's label of the study (the `labels` of its first
+-- forest figure), else the study's name.
 function M.appendix_figures(ctx, forest_name)
+  local labels
+  for _, f in ipairs(ctx.manifest and ctx.manifest.figures or {}) do
+    if f.kind == "forest" and f.labels and not labels then labels = f.labels end
+  end
   local list = {}
   for _, s in ipairs(ctx.appendix) do
     list[#list + 1] = { name = forest_name(s), kind = "forest", study = s.name,
-      metric = s.primary, width = M.APPENDIX_WIDTH }
+      metric = s.primary, width = M.APPENDIX_WIDTH, labels = labels }
   end
   return list
 end
@@ -388,9 +397,15 @@ local function build(ctx, f, file)
     if not f.metric then return { skip = "the " .. f.study .. " study has no primary metric" } end
     -- a manifest figure over every study draws the manifest's studies only: a study the
     -- paper does not list (a user's, a superseded one) has its own appendix figure
-    local listed = {}
+    -- (a figure's `studies`: only those, one question's panel of a split forest)
+    local listed, only = {}, nil
+    if f.studies then
+      only = {}
+      for _, n in ipairs(f.studies) do only[n] = true end
+    end
     for _, x in ipairs(ctx.studies) do
-      if not ctx.manifest or not ctx.manifest.listed or ctx.manifest.listed[x.name] then
+      if (not ctx.manifest or not ctx.manifest.listed or ctx.manifest.listed[x.name]) and
+          (not only or only[x.name]) then
         listed[#listed + 1] = x
       end
     end
@@ -409,7 +424,13 @@ local function build(ctx, f, file)
   if M.all_zero(spec.values) then
     return { skip = spec.zero or "every value it would draw is zero" }
   end
-  for _, p in ipairs(pending) do file(p.name, p.text) end
+  local texts = {}
+  for _, p in ipairs(pending) do
+    file(p.name, p.text)
+    texts[#texts + 1] = p.text
+  end
+  -- what it draws, for the report's check that entries of different parameters differ
+  spec.data_text = table.concat(texts, "\f")
   spec.width = size.width
   return spec
 end

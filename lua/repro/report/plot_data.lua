@@ -95,7 +95,10 @@ end
 -- A task study's accuracies (summary.tasks) at shot count k: per variant a block of
 -- "x mean sd" per task (x = the task's index, offset per variant), and the marks file
 -- "x chance bigram task" per task; nil when the summary has no task section.
-function M.tasks(s, k)
+-- `setups` (optional, the figure's): a variant named "<setup>-<norm>" is keyed by its
+-- norm and setups[<setup>], the set-up in words ("LayerNorm, PyTorch init, 4 blocks");
+-- otherwise by the config it differs in (plot_style.plot_label).
+function M.tasks(s, k, setups)
   local st = s.summary.tasks
   if type(st) ~= "table" then return nil end
   local names, seen = {}, {}
@@ -106,7 +109,10 @@ function M.tasks(s, k)
   local list, values, nv = {}, {}, #s.variants
   local step = math.min(0.12, 0.7 / nv)
   for i, v in ipairs(s.variants) do
-    local rows = { title(v.name), "# x mean sd" }
+    -- keyed in words, never by the variant's code name ("gpt2-none")
+    local setup = setups and setups[v.name:match("^(.-)%-[^%-]+$") or ""]
+    local key = setup and (style.level_name(v) .. ", " .. setup) or plot_label(s, v)
+    local rows = { title(key), "# x mean sd" }
     for j, task in ipairs(names) do
       local m = s:stat(v.name, string.format("task_%s_%dshot_acc", task, k))
       if finite(m.mean) then

@@ -25,6 +25,8 @@
 --   \ReportTests, \ReportSeedCounts, \ReportDegreesOfFreedom, \ReportSignflipFloors,
 --   \ReportBcaCoverage, \ReportBcaCaveatN, \ReportPower, \ReportRuleHistory,
 --   \ReportMaxParams (the largest model of any study, in millions)
+--   \PreregTotal, \PreregBefore, \PreregChanged, \PreregSource  study files committed
+--   before their first run (tex_prereg.lua)
 --                                                       the statistics section's facts
 -- Every number is read from the summary (the analysis computes it once) or, for the
 -- per-variant statistics of metrics the summary does not describe, from the records.
@@ -37,6 +39,7 @@ local tables = require "repro.report.tex_tables"
 local sweep = require "repro.report.tex_sweep"
 local task_tex = require "repro.report.tex_tasks"
 local prose = require "repro.report.tex_prose"
+local prereg = require "repro.report.tex_prereg"
 
 local M = {}
 local finite = F.finite
@@ -401,6 +404,8 @@ local function method(d, ctx)
   d.def("ReportRuleHistory", prose.rule_history(ctx))
   -- the largest model any study trained (its records' parameter counts), in millions
   d.def("ReportMaxParams", max_params(ctx.studies))
+  -- each study file's commit against its first run (tex_prereg.lua)
+  prereg.numbers(d.def, ctx)
   -- the model's fixed constants, from the engine (engine/gpt.h), to the float's 3 digits
   local engine = require "engine"
   d.def("EngineLnEps", "\\num{" .. string.format("%.3g", engine.LN_EPS) .. "}")

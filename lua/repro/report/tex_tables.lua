@@ -26,6 +26,7 @@
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
+local prereg = require "repro.report.tex_prereg"
 local compute = require "repro.report.tex_compute"
 local sweep = require "repro.report.tex_sweep"
 local prose = require "repro.report.tex_prose"
@@ -492,6 +493,7 @@ M.KINDS = {
   studies = { all = M.studies_table },
   compute = { all = compute.compute_table },
   checklist = { all = compute.checklist_table },
+  prereg = { all = prereg.prereg_table },
   lr_sweep = { build = sweep.lr_sweep_table },
 }
 for k, v in pairs(tasks.tables) do M.KINDS[k] = v end
@@ -509,26 +511,28 @@ end
 
 -- Every table file: name -> text.  The manifest's tables always exist (a sentence when
 -- their study is absent or its records are missing); every other study gets its generic
--- tables.
-function M.tables(ctx)
+-- tables.  `built` (optional) gets name -> true for each manifest table its kind's builder
+-- wrote (not a sentence in its place).
+function M.tables(ctx, built)
+  built = built or {}
   local out = {}
   for _, e in ipairs(ctx.manifest.tables) do
     local kind = (ctx.manifest.table_kinds or M.KINDS)[e.kind]
     local s = ctx.by_name[e.study]
     if kind.all then
-      out[e.name] = kind.all(ctx)
+      out[e.name], built[e.name] = kind.all(ctx), true
     elseif not s then
       out[e.name] = wrap(nil, placeholder(absent_text(ctx, e.study)))
     elseif e.section and not s:section(e.section) then
       out[e.name] = wrap(s, placeholder(string.format("the %s study's summary has no %s",
         F.escape(e.study), F.escape(e.section))))
     elseif e.section then
-      out[e.name] = kind.build(s:section(e.section), ctx)
+      out[e.name], built[e.name] = kind.build(s:section(e.section), ctx), true
     elseif kind.records and not s:has_records() then
       out[e.name] = wrap(s, placeholder(string.format("the run records of the %s study are " ..
         "missing under %s", F.escape(e.study), F.escape(s.dir))))
     else
-      out[e.name] = kind.build(s, ctx, e)
+      out[e.name], built[e.name] = kind.build(s, ctx, e), true
     end
   end
   for _, s in ipairs(ctx.studies) do

@@ -128,7 +128,7 @@ local function open_table(first, names, tail)
     "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
 end
 
-function M.accuracy_table(s, f)
+function M.accuracy_table(s, _, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
   if type(st) ~= "table" then return absent(s) end
   local names = task_names(st, k)
@@ -200,7 +200,7 @@ function M.accuracy_table(s, f)
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 
-function M.comparisons_table(s, f)
+function M.comparisons_table(s, _, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
   if type(st) ~= "table" then return absent(s) end
   local names = task_names(st, k)
