@@ -367,7 +367,7 @@ end
 
 -- The sections of main.tex whose finding sentences the ledger checks (besides the
 -- abstract), by the start of their titles.
-M.LEDGER_SECTIONS = { "Discussion", "Recommendations" }
+M.LEDGER_SECTIONS = { "Results", "Discussion", "Recommendations", "Conclusion" }
 
 -- The statement ledger of the manifest over the context's studies, checked: its entries'
 -- sentences against the analyses they name, and the LaTeX source `tex_path` (default the

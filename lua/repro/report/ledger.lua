@@ -431,6 +431,44 @@ local function sentences(text)
 end
 M.sentences = sentences
 
+-- The text without its checked assertions (\Claim[metric]{study}{t}{b}{verdict}{sentence},
+-- \Replicated{claim}{verdict}{sentence}, \Assert{study}{path}{value}{sentence}): their
+-- sentences carry what they rely on.  (Interim: the assertions are typeset as their
+-- sentence; checking them against the summaries is the build branch's.)
+local ASSERTIONS = { Claim = 5, Replicated = 3, Assert = 4 }
+function M.strip_assertions(text)
+  local out, i = {}, 1
+  while true do
+    local a, b, name = text:find("\\(%a+)", i)
+    if not a then break end
+    local n = ASSERTIONS[name]
+    if n and not text:sub(b + 1, b + 1):match("%a") then
+      local j = b + 1
+      local opt = text:match("^%b[]", j)
+      if opt then j = j + #opt end
+      local ok = true
+      for _ = 1, n do
+        j = j + #(text:match("^%s*", j))
+        local g = text:match("^%b{}", j)
+        if not g then ok = false break end
+        j = j + #g
+      end
+      if ok then
+        out[#out + 1] = text:sub(i, a - 1) .. " . "
+        i = j
+      else
+        out[#out + 1] = text:sub(i, b)
+        i = b + 1
+      end
+    else
+      out[#out + 1] = text:sub(i, b)
+      i = b + 1
+    end
+  end
+  out[#out + 1] = text:sub(i)
+  return table.concat(out)
+end
+
 -- The problems of a LaTeX source: every \Finding{id} is an entry of the ledger (`known`:
 -- id -> true), and no sentence of the checked parts outside \Finding states a finding.
 function M.check_tex(src, path, titles, known)
@@ -442,7 +480,7 @@ function M.check_tex(src, path, titles, known)
           path, part.name, id)
       end
     end
-    local rest = part.text:gsub("\\Finding{[^}]*}", " ")
+    local rest = M.strip_assertions(part.text):gsub("\\Finding{[^}]*}", " ")
     rest = rest:gsub("\\section{[^}]*}", " "):gsub("\\label{[^}]*}", " ")
       :gsub("\\paragraph{[^}]*}", " "):gsub("\\cite{[^}]*}", " ")
     for _, s in ipairs(sentences(rest)) do
