@@ -88,20 +88,30 @@ t:ok(has(p, 'but compares them ("moved")'), "planted: listed studies compared an
 
 -- main.tex: a finding sentence outside the ledger
 local src = fs.read("paper/main.tex")
-local planted = src:gsub("\\paragraph{Training length%.}",
-  "\\paragraph{Training length.} A norm after the embedding only costs once warmup protects the run.", 1)
+local planted = src:gsub("\\section{Discussion}\\label{sec:discussion}",
+  "\\section{Discussion}\\label{sec:discussion} A norm after the embedding only costs once warmup protects the run.", 1)
 local tp = ledger.check_tex(planted, "planted.tex", report.LEDGER_SECTIONS, { })
 t:ok(has(tp, "a finding that names no analysis") and has(tp, "only costs once warmup"),
   "planted: a typed finding in the Discussion is found: " .. (tp[#tp] or ""))
-local typed = src:gsub("\\Finding{AbstractFinal}", "LayerNorm changed perplexity by " ..
+local typed = src:gsub("\\noindent", "\\noindent LayerNorm changed perplexity by " ..
   "\\FinalLayernormVsNonePplChange{} (\\emph{\\FinalLayernormVsNoneVerdict}).", 1)
 local known = {}
 for _, e in ipairs(ctx.manifest.ledger) do known[e.id] = true end
 tp = ledger.check_tex(typed, "planted.tex", report.LEDGER_SECTIONS, known)
 t:ok(has(tp, "FinalLayernormVsNoneVerdict"), "planted: a verdict macro typed outside the ledger")
-tp = ledger.check_tex(src:gsub("\\Finding{AbstractFinal}", "\\Finding{NoSuchEntry}", 1),
+tp = ledger.check_tex(src:gsub("\\noindent", "\\noindent \\Finding{NoSuchEntry}", 1),
   "planted.tex", report.LEDGER_SECTIONS, known)
 t:ok(has(tp, "\\Finding{NoSuchEntry}: no such ledger entry"), "planted: an unknown \\Finding")
+-- main.tex's checked assertions (\Claim, \Replicated, \Assert) carry their sentences:
+-- the committed main.tex has them, and the same sentence unwrapped is found
+t:ok(src:find("\\Claim{tuned}{layernorm}{none}{worse}{", 1, true) ~= nil,
+  "main.tex wraps its findings in assertions")
+local unwrapped = src:gsub("\\Claim{tuned}{layernorm}{none}{worse}{", "{", 1)
+tp = ledger.check_tex(unwrapped, "planted.tex", report.LEDGER_SECTIONS, known)
+t:ok(#tp > 0, "planted: a finding taken out of its \\Claim is found")
+local wrapped = "\\Claim[ece]{a}{b}{c}{worse}{It was {worse} here.}"
+t:ok(ledger.is_finding(wrapped) and not ledger.is_finding(ledger.strip_assertions(wrapped)),
+  "strip_assertions removes an assertion with an option and nested braces")
 -- README: a line outside the ledger
 local readme = "In short:\n\n- LayerNorm made it worse at every size.\n"
 t:ok(#ledger.check_md(readme, "results.md", {}) == 1, "planted: a README line naming no analysis")
