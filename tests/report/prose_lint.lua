@@ -16,7 +16,8 @@
 --   double parentheses  "((" or "))", or a parenthesis opened inside one still open
 --   colon capital     a capital after a colon inside a sentence ("study: With dropout"),
 --                     where the clause goes on in lower case (names and "I" excepted)
--- lint(text) returns a list of {kind =, at =} (the matched text with some context).
+-- lint(text) returns a list of {kind =, at =} (the matched text with some context); the
+-- statement ledger's table, a list of code names by design, is left out (without_ledger).
 local M = {}
 
 local NEG = { "not", "never", "cannot", "no", "none", "nothing", "neither" }
@@ -45,8 +46,22 @@ local function context(text, a, b)
   return (text:sub(math.max(1, a - 50), b + 30):gsub("%s+", " "))
 end
 
+-- The statement ledger's table (the supplement) lists each assertion's study and analysis
+-- by their code names, on purpose: on every page where its header stands (a longtable
+-- repeats it), the text from the header to the page's end is the table's, not prose.
+local LEDGER_HEAD = "Verdict%s+expected;%s+the%s+summary"
+
+function M.without_ledger(raw)
+  local pages = {}
+  for page in (raw .. "\f"):gmatch("([^\f]*)\f") do
+    local at = page:find(LEDGER_HEAD)
+    pages[#pages + 1] = at and page:sub(1, at - 1) or page
+  end
+  return table.concat(pages, "\f")
+end
+
 function M.lint(raw)
-  local text = raw:gsub("\u{2212}", "-"):gsub("\u{2019}", "'")
+  local text = M.without_ledger(raw):gsub("\u{2212}", "-"):gsub("\u{2019}", "'")
   local flat = text:gsub("%s+", " ")
   local out = {}
   local function add(kind, a, b) out[#out + 1] = { kind = kind, at = context(flat, a, b) } end

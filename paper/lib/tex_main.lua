@@ -1,0 +1,186 @@
+-- The numbers the hand-written main text (paper/main.tex) cites that no other file of the
+-- report defines (a manifest extension of paper/paper.lua).  For every study:
+--   S..<T>Vs<B>.."PplChangeCI"  a comparison on validation loss: its decision interval of
+--                               the mean paired difference of log perplexity as a change
+--                               of perplexity, [exp(lo) - 1, exp(hi) - 1] in per cent
+-- For a study whose summary has `replication` (lua/repro/analysis/replication.lua):
+--   S.."Rep"..<Claim>.."Verdict", "Reason"          each claim's verdict and its reason
+--   S.."Rep"..<Claim>..<Setup>[..<Norm>]..<Field>   each set-up's entry: "Verdict",
+--       "Original" and "Estimate" (on the log-ratio scale as a change of perplexity, else
+--       the difference; there the Hodges-Lehmann estimate, as "CI" is its interval),
+--       "OriginalLog", "EstimateLog", "CI" (the replication's interval),
+--       "PI" (the original's 95 % prediction interval), "DThreeThree" (d33 in the metric's
+--       units), "TelescopeP", "Direction" ("same" / "opposite"); <Setup> is "Closest"
+--       for the claim study's closest set-up, "Ref" for the GPT-2 reference, else the
+--       set-up's name; <Norm> only for the claims with an entry per norm and set-up
+-- For a study whose summary has `tasks`:
+--   S.."BeyondNgramTasks"     the tasks on which some variant's mean zero-shot accuracy lies
+--                             above both the strongest n-gram control and the guessing
+--                             interval; S.."BeyondNgramNormTasks" the same counting only
+--                             variants with an embedding norm
+--   S.."FewShotMeasurable"    the tasks whose few-shot items kept every demonstration
+--                             (the summary's `measurable`); S.."FewShotTasks" how many
+--                             tasks were scored few-shot
+--   S.."HypothesesVerdict"    how the claims table reads H0 and H1a from the study:
+--                             "not testable here" when no task's few-shot accuracy is
+--                             measurable or no trained model rises above a task's n-gram
+--                             control (the hypotheses are about zero- and few-shot
+--                             accuracy on language tasks, not on character statistics);
+--                             otherwise "testable"
+-- For a study whose summary has `h1a` (lua/repro/analysis/h1a.lua):
+--   S.."HOneA"..<Norm>.."Verdict", "Supports" ("yes"/"no"), "Lower", "Beyond", "Stabilized"
+-- For the instability study's nested outcomes (sweep_outcomes):
+--   S.."StabilityVerdict"     "reproduced" when some norm's comparison on the primary
+--                             outcome is better, else "not reproduced"
+local F = require "repro.report.texfmt"
+local data = require "repro.report.data"
+
+local M = {}
+
+local finite = F.finite
+
+local function pct(x)
+  if not finite(x) then return F.DASH end
+  return F.percent(math.exp(x) - 1)
+end
+
+local function pct_interval(ci)
+  if type(ci) ~= "table" or not finite(ci[1]) or not finite(ci[2]) then return F.DASH end
+  return "[" .. pct(ci[1]) .. ", " .. pct(ci[2]) .. "]"
+end
+
+local function num(x, dec)
+  if not finite(x) then return F.DASH end
+  return F.num(x, dec or F.sig_decimals(x, 3))
+end
+
+local SHORT = { ["torch-L4-ps-tied-w30cos-d0"] = "Closest", ref = "Ref" }
+local NORMS = { "layernorm", "rmsnorm", "none", "scale", "layernorm_matched" }
+
+-- A variant's set-up and norm: "torch-L4-...-d0-layernorm" -> "torch-L4-...-d0", "layernorm".
+local function split(name)
+  for _, n in ipairs(NORMS) do
+    local setup = name:match("^(.*)%-" .. n:gsub("%p", "%%%0") .. "$")
+    if setup then return setup, n end
+    if name == n then return "", n end
+  end
+  return name, ""
+end
+
+local function ppl_cis(def, s, S)
+  for _, c in ipairs(s.summary.comparisons or {}) do
+    if c.metric == "val_loss" then
+      local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline)
+      def(P .. "PplChangeCI", pct_interval(data.interval(c)))
+    end
+  end
+end
+
+local function replication(def, s, S)
+  local r = s.summary.replication
+  if type(r) ~= "table" then return end
+  local per_claim = {}
+  for _, e in ipairs(r.entries or {}) do
+    per_claim[e.claim] = (per_claim[e.claim] or 0) + 1
+  end
+  for _, c in ipairs(r.claims or {}) do
+    local C = S .. "Rep" .. F.macro(c.claim)
+    def(C .. "Verdict", F.escape(c.verdict or F.DASH))
+    def(C .. "Reason", F.escape(c.reason or ""))
+  end
+  for _, e in ipairs(r.entries or {}) do
+    local setup, norm = split(e.treatment or "")
+    local E = S .. "Rep" .. F.macro(e.claim) .. (SHORT[setup] or F.macro(setup))
+    if e.claim == "gradient_norm_ordering" then E = E .. F.macro(norm) end
+    local log = e.scale == "log_ratio"
+    local o = e.original or {}
+    local rep = e.replication or {}
+    local st = e.stats or {}
+    def(E .. "Verdict", F.escape(e.verdict or F.DASH))
+    def(E .. "Original", log and pct(o.estimate) or num(o.estimate))
+    def(E .. "OriginalLog", num(o.estimate, 4))
+    if log then def(E .. "Estimate", pct(rep.mean)) end
+    def(E .. "EstimateLog", num(rep.mean, 4))
+    if log then
+      def(E .. "CI", pct_interval(st.ci))
+      def(E .. "PI", pct_interval(st.pi))
+      def(E .. "CILog", F.interval(st.ci, 4))
+      def(E .. "PILog", F.interval(st.pi, 4))
+      def(E .. "DThreeThree", num(st.d33_raw, 4))
+      def(E .. "TelescopeP", F.p(st.telescope_p))
+    else
+      -- no prediction interval on this scale: the Hodges-Lehmann estimate and interval
+      def(E .. "Estimate", num(rep.hodges_lehmann))
+      def(E .. "CI", F.interval(rep.hodges_lehmann_ci, F.sig_decimals(
+        math.max(math.abs((rep.hodges_lehmann_ci or {})[1] or 0),
+          math.abs((rep.hodges_lehmann_ci or {})[2] or 0)), 3)))
+    end
+    def(E .. "Direction", e.same_direction and "same" or "opposite")
+  end
+end
+
+local function tasks(def, s, S)
+  local t = s.summary.tasks
+  if type(t) ~= "table" then return end
+  local beyond, beyond_norm = 0, 0
+  for _, b in pairs(t.beyond_ngram or {}) do
+    local any, any_norm = false, false
+    for _, v in ipairs(b.variants or {}) do
+      any = true
+      local _, norm = split(v)
+      if norm ~= "none" then any_norm = true end
+    end
+    if any then beyond = beyond + 1 end
+    if any_norm then beyond_norm = beyond_norm + 1 end
+  end
+  def(S .. "BeyondNgramTasks", string.format("%d", beyond))
+  def(S .. "BeyondNgramNormTasks", string.format("%d", beyond_norm))
+  local measurable, scored = 0, 0
+  for _, d in ipairs(t.demos or {}) do
+    scored = scored + 1
+    if d.measurable then measurable = measurable + 1 end
+  end
+  def(S .. "FewShotMeasurable", string.format("%d", measurable))
+  def(S .. "FewShotTasks", string.format("%d", scored))
+  def(S .. "HypothesesVerdict",
+    (measurable == 0 or beyond == 0) and "not testable here" or "testable")
+end
+
+local function h1a(def, s, S)
+  local h = s.summary.h1a
+  if type(h) ~= "table" or type(h.norms) ~= "table" then return end
+  for nm, e in pairs(h.norms) do
+    local N = S .. "HOneA" .. F.macro(nm)
+    def(N .. "Verdict", F.escape(e.verdict or F.DASH))
+    def(N .. "Supports", e.supports and "yes" or "no")
+    def(N .. "Lower", e.lower and "yes" or "no")
+    def(N .. "Beyond", e.beyond and "yes" or "no")
+    def(N .. "Stabilized", e.stabilized and "yes" or "no")
+    local a = e.accuracy or {}
+    def(N .. "AccCoef", num(a.coef, 3))
+    def(N .. "AccCI", F.interval(a.ci, 3))
+    local b = e.accuracy_given_loss or {}
+    def(N .. "AccGivenLossCoef", num(b.coef, 3))
+    def(N .. "AccGivenLossCI", F.interval(b.ci, 3))
+  end
+end
+
+local function stability(def, s, S)
+  local sub = s.summary.sweep_outcomes
+  if type(sub) ~= "table" or type(sub.verdicts) ~= "table" then return end
+  local better = false
+  for _, v in ipairs(sub.verdicts) do
+    if v.verdict == "better" then better = true end
+  end
+  def(S .. "StabilityVerdict", better and "reproduced" or "not reproduced")
+end
+
+function M.numbers(def, s, S)
+  ppl_cis(def, s, S)
+  replication(def, s, S)
+  tasks(def, s, S)
+  h1a(def, s, S)
+  stability(def, s, S)
+end
+
+return M
