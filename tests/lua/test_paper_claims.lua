@@ -193,7 +193,7 @@ t:ok(report.main_text({ tex = "x.tex" }) == "x.tex" and report.main_text({}) == 
 -- Generated content as a class ---------------------------------------------------------
 local P = report.identical_outputs({ { name = "a", kind = "k", study = "x" },
   { name = "b", kind = "k", study = "x", shots = 3 }, { name = "c", kind = "k", study = "y" } },
-  { a = "same", b = "same", c = "same" }, "tables")
+  { a = "\\begin{tabular}same", b = "\\begin{tabular}same", c = "\\begin{tabular}same" }, "tables")
 t:ok(#P == 2 and P[1]:find("tables a (kind=k study=x) and b (kind=k shots=3 study=x): " ..
   "different parameters, byte-identical output", 1, true), "identical outputs of different " ..
   "parameters are named: " .. table.concat(P, "; "))

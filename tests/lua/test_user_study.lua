@@ -21,6 +21,12 @@ local copy = check.tmpdir()
 local code, _, err = check.run(string.format("tar -C %s --exclude=./.git --exclude=./build/quick " ..
   "--exclude=./build-asan/quick -cf - . | tar -C %s -xf -", fs.quote(host.root), fs.quote(copy)))
 t:eq(code, 0, "the project copied: " .. err)
+-- the copy shares the project's git history (the paper's pre-registration table reads
+-- when each study file was committed): a .git file naming the project's git folder
+local gitdir = fs.capture("git -C " .. fs.quote(host.root) .. " rev-parse --absolute-git-dir")
+if gitdir and gitdir ~= "" then
+  check.write(copy .. "/.git", "gitdir: " .. gitdir .. "\n")
+end
 local function run(cmd)
   return check.run("cd " .. fs.quote(copy) .. " && " .. cmd)
 end

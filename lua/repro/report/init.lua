@@ -412,8 +412,12 @@ function M.ledger(ctx, tex_path, lenient)
     local known = {}
     for _, n in ipairs(ctx.names) do known[n] = true end
     local hard
+    -- on records other than the repository's own (a test's fixture, a --set root), a text
+    -- that needs studies they lack is listed as not checked; on experiments/ it fails
+    local ex = (ctx.experiments or "experiments"):gsub("/+$", "")
+    local own = ex == "experiments" or ex == "./experiments" or ex == host.root .. "/experiments"
     arows, hard, listed = assertions.check(src, shown, ctx.by_name, ctx.studies, known,
-      { lenient = lenient })
+      { lenient = lenient, partial_ok = not own })
     for _, p in ipairs(hard) do problems[#problems + 1] = p end
   end
   return rows, problems, arows, listed
@@ -465,6 +469,9 @@ function M.identical_outputs(entries, text, what)
   local problems, first = {}, {}
   for _, e in ipairs(entries) do
     local t = text[e.name]
+    -- a table that is only a sentence saying why it is not built (its study has not run
+    -- on these records) carries no parameter: two such are alike by design
+    if t and what == "tables" and not t:find("tabular", 1, true) then t = nil end
     if t then
       local other = first[t]
       if other and parameters(other) ~= parameters(e) then
@@ -519,9 +526,9 @@ function M.generate(o)
   local rows, problems, arows, listed = M.ledger(ctx, M.main_text(o), o.lenient)
   if #problems > 0 then ledger_error(problems) end
   if #listed > 0 then
-    io.stderr:write(string.format("report: %d assertion%s of the main text %s contradicted " ..
-      "or missing in these records (listed, not failed: --lenient-assertions):\n", #listed,
-      #listed == 1 and "" or "s", #listed == 1 and "is" or "are"))
+    io.stderr:write(string.format("report: the main text's assertions on these records, " ..
+      "listed, not failed (--lenient-assertions, or records other than experiments/): %d\n",
+      #listed))
     for _, l in ipairs(listed) do io.stderr:write(base.printable(l), "\n") end
   end
   ctx.ledger, ctx.assertions = rows, arows
