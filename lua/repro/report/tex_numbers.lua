@@ -406,6 +406,25 @@ local function method(d, ctx)
   d.def("ReportMaxParams", max_params(ctx.studies))
   -- each study file's commit against its first run (tex_prereg.lua)
   prereg.numbers(d.def, ctx)
+  -- the supplement's numbered sections (S1, S2, ... in paper/supplement.tex's order) by
+  -- label, so the main text cites them: \SuppSec<Label> for \label{sec:<label>}
+  local fs = require "repro.core.fs"
+  local host = require "repro.host"
+  local sup = fs.read(host.root .. "/paper/supplement.tex", 4 * 1024 * 1024)
+  if sup then
+    local n = 0
+    local text = sup:gsub("\n%s*%%[^\n]*", "\n")
+    for after in text:gmatch("\\section%s*%b{}()") do
+      n = n + 1
+      local at = after
+      while true do
+        local label, next_at = text:match("^%s*\\label%s*{sec:([%w_]+)}()", at)
+        if not label then break end
+        d.def("SuppSec" .. F.macro(label), "S" .. n)
+        at = next_at
+      end
+    end
+  end
   -- the model's fixed constants, from the engine (engine/gpt.h), to the float's 3 digits
   local engine = require "engine"
   d.def("EngineLnEps", "\\num{" .. string.format("%.3g", engine.LN_EPS) .. "}")
