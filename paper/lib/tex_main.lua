@@ -88,9 +88,30 @@ local function replication(def, s, S)
     def(C .. "Verdict", F.escape(c.verdict or F.DASH))
     def(C .. "Reason", F.escape(c.reason or ""))
   end
+  -- the claim study's closest set-up is named "Closest" whatever the set-up search chose
+  -- (on make reproduce QUICK=1's records it can be the reference itself), the GPT-2
+  -- reference "Ref"; \<S>CloseLN and \<S>CloseRMS are the closest set-up's comparisons'
+  -- macro prefixes (main.tex: \M{\CloseLN PplChange})
+  local closest = type(s.summary.claim) == "table" and type(s.summary.claim.closest) == "table"
+    and s.summary.claim.closest.setup or "torch-L4-ps-tied-w30cos-d0"
+  def(S .. "CloseLN", S .. F.macro(closest .. "-layernorm") .. "Vs" .. F.macro(closest .. "-none"))
+  def(S .. "CloseRMS", S .. F.macro(closest .. "-rmsnorm") .. "Vs" .. F.macro(closest .. "-none"))
+  local function short_names(setup)
+    local out = {}
+    if setup == closest then out[#out + 1] = "Closest" end
+    if setup == "ref" then out[#out + 1] = "Ref" end
+    if #out == 0 then out[1] = SHORT[setup] or F.macro(setup) end
+    return out
+  end
+  local entries = {}
   for _, e in ipairs(r.entries or {}) do
-    local setup, norm = split(e.treatment or "")
-    local E = S .. "Rep" .. F.macro(e.claim) .. (SHORT[setup] or F.macro(setup))
+    local setup = split(e.treatment or "")
+    for _, name in ipairs(short_names(setup)) do entries[#entries + 1] = { e = e, name = name } end
+  end
+  for _, en in ipairs(entries) do
+    local e = en.e
+    local _, norm = split(e.treatment or "")
+    local E = S .. "Rep" .. F.macro(e.claim) .. en.name
     if e.claim == "gradient_norm_ordering" then E = E .. F.macro(norm) end
     local log = e.scale == "log_ratio"
     local o = e.original or {}
