@@ -11,7 +11,7 @@ do for [i=2:words(xtics)] { set xtics add (word(xtic_labels, i) real(word(xtics,
 set mxtics default
 set xlabel 'parameters'
 set ylabel ylabel
-set key top right
+set key below  # under the plot: a key never covers a point
 set object 1 rectangle from graph 0, first -min_effect to graph 1, first min_effect \
     behind fc rgb '#888888' fs transparent solid 0.2 noborder
 set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#555555' lw 0.8
