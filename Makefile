@@ -234,7 +234,7 @@ paper: deps $(REPRO) data
 	@$(REPRO) report --experiments $(EXPERIMENTS) --paper $(PAPER_DIR) --plots-data $(PLOT_DATA) \
 	    $(REPORT_FLAGS)
 ifneq ($(PAPER_DIR),paper)
-	@for d in $(PAPER_DOCS); do \
+	@for d in $(PAPER_DOCS) printsize; do \
 	    cmp -s paper/$$d.tex $(PAPER_DIR)/$$d.tex || cp paper/$$d.tex $(PAPER_DIR)/$$d.tex; done
 endif
 	@mkdir -p $(LATEX_DIR)

@@ -411,6 +411,7 @@ t:ok(checklist:find("25 runs in 3 studies, 21 distinct configurations", 1, true)
 -- The paper compiles against this output (the final study and the new one present): the
 -- supplement, then the main text, which cites the supplement's sections (as make paper).
 local latex = dir .. "/latex"
+check.write(paper .. "/printsize.tex", assert(fs.read("paper/printsize.tex")))
 for _, doc in ipairs({ "supplement", "main" }) do
   check.write(paper .. "/" .. doc .. ".tex", assert(fs.read("paper/" .. doc .. ".tex")))
   code = check.run("cd " .. fs.quote(paper) .. " && TEXINPUTS=" .. fs.quote(latex) .. ": " ..

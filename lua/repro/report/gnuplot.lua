@@ -116,6 +116,36 @@ function M.assignments(spec, fmt, out_path, gp_dir)
   return table.concat(parts, "; ")
 end
 
+-- The smallest font size, in points, a figure of `script` can set: every quoted font
+-- name with a size ('LM Roman 10,9', ',8') in plots/common.gp, plots/<script>.gp and the
+-- spec's variables named *font (a forest plot's namefont).  common.gp's terminal prints a size
+-- N at N points at the figure's own size (fontscale 0.75 undoes cairo's 96 dpi), so the
+-- paper's check (paper/printsize.tex) scales this by the figure's printed width.
+local function font_sizes(text, sizes)
+  for size in text:gmatch("['\"][^'\"\n]*,%s*([%d.]+)['\"]") do
+    sizes[#sizes + 1] = tonumber(size)
+  end
+end
+
+function M.smallest_font(gp_dir, script, vars)
+  local sizes = {}
+  for _, name in ipairs({ "common", script }) do
+    local path = gp_dir .. "/" .. name .. ".gp"
+    local text = fs.read(path)
+    if not text then error("report: cannot read " .. path, 0) end
+    font_sizes(text, sizes)
+  end
+  for k, v in pairs(vars or {}) do
+    if type(v) == "string" and k:match("font$") then font_sizes("'" .. v .. "'", sizes) end
+  end
+  local smallest
+  for _, x in ipairs(sizes) do
+    if x and (not smallest or x < smallest) then smallest = x end
+  end
+  if not smallest then error("report: plots/" .. script .. ".gp sets no font size", 0) end
+  return smallest
+end
+
 -- cairo 1.16 stamps the PDF with its creation time; a fixed one of the same length keeps
 -- the bytes (and the cross-reference offsets) reproducible.
 function M.fix_pdf_date(text)

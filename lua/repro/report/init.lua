@@ -557,6 +557,7 @@ function M.generate(o)
       figures = o.paper .. "/figures", out = out })
   end
   ctx.figures = figures
+  ctx.gp_dir = o.gp_dir
   ctx.rendered = o.figures and rendered or nil
 
   for name, text in pairs(table_text) do

@@ -23,12 +23,24 @@ local pdata = require "repro.report.plot_data"
 local pforest = require "repro.report.plot_forest"
 
 local M = {}
+
+-- A metric as a figure's axis names it: in words, with its unit ("validation loss
+-- (nats)"), from the report's metric table (texfmt.METRIC's noun; figure text is plain,
+-- so no TeX), else its name with spaces for underscores.
+function M.metric_words(metric)
+  local spec = F.METRIC[metric or ""]
+  if not spec or not spec.noun or spec.noun:find("[$\\]") then
+    return (tostring(metric or "?"):gsub("_", " "))
+  end
+  return spec.noun .. (spec.unit and spec.unit ~= "runs" and spec.unit ~= "spikes" and
+    (" (" .. spec.unit .. ")") or "")
+end
 local finite = F.finite
 local g, title, blocks, extent = gnuplot.g, gnuplot.title, gnuplot.blocks, gnuplot.extent
 local padded, nice_step, log_axis = gnuplot.padded, gnuplot.nice_step, gnuplot.log_axis
 local rgb_int = gnuplot.rgb_int
 local colors_of, points_of, dashes_of = style.colors_of, style.points_of, style.dashes_of
-local plot_label, baseline_label = style.plot_label, style.baseline_label
+local plot_label = style.plot_label
 M.gp_string, M.title, M.log_axis = gnuplot.gp_string, gnuplot.title, gnuplot.log_axis
 M.fix_pdf_date, M.render, M.duplicates = gnuplot.fix_pdf_date, gnuplot.render, pforest.duplicates
 
@@ -102,8 +114,7 @@ local function forest_figure(studies, file, f, size)
     end
     return nil, "no study with primary metric " .. f.metric .. " has a comparison yet"
   end
-  local spec = F.METRIC[f.metric]
-  local label = spec and spec.label:gsub("\\ ", " "):gsub("%$", "") or f.metric
+  local label = M.metric_words(f.metric)
   -- The left margin (in characters) fits the longest label; a row is 0.2 in high.
   local vars = { rows = rows, lmargin = math.floor(width * 1.15) + 2, nheads = #heads,
     xlabel = "difference in " .. label,
@@ -158,8 +169,7 @@ local function effect_figure(s, file, f, size)
     min_effect = me, xmin = xmin, xmax = xmax, xtics = table.concat(tics, " "),
     xtic_labels = table.concat(tic_labels, " "),
     ymin = ymin, ymax = ymax,
-    ylabel = "difference in " .. (s.primary or "?"):gsub("_", " ") .. " vs " ..
-      baseline_label(s) },
+    ylabel = "difference in " .. M.metric_words(s.primary) },
     height = size.width * 0.62, values = values }
 end
 
@@ -304,7 +314,7 @@ local function lrsweep_figure(s, file, f, size)
     diverged = #div > 0 and file(f.name .. "_diverged", table.concat(rows, "\n") .. "\n") or "",
     xmin = xmin, xmax = xmax, xtics = xtics, ymin = ymin, ymax = ymax,
     xlabel = "peak " .. (sw.over == "lr" and "learning rate" or tostring(sw.over)),
-    ylabel = "final " .. tostring(sw.loss or "val_loss"):gsub("_", " ") .. " (nats)" },
+    ylabel = "final " .. M.metric_words(sw.loss or "val_loss") },
     height = size.width * 0.6, values = values }
 end
 

@@ -2,6 +2,7 @@
 -- cites, the verdict sentences, and which studies and figures exist.
 --   \csname ReportHave@<study>\endcsname, ReportAbsent@<study> (why not),
 --   ReportFig@<figure>, ReportNoFig@<figure> (why not)   availability
+--   ReportFigFont@<figure>   its smallest font size in points (paper/printsize.tex)
 --   \ReportOverrides                                    a note when a study ran with --set
 --   \<Study>NSeeds, ...Iters, ...Primary, ...            a study's design
 --   \<Study>Cfg<Key>[Min|Max], ...CfgLrDecay, ...MaxParams, ...Vocab, ...EceBins
@@ -34,6 +35,7 @@
 -- (texfmt.METRIC) is neither a loss in nats nor a count.
 local stats = require "stats"
 local F = require "repro.report.texfmt"
+local gnuplot = require "repro.report.gnuplot"
 local data = require "repro.report.data"
 local tables = require "repro.report.tex_tables"
 local sweep = require "repro.report.tex_sweep"
@@ -88,6 +90,8 @@ local function availability(d, ctx)
       d.cs("ReportNoFig", f.name, F.escape(f.skip))
     elseif ctx.rendered == nil or ctx.rendered[f.name] then
       d.cs("ReportFig", f.name, "")
+      d.cs("ReportFigFont", f.name, string.format("%g",
+        gnuplot.smallest_font(ctx.gp_dir, f.script, f.vars)))
     else
       d.cs("ReportNoFig", f.name, "the figure was not rendered (report run with --no-figures)")
     end

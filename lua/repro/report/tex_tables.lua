@@ -394,7 +394,9 @@ function M.interactions_table(s)
   local notes = new_notes()
   local reg = registered_family(s)
   if reg then registered_note(s, notes) end
-  local body = { "\\ReportFit{\\begin{tabular}{@{}llrlrr" .. (reg and "r" or "") .. "@{}}",
+  -- the interaction's long label wraps, so that the table keeps a readable size
+  local body = { "\\ReportFit{\\begin{tabular}{@{}>{\\raggedright\\arraybackslash}p{14em}lrlrr" ..
+    (reg and "r" or "") .. "@{}}",
     "\\toprule",
     string.format("Interaction & Metric & $\\Delta_a - \\Delta_b$ & %s CI & $p_t$ & " ..
       "$p_\\mathrm{Holm}$%s \\\\", level(s), reg and (" & " .. registered_header(s)) or ""),

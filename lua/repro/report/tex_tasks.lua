@@ -120,11 +120,14 @@ function M.above_count(s, v, k)
 end
 
 -- A table's first lines: a column per task between the first column's head and `tail`'s.
-local function open_table(first, names, tail)
+-- first_col: the first column's type (default "l"; a comparison's long label wraps in a
+-- paragraph column, so that the table keeps a readable size, paper/printsize.tex).
+local function open_table(first, names, tail, first_col)
   local head = { first }
   for _, t in ipairs(names) do head[#head + 1] = F.escape(t) end
   for _, h in ipairs(tail) do head[#head + 1] = h end
-  return { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #head - 1) .. "@{}}",
+  return { "\\ReportFit{\\begin{tabular}{@{}" .. (first_col or "l") ..
+    string.rep("r", #head - 1) .. "@{}}",
     "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
 end
 
@@ -204,7 +207,8 @@ function M.comparisons_table(s, _, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
   if type(st) ~= "table" then return absent(s) end
   local names = task_names(st, k)
-  local body = open_table("Comparison", names, { "Macro [BCa CI]", "Items $p$" })
+  local body = open_table("Comparison", names, { "Macro [BCa CI]", "Items $p$" },
+    ">{\\raggedright\\arraybackslash}p{10em}")
   local holm_m
   for _, c in ipairs(s:comparisons(s.primary)) do
     local cells = { s:comparison_label(c.treatment, c.baseline) }
