@@ -195,7 +195,8 @@ return {
         deviation over seeds and subsets; $D$ is the distance of a row to the claim's
         (Section~\ref{sec:claim}).]] },
     { name = "claim_effects", kind = "claim_effects", study = "claim",
-      caption = [[The norms' effects on validation perplexity: the claim's (ratio of its mean
+      caption = [[Does the claim's effect on perplexity appear near its set-up? The norms'
+        effects on validation perplexity: the claim's (ratio of its mean
         perplexities) and the suite's at each set-up of the claim study (mean paired
         difference of log perplexity as a change of perplexity, its interval and the verdict
         of the pre-registered rule).]] },
@@ -331,8 +332,8 @@ return {
       caption = [[The task pilot: zero-shot accuracy per task of each set-up, length and
         variant, beside the controls.]] },
     { name = "tasks_accuracy", kind = "task_accuracy", study = "tasks", wide = true,
-      caption = [[The task study: zero-shot accuracy per task and variant, beside the
-        controls.]] },
+      caption = [[Do the trained models beat the controls on each task? Zero-shot accuracy per
+        task and variant, beside the controls.]] },
     { name = "tasks_comparisons", kind = "task_comparisons", study = "tasks", wide = true,
       caption = [[The task study's comparisons per task (zero-shot), with the macro
         difference and the item-level test.]] },
@@ -414,14 +415,15 @@ return {
         Figure~\ref{fig:forest_protocols}.]] },
     { name = "lr_sweep_loss", kind = "lrsweep", study = "lr_sweep",
       width = "0.9\\linewidth",
-      caption = [[Learning-rate sensitivity: final validation loss against the peak learning rate
-        (logarithmic axis) per embedding treatment, the mean over seeds (line) with the range
+      caption = [[Does each norm have its own best learning rate? Final validation loss
+        against the peak learning rate (logarithmic axis) per embedding treatment, the mean over seeds (line) with the range
         from the lowest to the highest seed (bar) of the runs that did not diverge; a cross
         above the curves marks a learning rate at which some seed diverged.]] },
     { name = "instability_lr", kind = "lrsweep", study = "instability",
       width = "0.9\\linewidth",
-      caption = [[Final validation loss against the peak learning rate by embedding norm (colour)
-        and warmup in steps (line style), as in Figure~\ref{fig:lr_sweep_loss}.]] },
+      caption = [[Does the norm let a model train at higher learning rates? Final validation
+        loss against the peak learning rate by embedding norm (colour) and warmup in steps
+        (line style), as in Figure~\ref{fig:lr_sweep_loss}.]] },
     { name = "forest_n_spikes", kind = "forest", metric = "n_spikes", labels = QUESTIONS,
       width = "0.9\\linewidth",
       caption = [[Does the norm change the number of loss spikes at a high learning rate?
@@ -432,20 +434,21 @@ return {
         interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
     { name = "ladder_effect", kind = "effect", study = "ladder",
       width = "0.7\\linewidth",
-      caption = [[The size ladder: LayerNorm's effect on the primary metric against the number
-        of parameters, each variant at its own best learning rate per size, with its
+      caption = [[Does the cost of LayerNorm shrink or grow with model size? Its effect on the
+        validation loss against the number of parameters, each variant at its own best learning rate per size, with its
         interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
     { name = "tasks_accuracy", kind = "tasks", study = "tasks", width = "0.9\\linewidth",
       setups = { gpt2 = "GPT-2 init", torch = "PyTorch init, 4 blocks",
         tuned = "GPT-2 init, own best lr" },
-      caption = [[Zero-shot accuracy per task and variant: the mean over seeds with a bar of one
+      caption = [[Does the norm change accuracy on the tasks? Zero-shot accuracy per task and
+        variant: the mean over seeds with a bar of one
         standard deviation; per task its chance rate (star) and the corpus's bigram model
         (open circle).]] },
     { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
       column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,
       width = "0.9\\linewidth",
-      caption = [[Validation loss over training by embedding initialization scale (line style) and
-        variant (colour), mean and range over seeds: the whole run on a logarithmic axis
+      caption = [[Does the sign of the effect follow the initialization? Validation loss over
+        training by embedding initialization scale (line style) and variant (colour), mean and range over seeds: the whole run on a logarithmic axis
         (left) and its second half on a linear axis (right).]] },
     { name = "horizon_valcurves", kind = "curves", study = "horizon",
       column = "d_val_loss", ylabel = "validation loss (nats)", zoom = 0.5,
