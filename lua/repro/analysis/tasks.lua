@@ -257,9 +257,11 @@ function M.summarize(ctx)
   for _, k in ipairs(spec.shots) do
     if k > 0 then
       for _, t in ipairs(names) do
-        local c = out.chance[t]
         local least
         for _, v in ipairs(ctx.s.variants or {}) do
+          -- the run's own corpus's items (a study on two corpora has two item counts)
+          local d = data_of[v.name]
+          local c = d and chance_of[d][t]
           for _, seed in ipairs(ctx.s.seeds) do
             local r = ctx.runs[v.name] and ctx.runs[v.name][seed]
             local lost = r and r.values[string.format("task_%s_%dshot_lost_demos", t, k)]
