@@ -547,6 +547,7 @@ t:ok(code ~= 0 and err:find("bin/repro tasks build core --data " .. other, 1, tr
 -- (kjv's 156 recur items over Tiny Shakespeare's 87: -0.79 in make reproduce QUICK=1).
 do
   local atasks = require "repro.analysis.tasks"
+  proc.setenv("REPRO_TASKS", require("repro.host").root .. "/tasks") -- the committed files
   local corpora = { ts = "data/tinyshakespeare.txt", dv = "data/devil.txt" }
   local n_of = {}
   for v, d in pairs(corpora) do
@@ -586,6 +587,7 @@ do
     "kept share 0 (not negative): least " .. tostring(least) .. " over " .. n .. " tasks")
   t:ok(n_of.dv.agreement ~= n_of.ts.agreement, "the corpora's agreement items differ: " ..
     tostring(n_of.dv.agreement) .. " and " .. tostring(n_of.ts.agreement))
+  proc.setenv("REPRO_TASKS", dir .. "/tasks")
 end
 
 check.rmtree(dir)
