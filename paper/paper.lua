@@ -73,13 +73,14 @@ local QUESTIONS = {
   init_parts_long = "PyTorch's init taken apart, 1,200 steps",
   claim_v1 = "The set-ups closest to the claim, first attempt",
   tasks_pilot = "Task accuracy, the pilot",
+  tasks_v2 = "Task accuracy, second suite",
 }
 
 return {
   studies = { "prelim", "final", "claim_search", "claim", "lr_sweep_a", "lr_sweep", "tuned",
     "tuned_controls", "lr_fine", "tuned_matched", "horizon", "instability", "scale",
     "init_scale", "lr_sweep_std1", "tuned_std1", "instability_v1", "ladder_sweep", "ladder",
-    "final_devil", "final_kjv", "tuned_devil", "tuned_kjv", "tasks", "init_parts",
+    "final_devil", "final_kjv", "tuned_devil", "tuned_kjv", "tasks", "tasks_v2", "init_parts",
     "init_parts_long" },
   -- the first attempt at the claim, superseded; the task study's pilot (its length rule;
   -- its accuracies are in the body) and the corpora's learning-rate sweeps (their best
@@ -341,6 +342,22 @@ return {
       wide = true,
       caption = [[As Table~\ref{tab:tasks_comparisons}, with three demonstrations before each
         item (3-shot).]] },
+    { name = "tasks_v2_accuracy_ts", kind = "task_accuracy", study = "tasks_v2", wide = true,
+      corpus = "tinyshakespeare", variants = { "ts-none", "ts-layernorm", "ts-rmsnorm",
+        "L8d256-none", "L8d256-layernorm" },
+      caption = [[Do the trained models beat the controls on the second suite? Zero-shot
+        accuracy per task on Tiny Shakespeare, each variant at its own best learning rate
+        (\num{1200} steps) and at the size ladder's largest model (300 steps), beside the
+        controls.]] },
+    { name = "tasks_v2_accuracy_kjv", kind = "task_accuracy", study = "tasks_v2", wide = true,
+      corpus = "kjv", variants = { "kjv-none", "kjv-layernorm", "kjv-rmsnorm" },
+      caption = [[As Table~\ref{tab:tasks_v2_accuracy_ts}, on the King James Bible.]] },
+    { name = "tasks_v2_comparisons", kind = "task_comparisons", study = "tasks_v2", wide = true,
+      caption = [[Does a norm change accuracy on the second suite? Its comparisons per task
+        (zero-shot), with the macro difference and the item-level test.]] },
+    { name = "tasks_v2_h1a", kind = "h1a", study = "tasks_v2",
+      caption = [[Is H1a supported as worded? Its three parts per norm, across the second task
+        study's runs.]] },
     { name = "compute", kind = "compute", wide = true,
       caption = [[What each study trained: its runs, how many have a config no earlier row has
         (an identical config is trained once and its record copied), iterations, training

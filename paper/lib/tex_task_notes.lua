@@ -1,6 +1,6 @@
 -- What the task section says of the agreement task beyond the summary, counted from the
 -- run records (a manifest extension of paper/paper.lua): numbers.tex gets, for a study
--- whose runs scored the `agreement` task,
+-- whose runs scored the `agreement` task of a version-1 suite (core),
 --   \<Study>AgreementRuns        the runs that scored it (zero-shot)
 --   \<Study>AgreementHalfRuns    those whose accuracy on it was exactly one half
 --   \<Study>AgreementFixedRuns   those that picked one form of each pair of forms whatever
@@ -35,6 +35,9 @@ end
 function M.numbers(def, s, S)
   local st = s.summary.tasks
   if type(st) ~= "table" or not (st.chance or {}).agreement then return end
+  -- the notes read agreement v1's items (pairs of forms balanced per pronoun); a later
+  -- suite's agreement (v2: minimal pairs that swap the pronoun) has no such pairs
+  if tasks.suite_version(st.suite or "core") ~= 1 then return end
   local data = s:config_value(s.variants[1].name, "data")
   local file = tasks.files(tasks.dir_of(data), "agreement")
   if not fs.exists(file) then return end

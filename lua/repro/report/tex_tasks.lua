@@ -131,9 +131,38 @@ local function open_table(first, names, tail, first_col)
     "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
 end
 
+-- A study on several corpora (summary.tasks.chance_by_corpus): the view of one corpus, its
+-- controls and macro's tasks as the summary's own, and the entry's variants (f.corpus,
+-- f.variants); nil and a reason when the summary has no such corpus or variant.
+local function corpus_view(s, st, f)
+  if not f or not f.corpus then return st, s.variants end
+  local chance = (st.chance_by_corpus or {})[f.corpus]
+  if not chance then
+    return nil, string.format("the %s study has no task controls for the corpus %s",
+      s.name, f.corpus)
+  end
+  local view = {}
+  for k, v in pairs(st) do view[k] = v end
+  view.chance = chance
+  view.macro_over = (st.macro_over_by_corpus or {})[f.corpus] or st.macro_over
+  local want, variants = {}, {}
+  for _, n in ipairs(f.variants or {}) do want[n] = true end
+  for _, v in ipairs(s.variants) do
+    if want[v.name] then variants[#variants + 1] = v end
+  end
+  if #variants == 0 then
+    return nil, string.format("the %s study has none of the variants of the %s table",
+      s.name, f.corpus)
+  end
+  return view, variants
+end
+
 function M.accuracy_table(s, _, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
   if type(st) ~= "table" then return absent(s) end
+  local variants
+  st, variants = corpus_view(s, st, f)
+  if not st then error("report: " .. variants, 0) end
   local names = task_names(st, k)
   local body = open_table("", names, { "Macro" })
   -- the macro column: the mean over the tasks (none for the guessing limit, which is
@@ -175,7 +204,7 @@ function M.accuracy_table(s, _, f)
     end
   end
   body[#body + 1] = "\\midrule"
-  for _, v in ipairs(s.variants) do
+  for _, v in ipairs(variants) do
     local cells = { v.tex_label or F.escape(v.label) }
     for _, t in ipairs(names) do
       local m = s:stat(v.name, string.format("task_%s_%dshot_acc", t, k))
@@ -253,8 +282,57 @@ function M.comparisons_table(s, _, f)
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 
+-- H1a's three parts per norm (summary.h1a, lua/repro/analysis/h1a.lua): the accuracy
+-- difference against no norm, the same at equal validation loss, each stability measure's
+-- difference, each with its interval, and whether all three parts hold.
+local H1A_NORMS = { layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
+local H1A_STABILITY = { max_loss_jump = "largest loss jump", max_grad_norm = "log largest gradient norm" }
+
+function M.h1a_table(s)
+  local h = s.summary.h1a
+  if type(h) ~= "table" or type(h.norms) ~= "table" then
+    return wrap(s, "\\begin{center}\\emph{Not available: the " .. F.escape(s.name) ..
+      " study has no H1a analysis.}\\end{center}\n")
+  end
+  local names = {}
+  for name in pairs(h.norms) do names[#names + 1] = name end
+  table.sort(names)
+  local function cell(e)
+    if type(e) ~= "table" or not F.finite(e.coef) then return DASH end
+    return F.num(e.coef, 3) .. " " .. F.interval(e.ci, 3)
+  end
+  local head = { "Norm", "Accuracy", "At equal loss" }
+  for _, st in ipairs(h.norms[names[1]].stability or {}) do
+    head[#head + 1] = F.escape(H1A_STABILITY[st.metric] or st.metric)
+  end
+  head[#head + 1] = "Supports H1a"
+  local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #head - 2) .. "l@{}}",
+    "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
+  for _, name in ipairs(names) do
+    local e = h.norms[name]
+    local cells = { (H1A_NORMS[name] or F.escape(name)) .. " $-$ none", cell(e.accuracy),
+      cell(e.accuracy_given_loss) }
+    for _, st in ipairs(e.stability or {}) do cells[#cells + 1] = cell(st) end
+    cells[#cells + 1] = e.supports and "yes" or "no"
+    body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
+  end
+  body[#body + 1] = "\\bottomrule"
+  body[#body + 1] = "\\end{tabular}}"
+  body[#body + 1] = string.format("\\par\\smallskip\\footnotesize Least squares across " ..
+    "the study's %d runs (%d diverged left out), each set-up with its own intercept and the " ..
+    "norm as an indicator against no norm: its zero-shot macro accuracy difference; the " ..
+    "same at equal validation loss (each set-up its own loss slope); and each stability " ..
+    "measure's difference, its interval at $\\alpha/%d$ (Bonferroni). The first two parts " ..
+    "hold when their interval lies below zero, the third when some stability measure's " ..
+    "does; the runs support H1a only when all three hold.",
+    h.n_runs or 0, h.n_diverged or 0, #(h.norms[names[1]].stability or {}))
+  return wrap(s, table.concat(body, "\n") .. "\n")
+end
+
 M.tables = {
-  task_accuracy = { build = M.accuracy_table, fields = { shots = "number?" }, records = true },
+  h1a = { build = M.h1a_table, fields = {} },
+  task_accuracy = { build = M.accuracy_table, fields = { shots = "number?", corpus = "string?",
+    variants = "table?" }, records = true },
   task_comparisons = { build = M.comparisons_table, fields = { shots = "number?" } },
 }
 
