@@ -3,7 +3,8 @@
 --   bin/repro script tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR
 -- For every study with a summary that the paper shows (main.tex, supplement.tex or the
 -- generated appendix inputs its paired table, or a paired table of a nested summary of
--- its, the manifest's `section`; the others are named on stderr): its tables exist and
+-- its, the manifest's `section`, or a task study's zero-shot comparisons table; the
+-- others are named on stderr): its tables exist and
 -- hold numbers (not the sentence of an absent study), every figure it feeds
 -- (paper/paper.lua, and its appendix forest plot) exists as PDF and PNG (or, when its
 -- data are all zero, numbers.tex says so in its place), and the text of PAPER_DIR/main.pdf
@@ -72,6 +73,14 @@ for _, s in ipairs(studies) do
     if e.kind == "paired" and e.section and e.study == s.name and
         main_tex:find("{" .. e.name .. "}", 1, true) and s:section(e.section) then
       shown[#shown + 1] = { s = s, table = e.name, sub = s:section(e.section) }
+      any = true
+    end
+  end
+  -- a task study's comparisons table (its zero-shot one) stands for its paired table
+  for _, e in ipairs(manifest.tables) do
+    if not any and e.kind == "task_comparisons" and e.study == s.name and
+        (e.shots or 0) == 0 and main_tex:find("{" .. e.name .. "}", 1, true) then
+      shown[#shown + 1] = { s = s, table = e.name, sub = s }
       any = true
     end
   end
