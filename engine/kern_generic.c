@@ -46,7 +46,14 @@ static double fma_peak_generic(long n)
     return s == 12345.0f ? 0.0 : 2.0 * 16 * 12 * (double)n;
 }
 
+/* x[i] = rm_exp(x[i]): the definition itself */
+static void vexp_generic(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = rm_exp(x[i]);
+}
+
 #include "kern_body.h"
 
 const kern_ops kern_ops_generic = KERN_TABLE("generic", 4, 16, micro_4x16, 4, micro_4x16,
-                                              fma_peak_generic, NULL);
+                                              fma_peak_generic, NULL, vexp_generic);

@@ -1,0 +1,160 @@
+/* kernels_exp (the vector rm_exp on doubles, engine/kernels.h) on every CPU path this
+ * machine runs, against the scalar rm_exp bit for bit: millions of PCG32-drawn inputs
+ * over the whole range (uniform over [-750, 720], every bit pattern, every binade,
+ * the points where n = round(x·log2 e) changes, the ends of the vector range and the
+ * n = ±1022/1023 region), the special values, every length and offset of a short array
+ * (the vector tails), each with subnormals flushed (as the engine evaluates) and not. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "../../engine/isa.h"
+#include "../../engine/kernels.h"
+#include "../../engine/pcg.h"
+#include "../../engine/rmath.h"
+
+enum { M = 1 << 21 }; /* inputs per drawn set */
+
+static uint64_t bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static double from_bits(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* x (finite, non-zero) moved by k ulps away from zero (toward it when k < 0) */
+static double ulp_step(double x, int k)
+{
+    return from_bits(bits(x) + (uint64_t)(int64_t)k);
+}
+
+static double draw(pcg32 *r, int set)
+{
+    double u = pcg32_uniform_double(r);
+    switch (set) {
+    case 0: /* uniform over the whole finite range that matters */
+        return -750.0 + 1470.0 * u;
+    case 1: /* every bit pattern: NaNs, infinities, subnormals, huge and tiny */
+        return from_bits((uint64_t)pcg32_next(r) << 32 | pcg32_next(r));
+    case 2: { /* every binade from subnormal to 2^10, either sign */
+        int e = (int)pcg32_bounded(r, 1085) - 1075;
+        double x = ldexp(1.0 + u, e);
+        return pcg32_next(r) & 1 ? -x : x;
+    }
+    case 3: { /* a few ulps around (k + 1/2)/log2 e, where rm_exp's n changes */
+        int k = (int)pcg32_bounded(r, 2112) - 1080;
+        return ulp_step((k + 0.5) / RM_EXP_LOG2E, (int)pcg32_bounded(r, 129) - 64);
+    }
+    default: { /* the ends of the vector range, the scalar cut-offs, n = ±1022, ±1023 */
+        static const double at[] = {RM_EXP_VEC_LO, RM_EXP_VEC_HI, -745.2, 709.782712893384,
+                                    -1022.5 / RM_EXP_LOG2E, -1021.5 / RM_EXP_LOG2E,
+                                    1022.5 / RM_EXP_LOG2E, 1023.5 / RM_EXP_LOG2E, -709.0,
+                                    -1022.0 / RM_EXP_LOG2E, 1023.0 / RM_EXP_LOG2E};
+        double c = at[pcg32_bounded(r, sizeof at / sizeof at[0])];
+        return pcg32_next(r) & 1 ? ulp_step(c, (int)pcg32_bounded(r, 2001) - 1000)
+                                 : c + (u - 0.5) * 4.0;
+    }
+    }
+}
+
+static const char *const set_names[] = {"uniform [-750, 720]", "all bit patterns",
+                                        "every binade", "n's rounding points",
+                                        "range ends and n = +-1022/1023"};
+
+/* kernels_exp(x) against rm_exp element by element; 0 or the number of differences, the
+ * first one printed */
+static long compare(const double *x, size_t n, double *y, double *want, const char *what)
+{
+    memcpy(y, x, n * sizeof *y);
+    kernels_exp(y, n);
+    for (size_t i = 0; i < n; i++)
+        want[i] = rm_exp(x[i]);
+    long bad = 0;
+    for (size_t i = 0; i < n; i++)
+        if (bits(y[i]) != bits(want[i]) && bad++ == 0)
+            fprintf(stderr, "%s (%s): x = %a: vector %a, rm_exp %a\n", what, isa_name(), x[i],
+                    y[i], want[i]);
+    return bad;
+}
+
+int main(void)
+{
+    double *x = malloc(M * sizeof *x), *y = malloc(M * sizeof *y), *want = malloc(M * sizeof *want);
+    if (!x || !y || !want) {
+        fprintf(stderr, "test_vexp: out of memory\n");
+        return 1;
+    }
+    static const double special[] = {
+        0.0, -0.0, DBL_MIN, -DBL_MIN, DBL_TRUE_MIN, -DBL_TRUE_MIN, 1e-300, -1e-300, 1e-17,
+        -1e-17, 1.0, -1.0, 0.5, 0.34657359027997264, -0.34657359027997264, DBL_MAX, -DBL_MAX,
+        INFINITY, -INFINITY, NAN, -NAN, -745.2, -745.1, -745.3, -744.44, -708.0, -708.0000001,
+        -708.5, -709.0, -709.09, -709.1, 709.0, 709.0000001, 709.5, 709.78, 709.782712893384,
+        709.7827128933841, 710.0, -1000.0, 1000.0, -1022.0 / RM_EXP_LOG2E,
+        -1022.5 / RM_EXP_LOG2E, 1022.5 / RM_EXP_LOG2E, 1023.0 / RM_EXP_LOG2E,
+        1023.5 / RM_EXP_LOG2E, 1024.0 / RM_EXP_LOG2E, -1074.0 / RM_EXP_LOG2E,
+        -1075.0 / RM_EXP_LOG2E};
+    const size_t nspecial = sizeof special / sizeof special[0];
+    char paths[64];
+    snprintf(paths, sizeof paths, "%s", isa_available());
+    long total = 0;
+    for (char *p = strtok(paths, " "); p; p = strtok(NULL, " ")) {
+        char err[256];
+        CHECK(isa_select(p, err, sizeof err) == 0, "%s", err);
+        for (int flush = 0; flush < 2; flush++) {
+            unsigned long saved = flush ? isa_flush_begin() : 0;
+            const char *mode = flush ? "flushed" : "not flushed";
+            char what[160];
+            snprintf(what, sizeof what, "special values, %s", mode);
+            long bad = compare(special, nspecial, y, want, what);
+            CHECK(bad == 0, "%s %s: %ld of %zu differ", p, what, bad, nspecial);
+            for (int set = 0; set < 5; set++) {
+                pcg32 r;
+                pcg32_stream(&r, 51, PCG_PURPOSE_STATS, (uint64_t)set);
+                for (size_t i = 0; i < M; i++)
+                    x[i] = draw(&r, set);
+                snprintf(what, sizeof what, "%s, %s", set_names[set], mode);
+                bad = compare(x, M, y, want, what);
+                CHECK(bad == 0, "%s %s: %ld of %d differ", p, what, bad, M);
+                total += M;
+            }
+            /* every length 0..19 at every offset 0..7, the elements around untouched */
+            for (size_t i = 0; i < 64; i++)
+                x[i] = special[i % nspecial] * (i & 1 ? 0.37 : 1.0) - (double)i;
+            int tails_ok = 1;
+            for (size_t off = 0; off < 8; off++)
+                for (size_t n = 0; n < 20; n++) {
+                    for (size_t i = 0; i < 40; i++)
+                        y[i] = x[i];
+                    kernels_exp(y + off, n);
+                    for (size_t i = 0; i < 40; i++) {
+                        double w = i >= off && i < off + n ? rm_exp(x[i]) : x[i];
+                        if (bits(y[i]) != bits(w)) {
+                            if (tails_ok)
+                                fprintf(stderr, "%s: offset %zu, length %zu: element %zu is %a, "
+                                        "not %a\n", p, off, n, i, y[i], w);
+                            tails_ok = 0;
+                        }
+                    }
+                }
+            CHECK(tails_ok, "%s %s: every length 0..19 at every offset 0..7 (the tails)", p, mode);
+            if (flush)
+                isa_flush_end(saved);
+        }
+    }
+    printf("test_vexp: %ld inputs on the paths %s\n", total, isa_available());
+    free(x);
+    free(y);
+    free(want);
+    return check_done("test_vexp");
+}
