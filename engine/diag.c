@@ -173,29 +173,39 @@ enum { NLL_ROWS = 4, NLL_CHUNK = 64 };
 static void nll_beta(const float *logits, const int32_t *targets, const double *mx, size_t i0,
                      int rows, int V, double beta, double *out)
 {
+    /* a short last group repeats its last row (computed, not stored): the loops over the
+       rows keep a constant length, so the sums stay in registers */
+    const float *z[NLL_ROWS];
+    double m[NLL_ROWS];
+    for (int k = 0; k < NLL_ROWS; k++) {
+        size_t i = i0 + (size_t)(k < rows ? k : rows - 1);
+        z[k] = logits + i * V;
+        m[k] = mx[i];
+    }
     double e[NLL_ROWS][NLL_CHUNK];
     double s[NLL_ROWS] = {0}, s1[NLL_ROWS] = {0}, s2[NLL_ROWS] = {0};
     for (int v0 = 0; v0 < V; v0 += NLL_CHUNK) {
-        int m = V - v0 < NLL_CHUNK ? V - v0 : NLL_CHUNK;
-        for (int k = 0; k < rows; k++) {
-            const float *z = logits + (i0 + (size_t)k) * V + v0;
-            for (int j = 0; j < m; j++)
-                e[k][j] = beta * (z[j] - mx[i0 + (size_t)k]);
-            kernels_exp(e[k], (size_t)m);
+        int n = V - v0 < NLL_CHUNK ? V - v0 : NLL_CHUNK;
+        for (int k = 0; k < NLL_ROWS; k++) {
+            for (int j = 0; j < n; j++)
+                e[k][j] = beta * (z[k][v0 + j] - m[k]);
+            kernels_exp(e[k], (size_t)n);
         }
-        for (int j = 0; j < m; j++)
-            for (int k = 0; k < rows; k++) {
-                double zj = logits[(i0 + (size_t)k) * V + v0 + j];
+        for (int j = 0; j < n; j++) {
+            _Pragma("GCC unroll 4") for (int k = 0; k < NLL_ROWS; k++)
+            {
+                double zj = z[k][v0 + j];
                 s[k] += e[k][j];
                 s1[k] += e[k][j] * zj;
                 s2[k] += e[k][j] * zj * zj;
             }
+        }
     }
     for (int k = 0; k < rows; k++) {
         size_t i = i0 + (size_t)k;
-        double zt = logits[i * V + targets[i]];
+        double zt = z[k][targets[i]];
         double mean = s1[k] / s[k], var = s2[k] / s[k] - mean * mean;
-        out[3 * i] = rm_log(s[k]) + beta * mx[i] - beta * zt;
+        out[3 * i] = rm_log(s[k]) + beta * m[k] - beta * zt;
         out[3 * i + 1] = mean - zt;
         out[3 * i + 2] = var > 0 ? var : 0;
     }

@@ -3,7 +3,9 @@
  * over the whole range (uniform over [-750, 720], every bit pattern, every binade,
  * the points where n = round(x·log2 e) changes, the ends of the vector range and the
  * n = ±1022/1023 region), the special values, every length and offset of a short array
- * (the vector tails), each with subnormals flushed (as the engine evaluates) and not. */
+ * (the vector tails), each with subnormals flushed (as the engine evaluates) and not; and
+ * the temperature scan (diag_temperature, which takes its exponentials from kernels_exp)
+ * equal to its scalar definition, on every path and at 1 and 2 threads. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +14,9 @@
 #include <string.h>
 
 #include "check.h"
+#include <omp.h>
+
+#include "../../engine/diag.h"
 #include "../../engine/isa.h"
 #include "../../engine/kernels.h"
 #include "../../engine/pcg.h"
@@ -88,6 +93,112 @@ static long compare(const double *x, size_t n, double *y, double *want, const ch
     return bad;
 }
 
+/* The temperature scan's definition, one position and one exponential at a time (the
+ * engine's code before kernels_exp): NLL at each fixed temperature, then Newton on β. */
+static void nll_ref(const float *z, int V, int target, double beta, double *f, double *g,
+                    double *h)
+{
+    double mx = z[0];
+    for (int v = 1; v < V; v++)
+        if (z[v] > mx)
+            mx = z[v];
+    double s = 0, s1 = 0, s2 = 0;
+    for (int v = 0; v < V; v++) {
+        double e = rm_exp(beta * (z[v] - mx));
+        s += e;
+        s1 += e * z[v];
+        s2 += e * (double)z[v] * z[v];
+    }
+    double mean = s1 / s, var = s2 / s - mean * mean;
+    *f = rm_log(s) + beta * mx - beta * z[target];
+    *g = mean - z[target];
+    *h = var > 0 ? var : 0;
+}
+
+static void all_ref(const float *z, const int32_t *t, size_t n, int V, double beta, double *F,
+                    double *G, double *H)
+{
+    double f = 0, g = 0, h = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a, b, c;
+        nll_ref(z + i * V, V, t[i], beta, &a, &b, &c);
+        f += a;
+        g += b;
+        h += c;
+    }
+    *F = f / (double)n;
+    *G = g / (double)n;
+    *H = h / (double)n;
+}
+
+static void temperature_ref(const float *z, const int32_t *t, size_t n, int V, diag_result *r)
+{
+    double f, g, h;
+    for (int k = 0; k < N_TEMPS; k++) {
+        all_ref(z, t, n, V, 1.0 / diag_temps[k], &f, &g, &h);
+        r->nll_temp[k] = f;
+    }
+    double beta = 1.0;
+    all_ref(z, t, n, V, beta, &f, &g, &h);
+    for (int it = 0; it < 50; it++) {
+        double step = h > 0 ? g / h : g;
+        if (fabs(step) <= 1e-7 * beta)
+            break;
+        double nb = beta - step, nf = f, ng = g, nh = h;
+        int better = 0;
+        for (int half = 0; half < 20 && !better; half++) {
+            if (nb <= 1e-3 * beta)
+                nb = 0.5 * beta;
+            all_ref(z, t, n, V, nb, &nf, &ng, &nh);
+            better = nf < f;
+            if (!better)
+                nb = beta - (step *= 0.5);
+        }
+        if (!better)
+            break;
+        beta = nb;
+        f = nf;
+        g = ng;
+        h = nh;
+    }
+    r->temp_opt = 1.0 / beta;
+    r->nll_temp_opt = f;
+}
+
+/* diag_temperature against temperature_ref on n positions of V logits (sharp enough that
+ * the optimal temperature is finite), bit for bit in every output; 1 when equal */
+static int temperature_equal(int V, size_t n, double scale)
+{
+    float *z = malloc(n * (size_t)V * sizeof *z);
+    int32_t *t = malloc(n * sizeof *t);
+    if (!z || !t) {
+        free(z);
+        free(t);
+        return 0;
+    }
+    pcg32 r;
+    pcg32_stream(&r, 51, PCG_PURPOSE_STATS, 100 + (uint64_t)V);
+    for (size_t i = 0; i < n; i++) {
+        t[i] = (int32_t)pcg32_bounded(&r, (uint32_t)V);
+        for (int v = 0; v < V; v++)
+            z[i * V + v] = (float)(pcg32_normal(&r) * scale + (v == t[i] ? 2.0 * scale : 0.0));
+    }
+    diag_result want, got;
+    temperature_ref(z, t, n, V, &want);
+    int ok = diag_temperature(z, t, n, V, &got) == 0;
+    ok = ok && bits(got.temp_opt) == bits(want.temp_opt) &&
+         bits(got.nll_temp_opt) == bits(want.nll_temp_opt);
+    for (int k = 0; k < N_TEMPS; k++)
+        ok = ok && bits(got.nll_temp[k]) == bits(want.nll_temp[k]);
+    if (!ok)
+        fprintf(stderr, "V %d, n %zu (%s, %d threads): temp_opt %a nll %a, definition %a %a\n",
+                V, n, isa_name(), omp_get_max_threads(), got.temp_opt, got.nll_temp_opt,
+                want.temp_opt, want.nll_temp_opt);
+    free(z);
+    free(t);
+    return ok;
+}
+
 int main(void)
 {
     double *x = malloc(M * sizeof *x), *y = malloc(M * sizeof *y), *want = malloc(M * sizeof *want);
@@ -151,6 +262,23 @@ int main(void)
             if (flush)
                 isa_flush_end(saved);
         }
+    }
+    /* the scan: vocabularies below, at and past one exponential batch, position counts
+       that are not a multiple of the rows evaluated side by side */
+    snprintf(paths, sizeof paths, "%s", isa_available());
+    for (char *p = strtok(paths, " "); p; p = strtok(NULL, " ")) {
+        char err[256];
+        CHECK(isa_select(p, err, sizeof err) == 0, "%s", err);
+        unsigned long saved = isa_flush_begin();
+        for (int th = 1; th <= 2; th++) {
+            omp_set_num_threads(th);
+            static const int vs[] = {2, 65, 64, 130, 256};
+            for (size_t q = 0; q < sizeof vs / sizeof vs[0]; q++)
+                CHECK(temperature_equal(vs[q], 1001 + q, 1.0 + 0.5 * (double)q),
+                      "%s, %d threads: diag_temperature at V = %d equals its definition", p, th,
+                      vs[q]);
+        }
+        isa_flush_end(saved);
     }
     printf("test_vexp: %ld inputs on the paths %s\n", total, isa_available());
     free(x);
