@@ -150,7 +150,7 @@ int train_check(const gpt_config *cfg, char *err, size_t errlen)
     if (config_validate(cfg, err, errlen))
         return TRAIN_ECONFIG;
     corpus c;
-    if (corpus_load(&c, cfg->data, err, errlen))
+    if (corpus_scan(&c, cfg->data, err, errlen))
         return TRAIN_ECORPUS;
     int rc = check_corpus(cfg, &c, err, errlen) ? TRAIN_ECONFIG : TRAIN_OK;
     corpus_free(&c);
