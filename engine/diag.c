@@ -164,7 +164,7 @@ void diag_finish(const diag_sums *d, diag_result *r)
 
 /* Positions the temperature scan evaluates side by side (their sums are independent
  * chains the CPU overlaps) and the vocabulary entries per exponential batch. */
-enum { NLL_ROWS = 4, NLL_CHUNK = 64 };
+enum { NLL_ROWS = 4, NLL_CHUNK = 256 };
 
 /* For β and positions i0..i0+rows-1 (rows <= NLL_ROWS): per-position NLL, its first and
  * second derivative in β, into out[3i], out[3i+1], out[3i+2].  mx[i]: the row's max.
@@ -182,22 +182,21 @@ static void nll_beta(const float *logits, const int32_t *targets, const double *
         z[k] = logits + i * V;
         m[k] = mx[i];
     }
-    double e[NLL_ROWS][NLL_CHUNK];
+    double e[NLL_ROWS * NLL_CHUNK]; /* row k's n values at e + k n: one kernels_exp call */
     double s[NLL_ROWS] = {0}, s1[NLL_ROWS] = {0}, s2[NLL_ROWS] = {0};
     for (int v0 = 0; v0 < V; v0 += NLL_CHUNK) {
         int n = V - v0 < NLL_CHUNK ? V - v0 : NLL_CHUNK;
-        for (int k = 0; k < NLL_ROWS; k++) {
+        for (int k = 0; k < NLL_ROWS; k++)
             for (int j = 0; j < n; j++)
-                e[k][j] = beta * (z[k][v0 + j] - m[k]);
-            kernels_exp(e[k], (size_t)n);
-        }
+                e[k * n + j] = beta * (z[k][v0 + j] - m[k]);
+        kernels_exp(e, (size_t)NLL_ROWS * n);
         for (int j = 0; j < n; j++) {
             _Pragma("GCC unroll 4") for (int k = 0; k < NLL_ROWS; k++)
             {
                 double zj = z[k][v0 + j];
-                s[k] += e[k][j];
-                s1[k] += e[k][j] * zj;
-                s2[k] += e[k][j] * zj * zj;
+                s[k] += e[k * n + j];
+                s1[k] += e[k * n + j] * zj;
+                s2[k] += e[k * n + j] * zj * zj;
             }
         }
     }
