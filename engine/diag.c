@@ -182,14 +182,12 @@ static void nll_beta(const float *logits, const int32_t *targets, const double *
         z[k] = logits + i * V;
         m[k] = mx[i];
     }
-    double e[NLL_ROWS * NLL_CHUNK]; /* row k's n values at e + k n: one kernels_exp call */
+    double e[NLL_ROWS * NLL_CHUNK]; /* row k's n values at e + k n */
     double s[NLL_ROWS] = {0}, s1[NLL_ROWS] = {0}, s2[NLL_ROWS] = {0};
     for (int v0 = 0; v0 < V; v0 += NLL_CHUNK) {
         int n = V - v0 < NLL_CHUNK ? V - v0 : NLL_CHUNK;
         for (int k = 0; k < NLL_ROWS; k++)
-            for (int j = 0; j < n; j++)
-                e[k * n + j] = beta * (z[k][v0 + j] - m[k]);
-        kernels_exp(e, (size_t)NLL_ROWS * n);
+            kernels_exp_shifted(e + k * n, z[k] + v0, (size_t)n, beta, m[k]);
         for (int j = 0; j < n; j++) {
             _Pragma("GCC unroll 4") for (int k = 0; k < NLL_ROWS; k++)
             {

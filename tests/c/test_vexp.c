@@ -3,7 +3,8 @@
  * over the whole range (uniform over [-750, 720], every bit pattern, every binade,
  * the points where n = round(x·log2 e) changes, the ends of the vector range and the
  * n = ±1022/1023 region), the special values, every length and offset of a short array
- * (the vector tails), each with subnormals flushed (as the engine evaluates) and not; and
+ * (the vector tails), each with subnormals flushed (as the engine evaluates) and not;
+ * kernels_exp_shifted (the scan's rm_exp(beta (z - shift)) from floats) likewise; and
  * the temperature scan (diag_temperature, which takes its exponentials from kernels_exp)
  * equal to its scalar definition, on every path and at 1 and 2 threads. */
 #include <float.h>
@@ -259,6 +260,36 @@ int main(void)
                     }
                 }
             CHECK(tails_ok, "%s %s: every length 0..19 at every offset 0..7 (the tails)", p, mode);
+            /* kernels_exp_shifted: rm_exp(beta * ((double)z - shift)) on floats drawn over
+               the scan's range and every float bit pattern, at betas and shifts from tiny to
+               huge, each array at offsets 0..3 and odd lengths (its tails) */
+            pcg32 r;
+            pcg32_stream(&r, 51, PCG_PURPOSE_STATS, 10);
+            float *zf = (float *)want; /* M floats fit in half of want's doubles */
+            double *xs = want + M / 2;
+            static const double betas[] = {1.0, 0.5, 2.0, 4.3, 1e-3, 1e3, 0.0, -1.0};
+            long bad_shifted = 0;
+            for (size_t q = 0; q < sizeof betas / sizeof betas[0]; q++) {
+                size_t n = M / 16 + 2 * q + 1;
+                for (size_t i = 0; i < n; i++) {
+                    uint32_t u = pcg32_next(&r);
+                    float f;
+                    memcpy(&f, &u, sizeof f);
+                    zf[i] = i % 8 == 7 ? f : (float)(pcg32_normal(&r) * (q % 2 ? 3.0 : 40.0));
+                }
+                double shift = q % 3 == 0 ? 0.0 : (double)zf[q] + 0.25 * (double)q;
+                size_t off = q % 4;
+                kernels_exp_shifted(y, zf + off, n - off, betas[q], shift);
+                for (size_t i = 0; i < n - off; i++)
+                    xs[i] = rm_exp(betas[q] * ((double)zf[off + i] - shift));
+                for (size_t i = 0; i < n - off; i++)
+                    if (bits(y[i]) != bits(xs[i]) && bad_shifted++ == 0)
+                        fprintf(stderr, "%s: z = %a, beta %g, shift %a: vector %a, rm_exp %a\n",
+                                p, (double)zf[off + i], betas[q], shift, y[i], xs[i]);
+                total += (long)(n - off);
+            }
+            CHECK(bad_shifted == 0, "%s %s: kernels_exp_shifted differs from rm_exp in %ld", p,
+                  mode, bad_shifted);
             if (flush)
                 isa_flush_end(saved);
         }
