@@ -11,7 +11,9 @@
  * The float lane functions rm_expf and rm_tanhf are the scalar definitions of what each
  * vector path computes per lane (engine/simd.h repeats the same operations in the same
  * order); tests/c/test_rmath.c checks their accuracy against libm and that every vector
- * path reproduces them bit for bit.
+ * path reproduces them bit for bit.  rm_exp is likewise the definition of the double
+ * lanes of kernels_exp (engine/kernels.h, the temperature scan's exponentials), which
+ * tests/c/test_vexp.c compares with it bit for bit.
  *
  * Accuracy (measured by tests/c/test_rmath.c against glibc in higher precision over the
  * ranges the engine uses; the numbers are printed by the test):
