@@ -24,6 +24,10 @@ typedef struct {
  * path that is not a regular file (a directory, /dev/zero, a FIFO), a file over
  * CORPUS_MAX_BYTES, fewer than 20 bytes, a vocabulary below 2 distinct bytes. */
 int corpus_load(corpus *c, const char *path, char *err, size_t errlen);
+/* What corpus_load finds (vocabulary, itos/stoi, sizes) and refuses, with its messages,
+ * read in chunks without encoding the corpus: c->tokens, train and val are NULL.  For the
+ * checks that need no tokens (train_check); corpus_free accepts it. */
+int corpus_scan(corpus *c, const char *path, char *err, size_t errlen);
 void corpus_free(corpus *c);
 /* inputs and targets (batch, T) for training step `step`. */
 void corpus_batch(const corpus *c, uint64_t seed, long step, int batch, int T, int32_t *inputs,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels.h"
 #include "pcg.h"
 #include "rmath.h"
 
@@ -161,35 +162,63 @@ void diag_finish(const diag_sums *d, diag_result *r)
     r->temp_opt = r->nll_temp_opt = NAN;
 }
 
-/* For β: per-position NLL, its first and second derivative in β. */
-static void nll_beta(const float *z, int V, int target, double beta, double *f, double *g,
-                     double *h)
+/* Positions the temperature scan evaluates side by side (their sums are independent
+ * chains the CPU overlaps) and the vocabulary entries per exponential batch. */
+enum { NLL_ROWS = 4, NLL_CHUNK = 256 };
+
+/* For β and positions i0..i0+rows-1 (rows <= NLL_ROWS): per-position NLL, its first and
+ * second derivative in β, into out[3i], out[3i+1], out[3i+2].  mx[i]: the row's max.
+ * Each position's exponentials rm_exp(β(z_v - max)) come from kernels_exp (rm_exp's bits)
+ * and its sums run over v in order, whatever the rows beside it. */
+static void nll_beta(const float *logits, const int32_t *targets, const double *mx, size_t i0,
+                     int rows, int V, double beta, double *out)
 {
-    double mx = z[0];
-    for (int v = 1; v < V; v++)
-        if (z[v] > mx)
-            mx = z[v];
-    double s = 0, s1 = 0, s2 = 0;
-    for (int v = 0; v < V; v++) {
-        double e = rm_exp(beta * (z[v] - mx));
-        s += e;
-        s1 += e * z[v];
-        s2 += e * (double)z[v] * z[v];
+    /* a short last group repeats its last row (computed, not stored): the loops over the
+       rows keep a constant length, so the sums stay in registers */
+    const float *z[NLL_ROWS];
+    double m[NLL_ROWS];
+    for (int k = 0; k < NLL_ROWS; k++) {
+        size_t i = i0 + (size_t)(k < rows ? k : rows - 1);
+        z[k] = logits + i * V;
+        m[k] = mx[i];
     }
-    double mean = s1 / s, var = s2 / s - mean * mean;
-    *f = rm_log(s) + beta * mx - beta * z[target];
-    *g = mean - z[target];
-    *h = var > 0 ? var : 0;
+    double e[NLL_ROWS * NLL_CHUNK]; /* row k's n values at e + k n */
+    double s[NLL_ROWS] = {0}, s1[NLL_ROWS] = {0}, s2[NLL_ROWS] = {0};
+    for (int v0 = 0; v0 < V; v0 += NLL_CHUNK) {
+        int n = V - v0 < NLL_CHUNK ? V - v0 : NLL_CHUNK;
+        for (int k = 0; k < NLL_ROWS; k++)
+            kernels_exp_shifted(e + k * n, z[k] + v0, (size_t)n, beta, m[k]);
+        for (int j = 0; j < n; j++) {
+            _Pragma("GCC unroll 4") for (int k = 0; k < NLL_ROWS; k++)
+            {
+                double zj = z[k][v0 + j];
+                s[k] += e[k * n + j];
+                s1[k] += e[k * n + j] * zj;
+                s2[k] += e[k * n + j] * zj * zj;
+            }
+        }
+    }
+    for (int k = 0; k < rows; k++) {
+        size_t i = i0 + (size_t)k;
+        double zt = z[k][targets[i]];
+        double mean = s1[k] / s[k], var = s2[k] / s[k] - mean * mean;
+        out[3 * i] = rm_log(s[k]) + beta * m[k] - beta * zt;
+        out[3 * i + 1] = mean - zt;
+        out[3 * i + 2] = var > 0 ? var : 0;
+    }
 }
 
 /* mean f, g, h over all positions: per-position values, summed in position order */
-static void nll_all(const float *logits, const int32_t *targets, size_t n, int V, double beta,
-                    double *buf, double *F, double *G, double *H)
+static void nll_all(const float *logits, const int32_t *targets, const double *mx, size_t n,
+                    int V, double beta, double *buf, double *F, double *G, double *H)
 {
+    size_t groups = (n + NLL_ROWS - 1) / NLL_ROWS;
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        nll_beta(logits + i * V, V, targets[i], beta, &buf[3 * i], &buf[3 * i + 1],
-                 &buf[3 * i + 2]);
+    for (size_t q = 0; q < groups; q++) {
+        size_t i0 = q * NLL_ROWS;
+        nll_beta(logits, targets, mx, i0, n - i0 < NLL_ROWS ? (int)(n - i0) : NLL_ROWS, V, beta,
+                 buf);
+    }
     double f = 0, g = 0, h = 0;
     for (size_t i = 0; i < n; i++) {
         f += buf[3 * i];
@@ -206,19 +235,42 @@ int diag_temperature(const float *logits, const int32_t *targets, size_t n, int 
 {
     if (n == 0)
         return 0;
-    double *buf = malloc(3 * n * sizeof(double));
-    if (!buf)
+    double *buf = malloc(3 * n * sizeof(double)), *mx = malloc(n * sizeof(double));
+    if (!buf || !mx) {
+        free(buf);
+        free(mx);
         return -1;
-    double f, g, h;
+    }
+    /* each row's max, once for every β */
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        const float *z = logits + i * V;
+        double m = z[0];
+        for (int v = 1; v < V; v++)
+            if (z[v] > m)
+                m = z[v];
+        mx[i] = m;
+    }
+    double f = 0, g = 0, h = 0;
+    int have_one = 0; /* f, g, h hold β = 1 (τ = 1 is among the fixed temperatures) */
     for (int k = 0; k < N_TEMPS; k++) {
-        nll_all(logits, targets, n, V, 1.0 / diag_temps[k], buf, &f, &g, &h);
-        r->nll_temp[k] = f;
+        double b = 1.0 / diag_temps[k];
+        double fk, gk, hk;
+        nll_all(logits, targets, mx, n, V, b, buf, &fk, &gk, &hk);
+        r->nll_temp[k] = fk;
+        if (b == 1.0) {
+            f = fk;
+            g = gk;
+            h = hk;
+            have_one = 1;
+        }
     }
     /* Newton on β from β = 1 (f is convex in β).  Stops when the step is below 1e-7 of
      * β (the minimizer to ~7 digits: well below the float noise of the logits) or when
      * a step, halved up to 20 times, no longer decreases f. */
     double beta = 1.0;
-    nll_all(logits, targets, n, V, beta, buf, &f, &g, &h);
+    if (!have_one)
+        nll_all(logits, targets, mx, n, V, beta, buf, &f, &g, &h);
     for (int it = 0; it < 50; it++) {
         double step = h > 0 ? g / h : g;
         if (fabs(step) <= 1e-7 * beta)
@@ -228,7 +280,7 @@ int diag_temperature(const float *logits, const int32_t *targets, size_t n, int 
         for (int half = 0; half < 20 && !better; half++) {
             if (nb <= 1e-3 * beta)
                 nb = 0.5 * beta;
-            nll_all(logits, targets, n, V, nb, buf, &nf, &ng, &nh);
+            nll_all(logits, targets, mx, n, V, nb, buf, &nf, &ng, &nh);
             better = nf < f;
             if (!better)
                 nb = beta - (step *= 0.5);
@@ -243,6 +295,7 @@ int diag_temperature(const float *logits, const int32_t *targets, size_t n, int 
     r->temp_opt = 1.0 / beta;
     r->nll_temp_opt = f;
     free(buf);
+    free(mx);
     return 0;
 }
 

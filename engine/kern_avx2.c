@@ -129,8 +129,81 @@ static void transpose16_avx2(const float *src, long ls, float *dst, long ds)
             transpose8_avx2(src + i * ls + e, ls, dst + e * ds + i, ds);
 }
 
+/* rm_exp of 4 doubles: rm_exp's operations in its order, lane by lane (engine/rmath.c);
+ * *plain gets the lanes in [RM_EXP_VEC_LO, RM_EXP_VEC_HI] (bit l for lane l), the only
+ * ones whose result is rm_exp's (the others, NaN among them, are the caller's) */
+static inline __m256d exp4(__m256d v, int *plain)
+{
+    *plain = _mm256_movemask_pd(
+        _mm256_and_pd(_mm256_cmp_pd(v, _mm256_set1_pd(RM_EXP_VEC_LO), _CMP_GE_OQ),
+                      _mm256_cmp_pd(v, _mm256_set1_pd(RM_EXP_VEC_HI), _CMP_LE_OQ)));
+    const __m256d rnd = _mm256_set1_pd(RM_EXP_ROUND);
+    __m256d t = _mm256_fmadd_pd(v, _mm256_set1_pd(RM_EXP_LOG2E), rnd);
+    __m256d k = _mm256_sub_pd(t, rnd);
+    __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(RM_EXP_LN2_HI), v); /* fma(-k, LN2_HI, x) */
+    r = _mm256_fnmadd_pd(k, _mm256_set1_pd(RM_EXP_LN2_LO), r);
+    __m256d p = _mm256_set1_pd(RM_EXP_C13);
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C12));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C11));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C10));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C9));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C8));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C7));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C6));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C5));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C4));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C3));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(RM_EXP_C2));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+    p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(1.0));
+    /* 2^k from t's bits: t = 1.5 * 2^52 + k, so its low bits are k (mod 2^12 after the
+       shift drops the rest) */
+    __m256i e = _mm256_slli_epi64(_mm256_add_epi64(_mm256_castpd_si256(t),
+                                                   _mm256_set1_epi64x(1023)), 52);
+    return _mm256_mul_pd(p, _mm256_castsi256_pd(e));
+}
+
+/* x[i] = rm_exp(x[i]), 4 doubles per ymm; the last n mod 4 through rm_exp */
+static void vexp_avx2(double *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        int plain;
+        __m256d y = exp4(_mm256_loadu_pd(x + i), &plain);
+        if (plain == 0xF) {
+            _mm256_storeu_pd(x + i, y);
+        } else {
+            double o[4];
+            _mm256_storeu_pd(o, y);
+            for (int l = 0; l < 4; l++)
+                x[i + (size_t)l] = plain >> l & 1 ? o[l] : rm_exp(x[i + (size_t)l]);
+        }
+    }
+    for (; i < n; i++)
+        x[i] = rm_exp(x[i]);
+}
+
+/* out[i] = rm_exp(beta * ((double)z[i] - shift)), 4 per ymm (the conversion is exact); the
+ * last n mod 4 and the lanes outside the plain range through rm_exp */
+static void vexp_shifted_avx2(double *out, const float *z, size_t n, double beta, double shift)
+{
+    const __m256d b = _mm256_set1_pd(beta), sh = _mm256_set1_pd(shift);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        int plain;
+        __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(z + i));
+        __m256d y = exp4(_mm256_mul_pd(b, _mm256_sub_pd(v, sh)), &plain);
+        _mm256_storeu_pd(out + i, y);
+        for (int l = 0; l < 4; l++)
+            if (!(plain >> l & 1))
+                out[i + (size_t)l] = rm_exp(beta * ((double)z[i + (size_t)l] - shift));
+    }
+    for (; i < n; i++)
+        out[i] = rm_exp(beta * ((double)z[i] - shift));
+}
+
 #include "kern_body.h"
 
 const kern_ops kern_ops_avx2 = KERN_TABLE("avx2", 6, 16, micro_6x16, 6, micro_6x16, fma_peak_avx2,
-                                          transpose16_avx2);
+                                          transpose16_avx2, vexp_avx2, vexp_shifted_avx2);
 #endif

@@ -127,8 +127,78 @@ static void transpose16_avx512(const float *src, long ls, float *dst, long ds)
     }
 }
 
+/* rm_exp of 8 doubles: rm_exp's operations in its order, lane by lane (engine/rmath.c);
+ * *plain gets the lanes in [RM_EXP_VEC_LO, RM_EXP_VEC_HI], the only ones whose result is
+ * rm_exp's (the others, NaN among them, are the caller's to hand to rm_exp) */
+static inline __m512d exp8(__m512d v, __mmask8 *plain)
+{
+    *plain = _mm512_cmp_pd_mask(v, _mm512_set1_pd(RM_EXP_VEC_LO), _CMP_GE_OQ) &
+             _mm512_cmp_pd_mask(v, _mm512_set1_pd(RM_EXP_VEC_HI), _CMP_LE_OQ);
+    const __m512d rnd = _mm512_set1_pd(RM_EXP_ROUND);
+    __m512d t = _mm512_fmadd_pd(v, _mm512_set1_pd(RM_EXP_LOG2E), rnd);
+    __m512d k = _mm512_sub_pd(t, rnd);
+    __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(RM_EXP_LN2_HI), v); /* fma(-k, LN2_HI, x) */
+    r = _mm512_fnmadd_pd(k, _mm512_set1_pd(RM_EXP_LN2_LO), r);
+    __m512d p = _mm512_set1_pd(RM_EXP_C13);
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C12));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C11));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C10));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C9));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C8));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C7));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C6));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C5));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C4));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C3));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(RM_EXP_C2));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+    /* 2^k from t's bits: t = 1.5 * 2^52 + k, so its low bits are k (mod 2^12 after the
+       shift drops the rest) */
+    __m512i e = _mm512_slli_epi64(_mm512_add_epi64(_mm512_castpd_si512(t),
+                                                   _mm512_set1_epi64(1023)), 52);
+    return _mm512_mul_pd(p, _mm512_castsi512_pd(e));
+}
+
+static inline __mmask8 live8(size_t left)
+{
+    return left >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << left) - 1u);
+}
+
+/* x[i] = rm_exp(x[i]), 8 doubles per zmm */
+static void vexp_avx512(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        __mmask8 live = live8(n - i), plain;
+        __m512d y = exp8(_mm512_maskz_loadu_pd(live, x + i), &plain);
+        _mm512_mask_storeu_pd(x + i, live & plain, y);
+        for (__mmask8 odd = live & (__mmask8)~plain; odd; odd &= (__mmask8)(odd - 1))
+            x[i + (size_t)__builtin_ctz(odd)] = rm_exp(x[i + (size_t)__builtin_ctz(odd)]);
+    }
+}
+
+/* out[i] = rm_exp(beta * ((double)z[i] - shift)), 8 per zmm (the conversion is exact) */
+static void vexp_shifted_avx512(double *out, const float *z, size_t n, double beta,
+                                double shift)
+{
+    const __m512d b = _mm512_set1_pd(beta), sh = _mm512_set1_pd(shift);
+    for (size_t i = 0; i < n; i += 8) {
+        __mmask8 live = live8(n - i), plain;
+        /* (AVX-512F alone has no 256-bit masked load: a 512-bit one of the low 8 lanes) */
+        __m512d v = _mm512_cvtps_pd(
+            _mm512_castps512_ps256(_mm512_maskz_loadu_ps((__mmask16)live, z + i)));
+        __m512d y = exp8(_mm512_mul_pd(b, _mm512_sub_pd(v, sh)), &plain);
+        _mm512_mask_storeu_pd(out + i, live & plain, y);
+        for (__mmask8 odd = live & (__mmask8)~plain; odd; odd &= (__mmask8)(odd - 1)) {
+            size_t j = i + (size_t)__builtin_ctz(odd);
+            out[j] = rm_exp(beta * ((double)z[j] - shift));
+        }
+    }
+}
+
 #include "kern_body.h"
 
 const kern_ops kern_ops_avx512 = KERN_TABLE("avx512", 8, 32, micro_8x32, 16, micro_16x16,
-                                             fma_peak_avx512, transpose16_avx512);
+                                             fma_peak_avx512, transpose16_avx512, vexp_avx512,
+                                             vexp_shifted_avx512);
 #endif

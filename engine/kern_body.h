@@ -414,10 +414,12 @@ static void K(vtanhf)(float *x, size_t n)
     }
 }
 
-#define KERN_TABLE(NAME_STR, WIDE_MR, WIDE_NR, WIDE_FN, NARROW_MR, NARROW_FN, PEAK_FN, T16_FN) \
+#define KERN_TABLE(NAME_STR, WIDE_MR, WIDE_NR, WIDE_FN, NARROW_MR, NARROW_FN, PEAK_FN, T16_FN, \
+                   VEXP_FN, VEXP_SHIFTED_FN)                                                   \
     {                                                                                          \
         NAME_STR, {WIDE_MR, WIDE_NR, WIDE_FN}, {NARROW_MR, 16, NARROW_FN}, K(ln_fwd_row),      \
             K(ln_bwd_row), K(ln_bwd_cols), K(rms_fwd_row), K(rms_bwd_row), K(rms_bwd_cols),    \
             K(gelu_fwd), K(gelu_bwd), K(softmax_block), K(softmax_bwd_block), K(add),          \
-            K(col_sum_add), K(adamw), PEAK_FN, K(vexpf), K(vtanhf), K(xent_row), T16_FN        \
+            K(col_sum_add), K(adamw), PEAK_FN, K(vexpf), K(vtanhf), K(xent_row), T16_FN,       \
+            VEXP_FN, VEXP_SHIFTED_FN                                                           \
     }

@@ -46,7 +46,22 @@ static double fma_peak_generic(long n)
     return s == 12345.0f ? 0.0 : 2.0 * 16 * 12 * (double)n;
 }
 
+/* x[i] = rm_exp(x[i]) and out[i] = rm_exp(beta * ((double)z[i] - shift)): the definitions */
+static void vexp_generic(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = rm_exp(x[i]);
+}
+
+static void vexp_shifted_generic(double *out, const float *z, size_t n, double beta,
+                                 double shift)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = rm_exp(beta * ((double)z[i] - shift));
+}
+
 #include "kern_body.h"
 
 const kern_ops kern_ops_generic = KERN_TABLE("generic", 4, 16, micro_4x16, 4, micro_4x16,
-                                              fma_peak_generic, NULL);
+                                              fma_peak_generic, NULL, vexp_generic,
+                                              vexp_shifted_generic);

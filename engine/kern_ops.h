@@ -62,6 +62,11 @@ typedef struct {
     /* dst[e*ds + i] = src[i*ls + e] for i, e < 16: one 16x16 block of GEMM's transposed
      * packing (data movement only); NULL on a path without it (gemm.c copies floats) */
     void (*transpose16)(const float *src, long ls, float *dst, long ds);
+    /* x[i] = rm_exp(x[i]) on doubles, the bits of the scalar rm_exp in every lane: 8 lanes
+     * (avx512), 4 (avx2) or one at a time (generic) */
+    void (*vexp)(double *x, size_t n);
+    /* out[i] = rm_exp(beta * ((double)z[i] - shift)), the same lane function */
+    void (*vexp_shifted)(double *out, const float *z, size_t n, double beta, double shift);
 } kern_ops;
 
 extern const kern_ops kern_ops_generic;

@@ -39,6 +39,16 @@ double kernels_fma_peak(int threads, double seconds)
     return flops / dt / 1e9;
 }
 
+void kernels_exp(double *x, size_t n)
+{
+    KERN()->vexp(x, n);
+}
+
+void kernels_exp_shifted(double *out, const float *z, size_t n, double beta, double shift)
+{
+    KERN()->vexp_shifted(out, z, n, beta, shift);
+}
+
 /* Seconds per attention_forward + attention_backward at (B, T, C, H) on `threads` threads,
  * the best of `reps` (make bench's attention time per layer).  Inputs are a fixed ramp
  * (their values do not change the work).  -1 when out of memory. */

@@ -49,6 +49,14 @@ double kernels_fma_peak(int threads, double seconds);
  * of `reps` (make bench); -1 when out of memory. */
 double kernels_attention_time(int B, int T, int C, int H, int threads, int reps);
 
+/* x[i] = rm_exp(x[i]) for i < n (engine/rmath.h), through the path's double vectors: the
+ * scalar function's bits in every lane, on every path. */
+void kernels_exp(double *x, size_t n);
+/* out[i] = rm_exp(beta * ((double)z[i] - shift)) for i < n (softmax numerators at inverse
+ * temperature beta), the same way: each lane's arguments by the same three IEEE operations
+ * as this expression. */
+void kernels_exp_shifted(double *out, const float *z, size_t n, double beta, double shift);
+
 /* out(N,OC) = inp(N,IC) · w(OC,IC)ᵀ + b(OC)  (b may be NULL) */
 void linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int IC,
                     int OC);

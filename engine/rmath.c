@@ -44,10 +44,10 @@ static inline float from_bits32(int32_t u)
 #define RM_CLONES
 #endif
 
-#define LOG2E 1.4426950408889634074
-#define LN2_HI 6.93147180369123816490e-01 /* 0x3fe62e42fee00000: n*LN2_HI exact, |n| < 2^11 */
-#define LN2_LO 1.90821492927058770002e-10
-#define ROUND_D 6755399441055744.0 /* 1.5 * 2^52 */
+#define LOG2E RM_EXP_LOG2E
+#define LN2_HI RM_EXP_LN2_HI
+#define LN2_LO RM_EXP_LN2_LO
+#define ROUND_D RM_EXP_ROUND
 
 /* 2^n for -1074 <= n <= 1023 (through a second factor outside the normal range). */
 static double pow2i(int n)
@@ -72,18 +72,18 @@ RM_CLONES double rm_exp(double x)
     double r = fma(-n, LN2_HI, x);
     r = fma(-n, LN2_LO, r);
     /* e^r, |r| <= 0.35: Taylor to degree 13 (truncation < 2e-17 relative) */
-    double p = 1.0 / 6227020800.0;
-    p = fma(p, r, 1.0 / 479001600.0);
-    p = fma(p, r, 1.0 / 39916800.0);
-    p = fma(p, r, 1.0 / 3628800.0);
-    p = fma(p, r, 1.0 / 362880.0);
-    p = fma(p, r, 1.0 / 40320.0);
-    p = fma(p, r, 1.0 / 5040.0);
-    p = fma(p, r, 1.0 / 720.0);
-    p = fma(p, r, 1.0 / 120.0);
-    p = fma(p, r, 1.0 / 24.0);
-    p = fma(p, r, 1.0 / 6.0);
-    p = fma(p, r, 0.5);
+    double p = RM_EXP_C13;
+    p = fma(p, r, RM_EXP_C12);
+    p = fma(p, r, RM_EXP_C11);
+    p = fma(p, r, RM_EXP_C10);
+    p = fma(p, r, RM_EXP_C9);
+    p = fma(p, r, RM_EXP_C8);
+    p = fma(p, r, RM_EXP_C7);
+    p = fma(p, r, RM_EXP_C6);
+    p = fma(p, r, RM_EXP_C5);
+    p = fma(p, r, RM_EXP_C4);
+    p = fma(p, r, RM_EXP_C3);
+    p = fma(p, r, RM_EXP_C2);
     p = fma(p, r, 1.0);
     p = fma(p, r, 1.0);
     int ni = (int)n;

@@ -150,7 +150,7 @@ int train_check(const gpt_config *cfg, char *err, size_t errlen)
     if (config_validate(cfg, err, errlen))
         return TRAIN_ECONFIG;
     corpus c;
-    if (corpus_load(&c, cfg->data, err, errlen))
+    if (corpus_scan(&c, cfg->data, err, errlen))
         return TRAIN_ECORPUS;
     int rc = check_corpus(cfg, &c, err, errlen) ? TRAIN_ECONFIG : TRAIN_OK;
     corpus_free(&c);
@@ -275,7 +275,8 @@ static int evaluate(gpt_model *m, const corpus *c, long max_windows, int tempera
     double *ps = malloc((size_t)m->B * T * per * sizeof(double));
     double *seq = malloc(2 * (size_t)m->B * sizeof(double));
     double *cos_sum = malloc((size_t)m->B * C * sizeof(double)); /* diag_cosine_mean's */
-    float *all_logits = temperature ? malloc((size_t)n_win * T * V * sizeof(float)) : NULL;
+    /* every logit of the split (tens of MB): huge pages spare a page fault per 4 KiB */
+    float *all_logits = temperature ? kernels_alloc((size_t)n_win * T * V * sizeof(float)) : NULL;
     int32_t *all_targets = temperature ? malloc((size_t)n_win * T * sizeof(int32_t)) : NULL;
     int rc = TRAIN_OK;
     double fwd = 0.0;

@@ -414,7 +414,7 @@ static int l_param_count(lua_State *L)
     if (config_validate(&c, err, sizeof err))
         return raise_status(L, TRAIN_ECONFIG, err);
     corpus cp;
-    if (corpus_load(&cp, c.data, err, sizeof err))
+    if (corpus_scan(&cp, c.data, err, sizeof err))
         return raise_status(L, TRAIN_ECORPUS, err);
     int vocab = cp.vocab;
     corpus_free(&cp);
