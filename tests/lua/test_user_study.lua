@@ -1,5 +1,6 @@
 -- A user's study is the user's (issue 29).  In a copy of the project, a tiny study that is
--- not about norms (tied vs untied output layer, 2 blocks of width 32, a few steps) is
+-- not about norms (tied vs untied output layer, 2 blocks of width 32, a few steps, on a
+-- small corpus of its own in data/) is
 -- dropped into lua/experiments/ and run; `make paper` (its summaries read as committed:
 -- test_ledger recomputes them) then changes no file of the paper,
 -- of its figures (README's among them) or of plots/data; `bin/repro report <study>`
@@ -45,12 +46,15 @@ end
 local before, files = digests()
 t:ok(#files > 50, "the paper's files: " .. #files)
 
+-- the user's own corpus in the copy's data/ (a small one: a run's final evaluation of Tiny
+-- Shakespeare's validation split would cost most of the study's time)
+check.small_corpus(copy .. "/data/zz_words.txt")
 check.write(copy .. "/lua/experiments/zz_tied.lua", [[
 return {
   name = "zz_tied",
   description = "Does tying the output layer to the token embedding change validation loss?",
   base = { n_layer = 2, d_model = 32, n_head = 2, context = 32, batch = 4, iters = 20,
-    warmup = 2, diag_every = 5, diag_windows = 2 },
+    warmup = 2, diag_every = 5, diag_windows = 2, data = "data/zz_words.txt" },
   variants = { { name = "tied" }, { name = "untied", tie_embeddings = false } },
   seeds = { 1, 2, 3 },
   analysis = { baseline = "tied", metrics = { "val_loss" }, primary = "val_loss",
