@@ -41,6 +41,14 @@
  *                              or nil and a message
  *   sys.printable(s [, keep_lines])
  *                           -> s as a terminal may show it (repro_printable below)
+ *   sys.parse_log(text)     -> {columns = {...}, data = {column -> values by row}, n = rows}:
+ *                              a log.csv's text split as analysis/records.lua's Lua
+ *                              reading did (the report reads every log of every study):
+ *                              lines split on LF, empty ones skipped; fields on commas;
+ *                              the first line names the columns (a repeated name: the
+ *                              last column of that name); each field as reader.log_number
+ *                              reads it (empty: nil; nan, -nan, inf, -inf; else Lua's
+ *                              tonumber, so "5" is an integer and "5.0" a float)
  *   sys.lock(dir)           -> a lock, or nil and "held" when another open description
  *                              holds it, or nil and a message.  An exclusive flock on
  *                              the directory through a close-on-exec descriptor (so
@@ -52,6 +60,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -907,6 +916,116 @@ static int sys_printable(lua_State *L)
     return 1;
 }
 
+/* One log.csv field as record/reader.lua's log_number reads it, pushed: nil when empty
+ * or not a number (Lua's tonumber: an embedded NUL is none). */
+static void push_log_number(lua_State *L, const char *f, size_t n)
+{
+    static volatile double zero = 0.0; /* 0/0 at run time, as Lua's own 0 / 0 */
+    if (n == 0 || memchr(f, '\0', n)) {
+        lua_pushnil(L);
+        return;
+    }
+    if ((n == 3 && memcmp(f, "nan", 3) == 0) || (n == 4 && memcmp(f, "-nan", 4) == 0)) {
+        lua_pushnumber(L, zero / zero);
+        return;
+    }
+    if (n == 3 && memcmp(f, "inf", 3) == 0) {
+        lua_pushnumber(L, HUGE_VAL);
+        return;
+    }
+    if (n == 4 && memcmp(f, "-inf", 4) == 0) {
+        lua_pushnumber(L, -HUGE_VAL);
+        return;
+    }
+    char buf[128];
+    const char *z = buf;
+    if (n < sizeof buf) {
+        memcpy(buf, f, n);
+        buf[n] = '\0';
+    } else {
+        z = lua_pushlstring(L, f, n);
+    }
+    /* z ends at its n bytes (no NUL inside): a number uses them all or none is pushed */
+    size_t used = lua_stringtonumber(L, z);
+    if (n >= sizeof buf) /* the copy sits under the number, when there is one */
+        lua_remove(L, used ? -2 : -1);
+    if (!used)
+        lua_pushnil(L);
+}
+
+/* The end of the line starting at p (the LF or end), skipping nothing. */
+static const char *line_end(const char *p, const char *end)
+{
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl : end;
+}
+
+static int sys_parse_log(lua_State *L)
+{
+    size_t len;
+    const char *p = luaL_optlstring(L, 1, "", &len);
+    const char *end = p + len;
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 3); /* 2: the result */
+    lua_newtable(L);          /* 3: columns */
+    lua_newtable(L);          /* 4: data */
+    lua_newtable(L);          /* 5: each column's value table, by position */
+    while (p < end && *p == '\n')
+        p++;
+    const char *e = line_end(p, end); /* the header, or "" when there is no line */
+    lua_Integer ncols = 0;
+    for (const char *f = p;; ncols++) {
+        const char *c = memchr(f, ',', (size_t)(e - f));
+        const char *fe = c ? c : e;
+        lua_pushlstring(L, f, (size_t)(fe - f));
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, 3, ncols + 1);
+        lua_newtable(L);
+        lua_rawset(L, 4);
+        if (!c)
+            break;
+        f = c + 1;
+    }
+    ncols++;
+    for (lua_Integer i = 1; i <= ncols; i++) {
+        lua_rawgeti(L, 3, i);
+        lua_rawget(L, 4);
+        lua_rawseti(L, 5, i);
+    }
+    lua_Integer rows = 0;
+    for (p = e; p < end;) {
+        while (p < end && *p == '\n')
+            p++;
+        if (p >= end)
+            break;
+        e = line_end(p, end);
+        rows++;
+        lua_Integer i = 0;
+        for (const char *f = p;;) {
+            const char *c = memchr(f, ',', (size_t)(e - f));
+            const char *fe = c ? c : e;
+            if (++i <= ncols) {
+                lua_rawgeti(L, 5, i);
+                push_log_number(L, f, (size_t)(fe - f));
+                lua_rawseti(L, -2, rows);
+                lua_pop(L, 1);
+            }
+            if (!c)
+                break;
+            f = c + 1;
+        }
+        p = e;
+    }
+    lua_pushvalue(L, 3);
+    lua_setfield(L, 2, "columns");
+    lua_pushvalue(L, 4);
+    lua_setfield(L, 2, "data");
+    lua_pushinteger(L, rows);
+    lua_setfield(L, 2, "n");
+    lua_pushvalue(L, 2);
+    return 1;
+}
+
 int luaopen_sys(lua_State *L)
 {
     static const luaL_Reg lock_methods[] = {{"release", lock_release}, {NULL, NULL}};
@@ -920,7 +1039,7 @@ int luaopen_sys(lua_State *L)
                                    {"euid", sys_euid},       {"random_seed", sys_random_seed},
                                    {"printable", sys_printable},
                                    {"atomic", sys_atomic},   {"overwrite", sys_overwrite},
-                                   {"lines", sys_lines},
+                                   {"lines", sys_lines},      {"parse_log", sys_parse_log},
                                    {NULL, NULL}};
     if (luaL_newmetatable(L, LOCK_MT)) {
         luaL_newlib(L, lock_methods);

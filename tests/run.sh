@@ -22,27 +22,27 @@ case $jobs in '' | *[!0-9]* | 0) echo "tests/run.sh: TEST_JOBS=$jobs is not a po
 times_file=$(dirname "$TEST_DIR")/test-times
 tab=$(printf '\t')
 
-# The slowest files and their rough seconds (issue 51's profile), for a build without
-# test-times; any other file counts as 0 and starts after these, by name.
-DEFAULT_TIMES="test_ledger.lua 120
-test_prose.lua 60
-test_user_study.lua 60
-test_study.lua 55
-test_claim.lua 45
-test_model.lua 40
-test_paths.sh 40
-test_report.lua 35
-test_gemm 20
-test_plan.lua 20
-test_tasks.lua 20
-test_security.lua 20
-test_bad_inputs.lua 20
-test_outputs.lua 15
-test_suggest.lua 15
-test_stop_last.lua 15
-test_kill.lua 15
-test_guardrails.lua 15
-test_fuzz.lua 15"
+# The slowest files and their rough CPU seconds (issue 51's profile, after part 3's
+# speed-ups), for a build without test-times; any other file counts as 0 and starts
+# after these, by name.
+DEFAULT_TIMES="test_user_study.lua 55
+test_export_model.lua 45
+test_claim.lua 43
+test_study.lua 43
+test_ledger.lua 36
+test_explain.lua 30
+test_paths.sh 28
+test_tasks.lua 24
+test_kill.lua 22
+test_gemm 21
+test_report.lua 17
+test_bad_inputs.lua 14
+test_guardrails.lua 14
+test_user_tasks.lua 13
+test_plan.lua 13
+test_security.lua 13
+test_fuzz.lua 12
+test_security4.lua 11"
 
 work=$(mktemp -d)
 cleanup() {

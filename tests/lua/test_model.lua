@@ -11,7 +11,11 @@ local repro = os.getenv("REPRO") or "bin/repro"
 local dir = check.tmpdir()
 local q = fs.quote
 
-local TINY = "iters=12 n_layer=1 d_model=16 n_head=2 context=16 batch=4 warmup=2 diag_every=6"
+-- a small corpus (check.small_corpus: ASCII, with the prompts' bytes): a kept model's
+-- checks do not depend on it
+local corpus = check.small_corpus(dir .. "/corpus.txt")
+local TINY = "iters=12 n_layer=1 d_model=16 n_head=2 context=16 batch=4 warmup=2 diag_every=6 " ..
+  "data=" .. q(corpus)
 local kept, plain = dir .. "/kept", dir .. "/plain"
 local code, _, err = check.run(repro .. " train " .. TINY .. " --out " .. q(kept) .. " --keep-model")
 t:eq(code, 0, "train --keep-model: " .. err)
@@ -102,7 +106,8 @@ t:eq(sample("--prompt 'To be' --n 60 --seed 7"), a, "restored, it samples the sa
 local S = dir .. "/keep.lua"
 check.write(S, [[
 return { name = "keep", description = "x",
-  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 6, warmup = 1 },
+  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 6, warmup = 1,
+    data = "]] .. corpus .. [[" },
   variants = { { name = "a" }, { name = "b", dropout = 0.1 } },
   seeds = { 1, 2 },
   analysis = { baseline = "a", metrics = { "val_loss" }, primary = "val_loss",

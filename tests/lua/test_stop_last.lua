@@ -9,8 +9,9 @@ local record = require "repro.record"
 local t = check.new("test_stop_last")
 local dir = check.tmpdir()
 
+-- a small corpus (check.small_corpus): the final evaluation is the resumed run's only work
 local cfg = record.resolve({ iters = 8, n_layer = 1, d_model = 16, n_head = 2, context = 16,
-  batch = 4, warmup = 1, diag_every = 4 })
+  batch = 4, warmup = 1, diag_every = 4, data = check.small_corpus(dir .. "/corpus.txt") })
 local straight, stopped = dir .. "/straight", dir .. "/stopped"
 record.run(cfg, straight, {})
 -- stopped after its last step (the signal comes while the last step trains)

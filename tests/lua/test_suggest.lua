@@ -17,10 +17,12 @@ base.suggest("c", list)
 t:eq(list[1], "b", "the caller's list is left in its order")
 
 local S = dir .. "/sug.lua"
+-- the records compare and export read: a small corpus (check.small_corpus)
+local corpus = check.small_corpus(dir .. "/corpus.txt")
 check.write(S, [[
 return { name = "sug", description = "x",
   base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 4, warmup = 1,
-    diag_every = 2 },
+    diag_every = 2, data = "]] .. corpus .. [[" },
   variants = { { name = "none" }, { name = "layernorm", embed_norm = "layernorm" } },
   seeds = { 1, 2 },
   analysis = { baseline = "none", metrics = { "val_loss" }, primary = "val_loss",

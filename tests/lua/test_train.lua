@@ -16,7 +16,9 @@ t:eq(engine.param_count({}), 1611136, "default parameter count")
 t:eq(engine.param_count({ embed_norm = "layernorm" }), 1611136 + 256, "layernorm adds 256")
 t:eq(engine.param_count({ embed_norm = "rmsnorm" }), 1611136 + 128, "rmsnorm adds 128")
 
-local tiny = "n_layer=1 d_model=16 n_head=2 context=16 batch=4 iters=12 warmup=2 dropout=0.1 diag_every=4 diag_windows=3"
+-- the runs' checks do not depend on the corpus: a small one (check.small_corpus)
+local corpus = check.small_corpus(dir .. "/corpus.txt")
+local tiny = "n_layer=1 d_model=16 n_head=2 context=16 batch=4 iters=12 warmup=2 dropout=0.1 diag_every=4 diag_windows=3 data=" .. corpus
 local function train(args, out)
   return check.run(repro .. " train " .. args .. (out and (" --out " .. out) or ""))
 end
@@ -58,7 +60,7 @@ t:ok(fs.read(dir .. "/a/manifest.json"):find('"threads": 1', 1, true)
 local record = require "repro.record"
 local cfg = record.resolve(require("repro.core.config").parse_overrides(
   { "n_layer=1", "d_model=16", "n_head=2", "context=16", "batch=4", "iters=12", "warmup=2",
-    "dropout=0.1", "diag_every=4", "diag_windows=3" }, "test"))
+    "dropout=0.1", "diag_every=4", "diag_windows=3", "data=" .. corpus }, "test"))
 local m = record.run(cfg, dir .. "/c", { checkpoint_every = 4,
   on_step = function(step) return step == 6 end })
 t:ok(m.stopped and not fs.exists(dir .. "/c/metrics.json"), "stopped run is not done")
@@ -221,7 +223,8 @@ t:ok(canon.init_seed == nil and canon.tie_embeddings == "maybe" and canon.embed_
 
 -- a record with the new keys, through the command line
 local newkeys = "n_layer=1 d_model=16 n_head=2 context=16 batch=4 iters=6 warmup=0 "
-  .. "lr_schedule=constant tie_embeddings=false embed_norm=scale pos_init_std=0 threads=1"
+  .. "lr_schedule=constant tie_embeddings=false embed_norm=scale pos_init_std=0 threads=1 data="
+  .. corpus
 code, out, err = train(newkeys, dir .. "/new")
 t:eq(code, 0, "train with the new keys: " .. err)
 local ncfg = json.decode(fs.read(dir .. "/new/config.json") or "{}")
@@ -269,7 +272,7 @@ t:raises(function() engine.ngram_ppl(dir .. "/missing.txt") end, "missing.txt", 
 -- on has the same metrics, bit for bit, as one with it off; it times every kind of work
 do
   local cfg = { n_layer = 1, d_model = 32, n_head = 2, context = 32, batch = 4, iters = 6,
-    warmup = 1, embed_norm = "layernorm", threads = 2 }
+    warmup = 1, embed_norm = "layernorm", threads = 2, data = corpus }
   engine.profile(false)
   local off = engine.train(cfg)
   engine.profile(true)

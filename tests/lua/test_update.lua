@@ -1,5 +1,5 @@
 -- Committed results are never rewritten silently (issue 54).  A tiny study (two variants,
--- 1 block of width 16, 4 steps) in a temporary records root: its first summary is
+-- 1 block of width 16, 4 steps, a small corpus) in a temporary records root: its first summary is
 -- written without --update, an identical one is no change; `analyze`, `run` and make
 -- reproduce's study loop (scripts/reproduce_studies.sh) refuse a summary that would
 -- change, print what changes and why, keep the file's bytes and exit 3 (the loop: 1, with
@@ -16,6 +16,8 @@ local t = check.new("test_update")
 local repro = os.getenv("REPRO") or "bin/repro"
 local tmp = check.tmpdir()
 local file, out_root = tmp .. "/zz_update.lua", tmp .. "/out"
+-- the summaries' updates do not depend on the corpus: a small one (check.small_corpus)
+local corpus = check.small_corpus(tmp .. "/corpus.txt")
 local summary_path = out_root .. "/zz_update/summary.json"
 
 local function study(seeds)
@@ -24,14 +26,14 @@ return {
   name = "zz_update",
   description = "Does dropout change validation loss (a tiny check of summary updates)?",
   base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 2, iters = 4,
-    warmup = 1, diag_every = 2, diag_windows = 2 },
+    warmup = 1, diag_every = 2, diag_windows = 2, data = %q },
   variants = { { name = "nodrop" }, { name = "drop01", dropout = 0.1 } },
   seeds = { %s },
   analysis = { baseline = "nodrop", metrics = { "val_loss" }, primary = "val_loss",
     better = "lower", min_effect = 0.02, alpha = 0.05, correction = "holm",
     resamples = 200, test = "t" },
 }
-]], seeds))
+]], corpus, seeds))
 end
 
 local function cmd(verb, extra)

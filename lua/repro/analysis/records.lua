@@ -75,25 +75,11 @@ function M.definition(m)
     M.DEFINITIONS["val_loss_after_<k>"]) or nil
 end
 
-local field_number = reader.log_number
-
--- log.csv text -> {columns = {...}, data = {column -> values by row}, n = rows}.
+-- log.csv text -> {columns = {...}, data = {column -> values by row}, n = rows}: lines
+-- split on LF (empty ones skipped), fields on commas, each as reader.log_number reads
+-- it; in C (sys.parse_log, lua/lsys.c): the report reads every log of every study.
 function M.parse_log(text)
-  local lines = {}
-  for l in (text or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end
-  local cols, data = {}, {}
-  for name in ((lines[1] or "") .. ","):gmatch("([^,]*),") do
-    cols[#cols + 1] = name
-    data[name] = {}
-  end
-  for r = 2, #lines do
-    local i = 0
-    for f in (lines[r] .. ","):gmatch("([^,]*),") do
-      i = i + 1
-      if cols[i] then data[cols[i]][r - 1] = field_number(f) end
-    end
-  end
-  return { columns = cols, data = data, n = math.max(0, #lines - 1) }
+  return sys.parse_log(text)
 end
 
 -- n_spikes and max_loss_ratio of a list of n training losses (see the header).

@@ -85,6 +85,25 @@ function M.data_anywhere()
   require("repro.proc").setenv("REPRO_DATA_ANYWHERE", "1")
 end
 
+-- A small corpus at `path` (about 30 KB of PCG32-drawn ASCII words, 9 to a line), with
+-- REPRO_DATA_ANYWHERE=1 (M.data_anywhere): for a test whose checks do not depend on the
+-- corpus.  A run's final evaluation scores the whole validation split, 111,000 tokens
+-- of Tiny Shakespeare (some 7 s for the smallest model, issue 51), a few thousand here.
+-- Returns path.
+function M.small_corpus(path)
+  M.data_anywhere()
+  local g = require("pcg").new(51, 0)
+  local words = { "To", "be", "the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran",
+    "far", "away", "with", "her", "old", "red", "box", "into", "green", "field", "of", "tall",
+    "grass" }
+  local text = {}
+  for i = 1, 6000 do
+    text[#text + 1] = words[g:bounded(#words) + 1] .. ((i % 9 == 0) and ".\n" or " ")
+  end
+  M.write(path, table.concat(text))
+  return path
+end
+
 -- A fresh temporary directory (removed by M.rmtree).
 function M.tmpdir()
   local p = io.popen("mktemp -d")
