@@ -135,8 +135,8 @@ test-bins: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train
 # make asan-coverage-choose rewrites the list from that coverage (a new set cover).
 COV_MAKE := $(MAKE) --no-print-directory BUILD=build-cov BIN=build-cov/bin OPT=-O1 \
 	SAN_FLAGS="--coverage -fprofile-update=single"
-asan-coverage: data
-	@$(COV_MAKE) test-bins
+asan-coverage:
+	@$(COV_MAKE) test-bins data
 	@rm -rf build-cov/coverage
 	@REPRO=build-cov/bin/repro TEST_DIR=build-cov/tests JOBS=$(or $(TEST_JOBS),$(shell nproc 2>/dev/null || echo 2)) \
 	    scripts/asan_coverage.sh run build-cov/coverage

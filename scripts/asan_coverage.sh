@@ -4,8 +4,8 @@
 #
 #   scripts/asan_coverage.sh run OUT [NAME...]   each test file ALONE against the gcov build
 #                  (REPRO, TEST_DIR: that build's bin/repro and test binaries), JOBS at a time
-#                  (default 1), each writing its .gcda under OUT/gcda/NAME (GCOV_PREFIX), so
-#                  one file's counts never mix with another's; then OUT/lines/NAME: the lines
+#                  (default 1), each writing its .gcda under its own temporary folder
+#                  (GCOV_PREFIX), so one file's counts never mix with another's; then OUT/lines/NAME: the lines
 #                  "engine/x.c:12" of engine/, stats/ and lua/ it executed (gcov -t), and
 #                  OUT/status/NAME: "exit-status CPU-seconds".  No NAME: every test file.
 #   scripts/asan_coverage.sh check OUT [LIST]    fails (exit 1), naming them, on: a C line some
@@ -20,7 +20,12 @@
 # every file that alone executes some line, then greedily the file that executes the most
 # lines not yet executed per ASan CPU second, until nothing is left; last, a file whose
 # lines the others all execute is dropped again (the most expensive first).  Lines are
-# those of the C files of engine/, stats/ and lua/ (not of the tests themselves).
+# those of the C files of engine/, stats/ and lua/ (not of the tests themselves); a header's
+# line is one line per object compiling it.  Limits: a process that ends by a signal or
+# _exit writes no counts (test_kill's killed workers); a line that runs only on a timing
+# (a retry after EINTR) or only while a cache is cold (build/checkpoints, a cost
+# calibration) can move from one file to another between runs: check then names it, and
+# choose settles it.
 # Run from the tree's top (make asan-coverage does).
 set -u
 case $0 in /*) self=$0 ;; *) self=$(pwd)/$0 ;; esac
@@ -41,21 +46,22 @@ usage() {
 # name<TAB>kind<TAB>path of every test file, as tests/run.sh finds them
 test_files() {
     for t in tests/c/test_*.c; do
-        [ -f "$t" ] && n=$(basename "$t" .c) && printf '%s\tbin\t%s\n' "$n" "$TEST_DIR/$n"
+        n=${t##*/} && n=${n%.c} && [ -f "$t" ] && printf '%s\tbin\t%s\n' "$n" "$TEST_DIR/$n"
     done
     for t in tests/lua/test_*.lua; do
-        [ -f "$t" ] && printf '%s\tlua\t%s\n' "$(basename "$t")" "$t"
+        [ -f "$t" ] && printf '%s\tlua\t%s\n' "${t##*/}" "$t"
     done
     for t in tests/sh/test_*.sh; do
-        [ -f "$t" ] && printf '%s\tsh\t%s\n' "$(basename "$t")" "$t"
+        [ -f "$t" ] && printf '%s\tsh\t%s\n' "${t##*/}" "$t"
     done
 }
 
 # One file, alone: run it with its own GCOV_PREFIX, then its executed lines.
 run_one() {
     name=$1 kind=$2 path=$3 out=$4
-    pre=$out/gcda/$name
-    rm -rf "$pre"
+    # outside the tree: a test that checks it wrote nothing there must not see the counts
+    gcda=$(mktemp -d "${TMPDIR:-/tmp}/asan-coverage.XXXXXX") || exit 2
+    pre=$gcda/$name
     mkdir -p "$pre" "$out/lines" "$out/status" "$out/log"
     # the .gcda paths are absolute (this tree's): strip them to the tree's relative paths
     strip=$(echo "$top" | awk -F/ '{ n = 0; for (i = 1; i <= NF; i++) if ($i != "") n++; print n }')
@@ -80,15 +86,21 @@ run_one() {
         rel=${g#"$pre"/}
         ln -sf "$top/${rel%.gcda}.gcno" "${g%.gcda}.gcno"
     done
-    # gcov -t: the annotated sources on stdout, each after a "-: 0:Source:FILE" line; a count
-    # (with a * when some block of the line did not run) marks an executed line
-    find "$pre" -name '*.gcda' | sort | xargs -r gcov -t 2>/dev/null | awk -F: '
-        $2 + 0 == 0 && $3 == "Source" { src = $4; keep = (src ~ /^(engine|stats|lua)\//); next }
-        keep { c = $1; gsub(/ /, "", c); if (c ~ /^[0-9]/) print src ":" ($2 + 0) }' |
+    # gcov -t: the annotated sources on stdout, each after its "-: 0:Source:FILE" line; a
+    # count (with a * when some block of the line did not run) marks an executed line.  One
+    # object at a time: a header's line counts once per object that compiles it
+    # (engine/kern_body.h:40@kern_generic: each CPU path has its own copy).
+    find "$pre" -name '*.gcda' | sort | while read -r g; do
+        obj=$(basename "$g" .gcda)
+        gcov -t "$g" 2>/dev/null | awk -F: -v obj="$obj" '
+            $2 + 0 == 0 && $3 == "Source" { src = $4; keep = (src ~ /^(engine|stats|lua)\//)
+                                            at = (src ~ /\.h$/) ? "@" obj : ""; next }
+            keep && $2 + 0 > 0 { c = $1; gsub(/ /, "", c); if (c ~ /^[0-9]/) print src ":" ($2 + 0) at }'
+    done |
         sort -u >"$out/lines/$name.tmp" &&
         mv "$out/lines/$name.tmp" "$out/lines/$name" &&
         mv "$out/status/$name.tmp" "$out/status/$name"
-    rm -rf "$pre"
+    rm -rf "$gcda"
     read -r rc cpu <"$out/status/$name"
     echo "$name: exit status $rc, $cpu s CPU, $(wc -l <"$out/lines/$name") C lines" >&2
 }
