@@ -227,6 +227,9 @@ choose() {
             printf "# %d of %d files, %.0f of %.0f ASan seconds; they run %d C lines, the whole suite %d.\n", \
                 nset, nn, sset, sall, nkept, nall
             print "# A test file not named here fails tests/sh/test_asan_list.sh and runs under make test-asan."
+            print "# ASan-seconds, the weights of the cover: the wall seconds of the file in the last complete run"
+            print "# under the sanitizers (build-asan/test-times: two files at a time), kept from this list once"
+            print "# in it; a file new to the list gets the CPU seconds of its coverage run."
             print "# name  ASan-seconds  decision  reason"
             for (i = 1; i <= nn; i++) {
                 n = names[i]
