@@ -2,7 +2,12 @@
 #   make            dependency step, then bin/repro
 #   make test       every C test binary and Lua test, TEST_JOBS at a time (default: the
 #                   cores; tests/run.sh), a line per file; ends with "N passed, N failed"
-#   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test-asan  under AddressSanitizer + UndefinedBehaviorSanitizer (what CI runs): every
+#                   C test binary and the test files of tests/asan-files.txt, which together
+#                   run every C line the whole suite runs (and the hostile-input tests)
+#   make test-asan-all  every test file under the sanitizers
+#   make asan-coverage  each test file alone on a gcov build; fails when tests/asan-files.txt
+#                   no longer runs every C line the suite runs, or misses a test file
 #   make test-slurm bin/repro submit --slurm on a single-node Slurm it starts (root)
 #   make data       the verified corpora in data/ (scripts/corpora.lua)
 #   make reproduce  every study, statistic, table, figure and the paper (REPRODUCE.md)
@@ -40,7 +45,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: cost-table all deps data test test-asan test-slurm bench bench-profile bench-gemm bench-stats reproduce reproduce-slurm paper verify clean clean-runs
+.PHONY: cost-table all deps data test test-bins test-asan test-asan-all asan-coverage asan-coverage-choose test-slurm bench bench-profile bench-gemm bench-stats reproduce reproduce-slurm paper verify clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -99,9 +104,49 @@ test: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train data
 	@scripts/deps.sh --test
 	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests TEST_JOBS=$(TEST_JOBS) TEST_SKIP="$(TEST_SKIP)" tests/run.sh
 
+# The sanitizers only see our C (engine/, stats/, lua/*.c), and most test files run the same
+# C again and again (tiny models, bootstraps, task scoring), so make test-asan runs only the
+# files tests/asan-files.txt keeps: every C test binary, the tests that feed the C hostile
+# input, and a weighted set cover of the rest whose union of executed C lines is the whole
+# suite's (per-file gcov coverage: make asan-coverage; tests/sh/test_asan_list.sh fails
+# when a test file is not in the list, and until it is, make test-asan runs it).
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ASAN_LIST := tests/asan-files.txt
+ASAN_SKIP = $(shell awk '!/^\#/ && $$3 == "skip" { print $$1 }' $(ASAN_LIST))
 test-asan:
+	@n=$$(ls tests/c/test_*.c tests/lua/test_*.lua tests/sh/test_*.sh | wc -l); \
+	k=$$(echo $(ASAN_SKIP) | wc -w); \
+	echo "test-asan: $$((n - k)) of $$n test files under ASan+UBSan: every C test binary and the" \
+	    "files of $(ASAN_LIST), which run every C line the whole suite runs (make asan-coverage" \
+	    "checks it); make test-asan-all runs all $$n"
 	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
-		SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+		SAN_FLAGS="$(ASAN_FLAGS)" TEST_SKIP="$(ASAN_SKIP)"
+
+test-asan-all:
+	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
+		SAN_FLAGS="$(ASAN_FLAGS)"
+
+# bin/repro and every test binary of one build (BUILD=...)
+test-bins: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train
+
+# make asan-coverage: a gcov build (build-cov/, -O1 as make test-asan's), every test file run
+# alone against it, TEST_JOBS at a time, each with its own .gcda (scripts/asan_coverage.sh),
+# then the check of tests/asan-files.txt against the lines each file ran (build-cov/coverage/).
+# make asan-coverage-choose rewrites the list from that coverage (a new set cover).
+COV_MAKE := $(MAKE) --no-print-directory BUILD=build-cov BIN=build-cov/bin OPT=-O1 \
+	SAN_FLAGS="--coverage -fprofile-update=single"
+asan-coverage:
+	@$(COV_MAKE) test-bins data
+	@rm -rf build-cov/coverage
+	@REPRO=build-cov/bin/repro TEST_DIR=build-cov/tests JOBS=$(or $(TEST_JOBS),$(shell nproc 2>/dev/null || echo 2)) \
+	    scripts/asan_coverage.sh run build-cov/coverage
+	@REPRO=build-cov/bin/repro TEST_DIR=build-cov/tests scripts/asan_coverage.sh check build-cov/coverage $(ASAN_LIST)
+
+asan-coverage-choose:
+	@REPRO=build-cov/bin/repro TEST_DIR=build-cov/tests scripts/asan_coverage.sh choose build-cov/coverage \
+	    $(ASAN_LIST) > $(ASAN_LIST).tmp && mv $(ASAN_LIST).tmp $(ASAN_LIST) && \
+	    echo "asan-coverage-choose: $(ASAN_LIST) rewritten from build-cov/coverage" >&2 || \
+	    { rm -f $(ASAN_LIST).tmp; exit 1; }
 
 # bin/repro submit --slurm on a real single-node Slurm that the test starts and stops
 # itself (munged, slurmctld, slurmd on localhost; needs root): tests/sh/test_slurm.sh.
@@ -255,7 +300,7 @@ endif
 
 # Never deletes run records: the QUICK records in $(BUILD)/quick/experiments stay too.
 clean:
-	rm -rf build-asan $(BIN) $(BUILD)/quick/paper $(BUILD)/quick/plots $(BUILD)/quick/latex
+	rm -rf build-asan build-cov $(BIN) $(BUILD)/quick/paper $(BUILD)/quick/plots $(BUILD)/quick/latex
 	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name quick -exec rm -rf {} +; fi
 
 clean-runs:
