@@ -123,5 +123,35 @@ refused(H1A:gsub("accuracy =", "acuracy = 1, accuracy ="), "analysis.h1a.acuracy
   "an unknown field")
 refused("{ setups = {} }", "analysis.h1a", "no set-ups")
 
+-- The supplement's H1a table (lua/repro/report/tex_task.lua, kind h1a): a row per norm named
+-- by the study's factor against its baseline, each part's coefficient and interval, "log"
+-- on a log-scale measure, whether all three hold; a summary without h1a says so.
+do
+  local tex_tasks = require "repro.report.tex_tasks"
+  local fit = function(c) return { coef = c, ci = { c - 0.01, c + 0.01 } } end
+  local h = { baseline = "none", n_runs = 24, n_diverged = 1, norms = {
+    layernorm = { accuracy = fit(-0.05), accuracy_given_loss = fit(-0.03), supports = true,
+      stability = { { metric = "max_loss_jump", coef = -0.2, ci = { -0.3, -0.1 } },
+        { metric = "max_grad_norm", log = true, coef = 0.1, ci = { 0.0, 0.2 } } } },
+    rmsnorm = { accuracy = fit(0.01), accuracy_given_loss = { why = "too few runs" },
+      supports = false, stability = { { metric = "max_loss_jump", coef = 0.2, ci = { 0.1, 0.3 } },
+        { metric = "max_grad_norm", log = true, coef = 0.1, ci = { 0.0, 0.2 } } } } } }
+  local st = { name = "zz", dir = "experiments/zz", summary = { h1a = h },
+    factor = { labels = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" } } }
+  local tex = tex_tasks.h1a_table(st)
+  t:ok(tex:find("LayerNorm $-$ no norm & \\num{-0.050} [\\num{-0.060}, \\num{-0.040}]", 1, true),
+    "the LayerNorm row, named by the factor, its accuracy part: " .. tex)
+  t:ok(tex:find("RMSNorm $-$ no norm & \\num{0.010}", 1, true) and
+    tex:find("--- & \\num{0.200}", 1, true), "the RMSNorm row: an undefined part is a dash")
+  t:ok(tex:find("& largest loss jump & log largest gradient norm & Supports H1a", 1, true),
+    "the stability columns, log for the log-scale one")
+  t:ok(tex:find("\\num{0.100} [\\num{0.000}, \\num{0.200}] & yes", 1, true) and
+    tex:find("& no \\\\", 1, true), "whether all three parts hold")
+  t:ok(tex:find("24 runs (1 diverged left out)", 1, true) and tex:find("alpha/2", 1, true),
+    "its note: runs and the Bonferroni level")
+  local none = tex_tasks.h1a_table({ name = "zz", dir = "experiments/zz", summary = {} })
+  t:ok(none:find("study has no H1a analysis", 1, true), "without h1a the table says so")
+end
+
 check.rmtree(dir)
 t:done()

@@ -32,8 +32,8 @@ function M.metric_words(metric)
   if not spec or not spec.noun or spec.noun:find("[$\\]") then
     return (tostring(metric or "?"):gsub("_", " "))
   end
-  return spec.noun .. (spec.unit and spec.unit ~= "runs" and spec.unit ~= "spikes" and
-    (" (" .. spec.unit .. ")") or "")
+  -- a count's unit is the thing counted, already the noun ("loss spikes")
+  return spec.noun .. (spec.unit and spec.kind ~= "count" and (" (" .. spec.unit .. ")") or "")
 end
 local finite = F.finite
 local g, title, blocks, extent = gnuplot.g, gnuplot.title, gnuplot.blocks, gnuplot.extent

@@ -38,9 +38,10 @@ local function wrap(s, body)
   return string.format(HEADER, s.dir .. "/summary.json") .. body
 end
 
-local function absent(s)
+-- what: what the summary lacks (default its task accuracies)
+local function absent(s, what)
   return wrap(s, "\\begin{center}\\emph{Not available: the " .. F.escape(s.name) ..
-    " study has no task accuracies.}\\end{center}\n")
+    " study has no " .. (what or "task accuracies") .. ".}\\end{center}\n")
 end
 
 -- The suite's task names in the order of the summary's per-task entries at shot count k.
@@ -284,16 +285,15 @@ end
 
 -- H1a's three parts per norm (summary.h1a, lua/repro/analysis/h1a.lua): the accuracy
 -- difference against no norm, the same at equal validation loss, each stability measure's
--- difference, each with its interval, and whether all three parts hold.
-local H1A_NORMS = { layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
-local H1A_STABILITY = { max_loss_jump = "largest loss jump", max_grad_norm = "log largest gradient norm" }
+-- difference, each with its interval, and whether all three parts hold; the norms named
+-- by the study's factor (the manifest's labels).
+local H1A_STABILITY = { max_loss_jump = "largest loss jump", max_grad_norm = "largest gradient norm" }
 
 function M.h1a_table(s)
   local h = s.summary.h1a
-  if type(h) ~= "table" or type(h.norms) ~= "table" then
-    return wrap(s, "\\begin{center}\\emph{Not available: the " .. F.escape(s.name) ..
-      " study has no H1a analysis.}\\end{center}\n")
-  end
+  if type(h) ~= "table" or type(h.norms) ~= "table" then return absent(s, "H1a analysis") end
+  local labels = s.factor and s.factor.labels or {}
+  local function label(level) return F.escape(labels[level] or tostring(level)) end
   local names = {}
   for name in pairs(h.norms) do names[#names + 1] = name end
   table.sort(names)
@@ -303,14 +303,14 @@ function M.h1a_table(s)
   end
   local head = { "Norm", "Accuracy", "At equal loss" }
   for _, st in ipairs(h.norms[names[1]].stability or {}) do
-    head[#head + 1] = F.escape(H1A_STABILITY[st.metric] or st.metric)
+    head[#head + 1] = (st.log and "log " or "") .. F.escape(H1A_STABILITY[st.metric] or st.metric)
   end
   head[#head + 1] = "Supports H1a"
   local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #head - 2) .. "l@{}}",
     "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
   for _, name in ipairs(names) do
     local e = h.norms[name]
-    local cells = { (H1A_NORMS[name] or F.escape(name)) .. " $-$ none", cell(e.accuracy),
+    local cells = { label(name) .. " $-$ " .. label(h.baseline), cell(e.accuracy),
       cell(e.accuracy_given_loss) }
     for _, st in ipairs(e.stability or {}) do cells[#cells + 1] = cell(st) end
     cells[#cells + 1] = e.supports and "yes" or "no"
