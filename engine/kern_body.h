@@ -79,17 +79,32 @@ static void K(ln_fwd_row)(float *y, float *mean, float *rstd, const float *x, co
 static void K(ln_bwd_row)(float *dx, const float *dy, const float *x, const float *w, float mean,
                           float rstd, int C)
 {
+    /* whole chunks with plain loads and stores, then the partial one masked (the same
+       values: a masked load of 16 lanes is a load) */
     v16 vm = v_set1(mean), vr = v_set1(rstd), sd = v_zero(), sdn = v_zero();
-    for (int c = 0; c < C; c += 16) {
-        int n = C - c < 16 ? C - c : 16;
+    int c = 0;
+    for (; c + 16 <= C; c += 16) {
+        v16 xh = v_mul(v_sub(v_load(x + c), vm), vr);
+        v16 dn = v_mul(v_load(dy + c), v_load(w + c));
+        sd = v_add(sd, dn);
+        sdn = v_fma(dn, xh, sdn);
+    }
+    if (c < C) {
+        int n = C - c;
         v16 xh = v_mul(v_sub(v_load_n(x + c, n), vm), vr);
         v16 dn = v_mul(v_load_n(dy + c, n), v_load_n(w + c, n)); /* 0 past the row */
         sd = v_add(sd, dn);
         sdn = v_fma(dn, xh, sdn);
     }
     v16 md = v_set1(v_hsum(sd) / (float)C), mdn = v_set1(v_hsum(sdn) / (float)C);
-    for (int c = 0; c < C; c += 16) {
-        int n = C - c < 16 ? C - c : 16;
+    for (c = 0; c + 16 <= C; c += 16) {
+        v16 xh = v_mul(v_sub(v_load(x + c), vm), vr);
+        v16 dn = v_mul(v_load(dy + c), v_load(w + c));
+        v16 t = v_fnma(xh, mdn, v_sub(dn, md));
+        v_store(dx + c, v_fma(vr, t, v_load(dx + c)));
+    }
+    if (c < C) {
+        int n = C - c;
         v16 xh = v_mul(v_sub(v_load_n(x + c, n), vm), vr);
         v16 dn = v_mul(v_load_n(dy + c, n), v_load_n(w + c, n));
         v16 t = v_fnma(xh, mdn, v_sub(dn, md));
@@ -102,22 +117,27 @@ static void K(ln_bwd_cols)(float *dw, float *db, const float *dy, const float *x
 {
     int c = c0;
     for (; c + 64 <= c1; c += 64) { /* four column blocks per pass over the rows */
+        /* the loops over q fully unrolled: the accumulators stay in registers (rolled,
+           gcc kept the arrays on the stack, a store and a reload in every chain step) */
         v16 aw[4], ab[4];
-        for (int q = 0; q < 4; q++) {
+        _Pragma("GCC unroll 4") for (int q = 0; q < 4; q++)
+        {
             aw[q] = v_load(dw + c + 16 * q);
             ab[q] = v_load(db + c + 16 * q);
         }
         for (int i = 0; i < N; i++) {
             const float *xr = x + (size_t)i * C + c, *dr = dy + (size_t)i * C + c;
             v16 vm = v_set1(mean[i]), vr = v_set1(rstd[i]);
-            for (int q = 0; q < 4; q++) {
+            _Pragma("GCC unroll 4") for (int q = 0; q < 4; q++)
+            {
                 v16 g = v_load(dr + 16 * q);
                 v16 xh = v_mul(v_sub(v_load(xr + 16 * q), vm), vr);
                 aw[q] = v_fma(g, xh, aw[q]);
                 ab[q] = v_add(ab[q], g);
             }
         }
-        for (int q = 0; q < 4; q++) {
+        _Pragma("GCC unroll 4") for (int q = 0; q < 4; q++)
+        {
             v_store(dw + c + 16 * q, aw[q]);
             v_store(db + c + 16 * q, ab[q]);
         }

@@ -178,20 +178,33 @@ void residual_layernorm_forward(float *res, const float *a, const float *b, floa
     }
 }
 
+/* The backward of a norm in one sweep over the rows, in chunks of NORM_CHUNK rows: the
+ * thread that owns a chunk (chunks dealt round robin) computes its rows' dinp, and every
+ * thread adds the chunk's rows into the weight (and bias) gradients of its own columns,
+ * while the chunk is in its cache.  Each column's sum still runs over the rows in order
+ * (its accumulator is stored and reloaded between chunks, exactly), and each row's dinp
+ * is the same row computation, so the bits are those of a row pass then a column pass;
+ * the rows (activations of the forward, read back from memory) are read once, not twice. */
+#define NORM_CHUNK 32
+
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, int N, int C)
 {
     const kern_ops *k = KERN();
 #pragma omp parallel
     {
-#pragma omp for schedule(static)
-        for (int i = 0; i < N; i++)
-            k->ln_bwd_row(dinp + (size_t)i * C, dout + (size_t)i * C, inp + (size_t)i * C, w,
-                          mean[i], rstd[i], C);
-        int c0, c1;
+        int t = omp_get_thread_num(), nt = omp_get_num_threads(), c0, c1;
         column_range(C, &c0, &c1);
-        if (c0 < c1)
-            k->ln_bwd_cols(dw, db, dout, inp, mean, rstd, N, C, c0, c1);
+        for (int r0 = 0; r0 < N; r0 += NORM_CHUNK) {
+            int r1 = r0 + NORM_CHUNK < N ? r0 + NORM_CHUNK : N;
+            if (r0 / NORM_CHUNK % nt == t)
+                for (int i = r0; i < r1; i++)
+                    k->ln_bwd_row(dinp + (size_t)i * C, dout + (size_t)i * C,
+                                  inp + (size_t)i * C, w, mean[i], rstd[i], C);
+            if (c0 < c1)
+                k->ln_bwd_cols(dw, db, dout + (size_t)r0 * C, inp + (size_t)r0 * C, mean + r0,
+                               rstd + r0, r1 - r0, C, c0, c1);
+        }
     }
 }
 
@@ -210,14 +223,18 @@ void rmsnorm_backward(float *dinp, float *dw, const float *dout, const float *in
     const kern_ops *k = KERN();
 #pragma omp parallel
     {
-#pragma omp for schedule(static)
-        for (int i = 0; i < N; i++)
-            k->rms_bwd_row(dinp + (size_t)i * C, dout + (size_t)i * C, inp + (size_t)i * C, w,
-                           rstd[i], C);
-        int c0, c1;
+        int t = omp_get_thread_num(), nt = omp_get_num_threads(), c0, c1;
         column_range(C, &c0, &c1);
-        if (c0 < c1)
-            k->rms_bwd_cols(dw, dout, inp, rstd, N, C, c0, c1);
+        for (int r0 = 0; r0 < N; r0 += NORM_CHUNK) { /* one sweep, as layernorm_backward */
+            int r1 = r0 + NORM_CHUNK < N ? r0 + NORM_CHUNK : N;
+            if (r0 / NORM_CHUNK % nt == t)
+                for (int i = r0; i < r1; i++)
+                    k->rms_bwd_row(dinp + (size_t)i * C, dout + (size_t)i * C,
+                                   inp + (size_t)i * C, w, rstd[i], C);
+            if (c0 < c1)
+                k->rms_bwd_cols(dw, dout + (size_t)r0 * C, inp + (size_t)r0 * C, rstd + r0,
+                                r1 - r0, C, c0, c1);
+        }
     }
 }
 
