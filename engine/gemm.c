@@ -440,6 +440,13 @@ int gemm_gelu_bwd(int M, int N, int K, const float *A, int lda, int ta, const fl
     return gemm_parallel(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, 0, &e);
 }
 
+int gemm_gelu_bwd_serial(int M, int N, int K, const float *A, int lda, int ta, const float *B,
+                         int ldb, int tb, float *C, int ldc, const float *X, int ldx)
+{
+    gemm_epi e = {EPI_GELU_BWD, X, ldx, NULL, 0};
+    return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, 0, &e);
+}
+
 size_t gemm_packed_floats(int K, int N)
 {
     int NR = choose(N)->nr;

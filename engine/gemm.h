@@ -35,6 +35,9 @@ int gemm_bias_gelu(int M, int N, int K, const float *A, int lda, int ta, const f
                    int tb, const float *bias, float *C, int ldc, float *G, int ldg);
 int gemm_gelu_bwd(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
                   int tb, float *C, int ldc, const float *X, int ldx);
+/* gemm_gelu_bwd on the calling thread (inside a parallel region, like gemm_serial) */
+int gemm_gelu_bwd_serial(int M, int N, int K, const float *A, int lda, int ta, const float *B,
+                         int ldb, int tb, float *C, int ldc, const float *X, int ldx);
 
 /* op(B) packed once and used by several products with parts of it (attention's causal
  * blocks): gemm_packed_mul uses its rows [k0, k0 + k) and its first n columns.  A

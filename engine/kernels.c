@@ -125,11 +125,44 @@ static void column_sum_add(float *dst, const float *src, int N, int C)
     }
 }
 
-static void linear_bwd(float *dinp, float *dw, float *db, const float *dout, const float *inp,
-                       const float *w, int N, int IC, int OC, int add)
+/* A linear layer's backward: dinp = dout·w (then GELU'(gelu_x)·dinp when gelu_x), dw +=
+ * doutᵀ·inp, db += the column sums of dout.  On two threads the two products (the same
+ * FLOPs) run side by side, one per thread, each a serial GEMM (the bias sum with the
+ * weight gradient): no packed panel or row block is shared, no barrier inside either
+ * product, and the weight gradient (long K, a small C) is not split.  Measured on the
+ * default model's shapes against splitting each product across both threads: see the
+ * commit.  The same bits either way (the GEMM determinism rule; the column sums keep their
+ * row order). */
+static void linear_bwd(float *dinp, const float *gelu_x, float *dw, float *db,
+                       const float *dout, const float *inp, const float *w, int N, int IC,
+                       int OC, int add)
 {
-    if (dinp)
-        gemm(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, add);
+    if (omp_get_max_threads() == 2 && !omp_in_parallel()) {
+        const kern_ops *k = KERN();
+#pragma omp parallel num_threads(2)
+        {
+            int t = omp_get_thread_num(), n = omp_get_num_threads();
+            if (t == 0 && dinp) {
+                if (gelu_x)
+                    gemm_gelu_bwd_serial(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, gelu_x,
+                                         IC);
+                else
+                    gemm_serial(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, add);
+            }
+            if (t == n - 1) { /* thread 1, or thread 0 alone when given one thread */
+                gemm_serial(OC, IC, N, dout, OC, 1, inp, IC, 0, dw, IC, 1);
+                if (db)
+                    k->col_sum_add(db, dout, N, OC, 0, OC);
+            }
+        }
+        return;
+    }
+    if (dinp) {
+        if (gelu_x)
+            gemm_gelu_bwd(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, gelu_x, IC);
+        else
+            gemm(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, add);
+    }
     gemm(OC, IC, N, dout, OC, 1, inp, IC, 0, dw, IC, 1);
     if (db)
         column_sum_add(db, dout, N, OC);
@@ -138,20 +171,19 @@ static void linear_bwd(float *dinp, float *dw, float *db, const float *dout, con
 void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                      const float *w, int N, int IC, int OC)
 {
-    linear_bwd(dinp, dw, db, dout, inp, w, N, IC, OC, 1);
+    linear_bwd(dinp, NULL, dw, db, dout, inp, w, N, IC, OC, 1);
 }
 
 void linear_backward_gelu(float *dinp, const float *x, float *dw, float *db, const float *dout,
                           const float *inp, const float *w, int N, int IC, int OC)
 {
-    gemm_gelu_bwd(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, x, IC);
-    linear_bwd(NULL, dw, db, dout, inp, w, N, IC, OC, 0);
+    linear_bwd(dinp, x, dw, db, dout, inp, w, N, IC, OC, 0);
 }
 
 void linear_backward_set(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                          const float *w, int N, int IC, int OC)
 {
-    linear_bwd(dinp, dw, db, dout, inp, w, N, IC, OC, 0);
+    linear_bwd(dinp, NULL, dw, db, dout, inp, w, N, IC, OC, 0);
 }
 
 /* ---- normalization ---------------------------------------------------------------- */
