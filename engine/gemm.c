@@ -483,6 +483,21 @@ int gemm_packed_mul(int M, int n, int k0, int k, const float *A, int lda, int ta
                 memset(C + (size_t)i * ldc, 0, (size_t)n * sizeof(float));
         return 0;
     }
-    return multiply(mk, M, n, k, A, lda, ta, 0, pb->Bp + (size_t)k0 * pb->ld,
-                    (size_t)pb->K * mk->nr, pb->ld, C, ldc, NULL, accumulate, NULL);
+    const float *Bp = pb->Bp + (size_t)k0 * pb->ld;
+    const size_t pstride = (size_t)pb->K * mk->nr;
+    const int MR = mk->mr, NR = mk->nr;
+    if (M <= MC_ROWS && M % MR == 0) {
+        /* whole tiles of A read in place, one row block (attention's blocks of rows, many
+         * small products per head): straight to the micro-kernel, the calls multiply
+         * would make without its blocking arithmetic */
+        const long rs = ta ? 1 : lda, ks = ta ? lda : 1;
+        for (int jr = 0; jr < n; jr += NR, Bp += pstride)
+            for (int ir = 0; ir < M; ir += MR)
+                mk->fn(k, ta ? A + ir : A + (size_t)ir * lda, rs, ks, Bp, pb->ld,
+                       C + (size_t)ir * ldc + jr, ldc, NULL, accumulate, MR,
+                       n - jr < NR ? n - jr : NR);
+        return 0;
+    }
+    return multiply(mk, M, n, k, A, lda, ta, 0, Bp, pstride, pb->ld, C, ldc, NULL, accumulate,
+                    NULL);
 }
