@@ -139,6 +139,9 @@ static void linear_bwd(float *dinp, const float *gelu_x, float *dw, float *db,
 {
     if (omp_get_max_threads() == 2 && !omp_in_parallel()) {
         const kern_ops *k = KERN();
+        /* the bias sum goes with the product measured the shorter (1 thread, inputs
+           cold): dinp, except behind the GELU backward (fc2's) */
+        const int bias_with_dinp = dinp && !gelu_x;
 #pragma omp parallel num_threads(2)
         {
             int t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -148,10 +151,12 @@ static void linear_bwd(float *dinp, const float *gelu_x, float *dw, float *db,
                                          IC);
                 else
                     gemm_serial(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, add);
+                if (db && bias_with_dinp)
+                    k->col_sum_add(db, dout, N, OC, 0, OC);
             }
             if (t == n - 1) { /* thread 1, or thread 0 alone when given one thread */
                 gemm_serial(OC, IC, N, dout, OC, 1, inp, IC, 0, dw, IC, 1);
-                if (db)
+                if (db && !bias_with_dinp)
                     k->col_sum_add(db, dout, N, OC, 0, OC);
             }
         }
