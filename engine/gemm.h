@@ -11,7 +11,8 @@
  * K is longer than M and C has more rows than columns, rows again, but each thread packs
  * all of B for itself, up to 8 MB of it: the qkv and fc weight gradients);
  * gemm_serial runs on the calling thread
- * (for use inside a parallel region).  Both return 0, or -1 when a packing buffer could
+ * (for use inside a parallel region: kernels.c's linear backward on two threads runs its
+ * two products side by side, one per thread).  Both return 0, or -1 when a packing buffer could
  * not be allocated (C is then unspecified; kernels_failed() says so too). */
 #ifndef REPRO_GEMM_H
 #define REPRO_GEMM_H
