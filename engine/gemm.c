@@ -22,6 +22,14 @@
 /* The most floats of packed op(B) each thread packs for itself (gemm_parallel's long-K
  * row split; 8 MB); a larger B is packed once and shared. */
 #define OWN_B_FLOATS ((size_t)2 << 20)
+/* At most this many floats of packed op(B) (256 KB), every thread packs all of it for
+ * itself whatever K (the forward and input-gradient products of the default model, whose
+ * B is a weight matrix): measured at 2 threads, bench_gemm, 3 interleaved rounds on an
+ * idle Zen 5: +3 to +18 % GFLOP/s on every forward and input-gradient shape in every
+ * round against packing it once, shared, behind a barrier. */
+#ifndef SMALL_B_FLOATS
+#define SMALL_B_FLOATS ((size_t)64 << 10)
+#endif
 #ifndef MC_ROWS
 #define MC_ROWS 96 /* rows of A per packed block (rounded up to the micro-tile's MR) */
 #endif
@@ -337,10 +345,12 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
     if (M < 2 * MR)
         return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, bias, C, ldc, accumulate, epi);
     const int MC = block_rows(MR), nblk = (M + MC - 1) / MC;
-    if (K > M && nblk >= nt && (size_t)K * npad <= OWN_B_FLOATS) {
-        /* Long K, more rows than columns (the qkv and fc weight gradients): every thread
-         * packs all of op(B) into its own buffer (no packed line crosses between cores, no
-         * barrier after the packing), then takes row blocks as below.  Measured at 2
+    const size_t nb_floats = (size_t)K * npad;
+    if ((K > M || nb_floats <= SMALL_B_FLOATS) && nblk >= nt && nb_floats <= OWN_B_FLOATS) {
+        /* Long K, more rows than columns (the qkv and fc weight gradients), or a small
+         * op(B) (SMALL_B_FLOATS): every thread packs all of op(B) into its own buffer
+         * (no packed line crosses between cores, no barrier after the packing), then
+         * takes row blocks as below.  Measured at 2
          * threads on the qkv and fc weight-gradient shapes of the default model: about
          * +25 % GFLOP/s against the shared packing (which stays for larger B). */
 #pragma omp parallel reduction(| : rc)

@@ -9,7 +9,8 @@
  * dynamically, B packed once for all (columns, each thread packing its own panels of B,
  * when K is longer than M and C has no more rows than columns: the weight gradients; when
  * K is longer than M and C has more rows than columns, rows again, but each thread packs
- * all of B for itself, up to 8 MB of it: the qkv and fc weight gradients);
+ * all of B for itself, up to 8 MB of it: the qkv and fc weight gradients; and so too
+ * whatever K when packed B is at most 256 KB: the default model's weight matrices);
  * gemm_serial runs on the calling thread
  * (for use inside a parallel region: kernels.c's linear backward on two threads runs its
  * two products side by side, one per thread).  Both return 0, or -1 when a packing buffer could
