@@ -45,7 +45,7 @@ LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
 REPRO := $(BIN)/repro
 
-.PHONY: cost-table all deps data test test-bins test-asan test-asan-all asan-coverage asan-coverage-choose test-slurm bench bench-profile bench-gemm bench-stats reproduce reproduce-slurm paper verify clean clean-runs
+.PHONY: FORCE cost-table all deps data test test-bins test-asan test-asan-all asan-coverage asan-coverage-choose test-slurm bench bench-profile bench-gemm bench-stats reproduce reproduce-slurm paper verify clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -53,7 +53,17 @@ all: $(REPRO)
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/%.o: %.c | deps
+# The flags of the last compile in $(BUILD): rewritten only when they change (OPT,
+# SAN_FLAGS or CFLAGS on the command line), and every object and binary depends on it, so
+# a change of flags rebuilds them instead of linking objects made with the old ones.
+FLAGS_STAMP := $(BUILD)/cflags.txt
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(BASE_CFLAGS) $(CFLAGS)' | cmp -s - $@ || \
+	    printf '%s\n' '$(BASE_CFLAGS) $(CFLAGS)' > $@
+FORCE:
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP) | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -69,11 +79,11 @@ $(BUILD)/librepro.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(REPRO): $(LUA_OBJ) $(BUILD)/librepro.a
+$(REPRO): $(LUA_OBJ) $(BUILD)/librepro.a $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(LUA_OBJ) $(BUILD)/librepro.a -o $@ $(LDLIBS_ALL) -Wl,-E
 
-$(BUILD)/tests/%: tests/c/%.c $(BUILD)/librepro.a | deps
+$(BUILD)/tests/%: tests/c/%.c $(BUILD)/librepro.a $(FLAGS_STAMP) | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $< $(BUILD)/librepro.a -o $@ $(LDLIBS_ALL)
 
@@ -84,7 +94,7 @@ data: $(REPRO)
 	@scripts/fetch_data.sh
 	@$(REPRO) corpora --build >/dev/null
 
-$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/librepro.a | deps
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/librepro.a $(FLAGS_STAMP) | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $< $(BUILD)/librepro.a -o $@ $(LDLIBS_ALL)
 
@@ -96,7 +106,7 @@ bench-stats: $(BUILD)/bench/bench_stats
 bench-gemm: $(BUILD)/bench/bench_gemm
 	@$(BUILD)/bench/bench_gemm $(ARGS)
 
-$(BUILD)/tests/tiny_train: tests/cross/tiny_train.c $(BUILD)/librepro.a | deps
+$(BUILD)/tests/tiny_train: tests/cross/tiny_train.c $(BUILD)/librepro.a $(FLAGS_STAMP) | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Iengine $< $(BUILD)/librepro.a -o $@ $(LDLIBS_ALL)
 
@@ -111,6 +121,10 @@ test: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train data
 # suite's (per-file gcov coverage: make asan-coverage; tests/sh/test_asan_list.sh fails
 # when a test file is not in the list, and until it is, make test-asan runs it).
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# -O2 as the real build: the checks are the same (the sanitizers instrument every access
+# the code keeps), and the engine's kernels run at twice the speed (test_tasks.lua under
+# ASan: 213 s of user CPU at -O1, 92 s at -O2).
+ASAN_OPT := -O2
 ASAN_LIST := tests/asan-files.txt
 ASAN_SKIP = $(shell awk '!/^\#/ && $$3 == "skip" { print $$1 }' $(ASAN_LIST))
 test-asan:
@@ -119,17 +133,18 @@ test-asan:
 	echo "test-asan: $$((n - k)) of $$n test files under ASan+UBSan: every C test binary and the" \
 	    "files of $(ASAN_LIST), which run every C line the whole suite runs (make asan-coverage" \
 	    "checks it); make test-asan-all runs all $$n"
-	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
+	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=$(ASAN_OPT) \
 		SAN_FLAGS="$(ASAN_FLAGS)" TEST_SKIP="$(ASAN_SKIP)"
 
 test-asan-all:
-	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
+	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=$(ASAN_OPT) \
 		SAN_FLAGS="$(ASAN_FLAGS)"
 
 # bin/repro and every test binary of one build (BUILD=...)
 test-bins: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train
 
-# make asan-coverage: a gcov build (build-cov/, -O1 as make test-asan's), every test file run
+# make asan-coverage: a gcov build (build-cov/, at -O1, where gcov's line counts stay close to
+# the source; which lines a file runs does not depend on the level), every test file run
 # alone against it, TEST_JOBS at a time, each with its own .gcda (scripts/asan_coverage.sh),
 # then the check of tests/asan-files.txt against the lines each file ran (build-cov/coverage/).
 # make asan-coverage-choose rewrites the list from that coverage (a new set cover).
@@ -194,22 +209,30 @@ bench-profile: $(REPRO) data
 #   JOBS=N             worker processes per study (default: the study file's `jobs`; with
 #                      QUICK=1, one per core: its tiny models keep a second thread idle,
 #                      and a record's bytes never depend on the threads)
+#   STUDY_JOBS=N       studies at once, each once the studies it needs have ended (default
+#                      1; with QUICK=1, 2: a core idles while a tiny study is analysed);
+#                      scripts/reproduce_studies.sh
 #   UPDATE=1           write the summaries that would change (bin/repro run --update); without
 #                      it make reproduce fails, listing them with what changes and why
 #                      (scripts/reproduce_studies.sh).  QUICK=1 always writes its own.
-# The studies run one after another in one recipe, in the order `bin/repro studies` gives
-# (each after the studies it reads or declares in `depends`; among ready ones by name), so
-# -j never runs two at once.  Paths are relative: the generated files name them.
+# The studies run in one recipe, in the order `bin/repro studies` gives (each after the
+# studies it reads or declares in `depends`; among ready ones by name), or STUDY_JOBS at
+# once, each after those; make's -j does not change it.  Paths are relative: the generated files name them.
 QUICK ?=
 JOBS ?=
 UPDATE ?=
 REPRO_UPDATE := $(if $(filter 1,$(QUICK)),1,$(UPDATE))
 QUICK_MODEL := n_layer=1,d_model=32,n_head=2,context=32,batch=4
 QUICK_SET := $(QUICK_MODEL),iters=20,warmup=2,diag_every=5,diag_windows=4
+STUDY_JOBS ?=
 ifeq ($(QUICK),1)
 ifeq ($(JOBS),)
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 endif
+ifeq ($(STUDY_JOBS),)
+STUDY_JOBS := 2
+endif
+STUDY_TIMES := $(BUILD)/quick/study-times
 EXPERIMENTS := $(BUILD)/quick/experiments
 PAPER_DIR := $(BUILD)/quick/paper
 PLOT_DATA := $(BUILD)/quick/plots/data
@@ -219,6 +242,10 @@ RUN_FLAGS := --out-root $(EXPERIMENTS) --set $(QUICK_SET)
 # contradict are listed, not failed on
 REPORT_FLAGS := --lenient-assertions
 else
+ifeq ($(STUDY_JOBS),)
+STUDY_JOBS := 1
+endif
+STUDY_TIMES := $(BUILD)/study-times
 EXPERIMENTS := experiments
 PAPER_DIR := paper
 PLOT_DATA := plots/data
@@ -237,7 +264,9 @@ reproduce: $(REPRO) data
 	@studies=$$($(REPRO) studies --order --out-root $(EXPERIMENTS)) || exit 1; \
 	files=""; for s in $$studies; do files="$$files lua/experiments/$$s.lua"; done; \
 	$(REPRO) cost $$files $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) >&2 || exit 1; \
-	REPRO=$(REPRO) UPDATE=$(REPRO_UPDATE) scripts/reproduce_studies.sh $$studies -- \
+	deps=$$($(REPRO) studies --deps --out-root $(EXPERIMENTS)) || exit 1; \
+	REPRO=$(REPRO) UPDATE=$(REPRO_UPDATE) STUDY_JOBS=$(STUDY_JOBS) STUDY_DEPS="$$deps" \
+	    STUDY_TIMES=$(STUDY_TIMES) scripts/reproduce_studies.sh $$studies -- \
 	    $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1
 	@$(MAKE) --no-print-directory verify QUICK=$(QUICK) >&2
 	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)

@@ -444,6 +444,9 @@ function M.log_csv(rows, columns)
 end
 
 M.git_info, M.file_git_status = provenance.git_info, provenance.file_git_status
+M.git_facts, M.git_args, M.parse_git_args = provenance.git_facts, provenance.git_args,
+  provenance.parse_git_args
+M.GIT_EVERY_S = provenance.GIT_EVERY_S
 
 function M.data_path(cfg)
   return cfg.data:sub(1, 1) == "/" and cfg.data or (host.root .. "/" .. cfg.data)
@@ -646,9 +649,9 @@ function M.run(cfg, dir, opts)
   -- metrics): `bin/repro train`'s JSON line is metrics.json's fields and its timings
   for k, v in pairs(out) do if metrics[k] == nil then metrics[k] = v end end
   fs.write_atomic(dir .. "/log.csv", log_text)
-  local commit, dirty = M.git_info()
+  local git = opts.git or provenance.git_facts(opts.study_file)
   fs.write_atomic(dir .. "/manifest.json", M.manifest_text({
-    repro_version = host.version, git_commit = commit, git_dirty = dirty,
+    repro_version = host.version, git_commit = git.commit, git_dirty = git.dirty,
     compiler = host.compiler, cflags = host.cflags, isa = host.isa, lua = host.lua, gsl = host.gsl,
     corpus = cfg.data, corpus_sha256 = (sys.sha256_file(M.data_path(cfg))) or "unreadable",
     host = host.hostname(), cpu = provenance.cpu_model(), threads = th.threads,
@@ -662,7 +665,7 @@ function M.run(cfg, dir, opts)
     resumed_checkpoint_known = ((metrics.resumed_from or 0) > 0 or nil) and ckpt_known,
     peak_rss_bytes = host.peak_rss_bytes(),
     study_file = opts.study_file and fs.relative_to_root(opts.study_file) or nil,
-    study_file_git = opts.study_file and M.file_git_status(opts.study_file) or nil,
+    study_file_git = opts.study_file and git.file_git or nil,
     sha256 = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
       ["metrics.json"] = sys.sha256(metrics_text),
       [M.TASKS_FILE] = items_text and sys.sha256(items_text) or nil },

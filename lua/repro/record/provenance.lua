@@ -40,4 +40,31 @@ function M.file_git_status(path)
   return "unknown"
 end
 
+-- The git facts of a run's manifest, {commit, dirty, file_git}, as `bin/repro run`'s
+-- workers receive them (`run-worker --git COMMIT DIRTY FILE_GIT`): read by the runner at
+-- most once every GIT_EVERY_S seconds instead of by every worker.  Four git processes per
+-- run, each reading an index of thousands of committed record files, were a fifth of a
+-- tiny run's CPU time (make reproduce QUICK=1); a run of minutes still gets a fresh
+-- reading.  DIRTY is "true", "false" or "unknown", as git_info's second value.
+M.GIT_EVERY_S = 60
+
+function M.git_facts(study_file)
+  local commit, dirty = M.git_info()
+  return { commit = commit, dirty = dirty,
+    file_git = study_file and M.file_git_status(study_file) or nil }
+end
+
+function M.git_args(f)
+  return { "--git", f.commit, tostring(f.dirty), f.file_git or "" }
+end
+
+-- the facts from run-worker's three arguments, or nil and why
+function M.parse_git_args(commit, dirty, file_git)
+  local d = ({ ["true"] = true, ["false"] = false, unknown = "unknown" })[dirty or ""]
+  if type(commit) ~= "string" or commit == "" or d == nil or type(file_git) ~= "string" then
+    return nil, "--git needs COMMIT, DIRTY (true, false or unknown) and FILE_GIT"
+  end
+  return { commit = commit, dirty = d, file_git = file_git ~= "" and file_git or nil }
+end
+
 return M

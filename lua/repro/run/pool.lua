@@ -176,6 +176,16 @@ local function clear_for(r)
   end
 end
 
+-- The git facts every worker's manifest gets (record.git_facts), read again once they are
+-- GIT_EVERY_S old (lua/repro/record/provenance.lua says why).
+function P:git_facts(s)
+  local now = host.now()
+  if not self.git or self.git_file ~= s.file or now - self.git_t >= record.GIT_EVERY_S then
+    self.git, self.git_file, self.git_t = record.git_facts(s.file), s.file, now
+  end
+  return self.git
+end
+
 local START_REASON = { resume = "resuming from its checkpoint", rerun = "config changed",
   repair = "its record failed its checks" }
 
@@ -185,6 +195,7 @@ function P:start(s, r)
     threads = self.threads }
   local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
     tostring(s.checkpoint_every), w.progress, "--study", s.file }
+  for _, a in ipairs(record.git_args(self:git_facts(s))) do argv[#argv + 1] = a end
   if s.keep_model then argv[#argv + 1] = "--keep-model" end
   for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
   w.pid = proc.spawn(argv)

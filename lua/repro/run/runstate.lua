@@ -138,7 +138,8 @@ function M.train(cfg, dir, opts)
   write_attempt(dir, a)
   local last = host.now()
   local run_opts = { threads = opts.threads, checkpoint_every = opts.checkpoint_every,
-    threads_now = opts.threads_now, study_file = opts.study_file, keep_model = opts.keep_model }
+    threads_now = opts.threads_now, study_file = opts.study_file, keep_model = opts.keep_model,
+    git = opts.git }
   run_opts.on_step = function(step, row)
     local now = host.now()
     if now - last >= M.HEARTBEAT_S then

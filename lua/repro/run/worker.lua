@@ -1,5 +1,5 @@
 -- `bin/repro run-worker PPID DIR THREADS CHECKPOINT_EVERY PROGRESS_FILE [--study FILE]
--- [--keep-model] key=value...`:
+-- [--git COMMIT DIRTY FILE_GIT] [--keep-model] key=value...`:
 -- one run for the process pool of `bin/repro run` (lua/repro/run/pool.lua), an internal
 -- command.  It dies with the runner PPID (kill -9 included), holds the run directory's
 -- lock and keeps its attempt.json (lua/repro/run/runstate.lua), and writes the step it
@@ -8,7 +8,8 @@
 -- the run uses it (results do not depend on it).  Exit status: 0 when the record is
 -- written (diverged included), 130 when interrupted (checkpoint saved), 1 on an error, 75
 -- when another process (a `bin/repro run-one`) is training the same run.  FILE, the study
--- file, goes into the run's manifest with its git status (record.file_git_status).
+-- file, goes into the run's manifest with its git status; --git gives the git facts the runner
+-- read (record/provenance.lua, git_facts), else the worker reads them itself.
 local engine = require "engine"
 local host = require "repro.host"
 local proc = require "repro.proc"
@@ -32,13 +33,20 @@ function M.main(args)
   if not proc.die_with_parent(ppid) then return 1 end
   local first, study_file = 6, nil
   if args[6] == "--study" then first, study_file = 8, args[7] end
+  local git
+  if args[first] == "--git" then
+    local why
+    git, why = record.parse_git_args(args[first + 1], args[first + 2], args[first + 3])
+    if not git then base.user_error("repro run-worker: " .. why) end
+    first = first + 4
+  end
   local keep_model = args[first] == "--keep-model"
   if keep_model then first = first + 1 end
   local cfg = record.resolve(config.parse_overrides(table.move(args, first, #args, 1, {}),
     "repro run-worker"))
   local last, last_check, threads_path = 0, 0, progress_path .. ".threads"
   local m, why, msg = runstate.train(cfg, dir, { threads = threads, checkpoint_every = every,
-    study_file = study_file, keep_model = keep_model,
+    study_file = study_file, keep_model = keep_model, git = git,
     threads_now = function()
       local now = host.now()
       if now - last_check < PROGRESS_EVERY_S then return nil end
