@@ -25,6 +25,9 @@ SHELL := /bin/sh
 TEST_JOBS ?=
 # test files make test leaves out (tests/run.sh names them); empty: none
 TEST_SKIP ?=
+# seconds per test file, to start the longest first in a build without test-times
+# (tests/run.sh); empty: the list in tests/run.sh
+TEST_TIMES ?=
 
 # Recursive (=) so pkg-config runs after the dependency step has installed it.
 PKG_CFLAGS = $(shell pkg-config --cflags lua5.4 gsl)
@@ -112,7 +115,8 @@ $(BUILD)/tests/tiny_train: tests/cross/tiny_train.c $(BUILD)/librepro.a $(FLAGS_
 
 test: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train data
 	@scripts/deps.sh --test
-	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests TEST_JOBS=$(TEST_JOBS) TEST_SKIP="$(TEST_SKIP)" tests/run.sh
+	@REPRO=$(REPRO) TEST_DIR=$(BUILD)/tests TEST_JOBS=$(TEST_JOBS) TEST_SKIP="$(TEST_SKIP)" \
+	    TEST_TIMES=$(TEST_TIMES) tests/run.sh
 
 # The sanitizers only see our C (engine/, stats/, lua/*.c), and most test files run the same
 # C again and again (tiny models, bootstraps, task scoring), so make test-asan runs only the
@@ -134,11 +138,11 @@ test-asan:
 	    "files of $(ASAN_LIST), which run every C line the whole suite runs (make asan-coverage" \
 	    "checks it); make test-asan-all runs all $$n"
 	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=$(ASAN_OPT) \
-		SAN_FLAGS="$(ASAN_FLAGS)" TEST_SKIP="$(ASAN_SKIP)"
+		SAN_FLAGS="$(ASAN_FLAGS)" TEST_SKIP="$(ASAN_SKIP)" TEST_TIMES=$(ASAN_LIST)
 
 test-asan-all:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BIN=build-asan/bin OPT=$(ASAN_OPT) \
-		SAN_FLAGS="$(ASAN_FLAGS)"
+		SAN_FLAGS="$(ASAN_FLAGS)" TEST_TIMES=$(ASAN_LIST)
 
 # bin/repro and every test binary of one build (BUILD=...)
 test-bins: $(REPRO) $(TEST_BIN) $(BUILD)/tests/tiny_train

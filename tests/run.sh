@@ -2,7 +2,7 @@
 # Runs every C test binary in $TEST_DIR, every tests/lua/test_*.lua through $REPRO and
 # every tests/sh/test_*.sh, $TEST_JOBS files at a time (default: the number of cores;
 # TEST_JOBS=1 runs one at a time), the longest first: by the wall times of the last
-# complete run in the same build ($TEST_DIR/../test-times), else by the list below.  Each
+# complete run in the same build ($TEST_DIR/../test-times), else by TEST_TIMES or the list below.  Each
 # test works in its own temporary folders, so any two may run together.  A file's output
 # is printed whole when it ends, then one line "[k/N] NAME: P passed, F failed (T s, C s
 # CPU)"; at the end the suite's wall and CPU time and the sum of the files' "NAME: N
@@ -22,27 +22,45 @@ case $jobs in '' | *[!0-9]* | 0) echo "tests/run.sh: TEST_JOBS=$jobs is not a po
 times_file=$(dirname "$TEST_DIR")/test-times
 tab=$(printf '\t')
 
-# The slowest files and their rough CPU seconds (issue 51's profile, after part 3's
-# speed-ups), for a build without test-times; any other file counts as 0 and starts
-# after these, by name.
-DEFAULT_TIMES="test_user_study.lua 55
-test_export_model.lua 45
-test_claim.lua 43
-test_study.lua 43
-test_ledger.lua 36
-test_explain.lua 30
-test_paths.sh 28
+# Without test-times (a fresh build, as CI's): the files' seconds from TEST_TIMES, a file
+# of "NAME SECONDS ..." lines ('#' starts a comment; make test-asan gives its list,
+# tests/asan-files.txt, whose seconds are under the sanitizers), else the list below: the
+# wall seconds of every file of at least 4 s in make test on a clean clone (CI, two idle
+# Zen 5 cores, 2026-12-02).  Any other file counts as 0 and starts after these, by name;
+# a long file started last holds the suite up while the other core idles.
+DEFAULT_TIMES="test_study.lua 41
+test_user_study.lua 40
+test_ledger.lua 38
+test_export_model.lua 32
+test_paths.sh 29
+test_kill.lua 26
+test_study_validate.lua 25
 test_tasks.lua 24
-test_kill.lua 22
-test_gemm 21
-test_report.lua 17
-test_bad_inputs.lua 14
-test_guardrails.lua 14
-test_user_tasks.lua 13
+test_explain.lua 22
+test_report.lua 18
+test_claim.lua 17
+test_bad_inputs.lua 17
+test_outputs.lua 14
 test_plan.lua 13
-test_security.lua 13
-test_fuzz.lua 12
-test_security4.lua 11"
+test_user_tasks.lua 12
+test_security4.lua 11
+test_security.lua 11
+test_fuzz.lua 10
+test_modules.lua 10
+test_cost.lua 9
+test_guardrails.lua 9
+test_integrity.lua 9
+test_names.lua 8
+test_corpora.lua 8
+test_study_jobs.lua 7
+test_gemm 7
+test_parallel.sh 6
+test_security_io.lua 6
+test_sandbox.lua 5
+test_diskfull.lua 5
+test_replication.lua 5
+test_vexp 4
+test_prose.lua 4"
 
 work=$(mktemp -d)
 cleanup() {
@@ -65,7 +83,15 @@ expected() {
     awk -v n="$1" '$1 == n { s = $2 } END { print s + 0 }' "$work/times"
 }
 
-if [ -f "$times_file" ]; then cp "$times_file" "$work/times"; else echo "$DEFAULT_TIMES" >"$work/times"; fi
+if [ -f "$times_file" ]; then
+    cp "$times_file" "$work/times"
+elif [ -n "${TEST_TIMES:-}" ]; then
+    [ -f "$TEST_TIMES" ] && [ -r "$TEST_TIMES" ] || {
+        echo "tests/run.sh: TEST_TIMES=$TEST_TIMES cannot be read" >&2; exit 2; }
+    grep -v '^#' "$TEST_TIMES" >"$work/times"
+else
+    echo "$DEFAULT_TIMES" >"$work/times"
+fi
 {
     for t in "$TEST_DIR"/test_*; do
         [ -f "$t" ] && [ -x "$t" ] && printf '%s\t%s\t%s\n' "$(basename "$t")" bin "$t"
