@@ -237,6 +237,7 @@ ifeq ($(STUDY_JOBS),)
 STUDY_JOBS := 2
 endif
 STUDY_TIMES := $(BUILD)/quick/study-times
+STUDY_TIMES_DEFAULT := scripts/quick-study-times.txt
 EXPERIMENTS := $(BUILD)/quick/experiments
 PAPER_DIR := $(BUILD)/quick/paper
 PLOT_DATA := $(BUILD)/quick/plots/data
@@ -250,6 +251,7 @@ ifeq ($(STUDY_JOBS),)
 STUDY_JOBS := 1
 endif
 STUDY_TIMES := $(BUILD)/study-times
+STUDY_TIMES_DEFAULT :=
 EXPERIMENTS := experiments
 PAPER_DIR := paper
 PLOT_DATA := plots/data
@@ -270,7 +272,8 @@ reproduce: $(REPRO) data
 	$(REPRO) cost $$files $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) >&2 || exit 1; \
 	deps=$$($(REPRO) studies --deps --out-root $(EXPERIMENTS)) || exit 1; \
 	REPRO=$(REPRO) UPDATE=$(REPRO_UPDATE) STUDY_JOBS=$(STUDY_JOBS) STUDY_DEPS="$$deps" \
-	    STUDY_TIMES=$(STUDY_TIMES) scripts/reproduce_studies.sh $$studies -- \
+	    STUDY_TIMES=$(STUDY_TIMES) STUDY_TIMES_DEFAULT=$(STUDY_TIMES_DEFAULT) \
+	    scripts/reproduce_studies.sh $$studies -- \
 	    $(if $(JOBS),--jobs $(JOBS)) $(RUN_FLAGS) || exit 1
 	@$(MAKE) --no-print-directory verify QUICK=$(QUICK) >&2
 	@$(MAKE) --no-print-directory paper QUICK=$(QUICK)

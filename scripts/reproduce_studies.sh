@@ -16,7 +16,8 @@
 # Of the studies ready to start, the one with the longest chain of work after it goes
 # first: its own time plus the longest of the studies that need it, by each study's wall
 # time in STUDY_TIMES (written at the end of a complete run; without it, by the order
-# given).  A study's output is printed whole when it ends, after "reproduce: study NAME
+# given; STUDY_TIMES_DEFAULT names a file of the same form to use until STUDY_TIMES exists,
+# make reproduce QUICK=1's scripts/quick-study-times.txt).  A study's output is printed whole when it ends, after "reproduce: study NAME
 # started" when it starts.  After a failure (an exit status other than 0 and 3) no study
 # starts; the running ones end, and the loop exits with the first failure's status.
 # make reproduce QUICK=1 runs two at once: its tiny runs leave a core idle while a study
@@ -27,6 +28,7 @@ STUDY_DIR=${STUDY_DIR:-lua/experiments}
 UPDATE=${UPDATE:-}
 STUDY_JOBS=${STUDY_JOBS:-1}
 STUDY_TIMES=${STUDY_TIMES:-}
+STUDY_TIMES_DEFAULT=${STUDY_TIMES_DEFAULT:-}
 case $STUDY_JOBS in '' | *[!0-9]* | 0)
     echo "reproduce: STUDY_JOBS=$STUDY_JOBS is not a positive number" >&2; exit 2 ;;
 esac
@@ -94,7 +96,13 @@ now_ns() { date +%s%N; }
 # The queue: the studies by their chain of work after them, longest first (the given
 # order breaks ties), from the last complete run's times (0 for a study without one).
 printf '%s\n' "$STUDY_DEPS" >"$work/deps"
-if [ -n "$STUDY_TIMES" ] && [ -f "$STUDY_TIMES" ]; then cp "$STUDY_TIMES" "$work/times"; else : >"$work/times"; fi
+if [ -n "$STUDY_TIMES" ] && [ -f "$STUDY_TIMES" ]; then
+    grep -v '^#' "$STUDY_TIMES" >"$work/times"
+elif [ -n "$STUDY_TIMES_DEFAULT" ] && [ -f "$STUDY_TIMES_DEFAULT" ]; then
+    grep -v '^#' "$STUDY_TIMES_DEFAULT" >"$work/times"
+else
+    : >"$work/times"
+fi
 queue=$(awk -v list="$studies" '
     FILENAME == ARGV[1] { t[$1] = $2 + 0; next }
     {

@@ -95,6 +95,20 @@ local n = 0
 for _ in fs.read(times):gmatch("[^\n]+") do n = n + 1 end
 t:eq(n, 5, "one line per study")
 
+-- until the build has times of its own, STUDY_TIMES_DEFAULT's ('#' lines are comments)
+local defaults = tmp .. "/defaults"
+check.write(defaults, "# a comment line\na 1\nb 1\nc 1\nd 0.1\ne 5\n")
+local own = tmp .. "/own-times"
+os.remove(own)
+code, out, err, ev = loop("a b c d e", deps, 2, own, "STUDY_TIMES_DEFAULT=" .. fs.quote(defaults))
+first_two = {}
+for _, e in ipairs(ev) do
+  if e.what == "start" and #first_two < 2 then first_two[#first_two + 1] = e.name end
+end
+table.sort(first_two)
+t:eq(table.concat(first_two, " "), "a e", "the default times order the starts: " .. err)
+t:ok(fs.exists(own) and not fs.read(own):find("#", 1, true), "then the build's own are written")
+
 -- a dependency outside the studies given counts as ended
 code, out, err, ev = loop("b c", deps, 2)
 t:eq(code, 0, "b needs a, which is not among the studies: it runs: " .. err)
