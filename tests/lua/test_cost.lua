@@ -140,6 +140,27 @@ cache_with(nil) -- cached before the peak was kept
 local _, n_old = cost.calibrations({ ccfg }, 1, cpath)
 t:eq(n_old, 1, "a calibration without its peak (an older cache) is measured again")
 
+-- Two commands calibrating at once (test files side by side, a dry run in another terminal):
+-- one read the cache before the other wrote its shape; its own write must not drop that
+-- shape.  Here the first read sees the cache as it was before the other's write.
+local other = { step_s = 0.5, final_s = 1, eval_tok_s = 1000, val_chars = 1, fma_gflops = 1 }
+local now_cache = json.decode(fs.read(cpath))
+now_cache["another-shape"] = other
+now_cache[key] = nil
+fs.write_atomic(cpath, json.encode(now_cache))
+local real_read, first = fs.read, true
+fs.read = function(p, ...)
+  if p == cpath and first then first = false return "{}" end
+  return real_read(p, ...)
+end
+local merged, n_merged = cost.calibrations({ ccfg }, 1, cpath)
+fs.read = real_read
+local on_disk = json.decode(fs.read(cpath))
+t:eq(n_merged, 1, "the stale read calibrates its shape")
+t:ok(on_disk["another-shape"] and on_disk["another-shape"].step_s == 0.5 and on_disk[key],
+  "the cache written keeps the shape another command wrote meanwhile, and adds this one")
+t:ok(merged["another-shape"] ~= nil, "and the calibrations returned include it")
+
 -- The commands: a dry run prints the prediction (calibrating a tiny shape once per machine
 -- and build, in build/cost/) and writes no record; bin/repro cost gives the totals.
 local fs = require "repro.core.fs"

@@ -47,6 +47,7 @@ local M = {}
 M.CAL_STEPS = 6 -- steps of a calibration: the first is not timed
 M.PEAK_S = 0.1 -- seconds of the FMA peak measured with a calibration and before its reuse
 M.RECALIBRATE = 1.25 -- the peak's ratio (now / at calibration) above which it is redone
+M.LOCK_WAIT_S = 10 -- longest wait for the cache directory's lock before writing without it
 
 -- The keys of a config that set the cost of a step, and the thread count, as one string.
 -- (The embedding normalization and balanced accuracy are left out: one row-wise pass per
@@ -214,6 +215,7 @@ function M.calibrations(cfgs, threads, path)
   end
   local done = {} -- shapes calibrated by this call: never again in it (the peak its own
   -- calibration measured can be below the one measured first, on a busy machine)
+  local fresh = {} -- shapes measured by this call
   for _, cfg in ipairs(cfgs) do
     local key = M.shape(cfg, threads)
     local why = not done[key] and stale(cache[key], peak_now)
@@ -230,6 +232,7 @@ function M.calibrations(cfgs, threads, path)
       if not cok and type(c) == "table" and c.interrupted then error(c, 0) end
       if cok then
         cache[key] = c
+        fresh[key] = true
         measured = measured + 1
       else
         err = type(c) == "table" and c.message or tostring(c)
@@ -237,8 +240,26 @@ function M.calibrations(cfgs, threads, path)
     end
   end
   if measured > 0 then
-    fs.mkdir_p(path:match("^(.*)/[^/]*$") or ".")
-    pcall(fs.write_atomic, path, json.encode(cache))
+    local dir = path:match("^(.*)/[^/]*$") or "."
+    fs.mkdir_p(dir)
+    -- Other commands (a dry run in another terminal, test files side by side) write the same
+    -- cache: under the directory's lock, the file is read again and only the shapes measured
+    -- here replace its entries, so no one's calibration is lost to a stale copy.  Without
+    -- the lock (no flock here, or still held after LOCK_WAIT_S) the merge is still made.
+    local lock
+    for _ = 1, math.ceil(M.LOCK_WAIT_S / 0.05) do
+      local l, why = sys.lock(dir)
+      if l or why ~= "held" then lock = l break end
+      proc.sleep(0.05)
+    end
+    local rok, latest = pcall(json.decode, fs.read(path) or "")
+    if not rok or type(latest) ~= "table" then latest = {} end
+    for key in pairs(fresh) do latest[key] = cache[key] end
+    pcall(fs.write_atomic, path, json.encode(latest))
+    if lock then lock:release() end
+    for key, c in pairs(latest) do
+      if cache[key] == nil then cache[key] = c end
+    end
   end
   return cache, measured, err
 end
