@@ -259,10 +259,13 @@ case $cmd in
         # the longest first, by the last make test-asan's times (tests/run.sh's test-times)
         times=build-asan/test-times
         [ -f "$times" ] || times=/dev/null
-        awk -F"$tab" -v OFS="$tab" 'NR == FNR { s[$1] = $2; next } { print s[$1] + 0, $1, $2, $3 }' \
+        # (FILENAME, not NR == FNR: without the times file, /dev/null is empty and the
+        # test of NR == FNR would take the list itself for the times)
+        awk -F"$tab" -v OFS="$tab" -v times="$times" \
+            'FILENAME == times { s[$1] = $2; next } { print s[$1] + 0, $1, $2, $3 }' \
             FS=" " "$times" FS="$tab" "$out/run.tsv" |
             sort -t "$tab" -k1,1nr -k2,2 | cut -f2- | tr "$tab" ' ' |
-            xargs -P "${JOBS:-1}" -L 1 sh "$self" one "$out"
+            xargs -r -P "${JOBS:-1}" -L 1 sh "$self" one "$out"
         ;;
     one)
         # internal (run): one OUT NAME KIND PATH

@@ -31,11 +31,12 @@ tab=$(printf '\t')
 DEFAULT_TIMES="test_study.lua 41
 test_user_study.lua 40
 test_ledger.lua 38
-test_export_model.lua 32
+test_export_model.lua 16
+test_export_committed.lua 14
 test_paths.sh 29
 test_kill.lua 26
 test_study_validate.lua 25
-test_tasks.lua 24
+test_tasks.lua 13
 test_explain.lua 22
 test_report.lua 18
 test_claim.lua 17
@@ -46,6 +47,7 @@ test_user_tasks.lua 12
 test_security4.lua 11
 test_security.lua 11
 test_fuzz.lua 10
+test_task_rebuild.lua 6
 test_modules.lua 10
 test_cost.lua 9
 test_guardrails.lua 9

@@ -118,6 +118,33 @@ t:raises(function() engine.train({ iters = 2, warmup = 0, n_layer = 1, d_model =
   context = 8, batch = 2 }, { on_step = function() error("from on_step") end }) end,
   "from on_step", "on_step error propagates")
 
+-- balanced_acc = true: the balanced accuracy of the final evaluation and of its
+-- DIAG_BAL_SUBSETS position subsets, the same at 1 and 2 threads; without the key a run
+-- has none of them (the records made before it keep their bytes).
+do
+  -- (width 64 with LayerNorm after the embedding: the norms' backward then runs its blocks
+  -- of 64 columns, which the other tiny runs under make test-asan never reach)
+  local bcfg = { n_layer = 1, d_model = 64, n_head = 2, context = 16, batch = 4, iters = 6,
+    warmup = 1, diag_every = 0, data = corpus, balanced_acc = true, embed_norm = "layernorm",
+    threads = 1 }
+  local b1 = engine.train(bcfg)
+  bcfg.threads = 2
+  local b2 = engine.train(bcfg)
+  local subsets = b1.bal_subset_acc or {}
+  local inside = #subsets == 20
+  for _, v in ipairs(subsets) do inside = inside and v >= 0 and v <= 1 end
+  t:ok(b1.bal_acc and b1.bal_acc >= 0 and b1.bal_acc <= 1 and inside and
+    b1.bal_subset_acc_mean >= 0 and b1.bal_subset_acc_mean <= 1,
+    "balanced_acc: the balanced accuracy and its 20 subsets, each in [0, 1]: " ..
+    tostring(b1.bal_acc))
+  t:ok(b1.bal_acc == b2.bal_acc and b1.bal_subset_acc_sd == b2.bal_subset_acc_sd,
+    "the balanced accuracy at 1 and 2 threads: the same")
+  bcfg.balanced_acc, bcfg.threads = nil, nil
+  local plain = engine.train(bcfg)
+  t:ok(plain.bal_acc == nil and plain.bal_subset_acc == nil and plain.val_loss == b1.val_loss,
+    "without balanced_acc: no balanced accuracy, the same loss")
+end
+
 -- The on_step error keeps the traceback of where it was raised; a user error (a table)
 -- comes back as it was raised.
 local micro = { iters = 2, warmup = 0, n_layer = 1, d_model = 8, n_head = 1, context = 8,
