@@ -61,10 +61,34 @@ end
 
 -- The Markdown table of --markdown: a row per study, then the total.
 local function markdown(o, out_root, cores)
+  -- Every shape at a thread count is calibrated in one call, before any prediction: a
+  -- study's time in default runs divides two predictions, which must rest on calibrations
+  -- made together (a calibration made under load is redone by the next call that sees the
+  -- cores give more, and the ratio would mix the two).
+  local loaded = {}
+  for _, file in ipairs(o.files) do
+    local ok, s = pcall(study.load, file, o.set, { out_root = out_root })
+    loaded[file] = { ok = ok, s = s }
+  end
+  local function threads_of(s)
+    local jobs = math.min(o.jobs or s.jobs, cores)
+    return jobs, math.max(1, cores // jobs)
+  end
+  local cfgs = { [cores] = { engine.defaults() } }
+  for _, file in ipairs(o.files) do
+    local l = loaded[file]
+    if l.ok then
+      local _, threads = threads_of(l.s)
+      cfgs[threads] = cfgs[threads] or { engine.defaults() }
+      for _, r in ipairs(l.s.runs) do table.insert(cfgs[threads], r.cfg) end
+    end
+  end
+  local cal = {}
+  for threads, list in pairs(cfgs) do cal[threads] = cost.calibrations(list, threads) end
   local unit = {}
   local function default_run(threads)
     if not unit[threads] then
-      unit[threads] = cost.predict({ { cfg = engine.defaults() } }, 1, threads)
+      unit[threads] = cost.predict({ { cfg = engine.defaults() } }, 1, threads, cal[threads])
     end
     return unit[threads]
   end
@@ -81,7 +105,7 @@ local function markdown(o, out_root, cores)
   local total, total_units, n = 0, 0, 0
   for _, file in ipairs(o.files) do
     local name = file:match("([^/]+)%.lua$") or file
-    local ok, s = pcall(study.load, file, o.set, { out_root = out_root })
+    local ok, s = loaded[file].ok, loaded[file].s
     if not ok then
       -- said the same on every machine (REPRODUCE.md's table): the study it waits for,
       -- not a path of this checkout
@@ -91,9 +115,8 @@ local function markdown(o, out_root, cores)
         (needs .. " has run (it reads that study's results)") or
         (msg:gsub("|", "/"):gsub("%.%.%.", ""))))
     else
-      local jobs = math.min(o.jobs or s.jobs, cores)
-      local threads = math.max(1, cores // jobs)
-      local all = cost.predict(s.runs, jobs, threads)
+      local jobs, threads = threads_of(s)
+      local all = cost.predict(s.runs, jobs, threads, cal[threads])
       local u = default_run(threads)
       local units = all and u and all * jobs / u
       print(string.format("| %s | %d | %s | %s (%d x %d) |", name, #s.runs,
