@@ -11,26 +11,11 @@ local json = require "repro.core.json"
 local host = require "repro.host"
 local t = check.new("test_export_committed")
 
-local repro = os.getenv("REPRO") or "bin/repro"
+local h = dofile(host.root .. "/tests/lua/export_helpers.lua")(t)
+local repro, sh, export, numpy = h.repro, h.sh, h.export, h.numpy
 local tmp = check.tmpdir()
-local function sh(cmd) return check.run("cd " .. fs.quote(host.root) .. " && " .. cmd) end
-local python = fs.exists("/usr/bin/python3") and "/usr/bin/python3" or "python3"
 local code, out, err
-local function export(from, to)
-  return sh(repro .. " export-model " .. from .. " --format safetensors --out " .. to)
-end
 
--- the independent NumPy forward pass
-local function numpy(dir)
-  local c, o, e = sh(python .. " tests/reference/safetensors_forward.py " .. dir ..
-    " data/tinyshakespeare.txt")
-  local ok, res = pcall(json.decode, o)
-  if c ~= 0 or not ok then
-    t:ok(false, "NumPy forward pass (python3-numpy: scripts/deps.sh --test installs it): " .. e)
-    return {}
-  end
-  return res
-end
 -- a committed record, retrained with its model
 local rec = "experiments/scale/layernorm-L2d64/seed-3"
 local rcfg = json.decode(fs.read(host.root .. "/" .. rec .. "/config.json"))

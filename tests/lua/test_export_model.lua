@@ -19,10 +19,9 @@ local tasks = require "repro.tasks"
 local kept = require "repro.cli.model"
 local t = check.new("test_export_model")
 
-local repro = os.getenv("REPRO") or "bin/repro"
+local h = dofile(host.root .. "/tests/lua/export_helpers.lua")(t)
+local repro, sh, export, numpy = h.repro, h.sh, h.export, h.numpy
 local tmp = check.tmpdir()
-local function sh(cmd) return check.run("cd " .. fs.quote(host.root) .. " && " .. cmd) end
-local python = fs.exists("/usr/bin/python3") and "/usr/bin/python3" or "python3"
 local code, out, err
 
 -- the tiny run
@@ -84,9 +83,6 @@ end, "model.rptf is the kept model of another config",
   "a kept model of another config: a user error naming the file")
 
 -- export, read back as a safetensors reader does
-local function export(from, to)
-  return sh(repro .. " export-model " .. from .. " --format safetensors --out " .. to)
-end
 code, out, err = export(run, tmp .. "/tiny-export")
 t:eq(code, 0, "export-model: " .. err)
 local st = fs.read(tmp .. "/tiny-export/model.safetensors") or ""
@@ -126,16 +122,6 @@ t:eq(ecfg.tie_word_embeddings, false, "and says the output layer is untied")
 t:eq(ecfg.vocab_size, 65, "the vocabulary")
 
 -- the independent NumPy forward pass
-local function numpy(dir)
-  local c, o, e = sh(python .. " tests/reference/safetensors_forward.py " .. dir ..
-    " data/tinyshakespeare.txt")
-  local ok, res = pcall(json.decode, o)
-  if c ~= 0 or not ok then
-    t:ok(false, "NumPy forward pass (python3-numpy: scripts/deps.sh --test installs it): " .. e)
-    return {}
-  end
-  return res
-end
 local np = numpy(tmp .. "/tiny-export")
 t:near(np.val_loss, metrics.val_loss, 1e-4 / metrics.val_loss,
   "NumPy's val_loss of the exported tiny model is the run's")
