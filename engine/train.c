@@ -516,11 +516,14 @@ static int train_step(run_state *rs, long step, int *diverged, char *err, size_t
 
 /* The final evaluation on the whole validation split into out.  TRAIN_OK, or
  * TRAIN_ENOMEM with a message. */
-static int final_evaluation(run_state *rs, train_metrics *out, char *err, size_t errlen)
+static int final_evaluation(run_state *rs, long max_windows, train_metrics *out, char *err,
+                            size_t errlen)
 {
     gpt_model *m = &rs->m;
     const int T = m->T;
     long n_win = (long)((rs->c.n_val - 1) / (size_t)T);
+    if (max_windows > 0 && max_windows < n_win)
+        n_win = max_windows;
     diag_sums dsum;
     if (diag_sums_init(&dsum, m->L, T) != 0) {
         snprintf(err, errlen, "out of memory for the final evaluation");
@@ -528,7 +531,7 @@ static int final_evaluation(run_state *rs, train_metrics *out, char *err, size_t
     }
     uint8_t *hits = malloc((size_t)n_win * T);
     double fwd = 0.0;
-    int rc = hits ? evaluate(m, &rs->c, 0, 1, rs->cls, &dsum, &out->diag, hits, &fwd, err,
+    int rc = hits ? evaluate(m, &rs->c, n_win, 1, rs->cls, &dsum, &out->diag, hits, &fwd, err,
                              errlen)
                   : TRAIN_ENOMEM;
     if (!hits)
@@ -715,7 +718,7 @@ static int eval_flushed(const gpt_config *cfg, const char *path, const char *con
     if (rc != TRAIN_OK)
         return rc;
     double t0 = now_s();
-    rc = final_evaluation(&rs, out, err, errlen);
+    rc = final_evaluation(&rs, 0, out, err, errlen);
     out->wall_s = now_s() - t0;
     out->params = (long)rs.m.n_params;
     out->vocab = rs.c.vocab;
@@ -914,7 +917,8 @@ static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, const tr
     out->tokens_per_s =
         t1 - rs.diag_s > t0 ? (double)(step - start) * cfg->batch * cfg->context / train_s : 0.0;
     if (!out->diverged && !out->stopped &&
-        (rc = final_evaluation(&rs, out, err, errlen)) != TRAIN_OK)
+        (rc = final_evaluation(&rs, hooks ? hooks->final_windows : 0, out, err, errlen)) !=
+            TRAIN_OK)
         goto done;
     for (int k = 0; tasks && out->evaluated && k < tasks->n_tasks; k++)
         if (tasks_score(m, &rs.c, &tasks->sets[k], &tasks->out[k], err, errlen)) {

@@ -57,6 +57,11 @@ typedef struct {
     /* A path or NULL: the final weights of a run that finished (not diverged, not stopped)
      * are written there (train_model_write's format), after its evaluation. */
     const char *model_out;
+    /* The final evaluation's windows: the first final_windows of the validation split, or
+     * all of them (0).  Only `bin/repro`'s cost calibration sets it, to time a part of the
+     * evaluation and scale it (lua/repro/plan/cost.lua); its metrics are then of that part,
+     * never a run's record. */
+    long final_windows;
 } train_hooks;
 
 /* Task sets scored (tasks.h) after a run's final evaluation: n_tasks sets into out (n_tasks

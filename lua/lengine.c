@@ -18,7 +18,8 @@
  *       opts: on_step = function(step, row) (return true to stop), log_every = k (default 1),
  *             checkpoint = path, checkpoint_every = k, resume = bool,
  *             config_id = string (written into checkpoints; one to resume from must
- *             carry the same, engine/train.h)
+ *             carry the same, engine/train.h), final_windows = k (the final evaluation on
+ *             the first k validation windows; 0, the default: all; the cost calibration's)
  *       row: one field per log column (engine.log_columns(cfg)), undefined ones absent;
  *       metrics: val_loss, val_ppl, val_acc, embed_norm and the instruments of
  *       engine/diag.h (acc_macro, acc_<class>, ece, brier, reliability{count,
@@ -834,7 +835,10 @@ static int l_train(lua_State *L)
     step_ctx s = {L, handler, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
-    train_hooks h = {step_cb, &s, NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL, NULL};
+    train_hooks h = {step_cb, &s,  NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL, NULL,
+                     opt_int(L, 2, "final_windows", 0)};
+    if (h.final_windows < 0)
+        return luaL_error(L, "bad option 'final_windows' to 'train' (must be >= 0)");
     train_tasks tk = {NULL, 0, NULL};
     if (!lua_isnoneornil(L, 2)) {
         lua_getfield(L, 2, "tasks");

@@ -145,6 +145,22 @@ do
     "without balanced_acc: no balanced accuracy, the same loss")
 end
 
+-- opts.final_windows (the cost calibration's, never a record's): the final evaluation on
+-- the first k validation windows; k at or above the split's count is the whole split.
+do
+  local fcfg = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4, iters = 4,
+    warmup = 1, diag_every = 0, data = corpus, threads = 1 }
+  local whole = engine.train(fcfg)
+  local all = engine.train(fcfg, { final_windows = 1000000 })
+  local part = engine.train(fcfg, { final_windows = 3 })
+  t:ok(all.val_loss == whole.val_loss and all.ece == whole.ece,
+    "final_windows above the split's windows: the whole split, the same metrics")
+  t:ok(part.val_loss ~= whole.val_loss and part.val_loss > 0,
+    "final_windows = 3: the loss of those windows alone")
+  t:raises(function() engine.train(fcfg, { final_windows = -1 }) end,
+    "final_windows", "a negative final_windows is refused")
+end
+
 -- The on_step error keeps the traceback of where it was raised; a user error (a table)
 -- comes back as it was raised.
 local micro = { iters = 2, warmup = 0, n_layer = 1, d_model = 8, n_head = 1, context = 8,

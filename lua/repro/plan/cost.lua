@@ -46,6 +46,7 @@ local M = {}
 
 M.CAL_STEPS = 6 -- steps of a calibration: the first is not timed
 M.PEAK_S = 0.1 -- seconds of the FMA peak measured with a calibration and before its reuse
+M.CAL_WINDOWS = 256 -- validation windows a calibration's final evaluation times (then scaled)
 M.RECALIBRATE = 1.25 -- the peak's ratio (now / at calibration) above which it is redone
 M.LOCK_WAIT_S = 10 -- longest wait for the cache directory's lock before writing without it
 
@@ -164,8 +165,15 @@ local function calibrate(cfg, threads)
   for k, v in pairs(cfg) do c[k] = v end
   c.iters, c.warmup, c.diag_every, c.threads = M.CAL_STEPS, 1, 0, threads
   local peak = engine.fma_peak(threads, M.PEAK_S)
+  -- the final evaluation on its first CAL_WINDOWS windows, its time scaled to the whole
+  -- split (it is one pass over the windows: the forward passes, the diagnostics and the
+  -- temperature scan grow with their number); all of it when the split's size is unknown
+  local val = M.val_chars(cfg)
+  local total = val and (val - 1) // cfg.context or 0
+  local used = (total > M.CAL_WINDOWS) and M.CAL_WINDOWS or 0
   local t = {}
-  local m = engine.train(c, { on_step = function(step) t[step] = proc.monotonic() end })
+  local m = engine.train(c, { on_step = function(step) t[step] = proc.monotonic() end,
+    final_windows = used })
   local t_end = proc.monotonic()
   if m.interrupted then -- Ctrl-C or SIGTERM meant the command, not just the calibration
     error({ message = "interrupted during the calibration of the predicted time",
@@ -180,8 +188,9 @@ local function calibrate(cfg, threads)
   table.sort(steps)
   local mid = (#steps + 1) // 2
   local median = #steps % 2 == 1 and steps[mid] or (steps[mid] + steps[mid + 1]) / 2
-  return { step_s = median, final_s = t_end - t[last], eval_tok_s = m.eval_tokens_per_s,
-    val_chars = M.val_chars(cfg), fma_gflops = peak }
+  local final_s = (t_end - t[last]) * (used > 0 and total / used or 1)
+  return { step_s = median, final_s = final_s, eval_tok_s = m.eval_tokens_per_s,
+    val_chars = val, fma_gflops = peak }
 end
 
 -- Why a cached calibration c of shape `key` is measured again (nil: it is kept): from
