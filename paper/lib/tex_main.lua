@@ -28,7 +28,12 @@
 --                             accuracy on language tasks, not on character statistics);
 --                             otherwise "testable"
 -- For a study whose summary has `h1a` (lua/repro/analysis/h1a.lua):
---   S.."HOneA"..<Norm>.."Verdict", "Supports" ("yes"/"no"), "Lower", "Beyond", "Stabilized"
+--   S.."HOneA"..<Norm>.."Verdict", "Supports" ("yes"/"no"), "Lower", "Beyond", "Stabilized",
+--                             "AccCoef"/"AccCI" (accuracy ~ set-up + norm), "AccGivenLossCoef"/
+--                             "AccGivenLossCI" (at equal validation loss), and per stability
+--                             measure "Stab"..<Metric>.."Coef"/"CI" (its Bonferroni interval),
+--                             with "Factor"/"FactorCI" (exp of both) for a measure fitted on
+--                             the log scale
 -- For the instability study's nested outcomes (sweep_outcomes):
 --   S.."StabilityVerdict"     "reproduced" when some norm's comparison on the primary
 --                             outcome is better, else "not reproduced"
@@ -183,6 +188,17 @@ local function h1a(def, s, S)
     local b = e.accuracy_given_loss or {}
     def(N .. "AccGivenLossCoef", num(b.coef, 3))
     def(N .. "AccGivenLossCI", F.interval(b.ci, 3))
+    for _, st in ipairs(e.stability or {}) do
+      local K = N .. "Stab" .. F.macro(st.metric)
+      def(K .. "Coef", num(st.coef, 3))
+      def(K .. "CI", F.interval(st.ci, 3))
+      if st.log then
+        local ci = type(st.ci) == "table" and finite(st.ci[1]) and finite(st.ci[2])
+          and { math.exp(st.ci[1]), math.exp(st.ci[2]) } or nil
+        def(K .. "Factor", finite(st.coef) and num(math.exp(st.coef), 3) or F.DASH)
+        def(K .. "FactorCI", F.interval(ci, 3))
+      end
+    end
   end
 end
 

@@ -3,7 +3,8 @@
 -- "beyond"; one that loses accuracy at equal loss is "beyond"; stabilization from the
 -- stability measures; "supporting H1a" only when all three hold; diverged runs left out
 -- and counted; the study file's analysis.h1a checked (metrics among analysis.metrics,
--- variants known, fields known).
+-- variants known, fields known); the H1a table and the main text's macros for each part
+-- (paper/lib/tex_main.lua: coefficient, interval, a log-scale measure as a factor).
 local check = require "repro.core.check"
 check.data_anywhere() -- its corpus is a temporary file outside data/
 local analysis = require "repro.analysis"
@@ -151,6 +152,27 @@ do
     "its note: runs and the Bonferroni level")
   local none = tex_tasks.h1a_table({ name = "zz", dir = "experiments/zz", summary = {} })
   t:ok(none:find("study has no H1a analysis", 1, true), "without h1a the table says so")
+  -- the main text's macros (paper/lib/tex_main.lua): each part's coefficient and
+  -- interval, a log-scale measure also as a factor
+  local main = dofile("paper/lib/tex_main.lua")
+  local defs = {}
+  h.norms.layernorm.verdict = "lower accuracy; x"
+  main.numbers(function(k, v) defs[k] = v end, st, "Zz")
+  t:ok(defs.ZzHOneALayernormAccCoef == "\\num{-0.050}" and
+    defs.ZzHOneALayernormAccCI == "[\\num{-0.060}, \\num{-0.040}]", "the accuracy coefficient and interval: "
+    .. tostring(defs.ZzHOneALayernormAccCoef) .. " " .. tostring(defs.ZzHOneALayernormAccCI))
+  t:ok(defs.ZzHOneALayernormStabMaxLossJumpCoef == "\\num{-0.200}" and
+    defs.ZzHOneALayernormStabMaxLossJumpCI == "[\\num{-0.300}, \\num{-0.100}]" and
+    defs.ZzHOneALayernormStabMaxLossJumpFactor == nil,
+    "a linear stability measure: its coefficient and interval, no factor")
+  t:ok(defs.ZzHOneALayernormStabMaxGradNormFactor == "\\num{1.105}" and
+    defs.ZzHOneALayernormStabMaxGradNormFactorCI == "[\\num{1.000}, \\num{1.221}]",
+    "a log-scale measure as a factor: " .. tostring(defs.ZzHOneALayernormStabMaxGradNormFactor)
+    .. " " .. tostring(defs.ZzHOneALayernormStabMaxGradNormFactorCI))
+  t:ok(defs.ZzHOneARmsnormAccGivenLossCI ~= nil and
+    not defs.ZzHOneARmsnormAccGivenLossCI:find("num", 1, true),
+    "an undefined part still defines its macro, as a dash: " ..
+    tostring(defs.ZzHOneARmsnormAccGivenLossCI))
 end
 
 check.rmtree(dir)
