@@ -142,6 +142,14 @@ t:ok(#problems == 1 and has(problems, 'main.tex:19: the section Results: a findi
 _, problems = run(GOOD:gsub("A sentence with no finding in it stands alone.",
   "Its effect was \\TunedRmsnormVsNoneCI{} in all.", 1))
 t:ok(has(problems, "the result macro \\TunedRmsnormVsNoneCI"), "a typed result macro fails")
+_, problems = run(GOOD:gsub("A sentence with no finding in it stands alone.",
+  "Its accuracy fell by \\ZzHOneALayernormAccCoef{} at equal size.", 1))
+t:ok(has(problems, "the result macro \\ZzHOneALayernormAccCoef"),
+  "a fit's coefficient is a result macro too")
+_, problems = run(GOOD:gsub("A sentence with no finding in it stands alone.",
+  "Gradient peaks shrank by \\ZzHOneALayernormStabMaxGradNormFactor.", 1))
+t:ok(has(problems, "the result macro \\ZzHOneALayernormStabMaxGradNormFactor"),
+  "so is a factor")
 _, problems = run(GOOD:gsub("The two norms were equivalent.}", "The two norms were equivalent.}" ..
   " And the rest was better.", 1))
 t:ok(has(problems, "main.tex:12:") and has(problems, "And the rest was better."),

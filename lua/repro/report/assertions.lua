@@ -45,7 +45,7 @@ M.VERDICT_WORDS = { "reproduced", "not testable", "worse", "better", "equivalent
   "inconclusive" }
 M.RESULT_SUFFIXES = { "Delta", "AbsDelta", "CI", "CILo", "CIHi", "DZ", "PT", "PSignflip",
   "PHolm", "PTost", "PHolmRuleOne", "RelChange", "PplChange", "Verdict", "Verdicts",
-  "InteractionVerdicts", "Sentence" }
+  "InteractionVerdicts", "Sentence", "Coef", "Factor" }
 
 -- The macros and their arguments: optional one, then mandatory ones.
 M.MACROS = {
