@@ -105,6 +105,15 @@ _, problems = run(GOOD:gsub("{summary.seeds%[1%]}{101}", "{summary.seeds[1]}{102
 t:ok(has(problems, 'main.tex:16: \\Assert{tuned}: summary.seeds[1]: expected "102", the ' ..
   'summary says "101"'), "a contradicted \\Assert fails")
 
+-- a list's length ("#"): the count a sentence of "none" or "only one" relies on
+_, problems = run(GOOD:gsub("{summary.seeds%[1%]}{101}", "{summary.seeds#}{7}", 1))
+t:eq(#problems, 0, "a list's length is asserted with #: " .. (problems[1] or ""))
+_, problems = run(GOOD:gsub("{summary.seeds%[1%]}{101}", "{summary.seeds#}{0}", 1))
+t:ok(has(problems, 'main.tex:16: \\Assert{tuned}: summary.seeds#: expected "0", the ' ..
+  'summary says "7"'), "a wrong length fails: " .. (problems[1] or ""))
+_, problems = run(GOOD:gsub("{summary.seeds%[1%]}{101}", "{summary.seeds[1]#}{1}", 1))
+t:ok(has(problems, "summary.seeds[1] is not a list"), "# on a value fails: " .. (problems[1] or ""))
+
 -- analyses that do not exist
 _, problems = run(GOOD:gsub("{layernorm}{rmsnorm}{equivalent}",
   "{layernorm}{nonorm}{equivalent}", 1))

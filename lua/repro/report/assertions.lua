@@ -16,7 +16,7 @@
 --       any other field of <study>'s summary: <path> is a Lua path from the summary's top
 --       (`h1a.verdict`, `replication.claims[2].verdict`; a leading `summary.` is allowed),
 --       <expected> its value (a string as it is, a number compared as a number, true or
---       false)
+--       false); a <path> ending in "#" names a list's length (`...variants#` = 0: none)
 -- Verdicts are compared as words, exactly (after trimming spaces).  An assertion inside
 -- the first branch of \IfStudy{<study>}{...}{...} is checked only when <study> has run,
 -- one in the second only when it has not; elsewhere a study that has not run is a fault.
@@ -268,9 +268,14 @@ local function replicated_verdict(studies, id, setup)
     #ids > 0 and table.concat(ids, ", ") or "none")
 end
 
--- \Assert: the value at `path` of a summary, or nil and why.
+-- \Assert: the value at `path` of a summary, or nil and why.  A path that ends in "#"
+-- gives the length of the list it names (`tasks.beyond_ngram.recall.variants#`: how many
+-- variants beat that task's control), so a sentence about "none" or "only one" can be
+-- checked.
 local function path_value(summary, path)
   local p = trim(path):gsub("^summary%.", "")
+  local count = p:sub(-1) == "#"
+  if count then p = p:sub(1, -2) end
   local v, walked = summary, "summary"
   for part in p:gmatch("[^%.]+") do
     local key, rest = part:match("^([%w_%-]+)(.*)$")
@@ -285,6 +290,10 @@ local function path_value(summary, path)
       return nil, string.format("%s: expected keys and [n] indexes", path)
     end
     if v == nil then return nil, "the summary has no " .. walked end
+  end
+  if count then
+    if type(v) ~= "table" then return nil, walked .. " is not a list (it has no length)" end
+    return #v
   end
   if type(v) == "table" then return nil, walked .. " is a table, not a value" end
   return v
