@@ -459,8 +459,8 @@ return {
         tuned = "GPT-2 init, own best lr" },
       caption = [[Does the norm change accuracy on the tasks? Zero-shot accuracy per task and
         variant: the mean over seeds with a bar of one
-        standard deviation; per task its chance rate (star) and the corpus's bigram model
-        (open circle).]] },
+        standard deviation; per task its chance rate (star), the corpus's bigram model
+        (open circle) and the strongest $n$-gram model of the training split (triangle), the control a task must beat to show more than local statistics.]] },
     { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
       column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,
       width = "0.9\\linewidth",

@@ -94,7 +94,9 @@ end
 
 -- A task study's accuracies (summary.tasks) at shot count k: per variant a block of
 -- "x mean sd" per task (x = the task's index, offset per variant), and the marks file
--- "x chance bigram task" per task; nil when the summary has no task section.
+-- "x chance bigram ngram task" per task (ngram: the strongest n-gram control of the
+-- training split, summary.tasks.beyond_ngram, the bar a task must clear to show more than
+-- local statistics); nil when the summary has no task section.
 -- `setups` (optional, the figure's): a variant named "<setup>-<norm>" is keyed by its
 -- norm and setups[<setup>], the set-up in words ("LayerNorm, PyTorch init, 4 blocks");
 -- otherwise by the config it differs in (plot_style.plot_label).
@@ -123,11 +125,12 @@ function M.tasks(s, k, setups)
     end
     list[#list + 1] = table.concat(rows, "\n")
   end
-  local marks = { "# x chance bigram task" }
+  local marks = { "# x chance bigram ngram task" }
   for j, task in ipairs(names) do
     local c = (st.chance or {})[task] or {}
-    marks[#marks + 1] = string.format("%d %s %s %s", j, g(c.rate) or "NaN", g(c.bigram_acc) or
-      "NaN", title(task))
+    local b = (st.beyond_ngram or {})[task] or {}
+    marks[#marks + 1] = string.format("%d %s %s %s %s", j, g(c.rate) or "NaN", g(c.bigram_acc) or
+      "NaN", g(b.acc) or "NaN", title(task))
   end
   return blocks(list), table.concat(marks, "\n") .. "\n", values, #names
 end

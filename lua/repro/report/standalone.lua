@@ -613,8 +613,9 @@ local function figures_of(s)
     specs[#specs + 1] = { name = "tasks", kind = "tasks", study = s.name, shots = 0,
       width = "0.9\\linewidth" }
     captions.tasks = "Zero-shot accuracy per task and variant: mean over seeds with a bar of " ..
-      "one standard deviation; each task's chance rate (plus) and the bigram model's " ..
-      "accuracy (circle)"
+      "one standard deviation; each task's chance rate (star), the bigram model's " ..
+      "accuracy (circle) and the strongest n-gram model's (triangle), the control a task " ..
+      "must beat to show more than local statistics"
   end
   return specs, captions
 end
