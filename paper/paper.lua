@@ -355,9 +355,14 @@ return {
     { name = "tasks_v2_comparisons", kind = "task_comparisons", study = "tasks_v2", wide = true,
       caption = [[Does a norm change accuracy on the second suite? Its comparisons per task
         (zero-shot), with the macro difference and the item-level test.]] },
+    { name = "tasks_v2_comparisons_3shot", kind = "task_comparisons", study = "tasks_v2",
+      shots = 3, wide = true,
+      caption = [[As Table~\ref{tab:tasks_v2_comparisons}, with three demonstrations before
+        each item (3-shot).]] },
     { name = "tasks_v2_h1a", kind = "h1a", study = "tasks_v2",
-      caption = [[Is H1a supported as worded? Its three parts per norm, across the second task
-        study's runs.]] },
+      caption = [[H1a's three registered parts, per norm, across the second task suite's
+        runs: lower accuracy, a deficit beyond what the validation loss predicts, and
+        smoother training.]] },
     { name = "compute", kind = "compute", wide = true,
       caption = [[What each study trained: its runs, how many have a config no earlier row has
         (an identical config is trained once and its record copied), iterations, training

@@ -148,8 +148,12 @@ do
     "the stability columns, log for the log-scale one")
   t:ok(tex:find("\\num{0.100} [\\num{0.000}, \\num{0.200}] & yes", 1, true) and
     tex:find("& no \\\\", 1, true), "whether all three parts hold")
-  t:ok(tex:find("24 runs (1 diverged left out)", 1, true) and tex:find("alpha/2", 1, true),
+  t:ok(tex:find("24 runs (1 diverged, left out)", 1, true) and tex:find("alpha/2", 1, true),
     "its note: runs and the Bonferroni level")
+  h.n_diverged = 0
+  t:ok(tex_tasks.h1a_table(st):find("24 runs (no run diverged)", 1, true),
+    "none diverged: said in words")
+  h.n_diverged = 1
   local none = tex_tasks.h1a_table({ name = "zz", dir = "experiments/zz", summary = {} })
   t:ok(none:find("study has no H1a analysis", 1, true), "without h1a the table says so")
   -- the main text's macros (paper/lib/tex_main.lua): each part's coefficient and

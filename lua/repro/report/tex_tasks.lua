@@ -205,6 +205,7 @@ function M.accuracy_table(s, _, f)
     end
   end
   body[#body + 1] = "\\midrule"
+  local starred = false
   for _, v in ipairs(variants) do
     local cells = { v.tex_label or F.escape(v.label) }
     for _, t in ipairs(names) do
@@ -212,7 +213,9 @@ function M.accuracy_table(s, _, f)
       local cell = m and F.finite(m.mean) and acc(m.mean) or DASH
       if above(s, v.name, t, k, (st.chance or {})[t]) then cell = cell .. "$^{+}$" end
       if not measurable(st, k, t) then cell = NM end
-      if k == 0 and beyond(st, v.name, t) then cell = cell .. "$^{*}$" end
+      if k == 0 and beyond(st, v.name, t) then
+        cell, starred = cell .. "$^{*}$", true
+      end
       cells[#cells + 1] = cell
     end
     local m = s:stat(v.name, string.format("task_macro_acc_%dshot", k))
@@ -229,7 +232,9 @@ function M.accuracy_table(s, _, f)
     #s.seeds, tasks.CONTROL_SEED, ladder and (" The $n$-gram rows are Witten-Bell models " ..
       "of the training split scoring the same sequences. $^{*}$: above both the " ..
       "strongest $n$-gram and the guessing interval (0-shot); only there is a task " ..
-      "evidence of more than local statistics.") or "", demos_note(st, k), macro_note(st))
+      "evidence of more than local statistics." ..
+      (k == 0 and not starred and " No cell of this table is." or "")) or "",
+    demos_note(st, k), macro_note(st))
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 
@@ -319,13 +324,14 @@ function M.h1a_table(s)
   body[#body + 1] = "\\bottomrule"
   body[#body + 1] = "\\end{tabular}}"
   body[#body + 1] = string.format("\\par\\smallskip\\footnotesize Least squares across " ..
-    "the study's %d runs (%d diverged left out), each set-up with its own intercept and the " ..
+    "the study's %d runs (%s), each set-up with its own intercept and the " ..
     "norm as an indicator against no norm: its zero-shot macro accuracy difference; the " ..
     "same at equal validation loss (each set-up its own loss slope); and each stability " ..
     "measure's difference, its interval at $\\alpha/%d$ (Bonferroni). The first two parts " ..
     "hold when their interval lies below zero, the third when some stability measure's " ..
     "does; the runs support H1a only when all three hold.",
-    h.n_runs or 0, h.n_diverged or 0, #(h.norms[names[1]].stability or {}))
+    h.n_runs or 0, (h.n_diverged or 0) == 0 and "no run diverged" or
+      string.format("%d diverged, left out", h.n_diverged), #(h.norms[names[1]].stability or {}))
   return wrap(s, table.concat(body, "\n") .. "\n")
 end
 
