@@ -400,9 +400,12 @@ local function long_setups(s)
   for _, k in ipairs({ { "Bundle", "TPLR" }, { "Ref", "ref" } }) do
     if have[k[2]] then out[#out + 1] = { key = k[1], cell = k[2] } end
   end
+  local cells = {}
   for cell in pairs(have) do
-    if cell ~= "TPLR" and cell ~= "ref" then out[#out + 1] = { key = "Chosen", cell = cell } end
+    if cell ~= "TPLR" and cell ~= "ref" then cells[#cells + 1] = cell end
   end
+  table.sort(cells)
+  for _, cell in ipairs(cells) do out[#out + 1] = { key = "Chosen", cell = cell } end
   return out
 end
 

@@ -175,7 +175,11 @@ end
 local function h1a(def, s, S)
   local h = s.summary.h1a
   if type(h) ~= "table" or type(h.norms) ~= "table" then return end
-  for nm, e in pairs(h.norms) do
+  local names = {}
+  for nm in pairs(h.norms) do names[#names + 1] = nm end
+  table.sort(names)
+  for _, nm in ipairs(names) do
+    local e = h.norms[nm]
     local N = S .. "HOneA" .. F.macro(nm)
     def(N .. "Verdict", F.escape(e.verdict or F.DASH))
     def(N .. "Supports", e.supports and "yes" or "no")
