@@ -197,8 +197,8 @@ return {
         (Section~\ref{sec:claim}).]] },
     { name = "claim_effects", kind = "claim_effects", study = "claim",
       caption = [[Does the claim's effect on perplexity appear near its set-up? The norms'
-        effects on validation perplexity: the claim's (ratio of its mean
-        perplexities) and the suite's at each set-up of the claim study (mean paired
+        effects on validation perplexity: the student study's (ratio of its mean
+        perplexities) and ours at each of three set-ups (mean paired
         difference of log perplexity as a change of perplexity, its interval and the verdict
         of the pre-registered rule).]] },
     { name = "init_parts_components", kind = "init_parts_components", study = "init_parts",

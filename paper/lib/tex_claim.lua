@@ -247,8 +247,15 @@ function M.claim_effects_table(s)
   if not c then return unavailable(s) end
   local body = { "\\ReportFit{\\begin{tabular}{@{}llrrl@{}}", "\\toprule",
     "Comparison & Source & PPL change & Interval & Verdict \\\\", "\\midrule" }
-  local pairs_seen = {}
-  for _, su in ipairs(c.setups) do
+  local pairs_seen, notes = {}, {}
+  for k, su in ipairs(c.setups) do
+    local note = "set-up " .. k .. ", " .. setup_note(s, su)
+    if c.closest and su.name == c.closest.setup then
+      note = note .. " (the closest to the claim's)"
+    elseif su.name == "ref" then
+      note = note .. " (GPT-2's initialization, as in the default model)"
+    end
+    notes[#notes + 1] = note
     for _, ef in ipairs(su.effects or {}) do
       local key = ef.treatment .. "\0" .. ef.baseline
       if not pairs_seen[key] then
@@ -257,15 +264,16 @@ function M.claim_effects_table(s)
         pairs_seen[#pairs_seen + 1] = key
       end
       local p = pairs_seen[key]
-      p.rows[#p.rows + 1] = { source = F.escape(s.name) .. ", set-up " ..
-        tostring(#p.rows + 1), mean = ef.mean, ci = ef.ci, verdict = ef.verdict, n = ef.n }
+      p.rows[#p.rows + 1] = { source = "set-up " .. k, mean = ef.mean, ci = ef.ci,
+        verdict = ef.verdict, n = ef.n }
     end
   end
   for i, key in ipairs(pairs_seen) do
     local p = pairs_seen[key]
     if i > 1 then body[#body + 1] = "\\addlinespace" end
-    body[#body + 1] = string.format("%s & claim (Table~1) & %s & %s & %s \\\\", p.label,
-      ppl_percent(p.claim), DASH, DASH)
+    body[#body + 1] = string.format("%s & student study (%s seeds) & %s & %s & %s \\\\",
+      p.label, c.claim and c.claim.seeds and int(c.claim.seeds) or DASH, ppl_percent(p.claim),
+      DASH, DASH)
     for _, r in ipairs(p.rows) do
       local ok = r.ci and F.finite(r.ci[1]) and F.finite(r.ci[2])
       local half = ok and (r.ci[2] - r.ci[1]) / 2 or math.abs(r.mean or 0)
@@ -277,6 +285,8 @@ function M.claim_effects_table(s)
   end
   body[#body + 1] = "\\bottomrule"
   body[#body + 1] = "\\end{tabular}}"
+  body[#body + 1] = "\\par\\smallskip\\footnotesize The set-ups, as they differ from the " ..
+    "default model: " .. table.concat(notes, "; ") .. "."
   return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
 end
 

@@ -77,12 +77,15 @@ if cs and ps then
     true), "the n-gram references")
   local eff = tex_claim.claim_effects_table(cs)
   local claim_ln = 100 * (claim.TABLE1.rows.layernorm.val_ppl / row.val_ppl - 1)
-  t:ok(eff:find(string.format("LayerNorm vs none & claim (Table~1) & \\num{%.2f}\\,\\%%",
+  t:ok(eff:find(string.format("LayerNorm vs none & student study (3 seeds) & \\num{%.2f}\\,\\%%",
     claim_ln), 1, true), string.format("the claim's LayerNorm effect %.2f %% of PPL: %s",
     claim_ln, eff))
   local e1 = cs.summary.claim.setups[1].effects[1]
-  t:ok(eff:find(string.format(CS .. ", set-up 1 (5 seeds) & \\num{%+.5f}\\,\\%%",
+  t:ok(eff:find(string.format(" & set-up 1 (5 seeds) & \\num{%+.5f}\\,\\%%",
     100 * (math.exp(e1.mean) - 1)), 1, true), "set-up 1's effect as exp(d) - 1")
+  t:ok(eff:find("The set-ups, as they differ from the default model: set-up 1, ", 1, true)
+    and eff:find("; set-up 2, ", 1, true), "the note names what each set-up is: " .. eff)
+  t:ok(not eff:find(CS, 1, true), "no study name in the table: " .. eff)
   t:ok(not eff:find("nats", 1, true), "no percentage of a loss in nats")
   local no = tex_claim.claim_table(ps, ctx)
   t:ok(no:find("has no comparison with the claim", 1, true), "a study without a claim: " .. no)
