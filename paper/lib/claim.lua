@@ -218,7 +218,7 @@ function M.check(P, spec, variants, names)
   end
   local allowed = spec.stage == "search" and { stage = true, select = true, distance = true,
     pilot = true } or { stage = true, setups = true, distance = true }
-  for k in pairs(spec) do
+  for _, k in ipairs(base.sorted_keys(spec)) do
     if not allowed[k] then
       P.add("analysis.claim." .. tostring(k), "unknown field for stage " ..
         tostring(spec.stage), tostring(k))
@@ -279,7 +279,7 @@ function M.check(P, spec, variants, names)
     else
       seen[su.name] = true
       local e = { name = su.name }
-      for k in pairs(su) do
+      for _, k in ipairs(base.sorted_keys(su)) do
         if k ~= "name" and k ~= "search" and not ROW[k] then
           P.add(path .. "." .. tostring(k), "unknown field (expected name, none, " ..
             "layernorm, rmsnorm, search)", tostring(k))
@@ -308,7 +308,8 @@ function M.check(P, spec, variants, names)
           ok = false
         else
           e.search = {}
-          for k, v in pairs(su.search) do
+          for _, k in ipairs(base.sorted_keys(su.search)) do
+            local v = su.search[k]
             if type(k) ~= "string" or (type(v) ~= "number" and type(v) ~= "string" and
                 type(v) ~= "boolean") then
               P.add(path .. ".search." .. tostring(k), "expected a plain number, string or " ..

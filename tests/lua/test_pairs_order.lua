@@ -9,6 +9,9 @@
 -- records with `pairs` in descending order, is the committed one byte for byte (the
 -- ascending order and Lua's own are test_ledger's and make paper's).  The first task
 -- study and its pilot are left out for time (8 s each; tasks_v2 runs the same code).
+-- Last, messages: an input with several faults of one kind (a study file's unknown
+-- fields, a task item's keys, JSON keys, a record's metrics, a manifest's fields) gets
+-- the same message under both orders.
 local check = require "repro.core.check"
 local fs = require "repro.core.fs"
 local report = require "repro.report"
@@ -91,4 +94,67 @@ for _, name in ipairs(data.list_studies("experiments")) do
   end
 end
 t:ok(studies >= 30, "the committed studies recomputed: " .. studies)
+
+-- Messages: when an input has several faults of one kind, the message names the same ones
+-- in the same order under every order of `pairs` (which fault a user is told of first
+-- must not change from one run to the next).
+local json_ = require "repro.core.json"
+local record = require "repro.record"
+local study = require "repro.study"
+local items = require "repro.tasks.items"
+local corpus = root .. "/corpus.txt"
+check.write(corpus, string.rep("the cat sat on the mat. a dog ran far away home.\n", 400))
+local study_file = root .. "/faults.lua"
+check.write(study_file, table.concat({
+  'return {',
+  '  name = "faults",',
+  '  base = { n_layer = 1, d_model = 16, n_head = 2, context = 16, batch = 4,',
+  '           iters = 8, warmup = 2, data = "' .. corpus .. '" },',
+  '  variants = { { name = "none", embed_norm = "none" },',
+  '    { name = "layernorm", embed_norm = "layernorm" } },',
+  '  seeds = { count = 2, first = 1, zeta = 1, alpha_ = 2, mid = 3 },',
+  '  analysis = { baseline = "none", metrics = { "val_loss" }, primary = "val_loss",',
+  '    better = "lower", min_effect = 0.01, alpha = 0.05, correction = "holm",',
+  '    resamples = 1000, test = "t", zz_one = 1, aa_two = 2, mm_three = 3, qq_four = 4,',
+  '    tasks = { suite = "core", shots = { 0 }, yy = 1, bb = 2 } },',
+  '}' }, "\n") .. "\n")
+-- a record whose metrics.json holds several strings where numbers belong
+local rec = root .. "/record"
+fs.mkdir_p(rec)
+os.execute(string.format("cp %s/*.json %s/log.csv %s", fs.quote("experiments/final/none/seed-1"),
+  fs.quote("experiments/final/none/seed-1"), fs.quote(rec)))
+local m = json_.decode(fs.read(rec .. "/metrics.json"))
+m.val_loss, m.steps_per_s, m.final_grad_norm, m.embed_norm = "a", "b", "c", "d"
+check.write(rec .. "/metrics.json", json_.pretty(m))
+-- (an old record without checksums: its fields are all verify can check)
+local man = json_.decode(fs.read(rec .. "/manifest.json"))
+man.sha256, man.manifest_sha256 = nil, nil
+check.write(rec .. "/manifest.json", json_.pretty(man))
+local CASES = {
+  { "a study file with unknown fields in three tables", function() return study.load(study_file) end },
+  { "a task item with unknown keys", function()
+    return items.problem({ context = "a", choices = { "b", "c" }, answer = 0, zkey = 1,
+      akey = 2, mkey = 3 }) end },
+  { "a JSON object with keys that are not strings", function()
+    return json_.encode({ a = 1, [true] = 2, [false] = 3, [2.5] = 4 }) end },
+  { "a record whose metrics hold strings", function()
+    local v, why = record.verify(rec)
+    return v .. ": " .. table.concat(why or {}, "; ") end },
+  { "a paper manifest's names with unknown fields", function()
+    return report.check_names("m.lua", { keys = {}, zz = 1, aa = 2, mm = 3 }) end },
+}
+for _, c in ipairs(CASES) do
+  local said = {}
+  for i, o in ipairs(ORDERS) do
+    pairs = o[2]
+    local ok, r = pcall(c[2])
+    pairs = natural
+    said[i] = (ok and "returned " or "raised ") .. (type(r) == "table" and
+      json_.encode(r) or tostring(r))
+  end
+  t:ok(said[1]:find("raised", 1, true) or said[1]:find("unknown", 1, true) or
+    said[1]:find("string", 1, true), c[1] .. ": a fault is reported: " .. said[1])
+  t:eq(said[2], said[1], c[1] .. ": the same message under " .. ORDERS[2][1] .. " and " ..
+    ORDERS[1][1])
+end
 t:done()

@@ -49,6 +49,22 @@ function M.suggest(name, known)
   return ""
 end
 
+-- The keys of a table in one order on every run (Lua seeds its string hashes per process,
+-- so `pairs` visits keys in an order that changes from run to run): by type, then by text,
+-- then numbers by value.  Every loop whose visiting order shows (a file's bytes, which
+-- problem a message names first) goes through it (tests/lua/test_pairs_order.lua).
+function M.sorted_keys(t)
+  local list = {}
+  for k in pairs(t) do list[#list + 1] = k end
+  table.sort(list, function(a, b)
+    local ta, tb = type(a), type(b)
+    if ta ~= tb then return ta < tb end
+    if ta == "number" then return a < b end
+    return tostring(a) < tostring(b)
+  end)
+  return list
+end
+
 function M.finite(x)
   return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
 end

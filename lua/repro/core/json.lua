@@ -72,13 +72,18 @@ local function encode(v, out, indent, level, keys)
     out[#out + 1] = "]"
     return
   end
-  local names = {}
+  local names, bad = {}, nil
   for k in pairs(v) do
     if type(k) ~= "string" then
-      error(string.format("json: %s: object key %s is not a string", path_of(keys, level),
-        tostring(k)), 0)
+      -- the one named is the same on every run (not the first `pairs` reaches)
+      if bad == nil or tostring(k) < tostring(bad) then bad = k end
+    else
+      names[#names + 1] = k
     end
-    names[#names + 1] = k
+  end
+  if bad ~= nil then
+    error(string.format("json: %s: object key %s is not a string", path_of(keys, level),
+      tostring(bad)), 0)
   end
   table.sort(names)
   out[#out + 1] = "{"

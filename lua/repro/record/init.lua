@@ -231,7 +231,8 @@ function M.verify(dir)
     if cfg_sha and m.config_sha256 ~= cfg_sha then
       bad("metrics.json: config_sha256 is not the SHA-256 of config.json")
     end
-    for k, v in pairs(m) do
+    for _, k in ipairs(base.sorted_keys(m)) do
+      local v = m[k]
       if type(v) == "string" and k ~= "config_sha256" then
         bad("metrics.json: %s is a string, not a number", tostring(k))
       end

@@ -37,6 +37,7 @@
 -- This module knows no paper: the report (lua/repro/report/init.lua) runs it on the
 -- paper's main text.
 local F = require "repro.report.texfmt"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -179,7 +180,8 @@ end
 -- {kind, line, start, stop, args} in order, and syntax problems into `problems`.
 function M.parse(src, path, problems)
   local list = {}
-  for name, spec in pairs(M.MACROS) do
+  for _, name in ipairs(base.sorted_keys(M.MACROS)) do
+    local spec = M.MACROS[name]
     for _, o in ipairs(occurrences(src, name)) do
       local args, after = arguments(src, o[2], spec.optional, spec.n)
       if not args then

@@ -540,7 +540,7 @@ function M.load_study(exp_dir, name, names, factor, opts)
     user_error("report: %s/summary.json is not a study summary", dir)
   end
   -- its variant names reach gnuplot and LaTeX as its directory's name does
-  for v in pairs(sum.per_variant) do
+  for _, v in ipairs(base.sorted_keys(sum.per_variant)) do
     if not base.valid_name(v) then
       io.stderr:write(string.format("report: warning: skipped %s/summary.json: the variant " ..
         "name '%s' is not a name (%s)\n", dir, base.printable(v), base.NAME_RULE))

@@ -102,12 +102,14 @@ local function check_entry(path, where, e, kinds, names, is_figure)
   local allowed = { name = "string", kind = "string", study = "string?", caption = "string?",
     width = "string?", wide = "boolean?" }
   for k, t in pairs(kind.fields or {}) do allowed[k] = t end
-  for k, v in pairs(e) do
+  for _, k in ipairs(base.sorted_keys(e)) do
+    local v = e[k]
     local want = allowed[k]
     if not want then bad("%s: unknown field", tostring(k)) end
     if type(v) ~= want:gsub("%?$", "") then bad("%s: expected a %s", k, want:gsub("%?$", "")) end
   end
-  for k, t in pairs(allowed) do
+  for _, k in ipairs(base.sorted_keys(allowed)) do
+    local t = allowed[k]
     if not t:match("%?$") and e[k] == nil then bad("%s: missing", k) end
   end
   if not kind.all and not kind.summaries and not e.study then bad("study: missing") end
@@ -123,7 +125,7 @@ function M.check_names(path, names)
     user_error("report: %s: names: " .. fmt, path, ...)
   end
   if type(names) ~= "table" then bad("expected a table") end
-  for k in pairs(names) do
+  for _, k in ipairs(base.sorted_keys(names)) do
     if k ~= "keys" then bad("%s: unknown field", tostring(k)) end
   end
   if names.keys ~= nil then
@@ -139,7 +141,7 @@ function M.check_names(path, names)
       if e.label ~= nil and type(e.label) ~= "string" and type(e.label) ~= "table" then
         bad("keys[%d] (%s): label: expected a string with %%s or a table", i, e.key)
       end
-      for k in pairs(e) do
+      for _, k in ipairs(base.sorted_keys(e)) do
         if k ~= "key" and k ~= "format" and k ~= "label" then
           bad("keys[%d]: %s: unknown field", i, tostring(k))
         end
@@ -158,14 +160,16 @@ function M.check_factor(path, f)
   if type(f) ~= "table" then bad("expected a table") end
   local want = { key = "string", baseline = "string", labels = "string", names = "string",
     colors = "string", points = "number" }
-  for k, v in pairs(f) do
+  for _, k in ipairs(base.sorted_keys(f)) do
+    local v = f[k]
     local t = want[k]
     if not t then bad("%s: unknown field", tostring(k)) end
     if k == "key" or k == "baseline" then
       if type(v) ~= "string" then bad("%s: expected a string", k) end
     else
       if type(v) ~= "table" then bad("%s: expected a table of values", k) end
-      for level, x in pairs(v) do
+      for _, level in ipairs(base.sorted_keys(v)) do
+        local x = v[level]
         if type(level) ~= "string" or type(x) ~= t then
           bad("%s: expected %ss by value (a string)", k, t)
         end
@@ -270,7 +274,8 @@ function M.load_manifest(path)
     user_error("report: %s: appendix_notes: expected a table from study name to text", path)
   end
   out.appendix_notes = {}
-  for n, text in pairs(m.appendix_notes or {}) do
+  for _, n in ipairs(base.sorted_keys(m.appendix_notes or {})) do
+    local text = (m.appendix_notes or {})[n]
     if not seen[n] or type(text) ~= "string" then
       user_error("report: %s: appendix_notes.%s: expected text for a study of appendix", path,
         tostring(n))
@@ -286,7 +291,8 @@ function M.load_manifest(path)
   end
   for i, p in ipairs(m.extensions or {}) do
     local ext = extension.load(p, string.format("report: %s: extensions[%d]", path, i))
-    for k, v in pairs(ext.tables or {}) do
+    for _, k in ipairs(base.sorted_keys(ext.tables or {})) do
+      local v = (ext.tables or {})[k]
       if out.table_kinds[k] then
         user_error("report: %s: extensions[%d]: table kind %s exists already", path, i, k)
       end
@@ -568,14 +574,18 @@ function M.generate(o)
   out:write(o.paper .. "/tables/ledger.tex", assertions.tex_table(arows))
   out:write(o.paper .. "/floats.tex", tables.floats(manifest))
   -- the manifest's extensions' own files in the paper folder (plain file names)
+  -- (every name checked before any is written: a bad one leaves the folder as it was)
   for _, outputs in ipairs(manifest.outputs or {}) do
-    for name, text in pairs(outputs(ctx)) do
+    local files = outputs(ctx)
+    local names = base.sorted_keys(files)
+    for _, name in ipairs(names) do
+      local text = files[name]
       if type(name) ~= "string" or not name:match("^[%w_%-]+%.%w+$") or type(text) ~= "string" then
         user_error("report: an extension's output %s: expected a plain file name and its " ..
-          "text", require("repro.core.base").printable(tostring(name)))
+          "text", base.printable(tostring(name)))
       end
-      out:write(o.paper .. "/" .. name, text)
     end
+    for _, name in ipairs(names) do out:write(o.paper .. "/" .. name, files[name]) end
   end
 
   out:prune(o.paper .. "/tables", "%.tex$")

@@ -473,7 +473,8 @@ function M.load(path, set, opts)
   if s.analysis and s.analysis.sweep then
     sweep.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
   end
-  for name, m in pairs(s.extensions) do
+  for _, name in ipairs(base.sorted_keys(s.extensions)) do
+    local m = s.extensions[name]
     if s.analysis and s.analysis[name] ~= nil and m.check_design then
       m.check_design(P, s.analysis[name], #s.seeds, s.analysis.alpha)
     end

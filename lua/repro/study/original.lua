@@ -43,7 +43,7 @@ local function check_arm(P, arm, path, log_ratio)
     return nil
   end
   local ok = true
-  for k in pairs(arm) do
+  for _, k in ipairs(prob.sorted_keys(arm)) do
     if not ARM_FIELDS[k] then
       P.add(path .. "." .. tostring(k), "unknown field (expected mean, sd, n)", tostring(k))
       ok = false
@@ -75,7 +75,7 @@ local function check_entry(P, o, path, pair, metrics)
   end
   local known = prob.set_of(M.FIELDS)
   local ok = true
-  for k in pairs(o) do
+  for _, k in ipairs(prob.sorted_keys(o)) do
     if not known[k] then
       P.add(path .. "." .. tostring(k), function()
         return "unknown field" .. prob.suggest(tostring(k), M.FIELDS)
@@ -127,7 +127,7 @@ local function check_entry(P, o, path, pair, metrics)
       P.add(path .. ".arms", "expected { baseline = { mean =, sd =, n = }, treatment = { ... } }")
       return nil
     end
-    for k in pairs(o.arms) do
+    for _, k in ipairs(prob.sorted_keys(o.arms)) do
       if k ~= "baseline" and k ~= "treatment" then
         P.add(path .. ".arms." .. tostring(k), "unknown arm (expected baseline, treatment)",
           tostring(k))

@@ -55,7 +55,7 @@ end
 -- The seeds-from-power form (header): {power, pilot | sd, first}, or nil after reporting.
 function M.check_spec(P, t)
   local ok = true
-  for k in pairs(t) do
+  for _, k in ipairs(prob.sorted_keys(t)) do
     if k ~= "count" and k ~= "first" then
       P.add("seeds." .. tostring(k), "unknown field (seeds from power: count = {power =, " ..
         "pilot = | sd =}, first =)", tostring(k))
@@ -68,7 +68,7 @@ function M.check_spec(P, t)
       "or { power = %g, sd = x }", stats.DEFAULT_POWER, stats.DEFAULT_POWER), "count")
     return nil
   end
-  for k in pairs(c) do
+  for _, k in ipairs(prob.sorted_keys(c)) do
     if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" and k ~= "upper" and
         k ~= "min" then
       P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd, min, " ..

@@ -5,12 +5,7 @@ local base = require "repro.core.base"
 
 local M = {}
 
-function M.sorted_keys(t)
-  local list = {}
-  for k in pairs(t) do list[#list + 1] = k end
-  table.sort(list, function(a, b) return tostring(a) < tostring(b) end)
-  return list
-end
+M.sorted_keys = base.sorted_keys
 
 function M.set_of(list)
   local s = {}

@@ -121,7 +121,7 @@ end
 local function check_analysis_fields(P, a, variant_names, ext)
   local fields = set_of(M.ANALYSIS_FIELDS)
   for name in pairs(ext) do fields[name] = true end
-  for k in pairs(a) do
+  for _, k in ipairs(sorted_keys(a)) do
     if not fields[k] then
       P.add("analysis." .. tostring(k), function()
         return "unknown field" .. suggest(tostring(k), M.ANALYSIS_FIELDS)
@@ -327,7 +327,7 @@ local function check_interaction(P, it, path, names, variants, variant_names)
     P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
     return nil
   end
-  for k in pairs(it) do
+  for _, k in ipairs(sorted_keys(it)) do
     if k ~= "name" and k ~= "a" and k ~= "b" then
       P.add(path .. "." .. tostring(k), "unknown field (expected name, a, b)", tostring(k))
     end
@@ -371,7 +371,7 @@ local function check_tasks(P, t)
   end
   local known, shots = {}, {}
   for _, k in ipairs(tasks.SHOTS) do known[k] = true end
-  for k in pairs(t) do
+  for _, k in ipairs(sorted_keys(t)) do
     if k ~= "suite" and k ~= "shots" then
       P.add("analysis.tasks." .. tostring(k), "unknown field (expected suite, shots)")
     end
@@ -438,7 +438,7 @@ local function check_h1a(P, h, variants, metrics)
       end
     end
   end
-  for k in pairs(h) do
+  for _, k in ipairs(sorted_keys(h)) do
     if k ~= "setups" and k ~= "accuracy" and k ~= "loss" and k ~= "stability" and
         k ~= "baseline" then
       P.add("analysis.h1a." .. tostring(k), "unknown field (expected setups, accuracy, " ..

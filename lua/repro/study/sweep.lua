@@ -25,6 +25,7 @@
 -- M.OUTCOMES defines the outcomes; `deltas` pre-registers the minimum effect of every
 -- outcome (the primary's is min_effect), reported beside each exploratory comparison.
 local stats = require "stats"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -121,7 +122,7 @@ local function check_outcomes(P, o, groups, group_names)
   end
   local known = { metrics = true, primary = true, better = true, min_effect = true,
     deltas = true, comparisons = true, test = true }
-  for k in pairs(o) do
+  for _, k in ipairs(base.sorted_keys(o)) do
     if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
   end
   local out = { metrics = {}, deltas = {} }
@@ -222,7 +223,7 @@ function M.check(P, spec, variants)
   end
   local known = { over = true, groups = true, reference = true, loss = true, pilot = true,
     outcomes = true }
-  for k in pairs(spec) do
+  for _, k in ipairs(base.sorted_keys(spec)) do
     if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
   end
   local out = { over = spec.over or "lr", loss = spec.loss or "val_loss", groups = {} }

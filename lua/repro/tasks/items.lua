@@ -22,7 +22,7 @@ local KEYS = { context = true, choices = true, answer = true }
 -- nil, or why the item (a decoded table) is not one.
 function M.problem(it)
   if type(it) ~= "table" then return "not a JSON object" end
-  for k in pairs(it) do
+  for _, k in ipairs(base.sorted_keys(it)) do
     if not KEYS[k] then return string.format("unknown key %q", tostring(k)) end
   end
   local ctx = it.context
