@@ -32,40 +32,39 @@ tab=$(printf '\t')
 # Without test-times (a fresh build, as CI's): the files' seconds from TEST_TIMES, a file
 # of "NAME SECONDS ..." lines ('#' starts a comment; make test-asan gives its list,
 # tests/asan-files.txt, whose seconds are under the sanitizers), else the list below: the
-# wall seconds of every file of at least 4 s in make test on a clean clone (CI, two idle
-# Zen 5 cores, 2026-12-02, 16:00 UTC).  Any other file counts as 0 and starts after
-# these, by name; a long file started last holds the suite up while the other core idles.
-DEFAULT_TIMES="test_user_study.lua 50
-test_study.lua 39
-test_ledger.lua 37
-test_paths.sh 30
-test_explain.lua 25
-test_corpora.lua 24
-test_kill.lua 24
-test_study_validate.lua 22
-test_gemm 19
-test_bad_inputs.lua 18
-test_export_model.lua 17
-test_export_committed.lua 17
-test_report.lua 16
-test_claim.lua 15
-test_fuzz.lua 15
-test_plan.lua 14
-test_security4.lua 14
-test_user_tasks.lua 13
-test_tasks.lua 13
-test_security.lua 12
-test_guardrails.lua 10
-test_integrity.lua 9
-test_study_jobs.lua 9
-test_outputs.lua 9
-test_modules.lua 8
-test_task_rebuild.lua 7
-test_sandbox.lua 7
-test_cost.lua 5
-test_diskfull.lua 5
-test_security_io.lua 5
-test_replication.lua 4"
+# wall seconds of every file of at least 4 s in make test on a clean clone (CI, of
+# e4e599de, on two idle Zen 5 cores, 2026-12-03, 04:43 UTC).  Any other file counts as 0
+# and starts after these, by name; a long file started last holds the suite up while the other core idles.
+DEFAULT_TIMES="test_pairs_order.lua 59
+test_user_study.lua 47
+test_ledger.lua 41
+test_study.lua 22
+test_kill.lua 20
+test_report.lua 18
+test_export_committed.lua 16
+test_paths.sh 15
+test_plan.lua 12
+test_claim.lua 12
+test_bad_inputs.lua 12
+test_tasks.lua 11
+test_security4.lua 11
+test_security.lua 11
+test_study_validate.lua 10
+test_fuzz.lua 10
+test_explain.lua 10
+test_user_tasks.lua 9
+test_study_jobs.lua 8
+test_guardrails.lua 8
+test_outputs.lua 7
+test_export_model.lua 7
+test_modules.lua 6
+test_integrity.lua 6
+test_corpora.lua 6
+test_task_rebuild.lua 5
+test_sandbox.lua 5
+test_security_io.lua 4
+test_gemm 4
+test_bounds.lua 4"
 
 work=$(mktemp -d)
 cleanup() {
