@@ -36,7 +36,7 @@ local function write_study(test_field)
 return {
   name = "kill",
   description = "kill -9 points",
-  base = { n_layer = 1, d_model = 32, n_head = 2, context = 32, batch = 8, iters = 60,
+  base = { n_layer = 1, d_model = 32, n_head = 2, context = 32, batch = 8, iters = 120,
     warmup = 2, diag_every = 20, diag_windows = 2, data = %q },
   variants = { { name = "none", embed_norm = "none" },
     { name = "layernorm", embed_norm = "layernorm" } },
@@ -116,10 +116,16 @@ for k = 1, N_POINTS do
   local want_worker = g:bounded(2) == 1
   local pid = proc.spawn({ repro, "run", dir .. "/kill.lua", "--jobs", "2", "--out-root", root },
     { stdout = root .. ".out", stderr = root .. ".err" })
+  local victim, what, frozen = pid, "runner", {}
   if k % 2 == 0 then
     -- Even points: the first checkpoint of a run drawn at random, then a moment drawn over
-    -- a tenth of the reference wall time, so that at least half of the points hit a run in
-    -- progress however loaded the machine is (odd points are moments over the whole study).
+    -- a fiftieth of the reference wall time; there the runner and its workers are frozen
+    -- (SIGSTOP: one instant, however loaded the machine is) and the victim is the runner
+    -- or that run's worker, so that at least half of the points hit a run in progress
+    -- (odd points are moments over the whole study).  A run here trains 120 steps in
+    -- about 0.12 s; the study takes about 0.6 s, so the moment is at most about 0.012 s
+    -- after a checkpoint at step 5.  (At 60 steps, a moment over a tenth of the wall time
+    -- and no freeze, the run could end first: 5 of 12 points hit a run in one CI run.)
     local r = RUNS[g:bounded(#RUNS) + 1]
     local deadline = host.now() + 60
     repeat
@@ -129,19 +135,32 @@ for k = 1, N_POINTS do
       end
       if not found then proc.sleep(0.005) end
     until found or host.now() > deadline
-    at = g:uniform() * 0.1 * wall
-  end
-  proc.sleep(at)
-  local victim, what = pid, "runner"
-  if want_worker then -- the first moment from `at` on when a worker lives
-    local until_ = host.now() + 1
-    repeat
-      local w = children(pid, "run-worker")
+    at = g:uniform() * 0.02 * wall
+    proc.sleep(at)
+    proc.kill(pid, "STOP") -- first the runner: it starts no worker while frozen
+    frozen = children(pid, "run-worker")
+    for _, w in ipairs(frozen) do proc.kill(w, "STOP") end
+    frozen[#frozen + 1] = pid
+    if want_worker then
+      local w = children(pid, "/kill/" .. r .. "\0")
+      if #w == 0 then w = children(pid, "run-worker") end
       if #w > 0 then victim, what = w[g:bounded(#w) + 1], "worker" end
-      if what == "runner" then proc.sleep(0.01) end
-    until what == "worker" or host.now() > until_
+    end
+  else
+    proc.sleep(at)
+    if want_worker then -- the first moment from `at` on when a worker lives
+      local until_ = host.now() + 1
+      repeat
+        local w = children(pid, "run-worker")
+        if #w > 0 then victim, what = w[g:bounded(#w) + 1], "worker" end
+        if what == "runner" then proc.sleep(0.01) end
+      until what == "worker" or host.now() > until_
+    end
   end
   proc.kill(victim, "KILL")
+  for _, p in ipairs(frozen) do
+    if p ~= victim then proc.kill(p, "CONT") end -- a worker of a killed runner dies with it
+  end
   if what == "worker" then killed_workers = killed_workers + 1 end
   local deadline = host.now() + 120
   while host.now() < deadline do
@@ -207,7 +226,10 @@ local function plant(d)
   end
 end
 
-local TRAIN = { "n_layer=1", "d_model=32", "n_head=2", "context=32", "batch=8", "iters=60",
+-- 600 steps (about 0.5 s after the first checkpoint at step 5): the signal must land
+-- while the run trains, even when this test is descheduled for a while (at 60 steps the
+-- window was about 0.1 s)
+local TRAIN = { "n_layer=1", "d_model=32", "n_head=2", "context=32", "batch=8", "iters=600",
   "warmup=2", "diag_every=20", "diag_windows=2", "data=" .. corpus }
 local function train_argv(out)
   local argv = { repro, "train" }
@@ -293,6 +315,36 @@ for _, sig in ipairs({ "INT", "TERM" }) do
 end
 t:ok(run_messages.INT ~= "" and run_messages.TERM == run_messages.INT,
   "run: SIGTERM and SIGINT say the same: " .. tostring(run_messages.TERM))
+
+-- A SIGINT counted before training (proc.trap_signals, as a worker and `train --out` do
+-- first thing: the runner passes Ctrl-C on at any moment) stops the run after its first
+-- step with a checkpoint, where the rerun resumes to the uninterrupted bytes: it is
+-- neither lost nor ignored.  Last in this file: this process counts SIGINT from here on.
+do
+  local out = dir .. "/t-early"
+  local cfg = record.resolve(require("repro.core.config").parse_overrides(TRAIN, "test"))
+  proc.trap_signals()
+  proc.kill(host.pid(), "INT")
+  local deadline = host.now() + 5
+  while proc.sigints() == 0 and host.now() < deadline do proc.sleep(0.01) end
+  t:eq(proc.sigints(), 1, "a SIGINT to this process is counted")
+  local m = record.run(cfg, out, { checkpoint_every = 5, ledger = false })
+  t:ok(m.interrupted and m.steps == 1, "a signal counted before training: stopped after step 1, " ..
+    "got steps " .. tostring(m.steps) .. ", interrupted " .. tostring(m.interrupted))
+  t:ok(record.status(out, cfg) ~= "done" and not fs.exists(out .. "/metrics.json"),
+    "a signal counted before training: no record")
+  local ck = 0
+  for _, name in ipairs(sys.listdir(out) or {}) do
+    if name:match("^checkpoint%-%x+%.rptf$") then ck = ck + 1 end
+  end
+  t:eq(ck, 1, "a signal counted before training: the checkpoint of step 1")
+  code, _, err = train(out)
+  t:eq(code, 0, "a signal counted before training: the rerun finishes: " .. err)
+  for _, f in ipairs({ "config.json", "log.csv", "metrics.json" }) do
+    t:ok(fs.read(out .. "/" .. f) == fs.read(dir .. "/t-ref/" .. f),
+      "a signal counted before training: " .. f .. " byte-identical after the rerun")
+  end
+end
 
 t:ok(killed_workers >= 1 and killed_workers < N_POINTS, "both runners and workers were killed (" ..
   killed_workers .. " workers)")

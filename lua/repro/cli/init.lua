@@ -181,6 +181,10 @@ function commands.train(args)
     error(cfg, 0)
   end
   check_config(cfg, "repro train")
+  -- a record: SIGINT and SIGTERM are counted from here (record.run stops after the step
+  -- it is in, or before the first), so one that arrives while the record is written,
+  -- after the last step, lets it finish instead of killing it half-written
+  if o.out then proc.trap_signals() end
   if o.out then prepare_out(o.out, cfg, o.force) end
   local ok, metrics = train_with_bar(cfg, o)
   if not ok then

@@ -200,13 +200,16 @@ local function report_incomplete(runs, res)
   end
   say(who .. ": %s. Finished: %d of %d runs%s.", res.interrupted and "interrupted" or
     "some runs failed", #done, #runs, #done > 0 and (" (" .. labels(done) .. ")") or "")
-  if #res.stopped > 0 then
-    local t = {}
-    for _, r in ipairs(res.stopped) do
+  local t, at_start = {}, {}
+  for _, r in ipairs(res.stopped) do
+    if r.stopped_at == "start" then
+      at_start[#at_start + 1] = r
+    else
       t[#t + 1] = string.format("%s at step %s", r.label, tostring(r.stopped_at or "?"))
     end
-    say("Stopped with a checkpoint: %s.", table.concat(t, ", "))
   end
+  if #t > 0 then say("Stopped with a checkpoint: %s.", table.concat(t, ", ")) end
+  if #at_start > 0 then say("Stopped as they started: %s.", labels(at_start)) end
   if #res.failed > 0 then
     local t = {}
     for _, r in ipairs(res.failed) do t[#t + 1] = r.label .. " (" .. r.failure .. ")" end

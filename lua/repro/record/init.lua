@@ -32,6 +32,7 @@ local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local sys = require "repro.sys"
+local proc = require "repro.proc"
 local base = require "repro.core.base"
 local provenance = require "repro.record.provenance"
 local tasks = require "repro.tasks"
@@ -575,6 +576,7 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
   run_cfg.threads = M.cap_threads(opts.threads or cfg.threads)
   local threads = run_cfg.threads ~= 0 and run_cfg.threads or sys.cores()
   local th = { threads = threads, now = threads, changed = false, core_s = 0, t_last = t0 }
+  local signalled = false
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     model = opts.model,
@@ -582,6 +584,13 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
     tasks = task_sets,
     on_step = function(step, row)
       rows[#rows + 1] = row
+      -- a SIGINT or SIGTERM counted by proc.trap_signals (a worker's, `train`'s) outside
+      -- the engine's own handler, before training or between steps: stop here, as the
+      -- engine does on one that arrives while it trains
+      if proc.sigints() > 0 then
+        signalled = true
+        return true
+      end
       local want = opts.threads_now and opts.threads_now()
       if want and want ~= th.now then
         local t = host.now()
@@ -596,6 +605,7 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
     end,
   })
   if not tok then error(M.engine_error(metrics), 0) end
+  if signalled then metrics.interrupted = true end
   if metrics.interrupted or metrics.stopped then ledger_note(ckpt, opts.ledger_tag) end
   return metrics, rows, th
 end

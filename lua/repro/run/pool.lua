@@ -208,7 +208,8 @@ function P:start(s, r)
 end
 
 -- A worker ended (proc.wait's how and code): its run finished, stopped with a
--- checkpoint (exit 130) or failed.
+-- checkpoint (exit 130), stopped as it started (killed by the SIGINT or SIGTERM the
+-- runner passed on, before the worker could count it) or failed.
 function P:reap(pid, how, code)
   local w = self.running[pid]
   if not w then return end
@@ -227,6 +228,14 @@ function P:reap(pid, how, code)
     self:say("[%d/%d done] stopped %s at step %s of %d (checkpoint saved: a rerun resumes " ..
       "from step %s)", self.total_done, self.total, r.label, tostring(w.step or "?"),
       r.cfg.iters, tostring(w.step or "?"))
+  elseif how == "signal" and (code == 2 or code == 15) and self.interrupted then
+    -- SIGINT or SIGTERM (2, 15: fixed by POSIX) passed on before the worker counted
+    -- them (worker.lua traps them first thing): it had not begun to train
+    r.stopped_at = "start"
+    self.stopped[#self.stopped + 1] = r
+    self:say("[%d/%d done] stopped %s as its worker started, before its first step (a " ..
+      "rerun starts it, or resumes it from an earlier checkpoint)", self.total_done, self.total,
+      r.label)
   else
     r.failure = how == "signal" and ("killed by signal " .. code) or ("exit status " .. code)
     self.failed[#self.failed + 1] = r

@@ -31,6 +31,10 @@ function M.main(args)
     base.user_error("repro run-worker: internal command of `bin/repro run`")
   end
   if not proc.die_with_parent(ppid) then return 1 end
+  -- from here a SIGINT or SIGTERM (the runner passes one on; Ctrl-C reaches the whole
+  -- process group) is counted, never fatal: before training the run stops after its
+  -- first step, after training the record is still written (record.run)
+  proc.trap_signals()
   local first, study_file = 6, nil
   if args[6] == "--study" then first, study_file = 8, args[7] end
   local git
