@@ -839,7 +839,7 @@ int train_sample(const gpt_config *cfg, const char *path, const char *config_id,
     return rc;
 }
 
-static int run_flushed(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
+static int train_subnormals_flushed(const gpt_config *cfg, const train_hooks *hooks, const train_tasks *tasks,
                        train_metrics *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -1031,7 +1031,7 @@ int train_run_scored(const gpt_config *cfg, const train_hooks *hooks, const trai
     const unsigned long saved = isa_flush_begin();
 #pragma omp parallel
     isa_flush_begin();
-    int rc = run_flushed(cfg, hooks, tasks, out, err, errlen);
+    int rc = train_subnormals_flushed(cfg, hooks, tasks, out, err, errlen);
 #pragma omp parallel
     isa_flush_end(saved);
     isa_flush_end(saved);

@@ -1,4 +1,4 @@
--- The registry of corpora (issue 42): every text a study may name by its `data` key, one
+-- The registry of corpora: every text a study may name by its `data` key, one
 -- entry each.  Data only: lua/repro/core/corpora.lua reads it, `make data` builds every
 -- corpus into data/<file> (`bin/repro corpora --build`), `bin/repro corpora` lists them
 -- with their baselines.  A text is installed only when its SHA-256 is the pinned one

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make reproduce's study loop: `bin/repro run` of each study, finished runs reused.  A
-# committed summary is never rewritten silently (issue 54): a study whose summary would
+# committed summary is never rewritten silently: a study whose summary would
 # change makes `bin/repro run` print what changes and why and exit 3 without writing it;
 # the loop goes on with the next studies (which read the summary on disk) and then fails
 # with the list of those studies.  UPDATE=1 (make reproduce UPDATE=1) passes --update to

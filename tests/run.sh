@@ -47,8 +47,8 @@ test_plan.lua 12
 test_claim.lua 12
 test_bad_inputs.lua 12
 test_tasks.lua 11
-test_security4.lua 11
-test_security.lua 11
+test_adopted_records.lua 11
+test_untrusted_code.lua 11
 test_study_validate.lua 10
 test_fuzz.lua 10
 test_explain.lua 10
@@ -62,7 +62,7 @@ test_integrity.lua 6
 test_corpora.lua 6
 test_task_rebuild.lua 5
 test_sandbox.lua 5
-test_security_io.lua 4
+test_records_io.lua 4
 test_gemm 4
 test_bounds.lua 4"
 

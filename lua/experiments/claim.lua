@@ -1,7 +1,7 @@
--- The claim, stage B of 2 (issue 27): the claim's design at the set-ups that give its
+-- The claim, stage B of 2: the claim's design at the set-ups that give its
 -- numbers, beside the suite's GPT-2 set-up.  Run with `bin/repro run
 -- lua/experiments/claim.lua` after claim_search.lua (stage A), whose summary it reads
--- (`make reproduce` orders the two: lua/repro/study/depends.lua).  The first attempt (issue 15)
+-- (`make reproduce` orders the two: lua/repro/study/depends.lua).  The first attempt
 -- is claim_v1.lua.
 --
 -- Design (pre-registered before any run).  Three set-ups, each with no norm, LayerNorm and
@@ -42,7 +42,7 @@ for _, e in ipairs(ranking) do by_name[e.variant] = e end
 local norms = { "none", "layernorm", "rmsnorm" }
 local variants, comparisons, interactions, setups = {}, {}, {}, {}
 
--- The originals (issue 52; declared after this study's runs, analysis only: no config
+-- The originals (declared after this study's runs, analysis only: no config
 -- changes): the claim's Table 1, 150 iterations, 3 seeds, mean +- sd over the seeds.  Its
 -- perplexities as log ratios (the difference of mean val_loss), unpaired (the original
 -- reports no pairing), se by the delta method from each arm's sd and n; the mock macro
@@ -51,7 +51,7 @@ local variants, comparisons, interactions, setups = {}, {}, {}, {}
 -- search's verdict on the set-up (its distance D to the claim's row within the
 -- threshold); the GPT-2 reference is not the original's set-up.
 local SOURCE = "the student study's Table 1 (150 iterations, 3 seeds, mean +- sd over the " ..
-  "seeds), as quoted in issues 15 and 52 of this project's tracker"
+  "seeds), as quoted by the project that set this study"
 local TABLE1 = { none = { ppl = 22.18, sd = 0.90, acc = 0.0533, grad = 0.1762 },
   layernorm = { ppl = 20.64, sd = 0.81, acc = 0.0667, grad = 0.1783 },
   rmsnorm = { ppl = 21.88, sd = 0.77, grad = 0.1706 } }

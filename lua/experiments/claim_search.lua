@@ -1,6 +1,6 @@
--- The claim, stage A of 2 (issue 27): which set-up gives the claim's own numbers?
+-- The claim, stage A of 2: which set-up gives the claim's own numbers?
 -- Run with `bin/repro run lua/experiments/claim_search.lua`; stage B is claim.lua, which
--- reads this study's summary.  The first attempt (issue 15) is claim_search_v1.lua.
+-- reads this study's summary.  The first attempt is claim_search_v1.lua.
 --
 -- Why.  The first search ranked 24 set-ups at the GPT-2 initialization and matched none;
 -- its closest was a model stuck at the unigram perplexity.  The claim's own text points

@@ -1,5 +1,5 @@
--- The claim, first attempt, stage 1 of 2 (issue 15; superseded by claim_search.lua and
--- claim.lua of issue 27, kept with its records as the paper's history): which baseline
+-- The claim, first attempt, stage 1 of 2 (superseded by claim_search.lua and
+-- claim.lua, kept with its records as the paper's history): which baseline
 -- set-up reproduces the claim's own Table 1?  Run with
 -- `bin/repro run lua/experiments/claim_search_v1.lua`; stage 2 is claim_v1.lua, which
 -- reads this study's summary.  Superseded because none of its 24 set-ups matched and

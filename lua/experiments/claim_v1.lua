@@ -1,4 +1,4 @@
--- The claim, first attempt, stage 2 of 2 (issue 15; superseded by claim.lua of issue 27,
+-- The claim, first attempt, stage 2 of 2 (superseded by claim.lua,
 -- kept with its records as the paper's history): the claim's own design at the set-ups
 -- closest to its Table 1 in claim_search_v1.  Run with
 -- `bin/repro run lua/experiments/claim_v1.lua` after claim_search_v1.lua, whose summary

@@ -1,5 +1,4 @@
--- The seeds' final protocol on The Devil's Dictionary, beside Tiny Shakespeare (issue 42,
--- item 3): no embedding norm vs LayerNorm vs RMSNorm at peak lr 3e-4, seeds 1-5, on
+-- The seeds' final protocol on The Devil's Dictionary, beside Tiny Shakespeare: no embedding norm vs LayerNorm vs RMSNorm at peak lr 3e-4, seeds 1-5, on
 -- data/devil.txt, with the corpus x norm interactions against the same runs on Tiny
 -- Shakespeare.  Run with `bin/repro run lua/experiments/final_devil.lua` after final.lua
 -- (its Tiny Shakespeare runs are final.lua's configs, so the runner copies those records;

@@ -1,5 +1,4 @@
--- The seeds' final protocol on the King James Bible, beside Tiny Shakespeare (issue 42,
--- item 3): no embedding norm vs LayerNorm vs RMSNorm at peak lr 3e-4, seeds 1-5, on
+-- The seeds' final protocol on the King James Bible, beside Tiny Shakespeare: no embedding norm vs LayerNorm vs RMSNorm at peak lr 3e-4, seeds 1-5, on
 -- data/kjv.txt, with the corpus x norm interactions against the same runs on Tiny
 -- Shakespeare.  Run with `bin/repro run lua/experiments/final_kjv.lua` after final.lua
 -- (its Tiny Shakespeare runs are final.lua's configs, so the runner copies those records;

@@ -1,4 +1,4 @@
--- Training length (issue 14): does the gap between no embedding norm and LayerNorm close
+-- Training length: does the gap between no embedding norm and LayerNorm close
 -- when training runs four times longer, at the default learning rate and at each one's
 -- tuned learning rate?  Run with `bin/repro run lua/experiments/horizon.lua` after
 -- lr_sweep.lua, whose summary it reads (`make reproduce` orders them).

@@ -1,4 +1,4 @@
--- The init bundle taken apart (issue 41), stage 2 of 4, confirmatory: the 16 set-ups of
+-- The init bundle taken apart, stage 2 of 4, confirmatory: the 16 set-ups of
 -- init_parts_sweep's half fraction, no embedding norm vs LayerNorm, each of the 32
 -- variants at its own best peak lr from the sweep, on fresh seeds from power.  Run with
 -- `bin/repro run lua/experiments/init_parts.lua` after init_parts_sweep.lua, whose summary
@@ -98,7 +98,7 @@ end
 
 return {
   name = "init_parts",
-  description = "The init bundle taken apart, stage 2 (issue 41), confirmatory: the "
+  description = "The init bundle taken apart, stage 2, confirmatory: the "
     .. "claim's 4-block model (150 iterations) at the 16 set-ups of a half fraction of "
     .. "the five components of PyTorch's default init, no embedding norm vs LayerNorm, "
     .. "each variant at its own best peak lr from init_parts_sweep, fresh seeds 101, ... "

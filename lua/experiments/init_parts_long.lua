@@ -1,4 +1,4 @@
--- The init bundle taken apart (issue 41), stage 4 of 4, confirmatory at 1,200 steps: no
+-- The init bundle taken apart, stage 4 of 4, confirmatory at 1,200 steps: no
 -- embedding norm vs LayerNorm at the bundle, the GPT-2 reference and, when init_parts
 -- found one, the reference with the component that changes the norm's effect most, each
 -- variant at its best lr from init_parts_long_sweep.  Run with `bin/repro run
@@ -110,7 +110,7 @@ end
 
 return {
   name = "init_parts_long",
-  description = "The init bundle taken apart, stage 4 (issue 41), confirmatory at 1,200 "
+  description = "The init bundle taken apart, stage 4, confirmatory at 1,200 "
     .. "steps: the claim's 4-block model at PyTorch's init bundle, the GPT-2 reference "
     .. "and the reference with the component init_parts found to change the norm's effect "
     .. "most, no embedding norm vs LayerNorm, each at its best lr from "

@@ -1,4 +1,4 @@
--- The init bundle taken apart (issue 41), stage 3 of 4: is the learning rate tuned at 150
+-- The init bundle taken apart, stage 3 of 4: is the learning rate tuned at 150
 -- steps the right one at 1,200?  A coarse sweep at 1,200 steps of the set-ups
 -- init_parts_long.lua follows: the bundle, the GPT-2 reference and, when init_parts found
 -- one, the reference with the component that changes the norm's effect most.  Run with
@@ -112,7 +112,7 @@ end
 
 return {
   name = "init_parts_long_sweep",
-  description = "The init bundle taken apart, stage 3 (issue 41): a coarse learning-rate "
+  description = "The init bundle taken apart, stage 3: a coarse learning-rate "
     .. "sweep at 1,200 steps (peak lrs 1e-3, 3e-3, 1e-2, seed 1) of the claim's 4-block "
     .. "model at PyTorch's init bundle, the GPT-2 reference and the reference with the "
     .. "component init_parts found to change the norm's effect most, each with no "

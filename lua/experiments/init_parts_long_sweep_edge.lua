@@ -1,4 +1,4 @@
--- The init bundle taken apart (issue 41), a check of stage 3, exploratory: does the
+-- The init bundle taken apart, a check of stage 3, exploratory: does the
 -- 1,200-step sweep's grid bracket its bests?  Run with `bin/repro run
 -- lua/experiments/init_parts_long_sweep_edge.lua` after init_parts_long_sweep.lua, whose
 -- summary it reads (`make reproduce` orders them).
@@ -48,7 +48,7 @@ end
 
 return {
   name = "init_parts_long_sweep_edge",
-  description = "A check of the init bundle's 1,200-step learning-rate sweep (issue 41), "
+  description = "A check of the init bundle's 1,200-step learning-rate sweep, "
     .. "exploratory: the variants of init_parts_long_sweep whose best peak lr lies on its "
     .. "grid's upper edge (1e-2), each at 1e-3, 3e-3, 1e-2 (copied) and 3e-2, seed 1. "
     .. "Descriptive; it tells whether that sweep's bests are bracketed, and changes no "

@@ -1,10 +1,10 @@
--- The init bundle taken apart (issue 41), stage 1 of 4: a coarse learning-rate sweep over
+-- The init bundle taken apart, stage 1 of 4: a coarse learning-rate sweep over
 -- the 16 set-ups of a half fraction of PyTorch's default init, each with no embedding
 -- norm and LayerNorm.  Run with `bin/repro run lua/experiments/init_parts_sweep.lua`; its
 -- summary sizes and tunes init_parts.lua (stage 2), which init_parts_long_sweep.lua and
 -- init_parts_long.lua (stages 3 and 4, 1,200 steps) follow.
 --
--- Why.  claim (stage B of issue 27) found LayerNorm 17.7 % better than no norm at init
+-- Why.  claim (stage B of the claim's replication) found LayerNorm 17.7 % better than no norm at init
 -- torch and 31.2 % worse at init gpt2 of the same 4-block tied model, at the one shared
 -- peak lr 3e-4.  init = torch changes five things at once; this design varies each.
 --
@@ -22,8 +22,7 @@
 --                                                        tie_embeddings
 -- PyTorch's bundle (init = torch at the claim's set-up) is TPLR, tied: the positions are
 -- taken at N(0, 0.02) vs N(0, 1), the two ends of the bundle, so that both ends are design
--- points (zero position embeddings, the other question of issue 41, the embedding norm,
--- are left out: claim_search found them at 12.2-16.8 PPL, not the claim's row).
+-- points (zero position embeddings, the other question of claim_search found them at 12.2-16.8 PPL, not the claim's row).
 -- The half fraction 2^(5-1) with defining relation I = -TPLRU (in +-1 coding, + =
 -- PyTorch's value): the 16 cells with an odd number of components at the reference's
 -- value, among them the reference (no letter, "ref") and the bundle TPLR.  Crossed with
@@ -113,7 +112,7 @@ end
 
 return {
   name = "init_parts_sweep",
-  description = "The init bundle taken apart, stage 1 (issue 41): a coarse learning-rate "
+  description = "The init bundle taken apart, stage 1: a coarse learning-rate "
     .. "sweep of the claim's 4-block model (150 iterations, warmup 30, cosine) over a half "
     .. "fraction (16 set-ups) of the five components of PyTorch's default init (token and "
     .. "position embedding scale, Linear init, residual rescaling, tied output), each "

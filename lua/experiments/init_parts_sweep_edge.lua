@@ -1,4 +1,4 @@
--- The init bundle taken apart (issue 41), a check of stage 1, exploratory: does the
+-- The init bundle taken apart, a check of stage 1, exploratory: does the
 -- learning-rate grid of init_parts_sweep.lua bracket the best rates it chose?  Run with
 -- `bin/repro run lua/experiments/init_parts_sweep_edge.lua` after init_parts_sweep.lua,
 -- whose summary it reads (`make reproduce` orders them).
@@ -72,7 +72,7 @@ end
 
 return {
   name = "init_parts_sweep_edge",
-  description = "A check of the init bundle's learning-rate sweep (issue 41), "
+  description = "A check of the init bundle's learning-rate sweep, "
     .. "exploratory: the variants of init_parts_sweep whose best peak lr lies on its "
     .. "grid's upper edge (1e-2), each at 1e-3, 3e-3, 1e-2 (copied from init_parts_sweep) "
     .. "and 3e-2, seeds 1-2. Descriptive; it tells whether that sweep's bests are "

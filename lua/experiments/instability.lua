@@ -1,4 +1,4 @@
--- H1b, redesigned (issue 14): does an embedding norm make training more stable when the
+-- H1b, redesigned: does an embedding norm make training more stable when the
 -- learning rate is pushed to where the baseline diverges?  Run with
 -- `bin/repro run lua/experiments/instability.lua` after lr_sweep.lua (whose warmup-30 runs
 -- it copies) and instability_v1.lua (its pilot); `make reproduce` orders them.

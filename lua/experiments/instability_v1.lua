@@ -1,6 +1,6 @@
 -- H1b: does an embedding norm make training more stable when the baseline is stressed?
 -- The first design, kept under this name for the paper's history (it was the study
--- `instability` until issue 14): no run diverged, every spike fell in steps 2-15, and its
+-- `instability` until its redesign): no run diverged, every spike fell in steps 2-15, and its
 -- outcome (spike count, minimum effect 5 against baselines of 0.4-1) was too coarse to
 -- test H1b.  Its successor is instability.lua, which uses this study's records as the
 -- pilot for its minimum effects.

@@ -1,4 +1,4 @@
--- The size ladder, stage 2 of 2 (issue 42): no embedding norm vs LayerNorm at four model
+-- The size ladder, stage 2 of 2: no embedding norm vs LayerNorm at four model
 -- sizes from 0.11 M to 6.37 M parameters, each variant at its own best learning rate per
 -- size from ladder_sweep.lua, on fresh seeds.  Run with `bin/repro run
 -- lua/experiments/ladder.lua` after ladder_sweep.lua, whose summary it reads.

@@ -1,4 +1,4 @@
--- The size ladder, stage 1 of 2 (issue 42): the learning-rate sweep of no embedding norm
+-- The size ladder, stage 1 of 2: the learning-rate sweep of no embedding norm
 -- and LayerNorm at four model sizes, so that ladder.lua compares them at each size with
 -- each variant at its own best learning rate.  Run with `bin/repro run
 -- lua/experiments/ladder_sweep.lua` after lr_sweep.lua and scale.lua (the runs whose

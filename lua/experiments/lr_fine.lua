@@ -1,4 +1,4 @@
--- The mechanism comparison's learning rates, on a finer grid (issue 32, stage 1 of 2):
+-- The mechanism comparison's learning rates, on a finer grid:
 -- no embedding norm and `layernorm_matched` at quarter-decade peak learning rates from
 -- 3e-3 to 3e-2.  Run with `bin/repro run lua/experiments/lr_fine.lua` after lr_sweep.lua
 -- (its runs at 3e-3, 1e-2 and 3e-2 are copied from there; `make reproduce` orders them).

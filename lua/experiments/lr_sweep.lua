@@ -1,4 +1,4 @@
--- The learning-rate sweep (issue 14): five embedding treatments over a grid of peak
+-- The learning-rate sweep: five embedding treatments over a grid of peak
 -- learning rates, summarized per treatment by its best learning rate, where it diverges
 -- and its LR sensitivity.  Run with `bin/repro run lua/experiments/lr_sweep.lua` after
 -- lr_sweep_a.lua (its 81 runs are copied from there; `make reproduce` orders the two).

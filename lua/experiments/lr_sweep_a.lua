@@ -6,7 +6,7 @@
 --
 -- Why.  The verdict "an embedding norm is worse" holds at one untuned point (peak lr 3e-4);
 -- a norm changes the effective learning rate (LayerNorm multiplies the first block's input
--- by about 25x), so variants are compared over a sweep (issue 14; Wortsman et al. 2023).
+-- by about 25x), so variants are compared over a sweep (Wortsman et al. 2023).
 --
 -- Design (pre-registered before any run).  The final protocol (the default model, 300
 -- iterations, warmup 30, cosine decay to a tenth of the peak: min_lr = lr / 10) at 9 peak

@@ -1,4 +1,4 @@
--- The learning-rate sweep on The Devil's Dictionary (issue 42, item 3; stage 1 of 2 on this
+-- The learning-rate sweep on The Devil's Dictionary (stage 1 of 2 on this
 -- corpus): no embedding norm, LayerNorm and RMSNorm at the GPT-2 init default model, over
 -- half-decade peak learning rates from 3e-4 to 3e-2.  Run with `bin/repro run
 -- lua/experiments/lr_sweep_devil.lua` after final_devil.lua (its runs at 3e-4, seeds 1-2,
@@ -8,7 +8,7 @@
 -- Dictionary (data/devil.txt, scripts/corpora.lua: 383,157 bytes, 84 symbols, American
 -- satirical definitions of 1881-1906, public domain) is another century and genre at a
 -- third of the size (a run's 614,400 training characters are 1.8 passes over its training
--- split, against three fifths of one on Tiny Shakespeare).  A quick check (issue 42:
+-- split, against three fifths of one on Tiny Shakespeare).  A quick check (
 -- lr 3e-4, 2 seeds) gave LayerNorm +13.9 % validation perplexity over no norm, the sign
 -- of Tiny Shakespeare's +12.8 %, but at one untuned learning rate.  This study finds
 -- each variant's best learning rate on this corpus; tuned_devil.lua then compares them

@@ -1,4 +1,4 @@
--- The learning-rate sweep on the King James Bible (issue 42, item 3; stage 1 of 2 on this
+-- The learning-rate sweep on the King James Bible (stage 1 of 2 on this
 -- corpus): no embedding norm, LayerNorm and RMSNorm at the GPT-2 init default model, over
 -- half-decade peak learning rates from 3e-4 to 3e-2.  Run with `bin/repro run
 -- lua/experiments/lr_sweep_kjv.lua` after final_kjv.lua (its runs at 3e-4, seeds 1-2,

@@ -1,4 +1,4 @@
--- The learning-rate sweep at embedding init N(0, 1) (issue 32, stage 1 of 2): no embedding
+-- The learning-rate sweep at embedding init N(0, 1): no embedding
 -- norm and LayerNorm with token and position embeddings drawn N(0, 1), over half-decade
 -- peak learning rates from 1e-4 to 0.1.  Run with `bin/repro run
 -- lua/experiments/lr_sweep_std1.lua` after init_scale.lua (its runs at 3e-4 are copied from
@@ -9,7 +9,7 @@
 -- from its best (val PPL 16.95 against 12.02 at std 0.02).  Whether a norm helps there once
 -- each variant has its own learning rate is unknown; the paper's recommendations depend
 -- on it.  This study finds each variant's best lr; tuned_std1.lua then compares them there
--- on fresh seeds.  (Issue 27's search found no set-up matching the claim's numbers, so no
+-- on fresh seeds.  (The claim search found no set-up matching the claim's numbers, so no
 -- claim set-up is swept.)
 --
 -- Design (pre-registered before any run).  The final protocol (the default model, 300

@@ -1,4 +1,4 @@
--- The task study (issue 37), pre-registered before any run: does an embedding norm
+-- The task study, pre-registered before any run: does an embedding norm
 -- change zero- and few-shot accuracy over a task suite, the seeds' own primary metric?
 --
 -- Hypotheses, as the seeds' proposal words them:

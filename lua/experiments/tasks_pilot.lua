@@ -1,4 +1,4 @@
--- The pilot of the task study (issue 37; lua/experiments/tasks.lua), pre-registered
+-- The pilot of the task study (lua/experiments/tasks.lua), pre-registered
 -- before any run.  It decides how long the task study trains and gives its seeds from
 -- power; it tests nothing.
 --

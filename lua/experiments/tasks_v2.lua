@@ -1,4 +1,4 @@
--- The task study, round 2 (issue 53), pre-registered before any run: H1a as worded, on
+-- The task study, round 2, pre-registered before any run: H1a as worded, on
 -- the v2 task suite at tuned learning rates on two corpora and at the size ladder's
 -- largest model.
 --

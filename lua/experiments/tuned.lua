@@ -1,4 +1,4 @@
--- The confirmatory comparison at tuned learning rates (issue 14): no embedding norm vs
+-- The confirmatory comparison at tuned learning rates: no embedding norm vs
 -- LayerNorm vs RMSNorm, each at its own best peak learning rate from the sweep.
 -- Run with `bin/repro run lua/experiments/tuned.lua` after lr_sweep.lua, whose summary it
 -- reads (`make reproduce` orders them: lua/repro/study/depends.lua).

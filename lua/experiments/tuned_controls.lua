@@ -1,4 +1,4 @@
--- The mechanism controls at tuned learning rates (issue 14): does rescaling alone
+-- The mechanism controls at tuned learning rates: does rescaling alone
 -- (`scale`) or normalizing alone (`layernorm_matched`) change the loss against no norm,
 -- each variant at its own best peak learning rate from the sweep?
 -- Run with `bin/repro run lua/experiments/tuned_controls.lua` after tuned.lua (whose no-norm

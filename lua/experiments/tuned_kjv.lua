@@ -1,5 +1,4 @@
--- The norms on the King James Bible at tuned learning rates, confirmatory (issue 42, item
--- 3; stage 2 of 2 on this corpus): no embedding norm vs LayerNorm vs RMSNorm, each at its
+-- The norms on the King James Bible at tuned learning rates, confirmatory (stage 2 of 2 on this corpus): no embedding norm vs LayerNorm vs RMSNorm, each at its
 -- own best peak learning rate from lr_sweep_kjv.  Run with `bin/repro run
 -- lua/experiments/tuned_kjv.lua` after lr_sweep_kjv.lua, whose summary it reads
 -- (`make reproduce` orders them).

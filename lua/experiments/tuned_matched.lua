@@ -1,4 +1,4 @@
--- The mechanism comparison, confirmatory (issue 32, stage 2 of 2): matched LayerNorm vs no
+-- The mechanism comparison, confirmatory: matched LayerNorm vs no
 -- embedding norm, each at its own best peak learning rate from the finer grid lr_fine.
 -- Run with `bin/repro run lua/experiments/tuned_matched.lua` after lr_fine.lua, whose
 -- summary it reads (`make reproduce` orders them).

@@ -1,4 +1,4 @@
--- The norm at embedding init N(0, 1), confirmatory (issue 32, stage 2 of 2): LayerNorm vs
+-- The norm at embedding init N(0, 1), confirmatory: LayerNorm vs
 -- no embedding norm with token and position embeddings drawn N(0, 1), each at its own best
 -- peak learning rate from lr_sweep_std1.  Run with `bin/repro run
 -- lua/experiments/tuned_std1.lua` after lr_sweep_std1.lua, whose summary it reads

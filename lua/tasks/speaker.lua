@@ -4,7 +4,7 @@
 -- B each name is the answer of some items and the distractor of others, so a model's
 -- mere preference for some letters or lengths cancels (the untrained control).  Chance 1/2.
 --
--- Version 1 only: retired from the core2 suite (issue 53).  At the model's 128-character
+-- Version 1 only: retired from the core2 suite.  At the model's 128-character
 -- window the header of the speaker who just spoke is inside the window on 72 % of the
 -- Tiny Shakespeare items, and there "not the last speaker" is right every time (.72 of
 -- all items for sure, about .83 with a guess on the rest), while the trained models

@@ -1,10 +1,10 @@
 -- The claim under test as numbers: the student study's Table 1, the distance of a
 -- set-up's results to one of its rows, and the two claim stages of a study's analysis
--- (issue 15: lua/experiments/claim_search.lua, lua/experiments/claim.lua).
+-- (lua/experiments/claim_search.lua, lua/experiments/claim.lua).
 --
 -- M.TABLE1 holds the claim's published numbers.  They are inputs, not results: the
 -- student study's Table 1 (3 seeds, 150 iterations, means; the perplexity with its
--- spread over the 3 seeds), as quoted in issue 15 of this project's tracker.  Nothing
+-- spread over the 3 seeds), as quoted by the project that set this study.  Nothing
 -- else in the suite types them in: studies and the analysis read them from here.
 --
 -- Distance of a set-up x to a row c of the claim's table:
@@ -42,7 +42,7 @@ local base = require "repro.core.base"
 local M = {}
 
 M.SOURCE = "the student study's Table 1 (3 seeds, 150 iterations, means; perplexity +- " ..
-  "its spread over the 3 seeds), as quoted in issue 15 of this project's tracker"
+  "its spread over the 3 seeds), as quoted by the project that set this study"
 
 -- The claim's Table 1.  mock_acc is its "mock accuracy"; embed_norm the norm of the input
 -- of block 1.
@@ -50,7 +50,7 @@ M.TABLE1 = {
   seeds = 3,
   iters = 150,
   -- Not published: the number of samples behind each "mock accuracy", inferred because
-  -- every value is a multiple of 1/150 (3 seeds x about 50 samples; issue 15).
+  -- every value is a multiple of 1/150 (3 seeds x about 50 samples).
   mock_acc_samples = 150,
   rows = {
     none = { val_ppl = 22.18, val_ppl_sd = 0.90, mock_acc = 0.0533, final_grad_norm = 0.1762,
@@ -75,8 +75,8 @@ M.Z_MATCH = 2
 -- gives one, else a stated tolerance) or, for a proportion, on its own scale (z = (x -
 -- c) / sqrt(c (1 - c) / samples): the binomial sd at the claim's value); D = sum of
 -- weight x z^2, a match when D <= Z_MATCH^2 x (sum of the weights).
---   1 (issue 15): val_ppl, final_grad_norm and embed_norm, weight 1 each.
---   2 (issue 27): val_ppl (the claim's spread), embed_norm (10 %), the balanced accuracy on
+--   1: val_ppl, final_grad_norm and embed_norm, weight 1 each.
+--   2: val_ppl (the claim's spread), embed_norm (10 %), the balanced accuracy on
 --     150 positions against the claim's "mock macro accuracy" (binomial sd at 150), each
 --     weight 1; final_grad_norm (tolerance 25 %, weight 1/4: its definition in the claim
 --     is unknown and it varies 4-28 % between seeds).  A set-up whose validation PPL is
@@ -231,7 +231,7 @@ function M.check(P, spec, variants, names)
   end
   if not M.DISTANCES[version] then
     P.add("analysis.claim.distance", "expected the version of the distance to the claim's " ..
-      "row: 1 (issue 15: PPL, gradient norm, embedding norm) or 2 (issue 27: PPL, embedding " ..
+      "row: 1 (PPL, gradient norm, embedding norm) or 2 (PPL, embedding " ..
       "norm, balanced accuracy on 150 positions, gradient norm at weight 1/4; set-ups at or " ..
       "above the unigram perplexity excluded)", "distance")
     return nil

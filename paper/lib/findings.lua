@@ -325,7 +325,7 @@ M.ledger[#M.ledger + 1] = { id = "ReadmeTasks", where = "readme", carries = TASK
       task_count(ctx.by_name.tasks)), "changes")
   end }
 
--- PyTorch's initialization taken apart (issue 41): LayerNorm against no norm at the
+-- PyTorch's initialization taken apart: LayerNorm against no norm at the
 -- claim's set-up's four parts of it (both embeddings N(0, 1), PyTorch's Linear init, no
 -- residual rescaling; the output tied) and at GPT-2's, and each part's interaction with
 -- the norm (init_parts, 150 steps); then the same two set-ups after 1,200 steps and the

@@ -1,4 +1,4 @@
--- make bench's step profile (issue 38: what limits the engine, measured): the default
+-- make bench's step profile (what limits the engine, measured): the default
 -- config (or one given size) trained `steps` steps per thread count, the time of each kind
 -- of work (engine/prof.h: engine.profile) over the steps after the first, beside the
 -- machine's FMA peak measured in the same run.

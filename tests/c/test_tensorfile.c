@@ -1,4 +1,4 @@
-/* The engine's tensor writer and reader at the edge of a records tree (issue 50, class 1):
+/* The engine's tensor writer and reader at the edge of a records tree:
  *   - a symbolic link planted at the writer's old temporary name (PATH.tmp.<pid>) is never
  *     written through: the file it points to keeps its bytes, PATH gets the tensors
  *   - the temporary name is unguessable (PATH.tmp.<pid>.<16 hex>) and no temporary file

@@ -1,4 +1,4 @@
--- Bounded host work (issue 28, class 6): a study with 200,000 unknown keys validates in
+-- Bounded host work: a study with 200,000 unknown keys validates in
 -- under 2 s with the first 20 problems shown and the rest counted; a 1 MB key is shown by
 -- its start; a study that reads another study's summary through repro.result gets a
 -- FIFO or a link to /dev/zero refused at once; host functions obey the study's limits

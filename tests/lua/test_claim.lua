@@ -60,7 +60,7 @@ for _, row in ipairs(claim.ROWS) do
     claim.TABLE1.mock_acc_samples .. " is a whole count: " .. k)
 end
 
--- distance 2 (issue 27): PPL, embedding norm, the balanced accuracy on 150 positions on
+-- distance 2: PPL, embedding norm, the balanced accuracy on 150 positions on
 -- its own scale against the claim's mock macro accuracy, the gradient norm at weight 1/4
 local v2own = { val_ppl = none.val_ppl, embed_norm = none.embed_norm,
   bal_subset_acc_mean = none.mock_acc, final_grad_norm = none.final_grad_norm }
@@ -391,7 +391,7 @@ if search and tab and tab.claim then
     "bin/repro run prints the Table-1 layout")
 end
 
--- the new stages (issue 27) at a tiny budget: stage A ranks the admissible set-ups of its
+-- the new stages at a tiny budget: stage A ranks the admissible set-ups of its
 -- 48 (at 4 steps none is: every one excluded), and stage B runs its selection (here none)
 -- and the GPT-2 reference arm, with seeds from power between 10 and 12
 code, out, err = check.run(string.format("%s run lua/experiments/claim.lua %s", REPRO, tiny))

@@ -1,4 +1,4 @@
--- The registry of corpora (scripts/corpora.lua, issue 42): every corpus extracts to its
+-- The registry of corpora (scripts/corpora.lua): every corpus extracts to its
 -- pinned SHA-256; a wrong SHA-256, a missing package, an empty and a binary text are
 -- refused with a message naming the corpus and nothing is installed; the vocabulary and
 -- the 90/10 split are the engine's one rule for every corpus; `bin/repro corpora` lists

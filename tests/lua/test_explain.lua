@@ -1,4 +1,4 @@
--- Outputs that explain themselves (issue 54).  A tiny two-variant study with tasks (no
+-- Outputs that explain themselves.  A tiny two-variant study with tasks (no
 -- dropout vs dropout 0.1, declared as the factor `dropout`; 1 block of width 16, 6 steps,
 -- the core suite, 3 seeds) is run in a temporary records root; then:
 --   * the terminal's verdict table names its interval's level and kind and counts its

@@ -1,4 +1,4 @@
--- Kept models leave the suite (issue 54).  A tiny run with every kind of tensor an export
+-- Kept models leave the suite.  A tiny run with every kind of tensor an export
 -- names (embed_norm = scale, so its constant; an untied output layer) is trained with
 -- --keep-model and a task suite; then:
 --   * model.rptf stores rho and the scale's constant (the model is rebuilt from the file);

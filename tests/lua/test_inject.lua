@@ -1,4 +1,4 @@
--- No control characters in paths or values (issue 28, class 2), and script mode is
+-- No control characters in paths or values, and script mode is
 -- explicit (class 3).  A newline, escape or other control character in a command-line
 -- value or in an environment variable the suite reads is refused naming the flag or the
 -- variable; `plan` prints one sh-quoted line per run (or NUL-terminated commands with

@@ -1,5 +1,5 @@
 -- The records tree is not a path into the machine, and integrity cannot be downgraded
--- (issue 28, classes 4 and 5).  A study, variant or run directory that is a symbolic
+--.  A study, variant or run directory that is a symbolic
 -- link is refused with its path and nothing outside the tree is written or deleted;
 -- stale-temp cleanup removes only regular files; verify reports links without following
 -- them.  A record whose manifest lost its checksums (and whose metric was then edited)

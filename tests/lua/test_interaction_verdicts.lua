@@ -1,4 +1,4 @@
--- Issue 41: every interaction on the primary metric gets a verdict under the decision
+-- Every interaction on the primary metric gets a verdict under the decision
 -- rule (Holm p <= alpha, interval on one side of 0, |mean| >= min_effect; TOST for
 -- equivalence), a side of an interaction may list several pairs (the mean of their
 -- paired differences), and the metrics computed from log.csv on request (clip_fraction,

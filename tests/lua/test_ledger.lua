@@ -1,5 +1,5 @@
 -- The statement ledger (lua/repro/report/ledger.lua, this paper's entries in
--- paper/lib/findings.lua) and the prose lint (tests/report/prose_lint.lua), issue 43:
+-- paper/lib/findings.lua) and the prose lint (tests/report/prose_lint.lua):
 -- the checks `make paper` runs fail on planted faults, each of its kind, and pass on the
 -- committed paper:
 --   a finding sentence whose verdict word contradicts its analysis; one whose sign word
@@ -93,7 +93,7 @@ t:ok(#ledger.check_md(readme, "results.md", {}) == 1, "planted: a README line na
 
 -- The commands read the committed summaries as they are (--trust-summaries): the
 -- context above recomputed every one of them from its records and found each equal
--- to its file (lua/repro/report/summary_check.lua; issue 51).
+-- to its file (lua/repro/report/summary_check.lua).
 local TRUST = " --trust-summaries"
 -- bin/repro ledger lists README's sentences with their analyses and verdicts
 local code, out = check.run(repro .. " ledger" .. TRUST)

@@ -1,4 +1,4 @@
--- Kept models (issue 40, item 4): `train --keep-model` and a study's `run --keep-model`
+-- Kept models: `train --keep-model` and a study's `run --keep-model`
 -- write the final weights beside the record without changing its config.json, log.csv
 -- or metrics.json; `sample` is deterministic; `eval` gives the record's val_loss to 1e-6;
 -- a changed, missing or foreign model is refused with a message saying why.

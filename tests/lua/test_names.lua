@@ -1,4 +1,4 @@
--- Names are data (issue 28, class 1).  One name rule (base.valid_name) for study and
+-- Names are data.  One name rule (base.valid_name) for study and
 -- variant names and the directories under experiments/; a directory or summary that
 -- breaks it is skipped by the report with a warning, never drawn or printed.  Every
 -- string that reaches gnuplot is data: each script is rendered with backquotes,

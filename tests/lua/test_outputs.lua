@@ -1,4 +1,4 @@
--- Every output sink escapes, and one record reader (issue 39 items 7-10, issue 40 item 1),
+-- Every output sink escapes, and one record reader,
 -- each as a class, on records copied from experiments/final into a temporary root and
 -- forged there (a field edited, its checksums recomputed with the suite's own functions,
 -- as an attacker could):

@@ -1,4 +1,4 @@
--- The main text's checked assertions (lua/repro/report/assertions.lua, issue 55): \Claim,
+-- The main text's checked assertions (lua/repro/report/assertions.lua): \Claim,
 -- \Replicated and \Assert against the summaries, on a fixture of two committed summaries
 -- (tuned, claim) and a small planted main text:
 --   a correct assertion of each kind passes; a contradicted verdict, an analysis, claim,

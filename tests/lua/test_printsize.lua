@@ -1,4 +1,4 @@
--- The paper's smallest text (issue 55: no figure or table text under 7 pt), checked while
+-- The paper's smallest text (no figure or table text under 7 pt), checked while
 -- LaTeX sets it (paper/printsize.tex) from the figures' font sizes that
 -- lua/repro/report/gnuplot.lua reads from plots/*.gp:
 --   smallest_font: the committed scripts' sizes (9 pt, the task figure's key 8 pt), a

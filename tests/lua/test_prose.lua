@@ -151,7 +151,7 @@ t:eq(table.concat(duplicates("\\paragraph{Final.} \\FinalVerdicts\n\\section{Ver
 -- Every committed verdict ------------------------------------------------------------------
 -- The summaries as committed (their records' digests checked): that each is what its
 -- records give is test_ledger's check (its context recomputes every study of the paper's
--- manifest, which names every study under experiments/), not redone here (issue 51).
+-- manifest, which names every study under experiments/), not redone here.
 local TRUSTED = { trust_summaries = true }
 local studies = data.load_all("experiments", manifest.studies, manifest.names, manifest.factor,
   nil, TRUSTED)

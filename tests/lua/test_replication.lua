@@ -1,4 +1,4 @@
--- Issue 52: replication verdicts and the robust companions.  A study file's `original`
+-- Replication verdicts and the robust companions.  A study file's `original`
 -- on a comparison is checked (a bad one named by file, line and key); the summary of
 -- synthetic runs carries each original's statistics and verdict by docs/DESIGN.md's rules
 -- (reproduced, not reproduced, not testable here; one verdict per claim, not testable

@@ -155,7 +155,7 @@ fs.mkdir_p(paper .. "/tables")
 check.write(paper .. "/tables/stale.tex", "% a table of a study that no longer exists\n")
 -- the summaries are hand-made: read as they are (--trust-summaries), not recomputed
 local cmd = string.format("%s report --experiments %s --paper %s --plots-data %s " ..
-  "--trust-summaries", repro, exp, paper, data)
+  "--trust-summaries --all-numbers", repro, exp, paper, data)
 local code, _, err = check.run(cmd)
 t:eq(code, 0, "report exits 0: " .. err)
 t:ok(err:find("1 study (final)", 1, true), "report names the study: " .. err)
@@ -536,7 +536,7 @@ t:ok(heads:find("the runs of final (seeds 1-2), shown above", 1, true),
 
 -- A key a variant leaves unset (derived from another: the embeddings' std, the Linear
 -- init and the residual rescaling from the init scheme) is named by the value the engine
--- trains with, never "= nil" (issue 41's half fraction sets them on some variants only)
+-- trains with, never "= nil" (init_parts' half fraction sets them on some variants only)
 do
   local data = require "repro.report.data"
   local sum = { analysis = { primary = "val_loss", baseline = "ref-none" }, base = { n_layer = 4 },

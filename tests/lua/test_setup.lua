@@ -1,4 +1,4 @@
--- Outputs that describe a setup state the effective one (issue 40, items 2 and 7): a
+-- Outputs that describe a setup state the effective one: a
 -- study run with --set says its overrides in the terminal (run and analyze), and its own
 -- report's Design table shows the base config with the overrides applied and marked, and
 -- the overrides themselves; the guardrail names the bigram level too (below unigram:

@@ -1,4 +1,4 @@
--- The smaller wrongs of issue 28 (class 7), each refused with a clear message or given
+-- Small wrongs, each refused with a clear message or given
 -- the sensible behaviour.  (Others of the list are checked where their class is: invalid
 -- UTF-8 descriptions and 300-character variant names in test_names.lua, --out-root ""
 -- and escape sequences in study errors in test_inject.lua, verify DIR DIR in

@@ -404,7 +404,7 @@ t:raises(function() stats.linfit({ 2, 2, 2 }, { 1, 2, 3 }) end, "every value is 
 t:raises(function() stats.linfit({ 1, 2, 3 }, { 1, 2, 3 }, { alpha = 2 }) end, "alpha",
   "linfit: alpha")
 
--- The robust and replication statistics (issue 52) against tests/vectors/replication_ref.json
+-- The robust and replication statistics against tests/vectors/replication_ref.json
 -- (tests/reference/replication_ref.py: scipy's exact Wilcoxon test inverted by brute force,
 -- scipy's permutation test and binomtest, statsmodels' solve_power, scipy.stats.t / norm)
 local rref = read_json("tests/vectors/replication_ref.json")

@@ -1,4 +1,4 @@
--- A run stopped at its last step (issue 40, item 8) saves its checkpoint there, so the
+-- A run stopped at its last step saves its checkpoint there, so the
 -- step it reports is the step a rerun resumes from, and the resumed run (which only
 -- evaluates) writes the record of an uninterrupted run byte for byte; the study ETA
 -- (run/pool.lua P:eta) of a last run training alone is that run's own ETA.

@@ -1,5 +1,4 @@
--- Every line number in a study file's error points at the offending value (issue 40,
--- item 5): an invalid value in a variant gives that variant's line even when its key
+-- Every line number in a study file's error points at the offending value: an invalid value in a variant gives that variant's line even when its key
 -- appears earlier in the file (in the description, in base, in another variant), and so
 -- do base keys, analysis fields and list items; a value given with --set names no line.
 local check = require "repro.core.check"

@@ -1,4 +1,4 @@
--- "Did you mean" (issue 40, item 6): one function, base.suggest, wherever a name is
+-- "Did you mean": one function, base.suggest, wherever a name is
 -- typed: key=value and --set, --only, options and commands, compare --metrics, export
 -- --columns, study files.  Checked on the command line.
 local check = require "repro.core.check"

@@ -222,7 +222,7 @@ for _, k in ipairs(engine.keys()) do keyinfo[k.name] = k end
 t:ok(keyinfo.tie_embeddings.type == "boolean" and keyinfo.pos_init_std.derived_from == "embed_init_std"
   and keyinfo.data_seed.derived_from == "seed" and keyinfo.lr_schedule.omittable
   and not keyinfo.lr.omittable, "engine.keys: boolean type, derived_from, omittable")
--- issue 41's keys: unset by default, derived from init, left out of a record at the
+-- the init-parts keys: unset by default, derived from init, left out of a record at the
 -- scheme's own value and kept at the other's
 local c41 = engine.canonical({ init = "torch", linear_init = "torch", resid_rescale = false })
 local g41 = engine.canonical({ linear_init = "torch", resid_rescale = false })

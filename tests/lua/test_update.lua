@@ -1,4 +1,4 @@
--- Committed results are never rewritten silently (issue 54).  A tiny study (two variants,
+-- Committed results are never rewritten silently.  A tiny study (two variants,
 -- 1 block of width 16, 4 steps, a small corpus) in a temporary records root: its first summary is
 -- written without --update, an identical one is no change; `analyze`, `run` and make
 -- reproduce's study loop (scripts/reproduce_studies.sh) refuse a summary that would

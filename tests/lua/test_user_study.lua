@@ -1,4 +1,4 @@
--- A user's study is the user's (issue 29).  In a copy of the project, a tiny study that is
+-- A user's study is the user's.  In a copy of the project, a tiny study that is
 -- not about norms (tied vs untied output layer, 2 blocks of width 32, a few steps, on a
 -- small corpus of its own in data/) is
 -- dropped into lua/experiments/ and run; `make paper` (its summaries read as committed:

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference values for the robust and replication statistics of stats/ (issue 52):
+"""Reference values for the robust and replication statistics of stats/:
 writes tests/vectors/replication_ref.json, which tests/c/test_stats.c and
 tests/lua/test_stats.lua read.  Run from the project root:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference values for the decision-rule statistics of stats/ (issue 13): writes
+"""Reference values for the decision-rule statistics of stats/: writes
 tests/vectors/stats_ref.json, which tests/c/test_stats.c and tests/lua/test_stats.lua read.
 Run from the project root:
 
@@ -283,7 +283,7 @@ def anova_cases():
 def main():
     check_pcg()
     doc = {
-        "about": ("Reference values for the decision-rule statistics of stats/ (issue 13), "
+        "about": ("Reference values for the decision-rule statistics of stats/, "
                   "written by tests/reference/stats_ref.py with scipy %s, statsmodels %s, "
                   "numpy %s; see that script for how each value is computed. Exact methods "
                   "must match to 1e-9 relative (the REML cross-check of anova2 to 1e-4)."

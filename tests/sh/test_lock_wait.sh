@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every wait is interruptible (issue 40, item 3): a `bin/repro run` (and `analyze`,
+# Every wait is interruptible: a `bin/repro run` (and `analyze`,
 # `run-one`) waiting for the study lock another process holds exits 130 within a second
 # of SIGINT or SIGTERM and trains nothing, and stays stopped when the lock is released.
 set -u

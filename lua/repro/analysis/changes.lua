@@ -1,4 +1,4 @@
--- What a new summary.json would change in an existing one, in words (issue 54): the
+-- What a new summary.json would change in an existing one, in words: the
 -- verdicts and numbers that change, and why when the summaries and the records can tell.
 -- `bin/repro run` and `analyze` (lua/repro/cli/run.lua) print it and write a summary that
 -- differs from the one on disk only with --update.

@@ -1,4 +1,4 @@
--- H1a as worded (issue 53; summary.h1a of a study that registers analysis.h1a): "embedding
+-- H1a as worded (summary.h1a of a study that registers analysis.h1a): "embedding
 -- normalization decreases zero-/few-shot accuracy despite smoothing or stabilizing
 -- training dynamics".  Across the v1 task study's 90 runs macro accuracy tracked
 -- validation loss (Spearman -0.93), so a norm's accuracy deficit may be nothing but its

@@ -30,7 +30,7 @@
 -- analysis.resamples Monte Carlo draws.  Intervals are at level 1 - alpha.  Every test
 -- resamples with seed 1, so the summary is byte-identical from run to run.
 --
--- The decision rule (M.RULE = 2, issue 13; M.DECISION_RULE states it).
+-- The decision rule (M.RULE = 2; M.DECISION_RULE states it).
 --   Family.  Holm runs over the pre-registered primary metric's comparisons and
 --   interactions, m tests.  Every other metric (the rest of analysis.metrics and
 --   analysis.secondary) is exploratory: unadjusted p, labelled so (family =
@@ -62,7 +62,7 @@
 --   a is the more favourable, worse when effect b is, equivalent when the two agree within
 --   +-min_effect; on its entry (`verdict`) and in the summary's interaction_verdicts
 --   (present only when the study registered an interaction).
--- Rule 1 (the rule the studies that ran before issue 13 were registered under,
+-- Rule 1 (the rule the studies that ran before rule 2 were registered under,
 -- M.DECISION_RULE_1) is kept beside it for a study that registered it
 -- (analysis.registered_rule = 1), and only for one: every entry of its family (every
 -- comparison and interaction on every metric of analysis.metrics, Holm over their t-test
@@ -70,7 +70,7 @@
 -- verdict_rule1, sentence_rule1, interval_rule1 and `changed` when the two differ, and the
 -- summary's analysis decision_rule_1 and family_rule1.  Another study's output has none.
 --
--- Robust companions (exploratory, issue 52; lua/repro/analysis/robust.lua).  Every
+-- Robust companions (exploratory; lua/repro/analysis/robust.lua).  Every
 -- comparison and interaction, on every metric, carries `robust`: the Hodges-Lehmann
 -- estimate of the difference with its exact Wilcoxon signed-rank 1 - alpha interval, the
 -- exact signed-rank p and the sign test; an entry of the Holm family also
@@ -79,7 +79,7 @@
 -- labelled exploratory (robust.exploratory) and no verdict reads them: the decision rule
 -- is the one stated above, unchanged.
 --
--- Replication (issue 52; lua/repro/analysis/replication.lua).  A study whose comparisons
+-- Replication (lua/repro/analysis/replication.lua).  A study whose comparisons
 -- declare the original estimates they replicate (analysis.originals) gets
 -- summary.replication: per original, the replication statistics (stats.replication: the
 -- confidence and prediction intervals, small telescopes, the descriptive TOST) and the
@@ -117,7 +117,6 @@
 -- lives in compare, reasons, records, variance, rule1 and terminal beside it.
 local stats = require "stats"
 local json = require "repro.core.json"
-local fs = require "repro.core.fs"
 local lrsens = require "repro.analysis.lrsens"
 local task_analysis = require "repro.analysis.tasks"
 local h1a_analysis = require "repro.analysis.h1a"
@@ -130,8 +129,6 @@ local robust = require "repro.analysis.robust"
 local replication = require "repro.analysis.replication"
 local variance = require "repro.analysis.variance"
 local terminal = require "repro.analysis.terminal"
-local engine = require "engine"
-local textable = require "repro.core.textable"
 
 local M = {}
 
@@ -141,7 +138,6 @@ M.parse_log, M.spikes, M.read_run = records.parse_log, records.spikes, records.r
 M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
 M.variance_components, M.verdict_table = variance.variance_components, terminal.verdict_table
 local fmt = reasons.fmt
-local function arr(t) return json.array(t or {}) end
 
 local finite = require("repro.core.base").finite
 

@@ -5,7 +5,6 @@ local reader = require "repro.record.reader"
 local fs = require "repro.core.fs"
 local engine = require "engine"
 local finite = require("repro.core.base").finite
-local base = require "repro.core.base"
 local sys = require "repro.sys"
 
 local M = {}
@@ -99,18 +98,6 @@ function M.spikes(loss, n)
     end
   end
   return count, worst
-end
-
--- The text of dir's log.csv (fs.read), which must have the SHA-256 want_sha256 when
--- given (the sum record.verify checked), else a user error: a log changed after its
--- record was verified is never parsed.
-function M.verified_log(dir, want_sha256)
-  local path = dir .. "/log.csv"
-  local text = fs.read(path)
-  if text and want_sha256 and sys.sha256(text) ~= want_sha256 then
-    base.user_error("%s: changed after its record was verified: not read", fs.shown(path))
-  end
-  return text
 end
 
 -- The training losses of a record's log.csv (by row; nil where a row has none) and the

@@ -1,4 +1,4 @@
--- Replication verdicts (issue 52): each original a study declares on a comparison
+-- Replication verdicts: each original a study declares on a comparison
 -- (analysis.originals, lua/repro/study/original.lua) against the comparison's paired
 -- result, by the rules docs/DESIGN.md states ("Replication verdicts"), written there
 -- before any replication number was computed:

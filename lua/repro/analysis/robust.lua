@@ -1,4 +1,4 @@
--- The robust, exploratory companions of a summary's paired comparisons (issue 52;
+-- The robust, exploratory companions of a summary's paired comparisons (
 -- docs/DESIGN.md "Robust companions"): per comparison and interaction `robust` = the
 -- Hodges-Lehmann estimate with its exact Wilcoxon signed-rank interval, the exact
 -- signed-rank p and the sign test (stats.robust), and for one with a verdict the

@@ -1,4 +1,4 @@
--- Rule 1, the decision rule the studies that ran before issue 13 registered (kept exactly
+-- Rule 1, the decision rule the studies that ran before rule 2 registered (kept exactly
 -- as it decided, for those studies only: lua/repro/analysis/init.lua's header).
 local stats = require "stats"
 local reasons = require "repro.analysis.reasons"

@@ -17,7 +17,7 @@ local fs = require "repro.core.fs"
 local config = require "repro.core.config"
 local base = require "repro.core.base"
 local study = require "repro.study"
-local runplan = require "repro.plan"
+local planner = require "repro.plan"
 local cost = require "repro.plan.cost"
 
 local M = {}
@@ -131,7 +131,7 @@ end
 
 function M.main(args)
   local o = parse(args)
-  local out_root = runplan.out_root(o.out_root, o.set)
+  local out_root = planner.out_root(o.out_root, o.set)
   local cores = sys.cores()
   if o.markdown then return markdown(o, out_root, cores) end
   print(string.format("%-22s %5s %12s %6s %12s  %s", "study", "runs", "from scratch", "train",
@@ -148,7 +148,7 @@ function M.main(args)
       local jobs = math.min(o.jobs or s.jobs, cores)
       local threads = math.max(1, cores // jobs)
       local runs = s.runs
-      runplan.plan(s, runs, out_root, false)
+      planner.plan(s, runs, out_root, false)
       local pending = cost.to_train(runs)
       local all = cost.predict(runs, jobs, threads)
       local now = cost.predict(pending, jobs, threads)

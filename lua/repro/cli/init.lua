@@ -15,7 +15,7 @@ local worker = require "repro.run.worker"
 local report = require "repro.report"
 local standalone = require "repro.report.standalone"
 local verify = require "repro.record.verify"
-local plan = require "repro.run.parallel"
+local parallel = require "repro.run.parallel"
 local slurm = require "repro.run.slurm"
 local order = require "repro.cli.studies"
 local study = require "repro.study"
@@ -228,9 +228,9 @@ commands.verify = verify.main
 commands.audit = require("repro.cli.audit").main
 
 -- A study's runs on other executors (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
-commands.plan = plan.plan_main
-commands["run-one"] = plan.run_one_main
-commands.status = plan.status_main
+commands.plan = parallel.plan_main
+commands["run-one"] = parallel.run_one_main
+commands.status = parallel.status_main
 function commands.analyze(args) return runner.main(args, true) end
 commands.submit = slurm.main
 -- The studies in dependency order (lua/repro/cli/studies.lua).
@@ -272,7 +272,7 @@ usage:
                 [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
                 [--dry-run]
   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
-                [--manifest FILE] [--trust-summaries] [--studies DIR]
+                [--manifest FILE] [--trust-summaries] [--all-numbers] [--studies DIR]
   bin/repro report STUDY [--experiments DIR] [--studies DIR]
   bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] [--trust-summaries]
                 (the statement ledger: each finding sentence, its analyses and verdicts)

@@ -24,7 +24,7 @@
 -- attempt.json (lua/repro/run/runstate.lua), so `bin/repro status` sees it.  When every
 -- run of the study is done, the analysis (lua/repro/analysis/init.lua) computes the
 -- summary and prints the verdicts on stdout.  A summary is never rewritten silently
--- (issue 54): with no OUT/<study>/summary.json yet, or the same bytes, it is written
+--: with no OUT/<study>/summary.json yet, or the same bytes, it is written
 -- (with OUT/<study>/manifest.json, this invocation's timings); one that would differ from
 -- the summary on disk is written only with --update, and otherwise the command prints
 -- what would change, in words (lua/repro/analysis/changes.lua: the verdicts and numbers,
@@ -45,7 +45,7 @@ local analysis = require "repro.analysis"
 local changes = require "repro.analysis.changes"
 local progress = require "repro.core.progress"
 local config = require "repro.core.config"
-local runplan = require "repro.plan"
+local planner = require "repro.plan"
 local cost = require "repro.plan.cost"
 local pool = require "repro.run.pool"
 local plan = require "repro.run.parallel"
@@ -97,7 +97,7 @@ local function parse_args(args)
         user_error(who .. ": --jobs needs an integer >= 1, got %s", v)
       end
     elseif a == "--only" then
-      o.only[#o.only + 1] = runplan.parse_only(value("--only"), who)
+      o.only[#o.only + 1] = planner.parse_only(value("--only"), who)
     elseif FLAGS[a] then
       o[FLAGS[a]] = true
     elseif a == "--out-root" then
@@ -154,8 +154,8 @@ local function lock_study(s, runs, dir, out_root, force)
     end
     proc.sleep(LOCK_POLL_S)
   end
-  runplan.plan(s, runs, out_root, force)
-  local refused = runplan.refusal(runs)
+  planner.plan(s, runs, out_root, force)
+  local refused = planner.refusal(runs)
   if refused then user_error("%s", refused) end
   return nil
 end
@@ -175,7 +175,7 @@ local function queue_runs(runs, out_root)
     if r.action == "reuse" then
       done = done + 1
     elseif r.action == "copy" then
-      runplan.copy_record(r, out_root)
+      planner.copy_record(r, out_root)
       done = done + 1
       say("copied %s from %s (identical config)", r.label, shown(r.source))
     else
@@ -314,7 +314,7 @@ end
 
 -- The study of o and its records root.
 local function load(o)
-  local out_root = runplan.out_root(o.out_root, o.set)
+  local out_root = planner.out_root(o.out_root, o.set)
   -- out_root: where a seeds-from-power study finds its pilot's summary
   local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
   s.file_rel = fs.relative_to_root(o.file)
@@ -346,10 +346,10 @@ end
 
 -- The runs of s that o selects, planned, and the study's directory.
 local function plan_runs(o, s, out_root)
-  local runs = runplan.selected(s, o.only)
+  local runs = planner.selected(s, o.only)
   local dir = study.dir(out_root, s)
   study.check_owner(dir, o.file)
-  runplan.plan(s, runs, out_root, o.force)
+  planner.plan(s, runs, out_root, o.force)
   return runs, dir
 end
 
@@ -390,14 +390,14 @@ function M.main(args, analyze_only)
   local runs, dir = plan_runs(o, s, out_root)
   local missing = not analyze_only and missing_task_files(runs) or {}
   if o.dry_run then
-    runplan.print(s, runs, out_root, threads, jobs)
+    planner.print(s, runs, out_root, threads, jobs)
     local pending = cost.to_train(runs)
     if #pending > 0 then print(select(2, cost.line(pending, jobs, threads))) end
     for _, m in ipairs(missing) do print("refused: " .. m) end
     -- the real run would refuse: so does its dry run's exit status
-    return (runplan.refusal(runs) or #missing > 0) and 1 or 0
+    return (planner.refusal(runs) or #missing > 0) and 1 or 0
   end
-  local refused = runplan.refusal(runs)
+  local refused = planner.refusal(runs)
   if refused then user_error("%s", refused) end
   if #missing > 0 then user_error("%s", table.concat(missing, "\n")) end
   -- analyze of a study with no directory: nothing is done, and nothing is created

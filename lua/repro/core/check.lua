@@ -88,7 +88,7 @@ end
 -- A small corpus at `path` (about 30 KB of PCG32-drawn ASCII words, 9 to a line), with
 -- REPRO_DATA_ANYWHERE=1 (M.data_anywhere): for a test whose checks do not depend on the
 -- corpus.  A run's final evaluation scores the whole validation split, 111,000 tokens
--- of Tiny Shakespeare (some 7 s for the smallest model, issue 51), a few thousand here.
+-- of Tiny Shakespeare (some 7 s for the smallest model), a few thousand here.
 -- Returns path.
 function M.small_corpus(path)
   M.data_anywhere()

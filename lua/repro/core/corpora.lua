@@ -1,4 +1,4 @@
--- The corpora of the registry scripts/corpora.lua (issue 42): each one read, extracted
+-- The corpora of the registry scripts/corpora.lua: each one read, extracted
 -- from its Debian package, checked and installed under data/, and its n-gram baselines.
 --   load(path)                the registry's entries, checked (a user error names the
 --                             entry and field)

@@ -293,7 +293,7 @@ function M.predict(runs, jobs, threads, cal)
   return M.makespan(seconds, jobs), measured
 end
 
--- The runs of a plan (runplan.plan's actions) that would train: not reused, copied or
+-- The runs of a plan (planner.plan's actions) that would train: not reused, copied or
 -- refused.
 function M.to_train(runs)
   local out = {}

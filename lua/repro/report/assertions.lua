@@ -1,4 +1,4 @@
--- Checked assertions (issue 55): the hand-written text of a paper states a finding only
+-- Checked assertions: the hand-written text of a paper states a finding only
 -- inside a macro that names the analysis it relies on and the verdict it expects, and the
 -- build checks the two against the study's summary.  The macros (numbers.tex defines them
 -- to typeset their last argument, the sentence, and nothing else):

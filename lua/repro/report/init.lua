@@ -353,10 +353,12 @@ local function parse_args(args)
       o.tex = value(a)
     elseif a == "--lenient-assertions" then
       o.lenient = true
+    elseif a == "--all-numbers" then
+      o.all_numbers = true
     else
       user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
         .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries] "
-        .. "[--studies DIR] [--tex FILE] [--lenient-assertions])", a)
+        .. "[--studies DIR] [--tex FILE] [--lenient-assertions] [--all-numbers])", a)
     end
     i = i + 1
   end
@@ -514,6 +516,10 @@ function M.too_tall(specs, text_height)
   return out
 end
 
+-- The repository paper's hand-written TeX, which numbers.tex's definitions are cut to
+-- (--all-numbers: every definition, for a text not yet written).
+M.PAPER_SOURCES = { "main.tex", "supplement.tex", "printsize.tex" }
+
 -- Writes every generated input of the paper; returns a table of what was done.
 function M.generate(o)
   local manifest = M.load_manifest(o.manifest)
@@ -570,9 +576,10 @@ function M.generate(o)
     out:write(o.paper .. "/tables/" .. name .. ".tex", text)
   end
   out:write(o.paper .. "/tables/appendix.tex", tables.appendix(ctx))
-  out:write(o.paper .. "/numbers.tex", numbers.numbers(ctx) .. assertions.TEX_DEFS)
-  out:write(o.paper .. "/tables/ledger.tex", assertions.tex_table(arows))
-  out:write(o.paper .. "/floats.tex", tables.floats(manifest))
+  local sources = {}
+  for _, text in pairs(table_text) do sources[#sources + 1] = text end
+  local generated = { ["tables/appendix.tex"] = tables.appendix(ctx),
+    ["tables/ledger.tex"] = assertions.tex_table(arows), ["floats.tex"] = tables.floats(manifest) }
   -- the manifest's extensions' own files in the paper folder (plain file names)
   -- (every name checked before any is written: a bad one leaves the folder as it was)
   for _, outputs in ipairs(manifest.outputs or {}) do
@@ -585,7 +592,20 @@ function M.generate(o)
           "text", base.printable(tostring(name)))
       end
     end
-    for _, name in ipairs(names) do out:write(o.paper .. "/" .. name, files[name]) end
+    for _, name in ipairs(names) do generated[name] = files[name] end
+  end
+  local numbers_tex = numbers.numbers(ctx) .. assertions.TEX_DEFS
+  -- the repository's paper: numbers.tex defines only what main.tex and the supplement reach
+  if M.main_text(o) == nil and not o.all_numbers then
+    for _, name in ipairs(base.sorted_keys(generated)) do sources[#sources + 1] = generated[name] end
+    for _, doc in ipairs(M.PAPER_SOURCES) do
+      sources[#sources + 1] = fs.read(host.root .. "/paper/" .. doc) or ""
+    end
+    numbers_tex = numbers.cited_only(numbers_tex, sources)
+  end
+  generated["numbers.tex"] = numbers_tex
+  for _, name in ipairs(base.sorted_keys(generated)) do
+    out:write(o.paper .. "/" .. name, generated[name])
   end
 
   out:prune(o.paper .. "/tables", "%.tex$")

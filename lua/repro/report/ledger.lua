@@ -1,4 +1,4 @@
--- The statement ledger (issue 43): every sentence of a paper that states a finding names
+-- The statement ledger: every sentence of a paper that states a finding names
 -- the analysis that carries it, and the build checks the two against each other.
 --
 -- A ledger is a list of entries, which a manifest's extensions declare (`ledger`, see

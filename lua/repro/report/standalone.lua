@@ -169,7 +169,7 @@ end
 
 -- The robust companions of the verdicts' comparisons and interactions (exploratory,
 -- outside the decision rule: lua/repro/analysis/robust.lua), or nil when the summary has
--- none (one made before issue 52).
+-- none (one made before replication verdicts existed).
 local function robust_table(sum, an)
   local rows, reasons = {}, {}
   local function add(label, e)

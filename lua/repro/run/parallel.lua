@@ -44,7 +44,7 @@ local json = require "repro.core.json"
 local study = require "repro.study"
 local record = require "repro.record"
 local progress = require "repro.core.progress"
-local runplan = require "repro.plan"
+local planner = require "repro.plan"
 local cost = require "repro.plan.cost"
 local runstate = require "repro.run.runstate"
 local config = require "repro.core.config"
@@ -77,7 +77,7 @@ function M.parse(args, who, extra, usage)
     local a = args[i]
     if a == "--only" then
       local raw = value(a)
-      o.only[#o.only + 1] = runplan.parse_only(raw, who)
+      o.only[#o.only + 1] = planner.parse_only(raw, who)
       o.only_raw[#o.only_raw + 1] = raw
     elseif a == "--set" then
       local raw = value(a)
@@ -128,17 +128,17 @@ function M.shell_word(s)
   return fs.quote(s)
 end
 
--- Loads the study of o with its selected runs planned (runplan.plan: action, dir).  The
--- records root is `bin/repro run`'s (runplan.out_root: --set without --out-root has a root
+-- Loads the study of o with its selected runs planned (planner.plan: action, dir).  The
+-- records root is `bin/repro run`'s (planner.out_root: --set without --out-root has a root
 -- of its own).  writes: refuse a study directory that another study file made.
 function M.load(o, writes)
-  local out_root = runplan.out_root(o.out_root, o.set)
+  local out_root = planner.out_root(o.out_root, o.set)
   local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
   s.file_abs = fs.absolute(o.file)
   local dir = study.dir(out_root, s)
   if writes then study.check_owner(dir, o.file) end
-  local runs = runplan.selected(s, o.only)
-  runplan.plan(s, runs, out_root, false)
+  local runs = planner.selected(s, o.only)
+  planner.plan(s, runs, out_root, false)
   return s, runs, out_root, dir
 end
 
@@ -255,7 +255,7 @@ function M.status_main(args)
     local state, detail = runstate.state(r.dir, r.cfg)
     n[state] = n[state] + 1
     if state == "done" then
-      detail = runplan.result_text(r)
+      detail = planner.result_text(r)
     elseif state == "pending" and r.action == "copy" then
       detail = "an identical done record exists: " .. shown(r.source) .. " (copied when run)"
     end
@@ -319,13 +319,13 @@ local function copy_one(r, dir, out_root, who)
     return 75
   end
   if record.status(r.dir, r.cfg) ~= "done" then
-    -- the study's summary.json and manifest.json stay (issue 54): a summary is rewritten
+    -- the study's summary.json and manifest.json stay: a summary is rewritten
     -- only by `analyze --update`, and one whose records digest no longer matches its
     -- records is refused by the report until then
-    runplan.copy_record(r, out_root)
+    planner.copy_record(r, out_root)
   end
   put(string.format("%s: done (copied from %s)  %s", who, shown(r.source),
-    runplan.result_text(r)))
+    planner.result_text(r)))
   return 0
 end
 
@@ -340,13 +340,13 @@ local function train_one(o, s, r, dir, who)
     on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
     prepare = function()
       -- An earlier summary stays, as in `bin/repro run` (see copy_one)
-      if r.action == "rerun" then runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
+      if r.action == "rerun" then planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
       if r.action == "resume" then say("%s: resuming from its checkpoint", who) end
     end,
   })
   bar:finish()
   if why == "done" then
-    put(string.format("%s: done (finished by another process)  %s", who, runplan.result_text(r)))
+    put(string.format("%s: done (finished by another process)  %s", who, planner.result_text(r)))
     return 0
   end
   if not m then
@@ -361,7 +361,7 @@ local function train_one(o, s, r, dir, who)
   put(string.format("%s: done (trained %d steps%s in %s)  %s", who,
     m.steps - (m.resumed_from or 0),
     (m.resumed_from or 0) > 0 and string.format(" from step %d", m.resumed_from) or "",
-    progress.fmt_time(host.now() - t0), runplan.result_text(r)))
+    progress.fmt_time(host.now() - t0), planner.result_text(r)))
   return 0
 end
 
@@ -378,13 +378,13 @@ function M.run_one_main(args)
   fs.mkdir_p(dir)
   local waited = lock_study_shared(dir, who)
   if waited == nil then return 130 end
-  if waited then runplan.plan(s, runs, out_root, false) end
+  if waited then planner.plan(s, runs, out_root, false) end
   if proc.sigints() > 0 then
     say("repro run-one %s: stopped by a signal before training", who)
     return 130
   end
   if r.action == "reuse" then
-    put(string.format("%s: done (reused)  %s", who, runplan.result_text(r)))
+    put(string.format("%s: done (reused)  %s", who, planner.result_text(r)))
     return 0
   end
   if r.action == "copy" then return copy_one(r, dir, out_root, who) end

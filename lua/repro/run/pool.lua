@@ -16,7 +16,7 @@ local fs = require "repro.core.fs"
 local record = require "repro.record"
 local progress = require "repro.core.progress"
 local config = require "repro.core.config"
-local runplan = require "repro.plan"
+local planner = require "repro.plan"
 local textable = require "repro.core.textable"
 local base = require "repro.core.base"
 
@@ -94,7 +94,7 @@ end
 -- the running runs' mean, else that of the work done so far per worker), on the worker
 -- that frees first.  So once the last run trains alone, the study's ETA is that run's:
 -- not the work left over the pool's total speed, which counts workers that are idle by
--- then (the ETAs of issue 40 that disagreed, 27 s against 1m20s).  nil until a speed is
+-- then (ETAs that once disagreed, 27 s against 1m20s).  nil until a speed is
 -- known.
 function P:eta(now)
   local slots, speeds = {}, {}
@@ -167,12 +167,12 @@ end
 -- What a run's record needs before its worker starts: a rerun drops the checkpoint of
 -- the old config; --force starts from scratch.
 local function clear_for(r)
-  if r.action == "rerun" then runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
+  if r.action == "rerun" then planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
   if r.action == "train" and r.status ~= "missing" then
     os.remove(r.dir .. "/metrics.json")
-    runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+    planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
     fs.write_atomic(r.dir .. "/config.json", record.config_text(r.cfg))
-    runplan.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+    planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
   end
 end
 
@@ -221,7 +221,7 @@ function P:reap(pid, how, code)
   if record.status(r.dir, r.cfg) == "done" then
     self.total_done = self.total_done + 1
     self.finished[#self.finished + 1] = r
-    self:say("[%d/%d done] done  %s  %s", self.total_done, self.total, r.label, runplan.result_text(r))
+    self:say("[%d/%d done] done  %s  %s", self.total_done, self.total, r.label, planner.result_text(r))
   elseif how == "exit" and code == 130 then
     r.stopped_at = w.step
     self.stopped[#self.stopped + 1] = r

@@ -232,7 +232,7 @@ function M.analysis_script(p)
     argv[#argv + 1] = table.concat(o.set_raw, ",")
   end
   if o.allow_large then argv[#argv + 1] = "--allow-large" end
-  -- a summary that would change is written only when the submission said so (issue 54):
+  -- a summary that would change is written only when the submission said so:
   -- without --update the analysis job lists what would change and exits 3
   if o.update then argv[#argv + 1] = "--update" end
   L[#L + 1] = "exec " .. plan.command_line(argv)

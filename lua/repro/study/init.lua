@@ -29,7 +29,7 @@
 --                          compared outside the Holm family, exploratory),
 --                          registered_rule (the decision rule the study was pre-registered
 --                          under, default the current analysis.RULE; 1 for the studies
---                          that ran before issue 13).  The Holm family is the primary
+--                          that ran before rule 2).  The Holm family is the primary
 --                          metric's comparisons and interactions (m tests); a design whose
 --                          test cannot reach alpha / m with its seeds (the sign flip's
 --                          smallest p is 2^(1 - n)) is refused with the seed count it

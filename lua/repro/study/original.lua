@@ -1,4 +1,4 @@
--- An original estimate a study replicates (issue 52): the optional `original` of a
+-- An original estimate a study replicates: the optional `original` of a
 -- comparison in analysis.comparisons, `{ "treatment", "baseline", original = {...} }`,
 -- one entry or a list of entries, checked and normalized.  The analysis
 -- (lua/repro/analysis/replication.lua) compares it with the comparison's paired result

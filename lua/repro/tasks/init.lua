@@ -70,7 +70,7 @@ M.TRAIN_COUNT_BYTES = 24
 -- name it.
 M.SUITES = {
   core = { "completion", "spelling", "order", "agreement", "speaker", "capital" },
-  -- issue 53: agreement over more verb pairs, capital balanced per word, speaker retired
+  -- Agreement over more verb pairs, capital balanced per word, speaker retired
   -- (lua/tasks/speaker.lua says why), two in-context tasks no fixed-order n-gram solves
   core2 = { version = 2, "completion", "spelling", "order", "agreement", "capital", "recall",
     "recur" },

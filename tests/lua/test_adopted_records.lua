@@ -1,4 +1,4 @@
--- Issue 50 (security round 4), classes 2 to 5: results adopted from a records tree the
+-- Results adopted from a records tree the
 -- suite did not write carry their provenance, the audit cannot be dodged, the task
 -- harness checks its input at the edge, and the smaller breaks.  Each break below has
 -- checks that fail on the code before the issue (73 of the 91 checks; the others are
@@ -27,7 +27,7 @@ local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local record = require "repro.record"
 local sys = require "repro.sys"
-local t = check.new("test_security4")
+local t = check.new("test_adopted_records")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
 local dir = check.tmpdir()

@@ -1,4 +1,4 @@
--- Issue 50, class 1: one writer, one reader.  A records tree from someone else can make
+-- One writer, one reader.  A records tree from someone else can make
 -- the suite neither write outside it nor show bytes that were not verified.
 --   1. the one writer (fs.write_atomic, fs.atomic, results.stream; the engine's is
 --      tests/c/test_tensorfile.c): a link planted at the old temporary name PATH.tmp.<pid>
@@ -24,7 +24,7 @@ local reader = require "repro.record.reader"
 local results = require "repro.report.results"
 local host = require "repro.host"
 local sys = require "repro.sys"
-local t = check.new("test_security_io")
+local t = check.new("test_records_io")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
 local dir = check.tmpdir()

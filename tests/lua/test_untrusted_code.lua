@@ -1,4 +1,4 @@
--- Issue 39, part A: no untrusted file decides which code runs.  Each break and its class,
+-- No untrusted file decides which code runs.  Each break and its class,
 -- with at least two spellings of the attack each; every attack would leave a marker file
 -- (touch), so "refused and no marker" is the check.
 --   1. extensions: a study names a project .lua file, a path with '..', an absolute path
@@ -18,7 +18,7 @@ local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local record = require "repro.record"
 local sys = require "repro.sys"
-local t = check.new("test_security")
+local t = check.new("test_untrusted_code")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
 local dir = check.tmpdir()
@@ -84,7 +84,7 @@ for _, cmd in ipairs({ " run " .. q(self_file) .. " --dry-run --out-root " .. q(
     cmd:match("^ (%S+)") .. "): " .. err)
 end
 -- inside the project (build/, ignored by git): a study naming itself by its relative
--- path, and a file through a linked folder of the project (issue 39, breaks 1 and 3)
+-- path, and a file through a linked folder of the project
 local inproj = string.format("build/sec-test-%d", require("repro.host").pid())
 fs.mkdir_p(root .. "/" .. inproj)
 os.execute("ln -s " .. q(ev_dir) .. " " .. q(root .. "/" .. inproj .. "/linkdir"))
