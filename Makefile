@@ -306,10 +306,12 @@ cost-table: $(REPRO) data
 	echo "cost-table: REPRODUCE.md's predicted study table updated" >&2
 
 # Every record's SHA-256 against its manifest (bin/repro verify): the list of records that
-# are not verified, then the counts; fails on a mismatch.
-verify: $(REPRO)
+# are not verified, then the counts; fails on a mismatch.  Then every summary recomputed
+# from its records (scripts/check_summaries.lua), which builds skip.
+verify: $(REPRO) data
 	@$(REPRO) verify $(EXPERIMENTS) > $(BUILD)/verify.txt || { cat $(BUILD)/verify.txt; exit 1; }
 	@tail -n 1 $(BUILD)/verify.txt
+	@$(REPRO) script scripts/check_summaries.lua $(EXPERIMENTS)
 
 # make reproduce on a Slurm cluster, from a login node (REPRODUCE.md): every study as a job
 # array, each submitted once the studies it needs are analysed (scripts/reproduce_slurm.sh),
@@ -323,8 +325,7 @@ ifeq ($(QUICK),1)
 	@$(REPRO) script tests/report/check_pdf.lua $(EXPERIMENTS) $(PAPER_DIR)
 endif
 
-# The report recomputes every summary from its records before using it (a study's
-# analysis may read the corpus: claim_search's unigram exclusion), hence data.
+# The report checks each summary's inputs, the corpora among them, hence data.
 paper: deps $(REPRO) data
 	@$(REPRO) report --experiments $(EXPERIMENTS) --paper $(PAPER_DIR) --plots-data $(PLOT_DATA) \
 	    $(REPORT_FLAGS)

@@ -1,45 +1,10 @@
 -- The paper's manifest: which studies paper/main.tex discusses, in which order, and which
 -- generated tables and figures it shows, with which captions.  `bin/repro report` (make
--- paper) reads it (lua/repro/report/init.lua says how); the library lua/repro/ knows nothing
--- of this paper: this paper's own code is in lib/.  Plain data, loaded with no globals.
---
---   studies  the order of the studies table, of numbers.tex and of the forest plots'
---            rows; a listed study that has not run is named as such.
---   appendix the studies the paper shows only in its generated appendix, a section each
---            (tables/appendix.tex: its paired table, its forest plot and its verdicts).
---            A study in neither list is not in the paper: opting a study in is one line
---            here; otherwise `bin/repro report <study>` gives it a report of its own.
---   tables   {name =, kind =, study =, caption =, wide =}: tables/<name>.tex, of a kind of
---            lua/repro/report/tex_tables.lua (seeds, paired, interactions, calibration, counts,
---            setting_effect, studies, lr_sweep, ...).  The file always exists: a sentence
---            when its study has not run.  A paired table with section = "sweep_outcomes"
---            compares the groups of the study's sweep on their outcomes.
---   factor   what the studies compare (lua/repro/report/data.lua: factor_of): the config
---            key, its baseline value, the tables' labels and the prose's names of its
---            values, their colours and point types in the figures.
---   names    how the prose (the verdict sentences) names a variant: names.keys a
---            phrase for each config key in which a study's variants differ, besides
---            the factor, in this order (%s is the
---            value; a table maps values to phrases; false leaves the key out where the
---            other keys tell the settings apart): "LayerNorm at lr 0.003"; `label` is the
---            tables' phrase of the key (default its format): a sweep's groups are named by
---            the config their variants share, "LayerNorm, warmup 0" in a table.
---   figures  {name =, kind =, study =, caption =, width =, ...}: figures/<name>.pdf from
---            plots/<script>.gp, of a kind of lua/repro/report/plot.lua with that kind's
---            fields (curves: column, ylabel, logy, zoom; forest: metric, every study whose
---            primary metric it is, labels of its groups; array: key, script; lrsweep: a
---            study's lr_sweep summary).  A figure that cannot be drawn (its study has not
---            run, or its data are all zero) is a sentence saying why in its place.
---   text_width  the text width in inches (main.tex: letter paper, 1 in margins): figures
---            are drawn at the width they are printed, so their text is 9 pt on the page.
---   text_height  the text height in inches: a figure drawn taller than 0.8 of it would be
---            shrunk to fit (its text under 9 pt), and the report refuses it.
---   extensions  this paper's own code (files of paper/lib/, by path): kinds of table,
---            numbers.tex macros, files of the paper folder the library does not have
---            (lua/repro/report/init.lua), and the statement ledger's entries
---            (lib/findings.lua: every finding sentence with the analyses that carry it).
--- A table or figure with a caption gets a float in floats.tex, which main.tex places with
--- \PaperTable{name} or \PaperFigure{name}.
+-- paper) reads it; the library lua/repro/ knows nothing of this paper: this paper's own
+-- code is in lib/.  Plain data, loaded with no globals; its fields: M.load_manifest in
+-- lua/repro/report/init.lua.  A study in neither `studies` nor `appendix` is not in the
+-- paper: opting a study in is one line here.  A table or figure with a caption gets a
+-- float in floats.tex, which main.tex places with \PaperTable{name} or \PaperFigure{name}.
 local LOSS = "training loss (nats)"
 -- Settings the forest plot and the init-parts curves name by what they are rather than by
 -- their five init keys (the studies that take PyTorch's initialization apart): matched on

@@ -1,31 +1,11 @@
--- The registry of corpora: every text a study may name by its `data` key, one
--- entry each.  Data only: lua/repro/core/corpora.lua reads it, `make data` builds every
--- corpus into data/<file> (`bin/repro corpora --build`), `bin/repro corpora` lists them
--- with their baselines.  A text is installed only when its SHA-256 is the pinned one
--- below; the vocabulary (sorted distinct bytes) and the 90/10 split are the engine's one
--- rule (engine/data.h), the same for every corpus.
---
--- Fields: name (base.valid_name), file (under data/), sha256 (of the installed text),
--- bytes, licence, era, genre, why (the reason it is here), source, and either
---   fetch    the script that installs it (Tiny Shakespeare: scripts/fetch_data.sh, from
---            ../shared/data or its URL, as before the registry), or
---   package  the Debian package (scripts/deps.sh installs it), installs (the files of
---            the package the extraction reads) and extract (a sh command writing the
---            text to stdout, run with `env -i`, PATH=/usr/bin:/bin, LC_ALL=C, no stdin).
---
--- Why these two beside Tiny Shakespeare (1.1 MB of Early Modern English drama):
---   devil  a different century, country and genre (American satirical definitions and
---          verse, 1881-1906) at a third of the size: does the effect survive other text
---          and less of it?
---   kjv    the same era as Shakespeare (1611) but another genre (scriptural prose, one
---          verse a line, no speaker names) at 3.7 times the size: 300 steps see a
---          seventh of it, so it tests the effect where the training split is far from
---          being repeated.
--- Both are public domain (copyright expired), pure ASCII, and installed by Debian
--- packages, so every machine gets the same bytes without a download.  Not chosen: the
--- `fortunes` collections: files of mixed, mostly unstated provenance (quotations,
--- jokes, some still under copyright: /usr/share/doc/fortunes/copyright), no single era
--- or genre, and the ASCII-art files are not prose.
+-- The registry of corpora: every text a study may name by its `data` key, one entry
+-- each.  Data only: lua/repro/core/corpora.lua reads it, `make data` builds every corpus
+-- into data/<file> (`bin/repro corpora --build`), `bin/repro corpora` lists them.  A text
+-- is installed only when its SHA-256 is the pinned one below.  Fields: name, file (under
+-- data/), sha256, bytes, licence, era, genre, why, source, and either fetch (the script
+-- that installs it) or package (the Debian package), installs (the files the extraction
+-- reads) and extract (a sh command writing the text to stdout, run with `env -i`,
+-- PATH=/usr/bin:/bin, LC_ALL=C, no stdin).  The corpora: docs/DESIGN.md, "Corpora".
 return {
   {
     name = "tinyshakespeare",

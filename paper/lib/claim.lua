@@ -1,40 +1,11 @@
--- The claim under test as numbers: the student study's Table 1, the distance of a
--- set-up's results to one of its rows, and the two claim stages of a study's analysis
--- (lua/experiments/claim_search.lua, lua/experiments/claim.lua).
---
--- M.TABLE1 holds the claim's published numbers.  They are inputs, not results: the
--- student study's Table 1 (3 seeds, 150 iterations, means; the perplexity with its
--- spread over the 3 seeds), as quoted by the project that set this study.  Nothing
--- else in the suite types them in: studies and the analysis read them from here.
---
--- Distance of a set-up x to a row c of the claim's table:
---   D = sum over the terms j of z_j^2,   z_j = ln(x_j / c_j) / sigma_j
--- with x_j the set-up's mean over its seeds and c_j the claim's mean, for the terms
--- val_ppl, final_grad_norm and embed_norm (M.DISTANCES[1]).  sigma_j is a tolerance on the log
--- scale: the claim's own spread where it gives one (val_ppl: its sd / its mean, the sd of
--- ln x to first order; 0.90 / 22.18 = 4.1 % for the baseline row), else M.TOLERANCE
--- (10 %, pre-registered here: the claim gives no spread for the gradient norm or the
--- embedding norm).  A log ratio is scale-free and symmetric (twice as large and half as
--- large are equally far).  A set-up matches a row when D <= M.threshold() = (number of
--- terms) x M.Z_MATCH^2 = 3 x 4 = 12: a root-mean-square z of at most 2.  A value that is
--- missing or not positive leaves D undefined (the set-up is ranked last, with the reason).
---
--- The claim stages (a study's analysis.claim, an extension of the suite's analysis that
--- a study names with `extensions = { claim = "paper/lib/claim.lua" }`, lua/repro/study/
--- init.lua: validated by M.check, summarized by M.summarize into summary.json's `claim`,
--- printed by M.text):
---   { stage = "search", select = k }
---       every variant is a candidate baseline set-up; ranked by D to the claim's `none`
---       row, the closest k are `selected` (for a later study to run).
---   { stage = "table1", setups = { { name =, none =, layernorm =, rmsnorm =, search =
---       { ... } }, ... } }
---       each set-up is three variants (no norm, LayerNorm, RMSNorm) of one configuration;
---       the summary lays the claim's Table 1 beside the suite's numbers for each set-up,
---       names the closest one by the D of its `none` row on this study's own seeds, gives
---       each row's D to the claim's matching row, the 50-position subset accuracy with its
---       spread, the unigram and bigram perplexities of the validation split, and the
---       norm's effect on the primary metric beside the claim's.  `search` (optional) is
---       the set-up's provenance as the search reported it (plain scalars, copied).
+-- The claim under test as numbers: the student study's Table 1 (M.TABLE1: the published
+-- numbers, inputs typed in nowhere else), the distance D of a set-up's results to one of
+-- its rows (M.DISTANCES; a match when D <= M.threshold()), and the two claim stages of a
+-- study's analysis, an extension a study names with `extensions = { claim =
+-- "paper/lib/claim.lua" }`: { stage = "search", select = k } ranks every variant by D to
+-- the claim's `none` row and selects the closest k; { stage = "table1", setups = {...} }
+-- lays the claim's Table 1 beside each set-up's numbers.  M.check validates, M.summarize
+-- writes summary.json's `claim`, M.text prints it.  More: lua/experiments/README.md.
 local stats = require "stats"
 local json = require "repro.core.json"
 local base = require "repro.core.base"

@@ -1,19 +1,11 @@
 -- The claim's Table 1 beside the suite's numbers, from summaries: this paper's tables and
--- macros, added to the report by the manifest (paper/paper.lua: extensions).
---   claim          one row per variant of each source: the claim's Table 1 (its values
---                  as summary.json's `claim` carries them, lua/repro/analysis/claim.lua), each
---                  set-up of the study that reproduces it (the entry's study, a `claim`
---                  summary of stage table1), every other study run at the claim's
---                  protocol (read from its records: the suite's pinned set-up;
---                  not a study with a `claim` of its own, such as the search), and the
---                  unigram and bigram perplexities of the corpus as references; columns
---                  perplexity, accuracy on 150-sample subsets (the claim's "mock
---                  accuracy"), final gradient norm, embedding norm and the distance D
---   claim_effects  the norms' effects on perplexity: the claim's ratio of mean PPLs and
---                  each set-up's mean paired difference of log perplexity with its
---                  interval and the pre-registered verdict, as percentages of perplexity
--- A study at the claim's protocol that has not run leaves its rows out; a study whose
--- summary has no `claim` of stage table1 gets a sentence.
+-- macros, added to the report by the manifest (paper/paper.lua: extensions).  claim: one
+-- row per variant of each source (the claim's Table 1, each set-up of the study that
+-- reproduces it, every other study run at the claim's protocol) with the corpus's unigram
+-- and bigram perplexities; claim_effects: the norms' effects on perplexity, the claim's
+-- beside each set-up's with its interval and verdict.  A study at the claim's protocol
+-- that has not run leaves its rows out; a study whose summary has no `claim` of stage
+-- table1 gets a sentence.
 local engine = require "engine"
 local F = require "repro.report.texfmt"
 

@@ -1,60 +1,11 @@
--- This paper's tables and macros for the init bundle taken apart (the studies
--- init_parts and init_parts_long, paper/paper.lua: extensions).  Every number is read
--- from the two summaries (and, for the learning rates, the runs' configs); nothing here
--- tests anything the analysis did not.
---
--- init_parts (S = "InitParts"): per component X of the half fraction (its letter, T, P,
--- L, R or U, read from the interaction's name "layernorm effect, X (what) minus without"):
---   S..X.."What"        what the component is, in words
---   S..X.."With", "Without"  LayerNorm's mean effect (LayerNorm - none, val. loss) over
---                       the 8 set-ups with X at PyTorch's value, and over the 8 without
---   S..X.."Delta", "CI", "PHolm", "Verdict"  the interaction on the primary metric
---   S..X.."DeltaThirty", "DeltaSeventyFive"  the same interaction on the validation loss
---                       after 30 and 75 steps (exploratory: unadjusted, no verdict)
---   S.."MatterSentence"  the interactions' verdicts in one sentence: the components
---                       whose interaction is better or worse, then how many of the others
---                       are inconclusive or equivalent
---   S.."InteractionMdeMin", "InteractionMdeMax", "BundleMde"  the smallest difference an
---                       interaction (the bundle's comparison) detects with 80 % power at
---                       the Holm first-step level, from the spread of the seeds
---   S.."LearnedSentence" the set-ups that stayed at the corpus's unigram perplexity with
---                       and without the norm (in words, with what they share), and how
---                       many other variants end at or above the bigram perplexity
---                       (engine/ngram.h, the guardrail's models; descriptive);
---                       S.."StuckN" the number of such set-ups, in words
---   S.."Bundle"|"Ref" .. "LnDelta", "LnCI", "LnPplChange", "LnPplCI", "LnVerdict",
---                       "NoneLr", "LnLr", "NoneClip", "LnClip", "NoneLossThirty",
---                       "LnLossThirty", "NoneLoss", "LnLoss"   LayerNorm vs none at the
---                       full bundle (TPLR) and at the GPT-2 reference; "LnBelowN" of
---                       "SeedsN" seeds with LayerNorm's loss below no norm's,
---                       "SeedDiffMin" and "SeedDiffMax" the smallest and largest
---                       difference of one seed (a description of the records), "LnMde"
---                       the difference detectable with 80 % power at the Holm level,
---                       "SignflipP" the comparison's sign-flip p (unadjusted)
---   S.."ClaimLnPpl"     the claim's LayerNorm change of perplexity (quoted, from the claim
---                       study's summary) and S.."ClaimLnInside" whether it lies "inside" or
---                       "outside" the bundle's interval (in perplexity)
--- init_parts_long (S = "InitPartsLong"): per set-up K (Bundle, Ref, and Chosen when the
--- rule chose a component):
---   S..K.."LnDelta", "LnCI", "LnPplChange", "LnVerdict", "NoneLr", "LnLr", "NoneClip",
---   "LnClip", "LnAtThirty", "LnAtSeventyFive", "LnAtOneFifty", "LnAtSixHundred"
---                       LayerNorm's effect at the end and along the way (exploratory)
---   S..K.."IntDelta", "IntCI", "IntVerdict"   the interaction "K minus ref" (not for Ref)
---   S.."ChosenWhat"     the followed component in words ("none"), S.."SetupsRun" the
---                       set-ups run in words, S.."ChosenSentence" the followed component's
---                       result (empty without one); the build stops when init_parts'
---                       summary chooses another component than the one followed (M.chosen)
--- init_parts_sweep and init_parts_long_sweep: S.."EdgeN" of S.."GroupsN" variants whose
--- best learning rate is on the grid's edge, S.."LowEdgeN" of them on its lower edge and
--- S.."LowEdgeStuckN" of these at or above the unigram loss at every grid point.
--- init_parts_sweep_edge (S = "InitPartsSweepEdge") and init_parts_long_sweep_edge (the
--- same for the 1,200-step sweep): S.."MovedN" of S.."GroupsN" upper-edge
--- variants whose best moved to the added 3e-2, S.."MaxFall" the largest fall of a best
--- mean loss, S.."Bundle" the bundle's two variants in a sentence and S.."BundleHeld"
--- whether the added point gave both a higher loss, in words (edge_numbers).
--- Table kinds: init_parts_components (one row per component), init_parts_cells (the 16
--- set-ups: learning rates, losses, LayerNorm's effect, clipping) and init_parts_long (per
--- set-up LayerNorm's effect after 30, 75, 150, 600 and 1,200 steps, then the interactions).
+-- This paper's tables and macros for the init bundle taken apart (the studies init_parts,
+-- init_parts_long and their learning-rate sweeps; paper/paper.lua: extensions).  Every
+-- number is read from the summaries (and, for the learning rates, the runs' configs);
+-- nothing here tests anything the analysis did not.  Macros are S..<name> of each study S
+-- ("InitParts", "InitPartsLong", ...).  Table kinds: init_parts_components (one row per
+-- component), init_parts_cells (the 16 set-ups) and init_parts_long (per set-up
+-- LayerNorm's effect along the run, then the interactions).  The build stops when
+-- init_parts' summary chooses another component than the one followed (M.chosen).
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 local guardrail = require "repro.analysis.guardrail"

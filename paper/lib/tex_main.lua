@@ -1,42 +1,10 @@
 -- The numbers the hand-written main text (paper/main.tex) cites that no other file of the
--- report defines (a manifest extension of paper/paper.lua).  For every study:
---   S..<T>Vs<B>.."PplChangeCI"  a comparison on validation loss: its decision interval of
---                               the mean paired difference of log perplexity as a change
---                               of perplexity, [exp(lo) - 1, exp(hi) - 1] in per cent
--- For a study whose summary has `replication` (lua/repro/analysis/replication.lua):
---   S.."Rep"..<Claim>.."Verdict", "Reason"          each claim's verdict and its reason
---   S.."Rep"..<Claim>..<Setup>[..<Norm>]..<Field>   each set-up's entry: "Verdict",
---       "Original" and "Estimate" (on the log-ratio scale as a change of perplexity, else
---       the difference; there the Hodges-Lehmann estimate, as "CI" is its interval),
---       "OriginalLog", "EstimateLog", "CI" (the replication's interval),
---       "PI" (the original's 95 % prediction interval), "DThreeThree" (d33 in the metric's
---       units), "TelescopeP", "Direction" ("same" / "opposite"); <Setup> is "Closest"
---       for the claim study's closest set-up, "Ref" for the GPT-2 reference, else the
---       set-up's name; <Norm> only for the claims with an entry per norm and set-up
--- For a study whose summary has `tasks`:
---   S.."BeyondNgramTasks"     the tasks on which some variant's mean zero-shot accuracy lies
---                             above both the strongest n-gram control and the guessing
---                             interval; S.."BeyondNgramNormTasks" the same counting only
---                             variants with an embedding norm
---   S.."FewShotMeasurable"    the tasks whose few-shot items kept every demonstration
---                             (the summary's `measurable`); S.."FewShotTasks" how many
---                             tasks were scored few-shot
---   S.."HypothesesVerdict"    how the claims table reads H0 and H1a from the study:
---                             "not testable here" when no task's few-shot accuracy is
---                             measurable or no trained model rises above a task's n-gram
---                             control (the hypotheses are about zero- and few-shot
---                             accuracy on language tasks, not on character statistics);
---                             otherwise "testable"
--- For a study whose summary has `h1a` (lua/repro/analysis/h1a.lua):
---   S.."HOneA"..<Norm>.."Verdict", "Supports" ("yes"/"no"), "Lower", "Beyond", "Stabilized",
---                             "AccCoef"/"AccCI" (accuracy ~ set-up + norm), "AccGivenLossCoef"/
---                             "AccGivenLossCI" (at equal validation loss), and per stability
---                             measure "Stab"..<Metric>.."Coef"/"CI" (its Bonferroni interval),
---                             with "Factor"/"FactorCI" (exp of both) for a measure fitted on
---                             the log scale
--- For the instability study's nested outcomes (sweep_outcomes):
---   S.."StabilityVerdict"     "reproduced" when some norm's comparison on the primary
---                             outcome is better, else "not reproduced"
+-- report defines (a manifest extension of paper/paper.lua), as macros S..<name> of each
+-- study S: a validation-loss comparison's decision interval as a change of perplexity
+-- (S..<T>Vs<B>.."PplChangeCI") and, where the summary has them, the replication's verdicts
+-- and numbers (S.."Rep"..), the task study's facts (tasks beyond the n-gram controls,
+-- few-shot measurability, whether H0 and H1a are testable), H1a's parts per norm
+-- (S.."HOneA"..) and whether the instability result is reproduced (S.."StabilityVerdict").
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 

@@ -1,26 +1,11 @@
--- This paper's macros for two statements its designs can carry only with a number
--- behind them (paper/paper.lua: extensions):
---   horizon  how the gap between two variants moves along a long run: for every primary
---            comparison, the mean over seed pairs of the difference (treatment - baseline)
---            of the periodic validation loss (log.csv's d_val_loss) at the last diagnostic
---            at or before a quarter of the run and at the last one:
---            S..<T>Vs<B>.."GapEarly", "GapEnd", and S.."GapEarlyStep", S.."GapEndStep"
---   scale    what three model sizes can say about a trend: per treatment level against
---            the baseline level (the factor's), the ordinary least-squares line of the
---            size's mean paired difference of the primary metric on log10 of the size's
---            parameter count, one point per size (the sizes, not the seeds, are what a
---            trend over size replicates; with 3 sizes, 1 degree of freedom), its slope
---            per decade of parameters with the slope's 95 % interval, and the line at 10
---            million parameters with the interval of the line there (an extrapolation,
---            printed to show how little it constrains):
---            S..<Level>.."FitSlope", "FitSlopeCI", "FitAtTenM", "FitAtTenMCI", "FitN",
---            and S.."FitSizes" (how many sizes); a point is a comparison of one model
---            (the same depth, width and heads) with and without the treatment
---   ladder   the same fit over the tuned size ladder (sizes at each variant's own
---            learning rate), and each variant's peak learning rate: S..<Variant>.."Lr"
--- These only for the studies named below; any other study gets nothing from this file.
--- The table kind size_effect (any size study): per model size, its parameters, each
--- variant's learning rate, the primary difference with its interval, Holm p, verdict.
+-- This paper's macros for statements its designs can carry only with a number behind
+-- them (paper/paper.lua: extensions), for the studies named below only: horizon (how the
+-- gap between two variants moves along a long run), scale (the least-squares line of each
+-- treatment level's mean paired difference on log10 of the parameter count: its slope per
+-- decade and its value at 10 million parameters, an extrapolation) and ladder (the same
+-- fit over the tuned size ladder, and each variant's peak learning rate).  The table kind
+-- size_effect (any size study): per model size, its parameters, each variant's learning
+-- rate, the primary difference with its interval, Holm p, verdict.
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 

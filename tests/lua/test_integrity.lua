@@ -9,6 +9,7 @@
 local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
+local host = require "repro.host"
 local json = require "repro.core.json"
 local record = require "repro.record"
 local sys = require "repro.sys"
@@ -103,23 +104,44 @@ t:ok(code == 1 and err:find("carries no digest", 1, true), "a summary without it
 check.write(sum_path, sum_text)
 code = check.run(rep)
 t:eq(code, 0, "the restored summary is read again")
--- Its digest anyone can recompute: a summary whose numbers were edited and which kept
--- its digest is refused, the report recomputing it from the verified records.
+-- The inputs digest: a summary without it, or written before its study file changed, is
+-- refused by every build.
+check.write(sum_path, (sum_text:gsub('\n  "inputs_sha256": "%x+",', "")))
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("carries no digest of the inputs", 1, true),
+  "a summary without its inputs digest is refused: " .. err)
+check.write(sum_path, sum_text)
+local study_text = fs.read(A)
+check.write(A, study_text .. "\n-- edited after the analysis\n")
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("inputs_sha256 differs", 1, true) and err:find(sum_path, 1, true),
+  "a summary whose study file changed since is refused, naming it: " .. err)
+check.write(A, study_text)
+code, _, err = check.run(rep)
+t:eq(code, 0, "the restored study file: the summary is read again: " .. err)
+-- Its digests anyone can recompute: a build trusts a summary whose inputs are unchanged;
+-- --recompute-summaries (make verify) recomputes it from the verified records and refuses
+-- an edited one, naming the key.
+local recompute = rep .. " --recompute-summaries"
 local sum = json.decode(sum_text)
 local cmp = sum.comparisons[1]
 cmp.mean = cmp.mean + 0.5
 check.write(sum_path, json.pretty(sum))
-code, _, err = check.run(rep)
+code, _, err = check.run(recompute)
 t:ok(code == 1 and err:find(sum_path .. " differs from the summary its records give " ..
   "(first differing key: comparisons[1].mean)", 1, true),
-  "an edited number under a kept digest is refused, naming the file and key: " .. err)
+  "an edited number under kept digests is refused, naming the file and key: " .. err)
+code, _, err = check.run(repro .. " script " .. q(host.root .. "/scripts/check_summaries.lua") ..
+  " " .. q(root) .. " " .. q(dir))
+t:ok(code ~= 0 and err:find("first differing key: comparisons[1].mean", 1, true),
+  "make verify's summary check refuses it too: " .. err)
 sum = json.decode(sum_text)
 for k, v in pairs(sum.verdicts) do if type(v) == "table" then v.verdict = "better" end end
 sum.description = "integrity (edited)"
 check.write(sum_path, json.pretty(sum))
-code, _, err = check.run(rep)
+code, _, err = check.run(recompute)
 t:ok(code == 1 and err:find("(first differing key: description)", 1, true),
-  "an edited text under a kept digest is refused: " .. err)
+  "an edited text under kept digests is refused: " .. err)
 code, _, err = check.run(rep .. " --trust-summaries")
 t:ok(code == 0 and err:find("--trust-summaries", 1, true),
   "--trust-summaries (hand-made test summaries) reads it, with a warning: " .. err)
@@ -134,7 +156,8 @@ code, _, err = check.run(repro .. " run " .. q(A) .. " --out-root " .. q(sroot) 
   " --set iters=3,lr=0.002")
 t:eq(code, 0, "the study runs with --set: " .. err)
 code, _, err = check.run(repro .. " report --experiments " .. q(sroot) .. " --paper " ..
-  q(dir .. "/spaper") .. " --plots-data " .. q(dir .. "/spdata") .. " --no-figures --studies " .. q(dir))
+  q(dir .. "/spaper") .. " --plots-data " .. q(dir .. "/spdata") .. " --no-figures --studies " ..
+  q(dir) .. " --recompute-summaries")
 t:eq(code, 0, "the report recomputes a --set root's summary with its overrides: " .. err)
 
 -- 1b. The manifest's own fields (cpu, copied_from, times: printed in the paper) are

@@ -20,15 +20,14 @@ local manifest_path = "paper/paper.lua"
 local ctx = report.context({ experiments = "experiments", manifest = manifest_path })
 local S = ctx.by_name
 t:ok(S.final and S.tuned and S.claim, "the committed studies load")
--- ... every one under experiments/: the context recomputed each summary from its records
--- (data.load_study), the one place make test does so for the committed studies
--- (test_prose and the commands below read them as committed)
+-- ... every one under experiments/, each summary's inputs checked (data.load_study);
+-- test_pairs_order recomputes each from its records
 local not_read = {}
 for _, n in ipairs(require("repro.report.data").list_studies("experiments")) do
   if not S[n] then not_read[#not_read + 1] = n end
 end
 t:eq(table.concat(not_read, ", "), "", "every committed study is in the paper's context, " ..
-  "its summary recomputed from its records")
+  "its summary's inputs unchanged")
 
 local function problems_of(entry)
   local _, p = ledger.build({ entry }, S, ctx)
@@ -92,8 +91,7 @@ local readme = "In short:\n\n- LayerNorm made it worse at every size.\n"
 t:ok(#ledger.check_md(readme, "results.md", {}) == 1, "planted: a README line naming no analysis")
 
 -- The commands read the committed summaries as they are (--trust-summaries): the
--- context above recomputed every one of them from its records and found each equal
--- to its file (lua/repro/report/summary_check.lua).
+-- context above checked every one's inputs.
 local TRUST = " --trust-summaries"
 -- bin/repro ledger lists README's sentences with their analyses and verdicts
 local code, out = check.run(repro .. " ledger" .. TRUST)

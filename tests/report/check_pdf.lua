@@ -1,5 +1,5 @@
 -- Checks a generated paper against the summaries it came from (as written: the `make
--- paper` before it recomputed them; their records digests are checked here); the last step
+-- paper` before it checked their inputs; their records digests are checked here); the last step
 -- of `make reproduce QUICK=1` (CI):
 --   bin/repro script tests/report/check_pdf.lua EXPERIMENTS PAPER_DIR
 -- For every study with a summary that the paper shows (main.tex, supplement.tex or the
@@ -58,8 +58,7 @@ local numbers_tex = fs.read(paper .. "/numbers.tex") or ""
 local manifest = report.load_manifest(host.root .. "/paper/paper.lua")
 -- The summaries as written, each still refused unless its records digest matches the
 -- records beside it: `make paper`, which ran just before in the same make reproduce, has
--- recomputed every summary from its records and refused one that differs (checking them
--- here again was 20 of check_pdf's 29 s in CI).
+-- checked every summary's inputs, and the analysis wrote each from its records.
 local studies = data.load_all(exp, manifest.studies, manifest.names, manifest.factor, nil,
   { trust_summaries = true })
 t:ok(#studies > 0, "there are study summaries under " .. exp)

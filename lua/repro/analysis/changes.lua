@@ -2,22 +2,10 @@
 -- verdicts and numbers that change, and why when the summaries and the records can tell.
 -- `bin/repro run` and `analyze` (lua/repro/cli/run.lua) print it and write a summary that
 -- differs from the one on disk only with --update.
---
 --   changes.describe(old_text, new_text, opts) -> {lines}, or nil when the two texts are
---     the same bytes.  opts.dir (the study directory: its records' manifests are read for
---     the task files they were scored on; untrusted, a record that does not parse is
---     passed over), opts.old_manifest (the text of the study's manifest.json, which names
---     the commit that wrote the old summary) and opts.commit (this checkout's commit).
---
--- What changes: every verdict (comparisons and interactions) that changes, appears or
--- goes; on the primary metric, each comparison's mean difference, decision interval and
--- Holm-adjusted p that change; per variant, the runs analysed and their seeds; the task
--- suite's tasks and macro accuracy; then the other top-level fields, each with how many
--- of its values change.  Why: a different record set (records_sha256, seeds), tasks in
--- the summary the records were never scored on, task files changed since the records
--- were scored, a changed study file (analysis, base config, variants, --set), and
--- otherwise, the same records and study: the library's analysis changed since the commit
--- the old summary names.
+--     the same bytes.  opts.dir (the study directory, whose records' manifests are read),
+--     opts.old_manifest (the text of the study's manifest.json) and opts.commit (this
+--     checkout's commit).
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local host = require "repro.host"

@@ -1,26 +1,11 @@
 -- H1a as worded (summary.h1a of a study that registers analysis.h1a): "embedding
 -- normalization decreases zero-/few-shot accuracy despite smoothing or stabilizing
--- training dynamics".  Across the v1 task study's 90 runs macro accuracy tracked
--- validation loss (Spearman -0.93), so a norm's accuracy deficit may be nothing but its
--- loss deficit; this section asks three questions of the same runs, per norm (each
--- variant's embed_norm; the spec's `baseline` norm, "none", is the reference) and answers
--- each by an OLS fit across the runs (stats.ols), every set-up (`setups`: a corpus or a
--- model size, its variants listed) its own intercept:
---   lower       accuracy ~ set-up + norm: the norm's coefficient (its mean accuracy
---               difference from no norm within a set-up, pooled) and its (1 - alpha) t
---               interval; "lower accuracy" when the interval lies below 0;
---   beyond      accuracy ~ set-up + set-up x loss + norm (each set-up its own slope on
---               validation loss): the norm's coefficient is the accuracy difference at
---               equal loss; "beyond what its loss predicts" when its interval lies below
---               0, "what its loss predicts" otherwise;
---   stabilized  for each stability measure (`stability`, as the instability study
---               measures them: max_loss_jump, max_grad_norm on the log scale), measure ~
---               set-up + norm: "stabilization shown" when some measure's coefficient has
---               its (1 - alpha / #measures) interval (Bonferroni over the measures) below
---               0, that is, the norm lowered it.
--- The verdict names each part; "supporting H1a" only when all three hold.  Diverged runs
--- (no metrics) are left out and counted.  With fewer runs than the model has parameters
--- plus 2, or a design the data cannot separate, the part says why and does not hold.
+-- training dynamics", as three OLS fits across the runs (stats.ols) per norm against the
+-- spec's baseline norm, every set-up its own intercept: lower (accuracy ~ set-up + norm),
+-- beyond (+ set-up x loss: at equal loss) and stabilized (each stability measure,
+-- Bonferroni over them).  "supporting H1a" only when all three hold.  Diverged runs are
+-- left out and counted; a part the data cannot fit says why and does not hold.
+-- The rule: docs/DESIGN.md, "H1a as worded".
 local stats = require "stats"
 local json = require "repro.core.json"
 

@@ -636,7 +636,9 @@ end
 -- and its text, exactly as `bin/repro analyze` writes summary.json.
 function M.summary_of(s, dir, records)
   local summary = M.summarize(s, records)
-  summary.records_sha256 = require("repro.record").records_digest(dir)
+  local record = require "repro.record"
+  summary.records_sha256 = record.records_digest(dir)
+  summary.inputs_sha256 = record.inputs_digest(dir, s.file, summary.command_line_overrides)
   return summary, json.pretty(summary)
 end
 

@@ -1,53 +1,11 @@
--- A study's learning-rate sweep: analysis.sweep, validated in the study stage
--- (lua/repro/study/sweep.lua, with the format), summarized by M.summarize into
--- summary.json's `lr_sweep` (and `pilot_comparisons`, and `sweep_outcomes` when the
--- sweep pre-registers outcomes).
---
---   sweep = {
---     over = "lr",                  the swept config key (every listed variant sets it)
---     groups = { { name = "none", variants = { "none-lr1e-4", ... } }, ... },
---                                   the arms compared (e.g. the embedding norms); every
---                                   group covers the same grid of `over` values
---     reference = "none",           the group the sensitivity differences refer to
---     loss = "val_loss",            the final loss l (default val_loss); l0 = init_loss
---     pilot = { { "layernorm", "none" }, ... },
---                                   group pairs {treatment, baseline} compared at each
---                                   one's best grid value, offered to a later study as its
---                                   pilot (default: every group vs the reference; a study
---                                   that wants other pairs lists them all, {} for none)
---     outcomes = { ... },           optional, below
---   }
---
--- Per group (lr_sweep.groups[name]): for every grid value, the final loss over seeds
--- (mean, min, max of the runs that did not diverge, the count that diverged); the best
--- value (best_lr, `over`'s): the grid value with the lowest mean of min(l, l0) over
--- seeds, a diverged run counting as l0 (ties: the smaller value), with best_variant and
--- best_overrides (that variant's config overrides, e.g. its min_lr), best_at_edge when
--- it is the grid's first or last (the grid does not bracket the optimum); diverge_lr, the
--- smallest grid value at which some seed diverged, and diverge_lr_all, the smallest from
--- which every seed diverged at it and every larger value (null when none); top_trains
--- when some seed did not diverge at the largest value (the grid should have gone
--- higher); and the LR sensitivity of Wortsman et al. (2023, sec. 3.1),
---   S = E_eta[min(l(eta), l0) - l*]
--- with E_eta the mean over the grid (log-spaced, so a log-uniform eta), l* the best mean
--- over every group and grid value, with its percentile bootstrap interval over seeds
--- (stats.lr_sensitivity: exact over all n^n resamples for n <= stats.BOOT_EXACT_MAX,
--- the seeds resampled together for every group) and its difference from the reference
--- group with that difference's interval; and the same against the group's own best,
---   S_own = E_eta[min(l(eta), l0) - l*_g],   l*_g the group's lowest mean,
--- which leaves out the offset between the groups' curves (S - S_ref is the difference of
--- the groups' mean levels over the grid; S_own - S_own,ref is how much faster each loses
--- from its own optimum).
---
--- Outcomes (the instability design): per-seed aggregates over each group's grid, compared
--- between groups under the study's decision rule (lua/repro/analysis/init.lua, applied to
--- the groups as variants and the outcomes as metrics: summary.json's sweep_outcomes,
--- whose variants are the groups, each with the config overrides its grid's variants
--- share, so a report can name a group by its config):
---   outcomes = { metrics = { ... }, primary = "...", better = "lower", min_effect = x,
---     deltas = { <outcome> = x, ... }, comparisons = { { g1, g2 }, ... }, test = "t" }
--- M.OUTCOMES defines the outcomes; `deltas` pre-registers the minimum effect of every
--- outcome (the primary's is min_effect), reported beside each exploratory comparison.
+-- A study's learning-rate sweep: analysis.sweep (format: lua/repro/study/sweep.lua),
+-- summarized by M.summarize into summary.json's `lr_sweep`, `pilot_comparisons` and, when
+-- the sweep pre-registers outcomes, `sweep_outcomes`.  Per group: the final loss per grid
+-- value, the best value (lowest mean over seeds of min(l, l0), a diverged run counting as
+-- l0; ties: the smaller), where seeds diverge, and the LR sensitivity of Wortsman et al.
+-- (2023) against the best of every group (S) and its own best (S_own), with bootstrap
+-- intervals and differences from the reference group.  Outcomes (M.OUTCOMES) are compared
+-- between groups under the study's decision rule.  Fields: lua/experiments/README.md.
 local stats = require "stats"
 local json = require "repro.core.json"
 local base = require "repro.core.base"

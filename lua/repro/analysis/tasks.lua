@@ -1,54 +1,11 @@
--- The task analysis (summary.tasks) of a study whose analysis pre-registers
--- `tasks = { suite =, shots = { ... } }` and whose runs score that suite (config key
--- tasks): the seeds' primary outcome, zero-/few-shot accuracy over a task suite.
---
---   macro      per shot count and comparison, the paired difference of macro accuracy
---              (task_macro_acc_<k>shot, the mean over tasks) across seeds: every field of
---              stats.paired (the paired bootstrap interval, ci_bca and ci_percentile,
---              with the t interval and the sign-flip p), the same test as the decision
---              rule's;
---   per_task   per shot count, task and comparison, the paired difference of
---              task_<task>_<k>shot_acc across seeds (mean, ci_t, p of the pre-registered
---              test), with Holm over tasks x comparisons within each shot count (the
---              seeds' "per-task Holm-Bonferroni"): p_holm and reject_holm at alpha;
---   items      the item-level secondary analysis, per shot count and comparison: items
---              are shared by every seed, so the seed-level tests above treat the item set
---              as fixed.  Here the item is the unit: each item's accuracy pooled over the
---              paired seeds (the share of seeds that got it right) under the treatment
---              minus under the baseline, tested by the sign flip over items (stats.paired
---              on the per-item pooled accuracies, its p_signflip; Monte Carlo, seed 1)
---              over all the suite's items and per task.  Together the two levels bracket
---              the crossed item x seed design a mixed model (GLMM) would fit in one; the
---              suite's statistics (stats/) fit none, and the two tests need no
---              distributional assumption beyond exchangeability of signs.
---   chance     per task, from its task file (lua/repro/tasks): its chance rate, items and
---              the 99 % interval a guessing model's accuracy lies in (chance_interval),
---              and from the suite's committed controls file when there is one
---              (tasks/<corpus>/<suite>-controls-v<version>.json) the add-one bigram
---              model's accuracy, each untrained set-up's, and, where the controls hold
---              the n-gram ladder (engine/ngram.h, Witten-Bell), `ngram` (per order its
---              accuracy) and `ngram_best` (the strongest order and its accuracy);
---   macro_over the tasks the macro accuracy averages on the first run's corpus (n, tasks)
---              and the suite's tasks skipped there with why (`macro_over_by_corpus` per
---              corpus with more than one), which the tables state beside the macro;
---   chance_by_corpus  with runs on more than one corpus, each corpus's table as `chance`
---              (`chance` is then the first run's corpus's);
---   beyond_ngram  per task whose controls hold the ladder, at 0-shot: the strongest
---              n-gram's order and accuracy, the threshold (the larger of that accuracy and
---              the guessing interval's upper end) and the variants whose mean accuracy
---              over their non-diverged seeds lies above the threshold (`variants`; empty:
---              no trained model beats both local statistics and guessing on the task,
---              which then is no evidence of more); each variant is judged against its
---              own corpus's ladder (`by_corpus` with more than one corpus).
---   demos      per shot count k > 0 and task: the share of its items that kept all k
---              demonstrations inside the window (1 - task_<task>_<k>shot_lost_demos /
---              items, the least over the runs; the cut depends on the window only) and
---              `measurable` = kept_share >= DEMOS_KEPT_MIN.  Where fewer kept them the
---              k-shot accuracy is mostly the 0-shot one with a cut context, so the tables
---              report "not measurable at this window" instead of a number (and the macro
---              at k shots when any task is).
--- Only a study that registered analysis.tasks gets the section, so every other summary
--- keeps its bytes.
+-- The task analysis (summary.tasks) of a study whose analysis pre-registers `tasks =
+-- { suite =, shots = { ... } }` and whose runs score that suite (config key tasks).
+-- Its sections: macro (paired macro-accuracy differences), per_task (Holm over tasks x
+-- comparisons per shot count), items (the item-level sign flip), chance, macro_over,
+-- chance_by_corpus, beyond_ngram and demos (a k-shot accuracy is measurable only when
+-- kept_share >= DEMOS_KEPT_MIN); the statistics: docs/DESIGN.md, "Statistics and the
+-- decision rule" (Tasks).  Only a study that registered analysis.tasks gets the section,
+-- so every other summary keeps its bytes.
 local stats = require "stats"
 local json = require "repro.core.json"
 local tasks = require "repro.tasks"

@@ -1,36 +1,11 @@
 -- `bin/repro audit [STUDY ...] --sample N [--seed S] [--max-time S] [--out-root DIR]`:
--- the check a deterministic suite can make of its records.  Checksums (manifest.json,
--- record.verify) detect corruption, not forgery: anyone can edit a metric and recompute
--- them with the suite's own functions.  A forged record is caught by training it again:
--- for each study (default: every study folder under the records root,
--- $REPRO_EXPERIMENTS or <root>/experiments), N of its records are drawn and trained again.
---
--- The draw cannot be predicted by whoever wrote the records: by default its seed comes
--- from the system's random source (sys.random_seed: /dev/urandom), printed so that
--- `--seed S` repeats the same draw; the generator is PCG32 (pcg stream "stats" of the
--- seed, one per study).  Records adopted rather than trained here from step 0, copied
--- from another study or resumed from a checkpoint found in their folder
--- (record.adopted), are drawn first, then the others, each group without replacement
--- over the records sorted by path.
---
--- The chosen runs and the predicted time are printed first: each run's time from its
--- config's shape through the cost model (lua/repro/plan/cost.lua: this machine's
--- calibration), never from the record's own manifest (a forged manifest can claim any
--- time).  A total above --max-time seconds (default M.MAX_TIME_S) is refused before
--- anything trains, naming the longest runs; the flag raises the bound.  Before the cost
--- model calibrates a shape (a few steps of it), a floor is checked: the runs' FLOPs
--- (M.floor_flops: the blocks' weight products only) at this machine's FMA peak; a floor
--- above the bound is refused without calibrating, so a forged giant config trains
--- nothing.  A record whose
--- config.json cannot be read or parsed is reported as such ("UNREADABLE") and the audit
--- goes on.  Each run is trained again from its config.json into a private temporary
--- folder (fs.private_subdir), and its config.json, log.csv and metrics.json (and
--- tasks.csv when the record has one) are compared byte for byte with the record's.
--- SIGINT or SIGTERM (Ctrl-C) stops the audit: the run in training is said to be
--- "interrupted" (never "differs"), the rest is not trained, and the status is 130.
--- Exit status 1 naming the run and the first differing file on any difference (or on a
--- record that is not verified or cannot be read among those chosen); 0 when every chosen
--- run is the same.
+-- checksums detect corruption, not forgery, so the audit trains N records per study again
+-- and compares config.json, log.csv and metrics.json (and tasks.csv) byte for byte.  The
+-- draw's seed comes by default from /dev/urandom (printed; --seed repeats it); copied and
+-- resumed records are drawn first.  Its time is predicted from each config's shape
+-- (lua/repro/plan/cost.lua), never from a manifest, and a total above --max-time (default
+-- M.MAX_TIME_S) is refused before anything trains.  Exit status 0 when every chosen run is
+-- the same, 1 on a difference or an unverified or unreadable record, 130 when interrupted.
 local host = require "repro.host"
 local sys = require "repro.sys"
 local pcg = require "pcg"

@@ -1,31 +1,11 @@
--- `bin/repro sample RUN` and `bin/repro eval RUN`: what a kept model (a run trained with
--- --keep-model, or by a study with keep_model = true) does after its run.
---
---   bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] [--temperature T]
---       N bytes (default 200) generated after TEXT (default a newline), printed after it;
---       each byte drawn from the softmax of the last position's logits / T (default 1;
---       0: the most likely byte) with PCG32 stream (S, sample) (default seed 0), so the
---       same command prints the same text on any machine and thread count.
---   bin/repro eval RUN [--split val | --tasks SUITE] [--json]
---       the kept model's metrics on the validation split, computed as the run's final
---       evaluation was (engine/train.h train_eval_model), beside the record's
---       metrics.json: exit status 1 when val_loss differs from the record's by more
---       than M.TOLERANCE.  --tasks SUITE: the model scored on the task suite
---       (lua/repro/tasks, the files under tasks/<corpus>/, as at the end of a run): every
---       task metric beside the record's, and, for the suite the run scored, its per-item
---       correctness against the run's tasks.csv (exit status 1 when a metric differs by
---       more than M.TOLERANCE or an item differs).  Evaluations are a table of kinds
---       (M.EVALUATIONS).
---   bin/repro export-model RUN --format safetensors [--out DIR]
---       the kept model as DIR/model.safetensors and DIR/config.json (default DIR:
---       build/export/<study>/<variant>/seed-<s>), for PyTorch and any safetensors reader:
---       M.export (below) says what they hold.
---
--- RUN is a record directory (experiments/<study>/<variant>/seed-<s>), or that path
--- relative to the records root ($REPRO_EXPERIMENTS, else experiments/).  The record must
--- verify (lua/repro/record/init.lua M.verify) and its model.rptf must have the SHA-256
--- its manifest.json recorded (model_sha256); the model carries its config's hash inside,
--- which the engine checks too.
+-- `bin/repro sample RUN`, `bin/repro eval RUN` and `bin/repro export-model RUN`: what a
+-- kept model (a run trained with --keep-model, or by a study with keep_model = true) does
+-- after its run: text sampled from it (PCG32: the same on any machine and thread count),
+-- its metrics again beside the record's (exit status 1 on a difference beyond
+-- M.TOLERANCE; kinds: M.EVALUATIONS), and a safetensors copy (M.export says what it
+-- holds).  RUN is a record directory, or that path relative to the records root; the
+-- record must verify and its model.rptf must have the SHA-256 its manifest recorded.
+-- Flags: docs/COMMANDS.md, "Kept models".
 local engine = require "engine"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"

@@ -1,39 +1,11 @@
 -- `bin/repro run STUDY.lua`: every run of a study, then its analysis; and `bin/repro
--- analyze STUDY.lua`, the analysis alone.
---
---   bin/repro run FILE [--jobs N] [--only variant=V,seed=S]... [--dry-run] [--force]
---                      [--out-root DIR] [--set key=value[,key=value...]]
---
--- Runs go to OUT/<study>/<variant>/seed-<s>/ with OUT = --out-root, else
--- $REPRO_EXPERIMENTS, else <project root>/experiments.  Each run is reused, copied from
--- an identical done record of another study, resumed from its checkpoint, rerun or
--- trained (lua/repro/plan/init.lua says when).  --force retrains the selected runs from
--- scratch; --dry-run lists the plan and writes nothing (exit status 1 when the run would be
--- refused: a finished record of another config without --force, a task file the runs to
--- train need missing for their corpus, with its build command); --set overrides config keys of
--- every run (e.g. a quick budget) and is recorded in the summary.
---
--- The runs train in worker processes (lua/repro/run/pool.lua, lua/repro/run/worker.lua) with
--- threads = cores / N (once nothing is left to start, the runs still training take over
--- the cores of finished workers), so records are byte-identical for any N.  Every file of
--- a record is written atomically with metrics.json last, so a killed run never looks done.
--- Ctrl-C (or SIGTERM) stops every worker after its current step with a checkpoint, then
--- says which runs finished.  The study directory is locked (flock) while a runner or its
--- workers live, so two runners never write one study (`bin/repro run-one` takes it
--- shared, lua/repro/run/parallel.lua); each worker also locks its run directory and keeps its
--- attempt.json (lua/repro/run/runstate.lua), so `bin/repro status` sees it.  When every
--- run of the study is done, the analysis (lua/repro/analysis/init.lua) computes the
--- summary and prints the verdicts on stdout.  A summary is never rewritten silently
---: with no OUT/<study>/summary.json yet, or the same bytes, it is written
--- (with OUT/<study>/manifest.json, this invocation's timings); one that would differ from
--- the summary on disk is written only with --update, and otherwise the command prints
--- what would change, in words (lua/repro/analysis/changes.lua: the verdicts and numbers,
--- and why: another record set, tasks the records were never scored on, changed task
--- files, a changed study file, or the library's analysis since the commit named in the
--- study's manifest.json), keeps summary.json and manifest.json as they were, and exits
--- with status M.EXIT_UNCHANGED (3).  Until then the summary on disk stays, also while
--- runs train and when they are interrupted: the report refuses one whose records_sha256
--- does not match the records beside it.
+-- analyze STUDY.lua`, the analysis alone.  Runs go to OUT/<study>/<variant>/seed-<s>/
+-- (OUT: --out-root, else $REPRO_EXPERIMENTS, else <project root>/experiments), each reused,
+-- copied, resumed, rerun or trained (lua/repro/plan/init.lua says when), in worker
+-- processes whose records are byte-identical for any --jobs.  A summary is never rewritten
+-- silently: one that differs from the one on disk is written only with --update; otherwise
+-- the command prints what would change (lua/repro/analysis/changes.lua) and exits with
+-- status M.EXIT_UNCHANGED (3).  Flags: docs/COMMANDS.md, "Train and run studies".
 local host = require "repro.host"
 local proc = require "repro.proc"
 local sys = require "repro.sys"

@@ -1,21 +1,11 @@
--- `bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR] [--version N]`: builds
--- the task files of a corpus (lua/repro/tasks/init.lua; default the core suite on
--- data/tinyshakespeare.txt into tasks/<corpus>/; a suite's tasks at the suite's version, a
--- task named alone at --version, default 1), printing per task its items, pool, chance
--- rate and answer positions, or why it was skipped.
--- `bin/repro tasks controls [SUITE|TASK] [--data FILE] [--dir DIR]`: the suite's validity
--- controls (chance with its 99 % interval, answer positions, the add-one bigram, the
--- n-gram ladder and the untrained models' accuracy) into
--- tasks/<corpus>/<suite>-controls-v<version>.json, and a table of them, with progress on
--- stderr; a TASK of the core suite (or of the suite --suite names) is scored and shown,
--- not written.
--- `bin/repro tasks new NAME [--suite S]`: a user's own task, outside the library: writes
--- a working template generator to <tasks root>/_generators/NAME.lua (lua/repro/tasks
--- says where a user's tasks and suites live) and, with --suite S when that suite does not
--- exist yet, the suite file <tasks root>/_suites/S.lua naming it; never overwrites.
--- `bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR]`: the first N (default 3)
--- items of a built task, context tail, choices and answer marked.  Task text and skip
--- reasons are printed through base.printable (put).
+-- `bin/repro tasks build|controls|new|show`: a corpus's task files
+-- (lua/repro/tasks/init.lua).  build writes a suite's or a task's files and prints per
+-- task its items, pool, chance rate and answer positions, or why it was skipped; controls
+-- writes the suite's validity controls to tasks/<corpus>/<suite>-controls-v<version>.json
+-- and shows them (a single TASK is shown, not written); new writes a user's template
+-- generator (and suite file), never overwriting; show prints a built task's first items.
+-- Task text and skip reasons are printed through base.printable.  Flags:
+-- docs/COMMANDS.md, "Study files and tasks".
 local tasks = require "repro.tasks"
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"

@@ -1,40 +1,11 @@
 -- The cost of a study told before it is spent: the predicted wall time of its runs on this
 -- machine (`bin/repro run --dry-run`, `bin/repro plan`, `bin/repro cost`, make reproduce,
--- and a study's start and end, predicted against actual).  Timings only: nothing here
--- enters a record or a summary.
---
--- Calibration: for each distinct model shape and thread count (M.shape: the keys that set
--- the cost of a step), one short training of the run's own config in this process,
--- M.CAL_STEPS steps without periodic diagnostics and then its final evaluation, gives
---   step_s        seconds per training step: the median over the steps after the first
---                 (a step slowed by another process counts once, not in a mean);
---   final_s       seconds from the last step to the end (the final evaluation);
---   eval_tok_s    the evaluation's tokens per second (the periodic diagnostics' rate);
---   val_chars     the characters of the calibrating config's validation split;
---   fma_gflops    the FMA peak (engine.fma_peak, M.PEAK_S seconds at the calibration's
---                 thread count) measured just before it: how much of the machine the
---                 calibration had.
--- Each is kept in <root>/build/cost/<machine>-<build>.json (the machine: CPU model name,
--- family, model and AVX-512; the build: the SHA-256 of this binary), so a shape is
--- calibrated once per machine and engine build; a new build or machine calibrates again.
--- A calibration made while other work loaded the cores is slow, and kept it would inflate
--- every later prediction (one made beside a training run predicted +95 %): before a cached
--- calibration is used, the FMA peak is measured again at its thread count, and when the
--- machine now gives more than M.RECALIBRATE times the peak the calibration had, the shape
--- is calibrated again (and says why).  A machine busier now than then keeps the cache.
---
--- Prediction (M.run_seconds, M.makespan; their arithmetic is tested by
--- tests/lua/test_cost.lua):
---   run   = steps to train × step_s + final_s × (the run's validation characters ÷ the
---             calibration's: the final evaluation covers the corpus's whole split)
---           + (steps to train ÷ diag_every, rounded down) × diag_windows × context ÷ eval_tok_s
---           + for a config with `tasks` (a suite, scored after training: repro.tasks), each
---             task set's batches (its items' choices, batch sequences a forward, rounded
---             up) × batch × context ÷ eval_tok_s (M.task_batches)
---   study = the runs handed in order to `jobs` workers, each to the first one free (the
---           runner's order; the cores a finished worker hands to the runs still training
---           at the end are not counted, so the tail is overstated, never understated).
--- A resumed run counts all its steps (over-stated by its checkpoint's progress).
+-- and a study's start and end).  Timings only: nothing here enters a record or a summary.
+-- Each model shape and thread count (M.shape) is calibrated by a short training of
+-- M.CAL_STEPS steps, kept in <root>/build/cost/<machine>-<build>.json (once per machine and
+-- engine build), and calibrated again when the machine now gives more than M.RECALIBRATE
+-- times the FMA peak it had.  M.run_seconds predicts a run, M.makespan a study on `jobs`
+-- workers (its tail overstated, never understated).
 local engine = require "engine"
 local proc = require "repro.proc"
 local fs = require "repro.core.fs"

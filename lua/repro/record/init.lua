@@ -255,8 +255,9 @@ end
 -- metrics.json), in name order, over the real directories with valid names that hold a
 -- verified record.  A summary carries the digest of the records it was computed from
 -- (`records_sha256`, lua/repro/cli/run.lua) and the report refuses a summary whose records
--- have changed since (lua/repro/report/data.lua).  Returns the digest and the count.
-function M.records_digest(study_dir)
+-- have changed since (lua/repro/report/data.lua).  Returns the digest and the count;
+-- `inputs` (a list, optional) gets each verified record's folder and config.json text.
+function M.records_digest(study_dir, inputs)
   local lines = {}
   local function subdirs(d)
     local out = {}
@@ -276,10 +277,45 @@ function M.records_digest(study_dir)
         local sums = {}
         for i, f in ipairs(hashed(dir)) do sums[i] = kept.sha256[f] end
         lines[#lines + 1] = v .. "/" .. seed .. " " .. table.concat(sums, " ")
+        if inputs then inputs[#inputs + 1] = { dir = dir, config = kept.texts["config.json"] } end
       end
     end
   end
   return sys.sha256(table.concat(lines, "\n")), #lines
+end
+
+-- The digest a summary is current against (`inputs_sha256`): the verified records
+-- (M.records_digest), the study file's bytes, the command line's --set overrides, and
+-- the bytes now of every corpus and task file the records were made from (their
+-- config's `data`, their manifest's `task_files` under tasks/).  `bin/repro analyze`
+-- writes it; the report refuses a summary whose inputs changed since and trusts the rest.
+function M.inputs_digest(study_dir, study_file, overrides)
+  local inputs = {}
+  local records = M.records_digest(study_dir, inputs)
+  local lines = { "records " .. records,
+    "study " .. (sys.sha256_file(study_file, true) or "unreadable"),
+    "overrides " .. (type(overrides) == "table" and json.encode(overrides) or "none") }
+  local files = {}
+  for _, r in ipairs(inputs) do
+    local ok, cfg = pcall(json.decode, r.config or "")
+    if ok and type(cfg) == "table" and type(cfg.data) == "string" and cfg.data ~= "" then
+      files["corpus " .. cfg.data] = M.data_path(cfg)
+    end
+    local text = fs.read(r.dir .. "/manifest.json")
+    local ok2, man = pcall(json.decode, text or "")
+    if ok2 and type(man) == "table" and type(man.task_files) == "table" then
+      for path in pairs(man.task_files) do
+        if type(path) == "string" and path:match("^tasks/[%w_%-/%.]+$") and
+            not path:find("..", 1, true) then
+          files["task " .. path] = host.root .. "/" .. path
+        end
+      end
+    end
+  end
+  for _, k in ipairs(base.sorted_keys(files)) do
+    lines[#lines + 1] = k .. " " .. (sys.sha256_file(files[k], true) or "unreadable")
+  end
+  return sys.sha256(table.concat(lines, "\n"))
 end
 
 -- How a record came to be, from its manifest (decoded, `man`): "copied" (another study's

@@ -1,21 +1,10 @@
--- The one reader of finished run records for every command that reads results back:
--- compare and export (lua/repro/report/results.lua), analyze and the report's summary
--- recompute (lua/repro/analysis/init.lua study_records) and the report's reads of a
--- study's records (lua/repro/report/data.lua Study:record).  One set of rules:
---
---   links      a record is read only when no directory from the top of its tree (the
---              study directory, or the folder a command was given) down to the record
---              is a symbolic link; otherwise it is refused, naming the link
---   checksums  only a record that record.verify calls "verified" is read: one failing
---              its checksums ("mismatch") or without them ("no checksum": not trusted)
---              is refused, saying so; an unfinished one (no metrics.json) is not a record
---
--- Callers warn about a refused record (M.warning gives the text) and go on without it.
--- log.csv is read row by row (M.each_log_row, M.log_fields), never whole, so a reader's
--- memory does not grow with the number of records or the length of a log; a line is
--- bounded in length.  Read once: config.json, metrics.json and tasks.csv are parsed from
--- the very bytes record.verify hashed (M.read), and a streamed log.csv must hash to the sum
--- verified.
+-- The one reader of finished run records for every command that reads results back
+-- (compare, export, analyze and the report).  A record is read only when no directory
+-- from the top of its tree down to it is a symbolic link and record.verify calls it
+-- "verified"; callers warn about a refused record (M.warning gives the text) and go on
+-- without it.  log.csv is read row by row (M.each_log_row, M.log_fields), never whole.
+-- Read once: config.json, metrics.json and tasks.csv are parsed from the very bytes
+-- record.verify hashed (M.read), and a streamed log.csv must hash to the sum verified.
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"

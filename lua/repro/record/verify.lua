@@ -1,28 +1,10 @@
 -- `bin/repro verify [DIR ...] [--rehash]`: every run record under each DIR (default: the
--- experiments root, $REPRO_EXPERIMENTS or <root>/experiments) checked by record.verify:
---
---   verified     manifest.json's SHA-256 of config.json, log.csv and metrics.json match
---   no checksum  manifest.json holds no checksums: written before records carried them,
---                or they were removed; consistent, but not trusted (a failure)
---   MISMATCH     a file changed, is missing, or the record is inconsistent; or a
---                directory of the tree is a symbolic link (never followed)
---   unfinished   no metrics.json: training, stopped or killed (not an error)
---
--- A verified record that was adopted rather than trained here from step 0 is named too,
--- without failing: "copied" (another study's record: its manifest's copied_from) and
--- "resumed" (trained on from a checkpoint found in its folder, with the step and the
--- checkpoint's SHA-256: record.adopted); the checksums cannot say who wrote those
--- steps, `bin/repro audit` retrains such records first.
---
--- One line per record that is not verified, then the counts, then what they prove:
--- checksums detect corruption (a changed, truncated or missing file), not forgery: the
--- hashes are unkeyed, so whoever edits a record can recompute them with the suite's own
--- functions; `bin/repro audit` (lua/repro/cli/audit.lua) retrains sampled records.  Exit status 1 when any
--- record mismatches or has no checksum; nothing is written, except with --rehash: each
--- record with no checksum that is consistent gets its checksums added to manifest.json
--- (record.rehash), for legacy records once reviewed.  A record is a directory holding
--- config.json; DIR/corrupt-*/ (records put aside by a run) are skipped.  A DIR named
--- twice (or inside another) is checked once.
+-- records root) checked by record.verify: verified, no checksum (not trusted: a failure),
+-- MISMATCH (a changed or missing file, an inconsistent record, or a symbolic link in the
+-- tree) or unfinished (not an error); a verified record that was copied or resumed is
+-- named too.  Checksums detect corruption, not forgery (`bin/repro audit` retrains).
+-- Exit status 1 on any mismatch or missing checksum.  Nothing is written, except with
+-- --rehash: a consistent record without checksums gets them (reviewed legacy records).
 local host = require "repro.host"
 local sys = require "repro.sys"
 local record = require "repro.record"

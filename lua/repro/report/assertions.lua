@@ -1,41 +1,12 @@
 -- Checked assertions: the hand-written text of a paper states a finding only
 -- inside a macro that names the analysis it relies on and the verdict it expects, and the
--- build checks the two against the study's summary.  The macros (numbers.tex defines them
--- to typeset their last argument, the sentence, and nothing else):
---   \Claim[<metric>]{<study>}{<treatment>}{<baseline>}{<verdict>}{<sentence>}
---       the verdict of <treatment> vs <baseline> in <study>'s summary.json: its `verdicts`
---       on <metric> (default: the study's primary metric); with an empty <baseline>,
---       <treatment> names an interaction (`interaction_verdicts`, its `name`) on <metric>.
---       A comparison the summary holds only among its exploratory ones
---       (`secondary_comparisons`) has no verdict: asserting one is a missing analysis.
---   \Replicated[<treatment>/<baseline>]{<claim id>}{<verdict>}{<sentence>}
---       the verdict of the original's claim <claim id> (`replication.claims`, the entry
---       whose `claim` it is, in the summary of the study that declares it); with the
---       optional argument, the verdict at that set-up (the claim's `setups` entry)
---   \Assert{<study>}{<path>}{<expected>}{<sentence>}
---       any other field of <study>'s summary: <path> is a Lua path from the summary's top
---       (`h1a.verdict`, `replication.claims[2].verdict`; a leading `summary.` is allowed),
---       <expected> its value (a string as it is, a number compared as a number, true or
---       false); a <path> ending in "#" names a list's length (`...variants#` = 0: none)
--- Verdicts are compared as words, exactly (after trimming spaces).  An assertion inside
--- the first branch of \IfStudy{<study>}{...}{...} is checked only when <study> has run,
--- one in the second only when it has not; elsewhere a study that has not run is a fault.
---
--- The faults (`check` returns them, each naming the file and line):
---   contradicted  the summary's verdict (or value) is not the expected one
---   missing       the analysis, claim or field does not exist in the study's summary
---   unknown       the study has no summary (not run, or not in the paper's manifest)
---   syntax        a macro without its arguments
---   uncarried     a finding sentence that asserts nothing: in the abstract and in the
---                 sections whose title starts with one of SECTIONS (with their
---                 subsections), a sentence with no assertion in it that has, outside
---                 every assertion's arguments, a verdict word (VERDICT_WORDS) or a result
---                 macro (a macro whose name ends with one of RESULT_SUFFIXES: numbers.tex's
---                 effects, intervals, p values and verdicts)
--- A lenient check (make reproduce QUICK=1: records of tiny runs, whose verdicts differ)
--- lists the contradicted and missing ones instead of failing on them; the others fail.
--- This module knows no paper: the report (lua/repro/report/init.lua) runs it on the
--- paper's main text.
+-- build checks the two against the study's summary.  The macros (\Claim, \Replicated,
+-- \Assert; numbers.tex defines them to typeset their sentence only) and \IfStudy:
+-- docs/DESIGN.md, "Checked assertions".  `check` returns the faults, each naming the file
+-- and line: contradicted, missing, unknown, syntax and uncarried (a finding sentence that
+-- asserts nothing); a lenient check (make reproduce QUICK=1) lists the contradicted and
+-- missing ones instead of failing.  This module knows no paper: lua/repro/report/init.lua
+-- runs it on the paper's main text.
 local F = require "repro.report.texfmt"
 local base = require "repro.core.base"
 

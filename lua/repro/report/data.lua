@@ -526,8 +526,10 @@ end
 -- Reads DIR/<name>/summary.json; nil when it does not exist.  `names`: the prose's names
 -- of the variants (M.name_variants); `factor`: the study's treatment factor as a paper
 -- gives it (M.factor_of; nil: the study's own).  Unless opts.trust_summaries (hand-made
--- summaries of tests: `bin/repro report --trust-summaries`), the summary must be what the
--- analysis computes from its records now (M.check_summary).
+-- summaries of tests: `bin/repro report --trust-summaries`), the summary's inputs must be
+-- those it was computed from (summary_check.check_inputs); with opts.recompute
+-- (`report --recompute-summaries`, make verify) it must be what the analysis computes from
+-- its records now (M.check_summary).
 function M.load_study(exp_dir, name, names, factor, opts)
   local dir = exp_dir .. "/" .. name
   local text, err = fs.read(dir .. "/summary.json")
@@ -555,8 +557,10 @@ function M.load_study(exp_dir, name, names, factor, opts)
       "carries no digest of the records it was computed from (records_sha256)" or
       "was computed from other records than those beside it now (records_sha256 differs)")
   end
-  if not (opts and opts.trust_summaries) then
-    M.check_summary(exp_dir, name, text, sum, opts and opts.studies)
+  if opts and opts.recompute then
+    M.check_summary(exp_dir, name, text, sum, opts.studies)
+  elseif not (opts and opts.trust_summaries) then
+    summary_check.check_inputs(exp_dir, name, sum, opts and opts.studies)
   end
   return new_study(sum, { name = name, dir = dir, names = names, factor = factor })
 end

@@ -355,10 +355,13 @@ local function parse_args(args)
       o.lenient = true
     elseif a == "--all-numbers" then
       o.all_numbers = true
+    elseif a == "--recompute-summaries" then
+      o.recompute = true
     else
       user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
         .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries] "
-        .. "[--studies DIR] [--tex FILE] [--lenient-assertions] [--all-numbers])", a)
+        .. "[--studies DIR] [--tex FILE] [--lenient-assertions] [--all-numbers] "
+        .. "[--recompute-summaries])", a)
     end
     i = i + 1
   end
@@ -377,7 +380,8 @@ local function context(o, manifest, out)
   local first = { table.unpack(manifest.studies) }
   for _, n in ipairs(manifest.appendix) do first[#first + 1] = n end
   local list, by_name = data.load_all(o.experiments, first, manifest.names,
-    manifest.factor, true, { trust_summaries = o.trust_summaries, studies = o.studies })
+    manifest.factor, true, { trust_summaries = o.trust_summaries, recompute = o.recompute,
+    studies = o.studies })
   local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
     manifest = manifest, names = {}, appendix = {} }
   for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end
@@ -525,8 +529,8 @@ function M.generate(o)
   local manifest = M.load_manifest(o.manifest)
   if o.trust_summaries then
     io.stderr:write("report: warning: --trust-summaries: the summaries are read as they " ..
-      "are, not recomputed from their records (for hand-made test summaries; make paper " ..
-      "never passes it)\n")
+      "are, their study files and inputs not checked (for hand-made test summaries; make " ..
+      "paper never passes it)\n")
   end
   for _, d in ipairs({ o.paper .. "/tables", o.paper .. "/figures/png", o.plots_data }) do
     fs.mkdir_p(d)

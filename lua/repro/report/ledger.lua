@@ -1,47 +1,15 @@
 -- The statement ledger: every sentence of a paper that states a finding names
 -- the analysis that carries it, and the build checks the two against each other.
---
--- A ledger is a list of entries, which a manifest's extensions declare (`ledger`, see
--- lua/repro/report/init.lua); this module knows no paper.  An entry:
---   { id = "ReadmeGptTwo",            a name (letters and digits)
---     where = "readme",               where the sentence stands ("readme": README's Results
---                                     list, written in Markdown; other text: LaTeX)
---     carries = { <analysis>, ... },  what carries it, each one of
---        { study =, treatment =, baseline =, metric = }   a paired comparison (metric:
---                                     the study's primary when absent; treatment and
---                                     baseline may be functions of the Study)
---        { study =, interaction = }   an interaction on the primary metric (its name, or a
---                                     function of the Study giving it)
---        { study =, section =, treatment =, baseline = }  a comparison of a nested summary
---                                     (data.SECTIONS, e.g. "sweep_outcomes")
---        { study =, sensitivity = <group>, own = bool }  an LR sweep's sensitivity
---                                     difference to the reference group and its interval:
---                                     the "verdict" is the side of 0 the interval lies on
---        { quoted = "<source>" }      a finding quoted from elsewhere, named as such
---     across = "<why>",               required when the analyses come from several studies:
---                                     the sentence lists them side by side, and may use no
---                                     comparing word (than, from ... to, moved, shrinks, ...)
---     text = function(A, T, ctx) }    the sentence: A[i] is carries[i] resolved (below), T
---                                     the format ("tex" or "md"); nil or "" leaves it out
--- An entry whose study has not run yields no sentence (and no row).  A resolved analysis:
--- A function (treatment, baseline, interaction) that returns nil says that the study has
--- nothing to carry the sentence (an arm its design did not select): the sentence is left
--- out as if the study had not run.  A resolved analysis:
---   { label = "final: LayerNorm vs no norm, val. loss", verdict = "worse", sign = 1,
---     mean =, ci =, ppl = (perplexity change), c = (the summary's entry), study = }
---
--- The checks (`check` returns every problem, each naming the sentence and the analysis):
---   missing      a named analysis that the study's summary does not have
---   verdict      a verdict word of the sentence (WORDS: better, helped, worse, cost,
---                equivalent, no difference, inconclusive, could not decide, significant,
---                depends, ...) that no carried analysis's verdict allows, or a carried
---                verdict that the sentence does not say
---   sign         a sign word (lowered, raised, higher, lower, ...) or a signed percentage
---                that no carried analysis's sign allows
---   across       analyses of several studies without `across`, or a comparing word in one
---   uncarried    a sentence of README's Results list outside every entry that has a
---                finding word: a finding that names no analysis (the paper's main text
---                is checked by lua/repro/report/assertions.lua instead)
+-- A manifest's extensions declare the entries (`ledger`, lua/repro/report/init.lua); this
+-- module knows no paper.  An entry: { id =, where = ("readme": Markdown; else LaTeX),
+-- carries = { <analysis>, ... }, across = "<why>" (required across studies), text =
+-- function(A, T, ctx) (A[i] is carries[i] resolved; T is "tex" or "md") }.  An analysis:
+-- { study =, treatment =, baseline =, metric = }, { study =, interaction = }, { study =,
+-- section =, treatment =, baseline = }, { study =, sensitivity = <group>, own = bool } or
+-- { quoted = "<source>" }; treatment, baseline and interaction may be functions of the
+-- Study, nil leaving the sentence out, as does a study that has not run.  `check` returns
+-- every problem (missing, verdict, sign, across, uncarried), each naming the sentence and
+-- the analysis; the main text is checked by lua/repro/report/assertions.lua instead.
 local F = require "repro.report.texfmt"
 
 local M = {}

@@ -1,20 +1,10 @@
 -- The figures of the report (lua/repro/report/init.lua): gnuplot data files and the driver
--- that renders plots/*.gp into the paper's PDF figures and their PNG copies.
---
--- A data file holds one block per curve (blocks separated by two blank lines, so a
--- script selects them with `index`), each block starting with its quoted title for
--- `title columnheader(1)`.  Numbers are written with 6 significant digits; a step
--- where no run has a finite value is left out, never written as NaN.  A figure spec
--- names its script, data file and the gnuplot variables the script reads (block count,
--- colours and dash types per block, axis labels, axis ranges fitted to the data); a
--- figure whose study or records are missing, or whose data are all zero (no run
--- diverged), carries the reason instead (`skip`) and is not rendered: the paper prints
--- that sentence in its place.  Figures are drawn at the size they are printed (the
--- entry's width times the manifest's text_width), so their text is the size it is set in.
---
--- The figures are those of the paper's manifest (paper/paper.lua: its `figures`, each
--- naming a kind of M.KINDS and that kind's fields) and, for every study the manifest does
--- not list, the forest plot of its primary comparisons (M.appendix_figures).
+-- that renders plots/*.gp into the paper's PDF figures and their PNG copies.  The figures
+-- are the manifest's (`figures`, each of a kind of M.KINDS) and, for every study it does
+-- not list, the forest plot of its primary comparisons (M.appendix_figures).  A data file
+-- holds one block per curve (a script selects it with `index`), each titled for
+-- `title columnheader(1)`; no NaN is written.  Figures are drawn at their printed size;
+-- one that cannot be drawn carries the reason (`skip`), printed in its place.
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 local gnuplot = require "repro.report.gnuplot"

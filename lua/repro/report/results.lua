@@ -1,31 +1,11 @@
 -- Finished run records read back for looking across runs: `bin/repro compare` and
 -- `bin/repro export` (lua/repro/cli/compare.lua, lua/repro/cli/export.lua).
---
--- A target is a study name (its records folder under the records root, never a folder of
--- that name in the working directory: `./X` names one), a study file
--- (lua/experiments/X.lua: the same folder), or a directory (a path starting with /, ./ or
--- ../, or . or .., as given; another relative path under the records root first, e.g.
--- final/none/seed-1, else as given): a run record, a study's records folder, or any
--- folder above them (an `experiments-set/<root>/`, say); every
--- run record found at most four levels below it is read.  A run is a folder holding
--- config.json and metrics.json; its variant is the folder above `seed-<s>/` and its study
--- the folder above that.  Records are read through the one record reader
--- (lua/repro/record/reader.lua: no symbolic link from the target down, verified
--- checksums); a record it refuses is skipped with a warning, as is a symbolic link met
--- on the way (never followed).  Names are checked too, each skip with a warning: a
--- study, variant or run folder whose name breaks base.valid_name; a `seed-<s>` folder
--- whose config is not seed s, or whose name is not the seed's one spelling (seed-01);
--- and, for a study folder that declares its variants and seeds (its summary.json, else
--- its study file lua/experiments/<study>.lua), a variant or seed folder that is not one
--- of them.
---
--- Each run read is { study, variant, seed, dir, config, metrics }: config every
--- engine config key but threads (keys a record leaves out at their default, and derived
--- keys, at the value they take), metrics every number or boolean at the top level of
--- metrics.json plus the analysis's n_spikes and max_loss_ratio from log.csv
--- (lua/repro/analysis/init.lua).  log.csv is never held whole: it is read row by row
--- (record/reader.lua each_log_row), so memory stays the same whatever the number and
--- length of the logs.
+-- A target is a study name (its folder under the records root; `./X` names a directory),
+-- a study file (lua/experiments/X.lua), or a directory (a path starting with /, ./ or
+-- ../, or . or ..; another relative path under the records root first): every run record
+-- at most four levels below it is read through lua/repro/record/reader.lua.  A refused
+-- record, a symbolic link, a bad name or an undeclared variant or seed is skipped with a
+-- warning.  Each run read is { study, variant, seed, dir, config, metrics }.
 local engine = require "engine"
 local json = require "repro.core.json"
 local sys = require "repro.sys"

@@ -1,12 +1,14 @@
--- A summary the report is about to use, checked: recomputed from the verified records
--- beside it, as `bin/repro analyze` writes it, and refused unless it is the same bytes
--- (lua/repro/report/data.lua loads every study through M.check_summary).
+-- A summary the report is about to use, checked.  Every build checks that its inputs are
+-- those it was computed from (M.check_inputs); `make verify` and report
+-- --recompute-summaries recompute it from its verified records and refuse it unless it is
+-- the same bytes (M.check_summary).
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local analysis = require "repro.analysis"
 local base = require "repro.core.base"
 local sys = require "repro.sys"
 local host = require "repro.host"
+local record = require "repro.record"
 
 local M = {}
 local user_error = base.user_error
@@ -54,7 +56,9 @@ end
 -- once the summary passed its other checks (data.load_study: its name, its variants'
 -- names, its records' digest).  A digest of the records alone proves nothing about the
 -- numbers next to it, since anyone can recompute it.
-function M.check_summary(exp_dir, name, text, sum, studies_dir)
+-- The study file of summary `sum` of study `name`, checked (see M.check_summary), and
+-- the function that refuses the summary with a reason.
+local function checked_file(exp_dir, name, sum, studies_dir)
   local path = exp_dir .. "/" .. name .. "/summary.json"
   local function refuse(fmt, ...)
     user_error("report: %s %s: refused (bin/repro analyze writes it again from the " ..
@@ -77,6 +81,26 @@ function M.check_summary(exp_dir, name, text, sum, studies_dir)
   end
   local set = sum.command_line_overrides
   if set ~= nil and type(set) ~= "table" then refuse("has a malformed command_line_overrides") end
+  return file, refuse
+end
+
+-- Refuses the summary `sum` of study `name` unless its inputs are those it was written
+-- from (`inputs_sha256`, record.inputs_digest: its records, its study file, its --set
+-- overrides, its corpora and task files).  What every build checks; recomputing the
+-- summary (M.check_summary) is `make verify`'s check.
+function M.check_inputs(exp_dir, name, sum, studies_dir)
+  local file, refuse = checked_file(exp_dir, name, sum, studies_dir)
+  local digest = record.inputs_digest(exp_dir .. "/" .. name, file, sum.command_line_overrides)
+  if sum.inputs_sha256 ~= digest then
+    refuse(type(sum.inputs_sha256) ~= "string" and
+      "carries no digest of the inputs it was computed from (inputs_sha256)" or
+      "was computed from other inputs than those now: its study file, its --set overrides, " ..
+      "a corpus or a task file changed since (inputs_sha256 differs)")
+  end
+end
+
+function M.check_summary(exp_dir, name, text, sum, studies_dir)
+  local file, refuse = checked_file(exp_dir, name, sum, studies_dir)
   local study = require "repro.study"
   local ok, s = pcall(study.load, file, set, { out_root = exp_dir })
   if not ok then

@@ -1,38 +1,11 @@
--- numbers.tex of the report (lua/repro/report/init.lua): one macro per number the paper's prose
--- cites, the verdict sentences, and which studies and figures exist.
---   \csname ReportHave@<study>\endcsname, ReportAbsent@<study> (why not),
---   ReportFig@<figure>, ReportNoFig@<figure> (why not)   availability
---   ReportFigFont@<figure>   its smallest font size in points (paper/printsize.tex)
---   \ReportOverrides                                    a note when a study ran with --set
---   \<Study>NSeeds, ...Iters, ...Primary, ...            a study's design
---   \<Study>Cfg<Key>[Min|Max], ...CfgLrDecay, ...MaxParams, ...Vocab, ...EceBins
---                                                       its config and model (config())
---   \<Study><Variant><Metric>[Sd]                        per-variant means and sds
---   \<Study><T>Vs<B><Metric>Delta, ...CI, ...PHolm, ...  every comparison's statistics
---   \<Study><T>Vs<B>Primary..., ...PplChange             the primary comparison's
---   \<Study><T>Vs<B>Verdict, ...Sentence, \<Study>Verdicts, \<Study>InteractionVerdicts (the
---   primary metric's interactions in words; empty for a study that registered none)
---                                                       the verdicts in words (tex_prose.lua)
---   \<Study>HolmLevel, ...Test, ...SignflipFloor, ...BcaCoverage   its statistics
---   \<Study><Section>...                                 a nested summary of the study's
---                                                       (report_data.SECTIONS; Section
---                                                       "Outcomes" for sweep_outcomes): its
---                                                       design (NSeeds, NVariants, Primary,
---                                                       Better, MinEffect, <Metric>MinEffect,
---                                                       Alpha, NTests, HolmLevel, Test), per
---                                                       group its metrics, every comparison
---                                                       and the verdicts, named as above
---   \<Study>TasksN, \<Study><Variant>AboveChance, ...   a task study's (tex_tasks.lua)
---   \ReportTests, \ReportSeedCounts, \ReportDegreesOfFreedom, \ReportSignflipFloors,
---   \ReportBcaCoverage, \ReportBcaCaveatN, \ReportPower, \ReportRuleHistory,
---   \ReportMaxParams (the largest model of any study, in millions)
---   \PreregTotal, \PreregBefore, \PreregChanged, \PreregSource  study files committed
---   before their first run (tex_prereg.lua)
---                                                       the statistics section's facts
--- Every number is read from the summary (the analysis computes it once) or, for the
--- per-variant statistics of metrics the summary does not describe, from the records.
--- A relative change (...RelChange) is defined only for a metric whose kind
--- (texfmt.METRIC) is neither a loss in nats nor a count.
+-- numbers.tex of the report (lua/repro/report/init.lua): one macro per number the paper's
+-- prose cites, the verdict sentences, and which studies and figures exist.  Per study
+-- (\<Study>...): its design, config, per-variant means and sds, every comparison's
+-- statistics and verdicts, its nested summaries and a task study's numbers; then the
+-- statistics section's facts (\Report..., \Prereg...).  Every number is read from the
+-- summary or, for metrics the summary does not describe, from the records.  A relative
+-- change (...RelChange) is defined only for a metric whose kind (texfmt.METRIC) is
+-- neither a loss in nats nor a count.
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 local gnuplot = require "repro.report.gnuplot"

@@ -1,22 +1,10 @@
--- Pre-registration shown, not asserted: for each study that has run, the
--- commit that added its file lua/experiments/<study>.lua (git's first commit adding it),
--- the time of its first run record and the commits that changed the file after that run.
---   prereg (a table kind, all studies)  Study & added (commit, date) & first run & later
---            changes; a study whose file was committed after its first run, or changed
---            after it, is flagged
---   \PreregTotal    the studies whose two times are known
---   \PreregBefore   of those, the studies whose file was committed before their first run
---   \PreregChanged  of those, the studies whose file changed after their first run
---   \PreregSource   how the times were found (in words)
--- The first run record is the earliest `start_utc` among the study's own run records
--- (lua/repro/record: each run's manifest.json); a record copied from another study
--- (`copied_from`) carries the original run's time and is left out; a study all of whose
--- runs are copies falls back to its study manifest's `start_utc` (the last time the study
--- was run), and says so.  The change commits are every commit to the file after that time
--- (git log, committer times in UTC): a change of a comment counts as well as a change of
--- the rule, so a flagged study is one to read, not one proven to have moved its rule.
--- git is read defensively: without git or outside a repository (a tarball), or in a
--- shallow clone, the table says so and the macros count nothing.
+-- Pre-registration shown, not asserted: for each study that has run, the commit that added
+-- its file lua/experiments/<study>.lua, the time of its first own run record and the
+-- commits that changed the file after it: the table kind prereg (a study committed or
+-- changed after its first run is flagged) and \PreregTotal, \PreregBefore, \PreregChanged,
+-- \PreregSource.  A change of a comment counts too, so a flagged study is one to read, not
+-- one proven to have moved its rule.  Without git, outside a repository or in a shallow
+-- clone, the table says so and the macros count nothing.
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local host = require "repro.host"

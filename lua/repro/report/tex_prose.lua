@@ -1,20 +1,10 @@
 -- The report's sentences (lua/repro/report/init.lua), written from the study summaries:
---   M.verdict_sentence(s, v)  one verdict of the pre-registered rule in words
---   M.verdicts(s)             every verdict of a study, one paragraph
---   M.degenerate_note(c)      why some statistics of a comparison are undefined (the
---                             notes under the tables), from its flags and numbers
---   M.rule_history(ctx)       the verdicts of the studies re-analysed under a later rule:
---                             which kept, which were renamed, which moved
---   M.tests(ctx), M.seed_counts(ctx), M.signflip_floors(ctx), M.bca_coverage(ctx)
---                             the statistics section's facts over the studies
--- A verdict sentence names the variants as the paper's manifest names them
--- (report_data.name_variants), the metric by its noun (texfmt.METRIC), a loss in nats by
--- its perplexity change in percent and its difference in nats with the decision
--- interval, a count by counts, and gives the rule's verdict and why, in words.  Never a
--- variant's or metric's code name, never a percentage of a loss in nats or of a count.
--- Longer than 500 lines on purpose: the verdict sentences, the notes under the tables and
--- the statistics section's facts share the words and number formats at the top (names,
--- percentages, intervals, the reason codes' wording); apart, each would need them again.
+-- M.verdict_sentence(s, v) and M.verdicts(s) (a study's verdicts, one paragraph),
+-- M.degenerate_note(c) (why a comparison's statistics are undefined), M.rule_history(ctx)
+-- and the statistics section's facts (M.tests, M.seed_counts, M.signflip_floors,
+-- M.bca_coverage).  A sentence names the variants as the paper's manifest names them and
+-- a metric by its noun: never a variant's or metric's code name, never a percentage of a
+-- loss in nats or of a count.
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"

@@ -1,19 +1,9 @@
--- A learning-rate sweep's table and numbers (lua/repro/report/init.lua), from summary.json's
--- `lr_sweep` (lua/repro/analysis/lrsens.lua):
---   lr_sweep   one row per group, named by its config (the overrides its variants share,
---              labelled as report_data names them: "LayerNorm, warmup 0"; the group's own
---              name only when it has no variant in the summary): its best learning rate (marked when it lies on the
---              grid's edge) with the clipped mean loss there, the smallest grid value at
---              which some seed diverged and the smallest from which every seed did, the
---              LR sensitivity in its two forms, each with its bootstrap interval over
---              seeds and its difference from the reference group's with that
---              difference's interval: S against the best over every group (Wortsman et
---              al.'s) and S_own against the group's own best
--- numbers.tex gets, per group g of a study S: S..G.."BestLr", "BestLoss", "DivergeLr",
--- "DivergeLrAll", "Sens", "SensCI", "SensDiff", "SensDiffCI", the same four with "SensOwn"
--- for S_own (when the summary has it), and S.."EllStar"; the grid
--- (its first group's values): S.."GridMin", "GridMax", "GridN", "GridStep" (a word:
--- "half-decade"), "GridStepFactor" (the ratio of neighbours), "GridDecades" (its span).
+-- A learning-rate sweep's table and numbers (lua/repro/report/init.lua), from
+-- summary.json's `lr_sweep` (lua/repro/analysis/lrsens.lua): the table kind lr_sweep, one
+-- row per group named by its config, with its best learning rate (marked on the grid's
+-- edge), where seeds diverge, and the LR sensitivity S and S_own with their intervals and
+-- differences from the reference group's; numbers.tex gets the same per group
+-- (S..G.."BestLr", "Sens", ...) and the grid (S.."GridMin", "GridMax", "GridN", ...).
 local F = require "repro.report.texfmt"
 
 local M = {}

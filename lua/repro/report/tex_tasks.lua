@@ -1,31 +1,11 @@
 -- The tables and numbers of a task study (summary.tasks, lua/repro/analysis/tasks.lua):
 --   task_accuracy     at one shot count (field `shots`, default 0): a column per task and
---                     the macro accuracy; the controls first (chance with its 99 % guessing
---                     interval, the corpus's bigram model, the n-gram ladder when the
---                     summary holds it, each untrained set-up), then each variant's mean
---                     +- sd over seeds, marked where it lies above the guessing interval
---                     and, with the ladder, where it lies above the strongest n-gram and
---                     guessing (summary.tasks.beyond_ngram; only there is the task
---                     evidence of more than local statistics)
---                     At k > 0 shots a task whose items mostly lost demonstrations to the
---                     window (summary.tasks.demos, below 90 % kept) reads "n.m." (not
---                     measurable at this window), in both tables, and so does the macro
---                     when any task does.
+--                     the macro accuracy; the controls, then each variant's mean +- sd
 --   task_comparisons  at one shot count: a row per comparison, each task's paired
---                     difference with its Holm p over tasks x comparisons, the macro
---                     difference with its paired bootstrap (BCa) interval, and the
---                     item-level sign-flip p over all items
--- and numbers.tex's \<Study>TasksN (tasks in the suite), \<Study><Variant>AboveChance (at
--- 0-shot: of how many tasks the variant's mean lies above the guessing interval; its
--- largest over the factor's baseline level: ...MaxBaselineAboveChance; the tasks some
--- baseline-level variant beats guessing on, in words: ...BaselineAboveTasks; per
--- baseline-level variant the tasks whose bigram accuracy is at least its mean:
--- \<Study><Variant>BigramAtLeast and ...BigramAtLeastN),
--- \<Study>UntrainedInside of \<Study>UntrainedCount (the untrained controls' pairs of task
--- and set-up inside the guessing interval),
--- \<Study><Task>Chance / ...Bigram / ...Items (with the ladder ...NgramBest, the
--- strongest n-gram's accuracy, and ...NgramBestOrder) and, per comparison C = <T>Vs<B>,
--- \<Study><C>MacroZeroShot{Delta,CI} and \<Study><C>ItemsP.
+--                     difference with its Holm p, and the macro difference
+-- A k-shot number whose items mostly lost their demonstrations to the window reads "n.m."
+-- (not measurable).  numbers.tex gets \<Study>TasksN, the above-chance counts, each task's
+-- chance, bigram and item numbers and each comparison's macro and item-level results.
 local F = require "repro.report.texfmt"
 local tasks = require "repro.tasks"
 

@@ -1,41 +1,11 @@
 -- A study's runs handed to another executor (GNU parallel, Slurm: lua/repro/run/slurm.lua),
--- and their state, whoever trains them.
---
---   bin/repro plan FILE [--all] [--only variant=V,seed=S]... [--set k=v,...]
---                       [--out-root DIR] [--threads N] [--allow-large] [-0]
---       one line per run that is not done (with --all, every selected run), the exact
---       command that trains it: `bin/repro run-one FILE --only variant=V,seed=S` with the
---       same --out-root, --set, --threads (default M.PLAN_THREADS, 1: always written, so
---       that `parallel -j N` with N x threads <= cores never oversubscribes) and
---       --allow-large, absolute paths, each word quoted for sh, so `parallel -j N` (or
---       --sshloginfile on a shared filesystem) can run them; with -0 each command ends in
---       a NUL instead (`parallel -0`).  No value holds a control character (bin/repro
---       refuses them on the command line and in the environment; a command that would is
---       an error here), so a line is a run.  Runs
---       being trained right now (lock held) are left out, and said so on stderr with the
---       counts.
---   bin/repro run-one FILE --only variant=V,seed=S [--set ...] [--out-root DIR]
---                          [--threads N] [--keep-model]
---       trains that one run exactly as `bin/repro run` would (reused when done, copied
---       from an identical done record of another study, resumed from its checkpoint,
---       rerun when its config changed), then exits: 0 done, 130 stopped by SIGINT or
---       SIGTERM (checkpoint saved: the same command resumes it), 75 another process is
---       training it, 1 an error.  Threads: --threads, else $SLURM_CPUS_PER_TASK, else
---       every core; results do not depend on it.  --keep-model (or the study's
---       keep_model) keeps the trained run's final weights beside its record.  It holds the study directory's lock
---       shared (any number of run-one at once, never beside a `bin/repro run` of the
---       study) and the run directory's lock exclusive; it removes the study's
---       summary.json before changing a record, as `bin/repro run` does.
---   bin/repro status FILE [--only ...] [--set ...] [--out-root DIR]
---       done / running (lock held) / failed / pending for every selected run, with the
---       step reached, where it ran and why it failed (lua/repro/run/runstate.lua); for a
---       study submitted to Slurm, the array task and its queue state (squeue).
---   bin/repro analyze FILE [--set ...] [--out-root DIR]
---       the analysis of `bin/repro run` (summary.json, verdicts) when every run is done;
---       otherwise the runs not done with their state, exit status 1.  Trains nothing.
--- Then `bin/repro run FILE` (same --set and --out-root) also reuses every record and
--- writes the summary.  Every command takes --allow-large as `bin/repro run` does, and
--- finds the records where `bin/repro run` puts them (--set alone: a root of its own).
+-- and their state, whoever trains them: `bin/repro plan` (one sh-quoted `bin/repro run-one`
+-- command per run not done, each with --threads, default M.PLAN_THREADS), `run-one` (one
+-- run exactly as `bin/repro run` trains it; exit 0 done, 130 stopped with a checkpoint, 75
+-- another process is training it, 1 an error), `status` (each run's state,
+-- lua/repro/run/runstate.lua) and `analyze` (the summary once every run is done).  Any
+-- number of run-one may work at once, never beside a `bin/repro run` of the study; results
+-- do not depend on the threads.  Flags: docs/COMMANDS.md; docs/DESIGN.md, "Scale-out".
 local host = require "repro.host"
 local proc = require "repro.proc"
 local sys = require "repro.sys"

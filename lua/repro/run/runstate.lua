@@ -1,19 +1,10 @@
--- The state of one run of a study, the same whoever trains it: `bin/repro run`'s
--- workers, `bin/repro run-one` under GNU parallel, a Slurm array task.
---
---   done      the record is complete for this config (record.status)
---   running   a process holds the run directory's lock (proc.lock on OUT/<study>/<run>/)
---   failed    the last attempt raised an error, or ended without saying how (killed -9,
---             out of memory, a lost node): attempt.json says "running" but nobody holds
---             the lock.  Training it again resumes from its checkpoint when it has one.
---   pending   anything else: never started, stopped with a checkpoint (Ctrl-C, SIGTERM,
---             scancel, a time limit), or recorded with another config.
---
--- DIR/attempt.json describes the latest attempt (state running | stopped | error, host,
--- pid, Slurm job, start time, last step reached, error message), written atomically
--- and removed once the record is done, so it is never part of a finished record.  On a
--- filesystem without flock(2) the lock cannot be probed: a "running" attempt whose
--- heartbeat (rewritten every HEARTBEAT_S while training) is fresh counts as running.
+-- The state of one run of a study, the same whoever trains it (`bin/repro run`'s workers,
+-- `bin/repro run-one`, a Slurm array task): done (the record is complete for this config),
+-- running (a process holds the run directory's lock), failed (the last attempt raised an
+-- error or ended without saying how; training it again resumes from its checkpoint) or
+-- pending (anything else).  DIR/attempt.json describes the latest attempt, written
+-- atomically and removed once the record is done.  Without flock(2), a "running" attempt
+-- counts as running while its heartbeat (rewritten every HEARTBEAT_S) is fresh.
 local base = require "repro.core.base"
 local host = require "repro.host"
 local proc = require "repro.proc"

@@ -1,35 +1,12 @@
 -- `bin/repro submit --slurm FILE`: a study's pending runs as a Slurm job array, then its
--- analysis as a job that waits for the array.
---
---   bin/repro submit --slurm FILE [--partition P] [--time T] [--mem M] [--max-parallel K]
---                    [--account A] [--threads N] [--only variant=V,seed=S]...
---                    [--set key=value,...] [--out-root DIR] [--dry-run]
---
--- Resources of each task: --cpus-per-task = --threads; --time = --time, else
--- M.DEFAULT_TIME (the requeue below relies on a limit: a run longer than it is stopped
--- with a checkpoint and requeued, so a short default costs requeues, never work);
--- --mem = --mem, else the largest peak RSS the study's run manifests measured (done runs
--- of this records root) x M.MEM_HEADROOM, rounded up to MiB (none measured yet: no
--- --mem, and the submission says so).
---
--- Pending runs are those `bin/repro status` calls failed or pending (lua/repro/run/runstate.lua):
--- done ones are left out, and so are runs another process is training (lock held).
--- Into OUT/<study>/slurm/ (each file atomically) go:
---   array-<c>.sbatch  one job array per MaxArraySize runs (read from `scontrol show
---                     config`): task i trains run i with `bin/repro run-one`, one task per
---                     run, --cpus-per-task = --threads (default 1), at most K at once
---                     (--array=0-N%K; with several arrays each waits for the one before).
---   analysis.sbatch   `bin/repro analyze`, submitted with --dependency=afterany on every
---                     array: it writes summary.json, or lists the runs that failed.
---   submit.json       the job ids and which run each task trains (for `bin/repro status`);
---   logs/             one log per task (%A_%a.out, appended across requeues) and analysis.
--- Each task asks for SIGUSR1 a little before its time limit (--signal=B:USR1@S): it stops
--- the run with a checkpoint (SIGTERM to run-one) and requeues itself (`scontrol requeue`);
--- the requeued task resumes from the checkpoint bit-identically.  scancel and preemption
--- send SIGTERM: the run stops with a checkpoint; Slurm's requeue (--requeue) or a second
--- `submit` resumes it.  A shared filesystem is assumed (the project, the records and the
--- corpus at the same paths on every node).  --dry-run prints the scripts and the sbatch
--- commands and writes nothing.
+-- analysis as a job that waits for the array.  Pending runs are those `bin/repro status`
+-- calls failed or pending (lua/repro/run/runstate.lua).  Into OUT/<study>/slurm/ go the
+-- array-<c>.sbatch scripts (a task per run, `bin/repro run-one`), analysis.sbatch,
+-- submit.json (for `bin/repro status`) and logs/.  A task near its time limit (default
+-- M.DEFAULT_TIME) stops its run with a checkpoint and requeues itself, resuming it
+-- bit-identically.  --mem defaults to the largest peak RSS of the study's run manifests x
+-- M.MEM_HEADROOM.  A shared filesystem is assumed; --dry-run writes nothing.  Flags:
+-- docs/COMMANDS.md.
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local plan = require "repro.run.parallel"

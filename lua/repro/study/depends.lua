@@ -1,41 +1,12 @@
 -- Reading another study's results from a study file, and the dependencies that creates.
---
--- A study file may call these host functions (offered through lua/repro/study/init.lua's
--- M.API, evaluated in the sandbox's child process; each reads
--- <out-root>/<study>/summary.json, the summary `bin/repro run` writes when every run of
--- that study is done):
---
---   repro.best_lr(study, group)    the best peak learning rate of `group` in the
---                                  learning-rate sweep `study` (its summary's
---                                  lr_sweep.groups[group].best_lr: the grid value with
---                                  the lowest mean final validation loss, a diverged run
---                                  counting as its loss at initialization;
---                                  lua/repro/analysis/lrsens.lua), a number
---   repro.best_config(study, group) the config overrides of that best grid point's
---                                  variant, exactly as the sweep's study file gave them
---                                  (e.g. { embed_norm =, lr =, min_lr = }): no arithmetic
---                                  on a read value, whose 14 printed digits are all a
---                                  config.json keeps
---   repro.result(study, key, ...)  the value at summary[key][...] of `study`, plain data
---                                  (e.g. repro.result("claim_search", "claim", "selected"));
---                                  a JSON null inside it (a diverged run's value) reads
---                                  as false
---
--- The value goes into the configs the study builds, so a run's config hash covers it: a
--- changed sweep changes the configs of the studies that read it.  Every problem is a
--- user error naming the study and the file: a study that has not run or not finished
--- ("run it first: bin/repro run lua/experiments/<study>.lua"), a summary without the
--- field, an unknown group (with the groups it has).
---
--- Dependencies.  A study depends on every study it reads through these functions, on
--- the pilot of its seeds-from-power (seeds.count.pilot) and on the studies it lists in
--- its optional `depends` field (e.g. a study that copies another's runs instead of
--- training them).  M.listing_source wraps a study's source so that an evaluation in
--- listing mode returns what it read and declared: there, a study that has no summary
--- yet reads as a placeholder instead of raising (M.PLACEHOLDERS: nil, then 0, then an
--- empty table, one evaluation each until the study returns its table, so that a study
--- that computes with a result still declares its `depends`), because only the names
--- matter (`bin/repro studies`, lua/repro/cli/studies.lua, study.dependencies).
+-- Host functions (study.API, run in the sandbox's child; each reads the study's
+-- <out-root>/<study>/summary.json): repro.best_lr(study, group), a sweep group's best peak
+-- learning rate; repro.best_config(study, group), that grid point's config overrides
+-- exactly as the sweep's file gave them (compute nothing from them); repro.result(study,
+-- key, ...), the value at summary[key][...] (a JSON null reads as false).  What a study
+-- reads goes into its configs, so their hashes cover it.  A study depends on the studies
+-- it reads, its seeds' pilot and its `depends`; M.listing_source lists them for
+-- `bin/repro studies`.  More: lua/experiments/README.md, "Reading another study's results".
 local host = require "repro.host"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"

@@ -1,29 +1,12 @@
--- A study's learning-rate sweep as its study file declares it: analysis.sweep,
--- validated by M.check (and its outcomes' test against the seeds by M.check_design).
--- The study stage validates it here; the analysis stage summarizes it
--- (lua/repro/analysis/lrsens.lua, whose header says what the summary holds).
---
---   sweep = {
---     over = "lr",                  the swept config key (every listed variant sets it)
---     groups = { { name = "none", variants = { "none-lr1e-4", ... } }, ... },
---                                   the arms compared (e.g. the embedding norms); every
---                                   group covers the same grid of `over` values
---     reference = "none",           the group the sensitivity differences refer to
---     loss = "val_loss",            the final loss l (default val_loss); l0 = init_loss
---     pilot = { { "layernorm", "none" }, ... },
---                                   group pairs {treatment, baseline} compared at each
---                                   one's best grid value, offered to a later study as its
---                                   pilot (default: every group vs the reference; a study
---                                   that wants other pairs lists them all, {} for none)
---     outcomes = { ... },           optional, below
---   }
---
--- Outcomes (the instability design): per-seed aggregates over each group's grid, compared
--- between groups under the study's decision rule:
---   outcomes = { metrics = { ... }, primary = "...", better = "lower", min_effect = x,
---     deltas = { <outcome> = x, ... }, comparisons = { { g1, g2 }, ... }, test = "t" }
+-- A study's learning-rate sweep as its study file declares it: analysis.sweep, validated
+-- by M.check (and its outcomes' test against the seeds by M.check_design); the analysis
+-- stage summarizes it (lua/repro/analysis/lrsens.lua).
+--   sweep = { over = "lr", groups = { { name =, variants = { ... } }, ... }, reference =,
+--     loss = "val_loss", pilot = { { treatment, baseline }, ... }, outcomes = { metrics =,
+--     primary =, better =, min_effect =, deltas = { <outcome> = x }, comparisons =,
+--     test = } }
 -- M.OUTCOMES defines the outcomes; `deltas` pre-registers the minimum effect of every
--- outcome (the primary's is min_effect), reported beside each exploratory comparison.
+-- outcome (the primary's is min_effect).  Fields: lua/experiments/README.md.
 local stats = require "stats"
 local base = require "repro.core.base"
 

@@ -1,47 +1,17 @@
 -- The task stage (`repro.tasks`): multiple-choice tasks built from a corpus's held-out
 -- text, written once to versioned files, and read back as the engine scores them.
---
--- A task is a generator file, lua/tasks/<task>.lua: data, like a study file,
--- evaluated in the same sandbox and limits (lua/lsandbox.c, study.LIMITS), with these
--- host functions:
---   repro.text("validation")   the corpus's validation split (the engine's rule,
---                              engine/data.h: the last n - floor(9n/10) bytes) as a string;
---                              any other split, "train" included, is refused
---   repro.train_counts(list)   for each string of list, its number of occurrences in the
---                              training split (how a generator mines patterns, such as the
---                              verb forms a corpus uses after its pronouns, without
---                              reading training items).  Counts, not the text itself; but
---                              a count is information about the text: a generator that
---                              extends a string one candidate byte at a time learns
---                              which continuation occurs, so it could rebuild training-only
---                              text from enough counts (80 characters in 5 s, unbounded).
---                              Hence a bound: at most TRAIN_COUNTS_MAX strings per run of
---                              a generator, over all its calls, each of at most
---                              TRAIN_COUNT_BYTES bytes (more is an error naming the task):
---                              a probe learns at most TRAIN_COUNTS_MAX yes/no answers of
---                              that kind, a few dozen characters of training text at the
---                              most, which the task files' review
---                              (`bin/repro tasks show`) is there to catch
---   repro.dictionary()         the lowercase alphabetic words of /usr/share/dict/
---                              american-english (Debian's wamerican, scripts/deps.sh)
---   repro.draws(n, bound)      n PCG32 draws in [0, bound) on the task's stream (pcg.new(
---                              SEED, stream of the task's name)): a generator's only
---                              randomness, the same on every call sequence
--- It returns { items = { {context =, answer = "...", distractors = {...}}, ... } }, or
--- { skip = "why" }.  Choices are continuations of the context; a generator keeps the
--- distractors the length of the answer, so neither length nor position can give the
--- answer away.  The host checks each item (items.lua), drops duplicates, and, with fewer
--- than MIN_ITEMS, skips the task on that corpus saying so with the count.  Otherwise it
--- shuffles the items (PCG), takes the first POOL_FRACTION (at most MAX_POOL) as the
--- demonstration pool and the next MAX_ITEMS as the test items, puts item i's answer at
--- position (i - 1) mod (its choices) (balanced positions by construction), and writes
---   tasks/<corpus>/<task>-v<VERSION>.jsonl        the test items
---   tasks/<corpus>/<task>-v<VERSION>.pool.jsonl   the demonstrations (disjoint)
--- where <corpus> is the corpus file's name without its extension (tasks/ is $REPRO_TASKS
--- when set: the tests' own corpora).  The files are
--- committed: a task set is fixed, reviewable and citable by its SHA-256, which every
--- run manifest that used it records.  A suite (SUITES) names tasks; the config key
--- `tasks` names a suite.
+-- A task is a generator file, lua/tasks/<task>.lua: data, evaluated in the study sandbox
+-- and limits, with these host functions: repro.text("validation") (the validation split;
+-- any other is refused), repro.train_counts(list) (each string's occurrences in the
+-- training split; at most TRAIN_COUNTS_MAX strings per generator run, each of at most
+-- TRAIN_COUNT_BYTES bytes), repro.dictionary() (the lowercase words of
+-- /usr/share/dict/american-english) and repro.draws(n, bound) (PCG32 draws on the task's
+-- stream: its only randomness).  It returns { items = { {context =, answer = "...",
+-- distractors = {...}}, ... } }, or { skip = "why" }; distractors keep the answer's
+-- length.  The host checks the items, skips a task with fewer than MIN_ITEMS, and writes
+-- tasks/<corpus>/<task>-v<VERSION>.jsonl (test items) and .pool.jsonl (demonstrations),
+-- committed and cited by SHA-256.  A suite (SUITES) names tasks; the config key `tasks`
+-- names a suite.
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
