@@ -36,7 +36,6 @@ M.ROWS = { "none", "layernorm", "rmsnorm" }
 local ROW = {}
 for _, r in ipairs(M.ROWS) do ROW[r] = true end
 
-M.ROW_LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 
 M.TOLERANCE = 0.10
 M.Z_MATCH = 2

@@ -1,7 +1,7 @@
 -- The analysis of a study's run records: experiments/<study>/summary.json.
 --
 -- Values.  Every numeric top-level field of a run's metrics.json is a metric, plus
--- three computed here from the record (study.DERIVED_METRICS):
+-- three computed here from the record (DERIVED_METRICS of lua/repro/study/rule.lua):
 --   diverged        1 if the run diverged, else 0: the engine's rule (engine/diag.h), a
 --                   non-finite loss or gradient norm, or engine.DIVERGE_STEPS consecutive
 --                   losses above the loss at initialization + engine.DIVERGE_MARGIN

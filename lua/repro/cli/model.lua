@@ -287,7 +287,6 @@ local function torch_name(name)
     lm_head = "lm_head.weight" }
   return TOP[name]
 end
-M.torch_name = torch_name
 
 -- The export of kept model k (M.load) as {safetensors = bytes, config = table}: the one
 -- flat params tensor split by gpt.h's layout (engine.param_layout) into named F32 tensors

@@ -70,7 +70,6 @@ local function literal(v)
   if #parts == 0 then return "{}" end
   return "{ " .. table.concat(parts, ", ") .. " }"
 end
-M.literal = literal
 
 -- A string literal, as "..." .. "..." pieces on lines of at most M.WIDTH.
 local function long_string(text)

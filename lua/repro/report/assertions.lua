@@ -57,7 +57,6 @@ local function line_of(src, pos)
   for _ in src:sub(1, pos - 1):gmatch("\n") do n = n + 1 end
   return n
 end
-M.line_of = line_of
 
 -- The group that opens at `pos` (the character there is `open`): its content, the offset
 -- of the content's start and the offset after the closing character; nil when unbalanced.

@@ -470,7 +470,6 @@ local function parameters(e)
   end
   return table.concat(out, " ")
 end
-M.parameters = parameters
 
 -- Generated content tested as a class: two entries of the manifest (`what`: "tables" or
 -- "figures") with different parameters whose outputs (`text`: name -> bytes, only the

@@ -55,7 +55,6 @@ local function plain(text)
   s = s:gsub("\\%a+", " "):gsub("[{}$~]", " ")
   return " " .. s:lower():gsub("%s+", " ") .. " "
 end
-M.plain = plain
 
 local function has_word(p, w)
   return p:find("%f[%w]" .. w:gsub("%p", "%%%0"):gsub(" ", "%%s+") .. "%f[%W]") ~= nil
@@ -343,7 +342,6 @@ local function sentences(text)
   if rest:match("%S") then out[#out + 1] = rest:gsub("^%s+", "") end
   return out
 end
-M.sentences = sentences
 
 -- The problems of a Markdown text built from ledger sentences (`texts`): no sentence
 -- outside them states a finding.

@@ -101,6 +101,7 @@ end
 
 function M.check_summary(exp_dir, name, text, sum, studies_dir)
   local file, refuse = checked_file(exp_dir, name, sum, studies_dir)
+  local set = sum.command_line_overrides
   local study = require "repro.study"
   local ok, s = pcall(study.load, file, set, { out_root = exp_dir })
   if not ok then

@@ -116,7 +116,6 @@ M.CHECKPOINT_EVERY = 50
 
 -- From the modules the checks live in (rule.lua, power.lua, problems.lua), under the
 -- names the rest of the suite knows.
-M.DERIVED_METRICS, M.ENGINE_METRICS = rule.DERIVED_METRICS, rule.ENGINE_METRICS
 M.metric_names, M.analysis_fields, M.RULE = rule.metric_names, rule.analysis_fields, rule.RULE
 M.is_requested_metric = rule.is_requested_metric
 M.seeds_text, M.results_root = power.seeds_text, power.results_root
