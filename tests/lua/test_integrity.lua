@@ -119,6 +119,12 @@ t:ok(code == 1 and err:find("inputs_sha256 differs", 1, true) and err:find(sum_p
 check.write(A, study_text)
 code, _, err = check.run(rep)
 t:eq(code, 0, "the restored study file: the summary is read again: " .. err)
+local corpus_text = fs.read(corpus)
+check.write(corpus, corpus_text .. "x")
+code, _, err = check.run(rep)
+t:ok(code == 1 and err:find("inputs_sha256 differs", 1, true),
+  "a summary whose corpus changed since is refused: " .. err)
+check.write(corpus, corpus_text)
 -- Its digests anyone can recompute: a build trusts a summary whose inputs are unchanged;
 -- --recompute-summaries (make verify) recomputes it from the verified records and refuses
 -- an edited one, naming the key.

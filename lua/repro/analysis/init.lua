@@ -637,8 +637,10 @@ end
 function M.summary_of(s, dir, records)
   local summary = M.summarize(s, records)
   local record = require "repro.record"
-  summary.records_sha256 = record.records_digest(dir)
-  summary.inputs_sha256 = record.inputs_digest(dir, s.file, summary.command_line_overrides)
+  local inputs = {}
+  summary.records_sha256 = record.records_digest(dir, inputs)
+  summary.inputs_sha256 = record.inputs_digest(dir, s.file, summary.command_line_overrides,
+    { digest = summary.records_sha256, inputs = inputs })
   return summary, json.pretty(summary)
 end
 

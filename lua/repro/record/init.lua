@@ -289,17 +289,23 @@ end
 -- the bytes now of every corpus and task file the records were made from (their
 -- config's `data`, their manifest's `task_files` under tasks/).  `bin/repro analyze`
 -- writes it; the report refuses a summary whose inputs changed since and trusts the rest.
-function M.inputs_digest(study_dir, study_file, overrides)
-  local inputs = {}
-  local records = M.records_digest(study_dir, inputs)
-  local lines = { "records " .. records,
+-- `records` (optional): {digest =, inputs =} of a records_digest(study_dir, inputs) just
+-- made, so that the records are not verified twice.  A corpus is hashed only where
+-- engine.check accepts its record's config (inside the data directory): config.json
+-- comes with the records tree.
+function M.inputs_digest(study_dir, study_file, overrides, records)
+  if not records then
+    records = { inputs = {} }
+    records.digest = M.records_digest(study_dir, records.inputs)
+  end
+  local lines = { "records " .. records.digest,
     "study " .. (sys.sha256_file(study_file, true) or "unreadable"),
     "overrides " .. (type(overrides) == "table" and json.encode(overrides) or "none") }
   local files = {}
-  for _, r in ipairs(inputs) do
+  for _, r in ipairs(records.inputs) do
     local ok, cfg = pcall(json.decode, r.config or "")
     if ok and type(cfg) == "table" and type(cfg.data) == "string" and cfg.data ~= "" then
-      files["corpus " .. cfg.data] = M.data_path(cfg)
+      files["corpus " .. cfg.data] = pcall(engine.check, cfg) and M.data_path(cfg) or false
     end
     local text = fs.read(r.dir .. "/manifest.json")
     local ok2, man = pcall(json.decode, text or "")
@@ -313,7 +319,7 @@ function M.inputs_digest(study_dir, study_file, overrides)
     end
   end
   for _, k in ipairs(base.sorted_keys(files)) do
-    lines[#lines + 1] = k .. " " .. (sys.sha256_file(files[k], true) or "unreadable")
+    lines[#lines + 1] = k .. " " .. (files[k] and sys.sha256_file(files[k], true) or "unreadable")
   end
   return sys.sha256(table.concat(lines, "\n"))
 end

@@ -550,7 +550,8 @@ function M.load_study(exp_dir, name, names, factor, opts)
     end
   end
   -- it describes the records beside it, as they are now (record.records_digest)
-  local digest = record.records_digest(dir)
+  local inputs = {}
+  local digest = record.records_digest(dir, inputs)
   if sum.records_sha256 ~= digest then
     user_error("report: %s/summary.json %s: refused (bin/repro analyze writes it again from " ..
       "the verified records)", dir, type(sum.records_sha256) ~= "string" and
@@ -560,7 +561,8 @@ function M.load_study(exp_dir, name, names, factor, opts)
   if opts and opts.recompute then
     M.check_summary(exp_dir, name, text, sum, opts.studies)
   elseif not (opts and opts.trust_summaries) then
-    summary_check.check_inputs(exp_dir, name, sum, opts and opts.studies)
+    summary_check.check_inputs(exp_dir, name, sum, opts and opts.studies,
+      { digest = digest, inputs = inputs })
   end
   return new_study(sum, { name = name, dir = dir, names = names, factor = factor })
 end

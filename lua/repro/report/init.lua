@@ -575,12 +575,11 @@ function M.generate(o)
   ctx.gp_dir = o.gp_dir
   ctx.rendered = o.figures and rendered or nil
 
+  local sources = {}
   for name, text in pairs(table_text) do
     out:write(o.paper .. "/tables/" .. name .. ".tex", text)
+    sources[#sources + 1] = text
   end
-  out:write(o.paper .. "/tables/appendix.tex", tables.appendix(ctx))
-  local sources = {}
-  for _, text in pairs(table_text) do sources[#sources + 1] = text end
   local generated = { ["tables/appendix.tex"] = tables.appendix(ctx),
     ["tables/ledger.tex"] = assertions.tex_table(arows), ["floats.tex"] = tables.floats(manifest) }
   -- the manifest's extensions' own files in the paper folder (plain file names)

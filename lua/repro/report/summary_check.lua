@@ -56,8 +56,8 @@ end
 -- once the summary passed its other checks (data.load_study: its name, its variants'
 -- names, its records' digest).  A digest of the records alone proves nothing about the
 -- numbers next to it, since anyone can recompute it.
--- The study file of summary `sum` of study `name`, checked (see M.check_summary), and
--- the function that refuses the summary with a reason.
+-- The study file of summary `sum` of study `name`, checked (see M.check_summary), the
+-- function that refuses the summary with a reason, and its --set overrides.
 local function checked_file(exp_dir, name, sum, studies_dir)
   local path = exp_dir .. "/" .. name .. "/summary.json"
   local function refuse(fmt, ...)
@@ -81,16 +81,16 @@ local function checked_file(exp_dir, name, sum, studies_dir)
   end
   local set = sum.command_line_overrides
   if set ~= nil and type(set) ~= "table" then refuse("has a malformed command_line_overrides") end
-  return file, refuse
+  return file, refuse, set
 end
 
 -- Refuses the summary `sum` of study `name` unless its inputs are those it was written
 -- from (`inputs_sha256`, record.inputs_digest: its records, its study file, its --set
 -- overrides, its corpora and task files).  What every build checks; recomputing the
--- summary (M.check_summary) is `make verify`'s check.
-function M.check_inputs(exp_dir, name, sum, studies_dir)
-  local file, refuse = checked_file(exp_dir, name, sum, studies_dir)
-  local digest = record.inputs_digest(exp_dir .. "/" .. name, file, sum.command_line_overrides)
+-- summary (M.check_summary) is `make verify`'s check.  `records`: as inputs_digest's.
+function M.check_inputs(exp_dir, name, sum, studies_dir, records)
+  local file, refuse, set = checked_file(exp_dir, name, sum, studies_dir)
+  local digest = record.inputs_digest(exp_dir .. "/" .. name, file, set, records)
   if sum.inputs_sha256 ~= digest then
     refuse(type(sum.inputs_sha256) ~= "string" and
       "carries no digest of the inputs it was computed from (inputs_sha256)" or
@@ -100,8 +100,7 @@ function M.check_inputs(exp_dir, name, sum, studies_dir)
 end
 
 function M.check_summary(exp_dir, name, text, sum, studies_dir)
-  local file, refuse = checked_file(exp_dir, name, sum, studies_dir)
-  local set = sum.command_line_overrides
+  local file, refuse, set = checked_file(exp_dir, name, sum, studies_dir)
   local study = require "repro.study"
   local ok, s = pcall(study.load, file, set, { out_root = exp_dir })
   if not ok then

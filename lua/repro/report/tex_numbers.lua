@@ -495,7 +495,7 @@ function M.cited_only(text, sources)
   for _, l in ipairs(lines) do
     if not l.name or keep[l.name] then out[#out + 1] = l.line end
   end
-  return table.concat(out, "\n") .. "\n", #out
+  return table.concat(out, "\n") .. "\n"
 end
 
 return M
