@@ -93,8 +93,6 @@ M.DEFINITION = string.format("D = sum over val_ppl, final_grad_norm and embed_no
   "A set-up matches the claim's row when D <= %g (%d terms x %g^2: a root-mean-square z of " ..
   "at most %g) (lua/repro/claim.lua)", M.TOLERANCE, 100 * M.TOLERANCE, M.threshold(),
   #M.DISTANCES[1].terms, M.Z_MATCH, M.Z_MATCH)
-local function definition_of(version) return (version or 1) == 2 and M.DEFINITION2 or
-  M.DEFINITION end
 
 local finite = base.finite
 
@@ -108,15 +106,13 @@ end
 local function sigma_of(term, row)
   local c = M.TABLE1.rows[row]
   if term.spread and c[term.spread] then
-    return c[term.spread] / c[term.metric], string.format("the claim's spread %s / %s",
-      fmt(c[term.spread]), fmt(c[term.metric]))
+    return c[term.spread] / c[term.metric], "spread"
   end
   if term.binomial then
     local p = c[term.claim_field]
-    return math.sqrt(p * (1 - p) / term.binomial), string.format("the binomial sd of %s " ..
-      "at %d samples", fmt(p), term.binomial)
+    return math.sqrt(p * (1 - p) / term.binomial), "binomial"
   end
-  return term.sigma, "no spread in the claim: the tolerance " .. fmt(term.sigma)
+  return term.sigma, "tolerance"
 end
 
 -- The distance of `values` ({metric -> number}) to the claim's row `row` (default "none")
@@ -133,7 +129,7 @@ function M.distance(values, row, version)
   for _, term in ipairs(def.terms) do
     local x = values[term.metric]
     if not finite(x) or x < 0 or (x == 0 and not term.binomial) then
-      return nil, string.format("no positive finite %s", term.metric)
+      return nil, string.format("no positive finite %s", term.metric), term.metric
     end
     local sigma, source = sigma_of(term, row)
     local cv = c[term.claim_field or term.metric]
@@ -160,10 +156,10 @@ end
 function M.rank(entries, row, version)
   local list = {}
   for i, e in ipairs(entries) do
-    local r, why = M.distance(e.values, row, version)
+    local r, why, missing = M.distance(e.values, row, version)
     local x = {}
     for k, v in pairs(e) do x[k] = v end
-    x.distance, x.reason, x.order = r, why, i
+    x.distance, x.reason, x.missing, x.order = r, why, missing, i
     list[#list + 1] = x
   end
   table.sort(list, function(a, b)
@@ -321,11 +317,10 @@ local function ngram_of(s)
   if not data then return {} end
   local path = require("repro.record").data_path(s.runs[1].cfg)
   local ok, r = pcall(require("engine").ngram_ppl, path)
-  if not ok then return { corpus = data, reason = tostring(r) } end
+  if not ok then return { corpus = data, reason = "unavailable" } end
   return { corpus = data, unigram_ppl = r.unigram_ppl, bigram_ppl = r.bigram_ppl,
     unigram_nll = r.unigram_nll, bigram_nll = r.bigram_nll, n_train = r.n_train,
-    n_eval = r.n_eval, vocab = r.vocab, method = "fitted on the training split with " ..
-      "add-one smoothing, evaluated on the validation split (engine/ngram.h)" }
+    n_eval = r.n_eval, vocab = r.vocab }
 end
 
 -- The pilot for a later stage's seeds (distance 2's search, analysis.claim.pilot = K):
@@ -366,16 +361,13 @@ local function search_pilot(s, runs, ranked, k, metric)
     take(names)
   end
   if #used == 0 then return nil end
-  return { treatment = "seed " .. seeds[2], baseline = "seed " .. seeds[1], metric = metric,
+  return { treatment = "seed-" .. seeds[2], baseline = "seed-" .. seeds[1], metric = metric,
     sd = math.sqrt(ss / #used), n = #used, df = #used, setups = used,
-    definition = string.format("root mean square over the %d %s of %s(seed %d) - " ..
-      "%s(seed %d): sqrt(2) x the seed sd, an upper bound on a paired difference's sd for " ..
-      "positively correlated variants; %d degrees of freedom", #used, over, metric, seeds[1],
-      metric, seeds[2], #used) }
+    admissible = over == "closest admissible set-ups" }
 end
 
 local function distance_out(e)
-  if not e.distance then return { reason = e.reason } end
+  if not e.distance then return { reason = "not_positive", metric = e.missing } end
   local r = e.distance
   return { d = r.d, rms_z = r.rms_z, matches = r.matches, terms = r.terms }
 end
@@ -401,11 +393,8 @@ local function search_summary(s, runs, out)
     ppl = ppl and ppl.mean
     if ngram and (not finite(ppl) or not ngram.unigram_ppl or ppl >= ngram.unigram_ppl) then
       excluded[#excluded + 1] = { variant = v.name, overrides = json.object(v.overrides),
-        values = json.object(values), reason = not ngram.unigram_ppl and
-          ("no unigram perplexity: " .. tostring(ngram.reason)) or not finite(ppl) and
-          "no finite validation PPL" or string.format("validation PPL %s >= the unigram " ..
-          "PPL %s: nothing learned beyond character frequencies", fmt(ppl),
-          fmt(ngram.unigram_ppl)) }
+        values = json.object(values), reason = not ngram.unigram_ppl and "no_unigram" or
+          not finite(ppl) and "no_finite_ppl" or "at_unigram" }
     else
       entries[#entries + 1] = { variant = v.name, values = values, overrides = v.overrides }
     end
@@ -421,28 +410,8 @@ local function search_summary(s, runs, out)
   end
   local pilot = spec.pilot and search_pilot(s, runs, ranked, spec.pilot, s.analysis.primary)
   local best = ranked[1]
-  local sentence
-  if not best or not best.distance then
-    sentence = "No set-up has a distance: every one lacks a positive finite value."
-  elseif best.distance.matches then
-    sentence = string.format("The closest set-up is %s at distance D = %s <= %s (root-mean-" ..
-      "square z %s): it matches the claim's baseline row; its largest mismatch is %s.",
-      best.variant, fmt(best.distance.d), fmt(M.threshold(version)),
-      fmt(best.distance.rms_z, "%.3g"), worst_term(best.distance))
-  else
-    sentence = string.format("No set-up tried matches the claim's baseline row: the closest, " ..
-      "%s, is at distance D = %s > %s (root-mean-square z %s); its largest mismatch is %s.",
-      best.variant, fmt(best.distance.d), fmt(M.threshold(version)),
-      fmt(best.distance.rms_z, "%.3g"), worst_term(best.distance))
-  end
-  if ngram and #excluded > 0 then
-    sentence = sentence .. string.format(" %d of %d set-ups were excluded before ranking: " ..
-      "their validation PPL is at or above the unigram perplexity %s.", #excluded,
-      #s.variants, fmt(ngram.unigram_ppl))
-  end
   return {
-    stage = "search", source = M.SOURCE, row = "none",
-    claim = json.object(M.TABLE1.rows.none), definition = definition_of(version),
+    stage = "search", row = "none", claim = json.object(M.TABLE1.rows.none),
     distance_version = version,
     tolerance = not version and M.TOLERANCE or nil, z_match = M.Z_MATCH,
     threshold = M.threshold(version),
@@ -452,7 +421,7 @@ local function search_summary(s, runs, out)
     closest = best and best.distance and { variant = best.variant, d = best.distance.d,
       matches = best.distance.matches } or nil,
     matches_any = best ~= nil and best.distance ~= nil and best.distance.matches,
-    sentence = sentence, pilot = pilot,
+    pilot = pilot, n_setups = #s.variants,
   }
 end
 
@@ -513,9 +482,9 @@ local function table1_summary(s, runs, out)
       end
       r.mock_acc_count = M.TABLE1.rows[row].mock_acc * M.TABLE1.mock_acc_samples
       local e = { values = means(out.per_variant, v, version) }
-      local d, why = M.distance(e.values, row, version)
+      local d, _, missing = M.distance(e.values, row, version)
       r.distance = d and { d = d.d, rms_z = d.rms_z, matches = d.matches, terms = d.terms } or
-        { reason = why }
+        { reason = "not_positive", metric = missing }
       if d then total = total + d.d else all = false end
       rows[row] = r
     end
@@ -540,39 +509,18 @@ local function table1_summary(s, runs, out)
       best = entry
     end
   end
-  local sentence
-  if not best then
-    sentence = "No set-up has a distance on this study's seeds: every one lacks a positive " ..
-      "finite value."
-  elseif best.matches then
-    sentence = string.format("On this study's own seeds the closest set-up is %s: its " ..
-      "baseline row is at distance D = %s <= %s from the claim's (root-mean-square z %s), " ..
-      "a match; its largest mismatch is %s.", best.name, fmt(best.distance_none),
-      fmt(M.threshold(version)), fmt(best.rows.none.distance.rms_z, "%.3g"),
-      worst_term(best.rows.none.distance))
-  else
-    sentence = string.format("No set-up tried matches the claim's baseline row on this " ..
-      "study's own seeds: the closest, %s, is at distance D = %s > %s (root-mean-square z " ..
-      "%s); its largest mismatch is %s.", best.name, fmt(best.distance_none),
-      fmt(M.threshold(version)), fmt(best.rows.none.distance.rms_z, "%.3g"),
-      worst_term(best.rows.none.distance))
-  end
   return {
-    stage = "table1", source = M.SOURCE,
-    effect_definition = "the claim's effect on val_loss is the log of the ratio of its " ..
-      "mean PPLs (its per-seed losses are not published), on val_ppl the difference of " ..
-      "its mean PPLs; the suite's is the mean paired difference (treatment - baseline) " ..
-      "with the decision interval and verdict of the pre-registered rule",
+    stage = "table1",
     claim = json.object({
       seeds = M.TABLE1.seeds, iters = M.TABLE1.iters,
-      mock_acc_samples = M.TABLE1.mock_acc_samples }), definition = definition_of(version),
+      mock_acc_samples = M.TABLE1.mock_acc_samples }),
     distance_version = version,
     tolerance = not version and M.TOLERANCE or nil, z_match = M.Z_MATCH,
     threshold = M.threshold(version),
     ngram = json.object(ngram), setups = setups,
     closest = best and { setup = best.name, d = best.distance_none, matches = best.matches }
       or nil,
-    matches_any = best ~= nil and best.matches, sentence = sentence,
+    matches_any = best ~= nil and best.matches,
   }
 end
 
@@ -582,7 +530,6 @@ function M.summarize(s, runs, out)
   local spec = s.analysis.claim
   local r = spec.stage == "search" and search_summary(s, runs, out) or
     table1_summary(s, runs, out)
-  r.text = json.array(M.text(r))
   return r
 end
 
@@ -606,6 +553,85 @@ local function columns(rows)
   return lines
 end
 
+-- The codes the claim's section of a summary holds (tests/lua/test_summary_strings.lua).
+M.CODES = {
+  reason = { no_unigram = true, no_finite_ppl = true, at_unigram = true, not_positive = true,
+    unavailable = true },
+  sigma_source = { spread = true, binomial = true, tolerance = true },
+}
+
+-- Where a distance term's tolerance comes from (its sigma_source code), in words.
+function M.sigma_words(term)
+  if term.sigma_source == "spread" then
+    return string.format("the claim's spread %s / %s", fmt(term.sigma * term.claim),
+      fmt(term.claim))
+  elseif term.sigma_source == "binomial" then
+    local p = term.claim
+    return string.format("the binomial sd of %s at %d samples", fmt(p),
+      math.floor(p * (1 - p) / term.sigma ^ 2 + 0.5))
+  end
+  return "no spread in the claim: the tolerance " .. fmt(term.sigma)
+end
+
+-- Why a set-up was excluded before ranking (its `reason` code), in words.
+function M.excluded_words(e, ngram)
+  if e.reason == "no_unigram" then return "no unigram perplexity" end
+  if e.reason == "no_finite_ppl" then return "no finite validation PPL" end
+  return string.format("validation PPL %s >= the unigram PPL %s: nothing learned beyond " ..
+    "character frequencies", fmt(e.values.val_ppl), fmt(ngram.unigram_ppl))
+end
+
+-- What the search's pilot sd is, in words.
+function M.pilot_words(p)
+  local s1, s2 = p.baseline:match("%d+$"), p.treatment:match("%d+$")
+  return string.format("root mean square over the %d %s of %s(seed %s) - %s(seed %s): " ..
+    "sqrt(2) x the seed sd, an upper bound on a paired difference's sd for positively " ..
+    "correlated variants; %d degrees of freedom", p.n, p.admissible and
+    "closest admissible set-ups" or "set-ups (none is admissible: every one of them)",
+    p.metric, s1, p.metric, s2, p.df)
+end
+
+-- The claim section's finding in one sentence.
+function M.sentence(c)
+  local threshold = fmt(c.threshold)
+  if c.stage == "search" then
+    local best = c.ranking[1]
+    local sentence
+    if not best or not best.distance.d then
+      sentence = "No set-up has a distance: every one lacks a positive finite value."
+    else
+      local d = best.distance
+      sentence = string.format(d.matches and "The closest set-up is %s at distance D = %s " ..
+        "<= %s (root-mean-square z %s): it matches the claim's baseline row; its largest " ..
+        "mismatch is %s." or "No set-up tried matches the claim's baseline row: the " ..
+        "closest, %s, is at distance D = %s > %s (root-mean-square z %s); its largest " ..
+        "mismatch is %s.", best.variant, fmt(d.d), threshold, fmt(d.rms_z, "%.3g"),
+        worst_term(d))
+    end
+    if c.ngram and c.excluded and #c.excluded > 0 then
+      sentence = sentence .. string.format(" %d of %d set-ups were excluded before ranking: " ..
+        "their validation PPL is at or above the unigram perplexity %s.", #c.excluded,
+        c.n_setups, fmt(c.ngram.unigram_ppl))
+    end
+    return sentence
+  end
+  local best
+  for _, su in ipairs(c.setups) do
+    if c.closest and su.name == c.closest.setup then best = su end
+  end
+  if not best then
+    return "No set-up has a distance on this study's seeds: every one lacks a positive " ..
+      "finite value."
+  end
+  local d = best.rows.none.distance
+  return string.format(best.matches and "On this study's own seeds the closest set-up is " ..
+    "%s: its baseline row is at distance D = %s <= %s from the claim's (root-mean-square z " ..
+    "%s), a match; its largest mismatch is %s." or "No set-up tried matches the claim's " ..
+    "baseline row on this study's own seeds: the closest, %s, is at distance D = %s > %s " ..
+    "(root-mean-square z %s); its largest mismatch is %s.", best.name,
+    fmt(best.distance_none), threshold, fmt(d.rms_z, "%.3g"), worst_term(d))
+end
+
 -- The claim summary as text lines (printed by `bin/repro run` after the verdicts).
 function M.text(c)
   local lines = {}
@@ -621,21 +647,21 @@ function M.text(c)
     for _, e in ipairs(c.ranking) do
       local d, z = e.distance, {}
       for i, t in ipairs(d.terms or {}) do z[i] = fmt(t.z, "%.3g") end
-      rows[#rows + 1] = { tostring(e.rank), e.variant, d.d and fmt(d.d) or
-        ("undefined: " .. tostring(d.reason)), z[1] or "-", z[2] or "-", z[3] or "-",
+      rows[#rows + 1] = { string.format("%d", e.rank), e.variant, d.d and fmt(d.d) or
+        ("undefined: no positive finite " .. tostring(d.metric)), z[1] or "-", z[2] or "-", z[3] or "-",
         z[4] or "-", fmt(e.values.val_ppl), fmt(e.values.bal_subset_acc_mean, "%.4f"),
         fmt(e.values.embed_norm) }
     end
     for _, l in ipairs(columns(rows)) do add(l) end
     for _, e in ipairs(c.excluded or {}) do
-      add(string.format("  excluded: %s (%s)", e.variant, e.reason))
+      add(string.format("  excluded: %s (%s)", e.variant, M.excluded_words(e, c.ngram)))
     end
-    add(c.sentence)
+    add(M.sentence(c))
     add("selected for the next stage: " .. (#c.selected > 0 and table.concat(c.selected, ", ")
       or "none"))
     if c.pilot then
       add(string.format("pilot for the next stage's seeds: %s sd %s (%s)", c.pilot.metric,
-        fmt(c.pilot.sd), c.pilot.definition))
+        fmt(c.pilot.sd), M.pilot_words(c.pilot)))
     end
     return lines
   end
@@ -648,12 +674,12 @@ function M.text(c)
     for _, e in ipairs(c.ranking) do
       local d, z = e.distance, {}
       for i, t in ipairs(d.terms or {}) do z[i] = fmt(t.z, "%.3g") end
-      rows[#rows + 1] = { tostring(e.rank), e.variant, d.d and fmt(d.d) or
-        ("undefined: " .. tostring(d.reason)), z[1] or "-", z[2] or "-", z[3] or "-",
+      rows[#rows + 1] = { string.format("%d", e.rank), e.variant, d.d and fmt(d.d) or
+        ("undefined: no positive finite " .. tostring(d.metric)), z[1] or "-", z[2] or "-", z[3] or "-",
         fmt(e.values.val_ppl), fmt(e.values.final_grad_norm), fmt(e.values.embed_norm) }
     end
     for _, l in ipairs(columns(rows)) do add(l) end
-    add(c.sentence)
+    add(M.sentence(c))
     add("selected for the next stage: " .. (#c.selected > 0 and table.concat(c.selected, ", ")
       or "none"))
     return lines
@@ -725,9 +751,9 @@ function M.text(c)
       "fitted on the training split, add-one)", fmt(g.unigram_ppl), fmt(g.bigram_ppl),
       g.corpus))
   elseif g.reason then
-    add("reference: no n-gram perplexities: " .. g.reason)
+    add("reference: no n-gram perplexities (the corpus could not be read)")
   end
-  add(c.sentence)
+  add(M.sentence(c))
   return lines
 end
 

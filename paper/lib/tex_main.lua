@@ -59,7 +59,7 @@ local function replication(def, s, S)
   for _, c in ipairs(r.claims or {}) do
     local C = S .. "Rep" .. F.macro(c.claim)
     def(C .. "Verdict", F.escape(c.verdict or F.DASH))
-    def(C .. "Reason", F.escape(c.reason or ""))
+    def(C .. "Reason", F.escape(require("repro.analysis.replication").claim_reason(c)))
   end
   -- the claim study's closest set-up is named "Closest" whatever the set-up search chose
   -- (on make reproduce QUICK=1's records it can be the reference itself), the GPT-2
@@ -149,7 +149,7 @@ local function h1a(def, s, S)
   for _, nm in ipairs(names) do
     local e = h.norms[nm]
     local N = S .. "HOneA" .. F.macro(nm)
-    def(N .. "Verdict", F.escape(e.verdict or F.DASH))
+    def(N .. "Verdict", F.escape(require("repro.analysis.h1a").verdict_words(e)))
     def(N .. "Supports", e.supports and "yes" or "no")
     def(N .. "Lower", e.lower and "yes" or "no")
     def(N .. "Beyond", e.beyond and "yes" or "no")

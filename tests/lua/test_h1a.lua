@@ -82,14 +82,15 @@ t:ok(ln.beyond == false and ln.accuracy_given_loss.ci[1] < 0 and
   ln.accuracy_given_loss.ci[2] > 0, "LayerNorm: not beyond what its loss predicts " ..
   tostring(ln.accuracy_given_loss and json.encode(ln.accuracy_given_loss)))
 t:ok(ln.stabilized == true, "LayerNorm: stabilization shown")
-t:eq(ln.verdict, "lower accuracy; not beyond what its validation loss predicts; " ..
+t:eq(require("repro.analysis.h1a").verdict_words(ln), "lower accuracy; not beyond what its " ..
+  "validation loss predicts; " ..
   "stabilization shown: not supporting H1a", "LayerNorm's verdict names each part")
 t:ok(rms.lower and rms.beyond and math.abs(rms.accuracy_given_loss.coef + 0.03) < 0.01,
   "RMSNorm: lower, and 0.03 beyond what its loss predicts")
 t:ok(rms.stabilized == false and rms.supports == false, "RMSNorm: no stabilization, no support")
 t:ok(#(rms.stability or {}) == 2 and rms.stability[2].log == true and
   h.stability_alpha == 0.025, "two stability measures, Bonferroni alpha / 2, the log scale named")
-local text = table.concat(h.text or {}, "\n")
+local text = table.concat(require("repro.analysis.h1a").text(h), "\n")
 t:ok(text:find("rmsnorm vs none: lower accuracy; beyond what its validation loss predicts; " ..
   "stabilization not shown: not supporting H1a", 1, true), "the terminal lines: " .. text)
 t:ok(analysis.verdict_table(sum, 100):find("H1a (39 runs", 1, true),
@@ -107,9 +108,11 @@ t:ok(ht and #ht.rows == 2 and ht.rows[1][1] == "layernorm vs none" and
 -- all three parts: supporting H1a
 runs = runs_for({ layernorm = { dloss = 0.1, beyond = 0.03, stab = 0.2 } })
 h = analysis.summarize(s, runs).h1a
-t:ok(h.norms.layernorm.supports and h.norms.layernorm.verdict:find(": supporting H1a$"),
+t:ok(h.norms.layernorm.supports and require("repro.analysis.h1a").verdict_words(h.norms.layernorm):find(
+  ": supporting H1a$"),
   "lower, beyond and stabilized: supporting H1a")
-t:ok(h.norms.rmsnorm.lower == false and h.norms.rmsnorm.verdict:find("^no lower accuracy shown"),
+t:ok(h.norms.rmsnorm.lower == false and require("repro.analysis.h1a").verdict_words(
+  h.norms.rmsnorm):find("^no lower accuracy shown"),
   "no deficit: no lower accuracy shown")
 
 -- the study file's analysis.h1a, checked
@@ -160,7 +163,7 @@ do
   -- interval, a log-scale measure also as a factor
   local main = dofile("paper/lib/tex_main.lua")
   local defs = {}
-  h.norms.layernorm.verdict = "lower accuracy; x"
+
   main.numbers(function(k, v) defs[k] = v end, st, "Zz")
   t:ok(defs.ZzHOneALayernormAccCoef == "\\num{-0.050}" and
     defs.ZzHOneALayernormAccCI == "[\\num{-0.060}, \\num{-0.040}]", "the accuracy coefficient and interval: "

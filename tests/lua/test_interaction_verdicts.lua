@@ -8,6 +8,7 @@ check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local analysis = require "repro.analysis"
 local reasons = require "repro.analysis.reasons"
+local words = require "repro.analysis.words"
 local json = require "repro.core.json"
 local study = require "repro.study"
 local t = check.new("test_interaction_verdicts")
@@ -77,9 +78,10 @@ for _, v in ipairs(sum.interaction_verdicts or {}) do
   local e = by[v.name]
   local why = reasons.decide(e, sum.analysis)
   t:ok(e and v.verdict == e.verdict and v.verdict == why.verdict and
-    v.sentence:find(v.name, 1, true) and v.sentence:find(v.verdict, 1, true) and
-    v.interval == e.ci_decision_kind,
-    "verdict of '" .. v.name .. "' is reasons.decide's, with a sentence: " .. v.sentence)
+    words.sentence(v, sum):find(v.name, 1, true) and
+    words.sentence(v, sum):find(v.verdict, 1, true) and v.interval == e.ci_decision_kind,
+    "verdict of '" .. v.name .. "' is reasons.decide's, with a sentence: " ..
+    words.sentence(v, sum))
 end
 local ln_rms = by["ln minus rms"]
 t:ok(ln_rms.p_holm <= 0.05 and ln_rms.ci_decision[2] < 0 and math.abs(ln_rms.mean) >= 0.05,

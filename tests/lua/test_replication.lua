@@ -9,6 +9,7 @@
 -- study with an original, trained in a temporary folder, gets a replication section and
 -- the robust table in its own report.
 local check = require "repro.core.check"
+local replication = require "repro.analysis.replication"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
@@ -139,8 +140,9 @@ t:eq(strip(sum.comparisons), strip(sum0.comparisons),
 t:eq(json.encode(sum.verdicts), json.encode(sum0.verdicts), "nor any verdict")
 t:eq(json.encode(sum.analysis), json.encode(sum0.analysis), "nor the summary's analysis")
 local rep = sum.replication
-t:ok(rep and #rep.entries == 4 and #rep.claims == 4 and rep.rules:find("prediction interval",
-  1, true), "the replication section: four entries, four claims and the rules")
+t:ok(rep and #rep.entries == 4 and #rep.claims == 4 and
+  replication.RULES:find("prediction interval", 1, true),
+  "the replication section: four entries, four claims and the rules")
 local by = {}
 for _, e in ipairs(rep.entries) do by[e.claim] = e end
 
@@ -156,7 +158,7 @@ t:near(by.ln.stats.d33_raw, want.d33_raw, 1e-12, "d33 from the paired design (sd
 t:near(by.ln.stats.tost.p, want.tost_p, 1e-12, "the TOST at the declared margin")
 t:eq(by.ln.stats.tost.descriptive, true, "the TOST is descriptive")
 t:eq(by.ln.verdict, "reproduced", "LayerNorm: same direction, inside the PI, not too small: " ..
-  by.ln.reason)
+  replication.entry_reason(by.ln))
 t:ok(by.ln.replication.hodges_lehmann == ln.robust.hodges_lehmann,
   "the entry quotes the comparison's Hodges-Lehmann estimate")
 local arms = stats.original_from_arms({ 22.18, 20.64 }, { 0.90, 0.81 }, { 3, 3 },
@@ -168,13 +170,14 @@ t:eq(by.ln_table1.original.n1, 3, "an original with n = 3 per arm")
 t:eq(by.rms.verdict, "not reproduced", "RMSNorm: the opposite direction")
 t:ok(by.rms.reason_code:find("opposite_direction", 1, true) ~= nil, "its reason code")
 t:eq(by.rms_ppl.verdict, "not testable here", "means without spreads: not testable")
-t:eq(by.rms_ppl.direction, "opposite direction (descriptive)", "its direction, descriptive")
+t:eq(replication.direction(by.rms_ppl), "opposite direction (descriptive)",
+  "its direction, descriptive")
 local claims = {}
 for _, c in ipairs(rep.claims) do claims[c.claim] = c end
 t:eq(claims.ln.verdict, "reproduced", "claim ln: its matching set-up's verdict")
 t:eq(claims.ln_table1.verdict, "not testable here", "claim ln_table1: no set-up matches")
 t:eq(claims.rms.verdict, "not reproduced", "claim rms: not reproduced")
-t:ok(table.concat(rep.text, "\n"):find("declared after the study's runs", 1, true),
+t:ok(table.concat(replication.text(rep), "\n"):find("declared after the study's runs", 1, true),
   "the summary says an original was declared after the runs")
 
 -- decide: the order of the rules

@@ -174,7 +174,7 @@ t:ok(s.n == 0 and s.mean == nil and s.degenerate and s.reason_code == "no_values
 
 -- degenerate data: flags (codes, never sentences), absent fields, never NaN; the
 -- analysis words the codes (repro.analysis.reasons)
-local reasons = require "repro.analysis.reasons"
+local reasons = require "repro.analysis.words"
 local function absent(r, names, what)
   for _, f in ipairs(names) do t:eq(r[f], nil, what .. ": " .. f .. " absent") end
 end

@@ -114,7 +114,8 @@ t:eq(sum.study, "tiny", "summary: study")
 t:eq(#sum.seeds, 2, "summary: seeds")
 t:eq(sum.variants[3].overrides.embed_norm, "rmsnorm", "summary: variant overrides")
 t:eq(sum.analysis.primary, "val_loss", "summary: analysis")
-t:ok(sum.analysis.family:find("3 comparisons", 1, true), "summary: family")
+t:ok(require("repro.analysis.words").family(sum.analysis):find("3 comparisons", 1, true),
+  "summary: family")
 t:eq(#sum.per_variant.none.metrics.val_loss.values, 2, "summary: per-seed values")
 t:eq(sum.per_variant.none.n_diverged, 0, "summary: no divergence")
 t:eq(#sum.comparisons, 9, "summary: 3 comparisons x 3 metrics")
@@ -254,7 +255,7 @@ t:eq(code, 0, "--set: exit 0: " .. err)
 t:ok(fs.read(Q .. "/tiny/layernorm/seed-2/config.json"):find('"iters": 6', 1, true), "--set applied")
 sum = json.decode(fs.read(Q .. "/tiny/summary.json"))
 t:ok(sum.command_line_overrides and sum.command_line_overrides.iters == 6 and
-  sum.notes[1]:find("--set", 1, true), "--set recorded in the summary")
+  require("repro.analysis.words").notes(sum)[1]:find("--set", 1, true), "--set recorded in the summary")
 
 -- 7. A diverging config is recorded as diverged; the study goes on.
 local div = dir .. "/div.lua"
@@ -269,7 +270,8 @@ t:eq(sum.per_variant.rmsnorm.metrics.val_loss.values[1], json.null, "diverged va
 t:ok(sum.per_variant.rmsnorm.metrics.val_loss.n == 0 and
   sum.per_variant.rmsnorm.metrics.val_loss.mean == nil, "left out of the mean")
 t:ok(sum.per_variant.rmsnorm.metrics.n_spikes.values[1] >= 1, "a divergence counts as a spike")
-t:ok(table.concat(sum.notes, "\n"):find("rmsnorm: 2 of 2 runs diverged", 1, true),
+t:ok(table.concat(require("repro.analysis.words").notes(sum), "\n"):find(
+  "rmsnorm: 2 of 2 runs diverged", 1, true),
   "a note says so")
 t:ok(err:find("diverged at step", 1, true), "progress says diverged")
 

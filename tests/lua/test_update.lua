@@ -136,12 +136,12 @@ t:ok(lines:find("task files changed since the records were scored: " .. task_fil
   "a task file whose SHA-256 is not the one the records name: " .. lines)
 -- the library: the commit the study's manifest names
 local n3 = json.decode(third)
-n3.definitions = "other words"
+n3.exploratory_note = "other words"
 lines = table.concat(changes.describe(third, text(n3), { old_manifest =
   json.encode({ git_commit = "abcdef0123456789" }), commit = "99999999aaaa" }) or {}, "\n")
 t:ok(lines:find("the library's analysis changed since the summary was written (by commit " ..
   "abcdef012345; this checkout: 99999999aaaa)", 1, true), "the library, by commit: " .. lines)
-t:ok(lines:find("definitions: 1 value change", 1, true), "the field that changes: " .. lines)
+t:ok(lines:find("exploratory_note: new in the summary", 1, true), "the field that changes: " .. lines)
 
 
 -- run-one (GNU parallel's path) and a Slurm submission never drop or rewrite a summary:

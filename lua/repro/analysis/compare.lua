@@ -6,24 +6,21 @@
 -- `ctx` M.summarize makes.
 local stats = require "stats"
 local json = require "repro.core.json"
-local reasons = require "repro.analysis.reasons"
 local rule1 = require "repro.analysis.rule1"
 local robust = require "repro.analysis.robust"
 
 local M = {}
-local fmt = reasons.fmt
 local holm_p = rule1.holm_p
 
 local function arr(t) return json.array(t or {}) end
 
--- Every field of a stats.paired result, intervals as arrays, its codes of why a
--- statistic is undefined (flags, bca_reason) as their `reason` in words.
+-- Every field of a stats.paired result, intervals as arrays, with its codes of why a
+-- statistic is undefined (flags, bca_reason; words.paired says them).
 local function paired_fields(entry, r)
   for k, v in pairs(r) do
     if type(v) == "table" and k ~= "flags" then v = arr({ v[1], v[2] }) end
-    if k ~= "bca_reason" then entry[k] = v end
+    entry[k] = v
   end
-  entry.reason = reasons.paired(r)
 end
 
 -- The p of the pre-registered test, and where it came from.
@@ -31,14 +28,6 @@ local function test_p(r, test)
   if test == "t" and r.p_t then return r.p_t, "p_t" end
   if r.p_signflip then return r.p_signflip, "p_signflip" end
   return 1.0, "undefined"
-end
-
-local function holm_note(e)
-  if e.p_source == "p_t" or (e.p_source == "p_signflip" and e.test == "signflip") then
-    return ""
-  end
-  return e.p_source == "p_signflip" and "; the decision uses its exact sign-flip p" or
-    "; the decision uses p = 1"
 end
 
 local function paired_opts(an, n)
@@ -131,7 +120,7 @@ local function tost_of(ctx, a, b)
   local an, test = ctx.an, ctx.test
   if #a < 1 then
     return { test = test, delta = an.min_effect, alpha = an.alpha, equivalent = false,
-      reason = "no pairs" }
+      reason = "no_pairs" }
   end
   local opts = { delta = an.min_effect, alpha = an.alpha, test = test,
     resamples = an.resamples, seed = 1 }
@@ -139,35 +128,32 @@ local function tost_of(ctx, a, b)
   local fallback
   if t.degenerate and test == "t" then
     -- as for the difference test: the exact sign flip where the t-test is undefined
-    fallback = reasons.tost(t) .. "; the exact sign-flip TOST instead"
+    fallback = t.reason_code
     opts.test = "signflip"
     t = stats.tost(a, b, opts)
   end
   return { test = t.test, delta = t.delta, alpha = t.alpha, p = t.p, p_lower = t.p_lower,
     p_upper = t.p_upper, ci = t.ci and arr({ t.ci[1], t.ci[2] }) or nil,
-    equivalent = t.equivalent, reason = reasons.tost(t), fallback = fallback }
+    equivalent = t.equivalent, reason = t.degenerate and t.reason_code or nil,
+    fallback = fallback }
 end
 
 -- The minimum detectable effect at alpha / m of n pairs with stats.paired result r, and
--- why the test cannot reach alpha / m (nil when it can).
+-- whether the test cannot reach alpha / m (nil when it can).
 local function mde_of(ctx, r, n)
   local test, level = ctx.test, ctx.level
   local mde = { level = level, power = stats.DEFAULT_POWER }
   local reach = stats.min_seeds(test, level)
   if n < reach then
-    mde.reason = string.format("the %s test cannot reach alpha / m = %s with %d pair%s " ..
-      "(it needs %d)", test == "t" and "t" or "exact sign-flip", fmt(level), n,
-      n == 1 and "" or "s", reach)
-    return mde, mde.reason
+    mde.reason, mde.test, mde.needs = "cannot_reach", test, reach
+    return mde, true
   end
   if r.sd and r.sd > 0 and not (r.flags and r.flags.constant) then
     local md = stats.mde(n, { alpha = level, power = stats.DEFAULT_POWER, sd = r.sd })
     mde.d_z, mde.value = md.mde_d_z, md.mde
-    if test == "signflip" then
-      mde.method = "t-test power (the permutation test's for normal data)"
-    end
+    if test == "signflip" then mde.method = "t_power" end
   else
-    mde.reason = "the differences have no spread: sd = 0 or n < 2"
+    mde.reason = "no_spread"
   end
   return mde
 end
@@ -222,13 +208,11 @@ function M.compare_all(ctx, fam)
     for _, m in ipairs(an.metrics) do
       local e, r, a, dropped = compare(ctx, tv, bv, m, m == an.primary and "primary" or
         "exploratory")
-      local parts = {}
-      if #dropped > 0 then
-        parts[1] = string.format("seed%s %s left out (a run without a finite value), n = %d",
-          #dropped == 1 and "" or "s", table.concat(dropped, ", "), #a)
+      if #dropped > 0 or r.degenerate then
+        ctx.note({ code = #dropped > 0 and "left_out" or "degenerate", treatment = tv,
+          baseline = bv, metric = m, seeds = #dropped > 0 and arr(dropped) or nil,
+          n = #dropped > 0 and #a or nil, degenerate = r.degenerate or nil })
       end
-      if r.degenerate then parts[#parts + 1] = e.reason .. holm_note(e) end
-      if #parts > 0 then ctx.note("%s vs %s on %s: %s", tv, bv, m, table.concat(parts, "; ")) end
       comparisons[#comparisons + 1] = e
       enter(fam, e, r)
     end
@@ -294,14 +278,10 @@ function M.interact_all(ctx, fam)
   for _, it in ipairs(ctx.an.interactions) do
     for _, m in ipairs(ctx.an.metrics) do
       local e, r = interaction(ctx, it, m)
-      local parts = {}
-      if #e.seeds < n_seeds then
-        parts[1] = string.format("%d of %d seeds have finite values for all four runs",
-          #e.seeds, n_seeds)
-      end
-      if r.degenerate then parts[#parts + 1] = e.reason .. holm_note(e) end
-      if #parts > 0 then
-        ctx.note("interaction %s on %s: %s", it.name, m, table.concat(parts, "; "))
+      if #e.seeds < n_seeds or r.degenerate then
+        ctx.note({ code = #e.seeds < n_seeds and "left_out" or "degenerate",
+          interaction = it.name, metric = m, n = #e.seeds < n_seeds and #e.seeds or nil,
+          of = #e.seeds < n_seeds and n_seeds or nil, degenerate = r.degenerate or nil })
       end
       interactions[#interactions + 1] = e
       enter(fam, e, r)

@@ -11,11 +11,11 @@
 -- with its `level`); M.of_summary gives the same from a summary alone, for the terminal
 -- (analysis/terminal.lua) and the report (report/standalone.lua).
 local engine = require "engine"
-local reasons = require "repro.analysis.reasons"
+local words = require "repro.analysis.words"
 
 local M = {}
 
-local fmt = reasons.fmt
+local fmt = words.fmt
 
 -- The n-gram perplexities of a corpus (engine.ngram_ppl), by path, or nil.
 local cache = {}

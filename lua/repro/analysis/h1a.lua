@@ -54,10 +54,10 @@ local function fit(rows, n_setups, norms, y_of, cov, alpha)
   end
   local p = #(x[1] or {})
   if #x < p + 2 then
-    return nil, string.format("%d runs for %d parameters", #x, p)
+    return nil, "too_few_runs"
   end
   local ok, o = pcall(stats.ols, x, y, { alpha = alpha })
-  if not ok then return nil, tostring(o):gsub("^.-: ", "") end
+  if not ok then return nil, "singular" end
   local out, first = {}, p - #norms
   for k, nm in ipairs(norms) do
     out[nm] = { coef = o.coef[first + k], se = o.se[first + k],
@@ -108,13 +108,11 @@ function M.summarize(ctx)
   end
   local out = { accuracy = spec.accuracy, loss = spec.loss, alpha = alpha,
     stability_alpha = alpha_b, baseline = spec.baseline, n_runs = #rows,
-    n_diverged = diverged, setups = {}, norms = {}, text = {} }
+    n_diverged = diverged, setups = {}, norms = {} }
   for _, s in ipairs(spec.setups) do
     out.setups[#out.setups + 1] = { name = s.name, variants = arr({ table.unpack(s.variants) }) }
   end
   out.setups = arr(out.setups)
-  out.text[#out.text + 1] = string.format("H1a (%d runs, %d diverged left out; OLS across " ..
-    "runs, each set-up its own intercept):", #rows, diverged)
   for _, nm in ipairs(norms) do
     local e = { }
     e.accuracy = lower and lower[nm] or { why = why_lower }
@@ -132,28 +130,50 @@ function M.summarize(ctx)
     e.beyond = below(beyond and beyond[nm])
     e.stabilized = shown
     e.supports = e.lower and e.beyond and e.stabilized
-    local parts = {
-      e.lower and "lower accuracy" or "no lower accuracy shown",
-      e.beyond and "beyond what its validation loss predicts" or
-        "not beyond what its validation loss predicts",
-      e.stabilized and "stabilization shown" or "stabilization not shown",
-    }
-    e.verdict = table.concat(parts, "; ") .. (e.supports and ": supporting H1a" or
-      ": not supporting H1a")
     out.norms[nm] = e
-    out.text[#out.text + 1] = string.format("  %s vs %s: %s", nm, spec.baseline, e.verdict)
-    local function line(label, f)
-      out.text[#out.text + 1] = string.format("    %s: %s", label,
-        f.coef and interval(f) or ("undefined: " .. tostring(f.why)))
-    end
-    line(string.format("accuracy difference (%d%% CI)", math.floor(100 * (1 - alpha) + 0.5)),
-      e.accuracy)
-    line("at equal validation loss", e.accuracy_given_loss)
-    for _, s in ipairs(e.stability) do
-      line(string.format("%s%s (Bonferroni %.3g)", s.log and "log " or "", s.metric, alpha_b), s)
-    end
   end
   out.norms = json.object(out.norms)
+  return out
+end
+
+local WHY = { too_few_runs = "fewer runs than parameters + 2",
+  singular = "the design matrix is singular" }
+
+-- A norm's H1a entry e in words: "lower accuracy; not beyond ...: not supporting H1a".
+function M.verdict_words(e)
+  local parts = {
+    e.lower and "lower accuracy" or "no lower accuracy shown",
+    e.beyond and "beyond what its validation loss predicts" or
+      "not beyond what its validation loss predicts",
+    e.stabilized and "stabilization shown" or "stabilization not shown",
+  }
+  return table.concat(parts, "; ") .. (e.supports and ": supporting H1a" or
+    ": not supporting H1a")
+end
+
+-- The terminal's lines for summary.h1a h.
+function M.text(h)
+  if not h then return {} end
+  local out = { string.format("H1a (%d runs, %d diverged left out; OLS across runs, each " ..
+    "set-up its own intercept):", h.n_runs, h.n_diverged) }
+  local names = {}
+  for nm in pairs(h.norms) do names[#names + 1] = nm end
+  table.sort(names)
+  for _, nm in ipairs(names) do
+    local e = h.norms[nm]
+    out[#out + 1] = string.format("  %s vs %s: %s", nm, h.baseline, M.verdict_words(e))
+    local function line(label, f)
+      out[#out + 1] = string.format("    %s: %s", label,
+        f.coef and interval(f) or ("undefined: " .. (WHY[f.why] or tostring(f.why))))
+    end
+    line(string.format("accuracy difference (%d%% CI)", math.floor(100 * (1 - h.alpha) + 0.5)),
+      e.accuracy)
+    line("at equal validation loss", e.accuracy_given_loss)
+    for _, st in ipairs(e.stability) do
+      line(string.format("%s%s (Bonferroni %.3g)", st.log and "log " or "", st.metric,
+        h.stability_alpha), st)
+    end
+  end
   return out
 end
 

@@ -30,6 +30,8 @@
 -- analysis.resamples Monte Carlo draws.  Intervals are at level 1 - alpha.  Every test
 -- resamples with seed 1, so the summary is byte-identical from run to run.
 --
+-- Every string the summary holds is a code, a name or the study file's; the words are
+-- lua/repro/analysis/words.lua's.
 -- The decision rule (M.RULE = 2; M.DECISION_RULE states it).
 --   Family.  Holm runs over the pre-registered primary metric's comparisons and
 --   interactions, m tests.  Every other metric (the rest of analysis.metrics and
@@ -58,7 +60,7 @@
 --     equivalent    otherwise, when the Holm-adjusted TOST p <= alpha;
 --     inconclusive  anything else, with the reason.
 --   Each interaction on the primary metric gets a verdict by the same rule
---   (M.interaction_verdict), its difference being effect a - effect b: better when effect
+--   (words.interaction_verdict says it), its difference being effect a - effect b: better when effect
 --   a is the more favourable, worse when effect b is, equivalent when the two agree within
 --   +-min_effect; on its entry (`verdict`) and in the summary's interaction_verdicts
 --   (present only when the study registered an interaction).
@@ -67,8 +69,8 @@
 -- (analysis.registered_rule = 1), and only for one: every entry of its family (every
 -- comparison and interaction on every metric of analysis.metrics, Holm over their t-test
 -- p values) carries p_rule1, p_holm_rule1 and reject_holm_rule1, each verdict carries
--- verdict_rule1, sentence_rule1, interval_rule1 and `changed` when the two differ, and the
--- summary's analysis decision_rule_1 and family_rule1.  Another study's output has none.
+-- verdict_rule1, interval_rule1 and `changed` when the two differ.  Another study's
+-- output has none.
 --
 -- Robust companions (exploratory; lua/repro/analysis/robust.lua).  Every
 -- comparison and interaction, on every metric, carries `robust`: the Hodges-Lehmann
@@ -95,9 +97,9 @@
 -- A study that names an extension (its `extensions`, lua/repro/study/init.lua) gets, for
 -- each field of its analysis the extension checked, the section of that name the
 -- extension's summarize returns (this paper's claim stages: summary.claim, from
--- paper/lib/claim.lua); a section's `pilot` becomes pilot_comparisons and its `text`
--- lines verdict_table prints after the verdicts.  read_run keeps a run's subset_acc
--- list for such a section.
+-- paper/lib/claim.lua); a section's `pilot` becomes pilot_comparisons, and the
+-- extension's text(section) gives the lines verdict_table prints after the verdicts.
+-- read_run keeps a run's subset_acc list for such a section.
 -- A study with analysis.tasks gets summary.tasks (lua/repro/analysis/tasks.lua: macro
 -- accuracy's paired bootstrap, per-task Holm over tasks x comparisons, the item-level
 -- sign flip).
@@ -129,6 +131,7 @@ local robust = require "repro.analysis.robust"
 local replication = require "repro.analysis.replication"
 local variance = require "repro.analysis.variance"
 local terminal = require "repro.analysis.terminal"
+local words = require "repro.analysis.words"
 
 local M = {}
 
@@ -137,136 +140,24 @@ M.SPIKE_FACTOR, M.DEFINITIONS, M.masked = records.SPIKE_FACTOR, records.DEFINITI
 M.parse_log, M.spikes, M.read_run = records.parse_log, records.spikes, records.read_run
 M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
 M.variance_components, M.verdict_table = variance.variance_components, terminal.verdict_table
-local fmt = reasons.fmt
-
 local finite = require("repro.core.base").finite
 
 local function arr(t) return json.array(t or {}) end
 
 M.RULE = require("repro.study").RULE
-M.DECISION_RULE = "The Holm family is the pre-registered primary metric's comparisons and "
-  .. "interactions (m tests), with the p values of the pre-registered test (analysis.test: "
-  .. "the paired t-test, or the exact sign-flip test). For each comparison on the primary "
-  .. "metric: better if the Holm-adjusted p <= alpha, the decision interval of the mean "
-  .. "difference (treatment - baseline; the 1 - alpha t interval for the t-test, the exact "
-  .. "sign-flip inversion interval for the sign flip) lies entirely on the better side of "
-  .. "zero and |mean difference| >= min_effect; worse, symmetrically; equivalent if the "
-  .. "paired TOST at delta = min_effect by the same test, Holm-adjusted over the family, "
-  .. "has p <= alpha; otherwise inconclusive. Every other metric is exploratory: "
-  .. "unadjusted p, no verdict. Each interaction on the primary metric (the per-seed "
-  .. "difference of two paired effects, effect a - effect b) gets a verdict by the same "
-  .. "rule: better if effect a is the more favourable by at least min_effect (Holm-adjusted "
-  .. "p <= alpha, the interval on that side of zero), worse if effect b is, equivalent if "
-  .. "the two effects agree within +-min_effect by the TOST, otherwise inconclusive. The "
-  .. "minimum detectable effect is at the Holm first-step "
-  .. string.format("level alpha / m and %g %% power; BCa intervals are descriptive.",
-    100 * stats.DEFAULT_POWER)
-
-local INTERVAL_NAME = { t = "t", signflip = "exact sign-flip" }
-
--- A family's size in words, agreeing in number: "1 test", "the 3 tests".
-function M.tests_words(n)
-  return n == 1 and "1 test" or string.format("the %d tests", n)
-end
-
--- The current rule's decision for a family comparison c on the primary metric
--- (reasons.decide, the one place it is made): verdict, sentence, and the reason in a few
--- words (the terminal's verdict table prints it).
-function M.verdict(c, an)
-  local level = string.format("%g %%", 100 * (1 - an.alpha))
-  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
-    "alpha %s, %s test, Holm over %s of the primary metric)", an.better,
-    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip",
-    M.tests_words(an.m))
-  local why = reasons.decide(c, an)
-  if why.code == "no_pairs" then
-    local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
-    return "inconclusive", string.format("%s: no seed with a finite result for both runs: " ..
-      "inconclusive by %s.", head, rule), "no seed with a finite result for both runs"
-  end
-  local ci, d, verdict = c.ci_decision, c.mean, why.verdict
-  local reason = reasons.verdict_words(why, c)
-  local change = reasons.change_words(c, d)
-  local interval = ci and string.format("%s %s interval of the difference %s to %s", level,
-    INTERVAL_NAME[c.ci_decision_kind] or c.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
-    string.format("no %s interval (the sign-flip test cannot reject at alpha with %d pairs)",
-      level, c.n)
-  local tost = c.tost or {}
-  local s = string.format("With %s, %s was %s; %s; Holm-adjusted p %s; TOST p %s; %d seeds: " ..
-    "%s by %s%s.", c.treatment, c.metric, change, interval, fmt(c.p_holm),
-    tost.p_holm and fmt(tost.p_holm) or "undefined", c.n, verdict, rule,
-    verdict == "inconclusive" and (", because " .. reason) or "")
-  return verdict, s, reason
-end
-
--- The current rule's decision for interaction e on the primary metric, by the same rule
--- (reasons.decide) as a comparison's: verdict, sentence, and the reason in a few words.
--- better: effect a (e.a[1] vs e.a[2]) is the more favourable of the two.
-function M.interaction_verdict(e, an)
-  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
-    "alpha %s, %s test, Holm over %s of the primary metric)", an.better,
-    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip",
-    M.tests_words(an.m))
-  local function side_text(side)
-    if type(side[1]) == "table" then
-      return string.format("the mean of %d paired differences", #side)
-    end
-    return string.format("%s vs %s", side[1], side[2])
-  end
-  local head = string.format("Interaction %s on %s (%s, minus %s)", e.name, e.metric,
-    side_text(e.a), side_text(e.b))
-  local why = reasons.decide(e, an)
-  if why.code == "no_pairs" then
-    return "inconclusive", string.format("%s: no seed with finite results for all four runs: " ..
-      "inconclusive by %s.", head, rule), "no seed with finite results for all four runs"
-  end
-  local reason = reasons.verdict_words(why, e)
-  local level = string.format("%g %%", 100 * (1 - an.alpha))
-  local ci = e.ci_decision
-  local interval = ci and string.format("%s %s interval %s to %s", level,
-    INTERVAL_NAME[e.ci_decision_kind] or e.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
-    string.format("no %s interval (the sign-flip test cannot reject at alpha with %d seeds)",
-      level, e.n)
-  local meaning = {
-    better = "the effect in the first pair is the more favourable",
-    worse = "the effect in the second pair is the more favourable",
-    equivalent = "the two effects agree within the minimum effect",
-    inconclusive = "no decision" }
-  local tost = e.tost or {}
-  local sentence = string.format("%s: the first effect minus the second is %s on average; " ..
-    "%s; Holm-adjusted p %s; TOST p %s; %d seeds: %s (%s) by %s%s.", head, fmt(e.mean),
-    interval, fmt(e.p_holm), tost.p_holm and fmt(tost.p_holm) or "undefined", e.n,
-    why.verdict, meaning[why.verdict], rule,
-    why.verdict == "inconclusive" and (", because " .. reason) or "")
-  return why.verdict, sentence, reason
-end
+M.DECISION_RULE = words.DECISION_RULE
 
 -- The summary's `analysis`: the study's pre-registered analysis as it was applied.
-local function analysis_out(an, s, test, m_family, level, note)
+local function analysis_out(an, s, test, m_family, level)
   local an_out = {
     baseline = an.baseline, primary = an.primary, better = an.better,
     min_effect = an.min_effect, alpha = an.alpha, correction = "holm",
     resamples = an.resamples, bootstrap = an.bootstrap, metrics = arr(an.metrics),
     comparisons = arr({}), test = test, m = m_family, holm_first_level = level,
     rule = M.RULE, registered_rule = an.registered_rule or M.RULE,
-    decision_rule = M.DECISION_RULE,
     tost = { delta = an.min_effect, alpha = an.alpha, test = test },
     power = stats.DEFAULT_POWER,
-    robust = "Exploratory, outside the decision rule: each comparison's and interaction's " ..
-      "robust companions (Hodges-Lehmann estimate with its exact Wilcoxon signed-rank " ..
-      "interval, exact signed-rank p, sign test) and, for the family, the seeds whose " ..
-      "removal changes a verdict (leave one seed out).",
   }
-  if an_out.registered_rule == 1 then an_out.decision_rule_1 = M.DECISION_RULE_1 end
-  if an_out.registered_rule < M.RULE then
-    an_out.rule_note = string.format("This study was pre-registered under decision rule %d " ..
-      "and ran before rule %d existed; it is re-analysed under rule %d, and its registered " ..
-      "verdicts are kept as verdict_rule1.", an_out.registered_rule, M.RULE, M.RULE)
-  end
-  if an.design_notes and #an.design_notes > 0 then
-    an_out.design_notes = arr({ table.unpack(an.design_notes) })
-    for _, n in ipairs(an.design_notes) do note("design: %s", n) end
-  end
   if s.seeds_from_power then an_out.seeds_from_power = s.seeds_from_power end
   for _, c in ipairs(an.comparisons) do an_out.comparisons[#an_out.comparisons + 1] = arr(c) end
   if #an.interactions > 0 then
@@ -320,8 +211,7 @@ local function describe_variants(s, runs, note)
         if analysed[name] then missing[#missing + 1] = name end
       end
       if not r.diverged and #missing > 0 then
-        note("%s/seed-%d: no value for %s in its record", v.name, seed,
-          table.concat(missing, ", "))
+        note({ code = "no_value", variant = v.name, seed = seed, metrics = arr(missing) })
       end
     end
     local metrics = {}
@@ -341,11 +231,8 @@ local function describe_variants(s, runs, note)
     per_variant[v.name] = { n_runs = #s.seeds, n_diverged = #div_seeds,
       diverged_seeds = arr(div_seeds), metrics = metrics }
     if #div_seeds > 0 then
-      local seeds = {}
-      for _, x in ipairs(div_seeds) do seeds[#seeds + 1] = tostring(x) end
-      note("%s: %d of %d runs diverged (seed%s %s); they are left out of every mean and " ..
-        "comparison except on diverged and n_spikes", v.name, #div_seeds, #s.seeds,
-        #div_seeds == 1 and "" or "s", table.concat(seeds, ", "))
+      note({ code = "diverged", variant = v.name, seeds = arr({ table.unpack(div_seeds) }),
+        runs = #s.seeds })
     end
   end
   return per_variant
@@ -375,40 +262,19 @@ local function holm_adjust(family, rule1, alpha)
   end
 end
 
--- The summary's description of the Holm family, under the current rule and rule 1, and
--- the list of its tests and of the exploratory metrics, in an_out.
-local function describe_family(an_out, an, test, level, n_family, n_rule1, secondary)
-  local labels = {}
-  for _, c in ipairs(an.comparisons) do labels[#labels + 1] = c[1] .. " vs " .. c[2] end
-  for _, it in ipairs(an.interactions) do labels[#labels + 1] = "interaction " .. it.name end
-  an_out.family_tests = arr({ table.unpack(labels) })
+-- The tests of the Holm family and the exploratory metrics, in an_out (words.family says
+-- them).
+local function describe_family(an_out, an, secondary)
+  local tests = {}
+  for _, c in ipairs(an.comparisons) do tests[#tests + 1] = { treatment = c[1], baseline = c[2] } end
+  for _, it in ipairs(an.interactions) do tests[#tests + 1] = { interaction = it.name } end
+  an_out.family_tests = arr(tests)
   local exploratory_metrics = {}
   for _, m in ipairs(an.metrics) do
     if m ~= an.primary then exploratory_metrics[#exploratory_metrics + 1] = m end
   end
   for _, m in ipairs(secondary) do exploratory_metrics[#exploratory_metrics + 1] = m end
   an_out.exploratory_metrics = arr(exploratory_metrics)
-  an_out.family = string.format("Holm over %s of the primary metric %s: %d " ..
-    "comparison%s (%s)%s; p from the %s; first-step level alpha / m = %s. Exploratory " ..
-    "(unadjusted p, no verdict): %s", M.tests_words(n_family), an.primary, #an.comparisons,
-    #an.comparisons == 1 and "" or "s", table.concat(labels, ", ", 1, #an.comparisons),
-    #an.interactions > 0 and string.format(" and %d interaction%s (%s)", #an.interactions,
-      #an.interactions == 1 and "" or "s",
-      table.concat(labels, ", ", #an.comparisons + 1, #labels)) or "",
-    test == "t" and "paired t-test (the exact sign-flip p where t is undefined)" or
-      "exact sign-flip test", fmt(level),
-    #exploratory_metrics > 0 and table.concat(exploratory_metrics, ", ") or "none")
-  if n_family == 0 then
-    an_out.family = "No confirmatory test: the study pre-registered none (analysis." ..
-      "comparisons = {}, a descriptive study): no family, no verdicts"
-  end
-  if n_rule1 == 0 then return end
-  an_out.family_rule1 = string.format("Holm over %s of this study: %d comparison%s " ..
-    "and %d interaction%s, each on %d metric%s (%s); p from the paired t-test, the exact " ..
-    "sign-flip p where t is undefined, 1 where neither is defined", M.tests_words(n_rule1),
-    #an.comparisons,
-    #an.comparisons == 1 and "" or "s", #an.interactions, #an.interactions == 1 and "" or "s",
-    #an.metrics, #an.metrics == 1 and "" or "s", table.concat(an.metrics, ", "))
 end
 
 -- The verdicts of the comparisons on the primary metric, under the current rule and
@@ -418,22 +284,21 @@ local function verdicts_of(comparisons, an, an_out, note)
   local same = { ["no meaningful difference"] = "equivalent" }
   for _, c in ipairs(comparisons) do
     if c.metric == an.primary then
-      local v, sentence, reason = M.verdict(c, an_out)
+      local why = reasons.decide(c, an_out)
+      local v = why.verdict
       c.verdict = v
       local entry = { treatment = c.treatment, baseline = c.baseline,
-        metric = c.metric, verdict = v, sentence = sentence, reason = reason,
-        interval = c.ci_decision_kind }
+        metric = c.metric, verdict = v, reason = why.code, interval = c.ci_decision_kind }
       if c.p_holm_rule1 then
-        local v1, sentence1, kind1 = M.verdict_rule1(c, an)
+        local v1, _, kind1 = M.verdict_rule1(c, an)
         c.verdict_rule1 = v1
-        entry.verdict_rule1, entry.sentence_rule1, entry.interval_rule1 = v1, sentence1, kind1
+        entry.verdict_rule1, entry.interval_rule1 = v1, kind1
         entry.changed = (same[v1] or v1) ~= v
       end
       verdicts[#verdicts + 1] = entry
       if c.bca_caveat then
-        note("%s vs %s on %s: the BCa interval is descriptive only (n = %d < %d: its coverage " ..
-          "is below nominal, at most 1 - 2^(1-n) for symmetric differences)", c.treatment,
-          c.baseline, c.metric, c.n, stats.BCA_CAVEAT_N)
+        note({ code = "bca_caveat", treatment = c.treatment, baseline = c.baseline,
+          metric = c.metric, n = c.n })
       end
     end
   end
@@ -446,10 +311,10 @@ local function interaction_verdicts_of(interactions, an)
   local verdicts = {}
   for _, e in ipairs(interactions) do
     if e.metric == an.primary then
-      local v, sentence, reason = M.interaction_verdict(e, an)
-      e.verdict = v
+      local why = reasons.decide(e, an)
+      e.verdict = why.verdict
       verdicts[#verdicts + 1] = { name = e.name, a = e.a, b = e.b, metric = e.metric,
-        verdict = v, sentence = sentence, reason = reason, interval = e.ci_decision_kind }
+        verdict = why.verdict, reason = why.code, interval = e.ci_decision_kind }
     end
   end
   return verdicts
@@ -473,13 +338,7 @@ local function refit_family(ctx, an_out, seeds)
   compare.compare_all(ctx2, fam)
   compare.interact_all(ctx2, fam)
   holm_adjust(fam.family, {}, an.alpha)
-  for _, e in ipairs(fam.family) do
-    if e.treatment then
-      e.verdict = (M.verdict(e, an_out))
-    else
-      e.verdict = (M.interaction_verdict(e, an_out))
-    end
-  end
+  for _, e in ipairs(fam.family) do e.verdict = reasons.decide(e, an_out).verdict end
   return fam.family
 end
 
@@ -487,7 +346,7 @@ end
 -- a context `ctx`: the study s, its runs
 -- (runs[variant][seed]), its analysis an, the decision test, the Holm first-step level,
 -- by_key (per variant, the seed of the run with each pairing key, run_key) and
--- note(fmt, ...), which appends to the summary's notes in the order the steps run.
+-- note(entry), which appends a coded note (words.note says it) in the order the steps run.
 
 -- The parts of the summary that follow from the others: variance components, the
 -- command line's overrides, the extensions' sections, the sweep.
@@ -497,8 +356,7 @@ local function summary_extras(ctx, out, per_variant, comparisons)
   if vc then out.variance_components = vc end
   if s.set then
     out.command_line_overrides = json.object(s.set)
-    table.insert(out.notes, 1, "every run was changed from the study file by --set " ..
-      json.encode(json.object(s.set)))
+    table.insert(out.notes, 1, { code = "set" })
   end
   local names = {}
   for name in pairs(s.extensions or {}) do names[#names + 1] = name end
@@ -517,14 +375,14 @@ local function summary_extras(ctx, out, per_variant, comparisons)
     if section then
       out.lr_sweep, out.pilot_comparisons, out.sweep_outcomes = section, pilot, outcomes
     else
-      ctx.note("learning-rate sweep: %s", pilot)
+      ctx.note(pilot)
     end
   end
 end
 
 -- The variants of the verdicts whose mean validation perplexity is at or above the
 -- bigram perplexity of their corpus (analysis/guardrail.lua): a list of {variant, level
--- ("unigram" or "bigram"), val_ppl, unigram_ppl, bigram_ppl, data, text}, in the study's
+-- ("unigram" or "bigram"), val_ppl, unigram_ppl, bigram_ppl, data}, in the study's
 -- variant order; empty for a study without verdicts.  summary.json's `warnings`.
 function M.guardrail_warnings(s, per_variant, verdicts)
   local in_verdict = {}
@@ -540,7 +398,7 @@ function M.guardrail_warnings(s, per_variant, verdicts)
     local w = in_verdict[v.name] and finite(ppl) and guardrail.entry(v.name, ppl, data_of[v.name])
     if w then
       out[#out + 1] = { variant = w.variant, level = w.level, val_ppl = w.val_ppl,
-        unigram_ppl = w.unigram_ppl, bigram_ppl = w.bigram_ppl, data = w.data, text = w.text }
+        unigram_ppl = w.unigram_ppl, bigram_ppl = w.bigram_ppl, data = w.data }
     end
   end
   return out
@@ -554,12 +412,12 @@ function M.summarize(s, runs)
   local m_family = #an.comparisons + #an.interactions
   local ctx = { s = s, runs = runs, an = an, test = an.test or "t",
     level = m_family > 0 and an.alpha / m_family or an.alpha, by_key = compare.pairing(s, runs),
-    note = function(fmt_, ...) notes[#notes + 1] = string.format(fmt_, ...) end }
+    note = function(n) notes[#notes + 1] = n end }
   local variants_out = {}
   for _, v in ipairs(s.variants) do
     variants_out[#variants_out + 1] = { name = v.name, overrides = json.object(v.overrides) }
   end
-  local an_out = analysis_out(an, s, ctx.test, m_family, ctx.level, ctx.note)
+  local an_out = analysis_out(an, s, ctx.test, m_family, ctx.level)
   local secondary = an.secondary or {}
   local per_variant = describe_variants(s, runs, ctx.note)
 
@@ -570,21 +428,19 @@ function M.summarize(s, runs)
   holm_adjust(fam.family, fam.rule1 or {}, an.alpha)
   local secondary_comparisons = compare.compare_secondary(ctx, secondary)
   if #secondary > 0 then an_out.secondary = arr({ table.unpack(secondary) }) end
-  describe_family(an_out, an, ctx.test, ctx.level, #fam.family, #(fam.rule1 or {}), secondary)
+  describe_family(an_out, an, secondary)
   local verdicts = verdicts_of(comparisons, an, an_out, ctx.note)
   local interaction_verdicts = interaction_verdicts_of(interactions, an_out)
   robust.leave_one_out(fam.family, s.seeds, function(seeds)
     return refit_family(ctx, an_out, seeds)
   end)
 
-  local definitions = {}
-  for _, m in ipairs(an.metrics) do definitions[m] = records.definition(m) end
   local out = {
     study = s.name, description = s.description, file = s.file_rel or s.file,
     seeds = arr({ table.unpack(s.seeds) }), base = json.object(s.base),
     variants = variants_out, analysis = an_out, per_variant = per_variant,
     comparisons = arr(comparisons), interactions = arr(interactions),
-    verdicts = arr(verdicts), notes = arr(notes), definitions = json.object(definitions),
+    verdicts = arr(verdicts), notes = arr(notes),
   }
   if #secondary_comparisons > 0 then
     out.secondary_comparisons = arr(secondary_comparisons)

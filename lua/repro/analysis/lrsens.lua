@@ -171,17 +171,13 @@ local function summarize_outcomes(s, runs, spec, grids, summarize)
   end
   local an = s.analysis
   local secondary = {}
-  local s2 = { name = s.name, description = "per-seed outcomes over each group's grid of " ..
-    spec.over, file = s.file_rel or s.file, base = {}, variants = variants, seeds = s.seeds,
+  local s2 = { name = s.name, file = s.file_rel or s.file, base = {}, variants = variants, seeds = s.seeds,
     analysis = { baseline = o.comparisons[1][2], metrics = o.metrics, primary = o.primary,
       better = o.better, min_effect = o.min_effect, alpha = an.alpha, correction = "holm",
       resamples = an.resamples, bootstrap = an.bootstrap, test = o.test,
       comparisons = o.comparisons, interactions = {}, secondary = secondary,
       registered_rule = an.registered_rule, design_notes = {} } }
   local nested = summarize(s2, pruns)
-  local definitions = {}
-  for _, m in ipairs(o.metrics) do definitions[m] = M.OUTCOMES[m] end
-  nested.definitions = json.object(definitions)
   nested.deltas = json.object(o.deltas)
   for _, c in ipairs(nested.comparisons) do
     local d = o.deltas[c.metric]
@@ -210,14 +206,12 @@ local function sweep_data(s, runs, spec, section)
         loss[gi][j][i] = l or false
         if j == 1 then init[gi][i] = l0 end
         if not finite(l0) then
-          return nil, string.format("%s/seed-%d has no init_loss (a record from before the " ..
-            "engine measured it): no sweep analysis", p.variant, seed)
+          return nil, { code = "no_sweep", variant = p.variant, seed = seed }
         end
         if math.abs(l0 - init[gi][i]) > 1e-9 * math.abs(l0) then
-          section.notes = section.notes or arr({})
-          section.notes[#section.notes + 1] = string.format("%s/seed-%d: init_loss %.10g " ..
-            "differs from the group's first grid value (%.10g); the first is used", p.variant,
-            seed, l0, init[gi][i])
+          section.init_loss_differs = section.init_loss_differs or arr({})
+          section.init_loss_differs[#section.init_loss_differs + 1] = { variant = p.variant,
+            seed = seed, init_loss = l0, used = init[gi][i] }
         end
       end
     end
@@ -269,7 +263,7 @@ local function pilot_comparisons(s, runs, spec, section, exact)
       pilot[#pilot + 1] = { treatment = p[1], baseline = p[2], metric = spec.loss, n = pr.n,
         mean = pr.mean, sd = pr.sd, treatment_variant = tg.best_variant,
         baseline_variant = bg.best_variant, treatment_value = tg.best_lr,
-        baseline_value = bg.best_lr, at = "each group's best " .. spec.over }
+        baseline_value = bg.best_lr, at = "best" }
     end
   end
   return pilot
@@ -282,13 +276,7 @@ function M.summarize(s, runs, summarize)
   local spec = s.analysis.sweep
   local an = s.analysis
   local section = { over = spec.over, loss = spec.loss, init_loss = "init_loss",
-    reference = spec.reference, groups = {}, order = arr({}),
-    definition = "LR sensitivity S = E_eta[min(l(eta), l0) - l*]: the mean over the grid " ..
-      "of each group's mean over seeds of min(final " .. spec.loss .. ", init_loss) (a " ..
-      "diverged run counts as its init_loss), minus l*, the lowest such mean over every " ..
-      "group and grid value (Wortsman et al. 2023); sensitivity.own is the same against " ..
-      "the group's own lowest mean (S_own, free of the offset between the groups' " ..
-      "curves); best_lr minimizes that mean" }
+    reference = spec.reference, groups = {}, order = arr({}) }
   local grids, loss, init = sweep_data(s, runs, spec, section)
   if not grids then return nil, loss end
   local n = #s.seeds
@@ -301,14 +289,20 @@ function M.summarize(s, runs, summarize)
   section.ell_star_at = { group = spec.groups[r.star[1]].name,
     value = grids[spec.groups[r.star[1]].name][r.star[2]].value }
   section.bootstrap = { exact = r.exact, resamples = r.total, alpha = an.alpha, seeds = n,
-    note = n < stats.BCA_CAVEAT_N and string.format("with %d seeds the percentile interval " ..
-      "is bounded by what the seeds span: its coverage is below the nominal %g %%", n,
-      100 * (1 - an.alpha)) or nil }
+    below_nominal = n < stats.BCA_CAVEAT_N or nil }
   best_values(s, spec, section, grids, r)
   local pilot = pilot_comparisons(s, runs, spec, section, exact)
   local outcomes
   if spec.outcomes then outcomes = summarize_outcomes(s, runs, spec, grids, summarize) end
   return section, pilot, outcomes
+end
+
+-- Why the sweep's percentile intervals are below their nominal coverage (bootstrap b of
+-- the section), or nil.
+function M.bootstrap_note(b)
+  if not b or not b.below_nominal then return nil end
+  return string.format("with %d seeds the percentile interval is bounded by what the seeds " ..
+    "span: its coverage is below the nominal %g %%", b.seeds, 100 * (1 - b.alpha))
 end
 
 -- Lines for the terminal after the verdicts: each group's best value, divergence and

@@ -12,13 +12,13 @@
 -- One verdict per claim: at the set-ups declared matching the original's (reproduced
 -- only when every one is), "not testable here" when none matches.  The statistics are
 -- stats.replication's (stats/replication.c); the equivalence test is descriptive.
--- summary.replication = { rules, entries, claims, text } (text: the terminal's lines).
+-- summary.replication = { entries, claims }; M.text(rep) gives the terminal's lines.
 local stats = require "stats"
 local json = require "repro.core.json"
-local reasons = require "repro.analysis.reasons"
+local words = require "repro.analysis.words"
 
 local M = {}
-local fmt = reasons.fmt
+local fmt = words.fmt
 local function arr(t) return json.array(t or {}) end
 
 M.RULES = "Per set-up: not testable here when the original gives no spread or the " ..
@@ -114,15 +114,14 @@ end
 
 -- One entry of summary.replication.entries.
 local function entry_of(o, c, alpha)
-  local orig, estimate, derived = original_of(o)
+  local orig, estimate = original_of(o)
   local e = { claim = o.claim, source = o.source, treatment = o.treatment,
     baseline = o.baseline, metric = o.metric, scale = o.scale, matches = o.matches,
     declared = o.declared, note = o.note, margin = o.margin,
     original = { estimate = estimate, se = orig and orig.se, sd = orig and orig.sd,
-      n1 = orig and orig.n1, n2 = orig and orig.n2, derived = derived } }
+      n1 = orig and orig.n1, n2 = orig and orig.n2 } }
   if not c or not c.n or c.n < 1 then
     e.verdict, e.reason_code = "not testable here", "no_replication"
-    e.reason = "the comparison has no pair with values on " .. o.metric
     return e
   end
   e.replication = { n = c.n, mean = c.mean, sd = c.sd,
@@ -143,11 +142,6 @@ local function entry_of(o, c, alpha)
   end
   e.verdict, e.reason_code = M.decide(r or { same_direction = e.same_direction }, c.n,
     orig ~= nil)
-  e.reason = M.reason_words(e.reason_code)
-  if e.verdict == "not testable here" and e.same_direction ~= nil then
-    e.direction = e.same_direction and "same direction (descriptive)" or
-      "opposite direction (descriptive)"
-  end
   return e
 end
 
@@ -157,11 +151,8 @@ local function claim_of(id, entries)
   for _, e in ipairs(entries) do
     if e.matches then matching[#matching + 1] = e end
   end
-  local reason
   if #matching == 0 then
     verdict = "not testable here"
-    reason = "no set-up of this study matches the original's; the verdicts at the other " ..
-      "set-ups say what the replication shows there"
   else
     for _, e in ipairs(matching) do
       if e.verdict == "not reproduced" then
@@ -170,15 +161,38 @@ local function claim_of(id, entries)
         verdict = "not testable here"
       end
     end
-    reason = string.format("the verdict at the %d matching set-up%s", #matching,
-      #matching == 1 and "" or "s")
   end
   local at = {}
   for _, e in ipairs(entries) do
     at[#at + 1] = { treatment = e.treatment, baseline = e.baseline, metric = e.metric,
       matches = e.matches, verdict = e.verdict }
   end
-  return { claim = id, verdict = verdict, reason = reason, setups = arr(at) }
+  return { claim = id, verdict = verdict, n_matching = #matching, setups = arr(at) }
+end
+
+-- A claim's reason in words.
+function M.claim_reason(c)
+  if c.n_matching == 0 then
+    return "no set-up of this study matches the original's; the verdicts at the other " ..
+      "set-ups say what the replication shows there"
+  end
+  return string.format("the verdict at the %d matching set-up%s", c.n_matching,
+    c.n_matching == 1 and "" or "s")
+end
+
+-- An entry's reason in words.
+function M.entry_reason(e)
+  if e.reason_code == "no_replication" then
+    return "the comparison has no pair with values on " .. e.metric
+  end
+  return M.reason_words(e.reason_code)
+end
+
+-- An entry's direction in words where its verdict gives none, or nil.
+function M.direction(e)
+  if e.verdict ~= "not testable here" or e.same_direction == nil then return nil end
+  return e.same_direction and "same direction (descriptive)" or
+    "opposite direction (descriptive)"
 end
 
 -- A line of an entry for the terminal.
@@ -194,8 +208,9 @@ local function entry_line(e)
     end
     s = s .. ")"
   end
-  if e.direction then s = s .. "; " .. e.direction end
-  return s .. (e.matches and "" or "; set-up not matching the original's") .. ": " .. e.reason
+  if M.direction(e) then s = s .. "; " .. M.direction(e) end
+  return s .. (e.matches and "" or "; set-up not matching the original's") .. ": " ..
+    M.entry_reason(e)
 end
 
 -- summary.replication for the study's originals (an.originals), or nil when it declares
@@ -213,20 +228,26 @@ function M.summarize(an, comparisons, secondary)
     end
     table.insert(by_claim[o.claim], e)
   end
-  local claims, text = {}, { "replication of the originals (docs/DESIGN.md's rules):" }
-  for _, id in ipairs(order) do
-    local c = claim_of(id, by_claim[id])
-    claims[#claims + 1] = c
-    text[#text + 1] = string.format("  claim %s: %s (%s)", id, c.verdict, c.reason)
+  local claims = {}
+  for _, id in ipairs(order) do claims[#claims + 1] = claim_of(id, by_claim[id]) end
+  return { entries = arr(entries), claims = arr(claims) }
+end
+
+-- The terminal's lines for summary.replication rep.
+function M.text(rep)
+  if not rep then return {} end
+  local text = { "replication of the originals (docs/DESIGN.md's rules):" }
+  for _, c in ipairs(rep.claims) do
+    text[#text + 1] = string.format("  claim %s: %s (%s)", c.claim, c.verdict, M.claim_reason(c))
   end
-  for _, e in ipairs(entries) do text[#text + 1] = entry_line(e) end
+  for _, e in ipairs(rep.entries) do text[#text + 1] = entry_line(e) end
   local after = false
-  for _, e in ipairs(entries) do after = after or e.declared == "after runs" end
+  for _, e in ipairs(rep.entries) do after = after or e.declared == "after runs" end
   if after then
     text[#text + 1] = "  (originals declared after the study's runs: the runs were not " ..
       "designed against them)"
   end
-  return { rules = M.RULES, entries = arr(entries), claims = arr(claims), text = arr(text) }
+  return text
 end
 
 return M

@@ -7,10 +7,10 @@
 -- Labelled exploratory; nothing of the decision rule reads them.
 local stats = require "stats"
 local json = require "repro.core.json"
-local reasons = require "repro.analysis.reasons"
+local words = require "repro.analysis.words"
 
 local M = {}
-local fmt = reasons.fmt
+local fmt = words.fmt
 
 M.INTERVAL = "exact Wilcoxon signed-rank"
 
@@ -19,7 +19,7 @@ function M.companions(a, b, alpha)
   local r = stats.robust(a, b, { alpha = alpha })
   return { exploratory = true, n = r.n, hodges_lehmann = r.hl,
     ci = r.ci and json.array({ r.ci[1], r.ci[2] }) or nil, ci_level = r.ci_level,
-    ci_kind = M.INTERVAL, alpha = alpha, p_wilcoxon = r.p_wilcoxon, w_plus = r.w_plus,
+    ci_kind = "signed_rank", alpha = alpha, p_wilcoxon = r.p_wilcoxon, w_plus = r.w_plus,
     p_sign = r.p_sign, positive = r.positive, negative = r.negative, zeros = r.zeros,
     ties = r.ties or nil }
 end

@@ -1,10 +1,10 @@
 -- Rule 1, the decision rule the studies that ran before rule 2 registered (kept exactly
 -- as it decided, for those studies only: lua/repro/analysis/init.lua's header).
 local stats = require "stats"
-local reasons = require "repro.analysis.reasons"
+local words = require "repro.analysis.words"
 
 local M = {}
-local fmt = reasons.fmt
+local fmt = words.fmt
 
 -- Rule 1's p (the t-test's, else the sign flip's, else 1).
 function M.holm_p(r)
@@ -72,7 +72,7 @@ function M.verdict_rule1(c, an)
       why = "the p is below alpha but the " .. kind .. " interval includes zero"
     end
   end
-  local change = reasons.change_words(c, d)
+  local change = words.change_words(c, d)
   local ci_name = kind == "BCa" and "BCa" or (kind == "t" and "t (BCa undefined)" or
     "point (all differences equal)")
   local s = string.format("With %s, %s was %s; %s %s interval of the difference %s to %s; " ..

@@ -1,12 +1,14 @@
 -- A summary's verdicts for a terminal (the run and analyze commands' stdout).
 local textable = require "repro.core.textable"
-local reasons = require "repro.analysis.reasons"
+local words = require "repro.analysis.words"
 local lrsens = require "repro.analysis.lrsens"
+local replication = require "repro.analysis.replication"
+local h1a = require "repro.analysis.h1a"
 local guardrail = require "repro.analysis.guardrail"
 local robust = require "repro.analysis.robust"
 
 local M = {}
-local fmt = reasons.fmt
+local fmt = words.fmt
 local RULE = require("repro.study").RULE
 
 -- A config value as text.
@@ -35,10 +37,9 @@ function M.setup_text(summary)
     table.concat(set_parts, ",")) or "; no command-line overrides")
 end
 
--- "Holm over the N tests ..." of a summary's family text, its count in number ("Holm over
--- 1 test"): summaries written before keep their words, the terminal says it right.
-function M.family_words(family)
-  local head = tostring(family or ""):match("^[^:]+") or ""
+-- "Holm over the N tests of the primary metric m" of a summary's analysis an.
+function M.family_words(an)
+  local head = words.family(an):match("^[^:]+") or ""
   return (head:gsub("^Holm over the 1 tests", "Holm over 1 test"))
 end
 
@@ -70,12 +71,13 @@ end
 -- The verdicts as a short text table (for the run command's stdout), each row followed by its
 -- reason.
 -- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
--- to it (lua/repro/core/textable.lua).
-function M.verdict_table(summary, width)
+-- to it (lua/repro/core/textable.lua).  extensions (optional): the study's, by section
+-- name; a section's lines come from its extension's text(section).
+function M.verdict_table(summary, width, extensions)
   local an = summary.analysis
   local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
     "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
-    an.test or "t", M.family_words(an.family)), width), textable.wrap(M.setup_text(summary),
+    an.test or "t", M.family_words(an)), width), textable.wrap(M.setup_text(summary),
     width, "", "  ") }
   -- the verdict under rule 1 only for a study registered under it
   local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
@@ -101,10 +103,11 @@ function M.verdict_table(summary, width)
   for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
     lines[#lines + 1] = row
     local v = summary.verdicts[k]
-    if v and v.reason then
-      lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
-    end
     local c = v and byname[v.treatment .. "\0" .. v.baseline]
+    if v and v.reason and v.reason ~= "no_pairs" then
+      lines[#lines + 1] = textable.wrap("because " .. words.reason(v, c, an), width, "      ",
+        "        ")
+    end
     local words = c and robust.words(c.robust)
     if words then lines[#lines + 1] = textable.wrap("* " .. words, width, "      ", "        ") end
     k = k + 1
@@ -139,8 +142,9 @@ function M.verdict_table(summary, width)
     for row in textable.render(irows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
       lines[#lines + 1] = row
       local v = summary.interaction_verdicts[j]
-      if v and v.reason then
-        lines[#lines + 1] = textable.wrap("because " .. v.reason, width, "      ", "        ")
+      if v and v.reason and v.reason ~= "no_pairs" then
+        lines[#lines + 1] = textable.wrap("because " .. words.reason(v, byname[v.name], an),
+          width, "      ", "        ")
       end
       local words = v and byname[v.name] and robust.words(byname[v.name].robust)
       if words then lines[#lines + 1] = textable.wrap("* " .. words, width, "      ", "        ") end
@@ -154,13 +158,17 @@ function M.verdict_table(summary, width)
     lines[#lines + 1] = textable.wrap(require("repro.study").seeds_text(an.seeds_from_power),
       width, "  ", "    ")
   end
+  for _, l in ipairs(replication.text(summary.replication)) do lines[#lines + 1] = l end
+  for _, l in ipairs(h1a.text(summary.h1a)) do lines[#lines + 1] = l end
   local sections = {} -- an extension's section with console text (header)
-  for k, v in pairs(summary) do
-    if type(v) == "table" and type(v.text) == "table" then sections[#sections + 1] = k end
+  for k, ext in pairs(extensions or {}) do
+    if type(summary[k]) == "table" and type(ext.text) == "function" then
+      sections[#sections + 1] = k
+    end
   end
   table.sort(sections)
   for _, k in ipairs(sections) do
-    for _, l in ipairs(summary[k].text) do lines[#lines + 1] = l end
+    for _, l in ipairs(extensions[k].text(summary[k])) do lines[#lines + 1] = l end
   end
   for _, l in ipairs(lrsens.text(summary.lr_sweep)) do lines[#lines + 1] = l end
   if summary.sweep_outcomes then

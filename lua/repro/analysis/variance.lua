@@ -20,14 +20,14 @@ local function grid(cells)
   end
   table.sort(inits)
   table.sort(datas)
-  if #inits < 2 or #datas < 2 then return nil, "fewer than 2 init seeds or data seeds" end
+  if #inits < 2 or #datas < 2 then return nil, { reason = "too_few_seeds" } end
   local y = {}
   for i, a in ipairs(inits) do
     y[i] = {}
     for j, b in ipairs(datas) do
       local x = at[a .. "/" .. b]
       if x == nil then
-        return nil, string.format("no finite value for init_seed %d, data_seed %d", a, b)
+        return nil, { reason = "missing_cell", init_seed = a, data_seed = b }
       end
       y[i][j] = x
     end
@@ -35,11 +35,11 @@ local function grid(cells)
   return y, inits, datas
 end
 
--- The ANOVA components of a list of cells, as the summary keeps them; {reason =} when
--- the cells make no complete grid.
+-- The ANOVA components of a list of cells, as the summary keeps them; {reason = code}
+-- when the cells make no complete grid (too_few_seeds, missing_cell).
 local function components(cells)
   local y, inits, datas = grid(cells)
-  if not y then return { reason = inits } end
+  if not y then return inits end
   local r = stats.anova2(y)
   return { init_seeds = arr(inits), data_seeds = arr(datas), mean = r.mean,
     var_init = r.var_row, var_data = r.var_col, var_resid = r.var_resid,
@@ -67,12 +67,7 @@ end
 function M.variance_components(s, runs, comparisons, an)
   if not crossed(s, runs) then return nil end
   local out = {
-    method = "two-way crossed random-effects ANOVA without replication (init_seed x " ..
-      "data_seed, one run per cell): variance components by the method of moments from " ..
-      "the expected mean squares, var_init = (MS_init - MS_resid) / n_data, var_data = " ..
-      "(MS_data - MS_resid) / n_init, var_resid = MS_resid (it holds the interaction); a " ..
-      "negative estimate is reported as it is and counts as 0 in the shares",
-    by_variant = {}, by_comparison = arr({}),
+    method = "anova2", by_variant = {}, by_comparison = arr({}),
   }
   for _, v in ipairs(s.variants) do
     local per = {}

@@ -19,6 +19,8 @@ local data = require "repro.report.data"
 local plot = require "repro.report.plot"
 local guardrail = require "repro.analysis.guardrail"
 local robust = require "repro.analysis.robust"
+local replication = require "repro.analysis.replication"
+local words = require "repro.analysis.words"
 local terminal = require "repro.analysis.terminal"
 local tasks = require "repro.tasks"
 local F = require "repro.report.texfmt"
@@ -116,8 +118,7 @@ local function design_table(name, sum, an)
     { "minimum effect", num(an.min_effect) },
     { "alpha", num(an.alpha) },
     { "test", tostring(an.test or "t") },
-    { "family", (tostring(an.family or "none"):gsub("^Holm over the 1 tests",
-      "Holm over 1 test")) },
+    { "family", (words.family(an):gsub("^Holm over the 1 tests", "Holm over 1 test")) },
   } }
   return design
 end
@@ -158,7 +159,7 @@ local function verdicts_table(sum, an)
       ci and string.format("%s[%s, %s]", kind_of, num(ci[1]), num(ci[2])) or "-", pval(c.p_holm),
       pval(c.tost and c.tost.p_holm), v.verdict }
     verdicts.reasons[#verdicts.reasons + 1] = v.reason and (v.treatment .. " vs " ..
-      v.baseline .. ": " .. v.verdict .. " because " .. v.reason) or nil
+      v.baseline .. ": " .. v.verdict .. " because " .. words.reason(v, c, an)) or nil
   end
   if #verdicts.rows == 0 then verdicts.note = "This study pre-registered no comparison." end
   for _, w in ipairs(guardrail.of_summary(sum)) do
@@ -215,7 +216,7 @@ local function replication_table(sum)
   local rows, reasons = {}, {}
   for _, c in ipairs(rep.claims or {}) do
     reasons[#reasons + 1] = string.format("Claim %s: %s (%s).", tostring(c.claim),
-      tostring(c.verdict), tostring(c.reason))
+      tostring(c.verdict), replication.claim_reason(c))
   end
   for _, e in ipairs(rep.entries) do
     local st, r = e.stats or {}, e.replication or {}
@@ -227,7 +228,7 @@ local function replication_table(sum)
       st.pi and string.format("[%s, %s]", num(st.pi[1]), num(st.pi[2])) or "-",
       tostring(e.verdict) }
     local parts = { e.claim .. ", " .. e.treatment .. " vs " .. e.baseline .. ": " ..
-      tostring(e.reason) }
+      replication.entry_reason(e) }
     if st.d33_raw then
       parts[#parts + 1] = string.format("d33 %s in the metric's units (small-telescope p %s)",
         num(st.d33_raw), pval(st.telescope_p))
@@ -239,12 +240,13 @@ local function replication_table(sum)
     if r.hodges_lehmann then
       parts[#parts + 1] = "Hodges-Lehmann " .. num(r.hodges_lehmann) .. " (exploratory)"
     end
-    if e.direction then parts[#parts + 1] = e.direction end
-    parts[#parts + 1] = "original: " .. tostring(e.original and e.original.derived) .. "; " ..
-      tostring(e.source) .. (e.declared and (", declared " .. e.declared) or "")
+    if replication.direction(e) then parts[#parts + 1] = replication.direction(e) end
+    parts[#parts + 1] = string.format("original: %s (se %s); %s", num(e.original and
+      e.original.estimate), num(e.original and e.original.se), tostring(e.source)) ..
+      (e.declared and (", declared " .. e.declared) or "")
     reasons[#reasons + 1] = table.concat(parts, "; ") .. "."
   end
-  reasons[#reasons + 1] = "Rules: " .. tostring(rep.rules)
+  reasons[#reasons + 1] = "Rules: " .. replication.RULES
   return { title = "Replication", head = { "claim", "comparison", "original",
     "replication [CI]", "95 % prediction interval", "verdict" }, rows = rows,
     reasons = reasons }
@@ -394,7 +396,7 @@ h1a_table = function(sum)
       stab_heads[i] = (st.log and "log " or "") .. st.metric
       r[#r + 1] = cell(st)
     end
-    r[#r + 1] = e.verdict
+    r[#r + 1] = require("repro.analysis.h1a").verdict_words(e)
     t.rows[#t.rows + 1] = r
   end
   for _, x in ipairs(stab_heads) do t.head[#t.head + 1] = x end

@@ -126,7 +126,7 @@ local function design(d, s, S)
   d.def(S .. "NTests", string.format("%d", tables.family_size(s)))
   d.def(S .. "NTestsRuleOne", string.format("%d", #(s.summary.comparisons or {}) +
     #(s.summary.interactions or {})))
-  d.def(S .. "Family", F.escape(an.family or ""))
+  d.def(S .. "Family", F.escape(require("repro.analysis.words").family(an)))
   local alpha = finite(an.alpha) and an.alpha or stats.DEFAULT_ALPHA
   d.def(S .. "HolmLevel", F.p(an.holm_first_level or alpha / math.max(1, tables.family_size(s))))
   d.def(S .. "Test", an.test == "signflip" and "exact sign-flip test" or "paired $t$-test")

@@ -5,6 +5,7 @@
 -- differences from the reference group's; numbers.tex gets the same per group
 -- (S..G.."BestLr", "Sens", ...) and the grid (S.."GridMin", "GridMax", "GridN", ...).
 local F = require "repro.report.texfmt"
+local lrsens = require "repro.analysis.lrsens"
 
 local M = {}
 
@@ -72,7 +73,7 @@ function M.lr_sweep_table(s)
   if b then
     notes[#notes + 1] = string.format("Intervals: %s\\,\\%% percentile bootstrap over the %d " ..
       "seeds (%s resamples)%s.", F.config_text(100 * (1 - (b.alpha or 0.05))), b.seeds, b.exact and ("all " .. string.format("%d", b.resamples)) or
-      string.format("%d", b.resamples), b.note and ("; " .. F.escape(b.note)) or "")
+      string.format("%d", b.resamples), lrsens.bootstrap_note(b) and ("; " .. F.escape(lrsens.bootstrap_note(b))) or "")
   end
   if #notes > 0 then
     body[#body + 1] = "\\par\\smallskip\\footnotesize " .. table.concat(notes, " ")

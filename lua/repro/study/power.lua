@@ -96,13 +96,45 @@ function M.seeds_text(p)
   local text = string.format("seeds from power: n = %d seeds (%d .. %d) for %g %% power at " ..
     "the minimum effect delta = %g with paired-difference sd %.4g (%s): d_z = %.3g, %s test " ..
     "at alpha / m = %g / %d = %.4g; power at n: %.3g", p.n, p.first, p.first + p.n - 1,
-    100 * p.power, p.delta, p.sd, p.sd_source, p.d_z, p.test == "t" and "paired t" or
+    100 * p.power, p.delta, p.sd, M.sd_source_words(p), p.d_z, p.test == "t" and "paired t" or
     "sign-flip", p.alpha, p.m, p.level, p.power_achieved)
   if p.capped then
     text = text .. string.format(" (power asks for %d; the pre-registered maximum caps them " ..
       "at %d: underpowered)", p.n_uncapped, p.n)
   end
   return text
+end
+
+-- The design note of seeds from power capped by the study's maximum (p: seeds_from_power).
+function M.cap_note(p)
+  return string.format("seeds from power: %d seeds would give %g %% power at the minimum " ..
+    "effect %g (paired sd %.4g, alpha / m = %.4g); the pre-registered maximum caps them at " ..
+    "%d, where the power is %.3g: the design is underpowered for the minimum effect",
+    p.n_uncapped, 100 * p.power, p.delta, p.sd, p.level, p.n, p.power_achieved)
+end
+
+-- Why `test` with n seeds cannot reach the Holm first-step level alpha / m, or nil.
+function M.reach_note(test, n, alpha, m, level)
+  local need = stats.min_seeds(test, level)
+  if n >= need then return nil end
+  return string.format("the %s with %d seed%s cannot reach the Holm first-step level " ..
+    "alpha / m = %g / %d = %.4g (%s): the design needs at least %d seeds", test == "t" and
+    "paired t-test" or "exact sign-flip test", n, n == 1 and "" or "s", alpha, m, level,
+    test == "t" and "it needs 2 pairs" or string.format("its smallest p is 2^(1 - %d) = %.4g",
+      n, 2.0 ^ (1 - n)), need)
+end
+
+-- Where the design's sd comes from (seeds_from_power's sd_source code), in words.
+function M.sd_source_words(p)
+  if p.sd_source ~= "pilot" then return "stated in the study file" end
+  local words = string.format("the largest paired-difference sd of the pilot's comparisons " ..
+    "on %s (%s%s)", p.metric or "the primary metric", p.pilot_file, p.pilot_list and
+    (": its " .. p.pilot_list) or "")
+  if p.upper then
+    words = string.format("the %g %% upper confidence limit (chi-square, %g degrees of " ..
+      "freedom) of %s, %.4g", 100 * p.upper, p.df, words, p.sd_pilot)
+  end
+  return words
 end
 
 -- Where other studies' summaries are read (a pilot, repro.best_lr): opts.out_root, else
@@ -149,15 +181,15 @@ local function pilot_sd(root, pilot, metric)
   for _, x in ipairs(type(sum.seeds) == "table" and sum.seeds or {}) do seeds[x] = true end
   -- named relative to the project root, so that the summary's bytes do not depend on
   -- where the repository is
-  return best, used, seeds, fs.relative_to_root(path) .. (list == sum.pilot_comparisons and
-    ": its pilot_comparisons" or ""), best_df
+  return best, used, seeds, { file = fs.relative_to_root(path),
+    list = list == sum.pilot_comparisons and "pilot_comparisons" or nil }, best_df
 end
 
 -- The paired-difference sd the seed count comes from, and where it comes from: the
 -- study's, or its pilot's largest (its one-sided upper confidence limit with
 -- spec.upper); nil after reporting a problem.
 local function design_sd(P, spec, an, opts)
-  local d = { sd = spec.sd, pilot_seeds = {}, source = "stated in the study file" }
+  local d = { sd = spec.sd, pilot_seeds = {}, source = "study_file" }
   if not spec.pilot then return d end
   local sd, list_or_why, pilot_seeds, source, df = pilot_sd(M.results_root(opts), spec.pilot,
     an.primary)
@@ -166,8 +198,7 @@ local function design_sd(P, spec, an, opts)
     return nil
   end
   d.sd, d.used, d.pilot_seeds, d.df = sd, list_or_why, pilot_seeds, df
-  d.source = "the largest paired-difference sd of the pilot's comparisons on " ..
-    an.primary .. " (" .. source .. ")"
+  d.source, d.file, d.list = "pilot", source.file, source.list
   if spec.upper then
     -- without a small pilot's optimism: its sd's one-sided upper confidence limit
     if not (type(df) == "number" and df > 0) then
@@ -177,8 +208,6 @@ local function design_sd(P, spec, an, opts)
     end
     d.sd_pilot = sd
     d.sd = stats.sd_upper(sd, df, spec.upper)
-    d.source = string.format("the %g %% upper confidence limit (chi-square, %g degrees of " ..
-      "freedom) of %s, %.4g", 100 * spec.upper, df, d.source, sd)
   end
   return d
 end
@@ -201,11 +230,9 @@ local function seeds_from_power(P, s, spec, opts)
   if spec.max and n > spec.max then
     n = spec.max
     power_at_n = stats.power(n, g.d_z, { alpha = g.level })
-    an.design_notes[#an.design_notes + 1] = string.format("seeds from power: %d seeds " ..
-      "would give %g %% power at the minimum effect %g (paired sd %.4g, alpha / m = %.4g); " ..
-      "the pre-registered maximum caps them at %d, where the power is %.3g: the design is " ..
-      "underpowered for the minimum effect", uncapped, 100 * spec.power, an.min_effect, sd,
-      g.level, n, power_at_n)
+    an.design_notes[#an.design_notes + 1] = M.cap_note({ n_uncapped = uncapped,
+      power = spec.power, delta = an.min_effect, sd = sd, level = g.level, n = n,
+      power_achieved = power_at_n })
   end
   -- a pre-registered floor: more seeds than power asks for (power at n said)
   if spec.min and n < spec.min then
@@ -222,6 +249,7 @@ local function seeds_from_power(P, s, spec, opts)
     s.seeds[i + 1] = spec.first + i
   end
   s.seeds_from_power = { power = spec.power, pilot = spec.pilot, sd = sd, sd_source = d.source,
+    pilot_file = d.file, pilot_list = d.list, metric = d.file and an.primary or nil,
     pilot_comparisons = d.used, delta = an.min_effect, alpha = an.alpha, m = an.m,
     level = g.level, test = an.test, d_z = g.d_z, n = n, n_power = g.n_power,
     n_reach = g.n_reach, power_achieved = power_at_n, first = spec.first, max = spec.max,
@@ -233,14 +261,9 @@ end
 -- Whether the test of study s can reach the Holm first-step level with its seeds: a
 -- problem when it cannot, or a design note for a study registered before this check.
 local function check_reach(P, s, level)
-  local an, n = s.analysis, #s.seeds
-  local need = stats.min_seeds(an.test, level)
-  if n >= need then return end
-  local msg = string.format("the %s with %d seed%s cannot reach the Holm first-step level " ..
-    "alpha / m = %g / %d = %.4g (%s): the design needs at least %d seeds", an.test == "t" and
-    "paired t-test" or "exact sign-flip test", n, n == 1 and "" or "s", an.alpha, an.m, level,
-    an.test == "t" and "it needs 2 pairs" or string.format("its smallest p is 2^(1 - %d) = %.4g",
-      n, 2.0 ^ (1 - n)), need)
+  local an = s.analysis
+  local msg = M.reach_note(an.test, #s.seeds, an.alpha, an.m, level)
+  if not msg then return end
   if an.registered_rule < rule.RULE then
     an.design_notes[#an.design_notes + 1] = msg .. string.format(" (accepted: the study was " ..
       "pre-registered under decision rule %d, before this check existed)", an.registered_rule)

@@ -1,0 +1,429 @@
+-- The suite's words: each code a summary holds (verdict, reason, interval kind, note)
+-- and the sentences made from a summary's numbers.  summary.json holds codes, names and
+-- numbers only; the terminal, the report and the paper say them through this module.
+local stats = require "stats"
+local reasons = require "repro.analysis.reasons"
+
+local M = {}
+
+local function plural(n) return n == 1 and "" or "s" end
+
+-- A number for the terminal and the summary's texts: 4 significant digits, "?" for none.
+function M.fmt(x)
+  if x == nil then return "?" end
+  local s = string.format("%.4g", x)
+  return s == "-0" and "0" or s
+end
+
+local fmt = M.fmt
+
+-- How the treatment's mean difference d compares with the baseline's, in words, for the
+-- verdict sentences of both rules: "higher than with none by 0.12 on average (+4.83 % of
+-- none's mean)".
+function M.change_words(c, d)
+  if d == 0 then return string.format("the same as with %s on average", c.baseline) end
+  return string.format("%s than with %s by %s on average%s", d < 0 and "lower" or "higher",
+    c.baseline, fmt(math.abs(d)), c.relative_change and string.format(" (%+.2f %% of %s's mean)",
+      100 * c.relative_change, c.baseline) or "")
+end
+
+-- The reason of decision `why` (M.decide) of comparison c in words, for the summary's
+-- `reason` and the terminal; nil for no_pairs, which the verdict's sentence says.
+function M.verdict_words(why, c)
+  local code, m, alpha = why.code, why.min_effect, why.alpha
+  local tost = c.tost or {}
+  local tost_text = tost.p_holm and string.format("the TOST at +-%s has Holm-adjusted p %s",
+    fmt(m), fmt(tost.p_holm)) or ("no TOST: " .. (M.tost_entry(tost, c.n) or "undefined"))
+  if code == "holm_better" or code == "holm_worse" then
+    return string.format("Holm-adjusted p %s <= alpha %s, the interval lies on the %s side " ..
+      "of 0 and |mean difference| %s >= the minimum effect %s", fmt(why.p_holm), fmt(alpha),
+      why.verdict, fmt(math.abs(why.mean)), fmt(m))
+  elseif code == "tost_equivalent" then
+    return string.format("the TOST at +-%s has Holm-adjusted p %s <= alpha %s", fmt(m),
+      fmt(why.tost_p_holm), fmt(alpha))
+  elseif code == "cannot_reach" then
+    return M.mde_reason(c.mde_adjusted, c.n)
+  elseif code == "underpowered" then
+    return string.format("underpowered: with %d seeds the smallest difference this design " ..
+      "detects with %g %% power at the Holm first-step level %s is about %s, larger than " ..
+      "the minimum effect %s; %s", why.n, 100 * why.power, fmt(why.level), fmt(why.mde),
+      fmt(m), tost_text)
+  elseif code == "not_significant" then
+    return string.format("the Holm-adjusted p %s is above alpha %s and %s", fmt(why.p_holm),
+      fmt(alpha), tost_text)
+  elseif code == "below_min_effect" then
+    return string.format("a difference is detected but its mean %s is smaller than the " ..
+      "minimum effect %s, and %s", fmt(why.mean), fmt(m), tost_text)
+  elseif code == "includes_zero" then
+    return "the p is below alpha but the decision interval includes zero"
+  end
+  return nil
+end
+
+
+-- Why the BCa interval is undefined, by stats.paired's bca_reason.
+M.BCA = {
+  small_n = "n < 2",
+  equal_resamples = "every resample mean is equal",
+  z0_infinite = "the observed mean lies outside the resample means, so z0 is infinite",
+  jackknife_equal = "the jackknife means are all equal, so the acceleration is undefined",
+  acceleration = "1 - a (z0 + z) <= 0: the acceleration is too large for the level",
+}
+
+-- The reason of a degenerate stats.paired result r (nil when it is not degenerate): each
+-- flag's words with its numbers, in the order the statistics meet them.
+function M.paired(r)
+  if not r.degenerate then return nil end
+  local flags, parts = r.flags or {}, {}
+  if flags.small_n then
+    parts[#parts + 1] = string.format("n = %d pair%s: sd, t, bootstrap intervals, effect " ..
+      "sizes and power are undefined", r.n, plural(r.n))
+  end
+  if flags.constant then
+    parts[#parts + 1] = string.format("all %d differences are equal (sd = %g): t, p_t, " ..
+      "ci_t, ci_bca, d_z, g_z, ci_d_z, ci_g_z and mde are undefined", r.n, r.sd)
+  end
+  if flags.nct_range then
+    parts[#parts + 1] = string.format("ci_d_z and ci_g_z undefined: t = %g puts a " ..
+      "noncentral-t bound beyond |ncp| = %g", r.t, stats.NCT_MAX_NCP)
+  end
+  if flags.bca_undefined then
+    parts[#parts + 1] = "ci_bca undefined: " .. (M.BCA[r.bca_reason] or r.bca_reason)
+  end
+  return table.concat(parts, "; ")
+end
+
+-- The reason of an undefined stats.tost result t (nil when it is defined).
+function M.tost(t)
+  if not t.degenerate then return nil end
+  if t.reason_code == "constant" then
+    return string.format("all %d difference%s are equal: the t-test TOST is undefined", t.n,
+      plural(t.n))
+  end
+  if t.test == "t" then
+    return string.format("n = %d pair%s: the t-test TOST needs n >= 2", t.n, plural(t.n))
+  end
+  return string.format("n = %d pair%s: the sign-flip TOST needs n >= 1", t.n, plural(t.n))
+end
+
+-- Why a summary's TOST entry (compare.lua) has no p, or nil: its `reason` code with the
+-- comparison's n pairs.
+function M.tost_entry(t, n)
+  if t.reason == "no_pairs" then return "no pairs" end
+  if not t.reason then return nil end
+  return M.tost({ degenerate = true, reason_code = t.reason, n = n, test = t.test })
+end
+
+-- Why a summary's TOST fell back to the exact sign flip, or nil.
+function M.tost_fallback(t, n)
+  if not t.fallback then return nil end
+  return M.tost({ degenerate = true, reason_code = t.fallback, n = n, test = "t" }) ..
+    "; the exact sign-flip TOST instead"
+end
+
+-- Why the minimum detectable effect of entry mde (compare.lua's mde_adjusted) is
+-- undefined, or nil.
+function M.mde_reason(mde, n)
+  if not mde or not mde.reason then return nil end
+  if mde.reason == "cannot_reach" then
+    return string.format("the %s test cannot reach alpha / m = %s with %d pair%s (it needs %d)",
+      mde.test == "t" and "t" or "exact sign-flip", fmt(mde.level), n, plural(n), mde.needs)
+  end
+  return "the differences have no spread: sd = 0 or n < 2"
+end
+
+M.DECISION_RULE = "The Holm family is the pre-registered primary metric's comparisons and "
+  .. "interactions (m tests), with the p values of the pre-registered test (analysis.test: "
+  .. "the paired t-test, or the exact sign-flip test). For each comparison on the primary "
+  .. "metric: better if the Holm-adjusted p <= alpha, the decision interval of the mean "
+  .. "difference (treatment - baseline; the 1 - alpha t interval for the t-test, the exact "
+  .. "sign-flip inversion interval for the sign flip) lies entirely on the better side of "
+  .. "zero and |mean difference| >= min_effect; worse, symmetrically; equivalent if the "
+  .. "paired TOST at delta = min_effect by the same test, Holm-adjusted over the family, "
+  .. "has p <= alpha; otherwise inconclusive. Every other metric is exploratory: "
+  .. "unadjusted p, no verdict. Each interaction on the primary metric (the per-seed "
+  .. "difference of two paired effects, effect a - effect b) gets a verdict by the same "
+  .. "rule: better if effect a is the more favourable by at least min_effect (Holm-adjusted "
+  .. "p <= alpha, the interval on that side of zero), worse if effect b is, equivalent if "
+  .. "the two effects agree within +-min_effect by the TOST, otherwise inconclusive. The "
+  .. "minimum detectable effect is at the Holm first-step "
+  .. string.format("level alpha / m and %g %% power; BCa intervals are descriptive.",
+    100 * stats.DEFAULT_POWER)
+
+local INTERVAL_NAME = { t = "t", signflip = "exact sign-flip" }
+
+-- A family's size in words, agreeing in number: "1 test", "the 3 tests".
+function M.tests_words(n)
+  return n == 1 and "1 test" or string.format("the %d tests", n)
+end
+
+-- The current rule's decision for a family comparison c on the primary metric
+-- (reasons.decide, the one place it is made): verdict, sentence, and the reason in a few
+-- words (the terminal's verdict table prints it).
+function M.verdict(c, an)
+  local level = string.format("%g %%", 100 * (1 - an.alpha))
+  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
+    "alpha %s, %s test, Holm over %s of the primary metric)", an.better,
+    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip",
+    M.tests_words(an.m))
+  local why = reasons.decide(c, an)
+  if why.code == "no_pairs" then
+    local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
+    return "inconclusive", string.format("%s: no seed with a finite result for both runs: " ..
+      "inconclusive by %s.", head, rule), "no seed with a finite result for both runs"
+  end
+  local ci, d, verdict = c.ci_decision, c.mean, why.verdict
+  local reason = M.verdict_words(why, c)
+  local change = M.change_words(c, d)
+  local interval = ci and string.format("%s %s interval of the difference %s to %s", level,
+    INTERVAL_NAME[c.ci_decision_kind] or c.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
+    string.format("no %s interval (the sign-flip test cannot reject at alpha with %d pairs)",
+      level, c.n)
+  local tost = c.tost or {}
+  local s = string.format("With %s, %s was %s; %s; Holm-adjusted p %s; TOST p %s; %d seeds: " ..
+    "%s by %s%s.", c.treatment, c.metric, change, interval, fmt(c.p_holm),
+    tost.p_holm and fmt(tost.p_holm) or "undefined", c.n, verdict, rule,
+    verdict == "inconclusive" and (", because " .. reason) or "")
+  return verdict, s, reason
+end
+
+-- The current rule's decision for interaction e on the primary metric, by the same rule
+-- (reasons.decide) as a comparison's: verdict, sentence, and the reason in a few words.
+-- better: effect a (e.a[1] vs e.a[2]) is the more favourable of the two.
+function M.interaction_verdict(e, an)
+  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
+    "alpha %s, %s test, Holm over %s of the primary metric)", an.better,
+    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip",
+    M.tests_words(an.m))
+  local function side_text(side)
+    if type(side[1]) == "table" then
+      return string.format("the mean of %d paired differences", #side)
+    end
+    return string.format("%s vs %s", side[1], side[2])
+  end
+  local head = string.format("Interaction %s on %s (%s, minus %s)", e.name, e.metric,
+    side_text(e.a), side_text(e.b))
+  local why = reasons.decide(e, an)
+  if why.code == "no_pairs" then
+    return "inconclusive", string.format("%s: no seed with finite results for all four runs: " ..
+      "inconclusive by %s.", head, rule), "no seed with finite results for all four runs"
+  end
+  local reason = M.verdict_words(why, e)
+  local level = string.format("%g %%", 100 * (1 - an.alpha))
+  local ci = e.ci_decision
+  local interval = ci and string.format("%s %s interval %s to %s", level,
+    INTERVAL_NAME[e.ci_decision_kind] or e.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
+    string.format("no %s interval (the sign-flip test cannot reject at alpha with %d seeds)",
+      level, e.n)
+  local meaning = {
+    better = "the effect in the first pair is the more favourable",
+    worse = "the effect in the second pair is the more favourable",
+    equivalent = "the two effects agree within the minimum effect",
+    inconclusive = "no decision" }
+  local tost = e.tost or {}
+  local sentence = string.format("%s: the first effect minus the second is %s on average; " ..
+    "%s; Holm-adjusted p %s; TOST p %s; %d seeds: %s (%s) by %s%s.", head, fmt(e.mean),
+    interval, fmt(e.p_holm), tost.p_holm and fmt(tost.p_holm) or "undefined", e.n,
+    why.verdict, meaning[why.verdict], rule,
+    why.verdict == "inconclusive" and (", because " .. reason) or "")
+  return why.verdict, sentence, reason
+end
+
+
+-- The reason of a verdict entry v (the summary's verdicts or interaction_verdicts: its
+-- `reason` code) in words, from its comparison or interaction c under analysis an.
+function M.reason(v, c, an)
+  if v.reason == "no_pairs" then
+    return c.treatment and "no seed with a finite result for both runs" or
+      "no seed with finite results for all four runs"
+  end
+  return M.verdict_words(reasons.decide(c, an), c)
+end
+
+-- The entry (comparison or interaction) a verdict v of summary sum decides.
+function M.entry_of(v, sum)
+  local list = v.name and sum.interactions or sum.comparisons
+  for _, e in ipairs(list or {}) do
+    if e.metric == v.metric and e.treatment == v.treatment and e.baseline == v.baseline and
+      e.name == v.name then return e end
+  end
+end
+
+-- A verdict v of summary sum in one sentence (a comparison's or an interaction's).
+function M.sentence(v, sum)
+  local e = assert(M.entry_of(v, sum), "words.sentence: the verdict's entry is missing")
+  local fn = v.name and M.interaction_verdict or M.verdict
+  return select(2, fn(e, sum.analysis))
+end
+
+-- What the robust companions are.
+M.ROBUST = "Exploratory, outside the decision rule: each comparison's and interaction's " ..
+  "robust companions (Hodges-Lehmann estimate with its exact Wilcoxon signed-rank " ..
+  "interval, exact signed-rank p, sign test) and, for the family, the seeds whose " ..
+  "removal changes a verdict (leave one seed out)."
+
+-- The interval kinds a summary names, in words.
+M.INTERVAL_KIND = { t = "t", signflip = "exact sign-flip",
+  signed_rank = "exact Wilcoxon signed-rank", BCa = "BCa", point = "point" }
+
+-- A test of the family (analysis.family_tests) as a label: "a vs b", "interaction x".
+function M.family_label(f)
+  if f.interaction then return "interaction " .. f.interaction end
+  return f.treatment .. " vs " .. f.baseline
+end
+
+-- The Holm family of analysis an in words.
+function M.family(an)
+  local nc, ni = #(an.comparisons or {}), #(an.interactions or {})
+  local labels = {}
+  for i = 1, nc + ni do
+    local f = (an.family_tests or {})[i]
+    labels[i] = f and M.family_label(f) or "?"
+  end
+  if nc + ni == 0 then
+    return "No confirmatory test: the study pre-registered none (analysis.comparisons = {}, " ..
+      "a descriptive study): no family, no verdicts"
+  end
+  local expl = an.exploratory_metrics or {}
+  return string.format("Holm over %s of the primary metric %s: %d comparison%s (%s)%s; p " ..
+    "from the %s; first-step level alpha / m = %s. Exploratory (unadjusted p, no verdict): %s",
+    M.tests_words(nc + ni), an.primary, nc, plural(nc), table.concat(labels, ", ", 1, nc),
+    ni > 0 and string.format(" and %d interaction%s (%s)", ni, plural(ni),
+      table.concat(labels, ", ", nc + 1, nc + ni)) or "",
+    (an.test or "t") == "t" and "paired t-test (the exact sign-flip p where t is undefined)"
+      or "exact sign-flip test", fmt(an.holm_first_level),
+    #expl > 0 and table.concat(expl, ", ") or "none")
+end
+
+-- Rule 1's family in words, for a study registered under rule 1 (nil otherwise).
+function M.family_rule1(an)
+  if an.registered_rule ~= 1 then return nil end
+  local nc, ni, nm = #an.comparisons, #(an.interactions or {}), #an.metrics
+  return string.format("Holm over %s of this study: %d comparison%s and %d interaction%s, " ..
+    "each on %d metric%s (%s); p from the paired t-test, the exact sign-flip p where t is " ..
+    "undefined, 1 where neither is defined", M.tests_words((nc + ni) * nm), nc, plural(nc),
+    ni, plural(ni), nm, plural(nm), table.concat(an.metrics, ", "))
+end
+
+-- Why a study is analysed under a rule it did not register (nil when it registered it).
+function M.rule_note(an)
+  if (an.registered_rule or an.rule) >= an.rule then return nil end
+  return string.format("This study was pre-registered under decision rule %d and ran before " ..
+    "rule %d existed; it is re-analysed under rule %d, and its registered verdicts are kept " ..
+    "as verdict_rule1.", an.registered_rule, an.rule, an.rule)
+end
+
+-- Where a comparison's decision p came from, as a note's tail.
+local function holm_note(e)
+  if e.p_source == "p_t" or (e.p_source == "p_signflip" and e.test == "signflip") then
+    return ""
+  end
+  return e.p_source == "p_signflip" and "; the decision uses its exact sign-flip p" or
+    "; the decision uses p = 1"
+end
+
+-- The entry a note names, in the summary's comparisons or interactions.
+local function noted_entry(summary, n)
+  for _, list in ipairs({ summary.comparisons or {}, summary.interactions or {} }) do
+    for _, e in ipairs(list) do
+      if e.metric == n.metric and e.treatment == n.treatment and e.baseline == n.baseline and
+        e.name == n.interaction then return e end
+    end
+  end
+end
+
+local function seed_list(seeds)
+  local t = {}
+  for i, x in ipairs(seeds) do t[i] = string.format("%d", x) end
+  return table.concat(t, ", ")
+end
+
+-- The design's notes of a summary, derived from its analysis: seeds from power capped by
+-- the maximum, a test that cannot reach the Holm level (a study registered before that
+-- check).
+local function design_notes(summary)
+  local power = require "repro.study.power"
+  local an, out = summary.analysis or {}, {}
+  local p = an.seeds_from_power
+  if p and p.capped then out[#out + 1] = "design: " .. power.cap_note(p) end
+  local reach = an.m and an.m > 0 and power.reach_note(an.test or "t", #(summary.seeds or {}),
+    an.alpha, an.m, an.holm_first_level)
+  if reach and (an.registered_rule or an.rule) < an.rule then
+    out[#out + 1] = string.format("design: %s (accepted: the study was pre-registered under " ..
+      "decision rule %d, before this check existed)", reach, an.registered_rule)
+  end
+  return out
+end
+
+-- A note of the summary (its `notes`: a code and the names and numbers behind it) in words.
+function M.note(n, summary)
+  local code = n.code
+  if code == "set" then
+    return "every run was changed from the study file by --set " ..
+      require("repro.core.json").encode(summary.command_line_overrides)
+  elseif code == "no_value" then
+    return string.format("%s/seed-%d: no value for %s in its record", n.variant, n.seed,
+      table.concat(n.metrics, ", "))
+  elseif code == "diverged" then
+    return string.format("%s: %d of %d runs diverged (seed%s %s); they are left out of every " ..
+      "mean and comparison except on diverged and n_spikes", n.variant, #n.seeds, n.runs,
+      plural(#n.seeds), seed_list(n.seeds))
+  elseif code == "bca_caveat" then
+    return string.format("%s vs %s on %s: the BCa interval is descriptive only (n = %d < %d: " ..
+      "its coverage is below nominal, at most 1 - 2^(1-n) for symmetric differences)",
+      n.treatment, n.baseline, n.metric, n.n, stats.BCA_CAVEAT_N)
+  elseif code == "left_out" or code == "degenerate" then
+    local e = noted_entry(summary, n) or {}
+    local parts = {}
+    if n.interaction then
+      if n.n then
+        parts[1] = string.format("%d of %d seeds have finite values for all four runs", n.n,
+          n.of)
+      end
+    elseif n.seeds then
+      parts[1] = string.format("seed%s %s left out (a run without a finite value), n = %d",
+        plural(#n.seeds), seed_list(n.seeds), n.n)
+    end
+    if code == "degenerate" or n.degenerate then
+      parts[#parts + 1] = (M.paired(e) or "degenerate") .. holm_note(e)
+    end
+    local head = n.interaction and string.format("interaction %s on %s", n.interaction,
+      n.metric) or string.format("%s vs %s on %s", n.treatment, n.baseline, n.metric)
+    return head .. ": " .. table.concat(parts, "; ")
+  elseif code == "no_sweep" then
+    return string.format("learning-rate sweep: %s/seed-%d has no init_loss (a record from " ..
+      "before the engine measured it): no sweep analysis", n.variant, n.seed)
+  end
+  error("words.note: unknown note code " .. tostring(code))
+end
+
+-- Every note of a summary, in words: the command line's, the design's, then the
+-- analysis's in the order its steps ran.
+function M.notes(summary)
+  local out, stored = {}, summary.notes or {}
+  for _, n in ipairs(stored) do
+    if n.code == "set" then out[#out + 1] = M.note(n, summary) end
+  end
+  for _, n in ipairs(design_notes(summary)) do out[#out + 1] = n end
+  for _, n in ipairs(stored) do
+    if n.code ~= "set" then out[#out + 1] = M.note(n, summary) end
+  end
+  return out
+end
+
+-- The codes a summary may hold, by key (tests/lua/test_summary_strings.lua checks them).
+local VERDICTS = { better = true, worse = true, equivalent = true, inconclusive = true,
+  ["no meaningful difference"] = true, reproduced = true, ["not reproduced"] = true,
+  ["not testable here"] = true }
+M.CODES = {
+  verdict = VERDICTS, verdict_rule1 = VERDICTS,
+  reason = { holm_better = true, holm_worse = true, tost_equivalent = true, no_pairs = true,
+    cannot_reach = true, underpowered = true, not_significant = true,
+    below_min_effect = true, includes_zero = true, constant = true, small_n = true,
+    no_spread = true },
+  interval = { t = true, signflip = true, BCa = true, point = true, signed_rank = true },
+  note = { set = true, no_value = true, diverged = true, bca_caveat = true, left_out = true,
+    degenerate = true, no_sweep = true },
+}
+
+return M
