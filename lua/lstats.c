@@ -69,7 +69,7 @@
  *   stats.seq_bounds(n, {test=, shape=, c=}) -> the bound at each look, on the test's scale
  * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
  *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX,
- *   ROBUST_MAX_N, SEQ_MAX_LOOKS, SEQ_MAX_N, SEQ_MIN_STEP, SEQ_Z_MAX.
+ *   ROBUST_MAX_N, SEQ_MAX_LOOKS, SEQ_MAX_N, SEQ_MAX_M, SEQ_MIN_STEP, SEQ_Z_MAX.
  * Intervals are {lo, hi}.  A quantity that is undefined for the data is absent (nil),
  * never NaN: then `degenerate` is true and `flags` holds the codes of why: small_n,
  * constant, bca_undefined (with `bca_reason`: "small_n", "equal_resamples",
@@ -1587,6 +1587,7 @@ int luaopen_stats(lua_State *L)
     set_integer(L, "ROBUST_MAX_N", STATS_ROBUST_MAX_N);
     set_integer(L, "SEQ_MAX_LOOKS", STATS_SEQ_MAX_LOOKS);
     set_integer(L, "SEQ_MAX_N", STATS_SEQ_MAX_N);
+    set_integer(L, "SEQ_MAX_M", STATS_SEQ_MAX_M);
     set_number(L, "SEQ_MIN_STEP", STATS_SEQ_MIN_STEP);
     set_number(L, "SEQ_Z_MAX", STATS_SEQ_Z_MAX);
     return 1;

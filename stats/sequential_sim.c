@@ -13,8 +13,6 @@
 #include "internal.h"
 #include "stats.h"
 
-#define STATS_SEQ_MAX_M 100
-
 typedef struct {
     double mag;
     size_t i;

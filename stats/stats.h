@@ -666,8 +666,9 @@ int stats_seq_test_bounds(int test, int shape, const size_t *n, size_t K, double
  * Every rule sees the same draws.  reject: the share of studies in which some comparison
  * rejects (the family-wise error under the null, shift 0), se = sqrt(reject (1 - reject)
  * / N); stop[k]: the share of the m N comparisons that reject at look k; expected_n: the
- * mean number of differences a comparison uses.  m <= 100.  err->arg: 1 = n, 2 = rules,
- * 3 = opts. */
+ * mean number of differences a comparison uses.  m <= STATS_SEQ_MAX_M.  err->arg: 1 = n,
+ * 2 = rules, 3 = opts. */
+#define STATS_SEQ_MAX_M 100
 enum stats_seq_dist { STATS_SEQ_NORMAL = 0, STATS_SEQ_T3 = 1 };
 typedef struct {
     int test, shape;
