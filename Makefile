@@ -13,6 +13,8 @@
 #   make reproduce  every study, statistic, table, figure and the paper (REPRODUCE.md)
 #   make paper      the tables, figures and PDF from the existing run records
 #   make reproduce-slurm  the same as make reproduce, every study on a Slurm cluster
+#   make calibrate-sequential  the group-sequential constants for few paired differences,
+#                   each checked by simulation (stats/sequential_calibration.txt)
 VERSION := 0.1.0
 
 CC ?= cc
@@ -56,7 +58,7 @@ ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS))$(filter clean clean-runs,$(MAKECMDG
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
 
-.PHONY: FORCE cost-table all deps data test test-bins test-asan test-asan-all asan-coverage asan-coverage-choose test-slurm bench bench-profile bench-gemm bench-stats reproduce reproduce-slurm paper verify clean clean-runs
+.PHONY: FORCE cost-table calibrate-sequential all deps data test test-bins test-asan test-asan-all asan-coverage asan-coverage-choose test-slurm bench bench-profile bench-gemm bench-stats reproduce reproduce-slurm paper verify clean clean-runs
 .DEFAULT_GOAL := all
 
 all: $(REPRO)
@@ -312,6 +314,13 @@ verify: $(REPRO) data
 	@$(REPRO) verify $(EXPERIMENTS) > $(BUILD)/verify.txt || { cat $(BUILD)/verify.txt; exit 1; }
 	@tail -n 1 $(BUILD)/verify.txt
 	@$(REPRO) script scripts/check_summaries.lua $(EXPERIMENTS)
+
+# The t and signed-rank constants of a grid of group-sequential designs, each calibrated on
+# 100,000 simulated null studies, and every design's type I error (or family-wise error) on
+# 100,000 others (scripts/calibrate_sequential.lua); the same bytes on every run (one thread,
+# fixed seeds).  Commit stats/sequential_calibration.txt after a change to stats/sequential*.c.
+calibrate-sequential: $(REPRO)
+	@$(REPRO) script scripts/calibrate_sequential.lua stats/sequential_calibration.txt
 
 # make reproduce on a Slurm cluster, from a login node (REPRODUCE.md): every study as a job
 # array, each submitted once the studies it needs are analysed (scripts/reproduce_slurm.sh),

@@ -53,9 +53,23 @@
  *       se, df, ci, original_in_ci, pi, in_pi, telescope_t, telescope_p, too_small,
  *       (margin > 0) margin, diff_se, diff_df, tost_p, tost_p_lower, tost_p_upper,
  *       tost_ci, equivalent
+ *   Group-sequential boundaries (stats.h stats_seq_*), looks a count K (equally spaced)
+ *   or a list of information fractions t, shape "obf" or "pocock":
+ *   stats.seq_constant(looks, shape [, {alpha=0.05}]) -> table: c, bounds, t, shape, alpha
+ *   stats.seq_spending(looks [, {alpha=0.05, spending="obf"}]) -> table: bounds, spent
+ *       (cumulative), t, spending, alpha (Lan-DeMets; "obf" or "pocock")
+ *   stats.seq_crossing(looks, bounds [, {drift=0, futility=}]) -> table: t, upper, lower,
+ *       futility, stop (per look), reject, expected_t, drift
+ *   stats.seq_calibrate(n, targets [, {studies=100000, seed=1}]) for look sizes n and a list
+ *       of {test="z"|"t"|"signed_rank", shape=, alpha=0.05} -> a list of {test, shape,
+ *       alpha, c, bounds (on the statistic's scale), error, next_error}
+ *   stats.seq_simulate(n, rules [, {dist="normal"|"t3", m=1, shift=0, studies=100000,
+ *       seed=1}]) for a list of {test=, shape=, c=} -> a list of {test, shape, c, reject,
+ *       se, rejections, stop (per look), expected_n}
+ *   stats.seq_bounds(n, {test=, shape=, c=}) -> the bound at each look, on the test's scale
  * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
  *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX,
- *   ROBUST_MAX_N.
+ *   ROBUST_MAX_N, SEQ_MAX_LOOKS, SEQ_MAX_N, SEQ_MAX_M, SEQ_MIN_STEP, SEQ_Z_MAX.
  * Intervals are {lo, hi}.  A quantity that is undefined for the data is absent (nil),
  * never NaN: then `degenerate` is true and `flags` holds the codes of why: small_n,
  * constant, bca_undefined (with `bca_reason`: "small_n", "equal_resamples",
@@ -73,18 +87,18 @@
 #include "../stats/stats.h"
 #include "lrepro.h"
 
-/* The array x (a table of finite numbers) as a C vector in a userdata left on the
- * stack, so an error later leaks nothing. */
-static double *check_vector(lua_State *L, int arg, const char *name, size_t *n)
+/* The array x (a table of finite numbers) at stack index idx as a C vector in a userdata
+ * left on the stack, so an error later leaks nothing; errors name argument arg. */
+static double *check_vector_at(lua_State *L, int idx, int arg, const char *name, size_t *n)
 {
-    if (lua_type(L, arg) != LUA_TTABLE) {
-        lua_pushfstring(L, "%s: table expected, got %s", name, luaL_typename(L, arg));
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        lua_pushfstring(L, "%s: table expected, got %s", name, luaL_typename(L, idx));
         luaL_argerror(L, arg, lua_tostring(L, -1));
     }
-    size_t len = (size_t)lua_rawlen(L, arg);
+    size_t len = (size_t)lua_rawlen(L, idx);
     double *x = (double *)lua_newuserdatauv(L, (len ? len : 1) * sizeof *x, 0);
     for (size_t i = 0; i < len; i++) {
-        int type = lua_rawgeti(L, arg, (lua_Integer)i + 1);
+        int type = lua_rawgeti(L, idx, (lua_Integer)i + 1);
         if (type != LUA_TNUMBER) {
             lua_pushfstring(L, "%s[%I]: number expected, got %s", name, (lua_Integer)i + 1,
                             lua_typename(L, type));
@@ -100,6 +114,11 @@ static double *check_vector(lua_State *L, int arg, const char *name, size_t *n)
     }
     *n = len;
     return x;
+}
+
+static double *check_vector(lua_State *L, int arg, const char *name, size_t *n)
+{
+    return check_vector_at(L, arg, arg, name, n);
 }
 
 /* An options table at `arg` (or none): every key must be one of `known`. */
@@ -1185,6 +1204,343 @@ static int l_replication(lua_State *L)
     return 1;
 }
 
+/* ---- Group-sequential boundaries (stats_seq_*) ---- */
+
+static const char *const seq_shapes[] = {"obf", "pocock", NULL};
+static const char *const seq_tests[] = {"z", "t", "signed_rank", NULL};
+static const char *const seq_dists[] = {"normal", "t3", NULL};
+
+/* Field `key` of the table at idx, one of names (its index); def when absent, an error
+ * naming `what` when absent and def < 0. */
+static int field_choice(lua_State *L, int idx, int arg, const char *what, const char *key,
+                        const char *const names[], int def)
+{
+    int type = lua_getfield(L, idx, key);
+    int v = def;
+    if (type == LUA_TSTRING) {
+        const char *s = lua_tostring(L, -1);
+        for (v = 0; names[v] && strcmp(names[v], s) != 0; v++)
+            ;
+        if (!names[v]) {
+            lua_pushfstring(L, "%s%s: unknown value \"%s\"", what, key, s);
+            luaL_argerror(L, arg, lua_tostring(L, -1));
+        }
+    } else if (type != LUA_TNIL || def < 0) {
+        lua_pushfstring(L, "%s%s: string expected, got %s", what, key, lua_typename(L, type));
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Field `key` of the table at idx: a number, def when absent (NAN: required). */
+static double field_number(lua_State *L, int idx, int arg, const char *what, const char *key,
+                           double def)
+{
+    int type = lua_getfield(L, idx, key);
+    double v = def;
+    if (type == LUA_TNUMBER) {
+        v = (double)lua_tonumber(L, -1);
+    } else if (type != LUA_TNIL || isnan(def)) {
+        lua_pushfstring(L, "%s%s: number expected, got %s", what, key, lua_typename(L, type));
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Every key of the table at idx is one of known. */
+static void check_keys(lua_State *L, int idx, int arg, const char *what,
+                       const char *const known[])
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int ok = 0;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int i = 0; known[i] && !ok; i++)
+                ok = strcmp(lua_tostring(L, -1), known[i]) == 0;
+        if (!ok) {
+            lua_pushfstring(L, "%sunknown key '%s'", what, luaL_tolstring(L, -1, NULL));
+            luaL_argerror(L, arg, lua_tostring(L, -1));
+        }
+    }
+}
+
+/* The looks at arg: a count K (equally spaced: t NULL) or a list of fractions. */
+static const double *check_fractions(lua_State *L, int arg, size_t *K)
+{
+    if (lua_type(L, arg) == LUA_TNUMBER) {
+        lua_Integer k = repro_checkinteger(L, arg, "looks");
+        luaL_argcheck(L, k >= 1 && k <= STATS_SEQ_MAX_LOOKS, arg,
+                      lua_pushfstring(L, "looks: must be 1 to %d", STATS_SEQ_MAX_LOOKS));
+        *K = (size_t)k;
+        return NULL;
+    }
+    return check_vector(L, arg, "t", K);
+}
+
+/* The look sizes at arg: a list of integers, increasing from 1. */
+static const size_t *check_sizes(lua_State *L, int arg, size_t *K)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    *K = (size_t)lua_rawlen(L, arg);
+    luaL_argcheck(L, *K >= 1 && *K <= STATS_SEQ_MAX_LOOKS, arg,
+                  lua_pushfstring(L, "n: 1 to %d look sizes expected", STATS_SEQ_MAX_LOOKS));
+    size_t *n = (size_t *)lua_newuserdatauv(L, *K * sizeof *n, 0);
+    for (size_t k = 0; k < *K; k++) {
+        lua_rawgeti(L, arg, (lua_Integer)k + 1);
+        int isint = 0;
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        if (!isint || v < 1) {
+            lua_pushfstring(L, "n[%I]: an integer >= 1 expected", (lua_Integer)k + 1);
+            luaL_argerror(L, arg, lua_tostring(L, -1));
+        }
+        n[k] = (size_t)v;
+        lua_pop(L, 1);
+    }
+    return n;
+}
+
+static void set_list(lua_State *L, const char *key, const double *x, size_t n)
+{
+    push_list(L, x, n);
+    lua_setfield(L, -2, key);
+}
+
+static void set_fractions(lua_State *L, const double *t, size_t K)
+{
+    double tt[STATS_SEQ_MAX_LOOKS];
+    stats_seq_fractions(t, K, tt, NULL);
+    set_list(L, "t", tt, K);
+}
+
+static int l_seq_constant(lua_State *L)
+{
+    static const char *const known[] = {"alpha", NULL};
+    static const int argmap[] = {0, 1, 2, 3};
+    lua_settop(L, 3);
+    size_t K;
+    const double *t = check_fractions(L, 1, &K);
+    int shape = luaL_checkoption(L, 2, NULL, seq_shapes);
+    check_options(L, 3, known);
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    double c, bounds[STATS_SEQ_MAX_LOOKS];
+    stats_error err;
+    int status = stats_seq_constant(t, K, shape, alpha, &c, bounds, &err);
+    if (status)
+        return raise_status(L, status, &err, argmap);
+    lua_createtable(L, 0, 5);
+    set_number(L, "c", c);
+    set_list(L, "bounds", bounds, K);
+    set_fractions(L, t, K);
+    lua_pushstring(L, seq_shapes[shape]);
+    lua_setfield(L, -2, "shape");
+    set_number(L, "alpha", alpha);
+    return 1;
+}
+
+static int l_seq_spending(lua_State *L)
+{
+    static const char *const known[] = {"alpha", "spending", NULL};
+    static const int argmap[] = {0, 1, 2, 2};
+    lua_settop(L, 2);
+    size_t K;
+    const double *t = check_fractions(L, 1, &K);
+    check_options(L, 2, known);
+    double alpha = opt_number(L, 2, "alpha", STATS_DEFAULT_ALPHA);
+    int shape = lua_isnil(L, 2) ? STATS_SEQ_OBF
+                                : field_choice(L, 2, 2, "", "spending", seq_shapes, STATS_SEQ_OBF);
+    double bounds[STATS_SEQ_MAX_LOOKS], spent[STATS_SEQ_MAX_LOOKS];
+    stats_error err;
+    int status = stats_seq_spending(t, K, shape, alpha, bounds, spent, &err);
+    if (status)
+        return raise_status(L, status, &err, argmap);
+    lua_createtable(L, 0, 5);
+    set_list(L, "bounds", bounds, K);
+    set_list(L, "spent", spent, K);
+    set_fractions(L, t, K);
+    lua_pushstring(L, seq_shapes[shape]);
+    lua_setfield(L, -2, "spending");
+    set_number(L, "alpha", alpha);
+    return 1;
+}
+
+static int l_seq_crossing(lua_State *L)
+{
+    static const char *const known[] = {"drift", "futility", NULL};
+    lua_settop(L, 3);
+    size_t K, nb, nf = 0;
+    const double *t = check_fractions(L, 1, &K);
+    const double *bounds = check_vector(L, 2, "bounds", &nb);
+    if (nb != K) {
+        lua_pushfstring(L, "bounds: %d values expected (one per look), got %d", (int)K, (int)nb);
+        luaL_argerror(L, 2, lua_tostring(L, -1));
+    }
+    check_options(L, 3, known);
+    double drift = opt_number(L, 3, "drift", 0.0);
+    const double *futility = NULL;
+    if (!lua_isnil(L, 3) && lua_getfield(L, 3, "futility") != LUA_TNIL) {
+        futility = check_vector_at(L, lua_gettop(L), 3, "futility", &nf);
+        if (nf != K) {
+            lua_pushfstring(L, "futility: %d values expected (one per look), got %d", (int)K,
+                            (int)nf);
+            luaL_argerror(L, 3, lua_tostring(L, -1));
+        }
+    }
+    stats_seq_crossing_result r;
+    stats_error err;
+    int status = stats_seq_crossing(t, K, bounds, futility, drift, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, 0, 8);
+    set_list(L, "t", r.t, K);
+    set_list(L, "upper", r.upper, K);
+    set_list(L, "lower", r.lower, K);
+    set_list(L, "futility", r.futility, K);
+    set_list(L, "stop", r.stop, K);
+    set_number(L, "reject", r.reject);
+    set_number(L, "expected_t", r.expected_t);
+    set_number(L, "drift", drift);
+    return 1;
+}
+
+/* The list of tables at arg, each element checked against known; returns the count. */
+static size_t check_list_of_tables(lua_State *L, int arg, const char *name,
+                                   const char *const known[])
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    size_t m = (size_t)lua_rawlen(L, arg);
+    if (m == 0) {
+        lua_pushfstring(L, "%s: a non-empty list of tables expected", name);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    for (size_t j = 0; j < m; j++) {
+        if (lua_rawgeti(L, arg, (lua_Integer)j + 1) != LUA_TTABLE) {
+            lua_pushfstring(L, "%s[%I]: table expected", name, (lua_Integer)j + 1);
+            luaL_argerror(L, arg, lua_tostring(L, -1));
+        }
+        lua_pushfstring(L, "%s[%I]: ", name, (lua_Integer)j + 1);
+        check_keys(L, lua_gettop(L) - 1, arg, lua_tostring(L, -1), known);
+        lua_pop(L, 2);
+    }
+    return m;
+}
+
+static int l_seq_calibrate(lua_State *L)
+{
+    static const char *const known[] = {"studies", "seed", NULL};
+    static const char *const known_target[] = {"test", "shape", "alpha", NULL};
+    lua_settop(L, 3);
+    size_t K;
+    const size_t *n = check_sizes(L, 1, &K);
+    size_t m = check_list_of_tables(L, 2, "targets", known_target);
+    check_options(L, 3, known);
+    size_t studies = (size_t)opt_integer(L, 3, "studies", 100000, 1);
+    uint64_t seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
+    stats_seq_target *tg = lua_newuserdatauv(L, m * sizeof *tg, 0);
+    stats_seq_calibration *out = lua_newuserdatauv(L, m * sizeof *out, 0);
+    for (size_t j = 0; j < m; j++) {
+        lua_rawgeti(L, 2, (lua_Integer)j + 1);
+        int idx = lua_gettop(L);
+        lua_pushfstring(L, "targets[%I].", (lua_Integer)j + 1);
+        const char *what = lua_tostring(L, -1);
+        tg[j].test = field_choice(L, idx, 2, what, "test", seq_tests, -1);
+        tg[j].shape = field_choice(L, idx, 2, what, "shape", seq_shapes, -1);
+        tg[j].alpha = field_number(L, idx, 2, what, "alpha", STATS_DEFAULT_ALPHA);
+        lua_pop(L, 2);
+    }
+    stats_error err;
+    int status = stats_seq_calibrate(n, K, tg, m, studies, seed, out, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, (int)m, 0);
+    for (size_t j = 0; j < m; j++) {
+        lua_createtable(L, 0, 7);
+        lua_pushstring(L, seq_tests[tg[j].test]);
+        lua_setfield(L, -2, "test");
+        lua_pushstring(L, seq_shapes[tg[j].shape]);
+        lua_setfield(L, -2, "shape");
+        set_number(L, "alpha", tg[j].alpha);
+        set_number(L, "c", out[j].c);
+        set_list(L, "bounds", out[j].bounds, K);
+        set_number(L, "error", out[j].error);
+        set_number(L, "next_error", out[j].next_error);
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    return 1;
+}
+
+static int l_seq_simulate(lua_State *L)
+{
+    static const char *const known[] = {"dist", "m", "shift", "studies", "seed", NULL};
+    static const char *const known_rule[] = {"test", "shape", "c", NULL};
+    lua_settop(L, 3);
+    size_t K;
+    const size_t *n = check_sizes(L, 1, &K);
+    size_t m = check_list_of_tables(L, 2, "rules", known_rule);
+    check_options(L, 3, known);
+    stats_seq_sim_opts o = {
+        .dist = lua_isnil(L, 3) ? STATS_SEQ_NORMAL
+                                : field_choice(L, 3, 3, "", "dist", seq_dists, STATS_SEQ_NORMAL),
+        .m = (size_t)opt_integer(L, 3, "m", 1, 1),
+        .shift = opt_number(L, 3, "shift", 0.0),
+        .studies = (size_t)opt_integer(L, 3, "studies", 100000, 1),
+        .seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0)};
+    stats_seq_rule *rules = lua_newuserdatauv(L, m * sizeof *rules, 0);
+    stats_seq_sim_result *out = lua_newuserdatauv(L, m * sizeof *out, 0);
+    for (size_t j = 0; j < m; j++) {
+        lua_rawgeti(L, 2, (lua_Integer)j + 1);
+        int idx = lua_gettop(L);
+        lua_pushfstring(L, "rules[%I].", (lua_Integer)j + 1);
+        const char *what = lua_tostring(L, -1);
+        rules[j].test = field_choice(L, idx, 2, what, "test", seq_tests, -1);
+        rules[j].shape = field_choice(L, idx, 2, what, "shape", seq_shapes, -1);
+        rules[j].c = field_number(L, idx, 2, what, "c", NAN);
+        lua_pop(L, 2);
+    }
+    stats_error err;
+    int status = stats_seq_simulate(n, K, rules, m, &o, out, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, (int)m, 0);
+    for (size_t j = 0; j < m; j++) {
+        lua_createtable(L, 0, 8);
+        lua_pushstring(L, seq_tests[rules[j].test]);
+        lua_setfield(L, -2, "test");
+        lua_pushstring(L, seq_shapes[rules[j].shape]);
+        lua_setfield(L, -2, "shape");
+        set_number(L, "c", rules[j].c);
+        set_number(L, "reject", out[j].reject);
+        set_number(L, "se", out[j].se);
+        set_integer(L, "rejections", (lua_Integer)out[j].rejections);
+        set_list(L, "stop", out[j].stop, K);
+        set_number(L, "expected_n", out[j].expected_n);
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    return 1;
+}
+
+static int l_seq_bounds(lua_State *L)
+{
+    static const char *const known[] = {"test", "shape", "c", NULL};
+    lua_settop(L, 2);
+    size_t K;
+    const size_t *n = check_sizes(L, 1, &K);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_options(L, 2, known);
+    int test = field_choice(L, 2, 2, "", "test", seq_tests, -1);
+    int shape = field_choice(L, 2, 2, "", "shape", seq_shapes, -1);
+    double c = field_number(L, 2, 2, "", "c", NAN);
+    double bounds[STATS_SEQ_MAX_LOOKS];
+    stats_error err;
+    int status = stats_seq_test_bounds(test, shape, n, K, c, bounds, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    push_list(L, bounds, K);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"paired", l_paired},
     {"holm", l_holm},
@@ -1207,6 +1563,12 @@ static const luaL_Reg funcs[] = {
     {"original_from_arms", l_original_from_arms},
     {"replication", l_replication},
     {"ols", l_ols},
+    {"seq_constant", l_seq_constant},
+    {"seq_spending", l_seq_spending},
+    {"seq_crossing", l_seq_crossing},
+    {"seq_calibrate", l_seq_calibrate},
+    {"seq_simulate", l_seq_simulate},
+    {"seq_bounds", l_seq_bounds},
     {NULL, NULL}};
 
 int luaopen_stats(lua_State *L)
@@ -1223,5 +1585,10 @@ int luaopen_stats(lua_State *L)
     set_integer(L, "BCA_CAVEAT_N", STATS_BCA_CAVEAT_N);
     set_integer(L, "SEEDS_MAX", STATS_SEEDS_MAX);
     set_integer(L, "ROBUST_MAX_N", STATS_ROBUST_MAX_N);
+    set_integer(L, "SEQ_MAX_LOOKS", STATS_SEQ_MAX_LOOKS);
+    set_integer(L, "SEQ_MAX_N", STATS_SEQ_MAX_N);
+    set_integer(L, "SEQ_MAX_M", STATS_SEQ_MAX_M);
+    set_number(L, "SEQ_MIN_STEP", STATS_SEQ_MIN_STEP);
+    set_number(L, "SEQ_Z_MAX", STATS_SEQ_Z_MAX);
     return 1;
 }

@@ -105,7 +105,13 @@ typedef struct {
  * get() is pcg32_next (range [0, 2^32 - 1]); get_double() is pcg32_uniform_double.
  * gsl_rng_set(r, s) seeds stream 0; stats_rng_alloc seeds the per-purpose stream
  * (seed, PCG_PURPOSE_STATS, index).  Indices used here: */
-enum { STATS_STREAM_BOOTSTRAP = 0, STATS_STREAM_SIGNFLIP = 1, STATS_STREAM_LRSENS = 2 };
+enum {
+    STATS_STREAM_BOOTSTRAP = 0,
+    STATS_STREAM_SIGNFLIP = 1,
+    STATS_STREAM_LRSENS = 2,
+    STATS_STREAM_SEQ_CALIBRATE = 3,
+    STATS_STREAM_SEQ_SIMULATE = 4,
+};
 extern const gsl_rng_type *stats_rng_pcg32;
 gsl_rng *stats_rng_alloc(uint64_t seed, uint64_t index); /* NULL when out of memory */
 void stats_rng_set_stream(gsl_rng *r, uint64_t seed, uint64_t index);
@@ -559,5 +565,130 @@ typedef struct {
 } stats_ols_result;
 int stats_ols(const double *x, const double *y, size_t n, size_t p, double alpha,
               stats_ols_result *res, stats_error *err);
+
+/* ---- Group-sequential boundaries for z (stats/sequential.c) ----
+ * K <= STATS_SEQ_MAX_LOOKS looks at information fractions 0 < t_1 < ... < t_K <= 1 (t NULL:
+ * equally spaced, t_k = k / K); each step t_k - t_{k-1} >= STATS_SEQ_MIN_STEP t_k.  Two-sided:
+ * reject at the first look where |Z_k| >= c_k.  Under a drift theta the cumulative z
+ * statistics are a Brownian motion in information time: E[Z_k] = theta sqrt(t_k),
+ * cov(Z_j, Z_k) = sqrt(t_j / t_k) for j <= k (theta is E[Z] at t = 1).
+ * Probabilities by the recursive integration of Armitage, McPherson & Rowe (1969) as
+ * Jennison & Turnbull (2000, ch. 19) give it: the sub-density of Z_k on the region where no
+ * look has stopped, on Simpson nodes of spacing at most min(0.025, min_k sqrt((t_k -
+ * t_{k-1}) / t_k) / 6), cut at theta sqrt(t_k) +- 10.  Constants agree with Jennison &
+ * Turnbull's Tables 2.1 and 2.3 to their three decimals (tests/c/test_sequential.c).
+ * Shapes: O'Brien-Fleming c_k = C sqrt(t_K / t_k) (C sqrt(K / k) when equally spaced),
+ * Pocock c_k = C.  Spending (Lan & DeMets 1983), the cumulative alpha spent by fraction t:
+ * O'Brien-Fleming type 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)), Pocock type alpha ln(1 + (e - 1) t).
+ * err->arg: 1 = t (or K), 2 = the shape or bounds, 3 = alpha, drift or futility. */
+#define STATS_SEQ_MAX_LOOKS 20
+#define STATS_SEQ_MIN_STEP 1e-3
+/* A look that spends no alpha gets this bound: P(|Z| >= it) is below 1e-299. */
+#define STATS_SEQ_Z_MAX 37.0
+enum stats_seq_shape { STATS_SEQ_OBF = 0, STATS_SEQ_POCOCK = 1 };
+/* The looks' fractions: t (K values) or, when t is NULL, k / K. */
+int stats_seq_fractions(const double *t, size_t K, double *out, stats_error *err);
+/* The shape's factor at each look: c_k = C factor[k] (STATS_SEQ_OBF: sqrt(t_K / t_k)). */
+void stats_seq_shape(int shape, const double *t, size_t K, double *factor);
+/* C with P(reject at some look | theta = 0) = alpha, and bounds[k] = C factor[k]. */
+int stats_seq_constant(const double *t, size_t K, int shape, double alpha, double *c,
+                       double *bounds, stats_error *err);
+/* The cumulative alpha spent by fraction t (0 <= t <= 1). */
+double stats_seq_spend(int shape, double alpha, double t);
+/* Bounds whose look k spends spend(t_k) - spend(t_{k-1}): each found in turn, given the
+ * ones before, by Brent's method on [0, STATS_SEQ_Z_MAX]; spent[k] = spend(t_k). */
+int stats_seq_spending(const double *t, size_t K, int shape, double alpha, double *bounds,
+                       double *spent, stats_error *err);
+/* The probability of each way of stopping at each look, under drift theta, for the bounds
+ * c_k > 0 and optional futility bounds (NULL: none) 0 <= f_k <= c_k: stop for futility at
+ * look k < K when |Z_k| < f_k (binding).  At the last look every study that gets there
+ * stops: futility[K - 1] is the chance of ending there without rejecting. */
+typedef struct {
+    size_t looks;
+    double t[STATS_SEQ_MAX_LOOKS];
+    double upper[STATS_SEQ_MAX_LOOKS];    /* P(stop at look k with Z_k >= c_k) */
+    double lower[STATS_SEQ_MAX_LOOKS];    /* P(stop at look k with Z_k <= -c_k) */
+    double futility[STATS_SEQ_MAX_LOOKS]; /* P(stop at look k without rejecting) */
+    double stop[STATS_SEQ_MAX_LOOKS];     /* the sum of the three */
+    double reject;                        /* the sum of upper and lower over the looks */
+    double expected_t;                    /* E[t at the look that stops] */
+} stats_seq_crossing_result;
+int stats_seq_crossing(const double *t, size_t K, const double *bounds, const double *futility,
+                       double theta, stats_seq_crossing_result *res, stats_error *err);
+
+/* ---- Group-sequential boundaries for few paired differences (stats/sequential_sim.c) ----
+ * Looks after n_1 < ... < n_K paired differences (n_K <= STATS_SEQ_MAX_N), t_k = n_k / n_K,
+ * a shape as above, and a test whose statistic at look k is
+ *   z            sum(d) / sqrt(n_k) (the variance known, 1);
+ *   t            the paired t, df n_k - 1 (n_1 >= 2);
+ *   signed_rank  the standardized signed-rank sum (W+ - n(n + 1) / 4) / sqrt(n (n + 1)
+ *                (2n + 1) / 24) of the first n_k differences, |d| ranked among them.
+ * Two-sided: reject at the first look where the test's z-equivalent reaches C factor[k]:
+ * for z and signed_rank the statistic itself, for t the normal quantile with the same
+ * p-value, so the t bound at look k is the t quantile (df n_k - 1) of the p-value of the
+ * z bound C factor[k].  No table gives C for few pairs, so it is calibrated by
+ * simulation, under the null: differences iid N(0, 1) from stream
+ * (seed, STATS_STREAM_SEQ_CALIBRATE) (for signed_rank the null of any symmetric
+ * distribution: its statistics depend only on the signs and the ranks of |d|).
+ * Each study's M = max_k e_k / factor[k], e_k the z-equivalent, rejects exactly when
+ * M >= C; C lies halfway between the smallest attained M that at most floor(alpha N) of
+ * the N studies reach and the next smaller attained M.  That is where a bisection of C on
+ * the simulated error with common random numbers ends, found exactly.  error is the share
+ * of studies that reject at C (<= alpha); next_error the share at the next smaller
+ * attained M (> alpha): the gap is the test's discreteness (signed_rank) or 1 / N.  When
+ * more than alpha N studies reach the largest M, no C rejects anything: C is that M + 1 and
+ * error 0.  alpha N >= 10.  err->arg: 1 = n, 2 = targets, 3 = the options. */
+#define STATS_SEQ_MAX_N 1000
+#define STATS_SEQ_MAX_STUDIES 100000000
+enum stats_seq_test { STATS_SEQ_Z = 0, STATS_SEQ_T = 1, STATS_SEQ_SIGNED_RANK = 2 };
+typedef struct {
+    int test, shape;
+    double alpha;
+} stats_seq_target;
+typedef struct {
+    double c;
+    double bounds[STATS_SEQ_MAX_LOOKS]; /* on the statistic's own scale (t for t) */
+    double error, next_error;
+} stats_seq_calibration;
+int stats_seq_calibrate(const size_t *n, size_t K, const stats_seq_target *targets,
+                        size_t ntargets, size_t studies, uint64_t seed,
+                        stats_seq_calibration *out, stats_error *err);
+/* The bound of test at each look for the constant c (z-equivalent c factor[k], on the
+ * statistic's own scale). */
+int stats_seq_test_bounds(int test, int shape, const size_t *n, size_t K, double c,
+                          double *bounds, stats_error *err);
+
+/* The chance that rules reject, by simulation: N studies, each of m independent
+ * comparisons (a family tested with the Bonferroni-split alpha: each rule's c is the one
+ * for alpha / m), each comparison n_K differences d = shift + e, e iid N(0, 1) or Student t
+ * with 3 df scaled to variance 1 (STATS_SEQ_T3), from stream (seed,
+ * STATS_STREAM_SEQ_SIMULATE).  A comparison stops at its own first look that rejects.
+ * Every rule sees the same draws.  reject: the share of studies in which some comparison
+ * rejects (the family-wise error under the null, shift 0), se = sqrt(reject (1 - reject)
+ * / N); stop[k]: the share of the m N comparisons that reject at look k; expected_n: the
+ * mean number of differences a comparison uses.  m <= STATS_SEQ_MAX_M.  err->arg: 1 = n,
+ * 2 = rules, 3 = opts. */
+#define STATS_SEQ_MAX_M 100
+enum stats_seq_dist { STATS_SEQ_NORMAL = 0, STATS_SEQ_T3 = 1 };
+typedef struct {
+    int test, shape;
+    double c;
+} stats_seq_rule;
+typedef struct {
+    int dist;
+    size_t m;
+    double shift;
+    size_t studies;
+    uint64_t seed;
+} stats_seq_sim_opts;
+typedef struct {
+    double reject, se;
+    uint64_t rejections; /* studies */
+    double stop[STATS_SEQ_MAX_LOOKS];
+    double expected_n;
+} stats_seq_sim_result;
+int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, size_t nrules,
+                       const stats_seq_sim_opts *opts, stats_seq_sim_result *out,
+                       stats_error *err);
 
 #endif
