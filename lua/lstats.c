@@ -55,6 +55,7 @@
  *       tost_ci, equivalent
  *   Group-sequential boundaries (stats.h stats_seq_*), looks a count K (equally spaced)
  *   or a list of information fractions t, shape "obf" or "pocock":
+ *   stats.normal_q(z) -> P(Z > z), the standard normal's upper tail
  *   stats.seq_constant(looks, shape [, {alpha=0.05}]) -> table: c, bounds, t, shape, alpha
  *   stats.seq_spending(looks [, {alpha=0.05, spending="obf"}]) -> table: bounds, spent
  *       (cumulative), t, spending, alpha (Lan-DeMets; "obf" or "pocock")
@@ -654,6 +655,12 @@ static int l_seeds_needed(lua_State *L)
     lua_pushstring(L, g.test == STATS_TEST_T ? "t" : "signflip");
     lua_setfield(L, -2, "test");
     return 2;
+}
+
+static int l_normal_q(lua_State *L)
+{
+    lua_pushnumber(L, stats_normal_q(luaL_checknumber(L, 1)));
+    return 1;
 }
 
 static int l_min_seeds(lua_State *L)
@@ -1553,6 +1560,7 @@ static const luaL_Reg funcs[] = {
     {"signflip_interval", l_signflip_interval},
     {"seeds_needed", l_seeds_needed},
     {"min_seeds", l_min_seeds},
+    {"normal_q", l_normal_q},
     {"sd_upper", l_sd_upper},
     {"clopper_pearson", l_clopper_pearson},
     {"improvement", l_improvement},

@@ -1,12 +1,15 @@
-/* Argument checks and error reporting shared by stats/. */
+/* Argument checks and error reporting shared by stats/, and the normal tail. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_roots.h>
 
 #include "internal.h"
+
+double stats_normal_q(double z) { return gsl_cdf_ugaussian_Q(z); }
 
 void stats_gsl_off(void)
 {

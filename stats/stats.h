@@ -566,6 +566,9 @@ typedef struct {
 int stats_ols(const double *x, const double *y, size_t n, size_t p, double alpha,
               stats_ols_result *res, stats_error *err);
 
+/* The upper tail of the standard normal, P(Z > z). */
+double stats_normal_q(double z);
+
 /* ---- Group-sequential boundaries for z (stats/sequential.c) ----
  * K <= STATS_SEQ_MAX_LOOKS looks at information fractions 0 < t_1 < ... < t_K <= 1 (t NULL:
  * equally spaced, t_k = k / K); each step t_k - t_{k-1} >= STATS_SEQ_MIN_STEP t_k.  Two-sided:

@@ -132,6 +132,7 @@ local replication = require "repro.analysis.replication"
 local variance = require "repro.analysis.variance"
 local terminal = require "repro.analysis.terminal"
 local words = require "repro.analysis.words"
+local sequential = require "repro.analysis.sequential"
 
 local M = {}
 
@@ -404,10 +405,42 @@ function M.guardrail_warnings(s, per_variant, verdicts)
   return out
 end
 
+-- A run not trained (a sequential study's, after its comparison stopped).
+local NOT_RUN = { values = {}, missing = {}, diverged = false, not_run = true }
+
+-- The summary of a sequential study: its looks and decisions (summary.sequential, whose
+-- verdicts are the study's), and the statistics of the other fields on the seeds the
+-- decisions used (up to the last look reached; a variant without a run there has none).
+local function summarize_sequential(s, runs)
+  local done = 0
+  for _, by_seed in pairs(runs) do for _ in pairs(by_seed) do done = done + 1 end end
+  local seq = sequential.summarize(s, runs, done)
+  local n = 0
+  for _, e in ipairs(seq.comparisons) do n = math.max(n, e.n or 0) end
+  local seeds, filled = { table.unpack(s.seeds, 1, n) }, {}
+  for _, v in ipairs(s.variants) do
+    filled[v.name] = {}
+    for _, seed in ipairs(seeds) do filled[v.name][seed] = (runs[v.name] or {})[seed] or NOT_RUN end
+  end
+  local an = setmetatable({ sequential = false }, { __index = s.analysis })
+  local out = M.summarize(setmetatable({ seeds = seeds, analysis = an }, { __index = s }), filled)
+  out.sequential = seq
+  out.analysis.decision = "sequential"
+  local verdicts = {}
+  for _, e in ipairs(seq.comparisons) do
+    verdicts[#verdicts + 1] = { treatment = e.treatment, baseline = e.baseline,
+      metric = e.metric, verdict = e.verdict or "inconclusive", reason = e.decision or "open",
+      interval = s.analysis.sequential.test, look = e.stopped_at }
+  end
+  out.verdicts = arr(verdicts)
+  return out
+end
+
 -- The summary table of study `s` (lua/repro/study/init.lua) from runs[variant][seed] (as
 -- read_run returns them).
 function M.summarize(s, runs)
   local an = s.analysis
+  if an.sequential then return summarize_sequential(s, runs) end
   local notes = {}
   local m_family = #an.comparisons + #an.interactions
   local ctx = { s = s, runs = runs, an = an, test = an.test or "t",

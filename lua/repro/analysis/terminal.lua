@@ -68,12 +68,49 @@ function M.interval_column(entries, alpha)
   end
 end
 
+-- A sequential study's verdicts (summary.sequential): per comparison the look it stopped
+-- at, its estimate and repeated interval, and why.
+function M.sequential_table(summary, width)
+  local seq, an = summary.sequential, summary.analysis
+  local d = seq.design
+  local looks = {}
+  for i, n in ipairs(d.looks) do looks[i] = string.format("%d", n) end
+  local lines = { textable.wrap(string.format("sequential verdicts on %s (%s is better; looks " ..
+    "at %s seeds per variant; %s boundaries, constant %s; %s test; alpha %s over %d " ..
+    "comparison%s; stops: %s):", an.primary, an.better, table.concat(looks, ", "), d.shape,
+    fmt(d.c), d.test, fmt(d.alpha), d.m, d.m == 1 and "" or "s", table.concat(d.stop, ", ")),
+    width), textable.wrap(M.setup_text(summary), width, "", "  ") }
+  local rows = { { "treatment", "baseline", "look", "seeds", "estimate", "repeated interval",
+    "verdict" } }
+  for _, e in ipairs(seq.comparisons) do
+    local lk = e.looks[#e.looks] or {}
+    rows[#rows + 1] = { e.treatment, e.baseline, lk.look and string.format("%d", lk.look) or "-",
+      lk.n and string.format("%d", lk.n) or "-", fmt(lk.estimate), lk.ci and
+      string.format("[%s, %s]", fmt(lk.ci[1]), fmt(lk.ci[2])) or "-", e.verdict or "open" }
+  end
+  local k = 0
+  for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
+    lines[#lines + 1] = row
+    local e = seq.comparisons[k]
+    if e then
+      lines[#lines + 1] = textable.wrap("because " .. words.sequential_reason(e, d), width,
+        "      ", "        ")
+    end
+    k = k + 1
+  end
+  lines[#lines + 1] = textable.wrap(string.format("  runs: %d used by the decisions, %d " ..
+    "done, against %d for the fixed design", seq.runs_used, seq.runs_done, seq.runs_fixed),
+    width, "", "    ")
+  return table.concat(lines, "\n") .. "\n"
+end
+
 -- The verdicts as a short text table (for the run command's stdout), each row followed by its
 -- reason.
 -- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
 -- to it (lua/repro/core/textable.lua).  extensions (optional): the study's, by section
 -- name; a section's lines come from its extension's text(section).
 function M.verdict_table(summary, width, extensions)
+  if summary.sequential then return M.sequential_table(summary, width) end
   local an = summary.analysis
   local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
     "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),

@@ -230,6 +230,27 @@ function M.interaction_verdict(e, an)
 end
 
 
+-- Why a sequential comparison e (summary.sequential.comparisons) stopped, in words.
+function M.sequential_reason(e, design)
+  local lk = e.looks and e.looks[#e.looks]
+  local where = lk and string.format("at look %d (%d seeds per variant)", lk.look, lk.n) or ""
+  local ci = lk and lk.ci and string.format("[%s, %s]", fmt(lk.ci[1]), fmt(lk.ci[2])) or
+    "no interval"
+  if e.decision == "difference" then
+    return string.format("%s the statistic %s reached its boundary %s (%s interval %s)", where,
+      fmt(lk.statistic), fmt(lk.bound), M.INTERVAL_KIND[design.test] or design.test, ci)
+  elseif e.decision == "equivalence" then
+    return string.format("%s the repeated interval %s lies inside +-%s", where, ci,
+      fmt(design.margin))
+  elseif e.decision == "futility" then
+    return string.format("%s the repeated interval %s excludes the target effect %s", where,
+      ci, fmt(design.target))
+  elseif e.decision == "cap" then
+    return string.format("%s, the cap, without a decision: the repeated interval %s", where, ci)
+  end
+  return "open: the next look needs " .. tostring(e.next) .. " seeds per variant"
+end
+
 -- The reason of a verdict entry v (the summary's verdicts or interaction_verdicts: its
 -- `reason` code) in words, from its comparison or interaction c under analysis an.
 function M.reason(v, c, an)
@@ -420,7 +441,10 @@ M.CODES = {
   reason = { holm_better = true, holm_worse = true, tost_equivalent = true, no_pairs = true,
     cannot_reach = true, underpowered = true, not_significant = true,
     below_min_effect = true, includes_zero = true, constant = true, small_n = true,
-    no_spread = true },
+    no_spread = true, difference = true, equivalence = true, futility = true, cap = true,
+    open = true, continue = true },
+  decision = { difference = true, equivalence = true, futility = true, cap = true,
+    continue = true },
   interval = { t = true, signflip = true, BCa = true, point = true, signed_rank = true },
   note = { set = true, no_value = true, diverged = true, bca_caveat = true, left_out = true,
     degenerate = true, no_sweep = true },

@@ -15,6 +15,7 @@ local record = require "repro.record"
 local study = require "repro.study"
 local analysis = require "repro.analysis"
 local changes = require "repro.analysis.changes"
+local seq = require "repro.analysis.sequential"
 local progress = require "repro.core.progress"
 local config = require "repro.core.config"
 local planner = require "repro.plan"
@@ -265,7 +266,9 @@ end
 local function analyse(s, dir, ctx)
   local records, missing, warnings = analysis.study_records(s, dir)
   for _, w in ipairs(warnings) do say("%s", w) end
-  if #missing > 0 then
+  -- a sequential study is done when every comparison is decided: the runs after are not run
+  local open = s.analysis and s.analysis.sequential and seq.needed((seq.state(s, records)))
+  if #missing > 0 and (open or not (s.analysis and s.analysis.sequential)) then
     say(who .. ": %d %s of the study %s not done (%s); no summary. Run the study " ..
       "without --only to complete it.", #missing, plural(#missing, "run"),
       #missing == 1 and "is" or "are", table.concat(missing, ", "))
@@ -282,6 +285,38 @@ local function analyse(s, dir, ctx)
   end
   put("summary: " .. shown(dir .. "/summary.json"))
   return 0
+end
+
+-- A sequential study (analysis.sequential): look by look, the runs the comparisons still
+-- open need (lua/repro/analysis/sequential.lua), then the analysis.  A finished run is
+-- never trained again, so an interrupted study resumes at its look; a rerun of a finished
+-- one trains nothing.
+local function run_sequential(s, runs, queue, dir, ctx, jobs, threads, done)
+  local pos = {}
+  for i, seed in ipairs(s.seeds) do pos[seed] = i end
+  ctx.trained = 0
+  while true do
+    local need = seq.needed((seq.state(s, (analysis.study_records(s, dir)))))
+    if not need then break end
+    local batch, rest, upto = {}, {}, 0
+    for _, r in ipairs(queue) do
+      if need[r.variant] and pos[r.seed] <= need[r.variant] then
+        batch[#batch + 1] = r
+        upto = math.max(upto, need[r.variant])
+      else
+        rest[#rest + 1] = r
+      end
+    end
+    if #batch == 0 then break end
+    say("study %s: next look at %d seeds per variant: %d %s to train", s.name, upto, #batch,
+      plural(#batch, "run"))
+    local res = {}
+    res.finished, res.stopped, res.failed, res.not_started, res.interrupted =
+      pool.run(s, batch, jobs, threads, done, #runs)
+    if res.interrupted or #res.failed > 0 then return report_incomplete(runs, res) end
+    ctx.trained, done, queue = ctx.trained + #res.finished, done + #res.finished, rest
+  end
+  return analyse(s, dir, ctx)
 end
 
 -- The study of o and its records root.
@@ -398,7 +433,9 @@ function M.main(args, analyze_only)
         who, #bare, #bare == 1 and "run has" or "runs have", table.concat(bare, ", "))
     end
   end
-  if analyze_only and #queue > 0 then return plan.unfinished(s, queue) end
+  if analyze_only and #queue > 0 and not (s.analysis and s.analysis.sequential) then
+    return plan.unfinished(s, queue)
+  end
   if s.seeds_from_power and #queue > 0 then say("%s", study.seeds_text(s.seeds_from_power)) end
   say("study %s: %d %s selected: %d to train (%d resumed, %d rerun after a config change), " ..
     "%d reused, %d copied; %d %s x %d %s", s.name, #runs, plural(#runs, "run"), #queue,
@@ -410,6 +447,13 @@ function M.main(args, analyze_only)
     local line
     predicted, line = cost.line(queue, jobs, threads)
     say("study %s: %s", s.name, line)
+  end
+  if s.analysis and s.analysis.sequential then
+    if #o.only > 0 then
+      user_error("%s: %s is sequential: its looks choose the runs (no --only)", who, s.name)
+    end
+    ctx.count = count
+    return run_sequential(s, runs, queue, dir, ctx, jobs, threads, done)
   end
   local res = {}
   local t_train = host.now()

@@ -469,6 +469,9 @@ function M.load(path, set, opts)
     s.analysis = rule.check(P, t.analysis, variants, variant_names, s.extensions)
   end
   if s.analysis then power.check_design(P, s, opts, t.seeds) end
+  if s.analysis and s.analysis.sequential then
+    require("repro.study.sequential").check_design(P, s.analysis.sequential, #s.seeds)
+  end
   if s.analysis and s.analysis.sweep then
     sweep.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
   end

@@ -4,6 +4,7 @@
 -- the sections its extensions and sweep add.
 local stats = require "stats"
 local sweep = require "repro.study.sweep"
+local sequential = require "repro.study.sequential"
 local prob = require "repro.study.problems"
 local original = require "repro.study.original"
 local tasks = require "repro.tasks"
@@ -32,7 +33,7 @@ M.ENGINE_METRICS = require("engine").metric_names()
 
 M.ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
-  "registered_rule", "sweep", "tasks", "h1a" }
+  "registered_rule", "sweep", "tasks", "h1a", "sequential" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "test" }
 -- The decision rule of lua/repro/analysis/init.lua (analysis.RULE, kept here so that loading a
@@ -114,6 +115,10 @@ function M.analysis_fields(variant_names)
     { "h1a", "optional: { setups = { { name =, variants = { ... } }, ... }, accuracy =, " ..
       "loss =, stability = { { metric =, log = bool }, ... } }: H1a's three parts across " ..
       "runs (lua/repro/analysis/h1a.lua)", false },
+    { "sequential", "optional: { looks = { n1, ... }, shape = \"obf\" | \"pocock\", test = " ..
+      "\"signed_rank\" | \"t\", stop = { ... }, margin =, target =, sd =, sd_source = }: " ..
+      "seeds in looks, each comparison stopped when decided (lua/repro/study/sequential.lua)",
+      false },
   }
 end
 
@@ -469,6 +474,7 @@ function M.check(P, a, variants, variant_names, ext)
   if a.sweep ~= nil then out.sweep = sweep.check(P, a.sweep, variants) end
   if a.tasks ~= nil then out.tasks = check_tasks(P, a.tasks) end
   if a.h1a ~= nil then out.h1a = check_h1a(P, a.h1a, variants, out.metrics) end
+  if a.sequential ~= nil then out.sequential = sequential.check(P, a.sequential, out) end
   return out
 end
 

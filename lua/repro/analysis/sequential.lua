@@ -1,0 +1,197 @@
+-- Sequential comparisons (analysis.sequential; the design: lua/repro/study/sequential.lua).
+-- At look k a comparison has the paired differences (treatment - baseline, on the primary
+-- metric) of the first looks[k] seeds in the declared order.  Its boundary c_k comes from
+-- stats.seq_calibrate: the constant that keeps the two-sided type I error at alpha / m over
+-- all looks (m comparisons, Bonferroni), for the design's test and shape.  At each look:
+--   signed_rank  the Hodges-Lehmann estimate with its exact Wilcoxon interval at the
+--                level of the boundary (1 - 2 (1 - Phi(c_k))): the repeated confidence
+--                interval; the difference is decided by the standardized W+ >= c_k, the
+--                statistic the boundary was calibrated on;
+--   t            the mean difference, mean -+ c_k sd / sqrt(n) (c_k on the t scale).
+-- A comparison stops at the first look where a declared stop holds: difference (the
+-- statistic reaches its boundary: better or worse), equivalence (the interval inside
+-- +-margin), futility (the interval excludes the target effect: inconclusive, the effect
+-- sought ruled out); at the last look it stops anyway (the cap).  Runs trained after a
+-- comparison stopped are counted, never used by its decision.
+local stats = require "stats"
+local json = require "repro.core.json"
+
+local M = {}
+
+local function arr(t) return json.array(t or {}) end
+
+local upper_tail = stats.normal_q
+
+-- The calibrated constant and the boundary at each look of design spec for m comparisons
+-- at level alpha (cached: the calibration simulates 100,000 studies).
+local cache = {}
+function M.boundaries(spec, m, alpha)
+  local key = table.concat(spec.looks, ",") .. "|" .. spec.test .. "|" .. spec.shape .. "|" ..
+    m .. "|" .. alpha
+  if not cache[key] then
+    local r = stats.seq_calibrate(spec.looks, { { test = spec.test, shape = spec.shape,
+      alpha = alpha / m } }, { studies = 100000, seed = 1 })[1]
+    local z = stats.seq_bounds(spec.looks, { test = "z", shape = spec.shape, c = r.c })
+    cache[key] = { c = r.c, bounds = r.bounds, z = z }
+  end
+  return cache[key]
+end
+
+-- The standardized W+ of differences d (average ranks of |d|; zeros dropped).
+local function signed_rank_z(d)
+  local nz = {}
+  for _, x in ipairs(d) do if x ~= 0 then nz[#nz + 1] = x end end
+  local n = #nz
+  if n == 0 then return 0 end
+  local order = {}
+  for i = 1, n do order[i] = i end
+  table.sort(order, function(a, b) return math.abs(nz[a]) < math.abs(nz[b]) end)
+  local rank, i = {}, 1
+  while i <= n do
+    local j = i
+    while j < n and math.abs(nz[order[j + 1]]) == math.abs(nz[order[i]]) do j = j + 1 end
+    for k = i, j do rank[order[k]] = (i + j) / 2 end
+    i = j + 1
+  end
+  local w = 0
+  for k = 1, n do if nz[k] > 0 then w = w + rank[k] end end
+  local mu = n * (n + 1) / 4
+  local sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+  return (w - mu) / sd
+end
+
+-- One look: the estimate, the repeated interval and the statistic of pairs (a, b) (the
+-- baseline's and the treatment's values), with bound c (the test's scale) and cz (z).
+local function look_of(spec, a, b, c, cz)
+  local n = #a
+  local d = {}
+  for i = 1, n do d[i] = b[i] - a[i] end
+  local out = { pairs = n, bound = c }
+  if n < 2 then return out end
+  local level_alpha = 2 * upper_tail(cz)
+  if spec.test == "signed_rank" then
+    local r = stats.robust(a, b, { alpha = level_alpha })
+    out.estimate, out.statistic = r.hl, signed_rank_z(d)
+    out.ci = r.ci and arr({ r.ci[1], r.ci[2] }) or nil
+  else
+    local sm = stats.summary(d)
+    out.estimate = sm.mean
+    if sm.sd and sm.sd > 0 then
+      local se = sm.sd / math.sqrt(n)
+      out.statistic = sm.mean / se
+      out.ci = arr({ sm.mean - c * se, sm.mean + c * se })
+    end
+  end
+  out.level = 1 - level_alpha
+  return out
+end
+
+-- The decision at a look (a stop code, or nil to go on), with the design's stops.
+local function decide(spec, lk, better)
+  local ci = lk.ci
+  if spec.stops.difference and lk.statistic and math.abs(lk.statistic) >= lk.bound then
+    local lower = lk.statistic < 0
+    return "difference", (lower == (better == "lower")) and "better" or "worse"
+  end
+  if not ci then return nil end
+  if spec.stops.equivalence and ci[1] > -spec.margin and ci[2] < spec.margin then
+    return "equivalence", "equivalent"
+  end
+  if spec.stops.futility and (ci[1] > spec.target or ci[2] < spec.target) then
+    return "futility", "inconclusive"
+  end
+  return nil
+end
+
+-- The values of variant v's first n seeds of `seeds` on metric m: a list, nil for a seed
+-- without a finite value, and whether every one of the n runs is done.
+local function values_of(runs, v, seeds, n, m)
+  local out, done = {}, true
+  for i = 1, n do
+    local r = runs[v] and runs[v][seeds[i]]
+    if not r then done = false else out[i] = not r.diverged and r.values[m] or false end
+  end
+  return out, done
+end
+
+-- The state of every comparison of study s with the runs done (runs[variant][seed], absent
+-- when not done): per comparison its looks so far, its decision (nil while open) and the
+-- seeds it needs next.  A look counts once all its runs are done.
+function M.state(s, runs)
+  local an = s.analysis
+  local spec = setmetatable({ stops = {} }, { __index = an.sequential })
+  for _, x in ipairs(an.sequential.stop) do spec.stops[x] = true end
+  local b = M.boundaries(an.sequential, #an.comparisons, an.alpha)
+  local out = {}
+  for _, pair in ipairs(an.comparisons) do
+    local tv, bv = pair[1], pair[2]
+    local e = { treatment = tv, baseline = bv, metric = an.primary, looks = arr({}) }
+    for k, n in ipairs(an.sequential.looks) do
+      local ta, tdone = values_of(runs, tv, s.seeds, n, an.primary)
+      local ba, bdone = values_of(runs, bv, s.seeds, n, an.primary)
+      if not (tdone and bdone) then e.next = n break end
+      local a, bb = {}, {}
+      for i = 1, n do
+        if ta[i] and ba[i] then a[#a + 1], bb[#bb + 1] = ba[i], ta[i] end
+      end
+      local lk = look_of(spec, a, bb, b.bounds[k], b.z[k])
+      lk.look, lk.n = k, n
+      local code, verdict = decide(spec, lk, an.better)
+      if not code and k == #an.sequential.looks then code, verdict = "cap", "inconclusive" end
+      lk.decision = code or "continue"
+      e.looks[#e.looks + 1] = lk
+      if code then
+        e.stopped_at, e.n, e.decision, e.verdict = k, n, code, verdict
+        e.estimate, e.ci = lk.estimate, lk.ci
+        if spec.target and lk.ci then
+          e.target_in_ci = lk.ci[1] <= spec.target and spec.target <= lk.ci[2]
+        end
+        break
+      end
+    end
+    out[#out + 1] = e
+  end
+  return out, b
+end
+
+-- The seeds each variant needs for the comparisons still open, by variant (nil when every
+-- comparison is decided).
+function M.needed(state)
+  local need, open = {}, false
+  for _, e in ipairs(state) do
+    if not e.decision and e.next then
+      open = true
+      for _, v in ipairs({ e.treatment, e.baseline }) do
+        need[v] = math.max(need[v] or 0, e.next)
+      end
+    end
+  end
+  return open and need or nil
+end
+
+-- summary.sequential for study s with its runs: the design, each comparison's path and
+-- decision, and the runs used against the fixed design's.  runs_done: the count of runs
+-- with a record.
+function M.summarize(s, runs, runs_done)
+  local an = s.analysis
+  local state, b = M.state(s, runs)
+  local used = {}
+  for _, e in ipairs(state) do
+    local n = e.n or 0
+    for _, v in ipairs({ e.treatment, e.baseline }) do used[v] = math.max(used[v] or 0, n) end
+  end
+  local n_used = 0
+  for _, n in pairs(used) do n_used = n_used + n end
+  local spec = an.sequential
+  return {
+    design = { looks = arr(spec.looks), shape = spec.shape, test = spec.test,
+      stop = arr(spec.stop), margin = spec.margin, target = spec.target, sd = spec.sd,
+      sd_source = spec.sd_source, alpha = an.alpha, m = #an.comparisons, c = b.c,
+      bounds = arr(b.bounds), z_bounds = arr(b.z) },
+    comparisons = arr(state),
+    runs_used = n_used, runs_done = runs_done,
+    runs_fixed = spec.looks[#spec.looks] * #s.variants,
+  }
+end
+
+return M

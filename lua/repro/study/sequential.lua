@@ -1,0 +1,102 @@
+-- A study's sequential design (analysis.sequential), checked before anything runs.
+-- The runs come in looks: at look k each variant has its first looks[k] seeds, in the
+-- declared order.  A comparison stops at the first look where its repeated confidence
+-- interval decides it (lua/repro/analysis/sequential.lua); the runner trains the next look
+-- only for comparisons still open.  The last look is the cap: it equals the study's seeds.
+local M = {}
+
+M.SHAPES = { obf = true, pocock = true }
+M.TESTS = { signed_rank = true, t = true }
+M.STOPS = { difference = true, equivalence = true, futility = true }
+local FIELDS = { looks = true, shape = true, test = true, stop = true, margin = true,
+  target = true, sd = true, sd_source = true }
+
+local function is_int(x) return math.type(x) == "integer" end
+
+-- The design, normalized; P collects the problems.  an: the study's analysis, checked.
+function M.check(P, spec, an)
+  local path = "analysis.sequential"
+  if type(spec) ~= "table" then
+    P.add(path, "expected { looks = { n1, n2, ... }, shape = \"obf\" | \"pocock\", test = " ..
+      "\"signed_rank\" | \"t\", stop = { \"difference\", \"equivalence\", \"futility\" }, " ..
+      "margin =, target =, sd =, sd_source = }")
+    return nil
+  end
+  for k in pairs(spec) do
+    if not FIELDS[k] then
+      P.add(path .. "." .. tostring(k), "unknown field (expected looks, shape, test, stop, " ..
+        "margin, target, sd, sd_source)", tostring(k))
+    end
+  end
+  local out = { shape = spec.shape, test = spec.test, margin = spec.margin or
+    (an or {}).min_effect, target = spec.target, sd = spec.sd, sd_source = spec.sd_source,
+    looks = {}, stop = {} }
+  local looks = spec.looks
+  if type(looks) ~= "table" or #looks < 2 then
+    P.add(path .. ".looks", "expected at least 2 look sizes (seeds per variant), increasing",
+      "looks")
+  else
+    for i, n in ipairs(looks) do
+      if not is_int(n) or n < 2 or (i > 1 and n <= looks[i - 1]) then
+        P.add(string.format("%s.looks[%d]", path, i), "expected an integer >= 2 above the " ..
+          "look before it, got " .. tostring(n), "looks")
+      end
+      out.looks[i] = n
+    end
+  end
+  if not M.SHAPES[spec.shape] then
+    P.add(path .. ".shape", "expected \"obf\" (O'Brien-Fleming) or \"pocock\", got " ..
+      tostring(spec.shape), "shape")
+  end
+  if not M.TESTS[spec.test] then
+    P.add(path .. ".test", "expected \"signed_rank\" (with its Hodges-Lehmann interval) or " ..
+      "\"t\", got " .. tostring(spec.test), "test")
+  end
+  if type(spec.stop) ~= "table" or #spec.stop == 0 then
+    P.add(path .. ".stop", "expected a non-empty list of \"difference\", \"equivalence\", " ..
+      "\"futility\"", "stop")
+  else
+    for i, x in ipairs(spec.stop) do
+      if not M.STOPS[x] then
+        P.add(string.format("%s.stop[%d]", path, i), "expected \"difference\", " ..
+          "\"equivalence\" or \"futility\", got " .. tostring(x), "stop")
+      end
+      out.stop[i] = x
+    end
+  end
+  if type(out.margin) ~= "number" or out.margin <= 0 then
+    P.add(path .. ".margin", "expected the equivalence margin, a number > 0 (default " ..
+      "analysis.min_effect)", "margin")
+  end
+  local futility = false
+  for _, x in ipairs(out.stop) do futility = futility or x == "futility" end
+  if (futility and type(spec.target) ~= "number") or
+      (spec.target ~= nil and type(spec.target) ~= "number") then
+    P.add(path .. ".target", "expected the effect whose exclusion stops for futility, a " ..
+      "number (in the primary metric's units)", "target")
+  end
+  if type(spec.sd) ~= "number" or spec.sd <= 0 then
+    P.add(path .. ".sd", "expected the planning sd of a paired difference, a number > 0 " ..
+      "(for the expected runs the dry run prints)", "sd")
+  end
+  if type(spec.sd_source) ~= "string" or spec.sd_source == "" then
+    P.add(path .. ".sd_source", "expected where the planning sd comes from (a pilot or " ..
+      "an earlier study's summary, named)", "sd_source")
+  end
+  if an and (#(an.interactions or {}) > 0) then
+    P.add(path, "a sequential study compares pairs only: remove analysis.interactions",
+      "interactions")
+  end
+  return out
+end
+
+-- The study's seeds against the design: the last look is the cap, the seeds declared.
+function M.check_design(P, spec, n_seeds)
+  local last = spec.looks[#spec.looks]
+  if last and last ~= n_seeds then
+    P.add("analysis.sequential.looks", string.format("the last look (%d seeds) must be " ..
+      "the study's seeds (%d): it is the cap", last, n_seeds), "looks")
+  end
+end
+
+return M
