@@ -22,17 +22,30 @@ local user_error = base.user_error
 -- The largest difference of val_loss `eval` accepts against the record's.
 M.TOLERANCE = 1e-6
 
--- The record directory RUN names: as given, else under the records root.
+-- The record directory RUN names: as given, else (a relative RUN) under the records root.
 local function record_dir(run, who)
   local st = sys.stat(run)
   if st and st.type == "dir" then return run end
-  local root = os.getenv("REPRO_EXPERIMENTS")
-  root = (root and root ~= "") and root or (host.root .. "/experiments")
-  local under = root .. "/" .. run
-  st = sys.stat(under)
-  if st and st.type == "dir" then return under end
-  user_error("%s: %s is not a run record directory (nor %s)", who, base.printable(run),
-    base.printable(under))
+  if run:sub(1, 1) ~= "/" then
+    local root = os.getenv("REPRO_EXPERIMENTS")
+    root = (root and root ~= "") and root or (host.root .. "/experiments")
+    local under = root .. "/" .. run
+    st = sys.stat(under)
+    if st and st.type == "dir" then return under end
+    user_error("%s: %s is not a run record directory (nor %s)", who, base.printable(run),
+      base.printable(under))
+  end
+  user_error("%s: %s is not a run record directory%s", who, base.printable(run),
+    st and "" or " (no such directory)")
+end
+
+-- The JSON object of a record's file (its verified text), or a user error naming it.
+local function object_of(text, path, who)
+  local ok, t = pcall(json.decode, text or "")
+  if not ok or type(t) ~= "table" or not text:match("^%s*{") then
+    user_error("%s: %s: not a JSON object: refused", who, path)
+  end
+  return t
 end
 
 -- An engine error as the message of a user error; in it, a kept model's private copy is
@@ -56,12 +69,13 @@ local function engine_call(who, f, k, ...)
 end
 
 -- The kept model of record RUN: {dir, cfg, model, model_file, config_id, metrics,
--- manifest}, or a user error saying what is missing and how to get it.  Read once:
--- config.json, metrics.json and manifest.json are the texts record.verify verified;
--- model (a private copy, fs.private_subdir) holds the bytes of model_file
--- (DIR/model.rptf) whose SHA-256 was checked, read only when its size is at most what a
--- kept model of the config takes (engine.model_max_bytes).  The engine's one reader of
--- tensor files (engine/tensorfile.h) then parses it, strictly.
+-- manifest}, or a user error naming the file and what is wrong, before anything is
+-- computed.  Read once: config.json, metrics.json and manifest.json are the texts
+-- record.verify verified; config.json must hold a config the engine accepts and
+-- metrics.json its SHA-256; model (a private copy, fs.private_subdir) holds the bytes of
+-- model_file (DIR/model.rptf) whose SHA-256 was checked, read only when its size is at
+-- most what a kept model of the config takes (engine.model_max_bytes).  The engine's one
+-- reader of tensor files (engine/tensorfile.h) then parses it, strictly.
 function M.load(run, who)
   local dir = record_dir(run, who)
   local state, problems, kept = record.verify(dir)
@@ -72,8 +86,19 @@ function M.load(run, who)
       #problems > 0 and (": " .. table.concat(problems, "; ")) or "")
   end
   local man = kept.manifest
-  local cfg = json.decode(kept.texts["config.json"])
-  local metrics = json.decode(kept.texts["metrics.json"])
+  local cfg_file, metrics_file = dir .. "/config.json", dir .. "/metrics.json"
+  local cfg = object_of(kept.texts["config.json"], cfg_file, who)
+  local metrics = object_of(kept.texts["metrics.json"], metrics_file, who)
+  if metrics.config_sha256 ~= kept.sha256["config.json"] then
+    user_error("%s: %s: config_sha256 is not the SHA-256 of config.json: refused", who,
+      metrics_file)
+  end
+  local cok, cerr = pcall(engine.check, cfg)
+  if not cok then
+    local e = record.engine_error(cerr)
+    if type(e) ~= "table" then error(cerr, 0) end
+    user_error("%s: %s: %s", who, cfg_file, e.message)
+  end
   local model = dir .. "/" .. record.MODEL
   local st = sys.lstat(model)
   if not st then
@@ -348,6 +373,25 @@ end
 
 local EXPORT_USAGE = "usage: bin/repro export-model RUN --format safetensors [--out DIR]"
 
+-- Refuses (a user error naming --out) an output folder that cannot be one: an empty path,
+-- or one that exists, or has an ancestor that exists, as something other than a folder.
+local function out_check(out, who)
+  if out == "" then user_error("%s: --out is empty: give a directory", who) end
+  local path = out:gsub("/+$", "")
+  while path ~= "" do
+    local st = sys.lstat(path)
+    if st then
+      if st.type ~= "dir" then
+        user_error("%s: --out %s: %s is %s, not a directory", who, base.printable(out),
+          base.printable(path), ({ link = "a symbolic link", file = "a file" })[st.type] or
+          "a device, pipe or socket")
+      end
+      return
+    end
+    path = path:match("^(.*)/[^/]*$") or ""
+  end
+end
+
 function M.export_main(args)
   local who = "repro export-model"
   local o = base.parse_options(args, who, EXPORT_USAGE, {
@@ -359,14 +403,20 @@ function M.export_main(args)
     user_error("%s: --format %s: the formats are: safetensors\n%s", who,
       base.printable(o.format or "(none)"), EXPORT_USAGE)
   end
+  if o.out then out_check(o.out, who) end
   local k = M.load(o.targets[1], who)
   local out = o.out
   if not out then
     local rel = fs.relative_to_root(fs.absolute(k.dir)):gsub("^experiments/", "")
     out = host.root .. "/build/export/" .. rel
+    out_check(out, who)
   end
   local e = M.export(k, who)
-  fs.mkdir_p(out)
+  local ok, err = pcall(fs.mkdir_p, out)
+  if not ok then
+    user_error("%s: --out %s: %s", who, base.printable(out),
+      base.printable(type(err) == "table" and tostring(err.message) or tostring(err)))
+  end
   fs.write_atomic(out .. "/model.safetensors", e.safetensors)
   fs.write_atomic(out .. "/config.json", json.pretty(e.config))
   print(string.format("%s: %s/model.safetensors (%d tensors, %d parameters) and " ..
