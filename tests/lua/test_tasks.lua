@@ -1,6 +1,7 @@
 -- The task stage (lua/repro/tasks, lua/tasks/, engine/tasks.h from Lua): every generator
 -- on a second small corpus this test writes, deterministic builds, balanced answer
--- positions, the bad inputs (refused, naming file and item, writing nothing), a planted
+-- positions, a built version never rewritten (the same bytes a no-op, other bytes refused
+-- writing nothing), the bad inputs (refused, naming file and item, writing nothing), a planted
 -- task a trained tiny model must get right, an untrained model at chance, permutation
 -- invariance, identical scores at 1 and 2 threads, and the config key's record.
 local check = require "repro.core.check"
@@ -82,6 +83,26 @@ for _, task in ipairs(tasks.suite("core")) do
   if sums[task] then
     t:eq(fs.sha256(r.file) .. fs.sha256(r.pool_file), sums[task], task .. ": same bytes twice")
   end
+end
+-- `tasks build`: one file of the suite's version changed refuses the whole build, naming
+-- it, and writes nothing (not even a file that is missing); the same bytes are a no-op
+do
+  local core_dir = tasks.dir_of(corpus)
+  local order_file = tasks.files(core_dir, "order")
+  local completion, completion_pool = tasks.files(core_dir, "completion")
+  local order_text = fs.read(order_file)
+  check.write(order_file, order_text .. "\n")
+  os.remove(completion_pool)
+  local c, _, e = check.run(repro .. " tasks build core --data " .. corpus)
+  t:ok(c == 1 and e:find(fs.shown(order_file) .. " (other bytes)", 1, true) and
+    e:find("bump the version instead", 1, true) and e:find("nothing was written", 1, true),
+    "tasks build: a changed file of a built version is refused, naming it: " .. e)
+  t:ok(not fs.exists(completion_pool), "tasks build: a refused build writes nothing")
+  check.write(order_file, order_text)
+  c, _, e = check.run(repro .. " tasks build core --data " .. corpus)
+  t:ok(c == 0 and fs.sha256(completion) .. fs.sha256(completion_pool) == sums.completion and
+    fs.read(order_file) == order_text, "tasks build: the same bytes, the missing file " ..
+    "written again: " .. e)
 end
 -- the items come from the validation split: every context ends inside its text
 local text = fs.read(corpus)
@@ -167,15 +188,32 @@ tasks.SUITES.planted = { "few" }
 t:raises(function() tasks.load(corpus, "planted", { dir = tdir }) end,
   "every task was skipped on corpus minidialog", "a suite with every task skipped is refused")
 tasks.SUITES.planted = nil
--- building it again with enough items removes the marker
+-- a built version is never rewritten: the same bytes again are a no-op; a changed
+-- generator (here one with enough items, which would remove the marker) is refused,
+-- naming the file, and writes nothing; as a new version it builds, without a marker
+local marker_before = fs.read(tasks.skip_file(tdir, "few"))
+tasks.build(corpus, "few", { dir = tdir, generator = dir .. "/few.lua" })
+t:eq(fs.read(tasks.skip_file(tdir, "few")), marker_before, "the same build again: a no-op")
 local items40 = {}
 for i = 1, 60 do
   items40[i] = string.format('{ context = "c%d ", answer = "a%d", distractors = { "b%d" } }', i, i, i)
 end
-local rebuilt = tasks.build(corpus, "few", { dir = tdir, generator = gen("few2",
-  "return { items = { " .. table.concat(items40, ", ") .. " } }") })
-t:ok(not rebuilt.skipped and not fs.exists(tasks.skip_file(tdir, "few")) and
-  fs.exists(rebuilt.file), "a task built after a skip has its items and no marker")
+local few2 = gen("few2", "return { items = { " .. table.concat(items40, ", ") .. " } }")
+t:raises(function() tasks.build(corpus, "few", { dir = tdir, generator = few2 }) end,
+  fs.shown(tasks.skip_file(tdir, "few")) .. " (would be removed)",
+  "a changed build of a built version is refused, naming the file")
+t:ok(fs.read(tasks.skip_file(tdir, "few")) == marker_before and
+  not fs.exists((tasks.files(tdir, "few"))), "and nothing was written")
+local rebuilt = tasks.build(corpus, "few", { dir = tdir, generator = few2, version = 2 })
+t:ok(not rebuilt.skipped and not fs.exists(tasks.skip_file(tdir, "few", 2)) and
+  fs.exists(rebuilt.file), "as version 2 it builds: its items and no marker")
+local order_file = tasks.files(tdir, "order")
+local order_text = fs.read(order_file)
+check.write(order_file, order_text:gsub("\n$", "\n\n"))
+t:raises(function() tasks.build(corpus, "order", { dir = tdir }) end,
+  fs.shown(order_file) .. " (other bytes); bump the version instead",
+  "an items file with other bytes is never rewritten")
+check.write(order_file, order_text)
 
 -- 3. A planted task: the answer is the most frequent character after the context's last
 -- character in the training split, the distractor the least frequent one seen there.
