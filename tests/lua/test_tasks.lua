@@ -601,5 +601,48 @@ do
   proc.setenv("REPRO_TASKS", dir .. "/tasks")
 end
 
+-- 9. A record whose task file changed since it was scored is stale: verify names it (and
+-- fails), analyze lists it as not done with the file, run --dry-run plans it again, eval
+-- --tasks refuses to compare its scores, and run trains it again, its old files kept aside.
+do
+  local kept = dir .. "/kept"
+  local c, o, e = check.run(repro .. " train " .. args .. " tasks=core --out " .. kept ..
+    " --keep-model")
+  t:eq(c, 0, "a kept model scored on the suite: " .. e)
+  local order_file = tasks.files(tasks.dir_of(corpus), "order")
+  local order_text = fs.read(order_file)
+  local first, rest = order_text:match("^([^\n]*\n)([^\n]*\n)")
+  check.write(order_file, rest .. first .. order_text:sub(#first + #rest + 1))
+  local named = fs.relative_to_root(order_file)
+  c, o, e = check.run(repro .. " verify " .. dir .. "/exp/zz_tasks")
+  t:ok(c == 1 and o:find("STALE", 1, true) and o:find(named .. " (SHA-256 ", 1, true) and
+    o:find("6 stale", 1, true), "verify names a stale record and its task file: " .. o .. e)
+  c, o, e = check.run(repro .. " analyze " .. dir .. "/zz_tasks.lua --out-root " .. dir .. "/exp")
+  t:ok(c == 1 and (o .. e):find("scored on task files that changed since: " .. named, 1, true)
+    and (o .. e):find("6 of its 6 runs not done", 1, true),
+    "analyze lists the stale runs as not done, naming the file: " .. o .. e)
+  c, o, e = check.run(repro .. " run " .. dir .. "/zz_tasks.lua --dry-run --out-root " ..
+    dir .. "/exp")
+  t:ok(c == 0 and o:find("retrain none/seed-1", 1, true) and o:find("6 to train", 1, true),
+    "run --dry-run plans the stale runs again: " .. o .. e)
+  c, o, e = check.run(repro .. " eval " .. kept .. " --tasks core")
+  t:ok(c == 1 and e:find(named .. " (SHA-256 ", 1, true) and
+    e:find("its task scores are not these files'", 1, true),
+    "eval --tasks refuses a stale record's scores, naming the file: " .. e)
+  local before = fs.read(dir .. "/exp/zz_tasks/none/seed-1/metrics.json")
+  c, o, e = check.run(repro .. " run " .. dir .. "/zz_tasks.lua --only variant=none,seed=1 " ..
+    "--out-root " .. dir .. "/exp")
+  local aside
+  for _, n in ipairs(require("repro.sys").listdir(dir .. "/exp/zz_tasks/none/seed-1") or {}) do
+    if n:match("^stale%-") then aside = dir .. "/exp/zz_tasks/none/seed-1/" .. n end
+  end
+  t:ok((c == 0 or c == 3) and (o .. e):find("1 retrained on changed task files", 1, true) and
+    aside and fs.read(aside .. "/metrics.json") == before,
+    "run trains a stale run again, its old files kept in stale-<time>/: " .. o .. e)
+  c, o = check.run(repro .. " verify " .. dir .. "/exp/zz_tasks/none/seed-1")
+  t:ok(c == 0 and not o:find("STALE", 1, true), "the run trained again is current: " .. o)
+  check.write(order_file, order_text)
+end
+
 check.rmtree(dir)
 t:done()

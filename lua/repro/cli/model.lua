@@ -239,6 +239,14 @@ function M.eval_main(args)
     user_error("%s: --split %s: the splits are: val", who, base.printable(kind))
   end
   local k = M.load(o.targets[1], who)
+  if kind == "tasks" and k.cfg.tasks == o.tasks then
+    -- the record's task scores are compared only while they are its task files'
+    local stale = record.stale_task_files(k.manifest)
+    if #stale > 0 then
+      user_error("%s: %s: its record was %s: its task scores are not these files' (retrain it " ..
+        "to score it on them)", who, k.dir, record.stale_text(stale))
+    end
+  end
   local rows, agree, note = M.EVALUATIONS[kind](k, who, o.tasks)
   if o.json then
     local out = json.object({ run = k.dir, evaluation = kind, agrees = agree,
