@@ -286,8 +286,9 @@ static tf_file *parse(reader *r, char *why, size_t whylen)
         }
     }
     if (r->pos != r->size || fgetc(r->fp) != EOF) {
-        snprintf(why, whylen, "%ju trailing bytes after the last tensor (a tensor file ends "
-                 "with it)", (uintmax_t)(r->size > r->pos ? r->size - r->pos : 1));
+        uintmax_t extra = r->size > r->pos ? r->size - r->pos : 1;
+        snprintf(why, whylen, "%ju trailing byte%s after the last tensor (a tensor file ends "
+                 "with it)", extra, extra == 1 ? "" : "s");
         goto fail;
     }
     return f;
