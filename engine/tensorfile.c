@@ -33,16 +33,19 @@ void tf_free(tf_file *f)
     free(f);
 }
 
-int tf_add(tf_file *f, const char *name, enum tf_dtype dtype, int ndim, const uint32_t *dims,
-           const void *data)
+/* A new tensor of f (its data allocated, uninitialized), or NULL when out of memory or
+ * at the limits of tf_add. */
+static tf_tensor *add_tensor(tf_file *f, const char *name, enum tf_dtype dtype, int ndim,
+                             const uint32_t *dims)
 {
-    if (ndim < 0 || ndim > 4)
-        return -1;
+    size_t len = strlen(name);
+    if (ndim < 0 || ndim > 4 || len == 0 || len > TF_NAME_MAX || f->count >= TF_MAX_TENSORS)
+        return NULL;
     if (f->count == f->cap) {
         int cap = f->cap ? 2 * f->cap : 16;
         tf_tensor *t = realloc(f->t, (size_t)cap * sizeof *t);
         if (!t)
-            return -1;
+            return NULL;
         f->t = t;
         f->cap = cap;
     }
@@ -60,11 +63,26 @@ int tf_add(tf_file *f, const char *name, enum tf_dtype dtype, int ndim, const ui
     if (!t->name || !t->data) {
         free(t->name);
         free(t->data);
-        return -1;
+        return NULL;
     }
-    memcpy(t->data, data, t->count * dtype_size(dtype));
     f->count++;
+    return t;
+}
+
+int tf_add(tf_file *f, const char *name, enum tf_dtype dtype, int ndim, const uint32_t *dims,
+           const void *data)
+{
+    tf_tensor *t = add_tensor(f, name, dtype, ndim, dims);
+    if (!t)
+        return -1;
+    memcpy(t->data, data, t->count * dtype_size(dtype));
     return 0;
+}
+
+uint64_t tf_max_bytes(int ntensors, uint64_t data_bytes)
+{
+    /* the magic, version and count; per tensor its name length, name, dtype, ndim, 4 dims */
+    return 12 + (uint64_t)ntensors * (4 + TF_NAME_MAX + 4 + 4 + 16) + data_bytes;
 }
 
 static int put_u32(FILE *fp, uint32_t v)
@@ -72,15 +90,6 @@ static int put_u32(FILE *fp, uint32_t v)
     unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                           (unsigned char)(v >> 24)};
     return fwrite(b, 1, 4, fp) == 4 ? 0 : -1;
-}
-
-static int get_u32(FILE *fp, uint32_t *v)
-{
-    unsigned char b[4];
-    if (fread(b, 1, 4, fp) != 4)
-        return -1;
-    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    return 0;
 }
 
 int tf_write(const tf_file *f, const char *path)
@@ -122,7 +131,173 @@ int tf_write(const tf_file *f, const char *path)
     return af_commit(&a, 0);
 }
 
-tf_file *tf_read(const char *path, char *err, size_t errlen)
+/* The bytes of a file read in order, never past the size fstat gave. */
+typedef struct {
+    FILE *fp;
+    uint64_t pos, size;
+} reader;
+
+static int read_bytes(reader *r, void *buf, size_t n)
+{
+    if (n > r->size - r->pos || fread(buf, 1, n, r->fp) != n)
+        return -1;
+    r->pos += n;
+    return 0;
+}
+
+static int read_u32(reader *r, uint32_t *v)
+{
+    unsigned char b[4];
+    if (read_bytes(r, b, 4))
+        return -1;
+    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    return 0;
+}
+
+/* name (len bytes) as a message shows it: printable ASCII as is, other bytes as \xNN,
+ * cut with "..." where out (at least 8 bytes) is full. */
+static void shown_name(const char *name, size_t len, char *out, size_t outlen)
+{
+    size_t o = 0, i = 0;
+    for (; i < len && o + 8 < outlen; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c >= 32 && c < 127 && c != '\\')
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", c);
+    }
+    if (i < len)
+        o += (size_t)snprintf(out + o, outlen - o, "...");
+    out[o] = '\0';
+}
+
+/* The tensors of an open file of size bytes; NULL with what is wrong in why. */
+static tf_file *parse(reader *r, char *why, size_t whylen)
+{
+    static const size_t min_tensor = 4 + 1 + 4 + 4; /* a one-byte name and no dims */
+    tf_file *f = tf_new();
+    if (!f) {
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    char magic[4];
+    uint32_t version, count;
+    if (r->size < 12) {
+        snprintf(why, whylen, "truncated header: %ju bytes, and a tensor file starts with 12",
+                 (uintmax_t)r->size);
+        goto fail;
+    }
+    if (read_bytes(r, magic, 4) || read_u32(r, &version) || read_u32(r, &count)) {
+        snprintf(why, whylen, "cannot read its header (changed while read?)");
+        goto fail;
+    }
+    if (memcmp(magic, "RPTF", 4) != 0) {
+        snprintf(why, whylen, "not a tensor file (no RPTF magic)");
+        goto fail;
+    }
+    if (version != 1) {
+        snprintf(why, whylen, "version %u (this reader knows version 1)", version);
+        goto fail;
+    }
+    if (count > TF_MAX_TENSORS || count > (r->size - 12) / min_tensor) {
+        snprintf(why, whylen, "claims %u tensor%s, more than %s", count, count == 1 ? "" : "s",
+                 count > TF_MAX_TENSORS ? "a tensor file holds (4096)"
+                                        : "its bytes can hold");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t at = r->pos;
+        uint32_t len, dtype, ndim, dims[4];
+        char name[TF_NAME_MAX + 1], shown[80];
+        if (read_u32(r, &len)) {
+            snprintf(why, whylen, "truncated: tensor %u of %u starts at byte %ju, past the end",
+                     i + 1, count, (uintmax_t)at);
+            goto fail;
+        }
+        if (len == 0 || len > TF_NAME_MAX) {
+            snprintf(why, whylen, "tensor %u (at byte %ju): name length %u, not 1..%d", i + 1,
+                     (uintmax_t)at, len, TF_NAME_MAX);
+            goto fail;
+        }
+        if (read_bytes(r, name, len)) {
+            snprintf(why, whylen, "truncated: the name of tensor %u (at byte %ju) runs past the "
+                     "end",
+                     i + 1, (uintmax_t)at);
+            goto fail;
+        }
+        name[len] = '\0';
+        shown_name(name, len, shown, sizeof shown);
+        if (strlen(name) != len) {
+            snprintf(why, whylen, "tensor %u (at byte %ju): a NUL byte in its name '%s'", i + 1,
+                     (uintmax_t)at, shown);
+            goto fail;
+        }
+        for (int k = 0; k < f->count; k++)
+            if (strcmp(f->t[k].name, name) == 0) {
+                snprintf(why, whylen, "tensor '%s' appears twice (tensors %d and %u): refused, "
+                         "since readers could take either", shown, k + 1, i + 1);
+                goto fail;
+            }
+        if (read_u32(r, &dtype) || read_u32(r, &ndim)) {
+            snprintf(why, whylen, "truncated: the header of tensor '%s' (at byte %ju) runs "
+                     "past the end", shown, (uintmax_t)at);
+            goto fail;
+        }
+        if (dtype > TF_F64) {
+            snprintf(why, whylen, "tensor '%s' (at byte %ju): unknown dtype %u", shown,
+                     (uintmax_t)at, dtype);
+            goto fail;
+        }
+        if (ndim > 4) {
+            snprintf(why, whylen, "tensor '%s' (at byte %ju): %u dims, more than 4", shown,
+                     (uintmax_t)at, ndim);
+            goto fail;
+        }
+        /* elements and bytes in 64 bits, checked before each product */
+        uint64_t n = 1, size = dtype_size((enum tf_dtype)dtype), left;
+        int over = 0;
+        for (uint32_t d = 0; d < ndim; d++) {
+            if (read_u32(r, &dims[d])) {
+                snprintf(why, whylen, "truncated: the dims of tensor '%s' (at byte %ju) run past "
+                         "the end", shown, (uintmax_t)at);
+                goto fail;
+            }
+            if (dims[d] != 0 && n > UINT64_MAX / dims[d])
+                over = 1;
+            else
+                n *= dims[d];
+        }
+        left = r->size - r->pos;
+        if (over || n > left / size || n > SIZE_MAX / size - 1) {
+            snprintf(why, whylen, "tensor '%s' (at byte %ju) claims more data than the %ju "
+                     "bytes left in the file", shown, (uintmax_t)at, (uintmax_t)left);
+            goto fail;
+        }
+        tf_tensor *t = add_tensor(f, name, (enum tf_dtype)dtype, (int)ndim, dims);
+        if (!t) {
+            snprintf(why, whylen, "out of memory for tensor '%s' (%ju bytes)", shown,
+                     (uintmax_t)(n * size));
+            goto fail;
+        }
+        if (read_bytes(r, t->data, (size_t)(n * size))) {
+            snprintf(why, whylen, "truncated: the data of tensor '%s' (at byte %ju) runs past "
+                     "the end (changed while read?)", shown, (uintmax_t)at);
+            goto fail;
+        }
+    }
+    if (r->pos != r->size || fgetc(r->fp) != EOF) {
+        uintmax_t extra = r->size > r->pos ? r->size - r->pos : 1;
+        snprintf(why, whylen, "%ju trailing byte%s after the last tensor (a tensor file ends "
+                 "with it)", extra, extra == 1 ? "" : "s");
+        goto fail;
+    }
+    return f;
+fail:
+    tf_free(f);
+    return NULL;
+}
+
+tf_file *tf_read(const char *path, uint64_t max_bytes, char *err, size_t errlen)
 {
     /* A file of a records tree: never through a link, never a FIFO or a device (opened
      * non-blocking, so a FIFO cannot hang the open). */
@@ -138,66 +313,26 @@ tf_file *tf_read(const char *path, char *err, size_t errlen)
         close(fd);
         return NULL;
     }
+    /* the size is checked before a byte is read: a sparse file of any apparent size costs
+     * nothing */
+    if ((uint64_t)st.st_size > max_bytes) {
+        snprintf(err, errlen, "%s: %ju bytes, more than the %ju this file may have", path,
+                 (uintmax_t)st.st_size, (uintmax_t)max_bytes);
+        close(fd);
+        return NULL;
+    }
     FILE *fp = fdopen(fd, "rb");
     if (!fp) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         close(fd);
         return NULL;
     }
-    uintmax_t left = (uintmax_t)st.st_size;
-    tf_file *f = tf_new();
-    char magic[4];
-    uint32_t version, count;
-    const char *why = NULL;
-    if (!f || fread(magic, 1, 4, fp) != 4 || memcmp(magic, "RPTF", 4) != 0)
-        why = "not a tensor file (bad magic)";
-    else if (get_u32(fp, &version) || version != 1 || get_u32(fp, &count))
-        why = "unsupported version";
-    for (uint32_t i = 0; !why && i < count; i++) {
-        uint32_t len, dtype, ndim, dims[4];
-        char name[256];
-        if (get_u32(fp, &len) || len >= sizeof name || fread(name, 1, len, fp) != len) {
-            why = "truncated or corrupt record name";
-            break;
-        }
-        name[len] = '\0';
-        if (get_u32(fp, &dtype) || dtype > TF_F64 || get_u32(fp, &ndim) || ndim > 4) {
-            why = "corrupt record header";
-            break;
-        }
-        size_t total = 1;
-        for (uint32_t d = 0; d < ndim && !why; d++) {
-            if (get_u32(fp, &dims[d]))
-                why = "truncated dims";
-            total *= dims[d];
-        }
-        if (why || total > ((size_t)1 << 32)) {
-            why = why ? why : "tensor too large";
-            break;
-        }
-        size_t sz = dtype_size((enum tf_dtype)dtype);
-        if ((uintmax_t)total * sz > left) { /* a header claiming more than the file holds */
-            why = "truncated data";
-            break;
-        }
-        left -= (uintmax_t)total * sz;
-        void *buf = malloc(total * sz + 1);
-        if (!buf || fread(buf, sz, total, fp) != total) {
-            free(buf);
-            why = "truncated data";
-            break;
-        }
-        int rc = tf_add(f, name, (enum tf_dtype)dtype, (int)ndim, dims, buf);
-        free(buf);
-        if (rc)
-            why = "out of memory";
-    }
+    reader r = {fp, 0, (uint64_t)st.st_size};
+    char why[1024];
+    tf_file *f = parse(&r, why, sizeof why);
     fclose(fp);
-    if (why) {
+    if (!f)
         snprintf(err, errlen, "%s: %s", path, why);
-        tf_free(f);
-        return NULL;
-    }
     return f;
 }
 

@@ -399,27 +399,32 @@ static int check_config_id(const tf_file *f, const char *config_id, const char *
     return check_config_id_of(f, config_id, path, 0, err, errlen);
 }
 
-static int load_checkpoint(gpt_model *m, const char *path, int ncols, const char *config_id,
-                           long *step, double *log, char *err, size_t errlen)
+/* The most bytes a checkpoint of m takes (save_checkpoint: config_id, params, adam_m,
+ * adam_v, step, log): a larger file is refused before it is read. */
+static uint64_t checkpoint_max_bytes(const gpt_model *m, int ncols)
 {
-    tf_file *f = tf_read(path, err, errlen);
-    if (!f)
+    return tf_max_bytes(6, (uint64_t)CONFIG_ID_MAX * 4 + 3 * (uint64_t)m->n_params * 4 + 4 +
+                               (uint64_t)m->cfg.iters * (uint64_t)ncols * 8);
+}
+
+/* Restores m, *step and log from the checkpoint f read from path. */
+static int apply_checkpoint(gpt_model *m, const tf_file *f, const char *path, int ncols,
+                            const char *config_id, long *step, double *log, char *err,
+                            size_t errlen)
+{
+    if (check_config_id(f, config_id, path, err, errlen))
         return -1;
-    if (check_config_id(f, config_id, path, err, errlen)) {
-        tf_free(f);
-        return -1;
-    }
     const tf_tensor *p = tf_find(f, "params"), *mm = tf_find(f, "adam_m"),
                     *vv = tf_find(f, "adam_v"), *st = tf_find(f, "step"), *lg = tf_find(f, "log");
     int ok = p && mm && vv && st && lg && p->count == m->n_params && mm->count == m->n_params &&
              vv->count == m->n_params && st->count == 1 && p->dtype == TF_F32 &&
-             lg->dtype == TF_F64 && st->dtype == TF_I32;
+             mm->dtype == TF_F32 && vv->dtype == TF_F32 && lg->dtype == TF_F64 &&
+             st->dtype == TF_I32;
     long s = ok ? *(const int32_t *)st->data : 0;
     ok = ok && s >= 0 && s <= m->cfg.iters && lg->count == (size_t)s * ncols;
     if (!ok) {
         snprintf(err, errlen, "%s: does not match this config (%zu parameters)", path,
                  m->n_params);
-        tf_free(f);
         return -1;
     }
     memcpy(m->params, p->data, m->n_params * sizeof(float));
@@ -427,8 +432,18 @@ static int load_checkpoint(gpt_model *m, const char *path, int ncols, const char
     memcpy(m->adam_v, vv->data, m->n_params * sizeof(float));
     memcpy(log, lg->data, lg->count * sizeof(double));
     *step = s;
-    tf_free(f);
     return 0;
+}
+
+static int load_checkpoint(gpt_model *m, const char *path, int ncols, const char *config_id,
+                           long *step, double *log, char *err, size_t errlen)
+{
+    tf_file *f = tf_read(path, checkpoint_max_bytes(m, ncols), err, errlen);
+    if (!f)
+        return -1;
+    int rc = apply_checkpoint(m, f, path, ncols, config_id, step, log, err, errlen);
+    tf_free(f);
+    return rc;
 }
 
 /* ---- the run --------------------------------------------------------------------- */
@@ -649,18 +664,20 @@ static int save_model(const run_state *rs, const char *config_id, const char *pa
     return rc;
 }
 
-/* Loads a kept model's weights into rs->m, checking its config id, size and vocabulary.
- * 0, or -1 with a message naming the path. */
-static int load_model(run_state *rs, const char *path, const char *config_id, char *err,
-                      size_t errlen)
+uint64_t train_model_max_bytes(const gpt_config *cfg, int vocab)
 {
-    tf_file *f = tf_read(path, err, errlen);
-    if (!f)
+    /* config_id, params, itos, embed_rms, embed_scale (save_model) */
+    return tf_max_bytes(5, (uint64_t)CONFIG_ID_MAX * 4 + (uint64_t)gpt_param_count(cfg, vocab) * 4 +
+                               (uint64_t)vocab * 4 + 8 + 4);
+}
+
+/* Puts the kept model f read from path into rs->m, checking its config id, size,
+ * vocabulary and constants.  0, or -1 with a message naming the path. */
+static int apply_model(run_state *rs, const tf_file *f, const char *path, const char *config_id,
+                       char *err, size_t errlen)
+{
+    if (check_config_id_of(f, config_id, path, 1, err, errlen))
         return -1;
-    if (check_config_id_of(f, config_id, path, 1, err, errlen)) {
-        tf_free(f);
-        return -1;
-    }
     const tf_tensor *p = tf_find(f, "params"), *it = tf_find(f, "itos"),
                     *rho = tf_find(f, "embed_rms"), *sc = tf_find(f, "embed_scale");
     int ok = p && it && p->dtype == TF_F32 && p->count == rs->m.n_params &&
@@ -676,12 +693,21 @@ static int load_model(run_state *rs, const char *path, const char *config_id, ch
     if (!ok) {
         snprintf(err, errlen, "%s: not a model of this config and corpus (%zu parameters, "
                  "%d characters)", path, rs->m.n_params, rs->c.vocab);
-        tf_free(f);
         return -1;
     }
     memcpy(rs->m.params, p->data, rs->m.n_params * sizeof(float));
-    tf_free(f);
     return 0;
+}
+
+static int load_model(run_state *rs, const char *path, const char *config_id, char *err,
+                      size_t errlen)
+{
+    tf_file *f = tf_read(path, train_model_max_bytes(rs->cfg, rs->c.vocab), err, errlen);
+    if (!f)
+        return -1;
+    int rc = apply_model(rs, f, path, config_id, err, errlen);
+    tf_free(f);
+    return rc;
 }
 
 /* rs set up for cfg with the kept model's weights; on failure nothing to free. */
@@ -743,6 +769,47 @@ int train_eval_model(const gpt_config *cfg, const char *path, const char *config
 #pragma omp parallel
     isa_flush_begin();
     int rc = eval_flushed(cfg, path, config_id, out, err, errlen);
+#pragma omp parallel
+    isa_flush_end(saved);
+    isa_flush_end(saved);
+    return rc;
+}
+
+static int read_model_flushed(const gpt_config *cfg, const char *path, const char *config_id,
+                              float *params, size_t cap, train_model *out, char *err,
+                              size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    train_metrics unused;
+    run_state rs;
+    int rc = model_setup(&rs, cfg, path, config_id, &unused, err, errlen);
+    if (rc != TRAIN_OK)
+        return rc;
+    train_metrics_free(&unused);
+    if (rs.m.n_params > cap) {
+        snprintf(err, errlen, "%s: %zu parameters, more than the %zu given room", path,
+                 rs.m.n_params, cap);
+        rc = TRAIN_ENOMEM;
+    } else {
+        memcpy(params, rs.m.params, rs.m.n_params * sizeof(float));
+        out->n_params = rs.m.n_params;
+        out->vocab = rs.c.vocab;
+        for (int v = 0; v < rs.c.vocab; v++)
+            out->itos[v] = rs.c.itos[v];
+        out->embed_rms = rs.m.embed_rms;
+        out->embed_scale = rs.m.embed_scale;
+    }
+    model_release(&rs);
+    return rc;
+}
+
+int train_read_model(const gpt_config *cfg, const char *path, const char *config_id,
+                     float *params, size_t cap, train_model *out, char *err, size_t errlen)
+{
+    const unsigned long saved = isa_flush_begin();
+#pragma omp parallel
+    isa_flush_begin();
+    int rc = read_model_flushed(cfg, path, config_id, params, cap, out, err, errlen);
 #pragma omp parallel
     isa_flush_end(saved);
     isa_flush_end(saved);
@@ -947,17 +1014,21 @@ done:
     return rc;
 }
 
-/* Whether path reads as a kept model (save_model) rather than a checkpoint: 0 when it
- * cannot be read, so that the checkpoint loader says why. */
-static int is_kept_model(const char *path)
+/* The weights of a kept model (save_model: "itos" and no Adam moments) or of a training
+ * checkpoint at path into rs, the file read once.  0, or -1 with a message. */
+static int load_weights(run_state *rs, const char *path, const char *config_id, char *err,
+                        size_t errlen)
 {
-    char err[256];
-    tf_file *f = tf_read(path, err, sizeof err);
+    tf_file *f = tf_read(path, checkpoint_max_bytes(&rs->m, rs->ncols), err, errlen);
     if (!f)
-        return 0;
-    int kept = tf_find(f, "itos") && !tf_find(f, "adam_m");
+        return -1;
+    long step = 0;
+    int rc = tf_find(f, "itos") && !tf_find(f, "adam_m")
+                 ? apply_model(rs, f, path, config_id, err, errlen)
+                 : apply_checkpoint(&rs->m, f, path, rs->ncols, config_id, &step, rs->log, err,
+                                    errlen);
     tf_free(f);
-    return kept;
+    return rc;
 }
 
 static int score_flushed(const gpt_config *cfg, const char *checkpoint, const char *config_id,
@@ -970,13 +1041,7 @@ static int score_flushed(const gpt_config *cfg, const char *checkpoint, const ch
     int rc = run_setup(&rs, cfg, &tm, err, errlen);
     if (rc != TRAIN_OK)
         return rc;
-    long step = 0;
-    /* a kept model (train.h: "itos" and no Adam moments) or a training checkpoint */
-    if (checkpoint && control == 0 &&
-        (is_kept_model(checkpoint)
-             ? load_model(&rs, checkpoint, config_id, err, errlen)
-             : load_checkpoint(&rs.m, checkpoint, rs.ncols, config_id, &step, rs.log, err,
-                               errlen)))
+    if (checkpoint && control == 0 && load_weights(&rs, checkpoint, config_id, err, errlen))
         rc = TRAIN_ECHECKPOINT;
     ngram_model *g = NULL;
     if (rc == TRAIN_OK && control > 0 && !(g = ngram_model_fit(&rs.c, control, err, errlen)))

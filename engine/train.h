@@ -161,6 +161,25 @@ int train_score_tasks(const gpt_config *cfg, const char *checkpoint, const char 
 int train_eval_model(const gpt_config *cfg, const char *path, const char *config_id,
                      train_metrics *out, char *err, size_t errlen);
 
+/* The kept model at path exactly as train_eval_model loads it (every check of it; cfg's
+ * corpus is read): its weights in gpt.h's layout into params (room for cap floats), and
+ * in out their count, its vocabulary and the constants its forward pass uses
+ * (embed_scale: embed_norm = scale only).  TRAIN_OK, or a train_status with a message
+ * naming path. */
+typedef struct {
+    size_t n_params;
+    int vocab;
+    unsigned char itos[256];
+    double embed_rms;
+    float embed_scale;
+} train_model;
+int train_read_model(const gpt_config *cfg, const char *path, const char *config_id,
+                     float *params, size_t cap, train_model *out, char *err, size_t errlen);
+
+/* The most bytes a kept model of cfg with a vocabulary of vocab characters takes: a
+ * larger file is refused before it is read. */
+uint64_t train_model_max_bytes(const gpt_config *cfg, int vocab);
+
 /* Generates n bytes after prompt (prompt_len >= 1 bytes, each in the vocabulary) into
  * text (n bytes, no NUL): each next byte is drawn from softmax(logits / temperature) of
  * the last position, the context being the last `context` bytes so far, with one

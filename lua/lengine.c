@@ -50,6 +50,12 @@
  *                                -> the evaluation metrics of train (val_loss, ...,
  *                                   params, vocab; no training metric) of the kept model
  *                                   at path, evaluated as train's final evaluation
+ *   engine.read_model(cfg, path, config_id)
+ *                                -> {params = the weights' f32 bytes in gpt.h's layout,
+ *                                   vocab = {byte, ...}, embed_rms =, embed_scale = (scale
+ *                                   only)}: the kept model at path loaded exactly as evaluate
+ *                                   loads it (engine/train.h train_read_model)
+ *   engine.model_max_bytes(cfg)  -> the most bytes a kept model of cfg takes (any vocabulary)
  *   engine.sample(cfg, path, config_id|nil, prompt, n, seed, temperature)
  *                                -> n bytes generated after prompt (engine/train.h
  *                                   train_sample: PCG32, deterministic)
@@ -908,6 +914,48 @@ static int l_evaluate(lua_State *L)
     return 1;
 }
 
+static int l_model_max_bytes(lua_State *L)
+{
+    gpt_config c;
+    char err[1024];
+    read_config(L, 1, &c);
+    if (config_validate(&c, err, sizeof err))
+        return raise_status(L, TRAIN_ECONFIG, err);
+    lua_pushinteger(L, (lua_Integer)train_model_max_bytes(&c, 256));
+    return 1;
+}
+
+static int l_read_model(lua_State *L)
+{
+    gpt_config c;
+    char err[1024];
+    read_config(L, 1, &c);
+    const char *path = luaL_checkstring(L, 2);
+    const char *id = luaL_checkstring(L, 3);
+    if (config_validate(&c, err, sizeof err))
+        return raise_status(L, TRAIN_ECONFIG, err);
+    /* room for the largest vocabulary, owned by Lua: nothing of C's is held if a push fails */
+    size_t cap = gpt_param_count(&c, 256);
+    float *params = lua_newuserdatauv(L, cap * sizeof(float), 0);
+    train_model m;
+    int rc = train_read_model(&c, path, id, params, cap, &m, err, sizeof err);
+    if (rc != TRAIN_OK)
+        return raise_status(L, rc, err);
+    lua_createtable(L, 0, 4);
+    lua_pushlstring(L, (const char *)params, m.n_params * sizeof(float));
+    lua_setfield(L, -2, "params");
+    lua_createtable(L, m.vocab, 0);
+    for (int v = 0; v < m.vocab; v++) {
+        lua_pushinteger(L, m.itos[v]);
+        lua_rawseti(L, -2, v + 1);
+    }
+    lua_setfield(L, -2, "vocab");
+    set_num(L, "embed_rms", m.embed_rms);
+    if (c.embed_norm == EMBED_SCALE)
+        set_num(L, "embed_scale", (double)m.embed_scale);
+    return 1;
+}
+
 static int l_sample(lua_State *L)
 {
     gpt_config c;
@@ -1065,6 +1113,8 @@ static const luaL_Reg funcs[] = {{"metric_names", l_metric_names},
                                  {"score_tasks", l_score_tasks},
                                  {"evaluate", l_evaluate},
                                  {"sample", l_sample},
+                                 {"read_model", l_read_model},
+                                 {"model_max_bytes", l_model_max_bytes},
                                  {NULL, NULL}};
 
 int luaopen_engine(lua_State *L)

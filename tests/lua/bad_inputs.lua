@@ -11,7 +11,11 @@
 -- analysis table of a valid study.  The case directory holds a copy of: good.lua (a
 -- valid study named good), rec/ (a finished record of {T} with checksums), badrec/
 -- (rec with one digit of metrics.json changed), nolog/ (rec without log.csv), exp/good/
--- (good.lua's records and summary), afile (a plain file).
+-- (good.lua's records and summary), afile (a plain file), kept/ (rec's run with its kept
+-- model) and forged copies of it whose manifest was resealed (its checksums are unkeyed):
+-- kept-metrics5/ (metrics.json is `5`), kept-noid/ (metrics.json without config_sha256),
+-- kept-cfgarray/ (config.json is `[]`), kept-badcfg/ (config.json with n_layer "x", and
+-- metrics.json naming its SHA-256), kept-dirmodel/ (model.rptf is a directory).
 local STUDY = [[
 return {
   name = "{N}",
@@ -109,6 +113,62 @@ local cases = {
   { "verify: no such directory", "verify {F}/none", 1, "filesystem: {F}/none: no such directory" },
   { "verify: a file", "verify afile", 1, "verify: filesystem: afile: not a directory" },
   { "verify: unknown option", "verify --bogus", 1, "repro verify: unknown option --bogus" },
+
+  -- kept models: sample, eval and export-model, every check before any work
+  { "sample: no RUN", "sample", 1, "repro sample: one RUN" },
+  { "sample: no such record", "sample nonexistent", 1,
+    "nonexistent is not a run record directory (nor " },
+  { "sample: a file as RUN", "sample afile", 1, "afile is not a run record directory" },
+  { "sample: a record without a model", "sample rec", 1,
+    "rec has no kept model (model.rptf): train it with --keep-model" },
+  { "sample: a record that does not verify", "sample badrec", 1,
+    "badrec: its record does not verify (mismatch)" },
+  { "sample: --n not an integer", "sample kept --n 1.5", 1, "--n needs an integer >= 0, got 1.5" },
+  { "sample: --n too large", "sample kept --n 99999999", 1, "--n at most 16777216, got 99999999" },
+  { "sample: negative --temperature", "sample kept --temperature -1", 1,
+    "--temperature needs a number >= 0, got -1" },
+  { "sample: --temperature nan", "sample kept --temperature nan", 1,
+    "--temperature needs a number >= 0, got nan" },
+  { "sample: --seed not a number", "sample kept --seed x", 1,
+    "--seed needs an integer >= 0, got x" },
+  { "sample: empty --prompt", "sample kept --prompt ''", 1, "--prompt is empty" },
+  { "sample: unknown option", "sample kept --bogus", 1, "unknown option --bogus" },
+  { "sample: metrics.json not an object", "sample kept-metrics5", 1,
+    "kept-metrics5/metrics.json: not a JSON object: refused" },
+  { "eval: no such record", "eval nonexistent", 1, "nonexistent is not a run record directory" },
+  { "eval: a record without a model", "eval rec", 1, "rec has no kept model" },
+  { "eval: --split unknown", "eval kept --split train", 1, "--split train: the splits are: val" },
+  { "eval: --tasks unknown", "eval kept --tasks nosuch", 1, "--tasks nosuch: no such task suite" },
+  { "eval: --split and --tasks", "eval kept --split val --tasks core", 1,
+    "give one of --split and --tasks" },
+  { "eval: metrics.json not an object", "eval kept-metrics5", 1,
+    "kept-metrics5/metrics.json: not a JSON object: refused" },
+  { "eval: metrics.json without config_sha256", "eval kept-noid", 1,
+    "kept-noid/metrics.json: config_sha256 is not the SHA-256 of config.json" },
+  { "eval: config.json not an object", "eval kept-cfgarray", 1,
+    "kept-cfgarray/config.json: not a JSON object: refused" },
+  { "eval: config.json with a bad value", "eval kept-badcfg", 1,
+    "kept-badcfg/config.json: config: n_layer" },
+  { "eval: a directory as model.rptf", "eval kept-dirmodel", 1,
+    "kept-dirmodel/model.rptf: not a regular file (a directory)" },
+  { "export-model: no --format", "export-model kept", 1,
+    "--format (none): the formats are: safetensors" },
+  { "export-model: an unknown format", "export-model kept --format onnx", 1,
+    "--format onnx: the formats are: safetensors" },
+  { "export-model: --out is a file", "export-model kept --format safetensors --out afile", 1,
+    "--out afile: afile is a file, not a directory" },
+  { "export-model: --out under a file", "export-model kept --format safetensors --out afile/x",
+    1, "--out afile/x: afile is a file, not a directory" },
+  { "export-model: empty --out", "export-model kept --format safetensors --out ''", 1,
+    "--out is empty" },
+  { "export-model: a record without a model", "export-model rec --format safetensors --out x",
+    1, "rec has no kept model" },
+  { "export-model: metrics.json not an object",
+    "export-model kept-metrics5 --format safetensors --out x", 1,
+    "kept-metrics5/metrics.json: not a JSON object: refused" },
+  { "export-model: a directory as model.rptf",
+    "export-model kept-dirmodel --format safetensors --out x", 1,
+    "kept-dirmodel/model.rptf: not a regular file (a directory)" },
 
   -- run's command line
   { "run: no study", "run", 1, "usage: bin/repro run" },

@@ -75,6 +75,38 @@ check.write(B .. "/badrec/metrics.json",
 sh(string.format("cd %s && REPRO_EXPERIMENTS=%s/exp %s run good.lua >/dev/null", q(B), q(B), repro))
 check.write(B .. "/afile", "not a directory\n")
 
+-- A kept model and forged copies of its record, their manifest resealed.
+local json = require "repro.core.json"
+local record = require "repro.record"
+sh(string.format("cd %s && %s train %s --out kept --keep-model >/dev/null", q(B), repro, T))
+local function forge(name, files)
+  local d = B .. "/" .. name
+  sh(string.format("cp -a %s/kept %s", q(B), q(d)))
+  local man = json.decode(fs.read(d .. "/manifest.json"))
+  for file, text in pairs(files) do
+    os.remove(d .. "/" .. file)
+    if text == "<dir>" then
+      fs.mkdir_p(d .. "/" .. file)
+    else
+      check.write(d .. "/" .. file, text)
+      if file == record.MODEL then
+        man.model_sha256 = sys.sha256(text)
+      else
+        man.sha256[file] = sys.sha256(text)
+      end
+    end
+  end
+  check.write(d .. "/manifest.json", record.manifest_text(man))
+end
+forge("kept-metrics5", { ["metrics.json"] = "5" })
+forge("kept-noid", { ["metrics.json"] = '{"val_loss": 1}' })
+forge("kept-cfgarray", { ["config.json"] = "[]" })
+local badcfg = fs.read(B .. "/kept/config.json"):gsub('"n_layer": 1', '"n_layer": "x"')
+forge("kept-badcfg", { ["config.json"] = badcfg, ["metrics.json"] =
+  (fs.read(B .. "/kept/metrics.json"):gsub('"config_sha256": "%x+"',
+    '"config_sha256": "' .. sys.sha256(badcfg) .. '"')) })
+forge("kept-dirmodel", { [record.MODEL] = "<dir>" })
+
 -- Every file and directory under root: relative path -> type, size and SHA-256.
 local function snapshot(root)
   local out = {}

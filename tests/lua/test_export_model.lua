@@ -10,13 +10,20 @@
 --     little-endian header length, JSON header padded to 8 bytes, F32 tensors whose
 --     data_offsets tile the data) and config.json, which an independent NumPy forward pass
 --     (tests/reference/safetensors_forward.py, no suite code) loads to the run's val_loss;
+--   * hostile model files, their manifest resealed (its checksums are unkeyed), are refused
+--     by export-model, eval and sample alike with a message naming the record's model.rptf
+--     and what is wrong, nothing exported: a second params tensor (a reader taking the last
+--     exported other weights than eval evaluated), a second tensor of another name, 32
+--     bytes of dims whose product wraps, a sparse file of 1 GiB (refused from its size, the
+--     peak RSS small), trailing bytes, a truncated header; the engine's own entry points
+--     (evaluate, score_tasks) refuse them too;
 -- tests/lua/test_export_committed.lua does the same for a committed record.
 local check = require "repro.core.check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local host = require "repro.host"
 local tasks = require "repro.tasks"
-local kept = require "repro.cli.model"
+local engine = require "engine"
 local t = check.new("test_export_model")
 
 local h = dofile(host.root .. "/tests/lua/export_helpers.lua")(t)
@@ -31,10 +38,13 @@ code, out, err = sh(repro .. " train n_layer=2 d_model=16 n_head=2 context=32 ba
   "tasks=core --out " .. run .. " --keep-model")
 t:eq(code, 0, "the tiny run trains and keeps its model: " .. err)
 local metrics = json.decode(fs.read(run .. "/metrics.json"))
-local rptf = kept.read_rptf(run .. "/model.rptf", "test")
-t:ok(rptf.embed_scale and rptf.embed_rms, "model.rptf stores rho and the scale's constant")
-t:near(rptf.embed_scale and (string.unpack("<f", rptf.embed_scale.bytes)), metrics.embed_scale,
-  1e-12, "the stored constant is the run's embed_scale (metrics.json: 14 digits)")
+local model_bytes = fs.read(run .. "/model.rptf") or ""
+t:ok(model_bytes:find("embed_scale", 1, true) and model_bytes:find("embed_rms", 1, true),
+  "model.rptf stores rho and the scale's constant")
+local read = engine.read_model(json.decode(fs.read(run .. "/config.json")),
+  run .. "/model.rptf", metrics.config_sha256)
+t:near(read.embed_scale, metrics.embed_scale, 1e-12,
+  "the constant the engine reads is the run's embed_scale (metrics.json: 14 digits)")
 
 -- the train command's last line carries every metric its metrics.json holds
 local last = out:match("([^\n]+)\n*$") or ""
@@ -125,6 +135,80 @@ t:eq(ecfg.vocab_size, 65, "the vocabulary")
 local np = numpy(tmp .. "/tiny-export")
 t:near(np.val_loss, metrics.val_loss, 1e-4 / metrics.val_loss,
   "NumPy's val_loss of the exported tiny model is the run's")
+
+-- hostile model files
+local record = require "repro.record"
+local sys = require "repro.sys"
+local good = fs.read(run .. "/model.rptf")
+local ntensors = string.unpack("<I4", good, 9)
+local function tensor(name, dtype, dims, data)
+  local t = { string.pack("<I4", #name), name, string.pack("<I4I4", dtype, #dims) }
+  for _, d in ipairs(dims) do t[#t + 1] = string.pack("<I4", d) end
+  t[#t + 1] = data
+  return table.concat(t)
+end
+local function plus(extra) -- good with one more tensor
+  return good:sub(1, 8) .. string.pack("<I4", ntensors + 1) .. good:sub(13) .. extra
+end
+local params_at = good:find("params", 1, true)
+local hostile = {
+  { "a second params tensor (other weights)", plus(tensor("params", 0, { metrics.params },
+    string.rep(string.pack("<f", 0.5), metrics.params))),
+    "more than a kept model of this config takes" },
+  { "a second embed_rms (another rho)", plus(tensor("embed_rms", 2, { 1 }, string.pack("<d", 1))),
+    "tensor 'embed_rms' appears twice" },
+  { "32 bytes: an empty name, 2 dims of 2^32 - 1", "RPTF" ..
+    string.pack("<I4I4I4I4I4I4I4", 1, 1, 0, 0, 2, 0xffffffff, 0xffffffff), "name length 0" },
+  { "33 bytes: 2 dims of 2^32 - 1, whose byte count wraps", "RPTF" ..
+    string.pack("<I4I4I4", 1, 1, 1) .. "w" .. string.pack("<I4I4I4I4", 0, 2, 0xffffffff,
+    0xffffffff), "tensor 'w' (at byte 12) claims more data than the 0 bytes left" },
+  { "trailing bytes", good .. "junk", "4 trailing bytes after the last tensor" },
+  { "a truncated file header", good:sub(1, 10), "truncated header: 10 bytes" },
+  { "a truncated tensor header", good:sub(1, params_at + 2),
+    "truncated: the name of tensor 2 (at byte " .. (params_at - 5) .. ") runs past the end" },
+  { "a sparse file of 1 GiB", "sparse", "1073741824 bytes, more than a kept model of this " ..
+    "config takes" },
+}
+local cfg_run = json.decode(fs.read(run .. "/config.json"))
+local time_v = sys.stat("/usr/bin/time") and "/usr/bin/time -v " or ""
+for i, h in ipairs(hostile) do
+  local what, bytes, says = h[1], h[2], h[3]
+  local dir = string.format("%s/hostile-%d", tmp, i)
+  os.execute("cp -a " .. fs.quote(run) .. " " .. fs.quote(dir))
+  local model = dir .. "/model.rptf"
+  if bytes == "sparse" then
+    os.execute("truncate -s 1G " .. fs.quote(model))
+  else
+    check.write(model, bytes)
+  end
+  local man = json.decode(fs.read(dir .. "/manifest.json"))
+  man.model_sha256 = sys.sha256_file(model, true)
+  check.write(dir .. "/manifest.json", record.manifest_text(man))
+  for _, cmd in ipairs({ "export-model " .. dir .. " --format safetensors --out " .. dir .. "-x",
+      "eval " .. dir, "sample " .. dir .. " --n 5" }) do
+    local c, o, e = sh(time_v .. "env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}" ..
+      "quarantine_size_mb=8 " .. repro .. " " .. cmd)
+    local name = cmd:match("^%S+")
+    t:ok(c == 1 and e:find(model .. ": ", 1, true) and e:find(says, 1, true) and
+      not e:find("traceback", 1, true), string.format("%s: %s refuses it, naming the file " ..
+      "and '%s': %s", what, name, says, e:match("[^\n]*repro [^\n]*") or e .. o))
+    local rss_kb = tonumber(e:match("Maximum resident set size %(kbytes%): (%d+)") or "")
+    if bytes == "sparse" and rss_kb then
+      t:ok(rss_kb < 256 * 1024, string.format("%s: %s never reads it (peak RSS %.0f MiB)",
+        what, name, rss_kb / 1024))
+    end
+  end
+  t:ok(not fs.exists(dir .. "-x"), what .. ": nothing exported")
+  -- the engine's entry points: the C reader alone, without the host's checks
+  local ok, err = pcall(engine.evaluate, cfg_run, model, metrics.config_sha256)
+  t:ok(not ok and tostring(err):find(model .. ": ", 1, true), what ..
+    ": engine.evaluate refuses it, naming the file: " .. tostring(err))
+  ok, err = pcall(engine.score_tasks, cfg_run, {}, { checkpoint = model,
+    config_id = metrics.config_sha256 })
+  t:ok(not ok and tostring(err):find(model .. ": ", 1, true), what ..
+    ": engine.score_tasks refuses it, naming the file: " .. tostring(err))
+  os.execute("rm -rf " .. fs.quote(dir))
+end
 
 -- a committed record retrained with its model and loaded by NumPy:
 -- tests/lua/test_export_committed.lua (a file of its own, run beside this one)

@@ -1,6 +1,7 @@
 -- The task stage (lua/repro/tasks, lua/tasks/, engine/tasks.h from Lua): every generator
 -- on a second small corpus this test writes, deterministic builds, balanced answer
--- positions, the bad inputs (refused, naming file and item, writing nothing), a planted
+-- positions, a built version never rewritten (the same bytes a no-op, other bytes refused
+-- writing nothing), the bad inputs (refused, naming file and item, writing nothing), a planted
 -- task a trained tiny model must get right, an untrained model at chance, permutation
 -- invariance, identical scores at 1 and 2 threads, and the config key's record.
 local check = require "repro.core.check"
@@ -82,6 +83,26 @@ for _, task in ipairs(tasks.suite("core")) do
   if sums[task] then
     t:eq(fs.sha256(r.file) .. fs.sha256(r.pool_file), sums[task], task .. ": same bytes twice")
   end
+end
+-- `tasks build`: one file of the suite's version changed refuses the whole build, naming
+-- it, and writes nothing (not even a file that is missing); the same bytes are a no-op
+do
+  local core_dir = tasks.dir_of(corpus)
+  local order_file = tasks.files(core_dir, "order")
+  local completion, completion_pool = tasks.files(core_dir, "completion")
+  local order_text = fs.read(order_file)
+  check.write(order_file, order_text .. "\n")
+  os.remove(completion_pool)
+  local c, _, e = check.run(repro .. " tasks build core --data " .. corpus)
+  t:ok(c == 1 and e:find(fs.shown(order_file) .. " (other bytes)", 1, true) and
+    e:find("bump the version instead", 1, true) and e:find("nothing was written", 1, true),
+    "tasks build: a changed file of a built version is refused, naming it: " .. e)
+  t:ok(not fs.exists(completion_pool), "tasks build: a refused build writes nothing")
+  check.write(order_file, order_text)
+  c, _, e = check.run(repro .. " tasks build core --data " .. corpus)
+  t:ok(c == 0 and fs.sha256(completion) .. fs.sha256(completion_pool) == sums.completion and
+    fs.read(order_file) == order_text, "tasks build: the same bytes, the missing file " ..
+    "written again: " .. e)
 end
 -- the items come from the validation split: every context ends inside its text
 local text = fs.read(corpus)
@@ -167,15 +188,32 @@ tasks.SUITES.planted = { "few" }
 t:raises(function() tasks.load(corpus, "planted", { dir = tdir }) end,
   "every task was skipped on corpus minidialog", "a suite with every task skipped is refused")
 tasks.SUITES.planted = nil
--- building it again with enough items removes the marker
+-- a built version is never rewritten: the same bytes again are a no-op; a changed
+-- generator (here one with enough items, which would remove the marker) is refused,
+-- naming the file, and writes nothing; as a new version it builds, without a marker
+local marker_before = fs.read(tasks.skip_file(tdir, "few"))
+tasks.build(corpus, "few", { dir = tdir, generator = dir .. "/few.lua" })
+t:eq(fs.read(tasks.skip_file(tdir, "few")), marker_before, "the same build again: a no-op")
 local items40 = {}
 for i = 1, 60 do
   items40[i] = string.format('{ context = "c%d ", answer = "a%d", distractors = { "b%d" } }', i, i, i)
 end
-local rebuilt = tasks.build(corpus, "few", { dir = tdir, generator = gen("few2",
-  "return { items = { " .. table.concat(items40, ", ") .. " } }") })
-t:ok(not rebuilt.skipped and not fs.exists(tasks.skip_file(tdir, "few")) and
-  fs.exists(rebuilt.file), "a task built after a skip has its items and no marker")
+local few2 = gen("few2", "return { items = { " .. table.concat(items40, ", ") .. " } }")
+t:raises(function() tasks.build(corpus, "few", { dir = tdir, generator = few2 }) end,
+  fs.shown(tasks.skip_file(tdir, "few")) .. " (would be removed)",
+  "a changed build of a built version is refused, naming the file")
+t:ok(fs.read(tasks.skip_file(tdir, "few")) == marker_before and
+  not fs.exists((tasks.files(tdir, "few"))), "and nothing was written")
+local rebuilt = tasks.build(corpus, "few", { dir = tdir, generator = few2, version = 2 })
+t:ok(not rebuilt.skipped and not fs.exists(tasks.skip_file(tdir, "few", 2)) and
+  fs.exists(rebuilt.file), "as version 2 it builds: its items and no marker")
+local order_file = tasks.files(tdir, "order")
+local order_text = fs.read(order_file)
+check.write(order_file, order_text:gsub("\n$", "\n\n"))
+t:raises(function() tasks.build(corpus, "order", { dir = tdir }) end,
+  fs.shown(order_file) .. " (other bytes); bump the version instead",
+  "an items file with other bytes is never rewritten")
+check.write(order_file, order_text)
 
 -- 3. A planted task: the answer is the most frequent character after the context's last
 -- character in the training split, the distractor the least frequent one seen there.
@@ -561,6 +599,49 @@ do
   t:ok(n_of.dv.agreement ~= n_of.ts.agreement, "the corpora's agreement items differ: " ..
     tostring(n_of.dv.agreement) .. " and " .. tostring(n_of.ts.agreement))
   proc.setenv("REPRO_TASKS", dir .. "/tasks")
+end
+
+-- 9. A record whose task file changed since it was scored is stale: verify names it (and
+-- fails), analyze lists it as not done with the file, run --dry-run plans it again, eval
+-- --tasks refuses to compare its scores, and run trains it again, its old files kept aside.
+do
+  local kept = dir .. "/kept"
+  local c, o, e = check.run(repro .. " train " .. args .. " tasks=core --out " .. kept ..
+    " --keep-model")
+  t:eq(c, 0, "a kept model scored on the suite: " .. e)
+  local order_file = tasks.files(tasks.dir_of(corpus), "order")
+  local order_text = fs.read(order_file)
+  local first, rest = order_text:match("^([^\n]*\n)([^\n]*\n)")
+  check.write(order_file, rest .. first .. order_text:sub(#first + #rest + 1))
+  local named = fs.relative_to_root(order_file)
+  c, o, e = check.run(repro .. " verify " .. dir .. "/exp/zz_tasks")
+  t:ok(c == 1 and o:find("STALE", 1, true) and o:find(named .. " (SHA-256 ", 1, true) and
+    o:find("6 stale", 1, true), "verify names a stale record and its task file: " .. o .. e)
+  c, o, e = check.run(repro .. " analyze " .. dir .. "/zz_tasks.lua --out-root " .. dir .. "/exp")
+  t:ok(c == 1 and (o .. e):find("scored on task files that changed since: " .. named, 1, true)
+    and (o .. e):find("6 of its 6 runs not done", 1, true),
+    "analyze lists the stale runs as not done, naming the file: " .. o .. e)
+  c, o, e = check.run(repro .. " run " .. dir .. "/zz_tasks.lua --dry-run --out-root " ..
+    dir .. "/exp")
+  t:ok(c == 0 and o:find("retrain none/seed-1", 1, true) and o:find("6 to train", 1, true),
+    "run --dry-run plans the stale runs again: " .. o .. e)
+  c, o, e = check.run(repro .. " eval " .. kept .. " --tasks core")
+  t:ok(c == 1 and e:find(named .. " (SHA-256 ", 1, true) and
+    e:find("its task scores are not these files'", 1, true),
+    "eval --tasks refuses a stale record's scores, naming the file: " .. e)
+  local before = fs.read(dir .. "/exp/zz_tasks/none/seed-1/metrics.json")
+  c, o, e = check.run(repro .. " run " .. dir .. "/zz_tasks.lua --only variant=none,seed=1 " ..
+    "--out-root " .. dir .. "/exp")
+  local aside
+  for _, n in ipairs(require("repro.sys").listdir(dir .. "/exp/zz_tasks/none/seed-1") or {}) do
+    if n:match("^stale%-") then aside = dir .. "/exp/zz_tasks/none/seed-1/" .. n end
+  end
+  t:ok((c == 0 or c == 3) and (o .. e):find("1 retrained on changed task files", 1, true) and
+    aside and fs.read(aside .. "/metrics.json") == before,
+    "run trains a stale run again, its old files kept in stale-<time>/: " .. o .. e)
+  c, o = check.run(repro .. " verify " .. dir .. "/exp/zz_tasks/none/seed-1")
+  t:ok(c == 0 and not o:find("STALE", 1, true), "the run trained again is current: " .. o)
+  check.write(order_file, order_text)
 end
 
 check.rmtree(dir)

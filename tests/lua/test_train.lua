@@ -206,6 +206,22 @@ check.write(ckdir .. "/bad.rptf", "not a tensor file")
 local e = engine_err(engine.train, micro, { checkpoint = ckdir .. "/bad.rptf", resume = true })
 t:ok(e:find("^checkpoint: " .. ckdir:gsub("%p", "%%%0") .. "/bad%.rptf: "),
   "an unreadable checkpoint to resume from: checkpoint -- got: " .. e)
+-- a checkpoint of this config with a byte appended, or grown to a sparse 1 GiB: refused by
+-- the engine's one strict reader (engine/tensorfile.h), naming it, the big one from its size
+local ck = ckdir .. "/good.rptf"
+engine.train(micro, { checkpoint = ck, checkpoint_every = 1,
+  on_step = function(step) return step >= 1 end })
+local ck_bytes = fs.read(ck) or ""
+check.write(ck, ck_bytes .. "x")
+e = engine_err(engine.train, micro, { checkpoint = ck, resume = true })
+t:ok(#ck_bytes > 0 and e:find("^checkpoint: " .. ck:gsub("%p", "%%%0") ..
+  ": 1 trailing byte after the last tensor"), "a checkpoint with trailing bytes -- got: " .. e)
+check.write(ck, ck_bytes)
+os.execute("truncate -s 1G " .. fs.quote(ck))
+e = engine_err(engine.train, micro, { checkpoint = ck, resume = true })
+t:ok(e:find("^checkpoint: " .. ck:gsub("%p", "%%%0") .. ": 1073741824 bytes, more than the %d+ " ..
+  "this file may have"), "a sparse checkpoint of 1 GiB, refused unread -- got: " .. e)
+os.remove(ck)
 e = engine_err(engine.train, micro, { checkpoint = ckdir .. "/none/c.rptf", checkpoint_every = 1 })
 t:ok(e:find("^filesystem: cannot write checkpoint " .. ckdir:gsub("%p", "%%%0") .. "/none/c%.rptf: "),
   "a checkpoint that cannot be written: filesystem -- got: " .. e)

@@ -343,6 +343,12 @@ function M.describe(old_text, new_text, opts)
         k == "seeds" or k == "command_line_overrides") and "" or "s")
     end
   end
+  if #why == 0 and old.inputs_sha256 ~= nil and old.inputs_sha256 ~= new.inputs_sha256 then
+    why[1] = string.format("the same records, made from inputs that changed since " ..
+      "(inputs_sha256 %s -> %s): the study file's bytes, the --set overrides, or the " ..
+      "corpora or task files the records name", tostring(old.inputs_sha256):sub(1, 12),
+      tostring(new.inputs_sha256):sub(1, 12))
+  end
   if #why == 0 then
     local commit
     local okm, m = pcall(json.decode, opts.old_manifest or "")

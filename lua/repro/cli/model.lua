@@ -22,26 +22,60 @@ local user_error = base.user_error
 -- The largest difference of val_loss `eval` accepts against the record's.
 M.TOLERANCE = 1e-6
 
--- The record directory RUN names: as given, else under the records root.
+-- The record directory RUN names: as given, else (a relative RUN) under the records root.
 local function record_dir(run, who)
   local st = sys.stat(run)
   if st and st.type == "dir" then return run end
-  local root = os.getenv("REPRO_EXPERIMENTS")
-  root = (root and root ~= "") and root or (host.root .. "/experiments")
-  local under = root .. "/" .. run
-  st = sys.stat(under)
-  if st and st.type == "dir" then return under end
-  user_error("%s: %s is not a run record directory (nor %s)", who, base.printable(run),
-    base.printable(under))
+  if run:sub(1, 1) ~= "/" then
+    local root = os.getenv("REPRO_EXPERIMENTS")
+    root = (root and root ~= "") and root or (host.root .. "/experiments")
+    local under = root .. "/" .. run
+    st = sys.stat(under)
+    if st and st.type == "dir" then return under end
+    user_error("%s: %s is not a run record directory (nor %s)", who, base.printable(run),
+      base.printable(under))
+  end
+  user_error("%s: %s is not a run record directory%s", who, base.printable(run),
+    st and "" or " (no such directory)")
 end
 
--- The largest model.rptf read (the weights of a model far above any study's size).
-M.MODEL_MAX_BYTES = 1024 * 1024 * 1024
+-- The JSON object of a record's file (its verified text), or a user error naming it.
+local function object_of(text, path, who)
+  local ok, t = pcall(json.decode, text or "")
+  if not ok or type(t) ~= "table" or not text:match("^%s*{") then
+    user_error("%s: %s: not a JSON object: refused", who, path)
+  end
+  return t
+end
 
--- The kept model of record RUN: {dir, cfg, model, config_id, metrics}, or a user error
--- saying what is missing and how to get it.  Read once: config.json, metrics.json and
--- manifest.json are the texts record.verify verified, and model is a private copy
--- (fs.private_subdir) of the bytes whose SHA-256 was checked.
+-- An engine error as the message of a user error; in it, a kept model's private copy is
+-- named by the record's file it was copied from (k: M.load's).
+local function engine_call(who, f, k, ...)
+  local ok, res = pcall(f, ...)
+  if ok then return res end
+  local e = record.engine_error(res)
+  if type(e) == "table" and e.message then
+    local msg = e.message
+    if k then
+      local at = msg:find(k.model, 1, true)
+      while at do
+        msg = msg:sub(1, at - 1) .. k.model_file .. msg:sub(at + #k.model)
+        at = msg:find(k.model, at + #k.model_file, true)
+      end
+    end
+    user_error("%s: %s", who, msg)
+  end
+  error(res, 0)
+end
+
+-- The kept model of record RUN: {dir, cfg, model, model_file, config_id, metrics,
+-- manifest}, or a user error naming the file and what is wrong, before anything is
+-- computed.  Read once: config.json, metrics.json and manifest.json are the texts
+-- record.verify verified; config.json must hold a config the engine accepts and
+-- metrics.json its SHA-256; model (a private copy, fs.private_subdir) holds the bytes of
+-- model_file (DIR/model.rptf) whose SHA-256 was checked, read only when its size is at
+-- most what a kept model of the config takes (engine.model_max_bytes).  The engine's one
+-- reader of tensor files (engine/tensorfile.h) then parses it, strictly.
 function M.load(run, who)
   local dir = record_dir(run, who)
   local state, problems, kept = record.verify(dir)
@@ -52,39 +86,49 @@ function M.load(run, who)
       #problems > 0 and (": " .. table.concat(problems, "; ")) or "")
   end
   local man = kept.manifest
+  local cfg_file, metrics_file = dir .. "/config.json", dir .. "/metrics.json"
+  local cfg = object_of(kept.texts["config.json"], cfg_file, who)
+  local metrics = object_of(kept.texts["metrics.json"], metrics_file, who)
+  if metrics.config_sha256 ~= kept.sha256["config.json"] then
+    user_error("%s: %s: config_sha256 is not the SHA-256 of config.json: refused", who,
+      metrics_file)
+  end
+  local cok, cerr = pcall(engine.check, cfg)
+  if not cok then
+    local e = record.engine_error(cerr)
+    if type(e) ~= "table" then error(cerr, 0) end
+    user_error("%s: %s: %s", who, cfg_file, e.message)
+  end
   local model = dir .. "/" .. record.MODEL
-  if not fs.exists(model) then
+  local st = sys.lstat(model)
+  if not st then
     user_error("%s: %s has no kept model (%s): train it with --keep-model (`bin/repro train " ..
       "... --out DIR --keep-model`, or `bin/repro run STUDY.lua --keep-model`; a finished " ..
       "run is retrained for it with --force --only variant=V,seed=S)", who, dir, record.MODEL)
   end
-  -- read once: the bytes hashed here are the bytes the engine loads (a private copy), so
-  -- a model.rptf swapped after the check is never what is sampled or evaluated
-  local bytes, rerr = fs.read(model, M.MODEL_MAX_BYTES)
-  if not bytes then user_error("%s: %s", who, base.printable(tostring(rerr))) end
-  local got = sys.sha256(bytes)
   if type(man.model_sha256) ~= "string" then
     user_error("%s: %s: manifest.json records no model_sha256, so %s is not this record's " ..
       "model: refused", who, dir, record.MODEL)
-  elseif got ~= man.model_sha256 then
+  end
+  local max = engine_call(who, engine.model_max_bytes, nil, cfg)
+  if st.type == "file" and st.size > max then
+    user_error("%s: %s: %d bytes, more than a kept model of this config takes (%d): refused",
+      who, model, st.size, max)
+  end
+  -- read once: the bytes hashed here are the bytes the engine loads (a private copy), so
+  -- a model.rptf swapped after the check is never what is sampled or evaluated
+  local bytes, rerr = fs.read(model, max)
+  if not bytes then user_error("%s: %s", who, base.printable(tostring(rerr))) end
+  local got = sys.sha256(bytes)
+  if got ~= man.model_sha256 then
     user_error("%s: %s: SHA-256 %s, but manifest.json recorded %s (changed after it was " ..
-      "written): refused", who, model, tostring(got):sub(1, 12), man.model_sha256:sub(1, 12))
+      "written): refused", who, model, tostring(got):sub(1, 12),
+      base.printable(man.model_sha256:sub(1, 12)))
   end
   local copy = fs.private_subdir("model") .. "/" .. record.MODEL
   fs.write_atomic(copy, bytes)
-  local cfg = json.decode(kept.texts["config.json"])
-  local metrics = json.decode(kept.texts["metrics.json"])
-  return { dir = dir, cfg = cfg, model = copy, config_id = metrics.config_sha256,
-    metrics = metrics }
-end
-
--- An engine error as the message of a user error.
-local function engine_call(who, f, ...)
-  local ok, res = pcall(f, ...)
-  if ok then return res end
-  local e = record.engine_error(res)
-  if type(e) == "table" and e.message then user_error("%s: %s", who, e.message) end
-  error(res, 0)
+  return { dir = dir, cfg = cfg, model = copy, model_file = model,
+    config_id = metrics.config_sha256, metrics = metrics, manifest = man }
 end
 
 local SAMPLE_USAGE = "usage: bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] " ..
@@ -116,7 +160,7 @@ function M.sample_main(args)
   local prompt = o.prompt or "\n"
   if prompt == "" then user_error("%s: --prompt is empty (give at least one character)", who) end
   local k = M.load(o.targets[1], who)
-  local text = engine_call(who, engine.sample, k.cfg, k.model, k.config_id, prompt, n, seed,
+  local text = engine_call(who, engine.sample, k, k.cfg, k.model, k.config_id, prompt, n, seed,
     temperature)
   io.write(prompt, text, "\n")
   return 0
@@ -127,7 +171,7 @@ end
 M.EVALUATIONS = {
   tasks = function(k, who, suite)
     local loaded = tasks.load(k.cfg.data or "data/tinyshakespeare.txt", suite)
-    local results = engine_call(who, engine.score_tasks, k.cfg, loaded.sets,
+    local results = engine_call(who, engine.score_tasks, k, k.cfg, loaded.sets,
       { checkpoint = k.model, config_id = k.config_id })
     local metrics = tasks.metrics(loaded.sets, results)
     local names = {}
@@ -155,7 +199,7 @@ M.EVALUATIONS = {
       "to compare)", k.cfg.tasks and ("suite " .. tostring(k.cfg.tasks)) or "no task suite")
   end,
   val = function(k, who)
-    local m = engine_call(who, engine.evaluate, k.cfg, k.model, k.config_id)
+    local m = engine_call(who, engine.evaluate, k, k.cfg, k.model, k.config_id)
     local rows, agree = {}, true
     for _, name in ipairs({ "val_loss", "val_ppl", "val_acc", "ece", "brier" }) do
       if m[name] ~= nil then
@@ -195,6 +239,14 @@ function M.eval_main(args)
     user_error("%s: --split %s: the splits are: val", who, base.printable(kind))
   end
   local k = M.load(o.targets[1], who)
+  if kind == "tasks" and k.cfg.tasks == o.tasks then
+    -- the record's task scores are compared only while they are its task files'
+    local stale = record.stale_task_files(k.manifest)
+    if #stale > 0 then
+      user_error("%s: %s: its record was %s: its task scores are not these files' (retrain it " ..
+        "to score it on them)", who, k.dir, record.stale_text(stale))
+    end
+  end
   local rows, agree, note = M.EVALUATIONS[kind](k, who, o.tasks)
   if o.json then
     local out = json.object({ run = k.dir, evaluation = kind, agrees = agree,
@@ -234,42 +286,6 @@ end
 
 -- ---- export-model ------------------------------------------------------------------
 
--- The tensors of a model.rptf (engine/tensorfile.h: "RPTF", u32 version, u32 count, then
--- per tensor u32 name length, name, u32 dtype (0 f32, 1 i32, 2 f64), u32 ndim, u32 dims,
--- data): {name = {dtype =, dims =, bytes = the raw little-endian data}}, or a user error
--- naming the file and what is wrong.
-function M.read_rptf(path, who)
-  local text = fs.read(path)
-  if not text then user_error("%s: cannot read %s", who, path) end
-  local function bad(what) user_error("%s: %s: not a model file the engine wrote (%s)", who, path, what) end
-  if #text < 12 or text:sub(1, 4) ~= "RPTF" then bad("no RPTF header") end
-  local version, count, pos = string.unpack("<I4I4", text, 5)
-  if version ~= 1 then bad("version " .. version) end
-  local SIZE = { [0] = 4, [1] = 4, [2] = 8 }
-  local out = {}
-  for _ = 1, count do
-    if pos + 4 > #text + 1 then bad("truncated") end
-    local len
-    len, pos = string.unpack("<I4", text, pos)
-    if len > 256 or pos + len + 8 > #text + 1 then bad("truncated name") end
-    local name = text:sub(pos, pos + len - 1)
-    pos = pos + len
-    local dtype, ndim
-    dtype, ndim, pos = string.unpack("<I4I4", text, pos)
-    if not SIZE[dtype] or ndim > 4 or pos + 4 * ndim > #text + 1 then bad("tensor " .. name) end
-    local dims, n = {}, 1
-    for d = 1, ndim do
-      dims[d], pos = string.unpack("<I4", text, pos)
-      n = n * dims[d]
-    end
-    local nbytes = n * SIZE[dtype]
-    if pos + nbytes > #text + 1 then bad("tensor " .. name .. " truncated") end
-    out[name] = { dtype = dtype, dims = dims, count = n, bytes = text:sub(pos, pos + nbytes - 1) }
-    pos = pos + nbytes
-  end
-  return out
-end
-
 -- The PyTorch name (nanoGPT's GPT module, whose Linear weights are (out, in) as the
 -- engine's) of each engine tensor of gpt.h's layout.
 local function torch_name(name)
@@ -295,19 +311,15 @@ end
 -- in PyTorch terms, every constant the forward pass needs (docs/DESIGN.md "The model":
 -- the forward pass exactly) and the evaluation windows.
 function M.export(k, who)
-  local t = M.read_rptf(k.model, who)
-  local params, itos = t.params, t.itos
-  if not params or params.dtype ~= 0 or not itos or itos.dtype ~= 1 then
-    user_error("%s: %s holds no params (f32) and itos (i32): not a kept model", who, k.model)
-  end
-  local vocab_bytes = {}
-  for i = 1, itos.count do vocab_bytes[i] = (string.unpack("<i4", itos.bytes, 4 * i - 3)) end
-  local layout = engine_call(who, engine.param_layout, k.cfg, #vocab_bytes)
+  -- the engine's reader and every check evaluate applies (engine/train.h train_read_model)
+  local t = engine_call(who, engine.read_model, k, k.cfg, k.model, k.config_id)
+  local vocab_bytes = t.vocab
+  local layout = engine_call(who, engine.param_layout, k, k.cfg, #vocab_bytes)
   local total = 0
   for _, e in ipairs(layout) do total = total + e.size end
-  if total ~= params.count then
-    user_error("%s: %s: %d parameters, but its config's layout has %d", who, k.model,
-      params.count, total)
+  if 4 * total ~= #t.params then
+    error(string.format("export: %d parameter bytes, but the layout has %d parameters",
+      #t.params, total))
   end
   local header = json.object({ __metadata__ = json.object({ format = "pt",
     source = "repro kept model (engine/gpt.h layout)", run = fs.relative_to_root(k.dir),
@@ -321,16 +333,10 @@ function M.export(k, who)
   end
   local htext = json.encode(header)
   htext = htext .. string.rep(" ", (8 - #htext % 8) % 8)
-  local st = string.pack("<I8", #htext) .. htext .. params.bytes
+  local st = string.pack("<I8", #htext) .. htext .. t.params
   local cfg = k.cfg
   local en = cfg.embed_norm or "none"
-  local rho = t.embed_rms and (string.unpack("<d", t.embed_rms.bytes)) or
-    (type(k.metrics.embed_init_rms) == "number" and k.metrics.embed_init_rms or nil)
-  local scale = t.embed_scale and (string.unpack("<f", t.embed_scale.bytes)) or nil
-  if en == "scale" and not scale then
-    user_error("%s: %s: embed_norm = scale, but the model file holds no embed_scale (kept " ..
-      "before models stored it): retrain it with --keep-model to export it", who, k.model)
-  end
+  local rho, scale = t.embed_rms, t.embed_scale
   local chars = {}
   for i, b in ipairs(vocab_bytes) do chars[i] = string.char(b) end
   local vocab_text = table.concat(chars)
@@ -375,6 +381,25 @@ end
 
 local EXPORT_USAGE = "usage: bin/repro export-model RUN --format safetensors [--out DIR]"
 
+-- Refuses (a user error naming --out) an output folder that cannot be one: an empty path,
+-- or one that exists, or has an ancestor that exists, as something other than a folder.
+local function out_check(out, who)
+  if out == "" then user_error("%s: --out is empty: give a directory", who) end
+  local path = out:gsub("/+$", "")
+  while path ~= "" do
+    local st = sys.lstat(path)
+    if st then
+      if st.type ~= "dir" then
+        user_error("%s: --out %s: %s is %s, not a directory", who, base.printable(out),
+          base.printable(path), ({ link = "a symbolic link", file = "a file" })[st.type] or
+          "a device, pipe or socket")
+      end
+      return
+    end
+    path = path:match("^(.*)/[^/]*$") or ""
+  end
+end
+
 function M.export_main(args)
   local who = "repro export-model"
   local o = base.parse_options(args, who, EXPORT_USAGE, {
@@ -386,14 +411,20 @@ function M.export_main(args)
     user_error("%s: --format %s: the formats are: safetensors\n%s", who,
       base.printable(o.format or "(none)"), EXPORT_USAGE)
   end
+  if o.out then out_check(o.out, who) end
   local k = M.load(o.targets[1], who)
-  local e = M.export(k, who)
   local out = o.out
   if not out then
     local rel = fs.relative_to_root(fs.absolute(k.dir)):gsub("^experiments/", "")
     out = host.root .. "/build/export/" .. rel
+    out_check(out, who)
   end
-  fs.mkdir_p(out)
+  local e = M.export(k, who)
+  local ok, err = pcall(fs.mkdir_p, out)
+  if not ok then
+    user_error("%s: --out %s: %s", who, base.printable(out),
+      base.printable(type(err) == "table" and tostring(err.message) or tostring(err)))
+  end
   fs.write_atomic(out .. "/model.safetensors", e.safetensors)
   fs.write_atomic(out .. "/config.json", json.pretty(e.config))
   print(string.format("%s: %s/model.safetensors (%d tensors, %d parameters) and " ..

@@ -437,11 +437,11 @@ function M.main(args, analyze_only)
     return plan.unfinished(s, queue)
   end
   if s.seeds_from_power and #queue > 0 then say("%s", study.seeds_text(s.seeds_from_power)) end
-  say("study %s: %d %s selected: %d to train (%d resumed, %d rerun after a config change), " ..
+  say("study %s: %d %s selected: %d to train (%d resumed, %d rerun after a config change%s), " ..
     "%d reused, %d copied; %d %s x %d %s", s.name, #runs, plural(#runs, "run"), #queue,
-    count.resume or 0,
-    count.rerun or 0, count.reuse or 0, count.copy or 0, jobs, plural(jobs, "job"), threads,
-    plural(threads, "thread"))
+    count.resume or 0, count.rerun or 0, count.retrain and string.format(", %d retrained " ..
+    "on changed task files", count.retrain) or "", count.reuse or 0, count.copy or 0, jobs,
+    plural(jobs, "job"), threads, plural(threads, "thread"))
   local predicted
   if #queue > 0 then
     local line

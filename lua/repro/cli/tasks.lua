@@ -1,6 +1,7 @@
 -- `bin/repro tasks build|controls|new|show`: a corpus's task files
--- (lua/repro/tasks/init.lua).  build writes a suite's or a task's files and prints per
--- task its items, pool, chance rate and answer positions, or why it was skipped; controls
+-- (lua/repro/tasks/init.lua).  build writes a suite's or a task's files (never rewriting
+-- a built version: nothing is written when one would change) and prints per task its
+-- items, pool, chance rate and answer positions, or why it was skipped; controls
 -- writes the suite's validity controls to tasks/<corpus>/<suite>-controls-v<version>.json
 -- and shows them (a single TASK is shown, not written); new writes a user's template
 -- generator (and suite file), never overwriting; show prints a built task's first items.
@@ -75,12 +76,15 @@ function M.build_line(t, r)
     t, r.n_items, r.n_pool, r.chance, table.concat(r.positions, "/"), fs.shown(r.file))
 end
 
+-- Every task is built before any file is written: one whose version exists with other
+-- bytes refuses the whole build (tasks.write_builds).
 local function build(o)
+  local builds = {}
   for _, x in ipairs(task_names(o.targets, o.version)) do
-    local t = x.task
-    local r = tasks.build(o.data, t, { dir = o.dir, version = x.version })
-    put(M.build_line(t, r))
+    builds[#builds + 1] = tasks.plan_build(o.data, x.task, { dir = o.dir, version = x.version })
   end
+  tasks.write_builds(builds)
+  for _, r in ipairs(builds) do put(M.build_line(r.task, r)) end
   return 0
 end
 

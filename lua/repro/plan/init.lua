@@ -10,6 +10,8 @@
 --   resume   partial: a checkpoint of this config
 --   rerun    changed: a record of another config, not finished: trained from scratch
 --   repair   corrupt: its files are put aside, then it is trained again
+--   retrain  stale: done, but scored on task files that changed since (record.status);
+--            its files are put aside, then it is trained again
 --   train    missing, or --force
 --   refuse   a finished record of another config, without --force: never overwritten
 local fs = require "repro.core.fs"
@@ -216,8 +218,8 @@ function M.plan(s, runs, out_root, force)
       if r.source then
         r.action = "copy"
       else
-        r.action = ({ partial = "resume", changed = "rerun", corrupt = "repair" })[r.status] or
-          "train"
+        r.action = ({ partial = "resume", changed = "rerun", corrupt = "repair",
+          stale = "retrain" })[r.status] or "train"
       end
     end
   end
@@ -248,7 +250,7 @@ end
 
 local ACTION_TEXT = {
   reuse = "reuse   ", copy = "copy    ", resume = "resume  ", rerun = "rerun   ", train = "train   ",
-  repair = "repair  ", refuse = "REFUSED ",
+  repair = "repair  ", retrain = "retrain ", refuse = "REFUSED ",
 }
 
 -- Why run r gets its action, for the dry run ("" when nothing needs saying).
@@ -260,6 +262,8 @@ local function why(r)
     rerun = "config changed: " .. table.concat(r.info.keys or {}, ", "),
     repair = "failed its checks: " .. table.concat(r.info.problems or {}, "; ") ..
       "; its files are kept aside",
+    retrain = r.status == "stale" and (record.stale_text(r.info.files) ..
+      "; its files are kept aside"),
     refuse = r.status == "untrusted" and record.UNTRUSTED or ("finished with another " ..
       "config: " .. table.concat(r.info.keys or {}, ", ") .. "; needs --force"),
     train = r.status == "done" and "--force" or (r.status == "missing" and "" or r.status),
@@ -280,7 +284,8 @@ function M.print(s, runs, out_root, threads, jobs)
       w ~= "" and ("  (" .. w .. ")") or ""))
   end
   put(string.format("dry run: %d to train (%d resumed), %d reused, %d copied; nothing written",
-    (n.train or 0) + (n.resume or 0) + (n.rerun or 0) + (n.repair or 0), n.resume or 0,
+    (n.train or 0) + (n.resume or 0) + (n.rerun or 0) + (n.repair or 0) + (n.retrain or 0),
+    n.resume or 0,
     n.reuse or 0, n.copy or 0))
   if n.refuse then put(M.refusal(runs)) end
 end

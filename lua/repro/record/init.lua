@@ -284,6 +284,51 @@ function M.records_digest(study_dir, inputs)
   return sys.sha256(table.concat(lines, "\n")), #lines
 end
 
+-- The file a `task_files` entry of a manifest names: "tasks/..." under the project root,
+-- or an absolute path under the tasks root (REPRO_TASKS); nil for any other name (one with
+-- "..", or elsewhere), so that a records tree from elsewhere makes the suite read no
+-- other file.
+function M.task_file_path(path)
+  if type(path) ~= "string" or path:find("..", 1, true) or
+      not path:match("^[%w_%-/%.]+$") then
+    return nil
+  end
+  if path:match("^tasks/") then return host.root .. "/" .. path end
+  local root = tasks.root() .. "/"
+  if path:sub(1, #root) == root then return path end
+  return nil
+end
+
+-- The task files whose bytes changed since the record of manifest `man` was scored on
+-- them (its `task_files`, each file's SHA-256 then): a list, in name order, of {path =,
+-- recorded =, now = the SHA-256 now, or nil when it cannot be read}; empty when none
+-- changed.  Such a record is stale: its task scores are not the task files' any more.
+function M.stale_task_files(man)
+  local out = {}
+  if type(man) ~= "table" or type(man.task_files) ~= "table" then return out end
+  for _, path in ipairs(base.sorted_keys(man.task_files)) do
+    local file = M.task_file_path(path)
+    local want = man.task_files[path]
+    local now = file and sys.sha256_file(file, true)
+    if file and now ~= want then
+      out[#out + 1] = { path = path, recorded = want, now = now or nil }
+    end
+  end
+  return out
+end
+
+-- The words for M.stale_task_files' list: "scored on task files that changed since:
+-- tasks/a.jsonl (SHA-256 0123456789ab then, now 456789abcdef)".
+function M.stale_text(list)
+  local t = {}
+  for _, f in ipairs(list) do
+    t[#t + 1] = string.format("%s (SHA-256 %s then, %s)", base.printable(f.path),
+      base.printable(tostring(f.recorded):sub(1, 12)),
+      f.now and ("now " .. f.now:sub(1, 12)) or "now missing or unreadable")
+  end
+  return "scored on task files that changed since: " .. table.concat(t, ", ")
+end
+
 -- The digest a summary is current against (`inputs_sha256`): the verified records
 -- (M.records_digest), the study file's bytes, the command line's --set overrides, and
 -- the bytes now of every corpus and task file the records were made from (their
@@ -311,10 +356,8 @@ function M.inputs_digest(study_dir, study_file, overrides, records)
     local ok2, man = pcall(json.decode, text or "")
     if ok2 and type(man) == "table" and type(man.task_files) == "table" then
       for path in pairs(man.task_files) do
-        if type(path) == "string" and path:match("^tasks/[%w_%-/%.]+$") and
-            not path:find("..", 1, true) then
-          files["task " .. path] = host.root .. "/" .. path
-        end
+        local file = M.task_file_path(path)
+        if file then files["task " .. path] = file end
       end
     end
   end
@@ -402,6 +445,8 @@ end
 
 -- The state of the run cfg in dir, and details:
 --   "done"     finished for this config and verified  {verified = true}
+--   "stale"    done, but scored on task files that changed since {files =
+--              M.stale_task_files}: not current, trained again
 --   "corrupt"  finished but failing M.verify           {problems = {...}}
 --   "untrusted" finished, consistent, but without checksums {problems = {...}}
 --   "changed"  config.json is another config's         {finished = bool, keys = {...}}
@@ -411,7 +456,7 @@ function M.status(dir, cfg)
   local text = M.config_text(cfg)
   local have = fs.read(dir .. "/config.json")
   if is_file(dir .. "/metrics.json") then
-    local state, problems = M.verify(dir)
+    local state, problems, kept = M.verify(dir)
     if state == "mismatch" then return "corrupt", { problems = problems } end
     if have ~= text then
       return "changed", { finished = true, keys = M.changed_keys(have, cfg) }
@@ -419,6 +464,8 @@ function M.status(dir, cfg)
     if state == "no checksum" then
       return "untrusted", { problems = { M.UNTRUSTED } }
     end
+    local stale = M.stale_task_files(kept.manifest)
+    if #stale > 0 then return "stale", { files = stale } end
     return "done", { verified = true }
   end
   if have and have ~= text then
@@ -430,10 +477,21 @@ function M.status(dir, cfg)
   return "missing", {}
 end
 
--- Moves a corrupt record's files (metrics.json first, so it stops looking done) into
--- DIR/corrupt-<UTC time>/ and returns that directory.
-function M.put_aside(dir)
-  local base = dir .. "/corrupt-" .. os.date("!%Y%m%dT%H%M%SZ")
+-- The folders M.put_aside makes in a run folder (<kind>-<UTC time>): kept, never read
+-- as records.
+M.ASIDE_KINDS = { "corrupt", "stale" }
+function M.is_aside(name)
+  for _, k in ipairs(M.ASIDE_KINDS) do
+    if name:match("^" .. k .. "%-") then return true end
+  end
+  return false
+end
+
+-- Moves a corrupt or stale record's files (metrics.json first, so it stops looking done)
+-- into DIR/<kind>-<UTC time>/ (kind: "corrupt", the default, or "stale") and returns that
+-- directory.
+function M.put_aside(dir, kind)
+  local base = dir .. "/" .. (kind or "corrupt") .. "-" .. os.date("!%Y%m%dT%H%M%SZ")
   local aside, n = base, 1
   while fs.exists(aside) do
     n = n + 1
@@ -546,6 +604,10 @@ local function prepare(cfg, dir, opts)
     io.stderr:write(base.printable(string.format("record: %s failed its checks (%s); its " ..
       "files are kept in %s and the run is trained again", dir, table.concat(info.problems, "; "),
       aside)), "\n")
+  elseif state == "stale" then
+    local aside = M.put_aside(dir, "stale")
+    io.stderr:write(base.printable(string.format("record: %s was %s; its files are kept in " ..
+      "%s and the run is trained again", dir, M.stale_text(info.files), aside)), "\n")
   end
   os.remove(dir .. "/metrics.json") -- from here on the record is not done
   local text = M.config_text(cfg)

@@ -2,8 +2,10 @@
 -- records root) checked by record.verify: verified, no checksum (not trusted: a failure),
 -- MISMATCH (a changed or missing file, an inconsistent record, or a symbolic link in the
 -- tree) or unfinished (not an error); a verified record that was copied or resumed is
--- named too.  Checksums detect corruption, not forgery (`bin/repro audit` retrains).
--- Exit status 1 on any mismatch or missing checksum.  Nothing is written, except with
+-- named too, and so is one scored on task files that changed since (STALE: intact, but
+-- its task scores are not the task files' any more; `bin/repro run` trains it again).
+-- Checksums detect corruption, not forgery (`bin/repro audit` retrains).
+-- Exit status 1 on any mismatch, missing checksum or stale record.  Nothing is written, except with
 -- --rehash: a consistent record without checksums gets them (reviewed legacy records).
 local host = require "repro.host"
 local sys = require "repro.sys"
@@ -32,7 +34,7 @@ function M.records(dir, out, depth, links)
   end
   if depth >= MAX_DEPTH then return out, links end
   for _, name in ipairs(names) do
-    if not name:match("^%.") and not name:match("^corrupt%-") then
+    if not name:match("^%.") and not record.is_aside(name) then
       local sub = dir .. "/" .. name
       local s = sys.lstat(sub)
       if s and s.type == "dir" then
@@ -65,7 +67,7 @@ function M.main(args)
   end
   local count = { verified = 0, ["no checksum"] = 0, mismatch = 0, unfinished = 0 }
   local adopted = { copied = 0, resumed = 0 }
-  local total, rehashed, seen = 0, 0, {}
+  local total, rehashed, seen, stale_n = 0, 0, {}, 0
   for _, d in ipairs(dirs) do
     local st = sys.stat(d)
     if not st or st.type ~= "dir" then
@@ -84,7 +86,7 @@ function M.main(args)
       if not seen[real] then
         seen[real] = true
         total = total + 1
-        local state, problems = record.verify(r)
+        local state, problems, kept = record.verify(r)
         if state == "no checksum" and rehash then
           local ok = record.rehash(r)
           if ok then
@@ -100,11 +102,18 @@ function M.main(args)
         elseif state ~= "verified" then
           print(string.format("%-12s %s", state, base.printable(shown(r))))
         else
-          local ok, man = pcall(json.decode, fs.read(r .. "/manifest.json") or "")
-          local how, words = record.adopted(ok and man)
+          local man = kept and kept.manifest or
+            select(2, pcall(json.decode, fs.read(r .. "/manifest.json") or ""))
+          local how, words = record.adopted(man)
           if how then
             adopted[how] = adopted[how] + 1
             print(string.format("%-12s %s: %s", how, base.printable(shown(r)), words))
+          end
+          local stale = record.stale_task_files(man)
+          if #stale > 0 then
+            stale_n = stale_n + 1
+            print(string.format("STALE        %s: %s (`bin/repro run` trains it again)",
+              base.printable(shown(r)), record.stale_text(stale)))
           end
         end
       end
@@ -113,7 +122,9 @@ function M.main(args)
   print(string.format("verify: %d record%s: %d verified%s, %d no checksum (not trusted: " ..
     "review, then --rehash), %d mismatch, %d unfinished", total, total == 1 and "" or "s",
     count.verified, rehashed > 0 and string.format(" (%d rehashed)", rehashed) or "",
-    count["no checksum"], count.mismatch, count.unfinished))
+    count["no checksum"], count.mismatch, count.unfinished) .. (stale_n > 0 and
+    string.format("; of the verified, %d stale (scored on task files that changed since)",
+      stale_n) or ""))
   if adopted.copied + adopted.resumed > 0 then
     print(string.format("verify: of the verified, %d copied from another study and %d " ..
       "resumed from a checkpoint found in the folder (not trained here from step 0: " ..
@@ -122,7 +133,7 @@ function M.main(args)
   -- what the checksums prove, said every time (bin/repro audit checks more)
   print("verify: checksums detect corruption, not forgery (anyone can edit a record and " ..
     "recompute them); `bin/repro audit --sample N` retrains records and compares their bytes")
-  if count.mismatch > 0 or count["no checksum"] > 0 then return 1 end
+  if count.mismatch > 0 or count["no checksum"] > 0 or stale_n > 0 then return 1 end
   return 0
 end
 

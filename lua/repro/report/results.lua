@@ -81,7 +81,7 @@ local function find_runs(dir, depth, out, links)
     local st = sys.lstat(sub)
     if st and st.type == "link" then
       links[#links + 1] = sub
-    elseif not n:match("^corrupt%-") and n ~= "slurm" and st and st.type == "dir" then
+    elseif not record.is_aside(n) and n ~= "slurm" and st and st.type == "dir" then
       find_runs(sub, depth - 1, out, links)
     end
   end

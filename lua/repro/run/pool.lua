@@ -187,7 +187,7 @@ function P:git_facts(s)
 end
 
 local START_REASON = { resume = "resuming from its checkpoint", rerun = "config changed",
-  repair = "its record failed its checks" }
+  repair = "its record failed its checks", retrain = "its task files changed since it was scored" }
 
 function P:start(s, r)
   clear_for(r)

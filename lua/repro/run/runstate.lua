@@ -52,7 +52,7 @@ end
 
 -- state, detail: one of done | running | failed | pending, and a short explanation.
 function M.state(dir, cfg)
-  local rs = record.status(dir, cfg)
+  local rs, info = record.status(dir, cfg)
   if rs == "done" then return "done", "" end
   local a = M.read_attempt(dir)
   local held, perr = proc.lock_held(dir)
@@ -72,6 +72,7 @@ function M.state(dir, cfg)
     return "running", table.concat(t, ", ")
   end
   if rs == "changed" then return "pending", "recorded with another config: reruns from scratch" end
+  if rs == "stale" then return "pending", record.stale_text(info.files) .. ": trained again" end
   if a and a.state == "error" then
     return "failed", string.format("error: %s (%s)%s", tostring(a.message), M.where(a),
       resumable and ("; " .. resumable) or "")

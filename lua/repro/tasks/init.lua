@@ -14,6 +14,7 @@
 -- names a suite.
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
+local sys = require "repro.sys"
 local host = require "repro.host"
 local sandbox = require "repro.sandbox"
 local pcg = require "pcg"
@@ -298,24 +299,23 @@ local function place(raw_list)
   return out
 end
 
--- Builds one task on corpus `data` into dir (default tasks/<corpus>/ of the project) at
--- opts.version (default 1): {task =, skipped = why | nil, n_items =, n_pool =, chance =,
--- positions = {...}, file =, pool_file =}.  Nothing is written unless every item checks.
-function M.build(data, task, opts)
+-- What building one task on corpus `data` into dir (default tasks/<corpus>/ of the
+-- project) at opts.version (default 1) gives, nothing written: {task =, version =, dir =,
+-- skipped = why | nil, n_items =, n_pool =, chance =, positions = {...}, file =,
+-- pool_file =, writes = {{path, text}, ...}, removes = {path, ...}}; a user error when an
+-- item does not check.  A skipped task has its marker (the reason) and no items; a built
+-- one its items and pool and no marker.
+function M.plan_build(data, task, opts)
   opts = opts or {}
   local version = opts.version or M.VERSION
   local dir = opts.dir or M.dir_of(data)
   local train, val = split_text(data)
   local value = generate(task, train, val, opts.generator or M.generator_path(task, version))
   local file, pool_file = M.files(dir, task, version)
-  -- a skipped task leaves its marker and no items (an earlier build's are removed: the
-  -- corpus or the generator changed); a built one no marker
+  local marker = M.skip_file(dir, task, version)
   local function skip(why)
-    fs.mkdir_p(dir)
-    fs.write_atomic(M.skip_file(dir, task, version), why .. "\n")
-    os.remove(file)
-    os.remove(pool_file)
-    return { task = task, skipped = why }
+    return { task = task, version = version, dir = dir, skipped = why,
+      writes = { { marker, why .. "\n" } }, removes = { file, pool_file } }
   end
   if value.skip ~= nil then return skip(tostring(value.skip)) end
   local raw, seen = {}, {}
@@ -350,18 +350,75 @@ function M.build(data, task, opts)
     end
   end
   test, pool = place(test), place(pool)
-  local text, pool_text = items.encode(test), items.encode(pool)
-  fs.mkdir_p(dir)
-  fs.write_atomic(pool_file, pool_text)
-  fs.write_atomic(file, text)
-  os.remove(M.skip_file(dir, task, version))
   local positions, chance = {}, 0
   for _, it in ipairs(test) do
     positions[it.answer + 1] = (positions[it.answer + 1] or 0) + 1
     chance = chance + 1 / #it.choices
   end
-  return { task = task, n_items = #test, n_pool = #pool, chance = chance / #test,
-    positions = positions, file = file, pool_file = pool_file }
+  return { task = task, version = version, dir = dir, n_items = #test, n_pool = #pool,
+    chance = chance / #test, positions = positions, file = file, pool_file = pool_file,
+    writes = { { pool_file, items.encode(pool) }, { file, items.encode(test) } },
+    removes = { marker } }
+end
+
+-- The files of a planned build (M.plan_build) that exist with other bytes than it gives,
+-- or that it would remove: a list of "<path> (why)".
+local function changed_by(b)
+  local out = {}
+  for _, w in ipairs(b.writes) do
+    if sys.lstat(w[1]) then
+      local have, err = fs.read(w[1], 64 * 1024 * 1024)
+      if have ~= w[2] then
+        out[#out + 1] = fs.shown(w[1]) .. (have and " (other bytes)" or
+          (" (unreadable: " .. tostring(err) .. ")"))
+      end
+    end
+  end
+  for _, path in ipairs(b.removes) do
+    if sys.lstat(path) then out[#out + 1] = fs.shown(path) .. " (would be removed)" end
+  end
+  return out
+end
+
+-- Writes planned builds (M.plan_build), or none of them: a version of a task, once
+-- built, is never rewritten, since the records scored on it name its files' SHA-256
+-- (a record is stale once they change: lua/repro/record/).  A build giving every existing file its bytes writes only
+-- what is missing; one that would change or remove a file is a user error naming each such
+-- file, and nothing is written.
+function M.write_builds(builds)
+  local changed, first = {}, nil
+  for i, b in ipairs(builds) do
+    local c = changed_by(b)
+    if #c > 0 then
+      first = first or i
+      changed[#changed + 1] = string.format("%s v%d: %s", b.task, b.version,
+        table.concat(c, ", "))
+    end
+  end
+  if #changed > 0 then
+    local b = builds[first]
+    user_error("tasks: a built task version is never rewritten (records scored on it name " ..
+      "its files' SHA-256), and this build gives other files than those on disk (the " ..
+      "generator or the corpus changed): %s; bump the version instead (write the changed " ..
+      "generator as lua/tasks/%s-v%d.lua and run `bin/repro tasks build %s --version %d`); " ..
+      "nothing was written", table.concat(changed, "; "), b.task, b.version + 1, b.task,
+      b.version + 1)
+  end
+  for _, b in ipairs(builds) do
+    for _, w in ipairs(b.writes) do
+      if not sys.lstat(w[1]) then
+        fs.mkdir_p(b.dir)
+        fs.write_atomic(w[1], w[2])
+      end
+    end
+  end
+end
+
+-- Builds one task (M.plan_build, then M.write_builds): the plan's result.
+function M.build(data, task, opts)
+  local b = M.plan_build(data, task, opts)
+  M.write_builds({ b })
+  return b
 end
 
 -- The task sets of a suite on corpus `data` as engine.score_tasks takes them, one per
