@@ -2,7 +2,8 @@
 -- the first look, a null effect stops for equivalence, a target far away stops for
 -- futility, a study with no stop that holds reaches its cap; the runs after a stop are not
 -- trained; a rerun trains nothing, and the study retrained from scratch gives the same
--- summary bytes.  Bad designs are refused before anything runs, naming the key.
+-- summary bytes; `plan` hands out one look at a time; the dry run prints the expected
+-- runs.  Bad designs are refused before anything runs, naming the key.
 local check = require "repro.core.check"
 check.data_anywhere()
 local fs = require "repro.core.fs"
@@ -88,6 +89,21 @@ t:eq(fs.read(root .. "/big/summary.json"), first, "and keeps the summary's bytes
 code = run(big, dir .. "/b")
 t:eq(fs.read(dir .. "/b/big/summary.json"), first,
   "retrained from scratch elsewhere: the same summary bytes")
+
+-- GNU parallel and Slurm get one look at a time
+local _, cmds, err = check.run(string.format("%s plan %s --out-root %s", repro, big,
+  dir .. "/c"))
+local n_cmds = select(2, cmds:gsub("run%-one", ""))
+t:ok(n_cmds == 6 and err:find("the runs of its next look only", 1, true),
+  "plan hands out the first look's 6 runs: " .. n_cmds .. " " .. err)
+_, cmds, err = check.run(string.format("%s plan %s --out-root %s", repro, big, root))
+t:ok(not cmds:find("run-one", 1, true) and err:find("every comparison is decided", 1, true),
+  "and nothing once every comparison is decided: " .. err)
+local dry = select(2, check.run(string.format("%s run %s --out-root %s --dry-run", repro, big,
+  dir .. "/d")))
+t:ok(dry:find("sequential: under an effect of 0: about", 1, true) and
+  dry:find("the fixed design (the cap): 18 runs", 1, true),
+  "the dry run prints the expected runs beside the fixed design's: " .. dry)
 
 -- no effect at all: equivalence as soon as the exact Wilcoxon interval exists at the look's
 -- level (3 pairs cannot reach it: the second look)

@@ -169,6 +169,31 @@ function M.needed(state)
   return open and need or nil
 end
 
+-- What the design of study s costs, expected, under no effect and under the minimum
+-- effect (the planning sd; the normal approximation of the calibrated boundaries;
+-- difference stops only, so equivalence can only stop it sooner): a list of {effect,
+-- expected seeds per variant, runs, the chance of a difference}, and the fixed design's
+-- runs (the cap).
+function M.expected(s)
+  local an, spec = s.analysis, s.analysis.sequential
+  local b = M.boundaries(spec, #an.comparisons, an.alpha)
+  local nK = spec.looks[#spec.looks]
+  local t, variants, nv = {}, {}, 0
+  for i, n in ipairs(spec.looks) do t[i] = n / nK end
+  for _, c in ipairs(an.comparisons) do
+    for _, v in ipairs(c) do
+      if not variants[v] then variants[v], nv = true, nv + 1 end
+    end
+  end
+  local out = {}
+  for _, effect in ipairs({ 0, an.min_effect }) do
+    local r = stats.seq_crossing(t, b.z, { drift = effect * math.sqrt(nK) / spec.sd })
+    local n = r.expected_t * nK
+    out[#out + 1] = { effect = effect, seeds = n, runs = n * nv, reject = r.reject }
+  end
+  return out, nK * #s.variants
+end
+
 -- summary.sequential for study s with its runs: the design, each comparison's path and
 -- decision, and the runs used against the fixed design's.  runs_done: the count of runs
 -- with a record.

@@ -228,6 +228,23 @@ commands.verify = verify.main
 commands.audit = require("repro.cli.audit").main
 
 -- A study's runs on other executors (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
+-- A sequential study goes to them one look at a time: the runs of the comparisons still
+-- open (lua/repro/analysis/sequential.lua); plan or submit again after a look finishes.
+parallel.batch = function(s, runs, dir)
+  if not (s.analysis and s.analysis.sequential) then return runs end
+  local analysis = require "repro.analysis"
+  local seq = require "repro.analysis.sequential"
+  local need = seq.needed((seq.state(s, (analysis.study_records(s, dir)))))
+  local pos, out = {}, {}
+  for i, x in ipairs(s.seeds) do pos[x] = i end
+  for _, r in ipairs(runs) do
+    if need and need[r.variant] and pos[r.seed] <= need[r.variant] then out[#out + 1] = r end
+  end
+  io.stderr:write(string.format("%s is sequential: %s\n", s.name, need and
+    "the runs of its next look only; plan or submit again once they finish" or
+    "every comparison is decided: nothing to run (analyze writes its summary)"))
+  return out
+end
 commands.plan = parallel.plan_main
 commands["run-one"] = parallel.run_one_main
 commands.status = parallel.status_main

@@ -400,6 +400,18 @@ function M.main(args, analyze_only)
     planner.print(s, runs, out_root, threads, jobs)
     local pending = cost.to_train(runs)
     if #pending > 0 then print(select(2, cost.line(pending, jobs, threads))) end
+    if s.analysis and s.analysis.sequential and #pending > 0 then
+      local per_run = cost.line(pending, jobs, threads) / #pending
+      local cases, fixed = seq.expected(s)
+      for _, c in ipairs(cases) do
+        print(string.format("sequential: under an effect of %g: about %.1f seeds per variant, " ..
+          "%.0f runs, %s (a difference found with probability %.2f)", c.effect, c.seeds,
+          c.runs, cost.fmt(c.runs * per_run), c.reject))
+      end
+      print(string.format("sequential: the fixed design (the cap): %d runs, %s; runs come " ..
+        "look by look, each look only for the comparisons still open", fixed,
+        cost.fmt(fixed * per_run)))
+    end
     for _, m in ipairs(missing) do print("refused: " .. m) end
     -- the real run would refuse: so does its dry run's exit status
     return (planner.refusal(runs) or #missing > 0) and 1 or 0

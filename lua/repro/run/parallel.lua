@@ -109,8 +109,13 @@ function M.load(o, writes)
   if writes then study.check_owner(dir, o.file) end
   local runs = planner.selected(s, o.only)
   planner.plan(s, runs, out_root, false)
+  if M.batch then runs = M.batch(s, runs, dir) end
   return s, runs, out_root, dir
 end
+
+-- M.batch(s, runs, dir), set by the command line: the runs to hand out now (a sequential
+-- study's next look); nil hands out every run.
+M.batch = nil
 
 -- The argv of `bin/repro run-one` for run r (common: file_abs, out_root, set_raw, threads).
 function M.run_one_argv(o, s, r, out_root)
