@@ -118,7 +118,7 @@ return {
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
   extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
     "paper/lib/findings.lua", "paper/lib/tex_task_notes.lua", "paper/lib/tex_init_parts.lua",
-    "paper/lib/tex_main.lua" },
+    "paper/lib/tex_main.lua", "paper/lib/h1a.lua" },
 
   tables = {
     { name = "studies", kind = "studies",

@@ -9,7 +9,7 @@ local words = require "repro.analysis.words"
 local replication = require "repro.analysis.replication"
 local power = require "repro.study.power"
 local rule1 = require "repro.analysis.rule1"
-local h1a = require "repro.analysis.h1a"
+local h1a = require("repro.core.extension").load("paper/lib/h1a.lua", "check_migration")
 
 local rev = arg and arg[1] or "ab155014"
 local records = require "repro.analysis.records"

@@ -43,7 +43,7 @@
 -- alpha 0.05, paired t-test, Holm over the 5 comparisons (LayerNorm vs none and RMSNorm
 -- vs none per set-up, LayerNorm vs none at L8d256).  Beside it, summary.tasks (per task,
 -- the n-gram ladder and which variants beat it; 3-shot only where 90 % of the items kept
--- their demonstrations) and summary.h1a (lua/repro/analysis/h1a.lua), per norm across the
+-- their demonstrations) and summary.h1a (paper/lib/h1a.lua), per norm across the
 -- runs of all three set-ups, each set-up its own intercept:
 --   (a1) lower accuracy: accuracy ~ set-up + norm; the norm's coefficient's 95 % interval
 --        below 0;
@@ -98,6 +98,7 @@ return {
     first = 301 },
   checkpoint_every = 100,
   depends = { "tasks", "lr_sweep", "lr_sweep_kjv", "ladder_sweep" },
+  extensions = { h1a = "paper/lib/h1a.lua" },
   analysis = {
     baseline = "ts-none",
     metrics = metrics,

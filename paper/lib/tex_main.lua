@@ -149,7 +149,7 @@ local function h1a(def, s, S)
   for _, nm in ipairs(names) do
     local e = h.norms[nm]
     local N = S .. "HOneA" .. F.macro(nm)
-    def(N .. "Verdict", F.escape(require("repro.analysis.h1a").verdict_words(e)))
+    def(N .. "Verdict", F.escape(require("repro.core.extension").load("h1a", "paper").verdict_words(e)))
     def(N .. "Supports", e.supports and "yes" or "no")
     def(N .. "Lower", e.lower and "yes" or "no")
     def(N .. "Beyond", e.beyond and "yes" or "no")

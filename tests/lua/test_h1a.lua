@@ -1,4 +1,4 @@
--- H1a's three parts across runs (lua/repro/analysis/h1a.lua) on synthetic run values (no
+-- H1a's three parts across runs (paper/lib/h1a.lua, this paper's extension) on synthetic run values (no
 -- training): a norm whose accuracy deficit is all its loss deficit is "lower" but not
 -- "beyond"; one that loses accuracy at equal loss is "beyond"; stabilization from the
 -- stability measures; "supporting H1a" only when all three hold; diverged runs left out
@@ -12,6 +12,7 @@ local json = require "repro.core.json"
 local study = require "repro.study"
 local pcg = require "pcg"
 local t = check.new("test_h1a")
+local h1a_ext = require("repro.core.extension").load("paper/lib/h1a.lua", "test_h1a")
 local dir = check.tmpdir()
 
 check.write(dir .. "/corpus.txt", string.rep("abc def ghi.\n", 300))
@@ -30,7 +31,7 @@ return { name = "syn", description = "synthetic",
     correction = "holm", resamples = 1000, test = "t",
     comparisons = { { "a-layernorm", "a-none" }, { "a-rmsnorm", "a-none" },
       { "b-layernorm", "b-none" } },
-    h1a = H1A } }
+    h1a = H1A }, extensions = { h1a = "paper/lib/h1a.lua" } }
 ]]
 local H1A = [[{ setups = { { name = "a", variants = { "a-none", "a-layernorm", "a-rmsnorm" } },
       { name = "b", variants = { "b-none", "b-layernorm" } } },
@@ -82,7 +83,7 @@ t:ok(ln.beyond == false and ln.accuracy_given_loss.ci[1] < 0 and
   ln.accuracy_given_loss.ci[2] > 0, "LayerNorm: not beyond what its loss predicts " ..
   tostring(ln.accuracy_given_loss and json.encode(ln.accuracy_given_loss)))
 t:ok(ln.stabilized == true, "LayerNorm: stabilization shown")
-t:eq(require("repro.analysis.h1a").verdict_words(ln), "lower accuracy; not beyond what its " ..
+t:eq(h1a_ext.verdict_words(ln), "lower accuracy; not beyond what its " ..
   "validation loss predicts; " ..
   "stabilization shown: not supporting H1a", "LayerNorm's verdict names each part")
 t:ok(rms.lower and rms.beyond and math.abs(rms.accuracy_given_loss.coef + 0.03) < 0.01,
@@ -90,10 +91,10 @@ t:ok(rms.lower and rms.beyond and math.abs(rms.accuracy_given_loss.coef + 0.03) 
 t:ok(rms.stabilized == false and rms.supports == false, "RMSNorm: no stabilization, no support")
 t:ok(#(rms.stability or {}) == 2 and rms.stability[2].log == true and
   h.stability_alpha == 0.025, "two stability measures, Bonferroni alpha / 2, the log scale named")
-local text = table.concat(require("repro.analysis.h1a").text(h), "\n")
+local text = table.concat(h1a_ext.text(h), "\n")
 t:ok(text:find("rmsnorm vs none: lower accuracy; beyond what its validation loss predicts; " ..
   "stabilization not shown: not supporting H1a", 1, true), "the terminal lines: " .. text)
-t:ok(analysis.verdict_table(sum, 100):find("H1a (39 runs", 1, true),
+t:ok(analysis.verdict_table(sum, 100, s.extensions):find("H1a (39 runs", 1, true),
   "the verdict table prints the H1a section")
 
 -- the study's own report: a table of the three parts per norm
@@ -108,10 +109,10 @@ t:ok(ht and #ht.rows == 2 and ht.rows[1][1] == "layernorm vs none" and
 -- all three parts: supporting H1a
 runs = runs_for({ layernorm = { dloss = 0.1, beyond = 0.03, stab = 0.2 } })
 h = analysis.summarize(s, runs).h1a
-t:ok(h.norms.layernorm.supports and require("repro.analysis.h1a").verdict_words(h.norms.layernorm):find(
+t:ok(h.norms.layernorm.supports and h1a_ext.verdict_words(h.norms.layernorm):find(
   ": supporting H1a$"),
   "lower, beyond and stabilized: supporting H1a")
-t:ok(h.norms.rmsnorm.lower == false and require("repro.analysis.h1a").verdict_words(
+t:ok(h.norms.rmsnorm.lower == false and h1a_ext.verdict_words(
   h.norms.rmsnorm):find("^no lower accuracy shown"),
   "no deficit: no lower accuracy shown")
 
@@ -127,11 +128,10 @@ refused(H1A:gsub("accuracy =", "acuracy = 1, accuracy ="), "analysis.h1a.acuracy
   "an unknown field")
 refused("{ setups = {} }", "analysis.h1a", "no set-ups")
 
--- The supplement's H1a table (lua/repro/report/tex_task.lua, kind h1a): a row per norm named
+-- The supplement's H1a table (paper/lib/h1a.lua, kind h1a): a row per norm named
 -- by the study's factor against its baseline, each part's coefficient and interval, "log"
 -- on a log-scale measure, whether all three hold; a summary without h1a says so.
 do
-  local tex_tasks = require "repro.report.tex_tasks"
   local fit = function(c) return { coef = c, ci = { c - 0.01, c + 0.01 } } end
   local h = { baseline = "none", n_runs = 24, n_diverged = 1, norms = {
     layernorm = { accuracy = fit(-0.05), accuracy_given_loss = fit(-0.03), supports = true,
@@ -142,7 +142,7 @@ do
         { metric = "max_grad_norm", log = true, coef = 0.1, ci = { 0.0, 0.2 } } } } } }
   local st = { name = "zz", dir = "experiments/zz", summary = { h1a = h },
     factor = { labels = { none = "no norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" } } }
-  local tex = tex_tasks.h1a_table(st)
+  local tex = h1a_ext.tex_table(st)
   t:ok(tex:find("LayerNorm $-$ no norm & \\num{-0.050} [\\num{-0.060}, \\num{-0.040}]", 1, true),
     "the LayerNorm row, named by the factor, its accuracy part: " .. tex)
   t:ok(tex:find("RMSNorm $-$ no norm & \\num{0.010}", 1, true) and
@@ -154,10 +154,10 @@ do
   t:ok(tex:find("24 runs (1 diverged, left out)", 1, true) and tex:find("alpha/2", 1, true),
     "its note: runs and the Bonferroni level")
   h.n_diverged = 0
-  t:ok(tex_tasks.h1a_table(st):find("24 runs (no run diverged)", 1, true),
+  t:ok(h1a_ext.tex_table(st):find("24 runs (no run diverged)", 1, true),
     "none diverged: said in words")
   h.n_diverged = 1
-  local none = tex_tasks.h1a_table({ name = "zz", dir = "experiments/zz", summary = {} })
+  local none = h1a_ext.tex_table({ name = "zz", dir = "experiments/zz", summary = {} })
   t:ok(none:find("study has no H1a analysis", 1, true), "without h1a the table says so")
   -- the main text's macros (paper/lib/tex_main.lua): each part's coefficient and
   -- interval, a log-scale measure also as a factor

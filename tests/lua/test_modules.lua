@@ -267,6 +267,28 @@ t:ok(#loose == 0, "every module is in a stage folder: not " .. table.concat(loos
 t:ok(#bad == 0 and #loose == 0, "every require points to the module's own stage or an " ..
   "earlier one (" .. table.concat(STAGES, " < ") .. ")")
 
+-- The library knows no paper question: no module names a norm variant or the student's
+-- hypotheses (those live in paper/lib/ as extensions).  The one exception maps the engine's
+-- own embed_norm values to PyTorch's modules for the exported model (cli/model.lua).
+local QUESTION = { "layernorm", "rmsnorm", "h1a", "h1b" }
+local function names_question(src)
+  local low = src:lower()
+  for _, w in ipairs(QUESTION) do if low:find(w, 1, true) then return w end end
+end
+local n_files, named = 0, {}
+for _, m in ipairs(names) do
+  local rel = m:gsub("^repro%.", ""):gsub("%.", "/")
+  local path = libdir .. "/" .. rel .. ".lua"
+  if not fs.exists(path) then path = libdir .. "/" .. rel .. "/init.lua" end
+  local src = fs.read(path) or ""
+  n_files = n_files + 1
+  local w = m ~= "repro.cli.model" and names_question(src)
+  if w then named[#named + 1] = m .. " (" .. w .. ")" end
+end
+t:ok(n_files == #names and #named == 0, "no library module names a norm variant or a " ..
+  "hypothesis: " .. table.concat(named, ", "))
+t:eq(names_question("x = cfg.embed_norm == 'LayerNorm'"), "layernorm", "the check can fail")
+
 -- Each module alone in a fresh process.
 local loader = check.tmpdir()
 -- (a script outside tests/ and scripts/ runs only once the study sandbox, where require

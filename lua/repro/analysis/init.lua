@@ -121,7 +121,6 @@ local stats = require "stats"
 local json = require "repro.core.json"
 local lrsens = require "repro.analysis.lrsens"
 local task_analysis = require "repro.analysis.tasks"
-local h1a_analysis = require "repro.analysis.h1a"
 local guardrail = require "repro.analysis.guardrail"
 local reasons = require "repro.analysis.reasons"
 local records = require "repro.analysis.records"
@@ -370,7 +369,6 @@ local function summary_extras(ctx, out, per_variant, comparisons)
     end
   end
   if an.tasks then out.tasks = task_analysis.summarize(ctx) end
-  if an.h1a then out.h1a = h1a_analysis.summarize(ctx) end
   if an.sweep then
     local section, pilot, outcomes = lrsens.summarize(s, runs, M.summarize)
     if section then

@@ -3,7 +3,6 @@ local textable = require "repro.core.textable"
 local words = require "repro.analysis.words"
 local lrsens = require "repro.analysis.lrsens"
 local replication = require "repro.analysis.replication"
-local h1a = require "repro.analysis.h1a"
 local guardrail = require "repro.analysis.guardrail"
 local robust = require "repro.analysis.robust"
 
@@ -196,7 +195,6 @@ function M.verdict_table(summary, width, extensions)
       width, "  ", "    ")
   end
   for _, l in ipairs(replication.text(summary.replication)) do lines[#lines + 1] = l end
-  for _, l in ipairs(h1a.text(summary.h1a)) do lines[#lines + 1] = l end
   local sections = {} -- an extension's section with console text (header)
   for k, ext in pairs(extensions or {}) do
     if type(summary[k]) == "table" and type(ext.text) == "function" then

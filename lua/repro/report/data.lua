@@ -225,7 +225,7 @@ function Study:size_comparisons(metric, level)
   return rows
 end
 
--- "LayerNorm${}-{}$none" for a comparison's table cell, with the setting in front when
+-- "Label${}-{}$none" for a comparison's table cell, with the setting in front when
 -- the study has several; two variants of different settings by their full labels.
 function Study:comparison_label(treatment, baseline)
   local t, b = self.variant_by_name[treatment], self.variant_by_name[baseline]
@@ -291,7 +291,7 @@ function Study:interaction_settings(e, field)
 end
 
 -- An interaction's table label from its two paired differences e.a and e.b (each
--- {treatment, baseline}): "LayerNorm${}-{}$none, 2 blocks and width 64 minus 8 blocks and
+-- {treatment, baseline}): "Label${}-{}$none, 2 blocks and width 64 minus 8 blocks and
 -- width 256", naming only the config keys in which the two pairs differ and each pair's
 -- two variants agree (never a code name); its registered name (escaped) when the pairs
 -- are not two settings of one comparison.

@@ -100,7 +100,7 @@ end
 --   prose_setting  a phrase for the config keys other than the factor's in which the
 --                  study's variants differ ("at lr 0.003"), "" when they differ in none;
 --                  keys in the manifest's order, then the others by name
---   prose          the two together ("LayerNorm at lr 0.003")
+--   prose          the two together ("its label at lr 0.003")
 --   table_setting  the tables' phrase of the same keys, ", " between them: each key's
 --                  names.keys label (as format; "warmup %s"), else its format, else
 --                  "<key> = <value>"

@@ -98,7 +98,7 @@ end
 -- training split, summary.tasks.beyond_ngram, the bar a task must clear to show more than
 -- local statistics); nil when the summary has no task section.
 -- `setups` (optional, the figure's): a variant named "<setup>-<norm>" is keyed by its
--- norm and setups[<setup>], the set-up in words ("LayerNorm, PyTorch init, 4 blocks");
+-- norm and setups[<setup>], the set-up in words ("label, PyTorch init, 4 blocks");
 -- otherwise by the config it differs in (plot_style.plot_label).
 function M.tasks(s, k, setups)
   local st = s.summary.tasks

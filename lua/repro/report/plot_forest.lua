@@ -84,7 +84,7 @@ function M.plain_label(s, c)
   local head = M.setting_head(s, t, b)
   head = head and (head .. ": ") or ""
   if t.setting == b.setting then return head .. level_name(t) .. " - " .. level_name(b) end
-  -- each side with the settings in which the two differ: "matched LayerNorm, lr 0.01"
+  -- each side with the settings in which the two differ: "label, lr 0.01"
   return head .. plot_label(s, t, { b }) .. " - " .. plot_label(s, b, { t })
 end
 

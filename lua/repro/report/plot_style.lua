@@ -54,7 +54,7 @@ end
 
 -- A variant's name in a figure's key: its norm as the prose names it (the manifest's names,
 -- when plain text: "no norm") and the settings in which it differs from the other
--- variants of `among` (default: the study's), from their configs ("LayerNorm, lr 0.003",
+-- variants of `among` (default: the study's), from their configs ("label, lr 0.003",
 -- "no norm, embed init std 1"); min_lr, which follows lr, and the keys in `skip` (a
 -- sweep's swept key) are left out.
 local KEY_NAMES = { embed_init_std = "embed init std", tok_init_std = "token init std",

@@ -260,7 +260,6 @@ end
 -- over tasks x comparisons; the macro row's interval is the paired BCa bootstrap,
 -- descriptive, and says so in its cell ("BCa [lo, hi]"), its column header and the note,
 -- apart from the verdict's decision interval.
-local h1a_table
 
 local function task_tables(sum)
   local st = sum.tasks
@@ -373,43 +372,6 @@ local function task_tables(sum)
   return out
 end
 
--- H1a's three parts per norm (summary.h1a, lua/repro/analysis/h1a.lua): each fit's
--- coefficient with its interval, and the verdict naming each part; nil without it.
-h1a_table = function(sum)
-  local h = sum.h1a
-  if type(h) ~= "table" then return nil end
-  local t = { title = "H1a: three parts across runs", head = { "norm", "accuracy difference",
-    "at equal validation loss" }, rows = {} }
-  local function cell(f)
-    if type(f) ~= "table" or not f.coef then return "undefined" end
-    return string.format("%s [%s, %s]", num(f.coef), num(f.ci[1]), num(f.ci[2]))
-  end
-  local names = {}
-  for name in pairs(h.norms or {}) do names[#names + 1] = name end
-  table.sort(names)
-  local stab_heads = {}
-  for _, name in ipairs(names) do
-    local e = h.norms[name]
-    local r = { name .. " vs " .. tostring(h.baseline), cell(e.accuracy),
-      cell(e.accuracy_given_loss) }
-    for i, st in ipairs(e.stability or {}) do
-      stab_heads[i] = (st.log and "log " or "") .. st.metric
-      r[#r + 1] = cell(st)
-    end
-    r[#r + 1] = require("repro.analysis.h1a").verdict_words(e)
-    t.rows[#t.rows + 1] = r
-  end
-  for _, x in ipairs(stab_heads) do t.head[#t.head + 1] = x end
-  t.head[#t.head + 1] = "verdict"
-  t.note = string.format("OLS across %d runs (%d diverged left out), each set-up its own " ..
-    "intercept, the norm a dummy against %s: the accuracy difference; the same at equal " ..
-    "validation loss (each set-up its own loss slope); each stability measure's difference " ..
-    "(interval at alpha / %d, Bonferroni). A part holds when its interval lies below 0; " ..
-    "supporting H1a only when all three hold.", h.n_runs or 0, h.n_diverged or 0,
-    tostring(h.baseline), #stab_heads)
-  return t
-end
-
 -- The study's tables as { title =, head = {...}, rows = {{...}, ...}, note = } of plain
 -- text: its design, its variants' statistics on the primary metric, its verdicts, their
 -- robust companions (exploratory), the replication of the originals it declares, and a
@@ -420,7 +382,14 @@ function M.tables(s)
   out[#out + 1] = robust_table(sum, an)
   out[#out + 1] = replication_table(sum)
   for _, t in ipairs(task_tables(sum)) do out[#out + 1] = t end
-  out[#out + 1] = h1a_table(sum)
+  -- a section an extension wrote (named as the extension is) brings its own tables
+  local extension = require "repro.core.extension"
+  for _, k in ipairs(base.sorted_keys(sum)) do
+    local ext = type(sum[k]) == "table" and extension.resolve(k) and extension.load(k, "report")
+    if ext and ext.report_tables then
+      for _, t in ipairs(ext.report_tables(sum[k])) do out[#out + 1] = t end
+    end
+  end
   return out
 end
 

@@ -289,8 +289,8 @@ function M.verdicts(s)
 end
 
 -- Every interaction verdict of study s on its primary metric, one paragraph (LaTeX): "The
--- effect of LayerNorm against no norm on The Devil's Dictionary minus the effect of
--- LayerNorm against no norm was -0.0016 nats (95 % t interval [...], Holm-adjusted p
+-- effect of treatment against no norm on The Devil's Dictionary minus the effect of
+-- treatment against no norm was -0.0016 nats (95 % t interval [...], Holm-adjusted p
 -- 1.00): equivalent (...)."; "" when it registered none.
 function M.interaction_verdicts(s)
   local out = {}

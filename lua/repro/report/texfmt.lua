@@ -127,7 +127,7 @@ local DIGIT = { ["0"] = "Zero", ["1"] = "One", ["2"] = "Two", ["3"] = "Three", [
   ["."] = "Point" }
 
 -- A LaTeX control-sequence name of letters only from parts such as "init_scale",
--- "layernorm-lr1e-2", "ValLoss": words capitalized, digits spelled out.
+-- "norm-lr1e-2", "ValLoss": words capitalized, digits spelled out.
 function M.macro(...)
   local out = {}
   for _, part in ipairs({ ... }) do

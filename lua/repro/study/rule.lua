@@ -33,7 +33,7 @@ M.ENGINE_METRICS = require("engine").metric_names()
 
 M.ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
-  "registered_rule", "sweep", "tasks", "h1a", "sequential" }
+  "registered_rule", "sweep", "tasks", "sequential" }
 local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "test" }
 -- The decision rule of lua/repro/analysis/init.lua (analysis.RULE, kept here so that loading a
@@ -112,9 +112,6 @@ function M.analysis_fields(variant_names)
     { "sweep", "optional: a learning-rate sweep's groups (lua/repro/study/sweep.lua)", false },
     { "tasks", "optional: { suite = \"core\", shots = { 0, 3 } }: the task analysis of runs " ..
       "with that config key tasks (lua/repro/analysis/tasks.lua)", false },
-    { "h1a", "optional: { setups = { { name =, variants = { ... } }, ... }, accuracy =, " ..
-      "loss =, stability = { { metric =, log = bool }, ... } }: H1a's three parts across " ..
-      "runs (lua/repro/analysis/h1a.lua)", false },
     { "sequential", "optional: { looks = { n1, ... }, shape = \"obf\" | \"pocock\", test = " ..
       "\"signed_rank\" | \"t\", stop = { ... }, margin =, target =, sd =, sd_source = }: " ..
       "seeds in looks, each comparison stopped when decided (lua/repro/study/sequential.lua)",
@@ -392,67 +389,6 @@ local function check_tasks(P, t)
   return { suite = t.suite, shots = json.array(shots) }
 end
 
--- analysis.h1a (lua/repro/analysis/h1a.lua): { setups = { { name =, variants =
--- { ... } }, ... }, accuracy =, loss =, stability = { { metric =, log = bool }, ... },
--- baseline = "none" }, every metric among analysis.metrics (a record's values are read
--- for those only), every variant known; normalized.
-local function check_h1a(P, h, variants, metrics)
-  if type(h) ~= "table" or type(h.setups) ~= "table" or #h.setups == 0 then
-    P.add("analysis.h1a", "expected { setups = { { name =, variants = { ... } }, ... }, " ..
-      "accuracy =, loss =, stability = { { metric =, log = }, ... } }")
-    return nil
-  end
-  local known = {}
-  for _, m in ipairs(metrics or {}) do known[m] = true end
-  local function metric(path, m)
-    if type(m) ~= "string" or not known[m] then
-      P.add(path, string.format("%s is not one of analysis.metrics (a record's values are " ..
-        "read for those only)", tostring(m)))
-    end
-    return m
-  end
-  local out = { accuracy = metric("analysis.h1a.accuracy", h.accuracy),
-    loss = metric("analysis.h1a.loss", h.loss), baseline = h.baseline or "none",
-    setups = {}, stability = {} }
-  for i, s in ipairs(h.setups) do
-    local path = string.format("analysis.h1a.setups[%d]", i)
-    if type(s) ~= "table" or type(s.name) ~= "string" or type(s.variants) ~= "table" then
-      P.add(path, "expected { name = \"...\", variants = { \"...\", ... } }")
-    else
-      local vs = {}
-      for j, v in ipairs(s.variants) do
-        if not variants[v] then
-          P.add(string.format("%s.variants[%d]", path, j), "unknown variant '" ..
-            tostring(v) .. "'")
-        end
-        vs[#vs + 1] = v
-      end
-      out.setups[#out.setups + 1] = { name = s.name, variants = json.array(vs) }
-    end
-  end
-  if type(h.stability) ~= "table" or #h.stability == 0 then
-    P.add("analysis.h1a.stability", "expected a non-empty list of { metric =, log = bool }")
-  else
-    for i, m in ipairs(h.stability) do
-      local path = string.format("analysis.h1a.stability[%d]", i)
-      if type(m) ~= "table" then
-        P.add(path, "expected { metric =, log = bool }")
-      else
-        out.stability[#out.stability + 1] = { metric = metric(path .. ".metric", m.metric),
-          log = m.log == true or nil }
-      end
-    end
-  end
-  for _, k in ipairs(sorted_keys(h)) do
-    if k ~= "setups" and k ~= "accuracy" and k ~= "loss" and k ~= "stability" and
-        k ~= "baseline" then
-      P.add("analysis.h1a." .. tostring(k), "unknown field (expected setups, accuracy, " ..
-        "loss, stability, baseline)")
-    end
-  end
-  out.setups, out.stability = json.array(out.setups), json.array(out.stability)
-  return out
-end
 
 -- The study's pre-registered analysis (header), normalized; P collects the problems.
 function M.check(P, a, variants, variant_names, ext)
@@ -469,11 +405,12 @@ function M.check(P, a, variants, variant_names, ext)
   check_comparisons(P, a, out, variants, variant_names)
   check_interactions(P, a, out, variants, variant_names)
   for _, name in ipairs(sorted_keys(ext)) do
-    if a[name] ~= nil then out[name] = ext[name].check(P, a[name], variants, variant_names) end
+    if a[name] ~= nil then
+      out[name] = ext[name].check(P, a[name], variants, variant_names, out)
+    end
   end
   if a.sweep ~= nil then out.sweep = sweep.check(P, a.sweep, variants) end
   if a.tasks ~= nil then out.tasks = check_tasks(P, a.tasks) end
-  if a.h1a ~= nil then out.h1a = check_h1a(P, a.h1a, variants, out.metrics) end
   if a.sequential ~= nil then out.sequential = sequential.check(P, a.sequential, out) end
   return out
 end

@@ -1,0 +1,336 @@
+-- H1a as worded (summary.h1a of a study that registers analysis.h1a): "embedding
+-- normalization decreases zero-/few-shot accuracy despite smoothing or stabilizing
+-- training dynamics", as three OLS fits across the runs (stats.ols) per norm against the
+-- spec's baseline norm, every set-up its own intercept: lower (accuracy ~ set-up + norm),
+-- beyond (+ set-up x loss: at equal loss) and stabilized (each stability measure,
+-- Bonferroni over them).  "supporting H1a" only when all three hold.  Diverged runs are
+-- left out and counted; a part the data cannot fit says why and does not hold.
+-- The rule: docs/DESIGN.md, "H1a as worded".  This paper's extension (a study names it in
+-- its `extensions`; the paper's manifest for its table): check, summarize, the terminal's
+-- text, the report's tables.
+local stats = require "stats"
+local json = require "repro.core.json"
+local base = require "repro.core.base"
+local F = require "repro.report.texfmt"
+local tex_tasks = require "repro.report.tex_tasks"
+local DASH = F.DASH
+
+local M = {}
+
+local function arr(t) return json.array(t or {}) end
+
+-- analysis.h1a: { setups = { { name =, variants =
+-- { ... } }, ... }, accuracy =, loss =, stability = { { metric =, log = bool }, ... },
+-- baseline = "none" }, every metric among analysis.metrics (a record's values are read
+-- for those only), every variant known; normalized.
+function M.check(P, h, variants, _, an)
+  local metrics = (an or {}).metrics
+  if type(h) ~= "table" or type(h.setups) ~= "table" or #h.setups == 0 then
+    P.add("analysis.h1a", "expected { setups = { { name =, variants = { ... } }, ... }, " ..
+      "accuracy =, loss =, stability = { { metric =, log = }, ... } }")
+    return nil
+  end
+  local known = {}
+  for _, m in ipairs(metrics or {}) do known[m] = true end
+  local function metric(path, m)
+    if type(m) ~= "string" or not known[m] then
+      P.add(path, string.format("%s is not one of analysis.metrics (a record's values are " ..
+        "read for those only)", tostring(m)))
+    end
+    return m
+  end
+  local out = { accuracy = metric("analysis.h1a.accuracy", h.accuracy),
+    loss = metric("analysis.h1a.loss", h.loss), baseline = h.baseline or "none",
+    setups = {}, stability = {} }
+  for i, s in ipairs(h.setups) do
+    local path = string.format("analysis.h1a.setups[%d]", i)
+    if type(s) ~= "table" or type(s.name) ~= "string" or type(s.variants) ~= "table" then
+      P.add(path, "expected { name = \"...\", variants = { \"...\", ... } }")
+    else
+      local vs = {}
+      for j, v in ipairs(s.variants) do
+        if not variants[v] then
+          P.add(string.format("%s.variants[%d]", path, j), "unknown variant '" ..
+            tostring(v) .. "'")
+        end
+        vs[#vs + 1] = v
+      end
+      out.setups[#out.setups + 1] = { name = s.name, variants = json.array(vs) }
+    end
+  end
+  if type(h.stability) ~= "table" or #h.stability == 0 then
+    P.add("analysis.h1a.stability", "expected a non-empty list of { metric =, log = bool }")
+  else
+    for i, m in ipairs(h.stability) do
+      local path = string.format("analysis.h1a.stability[%d]", i)
+      if type(m) ~= "table" then
+        P.add(path, "expected { metric =, log = bool }")
+      else
+        out.stability[#out.stability + 1] = { metric = metric(path .. ".metric", m.metric),
+          log = m.log == true or nil }
+      end
+    end
+  end
+  for _, k in ipairs(base.sorted_keys(h)) do
+    if k ~= "setups" and k ~= "accuracy" and k ~= "loss" and k ~= "stability" and
+        k ~= "baseline" then
+      P.add("analysis.h1a." .. tostring(k), "unknown field (expected setups, accuracy, " ..
+        "loss, stability, baseline)")
+    end
+  end
+  out.setups, out.stability = json.array(out.setups), json.array(out.stability)
+  return out
+end
+
+-- The rows (one per finished run) of the spec's set-ups: {setup = i, norm =, values}.
+local function rows_of(ctx, spec, metrics)
+  local rows, diverged = {}, 0
+  for i, setup in ipairs(spec.setups) do
+    for _, v in ipairs(setup.variants) do
+      local runs = ctx.runs[v] or {}
+      local norm = ctx.norm_of[v]
+      for _, seed in ipairs(ctx.s.seeds) do
+        local r = runs[seed]
+        if r and r.diverged then
+          diverged = diverged + 1
+        elseif r then
+          local vals, ok = {}, true
+          for _, m in ipairs(metrics) do
+            local x = r.values[m]
+            if type(x) ~= "number" then ok = false end
+            vals[m] = x
+          end
+          if ok then rows[#rows + 1] = { setup = i, norm = norm, values = vals } end
+        end
+      end
+    end
+  end
+  return rows, diverged
+end
+
+-- OLS of y on set-up intercepts, optional per-set-up slopes on covariate `cov`, and one
+-- dummy per norm of `norms`: {coef, se, ci} of each norm's dummy, or nil and why.
+local function fit(rows, n_setups, norms, y_of, cov, alpha)
+  local x, y = {}, {}
+  for _, r in ipairs(rows) do
+    local row = {}
+    for i = 1, n_setups do row[#row + 1] = r.setup == i and 1 or 0 end
+    if cov then
+      for i = 1, n_setups do row[#row + 1] = r.setup == i and r.values[cov] or 0 end
+    end
+    for _, nm in ipairs(norms) do row[#row + 1] = r.norm == nm and 1 or 0 end
+    x[#x + 1], y[#y + 1] = row, y_of(r)
+  end
+  local p = #(x[1] or {})
+  if #x < p + 2 then
+    return nil, "too_few_runs"
+  end
+  local ok, o = pcall(stats.ols, x, y, { alpha = alpha })
+  if not ok then return nil, "singular" end
+  local out, first = {}, p - #norms
+  for k, nm in ipairs(norms) do
+    out[nm] = { coef = o.coef[first + k], se = o.se[first + k],
+      ci = arr({ o.ci[first + k][1], o.ci[first + k][2] }), df = o.df, n = o.n }
+  end
+  return out
+end
+
+local function below(e) return e ~= nil and e.ci[2] < 0 end
+
+local function num(x) return string.format("%.4g", x) end
+
+local function interval(e)
+  return string.format("%s [%s, %s]", num(e.coef), num(e.ci[1]), num(e.ci[2]))
+end
+
+-- summary.h1a of study s from its runs[variant][seed].
+function M.summarize(s, runs)
+  local ctx = { s = s, runs = runs, an = s.analysis }
+  local an, spec = ctx.an, ctx.an.h1a
+  local alpha = an.alpha
+  local norm_of, norms, seen = {}, {}, {}
+  for _, v in ipairs(ctx.s.variants) do
+    norm_of[v.name] = (v.overrides or {}).embed_norm or spec.baseline
+  end
+  for _, setup in ipairs(spec.setups) do
+    for _, v in ipairs(setup.variants) do
+      local nm = norm_of[v]
+      if nm ~= spec.baseline and not seen[nm] then seen[nm], norms[#norms + 1] = true, nm end
+    end
+  end
+  table.sort(norms)
+  ctx.norm_of = norm_of
+  local metrics = { spec.accuracy, spec.loss }
+  for _, m in ipairs(spec.stability) do metrics[#metrics + 1] = m.metric end
+  local rows, diverged = rows_of(ctx, spec, metrics)
+  local nsu = #spec.setups
+  local acc = function(r) return r.values[spec.accuracy] end
+  local lower, why_lower = fit(rows, nsu, norms, acc, nil, alpha)
+  local beyond, why_beyond = fit(rows, nsu, norms, acc, spec.loss, alpha)
+  local stab = {}
+  local alpha_b = alpha / #spec.stability
+  for _, m in ipairs(spec.stability) do
+    local y_of = function(r)
+      local x = r.values[m.metric]
+      return m.log and math.log(x) or x
+    end
+    local f, why = fit(rows, nsu, norms, y_of, nil, alpha_b)
+    stab[#stab + 1] = { metric = m.metric, log = m.log or nil, fit = f, why = why }
+  end
+  local out = { accuracy = spec.accuracy, loss = spec.loss, alpha = alpha,
+    stability_alpha = alpha_b, baseline = spec.baseline, n_runs = #rows,
+    n_diverged = diverged, setups = {}, norms = {} }
+  for _, s in ipairs(spec.setups) do
+    out.setups[#out.setups + 1] = { name = s.name, variants = arr({ table.unpack(s.variants) }) }
+  end
+  out.setups = arr(out.setups)
+  for _, nm in ipairs(norms) do
+    local e = { }
+    e.accuracy = lower and lower[nm] or { why = why_lower }
+    e.accuracy_given_loss = beyond and beyond[nm] or { why = why_beyond }
+    e.stability = {}
+    local shown = false
+    for _, st in ipairs(stab) do
+      local f = st.fit and st.fit[nm]
+      e.stability[#e.stability + 1] = f and { metric = st.metric, log = st.log, coef = f.coef,
+        se = f.se, ci = f.ci } or { metric = st.metric, log = st.log, why = st.why }
+      if below(f) then shown = true end
+    end
+    e.stability = arr(e.stability)
+    e.lower = below(lower and lower[nm])
+    e.beyond = below(beyond and beyond[nm])
+    e.stabilized = shown
+    e.supports = e.lower and e.beyond and e.stabilized
+    out.norms[nm] = e
+  end
+  out.norms = json.object(out.norms)
+  return out
+end
+
+local WHY = { too_few_runs = "fewer runs than parameters + 2",
+  singular = "the design matrix is singular" }
+
+-- A norm's H1a entry e in words: "lower accuracy; not beyond ...: not supporting H1a".
+function M.verdict_words(e)
+  local parts = {
+    e.lower and "lower accuracy" or "no lower accuracy shown",
+    e.beyond and "beyond what its validation loss predicts" or
+      "not beyond what its validation loss predicts",
+    e.stabilized and "stabilization shown" or "stabilization not shown",
+  }
+  return table.concat(parts, "; ") .. (e.supports and ": supporting H1a" or
+    ": not supporting H1a")
+end
+
+-- The terminal's lines for summary.h1a h.
+function M.text(h)
+  if not h then return {} end
+  local out = { string.format("H1a (%d runs, %d diverged left out; OLS across runs, each " ..
+    "set-up its own intercept):", h.n_runs, h.n_diverged) }
+  local names = {}
+  for nm in pairs(h.norms) do names[#names + 1] = nm end
+  table.sort(names)
+  for _, nm in ipairs(names) do
+    local e = h.norms[nm]
+    out[#out + 1] = string.format("  %s vs %s: %s", nm, h.baseline, M.verdict_words(e))
+    local function line(label, f)
+      out[#out + 1] = string.format("    %s: %s", label,
+        f.coef and interval(f) or ("undefined: " .. (WHY[f.why] or tostring(f.why))))
+    end
+    line(string.format("accuracy difference (%d%% CI)", math.floor(100 * (1 - h.alpha) + 0.5)),
+      e.accuracy)
+    line("at equal validation loss", e.accuracy_given_loss)
+    for _, st in ipairs(e.stability) do
+      line(string.format("%s%s (Bonferroni %.3g)", st.log and "log " or "", st.metric,
+        h.stability_alpha), st)
+    end
+  end
+  return out
+end
+
+-- H1a's three parts per norm (summary.h1a): the accuracy
+-- difference against no norm, the same at equal validation loss, each stability measure's
+-- difference, each with its interval, and whether all three parts hold; the norms named
+-- by the study's factor (the manifest's labels).
+local H1A_STABILITY = { max_loss_jump = "largest loss jump", max_grad_norm = "largest gradient norm" }
+
+function M.tex_table(s)
+  local h = s.summary.h1a
+  if type(h) ~= "table" or type(h.norms) ~= "table" then return tex_tasks.absent(s, "H1a analysis") end
+  local labels = s.factor and s.factor.labels or {}
+  local function label(level) return F.escape(labels[level] or tostring(level)) end
+  local names = {}
+  for name in pairs(h.norms) do names[#names + 1] = name end
+  table.sort(names)
+  local function cell(e)
+    if type(e) ~= "table" or not F.finite(e.coef) then return DASH end
+    return F.num(e.coef, 3) .. " " .. F.interval(e.ci, 3)
+  end
+  local head = { "Norm", "Accuracy", "At equal loss" }
+  for _, st in ipairs(h.norms[names[1]].stability or {}) do
+    head[#head + 1] = (st.log and "log " or "") .. F.escape(H1A_STABILITY[st.metric] or st.metric)
+  end
+  head[#head + 1] = "Supports H1a"
+  local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #head - 2) .. "l@{}}",
+    "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
+  for _, name in ipairs(names) do
+    local e = h.norms[name]
+    local cells = { label(name) .. " $-$ " .. label(h.baseline), cell(e.accuracy),
+      cell(e.accuracy_given_loss) }
+    for _, st in ipairs(e.stability or {}) do cells[#cells + 1] = cell(st) end
+    cells[#cells + 1] = e.supports and "yes" or "no"
+    body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
+  end
+  body[#body + 1] = "\\bottomrule"
+  body[#body + 1] = "\\end{tabular}}"
+  body[#body + 1] = string.format("\\par\\smallskip\\footnotesize Least squares across " ..
+    "the study's %d runs (%s), each set-up with its own intercept and the " ..
+    "norm as an indicator against no norm: its zero-shot macro accuracy difference; the " ..
+    "same at equal validation loss (each set-up its own loss slope); and each stability " ..
+    "measure's difference, its interval at $\\alpha/%d$ (Bonferroni). The first two parts " ..
+    "hold when their interval lies below zero, the third when some stability measure's " ..
+    "does; the runs support H1a only when all three hold.",
+    h.n_runs or 0, (h.n_diverged or 0) == 0 and "no run diverged" or
+      string.format("%d diverged, left out", h.n_diverged), #(h.norms[names[1]].stability or {}))
+  return tex_tasks.wrap(s, table.concat(body, "\n") .. "\n")
+end
+
+-- H1a's three parts per norm (summary.h1a) for the study's own report: each fit's
+-- coefficient with its interval, and the verdict naming each part.
+function M.report_tables(h)
+  if type(h) ~= "table" then return {} end
+  local t = { title = "H1a: three parts across runs", head = { "norm", "accuracy difference",
+    "at equal validation loss" }, rows = {} }
+  local function cell(f)
+    if type(f) ~= "table" or not f.coef then return "undefined" end
+    return string.format("%s [%s, %s]", num(f.coef), num(f.ci[1]), num(f.ci[2]))
+  end
+  local names = {}
+  for name in pairs(h.norms or {}) do names[#names + 1] = name end
+  table.sort(names)
+  local stab_heads = {}
+  for _, name in ipairs(names) do
+    local e = h.norms[name]
+    local r = { name .. " vs " .. tostring(h.baseline), cell(e.accuracy),
+      cell(e.accuracy_given_loss) }
+    for i, st in ipairs(e.stability or {}) do
+      stab_heads[i] = (st.log and "log " or "") .. st.metric
+      r[#r + 1] = cell(st)
+    end
+    r[#r + 1] = M.verdict_words(e)
+    t.rows[#t.rows + 1] = r
+  end
+  for _, x in ipairs(stab_heads) do t.head[#t.head + 1] = x end
+  t.head[#t.head + 1] = "verdict"
+  t.note = string.format("OLS across %d runs (%d diverged left out), each set-up its own " ..
+    "intercept, the norm a dummy against %s: the accuracy difference; the same at equal " ..
+    "validation loss (each set-up its own loss slope); each stability measure's difference " ..
+    "(interval at alpha / %d, Bonferroni). A part holds when its interval lies below 0; " ..
+    "supporting H1a only when all three hold.", h.n_runs or 0, h.n_diverged or 0,
+    tostring(h.baseline), #stab_heads)
+  return { t }
+end
+
+M.tables = { h1a = { build = M.tex_table, fields = {} } }
+
+return M
