@@ -113,6 +113,11 @@ local function clean_of(text, what)
   end
 end
 clean_of(html, "report.html")
+local csv = fs.read(dir .. "/tables/03-verdicts-on-val-loss.csv") or ""
+t:ok(csv:find("^treatment,baseline,") and csv:find(",not_measurable\n", 1, true) and
+  select(2, csv:gsub("\n", "")) >= 2, "the verdict table as CSV, with not_measurable: " .. csv)
+local design = fs.read(dir .. "/tables/01-design.csv") or ""
+t:ok(design ~= "" and not design:find(",-,", 1, true), "no dash in a CSV cell: " .. design)
 local tex = fs.read(dir .. "/report.tex") or ""
 t:ok(tex:find("untied", 1, true) and tex:find("\\includegraphics[width=0.9\\linewidth]{figures/forest.pdf}",
   1, true), "report.tex: the variants by their names and the forest plot")

@@ -6,12 +6,13 @@
 --                 the training and validation loss per variant over training
 --   report.html   the same tables (HTML) and figures (PNG), for a browser
 --   report.tex, figures/ (PDF, png/), data/ (the figures' data)
+--   tables/<k>-<title>.csv  each table as CSV: a cell the data leaves undefined is empty,
+--                 and the column not_measurable names the columns it emptied
 -- from its summary.json and run records only (lua/repro/report/data.lua), the way the
 -- paper reads them, with none of the paper's manifest: the variants keep their own names
 -- (or the levels of the factor the study declares), and nothing the study did not
 -- register appears (no extension's section, no verdict under an earlier rule).  Every
--- table is built once as rows of plain text (M.tables) and written twice, as LaTeX and
--- as HTML.  Figures are the report's kinds (lua/repro/report/plot.lua).
+-- table is built once as rows of plain text (M.tables) and written as LaTeX, HTML and CSV.  Figures are the report's kinds (lua/repro/report/plot.lua).
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local base = require "repro.core.base"
@@ -492,6 +493,38 @@ local function html_table(t)
   return table.concat(out, "\n")
 end
 
+-- A table's cells that stand for no value.
+local UNDEFINED = { ["-"] = true, ["undefined"] = true, ["?"] = true, [""] = true }
+
+-- Table t as CSV (header first), with the column not_measurable.
+function M.csv(t)
+  local results = require "repro.report.results"
+  local head = { table.unpack(t.head) }
+  head[#head + 1] = "not_measurable"
+  local lines = { results.csv_line(head) }
+  for _, r in ipairs(t.rows) do
+    local row, empty = {}, {}
+    for i = 1, #t.head do
+      local c = r[i]
+      if c == nil or UNDEFINED[c] then
+        empty[#empty + 1] = t.head[i]
+      else
+        row[i] = c
+      end
+    end
+    row[#t.head + 1] = #empty > 0 and table.concat(empty, ";") or nil
+    row.n = #t.head + 1
+    lines[#lines + 1] = results.csv_line(row)
+  end
+  return table.concat(lines)
+end
+
+-- A table's file name: its position and title, lower case, words joined by "-".
+local function csv_name(k, t)
+  return string.format("%02d-%s.csv", k, (t.title:lower():gsub("[^%w]+", "-"):gsub("^-+", "")
+    :gsub("-+$", "")))
+end
+
 function M.html(s, tables, specs, captions)
   local out = { "<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
     "<title>The " .. html_escape(s.name) .. " study</title>",
@@ -637,6 +670,10 @@ function M.generate(o)
   local tables = M.tables(s)
   out:write(dir .. "/report.tex", M.latex(s, tables, specs, captions))
   out:write(dir .. "/report.html", M.html(s, tables, specs, captions))
+  fs.mkdir_p(dir .. "/tables")
+  for k, t in ipairs(tables) do
+    if #t.rows > 0 then out:write(dir .. "/tables/" .. csv_name(k, t), M.csv(t)) end
+  end
   local build = dir .. "/latex"
   fs.mkdir_p(build)
   local cmd = string.format("cd %s && SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 pdflatex " ..
