@@ -59,10 +59,19 @@ local function calibration_var(m)
 end
 
 local rows, lines = {}, {}
+-- the equally spaced grids, then the looks of the committed sequential studies
+local DESIGNS = {}
 for _, step in ipairs(GRIDS) do
   for _, K in ipairs(LOOKS) do
     local n = {}
     for k = 1, K do n[k] = step * k end
+    DESIGNS[#DESIGNS + 1] = n
+  end
+end
+DESIGNS[#DESIGNS + 1] = { 10, 20, 40, 70, 100 } -- lua/experiments/sequential_claim.lua
+
+for _, n in ipairs(DESIGNS) do
+  do
     local found = constants(n)
     for di, dist in ipairs(DISTS) do
       for mi, m in ipairs(FAMILIES) do
@@ -93,7 +102,8 @@ end
 local head = {
   "# Group-sequential constants for few paired differences (make calibrate-sequential,",
   "# scripts/calibrate_sequential.lua; stats/sequential.c, stats/sequential_sim.c).",
-  string.format("# Two-sided alpha %g.  Look k after n_k = step * k differences; shape obf: c_k = C sqrt(n_K / n_k),", ALPHA),
+  string.format("# Two-sided alpha %g.  Looks every 5 and every 20 differences, then the looks of the committed", ALPHA),
+  "# sequential studies (sequential_claim: 10, 20, 40, 70, 100).  Shape obf: c_k = C sqrt(n_K / n_k),",
   "# pocock: c_k = C.  A comparison rejects at its first look whose z-equivalent reaches c_k",
   "# (t: the normal quantile of the t p-value on n_k - 1 df; signed_rank: the standardized W+).",
   "# C: z by numerical integration (exact for normal data); t and signed_rank calibrated on",

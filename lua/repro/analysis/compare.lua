@@ -8,6 +8,7 @@ local stats = require "stats"
 local json = require "repro.core.json"
 local rule1 = require "repro.analysis.rule1"
 local robust = require "repro.analysis.robust"
+local words = require "repro.analysis.words"
 
 local M = {}
 local holm_p = rule1.holm_p
@@ -158,14 +159,21 @@ local function mde_of(ctx, r, n)
   return mde
 end
 
--- Family extras: TOST, MDE at alpha / m, probability of improvement.
+-- Family extras: TOST, MDE at alpha / m.
 local function family_extras(ctx, e, r, a, b)
-  local an = ctx.an
   e.tost = tost_of(ctx, a, b)
   e.mde_adjusted, e.test_cannot_reach = mde_of(ctx, r, #a)
-  local imp = stats.improvement(a, b, { better = an.better, alpha = an.alpha })
-  e.improvement = { n = imp.n, better = imp.better, ties = imp.ties, share = imp.share,
-    ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha }
+end
+
+-- The probability of improvement on metric m: the share of pairs where the treatment
+-- (b) is better than the baseline (a), with its Clopper-Pearson interval; better is the
+-- study's direction on its primary metric, words.better_of's on another.
+local function improvement(ctx, m, a, b)
+  local an = ctx.an
+  local better = m == an.primary and an.better or words.better_of(m)
+  local imp = stats.improvement(a, b, { better = better, alpha = an.alpha })
+  return { n = imp.n, better = imp.better, ties = imp.ties, share = imp.share,
+    ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha, direction = better }
 end
 
 -- One paired comparison of treatment tv against baseline bv on metric m: the entry, the
@@ -178,6 +186,7 @@ local function compare(ctx, tv, bv, m, family)
   e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
   e.relative_change = relative_change(e.mean, a)
   e.robust = robust.companions(a, b, ctx.an.alpha)
+  e.improvement = improvement(ctx, m, a, b)
   decide(ctx, e, r, a, b)
   if family == "primary" then
     family_extras(ctx, e, r, a, b)
@@ -267,6 +276,7 @@ local function interaction(ctx, it, m)
   paired_fields(e, r)
   e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
   e.robust = robust.companions(db, da, ctx.an.alpha)
+  e.improvement = improvement(ctx, m, db, da)
   decide(ctx, e, r, db, da)
   if fam == "primary" then family_extras(ctx, e, r, db, da) else e.exploratory = true end
   return e, r

@@ -277,6 +277,19 @@ function M.sentence(v, sum)
   return select(2, fn(e, sum.analysis))
 end
 
+-- Which way metric m improves where a study declares no direction for it: accuracies
+-- up, everything else (losses, perplexities, calibration errors, norms, spikes) down.
+function M.better_of(m)
+  return m:find("acc", 1, true) and "higher" or "lower"
+end
+
+-- A probability of improvement (a comparison's `improvement`) in words: "0.9 [0.55, 1]".
+function M.improvement(imp)
+  if not imp or not imp.share then return "-" end
+  return fmt(imp.share) .. (imp.ci and string.format(" [%s, %s]", fmt(imp.ci[1]),
+    fmt(imp.ci[2])) or "")
+end
+
 -- What the robust companions are.
 M.ROBUST = "Exploratory, outside the decision rule: each comparison's and interaction's " ..
   "robust companions (Hodges-Lehmann estimate with its exact Wilcoxon signed-rank " ..

@@ -149,7 +149,8 @@ local function verdicts_table(sum, an)
   -- the decision interval named by its level and kind (t or sign-flip), as on the terminal
   local ci_head = terminal.interval_column(family, an.alpha)
   local verdicts = { title = "Verdicts on " .. tostring(an.primary), head = { "treatment",
-    "baseline", "mean difference", ci_head, "p (Holm)", "TOST p (Holm)", "verdict" },
+    "baseline", "mean difference", ci_head, "p (Holm)", "TOST p (Holm)",
+    "share better [CP]", "verdict" },
     rows = {}, reasons = {} }
   for _, v in ipairs(sum.verdicts or {}) do
     local c = byname[v.treatment .. "\0" .. v.baseline] or {}
@@ -158,11 +159,15 @@ local function verdicts_table(sum, an)
       ((c.ci_decision_kind == "signflip" and "sign-flip " or c.ci_decision_kind .. " ")) or ""
     verdicts.rows[#verdicts.rows + 1] = { v.treatment, v.baseline, num(c.mean),
       ci and string.format("%s[%s, %s]", kind_of, num(ci[1]), num(ci[2])) or "-", pval(c.p_holm),
-      pval(c.tost and c.tost.p_holm), v.verdict }
+      pval(c.tost and c.tost.p_holm), words.improvement(c.improvement), v.verdict }
     verdicts.reasons[#verdicts.reasons + 1] = v.reason and (v.treatment .. " vs " ..
       v.baseline .. ": " .. v.verdict .. " because " .. words.reason(v, c, an)) or nil
   end
   if #verdicts.rows == 0 then verdicts.note = "This study pre-registered no comparison." end
+  if #verdicts.rows > 0 then
+    verdicts.reasons[#verdicts.reasons + 1] = "share better: the share of seeds where the " ..
+      "treatment is better, with its exact Clopper-Pearson interval."
+  end
   for _, w in ipairs(guardrail.of_summary(sum)) do
     verdicts.reasons[#verdicts.reasons + 1] = "WARNING: " .. w.text
   end
