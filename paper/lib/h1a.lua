@@ -252,7 +252,6 @@ end
 -- difference against no norm, the same at equal validation loss, each stability measure's
 -- difference, each with its interval, and whether all three parts hold; the norms named
 -- by the study's factor (the manifest's labels).
-local H1A_STABILITY = { max_loss_jump = "largest loss jump", max_grad_norm = "largest gradient norm" }
 
 function M.tex_table(s)
   local h = s.summary.h1a
@@ -268,7 +267,7 @@ function M.tex_table(s)
   end
   local head = { "Norm", "Accuracy", "At equal loss" }
   for _, st in ipairs(h.norms[names[1]].stability or {}) do
-    head[#head + 1] = (st.log and "log " or "") .. F.escape(H1A_STABILITY[st.metric] or st.metric)
+    head[#head + 1] = (st.log and "log " or "") .. F.escape((F.METRIC[st.metric] or {}).short or st.metric)
   end
   head[#head + 1] = "Supports H1a"
   local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #head - 2) .. "l@{}}",

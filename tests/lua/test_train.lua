@@ -195,7 +195,7 @@ t:ok(engine_err(engine.fma_peak, engine.MAX_THREADS + 1):find("threads must be 1
 t:ok(math.type(engine.DIVERGE_STEPS) == "integer" and engine.DIVERGE_STEPS >= 1 and
   math.type(engine.DIVERGE_MARGIN) == "float" and engine.DIVERGE_MARGIN > 0,
   "engine.DIVERGE_STEPS and engine.DIVERGE_MARGIN")
-t:ok(require("repro.analysis").DEFINITIONS.diverged:find(string.format("on %d consecutive " ..
+t:ok(require("repro.analysis.words").METRIC.diverged.def:find(string.format("on %d consecutive " ..
   "training losses above the loss at initialization + %g nat", engine.DIVERGE_STEPS,
   engine.DIVERGE_MARGIN), 1, true), "the analysis states the engine's divergence rule")
 t:ok(engine_err(engine.param_count, { data = dir .. "/none.txt" }):find("^corpus: data="),

@@ -136,7 +136,7 @@ local sequential = require "repro.analysis.sequential"
 local M = {}
 
 -- From the modules the steps live in, under the names the rest of the suite knows.
-M.SPIKE_FACTOR, M.DEFINITIONS, M.masked = records.SPIKE_FACTOR, records.DEFINITIONS, records.masked
+M.SPIKE_FACTOR, M.masked = records.SPIKE_FACTOR, records.masked
 M.parse_log, M.spikes, M.read_run = records.parse_log, records.spikes, records.read_run
 M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
 M.variance_components, M.verdict_table = variance.variance_components, terminal.verdict_table

@@ -2,6 +2,7 @@
 -- metrics read, and the one masking rule for a diverged run (the header of
 -- lua/repro/analysis/init.lua states them; the report and compare/export use them too).
 local reader = require "repro.record.reader"
+local words = require "repro.analysis.words"
 local fs = require "repro.core.fs"
 local engine = require "engine"
 local finite = require("repro.core.base").finite
@@ -9,46 +10,15 @@ local sys = require "repro.sys"
 
 local M = {}
 
-M.SPIKE_FACTOR = 1.5
-
--- Metrics computed here, and those that keep their value for a diverged run.
+M.SPIKE_FACTOR = words.SPIKE_FACTOR
 local DERIVED = { diverged = true, n_spikes = true, max_loss_ratio = true }
--- The engine's instability measures exist for a diverged run too, over the steps it took
--- (lua/experiments/README.md): the loss at initialization, the largest gradient norm,
--- loss jump and logit, and where it diverged.
-local DIVERGENCE_AWARE = { diverged = true, n_spikes = true, init_loss = true,
-  max_grad_norm = true, max_grad_norm_step = true, max_loss_jump = true,
-  max_loss_jump_step = true, max_abs_logit = true, logit_growth = true, diverge_step = true,
-  diverge_lr = true }
 
--- The one masking rule for a diverged run (the header's Values; the report and
--- compare/export read records through it too): true when the value of `metric` is left
--- out because the run diverged.
+-- Whether a diverged run's value of `metric` is masked: every metric but those defined
+-- for a diverged run too (words.METRIC's `diverged`).
 function M.masked(metric, diverged)
-  return diverged and not DIVERGENCE_AWARE[metric]
+  return diverged and not (words.metric(metric) or {}).diverged
 end
 
--- The divergence rule is the engine's (engine/diag.h), exported by the binding.
-M.DEFINITIONS = {
-  diverged = string.format("1 if the run stopped on a non-finite loss or gradient norm, or " ..
-    "on %d consecutive training losses above the loss at initialization + %g nat, else 0",
-    engine.DIVERGE_STEPS, engine.DIVERGE_MARGIN),
-  n_spikes = string.format("number of steps whose training loss is non-finite or exceeds " ..
-    "%g times the smallest training loss of all earlier steps (a divergence counts as one " ..
-    "spike)", M.SPIKE_FACTOR),
-  max_loss_ratio = "largest ratio of a step's training loss to the smallest loss of all "
-    .. "earlier steps (undefined for a diverged run)",
-  clip_fraction = "the fraction of the logged steps whose pre-clip gradient norm exceeds "
-    .. "grad_clip, i.e. the steps the clip scaled down (0 when grad_clip is 0; computed "
-    .. "only for a study that names it)",
-  ["val_loss_after_<k>"] = "the validation loss of the periodic diagnostics (log.csv's "
-    .. "d_val_loss) after k optimizer steps, the row of step k - 1; undefined unless "
-    .. "diag_every divides k and the run took k steps (computed only for a study that "
-    .. "names it)",
-}
-
--- A metric computed from log.csv only on request (lua/repro/study/rule.lua), for the
--- parsed log and the run's config: its value, or nil where undefined.
 local function requested_value(name, log, cfg)
   if name == "clip_fraction" then
     local gn, clip = log.data.grad_norm, cfg and tonumber(cfg.grad_clip)
@@ -70,8 +40,7 @@ end
 
 -- The definition of metric m, a requested one's by its pattern.
 function M.definition(m)
-  return M.DEFINITIONS[m] or (m:match("^val_loss_after_%d+$") and
-    M.DEFINITIONS["val_loss_after_<k>"]) or nil
+  return (words.metric(m) or {}).def
 end
 
 -- log.csv text -> {columns = {...}, data = {column -> values by row}, n = rows}: lines

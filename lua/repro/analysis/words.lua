@@ -2,6 +2,7 @@
 -- and the sentences made from a summary's numbers.  summary.json holds codes, names and
 -- numbers only; the terminal, the report and the paper say them through this module.
 local stats = require "stats"
+local engine = require "engine"
 local reasons = require "repro.analysis.reasons"
 
 local M = {}
@@ -60,6 +61,120 @@ function M.verdict_words(why, c)
   return nil
 end
 
+
+-- The training-loss multiple that makes a spike (analysis/records.lua counts them).
+M.SPIKE_FACTOR = 1.5
+local DIVERGED = string.format("1 if the run stopped on a non-finite loss or gradient norm, " ..
+  "or on %d consecutive training losses above the loss at initialization + %g nat, else 0",
+  engine.DIVERGE_STEPS, engine.DIVERGE_MARGIN)
+local SPIKES = string.format("number of steps whose training loss is non-finite or exceeds " ..
+  "%g times the smallest training loss of all earlier steps (a divergence counts as one " ..
+  "spike)", M.SPIKE_FACTOR)
+
+-- The metrics, each one's words once: label and short (LaTeX: tables, axes), dec
+-- (decimals), noun (what it is, in a sentence), one (a count's singular), unit, better
+-- (the way it improves, where it is not down), macro (its part of a numbers.tex name),
+-- def (how the suite computes it), diverged (defined for a diverged run too), and kind:
+--   nats    a loss in nats, the log of a perplexity (`ppl` names it): a change is quoted
+--           as the change of that perplexity in percent and the difference in nats; never
+--           as a percentage of the loss
+--   count   a count per run: quoted as counts (means and their difference), never as a
+--           percentage of the baseline's count, which may be 0
+-- A metric without a kind is quoted as its difference in its own unit.
+M.METRIC = {
+  val_loss = { macro = "ValLoss", label = "val.\\ loss (nats)", short = "val.\\ loss", dec = 4,
+    noun = "validation loss", unit = "nats", kind = "nats", ppl = "validation perplexity" },
+  val_ppl = { macro = "ValPpl", label = "val.\\ perplexity", short = "val.\\ PPL", dec = 3,
+    noun = "validation perplexity" },
+  val_acc = { better = "higher", macro = "ValAcc", label = "val.\\ accuracy", short = "accuracy", dec = 4,
+    noun = "validation accuracy" },
+  -- the task suite's macro accuracy (lua/repro/tasks): the mean over its tasks
+  task_macro_acc_0shot = { better = "higher", label = "0-shot macro acc.", short = "0-shot macro accuracy",
+    dec = 4, noun = "zero-shot macro accuracy over the tasks" },
+  task_macro_acc_3shot = { better = "higher", label = "3-shot macro acc.", short = "3-shot macro accuracy",
+    dec = 4, noun = "3-shot macro accuracy over the tasks" },
+  -- the mean over the character classes present (letter, digit, punctuation, space) of
+  -- their accuracy: not the claim's "mock macro accuracy" (read as bal_acc)
+  acc_macro = { better = "higher", macro = "AccMacro", label = "class-macro accuracy", short = "class-macro acc.", dec = 4,
+    noun = "accuracy averaged over the character classes" },
+  bal_acc = { better = "higher", label = "balanced accuracy", short = "bal.\\ acc.", dec = 4,
+    noun = "balanced accuracy (mean per-symbol recall)" },
+  bal_subset_acc_mean = { better = "higher", label = "balanced acc.\\ (150 pos.)", short = "bal.\\ acc.\\ 150",
+    dec = 4, noun = "balanced accuracy on 150-position subsets" },
+  ece = { label = "ECE", short = "ECE", dec = 4, noun = "expected calibration error" },
+  brier = { label = "Brier score", short = "Brier", dec = 4, noun = "Brier score" },
+  temp_opt = { macro = "TempOpt", label = "optimal temperature $T^*$", short = "$T^*$", dec = 3,
+    noun = "optimal temperature" },
+  nll_temp_1 = { macro = "NllTOne", label = "NLL at $T = 1$", short = "NLL($T{=}1$)", dec = 4,
+    noun = "NLL at $T = 1$", unit = "nats" },
+  nll_temp_opt = { macro = "NllTOpt", label = "NLL at $T^*$", short = "NLL($T^*$)", dec = 4,
+    noun = "NLL at the optimal temperature", unit = "nats" },
+  final_grad_norm = { macro = "GradNorm", label = "final grad norm", short = "grad norm", dec = 3,
+    noun = "final gradient norm" },
+  embed_norm = { macro = "EmbedNorm", label = "embedding norm", short = "embed norm", dec = 3,
+    noun = "embedding norm" },
+  n_spikes = { macro = "Spikes", diverged = true, def = SPIKES, label = "loss spikes per run", short = "spikes", dec = 1,
+    noun = "loss spikes", one = "loss spike", unit = "spikes", kind = "count" },
+  diverged = { macro = "Diverged", diverged = true, def = DIVERGED, label = "divergence rate", short = "diverged", dec = 2,
+    noun = "diverged runs", one = "diverged run", unit = "runs", kind = "count" },
+  max_loss_ratio = { def = "largest ratio of a step's training loss to the smallest loss of all earlier steps (undefined for a diverged run)", label = "max loss ratio", short = "max ratio", dec = 3,
+    noun = "largest loss ratio" },
+  train_loss = { label = "train loss (nats)", short = "train loss", dec = 4,
+    noun = "training loss", unit = "nats", kind = "nats", ppl = "training perplexity" },
+  logit_norm = { label = "logit norm", short = "logit norm", dec = 3, noun = "logit norm" },
+  max_logit = { label = "max logit", short = "max logit", dec = 3, noun = "largest logit" },
+  -- the outcomes of a learning-rate sweep, per seed over a group's grid (lua/repro/analysis/lrsens.lua)
+  mean_max_loss_jump = { label = "mean largest loss jump (nats)", short = "loss jump",
+    dec = 3, noun = "mean largest jump of the training loss over the grid", unit = "nats" },
+  gmean_max_grad_norm = { label = "largest grad norm (geom.\\ mean over the grid)",
+    short = "largest grad norm", dec = 3,
+    noun = "geometric mean over the grid of the largest gradient norm" },
+  gmean_logit_growth = { label = "logit growth, ratio to step 0 (geom.\\ mean)",
+    short = "logit growth", dec = 3,
+    noun = "geometric mean over the grid of the growth of the largest logit" },
+  n_diverged = { label = "divergences over the grid (count)", short = "divergences", dec = 2,
+    noun = "divergences over the grid", one = "divergence", unit = "grid values",
+    kind = "count" },
+  log10_diverge_lr = { label = "$\\log_{10}$ of the first diverging lr", short = "divergence lr",
+    dec = 2, noun = "$\\log_{10}$ of the first learning rate at which the run diverged",
+    unit = "decades" },
+  -- the engine's instability measures, defined for a diverged run too
+  init_loss = { label = "initial loss (nats)", short = "initial loss", dec = 4,
+    noun = "loss at initialization", unit = "nats", diverged = true },
+  max_loss_jump = { label = "largest loss jump (nats)", short = "largest loss jump", dec = 3,
+    noun = "largest rise of the training loss above the best loss before it", unit = "nats",
+    diverged = true },
+  max_grad_norm = { label = "largest grad norm", short = "largest gradient norm", dec = 3,
+    noun = "largest pre-clip gradient norm", diverged = true },
+  max_grad_norm_step = { label = "step of the largest grad norm", short = "its step", dec = 0,
+    noun = "step of the largest gradient norm", diverged = true },
+  max_loss_jump_step = { label = "step of the largest loss jump", short = "its step", dec = 0,
+    noun = "step of the largest loss jump", diverged = true },
+  max_abs_logit = { label = "largest |logit|", short = "largest logit", dec = 3,
+    noun = "largest absolute logit of a training batch", diverged = true },
+  logit_growth = { label = "logit growth", short = "logit growth", dec = 3,
+    noun = "largest |logit| of a training batch over its value at step 0", diverged = true },
+  diverge_step = { label = "divergence step", short = "diverge step", dec = 0,
+    noun = "step at which the run diverged", diverged = true },
+  diverge_lr = { label = "divergence lr", short = "diverge lr", dec = 4,
+    noun = "learning rate at which the run diverged", diverged = true },
+  clip_fraction = { label = "clipped share of steps", short = "clipped", dec = 3,
+    noun = "share of the logged steps the gradient clip scaled down",
+    def = "the fraction of the logged steps whose pre-clip gradient norm exceeds grad_clip, "
+      .. "i.e. the steps the clip scaled down (0 when grad_clip is 0; computed only for a "
+      .. "study that names it)" },
+  ["val_loss_after_<k>"] = { label = "val.\\ loss after $k$ steps", short = "val.\\ loss at $k$",
+    dec = 4, noun = "validation loss after k steps", unit = "nats",
+    def = "the validation loss of the periodic diagnostics (log.csv's d_val_loss) after k "
+      .. "optimizer steps, the row of step k - 1; undefined unless diag_every divides k and "
+      .. "the run took k steps (computed only for a study that names it)" },
+}
+
+-- A metric's entry of M.METRIC (val_loss_after_30 is val_loss_after_<k>'s), or nil.
+function M.metric(m)
+  return M.METRIC[m] or (type(m) == "string" and m:match("^val_loss_after_%d+$") and
+    M.METRIC["val_loss_after_<k>"]) or nil
+end
 
 -- Why the BCa interval is undefined, by stats.paired's bca_reason.
 M.BCA = {
@@ -277,10 +392,11 @@ function M.sentence(v, sum)
   return select(2, fn(e, sum.analysis))
 end
 
--- Which way metric m improves where a study declares no direction for it: accuracies
--- up, everything else (losses, perplexities, calibration errors, norms, spikes) down.
+-- Which way metric m improves where a study declares no direction for it: its entry's,
+-- else up for an accuracy (a task's), down for anything else.
 function M.better_of(m)
-  return m:find("acc", 1, true) and "higher" or "lower"
+  local e = M.metric(m)
+  return e and e.better or (m:find("acc", 1, true) and "higher" or "lower")
 end
 
 -- A probability of improvement (a comparison's `improvement`) in words: "0.9 [0.55, 1]".

@@ -20,15 +20,9 @@ local M = {}
 local finite = F.finite
 local DASH = F.DASH
 
-local FIELD_METRIC = {
-  val_loss = "ValLoss", val_ppl = "ValPpl", val_acc = "ValAcc", acc_macro = "AccMacro",
-  final_grad_norm = "GradNorm", embed_norm = "EmbedNorm", n_spikes = "Spikes",
-  diverged = "Diverged", temp_opt = "TempOpt", nll_temp_1 = "NllTOne",
-  nll_temp_opt = "NllTOpt",
-}
 
 local function metric_macro(m)
-  return FIELD_METRIC[m] or F.macro(m)
+  return (F.METRIC[m] or {}).macro or F.macro(m)
 end
 
 -- The definitions of numbers.tex, in order; a name defined twice is an error.

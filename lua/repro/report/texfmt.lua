@@ -14,72 +14,8 @@ local base = require "repro.core.base"
 local finite = base.finite
 M.finite = finite
 
--- Display names and decimals of the metrics the paper shows.  The prose (tex_prose.lua)
--- also reads `noun` (what the metric is, in a sentence), `unit` and `kind`:
---   nats    a loss in nats, the log of a perplexity (`ppl` names it): a change is quoted
---           as the change of that perplexity in percent and the difference in nats; never
---           as a percentage of the loss
---   count   a count per run: quoted as counts (means and their difference), never as a
---           percentage of the baseline's count, which may be 0
--- A metric without a kind is quoted as its difference in its own unit.
-M.METRIC = {
-  val_loss = { label = "val.\\ loss (nats)", short = "val.\\ loss", dec = 4,
-    noun = "validation loss", unit = "nats", kind = "nats", ppl = "validation perplexity" },
-  val_ppl = { label = "val.\\ perplexity", short = "val.\\ PPL", dec = 3,
-    noun = "validation perplexity" },
-  val_acc = { label = "val.\\ accuracy", short = "accuracy", dec = 4,
-    noun = "validation accuracy" },
-  -- the task suite's macro accuracy (lua/repro/tasks): the mean over its tasks
-  task_macro_acc_0shot = { label = "0-shot macro acc.", short = "0-shot macro accuracy",
-    dec = 4, noun = "zero-shot macro accuracy over the tasks" },
-  task_macro_acc_3shot = { label = "3-shot macro acc.", short = "3-shot macro accuracy",
-    dec = 4, noun = "3-shot macro accuracy over the tasks" },
-  -- the mean over the character classes present (letter, digit, punctuation, space) of
-  -- their accuracy: not the claim's "mock macro accuracy" (read as bal_acc)
-  acc_macro = { label = "class-macro accuracy", short = "class-macro acc.", dec = 4,
-    noun = "accuracy averaged over the character classes" },
-  bal_acc = { label = "balanced accuracy", short = "bal.\\ acc.", dec = 4,
-    noun = "balanced accuracy (mean per-symbol recall)" },
-  bal_subset_acc_mean = { label = "balanced acc.\\ (150 pos.)", short = "bal.\\ acc.\\ 150",
-    dec = 4, noun = "balanced accuracy on 150-position subsets" },
-  ece = { label = "ECE", short = "ECE", dec = 4, noun = "expected calibration error" },
-  brier = { label = "Brier score", short = "Brier", dec = 4, noun = "Brier score" },
-  temp_opt = { label = "optimal temperature $T^*$", short = "$T^*$", dec = 3,
-    noun = "optimal temperature" },
-  nll_temp_1 = { label = "NLL at $T = 1$", short = "NLL($T{=}1$)", dec = 4,
-    noun = "NLL at $T = 1$", unit = "nats" },
-  nll_temp_opt = { label = "NLL at $T^*$", short = "NLL($T^*$)", dec = 4,
-    noun = "NLL at the optimal temperature", unit = "nats" },
-  final_grad_norm = { label = "final grad norm", short = "grad norm", dec = 3,
-    noun = "final gradient norm" },
-  embed_norm = { label = "embedding norm", short = "embed norm", dec = 3,
-    noun = "embedding norm" },
-  n_spikes = { label = "loss spikes per run", short = "spikes", dec = 1,
-    noun = "loss spikes", one = "loss spike", unit = "spikes", kind = "count" },
-  diverged = { label = "divergence rate", short = "diverged", dec = 2,
-    noun = "diverged runs", one = "diverged run", unit = "runs", kind = "count" },
-  max_loss_ratio = { label = "max loss ratio", short = "max ratio", dec = 3,
-    noun = "largest loss ratio" },
-  train_loss = { label = "train loss (nats)", short = "train loss", dec = 4,
-    noun = "training loss", unit = "nats", kind = "nats", ppl = "training perplexity" },
-  logit_norm = { label = "logit norm", short = "logit norm", dec = 3, noun = "logit norm" },
-  max_logit = { label = "max logit", short = "max logit", dec = 3, noun = "largest logit" },
-  -- the outcomes of a learning-rate sweep, per seed over a group's grid (lua/repro/analysis/lrsens.lua)
-  mean_max_loss_jump = { label = "mean largest loss jump (nats)", short = "loss jump",
-    dec = 3, noun = "mean largest jump of the training loss over the grid", unit = "nats" },
-  gmean_max_grad_norm = { label = "largest grad norm (geom.\\ mean over the grid)",
-    short = "largest grad norm", dec = 3,
-    noun = "geometric mean over the grid of the largest gradient norm" },
-  gmean_logit_growth = { label = "logit growth, ratio to step 0 (geom.\\ mean)",
-    short = "logit growth", dec = 3,
-    noun = "geometric mean over the grid of the growth of the largest logit" },
-  n_diverged = { label = "divergences over the grid (count)", short = "divergences", dec = 2,
-    noun = "divergences over the grid", one = "divergence", unit = "grid values",
-    kind = "count" },
-  log10_diverge_lr = { label = "$\\log_{10}$ of the first diverging lr", short = "divergence lr",
-    dec = 2, noun = "$\\log_{10}$ of the first learning rate at which the run diverged",
-    unit = "decades" },
-}
+-- The metrics' words, units, decimals and directions: analysis/words.lua's one table.
+M.METRIC = require("repro.analysis.words").METRIC
 
 -- Text ------------------------------------------------------------------------------
 
