@@ -46,7 +46,7 @@ return {
     "tuned_controls", "lr_fine", "tuned_matched", "horizon", "instability", "scale",
     "init_scale", "lr_sweep_std1", "tuned_std1", "instability_v1", "ladder_sweep", "ladder",
     "final_devil", "final_kjv", "tuned_devil", "tuned_kjv", "tasks", "tasks_v2", "init_parts",
-    "init_parts_long" },
+    "init_parts_long", "sequential_claim" },
   -- the first attempt at the claim, superseded; the task study's pilot (its length rule;
   -- its accuracies are in the body) and the corpora's learning-rate sweeps (their best
   -- rates are in the body): a section each in the generated appendix
@@ -118,7 +118,7 @@ return {
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
   extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
     "paper/lib/findings.lua", "paper/lib/tex_task_notes.lua", "paper/lib/tex_init_parts.lua",
-    "paper/lib/tex_main.lua", "paper/lib/h1a.lua" },
+    "paper/lib/tex_main.lua", "paper/lib/h1a.lua", "paper/lib/tex_whatif.lua" },
 
   tables = {
     { name = "studies", kind = "studies",
@@ -328,6 +328,18 @@ return {
       caption = [[H1a's three registered parts, per norm, across the second task suite's
         runs: lower accuracy, a deficit beyond what the validation loss predicts, and
         smoother training.]] },
+    { name = "sequential_claim_looks", kind = "sequential", study = "sequential_claim",
+      caption = [[The sequential study, look by look: the seeds per variant, LayerNorm's
+        effect on validation loss (its Hodges--Lehmann estimate, LayerNorm $-$ no norm,
+        nats) with its repeated confidence interval and that interval's level, the
+        standardized signed-rank statistic against its boundary, and the decision.]] },
+    { name = "whatif", kind = "whatif",
+      caption = [[What if the confirmatory studies had looked at their seeds as they came?
+        Each study's primary comparisons replayed, on the seeds it ran and in their order,
+        through one sequential design declared now (no study registered it): the pairs of
+        its comparisons, its family size $m$, the runs of the compared variants its fixed
+        design trained and those the sequential design would have needed, the verdicts the
+        sequential design would reach, and how many agree with the fixed design's.]] },
     { name = "compute", kind = "compute", wide = true,
       caption = [[What each study trained: its runs, how many have a config no earlier row has
         (an identical config is trained once and its record copied), iterations, training
@@ -450,6 +462,14 @@ return {
         (PyTorch's bundle and the GPT-2 reference, and a third only where the pre-registered
         rule chose a component), by variant (colour), mean and range over
         seeds: the whole run on a logarithmic axis (left) and its second half (right).]] },
+    { name = "sequential_claim_path", kind = "sequential", study = "sequential_claim",
+      width = "0.8\\linewidth",
+      caption = [[Does LayerNorm change validation loss at the claim's closest set-up, seed
+        by seed? The sequential study's path: LayerNorm's effect on validation loss (its
+        Hodges--Lehmann estimate, LayerNorm $-$ no norm, nats) at each look with its
+        repeated confidence interval, against the seeds per variant; the look where it
+        stopped is ringed, the grey band is $\pm$ the equivalence margin, the grey line zero
+        and the dashed line the claim's effect.]] },
     { name = "final_reliability", kind = "reliability", study = "final",
       width = "0.55\\linewidth",
       caption = [[Reliability diagram of the final protocol, bins of all seeds pooled.]] },

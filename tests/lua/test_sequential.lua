@@ -97,4 +97,6 @@ t:raises(function() stats.seq_simulate(looks, { { test = "t", shape = "obf" } })
 t:raises(function() stats.seq_simulate(looks, rules, { dist = "cauchy" }) end,
   'dist: unknown value "cauchy"', "an unknown distribution refused")
 t:ok(stats.SEQ_MAX_LOOKS == 20 and stats.SEQ_MAX_N == 1000, "the limits are exported")
+-- the upper tail the analysis turns a z boundary into a repeated interval's level with
+t:near(stats.normal_q(1.959963984540054), 0.025, 1e-9, "normal_q(1.96) is 0.025")
 t:done()

@@ -114,13 +114,32 @@ local function values_of(runs, v, seeds, n, m)
   return out, done
 end
 
+-- Design spec (an analysis.sequential) with the set of its stops, as M.look reads it.
+function M.design(spec)
+  local d = setmetatable({ stops = {} }, { __index = spec })
+  for _, x in ipairs(spec.stop) do d.stops[x] = true end
+  return d
+end
+
+-- Look k of a comparison under design d (M.design) with boundaries bd (M.boundaries): its
+-- pairs a (the baseline's values) and b (the treatment's).  Returns the look's entry
+-- (pairs, estimate, repeated interval, statistic, bound, level, decision: a stop code or
+-- "continue") and, when it stops, the verdict; at the last look it stops anyway (the cap).
+function M.look(d, k, a, b, bd, better)
+  local lk = look_of(d, a, b, bd.bounds[k], bd.z[k])
+  lk.look, lk.n = k, d.looks[k]
+  local code, verdict = decide(d, lk, better)
+  if not code and k == #d.looks then code, verdict = "cap", "inconclusive" end
+  lk.decision = code or "continue"
+  return lk, verdict
+end
+
 -- The state of every comparison of study s with the runs done (runs[variant][seed], absent
 -- when not done): per comparison its looks so far, its decision (nil while open) and the
 -- seeds it needs next.  A look counts once all its runs are done.
 function M.state(s, runs)
   local an = s.analysis
-  local spec = setmetatable({ stops = {} }, { __index = an.sequential })
-  for _, x in ipairs(an.sequential.stop) do spec.stops[x] = true end
+  local spec = M.design(an.sequential)
   local b = M.boundaries(an.sequential, #an.comparisons, an.alpha)
   local out = {}
   for _, pair in ipairs(an.comparisons) do
@@ -134,14 +153,10 @@ function M.state(s, runs)
       for i = 1, n do
         if ta[i] and ba[i] then a[#a + 1], bb[#bb + 1] = ba[i], ta[i] end
       end
-      local lk = look_of(spec, a, bb, b.bounds[k], b.z[k])
-      lk.look, lk.n = k, n
-      local code, verdict = decide(spec, lk, an.better)
-      if not code and k == #an.sequential.looks then code, verdict = "cap", "inconclusive" end
-      lk.decision = code or "continue"
+      local lk, verdict = M.look(spec, k, a, bb, b, an.better)
       e.looks[#e.looks + 1] = lk
-      if code then
-        e.stopped_at, e.n, e.decision, e.verdict = k, n, code, verdict
+      if lk.decision ~= "continue" then
+        e.stopped_at, e.n, e.decision, e.verdict = k, n, lk.decision, verdict
         e.estimate, e.ci = lk.estimate, lk.ci
         if spec.target and lk.ci then
           e.target_in_ci = lk.ci[1] <= spec.target and spec.target <= lk.ci[2]
@@ -152,6 +167,21 @@ function M.state(s, runs)
     out[#out + 1] = e
   end
   return out, b
+end
+
+-- A comparison that ran with a fixed number of seeds, replayed as if design spec (an
+-- analysis.sequential) had been declared for it: its pairs a (the baseline's values) and
+-- b (the treatment's) in seed order, the first looks[k] of them at look k, one of m
+-- comparisons at level alpha.  Returns its looks up to the stop, and the verdict there.
+function M.replay(spec, a, b, m, alpha, better)
+  local d, bd = M.design(spec), M.boundaries(spec, m, alpha)
+  local looks = {}
+  for k, n in ipairs(spec.looks) do
+    local lk, verdict = M.look(d, k, { table.unpack(a, 1, n) }, { table.unpack(b, 1, n) }, bd,
+      better)
+    looks[k] = lk
+    if verdict then return looks, verdict end
+  end
 end
 
 -- The seeds each variant needs for the comparisons still open, by variant (nil when every

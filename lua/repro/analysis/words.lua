@@ -361,9 +361,30 @@ function M.sequential_reason(e, design)
     return string.format("%s the repeated interval %s excludes the target effect %s", where,
       ci, fmt(design.target))
   elseif e.decision == "cap" then
-    return string.format("%s, the cap, without a decision: the repeated interval %s", where, ci)
+    return string.format("%s, the cap, without a decision: %s", where, lk and lk.ci and
+      ("the repeated interval " .. ci) or "no repeated interval")
   end
   return "open: the next look needs " .. tostring(e.next) .. " seeds per variant"
+end
+
+-- A sequential design's codes in words (summary.sequential.design, its looks' decisions).
+M.SEQ_SHAPE = { obf = "O'Brien-Fleming", pocock = "Pocock" }
+M.SEQ_TEST = { t = "paired t", signed_rank = "Wilcoxon signed-rank" }
+M.SEQ_ESTIMATE = { t = "mean difference", signed_rank = "Hodges-Lehmann estimate" }
+M.SEQ_DECISION = { continue = "go on", difference = "stop: difference",
+  equivalence = "stop: equivalence", futility = "stop: futility", cap = "stop: the cap" }
+
+-- A sequential design d (summary.sequential.design) in one sentence.
+function M.sequential_design(d)
+  local looks = {}
+  for i, n in ipairs(d.looks) do looks[i] = string.format("%d", n) end
+  return string.format("looks at %s seeds per variant, the last the cap; %s boundaries " ..
+    "for the %s test (constant %s), two-sided alpha %s over %d comparison%s (Bonferroni); " ..
+    "stops: %s%s%s", table.concat(looks, ", "), M.SEQ_SHAPE[d.shape] or tostring(d.shape),
+    M.SEQ_TEST[d.test] or tostring(d.test), fmt(d.c), fmt(d.alpha), d.m,
+    plural(d.m), table.concat(d.stop, ", "),
+    d.margin and ("; equivalence margin +-" .. fmt(d.margin)) or "",
+    d.target and ("; target effect " .. fmt(d.target)) or "")
 end
 
 -- The reason of a verdict entry v (the summary's verdicts or interaction_verdicts: its

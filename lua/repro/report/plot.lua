@@ -11,6 +11,7 @@ local gnuplot = require "repro.report.gnuplot"
 local style = require "repro.report.plot_style"
 local pdata = require "repro.report.plot_data"
 local pforest = require "repro.report.plot_forest"
+local pseq = require "repro.report.sequential"
 
 local M = {}
 
@@ -308,6 +309,29 @@ local function lrsweep_figure(s, file, f, size)
     height = size.width * 0.6, values = values }
 end
 
+-- A sequential study's path (summary.sequential; report/sequential.lua): per comparison
+-- the estimate at each look with its repeated interval against the seeds per variant, a
+-- ring at the look where it stopped; the band of +-margin, zero, and the target effect
+-- when the study declares one.  Each comparison has its treatment's colour.
+local function sequential_figure(s, file, f, size)
+  local seq = pseq.of(s.summary)
+  if not seq then return nil, "the " .. s.name .. " study has no sequential design" end
+  local list, comps, values, ys = pseq.path_data(s)
+  if #list == 0 then return nil, "no look of the " .. s.name .. " study has an estimate" end
+  local d = seq.design
+  local tics, treated = {}, {}
+  for i, n in ipairs(d.looks) do tics[i] = string.format("%d", n) end
+  for i, e in ipairs(comps) do treated[i] = s.variant_by_name[e.treatment] or {} end
+  local ylo, yhi = extent(ys)
+  local ymin, ymax = padded(ylo, yhi, 0.06)
+  return { script = "sequential", data = file(f.name, blocks(list)), vars = { n = #list,
+    colors = colors_of(treated), xmax = d.looks[#d.looks] * 1.08, xtics = table.concat(tics, " "),
+    ymin = ymin, ymax = ymax, margin = finite(d.margin) and d.margin or 0,
+    target = finite(d.target) and d.target or nil,
+    ylabel = "difference in " .. M.metric_words(s.primary) }, height = size.width * 0.6,
+    values = values }
+end
+
 -- The kinds of figure a manifest entry names: its builder, the entry's fields it reads
 -- (besides name, study, caption and width) and what it draws from: one study's run
 -- records (the default), one study's summary (`summary`), or every study's summary
@@ -322,6 +346,7 @@ end
 --                studies ({"<study>", ...}: only these, one question's panel: a panel
 --                of more than about 15 rows cannot be read at print size)
 --   lrsweep      labels ({group = label}): the study's lr_sweep summary
+--   sequential   a sequential study's path, look by look (its summary)
 --   tasks        shots (default 0): a task study's accuracy per task and variant (mean
 --                and sd over seeds), chance and the bigram model marked; setups
 --                ({<setup> = words}): the key's words for variants named <setup>-<norm>
@@ -339,6 +364,7 @@ M.KINDS = {
   classnorm = { build = classnorm_figure, fields = { column = "string" } },
   array = { build = array_figure, fields = { key = "string", script = "string" } },
   lrsweep = { build = lrsweep_figure, fields = { labels = "table?" }, summary = true },
+  sequential = { build = sequential_figure, fields = {}, summary = true },
 }
 
 -- The width the appendix's figures are printed at (lua/repro/report/tex_tables.lua, appendix).

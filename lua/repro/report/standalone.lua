@@ -3,7 +3,10 @@
 --   report.pdf    its design, per-variant statistics, verdict table, the verdicts' robust
 --                 companions (exploratory), a replication section when the study declares
 --                 originals (summary.replication), forest plot, and
---                 the training and validation loss per variant over training
+--                 the training and validation loss per variant over training; a
+--                 sequential study (summary.sequential) its looks instead: where and why
+--                 each comparison stopped, its path look by look, and the path's figure
+--                 in the forest's place (lua/repro/report/sequential.lua)
 --   report.html   the same tables (HTML) and figures (PNG), for a browser
 --   report.tex, figures/ (PDF, png/), data/ (the figures' data)
 --   tables/<k>-<title>.csv  each table as CSV: a cell the data leaves undefined is empty,
@@ -23,6 +26,7 @@ local robust = require "repro.analysis.robust"
 local replication = require "repro.analysis.replication"
 local words = require "repro.analysis.words"
 local terminal = require "repro.analysis.terminal"
+local pseq = require "repro.report.sequential"
 local tasks = require "repro.tasks"
 local F = require "repro.report.texfmt"
 
@@ -384,6 +388,8 @@ end
 -- task study's per-task tables.
 function M.tables(s)
   local sum, an = s.summary, s.summary.analysis or {}
+  local seq = pseq.of(sum)
+  if seq then return M.sequential_tables(s, seq) end
   local out = { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an) }
   out[#out + 1] = robust_table(sum, an)
   out[#out + 1] = replication_table(sum)
@@ -396,6 +402,25 @@ function M.tables(s)
       for _, t in ipairs(ext.report_tables(sum[k])) do out[#out + 1] = t end
     end
   end
+  return out
+end
+
+-- A sequential study's tables: its design with the sequential one in place of the
+-- fixed design's test and family, its variants, where and why each comparison stopped,
+-- each comparison's path look by look, and the robust companions of the comparisons on
+-- the seeds used (exploratory).
+function M.sequential_tables(s, seq)
+  local sum, an = s.summary, s.summary.analysis or {}
+  local design = design_table(s.name, sum, an)
+  local rows = {}
+  for _, r in ipairs(design.rows) do
+    if r[1] ~= "test" and r[1] ~= "family" then rows[#rows + 1] = r end
+  end
+  for _, r in ipairs(pseq.design_rows(seq)) do rows[#rows + 1] = r end
+  design.rows = rows
+  local out = { design, variants_table(sum, an), pseq.verdicts_table(sum) }
+  for _, t in ipairs(pseq.path_tables(sum)) do out[#out + 1] = t end
+  out[#out + 1] = robust_table(sum, an)
   return out
 end
 
@@ -618,6 +643,15 @@ end
 local function figures_of(s)
   local primary = s.summary.analysis and s.summary.analysis.primary or "val_loss"
   local specs, captions = base_figures(s, primary)
+  if pseq.of(s.summary) then
+    -- the decision is the path's: the forest's fixed-design interval would not be it
+    specs[1] = { name = "path", kind = "sequential", study = s.name, width = "0.9\\linewidth" }
+    captions.forest = nil
+    captions.path = "Each comparison's path on " .. primary .. ": its estimate at each " ..
+      "look (seeds per variant) with its repeated confidence interval, the look where it " ..
+      "stopped ringed; the grey band is +- the equivalence margin, the grey line zero, " ..
+      "and the dashed dark line the target effect, when the study declares one"
+  end
   if type(s.summary.tasks) == "table" then
     specs[#specs + 1] = { name = "tasks", kind = "tasks", study = s.name, shots = 0,
       width = "0.9\\linewidth" }

@@ -8,6 +8,7 @@
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
+local words = require "repro.analysis.words"
 
 local M = {}
 local finite = F.finite
@@ -251,8 +252,28 @@ local function comparison_of(s, v)
   return nil
 end
 
+-- A sequential study's verdict v (summary.sequential, lua/repro/analysis/sequential.lua):
+-- the estimate and repeated interval where its comparison stopped, the verdict, and why
+-- (the analysis's words, lua/repro/analysis/words.lua).
+local function sequential_sentence(s, v)
+  local d = s.summary.sequential.design
+  for _, e in ipairs(s.summary.sequential.comparisons) do
+    if e.treatment == v.treatment and e.baseline == v.baseline then
+      local front, tn, bn = names_of(s, e)
+      local lk = e.looks[#e.looks] or {}
+      local dec = F.diff_decimals(e.metric, lk.estimate, lk.ci)
+      return capitalize(string.format("%s%s against %s, looked at seed by seed (%s %s%s%s): " ..
+        "\\emph{%s}, because %s.", front, tn, bn, F.escape(words.SEQ_ESTIMATE[d.test] or
+        "estimate"), signed(lk.estimate, dec), unit_of(e.metric), lk.ci and
+        (", repeated interval " .. F.interval(lk.ci, dec)) or "", F.escape(v.verdict),
+        F.escape(words.sequential_reason(e, d))))
+    end
+  end
+end
+
 -- One verdict in words (LaTeX), one sentence.
 function M.verdict_sentence(s, v)
+  if type(s.summary.sequential) == "table" then return sequential_sentence(s, v) end
   local c = comparison_of(s, v) or { treatment = v.treatment, baseline = v.baseline,
     metric = v.metric, n = 0 }
   local front, tn, bn = names_of(s, c)

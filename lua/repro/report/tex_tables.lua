@@ -11,6 +11,7 @@
 --   compute, checklist  the reproducibility tables (lua/repro/report/tex_compute.lua)
 --   lr_sweep       a learning-rate sweep per group (lua/repro/report/tex_sweep.lua)
 --   task_accuracy, task_comparisons  a task study's (lua/repro/report/tex_tasks.lua)
+--   sequential     a sequential study's path, look by look (lua/repro/report/sequential.lua)
 -- and the kinds a manifest's extensions add (this paper's claim tables: paper/lib/).
 -- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
 -- other study gets the generic paired, seeds and interactions tables.  A paired table
@@ -31,6 +32,7 @@ local compute = require "repro.report.tex_compute"
 local sweep = require "repro.report.tex_sweep"
 local prose = require "repro.report.tex_prose"
 local tasks = require "repro.report.tex_tasks"
+local sequential = require "repro.report.sequential"
 
 local M = {}
 local finite = F.finite
@@ -499,6 +501,7 @@ M.KINDS = {
   lr_sweep = { build = sweep.lr_sweep_table },
 }
 for k, v in pairs(tasks.tables) do M.KINDS[k] = v end
+for k, v in pairs(sequential.tables) do M.KINDS[k] = v end
 
 -- The generic tables of a study the manifest does not list: paired, seeds (when its
 -- records exist) and interactions (when it has any).
