@@ -387,12 +387,15 @@ end
 
 -- The statistics section --------------------------------------------------------------------
 
--- The studies with a Holm family, in the context's order: a study that decides only in a
--- nested summary (report_data.SECTIONS, e.g. a sweep's outcomes) as that summary's Study.
+-- The fixed-design studies with a Holm family, in the context's order: a study that
+-- decides only in a nested summary (report_data.SECTIONS, e.g. a sweep's outcomes) as that
+-- summary's Study.
 local function decided(ctx)
   local out = {}
   for _, s in ipairs(ctx.studies) do
-    if #(s.summary.verdicts or {}) > 0 then
+    if s.summary.sequential then
+      -- a sequential study's test and seeds are its design's (its own section)
+    elseif #(s.summary.verdicts or {}) > 0 then
       out[#out + 1] = s
     else
       for _, sec in ipairs(s:sections()) do
