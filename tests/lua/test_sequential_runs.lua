@@ -86,6 +86,10 @@ local first = fs.read(root .. "/big/summary.json")
 code, out = run(big, root)
 t:ok(code == 0 and not out:find("to train", 1, true), "a rerun trains nothing: " .. out)
 t:eq(fs.read(root .. "/big/summary.json"), first, "and keeps the summary's bytes")
+local okc, errc = pcall(require("repro.report.data").check_summary, root, "big", first,
+  json.decode(first), dir)
+t:ok(okc, "make verify recomputes it from its records, the runs after the stop absent: " ..
+  tostring(type(errc) == "table" and errc.message or errc))
 code = run(big, dir .. "/b")
 t:eq(fs.read(dir .. "/b/big/summary.json"), first,
   "retrained from scratch elsewhere: the same summary bytes")
