@@ -174,6 +174,13 @@ for _, s in ipairs(studies) do
         c = x
       end
     end
+    -- a sequential verdict quotes its stopping look's estimate (summary.sequential)
+    for _, e in ipairs((s.summary.sequential or {}).comparisons or {}) do
+      if e.treatment == v.treatment and e.baseline == v.baseline then
+        local lk = e.looks[#e.looks] or {}
+        c = { metric = e.metric, mean = lk.estimate }
+      end
+    end
     local what = string.format("%s: %s vs %s", s.name, v.treatment, v.baseline)
     for _, text in ipairs({ prose.verdict_sentence(s, v) }) do
       local names = code_names(text, s)

@@ -257,16 +257,36 @@ end
 -- (the analysis's words, lua/repro/analysis/words.lua).
 local function sequential_sentence(s, v)
   local d = s.summary.sequential.design
+  local ORDINAL = { "first", "second", "third", "fourth", "fifth", "sixth", "seventh",
+    "eighth", "ninth", "tenth" }
+  local SHAPE = { obf = "O'Brien--Fleming", pocock = "Pocock" }
+  local TESTNAME = { signed_rank = "signed-rank statistic", t = "$t$ statistic" }
   for _, e in ipairs(s.summary.sequential.comparisons) do
     if e.treatment == v.treatment and e.baseline == v.baseline then
       local front, tn, bn = names_of(s, e)
       local lk = e.looks[#e.looks] or {}
       local dec = F.diff_decimals(e.metric, lk.estimate, lk.ci)
-      return capitalize(string.format("%s%s against %s, looked at seed by seed (%s %s%s%s): " ..
+      local ppl = ""
+      if spec_of(e.metric).kind == "nats" and F.finite(lk.estimate) then
+        ppl = string.format(", %s %s\\,\\%%", spec_of(e.metric).ppl or "perplexity",
+          signed(100 * (math.exp(lk.estimate) - 1), 2))
+      end
+      local at = string.format("at the %s of %d looks (%d seeds each)", ORDINAL[lk.look] or
+        tostring(lk.look), #d.looks, lk.n or 0)
+      local why = ({
+        difference = string.format("its %s crossed the %s boundary %s",
+          TESTNAME[d.test] or "statistic", SHAPE[d.shape] or d.shape, at),
+        equivalence = string.format("its repeated interval lay inside $\\pm$%s %s",
+          F.num(d.margin, dec), at),
+        futility = string.format("its repeated interval excluded %s %s", F.num(d.target, dec),
+          at),
+        cap = string.format("no boundary was crossed by the last look (%d seeds each)",
+          lk.n or 0),
+      })[e.decision] or "the comparison is still open"
+      return capitalize(string.format("%s%s against %s, looked at seed by seed (%s %s%s%s%s): " ..
         "\\emph{%s}, because %s.", front, tn, bn, F.escape(words.SEQ_ESTIMATE[d.test] or
-        "estimate"), signed(lk.estimate, dec), unit_of(e.metric), lk.ci and
-        (", repeated interval " .. F.interval(lk.ci, dec)) or "", F.escape(v.verdict),
-        F.escape(words.sequential_reason(e, d))))
+        "estimate"), signed(lk.estimate, dec), unit_of(e.metric), ppl, lk.ci and
+        (", repeated interval " .. F.interval(lk.ci, dec)) or "", F.escape(v.verdict), why))
     end
   end
 end
