@@ -80,7 +80,7 @@ t:eq(ev.agrees, true, "eval --json says it agrees")
 code, out, err = sh(repro .. " eval " .. run .. " --tasks nosuch")
 t:ok(code ~= 0 and err:find("no such task suite", 1, true), "an unknown suite is named: " .. err)
 
--- tasks.score_file on the kept model, as DESIGN.md documents it
+-- tasks.score_file on the kept model, as docs/COMMANDS.md documents it
 local cfg = json.decode(fs.read(run .. "/config.json"))
 local file = host.root .. "/tasks/tinyshakespeare/completion-v1.jsonl"
 local r = tasks.score_file(cfg, file, { checkpoint = run .. "/model.rptf",

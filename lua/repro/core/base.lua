@@ -105,6 +105,9 @@ function M.printable(s, keep_lines)
   return require("repro.sys").printable(tostring(s), keep_lines)
 end
 
+-- A line on stdout, through M.printable (newlines kept).
+function M.put(s) print(M.printable(s, true)) end
+
 -- A command's options (compare, export, new): spec maps each option to { key =, kind =
 -- "flag" | "value" | "list" } ("list": comma-separated values); a flag with `set` stores
 -- that value, and two flags of one key are refused with `one_of` ("--csv and --json").

@@ -94,6 +94,38 @@ end
 -- 64 KiB is far above any real row and one line of a forged log cannot take more.
 M.LOG_LINE_MAX_BYTES = 64 * 1024
 
+-- The non-empty lines of dir's log.csv, streamed: header(line) for the first, row(line)
+-- for the others; false when there is no such regular file.  The checks of
+-- M.each_log_row's header.
+local function each_line(dir, want_sha256, header, row)
+  local path = dir .. "/log.csv"
+  local st = sys.lstat(path)
+  local r = st and st.type == "file" and sys.lines(path, M.LOG_LINE_MAX_BYTES)
+  if not r then return false end
+  local first = true
+  while true do
+    local line, err = r:next()
+    if not line then
+      if err then
+        r:close()
+        base.user_error("%s", base.printable(err))
+      end
+      break
+    end
+    if line ~= "" then
+      if first then header(line) else row(line) end
+      first = false
+    end
+  end
+  local got = r:sha256()
+  r:close()
+  if want_sha256 and got ~= want_sha256 then
+    base.user_error("%s: changed after its record was verified (SHA-256 %s, verified %s): " ..
+      "not read", fs.shown(path), got:sub(1, 12), tostring(want_sha256):sub(1, 12))
+  end
+  return true
+end
+
 -- Calls fn(columns, values, row) for each row of dir's log.csv, in order (values by
 -- column position, numbers or nil; row from 1), one line in memory at a time, each at
 -- most M.LOG_LINE_MAX_BYTES (sys.lines: the safe reader's rules); returns the columns and
@@ -104,92 +136,45 @@ M.LOG_LINE_MAX_BYTES = 64 * 1024
 -- error: values already passed to fn came from a file changed after it was verified (the
 -- caller discards what it made of them, as export --curves aborts its output).
 function M.each_log_row(dir, fn, want_sha256)
-  local path = dir .. "/log.csv"
-  local st = sys.lstat(path)
-  local r = st and st.type == "file" and sys.lines(path, M.LOG_LINE_MAX_BYTES)
-  if not r then return {}, 0 end
-  local cols, n = nil, 0
-  while true do
-    local line, err = r:next()
-    if not line then
-      if err then
-        r:close()
-        base.user_error("%s", base.printable(err))
-      end
-      break
+  local cols, n = {}, 0
+  each_line(dir, want_sha256, function(line)
+    for name in (line .. ","):gmatch("([^,]*),") do cols[#cols + 1] = name end
+  end, function(line)
+    n = n + 1
+    local values, i = {}, 0
+    for field in (line .. ","):gmatch("([^,]*),") do
+      i = i + 1
+      if i <= #cols then values[i] = M.log_number(field) end
     end
-    if line ~= "" then
-      if not cols then
-        cols = {}
-        for name in (line .. ","):gmatch("([^,]*),") do cols[#cols + 1] = name end
-      else
-        n = n + 1
-        local values, i = {}, 0
-        for field in (line .. ","):gmatch("([^,]*),") do
-          i = i + 1
-          if i <= #cols then values[i] = M.log_number(field) end
-        end
-        fn(cols, values, n)
-      end
-    end
-  end
-  local got = r:sha256()
-  r:close()
-  if want_sha256 and got ~= want_sha256 then
-    base.user_error("%s: changed after its record was verified (SHA-256 %s, verified %s): " ..
-      "not read", fs.shown(path), got:sub(1, 12), tostring(want_sha256):sub(1, 12))
-  end
-  return cols or {}, n
+    fn(cols, values, n)
+  end)
+  return cols, n
 end
 
 -- Some columns of dir's log.csv, each the last of its name: {name -> values by row
 -- (numbers or nil, as M.each_log_row reads them)}, a name that is no column absent, and
--- the number of rows.  The same rows and values as M.each_log_row, under the same rules
--- (sys.lines: a regular file, each line at most M.LOG_LINE_MAX_BYTES; with want_sha256 the
--- bytes read must have that sum), without splitting the other fields of each row (the
--- analysis reads the loss column of every record: a log holds some forty columns).
+-- the number of rows.  The same rows and values as M.each_log_row, under the same rules,
+-- without splitting the other fields of each row (the analysis reads the loss column of
+-- every record: a log holds some forty columns).
 function M.log_fields(dir, names, want_sha256)
-  local path = dir .. "/log.csv"
-  local st = sys.lstat(path)
-  local r = st and st.type == "file" and sys.lines(path, M.LOG_LINE_MAX_BYTES)
-  if not r then return {}, 0 end
-  local pats, data, n = nil, {}, 0
-  while true do
-    local line, err = r:next()
-    if not line then
-      if err then
-        r:close()
-        base.user_error("%s", base.printable(err))
-      end
-      break
+  local pats, data, n = {}, {}, 0
+  each_line(dir, want_sha256, function(line)
+    local at, i = {}, 0
+    for c in (line .. ","):gmatch("([^,]*),") do
+      i = i + 1
+      at[c] = i
     end
-    if line ~= "" then
-      if not pats then
-        local at, i = {}, 0
-        for c in (line .. ","):gmatch("([^,]*),") do
-          i = i + 1
-          at[c] = i
-        end
-        -- field k: k - 1 fields and their commas, then the field up to the next comma
-        pats = {}
-        for _, name in ipairs(names) do
-          if at[name] then
-            pats[name] = "^" .. string.rep("[^,]*,", at[name] - 1) .. "([^,]*)"
-            data[name] = {}
-          end
-        end
-      else
-        n = n + 1
-        for name, pat in pairs(pats) do data[name][n] = M.log_number(line:match(pat)) end
+    -- field k: k - 1 fields and their commas, then the field up to the next comma
+    for _, name in ipairs(names) do
+      if at[name] then
+        pats[name] = "^" .. string.rep("[^,]*,", at[name] - 1) .. "([^,]*)"
+        data[name] = {}
       end
     end
-  end
-  local got = r:sha256()
-  r:close()
-  if want_sha256 and got ~= want_sha256 then
-    base.user_error("%s: changed after its record was verified (SHA-256 %s, verified %s): " ..
-      "not read", fs.shown(path), got:sub(1, 12), tostring(want_sha256):sub(1, 12))
-  end
+  end, function(line)
+    n = n + 1
+    for name, pat in pairs(pats) do data[name][n] = M.log_number(line:match(pat)) end
+  end)
   return data, n
 end
 

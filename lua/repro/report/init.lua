@@ -224,16 +224,8 @@ function M.load_manifest(path)
   if not src then user_error("report: the paper's manifest %s: %s", path, require("repro.core.base").printable(tostring(rerr))) end
   local ok, m, msg = sandbox.eval(src, "@" .. path, sandbox.LIMITS)
   if not ok then
-    local L = sandbox.LIMITS
-    local where = " of the study sandbox (lua/lsandbox.c, sandbox.LIMITS)"
-    local why = ({
-      memory = string.format("exceeded the %d MiB memory limit", L.memory_bytes // (1024 * 1024))
-        .. where,
-      instructions = string.format("exceeded the limit of %d Lua instructions", L.instructions)
-        .. where .. ": an endless loop?",
-      time = string.format("exceeded the %g s time limit", L.wall_s) .. where,
-      result = "what it returns is not plain data: " .. tostring(msg),
-    })[m] or tostring(msg)
+    local why = require("repro.study").sandbox_failure(m, msg, "the study sandbox") or
+      tostring(msg)
     user_error("report: the paper's manifest %s: %s", path, base.printable(why))
   end
   if type(m) ~= "table" then user_error("report: %s: expected it to return a table", path) end

@@ -22,7 +22,7 @@ local engine = require "engine"
 local base = require "repro.core.base"
 
 -- A line on stdout; text from data in it goes through base.printable.
-local function put(s) print(base.printable(s, true)) end
+local put = base.put
 
 local M = {}
 

@@ -13,7 +13,7 @@ local plan = require "repro.run.parallel"
 local base = require "repro.core.base"
 
 -- A line on stdout; text from data in it goes through base.printable.
-local function put(s) print(base.printable(s, true)) end
+local put = base.put
 local runstate = require "repro.run.runstate"
 
 local M = {}

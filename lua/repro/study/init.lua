@@ -188,9 +188,19 @@ local function evaluate(path, listing, limits)
   end
   if not listing then ok, value, msg = sandbox.eval(src, "@" .. path, limits or M.LIMITS, M.API) end
   if ok then return value, src end
+  local why = M.sandbox_failure(value, msg, "a study file")
+  if why then user_error(string.format("study: %s: %s", path, why)) end
+  -- syntax and runtime errors: the message names file:line when Lua knows them
+  if msg:sub(1, #path + 1) == path .. ":" then user_error("study: " .. msg) end
+  user_error(string.format("study: %s: %s", path, msg))
+end
+
+-- Why the sandbox stopped evaluating `what` (a study file, the paper's manifest), from
+-- its failure code and message, in words; nil for a syntax or runtime error.
+function M.sandbox_failure(code, msg, what)
   local L = M.LIMITS
-  local where = " of a study file (lua/lsandbox.c, sandbox.LIMITS)"
-  local why = ({
+  local where = " of " .. what .. " (lua/lsandbox.c, sandbox.LIMITS)"
+  return ({
     memory = string.format("exceeded the %d MiB memory limit", L.memory_bytes // (1024 * 1024))
       .. where,
     instructions = string.format("exceeded the limit of %d Lua instructions", L.instructions)
@@ -198,11 +208,7 @@ local function evaluate(path, listing, limits)
     time = string.format("exceeded the %g s time limit", L.wall_s) .. where,
     result = "what it returns is not plain data: " .. tostring(msg),
     crashed = "its evaluation failed: " .. tostring(msg),
-  })[value]
-  if why then user_error(string.format("study: %s: %s", path, why)) end
-  -- syntax and runtime errors: the message names file:line when Lua knows them
-  if msg:sub(1, #path + 1) == path .. ":" then user_error("study: " .. msg) end
-  user_error(string.format("study: %s: %s", path, msg))
+  })[code]
 end
 
 -- The runs of a valid study: seed-major (every variant of the first seed, then the
