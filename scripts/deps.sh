@@ -10,7 +10,8 @@
 #                              (tests/sh/test_parallel.sh), Chromium (Debian's `chromium`:
 #                              tests/lua/test_user_study.lua reads the HTML report in it,
 #                              headless; as root with --no-sandbox), NumPy (python3-numpy:
-#                              tests/reference/safetensors_forward.py loads an exported model)
+#                              tests/reference/safetensors_forward.py loads an exported model;
+#                              its python3 runs scripts/similar_sentences.py)
 #   scripts/deps.sh --slurm    also Slurm and munge, for `make test-slurm`
 #                              (tests/sh/test_slurm.sh starts its own single-node cluster)
 #   scripts/deps.sh --torch    also python3-torch with OpenBLAS (PyTorch reference checks and

@@ -4,7 +4,10 @@
 -- (S..<T>Vs<B>.."PplChangeCI") and, where the summary has them, the replication's verdicts
 -- and numbers (S.."Rep"..), the task study's facts (tasks beyond the n-gram controls,
 -- few-shot measurability, whether H0 and H1a are testable), H1a's parts per norm
--- (S.."HOneA"..) and whether the instability result is reproduced (S.."StabilityVerdict").
+-- (S.."HOneA"..) with its two readings, whether the instability result is reproduced
+-- (S.."StabilityVerdict") and, seed by seed, each norm's final loss against none's there; a
+-- sequential study's stop (S.."...Seq"..) and runs gone bad; how many seeds favour the
+-- treatment of each comparison.
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 
@@ -47,6 +50,28 @@ local function ppl_cis(def, s, S)
       def(P .. "PplChangeCI", pct_interval(data.interval(c)))
     end
   end
+end
+
+-- A criterion of the replication verdict in words (nil: the entry has no such test).
+local function pass(ok)
+  if ok == nil then return F.DASH end
+  return ok and "passed" or "failed"
+end
+
+-- The three criteria of "reproduced" at one set-up (a replication entry), each "passed" or
+-- "failed", a dash where the entry has no such test (an original without a spread has only
+-- its direction): direction, pi (a failed one says on which side of the two-sided
+-- interval: "(larger)", beyond the original in its direction, or "(smaller)") and size.
+function M.criteria(e)
+  local st = e.stats or {}
+  local not_small
+  if st.too_small ~= nil then not_small = not st.too_small end
+  local code = e.reason_code or ""
+  local side = code:find("outside_prediction_interval_larger", 1, true) and " (larger)" or
+    code:find("outside_prediction_interval_smaller", 1, true) and " (smaller)" or ""
+  return { direction = pass(e.same_direction),
+    pi = pass(st.in_pi) .. (st.in_pi == false and side or ""), size = pass(not_small),
+    agreed = e.same_direction and "agreed" or "disagreed" }
 end
 
 local function replication(def, s, S)
@@ -110,6 +135,11 @@ local function replication(def, s, S)
           math.abs((rep.hodges_lehmann_ci or {})[2] or 0)), 3)))
     end
     def(E .. "Direction", e.same_direction and "same" or "opposite")
+    local cr = M.criteria(e)
+    def(E .. "Agreed", cr.agreed)
+    def(E .. "DirectionPass", cr.direction)
+    def(E .. "PIPass", cr.pi)
+    def(E .. "SizePass", cr.size)
   end
 end
 
@@ -140,9 +170,30 @@ local function tasks(def, s, S)
     (measurable == 0 or beyond == 0) and "not testable here" or "testable")
 end
 
+-- H1a read two ways, over every norm the study fits: as worded (lower accuracy and smoother
+-- training) and as registered (also a cost beyond what the loss predicts).
+function M.h1a_readings(h)
+  local worded, registered, n = 0, 0, 0
+  for _, e in pairs(h.norms) do
+    n = n + 1
+    if e.lower and e.stabilized then worded = worded + 1 end
+    if e.supports then registered = registered + 1 end
+  end
+  local function words(k)
+    return k == n and "supported" or k == 0 and "not supported" or "supported for some norms"
+  end
+  return words(worded), words(registered)
+end
+local function h1a_readings(def, h, S)
+  local worded, registered = M.h1a_readings(h)
+  def(S .. "HOneAWorded", worded)
+  def(S .. "HOneARegistered", registered)
+end
+
 local function h1a(def, s, S)
   local h = s.summary.h1a
   if type(h) ~= "table" or type(h.norms) ~= "table" then return end
+  h1a_readings(def, h, S)
   local names = {}
   for nm in pairs(h.norms) do names[#names + 1] = nm end
   table.sort(names)
@@ -174,6 +225,135 @@ local function h1a(def, s, S)
   end
 end
 
+-- A sequential study's stop (summary.sequential), per comparison <T>Vs<B>Seq...: the
+-- Hodges-Lehmann estimate and repeated interval at the stop (nats, and as changes of
+-- perplexity), the look and seeds per variant it stopped at and whether the target lies in
+-- the interval; for the study, the runs it used against the fixed design's and its cap.
+local function sequential(def, s, S)
+  local q = s.summary.sequential
+  if type(q) ~= "table" then return end
+  local d = q.design or {}
+  local function int(x) return finite(x) and string.format("%d", x) or F.DASH end
+  def(S .. "SeqRunsUsed", int(q.runs_used))
+  def(S .. "SeqRunsFixed", int(q.runs_fixed))
+  def(S .. "SeqCapSeeds", int(d.looks and d.looks[#d.looks]))
+  def(S .. "SeqNLooks", int(d.looks and #d.looks))
+  def(S .. "SeqTarget", num(d.target, 3))
+  def(S .. "SeqTargetPplChange", pct(d.target))
+  for _, c in ipairs(q.comparisons or {}) do
+    local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline) .. "Seq"
+    def(P .. "Estimate", num(c.estimate, 4))
+    def(P .. "AbsEstimate", finite(c.estimate) and num(math.abs(c.estimate), 4) or F.DASH)
+    def(P .. "CI", F.interval(c.ci, 4))
+    def(P .. "PplChange", pct(c.estimate))
+    def(P .. "PplChangeCI", pct_interval(c.ci))
+    def(P .. "Look", int(c.stopped_at))
+    def(P .. "Seeds", int(c.n))
+    def(P .. "TargetIn", c.target_in_ci and "inside" or "outside")
+    -- the repeated interval's level at the stop (the boundary's, not 95 %)
+    local stop = (c.looks or {})[c.stopped_at or 0] or {}
+    def(P .. "Level", finite(stop.level) and F.num(100 * stop.level, 2) .. "\\,\\%" or F.DASH)
+  end
+end
+
+-- Runs gone bad, the sequential study's pre-registered secondary outcome (the header of
+-- lua/experiments/sequential_claim.lua): diverged, or a final validation loss more than
+-- M.BAD_MARGIN nats above the arm's median over the seeds used.  Per variant name
+-- {bad =, runs =}; nil for a study that is not sequential.
+M.BAD_MARGIN = 0.1
+function M.bad_runs(s)
+  if type(s.summary.sequential) ~= "table" then return nil end
+  local used = {}
+  for _, seed in ipairs(s.summary.seeds or {}) do used[seed] = true end
+  local out = {}
+  for _, v in ipairs(s.summary.variants or {}) do
+    local pv = s.summary.per_variant[v.name] or {}
+    local m = (pv.metrics or {}).val_loss or {}
+    local diverged = {}
+    for _, seed in ipairs(pv.diverged_seeds or {}) do diverged[seed] = true end
+    local xs, bad, runs = {}, 0, 0
+    for i, seed in ipairs(m.seeds or {}) do
+      if used[seed] then
+        runs = runs + 1
+        local x = m.values[i]
+        if diverged[seed] or not finite(x) then bad = bad + 1 else xs[#xs + 1] = x end
+      end
+    end
+    table.sort(xs)
+    local k = #xs
+    local median = k == 0 and 0 or (k % 2 == 1 and xs[(k + 1) // 2] or
+      (xs[k // 2] + xs[k // 2 + 1]) / 2)
+    for _, x in ipairs(xs) do
+      if x > median + M.BAD_MARGIN then bad = bad + 1 end
+    end
+    out[v.name] = { bad = bad, runs = runs }
+  end
+  return out
+end
+
+-- <Variant>BadRuns of <Variant>UsedRuns, at <Study>BadMargin.
+local function bad_runs(def, s, S)
+  local by = M.bad_runs(s)
+  if not by then return end
+  def(S .. "BadMargin", num(M.BAD_MARGIN, 1))
+  for _, v in ipairs(s.summary.variants or {}) do
+    def(S .. F.macro(v.name) .. "BadRuns", string.format("%d", by[v.name].bad))
+    def(S .. F.macro(v.name) .. "UsedRuns", string.format("%d", by[v.name].runs))
+  end
+end
+
+-- How many seeds favour the treatment, per comparison and metric with an improvement count
+-- (<T>Vs<B><Metric>FavourSeeds of <T>Vs<B><Metric>PairedSeeds).
+local function favour(def, s, S)
+  local lists = { s.summary.comparisons or {}, s.summary.secondary_comparisons or {} }
+  for _, list in ipairs(lists) do
+    for _, c in ipairs(list) do
+      local imp = c.improvement
+      if type(imp) == "table" and finite(imp.better) and finite(imp.n) then
+        local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline) ..
+          ((F.METRIC[c.metric] or {}).macro or F.macro(c.metric))
+        def(P .. "FavourSeeds", string.format("%d", imp.better))
+        def(P .. "PairedSeeds", string.format("%d", imp.n))
+      end
+    end
+  end
+end
+
+-- Seed by seed, a norm's final validation loss against no norm's at the same warmup and
+-- learning rate, in a study that crosses the norm with both and compares only over its grid
+-- (the stability study): <T>Vs<B>LowerSeeds and <T>Vs<B>HigherSeeds.
+local function per_seed_order(def, s, S)
+  if type(s.summary.sweep_outcomes) ~= "table" then return end
+  local cfg = {}
+  for _, v in ipairs(s.summary.variants or {}) do cfg[v.name] = v.overrides or {} end
+  local function loss_by_seed(name)
+    local m = (((s.summary.per_variant[name] or {}).metrics or {}).val_loss) or {}
+    local out = {}
+    for i, seed in ipairs(m.seeds or {}) do out[seed] = m.values[i] end
+    return out
+  end
+  for _, t in ipairs(s.summary.variants or {}) do
+    local ct = cfg[t.name]
+    for _, b in ipairs(s.summary.variants or {}) do
+      local cb = cfg[b.name]
+      if ct.embed_norm ~= "none" and cb.embed_norm == "none" and ct.lr == cb.lr and
+          ct.warmup == cb.warmup then
+        local a, z = loss_by_seed(t.name), loss_by_seed(b.name)
+        local lower, higher = 0, 0
+        for seed, x in pairs(a) do
+          local y = z[seed]
+          if finite(x) and finite(y) then
+            if x < y then lower = lower + 1 elseif x > y then higher = higher + 1 end
+          end
+        end
+        local P = S .. F.macro(t.name) .. "Vs" .. F.macro(b.name)
+        def(P .. "LowerSeeds", string.format("%d", lower))
+        def(P .. "HigherSeeds", string.format("%d", higher))
+      end
+    end
+  end
+end
+
 local function stability(def, s, S)
   local sub = s.summary.sweep_outcomes
   if type(sub) ~= "table" or type(sub.verdicts) ~= "table" then return end
@@ -190,6 +370,10 @@ function M.numbers(def, s, S)
   tasks(def, s, S)
   h1a(def, s, S)
   stability(def, s, S)
+  sequential(def, s, S)
+  bad_runs(def, s, S)
+  favour(def, s, S)
+  per_seed_order(def, s, S)
 end
 
 return M

@@ -3,7 +3,8 @@
 -- the checks `make paper` runs fail on planted faults, each of its kind, and pass on the
 -- committed paper:
 --   a finding sentence whose verdict word contradicts its analysis; one whose sign word
---   does; one naming an analysis that does not exist; one naming none (README); one
+--   does; a replicated claim's verdict unsaid, or a set-up's sign contradicted; one
+--   naming an analysis that does not exist; one naming none (README); one
 --   comparing studies no analysis compares; bin/repro ledger's listing (main.tex's
 --   checked assertions: tests/lua/test_paper_claims.lua)
 --   the lint's classes: run-together across a macro boundary, an interval without its
@@ -69,6 +70,28 @@ p = problems_of({ id = "PlantedInteraction", where = "abstract",
   carries = { { study = "claim", interaction = "no such interaction" } },
   text = function() return "x." end })
 t:ok(has(p, "does not exist: claim has no interaction"), "planted: a missing interaction")
+-- a replicated claim's verdict, and its verdict and sign at one set-up
+local REP = { study = "claim", replication = "layernorm_perplexity" }
+local REF = { study = "claim", replication = "layernorm_perplexity", treatment = "ref-layernorm",
+  baseline = "ref-none" }
+p = problems_of({ id = "PlantedRep", where = "abstract", carries = { REP },
+  text = function() return "The claim was reproduced." end })
+t:ok(has(p, 'does not say the verdict "not testable here" of claim: claim layernorm_perplexity'),
+  "planted: a replicated claim whose verdict is not said: " .. table.concat(p, "; "))
+p = problems_of({ id = "PlantedRepSetup", where = "abstract", carries = { REP, REF },
+  text = function(A, T) return "The claim is " .. T.verdict(A[1].verdict) .. "; at GPT-2's " ..
+    "initialization LayerNorm changes perplexity by " .. T.pct(math.exp(A[2].mean) - 1) ..
+    ", " .. T.verdict(A[2].verdict) .. "." end })
+t:eq(#p, 0, "a replication's verdicts, said: " .. table.concat(p, "; "))
+p = problems_of({ id = "PlantedRepSign", where = "abstract", carries = { REF },
+  text = function(A, T) return "It lowered perplexity, " .. T.verdict(A[1].verdict) .. "." end })
+t:ok(has(p, 'the sign word "lowered"'), "planted: a set-up's sign contradicted: " ..
+  table.concat(p, "; "))
+p = problems_of({ id = "PlantedRepMissing", where = "abstract",
+  carries = { { study = "claim", replication = "no_such_claim" } },
+  text = function() return "x." end })
+t:ok(has(p, "claim's replication has no claim no_such_claim"),
+  "planted: a replicated claim that does not exist: " .. table.concat(p, "; "))
 -- a finding sentence that names no analysis
 p = problems_of({ id = "PlantedNone", where = "abstract", carries = {},
   text = function() return "x." end })

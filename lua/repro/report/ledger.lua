@@ -5,7 +5,9 @@
 -- carries = { <analysis>, ... }, across = "<why>" (required across studies), text =
 -- function(A, T, ctx) (A[i] is carries[i] resolved; T is "tex" or "md") }.  An analysis:
 -- { study =, treatment =, baseline =, metric = }, { study =, interaction = }, { study =,
--- section =, treatment =, baseline = }, { study =, sensitivity = <group>, own = bool } or
+-- section =, treatment =, baseline = }, { study =, sensitivity = <group>, own = bool },
+-- { study =, replication = <claim id>, treatment =, baseline = } (a replicated claim's
+-- verdict; with treatment and baseline, its verdict at that set-up) or
 -- { quoted = "<source>" }; treatment, baseline and interaction may be functions of the
 -- Study, nil leaving the sentence out, as does a study that has not run.  `check` returns
 -- every problem (missing, verdict, sign, across, uncarried), each naming the sentence and
@@ -152,6 +154,31 @@ function M.resolve(by_name, a)
     return { study = s, label = string.format("%s: LR sensitivity%s, %s minus %s", a.study,
         a.own and " S_own" or " S", a.sensitivity, g.sensitivity.reference or "?"),
       verdict = verdict, interval = true, sign = sign_of(sens.diff), mean = sens.diff, ci = ci }
+  end
+  if a.replication then
+    local rep = type(s.summary.replication) == "table" and s.summary.replication or {}
+    if a.treatment or a.baseline then
+      local t, b = name_of(a.treatment, s), name_of(a.baseline, s)
+      if t == nil or b == nil then return nil, "absent" end
+      for _, e in ipairs(rep.entries or {}) do
+        if e.claim == a.replication and e.treatment == t and e.baseline == b then
+          local r = type(e.replication) == "table" and e.replication or {}
+          return { study = s, e = e, label = string.format("%s: claim %s at %s vs %s",
+              a.study, a.replication, t, b), verdict = e.verdict, sign = sign_of(r.mean),
+            mean = r.mean, treatment = t, baseline = b }
+        end
+      end
+      return nil, string.format("%s's replication has no claim %s at %s vs %s", a.study,
+        tostring(a.replication), tostring(t), tostring(b))
+    end
+    for _, c in ipairs(rep.claims or {}) do
+      if c.claim == a.replication then
+        return { study = s, c = c, label = string.format("%s: claim %s", a.study,
+          a.replication), verdict = c.verdict }
+      end
+    end
+    return nil, string.format("%s's replication has no claim %s", a.study,
+      tostring(a.replication))
   end
   local metric = a.metric or s.primary
   if a.interaction then
