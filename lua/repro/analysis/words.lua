@@ -450,4 +450,11 @@ M.CODES = {
     degenerate = true, no_sweep = true },
 }
 
+-- An adopted record of a summary's provenance section ({variant, seed, why}): "none/seed-1:
+-- adopted (<why>)", the words of record/provenance.lua.
+function M.adopted(e)
+  return string.format("%s/seed-%d: %s", e.variant, math.tointeger(e.seed) or 0,
+    require("repro.record.provenance").adopted_text(e.why))
+end
+
 return M
