@@ -144,7 +144,7 @@ t:ok(man0.resumed_from_step == 0 and man0.resumed_checkpoint_known == false and
 local sum = json.decode(assert(fs.read(T .. "/summary.json")))
 local codes = {}
 for _, e in ipairs(sum.provenance and sum.provenance.adopted or {}) do
-  codes[#codes + 1] = string.format("%s/%d:%s", e.variant, e.seed, e.why)
+  codes[#codes + 1] = string.format("%s/%d:%s", e.variant, e.seed, e.why_adopted)
 end
 t:eq(table.concat(codes, " "), "none/1:copy_source_missing none/2:foreign_checkpoint " ..
   "layernorm/2:foreign_checkpoint", "the summary marks the adopted records by code")

@@ -544,7 +544,7 @@ function M.study_records(s, dir, who)
   return records, missing, warnings, counts
 end
 
--- The summary's provenance section: {adopted = {{variant, seed, why}}} in the study's run
+-- The summary's provenance section: {adopted = {{variant, seed, why_adopted}}} in the study's run
 -- order, or nil when every record is vouched for (committed or made here), so that
 -- summaries of such records keep their bytes.  Codes and names only
 -- (analysis/words.lua words them).
@@ -554,7 +554,7 @@ function M.provenance_of(s, records)
     local run = records[r.variant] and records[r.variant][r.seed]
     local p = run and run.provenance
     if p and p.level == "adopted" then
-      adopted[#adopted + 1] = { variant = r.variant, seed = r.seed, why = p.why }
+      adopted[#adopted + 1] = { variant = r.variant, seed = r.seed, why_adopted = p.why }
     end
   end
   if #adopted == 0 then return nil end
