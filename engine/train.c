@@ -951,10 +951,13 @@ static int train_subnormals_flushed(const gpt_config *cfg, const train_hooks *ho
             step++;
             break;
         }
-        if (want_checkpoint(hooks, step + 1, cfg->iters) &&
-            (rc = save_checkpoint(m, step + 1, rs.log, ncols, hooks->config_id,
-                                  hooks->checkpoint, err, errlen)) != TRAIN_OK)
-            goto done;
+        if (want_checkpoint(hooks, step + 1, cfg->iters)) {
+            if ((rc = save_checkpoint(m, step + 1, rs.log, ncols, hooks->config_id,
+                                      hooks->checkpoint, err, errlen)) != TRAIN_OK)
+                goto done;
+            if (hooks->on_checkpoint && hooks->on_checkpoint(hooks->ud, step + 1))
+                out->stopped = 1;
+        }
     }
     out->steps = step;
     if (step > 0) { /* the last step's, also when a run resumed at its last step */
@@ -975,11 +978,13 @@ static int train_subnormals_flushed(const gpt_config *cfg, const train_hooks *ho
     out->embed_init_rms = m->embed_rms;
     out->embed_scale = cfg->embed_norm == EMBED_SCALE ? (double)m->embed_scale : NAN;
     /* at the step where it stopped, the last one included: a rerun resumes exactly there */
-    if (out->stopped && hooks && hooks->checkpoint &&
-        (rc = save_checkpoint(m, step, rs.log, ncols, hooks->config_id, hooks->checkpoint, err,
-                                errlen)) !=
-            TRAIN_OK)
-        goto done;
+    if (out->stopped && hooks && hooks->checkpoint) {
+        if ((rc = save_checkpoint(m, step, rs.log, ncols, hooks->config_id, hooks->checkpoint,
+                                  err, errlen)) != TRAIN_OK)
+            goto done;
+        if (hooks->on_checkpoint)
+            hooks->on_checkpoint(hooks->ud, step);
+    }
     double t1 = now_s(), train_s = t1 - t0 - rs.diag_s;
     out->tokens_per_s =
         t1 - rs.diag_s > t0 ? (double)(step - start) * cfg->batch * cfg->context / train_s : 0.0;

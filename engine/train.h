@@ -62,6 +62,10 @@ typedef struct {
      * evaluation and scale it (lua/repro/plan/cost.lua); its metrics are then of that part,
      * never a run's record. */
     long final_windows;
+    /* Called with ud and the step just after each checkpoint is written (periodic, and at
+     * a stop), or NULL: the caller notes what it wrote before anything else runs.
+     * Non-zero stops training after the current step, as from on_step. */
+    int (*on_checkpoint)(void *ud, long step);
 } train_hooks;
 
 /* Task sets scored (tasks.h) after a run's final evaluation: n_tasks sets into out (n_tasks

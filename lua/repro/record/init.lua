@@ -515,6 +515,17 @@ function M.engine_error(err)
   return err
 end
 
+-- How a run resuming in dir says where its checkpoint came from: "resuming from its
+-- checkpoint", or, when the provenance journal does not say this suite wrote it for the
+-- run, that the record will be adopted.
+function M.resume_text(dir)
+  local ckpt = M.checkpoint_path(dir, fs.sha256(dir .. "/config.json"))
+  local sum = sys.lstat(ckpt) and sys.sha256_file(ckpt, true)
+  if sum and provenance.knows_checkpoint(ckpt, sum) then return "resuming from its checkpoint" end
+  return "resuming from a checkpoint this checkout's suite did not record writing for it: " ..
+    "the record will be " .. provenance.ADOPTED
+end
+
 function M.checkpoint_path(dir, sha)
   return string.format("%s/checkpoint-%s.rptf", dir, (sha or ""):sub(1, 12))
 end
@@ -613,8 +624,8 @@ local function prepare(cfg, dir, opts)
 end
 
 -- The checkpoints this suite wrote are noted in the provenance journal outside the
--- records tree (provenance.JOURNAL): one step after each periodic checkpoint (the engine
--- writes it after that step's callback), and after a stop, with the step and whether its
+-- records tree (provenance.JOURNAL): as soon as the engine wrote each (its on_checkpoint,
+-- periodic and at a stop), with the step and whether its
 -- run began from step 0 or from checkpoints all noted so ("own") or from one that was not
 -- ("adopted": what grew from a foreign checkpoint stays foreign).  A run that finds a
 -- checkpoint in its folder, at any step, 0 included, says in its manifest whether it is
@@ -639,6 +650,7 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     model = opts.model,
+    on_checkpoint = function(step) ledger_note(ckpt, step, opts.ledger_tag) end,
     config_id = sha, -- inside every checkpoint: another config's is refused
     tasks = task_sets,
     on_step = function(step, row)
@@ -657,19 +669,11 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
         engine.set_threads(want)
         th.now, th.changed = want, true
       end
-      -- the periodic checkpoint of this step was written after the step before
-      local every = opts.checkpoint_every or 0
-      if every > 0 and step > 0 and step % every == 0 then
-        ledger_note(ckpt, step, opts.ledger_tag)
-      end
       if opts.on_step then return opts.on_step(step, row) end
     end,
   })
   if not tok then error(M.engine_error(metrics), 0) end
   if signalled then metrics.interrupted = true end
-  if metrics.interrupted or metrics.stopped then
-    ledger_note(ckpt, metrics.steps, opts.ledger_tag)
-  end
   return metrics, rows, th
 end
 
