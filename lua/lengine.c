@@ -17,7 +17,8 @@
  *   engine.train(cfg [, opts])   -> metrics table
  *       opts: on_step = function(step, row) (return true to stop), log_every = k (default 1),
  *             checkpoint = path, checkpoint_every = k, resume = bool,
- *             on_checkpoint = function(step) called just after each checkpoint is written,
+ *             on_checkpoint = function(step, tmp_path) called with each complete checkpoint
+ *             just before it is renamed into place,
  *             config_id = string (written into checkpoints; one to resume from must
  *             carry the same, engine/train.h), final_windows = k (the final evaluation on
  *             the first k validation windows; 0, the default: all; the cost calibration's)
@@ -523,9 +524,10 @@ static int step_cb(void *ud, const train_row *row)
     return interrupted != 0;
 }
 
-/* on_checkpoint(step), right after the engine wrote a checkpoint; an error stops the run
- * and is raised once the engine has freed its state, as on_step's. */
-static int ckpt_cb(void *ud, long step)
+/* on_checkpoint(step, tmp_path), just before the engine renames a complete checkpoint
+ * into place; an error refuses it, failing the run, and is raised once the engine has
+ * freed its state, as on_step's. */
+static int ckpt_cb(void *ud, long step, const char *tmp_path)
 {
     step_ctx *s = ud;
     if (!s->ckpt_fn || s->failed)
@@ -533,7 +535,8 @@ static int ckpt_cb(void *ud, long step)
     lua_State *L = s->L;
     lua_pushvalue(L, s->ckpt_fn);
     lua_pushinteger(L, step);
-    if (lua_pcall(L, 1, 0, s->handler) != LUA_OK) {
+    lua_pushstring(L, tmp_path);
+    if (lua_pcall(L, 2, 0, s->handler) != LUA_OK) {
         s->failed = 1; /* error object stays on the stack */
         return 1;
     }

@@ -176,7 +176,7 @@ t:ok(out:find("DIFFERS  " .. T .. "/layernorm/seed-2", 1, true) and code == 1,
 t:ok(out:find("same     " .. T .. "/none/seed-2", 1, true),
   "and the one resumed from an honest step-5 checkpoint of the same config is the same: " .. out)
 t:ok(out:find("audit: tiny: 3 of 4 records drawn: a uniform draw of this size catches 1 forged " ..
-  "record with probability 0.750; it catches at least one of 2 forged with 95 %", 1, true),
+  "record among them with probability 0.750, and one of 2 forged with probability 95 %", 1, true),
   "audit: the chance to catch forged records: " .. out)
 t:ok(math.abs(audit.catch_probability(100, 1, 10) - 0.1) < 1e-12 and
   math.abs(audit.catch_probability(100, 2, 10) - (1 - 90 * 89 / (100 * 99))) < 1e-12 and

@@ -238,9 +238,9 @@ function M.main(args)
   end
   for _, x in ipairs(odds) do
     io.write(string.format("audit: %s: %d of %d records drawn: a uniform draw of this size " ..
-      "catches 1 forged record with probability %.3f; %s\n", base.printable(x.name), x.s, x.n,
-      x.p1, x.k95 and string.format("it catches at least one of %d forged with 95 %%", x.k95) or
-      "it catches none"))
+      "catches 1 forged record among them with probability %.3f%s\n", base.printable(x.name),
+      x.s, x.n, x.p1, x.k95 and string.format(", and one of %d forged with probability 95 %%",
+      x.k95) or ""))
   end
   -- the chosen runs, each with its time of `kind` ("at least": the floor, or "predicted")
   local function list(kind)

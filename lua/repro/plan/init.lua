@@ -348,10 +348,11 @@ function M.copy_record(r, out_root)
   manifest.copied_from = source
   manifest.copied_utc = os.date("!%Y-%m-%dT%H:%M:%SZ")
   fs.write_atomic(r.dir .. "/manifest.json", record.manifest_text(manifest))
-  fs.write_atomic(r.dir .. "/metrics.json", metrics_text)
+  -- the journal first: a copy that looks done is never one it does not know
   local sums = { ["metrics.json"] = sys.sha256(metrics_text) }
   for _, f in ipairs(files) do sums[f] = sys.sha256(texts[f]) end
   provenance.note_record(r.dir, sums, "copied", source)
+  fs.write_atomic(r.dir .. "/metrics.json", metrics_text)
 end
 
 -- A done run's result in a few words ("val_loss 3.1234", "diverged at step 12"); "" when

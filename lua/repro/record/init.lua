@@ -624,16 +624,17 @@ local function prepare(cfg, dir, opts)
 end
 
 -- The checkpoints this suite wrote are noted in the provenance journal outside the
--- records tree (provenance.JOURNAL): as soon as the engine wrote each (its on_checkpoint,
--- periodic and at a stop), with the step and whether its
+-- records tree (provenance.JOURNAL): each complete checkpoint, just before the engine
+-- renames it into place (its on_checkpoint, periodic and at a stop), so a kill -9 never
+-- leaves one of its own unnoted, with the step and whether its
 -- run began from step 0 or from checkpoints all noted so ("own") or from one that was not
 -- ("adopted": what grew from a foreign checkpoint stays foreign).  A run that finds a
 -- checkpoint in its folder, at any step, 0 included, says in its manifest whether it is
 -- one of its own (`resumed_checkpoint_known`): a checkpoint planted in a records tree is
 -- not, nor one written just before a kill -9 (or before `make clean` removed build/).  The
 -- entry goes when the record is complete, and the record's own entry says how it was made.
-local function ledger_note(ckpt, step, tag)
-  if tag then provenance.note_checkpoint(ckpt, step, tag) end -- tag nil: opts.ledger == false
+local function ledger_note(ckpt, step, tag, file)
+  if tag then provenance.note_checkpoint(ckpt, step, tag, file) end -- nil: opts.ledger == false
 end
 
 -- Trains cfg from checkpoint ckpt when it holds one: the engine's metrics, the log rows,
@@ -650,7 +651,7 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     model = opts.model,
-    on_checkpoint = function(step) ledger_note(ckpt, step, opts.ledger_tag) end,
+    on_checkpoint = function(step, tmp) ledger_note(ckpt, step, opts.ledger_tag, tmp) end,
     config_id = sha, -- inside every checkpoint: another config's is refused
     tasks = task_sets,
     on_step = function(step, row)
@@ -752,16 +753,17 @@ function M.run(cfg, dir, opts)
     model_sha256 = opts.keep_model and not metrics.diverged and
       sys.sha256_file(model, true) or nil,
   }))
-  fs.write_atomic(dir .. "/metrics.json", metrics_text)
-  os.remove(ckpt)
+  -- the journal first: a record that looks done is never one it does not know
   if opts.ledger ~= false then
-    provenance.forget_checkpoint(ckpt)
     local sums = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
       ["metrics.json"] = sys.sha256(metrics_text),
       [M.TASKS_FILE] = items_text and sys.sha256(items_text) or nil }
     provenance.note_record(dir, sums, topts.ledger_tag == "own" and "trained" or
       "resumed_foreign")
   end
+  fs.write_atomic(dir .. "/metrics.json", metrics_text)
+  os.remove(ckpt)
+  if opts.ledger ~= false then provenance.forget_checkpoint(ckpt) end
   return metrics
 end
 

@@ -123,10 +123,11 @@ function M.journal_prune()
 end
 
 -- Notes the checkpoint at ckpt (step `step`, tag "own" or "adopted") as written by this
--- suite, beside the others written there.
-function M.note_checkpoint(ckpt, step, tag)
+-- suite, beside the others written there; its bytes are those of file (default ckpt: the
+-- engine passes the complete temporary file it is about to rename to ckpt).
+function M.note_checkpoint(ckpt, step, tag, file)
   local entry, abs = journal_path("checkpoints", ckpt)
-  local sum = entry and sys.sha256_file(ckpt, true)
+  local sum = entry and sys.sha256_file(file or ckpt, true)
   if not sum then return end
   local lines = {}
   for l in (fs.read(entry, 1 << 20) or ""):gmatch("[^\n]+") do
