@@ -192,6 +192,7 @@ function M.assess(recs, root)
       if good then
         local src = root .. "/" .. i.copied
         local state, _, skept = record.verify(src)
+        i.src_state = state
         if state == "verified" then
           i.src = src
           if not info[src] then
@@ -223,7 +224,9 @@ function M.assess(recs, root)
         if i.sums[f] == nil then same = false end
       end
       if not s then
-        res = { level = "adopted", why = "copy_source_missing", detail = i.copied }
+        -- a source that is there but fails its checks differs from the copy
+        res = { level = "adopted", why = (i.src_state == nil or i.src_state == "unfinished") and
+          "copy_source_missing" or "copy_source_differs", detail = i.copied }
       elseif not same then
         res = { level = "adopted", why = "copy_source_differs", detail = i.copied }
       elseif visiting[i.src] or depth > 8 then
