@@ -87,8 +87,8 @@ M.LEVELS = { "committed", "made_here", "adopted" }
 --   records/<path hash>      a finished record: "<files digest> trained|copied|
 --                            resumed_foreign [<source>]", then "at <path>"
 -- A checkpoint's entry goes when its record is finished; entries of paths that are gone
--- are removed (M.journal_prune).  `make clean` removes build/ and with it the journal:
--- records made before then are adopted until they are committed.
+-- are removed (M.journal_prune).  `make clean` keeps it; removing build/ by hand leaves
+-- the records made before then adopted until they are committed.
 M.JOURNAL = "build/provenance"
 
 local function journal_path(kind, path)
