@@ -221,6 +221,12 @@ t:ok(code == 1 and out:find("verify: tiny: 4 records of the study (4 adopted)", 
   out:find("adopted (neither committed nor made by this checkout", 1, true),
   "the same tree copied elsewhere is adopted: the journal vouches for folders it wrote: " .. out)
 t:ok(provenance.JOURNAL:sub(1, 6) == "build/", "the journal lies under build/, outside records trees")
+-- committed records copied elsewhere keep the project's bytes: still committed
+fs.mkdir_p(dir .. "/elsewhere")
+assert(os.execute("cp -R experiments/prelim " .. q(dir .. "/elsewhere/prelim")))
+code, out = check.run(repro .. " verify " .. q(dir .. "/elsewhere/prelim"))
+t:ok(code == 0 and out:find("verify: prelim: 9 records of the study (0 adopted)", 1, true),
+  "a copy of committed records is committed wherever it lies: " .. out)
 
 check.rmtree(dir)
 t:done()

@@ -185,28 +185,46 @@ end
 M.RECORD_FILES = { "config.json", "log.csv", "metrics.json", "manifest.json", "tasks.csv" }
 
 -- The record folders of dirs (absolute or relative paths) whose files are all those of git
--- at HEAD: a set {dir -> true}.  Two git processes for the whole list: `git ls-tree` gives
--- HEAD's blob ids, `git hash-object` those of the files now.  A folder outside the
--- project's repository, or without git, is never committed.
+-- at HEAD for that record: a set {dir -> true}.  A record is found at HEAD under its own
+-- path when it lies in the project, else under experiments/<study>/<variant>/<seed> (the
+-- committed records root), so a copy of committed records elsewhere holds the project's
+-- bytes too.  Two git processes for the whole list: `git ls-tree` gives HEAD's blob ids,
+-- `git hash-object` those of the files now.  Without git nothing is committed.
 function M.committed(dirs)
-  local out, rels, files = {}, {}, {}
+  local out, recs, files = {}, {}, {}
   for _, d in ipairs(dirs) do
     local real = sys.realpath(d)
-    local rel = real and real:sub(1, #host.root + 1) == host.root .. "/" and
-      real:sub(#host.root + 2)
-    if rel and rel:match("^[%w_%-%./]+$") then
-      rels[#rels + 1] = { dir = d, rel = rel }
+    local own = real and real:sub(1, #host.root + 1) == host.root .. "/" and
+      real:sub(#host.root + 2) or nil
+    local last3 = real and real:match("([^/]+/[^/]+/[^/]+)$")
+    local cands = {}
+    local function cand(c)
+      if c and c:match("^[%w_%-%./]+$") and not c:find("..", 1, true) then
+        cands[#cands + 1] = c
+      end
+    end
+    cand(own)
+    cand(last3 and ("experiments/" .. last3))
+    if #cands > 0 then
+      local r = { dir = d, cands = cands, files = {} }
       for _, f in ipairs(M.RECORD_FILES) do
         local st = sys.lstat(real .. "/" .. f)
-        if st and st.type == "file" then files[#files + 1] = rel .. "/" .. f end
+        if st and st.type == "file" then
+          r.files[#r.files + 1] = f
+          files[#files + 1] = real .. "/" .. f
+        end
       end
+      r.real = real
+      recs[#recs + 1] = r
     end
   end
   if #files == 0 then return out end
   local parents, seen = {}, {}
-  for _, r in ipairs(rels) do
-    local p = r.rel:match("^(.*)/[^/]+/[^/]+$") or r.rel
-    if not seen[p] then seen[p], parents[#parents + 1] = true, fs.quote(p) end
+  for _, r in ipairs(recs) do
+    for _, c in ipairs(r.cands) do
+      local p = c:match("^(.*)/[^/]+/[^/]+$") or c
+      if not seen[p] then seen[p], parents[#parents + 1] = true, fs.quote(p) end
+    end
   end
   local root = fs.quote(host.root)
   local head = {}
@@ -223,16 +241,14 @@ function M.committed(dirs)
     blob[files[i]] = sha
   end
   if i ~= #files then return out end
-  for _, r in ipairs(rels) do
-    local all, any = true, false
-    for _, f in ipairs(M.RECORD_FILES) do
-      local p = r.rel .. "/" .. f
-      if blob[p] then
-        any = true
-        if head[p] ~= blob[p] then all = false end
+  for _, r in ipairs(recs) do
+    for _, c in ipairs(r.cands) do
+      local all = #r.files > 0
+      for _, f in ipairs(r.files) do
+        if head[c .. "/" .. f] ~= blob[r.real .. "/" .. f] then all = false end
       end
+      if all then out[r.dir] = true end
     end
-    if all and any then out[r.dir] = true end
   end
   return out
 end
