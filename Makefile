@@ -361,7 +361,7 @@ endif
 # Never deletes run records: the QUICK records in $(BUILD)/quick/experiments stay too.
 clean:
 	rm -rf build-asan build-cov $(BIN) $(BUILD)/quick/paper $(BUILD)/quick/plots $(BUILD)/quick/latex
-	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name quick -exec rm -rf {} +; fi
+	@if [ -d $(BUILD) ]; then find $(BUILD) -mindepth 1 -maxdepth 1 ! -name quick ! -name provenance -exec rm -rf {} +; fi
 
 clean-runs:
 	@echo "clean-runs: deleting every run record and study summary:" \

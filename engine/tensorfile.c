@@ -94,6 +94,11 @@ static int put_u32(FILE *fp, uint32_t v)
 
 int tf_write(const tf_file *f, const char *path)
 {
+    return tf_write_vetted(f, path, NULL, NULL);
+}
+
+int tf_write_vetted(const tf_file *f, const char *path, tf_vet_fn vet, void *ud)
+{
     af_file a;
     if (af_open(&a, path) != 0)
         return -1;
@@ -127,6 +132,26 @@ int tf_write(const tf_file *f, const char *path)
         af_abort(&a);
         errno = e;
         return -1;
+    }
+    if (vet) {
+        /* the complete temporary file, by its path: PATH's folder and its name there */
+        const char *slash = strrchr(path, '/');
+        size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+        char *tmp_path = malloc(dlen + strlen(a.tmp) + 1);
+        if (!tmp_path) {
+            af_abort(&a);
+            errno = ENOMEM;
+            return -1;
+        }
+        memcpy(tmp_path, path, dlen);
+        strcpy(tmp_path + dlen, a.tmp);
+        int refused = vet(ud, tmp_path);
+        free(tmp_path);
+        if (refused) {
+            af_abort(&a);
+            errno = ECANCELED;
+            return -1;
+        }
     }
     return af_commit(&a, 0);
 }

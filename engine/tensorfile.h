@@ -45,6 +45,12 @@ int tf_add(tf_file *f, const char *name, enum tf_dtype dtype, int ndim, const ui
            const void *data);
 /* Atomic write; returns 0, or -1 with errno set. */
 int tf_write(const tf_file *f, const char *path);
+/* Called with the complete temporary file's path before it is renamed over PATH: the
+ * caller notes what it is about to publish.  Non-zero refuses it (nothing is renamed). */
+typedef int (*tf_vet_fn)(void *ud, const char *tmp_path);
+/* tf_write, with vet (or NULL) called before the rename; -1 with errno ECANCELED when vet
+ * refused. */
+int tf_write_vetted(const tf_file *f, const char *path, tf_vet_fn vet, void *ud);
 /* Reads a whole file, strictly: a file of a records tree is untrusted input.  Refused,
  * before anything is allocated for it: a link, anything but a regular file, a file larger
  * than max_bytes (TF_ANY_SIZE: no cap but its own size), a header that runs past the end

@@ -336,10 +336,25 @@ static int add_config_id(tf_file *f, const char *config_id)
     return id_len > 0 ? tf_add(f, "config_id", TF_I32, 1, &id_len, id) : 0;
 }
 
-/* TRAIN_OK, or TRAIN_ENOMEM or TRAIN_EIO with a message naming the path. */
-static int save_checkpoint(const gpt_model *m, long step, const double *log, int ncols,
-                           const char *config_id, const char *path, char *err, size_t errlen)
+/* The checkpoint being published, for its hook (train_hooks.on_checkpoint). */
+typedef struct {
+    const train_hooks *hooks;
+    long step;
+} ckpt_vet;
+
+static int vet_checkpoint(void *ud, const char *tmp_path)
 {
+    const ckpt_vet *v = ud;
+    return v->hooks->on_checkpoint(v->hooks->ud, v->step, tmp_path);
+}
+
+/* TRAIN_OK, or TRAIN_ENOMEM or TRAIN_EIO with a message naming the path.  hooks (or NULL):
+ * its on_checkpoint sees the complete file before it is renamed into place. */
+static int save_checkpoint(const gpt_model *m, long step, const double *log, int ncols,
+                           const char *config_id, const char *path, const train_hooks *hooks,
+                           char *err, size_t errlen)
+{
+    ckpt_vet v = {hooks, step};
     tf_file *f = tf_new();
     uint32_t np = (uint32_t)m->n_params, two[2] = {(uint32_t)step, (uint32_t)ncols};
     int32_t st = (int32_t)step;
@@ -352,7 +367,8 @@ static int save_checkpoint(const gpt_model *m, long step, const double *log, int
         tf_add(f, "step", TF_I32, 1, &one, &st) || tf_add(f, "log", TF_F64, 2, two, log)) {
         snprintf(err, errlen, "out of memory for checkpoint %s", path);
         rc = TRAIN_ENOMEM;
-    } else if (tf_write(f, path)) {
+    } else if (tf_write_vetted(f, path, hooks && hooks->on_checkpoint ? vet_checkpoint : NULL,
+                               &v)) {
         snprintf(err, errlen, "cannot write checkpoint %s: %s", path, strerror(errno));
         rc = TRAIN_EIO;
     }
@@ -953,7 +969,7 @@ static int train_subnormals_flushed(const gpt_config *cfg, const train_hooks *ho
         }
         if (want_checkpoint(hooks, step + 1, cfg->iters) &&
             (rc = save_checkpoint(m, step + 1, rs.log, ncols, hooks->config_id,
-                                  hooks->checkpoint, err, errlen)) != TRAIN_OK)
+                                  hooks->checkpoint, hooks, err, errlen)) != TRAIN_OK)
             goto done;
     }
     out->steps = step;
@@ -976,9 +992,8 @@ static int train_subnormals_flushed(const gpt_config *cfg, const train_hooks *ho
     out->embed_scale = cfg->embed_norm == EMBED_SCALE ? (double)m->embed_scale : NAN;
     /* at the step where it stopped, the last one included: a rerun resumes exactly there */
     if (out->stopped && hooks && hooks->checkpoint &&
-        (rc = save_checkpoint(m, step, rs.log, ncols, hooks->config_id, hooks->checkpoint, err,
-                                errlen)) !=
-            TRAIN_OK)
+        (rc = save_checkpoint(m, step, rs.log, ncols, hooks->config_id, hooks->checkpoint,
+                              hooks, err, errlen)) != TRAIN_OK)
         goto done;
     double t1 = now_s(), train_s = t1 - t0 - rs.diag_s;
     out->tokens_per_s =

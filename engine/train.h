@@ -62,6 +62,11 @@ typedef struct {
      * evaluation and scale it (lua/repro/plan/cost.lua); its metrics are then of that part,
      * never a run's record. */
     long final_windows;
+    /* Called with ud, the step and the complete checkpoint's temporary path just before it
+     * is renamed over `checkpoint` (periodic, and at a stop), or NULL: the caller notes
+     * what it is about to publish, so no checkpoint it wrote is ever unnoted.  Non-zero
+     * refuses it: the run fails (TRAIN_EIO) and the previous checkpoint stays. */
+    int (*on_checkpoint)(void *ud, long step, const char *tmp_path);
 } train_hooks;
 
 /* Task sets scored (tasks.h) after a run's final evaluation: n_tasks sets into out (n_tasks

@@ -17,6 +17,8 @@
  *   engine.train(cfg [, opts])   -> metrics table
  *       opts: on_step = function(step, row) (return true to stop), log_every = k (default 1),
  *             checkpoint = path, checkpoint_every = k, resume = bool,
+ *             on_checkpoint = function(step, tmp_path) called with each complete checkpoint
+ *             just before it is renamed into place,
  *             config_id = string (written into checkpoints; one to resume from must
  *             carry the same, engine/train.h), final_windows = k (the final evaluation on
  *             the first k validation windows; 0, the default: all; the cost calibration's)
@@ -489,6 +491,7 @@ typedef struct {
     int names; /* stack index of the column-name list */
     int log_every;
     int failed;
+    int ckpt_fn; /* stack index of on_checkpoint, 0 if none */
 } step_ctx;
 
 static int step_cb(void *ud, const train_row *row)
@@ -519,6 +522,25 @@ static int step_cb(void *ud, const train_row *row)
             return 1;
     }
     return interrupted != 0;
+}
+
+/* on_checkpoint(step, tmp_path), just before the engine renames a complete checkpoint
+ * into place; an error refuses it, failing the run, and is raised once the engine has
+ * freed its state, as on_step's. */
+static int ckpt_cb(void *ud, long step, const char *tmp_path)
+{
+    step_ctx *s = ud;
+    if (!s->ckpt_fn || s->failed)
+        return s->failed;
+    lua_State *L = s->L;
+    lua_pushvalue(L, s->ckpt_fn);
+    lua_pushinteger(L, step);
+    lua_pushstring(L, tmp_path);
+    if (lua_pcall(L, 2, 0, s->handler) != LUA_OK) {
+        s->failed = 1; /* error object stays on the stack */
+        return 1;
+    }
+    return 0;
 }
 
 static void push_column_names(lua_State *L, const gpt_config *c)
@@ -838,11 +860,11 @@ static int l_train(lua_State *L)
     lua_pushcfunction(L, step_msghandler);
     int handler = lua_gettop(L);
     push_column_names(L, &c);
-    step_ctx s = {L, handler, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0};
+    step_ctx s = {L, handler, 0, lua_gettop(L), opt_int(L, 2, "log_every", 1), 0, 0};
     if (s.log_every < 1)
         return luaL_error(L, "bad option 'log_every' to 'train' (must be >= 1)");
     train_hooks h = {step_cb, &s,  NULL, opt_int(L, 2, "checkpoint_every", 0), 0, NULL, NULL,
-                     opt_int(L, 2, "final_windows", 0)};
+                     opt_int(L, 2, "final_windows", 0), ckpt_cb};
     if (h.final_windows < 0)
         return luaL_error(L, "bad option 'final_windows' to 'train' (must be >= 0)");
     train_tasks tk = {NULL, 0, NULL};
@@ -866,6 +888,13 @@ static int l_train(lua_State *L)
         if (!lua_isnil(L, -1)) {
             luaL_checktype(L, -1, LUA_TFUNCTION);
             s.fn = lua_gettop(L);
+        } else {
+            lua_pop(L, 1);
+        }
+        lua_getfield(L, 2, "on_checkpoint");
+        if (!lua_isnil(L, -1)) {
+            luaL_checktype(L, -1, LUA_TFUNCTION);
+            s.ckpt_fn = lua_gettop(L);
         } else {
             lua_pop(L, 1);
         }

@@ -23,7 +23,7 @@
 # those of the C files of engine/, stats/ and lua/ (not of the tests themselves); a header's
 # line is one line per object compiling it.  Limits: a process that ends by a signal or
 # _exit writes no counts (test_kill's killed workers); a line that runs only on a timing
-# (a retry after EINTR) or only while a cache is cold (build/checkpoints, a cost
+# (a retry after EINTR) or only while a cache is cold (build/provenance, a cost
 # calibration) can move from one file to another between runs: check then names it, and
 # choose settles it.
 # Run from the tree's top (make asan-coverage does).

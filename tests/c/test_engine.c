@@ -492,8 +492,8 @@ static void determinism_and_resume(void)
     train_metrics m1, m2, m3;
     char err[256];
     r1.stop_at = r2.stop_at = -1;
-    train_hooks h1 = {record, &r1, NULL, 0, 0, NULL, NULL, 0},
-                h2 = {record, &r2, NULL, 0, 0, NULL, NULL, 0};
+    train_hooks h1 = {record, &r1, NULL, 0, 0, NULL, NULL, 0, NULL},
+                h2 = {record, &r2, NULL, 0, 0, NULL, NULL, 0, NULL};
     c.threads = 1;
     CHECK(train_run(&c, &h1, &m1, err, sizeof err) == 0, "%s", err);
     c.threads = 2;
@@ -505,7 +505,7 @@ static void determinism_and_resume(void)
     close(fd);
     unlink(ck);
     r3.stop_at = 6; /* stopped after step 6: periodic checkpoint at 4, then one at 7 */
-    train_hooks h3 = {record, &r3, ck, 4, 1, "config-a", NULL, 0};
+    train_hooks h3 = {record, &r3, ck, 4, 1, "config-a", NULL, 0, NULL};
     c.threads = 2;
     CHECK(train_run(&c, &h3, &m3, err, sizeof err) == 0, "%s", err);
     CHECK(m3.stopped && access(ck, F_OK) == 0, "stopped run left a checkpoint");
@@ -528,7 +528,7 @@ static void determinism_and_resume(void)
     /* the same shape, another config: only the config id inside tells them apart */
     other = c;
     other.lr = 2 * c.lr;
-    train_hooks h4 = {record, &r3, ck, 4, 1, "config-b", NULL, 0};
+    train_hooks h4 = {record, &r3, ck, 4, 1, "config-b", NULL, 0, NULL};
     CHECK(train_run(&other, &h4, &m3, err, sizeof err) == TRAIN_ECHECKPOINT &&
               strstr(err, "a checkpoint of another config (config-a), not of this one (config-b)"),
           "same-shape checkpoint of another config refused by its id: %s", err);
@@ -552,8 +552,8 @@ static void diagnostics_do_not_change_training(void)
     c.dropout = 0.1;
     train_metrics m1, m2;
     char err[256];
-    train_hooks h1 = {record, &off, NULL, 0, 0, NULL, NULL, 0},
-                h2 = {record, &on, NULL, 0, 0, NULL, NULL, 0};
+    train_hooks h1 = {record, &off, NULL, 0, 0, NULL, NULL, 0, NULL},
+                h2 = {record, &on, NULL, 0, 0, NULL, NULL, 0, NULL};
     CHECK(train_run(&c, &h1, &m1, err, sizeof err) == 0, "%s", err);
     c.diag_every = 3;
     c.diag_windows = 4;
@@ -592,9 +592,9 @@ static void curve_and_seeds(void)
     c.seed = 5;
     train_metrics m1, m2, m3;
     char err[256];
-    train_hooks h1 = {record, &a, NULL, 0, 0, NULL, NULL, 0},
-                h2 = {record, &b, NULL, 0, 0, NULL, NULL, 0},
-                h3 = {record, &d, NULL, 0, 0, NULL, NULL, 0};
+    train_hooks h1 = {record, &a, NULL, 0, 0, NULL, NULL, 0, NULL},
+                h2 = {record, &b, NULL, 0, 0, NULL, NULL, 0, NULL},
+                h3 = {record, &d, NULL, 0, 0, NULL, NULL, 0, NULL};
     CHECK(train_run(&c, &h1, &m1, err, sizeof err) == 0, "%s", err);
     char name[64];
     int col_logit = -1, col_gn = -1, col_lr = -1;
@@ -665,7 +665,7 @@ static void divergence(void)
     c.warmup = 0;
     c.grad_clip = 0;
     c.weight_decay = 0;
-    train_hooks h = {record, &r, NULL, 0, 0, NULL, NULL, 0};
+    train_hooks h = {record, &r, NULL, 0, 0, NULL, NULL, 0, NULL};
     train_metrics m;
     char err[256];
     CHECK(train_run(&c, &h, &m, err, sizeof err) == 0, "%s", err);
@@ -692,7 +692,7 @@ static void divergence_threshold(void)
     c.lr_schedule = LR_CONSTANT;
     c.warmup = 0;
     c.grad_clip = 0;
-    train_hooks h = {record, &r, NULL, 0, 0, NULL, NULL, 0};
+    train_hooks h = {record, &r, NULL, 0, 0, NULL, NULL, 0, NULL};
     train_metrics m;
     char err[256];
     CHECK(train_run(&c, &h, &m, err, sizeof err) == 0, "%s", err);

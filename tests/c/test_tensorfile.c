@@ -29,6 +29,15 @@
 
 static char dir[] = "/tmp/test_tensorfile.XXXXXX";
 
+/* A vet that records the size of the file it is shown and refuses it when *ud says so. */
+static long vetted_size;
+static int vet(void *ud, const char *tmp_path)
+{
+    struct stat st;
+    vetted_size = stat(tmp_path, &st) == 0 ? (long)st.st_size : -1;
+    return *(int *)ud;
+}
+
 static void path_of(char *out, size_t n, const char *name)
 {
     snprintf(out, n, "%s/%s", dir, name);
@@ -151,6 +160,20 @@ int main(void)
     tf_free(back);
     unlink(link);
     CHECK(temporaries() == 0, "no temporary file left (%d)", temporaries());
+
+    /* tf_write_vetted shows the complete file before the rename; a refusal renames nothing */
+    struct stat before;
+    CHECK(stat(target, &before) == 0, "the written file");
+    int refuse = 1;
+    CHECK(f && tf_write_vetted(f, target, vet, &refuse) != 0 && errno == ECANCELED,
+          "a refused write fails (errno %d)", errno);
+    CHECK(vetted_size == (long)before.st_size, "vet saw the complete file (%ld bytes)",
+          vetted_size);
+    CHECK(temporaries() == 0, "a refused write leaves no temporary file");
+    refuse = 0;
+    vetted_size = -1;
+    CHECK(f && tf_write_vetted(f, target, vet, &refuse) == 0 && vetted_size == before.st_size,
+          "an accepted write is renamed into place after vet saw it");
 
     /* the temporary name: <name>.tmp.<pid>.<16 hex>, a new one each time, created once */
     af_file a, b;

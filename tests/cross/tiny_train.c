@@ -129,7 +129,7 @@ int main(int argc, char **argv)
         {"tiny1", task_items, N_TASK_ITEMS, task_items + N_TASK_ITEMS, N_TASK_POOL, 1, 9}};
     task_score scores[2];
     memset(scores, 0, sizeof scores);
-    train_hooks hooks = {print_row, NULL, NULL, 0, 0, NULL, NULL, 0};
+    train_hooks hooks = {print_row, NULL, NULL, 0, 0, NULL, NULL, 0, NULL};
     train_tasks tasks = {sets, 2, scores};
     train_metrics m;
     if (train_run_scored(&cfg, &hooks, &tasks, &m, err, sizeof err)) {

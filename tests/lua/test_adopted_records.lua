@@ -7,7 +7,7 @@
 --      (seed-01 is not seed-1: not a copy source, not in a records digest); a copy is
 --      complete (tasks.csv) and names its source's checksums; a resumed record says so
 --      in its manifest and `verify` names it.
---   3. audit: a seed from the system's random source, printed and repeatable; copied
+--   3. audit: a seed from the system's random source, printed and repeatable; adopted
 --      records drawn first; Ctrl-C says "interrupted"; the predicted time from the
 --      config's shape (a forged 10^8-step config refused above the bound, a forged giant
 --      one from its FLOPs before any calibration); a config.json that is not JSON
@@ -80,10 +80,12 @@ t:ok(code == 0 and out:find("4 copied", 1, true),
   "the same records under the folder of a known study (alpha.lua) are: " .. out .. err)
 
 -- 2b. One folder per seed ---------------------------------------------------------------
-local digest, n = record.records_digest(root .. "/alpha")
+local set = require "repro.record.set"
+local alpha_design = set.design(json.decode(assert(fs.read(root .. "/alpha/summary.json"))))
+local digest, n = set.digest(root .. "/alpha", alpha_design)
 copy_tree(root .. "/alpha/none/seed-1", root .. "/alpha/none/seed-01")
 copy_tree(root .. "/alpha/none/seed-1", root .. "/alpha/none/seed-001")
-local digest2, n2 = record.records_digest(root .. "/alpha")
+local digest2, n2 = set.digest(root .. "/alpha", alpha_design)
 t:ok(n2 == n and n == 4 and digest2 == digest,
   "seed-01 and seed-001 are not counted in the records digest: " .. tostring(n) .. " " .. tostring(n2))
 code, out, err = check.run(repro .. " run " .. q(B) .. " --out-root " .. q(root) .. " --dry-run")
@@ -103,13 +105,19 @@ fs.remove_tree(root .. "/alpha/none/seed-001")
 local src = root .. "/alpha/layernorm/seed-2"
 forge(src, "tasks.csv", "task,shots,item,correct,correct_norm\nx,0,1,1,1\n")
 code, out = check.run(repro .. " verify " .. q(src))
+t:ok(code == 1 and
+  out:find("ADOPTED      " .. src .. ": adopted (neither committed nor made", 1, true),
+  "the source with its forged tasks.csv verifies, but this checkout did not make it: " .. out)
+code, out = check.run(repro .. " verify --accept-adopted " .. q(src))
 t:ok(code == 0, "the source with its tasks.csv verifies: " .. out)
 code, out, err = check.run(repro .. " run " .. q(B) .. " --out-root " .. q(root))
 t:eq(code, 0, "beta copies alpha's records: " .. out .. err)
 local copy = root .. "/beta/layernorm/seed-2"
 t:eq(fs.read(copy .. "/tasks.csv"), fs.read(src .. "/tasks.csv"), "tasks.csv is copied")
-code, out = check.run(repro .. " verify " .. q(root .. "/beta"))
+code, out = check.run(repro .. " verify --accept-adopted " .. q(root .. "/beta"))
 t:ok(code == 0 and out:find("4 verified", 1, true), "every copy verifies: " .. out)
+t:ok(out:find("ADOPTED      " .. copy .. ": adopted (a copy of an adopted record: " ..
+  "alpha/layernorm/seed-2)", 1, true), "a copy of an adopted record is adopted: " .. out)
 t:ok(out:find("copied       " .. copy .. ": copied from alpha/layernorm/seed-2", 1, true),
   "verify names a copied record and its source: " .. out)
 local cman = json.decode(assert(fs.read(copy .. "/manifest.json")))
@@ -133,8 +141,8 @@ t:eq(rman.resumed_from_step, 3, "the manifest gives the step it resumed from")
 t:eq(rman.resumed_checkpoint_sha256, ckpt_sha, "and the SHA-256 of the checkpoint it resumed")
 code, out = check.run(repro .. " verify " .. q(dir .. "/resumed"))
 t:ok(code == 0 and out:find("resumed      " .. rdir .. ": resumed from a checkpoint at step 3 (SHA-256 " ..
-  ckpt_sha:sub(1, 12), 1, true) and out:find("1 resumed from a checkpoint", 1, true),
-  "verify names the resumed record: " .. out)
+  ckpt_sha:sub(1, 12), 1, true) and not out:find("ADOPTED", 1, true),
+  "verify names the resumed record, made here from its own checkpoint: " .. out)
 
 t:eq(rman.resumed_checkpoint_known, true, "the checkpoint is one this suite wrote (noted at the stop)")
 t:ok(out:find("one this suite wrote for the run", 1, true), "verify says so: " .. out)
@@ -154,17 +162,18 @@ record.run(cfg, pdir, {})
 local pman = json.decode(assert(fs.read(pdir .. "/manifest.json")))
 t:eq(pman.resumed_checkpoint_known, false, "a run grown from a planted checkpoint is not the suite's own")
 code, out = check.run(repro .. " verify " .. q(dir .. "/planted"))
-t:ok(code == 0 and out:find("resumed      " .. pdir .. ": resumed from a checkpoint at step 5", 1, true) and
-  out:find("NOT one this suite recorded writing", 1, true), "verify flags it: " .. out)
-record.run(cfg, other, {}) -- completed: its entry in build/checkpoints goes
+t:ok(code == 1 and out:find("resumed      " .. pdir .. ": resumed from a checkpoint at step 5", 1, true) and
+  out:find("NOT one this suite recorded writing", 1, true) and out:find("ADOPTED      " .. pdir ..
+  ": adopted (resumed from a checkpoint", 1, true), "verify flags it, and fails: " .. out)
+record.run(cfg, other, {}) -- completed: its checkpoint's entry in the journal goes
 
 -- 3a. The audit's draw: unpredictable seed, repeatable, adopted records first ----------
 -- an entry of a checkpoint that is gone (its run folder removed unfinished) is pruned
 local host_root = require("repro.host").root
-local ledger_dir = host_root .. "/" .. (record.CHECKPOINT_LEDGER or "build/checkpoints")
+local ledger_dir = host_root .. "/" .. require("repro.record.provenance").JOURNAL .. "/checkpoints"
 local stale = ledger_dir .. "/" .. sys.sha256(dir .. "/gone")
 fs.mkdir_p(ledger_dir)
-check.write(stale, ("0"):rep(64) .. " own " .. dir .. "/gone/checkpoint-0.rptf\n")
+check.write(stale, ("0"):rep(64) .. " 5 own\nat " .. dir .. "/gone/checkpoint-0.rptf\n")
 local G = write_study("gamma", "1, 2, 3, 4")
 code, out, err = check.run(repro .. " run " .. q(G) .. " --out-root " .. q(root))
 t:ok(code == 0 and err:find("4 copied", 1, true), "gamma copies seeds 1 and 2: " .. out .. err)
@@ -188,7 +197,7 @@ end
 local distinct = 0
 for _ in pairs(seeds) do distinct = distinct + 1 end
 t:ok(distinct >= 7, "eight audits draw with different seeds: " .. distinct)
-t:ok(all_copied, "the copied records (seeds 1 and 2) are drawn first")
+t:ok(all_copied, "the adopted record (the copy of the forged seed 2) is drawn first")
 local _, o1, _, s1, c1 = audit_draw("--seed 12345")
 local _, o2, _, s2, c2 = audit_draw("--seed 12345")
 t:ok(s1 == 12345 and s2 == 12345 and c1 and c1 == c2 and o1:find("--seed 12345 repeats", 1, true),
@@ -197,6 +206,8 @@ t:ok(s1 == 12345 and s2 == 12345 and c1 and c1 == c2 and o1:find("--seed 12345 r
 -- 3b. The predicted time comes from the config, not the manifest ------------------------
 local unp = root .. "/unp/none"
 fs.mkdir_p(unp)
+-- a study's folder by its summary's design
+check.write(root .. "/unp/summary.json", assert(fs.read(root .. "/alpha/summary.json")))
 copy_tree(root .. "/alpha/none/seed-1", unp .. "/seed-1")
 copy_tree(root .. "/alpha/none/seed-2", unp .. "/seed-2")
 local long = json.decode(assert(fs.read(unp .. "/seed-2/config.json")))
@@ -230,6 +241,7 @@ t:ok(code == 1 and out:find("UNREADABLE " .. unp .. "/seed-2: config.json is not
 -- 3d. Ctrl-C during an audit says "interrupted", never "differs" ------------------------
 local slow = root .. "/slow/none"
 fs.mkdir_p(slow)
+check.write(root .. "/slow/summary.json", assert(fs.read(root .. "/alpha/summary.json")))
 copy_tree(root .. "/alpha/none/seed-1", slow .. "/seed-1")
 local sc = json.decode(assert(fs.read(slow .. "/seed-1/config.json")))
 sc.iters = 100000
@@ -240,7 +252,7 @@ os.execute(string.format("(%s audit slow --sample 1 --seed 1 --out-root %s >%s 2
   "sleep 1; kill -INT $pid; wait $pid; echo $? >%s)", repro, q(root), q(outf), q(outf), q(rcf)))
 local aout = fs.read(outf) or ""
 t:ok(aout:find("interrupted", 1, true) and not aout:find("DIFFERS", 1, true) and
-  not aout:find("forged", 1, true), "an interrupted audit says so: " .. aout)
+  not aout:find("corrupt or forged", 1, true), "an interrupted audit says so: " .. aout)
 t:eq(tonumber(fs.read(rcf) or ""), 130, "and exits with status 130")
 
 -- 5a. The script guard evaluates a study as `run` does, from any working directory ------

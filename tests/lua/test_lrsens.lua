@@ -3,6 +3,7 @@
 -- plain Python), its Monte Carlo mode, its argument errors; and the sweep analysis
 -- (lua/repro/analysis/lrsens.lua) on synthetic runs.
 local check = require "repro.core.check"
+local record_set = require "repro.record.set"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local stats = require "stats"
 local cjson = require "cjson"
@@ -254,7 +255,7 @@ t:ok(analysis.verdict_table(sum):find("learning-rate sweep over lr", 1, true),
 -- round trip: repro.best_lr reads what the analysis wrote
 fs.mkdir_p(dir .. "/exp/syn_sweep")
 -- the digest of the (here: no) records beside it, which the report checks
-sum.records_sha256 = require("repro.record").records_digest(dir .. "/exp/syn_sweep")
+sum.records_sha256 = record_set.digest(dir .. "/exp/syn_sweep", record_set.design(sum))
 check.write(dir .. "/exp/syn_sweep/summary.json", json.pretty(sum))
 
 -- the paper's table and macros of the sweep (lua/repro/report/tex_sweep.lua) from that summary
@@ -318,7 +319,7 @@ t:ok(not ptab:find("layernorm", 1, true) and not ptab:find("n\\_", 1, true),
 local so_saved = sum.sweep_outcomes
 sum.sweep_outcomes = nil
 fs.mkdir_p(dir .. "/exp/no_outcomes")
-sum.records_sha256 = require("repro.record").records_digest(dir .. "/exp/no_outcomes")
+sum.records_sha256 = record_set.digest(dir .. "/exp/no_outcomes", record_set.design(sum))
 check.write(dir .. "/exp/no_outcomes/summary.json", json.pretty(sum))
 sum.sweep_outcomes = so_saved
 local rs_no = rdata.load_study(dir .. "/exp", "no_outcomes", NAMES, FACTOR, TRUST)

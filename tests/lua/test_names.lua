@@ -7,6 +7,7 @@
 -- (random bytes with LaTeX's specials, control characters and invalid UTF-8) and
 -- compiled by pdflatex in text, \section, \csname-value and \label positions.
 local check = require "repro.core.check"
+local record_set = require "repro.record.set"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"
 local tex = require "repro.report.texfmt"
@@ -66,7 +67,7 @@ fs.mkdir_p(exp .. "/good")
 do -- with the digest of its (no) records, as bin/repro analyze writes it
   local json = require "repro.core.json"
   local sum = json.decode(summary)
-  sum.records_sha256 = require("repro.record").records_digest(exp .. "/good")
+  sum.records_sha256 = record_set.digest(exp .. "/good", record_set.design(sum))
   check.write(exp .. "/good/summary.json", json.pretty(sum))
 end
 -- a study directory with a valid name whose summary names a hostile variant

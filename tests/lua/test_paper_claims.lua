@@ -14,6 +14,7 @@
 --   history: a file committed after its first run and one changed after it are flagged,
 --   and a tree without git says so.
 local check = require "repro.core.check"
+local record_set = require "repro.record.set"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local record = require "repro.record"
@@ -29,7 +30,7 @@ local dir = check.tmpdir()
 for _, name in ipairs({ "tuned", "claim", "tasks" }) do
   fs.mkdir_p(dir .. "/exp/" .. name)
   local sum = json.decode(fs.read("experiments/" .. name .. "/summary.json"))
-  sum.records_sha256 = record.records_digest(dir .. "/exp/" .. name)
+  sum.records_sha256 = record_set.digest(dir .. "/exp/" .. name, record_set.design(sum))
   check.write(dir .. "/exp/" .. name .. "/summary.json", json.encode(sum))
 end
 check.write(dir .. "/manifest.lua",

@@ -12,6 +12,7 @@
 -- either side, the exact sign-flip TOST that replaces an undefined t TOST, an
 -- underpowered comparison, a loss with no val_ppl_change (exp of the difference).
 local check = require "repro.core.check"
+local record_set = require "repro.record.set"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local F = require "repro.report.texfmt"
@@ -107,7 +108,7 @@ local dir = check.tmpdir()
 local function study(name, summary)
   fs.mkdir_p(dir .. "/" .. name)
   -- the digest of the (here: no) records beside it, which the report checks
-  summary.records_sha256 = require("repro.record").records_digest(dir .. "/" .. name)
+  summary.records_sha256 = record_set.digest(dir .. "/" .. name, record_set.design(summary))
   check.write(dir .. "/" .. name .. "/summary.json", json.pretty(summary))
   return data.load_study(dir, name, manifest.names, manifest.factor, { trust_summaries = true })
 end

@@ -9,6 +9,7 @@
 -- study with an original, trained in a temporary folder, gets a replication section and
 -- the robust table in its own report.
 local check = require "repro.core.check"
+local record_set = require "repro.record.set"
 local replication = require "repro.analysis.replication"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
@@ -244,7 +245,7 @@ t:ok(terminal:find("HL [Wilcoxon]*", 1, true) and terminal:find("exploratory, ou
 local tex_tables = require "repro.report.tex_tables"
 local sdir = dir .. "/texexp/zz_repl"
 fs.mkdir_p(sdir)
-sum.records_sha256 = require("repro.record").records_digest(sdir)
+sum.records_sha256 = record_set.digest(sdir, record_set.design(sum))
 check.write(sdir .. "/summary.json", json.pretty(sum))
 local st = require("repro.report.data").load_study(dir .. "/texexp", "zz_repl", nil, nil,
   { trust_summaries = true })

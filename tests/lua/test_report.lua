@@ -10,6 +10,7 @@
 -- Last, the figures' generic rules: a figure whose data are all zero is a sentence, never
 -- drawn, and the forest plot shows each set of runs once (copies found from the records).
 local check = require "repro.core.check"
+local record_set = require "repro.record.set"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
@@ -69,7 +70,7 @@ end
 -- writes it: the report refuses a summary whose records_sha256 does not match.
 local function digest_summary(study_dir)
   local sum = json.decode(assert(fs.read(study_dir .. "/summary.json")))
-  sum.records_sha256 = require("repro.record").records_digest(study_dir)
+  sum.records_sha256 = record_set.digest(study_dir, record_set.design(sum))
   check.write(study_dir .. "/summary.json", json.pretty(sum))
 end
 local PPL = { none = { 7.4, 8.2, 9.0 }, layernorm = { 7.1, 7.7, 8.6 }, rmsnorm = { 7.2, 8.0 } }

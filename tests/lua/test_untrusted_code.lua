@@ -255,8 +255,10 @@ local man = json.decode(assert(fs.read(rec .. "/manifest.json")))
 man.sha256["metrics.json"] = sys.sha256(forged)
 check.write(rec .. "/manifest.json", record.manifest_text(man))
 code, out = check.run(repro .. " verify " .. q(exp))
-t:ok(code == 0 and out:find("4 verified", 1, true) and out:find("not forgery", 1, true),
-  "a re-hashed forged record passes verify, which says checksums catch corruption, not forgery: " .. out)
+t:ok(code == 1 and out:find("4 verified", 1, true) and out:find("not forgery", 1, true) and
+  out:find("ADOPTED      " .. rec .. ": adopted (neither committed nor made", 1, true),
+  "a re-hashed forged record passes the checksums, which catch corruption, not forgery; " ..
+  "this checkout did not make it: " .. out)
 code, out, err = check.run(repro .. " audit sumevil --sample 4 --out-root " .. q(exp))
 t:ok(code == 1 and out:find("DIFFERS  " .. rec .. ": metrics.json differs", 1, true),
   "audit retrains the forged record and names it and its file: " .. out .. err)

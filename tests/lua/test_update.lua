@@ -116,11 +116,14 @@ local lines = table.concat(changes.describe(text(old), text(new)) or {}, "\n")
 t:ok(lines:find("the study changed: its analysis differs", 1, true),
   "a changed pre-registered analysis is named: " .. lines)
 -- tasks the records were never scored on, and task files changed since
+-- (a record of the study's record set: a variant and a seed of its summary)
 local dir = tmp .. "/tasks_study"
-fs.mkdir_p(dir .. "/a/seed-1")
+local member = string.format("%s/%s/seed-%d", dir, old.variants[1].name,
+  math.tointeger(old.seeds[1]))
+fs.mkdir_p(member)
 local task_file = tmp .. "/alpha-v1.jsonl"
 check.write(task_file, "{}\n")
-check.write(dir .. "/a/seed-1/manifest.json", json.encode({ task_files =
+check.write(member .. "/manifest.json", json.encode({ task_files =
   { [task_file] = string.rep("0", 64) } }))
 local o2, n2 = json.decode(third), json.decode(third)
 o2.tasks = { suite = "core", per_task = { { task = "alpha", treatment = "b", baseline = "a",

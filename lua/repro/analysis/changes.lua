@@ -7,9 +7,9 @@
 --     opts.old_manifest (the text of the study's manifest.json) and opts.commit (this
 --     checkout's commit).
 local json = require "repro.core.json"
+local set = require "repro.record.set"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
-local sys = require "repro.sys"
 
 local M = {}
 
@@ -198,34 +198,25 @@ local function task_names(t)
   return set, list
 end
 
--- The task files the records under dir were scored on ({path = sha}), and the records read.
-local function records_task_files(dir)
+-- The task files the records of the study's record set under dir were scored on ({path =
+-- sha}), and the records read; design: the new summary's (record/set.lua).
+local function records_task_files(dir, design)
   local files, n = {}, 0
-  if not dir then return files, n end
-  local ok, variants = pcall(sys.listdir, dir)
-  if not ok or type(variants) ~= "table" then return files, n end
-  table.sort(variants)
-  for _, v in ipairs(variants) do
-    local ok2, seeds = pcall(sys.listdir, dir .. "/" .. v)
-    if ok2 and type(seeds) == "table" then
-      for _, s in ipairs(seeds) do
-        if s:match("^seed%-") then
-          local text = fs.read(dir .. "/" .. v .. "/" .. s .. "/manifest.json")
-          local ok3, m = pcall(json.decode, text or "")
-          if ok3 and type(m) == "table" and type(m.task_files) == "table" then
-            n = n + 1
-            for path, sha in pairs(m.task_files) do
-              if type(path) == "string" and type(sha) == "string" then files[path] = sha end
-            end
-          end
-        end
+  if not dir or not design then return files, n end
+  for _, m in ipairs(set.members(design, dir)) do
+    local text = fs.read(m.dir .. "/manifest.json")
+    local ok, man = pcall(json.decode, text or "")
+    if ok and type(man) == "table" and type(man.task_files) == "table" then
+      n = n + 1
+      for path, sha in pairs(man.task_files) do
+        if type(path) == "string" and type(sha) == "string" then files[path] = sha end
       end
     end
   end
   return files, n
 end
 
-local function task_lines(old, new, dir, out, why)
+local function task_lines(old, new, dir, design, out, why)
   if same(old, new) then return end
   local os_, ol = task_names(old)
   local ns, nl = task_names(new)
@@ -250,7 +241,7 @@ local function task_lines(old, new, dir, out, why)
     end
   end
   if type(old) == "table" and type(new) == "table" then macro_lines(old.macro, new.macro) end
-  local files, nrec = records_task_files(dir)
+  local files, nrec = records_task_files(dir, design)
   if nrec > 0 then
     local never = {}
     for _, t in ipairs(added) do
@@ -307,7 +298,7 @@ function M.describe(old_text, new_text, opts)
   number_lines(old.comparisons, new.comparisons, primary, "comparisons", out)
   number_lines(old.interactions, new.interactions, primary, "interactions", out)
   variant_lines(old.per_variant, new.per_variant, out)
-  task_lines(old.tasks, new.tasks, opts.dir, out, why)
+  task_lines(old.tasks, new.tasks, opts.dir, set.design(new), out, why)
   local DONE = { verdicts = true, interaction_verdicts = true, comparisons = true,
     interactions = true, per_variant = true, tasks = true, records_sha256 = true }
   local keys = {}

@@ -488,14 +488,20 @@ end
 
 -- The records of every run of the validated study s under its directory dir (the
 -- analysis needs them all, not only the runs a command selected): variant -> seed ->
--- run (M.read_run), the labels of the runs not done, and a warning for each record the
--- record reader refused (lua/repro/record/reader.lua: a symbolic link on its way from
--- dir, failing checksums, none).  A run is done when the reader accepts its record and
--- its config.json is the run's config (record.status's "done", checked once).
-function M.study_records(s, dir)
+-- run (M.read_run, with its provenance: record/set.lua assess), the labels of the runs
+-- not done, a warning for each record the record reader refused (lua/repro/record/reader.lua:
+-- a symbolic link on its way from dir, failing checksums, none) and one for each path
+-- that is not part of the study, and the counts {records, adopted, outside}
+-- (M.count_text words them).  The records are the study's record set
+-- (record/set.lua: its variants' canonical seed folders, nothing else).  A run is done
+-- when the reader accepts its record and its config.json is the run's config (record.status's
+-- "done", checked once).
+function M.study_records(s, dir, who)
   local record = require "repro.record"
   local reader = require "repro.record.reader"
+  local set = require "repro.record.set"
   local study = require "repro.study"
+  who = who or "repro analyze"
   local metrics = study.metric_names()
   -- the metrics computed from log.csv on request, for the study that names them
   for _, field in ipairs({ "metrics", "secondary" }) do
@@ -503,29 +509,66 @@ function M.study_records(s, dir)
       if study.is_requested_metric(m) then metrics[#metrics + 1] = m end
     end
   end
+  local design = assert(set.design(s))
+  local ok, bad = set.read(design, dir)
+  local by_dir = {}
+  for _, m in ipairs(ok) do by_dir[m.dir] = m end
+  local levels = set.assess(ok, dir:match("^(.*)/[^/]+$") or ".")
   local records, missing, warnings = {}, {}, {}
+  local counts = { records = 0, adopted = 0, outside = 0 }
+  local refused = {}
+  for _, b in ipairs(bad) do refused[b.dir] = b end
   for _, r in ipairs(s.runs) do
     local rdir = dir .. "/" .. r.rel
     records[r.variant] = records[r.variant] or {}
-    local rec, state, why = reader.read(rdir, dir)
+    local m = by_dir[rdir]
+    local rec = m and reader.load(rdir, m.kept)
     if rec and rec.config_text == record.config_text(r.cfg) then
-      records[r.variant][r.seed] = assert(M.read_run(rdir, metrics, rec))
+      local run = assert(M.read_run(rdir, metrics, rec))
+      run.provenance = levels[rdir]
+      records[r.variant][r.seed] = run
+      counts.records = counts.records + 1
+      if run.provenance.level == "adopted" then counts.adopted = counts.adopted + 1 end
     else
       missing[#missing + 1] = r.label
-      if not rec then warnings[#warnings + 1] = reader.warning("repro analyze", rdir, state, why) end
+      local b = refused[rdir]
+      if b then warnings[#warnings + 1] = reader.warning(who, rdir, b.state, b.why) end
     end
   end
-  return records, missing, warnings
+  for _, o in ipairs(set.outsiders(design, dir)) do
+    counts.outside = counts.outside + 1
+    warnings[#warnings + 1] = who .. ": " .. set.outside_text(s.name, o)
+  end
+  return records, missing, warnings, counts
+end
+
+-- The summary's provenance section: {adopted = {{variant, seed, why_adopted}}} in the study's run
+-- order, or nil when every record is vouched for (committed or made here), so that
+-- summaries of such records keep their bytes.  Codes and names only
+-- (analysis/words.lua words them).
+function M.provenance_of(s, records)
+  local adopted = {}
+  for _, r in ipairs(s.runs) do
+    local run = records[r.variant] and records[r.variant][r.seed]
+    local p = run and run.provenance
+    if p and p.level == "adopted" then
+      adopted[#adopted + 1] = { variant = r.variant, seed = r.seed, why_adopted = p.why }
+    end
+  end
+  if #adopted == 0 then return nil end
+  return { adopted = arr(adopted) }
 end
 
 -- The summary of study s from its records (M.study_records) in dir, with the digest of
--- the verified records beside it (`records_sha256`, record.records_digest): the table
--- and its text, exactly as `bin/repro analyze` writes summary.json.
+-- the verified records beside it (`records_sha256`, over the study's record set): the
+-- table and its text, exactly as `bin/repro analyze` writes summary.json.
 function M.summary_of(s, dir, records)
   local summary = M.summarize(s, records)
+  summary.provenance = M.provenance_of(s, records)
   local record = require "repro.record"
+  local set = require "repro.record.set"
   local inputs = {}
-  summary.records_sha256 = record.records_digest(dir, inputs)
+  summary.records_sha256 = set.digest(dir, assert(set.design(s)), inputs)
   summary.inputs_sha256 = record.inputs_digest(dir, s.file, summary.command_line_overrides,
     { digest = summary.records_sha256, inputs = inputs })
   return summary, json.pretty(summary)

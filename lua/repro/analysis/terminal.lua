@@ -108,8 +108,26 @@ end
 -- width (optional): the terminal's; the table's columns are cut and its sentences wrapped
 -- to it (lua/repro/core/textable.lua).  extensions (optional): the study's, by section
 -- name; a section's lines come from its extension's text(section).
+-- The lines marking a summary's adopted records (its provenance section), or none.
+function M.provenance_lines(summary, width)
+  local lines = {}
+  local p = summary.provenance
+  if type(p) ~= "table" or type(p.adopted) ~= "table" or #p.adopted == 0 then return lines end
+  lines[1] = textable.wrap(string.format("ADOPTED: %d record%s neither committed nor made " ..
+    "by this checkout; `bin/repro audit` retrains these first:", #p.adopted,
+    #p.adopted == 1 and " is" or "s are"), width)
+  for _, e in ipairs(p.adopted) do
+    lines[#lines + 1] = textable.wrap(words.adopted(e), width, "  ", "    ")
+  end
+  return lines
+end
+
 function M.verdict_table(summary, width, extensions)
-  if summary.sequential then return M.sequential_table(summary, width) end
+  if summary.sequential then
+    local text = M.sequential_table(summary, width)
+    local extra = M.provenance_lines(summary, width)
+    return #extra == 0 and text or (text .. table.concat(extra, "\n") .. "\n")
+  end
   local an = summary.analysis
   local lines = { textable.wrap(string.format("verdicts on %s (%s is better; minimum effect " ..
     "%s; alpha %s; %s test; %s):", an.primary, an.better, fmt(an.min_effect), fmt(an.alpha),
@@ -190,6 +208,7 @@ function M.verdict_table(summary, width, extensions)
   for _, w in ipairs(guardrail.of_summary(summary)) do
     lines[#lines + 1] = textable.wrap("WARNING: " .. w.text, width, "  ", "    ")
   end
+  for _, l in ipairs(M.provenance_lines(summary, width)) do lines[#lines + 1] = l end
   if an.seeds_from_power then
     lines[#lines + 1] = textable.wrap(require("repro.study").seeds_text(an.seeds_from_power),
       width, "  ", "    ")

@@ -4,6 +4,7 @@
 local stats = require "stats"
 local engine = require "engine"
 local reasons = require "repro.analysis.reasons"
+local provenance = require "repro.record.provenance"
 
 local M = {}
 
@@ -598,6 +599,17 @@ M.CODES = {
   interval = { t = true, signflip = true, BCa = true, point = true, signed_rank = true },
   note = { set = true, no_value = true, diverged = true, bca_caveat = true, left_out = true,
     degenerate = true, no_sweep = true },
+  why_adopted = {},
 }
+for code in pairs(provenance.ADOPTED_WHY) do
+  M.CODES.why_adopted[code] = true
+end
+
+-- An adopted record of a summary's provenance section ({variant, seed, why_adopted}):
+-- "none/seed-1: adopted (<why>)", the words of record/provenance.lua.
+function M.adopted(e)
+  return string.format("%s/seed-%d: %s", e.variant, math.tointeger(e.seed) or 0,
+    provenance.adopted_text(e.why_adopted))
+end
 
 return M

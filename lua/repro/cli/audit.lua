@@ -1,8 +1,14 @@
 -- `bin/repro audit [STUDY ...] --sample N [--seed S] [--max-time S] [--out-root DIR]`:
 -- checksums detect corruption, not forgery, so the audit trains N records per study again
--- and compares config.json, log.csv and metrics.json (and tasks.csv) byte for byte.  The
--- draw's seed comes by default from /dev/urandom (printed; --seed repeats it); copied and
--- resumed records are drawn first.  Its time is predicted from each config's shape
+-- and compares config.json, log.csv and metrics.json (and tasks.csv, and model.rptf when
+-- the record keeps its model) byte for byte.  It draws from each study's record set
+-- (lua/repro/study/records.lua), by provenance level: the adopted records first (neither
+-- committed nor made by this checkout: the only place a forgery can hide from git and the
+-- journal), then those made here, then the committed, each level uniformly; what a record
+-- says of itself (copied, resumed) never moves it.  It prints, per study, the chance that
+-- a uniform draw of its size catches k forged records among the n (hypergeometric), for
+-- k = 1 and the k it catches with 95 %.  The draw's seed comes by default from
+-- /dev/urandom (printed; --seed repeats it).  Its time is predicted from each config's shape
 -- (lua/repro/plan/cost.lua), never from a manifest, and a total above --max-time (default
 -- M.MAX_TIME_S) is refused before anything trains.  Exit status 0 when every chosen run is
 -- the same, 1 on a difference or an unverified or unreadable record, 130 when interrupted.
@@ -13,10 +19,12 @@ local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local base = require "repro.core.base"
 local record = require "repro.record"
-local verify = require "repro.record.verify"
+local set = require "repro.record.set"
+local study_records = require "repro.study.records"
 local cost = require "repro.plan.cost"
 local proc = require "repro.proc"
 local engine = require "engine"
+local provenance = require "repro.record.provenance"
 
 local M = {}
 local user_error = base.user_error
@@ -92,12 +100,6 @@ function M.floor_flops(cfg)
     cfg.iters
 end
 
--- A record's manifest (decoded) or nil.
-local function manifest_of(dir)
-  local ok, man = pcall(json.decode, fs.read(dir .. "/manifest.json") or "")
-  return ok and type(man) == "table" and man or nil
-end
-
 -- The record's config (resolved), or nil and why it cannot be read.
 local function config_of(dir)
   local text, err = fs.read(dir .. "/config.json")
@@ -114,27 +116,53 @@ local function config_of(dir)
   return cfg
 end
 
--- The study's records to draw from, adopted ones (record.adopted) first: n of them are
--- drawn from the adopted, the rest from the others.
-local function choose(records, n, gen)
-  local adopted, own = {}, {}
-  for _, r in ipairs(records) do
-    local how = record.adopted(manifest_of(r))
-    if how then adopted[#adopted + 1] = { dir = r, how = how } else own[#own + 1] = { dir = r } end
+-- The members of a study's record set to retrain: n drawn by provenance level (the
+-- adopted first, then the made here, then the committed; uniformly within a level).
+local function choose(members, n, gen)
+  local by = {}
+  for _, level in ipairs(provenance.LEVELS) do by[level] = {} end
+  for _, m in ipairs(members) do
+    local l = by[m.provenance.level]
+    l[#l + 1] = { dir = m.dir, level = m.provenance.level,
+      how = m.provenance.level == "adopted" and set.level_text(m.provenance) or nil,
+      model = type(m.kept.manifest.model_sha256) == "string" and
+        sys.lstat(m.dir .. "/" .. record.MODEL) ~= nil }
   end
-  local out = draw(adopted, n, gen)
-  for _, c in ipairs(draw(own, n - #out, gen)) do out[#out + 1] = c end
+  local out = {}
+  for i = #provenance.LEVELS, 1, -1 do -- the least trusted first
+    local level = provenance.LEVELS[i]
+    for _, c in ipairs(draw(by[level], n - #out, gen)) do out[#out + 1] = c end
+  end
   return out
 end
 
--- Trains c's config again into a private folder; the first differing file's words, or
--- nil when the same, or "interrupted".
+-- The chance that s records drawn uniformly from n catch at least one of k forged ones:
+-- 1 - C(n-k, s) / C(n, s).
+function M.catch_probability(n, k, s)
+  if k <= 0 or s <= 0 then return 0 end
+  if s > n - k then return 1 end
+  local miss = 1
+  for i = 0, s - 1 do miss = miss * (n - k - i) / (n - i) end
+  return 1 - miss
+end
+
+-- The fewest forged records among n that s draws catch with probability >= 0.95 (nil:
+-- none, when s is 0).
+function M.k_for_95(n, s)
+  for k = 1, n do
+    if M.catch_probability(n, k, s) >= 0.95 then return k end
+  end
+  return nil
+end
+
+-- Trains c's config again into a private folder (with its model when the record keeps
+-- one); the first differing file's words, or nil when the same, or "interrupted".
 local function retrain(c)
   local cfg = c.cfg
   cfg.threads = math.min(sys.cores(), 4)
   local tmp = fs.private_subdir("audit")
   -- a SIGINT counted before the engine's own handler was set stops it at its next step
-  local ok, m = pcall(record.run, cfg, tmp, { ledger = false,
+  local ok, m = pcall(record.run, cfg, tmp, { ledger = false, keep_model = c.model,
     on_step = function() return proc.sigints() > 0 end })
   local first
   if ok and type(m) == "table" and (m.interrupted or m.stopped) or proc.sigints() > 0 then
@@ -147,6 +175,7 @@ local function retrain(c)
     if sys.lstat(c.dir .. "/" .. tf) or sys.lstat(tmp .. "/" .. tf) then
       files[#files + 1] = record.TASKS_FILE
     end
+    if c.model then files[#files + 1] = record.MODEL end
     for _, f in ipairs(files) do
       if fs.read(tmp .. "/" .. f) ~= fs.read(c.dir .. "/" .. f) then first = f break end
     end
@@ -173,30 +202,56 @@ function M.main(args)
   if #o.studies == 0 then
     for _, n in ipairs(sys.listdir(o.out_root) or {}) do
       local s = sys.lstat(o.out_root .. "/" .. n)
-      if base.valid_name(n) and s and s.type == "dir" then o.studies[#o.studies + 1] = n end
+      if base.valid_name(n) and s and s.type == "dir" and
+          study_records.design_of(o.out_root .. "/" .. n) then
+        o.studies[#o.studies + 1] = n
+      end
     end
   end
-  local chosen = {}
+  local chosen, odds = {}, {}
   for si, name in ipairs(o.studies) do
     local sdir = o.out_root .. "/" .. name
-    fs.check_path(sdir, "repro audit")
+    fs.check_path(sdir, "repro audit", o.out_root) -- from the records root, not $PWD
     local s = sys.lstat(sdir)
-    if not s or s.type ~= "dir" then user_error("repro audit: %s: no such study folder", sdir) end
+    if not s or s.type ~= "dir" then
+      user_error("repro audit: %s: no such study folder", base.printable(fs.shown(sdir)))
+    end
+    local d = study_records.design_of(sdir)
+    if not d then
+      user_error("repro audit: %s: %s", base.printable(fs.shown(sdir)), set.OUTSIDE_WHY.no_study)
+    end
+    local sr = study_records.read(sdir, d)
+    for _, x in ipairs(sr.outside) do io.write("audit: ", set.outside_text(name, x), "\n") end
+    for _, b in ipairs(sr.refused) do
+      chosen[#chosen + 1] = { dir = b.dir, refused = b.state .. ": " .. tostring(b.why) }
+    end
+    io.write(string.format("audit: %s: %s\n", base.printable(name), set.count_text(sr.counts)))
     local gen = pcg.stream(o.seed, "stats", si - 1)
-    for _, c in ipairs(choose(verify.records(sdir), o.sample, gen)) do
+    local picked = choose(sr.records, o.sample, gen)
+    for _, c in ipairs(picked) do
       c.cfg, c.unreadable = config_of(c.dir)
       chosen[#chosen + 1] = c
     end
+    local n = #sr.records
+    odds[#odds + 1] = { name = name, n = n, s = #picked,
+      p1 = M.catch_probability(n, 1, #picked), k95 = M.k_for_95(n, #picked) }
+  end
+  for _, x in ipairs(odds) do
+    io.write(string.format("audit: %s: %d of %d records drawn: a uniform draw of this size " ..
+      "catches 1 forged record among them with probability %.3f%s\n", base.printable(x.name),
+      x.s, x.n, x.p1, x.k95 and string.format(", and one of %d forged with probability 95 %%",
+      x.k95) or ""))
   end
   -- the chosen runs, each with its time of `kind` ("at least": the floor, or "predicted")
   local function list(kind)
     io.write(string.format("audit: %d run%s chosen (seed %d, %s: --seed %d repeats this " ..
-      "draw; %d per study, copied and resumed records first):\n", #chosen,
+      "draw; %d per study, adopted records first, then those made here):\n", #chosen,
       #chosen == 1 and "" or "s", o.seed, seed_words, o.seed, o.sample))
     for _, c in ipairs(chosen) do
       local t = kind == "predicted" and c.predicted or c.floor
       io.write(string.format("  %s  (%s%s)\n", base.printable(fs.shown(c.dir)),
-        t and (kind .. " " .. cost.fmt(t)) or "config.json unreadable",
+        t and (kind .. " " .. cost.fmt(t)) or (c.refused and "not read" or
+          "config.json unreadable"),
         c.how and (", " .. c.how) or ""))
     end
     io.flush()
@@ -262,7 +317,11 @@ function M.main(args)
     local state = record.verify(c.dir)
     local shown = base.printable(fs.shown(c.dir))
     if proc.sigints() > 0 then interrupted = true break end
-    if c.unreadable then
+    if c.refused then
+      bad = bad + 1
+      print(string.format("DIFFERS  %s: the record is not read (%s)", shown,
+        base.printable(c.refused)))
+    elseif c.unreadable then
       bad = bad + 1
       print(string.format("UNREADABLE %s: %s", shown, base.printable(c.unreadable)))
     elseif state ~= "verified" then

@@ -10,7 +10,8 @@
 -- setups differ; then the chosen
 -- metrics (default val_loss, val_ppl, val_acc), as mean ± sd over the variant's seeds,
 -- over the runs where the metric is a finite number (n counts the seeds; a column
--- `diverged` counts diverged runs when any did).  Targets as lua/repro/report/results.lua reads
+-- `diverged` counts diverged runs when any did, and `adopted` the runs neither committed nor
+-- made by this checkout when there are any).  Targets as lua/repro/report/results.lua reads
 -- them (none: every study of the records root).  On a terminal the table is cut to the
 -- terminal's width (COLUMNS); --csv and --json give every column, for machines: CSV with
 -- <metric>_mean, <metric>_sd and <metric>_n per metric (or the values of each run with
@@ -167,6 +168,16 @@ function M.table(runs, metrics, by_run)
     end
     if diverged > 0 then out.any_diverged = true end
     o.diverged = diverged
+    -- runs neither committed nor made by this checkout (record/provenance.lua), counted
+    -- only where there are any, so a table of vouched-for runs keeps its columns
+    local adopted = 0
+    for _, r in ipairs(row.runs) do
+      if r.provenance and r.provenance.level == "adopted" then adopted = adopted + 1 end
+    end
+    if adopted > 0 then
+      out.any_adopted = true
+      o.adopted = adopted
+    end
     for _, m in ipairs(metrics) do
       if by_run then
         o.metrics[m] = row.runs[1].metrics[m]
@@ -216,6 +227,7 @@ function M.text_rows(t, by_run)
   for _, k in ipairs(t.keys) do header[#header + 1] = k end
   for _, m in ipairs(t.metrics) do header[#header + 1] = results.metric_column(m) end
   if t.any_diverged then header[#header + 1] = "diverged" end
+  if t.any_adopted then header[#header + 1] = "adopted" end
   local rows = { header }
   for _, r in ipairs(t.rows) do
     local row = {}
@@ -225,6 +237,7 @@ function M.text_rows(t, by_run)
     for _, k in ipairs(t.keys) do row[#row + 1] = show(r.config[k]) end
     for _, m in ipairs(t.metrics) do row[#row + 1] = show_metric(r.metrics[m]) end
     if t.any_diverged then row[#row + 1] = tostring(r.diverged) end
+    if t.any_adopted then row[#row + 1] = tostring(r.adopted or 0) end
     rows[#rows + 1] = row
   end
   return rows
@@ -244,6 +257,7 @@ function M.csv(t, by_run)
     end
   end
   header[#header + 1] = "diverged"
+  if t.any_adopted then header[#header + 1] = "adopted" end
   local lines = { results.csv_line(header) }
   for _, r in ipairs(t.rows) do
     local row, n = { r.study, r.variant, by_run and r.seed or r.n }, 3
@@ -263,6 +277,7 @@ function M.csv(t, by_run)
       end
     end
     put(r.diverged)
+    if t.any_adopted then put(r.adopted or 0) end
     row.n = n
     lines[#lines + 1] = results.csv_line(row)
   end

@@ -2,7 +2,8 @@
 -- [--out-root DIR]`: run records as tidy CSV for pandas or R.
 --
 -- Without --curves, one row per finished run: study, variant, seed, run (its directory
--- relative to the records root when under it), every config key (lua/repro/report/results.lua
+-- relative to the records root when under it), provenance (committed, made_here or
+-- adopted: record/provenance.lua), every config key (lua/repro/report/results.lua
 -- says which values; a key named like one of those four record fields, seed, is the
 -- column config.seed), then every scalar metric any of the runs has, in name order (empty
 -- where a run lacks it; a metric named like a config key, embed_norm, or a record field
@@ -57,8 +58,8 @@ function M.runs_csv(runs, root)
     end
   end
   table.sort(names)
-  local header = { "study", "variant", "seed", "run" }
-  local taken = { study = true, variant = true, seed = true, run = true }
+  local header = { "study", "variant", "seed", "run", "provenance" }
+  local taken = { study = true, variant = true, seed = true, run = true, provenance = true }
   for _, k in ipairs(keys) do
     local col = taken[k] and ("config." .. k) or k
     header[#header + 1] = col
@@ -72,10 +73,11 @@ function M.runs_csv(runs, root)
   end
   local lines = { results.csv_line(header) }
   for _, r in ipairs(runs) do
-    local row = { r.study, r.variant, r.seed, relative(r.dir, root) }
-    for _, k in ipairs(keys) do row[#row + 1] = r.config[k] end
+    local row = { r.study, r.variant, r.seed, relative(r.dir, root),
+      r.provenance and r.provenance.level or nil }
+    for i, k in ipairs(keys) do row[5 + i] = r.config[k] end
     local n = #header
-    for i, k in ipairs(names) do row[4 + #keys + i] = r.metrics[k] end
+    for i, k in ipairs(names) do row[5 + #keys + i] = r.metrics[k] end
     row.n = n
     lines[#lines + 1] = results.csv_line(row)
   end

@@ -14,7 +14,6 @@ local runner = require "repro.cli.run"
 local worker = require "repro.run.worker"
 local report = require "repro.report"
 local standalone = require "repro.report.standalone"
-local verify = require "repro.record.verify"
 local parallel = require "repro.run.parallel"
 local slurm = require "repro.run.slurm"
 local order = require "repro.cli.studies"
@@ -222,8 +221,8 @@ function commands.report(args)
   return report.main(args)
 end
 
--- Every record's checksums (lua/repro/record/verify.lua).
-commands.verify = verify.main
+-- Every record's checksums and provenance (lua/repro/cli/verify.lua).
+commands.verify = require("repro.cli.verify").main
 -- retrains sampled records and compares their bytes (lua/repro/cli/audit.lua)
 commands.audit = require("repro.cli.audit").main
 
@@ -279,7 +278,7 @@ usage:
   bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
                 [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model]
                 [--update] (write a summary that differs from the one on disk)
-  bin/repro verify [DIR ...] [--rehash]
+  bin/repro verify [DIR ...] [--rehash] [--accept-adopted]
   bin/repro plan STUDY.lua [--all] [--only ...] [--set ...] [--out-root DIR] [--threads N]
   bin/repro run-one STUDY.lua --only variant=V,seed=S [--set ...] [--out-root DIR]
                 [--threads N] [--keep-model]

@@ -13,6 +13,8 @@ local base = require "repro.core.base"
 local sys = require "repro.sys"
 local host = require "repro.host"
 local record = require "repro.record"
+local set = require "repro.record.set"
+local study_records = require "repro.study.records"
 local tasks = require "repro.tasks"
 
 local M = {}
@@ -31,7 +33,10 @@ local function record_dir(run, who)
     root = (root and root ~= "") and root or (host.root .. "/experiments")
     local under = root .. "/" .. run
     st = sys.stat(under)
-    if st and st.type == "dir" then return under end
+    if st and st.type == "dir" then
+      fs.check_path(under, who, root) -- from the records root, not $PWD
+      return under
+    end
     user_error("%s: %s is not a run record directory (nor %s)", who, base.printable(run),
       base.printable(under))
   end
@@ -68,6 +73,26 @@ local function engine_call(who, f, k, ...)
   error(res, 0)
 end
 
+-- Says on stderr, in the words every command uses (record/set.lua), when the verified record
+-- in dir is not part of the study whose folder holds it, or is adopted (neither committed
+-- nor made by this checkout).  Nothing is refused for it: the model is the record's.
+function M.say_provenance(dir, kept, who)
+  local sdir, d = study_records.study_of_record(dir)
+  if sdir and not set.is_member(d, sdir, dir) then
+    for _, x in ipairs(set.outsiders(d, sdir)) do
+      if x.path == dir:gsub("/+$", "") then
+        io.stderr:write(who, ": ", set.outside_text(d.name, x), "\n")
+      end
+    end
+  end
+  local root = sdir and (sdir:match("^(.*)/[^/]+$") or ".") or
+    (dir:match("^(.*)/[^/]+/[^/]+/[^/]+$") or ".")
+  local p = set.assess({ { dir = dir, kept = kept } }, root)[dir]
+  if p.level == "adopted" then
+    io.stderr:write(who, ": ", base.printable(fs.shown(dir)), ": ", set.level_text(p), "\n")
+  end
+end
+
 -- The kept model of record RUN: {dir, cfg, model, model_file, config_id, metrics,
 -- manifest}, or a user error naming the file and what is wrong, before anything is
 -- computed.  Read once: config.json, metrics.json and manifest.json are the texts
@@ -85,6 +110,7 @@ function M.load(run, who)
     user_error("%s: %s: its record does not verify (%s)%s", who, dir, state,
       #problems > 0 and (": " .. table.concat(problems, "; ")) or "")
   end
+  M.say_provenance(dir, kept, who)
   local man = kept.manifest
   local cfg_file, metrics_file = dir .. "/config.json", dir .. "/metrics.json"
   local cfg = object_of(kept.texts["config.json"], cfg_file, who)

@@ -12,6 +12,7 @@ local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local record = require "repro.record"
+local set = require "repro.record.set"
 local study = require "repro.study"
 local analysis = require "repro.analysis"
 local changes = require "repro.analysis.changes"
@@ -264,8 +265,9 @@ end
 
 -- The analysis once every run is done: summary, manifest, verdicts on stdout.
 local function analyse(s, dir, ctx)
-  local records, missing, warnings = analysis.study_records(s, dir)
+  local records, missing, warnings, counts = analysis.study_records(s, dir, who)
   for _, w in ipairs(warnings) do say("%s", w) end
+  say("%s: %s", who, set.count_text(counts))
   -- a sequential study is done when every comparison is decided: the runs after are not run
   local open = s.analysis and s.analysis.sequential and seq.needed((seq.state(s, records)))
   if #missing > 0 and (open or not (s.analysis and s.analysis.sequential)) then

@@ -24,16 +24,22 @@ M.READ_MAX_BYTES = 64 * 1024 * 1024
 -- path is lstat'ed and a symbolic link anywhere (a linked directory in the middle as
 -- well as a linked file at the end) is refused.  Only the components below the deepest
 -- of the anchors (the project root and the working directory: places the user chose)
--- are checked; a path under neither is checked from "/".  A component that does not
--- exist ends the walk: nothing below it can be followed.
-function M.path_problem(path)
+-- are checked; a path under neither is checked from "/".  With top (a records root), a
+-- path under it is checked from top itself down, wherever the working directory is.  A
+-- component that does not exist ends the walk: nothing below it can be followed.
+function M.path_problem(path, top)
   if type(path) ~= "string" or path == "" then return "an empty path" end
   if ("/" .. path .. "/"):find("/%.%./") then
     return path .. " holds a '..' component (refused: paths do not climb out)"
   end
   local abs = M.absolute(path):gsub("/+", "/")
   local start = ""
-  for _, anchor in ipairs({ host.root, os.getenv("PWD") }) do
+  local anchors = { host.root, os.getenv("PWD") }
+  local ta = top and M.absolute(top):gsub("/+", "/"):gsub("/+$", "")
+  if ta and (abs == ta or abs:sub(1, #ta + 1) == ta .. "/") then
+    anchors = { ta:match("^(.*)/[^/]+$") }
+  end
+  for _, anchor in ipairs(anchors) do
     anchor = anchor and anchor:gsub("/+$", "")
     if anchor and #anchor > #start and abs:sub(1, #anchor + 1) == anchor .. "/" then
       start = anchor
@@ -55,8 +61,8 @@ function M.path_problem(path)
 end
 
 -- Refuses (a user error "filesystem: ...") a path M.path_problem refuses; what names it.
-function M.check_path(path, what)
-  local why = M.path_problem(path)
+function M.check_path(path, what, top)
+  local why = M.path_problem(path, top)
   if why then fail("%s%s", what and (what .. ": ") or "", why) end
   return path
 end

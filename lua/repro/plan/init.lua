@@ -19,6 +19,7 @@ local sys = require "repro.sys"
 local json = require "repro.core.json"
 local host = require "repro.host"
 local record = require "repro.record"
+local provenance = require "repro.record.provenance"
 local study = require "repro.study"
 local base = require "repro.core.base"
 
@@ -300,10 +301,12 @@ end
 -- Copies the done record r.source into r.dir: every file its manifest lists (config.json,
 -- log.csv, tasks.csv when it has one, the kept model when it names one), then the
 -- manifest, metrics.json last.  The copy's manifest says where it came from
--- (`copied_from`, relative to out_root) and names the source's checksums
--- (`copied_manifest_sha256`: the source manifest's own digest, which covers its `sha256`
--- of every file); each file is checked against the source manifest's SHA-256 as it is
--- read, so a source changed since it was planned is not copied (an error naming it).
+-- (`copied_from`: the immediate source, relative to out_root) and names the source's
+-- checksums (`copied_manifest_sha256`: the source manifest's own digest, which covers its
+-- `sha256` of every file); each file is checked against the source manifest's SHA-256 as
+-- it is read, so a source changed since it was planned is not copied (an error naming
+-- it).  The provenance journal notes the copy and its source: the copy is vouched for
+-- while that source is in the tree with the same files (record/set.lua).
 function M.copy_record(r, out_root)
   local manifest = json.decode(assert(fs.read(r.source .. "/manifest.json")))
   local sums = type(manifest.sha256) == "table" and manifest.sha256 or {}
@@ -340,11 +343,15 @@ function M.copy_record(r, out_root)
   os.remove(r.dir .. "/" .. record.MODEL)
   for _, f in ipairs(files) do fs.write_atomic(r.dir .. "/" .. f, texts[f]) end
   if model then fs.write_atomic(r.dir .. "/" .. record.MODEL, model) end
-  manifest.copied_manifest_sha256 = manifest.copied_from and manifest.copied_manifest_sha256 or
-    manifest.manifest_sha256
-  manifest.copied_from = manifest.copied_from or r.source:sub(#out_root + 2)
+  local source = r.source:sub(#out_root + 2)
+  manifest.copied_manifest_sha256 = manifest.manifest_sha256
+  manifest.copied_from = source
   manifest.copied_utc = os.date("!%Y-%m-%dT%H:%M:%SZ")
   fs.write_atomic(r.dir .. "/manifest.json", record.manifest_text(manifest))
+  -- the journal first: a copy that looks done is never one it does not know
+  local sums = { ["metrics.json"] = sys.sha256(metrics_text) }
+  for _, f in ipairs(files) do sums[f] = sys.sha256(texts[f]) end
+  provenance.note_record(r.dir, sums, "copied", source)
   fs.write_atomic(r.dir .. "/metrics.json", metrics_text)
 end
 

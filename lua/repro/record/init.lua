@@ -250,35 +250,33 @@ function M.verify(dir)
   return "mismatch", problems
 end
 
--- The digest of the verified records under a study directory: SHA-256 of one line per
--- record (<variant>/seed-<s> and the SHA-256 of its config.json, log.csv and
--- metrics.json), in name order, over the real directories with valid names that hold a
--- verified record.  A summary carries the digest of the records it was computed from
--- (`records_sha256`, lua/repro/cli/run.lua) and the report refuses a summary whose records
--- have changed since (lua/repro/report/data.lua).  Returns the digest and the count;
--- `inputs` (a list, optional) gets each verified record's folder and config.json text.
-function M.records_digest(study_dir, inputs)
+-- The digest of a study's verified records: SHA-256 of one line per record
+-- (<variant>/seed-<s> and the SHA-256 of its config.json, log.csv and metrics.json), in
+-- name order, over the members of its record set (record/set.lua: `rels`, each
+-- "<variant>/seed-<s>") that hold a verified record; nothing else in the folder counts.
+-- A summary carries the digest of the records it was computed from (`records_sha256`,
+-- lua/repro/cli/run.lua) and the report refuses a summary whose records have changed since
+-- (lua/repro/report/data.lua).  Returns the digest and the count; `inputs` (a list,
+-- optional) gets each verified record's folder and config.json text.
+function M.records_digest(study_dir, inputs, rels)
+  -- in name order of the variant, then of the seed folder ("d0" before "d0.1")
+  local sorted = table.move(rels, 1, #rels, 1, {})
+  table.sort(sorted, function(a, b)
+    local va, sa = a:match("^(.*)/([^/]*)$")
+    local vb, sb = b:match("^(.*)/([^/]*)$")
+    if va ~= vb then return va < vb end
+    return sa < sb
+  end)
   local lines = {}
-  local function subdirs(d)
-    local out = {}
-    for _, n in ipairs(sys.listdir(d) or {}) do
-      local st = base.valid_name(n) and sys.lstat(d .. "/" .. n)
-      if st and st.type == "dir" then out[#out + 1] = n end
-    end
-    return out
-  end
-  for _, v in ipairs(subdirs(study_dir)) do
-    for _, seed in ipairs(subdirs(study_dir .. "/" .. v)) do
-      local dir = study_dir .. "/" .. v .. "/" .. seed
-      local state, _, kept
-      if M.seed_of_dir(seed) then state, _, kept = M.verify(dir) end
-      if state == "verified" then
-        -- the sums of the bytes verify checked (read once), not of a second read
-        local sums = {}
-        for i, f in ipairs(hashed(dir)) do sums[i] = kept.sha256[f] end
-        lines[#lines + 1] = v .. "/" .. seed .. " " .. table.concat(sums, " ")
-        if inputs then inputs[#inputs + 1] = { dir = dir, config = kept.texts["config.json"] } end
-      end
+  for _, rel in ipairs(sorted) do
+    local dir = study_dir .. "/" .. rel
+    local state, _, kept = M.verify(dir)
+    if state == "verified" then
+      -- the sums of the bytes verify checked (read once), not of a second read
+      local sums = {}
+      for i, f in ipairs(hashed(dir)) do sums[i] = kept.sha256[f] end
+      lines[#lines + 1] = rel .. " " .. table.concat(sums, " ")
+      if inputs then inputs[#inputs + 1] = { dir = dir, config = kept.texts["config.json"] } end
     end
   end
   return sys.sha256(table.concat(lines, "\n")), #lines
@@ -334,15 +332,11 @@ end
 -- the bytes now of every corpus and task file the records were made from (their
 -- config's `data`, their manifest's `task_files` under tasks/).  `bin/repro analyze`
 -- writes it; the report refuses a summary whose inputs changed since and trusts the rest.
--- `records` (optional): {digest =, inputs =} of a records_digest(study_dir, inputs) just
--- made, so that the records are not verified twice.  A corpus is hashed only where
+-- `records`: {digest =, inputs =} of a records_digest(study_dir, inputs, rels) just made.
+-- A corpus is hashed only where
 -- engine.check accepts its record's config (inside the data directory): config.json
 -- comes with the records tree.
 function M.inputs_digest(study_dir, study_file, overrides, records)
-  if not records then
-    records = { inputs = {} }
-    records.digest = M.records_digest(study_dir, records.inputs)
-  end
   local lines = { "records " .. records.digest,
     "study " .. (sys.sha256_file(study_file, true) or "unreadable"),
     "overrides " .. (type(overrides) == "table" and json.encode(overrides) or "none") }
@@ -369,16 +363,17 @@ end
 
 -- How a record came to be, from its manifest (decoded, `man`): "copied" (another study's
 -- record, `copied_from`), "resumed" (trained from a checkpoint found in its folder,
--- `resumed_from_step` > 0: the steps before it were not trained by this run) or nil (trained
--- here from step 0), and the words that say it.  `verify` prints them and `audit` draws
--- such records first.
+-- `resumed_from_step` > 0, or a checkpoint met at step 0: the weights it began from were
+-- not made by this run) or nil (trained from step 0), and the words that say it.  What a
+-- record says of itself: `verify` prints it, but only the provenance journal and git vouch
+-- for a record (record/set.lua).
 function M.adopted(man)
   if type(man) ~= "table" then return nil end
   if type(man.copied_from) == "string" then
     return "copied", "copied from " .. base.printable(man.copied_from)
   end
   local step = math.tointeger(man.resumed_from_step)
-  if step and step > 0 then
+  if step and (step > 0 or type(man.resumed_checkpoint_sha256) == "string") then
     return "resumed", string.format("resumed from a checkpoint at step %d%s%s", step,
       type(man.resumed_checkpoint_sha256) == "string" and
       (" (SHA-256 " .. base.printable(man.resumed_checkpoint_sha256:sub(1, 12)) .. ")") or "",
@@ -520,6 +515,17 @@ function M.engine_error(err)
   return err
 end
 
+-- How a run resuming in dir says where its checkpoint came from: "resuming from its
+-- checkpoint", or, when the provenance journal does not say this suite wrote it for the
+-- run, that the record will be adopted.
+function M.resume_text(dir)
+  local ckpt = M.checkpoint_path(dir, fs.sha256(dir .. "/config.json"))
+  local sum = sys.lstat(ckpt) and sys.sha256_file(ckpt, true)
+  if sum and provenance.knows_checkpoint(ckpt, sum) then return "resuming from its checkpoint" end
+  return "resuming from a checkpoint this checkout's suite did not record writing for it: " ..
+    "the record will be " .. provenance.ADOPTED
+end
+
 function M.checkpoint_path(dir, sha)
   return string.format("%s/checkpoint-%s.rptf", dir, (sha or ""):sub(1, 12))
 end
@@ -617,57 +623,18 @@ local function prepare(cfg, dir, opts)
   return text, fs.sha256(dir .. "/config.json")
 end
 
--- The checkpoints this suite wrote, outside the records tree: <root>/build/checkpoints/
--- <SHA-256 of the checkpoint's absolute path>, holding the SHA-256 of the last checkpoint
--- written there (noted one step after each periodic checkpoint, and after a stop), the
--- path, and
--- whether its run began from step 0 or from checkpoints all noted so ("own") or from one
--- that was not ("adopted": what grew from a foreign checkpoint stays foreign).  A run
--- that resumes says in its manifest whether the checkpoint it found is one of its own
--- (`resumed_checkpoint_known`): a checkpoint planted in a records tree is not, nor one
--- written just before a kill -9 (or before `make clean` removed build/).  The entry goes
--- when the record is complete.
-M.CHECKPOINT_LEDGER = "build/checkpoints"
--- The entry's path and the checkpoint's absolute path.
-local function ledger_path(ckpt)
-  local d = sys.realpath(ckpt:match("^(.*)/[^/]+$") or ".")
-  if not d then return nil end
-  local abs = d .. "/" .. ckpt:match("[^/]+$")
-  return host.root .. "/" .. M.CHECKPOINT_LEDGER .. "/" .. sys.sha256(abs), abs
-end
--- Entries whose checkpoint is gone (a run folder removed before it finished) are
--- removed, once per process.
-local pruned = false
-local function ledger_prune()
-  if pruned then return end
-  pruned = true
-  local dir = host.root .. "/" .. M.CHECKPOINT_LEDGER
-  for _, n in ipairs(sys.listdir(dir) or {}) do
-    local text = n:match("^%x+$") and fs.read(dir .. "/" .. n, 8192)
-    local abs = text and text:match("^%x+ %a+ (/[^\n]*)\n$")
-    if abs and not sys.lstat(abs) then os.remove(dir .. "/" .. n) end
-  end
-end
-local function ledger_note(ckpt, tag)
-  if not tag then return end -- opts.ledger == false
-  local path, abs = ledger_path(ckpt)
-  local sum = path and sys.sha256_file(ckpt, true)
-  if not sum then return end
-  -- a build folder that cannot be written leaves the checkpoint unnoted (a later resume
-  -- then says so), never fails the run
-  pcall(function()
-    fs.mkdir_p(path:match("^(.*)/[^/]+$"))
-    fs.write_atomic(path, sum .. " " .. tag .. " " .. abs .. "\n")
-  end)
-end
-local function ledger_knows(ckpt, sum)
-  local path = ledger_path(ckpt)
-  local text = path and fs.read(path, 1024)
-  return text ~= nil and sum ~= nil and text:match("^(%x+) own ") == sum
-end
-local function ledger_forget(ckpt)
-  local path = ledger_path(ckpt)
-  if path then os.remove(path) end
+-- The checkpoints this suite wrote are noted in the provenance journal outside the
+-- records tree (provenance.JOURNAL): each complete checkpoint, just before the engine
+-- renames it into place (its on_checkpoint, periodic and at a stop), so a kill -9 never
+-- leaves one of its own unnoted, with the step and whether its
+-- run began from step 0 or from checkpoints all noted so ("own") or from one that was not
+-- ("adopted": what grew from a foreign checkpoint stays foreign).  A run that finds a
+-- checkpoint in its folder, at any step, 0 included, says in its manifest whether it is
+-- one of its own (`resumed_checkpoint_known`): a checkpoint planted in a records tree is
+-- not, nor one written just before a kill -9 (or before `make clean` removed build/).  The
+-- entry goes when the record is complete, and the record's own entry says how it was made.
+local function ledger_note(ckpt, step, tag, file)
+  if tag then provenance.note_checkpoint(ckpt, step, tag, file) end -- nil: opts.ledger == false
 end
 
 -- Trains cfg from checkpoint ckpt when it holds one: the engine's metrics, the log rows,
@@ -684,6 +651,7 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     model = opts.model,
+    on_checkpoint = function(step, tmp) ledger_note(ckpt, step, opts.ledger_tag, tmp) end,
     config_id = sha, -- inside every checkpoint: another config's is refused
     tasks = task_sets,
     on_step = function(step, row)
@@ -702,21 +670,17 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
         engine.set_threads(want)
         th.now, th.changed = want, true
       end
-      -- the periodic checkpoint of this step was written after the step before
-      local every = opts.checkpoint_every or 0
-      if every > 0 and step > 0 and step % every == 0 then ledger_note(ckpt, opts.ledger_tag) end
       if opts.on_step then return opts.on_step(step, row) end
     end,
   })
   if not tok then error(M.engine_error(metrics), 0) end
   if signalled then metrics.interrupted = true end
-  if metrics.interrupted or metrics.stopped then ledger_note(ckpt, opts.ledger_tag) end
   return metrics, rows, th
 end
 
 -- Trains cfg and writes its record into dir.  opts: keep_model (write DIR/model.rptf and
 -- its model_sha256), threads, checkpoint_every, ledger (false: no entry in
--- M.CHECKPOINT_LEDGER, for a run in a temporary folder that is never resumed),
+-- the provenance journal, for a run in a temporary folder that is never resumed),
 -- on_step(step, row) for progress, force (overwrite a finished record of another
 -- config), threads_now() (called after each step: a thread count for the rest of the
 -- run, or nil to keep it; the manifest then gives the last count and the core-seconds).
@@ -740,9 +704,9 @@ function M.run(cfg, dir, opts)
   -- records tree from elsewhere can hold one): its SHA-256 goes into the manifest
   -- with the step it resumed from, `verify` names every resumed record and `audit`
   -- draws them first
-  if opts.ledger ~= false then pcall(ledger_prune) end
+  if opts.ledger ~= false then pcall(provenance.journal_prune) end
   local ckpt_sha = sys.lstat(ckpt) and sys.sha256_file(ckpt, true) or nil
-  local ckpt_known = ckpt_sha ~= nil and ledger_knows(ckpt, ckpt_sha)
+  local ckpt_known = ckpt_sha ~= nil and provenance.knows_checkpoint(ckpt, ckpt_sha)
   topts.ledger_tag = opts.ledger ~= false and
     ((ckpt_sha == nil or ckpt_known) and "own" or "adopted") or nil
   local metrics, rows, th = train(cfg, ckpt, sha, topts, t0, suite and suite.sets)
@@ -776,8 +740,9 @@ function M.run(cfg, dir, opts)
     train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
     eval_tokens_per_s = metrics.eval_tokens_per_s,
     resumed_from_step = metrics.resumed_from,
-    resumed_checkpoint_sha256 = (metrics.resumed_from or 0) > 0 and ckpt_sha or nil,
-    resumed_checkpoint_known = ((metrics.resumed_from or 0) > 0 or nil) and ckpt_known,
+    -- a checkpoint met at step 0 counts too: its weights need not be this config's init
+    resumed_checkpoint_sha256 = ckpt_sha,
+    resumed_checkpoint_known = ckpt_sha and ckpt_known,
     peak_rss_bytes = host.peak_rss_bytes(),
     study_file = opts.study_file and fs.relative_to_root(opts.study_file) or nil,
     study_file_git = opts.study_file and git.file_git or nil,
@@ -788,9 +753,17 @@ function M.run(cfg, dir, opts)
     model_sha256 = opts.keep_model and not metrics.diverged and
       sys.sha256_file(model, true) or nil,
   }))
+  -- the journal first: a record that looks done is never one it does not know
+  if opts.ledger ~= false then
+    local sums = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
+      ["metrics.json"] = sys.sha256(metrics_text),
+      [M.TASKS_FILE] = items_text and sys.sha256(items_text) or nil }
+    provenance.note_record(dir, sums, topts.ledger_tag == "own" and "trained" or
+      "resumed_foreign")
+  end
   fs.write_atomic(dir .. "/metrics.json", metrics_text)
   os.remove(ckpt)
-  ledger_forget(ckpt)
+  if opts.ledger ~= false then provenance.forget_checkpoint(ckpt) end
   return metrics
 end
 

@@ -11,6 +11,7 @@
 local fs = require "repro.core.fs"
 local record = require "repro.record"
 local reader = require "repro.record.reader"
+local set = require "repro.record.set"
 local json = require "repro.core.json"
 local engine = require "engine"
 local analysis = require "repro.analysis"
@@ -91,20 +92,31 @@ function Study:log(variant, seed)
   return r.log or nil
 end
 
--- Where a run's record comes from: the `copied_from` of its manifest.json (a run copied
--- from an identical done record of another study, lua/repro/plan/init.lua; relative to the
--- experiments root, "final/none/seed-1"), else the run itself ("<study>/<variant>/seed-N").
--- Two runs with the same origin are one run.
+-- Where a run's record comes from: the end of its chain of `copied_from` (each names the
+-- immediate source of a copy, lua/repro/plan/init.lua, relative to the experiments root,
+-- "final/none/seed-1"; a source gone ends the chain), else the run itself
+-- ("<study>/<variant>/seed-N").  Two runs with the same origin are one run.
 function Study:origin(variant, seed)
   local key = variant .. "\0" .. int(seed)
   self.origins = self.origins or {}
   local o = self.origins[key]
   if o then return o end
-  local own = string.format("%s/%s/seed-%s", self.name, variant, int(seed))
-  local ok, m = pcall(json.decode, fs.read(self:run_dir(variant, seed) .. "/manifest.json") or "")
-  o = (ok and type(m) == "table" and type(m.copied_from) == "string") and m.copied_from or own
+  o = string.format("%s/%s/seed-%s", self.name, variant, int(seed))
+  local root = self.dir:match("^(.*)/[^/]+$") or "."
+  for _ = 1, 8 do
+    local ok, m = pcall(json.decode, fs.read(root .. "/" .. o .. "/manifest.json") or "")
+    local from = ok and type(m) == "table" and m.copied_from
+    if type(from) ~= "string" or not from:match("^[%w_%-%.]+/[%w_%-%.]+/seed%-%d+$") then break end
+    o = from
+  end
   self.origins[key] = o
   return o
+end
+
+-- The summary's adopted records (its provenance section): {{variant, seed, why}}.
+function Study:adopted()
+  local p = self.summary.provenance
+  return type(p) == "table" and type(p.adopted) == "table" and p.adopted or {}
 end
 
 -- Whether every run of the study has its record (metrics.json and log.csv).
@@ -549,9 +561,18 @@ function M.load_study(exp_dir, name, names, factor, opts)
       return nil
     end
   end
-  -- it describes the records beside it, as they are now (record.records_digest)
+  -- it describes the records of its record set, as they are now (record/set.lua)
+  local design = set.design(sum)
+  if not design then
+    user_error("report: %s/summary.json names no variants and seeds (its record set): refused",
+      dir)
+  end
+  local outside = set.outsiders(design, dir)
+  for _, o in ipairs(outside) do
+    io.stderr:write("report: warning: ", set.outside_text(name, o), "\n")
+  end
   local inputs = {}
-  local digest = record.records_digest(dir, inputs)
+  local digest, n_records = set.digest(dir, design, inputs)
   if sum.records_sha256 ~= digest then
     user_error("report: %s/summary.json %s: refused (bin/repro analyze writes it again from " ..
       "the verified records)", dir, type(sum.records_sha256) ~= "string" and
@@ -564,7 +585,9 @@ function M.load_study(exp_dir, name, names, factor, opts)
     summary_check.check_inputs(exp_dir, name, sum, opts and opts.studies,
       { digest = digest, inputs = inputs })
   end
-  return new_study(sum, { name = name, dir = dir, names = names, factor = factor })
+  local s = new_study(sum, { name = name, dir = dir, names = names, factor = factor })
+  s.counts = { records = n_records, adopted = #s:adopted(), outside = #outside }
+  return s
 end
 
 -- The names of the studies with a summary under exp_dir, sorted.  A directory whose

@@ -5,13 +5,15 @@
 -- ../, or . or ..; another relative path under the records root first): every run record
 -- at most four levels below it is read through lua/repro/record/reader.lua.  A refused
 -- record, a symbolic link, a bad name or an undeclared variant or seed is skipped with a
--- warning.  Each run read is { study, variant, seed, dir, config, metrics }.
+-- warning.  Each run read is { study, variant, seed, dir, config, metrics, provenance }.
 local engine = require "engine"
 local json = require "repro.core.json"
 local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local reader = require "repro.record.reader"
+local set = require "repro.record.set"
+local study_records = require "repro.study.records"
 local record = require "repro.record"
 local records = require "repro.analysis.records"
 local base = require "repro.core.base"
@@ -158,35 +160,6 @@ function M.read_run(rec, with_derived)
   return run
 end
 
--- The variants and seeds a study folder declares: its summary.json's, else its study
--- file's (lua/experiments/<study>.lua, evaluated in the sandbox), else false (a folder
--- of no known study: only the name rules apply).  Cached per folder.
-local declared = setmetatable({}, { __index = function(cache, study_dir)
-  local d = false
-  local ok, sum = pcall(json.decode, fs.read(study_dir .. "/summary.json") or "")
-  if ok and type(sum) == "table" and type(sum.variants) == "table" and
-      type(sum.seeds) == "table" then
-    d = { variants = {}, seeds = {} }
-    for _, v in ipairs(sum.variants) do
-      if type(v) == "table" and type(v.name) == "string" then d.variants[v.name] = true end
-    end
-    for _, x in ipairs(sum.seeds) do d.seeds[x] = true end
-  else
-    local name = study_dir:match("([^/]+)$") or ""
-    local file = host.root .. "/lua/experiments/" .. name .. ".lua"
-    if base.valid_name(name) and sys.lstat(file) then
-      local lok, st = pcall(require("repro.study").load, file)
-      if lok and type(st) == "table" then
-        d = { variants = {}, seeds = {} }
-        for _, v in ipairs(st.variants or {}) do d.variants[v.name] = true end
-        for _, x in ipairs(st.seeds or {}) do d.seeds[x] = true end
-      end
-    end
-  end
-  cache[study_dir] = d
-  return d
-end })
-
 -- Why the run read from rd (at or below the target top) breaks the name rules (the
 -- header), or nil.
 local function misnamed(run, rd, top)
@@ -209,15 +182,6 @@ local function misnamed(run, rd, top)
   end
   if s and record.seed_of_dir(seed_dir) ~= run.seed then
     return string.format("its folder %s holds a run of seed %s", seed_dir, tostring(run.seed))
-  end
-  if run.study ~= "" then
-    local d = declared[rd:match("^(.*)/[^/]+/[^/]+/*$")]
-    if d and not d.variants[run.variant] then
-      return string.format("%s is not a variant of the study %s", run.variant, run.study)
-    end
-    if d and not d.seeds[run.seed] then
-      return string.format("seed %s is not a seed of the study %s", tostring(run.seed), run.study)
-    end
   end
   return nil
 end
@@ -255,9 +219,13 @@ local function sort_runs(runs)
 end
 
 -- The runs of the targets (a list; none: every study under the records root), in the
--- order of the targets, then of the studies' folders, their variants and seeds.  who
--- names the command in messages; say receives warnings (records skipped).  opts:
--- out_root, with_derived (false: without the M.LOG_METRICS, which need log.csv).
+-- order of the targets, then of the studies' folders, their variants and seeds.  A study's
+-- folder is read as its record set (lua/repro/study/records.lua): its members only, each
+-- with its provenance (run.provenance: record/set.lua assess); what else it holds is named
+-- as not part of the study, and its counts in one line (set.count_text).  Records of no
+-- study (a `train --out` folder) are read as they are, under the name rules.  who names
+-- the command in messages; say receives warnings (records skipped, adopted ones named).
+-- opts: out_root, with_derived (false: without the M.LOG_METRICS, which need log.csv).
 function M.collect(targets, opts, who, say)
   local root = M.root(opts.out_root)
   if #targets == 0 then
@@ -265,29 +233,104 @@ function M.collect(targets, opts, who, say)
     targets = { root }
   end
   local runs, seen = {}, {}
+  local function take(mine, rd, rec, prov)
+    local real = sys.realpath(rd) or rd
+    if seen[real] then return end
+    seen[real] = true
+    local run = M.read_run(rec, opts.with_derived ~= false)
+    run.provenance = prov
+    if prov and prov.level == "adopted" then
+      say("%s: %s: %s", who, base.printable(fs.shown(rd)), set.level_text(prov))
+    end
+    mine[#mine + 1] = run
+  end
+  local function read_study(mine, sdir, d)
+    local sr = study_records.read(sdir, d)
+    for _, b in ipairs(sr.refused) do
+      local w = reader.warning(who, b.dir, b.state, b.why)
+      if w then say("%s", w) end
+    end
+    for _, m in ipairs(sr.records) do
+      local rec, why = reader.load(m.dir, m.kept)
+      if rec and math.tointeger(rec.config.seed) ~= m.seed then
+        say("%s: %s: skipped: its folder seed-%d holds a run of seed %s", who, fs.shown(m.dir),
+          m.seed, base.printable(tostring(rec.config.seed)))
+      elseif rec then
+        take(mine, m.dir, rec, m.provenance)
+      else
+        say("%s: %s: skipped: %s", who, fs.shown(m.dir), why)
+      end
+    end
+    for _, x in ipairs(sr.outside) do say("%s: %s", who, set.outside_text(d.name, x)) end
+    say("%s: %s: %s", who, base.printable(d.name), set.count_text(sr.counts))
+  end
   for _, t in ipairs(targets) do
     local dir = M.target_dir(t, root, who):gsub("/+$", "")
     local mine = {}
-    local found, links = find_runs(dir, 4, {}, {})
-    for _, l in ipairs(links) do
-      say("%s: %s: skipped: a symbolic link (records trees hold none; not followed)", who,
-        fs.shown(l))
-    end
-    for _, rd in ipairs(found) do
-      local real = sys.realpath(rd) or rd
-      if not seen[real] then
-        seen[real] = true
-        local rec, state, why = reader.read(rd, dir)
-        local run = rec and M.read_run(rec, opts.with_derived ~= false)
-        local bad = run and misnamed(run, rd, dir)
-        if bad then
-          say("%s: %s: skipped: %s", who, fs.shown(rd), bad)
-        elseif run then
-          mine[#mine + 1] = run
-        elseif reader.warning(who, rd, state, why) then
-          say("%s", reader.warning(who, rd, state, why))
+    local d = study_records.design_of(dir)
+    local sdir, sd = study_records.study_of_record(dir)
+    if d then
+      read_study(mine, dir, d)
+    elseif sdir and is_run(dir) then
+      if set.is_member(sd, sdir, dir) then
+        local rec, state, why = reader.read(dir, sdir)
+        if rec then
+          take(mine, dir, rec, set.assess({ { dir = dir, kept = rec.verified } },
+            sdir:match("^(.*)/[^/]+$") or ".")[dir])
+        elseif reader.warning(who, dir, state, why) then
+          say("%s", reader.warning(who, dir, state, why))
+        end
+      else
+        for _, x in ipairs(set.outsiders(sd, sdir)) do
+          if x.path == dir then say("%s: %s", who, set.outside_text(sd.name, x)) end
         end
       end
+    else
+      -- the study folders under it, then the records of no study
+      local studies = {}
+      for _, n in ipairs(sys.listdir(dir) or {}) do
+        local sub = dir .. "/" .. n
+        local st = sys.lstat(sub)
+        local sdesign = st and st.type == "dir" and not n:match("^%.") and
+          study_records.design_of(sub)
+        if sdesign then
+          studies[#studies + 1] = sub
+          read_study(mine, sub, sdesign)
+        end
+      end
+      local found, links = find_runs(dir, 4, {}, {})
+      local function in_study(p)
+        for _, s in ipairs(studies) do
+          if p:sub(1, #s + 1) == s .. "/" or p == s then return true end
+        end
+        return false
+      end
+      for _, l in ipairs(links) do
+        if not in_study(l) then
+          say("%s: %s: skipped: a symbolic link (records trees hold none; not followed)", who,
+            fs.shown(l))
+        end
+      end
+      local loose = {}
+      for _, rd in ipairs(found) do
+        if not in_study(rd) then
+          local rec, state, why = reader.read(rd, dir)
+          local probe = rec and M.read_run(rec, false)
+          local bad = probe and misnamed(probe, rd, dir)
+          if bad then
+            say("%s: %s: skipped: %s", who, fs.shown(rd), bad)
+          elseif rec then
+            loose[#loose + 1] = { dir = rd, kept = rec.verified, rec = rec }
+          elseif reader.warning(who, rd, state, why) then
+            say("%s", reader.warning(who, rd, state, why))
+          end
+        end
+      end
+      local levels = {}
+      for _, r in ipairs(loose) do
+        levels[r.dir] = set.assess({ r }, r.dir:match("^(.*)/[^/]+/[^/]+/[^/]+$") or ".")[r.dir]
+      end
+      for _, r in ipairs(loose) do take(mine, r.dir, r.rec, levels[r.dir]) end
     end
     for _, r in ipairs(sort_runs(mine)) do runs[#runs + 1] = r end
   end

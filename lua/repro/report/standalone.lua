@@ -125,6 +125,14 @@ local function design_table(name, sum, an)
     { "test", tostring(an.test or "t") },
     { "family", (words.family(an):gsub("^Holm over the 1 tests", "Holm over 1 test")) },
   } }
+  -- records neither committed nor made by this checkout (summary.provenance), each named
+  local adopted = type(sum.provenance) == "table" and sum.provenance.adopted or {}
+  if #adopted > 0 then
+    local t = {}
+    for i, e in ipairs(adopted) do t[i] = words.adopted(e) end
+    design.rows[#design.rows + 1] = { "provenance", string.format("%d record%s %s",
+      #adopted, #adopted == 1 and "" or "s", table.concat(t, "; ")) }
+  end
   return design
 end
 
@@ -696,6 +704,7 @@ function M.generate(o)
     user_error("repro report: %s/%s/summary.json does not exist (bin/repro run or analyze " ..
       "writes it)", o.experiments, o.study)
   end
+  io.stderr:write("repro report: ", require("repro.record.set").count_text(s.counts), "\n")
   local dir = o.experiments .. "/" .. o.study .. "/report"
   for _, d in ipairs({ dir .. "/figures/png", dir .. "/data" }) do fs.mkdir_p(d) end
   local out = require("repro.report").new_output()

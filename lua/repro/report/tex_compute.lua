@@ -15,6 +15,7 @@
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local F = require "repro.report.texfmt"
+local words = require "repro.analysis.words"
 
 local M = {}
 
@@ -297,13 +298,30 @@ local function data_row(row, list, all)
     list_text(vocab) .. "); the fetch step checks the SHA-256.")
 end
 
+-- The row on provenance, only when a summary marks adopted records (neither committed nor
+-- made by this checkout: record/provenance.lua), each named.
+local function provenance_row(row, list)
+  local t = {}
+  for _, e in ipairs(list) do
+    for _, a in ipairs(e.study:adopted()) do
+      t[#t + 1] = F.escape(e.study.name .. "/" .. words.adopted(a))
+    end
+  end
+  if #t > 0 then
+    row("Provenance", string.format("%d record%s %s: %s.", #t, #t == 1 and " is" or "s are",
+      "adopted, neither committed nor made by this checkout; retraining them checks them " ..
+      "(bin/repro audit)", table.concat(t, "; ")))
+  end
+end
+
 -- The reproducibility checklist's rows {item, answer} over the studies of `list`, each
 -- part from the records and manifests of its distinct runs.
 local function answer_rows(ctx, list)
   local all = distinct(list)
   local rows = {}
   local function row(item, text) rows[#rows + 1] = { item, text } end
-  for _, part in ipairs({ runs_rows, setting_rows, statistics_row, compute_rows, data_row }) do
+  for _, part in ipairs({ runs_rows, setting_rows, statistics_row, compute_rows, data_row,
+      provenance_row }) do
     part(row, list, all)
   end
   return rows

@@ -316,7 +316,7 @@ local function train_one(o, s, r, dir, who)
     prepare = function()
       -- An earlier summary stays, as in `bin/repro run` (see copy_one)
       if r.action == "rerun" then planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
-      if r.action == "resume" then say("%s: resuming from its checkpoint", who) end
+      if r.action == "resume" then say("%s: %s", who, record.resume_text(r.dir)) end
     end,
   })
   bar:finish()

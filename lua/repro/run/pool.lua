@@ -203,7 +203,8 @@ function P:start(s, r)
   self.nrunning = self.nrunning + 1
   self.t0 = self.t0 or host.now()
   self:say("[%d/%d done] start %s (%s, %d steps, %d thread%s)", self.total_done, self.total,
-    r.label, START_REASON[r.action] or "new", r.cfg.iters, self.threads,
+    r.label, r.action == "resume" and record.resume_text(r.dir) or START_REASON[r.action] or
+    "new", r.cfg.iters, self.threads,
     self.threads == 1 and "" or "s")
 end
 

@@ -1,0 +1,290 @@
+-- Which records make up a study, and where each came from.  The record set of a study is
+-- the canonical seed folder (`<variant>/seed-<N>`, N the seed's integer without leading
+-- zeros: record.seed_of_dir) of each of its variants and seeds, nothing else: the design
+-- comes from the study file (its power-sized seeds and a sequential design's seeds
+-- included) or from its summary (M.design).  A member without a finished record is
+-- absent, not an error (a sequential study trains only the looks it needs).  Anything else
+-- in the study's folder (a `seed-01` beside `seed-1`, a folder that is no variant, a seed
+-- the study does not have) is not part of the study (M.outsiders, worded by
+-- M.outside_text).  Analysis, verify, audit, compare, export, the report and the paper
+-- read a study's records through M.members.
+--
+-- M.assess gives each verified member its provenance level (record/provenance.lua):
+-- committed, made here, or adopted with the reason.
+local sys = require "repro.sys"
+local fs = require "repro.core.fs"
+local json = require "repro.core.json"
+local base = require "repro.core.base"
+local record = require "repro.record"
+local provenance = require "repro.record.provenance"
+local reader = require "repro.record.reader"
+
+local M = {}
+
+-- The folder's entries that belong to the study without being records: its summary, its
+-- manifest (lua/repro/cli/run.lua), its own report, its Slurm scripts, its lock.
+M.STUDY_FILES = { ["summary.json"] = true, ["manifest.json"] = true, report = true,
+  slurm = true }
+
+-- The design {name, variants = {name, ...}, seeds = {integer, ...}} of a study (a loaded
+-- study: name, variants, seeds) or of a summary (study, variants, seeds); nil and why
+-- when t holds none.
+function M.design(t)
+  if type(t) ~= "table" or type(t.variants) ~= "table" or type(t.seeds) ~= "table" then
+    return nil, "no variants and seeds"
+  end
+  local d = { name = type(t.name) == "string" and t.name or t.study, variants = {}, seeds = {} }
+  for _, v in ipairs(t.variants) do
+    local name = type(v) == "table" and v.name
+    if type(name) ~= "string" or not base.valid_name(name) then return nil, "a variant is not a name" end
+    d.variants[#d.variants + 1] = name
+  end
+  for _, x in ipairs(t.seeds) do
+    local n = math.tointeger(x)
+    if not n or n < 0 then return nil, "a seed is not a non-negative integer" end
+    d.seeds[#d.seeds + 1] = n
+  end
+  return d
+end
+
+-- The design of the study whose records are in study_dir, from its summary.json; nil when
+-- it has none.
+function M.summary_design(study_dir)
+  local ok, sum = pcall(json.decode, fs.read(study_dir .. "/summary.json") or "")
+  if not ok then return nil end
+  return (M.design(sum))
+end
+
+-- The members of the design's record set: {variant, seed, rel, dir} in design order
+-- (variants, then seeds), dir under study_dir.
+function M.members(design, study_dir)
+  local out = {}
+  for _, v in ipairs(design.variants) do
+    for _, seed in ipairs(design.seeds) do
+      local rel = string.format("%s/seed-%d", v, seed)
+      out[#out + 1] = { variant = v, seed = seed, rel = rel, dir = study_dir .. "/" .. rel }
+    end
+  end
+  return out
+end
+
+-- The rels of M.members.
+function M.rels(design)
+  local out = {}
+  for _, m in ipairs(M.members(design, "")) do out[#out + 1] = m.rel end
+  return out
+end
+
+-- record.records_digest over the record set.
+function M.digest(study_dir, design, inputs)
+  return record.records_digest(study_dir, inputs, M.rels(design))
+end
+
+-- Whether dir is a member of the design's record set in study_dir (dir: a path below it).
+function M.is_member(design, study_dir, dir)
+  local rel = dir:sub(#study_dir + 2):gsub("/+$", "")
+  for _, r in ipairs(M.rels(design)) do
+    if r == rel then return true end
+  end
+  return false
+end
+
+-- Everything in study_dir that is not part of the study: {path, why}, why a code of
+-- M.OUTSIDE_WHY, in name order.  Hidden entries, the study's own files (M.STUDY_FILES)
+-- and the folders a run puts aside inside a member (record.is_aside) are not listed.
+function M.outsiders(design, study_dir)
+  local variants, seeds = {}, {}
+  for _, v in ipairs(design.variants) do variants[v] = true end
+  for _, s in ipairs(design.seeds) do seeds[s] = true end
+  local out = {}
+  local function is_link(path)
+    local st = sys.lstat(path)
+    return st ~= nil and st.type == "link"
+  end
+  for _, n in ipairs(sys.listdir(study_dir) or {}) do
+    local path = study_dir .. "/" .. n
+    if n:match("^%.") or (M.STUDY_FILES[n] and not is_link(path)) then
+      -- the study's own
+    elseif is_link(path) then
+      out[#out + 1] = { path = path, why = "link" }
+    elseif not variants[n] then
+      out[#out + 1] = { path = path, why = "no_variant" }
+    else
+      for _, sn in ipairs(sys.listdir(path) or {}) do
+        local sub = path .. "/" .. sn
+        local seed = record.seed_of_dir(sn)
+        if sn:match("^%.") then
+          -- hidden: a lock or a temporary file
+        elseif is_link(sub) and not (seed and seeds[seed]) then
+          -- a member that is a link is refused by the record reader instead
+          out[#out + 1] = { path = sub, why = "link" }
+        elseif not seed then
+          out[#out + 1] = { path = sub, why = sn:match("^seed%-") and "seed_spelling" or
+            "no_seed" }
+        elseif not seeds[seed] then
+          out[#out + 1] = { path = sub, why = "no_seed" }
+        end
+      end
+    end
+  end
+  return out
+end
+
+M.OUTSIDE_WHY = {
+  no_variant = "not one of its variants",
+  seed_spelling = "not a seed folder's one spelling (seed-<N>, no leading zeros)",
+  no_seed = "not one of its seeds",
+  link = "a symbolic link (records trees hold none; not followed)",
+  no_study = "no study's folder (no study file and no summary)",
+}
+
+-- The one wording of a path that is not part of a study: "<path>: not part of the study
+-- <name> (<why>)".
+M.NOT_PART = "not part of the study"
+function M.outside_text(name, o)
+  return string.format("%s: %s %s (%s)", base.printable(fs.shown(o.path)), M.NOT_PART,
+    base.printable(tostring(name)), M.OUTSIDE_WHY[o.why] or o.why)
+end
+
+-- The counts of a study's records in one line, the same in every command: "<n> records
+-- of the study (<a> adopted); <k> paths not part of the study".
+function M.count_text(c)
+  return string.format("%d record%s of the study (%d %s)%s", c.records,
+    c.records == 1 and "" or "s", c.adopted, provenance.ADOPTED, (c.outside or 0) > 0 and
+    string.format("; %d path%s %s", c.outside, c.outside == 1 and "" or "s", M.NOT_PART) or "")
+end
+
+-- The provenance of verified records: list of {dir, kept} (kept: record.verify's third
+-- value), root the records root their `copied_from` is relative to.  Returns
+-- {dir -> {level, why, detail}} (level one of provenance.LEVELS; why and detail for an
+-- adopted one, provenance.adopted_text words them; copied_from for a vouched copy).
+-- Never from what a record says of itself alone: git and this checkout's journal vouch;
+-- a copy needs its immediate source in the tree with identical files, itself vouched for.
+function M.assess(recs, root)
+  local info = {} -- dir -> {kept, sums, how, copied}
+  local committed = {}
+  local function learn(dir, kept)
+    if info[dir] then return info[dir] end
+    local sums = {}
+    for f, sum in pairs(kept.sha256) do sums[f] = sum end
+    local how, source = provenance.journal_of(dir, sums)
+    info[dir] = { kept = kept, sums = sums, how = how, source = source }
+    return info[dir]
+  end
+  -- git is asked in batches: the records, then the copy sources they name, and so on
+  local pending = {}
+  for _, r in ipairs(recs) do
+    learn(r.dir, r.kept)
+    pending[#pending + 1] = r.dir
+  end
+  for _ = 1, 8 do
+    if #pending == 0 then break end
+    for d in pairs(provenance.committed(pending)) do committed[d] = true end
+    local next_dirs = {}
+    for _, d in ipairs(pending) do
+      local i = info[d]
+      local man = i.kept.manifest or {}
+      i.copied = i.how == "copied" and i.source or
+        (committed[d] and not i.how and type(man.copied_from) == "string" and man.copied_from) or
+        nil
+      local good = i.copied and i.copied:match("^[%w_%-%.]+/[%w_%-%.]+/seed%-%d+$") and
+        not i.copied:find("..", 1, true)
+      if good then
+        local src = root .. "/" .. i.copied
+        local state, _, skept = record.verify(src)
+        i.src_state = state
+        if state == "verified" then
+          i.src = src
+          if not info[src] then
+            learn(src, skept)
+            next_dirs[#next_dirs + 1] = src
+          end
+        end
+      end
+    end
+    pending = next_dirs
+  end
+  local out, visiting = {}, {}
+  local function level_of(dir, depth)
+    if out[dir] then return out[dir] end
+    local i = info[dir]
+    local man = i.kept.manifest or {}
+    local res
+    if i.how == "trained" then
+      res = { level = "made_here" }
+    elseif i.how == "resumed_foreign" then
+      res = { level = "adopted", why = "foreign_checkpoint" }
+    elseif i.copied then
+      local s = i.src and info[i.src]
+      local same = s ~= nil
+      for f, sum in pairs(s and i.sums or {}) do
+        if s.sums[f] ~= sum then same = false end
+      end
+      for f in pairs(s and s.sums or {}) do
+        if i.sums[f] == nil then same = false end
+      end
+      if not s then
+        -- a source that is there but fails its checks differs from the copy
+        res = { level = "adopted", why = (i.src_state == nil or i.src_state == "unfinished") and
+          "copy_source_missing" or "copy_source_differs", detail = i.copied }
+      elseif not same then
+        res = { level = "adopted", why = "copy_source_differs", detail = i.copied }
+      elseif visiting[i.src] or depth > 8 then
+        res = { level = "adopted", why = "copy_source_adopted", detail = i.copied }
+      else
+        visiting[dir] = true
+        local sres = level_of(i.src, depth + 1)
+        visiting[dir] = nil
+        if sres.level == "adopted" then
+          res = { level = "adopted", why = "copy_source_adopted", detail = i.copied }
+        else
+          res = { level = i.how and "made_here" or "committed", copied_from = i.copied }
+        end
+      end
+    elseif committed[dir] then
+      local step = math.tointeger(man.resumed_from_step)
+      if (step and step > 0) or type(man.resumed_checkpoint_sha256) == "string" then
+        -- this checkout's journal cannot vouch for a checkpoint another one wrote
+        res = { level = "adopted", why = "foreign_checkpoint",
+          detail = string.format("step %d", step or 0) }
+      else
+        res = { level = "committed" }
+      end
+    else
+      res = { level = "adopted", why = "unknown" }
+    end
+    out[dir] = res
+    return res
+  end
+  local result = {}
+  for _, r in ipairs(recs) do result[r.dir] = level_of(r.dir, 0) end
+  return result
+end
+
+-- The provenance words of one assessed record: "committed", "made here", or
+-- provenance.adopted_text.
+function M.level_text(p)
+  if p.level == "adopted" then return provenance.adopted_text(p.why, p.detail) end
+  local w = p.level == "committed" and "committed" or "made here"
+  if p.copied_from then w = w .. ", copied from " .. base.printable(p.copied_from) end
+  return w
+end
+
+-- The records of a study folder with the design d, through the one record reader: the
+-- verified members {variant, seed, rel, dir, kept} and the members refused {dir, state,
+-- why} (reader.check's), absent ones left out.
+function M.read(d, study_dir)
+  local ok, bad = {}, {}
+  for _, m in ipairs(M.members(d, study_dir)) do
+    local state, why, kept = reader.check(m.dir, study_dir)
+    if state == "ok" then
+      m.kept = kept
+      ok[#ok + 1] = m
+    elseif state ~= "unfinished" then
+      bad[#bad + 1] = { dir = m.dir, state = state, why = why }
+    end
+  end
+  return ok, bad
+end
+
+return M
