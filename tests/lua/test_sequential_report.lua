@@ -17,15 +17,7 @@ local t = check.new("test_sequential_report")
 local repro = os.getenv("REPRO") or "bin/repro"
 local dir = check.tmpdir()
 
-local pcg = require "pcg"
-local g = pcg.new(7, 0)
-local words = { "the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far", "away" }
-local text = {}
-for i = 1, 4000 do
-  text[#text + 1] = words[g:bounded(#words) + 1] .. ((i % 9 == 0) and ".\n" or " ")
-end
-local corpus = dir .. "/corpus.txt"
-check.write(corpus, table.concat(text))
+local corpus = check.word_corpus(dir .. "/corpus.txt", 7, 4000)
 
 -- `slow` trains with a learning rate 100 times smaller (a large effect: it stops at the
 -- first look), `other` from one other initialization for every seed (no effect to speak

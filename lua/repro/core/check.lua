@@ -123,4 +123,17 @@ function M.write(path, text)
   f:close()
 end
 
+-- A corpus of n random words from a small vocabulary at path (PCG stream `seed`): a tiny
+-- model learns something from it in a few steps.  Returns the path.
+function M.word_corpus(path, seed, n)
+  local g = require("pcg").new(seed, 0)
+  local words = { "the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "far", "away" }
+  local text = {}
+  for i = 1, n do
+    text[#text + 1] = words[g:bounded(#words) + 1] .. ((i % 9 == 0) and ".\n" or " ")
+  end
+  M.write(path, table.concat(text))
+  return path
+end
+
 return M
