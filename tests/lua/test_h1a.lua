@@ -98,7 +98,7 @@ t:ok(analysis.verdict_table(sum, 100, s.extensions):find("H1a (39 runs", 1, true
   "the verdict table prints the H1a section")
 
 -- the study's own report: a table of the three parts per norm
-local tables = require("repro.report.standalone").tables({ name = "syn", summary = sum })
+local tables = require("repro.report.study_tables").tables({ name = "syn", summary = sum })
 local ht
 for _, tb in ipairs(tables) do if tb.title == "H1a: three parts across runs" then ht = tb end end
 t:ok(ht and #ht.rows == 2 and ht.rows[1][1] == "layernorm vs none" and
