@@ -56,21 +56,30 @@ function M.text(t, width, opts)
 end
 
 -- t as a LaTeX subsection (booktabs).  A table of many columns wraps its long headers and
--- cells in boxes, so that it fits the page.
-function M.latex(t)
-  local out = { "\\subsection*{" .. F.escape(t.title) .. "}" }
+-- cells in boxes, so that it fits the page.  opts.title = false leaves the subsection out;
+-- opts.raw: the cells are LaTeX already (the paper's names and numbers); opts.wrap_last:
+-- the last column takes the rest of the line and wraps (tabularx), and opts.first (a
+-- width) makes the first one wrap at that width too.
+function M.latex(t, opts)
+  opts = opts or {}
+  local esc = opts.raw and function(x) return x end or F.escape
+  local out = {}
+  if opts.title ~= false then out[1] = "\\subsection*{" .. esc(t.title) .. "}" end
   if #t.rows == 0 then
-    out[#out + 1] = F.escape(t.note or "Nothing to show.") .. "\n"
+    out[#out + 1] = esc(t.note or "Nothing to show.") .. "\n"
     return table.concat(out, "\n")
   end
-  local wide = #t.head == 2
+  local wide = #t.head == 2 or opts.wrap_last
   local many = #t.head > 6
   local function box(text, w, align)
-    if not many or #text <= (align == "b" and 12 or 22) then return F.escape(text) end
-    return string.format("\\parbox[%s]{%s}{\\raggedright %s}", align, w, F.escape(text))
+    if not many or #text <= (align == "b" and 12 or 22) then return esc(text) end
+    return string.format("\\parbox[%s]{%s}{\\raggedright %s}", align, w, esc(text))
   end
   out[#out + 1] = many and "\\begin{center}\\scriptsize" or "\\begin{center}\\small"
-  out[#out + 1] = wide and "\\begin{tabularx}{\\linewidth}{@{}lX@{}}" or
+  local ragged = ">{\\raggedright\\arraybackslash}"
+  out[#out + 1] = wide and ("\\begin{tabularx}{\\linewidth}{@{}" .. (opts.first and
+    (ragged .. "p{" .. opts.first .. "}" .. string.rep("l", #t.head - 2)) or
+    string.rep("l", #t.head - 1)) .. ragged .. "X@{}}") or
     ("\\begin{tabular}{@{}" .. string.rep("l", #t.head) .. "@{}}")
   out[#out + 1] = "\\toprule"
   local head = {}
@@ -86,9 +95,9 @@ function M.latex(t)
   out[#out + 1] = wide and "\\end{tabularx}" or "\\end{tabular}"
   out[#out + 1] = "\\end{center}"
   for _, r in ipairs(t.reasons or {}) do
-    out[#out + 1] = "\\par\\noindent{\\small " .. F.escape(said(r)) .. "}"
+    out[#out + 1] = "\\par\\noindent{\\small " .. esc(said(r)) .. "}"
   end
-  if t.note then out[#out + 1] = "\\par\\noindent{\\small " .. F.escape(t.note) .. "}" end
+  if t.note then out[#out + 1] = "\\par\\noindent{\\small " .. esc(t.note) .. "}" end
   return table.concat(out, "\n") .. "\n"
 end
 
