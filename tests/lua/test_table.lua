@@ -49,4 +49,17 @@ local md = tbl.markdown(sample())
 t:ok(md:find("| ln_a\\|b | 0.5 | better |", 1, true) and md:find("| --- | --- | --- |", 1, true),
   "markdown: the pipe escaped, the header rule:\n" .. md)
 
+-- The paper's form: LaTeX cells as they are, a group row spanning every column after a
+-- rule, marks lettered in order of first use and each text once.
+local marks = tbl.marks()
+local a, b, a2 = marks.mark("one run"), marks.mark("no value"), marks.mark("one run")
+t:ok(a == "$^{a}$" and b == "$^{b}$" and a2 == a, "marks: a, b, and a again for the same text")
+local tab = tbl.tabular({ align = "lr", head = { "$x$", "n" }, rows = { { group = "loss" },
+  { "\\num{1}" .. a, "2" }, { rule = true }, { "3", "4" } } }, { fit = true })
+t:eq(tab, "\\ReportFit{\\begin{tabular}{@{}lr@{}}\n\\toprule\n$x$ & n \\\\\n\\midrule\n" ..
+  "\\multicolumn{2}{@{}l}{\\emph{loss}} \\\\\n\\num{1}$^{a}$ & 2 \\\\\n\\midrule\n3 & 4 \\\\\n" ..
+  "\\bottomrule\n\\end{tabular}}\n", "tabular: group row, rule, raw cells, fitted")
+t:ok(marks.render():find("$^{b}$\\,no value", 1, true), "marks: the notes under the table")
+t:eq(tbl.marks().render(), "", "marks: no note, nothing under the table")
+
 t:done()

@@ -2,7 +2,8 @@
 -- reasons = {...}, note = } of plain text, "-" where the data defines no value.  A reason
 -- is a string said after the table, or { row = k, lead =, text = } tied to row k: the
 -- terminal prints its text under the row, a document prints lead .. text after the table.
--- Renderers: M.text (the terminal), M.latex, M.html, M.markdown and M.csv.
+-- Renderers: M.text (the terminal), M.latex, M.html, M.markdown and M.csv; M.tabular
+-- and M.marks are the paper's form of M.latex: LaTeX cells, group rows, marked notes.
 local textable = require "repro.core.textable"
 local F = require "repro.report.texfmt"
 
@@ -99,6 +100,65 @@ function M.latex(t, opts)
   end
   if t.note then out[#out + 1] = "\\par\\noindent{\\small " .. esc(t.note) .. "}" end
   return table.concat(out, "\n") .. "\n"
+end
+
+-- Notes under a table: marks ("a", "b", ...) for distinct texts, in order of use.
+-- marks.mark(text) gives a cell's mark; marks.fixed(text) a sentence said before the
+-- marked notes; marks.render() the notes as LaTeX ("" when there are none).
+function M.marks()
+  local n = { list = {}, by_text = {} }
+  local function letter(i) return string.char(96 + ((i - 1) % 26) + 1) end
+  function n.mark(text)
+    local i = n.by_text[text]
+    if not i then
+      n.list[#n.list + 1] = text
+      i = #n.list
+      n.by_text[text] = i
+    end
+    return "$^{" .. letter(i) .. "}$"
+  end
+  function n.fixed(text)
+    n.plain = n.plain or {}
+    n.plain[#n.plain + 1] = text
+  end
+  function n.render()
+    if #n.list == 0 and not n.plain then return "" end
+    local out = { "\\par\\smallskip\\footnotesize" }
+    if n.plain then
+      out[#out + 1] = table.concat(n.plain, " ") .. (#n.list > 0 and "\\\\" or "")
+    end
+    for i, text in ipairs(n.list) do
+      out[#out + 1] = string.format("$^{%s}$\\,%s%s", letter(i), text,
+        i < #n.list and "\\\\" or "")
+    end
+    return table.concat(out, "\n") .. "\n"
+  end
+  return n
+end
+
+-- t as a bare booktabs tabular with LaTeX cells (the paper's tables): t.align is the
+-- column spec (default every column "l"); a row is a list of cells, { rule = true } a
+-- rule, or { group = text } a rule and a row spanning every column in italics.
+-- opts.fit scales it to the line (the paper's \ReportFit).
+function M.tabular(t, opts)
+  local n = #t.head
+  local out = { "\\begin{tabular}{@{}" .. (t.align or string.rep("l", n)) .. "@{}}",
+    "\\toprule", table.concat(t.head, " & ") .. " \\\\" }
+  local first = t.rows[1]
+  if first and not (first.rule or first.group) then out[#out + 1] = "\\midrule" end
+  for _, r in ipairs(t.rows) do
+    if r.rule or r.group then out[#out + 1] = "\\midrule" end
+    if r.group then
+      out[#out + 1] = "\\multicolumn{" .. n .. "}{@{}l}{\\emph{" .. r.group .. "}} \\\\"
+    elseif not r.rule then
+      out[#out + 1] = table.concat(r, " & ") .. " \\\\"
+    end
+  end
+  out[#out + 1] = "\\bottomrule"
+  out[#out + 1] = "\\end{tabular}"
+  local text = table.concat(out, "\n")
+  if opts and opts.fit then text = "\\ReportFit{" .. text .. "}" end
+  return text .. "\n"
 end
 
 function M.html_escape(x)
