@@ -94,7 +94,7 @@ t:ok(#(rms.stability or {}) == 2 and rms.stability[2].log == true and
 local text = table.concat(h1a_ext.text(h), "\n")
 t:ok(text:find("rmsnorm vs none: lower accuracy; beyond what its validation loss predicts; " ..
   "stabilization not shown: not supporting H1a", 1, true), "the terminal lines: " .. text)
-t:ok(analysis.verdict_table(sum, 100, s.extensions):find("H1a (39 runs", 1, true),
+t:ok(require("repro.report.terminal").verdict_table(sum, 100, s.extensions):find("H1a (39 runs", 1, true),
   "the verdict table prints the H1a section")
 
 -- the study's own report: a table of the three parts per norm

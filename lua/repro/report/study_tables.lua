@@ -1,5 +1,5 @@
 -- A study's tables, built once from its summary for every output: the terminal's verdicts
--- (analysis/terminal.lua) and the study's own report (standalone.lua) render the same
+-- (report/terminal.lua) and the study's own report (standalone.lua) render the same
 -- rows through the one table model (table.lua).  M.tables(s) gives the study's design,
 -- its variants on the primary metric, its verdicts and interactions, their robust
 -- companions (exploratory), the replication of the originals it declares, a task study's
