@@ -8,6 +8,7 @@
 -- rate, the primary difference with its interval, Holm p, verdict.
 local stats = require "stats"
 local F = require "repro.report.texfmt"
+local tbl = require "repro.report.table"
 
 local M = {}
 local DASH = F.DASH
@@ -112,25 +113,22 @@ local BY_STUDY = { horizon = horizon, scale = scale, ladder = ladder }
 local HEADER = F.GENERATED
 function M.size_effect_table(s)
   local data = require "repro.report.data"
-  local body = { "\\ReportFit{\\begin{tabular}{@{}lrlrrrrl@{}}", "\\toprule",
-    "Blocks $\\times$ width & Params & Comparison & lr & $\\Delta$ & 95\\,\\% CI & " ..
-      "$p_\\mathrm{Holm}$ & Verdict \\\\", "\\midrule" }
+  local t = { align = "lrlrrrrl", head = { "Blocks $\\times$ width", "Params", "Comparison",
+    "lr", "$\\Delta$", "95\\,\\% CI", "$p_\\mathrm{Holm}$", "Verdict" }, rows = {} }
   for _, r in ipairs(s:size_comparisons()) do
     local c = r.c
     local ci = data.interval(c)
     local dec = F.diff_decimals(c.metric, c.mean, ci)
     local lt, lb = s:config_value(r.t.name, "lr"), s:config_value(r.b.name, "lr")
-    body[#body + 1] = string.format("%s $\\times$ %s & %s & %s${}-{}$%s & %s / %s & %s & %s & " ..
-      "%s & %s \\\\", F.num(s:config_value(r.b.name, "n_layer"), 0),
+    t.rows[#t.rows + 1] = { F.num(s:config_value(r.b.name, "n_layer"), 0) .. " $\\times$ " ..
       F.num(s:config_value(r.b.name, "d_model"), 0),
       F.finite(r.params) and string.format("\\num{%d}", r.params) or DASH,
-      F.escape(r.t.level_label), F.escape(r.b.level_label),
-      F.finite(lt) and F.lr(lt) or DASH, F.finite(lb) and F.lr(lb) or DASH,
-      F.num(c.mean, dec), F.interval(ci, dec), F.p(c.p_holm), F.escape((s:verdict(c) or {}).verdict or DASH))
+      F.escape(r.t.level_label) .. "${}-{}$" .. F.escape(r.b.level_label),
+      (F.finite(lt) and F.lr(lt) or DASH) .. " / " .. (F.finite(lb) and F.lr(lb) or DASH),
+      F.num(c.mean, dec), F.interval(ci, dec), F.p(c.p_holm),
+      F.escape((s:verdict(c) or {}).verdict or DASH) }
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
+  return string.format(HEADER, s.dir .. "/summary.json") .. tbl.tabular(t, { fit = true })
 end
 
 M.tables = { size_effect = { build = M.size_effect_table, records = true } }

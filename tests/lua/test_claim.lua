@@ -198,7 +198,7 @@ t:ok(sentence:find("No set-up tried matches", 1, true) and sentence:find("b,", 1
 t:ok(sentence:find("final_grad_norm", 1, true), "and names the largest mismatch")
 t:eq(sum.analysis.m, 0, "no family")
 t:eq(#sum.verdicts, 0, "no verdicts")
-local text = analysis.verdict_table(sum, nil, s.extensions)
+local text = require("repro.report.terminal").verdict_table(sum, nil, s.extensions)
 t:ok(text:find("distance to the claim's baseline row", 1, true) and text:find("selected for " ..
   "the next stage: b, a", 1, true), "the run command prints the ranking: " .. text)
 -- a set-up at the claim's own numbers matches
@@ -245,7 +245,7 @@ t:near(c2.pilot.sd, math.sqrt((0.04 ^ 2 + 0) / 2), 1e-9, "pilot: RMS of the admi
 t:eq(c2.pilot.df, 2, "with 2 degrees of freedom")
 t:ok(sum2.pilot_comparisons and sum2.pilot_comparisons[1].sd == c2.pilot.sd,
   "offered as the summary's pilot_comparisons")
-local text2 = analysis.verdict_table(sum2, nil, s2.extensions)
+local text2 = require("repro.report.terminal").verdict_table(sum2, nil, s2.extensions)
 t:ok(text2:find("distance 2 to the claim's baseline row", 1, true) and
   text2:find("excluded: a", 1, true) and text2:find("pilot for the next stage", 1, true),
   "the run command prints ranking, exclusions and pilot: " .. text2)
@@ -325,7 +325,7 @@ t:eq(#q.effects, 3, "three effects per set-up")
 t:ok(c.ngram.unigram_ppl and c.ngram.bigram_ppl, "n-gram references computed")
 local ng = engine.ngram_ppl(dir .. "/corpus.txt")
 t:eq(c.ngram.unigram_ppl, ng.unigram_ppl, "unigram PPL of the study's corpus")
-text = analysis.verdict_table(sum, nil, s.extensions)
+text = require("repro.report.terminal").verdict_table(sum, nil, s.extensions)
 t:ok(text:find("22.18 +- 0.90", 1, true) and text:find("20.64 +- 0.81", 1, true) and
   text:find("0.0533 (8.0/150)", 1, true), "the claim's Table 1 is printed: " .. text)
 t:ok(text:find("beside set-up q (3 seeds; claim_search rank 1 at D = 30.2), the closest " ..

@@ -41,8 +41,8 @@ end
 -- records, not by the analysis.
 local sum = analysis.summarize(write("at_claim", ", iters = 150"), runs)
 t:eq(sum.claim_reference, nil, "a study at 150 iterations and lr 3e-4: no claim in its summary")
-t:ok(not analysis.verdict_table(sum):find("claim", 1, true),
-  "nor on the terminal: " .. analysis.verdict_table(sum))
+t:ok(not require("repro.report.terminal").verdict_table(sum):find("claim", 1, true),
+  "nor on the terminal: " .. require("repro.report.terminal").verdict_table(sum))
 
 -- The paper's tables (paper/lib/tex_claim.lua) on the committed claim_v1 (the first
 -- attempt, distance 1) and prelim summaries:

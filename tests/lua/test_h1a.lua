@@ -94,11 +94,11 @@ t:ok(#(rms.stability or {}) == 2 and rms.stability[2].log == true and
 local text = table.concat(h1a_ext.text(h), "\n")
 t:ok(text:find("rmsnorm vs none: lower accuracy; beyond what its validation loss predicts; " ..
   "stabilization not shown: not supporting H1a", 1, true), "the terminal lines: " .. text)
-t:ok(analysis.verdict_table(sum, 100, s.extensions):find("H1a (39 runs", 1, true),
+t:ok(require("repro.report.terminal").verdict_table(sum, 100, s.extensions):find("H1a (39 runs", 1, true),
   "the verdict table prints the H1a section")
 
 -- the study's own report: a table of the three parts per norm
-local tables = require("repro.report.standalone").tables({ name = "syn", summary = sum })
+local tables = require("repro.report.study_tables").tables({ name = "syn", summary = sum })
 local ht
 for _, tb in ipairs(tables) do if tb.title == "H1a: three parts across runs" then ht = tb end end
 t:ok(ht and #ht.rows == 2 and ht.rows[1][1] == "layernorm vs none" and

@@ -249,7 +249,7 @@ for _, c in ipairs(so.comparisons) do
 end
 t:ok(exceeds and exceeds.delta == 1 and exceeds.mean == -1 and exceeds.exceeds_delta == true,
   "exploratory outcomes carry their delta")
-t:ok(analysis.verdict_table(sum):find("learning-rate sweep over lr", 1, true),
+t:ok(require("repro.report.terminal").verdict_table(sum):find("learning-rate sweep over lr", 1, true),
   "the terminal table lists the sweep")
 
 -- round trip: repro.best_lr reads what the analysis wrote
@@ -351,11 +351,13 @@ local verdict = macro("SynSweepOutcomesLayernormVsNoneVerdict")
 t:ok(verdict == "{equivalent}" or verdict == "{inconclusive}", "macro: the verdict " ..
   tostring(verdict))
 local para = macro("SynSweepOutcomesVerdicts") or ""
-t:ok(para:find("LayerNorm with warmup 2", 1, true) and para:find("no norm with warmup 0", 1, true)
-  and para:find("largest jump of the training loss over the grid", 1, true),
-  "verdicts: the groups and the outcome in words: " .. para)
-t:ok(not para:find("layernorm", 1, true) and not para:find("none", 1, true) and
-  not para:find("\\_", 1, true), "verdicts: no code name")
+-- a verdict row: the groups as the paired table labels them, the verdict and why in words
+local label = "LayerNorm, warmup 2${}-{}$none, warmup 0"
+t:ok(para:find(label, 1, true) and para:find("\\emph{" .. verdict:sub(2, -2) .. "}", 1, true)
+  and para:find("because", 1, true), "verdicts: the groups, the verdict and why: " .. para)
+local why = para:gsub(label:gsub("%p", "%%%0"), "")
+t:ok(not why:find("layernorm", 1, true) and not why:find("none", 1, true) and
+  not why:find("\\_", 1, true), "verdicts: no code name outside the row's label")
 t:ok(not para:find("first decision rule", 1, true), "verdicts: a study registered under the " ..
   "current rule has no rule-1 verdict in its prose, though its summary keeps one")
 local defs = {}

@@ -482,7 +482,7 @@ end
 t:eq(agree, 12, "beyond_ngram lists exactly the variants whose mean beats the strongest " ..
   "n-gram and guessing")
 -- the study's own report: a per-task table per shot count, chance and bigram beside
-local tables = require("repro.report.standalone").tables({ name = "zz_tasks", summary = sum })
+local tables = require("repro.report.study_tables").tables({ name = "zz_tasks", summary = sum })
 local t0
 for _, tb in ipairs(tables) do if tb.title == "Tasks, 0-shot accuracy" then t0 = tb end end
 t:ok(t0 and #t0.rows == 7 and t0.rows[7][1] == "macro" and t0.head[2] == "chance" and
@@ -504,7 +504,7 @@ t:ok(t0 and t0.note:find("The macro row averages 6 tasks.", 1, true), "the repor
 local fake = { tasks = { shots = { 0 }, per_task = {}, macro = {}, macro_over = { n = 5,
   tasks = {}, skipped = { { task = "speaker", why = "12 distinct items" } } } },
   variants = {}, per_variant = {} }
-local ft = require("repro.report.standalone").tables({ name = "fake", summary = fake })
+local ft = require("repro.report.study_tables").tables({ name = "fake", summary = fake })
 local fnote = ""
 for _, tb in ipairs(ft) do if tb.title == "Tasks, 0-shot accuracy" then fnote = tb.note end end
 t:ok(fnote:find("averages 5 tasks (skipped on this corpus: speaker, 12 distinct items)", 1,

@@ -9,7 +9,7 @@
 --
 -- summary.json's `warnings` holds both levels (analysis.guardrail_warnings, each entry
 -- with its `level`); M.of_summary gives the same from a summary alone, for the terminal
--- (analysis/terminal.lua) and the report (report/standalone.lua).
+-- (report/terminal.lua) and the report (report/standalone.lua).
 local engine = require "engine"
 local words = require "repro.analysis.words"
 

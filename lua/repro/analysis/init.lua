@@ -98,7 +98,7 @@
 -- each field of its analysis the extension checked, the section of that name the
 -- extension's summarize returns (this paper's claim stages: summary.claim, from
 -- paper/lib/claim.lua); a section's `pilot` becomes pilot_comparisons, and the
--- extension's text(section) gives the lines verdict_table prints after the verdicts.
+-- extension's text(section) gives the lines report/terminal.lua prints after the verdicts.
 -- read_run keeps a run's subset_acc list for such a section.
 -- A study with analysis.tasks gets summary.tasks (lua/repro/analysis/tasks.lua: macro
 -- accuracy's paired bootstrap, per-task Holm over tasks x comparisons, the item-level
@@ -129,7 +129,6 @@ local compare = require "repro.analysis.compare"
 local robust = require "repro.analysis.robust"
 local replication = require "repro.analysis.replication"
 local variance = require "repro.analysis.variance"
-local terminal = require "repro.analysis.terminal"
 local words = require "repro.analysis.words"
 local sequential = require "repro.analysis.sequential"
 
@@ -139,7 +138,7 @@ local M = {}
 M.SPIKE_FACTOR, M.masked = records.SPIKE_FACTOR, records.masked
 M.parse_log, M.spikes, M.read_run = records.parse_log, records.spikes, records.read_run
 M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
-M.variance_components, M.verdict_table = variance.variance_components, terminal.verdict_table
+M.variance_components = variance.variance_components
 local finite = require("repro.core.base").finite
 
 local function arr(t) return json.array(t or {}) end

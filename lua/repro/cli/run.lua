@@ -279,7 +279,8 @@ local function analyse(s, dir, ctx)
   local summary, written = write_summary(s, dir, records, ctx)
   say("study %s: %d trained, %d reused, %d copied in %s", s.name, ctx.trained,
     ctx.count.reuse or 0, ctx.count.copy or 0, progress.fmt_time(host.now() - ctx.t_start))
-  io.write(base.printable(analysis.verdict_table(summary, textable.width(), s.extensions), true))
+  io.write(base.printable(require("repro.report.terminal").verdict_table(summary,
+    textable.width(), s.extensions), true))
   if not written then
     put("summary: not written (it would change " .. shown(dir .. "/summary.json") ..
       "; --update writes it)")

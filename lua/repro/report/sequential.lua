@@ -8,6 +8,7 @@ local words = require "repro.analysis.words"
 local F = require "repro.report.texfmt"
 local gnuplot = require "repro.report.gnuplot"
 local pforest = require "repro.report.plot_forest"
+local tbl = require "repro.report.table"
 
 local M = {}
 local finite = F.finite
@@ -154,30 +155,26 @@ function M.tex_table(s)
       " study has a fixed number of seeds, not a sequential design.}\\end{center}\n"
   end
   local d = seq.design
-  local body = { "\\ReportFit{\\begin{tabular}{@{}rrrlrrrl@{}}", "\\toprule",
-    "Look & Seeds & Estimate & Repeated interval & Level & Statistic & Boundary & " ..
-      "Decision \\\\" }
+  local t = { align = "rrrlrrrl", head = { "Look", "Seeds", "Estimate", "Repeated interval",
+    "Level", "Statistic", "Boundary", "Decision" }, rows = {} }
   local notes = { F.escape("Seeds: per variant; estimate: the " ..
     (words.SEQ_ESTIMATE[d.test] or "estimate") .. " (treatment - baseline) over the look's " ..
     "seeds; level: the repeated interval's. " .. NOTE ..
     " Design: " .. words.sequential_design(d) .. ".") }
   for _, e in ipairs(seq.comparisons) do
     local label = s:comparison_label(e.treatment, e.baseline)
-    body[#body + 1] = "\\midrule"
-    body[#body + 1] = "\\multicolumn{8}{@{}l}{\\emph{" .. label .. "}} \\\\"
+    t.rows[#t.rows + 1] = { group = label }
     for _, lk in ipairs(e.looks) do
       local dec = F.diff_decimals(e.metric, lk.estimate, lk.ci)
-      body[#body + 1] = string.format("%d & %s & %s & %s & %s & %s & %s & %s \\\\", lk.look,
-        F.escape(seeds_text(lk)), F.num(lk.estimate, dec), F.interval(lk.ci, dec),
+      t.rows[#t.rows + 1] = { string.format("%d", lk.look), F.escape(seeds_text(lk)),
+        F.num(lk.estimate, dec), F.interval(lk.ci, dec),
         lk.level and (F.fixed(100 * lk.level, 2) .. "\\,\\%") or F.DASH,
         F.num(lk.statistic, 2), F.num(lk.bound, 2),
-        F.escape(words.SEQ_DECISION[lk.decision] or tostring(lk.decision)))
+        F.escape(words.SEQ_DECISION[lk.decision] or tostring(lk.decision)) }
     end
     notes[#notes + 1] = label .. ": " .. F.escape(M.stop_text(e, d) .. ".")
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return head .. table.concat(body, "\n") .. "\n\\par\\smallskip\\footnotesize\n" ..
+  return head .. tbl.tabular(t, { fit = true }) .. "\\par\\smallskip\\footnotesize\n" ..
     table.concat(notes, "\\\\\n") .. "\n"
 end
 

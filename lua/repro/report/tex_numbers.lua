@@ -1,5 +1,5 @@
 -- numbers.tex of the report (lua/repro/report/init.lua): one macro per number the paper's
--- prose cites, the verdict sentences, and which studies and figures exist.  Per study
+-- prose cites, the verdict tables, and which studies and figures exist.  Per study
 -- (\<Study>...): its design, config, per-variant means and sds, every comparison's
 -- statistics and verdicts, its nested summaries and a task study's numbers; then the
 -- statistics section's facts (\Report..., \Prereg...).  Every number is read from the
@@ -14,6 +14,9 @@ local tables = require "repro.report.tex_tables"
 local sweep = require "repro.report.tex_sweep"
 local task_tex = require "repro.report.tex_tasks"
 local prose = require "repro.report.tex_prose"
+local tbl = require "repro.report.table"
+local words = require "repro.analysis.words"
+local pseq = require "repro.report.sequential"
 local prereg = require "repro.report.tex_prereg"
 
 local M = {}
@@ -349,16 +352,61 @@ local function comparisons(d, s, S)
   end
 end
 
--- The verdicts in words (tex_prose.lua), each alone and as one paragraph.
+-- A study's verdicts as rows of the one table model (table.lua), LaTeX on one line: per
+-- comparison (or interaction) on the primary metric its verdict and why, in the analysis's
+-- words (analysis/words.lua), as the terminal and the study's own report say them; a
+-- sequential study's where its comparison stopped.  "" when there is no row.
+local function verdict_table(s, interactions)
+  local sum, an = s.summary, s.summary.analysis or {}
+  local t = { head = { interactions and "Interaction" or "Comparison", "Verdict", "Why" },
+    rows = {} }
+  local function add(name, verdict, why)
+    why = why:gsub("<=", "\u{2264}"):gsub(">=", "\u{2265}"):gsub("%+%-", "\u{00b1}")
+    t.rows[#t.rows + 1] = { name, "\\emph{" .. F.escape(verdict) .. "}", F.escape(why) }
+  end
+  if interactions then
+    local by = {}
+    for _, e in ipairs(sum.interactions or {}) do by[e.name .. "\0" .. e.metric] = e end
+    for _, v in ipairs(sum.interaction_verdicts or {}) do
+      local e = by[v.name .. "\0" .. (v.metric or an.primary)]
+      if e then add(s:interaction_label(e), v.verdict, "because " .. words.reason(v, e, an)) end
+    end
+  elseif type(sum.sequential) == "table" then
+    local d = sum.sequential.design
+    for _, e in ipairs(sum.sequential.comparisons) do
+      add(s:comparison_label(e.treatment, e.baseline), e.verdict or "open",
+        pseq.stop_text(e, d))
+    end
+  else
+    local by = {}
+    for _, c in ipairs(sum.comparisons or {}) do
+      by[c.treatment .. "\0" .. c.baseline .. "\0" .. c.metric] = c
+    end
+    for _, v in ipairs(sum.verdicts or {}) do
+      local c = by[v.treatment .. "\0" .. v.baseline .. "\0" .. (v.metric or an.primary)] or
+        { treatment = v.treatment, baseline = v.baseline, metric = v.metric, n = 0 }
+      local why = "because " .. words.reason(v, c, an)
+      if v.changed and v.verdict_rule1 then
+        why = why .. "; under the rule this study was registered with: " .. v.verdict_rule1
+      end
+      add(s:comparison_label(v.treatment, v.baseline), v.verdict, why)
+    end
+  end
+  if #t.rows == 0 then return "" end
+  return (tbl.latex(t, { title = false, raw = true, wrap_last = true,
+    first = "0.3\\linewidth" }):gsub("\n", " "))
+end
+
+M.verdict_table = verdict_table
+
 local function verdicts(d, s, S)
   for _, v in ipairs(s.summary.verdicts or {}) do
     local C = S .. F.macro(v.treatment) .. "Vs" .. F.macro(v.baseline)
     d.def(C .. "Verdict", F.escape(v.verdict))
-    d.def(C .. "Sentence", prose.verdict_sentence(s, v))
   end
-  d.def(S .. "Verdicts", prose.verdicts(s))
+  d.def(S .. "Verdicts", verdict_table(s, false))
   -- empty for a study that registered no interaction, so the paper may name it either way
-  d.def(S .. "InteractionVerdicts", prose.interaction_verdicts(s))
+  d.def(S .. "InteractionVerdicts", verdict_table(s, true))
 end
 
 -- The statistics section's numbers over every study that has run.

@@ -9,6 +9,7 @@ local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local host = require "repro.host"
 local F = require "repro.report.texfmt"
+local tbl = require "repro.report.table"
 
 local M = {}
 
@@ -102,8 +103,8 @@ function M.prereg_table(ctx)
   if #rows == 0 then
     return HEADER .. "\\begin{center}\\emph{Not available: no study has run yet.}\\end{center}\n"
   end
-  local body = { "\\ReportFit{\\begin{tabular}{@{}lllll@{}}", "\\toprule",
-    "Study & File added & First run (UTC) & Later changes to the file & \\\\", "\\midrule" }
+  local t = { align = "lllll", head = { "Study", "File added", "First run (UTC)",
+    "Later changes to the file", "" }, rows = {} }
   for _, r in ipairs(rows) do
     local added = state ~= "ok" and "?" or
       (r.added and (short(r.added) .. " " .. date(r.added.utc)) or "not committed")
@@ -116,11 +117,9 @@ function M.prereg_table(ctx)
     local flag = ""
     if r.before == false then flag = "committed after its first run"
     elseif r.changed then flag = "changed after its first run" end
-    body[#body + 1] = string.format("%s & %s & %s & %s & %s \\\\", F.escape(r.name), added,
-      first, #later > 0 and table.concat(later, ", ") or (state == "ok" and "none" or "?"), flag)
+    t.rows[#t.rows + 1] = { F.escape(r.name), added, first, #later > 0 and
+      table.concat(later, ", ") or (state == "ok" and "none" or "?"), flag }
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
   local notes = {}
   if state ~= "ok" then notes[#notes + 1] = F.escape(state) .. "." end
   for _, r in ipairs(rows) do
@@ -130,7 +129,7 @@ function M.prereg_table(ctx)
       break
     end
   end
-  local text = HEADER .. table.concat(body, "\n") .. "\n"
+  local text = HEADER .. tbl.tabular(t, { fit = true })
   if #notes > 0 then
     text = text .. "\\par\\smallskip{\\footnotesize " .. table.concat(notes, " ") .. "}\n"
   end

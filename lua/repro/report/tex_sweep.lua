@@ -6,6 +6,7 @@
 -- (S..G.."BestLr", "Sens", ...) and the grid (S.."GridMin", "GridMax", "GridN", ...).
 local F = require "repro.report.texfmt"
 local lrsens = require "repro.analysis.lrsens"
+local tbl = require "repro.report.table"
 
 local M = {}
 
@@ -39,10 +40,10 @@ function M.lr_sweep_table(s)
     return gv and groups.known[name] and gv.tex_label or F.escape(name)
   end
   local ref = label(sw.reference)
-  local body = { "\\ReportFit{\\begin{tabular}{@{}lrrllllll@{}}", "\\toprule",
-    "Group & Best " .. F.escape(sw.over) .. " & Loss there & Some seed diverges & All diverge & " ..
-      "$S$ & $S - S_{\\text{" .. ref .. "}}$ & $S_{\\text{own}}$ & " ..
-      "$S_{\\text{own}} - S_{\\text{own}}^{\\text{" .. ref .. "}}$ \\\\", "\\midrule" }
+  local t = { align = "lrrllllll", head = { "Group", "Best " .. F.escape(sw.over), "Loss there",
+    "Some seed diverges", "All diverge", "$S$", "$S - S_{\\text{" .. ref .. "}}$",
+    "$S_{\\text{own}}$", "$S_{\\text{own}} - S_{\\text{own}}^{\\text{" .. ref .. "}}$" },
+    rows = {} }
   local edge = false
   for _, name in ipairs(sw.order) do
     local g = sw.groups[name]
@@ -51,18 +52,14 @@ function M.lr_sweep_table(s)
       or DASH
     if g.best_at_edge then edge = true end
     local own = sens.own or {}
-    body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s %s & %s & %s %s & %s \\\\",
-      label(name),
-      best, loss(g.best_loss),
+    t.rows[#t.rows + 1] = { label(name), best, loss(g.best_loss),
       g.diverge_lr and lr_text(g.diverge_lr) or "none",
       g.diverge_lr_all and lr_text(g.diverge_lr_all) or "none",
-      loss(sens.value), interval(sens.ci),
+      loss(sens.value) .. " " .. interval(sens.ci),
       name == sw.reference and DASH or (loss(sens.diff) .. " " .. interval(sens.diff_ci)),
-      loss(own.value), interval(own.ci),
-      name == sw.reference and DASH or (loss(own.diff) .. " " .. interval(own.diff_ci)))
+      loss(own.value) .. " " .. interval(own.ci),
+      name == sw.reference and DASH or (loss(own.diff) .. " " .. interval(own.diff_ci)) }
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
   local notes = { "$S$: the mean over the grid of the loss above the best of every group " ..
     "(Wortsman et al.); $S_{\\text{own}}$: above the group's own best, so that the " ..
     "offset between the groups' curves drops out." }
@@ -75,10 +72,8 @@ function M.lr_sweep_table(s)
       "seeds (%s resamples)%s.", F.config_text(100 * (1 - (b.alpha or 0.05))), b.seeds, b.exact and ("all " .. string.format("%d", b.resamples)) or
       string.format("%d", b.resamples), lrsens.bootstrap_note(b) and ("; " .. F.escape(lrsens.bootstrap_note(b))) or "")
   end
-  if #notes > 0 then
-    body[#body + 1] = "\\par\\smallskip\\footnotesize " .. table.concat(notes, " ")
-  end
-  return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
+  return string.format(HEADER, s.dir .. "/summary.json") .. tbl.tabular(t, { fit = true }) ..
+    "\\par\\smallskip\\footnotesize " .. table.concat(notes, " ") .. "\n"
 end
 
 function M.numbers(def, s, S)

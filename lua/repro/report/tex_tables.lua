@@ -33,6 +33,7 @@ local sweep = require "repro.report.tex_sweep"
 local prose = require "repro.report.tex_prose"
 local tasks = require "repro.report.tex_tasks"
 local sequential = require "repro.report.sequential"
+local tbl = require "repro.report.table"
 
 local M = {}
 local finite = F.finite
@@ -53,37 +54,7 @@ end
 
 local ci_of, mde_of = data.interval, data.mde
 
--- Notes under a table: marks ("a", "b", ...) for distinct reasons, in order of use.
-local function new_notes()
-  local n = { list = {}, by_text = {} }
-  function n.mark(text)
-    local i = n.by_text[text]
-    if not i then
-      n.list[#n.list + 1] = text
-      i = #n.list
-      n.by_text[text] = i
-    end
-    return "$^{" .. string.char(96 + ((i - 1) % 26) + 1) .. "}$"
-  end
-  -- a sentence under the table without a mark, before the marked notes
-  function n.fixed(text)
-    n.plain = n.plain or {}
-    n.plain[#n.plain + 1] = text
-  end
-  function n.render()
-    if #n.list == 0 and not n.plain then return "" end
-    local out = { "\\par\\smallskip\\footnotesize" }
-    if n.plain then
-      out[#out + 1] = table.concat(n.plain, " ") .. (#n.list > 0 and "\\\\" or "")
-    end
-    for i, text in ipairs(n.list) do
-      out[#out + 1] = string.format("$^{%s}$\\,%s%s", string.char(96 + ((i - 1) % 26) + 1),
-        text, i < #n.list and "\\\\" or "")
-    end
-    return table.concat(out, "\n") .. "\n"
-  end
-  return n
-end
+local new_notes = tbl.marks
 
 local function absent_text(ctx, name)
   return F.escape(data.absent_reason(ctx.experiments, name))
@@ -95,6 +66,7 @@ local function placeholder(text)
 end
 
 local HEADER = F.GENERATED
+local FIT = { fit = true }
 
 local function wrap(s, body)
   return string.format(HEADER, s and (s.dir .. "/summary.json") or "the study summaries") .. body
@@ -153,17 +125,11 @@ function M.seeds_table(s)
       end
       cells[#cells + 1] = cell
     end
-    rows[#rows + 1] = table.concat(cells, " & ") .. " \\\\"
+    rows[#rows + 1] = cells
   end
-  local body = {
-    "\\ReportFit{\\begin{tabular}{@{}lrcccc@{}}", "\\toprule",
-    "Variant & Runs & Val.\\ PPL & Val.\\ accuracy & Final grad norm & Embedding norm \\\\",
-    "\\midrule",
-  }
-  for _, r in ipairs(rows) do body[#body + 1] = r end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return wrap(s, table.concat(body, "\n") .. "\n" .. notes.render())
+  return wrap(s, tbl.tabular({ align = "lrcccc", head = { "Variant", "Runs", "Val.\\ PPL",
+    "Val.\\ accuracy", "Final grad norm", "Embedding norm" }, rows = rows }, FIT) ..
+    notes.render())
 end
 
 local VERDICT_SHORT = { better = "better", worse = "worse", equivalent = "equivalent",
@@ -267,21 +233,17 @@ function M.paired_table(s)
   end
   local deltas = type(s.summary.deltas) == "table" and s.summary.deltas or {}
   local reg = registered_family(s)
-  local ncol = reg and 10 or 9
   if reg then registered_note(s, notes) end
-  local body = {
-    "\\ReportFit{\\begin{tabular}{@{}lrllllr" .. (reg and "r" or "") ..
-      "r>{\\raggedright\\arraybackslash}p{1.9cm}@{}}",
-    "\\toprule",
-    string.format("Comparison & $\\Delta$ & %s CI & $d_z$ [CI] & $p_t$ & $p_\\mathrm{sf}$%s " ..
-      "& $p_\\mathrm{Holm}$ & %sMDE & Verdict \\\\", level(s),
-      common and (" (floor " .. F.p(common) .. ")") or "",
-      reg and (registered_header(s) .. " & ") or ""),
-  }
+  local t = { align = "lrllllr" .. (reg and "r" or "") ..
+    "r>{\\raggedright\\arraybackslash}p{1.9cm}", head = { "Comparison", "$\\Delta$",
+    level(s) .. " CI", "$d_z$ [CI]", "$p_t$", "$p_\\mathrm{sf}$" .. (common and
+    (" (floor " .. F.p(common) .. ")") or ""), "$p_\\mathrm{Holm}$" }, rows = {} }
+  if reg then t.head[#t.head + 1] = registered_header(s) end
+  t.head[#t.head + 1] = "MDE"
+  t.head[#t.head + 1] = "Verdict"
   for _, m in ipairs(metrics) do
     local list = s:comparisons(m)
     if #list > 0 then
-      body[#body + 1] = "\\midrule"
       local head = metric_label(m)
       local delta = deltas[m]
       if m == s.primary then
@@ -293,7 +255,7 @@ function M.paired_table(s)
       elseif finite(delta) then
         head = head .. " --- minimum effect " .. F.value(m, delta)
       end
-      body[#body + 1] = "\\multicolumn{" .. ncol .. "}{@{}l}{\\emph{" .. head .. "}} \\\\"
+      t.rows[#t.rows + 1] = { group = head }
       for _, c in ipairs(list) do
         local cells = stat_cells(c, common, reg)
         if m ~= s.primary and c.exceeds_delta == true then
@@ -303,25 +265,21 @@ function M.paired_table(s)
         local v = m == s.primary and s:verdict(c) or nil
         local label = s:comparison_label(c.treatment, c.baseline) .. reason_note(c, notes)
         local rnote = m == s.primary and robust_note(c)
-        body[#body + 1] = string.format("%s & %s & %s%s \\\\", label, table.concat(cells, " & "),
-          verdict_cell(s, v, notes), rnote and notes.mark(rnote) or "")
+        table.insert(cells, 1, label)
+        cells[#cells + 1] = verdict_cell(s, v, notes) .. (rnote and notes.mark(rnote) or "")
+        t.rows[#t.rows + 1] = cells
       end
     end
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return wrap(s, table.concat(body, "\n") .. "\n" .. notes.render())
+  return wrap(s, tbl.tabular(t, FIT) .. notes.render())
 end
 
 -- Divergences and loss spikes by setting and variant (the instability study).
 function M.counts_table(s)
-  local body = {
-    "\\ReportFit{\\begin{tabular}{@{}llcccc@{}}", "\\toprule",
-    "Setting & Variant & Diverged & Spikes per run & Spikes (min--max) & " ..
-      "Val.\\ loss (finite runs) \\\\",
-  }
+  local t = { align = "llcccc", head = { "Setting", "Variant", "Diverged", "Spikes per run",
+    "Spikes (min--max)", "Val.\\ loss (finite runs)" }, rows = {} }
   for _, st in ipairs(s:settings()) do
-    body[#body + 1] = "\\midrule"
+    t.rows[#t.rows + 1] = { rule = true }
     for i, v in ipairs(st.variants) do
       local pv = s.summary.per_variant[v.name] or {}
       local n_runs = pv.n_runs or #s.seeds
@@ -330,15 +288,12 @@ function M.counts_table(s)
       if finite(spikes.min) then
         range = string.format("%d--%d", math.floor(spikes.min), math.floor(spikes.max))
       end
-      body[#body + 1] = string.format("%s & %s & %d/%d & %s & %s & %s \\\\",
-        i == 1 and F.escape(st.label ~= "" and st.label or "default") or "",
-        F.escape(v.level_label), pv.n_diverged or 0, n_runs, F.mean_sd("n_spikes", spikes),
-        range, F.mean_sd("val_loss", s:stat(v.name, "val_loss")))
+      t.rows[#t.rows + 1] = { i == 1 and F.escape(st.label ~= "" and st.label or "default")
+        or "", F.escape(v.level_label), string.format("%d/%d", pv.n_diverged or 0, n_runs),
+        F.mean_sd("n_spikes", spikes), range, F.mean_sd("val_loss", s:stat(v.name, "val_loss")) }
     end
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return wrap(s, table.concat(body, "\n") .. "\n")
+  return wrap(s, tbl.tabular(t, FIT))
 end
 
 -- The primary-metric comparisons within each setting (the scale and init_scale studies):
@@ -353,11 +308,13 @@ function M.setting_effect_table(s)
   end
   local reg = registered_family(s)
   if reg then registered_note(s, notes) end
-  local cols = (distinct and "@{}lrlrlrr" or "@{}llrlrr") .. (reg and "r" or "") .. "rl@{}"
-  local body = { "\\ReportFit{\\begin{tabular}{" .. cols .. "}", "\\toprule",
-    string.format("Setting%s & Comparison & $\\Delta$ & %s CI & $d_z$ & $p_\\mathrm{Holm}$ & " ..
-      "%sMDE & Verdict \\\\", distinct and " & Params" or "", level(s),
-      reg and (registered_header(s) .. " & ") or "") }
+  local t = { align = (distinct and "lrlrlrr" or "llrlrr") .. (reg and "r" or "") .. "rl",
+    head = { "Setting", distinct and "Params" or nil, "Comparison", "$\\Delta$",
+      level(s) .. " CI", "$d_z$", "$p_\\mathrm{Holm}$" }, rows = {} }
+  if not distinct then table.remove(t.head, 2) end
+  if reg then t.head[#t.head + 1] = registered_header(s) end
+  t.head[#t.head + 1] = "MDE"
+  t.head[#t.head + 1] = "Verdict"
   for i, st in ipairs(s:settings()) do
     local in_setting = {}
     for _, c in ipairs(s:comparisons()) do
@@ -367,28 +324,29 @@ function M.setting_effect_table(s)
       end
     end
     if #in_setting > 0 then
-      body[#body + 1] = "\\midrule"
+      t.rows[#t.rows + 1] = { rule = true }
       for j, c in ipairs(in_setting) do
         local ci = ci_of(c)
         local dec = F.diff_decimals(c.metric, c.mean, ci)
         local v = s:verdict(c)
         local head = j == 1 and F.escape(st.label ~= "" and st.label or "default") or ""
+        local tv, bv = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+        local row = { head }
         if distinct then
-          head = head .. " & " .. (j == 1 and finite(params[i]) and
-            ("\\num{" .. string.format("%d", params[i]) .. "}") or "")
+          row[2] = j == 1 and finite(params[i]) and
+            ("\\num{" .. string.format("%d", params[i]) .. "}") or ""
         end
-        local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-        body[#body + 1] = string.format("%s & %s%s & %s & %s & %s & %s & %s%s & %s \\\\", head,
-          F.escape(t.level_label) .. "${}-{}$" .. F.escape(b.level_label),
-          reason_note(c, notes), F.num(c.mean, dec), F.interval(ci, dec), F.d(c.d_z),
-          F.p(c.p_holm), reg and (F.p(c.p_holm_rule1) .. " & ") or "", F.num(mde_of(c), dec),
-          verdict_cell(s, v, notes))
+        for _, cell in ipairs({ F.escape(tv.level_label) .. "${}-{}$" ..
+            F.escape(bv.level_label) .. reason_note(c, notes), F.num(c.mean, dec),
+            F.interval(ci, dec), F.d(c.d_z), F.p(c.p_holm), reg and F.p(c.p_holm_rule1) or false,
+            F.num(mde_of(c), dec), verdict_cell(s, v, notes) }) do
+          if cell then row[#row + 1] = cell end
+        end
+        t.rows[#t.rows + 1] = row
       end
     end
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return wrap(s, table.concat(body, "\n") .. "\n" .. notes.render())
+  return wrap(s, tbl.tabular(t, FIT) .. notes.render())
 end
 
 -- Interactions (difference of two paired differences), every metric of the analysis.
@@ -397,12 +355,9 @@ function M.interactions_table(s)
   local reg = registered_family(s)
   if reg then registered_note(s, notes) end
   -- the interaction's long label wraps, so that the table keeps a readable size
-  local body = { "\\ReportFit{\\begin{tabular}{@{}>{\\raggedright\\arraybackslash}p{14em}lrlrr" ..
-    (reg and "r" or "") .. "@{}}",
-    "\\toprule",
-    string.format("Interaction & Metric & $\\Delta_a - \\Delta_b$ & %s CI & $p_t$ & " ..
-      "$p_\\mathrm{Holm}$%s \\\\", level(s), reg and (" & " .. registered_header(s)) or ""),
-    "\\midrule" }
+  local t = { align = ">{\\raggedright\\arraybackslash}p{14em}lrlrr" .. (reg and "r" or ""),
+    head = { "Interaction", "Metric", "$\\Delta_a - \\Delta_b$", level(s) .. " CI", "$p_t$",
+      "$p_\\mathrm{Holm}$", reg and registered_header(s) or nil }, rows = {} }
   for _, e in ipairs(s.summary.interactions or {}) do
     local ci = ci_of(e)
     local dec = F.diff_decimals(e.metric, e.mean, ci)
@@ -417,15 +372,14 @@ function M.interactions_table(s)
         "not the other.", F.config_text(e.alpha or s.analysis.alpha)))
     end
     local rnote = not e.exploratory and robust_note(e)
-    body[#body + 1] = string.format("%s%s & %s%s & %s%s & %s & %s & %s%s%s \\\\",
-      s:interaction_label(e), reason,
-      F.METRIC[e.metric] and F.METRIC[e.metric].short or F.escape(e.metric), expl,
-      F.num(e.mean, dec), rnote and notes.mark(rnote) or "", F.interval(ci, dec), F.p(e.p_t),
-      F.p(e.p_holm), reg and (" & " .. F.p(e.p_holm_rule1)) or "", mark)
+    local row = { s:interaction_label(e) .. reason, (F.METRIC[e.metric] and
+      F.METRIC[e.metric].short or F.escape(e.metric)) .. expl, F.num(e.mean, dec) ..
+      (rnote and notes.mark(rnote) or ""), F.interval(ci, dec), F.p(e.p_t), F.p(e.p_holm) }
+    if reg then row[#row + 1] = F.p(e.p_holm_rule1) end
+    row[#row] = row[#row] .. mark
+    t.rows[#t.rows + 1] = row
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return wrap(s, table.concat(body, "\n") .. "\n" .. notes.render())
+  return wrap(s, tbl.tabular(t, FIT) .. notes.render())
 end
 
 local CALIBRATION = { "ece", "brier", "temp_opt", "nll_temp_1", "nll_temp_opt", "val_acc",
@@ -435,29 +389,22 @@ local CALIBRATION = { "ece", "brier", "temp_opt", "nll_temp_1", "nll_temp_opt", 
 -- per variant, mean ± sd over the runs that did not diverge.
 function M.calibration_table(s)
   local vs = variant_order(s)
-  local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("c", #vs) .. "@{}}",
-    "\\toprule" }
-  local head = { "Instrument" }
-  for _, v in ipairs(vs) do head[#head + 1] = F.escape(v.label) end
-  body[#body + 1] = table.concat(head, " & ") .. " \\\\"
-  body[#body + 1] = "\\midrule"
+  local t = { align = "l" .. string.rep("c", #vs), head = { "Instrument" }, rows = {} }
+  for _, v in ipairs(vs) do t.head[#t.head + 1] = F.escape(v.label) end
   for _, m in ipairs(CALIBRATION) do
     local cells = { F.METRIC[m].label }
     if m == "val_acc" then cells[1] = "accuracy (micro)" end
     for _, v in ipairs(vs) do cells[#cells + 1] = F.mean_sd(m, s:stat(v.name, m)) end
-    body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
+    t.rows[#t.rows + 1] = cells
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return wrap(s, table.concat(body, "\n") .. "\n")
+  return wrap(s, tbl.tabular(t, FIT))
 end
 
 -- One row per study: its design and the size of its Holm family; the studies of the
 -- paper's manifest first, in its order (those not run yet listed as having no records), then the others.
 function M.studies_table(ctx)
-  local body = { "\\ReportFit{\\begin{tabular}{@{}lrrrllr@{}}", "\\toprule",
-    "Study & Variants & Seeds & Runs (diverged) & Primary metric & Minimum effect & Tests \\\\",
-    "\\midrule" }
+  local t = { align = "lrrrllr", head = { "Study", "Variants", "Seeds", "Runs (diverged)",
+    "Primary metric", "Minimum effect", "Tests" }, rows = {} }
   for _, n in ipairs(ctx.names) do
     local s = ctx.by_name[n]
     if s then
@@ -468,19 +415,16 @@ function M.studies_table(ctx)
         div = div + (pv.n_diverged or 0)
       end
       local an = s.analysis
-      body[#body + 1] = string.format("%s & %d & %s & %d (%d) & %s (%s) & %s & %d \\\\",
-        F.escape(n), #s.variants, F.seed_list(s.seeds), runs, div,
-        s.primary and (F.METRIC[s.primary] and F.METRIC[s.primary].short or F.escape(s.primary))
-          or DASH, F.escape(an.better or "?"),
-        s.primary and F.value(s.primary, an.min_effect) or DASH, M.family_size(s))
+      t.rows[#t.rows + 1] = { F.escape(n), string.format("%d", #s.variants),
+        F.seed_list(s.seeds), string.format("%d (%d)", runs, div), (s.primary and
+        (F.METRIC[s.primary] and F.METRIC[s.primary].short or F.escape(s.primary)) or DASH) ..
+        " (" .. F.escape(an.better or "?") .. ")", s.primary and F.value(s.primary,
+        an.min_effect) or DASH, string.format("%d", M.family_size(s)) }
     else
-      body[#body + 1] = string.format("%s & \\multicolumn{6}{l}{\\emph{no records yet}} \\\\",
-        F.escape(n))
+      t.rows[#t.rows + 1] = { F.escape(n), "\\multicolumn{6}{l}{\\emph{no records yet}}" }
     end
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return wrap(nil, table.concat(body, "\n") .. "\n")
+  return wrap(nil, tbl.tabular(t, FIT))
 end
 
 -- The kinds of table a manifest entry names: per study, the function that writes it and

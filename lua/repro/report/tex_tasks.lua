@@ -8,6 +8,7 @@
 -- chance, bigram and item numbers and each comparison's macro and item-level results.
 local F = require "repro.report.texfmt"
 local tasks = require "repro.tasks"
+local tbl = require "repro.report.table"
 
 local M = {}
 local DASH = F.DASH
@@ -102,16 +103,15 @@ function M.above_count(s, v, k)
   return n
 end
 
--- A table's first lines: a column per task between the first column's head and `tail`'s.
--- first_col: the first column's type (default "l"; a comparison's long label wraps in a
--- paragraph column, so that the table keeps a readable size, paper/printsize.tex).
+-- A table (table.lua's model) with a column per task between the first column's head and
+-- `tail`'s.  first_col: the first column's type (default "l"; a comparison's long label
+-- wraps in a paragraph column, so that the table keeps a readable size,
+-- paper/printsize.tex).
 local function open_table(first, names, tail, first_col)
   local head = { first }
   for _, t in ipairs(names) do head[#head + 1] = F.escape(t) end
   for _, h in ipairs(tail) do head[#head + 1] = h end
-  return { "\\ReportFit{\\begin{tabular}{@{}" .. (first_col or "l") ..
-    string.rep("r", #head - 1) .. "@{}}",
-    "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
+  return { align = (first_col or "l") .. string.rep("r", #head - 1), head = head, rows = {} }
 end
 
 -- A study on several corpora (summary.tasks.chance_by_corpus): the view of one corpus, its
@@ -147,7 +147,7 @@ function M.accuracy_table(s, _, f)
   st, variants = corpus_view(s, st, f)
   if not st then error("report: " .. variants, 0) end
   local names = task_names(st, k)
-  local body = open_table("", names, { "Macro" })
+  local tab = open_table("", names, { "Macro" })
   -- the macro column: the mean over the tasks (none for the guessing limit, which is
   -- each task's own)
   local function control_row(label, value_of, no_macro)
@@ -158,7 +158,7 @@ function M.accuracy_table(s, _, f)
       if F.finite(x) then sum, n = sum + x, n + 1 end
     end
     cells[#cells + 1] = (n == #names and not no_macro) and acc(sum / n) or DASH
-    body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
+    tab.rows[#tab.rows + 1] = cells
   end
   control_row("chance", function(c) return c.rate end)
   control_row("guessing, 99\\,\\% upper limit", function(c) return c.hi end, true)
@@ -186,7 +186,7 @@ function M.accuracy_table(s, _, f)
         return (x.untrained or {})[c.name] end)
     end
   end
-  body[#body + 1] = "\\midrule"
+  tab.rows[#tab.rows + 1] = { rule = true }
   local starred = false
   for _, v in ipairs(variants) do
     local cells = { v.tex_label or F.escape(v.label) }
@@ -203,11 +203,9 @@ function M.accuracy_table(s, _, f)
     local m = s:stat(v.name, string.format("task_macro_acc_%dshot", k))
     cells[#cells + 1] = not measurable(st, k) and NM or m and F.finite(m.mean) and
       (acc(m.mean) .. " $\\pm$ " .. acc(m.sd)) or DASH
-    body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
+    tab.rows[#tab.rows + 1] = cells
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  body[#body + 1] = string.format("\\par\\smallskip\\footnotesize %d-shot accuracy, the mean " ..
+  local note = string.format("\\par\\smallskip\\footnotesize %d-shot accuracy, the mean " ..
     "over %d seeds (the macro column: mean $\\pm$ sd). $^{+}$: above the 99\\,\\%% interval " ..
     "of a model that guesses. The bigram model is the training split's character bigram " ..
     "model; the untrained models are the set-ups at initialization (seed %d).%s%s%s", k,
@@ -217,14 +215,14 @@ function M.accuracy_table(s, _, f)
       "evidence of more than local statistics." ..
       (k == 0 and not starred and " No cell of this table is." or "")) or "",
     demos_note(st, k), macro_note(st))
-  return wrap(s, table.concat(body, "\n") .. "\n")
+  return wrap(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
 end
 
 function M.comparisons_table(s, _, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
   if type(st) ~= "table" then return absent(s) end
   local names = task_names(st, k)
-  local body = open_table("Comparison", names, { "Macro [BCa CI]", "Items $p$" },
+  local tab = open_table("Comparison", names, { "Macro [BCa CI]", "Items $p$" },
     ">{\\raggedright\\arraybackslash}p{10em}")
   local holm_m
   for _, c in ipairs(s:comparisons(s.primary)) do
@@ -257,17 +255,15 @@ function M.comparisons_table(s, _, f)
     end
     cells[#cells + 1] = macro
     cells[#cells + 1] = items
-    body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
+    tab.rows[#tab.rows + 1] = cells
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  body[#body + 1] = string.format("\\par\\smallskip\\footnotesize %d-shot accuracy, treatment " ..
+  local note = string.format("\\par\\smallskip\\footnotesize %d-shot accuracy, treatment " ..
     "minus baseline, paired by seed; in parentheses the Holm-adjusted $p$ over the %s " ..
     "tests of tasks $\\times$ comparisons. Macro: the paired bootstrap (BCa) 95\\,\\%% " ..
     "interval. Items $p$: the item-level sign-flip test over all items, each item's " ..
     "accuracy pooled over the paired seeds.%s", k,
     holm_m and string.format("%d", holm_m) or DASH, demos_note(st, k))
-  return wrap(s, table.concat(body, "\n") .. "\n")
+  return wrap(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
 end
 
 M.tables = {

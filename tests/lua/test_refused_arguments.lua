@@ -1,13 +1,13 @@
--- Small wrongs, each refused with a clear message or given
--- the sensible behaviour.  (Others of the list are checked where their class is: invalid
--- UTF-8 descriptions and 300-character variant names in test_names.lua, --out-root ""
--- and escape sequences in study errors in test_inject.lua, verify DIR DIR in
--- test_integrity.lua.)
+-- Arguments and paths refused with a clear message, or given the sensible behaviour: a NUL
+-- in `data`, --only with duplicate keys or an empty selection, verify on a missing root,
+-- numbers on the command line (decimal only), and corpora outside data/.  (Invalid UTF-8
+-- descriptions and 300-character variant names: test_names.lua; --out-root "" and escape
+-- sequences in study errors: test_inject.lua; verify DIR DIR: test_integrity.lua.)
 local check = require "repro.core.check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local config = require "repro.core.config"
-local t = check.new("test_small_wrongs")
+local t = check.new("test_refused_arguments")
 local repro = os.getenv("REPRO") or "bin/repro"
 local dir = check.tmpdir()
 local q = fs.quote

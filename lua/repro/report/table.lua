@@ -1,0 +1,242 @@
+-- One table model for every output.  A table is { title =, head = {...}, rows = {{...}},
+-- reasons = {...}, note = } of plain text, "-" where the data defines no value.  A reason
+-- is a string said after the table, or { row = k, lead =, text = } tied to row k: the
+-- terminal prints its text under the row, a document prints lead .. text after the table.
+-- Renderers: M.text (the terminal), M.latex, M.html, M.markdown and M.csv; M.tabular
+-- and M.marks are the paper's form of M.latex: LaTeX cells, group rows, marked notes.
+local textable = require "repro.core.textable"
+local F = require "repro.report.texfmt"
+
+local M = {}
+
+-- The reasons of t as { under = { [k] = {text, ...} }, after = {text, ...} }.
+local function split_reasons(t)
+  local under, after = {}, {}
+  for _, r in ipairs(t.reasons or {}) do
+    if type(r) == "table" then
+      under[r.row] = under[r.row] or {}
+      table.insert(under[r.row], r.text)
+    else
+      after[#after + 1] = r
+    end
+  end
+  return under, after
+end
+
+-- A reason as a document says it: with its lead when tied to a row.
+local function said(r)
+  if type(r) == "table" then return (r.lead or "") .. r.text end
+  return r
+end
+
+-- t as terminal text cut to width (nil: no limit); opts.title = false leaves the title out
+-- (the caller prints its own header).
+function M.text(t, width, opts)
+  opts = opts or {}
+  local lines = {}
+  if opts.title ~= false and t.title then lines[1] = textable.wrap(t.title .. ":", width) end
+  if #t.rows == 0 then
+    lines[#lines + 1] = textable.wrap("(" .. (t.note or "nothing to show") .. ")", width,
+      "  ", "    ")
+    return table.concat(lines, "\n") .. "\n"
+  end
+  local under, after = split_reasons(t)
+  local rows = { t.head }
+  for i, r in ipairs(t.rows) do rows[i + 1] = r end
+  local k = 0
+  for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
+    lines[#lines + 1] = row
+    for _, s in ipairs(under[k] or {}) do
+      lines[#lines + 1] = textable.wrap(s, width, "      ", "        ")
+    end
+    k = k + 1
+  end
+  for _, s in ipairs(after) do lines[#lines + 1] = textable.wrap(s, width, "  ", "    ") end
+  if t.note then lines[#lines + 1] = textable.wrap(t.note, width, "  ", "    ") end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- t as a LaTeX subsection (booktabs).  A table of many columns wraps its long headers and
+-- cells in boxes, so that it fits the page.  opts.title = false leaves the subsection out;
+-- opts.raw: the cells are LaTeX already (the paper's names and numbers); opts.wrap_last:
+-- the last column takes the rest of the line and wraps (tabularx), and opts.first (a
+-- width) makes the first one wrap at that width too.
+function M.latex(t, opts)
+  opts = opts or {}
+  local esc = opts.raw and function(x) return x end or F.escape
+  local out = {}
+  if opts.title ~= false then out[1] = "\\subsection*{" .. esc(t.title) .. "}" end
+  if #t.rows == 0 then
+    out[#out + 1] = esc(t.note or "Nothing to show.") .. "\n"
+    return table.concat(out, "\n")
+  end
+  local wide = #t.head == 2 or opts.wrap_last
+  local many = #t.head > 6
+  local function box(text, w, align)
+    if not many or #text <= (align == "b" and 12 or 22) then return esc(text) end
+    return string.format("\\parbox[%s]{%s}{\\raggedright %s}", align, w, esc(text))
+  end
+  out[#out + 1] = many and "\\begin{center}\\scriptsize" or "\\begin{center}\\small"
+  local ragged = ">{\\raggedright\\arraybackslash}"
+  out[#out + 1] = wide and ("\\begin{tabularx}{\\linewidth}{@{}" .. (opts.first and
+    (ragged .. "p{" .. opts.first .. "}" .. string.rep("l", #t.head - 2)) or
+    string.rep("l", #t.head - 1)) .. ragged .. "X@{}}") or
+    ("\\begin{tabular}{@{}" .. string.rep("l", #t.head) .. "@{}}")
+  out[#out + 1] = "\\toprule"
+  local head = {}
+  for i, h in ipairs(t.head) do head[i] = box(h, "2.1cm", "b") end
+  out[#out + 1] = table.concat(head, " & ") .. " \\\\"
+  out[#out + 1] = "\\midrule"
+  for _, r in ipairs(t.rows) do
+    local cells = {}
+    for i, c in ipairs(r) do cells[i] = box(c, "2.6cm", "t") end
+    out[#out + 1] = table.concat(cells, " & ") .. " \\\\"
+  end
+  out[#out + 1] = "\\bottomrule"
+  out[#out + 1] = wide and "\\end{tabularx}" or "\\end{tabular}"
+  out[#out + 1] = "\\end{center}"
+  for _, r in ipairs(t.reasons or {}) do
+    out[#out + 1] = "\\par\\noindent{\\small " .. esc(said(r)) .. "}"
+  end
+  if t.note then out[#out + 1] = "\\par\\noindent{\\small " .. esc(t.note) .. "}" end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- Notes under a table: marks ("a", "b", ...) for distinct texts, in order of use.
+-- marks.mark(text) gives a cell's mark; marks.fixed(text) a sentence said before the
+-- marked notes; marks.render() the notes as LaTeX ("" when there are none).
+function M.marks()
+  local n = { list = {}, by_text = {} }
+  local function letter(i) return string.char(96 + ((i - 1) % 26) + 1) end
+  function n.mark(text)
+    local i = n.by_text[text]
+    if not i then
+      n.list[#n.list + 1] = text
+      i = #n.list
+      n.by_text[text] = i
+    end
+    return "$^{" .. letter(i) .. "}$"
+  end
+  function n.fixed(text)
+    n.plain = n.plain or {}
+    n.plain[#n.plain + 1] = text
+  end
+  function n.render()
+    if #n.list == 0 and not n.plain then return "" end
+    local out = { "\\par\\smallskip\\footnotesize" }
+    if n.plain then
+      out[#out + 1] = table.concat(n.plain, " ") .. (#n.list > 0 and "\\\\" or "")
+    end
+    for i, text in ipairs(n.list) do
+      out[#out + 1] = string.format("$^{%s}$\\,%s%s", letter(i), text,
+        i < #n.list and "\\\\" or "")
+    end
+    return table.concat(out, "\n") .. "\n"
+  end
+  return n
+end
+
+-- t as a bare booktabs tabular with LaTeX cells (the paper's tables): t.align is the
+-- column spec (default every column "l"); a row is a list of cells, { rule = true } a
+-- rule, or { group = text } a rule and a row spanning every column in italics.
+-- opts.fit scales it to the line (the paper's \ReportFit).
+function M.tabular(t, opts)
+  local n = #t.head
+  local out = { "\\begin{tabular}{@{}" .. (t.align or string.rep("l", n)) .. "@{}}",
+    "\\toprule", table.concat(t.head, " & ") .. " \\\\" }
+  local first = t.rows[1]
+  if first and not (first.rule or first.group) then out[#out + 1] = "\\midrule" end
+  for _, r in ipairs(t.rows) do
+    if r.rule or r.group then out[#out + 1] = "\\midrule" end
+    if r.group then
+      out[#out + 1] = "\\multicolumn{" .. n .. "}{@{}l}{\\emph{" .. r.group .. "}} \\\\"
+    elseif not r.rule then
+      out[#out + 1] = table.concat(r, " & ") .. " \\\\"
+    end
+  end
+  out[#out + 1] = "\\bottomrule"
+  out[#out + 1] = "\\end{tabular}"
+  local text = table.concat(out, "\n")
+  if opts and opts.fit then text = "\\ReportFit{" .. text .. "}" end
+  return text .. "\n"
+end
+
+function M.html_escape(x)
+  return (tostring(x):gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+    ['"'] = "&quot;" }))
+end
+local esc = M.html_escape
+
+function M.html(t)
+  local out = { "<h2>" .. esc(t.title) .. "</h2>" }
+  if #t.rows == 0 then
+    out[#out + 1] = "<p>" .. esc(t.note or "Nothing to show.") .. "</p>"
+    return table.concat(out, "\n")
+  end
+  out[#out + 1] = "<table>"
+  local head = {}
+  for i, h in ipairs(t.head) do head[i] = "<th>" .. esc(h) .. "</th>" end
+  out[#out + 1] = "<tr>" .. table.concat(head) .. "</tr>"
+  for _, r in ipairs(t.rows) do
+    local cells = {}
+    for i, c in ipairs(r) do cells[i] = "<td>" .. esc(c) .. "</td>" end
+    out[#out + 1] = "<tr>" .. table.concat(cells) .. "</tr>"
+  end
+  out[#out + 1] = "</table>"
+  if t.note then out[#out + 1] = "<p class=\"note\">" .. esc(t.note) .. "</p>" end
+  for _, r in ipairs(t.reasons or {}) do
+    out[#out + 1] = "<p class=\"reason\">" .. esc(said(r)) .. "</p>"
+  end
+  return table.concat(out, "\n")
+end
+
+-- t as GitHub Markdown: "|" in a cell escaped, reasons and note as paragraphs.
+function M.markdown(t)
+  local function cell(x) return (tostring(x):gsub("[\r\n]", " "):gsub("|", "\\|")) end
+  local out = { "### " .. cell(t.title), "" }
+  if #t.rows == 0 then
+    out[#out + 1] = cell(t.note or "Nothing to show.")
+    return table.concat(out, "\n") .. "\n"
+  end
+  local head, rule = {}, {}
+  for i, h in ipairs(t.head) do head[i], rule[i] = cell(h), "---" end
+  out[#out + 1] = "| " .. table.concat(head, " | ") .. " |"
+  out[#out + 1] = "| " .. table.concat(rule, " | ") .. " |"
+  for _, r in ipairs(t.rows) do
+    local cells = {}
+    for i = 1, #t.head do cells[i] = cell(r[i] or "") end
+    out[#out + 1] = "| " .. table.concat(cells, " | ") .. " |"
+  end
+  for _, r in ipairs(t.reasons or {}) do out[#out + 1] = "\n" .. cell(said(r)) end
+  if t.note then out[#out + 1] = "\n" .. cell(t.note) end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- The cells that stand for no value.
+M.UNDEFINED = { ["-"] = true, ["undefined"] = true, ["?"] = true, [""] = true }
+
+-- t as CSV (header first): a cell that stands for no value is empty, and the column
+-- not_measurable names the columns a row left empty.
+function M.csv(t)
+  local results = require "repro.report.results"
+  local head = { table.unpack(t.head) }
+  head[#head + 1] = "not_measurable"
+  local lines = { results.csv_line(head) }
+  for _, r in ipairs(t.rows) do
+    local row, empty = {}, {}
+    for i = 1, #t.head do
+      local c = r[i]
+      if c == nil or M.UNDEFINED[c] then
+        empty[#empty + 1] = t.head[i]
+      else
+        row[i] = c
+      end
+    end
+    row[#t.head + 1] = #empty > 0 and table.concat(empty, ";") or nil
+    row.n = #t.head + 1
+    lines[#lines + 1] = results.csv_line(row)
+  end
+  return table.concat(lines)
+end
+
+return M
