@@ -232,7 +232,9 @@ function M.after_warmup(ctx, spec, norms)
     local per = {}
     for _, nm in ipairs(norms) do
       local e = f and f[nm]
-      per[nm] = e and { coef = e.coef, se = e.se, ci = e.ci } or { why = why }
+      -- above / below: the interval lies entirely above / below zero
+      per[nm] = e and { coef = e.coef, se = e.se, ci = e.ci, above = e.ci[1] > 0,
+        below = e.ci[2] < 0 } or { why = why }
     end
     out.measures[#out.measures + 1] = { metric = m.metric, log = m.log, norms = json.object(per) }
   end
@@ -261,7 +263,8 @@ function M.verdict_words(e)
     e.lower and "lower accuracy" or "no lower accuracy shown",
     e.beyond and "beyond what its validation loss predicts" or
       "not beyond what its validation loss predicts",
-    e.stabilized and "stabilization shown" or "stabilization not shown",
+    e.stabilized and "a smaller whole-run loss jump or gradient peak" or
+      "no smaller whole-run loss jump or gradient peak",
   }
   return table.concat(parts, "; ") .. (e.supports and ": supporting H1a" or
     ": not supporting H1a")

@@ -238,6 +238,10 @@ local function summarize_outcomes(s, runs, spec, grids, summarize)
     for _, i in ipairs(at) do grid[#grid + 1] = first[i].value end
     local from = runs[first[at[1]].variant][s.seeds[1]].after_warmup.from
     nested.after_warmup = { from = from, grid = arr(grid) }
+    -- whether each after-warmup difference's t interval holds zero (what the paper says)
+    for _, c in ipairs(nested.secondary_comparisons or {}) do
+      c.holds_zero = c.ci_t ~= nil and c.ci_t[1] <= 0 and c.ci_t[2] >= 0
+    end
   end
   return nested
 end
