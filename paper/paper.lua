@@ -118,7 +118,8 @@ return {
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
   extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
     "paper/lib/findings.lua", "paper/lib/tex_task_notes.lua", "paper/lib/tex_init_parts.lua",
-    "paper/lib/tex_main.lua", "paper/lib/h1a.lua", "paper/lib/tex_whatif.lua" },
+    "paper/lib/tex_main.lua", "paper/lib/h1a.lua", "paper/lib/tex_whatif.lua",
+    "paper/lib/tex_stability.lua" },
 
   tables = {
     { name = "studies", kind = "studies",
@@ -303,10 +304,6 @@ return {
     { name = "tasks_comparisons", kind = "task_comparisons", study = "tasks", wide = true,
       caption = [[The task study's comparisons per task (zero-shot), with the macro
         difference and the item-level test.]] },
-    { name = "tasks_comparisons_3shot", kind = "task_comparisons", study = "tasks", shots = 3,
-      wide = true,
-      caption = [[As Table~\ref{tab:tasks_comparisons}, with three demonstrations before each
-        item (3-shot).]] },
     { name = "tasks_v2_accuracy_ts", kind = "task_accuracy", study = "tasks_v2", wide = true,
       corpus = "tinyshakespeare", variants = { "ts-none", "ts-layernorm", "ts-rmsnorm",
         "L8d256-none", "L8d256-layernorm" },
@@ -316,18 +313,31 @@ return {
         controls.]] },
     { name = "tasks_v2_accuracy_kjv", kind = "task_accuracy", study = "tasks_v2", wide = true,
       corpus = "kjv", variants = { "kjv-none", "kjv-layernorm", "kjv-rmsnorm" },
-      caption = [[As Table~\ref{tab:tasks_v2_accuracy_ts}, on the King James Bible.]] },
+      caption = [[As the main text's Table~\MainTableTasksVTwoAccuracyTs, on the King James Bible.]] },
     { name = "tasks_v2_comparisons", kind = "task_comparisons", study = "tasks_v2", wide = true,
       caption = [[Does a norm change accuracy on the second suite? Its comparisons per task
         (zero-shot), with the macro difference and the item-level test.]] },
-    { name = "tasks_v2_comparisons_3shot", kind = "task_comparisons", study = "tasks_v2",
-      shots = 3, wide = true,
-      caption = [[As Table~\ref{tab:tasks_v2_comparisons}, with three demonstrations before
-        each item (3-shot).]] },
     { name = "tasks_v2_h1a", kind = "h1a", study = "tasks_v2",
       caption = [[H1a's three registered parts, per norm, across the second task suite's
         runs: lower accuracy, a deficit beyond what the validation loss predicts, and
-        smoother training.]] },
+        smoother training as registered, a smaller largest loss jump or gradient norm over
+        the whole run (Table~\ref{tab:stability_after_warmup} gives both after warmup).]] },
+    { name = "stability_after_warmup", kind = "stability",
+      caption = [[What did ``smoother'' measure? Each norm's effect on the largest jump of the
+        training loss above its best loss so far, on the largest pre-clip gradient norm and on
+        the gradient norm's variation (its standard deviation over its mean), over the whole
+        run (the registered measures) and from the end of warmup on (exploratory; without
+        warmup, from step \InstabilityAfterFrom). Task study: the second suite's
+        \TasksVTwoNRuns{} runs (\TasksVTwoNSeeds{} seeds per variant and set-up, each variant
+        at its best learning rate), least-squares fits across runs with one intercept per
+        set-up, gradient norms as factors, intervals at $\alpha/2$ (whole run) and
+        $\alpha/3$ (after warmup), Bonferroni. Stability study: the default model,
+        \InstabilityIters{} steps, \InstabilityNSeeds{} seeds, without warmup and with
+        \InstabilityCfgWarmupMax{} warmup steps; per seed, the registered outcomes average
+        over the peak rates \InstabilityCfgLrMin{} to \InstabilityCfgLrMax{} (gradient norms
+        geometrically), the after-warmup ones over the rates at which no run diverged
+        (\InstabilityAfterGridMin{} to \InstabilityAfterGridMax); differences with their
+        95\,\% paired $t$ intervals.]] },
     { name = "sequential_claim_looks", kind = "sequential", study = "sequential_claim",
       caption = [[The sequential study, look by look: the seeds per variant, LayerNorm's
         effect on validation loss (its Hodges--Lehmann estimate, LayerNorm $-$ no norm,
