@@ -308,9 +308,9 @@ return {
       corpus = "tinyshakespeare", variants = { "ts-none", "ts-layernorm", "ts-rmsnorm",
         "L8d256-none", "L8d256-layernorm" },
       caption = [[Do the trained models beat the controls on the second suite? Zero-shot
-        accuracy per task on Tiny Shakespeare, each variant at its own best learning rate
-        (\num{1200} steps) and at the size ladder's largest model (300 steps), beside the
-        controls.]] },
+        accuracy per task on Tiny Shakespeare, \TasksVTwoNSeeds{} seeds, width 128 at the rate the \LrSweepIters-step
+        sweep found best (\num{1200} steps) and the size ladder's largest model at its
+        ladder rate (300 steps), beside the controls.]] },
     { name = "tasks_v2_accuracy_kjv", kind = "task_accuracy", study = "tasks_v2", wide = true,
       corpus = "kjv", variants = { "kjv-none", "kjv-layernorm", "kjv-rmsnorm" },
       caption = [[As the main text's Table~\MainTableTasksVTwoAccuracyTs, on the King James Bible.]] },
@@ -328,8 +328,8 @@ return {
         the gradient norm's variation (its standard deviation over its mean), over the whole
         run (the registered measures) and from the end of warmup on (exploratory; without
         warmup, from step \InstabilityAfterFrom). Task study: the second suite's
-        \TasksVTwoNRuns{} runs (\TasksVTwoNSeeds{} seeds per variant and set-up, each variant
-        at its best learning rate), least-squares fits across runs with one intercept per
+        \TasksVTwoNRuns{} runs (\TasksVTwoNSeeds{} seeds per variant and set-up, at the rates
+        the learning-rate sweeps found best), least-squares fits across runs with one intercept per
         set-up, gradient norms as factors, intervals at $\alpha/2$ (whole run) and
         $\alpha/3$ (after warmup), Bonferroni. Stability study: the default model,
         \InstabilityIters{} steps, \InstabilityNSeeds{} seeds, without warmup and with
