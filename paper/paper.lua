@@ -424,15 +424,21 @@ return {
         Figure~\ref{fig:forest_protocols}.]] },
     { name = "lr_sweep_loss", kind = "lrsweep", study = "lr_sweep",
       width = "0.9\\linewidth",
-      caption = [[Does each norm have its own best learning rate? Final validation loss
-        against the peak learning rate (logarithmic axis) per embedding treatment, the mean over seeds (line) with the range
-        from the lowest to the highest seed (bar) of the runs that did not diverge; a cross
-        above the curves marks a learning rate at which some seed diverged.]] },
+      caption = [[Does each norm have its own best learning rate? The default model (GPT-2's
+        initialization, 8 blocks, \LrSweepIters{} steps), \LrSweepNSeeds{} seeds per rate:
+        final validation loss against the peak learning rate (logarithmic axis) per
+        embedding treatment, each in its own colour and mark, the mean over seeds (line)
+        with the range from the lowest to the highest seed (bar, not an interval) of the
+        runs that did not diverge; the treatment's mark on a row above the curves shows a
+        learning rate at which some seed diverged.]] },
     { name = "instability_lr", kind = "lrsweep", study = "instability",
       width = "0.9\\linewidth",
-      caption = [[Does the norm let a model train at higher learning rates? Final validation
-        loss against the peak learning rate by embedding norm (colour) and warmup in steps
-        (line style), as in Figure~\ref{fig:lr_sweep_loss}.]] },
+      caption = [[Does the norm let a model train at higher learning rates? The stability
+        study (the default model, \InstabilityIters{} steps, \InstabilityNSeeds{} seeds per
+        rate): final validation loss against the peak learning rate by embedding norm
+        (colour and mark) and warmup in steps (line style: solid without, dashed with),
+        mean and range over seeds, as in Figure~\ref{fig:lr_sweep_loss}. Its registered
+        outcome, the largest loss jump, is in Table~\ref{tab:stability_after_warmup}.]] },
     { name = "forest_n_spikes", kind = "forest", metric = "n_spikes", labels = QUESTIONS,
       width = "0.9\\linewidth",
       caption = [[Does the norm change the number of loss spikes at a high learning rate?
@@ -443,9 +449,12 @@ return {
         interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
     { name = "ladder_effect", kind = "effect", study = "ladder",
       width = "0.7\\linewidth",
-      caption = [[Does the cost of LayerNorm shrink or grow with model size? Its effect on the
-        validation loss against the number of parameters, each variant at its own best learning rate per size, with its
-        interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
+      caption = [[Does the cost of LayerNorm shrink or grow with model size? The size ladder
+        (\LadderIters{} steps, tokens matched, \LadderNSeeds{} seeds per size): LayerNorm's
+        effect on the validation loss (LayerNorm $-$ no norm, nats) against the number of
+        parameters, each variant at its own best learning rate per size, with its 95\,\%
+        paired $t$ interval; the grey band is $\pm$ the minimum effect and the grey line
+        zero.]] },
     { name = "tasks_accuracy", kind = "tasks", study = "tasks", width = "0.9\\linewidth",
       setups = { gpt2 = "GPT-2 init", torch = "PyTorch init, 4 blocks",
         tuned = "GPT-2 init, own best lr" },
@@ -456,9 +465,13 @@ return {
     { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
       column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,
       width = "0.9\\linewidth",
-      caption = [[Does the sign of the effect follow the initialization? Validation loss over
-        training by embedding initialization scale (line style) and variant (colour), mean and range over seeds: the whole run on a logarithmic axis
-        (left) and its second half on a linear axis (right).]] },
+      caption = [[Does the sign of the effect follow the initialization? The default model at
+        the shared learning rate, \InitScaleNSeeds{} seeds: validation loss over training by
+        embedding initialization scale (line style: solid for a standard deviation of 0.02,
+        dashed for 1) and variant (colour and mark, each curve's marks at its own steps), the
+        mean over seeds with the band from the lowest to the highest seed (not an
+        interval): the whole run on a logarithmic axis (left) and its second half on a
+        linear axis (right).]] },
     { name = "horizon_valcurves", kind = "curves", study = "horizon",
       column = "d_val_loss", ylabel = "validation loss (nats)", zoom = 0.5,
       width = "0.9\\linewidth",
