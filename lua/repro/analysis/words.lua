@@ -133,12 +133,6 @@ M.METRIC = {
   gmean_logit_growth = { label = "logit growth, ratio to step 0 (geom.\\ mean)",
     short = "logit growth", dec = 3,
     noun = "geometric mean over the grid of the growth of the largest logit" },
-  mean_max_loss_jump_after_warmup = { label = "mean largest loss jump after warmup (nats)",
-    short = "loss jump after warmup", dec = 3, unit = "nats",
-    noun = "mean largest jump of the training loss after warmup over the grid" },
-  gmean_max_grad_norm_after_warmup = { label = "largest grad norm after warmup (geom.\\ mean)",
-    short = "largest grad norm after warmup", dec = 3,
-    noun = "geometric mean over the grid of the largest gradient norm after warmup" },
   mean_grad_norm_cv_after_warmup = { label = "grad norm variation after warmup (mean)",
     short = "grad norm variation after warmup", dec = 3,
     noun = "mean over the grid of the gradient norm's coefficient of variation after warmup" },
@@ -181,6 +175,15 @@ M.METRIC = {
       .. "optimizer steps, the row of step k - 1; undefined unless diag_every divides k and "
       .. "the run took k steps (computed only for a study that names it)" },
 }
+
+-- Two sweep outcomes measured from the end of warmup on (analysis/lrsens.lua
+-- AFTER_WARMUP), worded as the whole-run ones with "after warmup".
+for _, name in ipairs({ "mean_max_loss_jump", "gmean_max_grad_norm" }) do
+  local m = M.METRIC[name]
+  M.METRIC[name .. "_after_warmup"] = { label = m.label .. " after warmup",
+    short = m.short .. " after warmup", dec = m.dec, unit = m.unit,
+    noun = m.noun .. ", after warmup" }
+end
 
 -- A metric's entry of M.METRIC (val_loss_after_30 is val_loss_after_<k>'s), or nil.
 function M.metric(m)
