@@ -11,6 +11,7 @@ set yrange [ymin:ymax]
 set ytics (real(word(ytics, 1)))
 do for [i=2:words(ytics)] { set ytics add (real(word(ytics, i))) }
 nc = words(classes)
+if (!exists("mark_every")) mark_every = n
 set multiplot layout 1, nc margins 0.12, 0.98, 0.3, 0.88 spacing 0.04
 set xtics xstep
 set xrange [0:xmax]

@@ -9,6 +9,7 @@
 load gpdir.'/common.gp'
 set xlabel 'step'
 set ylabel ylabel
+if (!exists("mark_every")) mark_every = n
 mark(i) = int(i * mark_every / n)
 if (!exists("zoom")) zoom = 0
 if (logy) {
