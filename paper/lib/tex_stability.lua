@@ -5,6 +5,7 @@
 -- (summary.sweep_outcomes).  A table kind over every study (`stability`), and the
 -- macros main.tex cites (S.."After"..).
 local F = require "repro.report.texfmt"
+local sorted_keys = require("repro.core.base").sorted_keys
 
 local M = {}
 
@@ -46,9 +47,7 @@ end
 local function task_rows(s, label)
   local h = s.summary.h1a
   if type(h) ~= "table" or type(h.after_warmup) ~= "table" then return {} end
-  local names = {}
-  for nm in pairs(h.norms) do names[#names + 1] = nm end
-  table.sort(names)
+  local names = sorted_keys(h.norms)
   local rows = {}
   for _, nm in ipairs(names) do
     local e, aw = h.norms[nm], h.after_warmup
@@ -146,7 +145,8 @@ function M.numbers(def, s, S)
     local aw = h.after_warmup
     def(S .. "AfterFrom", string.format("%d", aw.from))
     for _, x in ipairs(aw.measures) do
-      for nm, e in pairs(x.norms) do
+      for _, nm in ipairs(sorted_keys(x.norms)) do
+        local e = x.norms[nm]
         local K = S .. "After" .. F.macro(nm) .. F.macro(x.metric)
         def(K .. "Coef", finite(e.coef) and F.num(e.coef, 3) or F.DASH)
         def(K .. "CI", F.interval(e.ci, 3))
@@ -156,7 +156,8 @@ function M.numbers(def, s, S)
         end
       end
     end
-    for nm, p in pairs(aw.peaks) do
+    for _, nm in ipairs(sorted_keys(aw.peaks)) do
+      local p = aw.peaks[nm]
       def(S .. "PeakGradInWarmup" .. F.macro(nm), string.format("%d", p.grad))
       def(S .. "PeakJumpInWarmup" .. F.macro(nm), string.format("%d", p.jump))
       def(S .. "Runs" .. F.macro(nm), string.format("%d", p.runs))
