@@ -207,7 +207,39 @@ function M.summarize(s, runs)
   end
   out.norms = json.object(out.norms)
   out.after_warmup = M.after_warmup(ctx, spec, norms)
+  out.setups_apart = M.setups_apart(rows, spec, norms, acc, alpha)
   return out
+end
+
+-- The "at equal loss" fit set-up by set-up, and whether it extrapolates: per set-up (in
+-- the spec's order), each norm's accuracy difference at equal loss from that set-up's
+-- runs alone, and whether the norm's range of validation loss overlaps the baseline's
+-- there (overlap = false: the fit compares losses no run of the other arm reached).
+function M.setups_apart(rows, spec, norms, acc, alpha)
+  local out = {}
+  for i, setup in ipairs(spec.setups) do
+    local mine, range = {}, {}
+    for _, r in ipairs(rows) do
+      if r.setup == i then
+        mine[#mine + 1] = { setup = 1, norm = r.norm, values = r.values }
+        local l = r.values[spec.loss]
+        local g = range[r.norm] or { lo = l, hi = l }
+        g.lo, g.hi = math.min(g.lo, l), math.max(g.hi, l)
+        range[r.norm] = g
+      end
+    end
+    local present = {}
+    for _, nm in ipairs(norms) do if range[nm] then present[#present + 1] = nm end end
+    local f, why = fit(mine, 1, present, acc, spec.loss, alpha)
+    local per = {}
+    for _, nm in ipairs(present) do
+      local e, b, n = f and f[nm], range[spec.baseline], range[nm]
+      per[nm] = { coef = e and e.coef, ci = e and e.ci, why = not e and why or nil,
+        overlap = b ~= nil and n.lo <= b.hi and b.lo <= n.hi }
+    end
+    out[#out + 1] = { name = setup.name, norms = json.object(per) }
+  end
+  return arr(out)
 end
 
 -- The training after warmup (exploratory; analysis/records.lua after_warmup): each
