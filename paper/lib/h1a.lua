@@ -214,7 +214,8 @@ end
 -- The "at equal loss" fit set-up by set-up, and whether it extrapolates: per set-up (in
 -- the spec's order), each norm's accuracy difference at equal loss from that set-up's
 -- runs alone, and whether the norm's range of validation loss overlaps the baseline's
--- there (overlap = false: the fit compares losses no run of the other arm reached).
+-- there (overlap = false: the fit compares losses no run of the other arm reached);
+-- below / above: the interval lies entirely below / above zero.
 function M.setups_apart(rows, spec, norms, acc, alpha)
   local out = {}
   for i, setup in ipairs(spec.setups) do
@@ -235,6 +236,7 @@ function M.setups_apart(rows, spec, norms, acc, alpha)
     for _, nm in ipairs(present) do
       local e, b, n = f and f[nm], range[spec.baseline], range[nm]
       per[nm] = { coef = e and e.coef, ci = e and e.ci, why = not e and why or nil,
+        below = e ~= nil and e.ci[2] < 0, above = e ~= nil and e.ci[1] > 0,
         overlap = b ~= nil and n.lo <= b.hi and b.lo <= n.hi }
     end
     out[#out + 1] = { name = setup.name, norms = json.object(per) }
