@@ -211,6 +211,13 @@ local function h1a(def, s, S)
     local b = e.accuracy_given_loss or {}
     def(N .. "AccGivenLossCoef", num(b.coef, 3))
     def(N .. "AccGivenLossCI", F.interval(b.ci, 3))
+    for _, su in ipairs(h.setups_apart or {}) do
+      local x = su.norms[nm]
+      if x then
+        def(N .. "Setup" .. F.macro(su.name) .. "Coef", num(x.coef, 3))
+        def(N .. "Setup" .. F.macro(su.name) .. "CI", F.interval(x.ci, 3))
+      end
+    end
     for _, st in ipairs(e.stability or {}) do
       local K = N .. "Stab" .. F.macro(st.metric)
       def(K .. "Coef", num(st.coef, 3))
