@@ -118,7 +118,8 @@ return {
   -- and README's generated Results list (lib/readme.lua: paper/results.md)
   extensions = { "paper/lib/tex_claim.lua", "paper/lib/tex_trends.lua", "paper/lib/readme.lua",
     "paper/lib/findings.lua", "paper/lib/tex_task_notes.lua", "paper/lib/tex_init_parts.lua",
-    "paper/lib/tex_main.lua", "paper/lib/h1a.lua", "paper/lib/tex_whatif.lua" },
+    "paper/lib/tex_main.lua", "paper/lib/h1a.lua", "paper/lib/tex_whatif.lua",
+    "paper/lib/tex_stability.lua" },
 
   tables = {
     { name = "studies", kind = "studies",
@@ -303,31 +304,40 @@ return {
     { name = "tasks_comparisons", kind = "task_comparisons", study = "tasks", wide = true,
       caption = [[The task study's comparisons per task (zero-shot), with the macro
         difference and the item-level test.]] },
-    { name = "tasks_comparisons_3shot", kind = "task_comparisons", study = "tasks", shots = 3,
-      wide = true,
-      caption = [[As Table~\ref{tab:tasks_comparisons}, with three demonstrations before each
-        item (3-shot).]] },
     { name = "tasks_v2_accuracy_ts", kind = "task_accuracy", study = "tasks_v2", wide = true,
       corpus = "tinyshakespeare", variants = { "ts-none", "ts-layernorm", "ts-rmsnorm",
         "L8d256-none", "L8d256-layernorm" },
       caption = [[Do the trained models beat the controls on the second suite? Zero-shot
-        accuracy per task on Tiny Shakespeare, each variant at its own best learning rate
-        (\num{1200} steps) and at the size ladder's largest model (300 steps), beside the
-        controls.]] },
+        accuracy per task on Tiny Shakespeare, \TasksVTwoNSeeds{} seeds, width 128 at the rate the \LrSweepIters-step
+        sweep found best (\num{1200} steps) and the size ladder's largest model at its
+        ladder rate (300 steps), beside the controls.]] },
     { name = "tasks_v2_accuracy_kjv", kind = "task_accuracy", study = "tasks_v2", wide = true,
       corpus = "kjv", variants = { "kjv-none", "kjv-layernorm", "kjv-rmsnorm" },
-      caption = [[As Table~\ref{tab:tasks_v2_accuracy_ts}, on the King James Bible.]] },
+      caption = [[As the main text's Table~\MainTableTasksVTwoAccuracyTs, on the King James Bible.]] },
     { name = "tasks_v2_comparisons", kind = "task_comparisons", study = "tasks_v2", wide = true,
       caption = [[Does a norm change accuracy on the second suite? Its comparisons per task
         (zero-shot), with the macro difference and the item-level test.]] },
-    { name = "tasks_v2_comparisons_3shot", kind = "task_comparisons", study = "tasks_v2",
-      shots = 3, wide = true,
-      caption = [[As Table~\ref{tab:tasks_v2_comparisons}, with three demonstrations before
-        each item (3-shot).]] },
     { name = "tasks_v2_h1a", kind = "h1a", study = "tasks_v2",
       caption = [[H1a's three registered parts, per norm, across the second task suite's
         runs: lower accuracy, a deficit beyond what the validation loss predicts, and
-        smoother training.]] },
+        smoother training as registered, a smaller largest loss jump or gradient norm over
+        the whole run (Table~\ref{tab:stability_after_warmup} gives both after warmup).]] },
+    { name = "stability_after_warmup", kind = "stability",
+      caption = [[What did ``smoother'' measure? Each norm's effect on the largest jump of the
+        training loss above its best loss so far, on the largest pre-clip gradient norm and on
+        the gradient norm's variation (its standard deviation over its mean), over the whole
+        run (the registered measures) and from the end of warmup on (exploratory; without
+        warmup, from step \InstabilityAfterFrom). Task study: the second suite's
+        \TasksVTwoNRuns{} runs (\TasksVTwoNSeeds{} seeds per variant and set-up, at the rates
+        the learning-rate sweeps found best), least-squares fits across runs with one intercept per
+        set-up, gradient norms as factors, intervals at $\alpha/2$ (whole run) and
+        $\alpha/3$ (after warmup), Bonferroni. Stability study: the default model,
+        \InstabilityIters{} steps, \InstabilityNSeeds{} seeds, without warmup and with
+        \InstabilityCfgWarmupMax{} warmup steps; per seed, the registered outcomes average
+        over the peak rates \InstabilityCfgLrMin{} to \InstabilityCfgLrMax{} (gradient norms
+        geometrically), the after-warmup ones over the rates at which no run diverged
+        (\InstabilityAfterGridMin{} to \InstabilityAfterGridMax); differences with their
+        95\,\% paired $t$ intervals.]] },
     { name = "sequential_claim_looks", kind = "sequential", study = "sequential_claim",
       caption = [[The sequential study, look by look: the seeds per variant, LayerNorm's
         effect on validation loss (its Hodges--Lehmann estimate, LayerNorm $-$ no norm,
@@ -414,15 +424,21 @@ return {
         Figure~\ref{fig:forest_protocols}.]] },
     { name = "lr_sweep_loss", kind = "lrsweep", study = "lr_sweep",
       width = "0.9\\linewidth",
-      caption = [[Does each norm have its own best learning rate? Final validation loss
-        against the peak learning rate (logarithmic axis) per embedding treatment, the mean over seeds (line) with the range
-        from the lowest to the highest seed (bar) of the runs that did not diverge; a cross
-        above the curves marks a learning rate at which some seed diverged.]] },
+      caption = [[Does each norm have its own best learning rate? The default model (GPT-2's
+        initialization, 8 blocks, \LrSweepIters{} steps), \LrSweepNSeeds{} seeds per rate:
+        final validation loss against the peak learning rate (logarithmic axis) per
+        embedding treatment, each in its own colour and mark, the mean over seeds (line)
+        with the range from the lowest to the highest seed (bar, not an interval) of the
+        runs that did not diverge; the treatment's mark on a row above the curves shows a
+        learning rate at which some seed diverged.]] },
     { name = "instability_lr", kind = "lrsweep", study = "instability",
       width = "0.9\\linewidth",
-      caption = [[Does the norm let a model train at higher learning rates? Final validation
-        loss against the peak learning rate by embedding norm (colour) and warmup in steps
-        (line style), as in Figure~\ref{fig:lr_sweep_loss}.]] },
+      caption = [[Does the norm let a model train at higher learning rates? The stability
+        study (the default model, \InstabilityIters{} steps, \InstabilityNSeeds{} seeds per
+        rate): final validation loss against the peak learning rate by embedding norm
+        (colour and mark) and warmup in steps (line style: solid without, dashed with),
+        mean and range over seeds, as in Figure~\ref{fig:lr_sweep_loss}. Its registered
+        outcome, the largest loss jump, is in Table~\ref{tab:stability_after_warmup}.]] },
     { name = "forest_n_spikes", kind = "forest", metric = "n_spikes", labels = QUESTIONS,
       width = "0.9\\linewidth",
       caption = [[Does the norm change the number of loss spikes at a high learning rate?
@@ -433,9 +449,12 @@ return {
         interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
     { name = "ladder_effect", kind = "effect", study = "ladder",
       width = "0.7\\linewidth",
-      caption = [[Does the cost of LayerNorm shrink or grow with model size? Its effect on the
-        validation loss against the number of parameters, each variant at its own best learning rate per size, with its
-        interval; the grey band is $\pm$ the minimum effect and the grey line zero.]] },
+      caption = [[Does the cost of LayerNorm shrink or grow with model size? The size ladder
+        (\LadderIters{} steps, tokens matched, \LadderNSeeds{} seeds per size): LayerNorm's
+        effect on the validation loss (LayerNorm $-$ no norm, nats) against the number of
+        parameters, each variant at its own best learning rate per size, with its 95\,\%
+        paired $t$ interval; the grey band is $\pm$ the minimum effect and the grey line
+        zero.]] },
     { name = "tasks_accuracy", kind = "tasks", study = "tasks", width = "0.9\\linewidth",
       setups = { gpt2 = "GPT-2 init", torch = "PyTorch init, 4 blocks",
         tuned = "GPT-2 init, own best lr" },
@@ -446,9 +465,13 @@ return {
     { name = "init_scale_valcurves", kind = "curves", study = "init_scale",
       column = "d_val_loss", ylabel = "validation loss (nats)", logy = true, zoom = 0.5,
       width = "0.9\\linewidth",
-      caption = [[Does the sign of the effect follow the initialization? Validation loss over
-        training by embedding initialization scale (line style) and variant (colour), mean and range over seeds: the whole run on a logarithmic axis
-        (left) and its second half on a linear axis (right).]] },
+      caption = [[Does the sign of the effect follow the initialization? The default model at
+        the shared learning rate, \InitScaleNSeeds{} seeds: validation loss over training by
+        embedding initialization scale (line style: solid for a standard deviation of 0.02,
+        dashed for 1) and variant (colour and mark, each curve's marks at its own steps), the
+        mean over seeds with the band from the lowest to the highest seed (not an
+        interval): the whole run on a logarithmic axis (left) and its second half on a
+        linear axis (right).]] },
     { name = "horizon_valcurves", kind = "curves", study = "horizon",
       column = "d_val_loss", ylabel = "validation loss (nats)", zoom = 0.5,
       width = "0.9\\linewidth",

@@ -1,13 +1,16 @@
 # A quantity over training steps, one curve per variant: the mean over seeds as a line
-# and the band between the smallest and largest seed.  Variables: n (blocks), colors,
-# dashes, pts, ylabel, logy (1 for a log axis, with ymin, ymax and ytics fitted to the
-# data), points (1 to mark the sampled steps), zoom (1 for a second panel showing steps
-# zoom_from to zoom_to on a linear axis from zoom_ymin to zoom_ymax; the key goes in
-# a strip of its own above both panels).
+# and the band between the smallest and largest seed.  Each curve carries its point type
+# every mark_every rows, curve i starting at row mark(i), so that curves lying on each
+# other still show each variant's marks; the key shows line and mark.  Variables: n
+# (blocks), colors, dashes, pts, mark_every, ylabel, logy (1 for a log axis, with ymin,
+# ymax and ytics fitted to the data), zoom (1 for a second panel showing steps zoom_from
+# to zoom_to on a linear axis from zoom_ymin to zoom_ymax; the key goes in a strip of its
+# own above both panels).
 load gpdir.'/common.gp'
 set xlabel 'step'
 set ylabel ylabel
-if (!exists("points")) points = 0
+if (!exists("mark_every")) mark_every = n
+mark(i) = int(i * mark_every / n)
 if (!exists("zoom")) zoom = 0
 if (logy) {
     set logscale y
@@ -15,8 +18,8 @@ if (logy) {
     set ytics (real(word(ytics, 1)))
     do for [i=2:words(ytics)] { set ytics add (real(word(ytics, i))) }
 }
-# The plot: bands, then lines (with the points at the sampled steps when points = 1),
-# written out for each case: no command is built from strings and evaluated.
+# The plot: bands, lines, the staggered marks, and the key's entries (no data); no
+# command is built from strings and evaluated.
 if (zoom) {
     # The left panel is the whole run, the right one its end; the key gets a strip of
     # its own across the top of the figure, where it hides no curve.
@@ -38,17 +41,12 @@ if (zoom) {
             set rmargin at screen 0.98
             set title 'end of the run, linear axis' offset 0, -0.5
         }
-        if (points) {
-            plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
-                     fs transparent solid 0.15 noborder notitle, \
-                 for [i=0:n-1] data index i using 1:2 with linespoints lc rgb color(i) \
-                     dt dash(i) pt ptype(i) ps 0.45 title columnheader(1)
-        } else {
-            plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
-                     fs transparent solid 0.15 noborder notitle, \
-                 for [i=0:n-1] data index i using 1:2 with lines lc rgb color(i) \
-                     dt dash(i) title columnheader(1)
-        }
+        plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
+                 fs transparent solid 0.15 noborder notitle, \
+             for [i=0:n-1] data index i using 1:2 with lines lc rgb color(i) dt dash(i) \
+                 notitle, \
+             for [i=0:n-1] data index i every mark_every::mark(i) using 1:2 with points \
+                 lc rgb color(i) pt ptype(i) ps 0.5 notitle
     }
     # the key strip: the same curves with no data, only their titles
     unset title
@@ -63,26 +61,17 @@ if (zoom) {
     set lmargin at screen 0.02
     set rmargin at screen 0.98
     set key center center horizontal maxrows 2 samplen 2 spacing 1.0 width 1
-    if (points) {
-        plot for [i=0:n-1] data index i using 1:(NaN) with linespoints lc rgb color(i) \
-                 dt dash(i) pt ptype(i) ps 0.45 title columnheader(1)
-    } else {
-        plot for [i=0:n-1] data index i using 1:(NaN) with lines lc rgb color(i) \
-                 dt dash(i) title columnheader(1)
-    }
+    plot for [i=0:n-1] data index i using 1:(NaN) with linespoints lc rgb color(i) \
+             dt dash(i) pt ptype(i) ps 0.5 title columnheader(1)
     unset multiplot
 } else {
     # More than three curves: the key goes beside the plot, where it hides no data.
     if (n > 3) { set key outside right top } else { set key top right }
-    if (points) {
-        plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
-                 fs transparent solid 0.15 noborder notitle, \
-             for [i=0:n-1] data index i using 1:2 with linespoints lc rgb color(i) \
-                 dt dash(i) pt ptype(i) ps 0.45 title columnheader(1)
-    } else {
-        plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
-                 fs transparent solid 0.15 noborder notitle, \
-             for [i=0:n-1] data index i using 1:2 with lines lc rgb color(i) \
-                 dt dash(i) title columnheader(1)
-    }
+    plot for [i=0:n-1] data index i using 1:3:4 with filledcurves fc rgb color(i) \
+             fs transparent solid 0.15 noborder notitle, \
+         for [i=0:n-1] data index i using 1:2 with lines lc rgb color(i) dt dash(i) notitle, \
+         for [i=0:n-1] data index i every mark_every::mark(i) using 1:2 with points \
+             lc rgb color(i) pt ptype(i) ps 0.5 notitle, \
+         for [i=0:n-1] data index i using 1:(NaN) with linespoints lc rgb color(i) \
+             dt dash(i) pt ptype(i) ps 0.5 title columnheader(1)
 }

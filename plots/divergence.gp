@@ -1,5 +1,5 @@
 # The share of runs that diverged against the peak learning rate, one line per
-# embedding norm.  Variables: n (blocks), colors, xmin, xmax, xtics (the learning rates,
+# embedding norm.  Variables: n (blocks), colors, pts, xmin, xmax, xtics (the learning rates,
 # fitted).
 load gpdir.'/common.gp'
 set logscale x
@@ -11,5 +11,5 @@ set xlabel 'peak learning rate'
 set ylabel 'runs diverged (fraction)'
 set yrange [-0.05:1.05]
 set key top left
-plot for [i=0:n-1] data index i using 1:2 with linespoints lc rgb color(i) pt 7 ps 0.7 \
+plot for [i=0:n-1] data index i using 1:2 with linespoints lc rgb color(i) pt ptype(i) ps 0.7 \
          title columnheader(1)

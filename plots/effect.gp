@@ -1,6 +1,6 @@
 # The effect of each embedding norm against none (primary metric, treatment - baseline)
 # with its 95 % interval, by model size; the grey band is +-minimum effect and the line
-# y = 0.  Variables: n (blocks), colors, min_effect, ylabel, xmin, xmax, xtics (the model
+# y = 0.  Variables: n (blocks), colors, pts, min_effect, ylabel, xmin, xmax, xtics (the model
 # sizes), ymin, ymax (fitted to the intervals, zero and the band).
 load gpdir.'/common.gp'
 set logscale x
@@ -16,4 +16,4 @@ set object 1 rectangle from graph 0, first -min_effect to graph 1, first min_eff
     behind fc rgb '#888888' fs transparent solid 0.2 noborder
 set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#555555' lw 0.8
 plot for [i=0:n-1] data index i using ($1 * (1 + 0.04 * (i - (n - 1) / 2.0))):2:3:4 \
-         with yerrorlines lc rgb color(i) pt 7 ps 0.6 title columnheader(1)
+         with yerrorlines lc rgb color(i) pt ptype(i) ps 0.6 title columnheader(1)

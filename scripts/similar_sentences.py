@@ -4,8 +4,9 @@
     scripts/similar_sentences.py [--numbers paper/numbers.tex] [--ratio 0.85]
                                  [--min-words 8] FILE.tex ...
 
-Within each file, every pair of sentences of at least --min-words words whose difflib
-ratio reaches --ratio, on their words or on their characters, is printed as
+Within each file and across the files (a sentence of the main text typed again in the
+supplement), every pair of sentences of at least --min-words words whose difflib ratio
+reaches --ratio, on their words or on their characters, is printed as
 "FILE:LINE: FILE:LINE: ratio R" with both sentences; the exit status is 1 when there is
 one, 0 otherwise.  The text read is the document's body as LaTeX typesets it by hand:
 the bibliography, tables, figures and captions are left out, an \\IfStudy keeps the
@@ -141,7 +142,9 @@ def prose(src, have):
     """The hand-written running text of a LaTeX source, line breaks where they were."""
     src = strip_comments(src)
     begin = src.find("\\begin{document}")
-    end = src.find("\\end{document}")
+    # the last \end{document}: a macro of the preamble may hold one (main.tex's
+    # \PaperNotReady ends the document early)
+    end = src.rfind("\\end{document}")
     if begin >= 0:
         src = blank(src[:begin]) + src[begin:end if end >= 0 else len(src)]
     for env in SKIP_ENVS:
@@ -208,9 +211,8 @@ def ratio(a, b, threshold):
     return best
 
 
-def similar(text, min_words, threshold):
-    sents = [Sentence(line, s) for line, s in sentences(text)]
-    sents = [x for x in sents if len(x.words) >= min_words]
+def similar(sents, threshold):
+    """Every pair of sents (each with its .path) whose ratio reaches threshold."""
     found = []
     for i in range(len(sents)):
         for j in range(i + 1, len(sents)):
@@ -237,14 +239,20 @@ def main():
     ap.add_argument("--min-words", type=int, default=8)
     o = ap.parse_args()
     have = studies_run(o.numbers)
-    n = 0
+    sents = []
     for path in o.files:
         with open(path, encoding="utf-8") as f:
             text = prose(f.read(), have)
-        for r, a, b in similar(text, o.min_words, o.ratio):
-            n += 1
-            print("%s:%d: %s:%d: ratio %.2f\n  %s\n  %s" % (path, a.line, path, b.line, r,
-                  " ".join(a.text.split()), " ".join(b.text.split())))
+        for line, sentence in sentences(text):
+            x = Sentence(line, sentence)
+            if len(x.words) >= o.min_words:
+                x.path = path
+                sents.append(x)
+    n = 0
+    for r, a, b in similar(sents, o.ratio):
+        n += 1
+        print("%s:%d: %s:%d: ratio %.2f\n  %s\n  %s" % (a.path, a.line, b.path, b.line, r,
+              " ".join(a.text.split()), " ".join(b.text.split())))
     if n:
         print("similar_sentences: %d pair%s of near-duplicate sentences (ratio >= %.2f, "
               "%d words or more)" % (n, "" if n == 1 else "s", o.ratio, o.min_words))

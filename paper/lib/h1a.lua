@@ -82,8 +82,10 @@ function M.check(P, h, variants, _, an)
   return out
 end
 
--- The rows (one per finished run) of the spec's set-ups: {setup = i, norm =, values}.
-local function rows_of(ctx, spec, metrics)
+-- The rows (one per finished run) of the spec's set-ups: {setup = i, norm =, values},
+-- values[m] = values_of(run)[m] (the run's metric values unless given).
+local function rows_of(ctx, spec, metrics, values_of)
+  values_of = values_of or function(r) return r.values end
   local rows, diverged = {}, 0
   for i, setup in ipairs(spec.setups) do
     for _, v in ipairs(setup.variants) do
@@ -94,9 +96,9 @@ local function rows_of(ctx, spec, metrics)
         if r and r.diverged then
           diverged = diverged + 1
         elseif r then
-          local vals, ok = {}, true
+          local vals, ok, src = {}, true, values_of(r) or {}
           for _, m in ipairs(metrics) do
-            local x = r.values[m]
+            local x = src[m]
             if type(x) ~= "number" then ok = false end
             vals[m] = x
           end
@@ -204,6 +206,85 @@ function M.summarize(s, runs)
     out.norms[nm] = e
   end
   out.norms = json.object(out.norms)
+  out.after_warmup = M.after_warmup(ctx, spec, norms)
+  out.setups_apart = M.setups_apart(rows, spec, norms, acc, alpha)
+  return out
+end
+
+-- The "at equal loss" fit set-up by set-up, and whether it extrapolates: per set-up (in
+-- the spec's order), each norm's accuracy difference at equal loss from that set-up's
+-- runs alone, and whether the norm's range of validation loss overlaps the baseline's
+-- there (overlap = false: the fit compares losses no run of the other arm reached);
+-- below / above: the interval lies entirely below / above zero.
+function M.setups_apart(rows, spec, norms, acc, alpha)
+  local out = {}
+  for i, setup in ipairs(spec.setups) do
+    local mine, range = {}, {}
+    for _, r in ipairs(rows) do
+      if r.setup == i then
+        mine[#mine + 1] = { setup = 1, norm = r.norm, values = r.values }
+        local l = r.values[spec.loss]
+        local g = range[r.norm] or { lo = l, hi = l }
+        g.lo, g.hi = math.min(g.lo, l), math.max(g.hi, l)
+        range[r.norm] = g
+      end
+    end
+    local present = {}
+    for _, nm in ipairs(norms) do if range[nm] then present[#present + 1] = nm end end
+    local f, why = fit(mine, 1, present, acc, spec.loss, alpha)
+    local per = {}
+    for _, nm in ipairs(present) do
+      local e, b, n = f and f[nm], range[spec.baseline], range[nm]
+      per[nm] = { coef = e and e.coef, ci = e and e.ci, why = not e and why or nil,
+        below = e ~= nil and e.ci[2] < 0, above = e ~= nil and e.ci[1] > 0,
+        overlap = b ~= nil and n.lo <= b.hi and b.lo <= n.hi }
+    end
+    out[#out + 1] = { name = setup.name, norms = json.object(per) }
+  end
+  return arr(out)
+end
+
+-- The training after warmup (exploratory; analysis/records.lua after_warmup): each
+-- measure's fit across the runs as the registered stability measures are fitted, at
+-- alpha over the number of measures, and per norm (the baseline's too) how many runs had
+-- their whole-run largest gradient norm and loss jump before the window's first step.
+M.AFTER_WARMUP = { { metric = "max_loss_jump" }, { metric = "max_grad_norm", log = true },
+  { metric = "grad_norm_cv" } }
+
+function M.after_warmup(ctx, spec, norms)
+  local names = { "from", "peak_grad_in_warmup", "peak_jump_in_warmup" }
+  for _, m in ipairs(M.AFTER_WARMUP) do names[#names + 1] = m.metric end
+  local rows = rows_of(ctx, spec, names, function(r) return r.after_warmup end)
+  local alpha = ctx.an.alpha / #M.AFTER_WARMUP
+  local out = { alpha = alpha, n_runs = #rows, from = rows[1] and rows[1].values.from,
+    measures = {}, peaks = {} }
+  for _, m in ipairs(M.AFTER_WARMUP) do
+    local f, why = fit(rows, #spec.setups, norms, function(r)
+      local x = r.values[m.metric]
+      return m.log and math.log(x) or x
+    end, nil, alpha)
+    local per = {}
+    for _, nm in ipairs(norms) do
+      local e = f and f[nm]
+      -- above / below: the interval lies entirely above / below zero
+      per[nm] = e and { coef = e.coef, se = e.se, ci = e.ci, above = e.ci[1] > 0,
+        below = e.ci[2] < 0 } or { why = why }
+    end
+    out.measures[#out.measures + 1] = { metric = m.metric, log = m.log, norms = json.object(per) }
+  end
+  local all = { spec.baseline, table.unpack(norms) }
+  for _, nm in ipairs(all) do
+    local p = { runs = 0, grad = 0, jump = 0 }
+    for _, r in ipairs(rows) do
+      if r.norm == nm then
+        p.runs = p.runs + 1
+        p.grad = p.grad + r.values.peak_grad_in_warmup
+        p.jump = p.jump + r.values.peak_jump_in_warmup
+      end
+    end
+    out.peaks[nm] = p
+  end
+  out.measures, out.peaks = arr(out.measures), json.object(out.peaks)
   return out
 end
 
@@ -216,7 +297,8 @@ function M.verdict_words(e)
     e.lower and "lower accuracy" or "no lower accuracy shown",
     e.beyond and "beyond what its validation loss predicts" or
       "not beyond what its validation loss predicts",
-    e.stabilized and "stabilization shown" or "stabilization not shown",
+    e.stabilized and "a smaller whole-run loss jump or gradient peak" or
+      "no smaller whole-run loss jump or gradient peak",
   }
   return table.concat(parts, "; ") .. (e.supports and ": supporting H1a" or
     ": not supporting H1a")

@@ -211,6 +211,13 @@ local function h1a(def, s, S)
     local b = e.accuracy_given_loss or {}
     def(N .. "AccGivenLossCoef", num(b.coef, 3))
     def(N .. "AccGivenLossCI", F.interval(b.ci, 3))
+    for _, su in ipairs(h.setups_apart or {}) do
+      local x = su.norms[nm]
+      if x then
+        def(N .. "Setup" .. F.macro(su.name) .. "Coef", num(x.coef, 3))
+        def(N .. "Setup" .. F.macro(su.name) .. "CI", F.interval(x.ci, 3))
+      end
+    end
     for _, st in ipairs(e.stability or {}) do
       local K = N .. "Stab" .. F.macro(st.metric)
       def(K .. "Coef", num(st.coef, 3))
@@ -364,7 +371,46 @@ local function stability(def, s, S)
   def(S .. "StabilityVerdict", better and "reproduced" or "not reproduced")
 end
 
-function M.numbers(def, s, S)
+-- LayerNorm against the rescaling control, directly (exploratory): the two studies tuned
+-- each against the same no-norm runs on the same seeds, so their per-seed validation
+-- losses pair by seed; stats.paired gives the difference and its 1 - alpha t interval
+-- (S..<T>"Vs"<B>"Direct": "Delta", "CI", "N"), defined under the second study's prefix.
+M.CONTRAST = { treatment = { study = "tuned", variant = "layernorm" },
+  baseline = { study = "tuned_controls", variant = "scale" }, metric = "val_loss" }
+
+local function contrast(def, s, S, ctx)
+  local c = M.CONTRAST
+  if s.name ~= c.baseline.study or not ctx then return end
+  local function values(side)
+    for _, x in ipairs(ctx.studies) do
+      if x.name == side.study then
+        local pv = (x.summary.per_variant or {})[side.variant]
+        local m = pv and pv.metrics and pv.metrics[c.metric]
+        if m then
+          local by = {}
+          for i, seed in ipairs(m.seeds) do by[seed] = m.values[i] end
+          return by, x.summary.analysis.alpha
+        end
+      end
+    end
+  end
+  local t, alpha = values(c.treatment)
+  local b = values(c.baseline)
+  if not (t and b) then return end
+  local xs, ys = {}, {}
+  for _, seed in ipairs(s.summary.seeds) do
+    if t[seed] and b[seed] then xs[#xs + 1], ys[#ys + 1] = b[seed], t[seed] end
+  end
+  if #xs < 2 then return end
+  local r = require("stats").paired(xs, ys, { alpha = alpha })
+  local K = S .. F.macro(c.treatment.variant) .. "Vs" .. F.macro(c.baseline.variant) .. "Direct"
+  def(K .. "Delta", num(r.mean, 4))
+  def(K .. "CI", F.interval(r.ci_t, 4))
+  def(K .. "N", string.format("%d", #xs))
+end
+
+function M.numbers(def, s, S, ctx)
+  contrast(def, s, S, ctx)
   ppl_cis(def, s, S)
   replication(def, s, S)
   tasks(def, s, S)

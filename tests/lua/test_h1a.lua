@@ -85,7 +85,8 @@ t:ok(ln.beyond == false and ln.accuracy_given_loss.ci[1] < 0 and
 t:ok(ln.stabilized == true, "LayerNorm: stabilization shown")
 t:eq(h1a_ext.verdict_words(ln), "lower accuracy; not beyond what its " ..
   "validation loss predicts; " ..
-  "stabilization shown: not supporting H1a", "LayerNorm's verdict names each part")
+  "a smaller whole-run loss jump or gradient peak: not supporting H1a",
+  "LayerNorm's verdict names each part")
 t:ok(rms.lower and rms.beyond and math.abs(rms.accuracy_given_loss.coef + 0.03) < 0.01,
   "RMSNorm: lower, and 0.03 beyond what its loss predicts")
 t:ok(rms.stabilized == false and rms.supports == false, "RMSNorm: no stabilization, no support")
@@ -93,8 +94,10 @@ t:ok(#(rms.stability or {}) == 2 and rms.stability[2].log == true and
   h.stability_alpha == 0.025, "two stability measures, Bonferroni alpha / 2, the log scale named")
 local text = table.concat(h1a_ext.text(h), "\n")
 t:ok(text:find("rmsnorm vs none: lower accuracy; beyond what its validation loss predicts; " ..
-  "stabilization not shown: not supporting H1a", 1, true), "the terminal lines: " .. text)
-t:ok(require("repro.report.terminal").verdict_table(sum, 100, s.extensions):find("H1a (39 runs", 1, true),
+  "no smaller whole-run loss jump or gradient peak: not supporting H1a", 1, true),
+  "the terminal lines: " .. text)
+t:ok(require("repro.report.terminal").verdict_table(sum, 100, s.extensions):find("H1a (39 runs",
+  1, true),
   "the verdict table prints the H1a section")
 
 -- the study's own report: a table of the three parts per norm
@@ -180,6 +183,34 @@ do
     not defs.ZzHOneARmsnormAccGivenLossCI:find("num", 1, true),
     "an undefined part still defines its macro, as a dash: " ..
     tostring(defs.ZzHOneARmsnormAccGivenLossCI))
+end
+
+-- the training after warmup (analysis/records.lua after_warmup): measured from the run's
+-- warmup, or from the default warmup without one; the whole run's peaks located
+do
+  local records = require "repro.analysis.records"
+  local curve = { step = { 0, 1, 2, 3, 4, 5 }, loss = { 4, 3, 3.5, 2, 2.6, 2.2 },
+    grad_norm = { 9, 1, 2, 1, 3, 1 } }
+  local a = records.after_warmup({ warmup = 3 }, curve, 6)
+  t:eq(a.from, 3, "the window starts at the run's warmup")
+  t:ok(math.abs(a.max_loss_jump - 0.6) < 1e-12, "the loss jump above the window's best " ..
+    "(2 -> 2.6): " .. a.max_loss_jump)
+  t:eq(a.max_grad_norm, 3, "the largest gradient norm inside the window")
+  t:ok(math.abs(a.grad_norm_cv - math.sqrt(4 / 3) / (5 / 3)) < 1e-12,
+    "the variation: sd over mean of 1, 3, 1")
+  t:eq(a.peak_grad_in_warmup, 1, "the whole run's largest gradient norm (9, step 0) is before it")
+  t:eq(a.peak_jump_in_warmup, 0, "the whole run's largest jump (0.6, step 4) is inside it")
+  local long = { step = {}, loss = {}, grad_norm = {} }
+  for i = 1, 40 do
+    long.step[i], long.loss[i], long.grad_norm[i] = i - 1, 3 - i / 100, i == 35 and 5 or 1
+  end
+  local w0 = records.after_warmup({ warmup = 0 }, long, 40)
+  t:eq(w0.from, records.DEFAULT_WARMUP, "without warmup, from the default warmup")
+  t:eq(w0.max_loss_jump, 0, "a falling loss has no jump")
+  t:eq(records.after_warmup({ warmup = 0 }, curve, 6), nil,
+    "a curve shorter than the default warmup has no window")
+  t:eq(records.after_warmup({ warmup = 2 }, { step = { 0, 1, 2 }, loss = { 4, 3, 0 / 0 },
+    grad_norm = { 1, 1, 0 / 0 } }, 3), nil, "a run that diverged before the window has none")
 end
 
 check.rmtree(dir)

@@ -152,12 +152,12 @@ local specs = {
     rows = 4, lmargin = 20, nheads = 2, head1 = H, head_y1 = 4, head_kind1 = 1, head2 = H,
     head_y2 = 3, head_kind2 = 2, xlabel = H, xmin = -1, xmax = 1, xstep = 0.5 } },
   { name = "curves", script = "curves", data = file("curves", blocks(4)), vars = with({
-    ylabel = H, logy = 1, ymin = 1, ymax = 10, ytics = "1 2 5 10", points = 1 }) },
+    ylabel = H, logy = 1, ymin = 1, ymax = 10, ytics = "1 2 5 10", mark_every = 2 }) },
   { name = "curves_zoom", script = "curves", data = file("curves_zoom", blocks(4)), vars = with({
     ylabel = H, logy = 0, zoom = 1, zoom_from = 20, zoom_to = 40, zoom_ymin = 0,
     zoom_ymax = 10 }) },
   { name = "lrsweep", script = "lrsweep", data = file("lrsweep", blocks(4)), vars = with({
-    diverged = file("lrsweep_div", "# x y rgb group\n10 5 0 0\n"), xmin = 5, xmax = 50,
+    diverged = file("lrsweep_div", "# x y rgb group point\n10 5 0 0 7\n"), xmin = 5, xmax = 50,
     xtics = "10 20", ymin = 0, ymax = 10, xlabel = H, ylabel = H }) },
   { name = "effect", script = "effect", data = file("effect", blocks(4)), vars = with({
     min_effect = 0.1, xmin = 5, xmax = 50, xtics = "10 20", xtic_labels = "a`id` b'c",

@@ -2,9 +2,10 @@
 # scripts/similar_sentences.py: the paper's hand-written text has no two sentences of eight
 # words or more at a difflib ratio of 0.85 or above.  First shown to find what it must on
 # planted texts (a sentence typed twice with different numbers, a near copy, one inside a
-# checked assertion) and to leave alone what it must (a short sentence, a table or a
-# caption, the branch of an \IfStudy not taken, two different sentences); then run on
-# paper/main.tex and paper/supplement.tex.
+# checked assertion, one after a preamble macro that holds \end{document}, one copied
+# from one file into another) and to leave alone what it must (a short sentence, a table
+# or a caption, the branch of an \IfStudy not taken, two different sentences); then run
+# on paper/main.tex and paper/supplement.tex together.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -47,6 +48,26 @@ Again: with each variant at its own best learning rate, LayerNorm cost a little.
 EOF
 run assert
 ok $((! $?)) "a copy of an assertion's sentence fails: $(cat "$tmp/out")"
+
+# a preamble macro that holds \end{document} (main.tex's \PaperNotReady) does not end the text
+{ printf '\\documentclass{article}\n\\newcommand{\\Stop}{\\end{document}}\n\\begin{document}\n'
+  printf 'The body after a macro that ends the document early is read all the same.\n'
+  printf 'The body after a macro that ends the document early is read all the same here.\n'
+  printf '\\end{document}\n'; } >"$tmp/early.tex"
+run early
+ok $((! $?)) "a body after a preamble macro holding end-document is read: $(cat "$tmp/out")"
+
+# a sentence of one file typed again in another: found, naming both files
+doc first <<'EOF'
+The rescaling control shows that the inflation, not normalization, is what the model pays for.
+EOF
+doc second <<'EOF'
+As the main text says, the rescaling control shows that the inflation, not normalization, is what the model pays for.
+EOF
+python3 "$script" --numbers "$tmp/numbers.tex" "$tmp/first.tex" "$tmp/second.tex" >"$tmp/out" 2>&1
+ok $((! $?)) "a sentence copied across files fails: $(cat "$tmp/out")"
+grep -q "first.tex:3: .*second.tex:3: ratio" "$tmp/out"
+ok $? "both files are named: $(cat "$tmp/out")"
 
 # what it leaves alone
 doc alone <<'EOF'

@@ -26,6 +26,17 @@ local OUTCOME_SOURCE = {
 
 local finite = base.finite
 
+-- The training after warmup (exploratory; analysis/records.lua after_warmup): per seed,
+-- over the grid values at which every run of the sweep trained past the window's first
+-- step, the measure aggregated as the registered outcome of the same run measure is.
+M.AFTER_WARMUP = { "mean_max_loss_jump_after_warmup", "gmean_max_grad_norm_after_warmup",
+  "mean_grad_norm_cv_after_warmup" }
+local AFTER_WARMUP_SOURCE = {
+  mean_max_loss_jump_after_warmup = { field = "max_loss_jump", agg = "mean" },
+  gmean_max_grad_norm_after_warmup = { field = "max_grad_norm", agg = "gmean" },
+  mean_grad_norm_cv_after_warmup = { field = "grad_norm_cv", agg = "mean" },
+}
+
 local function arr(t) return json.array(t or {}) end
 local function nullable(x) if x == nil then return json.null end return x end
 
@@ -127,6 +138,38 @@ local function outcome_values(s, runs, pts, name)
   return out
 end
 
+-- The grid positions (1-based, in the grids' sorted order) at which every run of every
+-- group and seed has its training after warmup measured.
+local function after_warmup_positions(s, runs, spec, grids)
+  local kept = {}
+  for i = 1, #grids[spec.groups[1].name] do
+    local all = true
+    for _, g in ipairs(spec.groups) do
+      local p = grids[g.name][i]
+      for _, seed in ipairs(s.seeds) do
+        if not (p and runs[p.variant][seed].after_warmup) then all = false end
+      end
+    end
+    if all then kept[#kept + 1] = i end
+  end
+  return kept
+end
+
+-- Per-seed values of an after-warmup measure of group g (AFTER_WARMUP_SOURCE) over the
+-- grid positions `at`.
+local function after_warmup_values(s, runs, pts, at, name)
+  local src, out = AFTER_WARMUP_SOURCE[name], {}
+  for _, seed in ipairs(s.seeds) do
+    local acc = 0
+    for _, i in ipairs(at) do
+      local x = runs[pts[i].variant][seed].after_warmup[src.field]
+      acc = acc + (src.agg == "gmean" and math.log(x) or x)
+    end
+    out[seed] = src.agg == "gmean" and math.exp(acc / #at) or acc / #at
+  end
+  return out
+end
+
 -- The config overrides every variant of group g shares (the study file's values, e.g.
 -- embed_norm and warmup; never the swept key, nor one that varies with it such as min_lr):
 -- the group's config, by which the report names it.
@@ -152,17 +195,23 @@ end
 local function summarize_outcomes(s, runs, spec, grids, summarize)
   local o = spec.outcomes
   local variants, pruns = {}, {}
+  local at = after_warmup_positions(s, runs, spec, grids)
+  local secondary = #at > 0 and M.AFTER_WARMUP or {}
   for _, g in ipairs(spec.groups) do
     variants[#variants + 1] = { name = g.name, overrides = shared_overrides(s, g, spec.over) }
     pruns[g.name] = {}
     local per = {}
     for _, m in ipairs(o.metrics) do per[m] = outcome_values(s, runs, grids[g.name], m) end
+    for _, m in ipairs(secondary) do
+      per[m] = after_warmup_values(s, runs, grids[g.name], at, m)
+    end
     for _, seed in ipairs(s.seeds) do
       local values, missing = {}, {}
       for _, m in ipairs(o.metrics) do
         values[m] = per[m][seed]
         if values[m] == nil then missing[#missing + 1] = m end
       end
+      for _, m in ipairs(secondary) do values[m] = per[m][seed] end
       -- a group's runs of one seed share the seed's pairing key
       local r = runs[grids[g.name][1].variant][seed]
       pruns[g.name][seed] = { values = values, missing = missing, diverged = false,
@@ -170,7 +219,6 @@ local function summarize_outcomes(s, runs, spec, grids, summarize)
     end
   end
   local an = s.analysis
-  local secondary = {}
   local s2 = { name = s.name, file = s.file_rel or s.file, base = {}, variants = variants, seeds = s.seeds,
     analysis = { baseline = o.comparisons[1][2], metrics = o.metrics, primary = o.primary,
       better = o.better, min_effect = o.min_effect, alpha = an.alpha, correction = "holm",
@@ -185,6 +233,16 @@ local function summarize_outcomes(s, runs, spec, grids, summarize)
     if c.mean and d then c.exceeds_delta = math.abs(c.mean) >= d end
   end
   nested.file, nested.study, nested.base, nested.seeds = nil, nil, nil, nil
+  if #at > 0 then
+    local grid, first = {}, grids[spec.groups[1].name]
+    for _, i in ipairs(at) do grid[#grid + 1] = first[i].value end
+    local from = runs[first[at[1]].variant][s.seeds[1]].after_warmup.from
+    nested.after_warmup = { from = from, grid = arr(grid) }
+    -- whether each after-warmup difference's t interval holds zero (what the paper says)
+    for _, c in ipairs(nested.secondary_comparisons or {}) do
+      c.holds_zero = c.ci_t ~= nil and c.ci_t[1] <= 0 and c.ci_t[2] >= 0
+    end
+  end
   return nested
 end
 

@@ -7,6 +7,7 @@ local fs = require "repro.core.fs"
 local engine = require "engine"
 local finite = require("repro.core.base").finite
 local sys = require "repro.sys"
+local stats = require "stats"
 
 local M = {}
 
@@ -69,6 +70,45 @@ function M.spikes(loss, n)
   return count, worst
 end
 
+-- The training after warmup (exploratory): the instability measures of the steps from
+-- `from` on, `from` being the run's warmup or, without one, the default warmup (so runs
+-- with and without warmup are measured over the same steps): max_loss_jump (the
+-- largest rise of the loss above the smallest loss since `from`), max_grad_norm, and
+-- grad_norm_cv (the pre-clip gradient norm's sd over its mean, stats.summary); and
+-- whether the whole run's largest gradient norm and loss jump fall before `from`
+-- (peak_grad_in_warmup, peak_jump_in_warmup: 1 or 0).  nil when the run has no
+-- finite loss from `from` on (it diverged before).
+M.DEFAULT_WARMUP = engine.defaults().warmup
+
+function M.after_warmup(cfg, data, n)
+  local from = math.tointeger(tonumber(cfg.warmup)) or M.DEFAULT_WARMUP
+  if from == 0 then from = M.DEFAULT_WARMUP end
+  local loss, gn, step = data.loss or {}, data.grad_norm or {}, data.step or {}
+  local out = { from = from, max_loss_jump = 0 }
+  local min, norms, best, peak_g, peak_at_g, jump, jump_at = nil, {}, nil, nil, nil, 0, nil
+  for t = 1, n do
+    local at, l, g = step[t] or (t - 1), loss[t], gn[t]
+    if finite(g) and (not peak_g or g > peak_g) then peak_g, peak_at_g = g, at end
+    if finite(l) then
+      if best and l - best > jump then jump, jump_at = l - best, at end
+      if not best or l < best then best = l end
+    end
+    if at >= from then
+      if finite(l) then
+        if min and l - min > out.max_loss_jump then out.max_loss_jump = l - min end
+        if not min or l < min then min = l end
+      end
+      if finite(g) then norms[#norms + 1] = g end
+    end
+  end
+  if not min or #norms < 2 then return nil end
+  local sm = stats.summary(norms)
+  out.max_grad_norm, out.grad_norm_cv = sm.max, sm.sd / sm.mean
+  out.peak_grad_in_warmup = peak_at_g and peak_at_g < from and 1 or 0
+  out.peak_jump_in_warmup = jump_at and jump_at < from and 1 or 0
+  return out
+end
+
 -- The training losses of a record's log.csv (by row; nil where a row has none) and the
 -- number of rows, read row by row (record/reader.lua); nil when it has no loss column.
 -- With want_sha256, the log read must have that SHA-256 (reader.log_fields).
@@ -92,13 +132,16 @@ function M.read_run(dir, metrics, checked)
   local m = rec.metrics
   local diverged = m.diverged == true
   local derived = { diverged = diverged and 1 or 0 }
-  local loss, n = M.log_losses(dir, kept.sha256["log.csv"])
-  if loss then
-    local n_spikes, max_ratio = M.spikes(loss, n)
+  local curve, n = reader.log_fields(dir, { "step", "loss", "grad_norm" },
+    kept.sha256["log.csv"])
+  if curve.loss then
+    local n_spikes, max_ratio = M.spikes(curve.loss, n)
     derived.n_spikes, derived.max_loss_ratio = n_spikes, max_ratio
   end
   local run = { diverged = diverged, values = {}, missing = {} }
   local cfg, log = rec.config, nil
+  -- for an analysis section that reads the training after warmup (M.after_warmup)
+  run.after_warmup = M.after_warmup(cfg, curve, n)
   for _, name in ipairs(metrics) do
     local v
     if DERIVED[name] then

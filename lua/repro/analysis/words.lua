@@ -133,6 +133,9 @@ M.METRIC = {
   gmean_logit_growth = { label = "logit growth, ratio to step 0 (geom.\\ mean)",
     short = "logit growth", dec = 3,
     noun = "geometric mean over the grid of the growth of the largest logit" },
+  mean_grad_norm_cv_after_warmup = { label = "grad norm variation after warmup (mean)",
+    short = "grad norm variation after warmup", dec = 3,
+    noun = "mean over the grid of the gradient norm's coefficient of variation after warmup" },
   n_diverged = { label = "divergences over the grid (count)", short = "divergences", dec = 2,
     noun = "divergences over the grid", one = "divergence", unit = "grid values",
     kind = "count" },
@@ -147,6 +150,8 @@ M.METRIC = {
     diverged = true },
   max_grad_norm = { label = "largest grad norm", short = "largest gradient norm", dec = 3,
     noun = "largest pre-clip gradient norm", diverged = true },
+  grad_norm_cv = { label = "grad norm variation", short = "gradient norm variation", dec = 3,
+    noun = "coefficient of variation (sd over mean) of the pre-clip gradient norm" },
   max_grad_norm_step = { label = "step of the largest grad norm", short = "its step", dec = 0,
     noun = "step of the largest gradient norm", diverged = true },
   max_loss_jump_step = { label = "step of the largest loss jump", short = "its step", dec = 0,
@@ -170,6 +175,15 @@ M.METRIC = {
       .. "optimizer steps, the row of step k - 1; undefined unless diag_every divides k and "
       .. "the run took k steps (computed only for a study that names it)" },
 }
+
+-- Two sweep outcomes measured from the end of warmup on (analysis/lrsens.lua
+-- AFTER_WARMUP), worded as the whole-run ones with "after warmup".
+for _, name in ipairs({ "mean_max_loss_jump", "gmean_max_grad_norm" }) do
+  local m = M.METRIC[name]
+  M.METRIC[name .. "_after_warmup"] = { label = m.label .. " after warmup",
+    short = m.short .. " after warmup", dec = m.dec, unit = m.unit,
+    noun = m.noun .. ", after warmup" }
+end
 
 -- A metric's entry of M.METRIC (val_loss_after_30 is val_loss_after_<k>'s), or nil.
 function M.metric(m)

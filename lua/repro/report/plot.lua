@@ -49,9 +49,12 @@ local function curves_figure(s, file, f, size)
     ys[#ys + 1], ys[#ys + 2] = p.min, p.max
     last = math.max(last, p.step)
   end
-  local vars = { n = #s.variants, colors = colors_of(s.variants), dashes = dashes_of(s.variants),
-    pts = points_of(s.variants), ylabel = f.ylabel, logy = 0,
-    points = (f.column:match("^d_") or f.column:match("^val_")) and 1 or 0, zoom = 0 }
+  -- about 8 marks per curve, at least one row apart per variant, so that curve i's marks
+  -- (from row mark(i) of plots/curves.gp) fall where no other curve's do
+  local n = #s.variants
+  local vars = { n = n, colors = colors_of(s.variants), dashes = dashes_of(s.variants),
+    pts = points_of(s.variants), ylabel = f.ylabel, logy = 0, zoom = 0,
+    mark_every = math.max(n, math.ceil(#pts / math.max(n, 1) / 8)) }
   local lo, hi = extent(ys)
   if f.logy and lo and lo > 0 then
     vars.logy = 1
@@ -84,7 +87,8 @@ end
 local function valend_figure(s, file, f, size)
   local points, means, values = pdata.valend(s)
   return { script = "valend", data = file(f.name, points), vars = {
-    means = file(f.name .. "_mean", means), n = #s.variants, colors = colors_of(s.variants) },
+    means = file(f.name .. "_mean", means), n = #s.variants, colors = colors_of(s.variants),
+    pts = points_of(s.variants) },
     height = size.width * 0.7, values = values }
 end
 
@@ -93,7 +97,7 @@ local function tasks_figure(s, file, f, size)
   if not text then return nil, "the " .. s.name .. " study has no task accuracies" end
   return { script = "tasks", data = file(f.name, text), vars = {
     marks = file(f.name .. "_marks", marks), n = #s.variants, ntasks = ntasks,
-    colors = colors_of(s.variants) }, height = size.width * 0.75, values = values }
+    colors = colors_of(s.variants), pts = points_of(s.variants) }, height = size.width * 0.75, values = values }
 end
 
 local function forest_figure(studies, file, f, size)
@@ -123,12 +127,12 @@ local function forest_figure(studies, file, f, size)
 end
 
 local function divergence_figure(s, file, f, size)
-  local text, colors, n, values, lrs = pdata.divergence(s)
+  local text, colors, n, values, lrs, marks = pdata.divergence(s)
   if #lrs == 0 then return nil, "the " .. s.name .. " study's variants name no learning rate" end
   local lo, hi = extent(lrs)
   local xmin, xmax, xtics = log_axis(lo, hi, 0.1)
   return { script = "divergence", data = file(f.name, text), vars = { n = n, colors = colors,
-    xmin = xmin, xmax = xmax, xtics = xtics }, height = size.width * 0.6, values = values,
+    pts = marks, xmin = xmin, xmax = xmax, xtics = xtics }, height = size.width * 0.6, values = values,
     zero = "no run of the " .. s.name .. " study diverged, at any learning rate" }
 end
 
@@ -139,7 +143,7 @@ local function count_label(p)
 end
 
 local function effect_figure(s, file, f, size)
-  local text, colors, n, pts = pdata.effect_by_size(s)
+  local text, colors, n, pts, marks = pdata.effect_by_size(s)
   if not text then return nil, "the study has no within-setting comparison against none" end
   local me = s.analysis.min_effect or 0
   local ps, ys, values, tics, tic_labels, seen = {}, { 0, me, -me }, {}, {}, {}, {}
@@ -157,7 +161,7 @@ local function effect_figure(s, file, f, size)
   local ylo, yhi = extent(ys)
   local ymin, ymax = padded(ylo, yhi, 0.08)
   return { script = "effect", data = file(f.name, text), vars = { n = n, colors = colors,
-    min_effect = me, xmin = xmin, xmax = xmax, xtics = table.concat(tics, " "),
+    pts = marks, min_effect = me, xmin = xmin, xmax = xmax, xtics = table.concat(tics, " "),
     xtic_labels = table.concat(tic_labels, " "),
     ymin = ymin, ymax = ymax,
     ylabel = "difference in " .. M.metric_words(s.primary) },
@@ -198,7 +202,8 @@ local function classnorm_figure(s, file, f, size)
   local ymin, ymax, ytics = log_axis(lo, hi, 0.05)
   return { script = "classnorm", data = file(f.name):sub(1, -5),
     vars = { classes = table.concat(present, " "), n = #s.variants,
-      colors = colors_of(s.variants), ymin = ymin, ymax = ymax, ytics = ytics,
+      colors = colors_of(s.variants), pts = points_of(s.variants), dashes = dashes_of(s.variants),
+      mark_every = math.max(#s.variants, 4), ymin = ymin, ymax = ymax, ytics = ytics,
       xstep = nice_step(0, last, 2), xmax = last },
     height = size.width * 0.42, values = values }
 end
@@ -270,9 +275,9 @@ end
 
 -- The loss against the swept value (a learning rate) per group of a study's `lr_sweep`
 -- summary (lua/repro/analysis/lrsens.lua): the mean over seeds with the range from the lowest to
--- the highest seed, of the runs that did not diverge, and a cross above the curves at
--- each value where some seed diverged (the groups a little apart along the axis, so
--- that ranges at one value do not hide each other).  A group is labelled by its norm and
+-- the highest seed, of the runs that did not diverge, and the group's mark above the
+-- curves, on a row of its own, at each value where some seed diverged (the groups a
+-- little apart along the axis, so that ranges at one value do not hide each other).  A group is labelled by its norm and
 -- the settings in which the groups differ (plot_label: "no norm, warmup 0"), or by
 -- `labels[group]`.
 local function lrsweep_figure(s, file, f, size)
@@ -289,14 +294,17 @@ local function lrsweep_figure(s, file, f, size)
   local xmin, xmax, xtics = log_axis(xlo, xhi, 0.06)
   local ylo, yhi = extent(ys)
   local span = (yhi - ylo) > 0 and (yhi - ylo) or 1
-  local ymin, ymax = ylo - 0.05 * span, yhi + (#div > 0 and 0.16 or 0.05) * span
+  -- each group's divergences on a row of their own above the curves, in its mark
+  local ymin, ymax = ylo - 0.05 * span, yhi + (#div > 0 and 0.1 + 0.05 * #groups or 0.05) * span
   local colors = colors_of(cols)
-  local group_colors = {}
+  local group_colors, group_points = {}, {}
   for c in colors_of(groups):gmatch("%S+") do group_colors[#group_colors + 1] = c end
-  local rows = { "# " .. (sw.over or "lr") .. " y rgb group" }
+  for p in points_of(groups):gmatch("%S+") do group_points[#group_points + 1] = p end
+  local rows = { "# " .. (sw.over or "lr") .. " y rgb group point" }
   for _, d in ipairs(div) do
-    rows[#rows + 1] = string.format("%s %s %d %d", g(d.x), g(yhi + 0.09 * span),
-      rgb_int(group_colors[d.color]), d.color - 1)
+    rows[#rows + 1] = string.format("%s %s %d %d %s", g(d.x),
+      g(yhi + (0.08 + 0.05 * (d.color - 1)) * span), rgb_int(group_colors[d.color]),
+      d.color - 1, group_points[d.color])
   end
   local by_tag = {}
   for i, gr in ipairs(cols) do by_tag[i] = { tag = gr.tag } end

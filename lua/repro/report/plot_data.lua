@@ -13,6 +13,7 @@ local finite = F.finite
 local g, title, blocks = gnuplot.g, gnuplot.title, gnuplot.blocks
 local plot_label = style.plot_label
 local baseline_label, colors_of = style.baseline_label, style.colors_of
+local points_of = style.points_of
 
 -- Per step over a variant's seeds: mean, min, max and count of the finite values of a
 -- log.csv column.  Returns the block text and its points ({step, mean, min, max}), or
@@ -173,7 +174,7 @@ function M.divergence(s)
     out[#out + 1] = table.concat(rows, "\n")
     cols[#cols + 1] = n
   end
-  return blocks(out), colors_of(cols), #out, values, lrs
+  return blocks(out), colors_of(cols), #out, values, lrs, points_of(cols)
 end
 
 -- The effect of each norm against `none` within each model, by the baseline's parameter
@@ -205,7 +206,7 @@ function M.effect_by_size(s)
     end
   end
   if #out == 0 then return nil end
-  return blocks(out), colors_of(cols), #out, all
+  return blocks(out), colors_of(cols), #out, all, points_of(cols)
 end
 
 -- Reliability: per variant, the bins pooled over seeds (confidence and accuracy weighted

@@ -444,6 +444,31 @@ local function method(d, ctx)
       end
     end
   end
+  -- the main text's floats by number, so the supplement cites them rather than reprinting
+  -- them: \MainTable<Name> and \MainFigure<Name> for \PaperTable{<name>} and
+  -- \PaperFigure{<name>}, and for a hand-written float its \label{tab:<name>} or
+  -- \label{fig:<name>}; LaTeX numbers floats in the order they begin
+  local main = fs.read(host.root .. "/paper/main.tex", 4 * 1024 * 1024)
+  local body = main and main:gsub("\n%s*%%[^\n]*", "\n"):match("\\begin{document}(.*)$")
+  if body then
+    local floats = {}
+    for at, kind, name in body:gmatch("()\\Paper(%u%l+){([%w_]+)}") do
+      if kind == "Table" or kind == "Figure" then
+        floats[#floats + 1] = { at = at, kind = kind:lower(), name = name }
+      end
+    end
+    for at, kind, inner in body:gmatch("()\\begin{(%l+)}(.-)\\end{%2}") do
+      if kind == "table" or kind == "figure" then
+        floats[#floats + 1] = { at = at, kind = kind, name = inner:match("\\label{%l+:([%w_]+)}") }
+      end
+    end
+    table.sort(floats, function(x, y) return x.at < y.at end)
+    local n = { table = 0, figure = 0 }
+    for _, f in ipairs(floats) do
+      n[f.kind] = n[f.kind] + 1
+      if f.name then d.def("Main" .. F.macro(f.kind, f.name), string.format("%d", n[f.kind])) end
+    end
+  end
   -- the model's fixed constants, from the engine (engine/gpt.h), to the float's 3 digits
   local engine = require "engine"
   d.def("EngineLnEps", "\\num{" .. string.format("%.3g", engine.LN_EPS) .. "}")
