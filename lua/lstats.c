@@ -50,7 +50,7 @@
  *   stats.replication(original, {mean=, sd=, n=} [, {alpha=0.05, margin=0}]) for an
  *       original {estimate=, se=, sd=, n1=, n2=0 (paired)} -> table: n, estimate,
  *       original, diff, alpha, same_direction, d33, d33_raw, and with n >= 2 and sd > 0
- *       se, df, ci, original_in_ci, pi, in_pi, telescope_t, telescope_p, too_small,
+ *       se, df, ci, original_in_ci, pi, in_pi, pi_t, in_pi_t, telescope_t, telescope_p, too_small,
  *       (margin > 0) margin, diff_se, diff_df, tost_p, tost_p_lower, tost_p_upper,
  *       tost_ci, equivalent
  *   Group-sequential boundaries (stats.h stats_seq_*), looks a count K (equally spaced)
@@ -1192,6 +1192,8 @@ static int l_replication(lua_State *L)
         set_boolean(L, "original_in_ci", r.orig_in_ci);
         set_interval(L, "pi", r.pi);
         set_boolean(L, "in_pi", r.in_pi);
+        set_interval(L, "pi_t", r.pi_t);
+        set_boolean(L, "in_pi_t", r.in_pi_t);
     }
     if (r.defined & STATS_REPL_HAVE_TELESCOPE) {
         set_number(L, "telescope_t", r.telescope_t);

@@ -140,6 +140,11 @@ int stats_replication(const stats_original *o, double rep_mean, double rep_sd, s
     res->pi[0] = theta - z * se_diff;
     res->pi[1] = theta + z * se_diff;
     res->in_pi = res->pi[0] <= rep_mean && rep_mean <= res->pi[1];
+    double df_o = o->n2 == 0 ? (double)o->n1 - 1.0 : (double)(o->n1 + o->n2) - 2.0;
+    double t_o = gsl_cdf_tdist_Qinv(0.5 * alpha, df_o);
+    res->pi_t[0] = theta - t_o * se_diff;
+    res->pi_t[1] = theta + t_o * se_diff;
+    res->in_pi_t = res->pi_t[0] <= rep_mean && rep_mean <= res->pi_t[1];
     res->defined |= STATS_REPL_HAVE_CI | STATS_REPL_HAVE_PI;
     if (theta != 0.0) {
         /* H1: the effect in the original's direction is below d33 in the metric's units */
@@ -150,7 +155,6 @@ int stats_replication(const stats_original *o, double rep_mean, double rep_sd, s
         res->defined |= STATS_REPL_HAVE_TELESCOPE;
     }
     if (opts->margin > 0.0) {
-        double df_o = o->n2 == 0 ? (double)o->n1 - 1.0 : (double)(o->n1 + o->n2) - 2.0;
         double vo = o->se * o->se, vr = se * se;
         res->diff_se = se_diff;
         res->diff_df = (vo + vr) * (vo + vr) / (vo * vo / df_o + vr * vr / df);

@@ -486,7 +486,8 @@ int stats_robust(const double *a, size_t na, const double *b, size_t nb, double 
  * = sd / sqrt(n), df = n - 1.  stats_replication computes at level alpha:
  *   ci          theta_r +- t_{1-alpha/2, df} se_r, and orig_in_ci;
  *   pi          the prediction interval for a replication (Patil, Peng & Leek 2016):
- *               theta_o +- z_{1-alpha/2} sqrt(se_o^2 + se_r^2), and in_pi;
+ *               theta_o +- z_{1-alpha/2} sqrt(se_o^2 + se_r^2), and in_pi; pi_t and
+ *               in_pi_t the same with t_{1-alpha/2, df_o} for z (df_o below);
  *   d33         small telescopes (Simonsohn 2015): the standardized effect with power 1/3
  *               for the original's two-sided t-test at alpha (noncentral t; paired: df =
  *               n1 - 1, ncp = d sqrt(n1); two groups: df = n1 + n2 - 2, ncp = d sqrt(n1 n2
@@ -523,8 +524,8 @@ enum stats_replication_field {
 typedef struct {
     size_t n;
     double estimate, se, df;
-    double ci[2], pi[2];
-    int orig_in_ci, in_pi, same_direction;
+    double ci[2], pi[2], pi_t[2];
+    int orig_in_ci, in_pi, in_pi_t, same_direction;
     double d33, d33_raw, telescope_t, telescope_p;
     int too_small;
     double diff, diff_se, diff_df, tost_p_lower, tost_p_upper, tost_p, tost_ci[2];

@@ -70,7 +70,8 @@ function M.criteria(e)
   local side = code:find("outside_prediction_interval_larger", 1, true) and " (larger)" or
     code:find("outside_prediction_interval_smaller", 1, true) and " (smaller)" or ""
   return { direction = pass(e.same_direction),
-    pi = pass(st.in_pi) .. (st.in_pi == false and side or ""), size = pass(not_small),
+    pi = pass(st.in_pi) .. (st.in_pi == false and side or ""), pi_t = pass(st.in_pi_t),
+    size = pass(not_small),
     agreed = e.same_direction and "agreed" or "disagreed" }
 end
 
@@ -123,6 +124,10 @@ local function replication(def, s, S)
     if log then
       def(E .. "CI", pct_interval(st.ci))
       def(E .. "PI", pct_interval(st.pi))
+      def(E .. "PIT", pct_interval(st.pi_t))
+      -- the original's degrees of freedom, the t quantile's of pi_t (stats.h)
+      def(E .. "PIDf", string.format("%d", (o.n2 or 0) > 0 and (o.n1 + o.n2 - 2) or
+        ((o.n1 or 1) - 1)))
       def(E .. "CILog", F.interval(st.ci, 4))
       def(E .. "PILog", F.interval(st.pi, 4))
       def(E .. "DThreeThree", num(st.d33_raw, 4))
@@ -139,6 +144,7 @@ local function replication(def, s, S)
     def(E .. "Agreed", cr.agreed)
     def(E .. "DirectionPass", cr.direction)
     def(E .. "PIPass", cr.pi)
+    def(E .. "PITPass", cr.pi_t)
     def(E .. "SizePass", cr.size)
   end
 end

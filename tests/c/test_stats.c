@@ -832,14 +832,19 @@ static void check_replication(const jv *cases)
         check_opt(have_ci, r.ci[1], ci ? jv_at(ci, 1) : NULL, 1e-8, "replication ci hi", i);
         check_opt(have_ci, r.pi[0], pi ? jv_at(pi, 0) : NULL, 1e-8, "replication pi lo", i);
         check_opt(have_ci, r.pi[1], pi ? jv_at(pi, 1) : NULL, 1e-8, "replication pi hi", i);
+        const jv *pit = jv_get(w, "pi_t", NULL);
+        check_opt(have_ci, r.pi_t[0], pit ? jv_at(pit, 0) : NULL, 1e-8, "replication pi_t lo", i);
+        check_opt(have_ci, r.pi_t[1], pit ? jv_at(pit, 1) : NULL, 1e-8, "replication pi_t hi", i);
         check_opt((r.defined & STATS_REPL_HAVE_TELESCOPE) != 0, r.telescope_p,
                   jv_get(w, "telescope_p", NULL), 1e-8, "replication telescope p", i);
         check_opt((r.defined & STATS_REPL_HAVE_TOST) != 0, r.tost_p, jv_get(w, "tost_p", NULL),
                   1e-8, "replication TOST p", i);
         if (have_ci)
             CHECK(r.in_pi == (int)jv_num(jv_get(w, "in_pi", NULL)) &&
+                      r.in_pi_t == (int)jv_num(jv_get(w, "in_pi_t", NULL)) &&
                       r.too_small == (int)jv_num(jv_get(w, "too_small", NULL)),
-                  "replication case %zu: in_pi %d, too_small %d", i + 1, r.in_pi, r.too_small);
+                  "replication case %zu: in_pi %d, in_pi_t %d, too_small %d", i + 1, r.in_pi,
+                  r.in_pi_t, r.too_small);
     }
     /* bad originals name the field */
     stats_original bad = {.estimate = 0.1, .se = 0.0, .sd = 1.0, .n1 = 3, .n2 = 0};

@@ -462,12 +462,13 @@ local function check_replication(r, w, what)
     t:ok(r.ci == nil and r.pi == nil and r.telescope_p == nil, what .. ": no interval without spread")
     return
   end
-  for _, k in ipairs({ "ci", "pi" }) do
+  for _, k in ipairs({ "ci", "pi", "pi_t" }) do
     near8(r[k] and r[k][1], w[k][1], what .. " " .. k .. " lo")
     near8(r[k] and r[k][2], w[k][2], what .. " " .. k .. " hi")
   end
   t:eq(r.original_in_ci, w.original_in_ci, what .. " original in ci")
   t:eq(r.in_pi, w.in_pi, what .. " in pi")
+  t:eq(r.in_pi_t, w.in_pi_t, what .. " in pi_t")
   near8(r.telescope_t, w.telescope_t, what .. " telescope t")
   near8(r.telescope_p, w.telescope_p, what .. " telescope p")
   t:eq(r.too_small, w.too_small, what .. " too small")

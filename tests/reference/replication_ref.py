@@ -197,11 +197,14 @@ def replication(o, mean, sd, n, alpha, margin):
     ci = [float(x) for x in sps.t.interval(1 - alpha, df, loc=mean, scale=se)]
     z = sps.norm.ppf(1 - alpha / 2)
     pi = [float(th - z * sdiff), float(th + z * sdiff)]
+    q_o = sps.t.ppf(1 - alpha / 2, df_o)
+    pi_t = [float(th - q_o * sdiff), float(th + q_o * sdiff)]
     s = 1.0 if th > 0 else -1.0
     tt = (s * mean - out["d33_raw"]) / se
     tel_p = float(sps.t.cdf(tt, df))
     out.update({"se": se, "df": df, "ci": ci, "original_in_ci": bool(ci[0] <= th <= ci[1]),
-                "pi": pi, "in_pi": bool(pi[0] <= mean <= pi[1]), "telescope_t": tt,
+                "pi": pi, "in_pi": bool(pi[0] <= mean <= pi[1]), "pi_t": pi_t,
+                "in_pi_t": bool(pi_t[0] <= mean <= pi_t[1]), "telescope_t": tt,
                 "telescope_p": tel_p, "too_small": bool(tel_p <= alpha)})
     if margin > 0:
         vo, vr = o["se"] ** 2, se ** 2

@@ -133,7 +133,8 @@ local function entry_of(o, c, alpha)
     r = stats.replication(orig, { mean = c.mean, sd = c.sd or 0, n = c.n },
       { alpha = alpha, margin = o.margin or 0 })
     e.stats = { ci = r.ci and arr(r.ci), original_in_ci = r.original_in_ci,
-      pi = r.pi and arr(r.pi), in_pi = r.in_pi, d33 = r.d33, d33_raw = r.d33_raw,
+      pi = r.pi and arr(r.pi), in_pi = r.in_pi, pi_t = r.pi_t and arr(r.pi_t),
+      in_pi_t = r.in_pi_t, d33 = r.d33, d33_raw = r.d33_raw,
       telescope_t = r.telescope_t, telescope_p = r.telescope_p, too_small = r.too_small,
       se = r.se, df = r.df, alpha = alpha,
       tost = r.tost_p and { margin = r.margin, diff = r.diff, diff_se = r.diff_se,
