@@ -11,7 +11,6 @@ local tasks = require "repro.tasks"
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
-local json = require "repro.core.json"
 
 local M = {}
 local WHO = "repro tasks"
@@ -108,8 +107,7 @@ local function controls(o)
     end })
   local path
   if not only then
-    path = tasks.controls_path(o.data, suite, o.dir)
-    fs.write_atomic(path, json.pretty(c))
+    path = tasks.write_controls(o.data, suite, c, o.dir)
   end
   local names = {}
   for _, s in ipairs(c.setups or tasks.CONTROL_SETUPS) do names[#names + 1] = s.name end
