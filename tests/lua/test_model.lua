@@ -80,7 +80,12 @@ code, _, err = check.run(repro .. " sample " .. q(plain))
 t:ok(code == 1 and err:find("has no kept model", 1, true) and err:find("--keep-model", 1, true),
   "a record without a model says how to get one: " .. err)
 code, _, err = check.run(repro .. " sample " .. q(kept) .. " --prompt 'é'")
-t:ok(code == 1 and err:find("not in the corpus's vocabulary", 1, true), "a prompt byte outside the vocabulary: " .. err)
+t:ok(code == 1 and err:find("--prompt: its character \"é\" (byte 1 of the prompt, 0xc3) is not " ..
+  "in the vocabulary of corpus corpus", 1, true), "a prompt byte outside the vocabulary, named: " .. err)
+-- checked before the model is read: a record without one is refused for its prompt first
+code, _, err = check.run(repro .. " sample " .. q(plain) .. " --prompt 'To ~'")
+t:ok(code == 1 and err:find("--prompt: its character \"~\" (byte 4", 1, true),
+  "the prompt is checked before any model is read: " .. err)
 code, _, err = check.run(repro .. " sample " .. q(kept) .. " --n -1")
 t:ok(code == 1 and err:find("--n needs an integer >= 0", 1, true), "--n -1: " .. err)
 local other = dir .. "/other"

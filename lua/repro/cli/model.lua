@@ -100,8 +100,10 @@ end
 -- metrics.json its SHA-256; model (a private copy, fs.private_subdir) holds the bytes of
 -- model_file (DIR/model.rptf) whose SHA-256 was checked, read only when its size is at
 -- most what a kept model of the config takes (engine.model_max_bytes).  The engine's one
--- reader of tensor files (engine/tensorfile.h) then parses it, strictly.
-function M.load(run, who)
+-- reader of tensor files (engine/tensorfile.h) then parses it, strictly.  check_cfg
+-- (optional) is called with the config before the model is read, for a command's own
+-- checks of its inputs against it.
+function M.load(run, who, check_cfg)
   local dir = record_dir(run, who)
   local state, problems, kept = record.verify(dir)
   if state == "unfinished" then
@@ -125,6 +127,7 @@ function M.load(run, who)
     if type(e) ~= "table" then error(cerr, 0) end
     user_error("%s: %s: %s", who, cfg_file, e.message)
   end
+  if check_cfg then check_cfg(cfg) end
   local model = dir .. "/" .. record.MODEL
   local st = sys.lstat(model)
   if not st then
@@ -160,6 +163,22 @@ end
 local SAMPLE_USAGE = "usage: bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] " ..
   "[--temperature T]"
 
+-- A user error naming --prompt and its first character outside the vocabulary of cfg's
+-- corpus (the engine's: tasks.outside_vocab), before the model is read.
+local function check_prompt(prompt, cfg, who)
+  local data = record.data_path({ data = cfg.data or engine.defaults().data })
+  local pat = tasks.outside_vocab(data)
+  local at = pat and pat ~= "" and prompt:find(pat)
+  if not at then return end
+  local from = at -- the start of the UTF-8 character holding the byte, when it is one
+  while from > 1 and at - from < 3 and (prompt:byte(from) & 0xC0) == 0x80 do from = from - 1 end
+  local ch = prompt:match("^" .. utf8.charpattern, from)
+  if not ch or from + #ch <= at then ch = prompt:sub(at, at) end
+  user_error("%s: --prompt: its character %s (byte %d of the prompt, 0x%02x) is not in the " ..
+    "vocabulary of corpus %s, which the model reads: nothing was sampled", who,
+    base.printable(string.format("%q", ch)), at, prompt:byte(at), tasks.corpus_name(data))
+end
+
 local function number_option(v, who, flag, integer, min)
   local x = tonumber(v)
   if integer then x = math.tointeger(x) end
@@ -185,7 +204,7 @@ function M.sample_main(args)
     false, 0) or 1.0
   local prompt = o.prompt or "\n"
   if prompt == "" then user_error("%s: --prompt is empty (give at least one character)", who) end
-  local k = M.load(o.targets[1], who)
+  local k = M.load(o.targets[1], who, function(cfg) check_prompt(prompt, cfg, who) end)
   local text = engine_call(who, engine.sample, k, k.cfg, k.model, k.config_id, prompt, n, seed,
     temperature)
   io.write(prompt, text, "\n")

@@ -478,7 +478,7 @@ end
 -- byte of the whole file) as a Lua pattern matching a byte outside it, or "" when every
 -- byte is in it; nil and why when the corpus cannot be read.  Cached per path.
 local outside_cache = {}
-local function outside_vocab(path)
+function M.outside_vocab(path)
   if outside_cache[path] then return outside_cache[path] end
   local text, err = fs.read(path, 256 * 1024 * 1024)
   if not text then return nil, err end
@@ -512,7 +512,7 @@ function M.fit_problem(cfg)
   if not ok then
     return type(suite) == "table" and tostring(suite.message) or tostring(suite)
   end
-  local pat = outside_vocab(data)
+  local pat = M.outside_vocab(data)
   if not pat then return nil end -- the engine's check of the corpus names it
   local dir = M.dir_of(data)
   for _, set in ipairs(suite.sets) do
