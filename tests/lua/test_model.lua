@@ -74,6 +74,11 @@ code, _, err = check.run(repro .. " eval " .. q(kept) .. " --split test")
 t:ok(code == 1 and err:find("the splits are: val", 1, true), "an unknown split is named: " .. err)
 code, _, err = check.run(repro .. " eval " .. q(kept) .. " --tasks basic")
 t:ok(code == 1 and err:find("--tasks", 1, true), "--tasks says it is not there yet: " .. err)
+-- a suite's task files are checked before any model is read: a record without one is
+-- refused for the files first
+code, _, err = check.run(repro .. " eval " .. q(plain) .. " --tasks core")
+t:ok(code == 1 and err:find("suite core: ", 1, true) and err:find("is missing: run `bin/repro " ..
+  "tasks build core", 1, true), "eval --tasks checks the task files before the model: " .. err)
 
 -- refusals: no model, a changed model, a model of another run, a bad prompt
 code, _, err = check.run(repro .. " sample " .. q(plain))

@@ -100,9 +100,9 @@ end
 -- metrics.json its SHA-256; model (a private copy, fs.private_subdir) holds the bytes of
 -- model_file (DIR/model.rptf) whose SHA-256 was checked, read only when its size is at
 -- most what a kept model of the config takes (engine.model_max_bytes).  The engine's one
--- reader of tensor files (engine/tensorfile.h) then parses it, strictly.  check_cfg
--- (optional) is called with the config before the model is read, for a command's own
--- checks of its inputs against it.
+-- reader of tensor files (engine/tensorfile.h) then parses it, strictly.
+-- check_cfg(cfg, manifest, dir) (optional) is called before the model is read, for a
+-- command's own checks of its inputs against the record.
 function M.load(run, who, check_cfg)
   local dir = record_dir(run, who)
   local state, problems, kept = record.verify(dir)
@@ -127,7 +127,7 @@ function M.load(run, who, check_cfg)
     if type(e) ~= "table" then error(cerr, 0) end
     user_error("%s: %s: %s", who, cfg_file, e.message)
   end
-  if check_cfg then check_cfg(cfg) end
+  if check_cfg then check_cfg(cfg, man, dir) end
   local model = dir .. "/" .. record.MODEL
   local st = sys.lstat(model)
   if not st then
@@ -283,15 +283,19 @@ function M.eval_main(args)
   if not M.EVALUATIONS[kind] then
     user_error("%s: --split %s: the splits are: val", who, base.printable(kind))
   end
-  local k = M.load(o.targets[1], who)
-  if kind == "tasks" and k.cfg.tasks == o.tasks then
+  local k = M.load(o.targets[1], who, kind == "tasks" and function(cfg, man, dir)
     -- the record's task scores are compared only while they are its task files'
-    local stale = record.stale_task_files(k.manifest)
+    local stale = cfg.tasks == o.tasks and record.stale_task_files(man) or {}
     if #stale > 0 then
       user_error("%s: %s: its record was %s: its task scores are not these files' (retrain it " ..
-        "to score it on them)", who, k.dir, record.stale_text(stale))
+        "to score it on them)", who, dir, record.stale_text(stale))
     end
-  end
+    -- the suite's files built for the corpus, each item one the model can score
+    local c = { data = cfg.data or engine.defaults().data, tasks = o.tasks, context = cfg.context }
+    tasks.load(record.data_path(c), o.tasks, { shots = { 0 } })
+    local why = tasks.fit_problem(c)
+    if why then user_error("%s: --tasks %s: %s", who, base.printable(o.tasks), why) end
+  end)
   local rows, agree, note = M.EVALUATIONS[kind](k, who, o.tasks)
   if o.json then
     local out = json.object({ run = k.dir, evaluation = kind, agrees = agree,
