@@ -301,13 +301,19 @@ end
 -- them (its `task_files`, each file's SHA-256 then): a list, in name order, of {path =,
 -- recorded =, now = the SHA-256 now, or nil when it cannot be read}; empty when none
 -- changed.  Such a record is stale: its task scores are not the task files' any more.
-function M.stale_task_files(man)
+-- cache (optional, {file -> SHA-256 now}) hashes each file once for a reader of many
+-- records.
+function M.stale_task_files(man, cache)
   local out = {}
   if type(man) ~= "table" or type(man.task_files) ~= "table" then return out end
   for _, path in ipairs(base.sorted_keys(man.task_files)) do
     local file = M.task_file_path(path)
     local want = man.task_files[path]
-    local now = file and sys.sha256_file(file, true)
+    local now = file and cache and cache[file]
+    if file and now == nil then
+      now = sys.sha256_file(file, true) or false
+      if cache then cache[file] = now end
+    end
     if file and now ~= want then
       out[#out + 1] = { path = path, recorded = want, now = now or nil }
     end

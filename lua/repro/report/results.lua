@@ -5,7 +5,8 @@
 -- ../, or . or ..; another relative path under the records root first): every run record
 -- at most four levels below it is read through lua/repro/record/reader.lua.  A refused
 -- record, a symbolic link, a bad name or an undeclared variant or seed is skipped with a
--- warning.  Each run read is { study, variant, seed, dir, config, metrics, provenance }.
+-- warning.  Each run read is { study, variant, seed, dir, config, metrics, provenance,
+-- stale }.
 local engine = require "engine"
 local json = require "repro.core.json"
 local sys = require "repro.sys"
@@ -131,8 +132,10 @@ end
 M.LOG_METRICS = { n_spikes = true, max_loss_ratio = true }
 
 -- One run record, already accepted by the record reader (rec: reader.read's result);
--- with_derived adds M.LOG_METRICS, read from log.csv row by row.
-function M.read_run(rec, with_derived)
+-- with_derived adds M.LOG_METRICS, read from log.csv row by row.  run.stale lists the
+-- task files changed since the record was scored on them (record.stale_task_files; cache
+-- as its).
+function M.read_run(rec, with_derived, cache)
   local dir, m = rec.dir, rec.metrics
   local metrics = {}
   for k, v in pairs(m) do
@@ -152,7 +155,8 @@ function M.read_run(rec, with_derived)
   local variant_dir, seed_dir = dir:match("([^/]+)/([^/]+)/*$")
   local study = dir:match("([^/]+)/[^/]+/[^/]+/*$")
   local run = { dir = dir, config = full_config(rec.config), metrics = metrics, log_sha256 = log_sha,
-    seed = math.tointeger(rec.config.seed), variant = variant_dir or dir, study = study or "" }
+    seed = math.tointeger(rec.config.seed), variant = variant_dir or dir, study = study or "",
+    stale = record.stale_task_files(rec.verified and rec.verified.manifest, cache) }
   if not record.seed_of_dir(seed_dir) then
     -- a run record outside the <study>/<variant>/seed-<s>/ layout: named by its folder
     run.variant, run.study = dir:match("([^/]+)/*$") or dir, ""
@@ -232,16 +236,17 @@ function M.collect(targets, opts, who, say)
     if not is_dir(root) then user_error("%s: no records root %s", who, fs.shown(root)) end
     targets = { root }
   end
-  local runs, seen = {}, {}
+  local runs, seen, task_sums = {}, {}, {}
   local function take(mine, rd, rec, prov)
     local real = sys.realpath(rd) or rd
     if seen[real] then return end
     seen[real] = true
-    local run = M.read_run(rec, opts.with_derived ~= false)
+    local run = M.read_run(rec, opts.with_derived ~= false, task_sums)
     run.provenance = prov
     if prov and prov.level == "adopted" then
       say("%s: %s: %s", who, base.printable(fs.shown(rd)), set.level_text(prov))
     end
+    if #run.stale > 0 then say("%s", M.stale_line(who, rd, run.stale)) end
     mine[#mine + 1] = run
   end
   local function read_study(mine, sdir, d)
@@ -315,7 +320,7 @@ function M.collect(targets, opts, who, say)
       for _, rd in ipairs(found) do
         if not in_study(rd) then
           local rec, state, why = reader.read(rd, dir)
-          local probe = rec and M.read_run(rec, false)
+          local probe = rec and M.read_run(rec, false, task_sums)
           local bad = probe and misnamed(probe, rd, dir)
           if bad then
             say("%s: %s: skipped: %s", who, fs.shown(rd), bad)
@@ -338,6 +343,14 @@ function M.collect(targets, opts, who, say)
     user_error("%s: no finished run records under %s", who, table.concat(targets, ", "))
   end
   return runs
+end
+
+-- The mark of a run whose task metrics came from task files that changed since
+-- (run.stale), in verify's words: "<who>: <dir>: STALE: scored on task files that changed
+-- since: ...; its task metrics are not these files'".
+function M.stale_line(who, dir, stale)
+  return string.format("%s: %s: STALE: %s; its task metrics are not these files'", who,
+    base.printable(fs.shown(dir)), record.stale_text(stale))
 end
 
 -- A number as the shortest text that reads back as the same double (integers as such).
