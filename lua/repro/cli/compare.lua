@@ -76,9 +76,9 @@ local function finite_number(v) return type(v) == "number" and base.finite(v) en
 
 -- A run's setup: its config but the seed keys, as text (two runs of one setup differ in
 -- their seeds only).
-local function setup_of(r)
+local function setup_of(r, keys)
   local parts = {}
-  for _, k in ipairs(results.config_keys()) do
+  for _, k in ipairs(keys) do
     if not SEED_KEYS[k] then
       local v = r.config[k]
       parts[#parts + 1] = k .. "=" .. (type(v) == "number" and results.num(v) or tostring(v))
@@ -92,9 +92,9 @@ end
 -- study, a record trained before a change of the study file) gives a row per setup,
 -- never a mean over setups; each such row shows the keys in which they differ.
 local function group(runs, by_run)
-  local rows, index = {}, {}
+  local rows, index, keys = {}, {}, results.config_keys()
   for _, r in ipairs(runs) do
-    local key = by_run and r.dir or (r.study .. "\0" .. r.variant .. "\0" .. setup_of(r))
+    local key = by_run and r.dir or (r.study .. "\0" .. r.variant .. "\0" .. setup_of(r, keys))
     local row = index[key]
     if not row then
       row = { study = r.study, variant = r.variant, runs = {} }
@@ -231,7 +231,8 @@ end
 -- The comparison as text rows (header first) for the terminal.
 function M.text_rows(t, by_run)
   local header = {}
-  if has_study(t) then header[#header + 1] = "study" end
+  local with_study = has_study(t)
+  if with_study then header[#header + 1] = "study" end
   header[#header + 1] = "variant"
   header[#header + 1] = by_run and "seed" or "n"
   for _, k in ipairs(t.keys) do header[#header + 1] = k end
@@ -242,7 +243,7 @@ function M.text_rows(t, by_run)
   local rows = { header }
   for _, r in ipairs(t.rows) do
     local row = {}
-    if has_study(t) then row[#row + 1] = r.study end
+    if with_study then row[#row + 1] = r.study end
     row[#row + 1] = r.variant
     row[#row + 1] = show(by_run and r.seed or r.n)
     for _, k in ipairs(t.keys) do row[#row + 1] = show(r.config[k]) end

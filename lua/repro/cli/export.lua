@@ -138,8 +138,8 @@ end
 function M.main(args)
   local o = parse_args(args)
   if o.help then return 0 end
-  local runs = results.collect(o.targets, { out_root = o.out_root, with_derived = not o.curves },
-    WHO, progress.say)
+  local runs = results.collect(o.targets, { out_root = o.out_root, with_derived = not o.curves,
+    log = true }, WHO, progress.say)
   if o.curves then
     local out = results.stream(o.out)
     local ok, err = pcall(M.curves_csv, runs, o.columns, out)

@@ -69,9 +69,9 @@ function M.target_dir(target, root, who)
 end
 
 -- Every run directory at or below dir (depth <= 4), in name order, and the symbolic
--- links met on the way (never followed); corrupt-* folders (records put aside) and slurm/
--- are not searched.
-local function find_runs(dir, depth, out, links)
+-- links met on the way (never followed); corrupt-* folders (records put aside), slurm/
+-- and the folders of `skip` (a set: study folders already read) are not searched.
+local function find_runs(dir, depth, out, links, skip)
   if is_run(dir) then
     out[#out + 1] = dir
     return out, links
@@ -84,8 +84,9 @@ local function find_runs(dir, depth, out, links)
     local st = sys.lstat(sub)
     if st and st.type == "link" then
       links[#links + 1] = sub
-    elseif not record.is_aside(n) and n ~= "slurm" and st and st.type == "dir" then
-      find_runs(sub, depth - 1, out, links)
+    elseif not record.is_aside(n) and n ~= "slurm" and st and st.type == "dir" and
+        not (skip and skip[sub]) then
+      find_runs(sub, depth - 1, out, links, skip)
     end
   end
   return out, links
@@ -229,9 +230,12 @@ end
 -- as not part of the study, and its counts in one line (set.count_text).  Records of no
 -- study (a `train --out` folder) are read as they are, under the name rules.  who names
 -- the command in messages; say receives warnings (records skipped, adopted ones named).
--- opts: out_root, with_derived (false: without the M.LOG_METRICS, which need log.csv).
+-- opts: out_root, with_derived (false: without the M.LOG_METRICS, which need log.csv),
+-- log (true: the caller reads log.csv itself).  Without either, log.csv is never read:
+-- record.verify leaves it to any later reader (its `log` option).
 function M.collect(targets, opts, who, say)
   local root = M.root(opts.out_root)
+  local vopts = opts.with_derived == false and not opts.log and { log = false } or nil
   if #targets == 0 then
     if not is_dir(root) then user_error("%s: no records root %s", who, fs.shown(root)) end
     targets = { root }
@@ -250,7 +254,7 @@ function M.collect(targets, opts, who, say)
     mine[#mine + 1] = run
   end
   local function read_study(mine, sdir, d)
-    local sr = study_records.read(sdir, d)
+    local sr = study_records.read(sdir, d, vopts)
     for _, b in ipairs(sr.refused) do
       local w = reader.warning(who, b.dir, b.state, b.why)
       if w then say("%s", w) end
@@ -278,10 +282,10 @@ function M.collect(targets, opts, who, say)
       read_study(mine, dir, d)
     elseif sdir and is_run(dir) then
       if set.is_member(sd, sdir, dir) then
-        local rec, state, why = reader.read(dir, sdir)
+        local rec, state, why = reader.read(dir, sdir, vopts)
         if rec then
           take(mine, dir, rec, set.assess({ { dir = dir, kept = rec.verified } },
-            sdir:match("^(.*)/[^/]+$") or ".")[dir])
+            sdir:match("^(.*)/[^/]+$") or ".", vopts)[dir])
         elseif reader.warning(who, dir, state, why) then
           say("%s", reader.warning(who, dir, state, why))
         end
@@ -299,16 +303,13 @@ function M.collect(targets, opts, who, say)
         local sdesign = st and st.type == "dir" and not n:match("^%.") and
           study_records.design_of(sub)
         if sdesign then
-          studies[#studies + 1] = sub
+          studies[sub] = true
           read_study(mine, sub, sdesign)
         end
       end
-      local found, links = find_runs(dir, 4, {}, {})
+      local found, links = find_runs(dir, 4, {}, {}, studies)
       local function in_study(p)
-        for _, s in ipairs(studies) do
-          if p:sub(1, #s + 1) == s .. "/" or p == s then return true end
-        end
-        return false
+        return studies[dir .. "/" .. (p:sub(#dir + 2):match("^[^/]+") or "")] or false
       end
       for _, l in ipairs(links) do
         if not in_study(l) then
@@ -319,7 +320,7 @@ function M.collect(targets, opts, who, say)
       local loose = {}
       for _, rd in ipairs(found) do
         if not in_study(rd) then
-          local rec, state, why = reader.read(rd, dir)
+          local rec, state, why = reader.read(rd, dir, vopts)
           local probe = rec and M.read_run(rec, false, task_sums)
           local bad = probe and misnamed(probe, rd, dir)
           if bad then
@@ -333,7 +334,8 @@ function M.collect(targets, opts, who, say)
       end
       local levels = {}
       for _, r in ipairs(loose) do
-        levels[r.dir] = set.assess({ r }, r.dir:match("^(.*)/[^/]+/[^/]+/[^/]+$") or ".")[r.dir]
+        levels[r.dir] = set.assess({ r }, r.dir:match("^(.*)/[^/]+/[^/]+/[^/]+$") or ".",
+          vopts)[r.dir]
       end
       for _, r in ipairs(loose) do take(mine, r.dir, r.rec, levels[r.dir]) end
     end
