@@ -66,6 +66,13 @@ t:raises(function() engine.sample(cfg, kept .. "/model.rptf", string.rep("0", 64
 local _, out, e2 = check.run(repro .. " eval " .. q(kept) .. " --json")
 local ok, ev = pcall(json.decode, out)
 t:ok(ok and ev.agrees == true, "eval agrees with the record: " .. out .. e2)
+-- a run path that would drive the terminal is printed through the printable filter
+local hostile = dir .. "/\u{202e}evil\u{9b}2J"
+assert(os.execute("cp -R " .. q(kept) .. " " .. q(hostile)))
+local hc, hout, herr = check.run(repro .. " eval " .. q(hostile))
+t:ok(hc == 0 and hout:find("/\\u202eevil\\u009b2J (val split, kept model)", 1, true) and
+  not (hout .. herr):find("\u{202e}", 1, true) and not (hout .. herr):find("\u{9b}", 1, true),
+  "eval prints a hostile run path escaped: " .. hout .. herr)
 local rec = json.decode(fs.read(kept .. "/metrics.json"))
 t:ok(ok and math.abs(ev.metrics.val_loss - rec.val_loss) <= 1e-6,
   string.format("evaluated val_loss %s, record %s", ok and tostring(ev.metrics.val_loss), rec.val_loss))

@@ -306,8 +306,8 @@ function M.eval_main(args)
     end
     print(json.encode(out))
   else
-    print(string.format("%s (%s, kept model)%s", k.dir, o.tasks and ("task suite " .. o.tasks)
-      or (kind .. " split"), note or ""))
+    print(string.format("%s (%s, kept model)%s", base.printable(k.dir),
+      o.tasks and ("task suite " .. o.tasks) or (kind .. " split"), note or ""))
     local w = 10
     for _, r in ipairs(rows) do w = math.max(w, #r.metric) end
     print(string.format("  %-" .. w .. "s %14s %14s %10s", "metric", "evaluated", "record",
