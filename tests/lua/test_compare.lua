@@ -113,6 +113,13 @@ t:ok(code ~= 0 and err:find("losss", 1, true), "an unknown log column is named: 
 code, _, err = run("export final --out " .. dir .. "/final.csv")
 t:eq(code, 0, "export --out exits 0: " .. err)
 t:eq(fs.read(dir .. "/final.csv"), (select(2, run("export final"))), "--out holds the same CSV")
+-- an --out that cannot be written is refused before any record is read
+code, _, err = run("export final --out " .. dir)
+t:ok(code == 1 and err:find("--out " .. dir .. ": a directory (nothing was read)", 1, true) and
+  not err:find("records of the study", 1, true), "export --out DIR refused before reading: " .. err)
+code, _, err = run("export final --out " .. dir .. "/no/such/folder.csv")
+t:ok(code == 1 and err:find("its folder does not exist (nothing was read)", 1, true),
+  "export --out in a missing folder refused before reading: " .. err)
 
 -- compare: variants, mean ± sd equal to the summary's
 local summary = json.decode(fs.read(root .. "/scale/summary.json"))

@@ -21,6 +21,7 @@ local reader = require "repro.record.reader"
 local progress = require "repro.core.progress"
 local base = require "repro.core.base"
 local record = require "repro.record"
+local fs = require "repro.core.fs"
 
 local M = {}
 
@@ -39,6 +40,8 @@ local function parse_args(args)
   if o.columns and not o.curves then
     user_error("%s: --columns selects log.csv columns: it needs --curves", WHO)
   end
+  local why = o.out and fs.out_file_problem(o.out)
+  if why then user_error("%s: --out %s: %s (nothing was read)", WHO, base.printable(o.out), why) end
   return o
 end
 
