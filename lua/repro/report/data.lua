@@ -52,7 +52,8 @@ function Study:run_dir(variant, seed)
   return string.format("%s/%s/seed-%s", self.dir, variant, int(seed))
 end
 
--- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil}
+-- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil, manifest =
+-- the verified manifest.json or nil}
 function Study:record(variant, seed)
   local key = variant .. "\0" .. int(seed)
   local r = self.records[key]
@@ -74,6 +75,7 @@ function Study:record(variant, seed)
     return r
   end
   r.metrics, r.config = rec.metrics, rec.config
+  r.manifest = rec.verified and rec.verified.manifest
   r.log_sha256 = rec.verified and rec.verified.sha256["log.csv"]
   return r
 end
