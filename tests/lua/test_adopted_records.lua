@@ -453,14 +453,15 @@ os.remove(tasks.skip_file(tdir, "agreement"))
 check.write(afile, '{"answer":0,"choices":[" art"," are"],"context":"thou"}\n' ..
   '{"answer":1,"choices":[" art"," are"],"context":"you"}\n')
 local run = dir .. "/notes/v/seed-1"
-fs.mkdir_p(run)
-check.write(run .. "/tasks.csv", "task,shots,item,correct,correct_norm\nagreement,0,1,1,1\nagreement,0,2,0,0\n")
+-- a record as the record reader gives it (report/data.lua Study:record): its verified
+-- tasks.csv and manifest
 local function notes_with(sha)
-  check.write(run .. "/manifest.json", json.pretty({ task_files = { [fs.relative_to_root(afile)] = sha } }))
+  local rec = { tasks_csv = "task,shots,item,correct,correct_norm\nagreement,0,1,1,1\n" ..
+    "agreement,0,2,0,0\n", manifest = { task_files = { [fs.relative_to_root(afile)] = sha } } }
   local defs = {}
   local S = { summary = { tasks = { chance = { agreement = 0.5 } } }, variants = { { name = "v" } },
     seeds = { 1 }, config_value = function() return corpus end,
-    run_dir = function() return run end }
+    run_dir = function() return run end, record = function() return rec end }
   local ok, e = pcall(notes.numbers, function(k, v) defs[k] = v end, S, "Zz")
   return ok, ok and defs or (type(e) == "table" and e.message or tostring(e))
 end

@@ -53,7 +53,7 @@ function Study:run_dir(variant, seed)
 end
 
 -- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil, manifest =
--- the verified manifest.json or nil}
+-- the verified manifest.json or nil, tasks_csv = the verified text of tasks.csv or nil}
 function Study:record(variant, seed)
   local key = variant .. "\0" .. int(seed)
   local r = self.records[key]
@@ -76,6 +76,7 @@ function Study:record(variant, seed)
   end
   r.metrics, r.config = rec.metrics, rec.config
   r.manifest = rec.verified and rec.verified.manifest
+  r.tasks_csv = rec.verified and rec.verified.texts["tasks.csv"]
   r.log_sha256 = rec.verified and rec.verified.sha256["log.csv"]
   return r
 end
