@@ -434,18 +434,10 @@ local EXPORT_USAGE = "usage: bin/repro export-model RUN --format safetensors [--
 -- or one that exists, or has an ancestor that exists, as something other than a folder.
 local function out_check(out, who)
   if out == "" then user_error("%s: --out is empty: give a directory", who) end
-  local path = out:gsub("/+$", "")
-  while path ~= "" do
-    local st = sys.lstat(path)
-    if st then
-      if st.type ~= "dir" then
-        user_error("%s: --out %s: %s is %s, not a directory", who, base.printable(out),
-          base.printable(path), ({ link = "a symbolic link", file = "a file" })[st.type] or
-          "a device, pipe or socket")
-      end
-      return
-    end
-    path = path:match("^(.*)/[^/]*$") or ""
+  local why, path = fs.out_dir_problem(out)
+  if why then
+    user_error("%s: --out %s: %s is %s, not a directory", who, base.printable(out),
+      base.printable(path), why)
   end
 end
 

@@ -47,6 +47,12 @@ local function parse(args)
     o.version = v
   end
   o.data = o.data or (host.root .. "/" .. M.DEFAULT_DATA)
+  local why, at
+  if o.dir then why, at = fs.out_dir_problem(o.dir) end
+  if why then
+    base.user_error("%s: --dir %s: %s is %s, not a directory", WHO, base.printable(o.dir),
+      base.printable(at), why)
+  end
   return o
 end
 
