@@ -198,12 +198,12 @@ end
 -- Sets r.dir, r.status, r.info, r.action and r.source (copy) for each of runs.
 function M.plan(s, runs, out_root, force)
   local dir = study.dir(out_root, s)
+  fs.no_link(dir, "the study directory")
   local why, at = fs.out_dir_problem(dir)
   if why then
     user_error("repro run: the records folder %s cannot be made: %s is %s, not a directory " ..
       "(nothing was run)", shown(dir), shown(at), why)
   end
-  fs.no_link(dir, "the study directory")
   local index
   for _, r in ipairs(runs) do
     r.dir = dir .. "/" .. r.rel
