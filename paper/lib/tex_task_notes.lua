@@ -7,7 +7,8 @@
 --                                the pronoun before it (every item of the pair "am"/"is"
 --                                answered "is", say): a model that ignores the pronoun,
 --                                which the task's balanced items score at one half
--- read from each run's tasks.csv (item correctness) and the corpus's agreement file.  The
+-- read from each run's verified tasks.csv (item correctness) and the corpus's agreement
+-- file.  The
 -- items are matched to tasks.csv's rows by their number, so the file must be the one the
 -- runs scored: each counted run's manifest names it with its SHA-256 (`task_files`), and
 -- a run whose manifest names another SHA-256, or none, is refused (a user error naming
@@ -15,14 +16,12 @@
 local tasks = require "repro.tasks"
 local items_io = require "repro.tasks.items"
 local fs = require "repro.core.fs"
-local json = require "repro.core.json"
 local base = require "repro.core.base"
 
 local M = {}
 
--- The zero-shot rows of `task` in a run's tasks.csv: correct[item] = true/false.
-local function correctness(path, task)
-  local text = fs.read(path)
+-- The zero-shot rows of `task` in a run's tasks.csv text: correct[item] = true/false.
+local function correctness(text, task)
   if not text then return nil end
   local out = {}
   for line in text:gmatch("[^\n]+") do
@@ -46,11 +45,12 @@ function M.numbers(def, s, S)
   local runs, fixed, half = 0, 0, 0
   for _, v in ipairs(s.variants) do
     for _, seed in ipairs(s.seeds) do
-      local run = s:run_dir(v.name, seed)
-      local ok = correctness(run .. "/tasks.csv", "agreement")
+      -- tasks.csv and manifest.json as the record reader verified them (read once)
+      local run, r = s:run_dir(v.name, seed), s:record(v.name, seed)
+      local ok = correctness(r.tasks_csv, "agreement")
       if ok and next(ok) then
-        local mok, man = pcall(json.decode, fs.read(run .. "/manifest.json") or "")
-        local named = mok and type(man) == "table" and type(man.task_files) == "table" and
+        local man = r.manifest
+        local named = type(man) == "table" and type(man.task_files) == "table" and
           man.task_files[rel] or nil
         if named ~= sha then
           base.user_error("paper: task notes: %s scored %s with SHA-256 %s (its " ..

@@ -3,7 +3,8 @@
 -- harness checks its input at the edge, and the smaller breaks.  Each break below has
 -- checks that fail on the code before the issue (73 of the 91 checks; the others are
 -- setups and controls that pass either way).
---   2. provenance: no copy from a folder of no known study; one folder per seed
+--   2. provenance: no copy from a folder of no known study, nor from one outside that
+--      study's record set (a folder that is no variant, a seed it lacks); one folder per seed
 --      (seed-01 is not seed-1: not a copy source, not in a records digest); a copy is
 --      complete (tasks.csv) and names its source's checksums; a resumed record says so
 --      in its manifest and `verify` names it.
@@ -78,6 +79,21 @@ assert(os.rename(root .. "/ghost", root .. "/alpha"))
 code, out, err = check.run(repro .. " run " .. q(B) .. " --out-root " .. q(root) .. " --dry-run")
 t:ok(code == 0 and out:find("4 copied", 1, true),
   "the same records under the folder of a known study (alpha.lua) are: " .. out .. err)
+-- only the members of that study's record set are: not a folder that is no variant of
+-- it, nor a seed it does not have (here a genuine record of seed 3 in alpha/none/)
+assert(os.rename(root .. "/alpha/none", root .. "/alpha/extra"))
+code, out, err = check.run(repro .. " run " .. q(B) .. " --out-root " .. q(root) .. " --dry-run")
+t:ok(code == 0 and out:find("2 copied", 1, true) and not out:find("alpha/extra", 1, true),
+  "a folder that is no variant of the known study is not copied from: " .. out .. err)
+assert(os.rename(root .. "/alpha/extra", root .. "/alpha/none"))
+local D = write_study("delta", "1, 2, 3")
+for _, r in ipairs(require("repro.study").load(D, nil, { out_root = root }).runs) do
+  if r.seed == 3 and r.variant == "none" then record.run(r.cfg, root .. "/alpha/none/seed-3") end
+end
+code, out, err = check.run(repro .. " run " .. q(D) .. " --out-root " .. q(root) .. " --dry-run")
+t:ok(code == 0 and out:find("4 copied", 1, true) and out:find("train   none/seed-3", 1, true),
+  "a seed the known study does not have is not copied from: " .. out .. err)
+fs.remove_tree(root .. "/alpha/none/seed-3")
 
 -- 2b. One folder per seed ---------------------------------------------------------------
 local set = require "repro.record.set"
@@ -437,14 +453,15 @@ os.remove(tasks.skip_file(tdir, "agreement"))
 check.write(afile, '{"answer":0,"choices":[" art"," are"],"context":"thou"}\n' ..
   '{"answer":1,"choices":[" art"," are"],"context":"you"}\n')
 local run = dir .. "/notes/v/seed-1"
-fs.mkdir_p(run)
-check.write(run .. "/tasks.csv", "task,shots,item,correct,correct_norm\nagreement,0,1,1,1\nagreement,0,2,0,0\n")
+-- a record as the record reader gives it (report/data.lua Study:record): its verified
+-- tasks.csv and manifest
 local function notes_with(sha)
-  check.write(run .. "/manifest.json", json.pretty({ task_files = { [fs.relative_to_root(afile)] = sha } }))
+  local rec = { tasks_csv = "task,shots,item,correct,correct_norm\nagreement,0,1,1,1\n" ..
+    "agreement,0,2,0,0\n", manifest = { task_files = { [fs.relative_to_root(afile)] = sha } } }
   local defs = {}
   local S = { summary = { tasks = { chance = { agreement = 0.5 } } }, variants = { { name = "v" } },
     seeds = { 1 }, config_value = function() return corpus end,
-    run_dir = function() return run end }
+    run_dir = function() return run end, record = function() return rec end }
   local ok, e = pcall(notes.numbers, function(k, v) defs[k] = v end, S, "Zz")
   return ok, ok and defs or (type(e) == "table" and e.message or tostring(e))
 end

@@ -113,6 +113,13 @@ t:ok(code ~= 0 and err:find("losss", 1, true), "an unknown log column is named: 
 code, _, err = run("export final --out " .. dir .. "/final.csv")
 t:eq(code, 0, "export --out exits 0: " .. err)
 t:eq(fs.read(dir .. "/final.csv"), (select(2, run("export final"))), "--out holds the same CSV")
+-- an --out that cannot be written is refused before any record is read
+code, _, err = run("export final --out " .. dir)
+t:ok(code == 1 and err:find("--out " .. dir .. ": a directory (nothing was read)", 1, true) and
+  not err:find("records of the study", 1, true), "export --out DIR refused before reading: " .. err)
+code, _, err = run("export final --out " .. dir .. "/no/such/folder.csv")
+t:ok(code == 1 and err:find("its folder does not exist (nothing was read)", 1, true),
+  "export --out in a missing folder refused before reading: " .. err)
 
 -- compare: variants, mean ± sd equal to the summary's
 local summary = json.decode(fs.read(root .. "/scale/summary.json"))
@@ -185,6 +192,37 @@ t:ok(code ~= 0 and err:find("no_such_study", 1, true), "unknown target named: " 
 code, _, err = run("compare final --csv --json")
 t:ok(code ~= 0 and err:find("--csv", 1, true), "--csv with --json refused: " .. err)
 t:ok(not err:find("traceback", 1, true), "no traceback")
+
+-- compare reads what it shows: no log.csv unless a metric from it is asked for, and no
+-- committed file hashed again (git's index says which are unchanged since HEAD)
+do
+  local sys = require "repro.sys"
+  local results = require "repro.report.results"
+  local logs, hashed = 0, 0
+  local sha_file, capture = sys.sha256_file, fs.capture
+  sys.sha256_file = function(p, ...)
+    if p:match("/log%.csv$") then logs = logs + 1 end
+    return sha_file(p, ...)
+  end
+  fs.capture = function(cmd)
+    if cmd:find("hash-object", 1, true) then hashed = hashed + 1 end
+    return capture(cmd)
+  end
+  local quiet = function() end
+  local runs = results.collect({ "prelim" }, { out_root = root, with_derived = false },
+    "test", quiet)
+  local n, logs1, hashed1 = #runs, logs, hashed
+  local committed = 0
+  for _, r in ipairs(runs) do
+    if r.provenance.level == "committed" then committed = committed + 1 end
+  end
+  runs = results.collect({ "prelim" }, { out_root = root, with_derived = true }, "test", quiet)
+  sys.sha256_file, fs.capture = sha_file, capture
+  t:ok(n == 9 and committed == 9 and logs1 == 0 and hashed1 == 0,
+    string.format("compare's reading of prelim: %d records, %d committed, %d log.csv hashed, " ..
+    "%d git hash-object runs", n, committed, logs1, hashed1))
+  t:ok(#runs == 9 and logs == 9, "with a metric from log.csv, each log.csv is verified: " .. logs)
+end
 
 check.rmtree(dir)
 t:done()

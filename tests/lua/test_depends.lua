@@ -225,6 +225,13 @@ t:eq(code, 0, "bin/repro studies exits 0")
 t:eq(out, "b_sweep:\na_tuned: b_sweep\na_after: a_tuned\nc_plain:\n", "bin/repro studies --deps")
 code, out = check.run(string.format("%s studies --order --dir %s", repro, odir))
 t:eq(out, "b_sweep\na_tuned\na_after\nc_plain\n", "bin/repro studies --order")
+-- a file whose name is no study name is skipped, named through the printable filter
+check.write(odir .. "/\u{202e}evil.lua", "return {}")
+code, out, err = check.run(string.format("%s studies --dir %s", repro, odir))
+t:ok(code == 0 and out == "b_sweep\na_tuned\na_after\nc_plain\n" and
+  err:find("skipped " .. odir .. "/\\u202eevil.lua: not a study name", 1, true) and
+  not (out .. err):find("\u{202e}", 1, true), "studies: a hostile file name skipped, escaped: " .. out .. err)
+os.remove(odir .. "/\u{202e}evil.lua")
 -- a dependency that is not a study of the folder
 write_study(odir, "d_lost", [[ { name = "none", lr = repro.best_lr("nowhere", "none") }, ]])
 t:raises(function() order.order(odir, { out_root = dir .. "/nothing" }) end,

@@ -66,6 +66,13 @@ t:raises(function() engine.sample(cfg, kept .. "/model.rptf", string.rep("0", 64
 local _, out, e2 = check.run(repro .. " eval " .. q(kept) .. " --json")
 local ok, ev = pcall(json.decode, out)
 t:ok(ok and ev.agrees == true, "eval agrees with the record: " .. out .. e2)
+-- a run path that would drive the terminal is printed through the printable filter
+local hostile = dir .. "/\u{202e}evil\u{9b}2J"
+assert(os.execute("cp -R " .. q(kept) .. " " .. q(hostile)))
+local hc, hout, herr = check.run(repro .. " eval " .. q(hostile))
+t:ok(hc == 0 and hout:find("/\\u202eevil\\u009b2J (val split, kept model)", 1, true) and
+  not (hout .. herr):find("\u{202e}", 1, true) and not (hout .. herr):find("\u{9b}", 1, true),
+  "eval prints a hostile run path escaped: " .. hout .. herr)
 local rec = json.decode(fs.read(kept .. "/metrics.json"))
 t:ok(ok and math.abs(ev.metrics.val_loss - rec.val_loss) <= 1e-6,
   string.format("evaluated val_loss %s, record %s", ok and tostring(ev.metrics.val_loss), rec.val_loss))
@@ -74,13 +81,23 @@ code, _, err = check.run(repro .. " eval " .. q(kept) .. " --split test")
 t:ok(code == 1 and err:find("the splits are: val", 1, true), "an unknown split is named: " .. err)
 code, _, err = check.run(repro .. " eval " .. q(kept) .. " --tasks basic")
 t:ok(code == 1 and err:find("--tasks", 1, true), "--tasks says it is not there yet: " .. err)
+-- a suite's task files are checked before any model is read: a record without one is
+-- refused for the files first
+code, _, err = check.run(repro .. " eval " .. q(plain) .. " --tasks core")
+t:ok(code == 1 and err:find("suite core: ", 1, true) and err:find("is missing: run `bin/repro " ..
+  "tasks build core", 1, true), "eval --tasks checks the task files before the model: " .. err)
 
 -- refusals: no model, a changed model, a model of another run, a bad prompt
 code, _, err = check.run(repro .. " sample " .. q(plain))
 t:ok(code == 1 and err:find("has no kept model", 1, true) and err:find("--keep-model", 1, true),
   "a record without a model says how to get one: " .. err)
 code, _, err = check.run(repro .. " sample " .. q(kept) .. " --prompt 'é'")
-t:ok(code == 1 and err:find("not in the corpus's vocabulary", 1, true), "a prompt byte outside the vocabulary: " .. err)
+t:ok(code == 1 and err:find("--prompt: its character \"é\" (byte 1 of the prompt, 0xc3) is not " ..
+  "in the vocabulary of corpus corpus", 1, true), "a prompt byte outside the vocabulary, named: " .. err)
+-- checked before the model is read: a record without one is refused for its prompt first
+code, _, err = check.run(repro .. " sample " .. q(plain) .. " --prompt 'To ~'")
+t:ok(code == 1 and err:find("--prompt: its character \"~\" (byte 4", 1, true),
+  "the prompt is checked before any model is read: " .. err)
 code, _, err = check.run(repro .. " sample " .. q(kept) .. " --n -1")
 t:ok(code == 1 and err:find("--n needs an integer >= 0", 1, true), "--n -1: " .. err)
 local other = dir .. "/other"

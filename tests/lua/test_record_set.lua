@@ -228,5 +228,34 @@ code, out = check.run(repro .. " verify " .. q(dir .. "/elsewhere/prelim"))
 t:ok(code == 0 and out:find("verify: prelim: 9 records of the study (0 adopted)", 1, true),
   "a copy of committed records is committed wherever it lies: " .. out)
 
+-- committed is what git holds at HEAD, whatever its index remembers of the files: in a
+-- repository of its own (REPRO_ROOT) holding prelim, a record changed in place, its
+-- checksums recomputed, its files' sizes and modification times kept, is not committed
+local proj = dir .. "/proj"
+fs.mkdir_p(proj .. "/experiments")
+assert(os.execute("cp -R lua " .. q(proj .. "/lua") .. " && cp -R experiments/prelim " ..
+  q(proj .. "/experiments/prelim") .. " && cd " .. q(proj) .. " && git init -q && git add " ..
+  "experiments && git -c user.name=t -c user.email=t@t commit -qm prelim"))
+local in_proj = "REPRO_ROOT=" .. q(proj) .. " " .. repro .. " verify " .. q(proj .. "/experiments/prelim")
+code, out = check.run(in_proj)
+t:ok(code == 0 and out:find("verify: prelim: 9 records of the study (0 adopted)", 1, true),
+  "the records git holds at HEAD are committed: " .. out)
+local rec = proj .. "/experiments/prelim/none/seed-1"
+local mtext = assert(fs.read(rec .. "/metrics.json"))
+local forged = mtext:gsub('("val_loss": %d%.%d)(%d)', function(a, d) return a .. (d == "1" and "2" or "1") end, 1)
+local man = json.decode(assert(fs.read(rec .. "/manifest.json")))
+man.sha256["metrics.json"] = sys.sha256(forged)
+local before = dir .. "/mtime"
+assert(os.execute("touch -r " .. q(rec .. "/metrics.json") .. " " .. q(before)))
+check.write(rec .. "/metrics.json", forged)
+check.write(rec .. "/manifest.json", record.manifest_text(man))
+assert(os.execute("touch -r " .. q(before) .. " " .. q(rec .. "/metrics.json") .. " " ..
+  q(rec .. "/manifest.json")))
+code, out = check.run(in_proj)
+t:ok(#forged == #mtext and forged ~= mtext and code == 1 and
+  out:find("verify: prelim: 9 records of the study (1 adopted)", 1, true) and
+  out:find("ADOPTED      " .. rec .. ": adopted (neither committed nor made", 1, true),
+  "a committed record changed in place, its size and time kept, is not: " .. out)
+
 check.rmtree(dir)
 t:done()

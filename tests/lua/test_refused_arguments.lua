@@ -48,6 +48,19 @@ for _, cmd in ipairs({ "run", "run-one", "plan", "status" }) do
 end
 t:ok(not fs.exists(dir .. "/o/only/none"), "nothing trained")
 
+-- an output folder that is a file is refused before any work, the dry run included
+local afile = dir .. "/a-file"
+check.write(afile, "x")
+for _, cmd in ipairs({ "run", "plan" }) do
+  code, _, err = check.run(repro .. " " .. cmd .. " " .. q(S) .. " --out-root " .. q(afile) ..
+    (cmd == "run" and " --dry-run" or ""))
+  t:ok(code == 1 and err:find("the records folder " .. afile .. "/only cannot be made: " .. afile ..
+    " is a file, not a directory (nothing was run)", 1, true), cmd .. ": --out-root FILE: " .. err)
+end
+code, _, err = check.run(repro .. " tasks build order --data " .. q(corpus) .. " --dir " .. q(afile))
+t:ok(code == 1 and err:find("--dir " .. afile .. ": " .. afile .. " is a file, not a directory", 1, true),
+  "tasks build --dir FILE refused before any generator runs: " .. err)
+
 -- verify with a root that does not exist fails
 code, _, err = check.run("REPRO_EXPERIMENTS=" .. q(dir .. "/nonexistent") .. " " .. repro .. " verify")
 t:ok(code == 1 and err:find("no such directory", 1, true), "REPRO_EXPERIMENTS=/nonexistent verify fails: " .. err)

@@ -629,6 +629,23 @@ do
   t:ok(c == 1 and e:find(named .. " (SHA-256 ", 1, true) and
     e:find("its task scores are not these files'", 1, true),
     "eval --tasks refuses a stale record's scores, naming the file: " .. e)
+  -- compare and export mark the stale records' task metrics, in one wording
+  local stale_mark = dir .. "/exp/zz_tasks/none/seed-1: STALE: scored on task files that " ..
+    "changed since: " .. named .. " (SHA-256 "
+  c, o, e = check.run(repro .. " compare zz_tasks --metrics task_macro_acc_0shot --csv " ..
+    "--out-root " .. dir .. "/exp")
+  t:ok(c == 0 and e:find("repro compare: " .. stale_mark, 1, true) and
+    o:match("^[^\n]*,stale\n") and select(2, o:gsub(",3\n", "")) == 2,
+    "compare marks each stale run and counts them per row: " .. o .. e)
+  c, o, e = check.run(repro .. " audit zz_tasks --sample 1 --seed 3 --out-root " .. dir .. "/exp")
+  t:ok(c == 1 and o:find("\nSTALE    " .. dir .. "/exp/zz_tasks/", 1, true) and
+    o:find(": scored on task files that changed since: " .. named, 1, true) and
+    o:find("audit: 0 runs retrained: 0 the same, 0 differ; 1 stale, not retrained", 1, true),
+    "audit names a stale record as stale, not as forged, and trains nothing: " .. o .. e)
+  c, o, e = check.run(repro .. " export zz_tasks --out-root " .. dir .. "/exp")
+  t:ok(c == 0 and e:find("repro export: " .. stale_mark, 1, true) and
+    o:find("^study,variant,seed,run,provenance,stale,") and select(2, o:gsub(",made_here,true,", "")) == 6,
+    "export marks each stale run in its column stale: " .. o:sub(1, 300) .. e)
   local before = fs.read(dir .. "/exp/zz_tasks/none/seed-1/metrics.json")
   c, o, e = check.run(repro .. " run " .. dir .. "/zz_tasks.lua --only variant=none,seed=1 " ..
     "--out-root " .. dir .. "/exp")

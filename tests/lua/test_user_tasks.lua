@@ -57,6 +57,19 @@ code, out, err = check.run(repro .. " tasks controls mine --data " .. corpus)
 local ctl = json.decode(fs.read(dir .. "/tasks/words/mine-controls-v1.json") or "{}")
 local c = (ctl.tasks or {}).mytask or {}
 t:ok(code == 0 and c.untrained and c.ngram and #c.ngram == 3, "its controls: " .. out .. err)
+-- the controls of a version are never rewritten: the same bytes again are a no-op; other
+-- bytes are refused, naming the file and the next version, and nothing is written
+local ctl_file = dir .. "/tasks/words/mine-controls-v1.json"
+local ctl_text = fs.read(ctl_file)
+code, out, err = check.run(repro .. " tasks controls mine --data " .. corpus)
+t:ok(code == 0 and fs.read(ctl_file) == ctl_text, "tasks controls again: the same bytes, a no-op: " .. err)
+check.write(ctl_file, ctl_text .. "\n")
+code, out, err = check.run(repro .. " tasks controls mine --data " .. corpus)
+t:ok(code == 1 and err:find(fs.shown(ctl_file) .. " (other bytes); bump the version instead " ..
+  "(give suite mine its next version, 2,", 1, true) and err:find("nothing was written", 1, true),
+  "tasks controls refuses to rewrite a version's controls, as tasks build does: " .. err)
+t:eq(fs.read(ctl_file), ctl_text .. "\n", "and writes nothing")
+check.write(ctl_file, ctl_text)
 
 -- a tiny study naming the suite, without any library edit
 check.write(dir .. "/zz_mine.lua", string.format([[

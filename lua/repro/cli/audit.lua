@@ -126,7 +126,9 @@ local function choose(members, n, gen)
     l[#l + 1] = { dir = m.dir, level = m.provenance.level,
       how = m.provenance.level == "adopted" and set.level_text(m.provenance) or nil,
       model = type(m.kept.manifest.model_sha256) == "string" and
-        sys.lstat(m.dir .. "/" .. record.MODEL) ~= nil }
+        sys.lstat(m.dir .. "/" .. record.MODEL) ~= nil,
+      -- scored on task files that changed since: a retraining cannot give its scores
+      stale = record.stale_task_files(m.kept.manifest) }
   end
   local out = {}
   for i = #provenance.LEVELS, 1, -1 do -- the least trusted first
@@ -229,7 +231,7 @@ function M.main(args)
     local gen = pcg.stream(o.seed, "stats", si - 1)
     local picked = choose(sr.records, o.sample, gen)
     for _, c in ipairs(picked) do
-      c.cfg, c.unreadable = config_of(c.dir)
+      if #c.stale == 0 then c.cfg, c.unreadable = config_of(c.dir) end
       chosen[#chosen + 1] = c
     end
     local n = #sr.records
@@ -251,7 +253,7 @@ function M.main(args)
       local t = kind == "predicted" and c.predicted or c.floor
       io.write(string.format("  %s  (%s%s)\n", base.printable(fs.shown(c.dir)),
         t and (kind .. " " .. cost.fmt(t)) or (c.refused and "not read" or
-          "config.json unreadable"),
+          (c.stale and #c.stale > 0) and "stale: not retrained" or "config.json unreadable"),
         c.how and (", " .. c.how) or ""))
     end
     io.flush()
@@ -312,7 +314,7 @@ function M.main(args)
       cost.fmt(o.max_time), base.printable(table.concat(t, "; ")))
   end
   proc.trap_signals()
-  local bad, done, interrupted = 0, 0, false
+  local bad, stale, done, interrupted = 0, 0, 0, false
   for _, c in ipairs(chosen) do
     local state = record.verify(c.dir)
     local shown = base.printable(fs.shown(c.dir))
@@ -321,6 +323,10 @@ function M.main(args)
       bad = bad + 1
       print(string.format("DIFFERS  %s: the record is not read (%s)", shown,
         base.printable(c.refused)))
+    elseif c.stale and #c.stale > 0 then
+      stale = stale + 1
+      print(string.format("STALE    %s: %s: its retraining could not give its task scores; " ..
+        "not retrained (`bin/repro run` trains it again)", shown, record.stale_text(c.stale)))
     elseif c.unreadable then
       bad = bad + 1
       print(string.format("UNREADABLE %s: %s", shown, base.printable(c.unreadable)))
@@ -347,13 +353,14 @@ function M.main(args)
   if interrupted then
     print(string.format("audit: interrupted after %d of %d run%s: %d the same, %d differ or " ..
       "cannot be read; the others were not checked", done, #chosen, #chosen == 1 and "" or "s",
-      done - bad, bad))
+      done - bad - stale, bad + stale))
     return 130
   end
-  print(string.format("audit: %d run%s retrained: %d the same, %d differ%s", #chosen,
-    #chosen == 1 and "" or "s", #chosen - bad, bad, bad > 0 and
-    " (a record that differs from its retraining, or cannot be read, is corrupt or forged)" or ""))
-  return bad > 0 and 1 or 0
+  print(string.format("audit: %d run%s retrained: %d the same, %d differ%s%s",
+    #chosen - stale, #chosen - stale == 1 and "" or "s", #chosen - stale - bad, bad, bad > 0 and
+    " (a record that differs from its retraining, or cannot be read, is corrupt or forged)" or
+    "", stale > 0 and string.format("; %d stale, not retrained", stale) or ""))
+  return (bad > 0 or stale > 0) and 1 or 0
 end
 
 return M

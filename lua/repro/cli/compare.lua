@@ -10,8 +10,9 @@
 -- setups differ; then the chosen
 -- metrics (default val_loss, val_ppl, val_acc), as mean ± sd over the variant's seeds,
 -- over the runs where the metric is a finite number (n counts the seeds; a column
--- `diverged` counts diverged runs when any did, and `adopted` the runs neither committed nor
--- made by this checkout when there are any).  Targets as lua/repro/report/results.lua reads
+-- `diverged` counts diverged runs when any did, `adopted` the runs neither committed nor
+-- made by this checkout and `stale` those scored on task files that changed since, when
+-- there are any).  Targets as lua/repro/report/results.lua reads
 -- them (none: every study of the records root).  On a terminal the table is cut to the
 -- terminal's width (COLUMNS); --csv and --json give every column, for machines: CSV with
 -- <metric>_mean, <metric>_sd and <metric>_n per metric (or the values of each run with
@@ -75,9 +76,9 @@ local function finite_number(v) return type(v) == "number" and base.finite(v) en
 
 -- A run's setup: its config but the seed keys, as text (two runs of one setup differ in
 -- their seeds only).
-local function setup_of(r)
+local function setup_of(r, keys)
   local parts = {}
-  for _, k in ipairs(results.config_keys()) do
+  for _, k in ipairs(keys) do
     if not SEED_KEYS[k] then
       local v = r.config[k]
       parts[#parts + 1] = k .. "=" .. (type(v) == "number" and results.num(v) or tostring(v))
@@ -91,9 +92,9 @@ end
 -- study, a record trained before a change of the study file) gives a row per setup,
 -- never a mean over setups; each such row shows the keys in which they differ.
 local function group(runs, by_run)
-  local rows, index = {}, {}
+  local rows, index, keys = {}, {}, results.config_keys()
   for _, r in ipairs(runs) do
-    local key = by_run and r.dir or (r.study .. "\0" .. r.variant .. "\0" .. setup_of(r))
+    local key = by_run and r.dir or (r.study .. "\0" .. r.variant .. "\0" .. setup_of(r, keys))
     local row = index[key]
     if not row then
       row = { study = r.study, variant = r.variant, runs = {} }
@@ -178,6 +179,15 @@ function M.table(runs, metrics, by_run)
       out.any_adopted = true
       o.adopted = adopted
     end
+    -- runs scored on task files that changed since (results.stale_line marks each)
+    local stale = 0
+    for _, r in ipairs(row.runs) do
+      if #r.stale > 0 then stale = stale + 1 end
+    end
+    if stale > 0 then
+      out.any_stale = true
+      o.stale = stale
+    end
     for _, m in ipairs(metrics) do
       if by_run then
         o.metrics[m] = row.runs[1].metrics[m]
@@ -221,23 +231,26 @@ end
 -- The comparison as text rows (header first) for the terminal.
 function M.text_rows(t, by_run)
   local header = {}
-  if has_study(t) then header[#header + 1] = "study" end
+  local with_study = has_study(t)
+  if with_study then header[#header + 1] = "study" end
   header[#header + 1] = "variant"
   header[#header + 1] = by_run and "seed" or "n"
   for _, k in ipairs(t.keys) do header[#header + 1] = k end
   for _, m in ipairs(t.metrics) do header[#header + 1] = results.metric_column(m) end
   if t.any_diverged then header[#header + 1] = "diverged" end
   if t.any_adopted then header[#header + 1] = "adopted" end
+  if t.any_stale then header[#header + 1] = "stale" end
   local rows = { header }
   for _, r in ipairs(t.rows) do
     local row = {}
-    if has_study(t) then row[#row + 1] = r.study end
+    if with_study then row[#row + 1] = r.study end
     row[#row + 1] = r.variant
     row[#row + 1] = show(by_run and r.seed or r.n)
     for _, k in ipairs(t.keys) do row[#row + 1] = show(r.config[k]) end
     for _, m in ipairs(t.metrics) do row[#row + 1] = show_metric(r.metrics[m]) end
     if t.any_diverged then row[#row + 1] = tostring(r.diverged) end
     if t.any_adopted then row[#row + 1] = tostring(r.adopted or 0) end
+    if t.any_stale then row[#row + 1] = tostring(r.stale or 0) end
     rows[#rows + 1] = row
   end
   return rows
@@ -258,6 +271,7 @@ function M.csv(t, by_run)
   end
   header[#header + 1] = "diverged"
   if t.any_adopted then header[#header + 1] = "adopted" end
+  if t.any_stale then header[#header + 1] = "stale" end
   local lines = { results.csv_line(header) }
   for _, r in ipairs(t.rows) do
     local row, n = { r.study, r.variant, by_run and r.seed or r.n }, 3
@@ -278,6 +292,7 @@ function M.csv(t, by_run)
     end
     put(r.diverged)
     if t.any_adopted then put(r.adopted or 0) end
+    if t.any_stale then put(r.stale or 0) end
     row.n = n
     lines[#lines + 1] = results.csv_line(row)
   end

@@ -3,11 +3,13 @@
 --
 -- Without --curves, one row per finished run: study, variant, seed, run (its directory
 -- relative to the records root when under it), provenance (committed, made_here or
--- adopted: record/provenance.lua), every config key (lua/repro/report/results.lua
--- says which values; a key named like one of those four record fields, seed, is the
--- column config.seed), then every scalar metric any of the runs has, in name order (empty
--- where a run lacks it; a metric named like a config key, embed_norm, or a record field
--- is the column metrics.embed_norm): every header is unique.  With --curves, log.csv in long format: study, variant, seed,
+-- adopted: record/provenance.lua), stale (true when it was scored on task files that
+-- changed since: its task metrics are not theirs), every config key
+-- (lua/repro/report/results.lua says which values; a key named like one of those record
+-- fields, seed, is the column config.seed), then every scalar metric any of the runs has,
+-- in name order (empty where a run lacks it; a metric named like a config key,
+-- embed_norm, or a record field is the column metrics.embed_norm): every header is
+-- unique.  With --curves, log.csv in long format: study, variant, seed,
 -- step, column, value, one row per non-empty cell, streamed (one log.csv at a time, row
 -- by row: memory constant in the number and length of the curves); --columns keeps only
 -- the named log columns (val_loss names d_val_loss, record.log_column).  Targets as
@@ -19,6 +21,7 @@ local reader = require "repro.record.reader"
 local progress = require "repro.core.progress"
 local base = require "repro.core.base"
 local record = require "repro.record"
+local fs = require "repro.core.fs"
 
 local M = {}
 
@@ -37,6 +40,8 @@ local function parse_args(args)
   if o.columns and not o.curves then
     user_error("%s: --columns selects log.csv columns: it needs --curves", WHO)
   end
+  local why = o.out and fs.out_file_problem(o.out)
+  if why then user_error("%s: --out %s: %s (nothing was read)", WHO, base.printable(o.out), why) end
   return o
 end
 
@@ -58,8 +63,9 @@ function M.runs_csv(runs, root)
     end
   end
   table.sort(names)
-  local header = { "study", "variant", "seed", "run", "provenance" }
-  local taken = { study = true, variant = true, seed = true, run = true, provenance = true }
+  local header = { "study", "variant", "seed", "run", "provenance", "stale" }
+  local taken = { study = true, variant = true, seed = true, run = true, provenance = true,
+    stale = true }
   for _, k in ipairs(keys) do
     local col = taken[k] and ("config." .. k) or k
     header[#header + 1] = col
@@ -74,10 +80,10 @@ function M.runs_csv(runs, root)
   local lines = { results.csv_line(header) }
   for _, r in ipairs(runs) do
     local row = { r.study, r.variant, r.seed, relative(r.dir, root),
-      r.provenance and r.provenance.level or nil }
-    for i, k in ipairs(keys) do row[5 + i] = r.config[k] end
+      r.provenance and r.provenance.level or nil, #r.stale > 0 }
+    for i, k in ipairs(keys) do row[6 + i] = r.config[k] end
     local n = #header
-    for i, k in ipairs(names) do row[5 + #keys + i] = r.metrics[k] end
+    for i, k in ipairs(names) do row[6 + #keys + i] = r.metrics[k] end
     row.n = n
     lines[#lines + 1] = results.csv_line(row)
   end
@@ -135,8 +141,8 @@ end
 function M.main(args)
   local o = parse_args(args)
   if o.help then return 0 end
-  local runs = results.collect(o.targets, { out_root = o.out_root, with_derived = not o.curves },
-    WHO, progress.say)
+  local runs = results.collect(o.targets, { out_root = o.out_root, with_derived = not o.curves,
+    log = true }, WHO, progress.say)
   if o.curves then
     local out = results.stream(o.out)
     local ok, err = pcall(M.curves_csv, runs, o.columns, out)

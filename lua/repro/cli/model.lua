@@ -101,7 +101,9 @@ end
 -- model_file (DIR/model.rptf) whose SHA-256 was checked, read only when its size is at
 -- most what a kept model of the config takes (engine.model_max_bytes).  The engine's one
 -- reader of tensor files (engine/tensorfile.h) then parses it, strictly.
-function M.load(run, who)
+-- check_cfg(cfg, manifest, dir) (optional) is called before the model is read, for a
+-- command's own checks of its inputs against the record.
+function M.load(run, who, check_cfg)
   local dir = record_dir(run, who)
   local state, problems, kept = record.verify(dir)
   if state == "unfinished" then
@@ -125,6 +127,7 @@ function M.load(run, who)
     if type(e) ~= "table" then error(cerr, 0) end
     user_error("%s: %s: %s", who, cfg_file, e.message)
   end
+  if check_cfg then check_cfg(cfg, man, dir) end
   local model = dir .. "/" .. record.MODEL
   local st = sys.lstat(model)
   if not st then
@@ -160,6 +163,22 @@ end
 local SAMPLE_USAGE = "usage: bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] " ..
   "[--temperature T]"
 
+-- A user error naming --prompt and its first character outside the vocabulary of cfg's
+-- corpus (the engine's: tasks.outside_vocab), before the model is read.
+local function check_prompt(prompt, cfg, who)
+  local data = record.data_path({ data = cfg.data or engine.defaults().data })
+  local pat = tasks.outside_vocab(data)
+  local at = pat and pat ~= "" and prompt:find(pat)
+  if not at then return end
+  local from = at -- the start of the UTF-8 character holding the byte, when it is one
+  while from > 1 and at - from < 3 and (prompt:byte(from) & 0xC0) == 0x80 do from = from - 1 end
+  local ch = prompt:match("^" .. utf8.charpattern, from)
+  if not ch or from + #ch <= at then ch = prompt:sub(at, at) end
+  user_error("%s: --prompt: its character %s (byte %d of the prompt, 0x%02x) is not in the " ..
+    "vocabulary of corpus %s, which the model reads: nothing was sampled", who,
+    base.printable(string.format("%q", ch)), at, prompt:byte(at), tasks.corpus_name(data))
+end
+
 local function number_option(v, who, flag, integer, min)
   local x = tonumber(v)
   if integer then x = math.tointeger(x) end
@@ -185,7 +204,7 @@ function M.sample_main(args)
     false, 0) or 1.0
   local prompt = o.prompt or "\n"
   if prompt == "" then user_error("%s: --prompt is empty (give at least one character)", who) end
-  local k = M.load(o.targets[1], who)
+  local k = M.load(o.targets[1], who, function(cfg) check_prompt(prompt, cfg, who) end)
   local text = engine_call(who, engine.sample, k, k.cfg, k.model, k.config_id, prompt, n, seed,
     temperature)
   io.write(prompt, text, "\n")
@@ -264,15 +283,19 @@ function M.eval_main(args)
   if not M.EVALUATIONS[kind] then
     user_error("%s: --split %s: the splits are: val", who, base.printable(kind))
   end
-  local k = M.load(o.targets[1], who)
-  if kind == "tasks" and k.cfg.tasks == o.tasks then
+  local k = M.load(o.targets[1], who, kind == "tasks" and function(cfg, man, dir)
     -- the record's task scores are compared only while they are its task files'
-    local stale = record.stale_task_files(k.manifest)
+    local stale = cfg.tasks == o.tasks and record.stale_task_files(man) or {}
     if #stale > 0 then
       user_error("%s: %s: its record was %s: its task scores are not these files' (retrain it " ..
-        "to score it on them)", who, k.dir, record.stale_text(stale))
+        "to score it on them)", who, dir, record.stale_text(stale))
     end
-  end
+    -- the suite's files built for the corpus, each item one the model can score
+    local c = { data = cfg.data or engine.defaults().data, tasks = o.tasks, context = cfg.context }
+    tasks.load(record.data_path(c), o.tasks, { shots = { 0 } })
+    local why = tasks.fit_problem(c)
+    if why then user_error("%s: --tasks %s: %s", who, base.printable(o.tasks), why) end
+  end)
   local rows, agree, note = M.EVALUATIONS[kind](k, who, o.tasks)
   if o.json then
     local out = json.object({ run = k.dir, evaluation = kind, agrees = agree,
@@ -283,8 +306,8 @@ function M.eval_main(args)
     end
     print(json.encode(out))
   else
-    print(string.format("%s (%s, kept model)%s", k.dir, o.tasks and ("task suite " .. o.tasks)
-      or (kind .. " split"), note or ""))
+    print(string.format("%s (%s, kept model)%s", base.printable(k.dir),
+      o.tasks and ("task suite " .. o.tasks) or (kind .. " split"), note or ""))
     local w = 10
     for _, r in ipairs(rows) do w = math.max(w, #r.metric) end
     print(string.format("  %-" .. w .. "s %14s %14s %10s", "metric", "evaluated", "record",
@@ -411,18 +434,10 @@ local EXPORT_USAGE = "usage: bin/repro export-model RUN --format safetensors [--
 -- or one that exists, or has an ancestor that exists, as something other than a folder.
 local function out_check(out, who)
   if out == "" then user_error("%s: --out is empty: give a directory", who) end
-  local path = out:gsub("/+$", "")
-  while path ~= "" do
-    local st = sys.lstat(path)
-    if st then
-      if st.type ~= "dir" then
-        user_error("%s: --out %s: %s is %s, not a directory", who, base.printable(out),
-          base.printable(path), ({ link = "a symbolic link", file = "a file" })[st.type] or
-          "a device, pipe or socket")
-      end
-      return
-    end
-    path = path:match("^(.*)/[^/]*$") or ""
+  local why, path = fs.out_dir_problem(out)
+  if why then
+    user_error("%s: --out %s: %s is %s, not a directory", who, base.printable(out),
+      base.printable(path), why)
   end
 end
 

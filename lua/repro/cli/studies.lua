@@ -21,14 +21,21 @@ local M = {}
 
 local user_error = base.user_error
 
--- The study files of `dir`: a sorted list of {name, file}.
+-- The study files of `dir`: a sorted list of {name, file}.  A file whose name is no
+-- study name (base.valid_name: a study's name is its file's) is skipped with a warning,
+-- its name through the printable filter, as the report skips such a folder.
 function M.study_files(dir)
   local names, err = sys.listdir(dir)
   if not names then user_error("repro studies: filesystem: %s", err) end
   local list = {}
   for _, f in ipairs(names) do
     local name = f:match("^(.+)%.lua$")
-    if name then list[#list + 1] = { name = name, file = dir .. "/" .. f } end
+    if name and base.valid_name(name) then
+      list[#list + 1] = { name = name, file = dir .. "/" .. f }
+    elseif name then
+      io.stderr:write(base.printable(string.format("repro studies: warning: skipped %s/%s: " ..
+        "not a study name (%s)", dir, f, base.NAME_RULE)), "\n")
+    end
   end
   return list
 end

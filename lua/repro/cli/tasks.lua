@@ -11,7 +11,6 @@ local tasks = require "repro.tasks"
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
-local json = require "repro.core.json"
 
 local M = {}
 local WHO = "repro tasks"
@@ -48,6 +47,12 @@ local function parse(args)
     o.version = v
   end
   o.data = o.data or (host.root .. "/" .. M.DEFAULT_DATA)
+  local why, at
+  if o.dir then why, at = fs.out_dir_problem(o.dir) end
+  if why then
+    base.user_error("%s: --dir %s: %s is %s, not a directory", WHO, base.printable(o.dir),
+      base.printable(at), why)
+  end
   return o
 end
 
@@ -108,8 +113,7 @@ local function controls(o)
     end })
   local path
   if not only then
-    path = tasks.controls_path(o.data, suite, o.dir)
-    fs.write_atomic(path, json.pretty(c))
+    path = tasks.write_controls(o.data, suite, c, o.dir)
   end
   local names = {}
   for _, s in ipairs(c.setups or tasks.CONTROL_SETUPS) do names[#names + 1] = s.name end

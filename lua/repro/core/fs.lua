@@ -112,6 +112,41 @@ function M.write_atomic(path, text)
   if not cok then fail("%s", cerr) end
 end
 
+-- Why M.write_atomic cannot write a file at path, checked before any work: it is a
+-- directory, a link or no regular file, or its folder is not a directory; nil when it can
+-- be written (a missing file in an existing folder, or a regular file).
+function M.out_file_problem(path)
+  local st = sys.lstat(path)
+  if st and st.type ~= "file" then
+    return ({ dir = "a directory", link = "a symbolic link" })[st.type] or
+      "not a regular file"
+  end
+  local parent = path:match("^(.*)/[^/]*$")
+  if parent == nil then return nil end
+  local pst = sys.lstat(parent == "" and "/" or parent)
+  if not pst then return "its folder does not exist" end
+  if pst.type ~= "dir" then return "its folder is not a directory" end
+  return nil
+end
+
+-- Why path cannot be a folder to write into, checked before any work: it, or the
+-- nearest of its ancestors that exists, is something other than a directory (a file, a
+-- symbolic link, a device); nil when it can (an existing directory, or one that mkdir_p
+-- can make).  Returns why and the path that is in the way.
+function M.out_dir_problem(path)
+  local at = path:gsub("/+$", "")
+  while at ~= "" do
+    local st = sys.lstat(at)
+    if st then
+      if st.type == "dir" then return nil end
+      return ({ link = "a symbolic link", file = "a file" })[st.type] or
+        "a device, pipe or socket", at
+    end
+    at = at:match("^(.*)/[^/]*$") or ""
+  end
+  return nil
+end
+
 -- An atomic writer for path that is written in parts: w:write(text), then w:commit()
 -- (true, or nil and a message; the temporary file removed on failure) or w:abort();
 -- one the program drops is aborted when collected.  Refusals as M.write_atomic.

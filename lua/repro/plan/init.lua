@@ -5,8 +5,9 @@
 -- Records go to OUT/<study>/<variant>/seed-<s>/ (M.out_root gives OUT).  Each selected
 -- run gets an action from its record (record.status):
 --   reuse    done (record complete, config hash matches)
---   copy     a done record with byte-identical config.json in another study under OUT
---            (the copy's manifest says where it came from)
+--   copy     a done record with byte-identical config.json in another study under OUT,
+--            a member of that study's record set (the copy's manifest says where it
+--            came from)
 --   resume   partial: a checkpoint of this config
 --   rerun    changed: a record of another config, not finished: trained from scratch
 --   repair   corrupt: its files are put aside, then it is trained again
@@ -21,6 +22,9 @@ local host = require "repro.host"
 local record = require "repro.record"
 local provenance = require "repro.record.provenance"
 local study = require "repro.study"
+local study_records = require "repro.study.records"
+local set = require "repro.record.set"
+local reader = require "repro.record.reader"
 local base = require "repro.core.base"
 
 -- A line on stdout; text from data in it goes through base.printable.
@@ -146,39 +150,36 @@ local function subdirs(dir)
   return out
 end
 
--- Whether a study folder named `name` under the records root belongs to a known study:
--- a study file <name>.lua beside the planned study's own file (the study set the plan
--- knows) or in lua/experiments/.  Any other folder (one planted in a records tree, or
--- left by a study since removed) is never a copy source.
+-- The folder of the study file of a study folder named `name` under the records root: a
+-- study file <name>.lua beside the planned study's own file (the study set the plan
+-- knows) or in lua/experiments/; nil for any other folder (one planted in a records
+-- tree, or left by a study since removed), which is never a copy source.
 local function known_study(name, s)
   local own = (s.file or ""):match("^(.*)/[^/]*$")
   for _, d in ipairs({ own, host.root .. "/lua/experiments" }) do
     local st = d and sys.lstat(d .. "/" .. name .. ".lua")
-    if st and st.type == "file" then return true end
+    if st and st.type == "file" then return d end
   end
-  return false
+  return nil
 end
 
 -- Records of other known studies (known_study) under out_root: config.json text -> list
--- of run directories (<study>/<variant>/seed-<s>/, real directories with valid names, a
--- seed folder only by its canonical name (record.seed_of_dir: seed-01 is not seed-1) and
--- only when it holds that seed's config).
+-- of run directories.  Only the members of each study's record set are candidates
+-- (study/records.lua: the canonical seed folders of the variants and seeds of its
+-- design), never another folder of the tree, and only one holding its seed's config and
+-- reached through no symbolic link.
 local function other_records(out_root, study_dir, s)
   local index = {}
   for _, st in ipairs(subdirs(out_root)) do
     local sdir = out_root .. "/" .. st
-    if sdir ~= study_dir and known_study(st, s) then
-      for _, v in ipairs(subdirs(sdir)) do
-        for _, seed in ipairs(subdirs(sdir .. "/" .. v)) do
-          local run = sdir .. "/" .. v .. "/" .. seed
-          local n = record.seed_of_dir(seed)
-          local text = n and fs.read(run .. "/config.json")
-          local ok, c = pcall(json.decode, text or "")
-          if ok and type(c) == "table" and c.seed == n then
-            index[text] = index[text] or {}
-            table.insert(index[text], run)
-          end
-        end
+    local studies = sdir ~= study_dir and known_study(st, s)
+    local d = studies and study_records.design_of(sdir, { studies = studies })
+    for _, m in ipairs(d and set.members(d, sdir) or {}) do
+      local text = not reader.link_in(m.dir, out_root) and fs.read(m.dir .. "/config.json")
+      local ok, c = pcall(json.decode, text or "")
+      if ok and type(c) == "table" and c.seed == m.seed then
+        index[text] = index[text] or {}
+        table.insert(index[text], m.dir)
       end
     end
   end
@@ -198,6 +199,11 @@ end
 function M.plan(s, runs, out_root, force)
   local dir = study.dir(out_root, s)
   fs.no_link(dir, "the study directory")
+  local why, at = fs.out_dir_problem(dir)
+  if why then
+    user_error("repro run: the records folder %s cannot be made: %s is %s, not a directory " ..
+      "(nothing was run)", shown(dir), shown(at), why)
+  end
   local index
   for _, r in ipairs(runs) do
     r.dir = dir .. "/" .. r.rel

@@ -175,7 +175,10 @@ end
 -- sha256 = {file -> sum}, manifest = the decoded manifest.json whose digest was checked }
 -- (log.csv by its sum only): a reader uses these texts, never
 -- a second read of the file, which may have been swapped since (record/reader.lua).
-function M.verify(dir)
+-- opts.log = false leaves log.csv unread, for a reader that never reads it: its sum is
+-- then the manifest's, and any later reader of it checks that sum as it streams
+-- (record/reader.lua each_log_row), so a changed log.csv is never what is shown.
+function M.verify(dir, opts)
   if not is_file(dir .. "/metrics.json") then return "unfinished", {} end
   local problems, kept = {}, { texts = {}, sha256 = {} }
   local function bad(fmt, ...) problems[#problems + 1] = string.format(fmt, ...) end
@@ -190,7 +193,9 @@ function M.verify(dir)
     for _, f in ipairs(hashed(dir, sums)) do
       local want = type(sums) == "table" and sums[f]
       local got
-      if f == "log.csv" then
+      if f == "log.csv" and opts and opts.log == false then
+        got = is_file(dir .. "/" .. f) and want or nil
+      elseif f == "log.csv" then
         -- hashed as a stream (a long log is never held); its readers stream it again and
         -- compare what they read with this sum (record/reader.lua each_log_row)
         got = sys.sha256_file(dir .. "/" .. f, true)
@@ -301,13 +306,19 @@ end
 -- them (its `task_files`, each file's SHA-256 then): a list, in name order, of {path =,
 -- recorded =, now = the SHA-256 now, or nil when it cannot be read}; empty when none
 -- changed.  Such a record is stale: its task scores are not the task files' any more.
-function M.stale_task_files(man)
+-- cache (optional, {file -> SHA-256 now}) hashes each file once for a reader of many
+-- records.
+function M.stale_task_files(man, cache)
   local out = {}
   if type(man) ~= "table" or type(man.task_files) ~= "table" then return out end
   for _, path in ipairs(base.sorted_keys(man.task_files)) do
     local file = M.task_file_path(path)
     local want = man.task_files[path]
-    local now = file and sys.sha256_file(file, true)
+    local now = file and cache and cache[file]
+    if file and now == nil then
+      now = sys.sha256_file(file, true) or false
+      if cache then cache[file] = now end
+    end
     if file and now ~= want then
       out[#out + 1] = { path = path, recorded = want, now = now or nil }
     end

@@ -188,10 +188,13 @@ M.RECORD_FILES = { "config.json", "log.csv", "metrics.json", "manifest.json", "t
 -- at HEAD for that record: a set {dir -> true}.  A record is found at HEAD under its own
 -- path when it lies in the project, else under experiments/<study>/<variant>/<seed> (the
 -- committed records root), so a copy of committed records elsewhere holds the project's
--- bytes too.  Two git processes for the whole list: `git ls-tree` gives HEAD's blob ids,
--- `git hash-object` those of the files now.  Without git nothing is committed.
+-- bytes too.  `git ls-tree -r HEAD` gives HEAD's blob ids.  A record tracked at its own
+-- path is compared by `git diff --name-only HEAD`, which rehashes only the files whose
+-- stat data (size, times, inode) changed since git last hashed them, as `git status`
+-- does: the committed tree's hundreds of MB of log.csv are not read on every call.  The
+-- others' files are hashed (`git hash-object`).  Without git nothing is committed.
 function M.committed(dirs)
-  local out, recs, files = {}, {}, {}
+  local out, recs = {}, {}
   for _, d in ipairs(dirs) do
     local real = sys.realpath(d)
     local own = real and real:sub(1, #host.root + 1) == host.root .. "/" and
@@ -206,30 +209,66 @@ function M.committed(dirs)
     cand(own)
     cand(last3 and ("experiments/" .. last3))
     if #cands > 0 then
-      local r = { dir = d, cands = cands, files = {} }
+      local r = { dir = d, cands = cands, files = {}, real = real,
+        own = cands[1] == own and own or nil }
       for _, f in ipairs(M.RECORD_FILES) do
         local st = sys.lstat(real .. "/" .. f)
-        if st and st.type == "file" then
-          r.files[#r.files + 1] = f
-          files[#files + 1] = real .. "/" .. f
-        end
+        if st and st.type == "file" then r.files[#r.files + 1] = f end
       end
-      r.real = real
-      recs[#recs + 1] = r
+      if #r.files > 0 then recs[#recs + 1] = r end
     end
   end
-  if #files == 0 then return out end
-  local parents, seen = {}, {}
-  for _, r in ipairs(recs) do
-    for _, c in ipairs(r.cands) do
+  if #recs == 0 then return out end
+  local root = fs.quote(host.root)
+  local function parents_of(list)
+    local parents, seen = {}, {}
+    for _, c in ipairs(list) do
       local p = c:match("^(.*)/[^/]+/[^/]+$") or c
       if not seen[p] then seen[p], parents[#parents + 1] = true, fs.quote(p) end
     end
+    return table.concat(parents, " ")
   end
-  local root = fs.quote(host.root)
+  local all = {}
+  for _, r in ipairs(recs) do
+    for _, c in ipairs(r.cands) do all[#all + 1] = c end
+  end
   local head = {}
-  local tree = fs.capture("git -C " .. root .. " ls-tree -r HEAD -- " .. table.concat(parents, " "))
+  local tree = fs.capture("git -C " .. root .. " ls-tree -r HEAD -- " .. parents_of(all))
   for sha, path in (tree or ""):gmatch("%d+ blob (%x+)\t([^\n]+)") do head[path] = sha end
+  -- the records tracked at their own path: what differs from HEAD there, by git's index
+  local tracked, hashed, own_paths = {}, {}, {}
+  for _, r in ipairs(recs) do
+    local at_head = r.own ~= nil
+    for _, f in ipairs(r.files) do
+      if not head[(r.own or "") .. "/" .. f] then at_head = false end
+    end
+    if at_head then
+      tracked[#tracked + 1] = r
+      own_paths[#own_paths + 1] = r.own
+    else
+      hashed[#hashed + 1] = r
+    end
+  end
+  if #tracked > 0 then
+    local diff = fs.capture("git -C " .. root .. " diff --no-renames --name-only -z HEAD -- " ..
+      parents_of(own_paths))
+    if diff then
+      local changed = {}
+      for path in diff:gmatch("[^%z]+") do changed[path] = true end
+      for _, r in ipairs(tracked) do
+        local same = true
+        for _, f in ipairs(r.files) do
+          if changed[r.own .. "/" .. f] then same = false end
+        end
+        if same then out[r.dir] = true end
+      end
+    end
+  end
+  local files = {}
+  for _, r in ipairs(hashed) do
+    for _, f in ipairs(r.files) do files[#files + 1] = r.real .. "/" .. f end
+  end
+  if #files == 0 then return out end
   local list = fs.private_subdir("git") .. "/paths"
   fs.write_atomic(list, table.concat(files, "\n") .. "\n")
   local now = fs.capture("git -C " .. root .. " hash-object --no-filters --stdin-paths < " ..
@@ -241,13 +280,13 @@ function M.committed(dirs)
     blob[files[i]] = sha
   end
   if i ~= #files then return out end
-  for _, r in ipairs(recs) do
+  for _, r in ipairs(hashed) do
     for _, c in ipairs(r.cands) do
-      local all = #r.files > 0
+      local same = true
       for _, f in ipairs(r.files) do
-        if head[c .. "/" .. f] ~= blob[r.real .. "/" .. f] then all = false end
+        if head[c .. "/" .. f] ~= blob[r.real .. "/" .. f] then same = false end
       end
-      if all then out[r.dir] = true end
+      if same then out[r.dir] = true end
     end
   end
   return out

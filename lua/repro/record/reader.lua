@@ -4,7 +4,10 @@
 -- "verified"; callers warn about a refused record (M.warning gives the text) and go on
 -- without it.  log.csv is read row by row (M.each_log_row, M.log_fields), never whole.
 -- Read once: config.json, metrics.json and tasks.csv are parsed from the very bytes
--- record.verify hashed (M.read), and a streamed log.csv must hash to the sum verified.
+-- record.verify hashed (M.read), and a streamed log.csv must hash to the sum verified.  A
+-- reader that never reads log.csv (compare without a metric of it) checks the record
+-- without it (record.verify's `log` option): its sum is then the manifest's, which any
+-- later reader of the file checks as it streams.
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"
@@ -31,14 +34,15 @@ end
 
 -- Whether the record in dir (under top) may be read: "ok", nil and the verified bytes
 -- (record.verify's third value), or "link", "mismatch", "untrusted" or "unfinished" and
--- why (a sentence naming no path).
-function M.check(dir, top)
+-- why (a sentence naming no path).  opts: record.verify's (log = false: a reader that
+-- never reads log.csv).
+function M.check(dir, top, opts)
   local link = M.link_in(dir, top or dir)
   if link then
     return "link", string.format("%s is a symbolic link (records trees hold none; not followed)",
       fs.shown(link))
   end
-  local state, problems, kept = record.verify(dir)
+  local state, problems, kept = record.verify(dir, opts)
   if state == "verified" then return "ok", nil, kept end
   if state == "mismatch" then
     return "mismatch", string.format("its record fails its checksums (%s); bin/repro verify %s",
@@ -73,8 +77,8 @@ end
 
 -- M.check, then M.load of the bytes M.check verified: the record, or nil, its state and
 -- why.
-function M.read(dir, top)
-  local state, why, kept = M.check(dir, top)
+function M.read(dir, top, opts)
+  local state, why, kept = M.check(dir, top, opts)
   if state ~= "ok" then return nil, state, why end
   local rec, err = M.load(dir, kept)
   if not rec then return nil, "unreadable", err end

@@ -160,7 +160,8 @@ end
 -- adopted one, provenance.adopted_text words them; copied_from for a vouched copy).
 -- Never from what a record says of itself alone: git and this checkout's journal vouch;
 -- a copy needs its immediate source in the tree with identical files, itself vouched for.
-function M.assess(recs, root)
+-- opts: record.verify's for the sources (log = false when the records were read so).
+function M.assess(recs, root, opts)
   local info = {} -- dir -> {kept, sums, how, copied}
   local committed = {}
   local function learn(dir, kept)
@@ -191,7 +192,7 @@ function M.assess(recs, root)
         not i.copied:find("..", 1, true)
       if good then
         local src = root .. "/" .. i.copied
-        local state, _, skept = record.verify(src)
+        local state, _, skept = record.verify(src, opts)
         i.src_state = state
         if state == "verified" then
           i.src = src
@@ -272,11 +273,11 @@ end
 
 -- The records of a study folder with the design d, through the one record reader: the
 -- verified members {variant, seed, rel, dir, kept} and the members refused {dir, state,
--- why} (reader.check's), absent ones left out.
-function M.read(d, study_dir)
+-- why} (reader.check's), absent ones left out.  opts: reader.check's.
+function M.read(d, study_dir, opts)
   local ok, bad = {}, {}
   for _, m in ipairs(M.members(d, study_dir)) do
-    local state, why, kept = reader.check(m.dir, study_dir)
+    local state, why, kept = reader.check(m.dir, study_dir, opts)
     if state == "ok" then
       m.kept = kept
       ok[#ok + 1] = m

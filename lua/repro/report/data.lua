@@ -52,7 +52,8 @@ function Study:run_dir(variant, seed)
   return string.format("%s/%s/seed-%s", self.dir, variant, int(seed))
 end
 
--- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil}
+-- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil, manifest =
+-- the verified manifest.json or nil, tasks_csv = the verified text of tasks.csv or nil}
 function Study:record(variant, seed)
   local key = variant .. "\0" .. int(seed)
   local r = self.records[key]
@@ -74,6 +75,8 @@ function Study:record(variant, seed)
     return r
   end
   r.metrics, r.config = rec.metrics, rec.config
+  r.manifest = rec.verified and rec.verified.manifest
+  r.tasks_csv = rec.verified and rec.verified.texts["tasks.csv"]
   r.log_sha256 = rec.verified and rec.verified.sha256["log.csv"]
   return r
 end
@@ -94,8 +97,9 @@ end
 
 -- Where a run's record comes from: the end of its chain of `copied_from` (each names the
 -- immediate source of a copy, lua/repro/plan/init.lua, relative to the experiments root,
--- "final/none/seed-1"; a source gone ends the chain), else the run itself
--- ("<study>/<variant>/seed-N").  Two runs with the same origin are one run.
+-- "final/none/seed-1"; a source gone or refused by the record reader ends the chain),
+-- else the run itself ("<study>/<variant>/seed-N").  Each manifest is the one the record
+-- reader verified.  Two runs with the same origin are one run.
 function Study:origin(variant, seed)
   local key = variant .. "\0" .. int(seed)
   self.origins = self.origins or {}
@@ -103,11 +107,12 @@ function Study:origin(variant, seed)
   if o then return o end
   o = string.format("%s/%s/seed-%s", self.name, variant, int(seed))
   local root = self.dir:match("^(.*)/[^/]+$") or "."
+  local rec = reader.read(root .. "/" .. o, root)
   for _ = 1, 8 do
-    local ok, m = pcall(json.decode, fs.read(root .. "/" .. o .. "/manifest.json") or "")
-    local from = ok and type(m) == "table" and m.copied_from
+    local from = rec and rec.verified.manifest.copied_from
     if type(from) ~= "string" or not from:match("^[%w_%-%.]+/[%w_%-%.]+/seed%-%d+$") then break end
     o = from
+    rec = reader.read(root .. "/" .. o, root)
   end
   self.origins[key] = o
   return o

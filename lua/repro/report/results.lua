@@ -5,7 +5,8 @@
 -- ../, or . or ..; another relative path under the records root first): every run record
 -- at most four levels below it is read through lua/repro/record/reader.lua.  A refused
 -- record, a symbolic link, a bad name or an undeclared variant or seed is skipped with a
--- warning.  Each run read is { study, variant, seed, dir, config, metrics, provenance }.
+-- warning.  Each run read is { study, variant, seed, dir, config, metrics, provenance,
+-- stale }.
 local engine = require "engine"
 local json = require "repro.core.json"
 local sys = require "repro.sys"
@@ -68,9 +69,9 @@ function M.target_dir(target, root, who)
 end
 
 -- Every run directory at or below dir (depth <= 4), in name order, and the symbolic
--- links met on the way (never followed); corrupt-* folders (records put aside) and slurm/
--- are not searched.
-local function find_runs(dir, depth, out, links)
+-- links met on the way (never followed); corrupt-* folders (records put aside), slurm/
+-- and the folders of `skip` (a set: study folders already read) are not searched.
+local function find_runs(dir, depth, out, links, skip)
   if is_run(dir) then
     out[#out + 1] = dir
     return out, links
@@ -83,8 +84,9 @@ local function find_runs(dir, depth, out, links)
     local st = sys.lstat(sub)
     if st and st.type == "link" then
       links[#links + 1] = sub
-    elseif not record.is_aside(n) and n ~= "slurm" and st and st.type == "dir" then
-      find_runs(sub, depth - 1, out, links)
+    elseif not record.is_aside(n) and n ~= "slurm" and st and st.type == "dir" and
+        not (skip and skip[sub]) then
+      find_runs(sub, depth - 1, out, links, skip)
     end
   end
   return out, links
@@ -131,8 +133,10 @@ end
 M.LOG_METRICS = { n_spikes = true, max_loss_ratio = true }
 
 -- One run record, already accepted by the record reader (rec: reader.read's result);
--- with_derived adds M.LOG_METRICS, read from log.csv row by row.
-function M.read_run(rec, with_derived)
+-- with_derived adds M.LOG_METRICS, read from log.csv row by row.  run.stale lists the
+-- task files changed since the record was scored on them (record.stale_task_files; cache
+-- as its).
+function M.read_run(rec, with_derived, cache)
   local dir, m = rec.dir, rec.metrics
   local metrics = {}
   for k, v in pairs(m) do
@@ -152,7 +156,8 @@ function M.read_run(rec, with_derived)
   local variant_dir, seed_dir = dir:match("([^/]+)/([^/]+)/*$")
   local study = dir:match("([^/]+)/[^/]+/[^/]+/*$")
   local run = { dir = dir, config = full_config(rec.config), metrics = metrics, log_sha256 = log_sha,
-    seed = math.tointeger(rec.config.seed), variant = variant_dir or dir, study = study or "" }
+    seed = math.tointeger(rec.config.seed), variant = variant_dir or dir, study = study or "",
+    stale = record.stale_task_files(rec.verified and rec.verified.manifest, cache) }
   if not record.seed_of_dir(seed_dir) then
     -- a run record outside the <study>/<variant>/seed-<s>/ layout: named by its folder
     run.variant, run.study = dir:match("([^/]+)/*$") or dir, ""
@@ -225,27 +230,31 @@ end
 -- as not part of the study, and its counts in one line (set.count_text).  Records of no
 -- study (a `train --out` folder) are read as they are, under the name rules.  who names
 -- the command in messages; say receives warnings (records skipped, adopted ones named).
--- opts: out_root, with_derived (false: without the M.LOG_METRICS, which need log.csv).
+-- opts: out_root, with_derived (false: without the M.LOG_METRICS, which need log.csv),
+-- log (true: the caller reads log.csv itself).  Without either, log.csv is never read:
+-- record.verify leaves it to any later reader (its `log` option).
 function M.collect(targets, opts, who, say)
   local root = M.root(opts.out_root)
+  local vopts = opts.with_derived == false and not opts.log and { log = false } or nil
   if #targets == 0 then
     if not is_dir(root) then user_error("%s: no records root %s", who, fs.shown(root)) end
     targets = { root }
   end
-  local runs, seen = {}, {}
+  local runs, seen, task_sums = {}, {}, {}
   local function take(mine, rd, rec, prov)
     local real = sys.realpath(rd) or rd
     if seen[real] then return end
     seen[real] = true
-    local run = M.read_run(rec, opts.with_derived ~= false)
+    local run = M.read_run(rec, opts.with_derived ~= false, task_sums)
     run.provenance = prov
     if prov and prov.level == "adopted" then
       say("%s: %s: %s", who, base.printable(fs.shown(rd)), set.level_text(prov))
     end
+    if #run.stale > 0 then say("%s", M.stale_line(who, rd, run.stale)) end
     mine[#mine + 1] = run
   end
   local function read_study(mine, sdir, d)
-    local sr = study_records.read(sdir, d)
+    local sr = study_records.read(sdir, d, vopts)
     for _, b in ipairs(sr.refused) do
       local w = reader.warning(who, b.dir, b.state, b.why)
       if w then say("%s", w) end
@@ -273,10 +282,10 @@ function M.collect(targets, opts, who, say)
       read_study(mine, dir, d)
     elseif sdir and is_run(dir) then
       if set.is_member(sd, sdir, dir) then
-        local rec, state, why = reader.read(dir, sdir)
+        local rec, state, why = reader.read(dir, sdir, vopts)
         if rec then
           take(mine, dir, rec, set.assess({ { dir = dir, kept = rec.verified } },
-            sdir:match("^(.*)/[^/]+$") or ".")[dir])
+            sdir:match("^(.*)/[^/]+$") or ".", vopts)[dir])
         elseif reader.warning(who, dir, state, why) then
           say("%s", reader.warning(who, dir, state, why))
         end
@@ -294,16 +303,13 @@ function M.collect(targets, opts, who, say)
         local sdesign = st and st.type == "dir" and not n:match("^%.") and
           study_records.design_of(sub)
         if sdesign then
-          studies[#studies + 1] = sub
+          studies[sub] = true
           read_study(mine, sub, sdesign)
         end
       end
-      local found, links = find_runs(dir, 4, {}, {})
+      local found, links = find_runs(dir, 4, {}, {}, studies)
       local function in_study(p)
-        for _, s in ipairs(studies) do
-          if p:sub(1, #s + 1) == s .. "/" or p == s then return true end
-        end
-        return false
+        return studies[dir .. "/" .. (p:sub(#dir + 2):match("^[^/]+") or "")] or false
       end
       for _, l in ipairs(links) do
         if not in_study(l) then
@@ -314,8 +320,8 @@ function M.collect(targets, opts, who, say)
       local loose = {}
       for _, rd in ipairs(found) do
         if not in_study(rd) then
-          local rec, state, why = reader.read(rd, dir)
-          local probe = rec and M.read_run(rec, false)
+          local rec, state, why = reader.read(rd, dir, vopts)
+          local probe = rec and M.read_run(rec, false, task_sums)
           local bad = probe and misnamed(probe, rd, dir)
           if bad then
             say("%s: %s: skipped: %s", who, fs.shown(rd), bad)
@@ -328,7 +334,8 @@ function M.collect(targets, opts, who, say)
       end
       local levels = {}
       for _, r in ipairs(loose) do
-        levels[r.dir] = set.assess({ r }, r.dir:match("^(.*)/[^/]+/[^/]+/[^/]+$") or ".")[r.dir]
+        levels[r.dir] = set.assess({ r }, r.dir:match("^(.*)/[^/]+/[^/]+/[^/]+$") or ".",
+          vopts)[r.dir]
       end
       for _, r in ipairs(loose) do take(mine, r.dir, r.rec, levels[r.dir]) end
     end
@@ -338,6 +345,14 @@ function M.collect(targets, opts, who, say)
     user_error("%s: no finished run records under %s", who, table.concat(targets, ", "))
   end
   return runs
+end
+
+-- The mark of a run whose task metrics came from task files that changed since
+-- (run.stale), in verify's words: "<who>: <dir>: STALE: scored on task files that changed
+-- since: ...; its task metrics are not these files'".
+function M.stale_line(who, dir, stale)
+  return string.format("%s: %s: STALE: %s; its task metrics are not these files'", who,
+    base.printable(fs.shown(dir)), record.stale_text(stale))
 end
 
 -- A number as the shortest text that reads back as the same double (integers as such).

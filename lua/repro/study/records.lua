@@ -49,9 +49,10 @@ end
 -- The record set of the study folder study_dir with design d: {name, dir, design,
 -- records = verified members {variant, seed, rel, dir, kept, provenance}, refused =
 -- {dir, state, why}, outside = set.outsiders, counts = {records, adopted, outside}}.
-function M.read(study_dir, d)
-  local ok, bad = set.read(d, study_dir)
-  local levels = set.assess(ok, study_dir:match("^(.*)/[^/]+$") or ".")
+-- opts: set.read's.
+function M.read(study_dir, d, opts)
+  local ok, bad = set.read(d, study_dir, opts)
+  local levels = set.assess(ok, study_dir:match("^(.*)/[^/]+$") or ".", opts)
   local out = { name = d.name, dir = study_dir, design = d, records = ok, refused = bad,
     outside = set.outsiders(d, study_dir), counts = { records = #ok, adopted = 0 } }
   for _, m in ipairs(ok) do

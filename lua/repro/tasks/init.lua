@@ -380,31 +380,30 @@ local function changed_by(b)
   return out
 end
 
--- Writes planned builds (M.plan_build), or none of them: a version of a task, once
--- built, is never rewritten, since the records scored on it name its files' SHA-256
--- (a record is stale once they change: lua/repro/record/).  A build giving every existing file its bytes writes only
--- what is missing; one that would change or remove a file is a user error naming each such
--- file, and nothing is written.
-function M.write_builds(builds)
+-- Writes the planned files of built versions, or none of them: a version, once built (a
+-- task's files, a suite's controls), is never rewritten, since the records scored on it
+-- name its files' SHA-256 (a record is stale once they change: lua/repro/record/) and the
+-- summaries computed from it read it.  plans: {what = "<name> v<N>", writes = {{path,
+-- text}, ...}, removes = {path, ...}, dir}; why: what changed when the bytes differ;
+-- bump(plan): how to raise the version of the first plan refused.  A plan giving every
+-- existing file its bytes writes only what is missing; one that would change or remove a
+-- file is a user error naming each such file, and nothing is written.
+function M.write_versions(plans, why, bump)
   local changed, first = {}, nil
-  for i, b in ipairs(builds) do
+  for i, b in ipairs(plans) do
     local c = changed_by(b)
     if #c > 0 then
       first = first or i
-      changed[#changed + 1] = string.format("%s v%d: %s", b.task, b.version,
-        table.concat(c, ", "))
+      changed[#changed + 1] = string.format("%s: %s", b.what, table.concat(c, ", "))
     end
   end
   if #changed > 0 then
-    local b = builds[first]
-    user_error("tasks: a built task version is never rewritten (records scored on it name " ..
-      "its files' SHA-256), and this build gives other files than those on disk (the " ..
-      "generator or the corpus changed): %s; bump the version instead (write the changed " ..
-      "generator as lua/tasks/%s-v%d.lua and run `bin/repro tasks build %s --version %d`); " ..
-      "nothing was written", table.concat(changed, "; "), b.task, b.version + 1, b.task,
-      b.version + 1)
+    user_error("tasks: a built version is never rewritten (records scored on it name " ..
+      "its files' SHA-256), and this gives other files than those on disk (%s): %s; bump " ..
+      "the version instead (%s); nothing was written", why, table.concat(changed, "; "),
+      bump(plans[first]))
   end
-  for _, b in ipairs(builds) do
+  for _, b in ipairs(plans) do
     for _, w in ipairs(b.writes) do
       if not sys.lstat(w[1]) then
         fs.mkdir_p(b.dir)
@@ -412,6 +411,15 @@ function M.write_builds(builds)
       end
     end
   end
+end
+
+-- Writes planned builds (M.plan_build) through M.write_versions.
+function M.write_builds(builds)
+  for _, b in ipairs(builds) do b.what = string.format("%s v%d", b.task, b.version) end
+  M.write_versions(builds, "the generator or the corpus changed", function(b)
+    return string.format("write the changed generator as lua/tasks/%s-v%d.lua and run " ..
+      "`bin/repro tasks build %s --version %d`", b.task, b.version + 1, b.task, b.version + 1)
+  end)
 end
 
 -- Builds one task (M.plan_build, then M.write_builds): the plan's result.
@@ -470,7 +478,7 @@ end
 -- byte of the whole file) as a Lua pattern matching a byte outside it, or "" when every
 -- byte is in it; nil and why when the corpus cannot be read.  Cached per path.
 local outside_cache = {}
-local function outside_vocab(path)
+function M.outside_vocab(path)
   if outside_cache[path] then return outside_cache[path] end
   local text, err = fs.read(path, 256 * 1024 * 1024)
   if not text then return nil, err end
@@ -504,7 +512,7 @@ function M.fit_problem(cfg)
   if not ok then
     return type(suite) == "table" and tostring(suite.message) or tostring(suite)
   end
-  local pat = outside_vocab(data)
+  local pat = M.outside_vocab(data)
   if not pat then return nil end -- the engine's check of the corpus names it
   local dir = M.dir_of(data)
   for _, set in ipairs(suite.sets) do
@@ -687,6 +695,19 @@ end
 function M.controls_path(data, suite, dir)
   return string.format("%s/%s-controls-v%d.json", dir or M.dir_of(data), suite,
     M.suite_version(suite))
+end
+
+-- Writes a suite's controls c (M.controls) to M.controls_path through M.write_versions:
+-- the controls of a suite's version, once written, are never rewritten.
+function M.write_controls(data, suite, c, dir)
+  local path = M.controls_path(data, suite, dir)
+  M.write_versions({ { what = string.format("%s controls v%d", suite, M.suite_version(suite)),
+    writes = { { path, json.pretty(c) } }, removes = {}, dir = path:match("^(.*)/[^/]+$") } },
+    "the task files, the scoring or the control set-ups changed", function()
+      return string.format("give suite %s its next version, %d, and build its task files",
+        suite, M.suite_version(suite) + 1)
+    end)
+  return path
 end
 
 -- Every task metric name a record may hold (M.metrics), for studies to name.
