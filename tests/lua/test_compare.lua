@@ -144,11 +144,12 @@ t:eq(code, 0, "compare --csv exits 0: " .. err)
 header = parse_csv(out)
 t:eq(table.concat(header, ","), "study,variant,n,n_layer,d_model,n_head,embed_norm," ..
   "val_loss_mean,val_loss_sd,val_loss_n,val_ppl_mean,val_ppl_sd,val_ppl_n,val_acc_mean," ..
-  "val_acc_sd,val_acc_n,diverged", "compare --csv columns")
+  "val_acc_sd,val_acc_n,diverged,not_measurable", "compare --csv columns (the table model's " ..
+  "CSV: not_measurable names the cells a row leaves empty)")
 code, out, err = run("compare final --runs --csv --metrics val_loss")
 header, rows = parse_csv(out)
-t:eq(table.concat(header, ","), "study,variant,seed,embed_norm,val_loss,diverged",
-  "compare --runs: the seed column, no seed keys that follow it")
+t:eq(table.concat(header, ","), "study,variant,seed,embed_norm,val_loss,diverged," ..
+  "not_measurable", "compare --runs: the seed column, no seed keys that follow it")
 t:eq(#rows, 15, "compare --runs: a row per run")
 for _, r in ipairs(rows) do
   local m = json.decode(fs.read(string.format("%s/final/%s/seed-%s/metrics.json", root,

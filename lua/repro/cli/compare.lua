@@ -16,12 +16,14 @@
 -- them (none: every study of the records root).  On a terminal the table is cut to the
 -- terminal's width (COLUMNS); --csv and --json give every column, for machines: CSV with
 -- <metric>_mean, <metric>_sd and <metric>_n per metric (or the values of each run with
--- --runs), JSON a list of rows {study, variant, seed | n, config = {differing keys},
--- metrics = {name = value | {mean, sd, n}}}.
+-- --runs) and not_measurable naming a row's empty cells, JSON a list of rows {study,
+-- variant, seed | n, config = {differing keys}, metrics = {name = value | {mean, sd, n}}}.
+-- Both the terminal's table and the CSV are report/table.lua's.
 local json = require "repro.core.json"
 local results = require "repro.report.results"
 local progress = require "repro.core.progress"
 local textable = require "repro.core.textable"
+local tbl = require "repro.report.table"
 local study = require "repro.study"
 local base = require "repro.core.base"
 
@@ -228,61 +230,41 @@ local function has_study(t)
   return next(studies, next(studies)) ~= nil or (t.rows[1] and t.rows[1].study ~= "")
 end
 
--- The comparison as text rows (header first) for the terminal.
-function M.text_rows(t, by_run)
-  local header = {}
-  local with_study = has_study(t)
-  if with_study then header[#header + 1] = "study" end
-  header[#header + 1] = "variant"
-  header[#header + 1] = by_run and "seed" or "n"
-  for _, k in ipairs(t.keys) do header[#header + 1] = k end
-  for _, m in ipairs(t.metrics) do header[#header + 1] = results.metric_column(m) end
-  if t.any_diverged then header[#header + 1] = "diverged" end
-  if t.any_adopted then header[#header + 1] = "adopted" end
-  if t.any_stale then header[#header + 1] = "stale" end
-  local rows = { header }
-  for _, r in ipairs(t.rows) do
-    local row = {}
-    if with_study then row[#row + 1] = r.study end
-    row[#row + 1] = r.variant
-    row[#row + 1] = show(by_run and r.seed or r.n)
-    for _, k in ipairs(t.keys) do row[#row + 1] = show(r.config[k]) end
-    for _, m in ipairs(t.metrics) do row[#row + 1] = show_metric(r.metrics[m]) end
-    if t.any_diverged then row[#row + 1] = tostring(r.diverged) end
-    if t.any_adopted then row[#row + 1] = tostring(r.adopted or 0) end
-    if t.any_stale then row[#row + 1] = tostring(r.stale or 0) end
-    rows[#rows + 1] = row
-  end
-  return rows
-end
-
-function M.csv(t, by_run)
-  local header = { "study", "variant", by_run and "seed" or "n" }
-  for _, k in ipairs(t.keys) do header[#header + 1] = k end
+-- The comparison as a table of the one table model (report/table.lua): for people (the
+-- terminal: mean ± sd), or for machines (machine: each metric's mean, sd and n as numbers,
+-- every run's value with by_run).
+function M.view(t, by_run, machine)
+  local out = { head = {}, rows = {} }
+  local with_study = machine or has_study(t)
+  local head = out.head
+  if with_study then head[#head + 1] = "study" end
+  head[#head + 1] = "variant"
+  head[#head + 1] = by_run and "seed" or "n"
+  for _, k in ipairs(t.keys) do head[#head + 1] = k end
   for _, m in ipairs(t.metrics) do
     local c = results.metric_column(m)
-    if by_run then
-      header[#header + 1] = c
+    if machine and not by_run then
+      for _, part in ipairs({ "_mean", "_sd", "_n" }) do head[#head + 1] = c .. part end
     else
-      header[#header + 1] = c .. "_mean"
-      header[#header + 1] = c .. "_sd"
-      header[#header + 1] = c .. "_n"
+      head[#head + 1] = c
     end
   end
-  header[#header + 1] = "diverged"
-  if t.any_adopted then header[#header + 1] = "adopted" end
-  if t.any_stale then header[#header + 1] = "stale" end
-  local lines = { results.csv_line(header) }
+  local diverged = machine or t.any_diverged
+  if diverged then head[#head + 1] = "diverged" end
+  if t.any_adopted then head[#head + 1] = "adopted" end
+  if t.any_stale then head[#head + 1] = "stale" end
   for _, r in ipairs(t.rows) do
-    local row, n = { r.study, r.variant, by_run and r.seed or r.n }, 3
-    local function put(v)
-      n = n + 1
-      row[n] = v
-    end
-    for _, k in ipairs(t.keys) do put(r.config[k]) end
+    local row = {}
+    local function put(v) row[#row + 1] = v end
+    if with_study then put(r.study) end
+    put(r.variant)
+    put(machine and (by_run and r.seed or r.n) or show(by_run and r.seed or r.n))
+    for _, k in ipairs(t.keys) do put(machine and r.config[k] or show(r.config[k])) end
     for _, m in ipairs(t.metrics) do
       local v = r.metrics[m]
-      if by_run then
+      if not machine then
+        put(show_metric(v))
+      elseif by_run then
         put(v)
       else
         put(v.mean)
@@ -290,13 +272,12 @@ function M.csv(t, by_run)
         put(v.n)
       end
     end
-    put(r.diverged)
-    if t.any_adopted then put(r.adopted or 0) end
-    if t.any_stale then put(r.stale or 0) end
-    row.n = n
-    lines[#lines + 1] = results.csv_line(row)
+    if diverged then put(machine and r.diverged or tostring(r.diverged)) end
+    if t.any_adopted then put(machine and (r.adopted or 0) or tostring(r.adopted or 0)) end
+    if t.any_stale then put(machine and (r.stale or 0) or tostring(r.stale or 0)) end
+    out.rows[#out.rows + 1] = row
   end
-  return table.concat(lines)
+  return out
 end
 
 function M.main(args)
@@ -316,9 +297,9 @@ function M.main(args)
   if o.format == "json" then
     results.emit(json.pretty(t.rows) .. "\n")
   elseif o.format == "csv" then
-    results.emit(M.csv(t, o.runs))
+    results.emit(tbl.csv(M.view(t, o.runs, true)))
   else
-    io.write(textable.render(M.text_rows(t, o.runs), { width = textable.width() }))
+    io.write(tbl.text(M.view(t, o.runs), textable.width(), { title = false, indent = "" }))
   end
   return 0
 end

@@ -9,7 +9,7 @@
 -- fields, seed, is the column config.seed), then every scalar metric any of the runs has,
 -- in name order (empty where a run lacks it; a metric named like a config key,
 -- embed_norm, or a record field is the column metrics.embed_norm): every header is
--- unique.  With --curves, log.csv in long format: study, variant, seed,
+-- unique; the last column, not_measurable, names a row's empty cells (report/table.lua).  With --curves, log.csv in long format: study, variant, seed,
 -- step, column, value, one row per non-empty cell, streamed (one log.csv at a time, row
 -- by row: memory constant in the number and length of the curves); --columns keeps only
 -- the named log columns (val_loss names d_val_loss, record.log_column).  Targets as
@@ -77,17 +77,15 @@ function M.runs_csv(runs, root)
     header[#header + 1] = col
     taken[col] = true
   end
-  local lines = { results.csv_line(header) }
+  local t = { head = header, rows = {} }
   for _, r in ipairs(runs) do
     local row = { r.study, r.variant, r.seed, relative(r.dir, root),
       r.provenance and r.provenance.level or nil, #r.stale > 0 }
     for i, k in ipairs(keys) do row[6 + i] = r.config[k] end
-    local n = #header
     for i, k in ipairs(names) do row[6 + #keys + i] = r.metrics[k] end
-    row.n = n
-    lines[#lines + 1] = results.csv_line(row)
+    t.rows[#t.rows + 1] = row
   end
-  return table.concat(lines)
+  return require("repro.report.table").csv(t)
 end
 
 -- The curves in long format, written to out (results.stream) one log.csv at a time, row

@@ -1,11 +1,13 @@
 -- One table model for every output.  A table is { title =, head = {...}, rows = {{...}},
--- reasons = {...}, note = } of plain text, "-" where the data defines no value.  A reason
+-- reasons = {...}, note = } of plain text, "-" where the data defines no value; a cell may
+-- be a number, which CSV keeps at full precision and the others show to 4 digits.  A reason
 -- is a string said after the table, or { row = k, lead =, text = } tied to row k: the
 -- terminal prints its text under the row, a document prints lead .. text after the table.
 -- Renderers: M.text (the terminal), M.latex, M.html, M.markdown and M.csv; M.tabular
 -- and M.marks are the paper's form of M.latex: LaTeX cells, group rows, marked notes.
 local textable = require "repro.core.textable"
 local F = require "repro.report.texfmt"
+local words = require "repro.analysis.words"
 
 local M = {}
 
@@ -29,10 +31,18 @@ local function said(r)
   return r
 end
 
+-- A cell as text: a number to 4 significant digits, "-" when it is not finite.
+local function cell_text(c)
+  if type(c) == "boolean" then return tostring(c) end
+  if type(c) ~= "number" then return c end
+  return c == c and c ~= math.huge and c ~= -math.huge and words.fmt(c) or "-"
+end
+
 -- t as terminal text cut to width (nil: no limit); opts.title = false leaves the title out
--- (the caller prints its own header).
+-- (the caller prints its own header); opts.indent (default two spaces) before each row.
 function M.text(t, width, opts)
   opts = opts or {}
+  local indent = opts.indent or "  "
   local lines = {}
   if opts.title ~= false and t.title then lines[1] = textable.wrap(t.title .. ":", width) end
   if #t.rows == 0 then
@@ -42,9 +52,12 @@ function M.text(t, width, opts)
   end
   local under, after = split_reasons(t)
   local rows = { t.head }
-  for i, r in ipairs(t.rows) do rows[i + 1] = r end
+  for i, r in ipairs(t.rows) do
+    rows[i + 1] = {}
+    for j = 1, #t.head do rows[i + 1][j] = cell_text(r[j]) or "" end
+  end
   local k = 0
-  for row in textable.render(rows, { indent = "  ", width = width }):gmatch("([^\n]*)\n") do
+  for row in textable.render(rows, { indent = indent, width = width }):gmatch("([^\n]*)\n") do
     lines[#lines + 1] = row
     for _, s in ipairs(under[k] or {}) do
       lines[#lines + 1] = textable.wrap(s, width, "      ", "        ")
@@ -89,7 +102,7 @@ function M.latex(t, opts)
   out[#out + 1] = "\\midrule"
   for _, r in ipairs(t.rows) do
     local cells = {}
-    for i, c in ipairs(r) do cells[i] = box(c, "2.6cm", "t") end
+    for i, c in ipairs(r) do cells[i] = box(cell_text(c), "2.6cm", "t") end
     out[#out + 1] = table.concat(cells, " & ") .. " \\\\"
   end
   out[#out + 1] = "\\bottomrule"
@@ -179,7 +192,7 @@ function M.html(t)
   out[#out + 1] = "<tr>" .. table.concat(head) .. "</tr>"
   for _, r in ipairs(t.rows) do
     local cells = {}
-    for i, c in ipairs(r) do cells[i] = "<td>" .. esc(c) .. "</td>" end
+    for i, c in ipairs(r) do cells[i] = "<td>" .. esc(cell_text(c)) .. "</td>" end
     out[#out + 1] = "<tr>" .. table.concat(cells) .. "</tr>"
   end
   out[#out + 1] = "</table>"
@@ -204,7 +217,7 @@ function M.markdown(t)
   out[#out + 1] = "| " .. table.concat(rule, " | ") .. " |"
   for _, r in ipairs(t.rows) do
     local cells = {}
-    for i = 1, #t.head do cells[i] = cell(r[i] or "") end
+    for i = 1, #t.head do cells[i] = cell(cell_text(r[i]) or "") end
     out[#out + 1] = "| " .. table.concat(cells, " | ") .. " |"
   end
   for _, r in ipairs(t.reasons or {}) do out[#out + 1] = "\n" .. cell(said(r)) end
@@ -215,8 +228,8 @@ end
 -- The cells that stand for no value.
 M.UNDEFINED = { ["-"] = true, ["undefined"] = true, ["?"] = true, [""] = true }
 
--- t as CSV (header first): a cell that stands for no value is empty, and the column
--- not_measurable names the columns a row left empty.
+-- t as CSV (header first): a cell that stands for no value (nil, "-", a number that is
+-- not finite) is empty, and the column not_measurable names the columns a row left empty.
 function M.csv(t)
   local results = require "repro.report.results"
   local head = { table.unpack(t.head) }
@@ -226,7 +239,7 @@ function M.csv(t)
     local row, empty = {}, {}
     for i = 1, #t.head do
       local c = r[i]
-      if c == nil or M.UNDEFINED[c] then
+      if c == nil or M.UNDEFINED[c] or (type(c) == "number" and cell_text(c) == "-") then
         empty[#empty + 1] = t.head[i]
       else
         row[i] = c
