@@ -9,13 +9,14 @@
 -- fields, seed, is the column config.seed), then every scalar metric any of the runs has,
 -- in name order (empty where a run lacks it; a metric named like a config key,
 -- embed_norm, or a record field is the column metrics.embed_norm): every header is
--- unique; the last column, not_measurable, names a row's empty cells (report/table.lua).  With --curves, log.csv in long format: study, variant, seed,
--- step, column, value, one row per non-empty cell, streamed (one log.csv at a time, row
--- by row: memory constant in the number and length of the curves); --columns keeps only
--- the named log columns (val_loss names d_val_loss, record.log_column).  Targets as
--- lua/repro/report/results.lua reads them (none: every study).  Numbers
--- are written as the shortest text that reads back as the same double, so a value
--- equals the record's.  --out writes FILE atomically instead of stdout.
+-- unique; the last column, not_measurable, names a row's empty cells (report/table.lua).
+-- With --curves, log.csv in long format: study, variant, seed, step, column, value, one
+-- row per non-empty cell, streamed (one log.csv at a time, row by row: memory constant in
+-- the number and length of the curves); --columns keeps only the named log columns
+-- (val_loss names d_val_loss, record.log_column).  Targets as lua/repro/report/results.lua
+-- reads them (none: every study).  Numbers are written as the shortest text that reads
+-- back as the same double, so a value equals the record's.  --out writes FILE atomically
+-- instead of stdout.
 local results = require "repro.report.results"
 local reader = require "repro.record.reader"
 local progress = require "repro.core.progress"
