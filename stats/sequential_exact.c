@@ -2,7 +2,9 @@
  * stats_seq_rank_spending, stats_seq_flip_t): the signed-rank test's bounds from the law
  * of random signs, exactly by recursion over sign strings or by simulation, and the paired
  * t by sign flips of the observed differences.  Spending on a discrete law look by look
- * follows Jennison & Turnbull (2000), Group Sequential Methods, ch. 12. */
+ * follows Jennison & Turnbull (2000), Group Sequential Methods, ch. 12; the data as one of
+ * the sign vectors makes the flip test exact when the others are drawn at random (Hemerik
+ * & Goeman 2018, Exact testing with random permutations, TEST 27). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
