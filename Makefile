@@ -13,7 +13,7 @@
 #   make reproduce  every study, statistic, table, figure and the paper (REPRODUCE.md)
 #   make paper      the tables, figures and PDF from the existing run records
 #   make reproduce-slurm  the same as make reproduce, every study on a Slurm cluster
-#   make calibrate-sequential  the group-sequential constants for few paired differences,
+#   make calibrate-sequential  the group-sequential bounds for few paired differences,
 #                   each checked by simulation (stats/sequential_calibration.txt)
 VERSION := 0.1.0
 
@@ -315,10 +315,11 @@ verify: $(REPRO) data
 	@tail -n 1 $(BUILD)/verify.txt
 	@$(REPRO) script scripts/check_summaries.lua $(EXPERIMENTS)
 
-# The t and signed-rank constants of a grid of group-sequential designs, each calibrated on
-# 100,000 simulated null studies, and every design's type I error (or family-wise error) on
-# 100,000 others (scripts/calibrate_sequential.lua); the same bytes on every run (one thread,
-# fixed seeds).  Commit stats/sequential_calibration.txt after a change to stats/sequential*.c.
+# The t and signed-rank bounds of a grid of group-sequential designs (one constant calibrated
+# on 100,000 simulated null studies, and alpha spending on each test's exact null), and every
+# design's type I error (or family-wise error) on 100,000 others, normal and t3
+# (scripts/calibrate_sequential.lua); the same bytes on every run (one thread, fixed seeds).
+# Commit stats/sequential_calibration.txt after a change to stats/sequential*.c.
 calibrate-sequential: $(REPRO)
 	@$(REPRO) script scripts/calibrate_sequential.lua stats/sequential_calibration.txt
 

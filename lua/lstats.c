@@ -65,12 +65,19 @@
  *       of {test="z"|"t"|"signed_rank", shape=, alpha=0.05} -> a list of {test, shape,
  *       alpha, c, bounds (on the statistic's scale), error, next_error}
  *   stats.seq_simulate(n, rules [, {dist="normal"|"t3", m=1, shift=0, studies=100000,
- *       seed=1}]) for a list of {test=, shape=, c=} -> a list of {test, shape, c, reject,
- *       se, rejections, stop (per look), expected_n}
+ *       seed=1}]) for a list of {test=, shape=, c=}, {test=, shape=, bounds=} or
+ *       {test="t_flip", shape=, alpha=} -> a list of {test, shape, c, reject, se,
+ *       rejections, stop (per look), expected_n}
+ *   stats.seq_rank_spending(n, targets [, {studies=1000000, seed=1}]) for a list of
+ *       {shape=, alpha=0.05} -> a list of {shape, alpha, bounds, spent, next, target, exact}
+ *   stats.seq_flip_t(d, n [, {shape="obf", alpha=0.05}]) for the differences d of the
+ *       looks done -> table: looks, bounds, t, crossed, allowed (per look), reject_at (the
+ *       first look that rejects, or nil)
  *   stats.seq_bounds(n, {test=, shape=, c=}) -> the bound at each look, on the test's scale
  * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
  *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX,
- *   ROBUST_MAX_N, SEQ_MAX_LOOKS, SEQ_MAX_N, SEQ_MAX_M, SEQ_MIN_STEP, SEQ_Z_MAX.
+ *   ROBUST_MAX_N, SEQ_MAX_LOOKS, SEQ_MAX_N, SEQ_MAX_M, SEQ_MIN_STEP, SEQ_Z_MAX, SEQ_FLIPS,
+ *   SEQ_EXACT_N.
  * Intervals are {lo, hi}.  A quantity that is undefined for the data is absent (nil),
  * never NaN: then `degenerate` is true and `flags` holds the codes of why: small_n,
  * constant, bca_undefined (with `bca_reason`: "small_n", "equal_resamples",
@@ -1216,7 +1223,7 @@ static int l_replication(lua_State *L)
 /* ---- Group-sequential boundaries (stats_seq_*) ---- */
 
 static const char *const seq_shapes[] = {"obf", "pocock", NULL};
-static const char *const seq_tests[] = {"z", "t", "signed_rank", NULL};
+static const char *const seq_tests[] = {"z", "t", "signed_rank", "t_flip", NULL};
 static const char *const seq_dists[] = {"normal", "t3", NULL};
 
 /* Field `key` of the table at idx, one of names (its index); def when absent, an error
@@ -1436,6 +1443,21 @@ static size_t check_list_of_tables(lua_State *L, int arg, const char *name,
     return m;
 }
 
+/* The m targets at argument 2 into tg; test: theirs, or -1 to read each one's field. */
+static void read_targets(lua_State *L, size_t m, int test, stats_seq_target *tg)
+{
+    for (size_t j = 0; j < m; j++) {
+        lua_rawgeti(L, 2, (lua_Integer)j + 1);
+        int idx = lua_gettop(L);
+        lua_pushfstring(L, "targets[%I].", (lua_Integer)j + 1);
+        const char *what = lua_tostring(L, -1);
+        tg[j].test = test >= 0 ? test : field_choice(L, idx, 2, what, "test", seq_tests, -1);
+        tg[j].shape = field_choice(L, idx, 2, what, "shape", seq_shapes, -1);
+        tg[j].alpha = field_number(L, idx, 2, what, "alpha", STATS_DEFAULT_ALPHA);
+        lua_pop(L, 2);
+    }
+}
+
 static int l_seq_calibrate(lua_State *L)
 {
     static const char *const known[] = {"studies", "seed", NULL};
@@ -1449,16 +1471,7 @@ static int l_seq_calibrate(lua_State *L)
     uint64_t seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
     stats_seq_target *tg = lua_newuserdatauv(L, m * sizeof *tg, 0);
     stats_seq_calibration *out = lua_newuserdatauv(L, m * sizeof *out, 0);
-    for (size_t j = 0; j < m; j++) {
-        lua_rawgeti(L, 2, (lua_Integer)j + 1);
-        int idx = lua_gettop(L);
-        lua_pushfstring(L, "targets[%I].", (lua_Integer)j + 1);
-        const char *what = lua_tostring(L, -1);
-        tg[j].test = field_choice(L, idx, 2, what, "test", seq_tests, -1);
-        tg[j].shape = field_choice(L, idx, 2, what, "shape", seq_shapes, -1);
-        tg[j].alpha = field_number(L, idx, 2, what, "alpha", STATS_DEFAULT_ALPHA);
-        lua_pop(L, 2);
-    }
+    read_targets(L, m, -1, tg);
     stats_error err;
     int status = stats_seq_calibrate(n, K, tg, m, studies, seed, out, &err);
     if (status)
@@ -1483,7 +1496,7 @@ static int l_seq_calibrate(lua_State *L)
 static int l_seq_simulate(lua_State *L)
 {
     static const char *const known[] = {"dist", "m", "shift", "studies", "seed", NULL};
-    static const char *const known_rule[] = {"test", "shape", "c", NULL};
+    static const char *const known_rule[] = {"test", "shape", "c", "bounds", "alpha", NULL};
     lua_settop(L, 3);
     size_t K;
     const size_t *n = check_sizes(L, 1, &K);
@@ -1498,6 +1511,7 @@ static int l_seq_simulate(lua_State *L)
         .seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0)};
     stats_seq_rule *rules = lua_newuserdatauv(L, m * sizeof *rules, 0);
     stats_seq_sim_result *out = lua_newuserdatauv(L, m * sizeof *out, 0);
+    double *given = lua_newuserdatauv(L, (m ? m : 1) * K * sizeof *given, 0);
     for (size_t j = 0; j < m; j++) {
         lua_rawgeti(L, 2, (lua_Integer)j + 1);
         int idx = lua_gettop(L);
@@ -1505,7 +1519,22 @@ static int l_seq_simulate(lua_State *L)
         const char *what = lua_tostring(L, -1);
         rules[j].test = field_choice(L, idx, 2, what, "test", seq_tests, -1);
         rules[j].shape = field_choice(L, idx, 2, what, "shape", seq_shapes, -1);
-        rules[j].c = field_number(L, idx, 2, what, "c", NAN);
+        rules[j].bounds = NULL;
+        rules[j].alpha = field_number(L, idx, 2, what, "alpha", STATS_DEFAULT_ALPHA);
+        int flip = rules[j].test == STATS_SEQ_T_FLIP;
+        int constant = !flip && lua_getfield(L, idx, "bounds") == LUA_TNIL;
+        if (!constant && !flip) {
+            size_t nb;
+            lua_pushfstring(L, "%sbounds", what);
+            const double *b = check_vector_at(L, lua_gettop(L) - 1, 2, lua_tostring(L, -1), &nb);
+            luaL_argcheck(L, nb == K, 2,
+                          lua_pushfstring(L, "%sbounds: %d values expected", what, (int)K));
+            rules[j].bounds = memcpy(given + j * K, b, K * sizeof *given);
+            lua_pop(L, 2);
+        }
+        if (!flip)
+            lua_pop(L, 1);
+        rules[j].c = constant ? field_number(L, idx, 2, what, "c", NAN) : 0.0;
         lua_pop(L, 2);
     }
     stats_error err;
@@ -1527,6 +1556,79 @@ static int l_seq_simulate(lua_State *L)
         set_number(L, "expected_n", out[j].expected_n);
         lua_rawseti(L, -2, (lua_Integer)j + 1);
     }
+    return 1;
+}
+
+static int l_seq_rank_spending(lua_State *L)
+{
+    static const char *const known[] = {"studies", "seed", NULL};
+    static const char *const known_target[] = {"shape", "alpha", NULL};
+    lua_settop(L, 3);
+    size_t K;
+    const size_t *n = check_sizes(L, 1, &K);
+    size_t m = check_list_of_tables(L, 2, "targets", known_target);
+    check_options(L, 3, known);
+    size_t studies = (size_t)opt_integer(L, 3, "studies", 1000000, 1);
+    uint64_t seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
+    stats_seq_target *tg = lua_newuserdatauv(L, m * sizeof *tg, 0);
+    stats_seq_rank_design *out = lua_newuserdatauv(L, m * sizeof *out, 0);
+    read_targets(L, m, STATS_SEQ_SIGNED_RANK, tg);
+    stats_error err;
+    int status = stats_seq_rank_spending(n, K, tg, m, studies, seed, out, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    lua_createtable(L, (int)m, 0);
+    for (size_t j = 0; j < m; j++) {
+        lua_createtable(L, 0, 7);
+        lua_pushstring(L, seq_shapes[tg[j].shape]);
+        lua_setfield(L, -2, "shape");
+        set_number(L, "alpha", tg[j].alpha);
+        set_list(L, "bounds", out[j].bounds, K);
+        set_list(L, "spent", out[j].spent, K);
+        set_list(L, "next", out[j].next, K);
+        set_list(L, "target", out[j].target, K);
+        lua_pushboolean(L, out[j].exact);
+        lua_setfield(L, -2, "exact");
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    return 1;
+}
+
+static int l_seq_flip_t(lua_State *L)
+{
+    static const char *const known[] = {"shape", "alpha", NULL};
+    lua_settop(L, 3);
+    size_t nd, K;
+    const double *d = check_vector(L, 1, "d", &nd);
+    const size_t *n = check_sizes(L, 2, &K);
+    check_options(L, 3, known);
+    int shape = lua_isnil(L, 3) ? STATS_SEQ_OBF
+                                : field_choice(L, 3, 3, "", "shape", seq_shapes, STATS_SEQ_OBF);
+    double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    size_t looks = 0;
+    while (looks < K && n[looks] <= nd)
+        looks++;
+    luaL_argcheck(L, looks >= 1, 1,
+                  lua_pushfstring(L, "d: at least n[1] = %d differences expected", (int)n[0]));
+    stats_seq_flip_result r;
+    stats_error err;
+    int status = stats_seq_flip_t(d, n, K, looks, shape, alpha, &r, &err);
+    if (status)
+        return raise_status(L, status, &err, NULL);
+    double crossed[STATS_SEQ_MAX_LOOKS], allowed[STATS_SEQ_MAX_LOOKS];
+    for (size_t k = 0; k < looks; k++) {
+        crossed[k] = (double)r.crossed[k];
+        allowed[k] = (double)r.allowed[k];
+    }
+    lua_createtable(L, 0, 6);
+    set_integer(L, "looks", (lua_Integer)looks);
+    set_list(L, "bounds", r.bounds, looks);
+    set_list(L, "z", r.z, looks);
+    set_list(L, "t", r.t, looks);
+    set_list(L, "crossed", crossed, looks);
+    set_list(L, "allowed", allowed, looks);
+    if (r.reject_at < looks)
+        set_integer(L, "reject_at", (lua_Integer)r.reject_at + 1);
     return 1;
 }
 
@@ -1579,6 +1681,8 @@ static const luaL_Reg funcs[] = {
     {"seq_calibrate", l_seq_calibrate},
     {"seq_simulate", l_seq_simulate},
     {"seq_bounds", l_seq_bounds},
+    {"seq_rank_spending", l_seq_rank_spending},
+    {"seq_flip_t", l_seq_flip_t},
     {NULL, NULL}};
 
 int luaopen_stats(lua_State *L)
@@ -1600,5 +1704,7 @@ int luaopen_stats(lua_State *L)
     set_integer(L, "SEQ_MAX_M", STATS_SEQ_MAX_M);
     set_number(L, "SEQ_MIN_STEP", STATS_SEQ_MIN_STEP);
     set_number(L, "SEQ_Z_MAX", STATS_SEQ_Z_MAX);
+    set_integer(L, "SEQ_FLIPS", STATS_SEQ_FLIPS);
+    set_integer(L, "SEQ_EXACT_N", STATS_SEQ_EXACT_N);
     return 1;
 }

@@ -1,13 +1,15 @@
--- The group-sequential constants for few paired differences, and their type I error on
--- studies simulated apart from the calibration (make calibrate-sequential).  Writes
+-- The group-sequential bounds for few paired differences (one calibrated constant, and alpha
+-- spending on each test's exact null), and their type I error on studies simulated apart
+-- from the calibration, normal and t3 (make calibrate-sequential).  Writes
 -- stats/sequential_calibration.txt, the same bytes on every run (fixed seeds, one thread).
---   bin/repro script scripts/calibrate_sequential.lua [OUT]
+--   bin/repro script scripts/calibrate_sequential.lua [OUT [STUDIES]]  (STUDIES: a quick look)
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local stats = require "stats"
 
 local out_path = arg[1] or (host.root .. "/stats/sequential_calibration.txt")
-local ALPHA, STUDIES, CAL_SEED = 0.05, 100000, 1
+local ALPHA, STUDIES, CAL_SEED = 0.05, math.tointeger(tonumber(arg[2] or "")) or 100000, 1
+local SPEND_STUDIES = 1000000    -- the signed-rank null law by simulation beyond SEQ_EXACT_N
 local GRIDS = { 5, 20 }          -- look k after step * k differences (20 * 5 = 100, the cap)
 local LOOKS = { 2, 3, 4, 5 }
 local SHAPES = { "obf", "pocock" }
@@ -40,6 +42,15 @@ local function constants(n)
   for i, tg in ipairs(targets) do plain[i] = { test = tg.test, shape = tg.shape, alpha = tg.alpha } end
   local cal = stats.seq_calibrate(n, plain, { studies = STUDIES, seed = CAL_SEED })
   for i, tg in ipairs(targets) do found[tg.test .. " " .. tg.shape .. " " .. tg.m] = cal[i] end
+  -- alpha spending: the signed-rank bounds from the exact null law (or its simulation)
+  local spend = {}
+  for _, m in ipairs(FAMILIES) do
+    for _, shape in ipairs(SHAPES) do spend[#spend + 1] = { shape = shape, alpha = ALPHA / m, m = m } end
+  end
+  local plain_spend = {}
+  for i, sp in ipairs(spend) do plain_spend[i] = { shape = sp.shape, alpha = sp.alpha } end
+  local designs = stats.seq_rank_spending(n, plain_spend, { studies = SPEND_STUDIES, seed = CAL_SEED })
+  for i, sp in ipairs(spend) do found["spending signed_rank " .. sp.shape .. " " .. sp.m] = designs[i] end
   return found
 end
 
@@ -51,11 +62,36 @@ end
 
 -- A calibrated constant's own noise, as a variance of the family's error: the calibration
 -- sample sets the error at C to alpha / m, but the true error at C varies binomially around
--- it (STUDIES draws), and the family's error moves m (1 - alpha / m)^(m - 1) times as much.
-local function calibration_var(m)
+-- it (`studies` draws), and the family's error moves m (1 - alpha / m)^(m - 1) times as much.
+local function calibration_var(m, studies)
   local p = ALPHA / m
   local slope = m * (1 - p) ^ (m - 1)
-  return slope ^ 2 * p * (1 - p) / STUDIES
+  return slope ^ 2 * p * (1 - p) / studies
+end
+
+-- The rows a design's rules give: constant (one C times the shape) for z, t, signed_rank;
+-- spending for signed_rank (its null law) and t (sign flips given |d|).
+local function rules_of(found, m)
+  local rules, meta = {}, {}
+  for _, shape in ipairs(SHAPES) do
+    for _, test in ipairs(TESTS) do
+      local f = found[test .. " " .. shape .. " " .. m]
+      rules[#rules + 1] = { test = test, shape = shape, c = f.c }
+      local var = test ~= "z" and calibration_var(m, STUDIES) or 0
+      meta[#meta + 1] = { method = "constant", c = f.c, bounds = f.bounds, cal = test ~= "z" and f.error,
+        next = test ~= "z" and f.next_error, var = var }
+    end
+  end
+  for _, shape in ipairs(SHAPES) do
+    local sp = found["spending signed_rank " .. shape .. " " .. m]
+    rules[#rules + 1] = { test = "signed_rank", shape = shape, bounds = sp.bounds }
+    meta[#meta + 1] = { method = "spending", bounds = sp.bounds, cal = sp.spent[#sp.spent],
+      next = sp.next[#sp.next], var = sp.exact and 0 or calibration_var(m, SPEND_STUDIES) }
+    rules[#rules + 1] = { test = "t_flip", shape = shape, alpha = ALPHA / m }
+    meta[#meta + 1] = { method = "spending", cal = math.floor(ALPHA / m * stats.SEQ_FLIPS + 1e-9) /
+      stats.SEQ_FLIPS, var = 0 }
+  end
+  return rules, meta
 end
 
 local rows, lines = {}, {}
@@ -75,24 +111,18 @@ for _, n in ipairs(DESIGNS) do
     local found = constants(n)
     for di, dist in ipairs(DISTS) do
       for mi, m in ipairs(FAMILIES) do
-        local rules, keys = {}, {}
-        for _, shape in ipairs(SHAPES) do
-          for _, test in ipairs(TESTS) do
-            local key = test .. " " .. shape .. " " .. m
-            keys[#keys + 1] = key
-            rules[#rules + 1] = { test = test, shape = shape, c = found[key].c }
-          end
-        end
+        local rules, meta = rules_of(found, m)
         local seed = 2 + 2 * (di - 1) + (mi - 1)
         local sim = stats.seq_simulate(n, rules, { dist = dist, m = m, studies = STUDIES, seed = seed })
         for i, s in ipairs(sim) do
-          local f = found[keys[i]]
-          local target, se_all = family_error(m), s.se
-          if s.test ~= "z" then se_all = math.sqrt(s.se ^ 2 + calibration_var(m)) end
+          local f = meta[i]
+          local target = family_error(m)
+          local se_all = math.sqrt(s.se ^ 2 + f.var)
           local z = (s.reject - target) / se_all
-          rows[#rows + 1] = { n = n, shape = s.shape, test = s.test, dist = dist, m = m, c = f.c,
-            bounds = f.bounds, cal = f.error, next = f.next_error, target = target,
-            reject = s.reject, se = s.se, se_all = se_all, z = z, within = math.abs(z) <= 3 }
+          rows[#rows + 1] = { n = n, shape = s.shape, test = s.test == "t_flip" and "t" or s.test,
+            method = f.method, dist = dist, m = m, c = f.c, bounds = f.bounds, cal = f.cal,
+            next = f.next, target = target, reject = s.reject, se = s.se, se_all = se_all, z = z,
+            within = math.abs(z) <= 3 }
         end
       end
     end
@@ -100,43 +130,51 @@ for _, n in ipairs(DESIGNS) do
 end
 
 local head = {
-  "# Group-sequential constants for few paired differences (make calibrate-sequential,",
-  "# scripts/calibrate_sequential.lua; stats/sequential.c, stats/sequential_sim.c).",
-  string.format("# Two-sided alpha %g.  Looks every 5 and every 20 differences, then the looks of the committed", ALPHA),
-  "# sequential studies (sequential_claim: 10, 20, 40, 70, 100).  Shape obf: c_k = C sqrt(n_K / n_k),",
-  "# pocock: c_k = C.  A comparison rejects at its first look whose z-equivalent reaches c_k",
-  "# (t: the normal quantile of the t p-value on n_k - 1 df; signed_rank: the standardized W+).",
-  "# C: z by numerical integration (exact for normal data); t and signed_rank calibrated on",
-  string.format("# %d null studies of N(0, 1) differences (seed %d), at alpha / m.  bounds: c_k on the", STUDIES, CAL_SEED),
-  "# test's own scale (t for t).  cal, next: the calibration sample's error at C and at the next",
-  "# smaller attainable C (a wide gap is the signed-rank test's discreteness); '-' for z.",
+  "# Group-sequential boundaries for few paired differences (make calibrate-sequential,",
+  "# scripts/calibrate_sequential.lua; stats/sequential*.c).  Two-sided alpha " .. ALPHA .. ".  Looks every",
+  "# 5 and every 20 differences, then the looks of sequential_claim (10, 20, 40, 70, 100).",
+  "# method constant: c_k = C sqrt(n_K / n_k) (obf) or C (pocock); a comparison rejects at its first",
+  "# look whose z-equivalent reaches c_k (t: the normal quantile of the t p-value on n_k - 1 df;",
+  "# signed_rank: the standardized W+).  C: z by numerical integration (exact for normal data);",
+  string.format("# t and signed_rank calibrated on %d null studies of N(0, 1) differences (seed %d), at", STUDIES, CAL_SEED),
+  "# alpha / m; cal, next: that sample's error at C and at the next smaller attainable C.",
+  "# method spending: alpha spent by the shape's Lan-DeMets function on the test's own null law,",
+  "# look by look, slack carried forward (stats.h: stats_seq_rank_spending, stats_seq_flip_t).",
+  string.format("# signed_rank: the exact law of random signs when n_K <= %d, else %d null studies", stats.SEQ_EXACT_N, SPEND_STUDIES),
+  "# (seed 1); cal: the per-comparison error the bounds attain, next: the error one attainable",
+  "# value lower at the last look.  t: the paired t by sign flips given the observed |d|",
+  string.format("# (%d vectors, one the data; exact for any symmetric null were the others drawn at random,", stats.SEQ_FLIPS),
+  "# here fixed by a seed); cal: the largest multiple of 1 / vectors within alpha / m; its bounds",
+  "# depend on the data ('given |d|').",
   string.format("# error: the share of %d other simulated studies (differences N(0, 1), or t3 scaled", STUDIES),
   "# to variance 1) in which some of the m comparisons rejects: the type I error (m = 1) or the",
   "# family-wise error of m independent comparisons, each at alpha / m (Bonferroni).  target: the",
   "# error the design should have, alpha for m = 1 and 1 - (1 - alpha / m)^m for m > 1.  se: the",
-  "# error's standard error; se_all adds the calibrated constant's own noise (the calibration's",
-  "# binomial error, none for z); z = (error - target) / se_all; within: |z| <= 3.  The t3 rows",
-  "# use the constants calibrated for normal data: they test robustness, not the calibration.",
+  "# error's standard error; se_all adds a simulated boundary's own noise (binomial, on its",
+  "# studies; none for z, the exact law and sign flips); z = (error - target) / se_all;",
+  "# within: |z| <= 3.  All t3 rows use boundaries made for normal or symmetric nulls.",
   "#",
-  "# looks            shape   test         dist    m  C        cal     next    target  error   se      se_all    z      within  bounds",
+  "# looks            shape   test         method    dist    m  C        cal     next    target  error   se      se_all    z      within  bounds",
 }
 for _, line in ipairs(head) do lines[#lines + 1] = line end
+local function opt(x) return x and string.format("%.5f", x) or "-" end
 for _, r in ipairs(rows) do
-  local cal = r.test == "z" and "-" or string.format("%.5f", r.cal)
-  local nxt = r.test == "z" and "-" or string.format("%.5f", r.next)
   lines[#lines + 1] = string.format(
-    "%-16s %-7s %-12s %-7s %d  %.5f  %-7s %-7s %.5f %.5f %.5f %.5f %7.2f  %-6s  %s",
-    fmt_list(r.n, "%d"), r.shape, r.test, r.dist, r.m, r.c, cal, nxt, r.target, r.reject, r.se,
-    r.se_all, r.z, r.within and "yes" or "no", fmt_list(r.bounds, "%.3f"))
+    "%-16s %-7s %-12s %-9s %-7s %d  %-8s %-7s %-7s %.5f %.5f %.5f %.5f %7.2f  %-6s  %s",
+    fmt_list(r.n, "%d"), r.shape, r.test, r.method, r.dist, r.m, opt(r.c), opt(r.cal),
+    opt(r.next), r.target, r.reject, r.se, r.se_all, r.z, r.within and "yes" or "no",
+    r.bounds and fmt_list(r.bounds, "%.3f") or "given |d|")
 end
 
--- The summary: by distribution, the range of the error and how many lie within 3 se_all;
--- each design outside, with why: the signed-rank test's discreteness (the calibration could
--- not come nearer than `cal`, and the error agrees with it), or t3 data.
+-- The summary: by method and distribution, the range of the error and how many lie within
+-- 3 se_all; each design outside, with why: the signed-rank test's discreteness (its
+-- attainable per-comparison errors below and above alpha / m, and the error agrees with the
+-- one below), or t3 data.
 lines[#lines + 1] = "#"
 local function why(r)
   if r.test == "signed_rank" and math.abs(r.reject - (1 - (1 - r.cal) ^ r.m)) <= 3 * r.se_all then
-    return string.format("discrete: the nearest attainable level below alpha / m is %.5f", r.cal)
+    return string.format("discrete: attainable per comparison %.5f or %.5f, alpha / m %.5f",
+      r.cal, r.next, ALPHA / r.m)
   end
   return r.dist == "t3" and "t3 differences" or "unexplained"
 end
@@ -160,7 +198,15 @@ local function summarize(label, keep, list)
   end
 end
 summarize("all", function() return true end, false)
-summarize("normal differences", function(r) return r.dist == "normal" end, true)
-summarize("t3 differences", function(r) return r.dist == "t3" end, true)
+for _, method in ipairs({ "constant", "spending" }) do
+  for _, test in ipairs({ "t", "signed_rank" }) do
+    for _, dist in ipairs(DISTS) do
+      summarize(string.format("%s %s, %s differences", method, test, dist), function(r)
+        return r.method == method and r.test == test and r.dist == dist
+      end, true)
+    end
+  end
+end
+summarize("constant z", function(r) return r.test == "z" end, true)
 fs.write_atomic(out_path, table.concat(lines, "\n") .. "\n")
 print(string.format("calibrate_sequential: %d designs written to %s", #rows, out_path))

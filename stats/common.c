@@ -1,4 +1,4 @@
-/* Argument checks and error reporting shared by stats/, and the normal tail. */
+/* Argument checks and error reporting shared by stats/, the normal tail and a quickselect. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,4 +69,33 @@ int stats_brent(gsl_function *fn, double lo, double hi, double *root)
     }
     gsl_root_fsolver_free(s);
     return result;
+}
+
+double stats_select_kth(double *x, size_t n, size_t k)
+{
+    long long lo = 0, hi = (long long)n - 1, target = (long long)k;
+    while (lo < hi) {
+        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi];
+        double pivot = fmax(fmin(a, b), fmin(fmax(a, b), c));
+        long long i = lo - 1, j = hi + 1;
+        for (;;) {
+            do
+                i++;
+            while (x[i] < pivot);
+            do
+                j--;
+            while (x[j] > pivot);
+            if (i >= j)
+                break;
+            double t = x[i];
+            x[i] = x[j];
+            x[j] = t;
+        }
+        /* x[lo..j] <= pivot <= x[j+1..hi] */
+        if (target <= j)
+            hi = j;
+        else
+            lo = j + 1;
+    }
+    return x[target];
 }

@@ -3,6 +3,7 @@
 #define REPRO_STATS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <gsl/gsl_math.h>
 
@@ -26,5 +27,38 @@ int stats_check_alpha(double alpha, int arg, stats_error *err);
  * to 1e-14 relative (and absolute).  STATS_ENUM when GSL fails or it does not converge;
  * a function that cannot be evaluated returns NaN, which GSL reports as a failure. */
 int stats_brent(gsl_function *fn, double lo, double hi, double *root);
+
+/* The k-th smallest (0-based) of x[n], k < n; reorders x.  Quickselect with Hoare's
+ * partition around the median of x[lo], x[mid], x[hi]: that pivot is at most the larger
+ * of x[lo] and x[mid] and at least the smaller of x[mid] and x[hi], so both parts are
+ * non-empty and every pass shrinks the range. */
+double stats_select_kth(double *x, size_t n, size_t k);
+
+/* Checks of the group-sequential entry points: look sizes n (err->arg 1) and a shape. */
+int stats_seq_check_looks(const size_t *n, size_t K, stats_error *err);
+int stats_seq_check_shape(int shape, int arg, stats_error *err);
+
+/* The normal quantile with the same two-sided p as |T| on df degrees of freedom. */
+double stats_seq_t_as_z(double abs_t, double df);
+
+/* The sign-flip machinery of stats_seq_flip_t (stats/sequential_exact.c), shared with
+ * stats_seq_simulate.  signs: (n_K, STATS_SEQ_FLIPS) of +-1, NULL when out of memory. */
+double *stats_seq_flip_signs(size_t nk);
+/* sums (K, STATS_SEQ_FLIPS): sum_{j < n_k} signs[j][i] d[j], the same order for every i. */
+void stats_seq_flip_sums(const double *signs, const double *d, const size_t *n, size_t K,
+                         double *sums);
+/* allowed[k] = floor(spend(t_k) STATS_SEQ_FLIPS). */
+void stats_seq_flip_allowed(int shape, double alpha, const size_t *n, size_t K,
+                            size_t *allowed);
+/* The first look (0-based) at which vector 0 crosses, or K; with stop_early it stops
+ * there.  buf (STATS_SEQ_FLIPS) and alive (STATS_SEQ_FLIPS) are scratch; v and crossed
+ * (K, may be NULL) get v_k and the vectors crossed by look k. */
+size_t stats_seq_flip_walk(const double *sums, size_t K, const size_t *allowed, int stop_early,
+                           double *buf, unsigned char *alive, double *v, size_t *crossed);
+/* For stats_seq_rank_spending (stats/sequential_sim.c): dev (studies, K) gets
+ * |2 W+ - n_k (n_k + 1) / 2| of null studies of N(0, 1) differences, stream
+ * (seed, STATS_STREAM_SEQ_SPEND). */
+int stats_seq_null_ranks(const size_t *n, size_t K, size_t studies, uint64_t seed,
+                         uint32_t *dev);
 
 #endif

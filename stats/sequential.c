@@ -246,7 +246,7 @@ static double constant_excess(double c, void *params)
     return reject - p->alpha;
 }
 
-static int check_shape(int shape, int arg, stats_error *err)
+int stats_seq_check_shape(int shape, int arg, stats_error *err)
 {
     if (shape != STATS_SEQ_OBF && shape != STATS_SEQ_POCOCK)
         return stats_fail(err, arg, "shape: must be O'Brien-Fleming or Pocock, got %d", shape);
@@ -258,7 +258,7 @@ int stats_seq_constant(const double *t, size_t K, int shape, double alpha, doubl
 {
     stats_gsl_off();
     double tt[STATS_SEQ_MAX_LOOKS], factor[STATS_SEQ_MAX_LOOKS];
-    if (stats_seq_fractions(t, K, tt, err) || check_shape(shape, 2, err) ||
+    if (stats_seq_fractions(t, K, tt, err) || stats_seq_check_shape(shape, 2, err) ||
         stats_check_alpha(alpha, 3, err))
         return STATS_EINVAL;
     stats_seq_shape(shape, tt, K, factor);
@@ -312,7 +312,7 @@ int stats_seq_spending(const double *t, size_t K, int shape, double alpha, doubl
 {
     stats_gsl_off();
     double tt[STATS_SEQ_MAX_LOOKS];
-    if (stats_seq_fractions(t, K, tt, err) || check_shape(shape, 2, err) ||
+    if (stats_seq_fractions(t, K, tt, err) || stats_seq_check_shape(shape, 2, err) ||
         stats_check_alpha(alpha, 3, err))
         return STATS_EINVAL;
     seq_walk w;

@@ -1,7 +1,8 @@
 /* Group-sequential boundaries for few paired differences (stats.h: stats_seq_calibrate,
  * stats_seq_simulate): the z, paired t and signed-rank statistics at each look of a
  * simulated study, the constant of a shape calibrated on simulated null studies, and the
- * chance that a rule rejects, alone or in a Bonferroni family. */
+ * chance that a rule rejects (a constant, given bounds, or the sign-flip t), alone or in a
+ * Bonferroni family. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,9 +26,23 @@ typedef struct {
     size_t *rank;              /* (n_K) the rank of |d_i| among all n_K, 1-based */
     size_t *all, *pos;         /* (n_K + 1) Fenwick trees: inserted, inserted positive */
     double stat[3][STATS_SEQ_MAX_LOOKS]; /* |statistic| per test and look */
+    double dev[STATS_SEQ_MAX_LOOKS];     /* |2 W+ - n_k (n_k + 1) / 2| per look */
+    double *signs, *sums, *buf;          /* sign flips (stats_seq_flip_*), when asked */
+    unsigned char *alive;
 } seq_work;
 
-static int work_alloc(seq_work *w, size_t nk)
+static void work_free(seq_work *w)
+{
+    free(w->d);
+    free(w->by_mag);
+    free(w->rank);
+    free(w->signs);
+    free(w->sums);
+    free(w->alive);
+}
+
+/* flips: also the sign-flip buffers for K looks. */
+static int work_alloc(seq_work *w, size_t nk, size_t K, int flips)
 {
     memset(w, 0, sizeof *w);
     w->d = malloc(nk * sizeof *w->d);
@@ -41,14 +56,17 @@ static int work_alloc(seq_work *w, size_t nk)
     }
     w->all = w->rank + nk;
     w->pos = w->all + nk + 1;
+    if (flips) {
+        w->signs = stats_seq_flip_signs(nk);
+        w->sums = malloc((K + 1) * STATS_SEQ_FLIPS * sizeof *w->sums);
+        w->alive = malloc(STATS_SEQ_FLIPS);
+        if (!w->signs || !w->sums || !w->alive) {
+            work_free(w);
+            return STATS_ENOMEM;
+        }
+        w->buf = w->sums + K * STATS_SEQ_FLIPS;
+    }
     return STATS_OK;
-}
-
-static void work_free(seq_work *w)
-{
-    free(w->d);
-    free(w->by_mag);
-    free(w->rank);
 }
 
 static void draw(gsl_rng *r, int dist, double shift, double *d, size_t nk)
@@ -124,6 +142,7 @@ static void signed_ranks(const size_t *n, size_t K, seq_work *w)
             double mu = nn * (nn + 1.0) / 4.0;
             double sd = sqrt(nn * (nn + 1.0) * (2.0 * nn + 1.0) / 24.0);
             w->stat[STATS_SEQ_SIGNED_RANK][k] = fabs(wplus - mu) / sd;
+            w->dev[k] = fabs(2.0 * wplus - nn * (nn + 1.0) / 2.0);
             k++;
         }
     }
@@ -138,9 +157,11 @@ static void one_comparison(gsl_rng *r, int dist, double shift, const size_t *n, 
         sum_moments(w->d, n, K, w);
     if (need & 1u << STATS_SEQ_SIGNED_RANK)
         signed_ranks(n, K, w);
+    if (need & 1u << STATS_SEQ_T_FLIP)
+        stats_seq_flip_sums(w->signs, w->d, n, K, w->sums);
 }
 
-static int check_looks(const size_t *n, size_t K, stats_error *err)
+int stats_seq_check_looks(const size_t *n, size_t K, stats_error *err)
 {
     if (K < 1 || K > STATS_SEQ_MAX_LOOKS)
         return stats_fail(err, 1, "looks: must be 1 to %d, got %zu", STATS_SEQ_MAX_LOOKS, K);
@@ -154,13 +175,16 @@ static int check_looks(const size_t *n, size_t K, stats_error *err)
     return STATS_OK;
 }
 
-static int check_test(int test, int shape, const size_t *n, int arg, stats_error *err)
+/* flip: STATS_SEQ_T_FLIP allowed too. */
+static int check_test(int test, int shape, const size_t *n, int arg, int flip, stats_error *err)
 {
-    if (test != STATS_SEQ_Z && test != STATS_SEQ_T && test != STATS_SEQ_SIGNED_RANK)
-        return stats_fail(err, arg, "test: must be z, t or signed rank, got %d", test);
-    if (shape != STATS_SEQ_OBF && shape != STATS_SEQ_POCOCK)
-        return stats_fail(err, arg, "shape: must be O'Brien-Fleming or Pocock, got %d", shape);
-    if (test == STATS_SEQ_T && n[0] < 2)
+    if (test != STATS_SEQ_Z && test != STATS_SEQ_T && test != STATS_SEQ_SIGNED_RANK &&
+        !(flip && test == STATS_SEQ_T_FLIP))
+        return stats_fail(err, arg, "test: must be z, t%s or signed rank, got %d",
+                          flip ? ", t by sign flips" : "", test);
+    if (stats_seq_check_shape(shape, arg, err))
+        return STATS_EINVAL;
+    if ((test == STATS_SEQ_T || test == STATS_SEQ_T_FLIP) && n[0] < 2)
         return stats_fail(err, 1, "n[1]: the t test needs 2 differences at the first look");
     return STATS_OK;
 }
@@ -181,8 +205,7 @@ static void look_factors(int shape, const size_t *n, size_t K, double *factor)
     stats_seq_shape(shape, t, K, factor);
 }
 
-/* The normal quantile with the same two-sided p as |T| on df degrees of freedom. */
-static double t_as_z(double abs_t, double df)
+double stats_seq_t_as_z(double abs_t, double df)
 {
     double q = gsl_cdf_tdist_Q(abs_t, df);
     return q > 0.0 ? gsl_cdf_ugaussian_Qinv(q) : STATS_SEQ_Z_MAX;
@@ -192,7 +215,7 @@ int stats_seq_test_bounds(int test, int shape, const size_t *n, size_t K, double
                           double *bounds, stats_error *err)
 {
     stats_gsl_off();
-    if (check_looks(n, K, err) || check_test(test, shape, n, 1, err))
+    if (stats_seq_check_looks(n, K, err) || check_test(test, shape, n, 1, 0, err))
         return STATS_EINVAL;
     if (!(isfinite(c) && c > 0.0))
         return stats_fail(err, 2, "c: must be finite and > 0, got %g", c);
@@ -241,11 +264,11 @@ int stats_seq_calibrate(const size_t *n, size_t K, const stats_seq_target *targe
                         stats_seq_calibration *out, stats_error *err)
 {
     stats_gsl_off();
-    if (check_looks(n, K, err) || check_studies(studies, 3, err))
+    if (stats_seq_check_looks(n, K, err) || check_studies(studies, 3, err))
         return STATS_EINVAL;
     unsigned need = 0;
     for (size_t j = 0; j < ntargets; j++) {
-        if (check_test(targets[j].test, targets[j].shape, n, 2, err) ||
+        if (check_test(targets[j].test, targets[j].shape, n, 2, 0, err) ||
             stats_check_alpha(targets[j].alpha, 2, err))
             return STATS_EINVAL;
         if (targets[j].alpha * (double)studies < 10.0)
@@ -256,7 +279,7 @@ int stats_seq_calibrate(const size_t *n, size_t K, const stats_seq_target *targe
     double *m = malloc((ntargets ? ntargets : 1) * studies * sizeof *m);
     seq_work w;
     gsl_rng *r = stats_rng_alloc(seed, STATS_STREAM_SEQ_CALIBRATE);
-    if (!m || !r || work_alloc(&w, n[K - 1])) {
+    if (!m || !r || work_alloc(&w, n[K - 1], K, 0)) {
         free(m);
         gsl_rng_free(r);
         return STATS_ENOMEM;
@@ -270,7 +293,7 @@ int stats_seq_calibrate(const size_t *n, size_t K, const stats_seq_target *targe
         for (int test = 0; test < 3; test++)
             for (size_t k = 0; k < K && (need & 1u << test); k++)
                 equiv[test][k] = test == STATS_SEQ_T
-                                     ? t_as_z(w.stat[test][k], (double)n[k] - 1.0)
+                                     ? stats_seq_t_as_z(w.stat[test][k], (double)n[k] - 1.0)
                                      : w.stat[test][k];
         for (size_t j = 0; j < ntargets; j++) {
             double top = 0.0;
@@ -317,30 +340,42 @@ int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, s
                        stats_error *err)
 {
     stats_gsl_off();
-    if (check_looks(n, K, err) || check_sim_opts(opts, err))
+    if (stats_seq_check_looks(n, K, err) || check_sim_opts(opts, err))
         return STATS_EINVAL;
     unsigned need = 0;
     for (size_t j = 0; j < nrules; j++) {
-        if (check_test(rules[j].test, rules[j].shape, n, 2, err))
+        if (check_test(rules[j].test, rules[j].shape, n, 2, 1, err) ||
+            (rules[j].test == STATS_SEQ_T_FLIP && stats_check_alpha(rules[j].alpha, 2, err)))
             return STATS_EINVAL;
         need |= 1u << rules[j].test;
     }
     double *bounds = malloc((nrules ? nrules : 1) * K * sizeof *bounds);
+    size_t *allowed = malloc((nrules ? nrules : 1) * K * sizeof *allowed);
     uint64_t *counts = calloc((nrules ? nrules : 1) * (K + 2), sizeof *counts);
     int *any = malloc((nrules ? nrules : 1) * sizeof *any);
     seq_work w;
     gsl_rng *r = stats_rng_alloc(opts->seed, STATS_STREAM_SEQ_SIMULATE);
-    if (!bounds || !counts || !any || !r || work_alloc(&w, n[K - 1])) {
+    if (!bounds || !allowed || !counts || !any || !r ||
+        work_alloc(&w, n[K - 1], K, (need >> STATS_SEQ_T_FLIP) & 1u)) {
         free(bounds);
+        free(allowed);
         free(counts);
         free(any);
         gsl_rng_free(r);
         return STATS_ENOMEM;
     }
     int status = STATS_OK;
-    for (size_t j = 0; j < nrules && !status; j++)
-        status = stats_seq_test_bounds(rules[j].test, rules[j].shape, n, K, rules[j].c,
-                                       bounds + j * K, err);
+    for (size_t j = 0; j < nrules && !status; j++) {
+        const stats_seq_rule *rj = &rules[j];
+        if (rj->test == STATS_SEQ_T_FLIP)
+            stats_seq_flip_allowed(rj->shape, rj->alpha, n, K, allowed + j * K);
+        else if (!rj->bounds)
+            status = stats_seq_test_bounds(rj->test, rj->shape, n, K, rj->c, bounds + j * K, err);
+        else if (!stats_check_finite(rj->bounds, K, "bounds", 2, err))
+            memcpy(bounds + j * K, rj->bounds, K * sizeof *bounds);
+        else
+            status = STATS_EINVAL;
+    }
     /* counts per rule: K looks, then the studies that reject, then the differences used */
     for (size_t i = 0; i < opts->studies && !status; i++) {
         memset(any, 0, (nrules ? nrules : 1) * sizeof *any);
@@ -348,7 +383,10 @@ int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, s
             one_comparison(r, opts->dist, opts->shift, n, K, need, &w);
             for (size_t j = 0; j < nrules; j++) {
                 uint64_t *cj = counts + j * (K + 2);
-                size_t k = first_rejection(w.stat[rules[j].test], bounds + j * K, K);
+                size_t k = rules[j].test == STATS_SEQ_T_FLIP
+                               ? stats_seq_flip_walk(w.sums, K, allowed + j * K, 1, w.buf,
+                                                     w.alive, NULL, NULL)
+                               : first_rejection(w.stat[rules[j].test], bounds + j * K, K);
                 if (k < K) {
                     cj[k]++;
                     any[j] = 1;
@@ -375,6 +413,26 @@ int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, s
     gsl_rng_free(r);
     free(any);
     free(counts);
+    free(allowed);
     free(bounds);
     return status;
+}
+
+int stats_seq_null_ranks(const size_t *n, size_t K, size_t studies, uint64_t seed,
+                         uint32_t *dev)
+{
+    seq_work w;
+    gsl_rng *r = stats_rng_alloc(seed, STATS_STREAM_SEQ_SPEND);
+    if (!r || work_alloc(&w, n[K - 1], K, 0)) {
+        gsl_rng_free(r);
+        return STATS_ENOMEM;
+    }
+    for (size_t i = 0; i < studies; i++) {
+        one_comparison(r, STATS_SEQ_NORMAL, 0.0, n, K, 1u << STATS_SEQ_SIGNED_RANK, &w);
+        for (size_t k = 0; k < K; k++)
+            dev[i * K + k] = (uint32_t)w.dev[k];
+    }
+    work_free(&w);
+    gsl_rng_free(r);
+    return STATS_OK;
 }

@@ -14,39 +14,6 @@
 #include "internal.h"
 #include "stats.h"
 
-/* The k-th smallest (0-based) of x[n], k < n; reorders x.  Quickselect with Hoare's
- * partition around the median of x[lo], x[mid], x[hi]: that pivot is at most the larger
- * of x[lo] and x[mid] and at least the smaller of x[mid] and x[hi], so both parts are
- * non-empty and every pass shrinks the range. */
-static double select_kth(double *x, size_t n, size_t k)
-{
-    long long lo = 0, hi = (long long)n - 1, target = (long long)k;
-    while (lo < hi) {
-        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi];
-        double pivot = fmax(fmin(a, b), fmin(fmax(a, b), c));
-        long long i = lo - 1, j = hi + 1;
-        for (;;) {
-            do
-                i++;
-            while (x[i] < pivot);
-            do
-                j--;
-            while (x[j] > pivot);
-            if (i >= j)
-                break;
-            double t = x[i];
-            x[i] = x[j];
-            x[j] = t;
-        }
-        /* x[lo..j] <= pivot <= x[j+1..hi] */
-        if (target <= j)
-            hi = j;
-        else
-            lo = j + 1;
-    }
-    return x[target];
-}
-
 /* The smallest count c >= 0 with (base + c) / total > alpha: accepted shifts are those
  * reached by at least that many patterns beyond the `base` that always count. */
 static size_t needed_count(double alpha, double total, double base)
@@ -129,9 +96,9 @@ static int exact(const double *d, size_t n, double alpha, int one_sided,
         res->bounded = 0;
     } else {
         res->bounded = 1;
-        res->ci[0] = select_kth(a, count, need - 1);
+        res->ci[0] = stats_select_kth(a, count, need - 1);
         double *upper = one_sided ? a : b;
-        res->ci[1] = select_kth(upper, count, count - need);
+        res->ci[1] = stats_select_kth(upper, count, count - need);
     }
     free(a);
     free(b);
@@ -192,8 +159,8 @@ static int monte_carlo(const double *d, size_t n, double alpha, int one_sided,
         res->bounded = 0;
     } else {
         res->bounded = 1;
-        res->ci[0] = select_kth(a, count, need - 1);
-        res->ci[1] = select_kth(one_sided ? a : b, count, count - need);
+        res->ci[0] = stats_select_kth(a, count, need - 1);
+        res->ci[1] = stats_select_kth(one_sided ? a : b, count, count - need);
     }
     free(a);
     free(b);

@@ -111,6 +111,8 @@ enum {
     STATS_STREAM_LRSENS = 2,
     STATS_STREAM_SEQ_CALIBRATE = 3,
     STATS_STREAM_SEQ_SIMULATE = 4,
+    STATS_STREAM_SEQ_SPEND = 5,
+    STATS_STREAM_SEQ_FLIP = 6,
 };
 extern const gsl_rng_type *stats_rng_pcg32;
 gsl_rng *stats_rng_alloc(uint64_t seed, uint64_t index); /* NULL when out of memory */
@@ -644,7 +646,13 @@ int stats_seq_crossing(const double *t, size_t K, const double *bounds, const do
  * error 0.  alpha N >= 10.  err->arg: 1 = n, 2 = targets, 3 = the options. */
 #define STATS_SEQ_MAX_N 1000
 #define STATS_SEQ_MAX_STUDIES 100000000
-enum stats_seq_test { STATS_SEQ_Z = 0, STATS_SEQ_T = 1, STATS_SEQ_SIGNED_RANK = 2 };
+/* STATS_SEQ_T_FLIP (the paired t by sign flips, below) only in stats_seq_simulate. */
+enum stats_seq_test {
+    STATS_SEQ_Z = 0,
+    STATS_SEQ_T = 1,
+    STATS_SEQ_SIGNED_RANK = 2,
+    STATS_SEQ_T_FLIP = 3,
+};
 typedef struct {
     int test, shape;
     double alpha;
@@ -663,8 +671,8 @@ int stats_seq_test_bounds(int test, int shape, const size_t *n, size_t K, double
                           double *bounds, stats_error *err);
 
 /* The chance that rules reject, by simulation: N studies, each of m independent
- * comparisons (a family tested with the Bonferroni-split alpha: each rule's c is the one
- * for alpha / m), each comparison n_K differences d = shift + e, e iid N(0, 1) or Student t
+ * comparisons (a family tested with the Bonferroni-split alpha: each rule's c or alpha is
+ * the one for alpha / m), each comparison n_K differences d = shift + e, e iid N(0, 1) or Student t
  * with 3 df scaled to variance 1 (STATS_SEQ_T3), from stream (seed,
  * STATS_STREAM_SEQ_SIMULATE).  A comparison stops at its own first look that rejects.
  * Every rule sees the same draws.  reject: the share of studies in which some comparison
@@ -674,9 +682,14 @@ int stats_seq_test_bounds(int test, int shape, const size_t *n, size_t K, double
  * 2 = rules, 3 = opts. */
 #define STATS_SEQ_MAX_M 100
 enum stats_seq_dist { STATS_SEQ_NORMAL = 0, STATS_SEQ_T3 = 1 };
+/* A rule: test and shape with constant c; or, when bounds is not NULL, those K bounds on
+ * the test's own scale (stats_seq_rank_spending's for signed_rank); or test
+ * STATS_SEQ_T_FLIP, which spends alpha by the shape's spending function. */
 typedef struct {
     int test, shape;
     double c;
+    const double *bounds;
+    double alpha;
 } stats_seq_rule;
 typedef struct {
     int dist;
@@ -694,5 +707,55 @@ typedef struct {
 int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, size_t nrules,
                        const stats_seq_sim_opts *opts, stats_seq_sim_result *out,
                        stats_error *err);
+
+/* ---- Boundaries by alpha spending on the test's exact null (stats/sequential_exact.c) ----
+ * Looks n_1 < ... < n_K as above, t_k = n_k / n_K, and the shape's spending function
+ * spend(t) (stats_seq_spend).  Look k's bound is the lowest that keeps the null chance of
+ * crossing at look k or before within spend(t_k), given the bounds before: slack that an
+ * earlier look's discreteness left carries to the next (Jennison & Turnbull 2000, ch. 12).
+ *   signed_rank  the null law of the look statistics is that of random signs with the
+ *     ranks of |d| in a random order, for any continuous symmetric distribution.  When
+ *     n_K <= STATS_SEQ_EXACT_N it is computed exactly: the 2^n sign strings ordered by |d|,
+ *     each new difference inserted at a uniform rank with a fair sign.  Otherwise it is
+ *     estimated from `studies` null studies (stream (seed, STATS_STREAM_SEQ_SPEND)).
+ *     bounds[k] is on the standardized W+ scale, halfway below the least |W+ - n(n+1)/4|
+ *     that crosses; STATS_SEQ_Z_MAX when no value can cross within the budget.  spent[k]:
+ *     the null chance of crossing by look k; next[k]: the same had look k's bound been one
+ *     attainable value lower (above spend(t_k): the gap is the test's discreteness).
+ *   t_flip  the paired t conditional on the observed |d|: exact for any symmetric null.
+ *     STATS_SEQ_FLIPS sign vectors, the first all +1 (the data), the others from stream
+ *     (1, STATS_STREAM_SEQ_FLIP), sign j of vector i the same for every design.  At look k
+ *     the t statistic is monotone in |S| = |sum_{j <= n_k} f_j d_j| (sum d^2 does not change
+ *     under flips); among the vectors not crossed before, the ones whose |S| exceeds v_k
+ *     cross, v_k the least value that keeps the vectors crossed by look k at most
+ *     floor(spend(t_k) STATS_SEQ_FLIPS).  The data reject at look k when they cross.  As
+ *     the data are one of the vectors and under the null exchangeable with the others,
+ *     the chance is at most alpha up to the fixed vectors' Monte Carlo error. */
+#define STATS_SEQ_EXACT_N 20
+#define STATS_SEQ_FLIPS 1600
+typedef struct {
+    double bounds[STATS_SEQ_MAX_LOOKS];
+    double spent[STATS_SEQ_MAX_LOOKS], next[STATS_SEQ_MAX_LOOKS];
+    double target[STATS_SEQ_MAX_LOOKS]; /* spend(t_k) */
+    int exact;                          /* 1: the exact law; 0: simulated */
+} stats_seq_rank_design;
+/* One design per target (test STATS_SEQ_SIGNED_RANK, a shape, alpha); err->arg: 1 = n,
+ * 2 = targets, 3 = studies. */
+int stats_seq_rank_spending(const size_t *n, size_t K, const stats_seq_target *targets,
+                            size_t ntargets, size_t studies, uint64_t seed,
+                            stats_seq_rank_design *out, stats_error *err);
+/* The first `looks` looks (1 <= looks <= K) of a comparison with differences d (n_looks
+ * of them; n_1 >= 2) under the sign-flip t design.  bounds[k]: the t whose |S| is v_k (the
+ * data cross when |t| exceeds it), z[k] the normal quantile with its two-sided p on n_k - 1
+ * df (for the level of an interval); t[k] the data's t; crossed[k] the vectors crossed by
+ * look k; reject_at the first look (0-based) at which the data cross, else looks.
+ * err->arg: 1 = d, 2 = n, 3 = the shape or alpha. */
+typedef struct {
+    double bounds[STATS_SEQ_MAX_LOOKS], z[STATS_SEQ_MAX_LOOKS], t[STATS_SEQ_MAX_LOOKS];
+    size_t crossed[STATS_SEQ_MAX_LOOKS], allowed[STATS_SEQ_MAX_LOOKS];
+    size_t reject_at;
+} stats_seq_flip_result;
+int stats_seq_flip_t(const double *d, const size_t *n, size_t K, size_t looks, int shape,
+                     double alpha, stats_seq_flip_result *out, stats_error *err);
 
 #endif

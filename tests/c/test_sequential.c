@@ -158,7 +158,7 @@ static void check_drift(void)
     stats_seq_constant(t, 2, STATS_SEQ_POCOCK, ALPHA, &c, bounds, &err);
     stats_seq_crossing_result r, rf;
     stats_seq_crossing(t, 2, bounds, NULL, shift * sqrt(20.0), &r, &err);
-    stats_seq_rule rule = {STATS_SEQ_Z, STATS_SEQ_POCOCK, c};
+    stats_seq_rule rule = {.test = STATS_SEQ_Z, .shape = STATS_SEQ_POCOCK, .c = c};
     stats_seq_sim_opts o = {STATS_SEQ_NORMAL, 1, shift, 20000, 7};
     stats_seq_sim_result s;
     CHECK(stats_seq_simulate(n, 2, &rule, 1, &o, &s, &err) == STATS_OK, "simulate status");
@@ -192,7 +192,7 @@ static void check_small_sample(void)
     stats_seq_calibrate(n, 4, tg, 4, 100000, 1, again, &err);
     CHECK(memcmp(cal, again, sizeof cal) == 0, "the same seed gives the same bytes");
     for (j = 0; j < 4; j++) {
-        rules[j] = (stats_seq_rule){tg[j].test, tg[j].shape, cal[j].c};
+        rules[j] = (stats_seq_rule){.test = tg[j].test, .shape = tg[j].shape, .c = cal[j].c};
         CHECK(cal[j].error <= ALPHA && cal[j].next_error > ALPHA,
               "calibration sample: %.5f <= alpha < %.5f", cal[j].error, cal[j].next_error);
     }
@@ -226,7 +226,8 @@ static void check_simulation_detects(void)
 {
     const size_t n[4] = {8, 16, 24, 32};
     stats_error err;
-    stats_seq_rule naive = {STATS_SEQ_T, STATS_SEQ_POCOCK, gsl_cdf_ugaussian_Qinv(ALPHA / 2.0)};
+    stats_seq_rule naive = {.test = STATS_SEQ_T, .shape = STATS_SEQ_POCOCK,
+                            .c = gsl_cdf_ugaussian_Qinv(ALPHA / 2.0)};
     stats_seq_sim_opts o = {STATS_SEQ_NORMAL, 1, 0.0, 20000, 3};
     stats_seq_sim_result s;
     stats_seq_simulate(n, 4, &naive, 1, &o, &s, &err);
@@ -243,8 +244,9 @@ static void check_simulation_detects(void)
                               {STATS_SEQ_SIGNED_RANK, STATS_SEQ_POCOCK, ALPHA / 4.0}};
     stats_seq_calibration cf[2];
     stats_seq_calibrate(n, 4, tf, 2, 100000, 5, cf, &err);
-    stats_seq_rule rf[2] = {{STATS_SEQ_T, STATS_SEQ_OBF, cf[0].c},
-                            {STATS_SEQ_SIGNED_RANK, STATS_SEQ_POCOCK, cf[1].c}};
+    stats_seq_rule rf[2] = {
+        {.test = STATS_SEQ_T, .shape = STATS_SEQ_OBF, .c = cf[0].c},
+        {.test = STATS_SEQ_SIGNED_RANK, .shape = STATS_SEQ_POCOCK, .c = cf[1].c}};
     stats_seq_sim_result sf[2];
     o.m = 4;
     stats_seq_simulate(n, 4, rf, 2, &o, sf, &err);
@@ -287,7 +289,7 @@ static void check_bad_arguments(void)
     CHECK(stats_seq_calibrate(n, 2, &tg, 1, 100, 1, &cal, &err) == STATS_EINVAL &&
               strstr(err.msg, "alpha N"),
           "alpha N < 10 refused: %s", err.msg);
-    stats_seq_rule rule = {STATS_SEQ_T, STATS_SEQ_OBF, 2.0};
+    stats_seq_rule rule = {.test = STATS_SEQ_T, .shape = STATS_SEQ_OBF, .c = 2.0};
     stats_seq_sim_opts o = {STATS_SEQ_NORMAL, 0, 0.0, 100, 1};
     stats_seq_sim_result s;
     CHECK(stats_seq_simulate(n, 2, &rule, 1, &o, &s, &err) == STATS_EINVAL && err.arg == 3,

@@ -99,4 +99,115 @@ t:raises(function() stats.seq_simulate(looks, rules, { dist = "cauchy" }) end,
 t:ok(stats.SEQ_MAX_LOOKS == 20 and stats.SEQ_MAX_N == 1000, "the limits are exported")
 -- the upper tail the analysis turns a z boundary into a repeated interval's level with
 t:near(stats.normal_q(1.959963984540054), 0.025, 1e-9, "normal_q(1.96) is 0.025")
+-- Spending on the signed-rank test's exact null.  Brute force over every order of |d| and
+-- every sign (6! 2^6 ways for looks at 4 and 6) gives the chance of crossing the bounds by
+-- each look; the recursion's spent must agree, and each stay within the spending.
+local function brute_force_crossing(n, bounds)
+  local nK, cum, total = n[#n], {}, 0
+  for k = 1, #n do cum[k] = 0 end
+  local perm, used = {}, {}
+  local function wplus_dev(mags, signs, m)  -- |2 W+ - m (m + 1) / 2| of the first m
+    local w = 0
+    for i = 1, m do
+      if signs[i] > 0 then
+        local r = 1
+        for j = 1, m do if mags[j] < mags[i] then r = r + 1 end end
+        w = w + r
+      end
+    end
+    return math.abs(2 * w - m * (m + 1) / 2)
+  end
+  local function visit(depth)
+    if depth > nK then
+      for mask = 0, (1 << nK) - 1 do
+        local signs = {}
+        for i = 1, nK do signs[i] = (mask >> (i - 1)) & 1 == 1 and 1 or -1 end
+        total = total + 1
+        for k, m in ipairs(n) do
+          local sd = math.sqrt(m * (m + 1) * (2 * m + 1) / 24)
+          if wplus_dev(perm, signs, m) / (2 * sd) >= bounds[k] then
+            for j = k, #n do cum[j] = cum[j] + 1 end
+            break
+          end
+        end
+      end
+      return
+    end
+    for v = 1, nK do
+      if not used[v] then
+        used[v], perm[depth] = true, v
+        visit(depth + 1)
+        used[v] = false
+      end
+    end
+  end
+  visit(1)
+  for k = 1, #n do cum[k] = cum[k] / total end
+  return cum
+end
+for _, shape in ipairs({ "obf", "pocock" }) do
+  local sp = stats.seq_rank_spending({ 4, 6 }, { { shape = shape, alpha = 0.45 } })[1]
+  t:ok(sp.exact, "n_K = 6: the exact law")
+  t:ok(sp.spent[1] > 0, "the first look crosses too, so the joint law is tested")
+  local bf = brute_force_crossing({ 4, 6 }, sp.bounds)
+  for k = 1, 2 do
+    t:near(sp.spent[k], bf[k], 1e-12, string.format("%s look %d: spent %.6f, brute force %.6f",
+      shape, k, sp.spent[k], bf[k]))
+    t:ok(sp.spent[k] <= sp.target[k] + 1e-12 and sp.next[k] > sp.target[k],
+      string.format("%s look %d: spent %.5f <= spend %.5f < next %.5f", shape, k, sp.spent[k],
+        sp.target[k], sp.next[k]))
+  end
+end
+-- at n = 10 alone the attainable two-sided levels near 0.05 are 50 / 1024 and 66 / 1024
+local ten = stats.seq_rank_spending({ 5, 10 }, { { shape = "obf" } })[1]
+t:eq(ten.bounds[1], stats.SEQ_Z_MAX, "5 pairs cannot reject at two-sided 0.05 (2 / 32 > alpha)")
+t:near(ten.spent[2], 50 / 1024, 1e-15, "5, 10: the exact level 50 / 1024")
+t:near(ten.next[2], 66 / 1024, 1e-15, "5, 10: the next attainable level 66 / 1024")
+
+-- Small versions of make calibrate-sequential's spending rows: the type I error of the
+-- signed-rank spending bounds (exact law, and simulated beyond SEQ_EXACT_N) and of the
+-- sign-flip t within 3 se of what they attain, with t3 differences.
+local exact_looks, sim_looks = { 6, 12, 18 }, { 8, 16, 24, 32 }
+local ex = stats.seq_rank_spending(exact_looks, { { shape = "pocock" } })[1]
+local sm = stats.seq_rank_spending(sim_looks, { { shape = "obf" } }, { studies = 200000 })[1]
+t:ok(not sm.exact, "n_K = 32: the simulated law")
+local again_sm = stats.seq_rank_spending(sim_looks, { { shape = "obf" } }, { studies = 200000 })[1]
+t:eq(again_sm.bounds[4], sm.bounds[4], "the same seed gives the same simulated bounds")
+t:ok(sm.bounds[2] > sm.bounds[4], "the O'Brien-Fleming spending bounds fall")
+for k = 1, 4 do
+  t:ok(sm.spent[k] <= sm.target[k] + 1e-12, string.format("simulated look %d: spent %.5f <= %.5f",
+    k, sm.spent[k], sm.target[k]))
+end
+local checks = {
+  { looks = exact_looks, rule = { test = "signed_rank", shape = "pocock", bounds = ex.bounds },
+    level = ex.spent[3] },
+  { looks = sim_looks, rule = { test = "signed_rank", shape = "obf", bounds = sm.bounds },
+    level = sm.spent[4] },
+  { looks = sim_looks, rule = { test = "t_flip", shape = "obf", alpha = 0.05 }, level = 0.05 },
+}
+for i, c in ipairs(checks) do
+  local s = stats.seq_simulate(c.looks, { c.rule }, { studies = 20000, dist = "t3", seed = 10 + i })[1]
+  t:ok(math.abs(s.reject - c.level) <= 3 * s.se, string.format(
+    "%s spending, t3: type I error %.4f (se %.4f), attained %.4f", c.rule.test, s.reject, s.se,
+    c.level))
+end
+-- under the sign-flip design a large shift rejects, at a look the bounds say
+local shifted = {}
+for i = 1, 32 do shifted[i] = 1 + math.sin(i) end
+local fl = stats.seq_flip_t(shifted, sim_looks, { shape = "pocock" })
+t:eq(fl.looks, 4, "every look done")
+t:eq(fl.reject_at, 1, "a shift of about 1.4 sd rejects at the first look")
+t:ok(math.abs(fl.t[1]) > fl.bounds[1], "its t exceeds the look's bound")
+local part = stats.seq_flip_t({ table.unpack(shifted, 1, 20) }, sim_looks, { shape = "pocock" })
+t:eq(part.looks, 2, "20 differences: the first two looks")
+t:eq(part.bounds[2], fl.bounds[2], "a look's bound does not depend on the looks after it")
+t:eq(fl.allowed[4], math.floor(0.05 * stats.SEQ_FLIPS), "the last look allows alpha's share")
+t:raises(function() stats.seq_flip_t({ 1, 2, 3 }, sim_looks) end,
+  "d: at least n[1] = 8 differences expected", "too few differences refused, named")
+t:raises(function() stats.seq_calibrate({ 5, 10 }, { { test = "t_flip", shape = "obf" } }) end,
+  "test: must be z, t or signed rank", "the sign-flip t has no constant to calibrate")
+t:raises(function() stats.seq_rank_spending({ 5, 10 }, { { shape = "obf", alpha = 2 } }) end,
+  "alpha", "a bad alpha refused")
+t:raises(function() stats.seq_simulate({ 5, 10 }, { { test = "signed_rank", shape = "obf",
+  bounds = { 2 } } }) end, "rules[1].bounds: 2 values expected", "bounds of the wrong length refused")
 t:done()

@@ -128,6 +128,19 @@ t:ok(code == 0 and e.decision == "cap" and e.stopped_at == 2 and #e.looks == 2,
   "without a stop that holds the study reaches its cap: " .. tostring(e.decision))
 t:eq(trained(root, "cap", "slow"), 6, "every seed of the cap trained")
 
+-- the paired t by sign flips (boundary "spending"): 3 pairs have 8 sign patterns, too few
+-- to reject at 0.05; the 6 of the second look all of one sign reject
+local flips = write_study("flips", '{ looks = { 3, 6 }, shape = "obf", test = "t", stop = ' ..
+  '{ "difference" }, boundary = "spending", ' .. SD .. ' }', "slow")
+code, out = run(flips, root)
+s = summary(root, "flips")
+e = s.sequential.comparisons[1]
+t:ok(code == 0 and e.decision == "difference" and e.stopped_at == 2 and e.looks[1].crosses ==
+  false and e.looks[2].crosses, "the sign-flip t stops at the second look: " ..
+  tostring(e.decision) .. " at " .. tostring(e.stopped_at) .. " " .. out)
+t:eq(s.sequential.design.boundary, "spending", "the summary names the boundary")
+t:ok(out:find("alpha spent on sign flips given |d|", 1, true), "the report says how: " .. out)
+
 -- bad designs: refused before any run, naming the key
 local cases = {
   { '{ looks = { 3 }, shape = "obf", test = "t", stop = { "difference" }, ' .. SD .. ' }',
@@ -144,6 +157,8 @@ local cases = {
     "analysis.sequential.sd" },
   { '{ looks = { 3, 6 }, shape = "obf", test = "t", stop = { "difference" }, ' .. SD ..
     ', when = 1 }', "analysis.sequential.when" },
+  { '{ looks = { 3, 6 }, shape = "obf", test = "t", stop = { "difference" }, ' .. SD ..
+    ', boundary = "exact" }', "analysis.sequential.boundary" },
 }
 for i, c in ipairs(cases) do
   local p = write_study("bad" .. i, c[1], "slow")

@@ -1,8 +1,11 @@
 -- Sequential comparisons (analysis.sequential; the design: lua/repro/study/sequential.lua).
 -- At look k a comparison has the paired differences (treatment - baseline, on the primary
--- metric) of the first looks[k] seeds in the declared order.  Its boundary c_k comes from
--- stats.seq_calibrate: the constant that keeps the two-sided type I error at alpha / m over
--- all looks (m comparisons, Bonferroni), for the design's test and shape.  At each look:
+-- metric) of the first looks[k] seeds in the declared order.  Its boundary c_k keeps the
+-- two-sided type I error at alpha / m over all looks (m comparisons, Bonferroni), for the
+-- design's test and shape: with boundary "constant" one constant times the shape
+-- (stats.seq_calibrate); with "spending" alpha spent look by look on the test's exact null
+-- (stats.seq_rank_spending; for t the sign flips of stats.seq_flip_t, whose bound at a look
+-- depends on the |d| so far; a pair lost to a diverged run shortens its look).  At each look:
 --   signed_rank  the Hodges-Lehmann estimate with its exact Wilcoxon interval at the
 --                level of the boundary (1 - 2 (1 - Phi(c_k))): the repeated confidence
 --                interval; the difference is decided by the standardized W+ >= c_k, the
@@ -27,14 +30,33 @@ local upper_tail = stats.normal_q
 local cache = {}
 function M.boundaries(spec, m, alpha)
   local key = table.concat(spec.looks, ",") .. "|" .. spec.test .. "|" .. spec.shape .. "|" ..
-    m .. "|" .. alpha
-  if not cache[key] then
+    m .. "|" .. alpha .. "|" .. (spec.boundary or "constant")
+  if cache[key] then return cache[key] end
+  if spec.boundary == "spending" and spec.test == "signed_rank" then
+    local r = stats.seq_rank_spending(spec.looks, { { shape = spec.shape, alpha = alpha / m } })[1]
+    cache[key] = { bounds = r.bounds, z = r.bounds }
+  elseif spec.boundary == "spending" then
+    cache[key] = { flip = { shape = spec.shape, alpha = alpha / m } }
+  else
     local r = stats.seq_calibrate(spec.looks, { { test = spec.test, shape = spec.shape,
       alpha = alpha / m } }, { studies = 100000, seed = 1 })[1]
     local z = stats.seq_bounds(spec.looks, { test = "z", shape = spec.shape, c = r.c })
     cache[key] = { c = r.c, bounds = r.bounds, z = z }
   end
   return cache[key]
+end
+
+-- The sign-flip t at look k of pairs d whose looks so far had counts[1..k] pairs: the bound,
+-- its z-equivalent and whether the data cross, or nil when the counts do not increase
+-- from 2.  Later looks keep the design's steps (t_j = n_j / n_K for the spending).
+local function flip_look(d, k, spec, counts, flip)
+  local n = {}
+  for j, nj in ipairs(spec.looks) do
+    n[j] = j <= k and counts[j] or counts[k] + nj - spec.looks[k]
+    if n[j] < 2 or (j > 1 and n[j] <= n[j - 1]) then return nil end
+  end
+  local r = stats.seq_flip_t(d, n, flip)
+  return r.bounds[k], r.z[k], r.reject_at == k
 end
 
 -- The standardized W+ of differences d (average ranks of |d|; zeros dropped).
@@ -61,13 +83,16 @@ local function signed_rank_z(d)
 end
 
 -- One look: the estimate, the repeated interval and the statistic of pairs (a, b) (the
--- baseline's and the treatment's values), with bound c (the test's scale) and cz (z).
-local function look_of(spec, a, b, c, cz)
+-- baseline's and the treatment's values), with bound c (the test's scale) and cz (z), or
+-- for the sign-flip t (bd.flip) the bound of look k given counts (flip_look).
+local function look_of(spec, a, b, c, cz, bd, k, counts)
   local n = #a
   local d = {}
   for i = 1, n do d[i] = b[i] - a[i] end
-  local out = { pairs = n, bound = c }
-  if n < 2 then return out end
+  local crosses
+  if bd.flip then c, cz, crosses = flip_look(d, k, spec, counts, bd.flip) end
+  local out = { pairs = n, bound = c, crosses = crosses }
+  if n < 2 or not c then return out end
   local level_alpha = 2 * upper_tail(cz)
   if spec.test == "signed_rank" then
     local r = stats.robust(a, b, { alpha = level_alpha })
@@ -89,7 +114,9 @@ end
 -- The decision at a look (a stop code, or nil to go on), with the design's stops.
 local function decide(spec, lk, better)
   local ci = lk.ci
-  if spec.stops.difference and lk.statistic and math.abs(lk.statistic) >= lk.bound then
+  local crossed = lk.crosses
+  if crossed == nil then crossed = lk.statistic and lk.bound and math.abs(lk.statistic) >= lk.bound end
+  if spec.stops.difference and crossed then
     local lower = lk.statistic < 0
     return "difference", (lower == (better == "lower")) and "better" or "worse"
   end
@@ -122,11 +149,11 @@ function M.design(spec)
 end
 
 -- Look k of a comparison under design d (M.design) with boundaries bd (M.boundaries): its
--- pairs a (the baseline's values) and b (the treatment's).  Returns the look's entry
+-- pairs a (the baseline's values) and b (the treatment's); counts[j] the pairs at look j.  Returns the look's entry
 -- (pairs, estimate, repeated interval, statistic, bound, level, decision: a stop code or
 -- "continue") and, when it stops, the verdict; at the last look it stops anyway (the cap).
-function M.look(d, k, a, b, bd, better)
-  local lk = look_of(d, a, b, bd.bounds[k], bd.z[k])
+function M.look(d, k, a, b, bd, better, counts)
+  local lk = look_of(d, a, b, bd.bounds and bd.bounds[k], bd.z and bd.z[k], bd, k, counts)
   lk.look, lk.n = k, d.looks[k]
   local code, verdict = decide(d, lk, better)
   if not code and k == #d.looks then code, verdict = "cap", "inconclusive" end
@@ -145,6 +172,7 @@ function M.state(s, runs)
   for _, pair in ipairs(an.comparisons) do
     local tv, bv = pair[1], pair[2]
     local e = { treatment = tv, baseline = bv, metric = an.primary, looks = arr({}) }
+    local counts = {}
     for k, n in ipairs(an.sequential.looks) do
       local ta, tdone = values_of(runs, tv, s.seeds, n, an.primary)
       local ba, bdone = values_of(runs, bv, s.seeds, n, an.primary)
@@ -153,7 +181,8 @@ function M.state(s, runs)
       for i = 1, n do
         if ta[i] and ba[i] then a[#a + 1], bb[#bb + 1] = ba[i], ta[i] end
       end
-      local lk, verdict = M.look(spec, k, a, bb, b, an.better)
+      counts[k] = #a
+      local lk, verdict = M.look(spec, k, a, bb, b, an.better, counts)
       e.looks[#e.looks + 1] = lk
       if lk.decision ~= "continue" then
         e.stopped_at, e.n, e.decision, e.verdict = k, n, lk.decision, verdict
@@ -175,10 +204,11 @@ end
 -- comparisons at level alpha.  Returns its looks up to the stop, and the verdict there.
 function M.replay(spec, a, b, m, alpha, better)
   local d, bd = M.design(spec), M.boundaries(spec, m, alpha)
-  local looks = {}
+  local looks, counts = {}, {}
   for k, n in ipairs(spec.looks) do
+    counts[k] = math.min(n, #a)
     local lk, verdict = M.look(d, k, { table.unpack(a, 1, n) }, { table.unpack(b, 1, n) }, bd,
-      better)
+      better, counts)
     looks[k] = lk
     if verdict then return looks, verdict end
   end
@@ -200,7 +230,7 @@ function M.needed(state)
 end
 
 -- What the design of study s costs, expected, under no effect and under the minimum
--- effect (the planning sd; the normal approximation of the calibrated boundaries;
+-- effect (the planning sd; the normal approximation of the boundaries;
 -- difference stops only, so equivalence can only stop it sooner): a list of {effect,
 -- expected seeds per variant, runs, the chance of a difference}, and the fixed design's
 -- runs (the cap).
@@ -215,9 +245,11 @@ function M.expected(s)
       if not variants[v] then variants[v], nv = true, nv + 1 end
     end
   end
+  -- the sign-flip t's bounds depend on the data: the z bounds of the same spending instead
+  local z = b.z or stats.seq_spending(t, { alpha = b.flip.alpha, spending = b.flip.shape }).bounds
   local out = {}
   for _, effect in ipairs({ 0, an.min_effect }) do
-    local r = stats.seq_crossing(t, b.z, { drift = effect * math.sqrt(nK) / spec.sd })
+    local r = stats.seq_crossing(t, z, { drift = effect * math.sqrt(nK) / spec.sd })
     local n = r.expected_t * nK
     out[#out + 1] = { effect = effect, seeds = n, runs = n * nv, reject = r.reject }
   end
@@ -242,7 +274,9 @@ function M.summarize(s, runs, runs_done)
     design = { looks = arr(spec.looks), shape = spec.shape, test = spec.test,
       stop = arr(spec.stop), margin = spec.margin, target = spec.target, sd = spec.sd,
       sd_source = spec.sd_source, alpha = an.alpha, m = #an.comparisons, c = b.c,
-      bounds = arr(b.bounds), z_bounds = arr(b.z) },
+      bounds = arr(b.bounds), z_bounds = arr(b.z),
+      -- only when not the default, so a summary from before the key keeps its bytes
+      boundary = spec.boundary ~= "constant" and spec.boundary or nil },
     comparisons = arr(state),
     runs_used = n_used, runs_done = runs_done,
     runs_fixed = spec.looks[#spec.looks] * #s.variants,

@@ -389,14 +389,21 @@ M.SEQ_ESTIMATE = { t = "mean difference", signed_rank = "Hodges-Lehmann estimate
 M.SEQ_DECISION = { continue = "go on", difference = "stop: difference",
   equivalence = "stop: equivalence", futility = "stop: futility", cap = "stop: the cap" }
 
+-- How design d's bounds were made, in a few words.
+function M.sequential_boundary(d)
+  if d.boundary ~= "spending" then return "constant " .. fmt(d.c) end
+  return d.test == "t" and "alpha spent on sign flips given |d|" or
+    "alpha spent on the exact null law"
+end
+
 -- A sequential design d (summary.sequential.design) in one sentence.
 function M.sequential_design(d)
   local looks = {}
   for i, n in ipairs(d.looks) do looks[i] = string.format("%d", n) end
   return string.format("looks at %s seeds per variant, the last the cap; %s boundaries " ..
-    "for the %s test (constant %s), two-sided alpha %s over %d comparison%s (Bonferroni); " ..
+    "for the %s test (%s), two-sided alpha %s over %d comparison%s (Bonferroni); " ..
     "stops: %s%s%s", table.concat(looks, ", "), M.SEQ_SHAPE[d.shape] or tostring(d.shape),
-    M.SEQ_TEST[d.test] or tostring(d.test), fmt(d.c), fmt(d.alpha), d.m,
+    M.SEQ_TEST[d.test] or tostring(d.test), M.sequential_boundary(d), fmt(d.alpha), d.m,
     plural(d.m), table.concat(d.stop, ", "),
     d.margin and ("; equivalence margin +-" .. fmt(d.margin)) or "",
     d.target and ("; target effect " .. fmt(d.target)) or "")

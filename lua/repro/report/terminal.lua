@@ -52,9 +52,10 @@ function M.sequential_table(summary, width)
   local looks = {}
   for i, n in ipairs(d.looks) do looks[i] = string.format("%d", n) end
   local lines = { textable.wrap(string.format("sequential verdicts on %s (%s is better; looks " ..
-    "at %s seeds per variant; %s boundaries, constant %s; %s test; alpha %s over %d " ..
+    "at %s seeds per variant; %s boundaries, %s; %s test; alpha %s over %d " ..
     "comparison%s; stops: %s):", an.primary, an.better, table.concat(looks, ", "), d.shape,
-    fmt(d.c), d.test, fmt(d.alpha), d.m, d.m == 1 and "" or "s", table.concat(d.stop, ", ")),
+    words.sequential_boundary(d), d.test, fmt(d.alpha), d.m, d.m == 1 and "" or "s",
+    table.concat(d.stop, ", ")),
     width), textable.wrap(M.setup_text(summary), width, "", "  ") }
   local t = require("repro.report.sequential").verdicts_table(summary)
   for i, r in ipairs(t.reasons) do t.reasons[i] = { row = i, text = r } end

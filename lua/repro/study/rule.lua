@@ -113,7 +113,8 @@ function M.analysis_fields(variant_names)
     { "tasks", "optional: { suite = \"core\", shots = { 0, 3 } }: the task analysis of runs " ..
       "with that config key tasks (lua/repro/analysis/tasks.lua)", false },
     { "sequential", "optional: { looks = { n1, ... }, shape = \"obf\" | \"pocock\", test = " ..
-      "\"signed_rank\" | \"t\", stop = { ... }, margin =, target =, sd =, sd_source = }: " ..
+      "\"signed_rank\" | \"t\", stop = { ... }, margin =, target =, sd =, sd_source =, " ..
+      "boundary = \"constant\" | \"spending\" }: " ..
       "seeds in looks, each comparison stopped when decided (lua/repro/study/sequential.lua)",
       false },
   }

@@ -8,8 +8,9 @@ local M = {}
 M.SHAPES = { obf = true, pocock = true }
 M.TESTS = { signed_rank = true, t = true }
 M.STOPS = { difference = true, equivalence = true, futility = true }
+M.BOUNDARIES = { constant = true, spending = true }
 local FIELDS = { looks = true, shape = true, test = true, stop = true, margin = true,
-  target = true, sd = true, sd_source = true }
+  target = true, sd = true, sd_source = true, boundary = true }
 
 local function is_int(x) return math.type(x) == "integer" end
 
@@ -19,16 +20,17 @@ function M.check(P, spec, an)
   if type(spec) ~= "table" then
     P.add(path, "expected { looks = { n1, n2, ... }, shape = \"obf\" | \"pocock\", test = " ..
       "\"signed_rank\" | \"t\", stop = { \"difference\", \"equivalence\", \"futility\" }, " ..
-      "margin =, target =, sd =, sd_source = }")
+      "margin =, target =, sd =, sd_source =, boundary = \"constant\" | \"spending\" }")
     return nil
   end
   for k in pairs(spec) do
     if not FIELDS[k] then
       P.add(path .. "." .. tostring(k), "unknown field (expected looks, shape, test, stop, " ..
-        "margin, target, sd, sd_source)", tostring(k))
+        "margin, target, sd, sd_source, boundary)", tostring(k))
     end
   end
-  local out = { shape = spec.shape, test = spec.test, margin = spec.margin or
+  local out = { shape = spec.shape, test = spec.test, boundary = spec.boundary or "constant",
+    margin = spec.margin or
     (an or {}).min_effect, target = spec.target, sd = spec.sd, sd_source = spec.sd_source,
     looks = {}, stop = {} }
   local looks = spec.looks
@@ -51,6 +53,12 @@ function M.check(P, spec, an)
   if not M.TESTS[spec.test] then
     P.add(path .. ".test", "expected \"signed_rank\" (with its Hodges-Lehmann interval) or " ..
       "\"t\", got " .. tostring(spec.test), "test")
+  end
+  if not M.BOUNDARIES[out.boundary] then
+    P.add(path .. ".boundary", "expected \"constant\" (one constant times the shape, " ..
+      "calibrated on normal differences; the default) or \"spending\" (alpha spent look by " ..
+      "look on the test's exact null: signed-rank signs, or the t by sign flips), got " ..
+      tostring(spec.boundary), "boundary")
   end
   if type(spec.stop) ~= "table" or #spec.stop == 0 then
     P.add(path .. ".stop", "expected a non-empty list of \"difference\", \"equivalence\", " ..
