@@ -312,6 +312,33 @@ int gemm_serial(int M, int N, int K, const float *A, int lda, int ta, const floa
     return gemm_core(M, N, K, A, lda, ta, B, ldb, tb, NULL, C, ldc, accumulate, NULL);
 }
 
+/* The calling thread's rows of C (gemm_rows) against all of op(B), packed at Bp (blocks of
+ * KC rows, npad columns each), in row blocks of MC rows, each through every K block and
+ * then its epilogue while it is in cache.  Every thread keeps the same rows from one
+ * kernel to the next, so it reads back the rows it wrote (an earlier version handed row
+ * blocks out dynamically: a thread then read about half of its rows from the other
+ * core's cache). */
+static int own_rows(const gemm_micro *mk, int M, int N, int K, const float *A, int lda, int ta,
+                    const float *Bp, int npad, const float *bias, float *C, int ldc,
+                    int accumulate, const gemm_epi *epi)
+{
+    const int NR = mk->nr, MC = block_rows(mk->mr);
+    int r0, r1, rc = 0;
+    gemm_rows(M, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
+    for (int m0 = r0; m0 < r1; m0 += MC) {
+        int m1 = m0 + MC < r1 ? m0 + MC : r1;
+        gemm_epi e = epi ? epi_at(epi, m0, 0) : (gemm_epi){0};
+        for (int p0 = 0; p0 < K; p0 += KC) {
+            int kc = K - p0 < KC ? K - p0 : KC;
+            const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
+            rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bp + (size_t)p0 * npad,
+                           (size_t)kc * NR, NR, C + (size_t)m0 * ldc, ldc, p0 == 0 ? bias : NULL,
+                           accumulate || p0 > 0, epi && p0 + kc >= K ? &e : NULL);
+        }
+    }
+    return rc;
+}
+
 /* op(B) packed once for all threads (blocks of KC rows, each as NR-column panels), kept
  * between calls in shared_b; freed by kernels_release. */
 static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, const float *B,
@@ -358,25 +385,13 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
             float *Bp = grow(5, (size_t)K * npad);
             if (!Bp)
                 rc = 1;
-            else
+            else {
                 for (int p0 = 0; p0 < K; p0 += KC) {
                     int kc = K - p0 < KC ? K - p0 : KC;
                     pack_B(kc, N, B, ldb, tb, p0, NR, Bp + (size_t)p0 * npad);
                 }
-#pragma omp for schedule(dynamic, 1)
-            for (int ib = 0; ib < nblk; ib++) {
-                if (!Bp)
-                    continue;
-                int m0 = ib * MC, m1 = m0 + MC < M ? m0 + MC : M;
-                gemm_epi e = epi ? epi_at(epi, m0, 0) : (gemm_epi){0};
-                for (int p0 = 0; p0 < K; p0 += KC) {
-                    int kc = K - p0 < KC ? K - p0 : KC;
-                    const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
-                    rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bp + (size_t)p0 * npad,
-                                   (size_t)kc * NR, NR, C + (size_t)m0 * ldc, ldc,
-                                   p0 == 0 ? bias : NULL, accumulate || p0 > 0,
-                                   epi && p0 + kc >= K ? &e : NULL) != 0;
-                }
+                rc |= own_rows(mk, M, N, K, A, lda, ta, Bp, npad, bias, C, ldc, accumulate,
+                               epi) != 0;
             }
         }
         return rc ? -1 : 0;
@@ -404,22 +419,7 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
                 pack_B(kc, n, tb ? B + (size_t)j * NR * ldb : B + j * NR, ldb, tb, p0, NR,
                        Bp + (size_t)p0 * npad + (size_t)j * NR * kc);
             }
-        /* row blocks of MC rows handed out one at a time (dynamic): a core slowed by
-         * another tenant of a shared machine takes fewer blocks instead of holding the
-         * other at the barrier; each block's rows get the same chains either way */
-#pragma omp for schedule(dynamic, 1)
-        for (int ib = 0; ib < nblk; ib++) {
-            int m0 = ib * MC, m1 = m0 + MC < M ? m0 + MC : M;
-            gemm_epi e = epi ? epi_at(epi, m0, 0) : (gemm_epi){0};
-            for (int p0 = 0; p0 < K; p0 += KC) {
-                int kc = K - p0 < KC ? K - p0 : KC;
-                const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
-                rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bp + (size_t)p0 * npad,
-                               (size_t)kc * NR, NR, C + (size_t)m0 * ldc, ldc,
-                               p0 == 0 ? bias : NULL,
-                               accumulate || p0 > 0, epi && p0 + kc >= K ? &e : NULL) != 0;
-            }
-        }
+        rc |= own_rows(mk, M, N, K, A, lda, ta, Bp, npad, bias, C, ldc, accumulate, epi) != 0;
     }
     return rc ? -1 : 0;
 }

@@ -561,9 +561,8 @@ void gpt_backward(gpt_model *m, int B)
         linear_backward_set(m->dlnf, g->wte, NULL, dlogits, m->lnf, p->wte, (int)BT, C, V);
     PROF_END(PROF_LINEAR_BWD, t_head);
     PROF_BEGIN(t_lnf);
-    memset(m->dres, 0, BT * C * sizeof(float));
-    layernorm_backward(m->dres, g->lnf_w, g->lnf_b, m->dlnf, m->res[L], p->lnf_w, m->lnf_mean,
-                       m->lnf_rstd, (int)BT, C);
+    layernorm_backward_set(m->dres, g->lnf_w, g->lnf_b, m->dlnf, m->res[L], p->lnf_w,
+                           m->lnf_mean, m->lnf_rstd, (int)BT, C);
     PROF_END(PROF_NORM, t_lnf);
 
     for (int l = L - 1; l >= 0; l--) {

@@ -87,6 +87,11 @@ void residual_layernorm_forward(float *res, const float *a, const float *b, floa
                                 int C, float eps);
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, int N, int C);
+/* The same with dinp set, not added to: the bits of a memset to zero followed by
+ * layernorm_backward, each row zeroed in the same pass just before it is written. */
+void layernorm_backward_set(float *dinp, float *dw, float *db, const float *dout,
+                            const float *inp, const float *w, const float *mean,
+                            const float *rstd, int N, int C);
 /* RMSNorm: out = inp / sqrt(mean(inp²) + eps) · w; saves rstd per row. */
 void rmsnorm_forward(float *out, float *rstd, const float *inp, const float *w, int N, int C,
                      float eps);
