@@ -10,7 +10,9 @@
  * when K is longer than M and C has no more rows than columns: the weight gradients; when
  * K is longer than M and C has more rows than columns, rows again, but each thread packs
  * all of B for itself, up to 8 MB of it: the qkv and fc weight gradients; and so too
- * whatever K when packed B is at most 256 KB: the default model's weight matrices);
+ * whatever K when packed B is at most 256 KB: the default model's weight matrices).
+ * A row-major B (tb = 0) of whole panels (N a multiple of the micro-tile's NR) with
+ * 64-byte aligned rows is not packed: the micro-kernels read it where it lies.
  * gemm_serial runs on the calling thread
  * (for use inside a parallel region: kernels.c's linear backward on two threads runs its
  * products on each thread's rows).  Both return 0, or -1 when a packing buffer could

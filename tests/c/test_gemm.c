@@ -117,6 +117,39 @@ static void test_path(const char *path)
                     free(C2);
                 }
     }
+    /* a row-major B of whole panels (N a multiple of 16 or 32) with 64-byte aligned rows,
+     * which gemm reads in place, beside ones that must be packed (ldb not a multiple of 16) */
+    static const int aligned[][4] = {{7, 32, 5, 32}, {50, 64, 300, 64},  {33, 96, 600, 112},
+                                     {19, 16, 257, 16}, {8, 48, 40, 48}, {40, 32, 70, 35}};
+    for (int s = 0; s < 6; s++) {
+        int M = aligned[s][0], N = aligned[s][1], K = aligned[s][2], ldb = aligned[s][3];
+        for (int ta = 0; ta < 2; ta++)
+            for (int acc = 0; acc < 2; acc++) {
+                int lda = (ta ? M : K) + 1;
+                size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)K * ldb, nc = (size_t)M * N;
+                float *A = malloc(na * sizeof(float));
+                float *B = aligned_alloc(64, (nb * sizeof(float) + 63) / 64 * 64);
+                float *C0 = malloc(nc * sizeof(float)), *C1 = malloc(nc * sizeof(float)),
+                      *C2 = malloc(nc * sizeof(float));
+                fill(A, na, &r);
+                fill(B, nb, &r);
+                fill(C0, nc, &r);
+                memcpy(C1, C0, nc * sizeof(float));
+                memcpy(C2, C0, nc * sizeof(float));
+                naive(M, N, K, A, lda, ta, B, ldb, 0, NULL, C0, N, acc, 0);
+                int rc = gemm_serial(M, N, K, A, lda, ta, B, ldb, 0, C1, N, acc);
+                omp_set_num_threads(2);
+                rc |= gemm(M, N, K, A, lda, ta, B, ldb, 0, C2, N, acc);
+                CHECK(rc == 0 && same(C0, C1, nc) && same(C0, C2, nc),
+                      "%s gemm, B read in place: M=%d N=%d K=%d ldb=%d ta=%d acc=%d", path, M, N,
+                      K, ldb, ta, acc);
+                free(A);
+                free(B);
+                free(C0);
+                free(C1);
+                free(C2);
+            }
+    }
     /* packed B: rows [k0, k0+k) and the first n columns of a packed (K, N); the third
      * configuration is a row-major B of 16 columns with aligned rows (attention's V, Q, K
      * and dO at head size 16), which gemm_pack reads in place */
