@@ -362,6 +362,10 @@ void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float 
                   float b1, float b2, float bc1, float bc2, float lr, float eps, float decay)
 {
     const kern_ops *k = KERN();
+    if (omp_get_level() > 0) { /* a part of the parameters, on the calling thread */
+        k->adamw(p, g, m, v, n, grad_scale, b1, b2, bc1, bc2, lr, eps, decay);
+        return;
+    }
     long nb = (long)((n + EW_BLOCK - 1) / EW_BLOCK);
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < nb; i++) {

@@ -98,7 +98,8 @@ void rmsnorm_forward(float *out, float *rstd, const float *inp, const float *w, 
 void rmsnorm_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
                       const float *rstd, int N, int C);
 
-/* AdamW on n parameters p with gradients g·grad_scale and moments m, v (see gpt_adamw). */
+/* AdamW on n parameters p with gradients g·grad_scale and moments m, v (see gpt_adamw);
+ * inside a parallel region, on the calling thread.  Elementwise: any split, the same bits. */
 void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float grad_scale,
                   float b1, float b2, float bc1, float bc2, float lr, float eps, float decay);
 
