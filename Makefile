@@ -114,7 +114,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/librepro.a $(FLAGS_STAMP) | deps
 bench-stats: $(BUILD)/bench/bench_stats
 	@$(BUILD)/bench/bench_stats
 
-# The GEMM shapes of the default model and its attention, GFLOP/s on one thread in CPU
+# The GEMM shapes of the default model, its attention and its norms, on one thread in CPU
 # time (tests/bench/bench_gemm.c; ARGS="threads=2 C=256 path=avx2 attn ...")
 bench-gemm: $(BUILD)/bench/bench_gemm
 	@$(BUILD)/bench/bench_gemm $(ARGS)
@@ -202,9 +202,10 @@ endif
 
 # The step profile (a benchmark too, on an idle machine): the time of each kind of work per
 # training step at 1 and 2 threads, the products' GFLOP/s and % of peak, and the bounds it
-# implies (tests/bench/profile.lua; engine/prof.h).
-bench-profile: $(REPRO) data
-	@$(REPRO) script tests/bench/profile.lua steps=$(STEPS)
+# implies, beside bench_gemm's linear shapes alone at the same thread counts
+# (tests/bench/profile.lua; engine/prof.h).
+bench-profile: $(REPRO) data $(BUILD)/bench/bench_gemm
+	@$(REPRO) script tests/bench/profile.lua steps=$(STEPS) gemm=$(BUILD)/bench/bench_gemm
 
 # Studies and the paper.
 #   make reproduce     every study of lua/experiments/ (finished runs reused), then make paper

@@ -237,19 +237,61 @@ static gemm_epi epi_at(const gemm_epi *e, int r0, int c0)
     return o;
 }
 
+/* Memory a product will read next, asked for while it computes (placement only, never a
+ * value): operands that come from memory, not cache, in the backward pass (the forward's
+ * activations: the rows of B a weight gradient packs in its next K block, the
+ * pre-activations of GELU's backward in the next row block) would otherwise be fetched
+ * with the micro-kernels waiting.  `rows` rows of `lines` 64-byte lines, `stride` bytes
+ * apart. */
+typedef struct {
+    const char *p;
+    size_t stride;
+    long rows, lines;
+} gemm_ahead;
+
+#define AHEAD_BYTES (256L << 10) /* at most this much ahead: the rest of L2 is in use */
+
+/* `rows` rows of `floats` floats from p (the first ones, up to AHEAD_BYTES) */
+static gemm_ahead ahead_rows(const float *p, size_t stride_floats, long rows, long floats)
+{
+    long lines = (floats * (long)sizeof(float) + 63) / 64 + 1;
+    gemm_ahead a = {(const char *)p, stride_floats * sizeof(float),
+                    rows * lines * 64 > AHEAD_BYTES ? AHEAD_BYTES / (lines * 64) : rows, lines};
+    return a;
+}
+
+/* Part s of n of a's lines (s = 0 .. n-1 over a product's tiles) */
+static inline void ahead_part(const gemm_ahead *a, long s, long n)
+{
+    long total = a->rows * a->lines, l0 = total * s / n, l1 = total * (s + 1) / n;
+    for (long l = l0; l < l1; l++)
+        __builtin_prefetch(a->p + (size_t)(l / a->lines) * a->stride + (size_t)(l % a->lines) * 64,
+                           0, 2);
+}
+
 /* C(M, N) (+)= op(A)(M, kc at p0) · packed panels (panel stride pstride floats, row stride
  * bs floats: NR, or ldb for a row-major B of one panel read in place); then the epilogue
- * (when not NULL) on each finished row block. */
+ * (when not NULL) on each finished row block.  `ahead` (may be NULL) is asked for over the
+ * tiles of the whole call, and with GELU's backward the next row block's pre-activations
+ * over the tiles of the current block. */
 static int multiply(const gemm_micro *mk, int M, int N, int kc, const float *A, int lda, int ta,
                     int p0, const float *Bp, size_t pstride, long bs, float *C, int ldc,
-                    const float *bias, int load_c, const gemm_epi *epi)
+                    const float *bias, int load_c, const gemm_epi *epi, const gemm_ahead *ahead)
 {
     const int MR = mk->mr, NR = mk->nr, MC = block_rows(MR);
     float *tile = NULL;
     if (M % MR && !(tile = grow(4, (size_t)MR * kc)))
         return -1;
+    const long col_tiles = (N + NR - 1) / NR, all_tiles = (M + MR - 1) / MR * col_tiles;
+    long done = 0;
     for (int i0 = 0; i0 < M; i0 += MC) {
         int mc = M - i0 < MC ? M - i0 : MC;
+        gemm_ahead next_x = {0};
+        const long blk_tiles = (mc + MR - 1) / MR * col_tiles;
+        long blk_done = 0;
+        if (epi && epi->kind == EPI_GELU_BWD && i0 + MC < M)
+            next_x = ahead_rows(epi->x + (size_t)(i0 + MC) * epi->ldx, (size_t)epi->ldx,
+                                M - i0 - MC < MC ? M - i0 - MC : MC, N);
         /* the block's last, partial tile is packed once here, not once per column panel */
         long trs = 0, tks = 0;
         int ipart = mc / MR * MR;
@@ -263,6 +305,10 @@ static int multiply(const gemm_micro *mk, int M, int N, int kc, const float *A, 
                 const float *a = ir == ipart ? part
                                              : a_tile(A, lda, ta, i0 + ir, p0, mr, MR, kc, NULL,
                                                       &rs, &ks);
+                if (ahead)
+                    ahead_part(ahead, done++, all_tiles);
+                if (next_x.p)
+                    ahead_part(&next_x, blk_done++, blk_tiles);
                 mk->fn(kc, a, rs, ks, Bp + (size_t)(jr / NR) * pstride, bs,
                        C + (size_t)(i0 + ir) * ldc + jr, ldc, bias ? bias + jr : NULL, load_c, mr,
                        N - jr < NR ? N - jr : NR);
@@ -271,6 +317,76 @@ static int multiply(const gemm_micro *mk, int M, int N, int kc, const float *A, 
             epilogue(epi, C, ldc, i0, i0 + mc, N);
     }
     return 0;
+}
+
+/* All of op(B) as the micro-kernels read it, K block by K block (KC rows each) as NR-column
+ * panels: packed (ld 0: block p0 at p + p0·npad, its panels kc·NR floats apart, rows NR
+ * apart), or read where it lies (a row-major B of whole panels with 64-byte aligned rows:
+ * block p0 at p + p0·ld, panel j the NR columns at j·NR, rows ld apart; the same values
+ * read, so the same bits, without copying them). */
+typedef struct {
+    const float *p;
+    long ld;
+    int npad;
+} gemm_b;
+
+static int b_in_place(int N, int NR, const float *B, int ldb, int tb)
+{
+    return !tb && N % NR == 0 && ldb % 16 == 0 && (uintptr_t)B % 64 == 0;
+}
+
+/* Packs all of op(B) into Bp, block by block, and points b at it. */
+static void pack_all(gemm_b *b, float *Bp, int K, int N, const float *B, int ldb, int tb, int NR)
+{
+    for (int p0 = 0; p0 < K; p0 += KC) {
+        int kc = K - p0 < KC ? K - p0 : KC;
+        pack_B(kc, N, B, ldb, tb, p0, NR, Bp + (size_t)p0 * b->npad);
+    }
+    b->p = Bp;
+    b->ld = 0;
+}
+
+/* Rows [r0, r1) of C against all of op(B), in row blocks of MC rows, each through every K
+ * block and then its epilogue while it is in cache. */
+static int row_blocks(const gemm_micro *mk, int r0, int r1, int N, int K, const float *A,
+                      int lda, int ta, const gemm_b *b, const float *bias, float *C, int ldc,
+                      int accumulate, const gemm_epi *epi)
+{
+    const int NR = mk->nr, MC = block_rows(mk->mr);
+    int rc = 0;
+    for (int m0 = r0; m0 < r1; m0 += MC) {
+        int m1 = m0 + MC < r1 ? m0 + MC : r1;
+        gemm_epi e = epi ? epi_at(epi, m0, 0) : (gemm_epi){0};
+        /* GELU's backward: the next block's pre-activations, asked for during this one */
+        int mn = r1 - m1 < MC ? r1 - m1 : MC;
+        gemm_ahead next = epi && epi->kind == EPI_GELU_BWD && mn > 0
+                              ? ahead_rows(epi->x + (size_t)m1 * epi->ldx, (size_t)epi->ldx, mn, N)
+                              : (gemm_ahead){0};
+        for (int p0 = 0; p0 < K; p0 += KC) {
+            int kc = K - p0 < KC ? K - p0 : KC;
+            const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
+            const float *Bk = b->ld ? b->p + (size_t)p0 * b->ld : b->p + (size_t)p0 * b->npad;
+            rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bk,
+                           b->ld ? (size_t)NR : (size_t)kc * NR, b->ld ? b->ld : NR,
+                           C + (size_t)m0 * ldc, ldc, p0 == 0 ? bias : NULL,
+                           accumulate || p0 > 0, epi && p0 + kc >= K ? &e : NULL,
+                           next.p && p0 + kc >= K ? &next : NULL);
+        }
+    }
+    return rc;
+}
+
+/* The calling thread's rows of C (gemm_rows) through row_blocks.  Every thread keeps the
+ * same rows from one kernel to the next, so it reads back the rows it wrote (an earlier
+ * version handed row blocks out dynamically: a thread then read about half of its rows
+ * from the other core's cache). */
+static int own_rows(const gemm_micro *mk, int M, int N, int K, const float *A, int lda, int ta,
+                    const gemm_b *b, const float *bias, float *C, int ldc, int accumulate,
+                    const gemm_epi *epi)
+{
+    int r0, r1;
+    gemm_rows(M, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
+    return row_blocks(mk, r0, r1, N, K, A, lda, ta, b, bias, C, ldc, accumulate, epi);
 }
 
 static int gemm_core(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
@@ -292,15 +408,37 @@ static int gemm_core(int M, int N, int K, const float *A, int lda, int ta, const
     }
     const gemm_micro *mk = choose(N);
     const int NR = mk->nr;
-    int npad = (N + NR - 1) / NR * NR, kcmax = K < KC ? K : KC;
-    float *Bp = grow(5, (size_t)kcmax * npad);
-    if (!Bp)
+    const int npad = (N + NR - 1) / NR * NR, in_place = b_in_place(N, NR, B, ldb, tb);
+    if (K > KC && (size_t)K * npad <= SMALL_B_FLOATS) {
+        /* K over more than one block and a small op(B) (a weight matrix over K = 3C or 4C):
+           all of op(B) at once, then each block of rows through every K block while its
+           rows of C are in cache (K block by K block, all of C went through the cache once
+           per block) */
+        gemm_b b = {B, ldb, npad};
+        if (!in_place) {
+            float *Bp = grow(5, (size_t)K * npad);
+            if (!Bp)
+                return -1;
+            pack_all(&b, Bp, K, N, B, ldb, tb, NR);
+        }
+        return row_blocks(mk, 0, M, N, K, A, lda, ta, &b, bias, C, ldc, accumulate, epi);
+    }
+    const int kcmax = K < KC ? K : KC;
+    float *Bp = in_place ? NULL : grow(5, (size_t)kcmax * npad);
+    if (!in_place && !Bp)
         return -1;
     for (int p0 = 0; p0 < K; p0 += KC) {
         int kc = K - p0 < KC ? K - p0 : KC;
-        pack_B(kc, N, B, ldb, tb, p0, NR, Bp);
-        if (multiply(mk, M, N, kc, A, lda, ta, p0, Bp, (size_t)kc * NR, NR, C, ldc,
-                     p0 == 0 ? bias : NULL, accumulate || p0 > 0, p0 + kc >= K ? epi : NULL))
+        /* the next K block's part of B, asked for while this one is multiplied */
+        int kn = K - p0 - kc < KC ? K - p0 - kc : KC;
+        gemm_ahead next = tb ? ahead_rows(B + p0 + kc, (size_t)ldb, N, kn)
+                             : ahead_rows(B + (size_t)(p0 + kc) * ldb, (size_t)ldb, kn, N);
+        if (!in_place)
+            pack_B(kc, N, B, ldb, tb, p0, NR, Bp);
+        if (multiply(mk, M, N, kc, A, lda, ta, p0, in_place ? B + (size_t)p0 * ldb : Bp,
+                     in_place ? (size_t)NR : (size_t)kc * NR, in_place ? ldb : NR, C, ldc,
+                     p0 == 0 ? bias : NULL, accumulate || p0 > 0, p0 + kc >= K ? epi : NULL,
+                     kn > 0 ? &next : NULL))
             return -1;
     }
     return 0;
@@ -355,30 +493,22 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
          * +25 % GFLOP/s against the shared packing (which stays for larger B). */
 #pragma omp parallel reduction(| : rc)
         {
-            float *Bp = grow(5, (size_t)K * npad);
-            if (!Bp)
-                rc = 1;
+            const int in_place = b_in_place(N, NR, B, ldb, tb);
+            gemm_b b = {B, in_place ? ldb : 0, npad};
+            float *Bp = in_place ? NULL : grow(5, (size_t)K * npad);
+            if (Bp)
+                pack_all(&b, Bp, K, N, B, ldb, tb, NR);
+            if (in_place || Bp)
+                rc |= own_rows(mk, M, N, K, A, lda, ta, &b, bias, C, ldc, accumulate, epi) != 0;
             else
-                for (int p0 = 0; p0 < K; p0 += KC) {
-                    int kc = K - p0 < KC ? K - p0 : KC;
-                    pack_B(kc, N, B, ldb, tb, p0, NR, Bp + (size_t)p0 * npad);
-                }
-#pragma omp for schedule(dynamic, 1)
-            for (int ib = 0; ib < nblk; ib++) {
-                if (!Bp)
-                    continue;
-                int m0 = ib * MC, m1 = m0 + MC < M ? m0 + MC : M;
-                gemm_epi e = epi ? epi_at(epi, m0, 0) : (gemm_epi){0};
-                for (int p0 = 0; p0 < K; p0 += KC) {
-                    int kc = K - p0 < KC ? K - p0 : KC;
-                    const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
-                    rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bp + (size_t)p0 * npad,
-                                   (size_t)kc * NR, NR, C + (size_t)m0 * ldc, ldc,
-                                   p0 == 0 ? bias : NULL, accumulate || p0 > 0,
-                                   epi && p0 + kc >= K ? &e : NULL) != 0;
-                }
-            }
+                rc = 1;
         }
+        return rc ? -1 : 0;
+    }
+    if (b_in_place(N, NR, B, ldb, tb)) { /* nothing to pack */
+        gemm_b b = {B, ldb, npad};
+#pragma omp parallel reduction(| : rc)
+        rc |= own_rows(mk, M, N, K, A, lda, ta, &b, bias, C, ldc, accumulate, epi) != 0;
         return rc ? -1 : 0;
     }
     size_t need = (size_t)K * npad;
@@ -404,22 +534,8 @@ static int gemm_parallel(int M, int N, int K, const float *A, int lda, int ta, c
                 pack_B(kc, n, tb ? B + (size_t)j * NR * ldb : B + j * NR, ldb, tb, p0, NR,
                        Bp + (size_t)p0 * npad + (size_t)j * NR * kc);
             }
-        /* row blocks of MC rows handed out one at a time (dynamic): a core slowed by
-         * another tenant of a shared machine takes fewer blocks instead of holding the
-         * other at the barrier; each block's rows get the same chains either way */
-#pragma omp for schedule(dynamic, 1)
-        for (int ib = 0; ib < nblk; ib++) {
-            int m0 = ib * MC, m1 = m0 + MC < M ? m0 + MC : M;
-            gemm_epi e = epi ? epi_at(epi, m0, 0) : (gemm_epi){0};
-            for (int p0 = 0; p0 < K; p0 += KC) {
-                int kc = K - p0 < KC ? K - p0 : KC;
-                const float *As = ta ? A + m0 : A + (size_t)m0 * lda;
-                rc |= multiply(mk, m1 - m0, N, kc, As, lda, ta, p0, Bp + (size_t)p0 * npad,
-                               (size_t)kc * NR, NR, C + (size_t)m0 * ldc, ldc,
-                               p0 == 0 ? bias : NULL,
-                               accumulate || p0 > 0, epi && p0 + kc >= K ? &e : NULL) != 0;
-            }
-        }
+        gemm_b b = {Bp, 0, npad};
+        rc |= own_rows(mk, M, N, K, A, lda, ta, &b, bias, C, ldc, accumulate, epi) != 0;
     }
     return rc ? -1 : 0;
 }
@@ -509,5 +625,5 @@ int gemm_packed_mul(int M, int n, int k0, int k, const float *A, int lda, int ta
         return 0;
     }
     return multiply(mk, M, n, k, A, lda, ta, 0, Bp, pstride, pb->ld, C, ldc, NULL, accumulate,
-                    NULL);
+                    NULL, NULL);
 }

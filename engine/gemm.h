@@ -5,15 +5,17 @@
  * ..., K-1 in order, started from C (accumulate) or from +0.  Nothing else touches it, so
  * the blocking (KC, MC), the micro-tile of each CPU path, the split across threads and the
  * path itself never change a bit.  A new GEMM kernel must keep this rule.
- * gemm splits rows of C across the OpenMP threads, in blocks of 96 rows handed out
- * dynamically, B packed once for all (columns, each thread packing its own panels of B,
+ * gemm splits rows of C across the OpenMP threads, each thread its own rows (gemm_rows,
+ * in blocks of 96), B packed once for all (columns, each thread packing its own panels of B,
  * when K is longer than M and C has no more rows than columns: the weight gradients; when
  * K is longer than M and C has more rows than columns, rows again, but each thread packs
  * all of B for itself, up to 8 MB of it: the qkv and fc weight gradients; and so too
- * whatever K when packed B is at most 256 KB: the default model's weight matrices);
+ * whatever K when packed B is at most 256 KB: the default model's weight matrices).
+ * A row-major B (tb = 0) of whole panels (N a multiple of the micro-tile's NR) with
+ * 64-byte aligned rows is not packed: the micro-kernels read it where it lies.
  * gemm_serial runs on the calling thread
  * (for use inside a parallel region: kernels.c's linear backward on two threads runs its
- * two products side by side, one per thread).  Both return 0, or -1 when a packing buffer could
+ * products on each thread's rows).  Both return 0, or -1 when a packing buffer could
  * not be allocated (C is then unspecified; kernels_failed() says so too). */
 #ifndef REPRO_GEMM_H
 #define REPRO_GEMM_H
@@ -57,6 +59,17 @@ size_t gemm_packed_floats(int K, int N);
 void gemm_pack(gemm_packed *pb, float *buf, int K, int N, const float *B, int ldb, int tb);
 int gemm_packed_mul(int M, int n, int k0, int k, const float *A, int lda, int ta,
                     const gemm_packed *pb, float *C, int ldc, int accumulate);
+
+/* The rows [*r0, *r1) of M that thread t of nt owns in every kernel that splits rows
+ * (the GEMMs' row splits, the norms, the linear backward): contiguous, ending at a
+ * multiple of 16 except the last, so that a thread reads back, from its own core's cache,
+ * the rows it wrote in the kernel before (placement only: no value depends on it). */
+static inline void gemm_rows(int M, int t, int nt, int *r0, int *r1)
+{
+    int per = ((M + nt - 1) / nt + 15) / 16 * 16;
+    *r0 = t * per < M ? t * per : M;
+    *r1 = *r0 + per < M ? *r0 + per : M;
+}
 
 /* Per-thread scratch of at least n floats (64-byte aligned), kept between calls; slot
  * 0..3 are independent buffers.  NULL when out of memory. */

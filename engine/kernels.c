@@ -88,6 +88,12 @@ double kernels_attention_time(int B, int T, int C, int H, int threads, int reps)
 
 /* ---- linear layers --------------------------------------------------------------- */
 
+/* The calling thread's rows of N (gemm_rows): the rows the GEMMs around it give it. */
+static void own_rows(int N, int *r0, int *r1)
+{
+    gemm_rows(N, omp_get_thread_num(), omp_get_num_threads(), r0, r1);
+}
+
 void linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int IC,
                     int OC)
 {
@@ -125,40 +131,54 @@ static void column_sum_add(float *dst, const float *src, int N, int C)
     }
 }
 
+/* dinp rows [r0, r1) of a linear layer's backward: dinp = dout·w (then GELU'(gelu_x)·dinp
+ * when gelu_x; added into dinp when add), on the calling thread. */
+static void dinp_rows(float *dinp, const float *gelu_x, const float *dout, const float *w,
+                      int r0, int r1, int IC, int OC, int add)
+{
+    const float *d = dout + (size_t)r0 * OC;
+    float *o = dinp + (size_t)r0 * IC;
+    if (gelu_x)
+        gemm_gelu_bwd_serial(r1 - r0, IC, OC, d, OC, 0, w, IC, 0, o, IC,
+                             gelu_x + (size_t)r0 * IC, IC);
+    else
+        gemm_serial(r1 - r0, IC, OC, d, OC, 0, w, IC, 0, o, IC, add);
+}
+
 /* A linear layer's backward: dinp = dout·w (then GELU'(gelu_x)·dinp when gelu_x), dw +=
- * doutᵀ·inp, db += the column sums of dout.  On two threads the two products (the same
- * FLOPs) run side by side, one per thread, each a serial GEMM (the bias sum with the
- * weight gradient): no packed panel or row block is shared, no barrier inside either
- * product, and the weight gradient (long K, a small C) is not split.  Measured on the
- * default model's shapes against splitting each product across both threads: see the
- * commit.  The same bits either way (the GEMM determinism rule; the column sums keep their
- * row order). */
+ * doutᵀ·inp, db += the column sums of dout.
+ * On two threads each thread keeps its rows (gemm_rows) and reads only them: it computes
+ * its rows of dinp, and its rows' terms of dw and db.  Every element of dw and db is one
+ * chain over the rows in order, so thread 1 continues the chains where thread 0 left them
+ * (the ordered region); thread 0 does its part of the chains first, thread 1 its rows of
+ * dinp first, so neither waits while the other has work.  The same bits as one thread
+ * (the GEMM determinism rule; a chain stored and reloaded between its two parts is the
+ * same chain). */
 static void linear_bwd(float *dinp, const float *gelu_x, float *dw, float *db,
                        const float *dout, const float *inp, const float *w, int N, int IC,
                        int OC, int add)
 {
-    if (omp_get_max_threads() == 2 && !omp_in_parallel()) {
+    const int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    if (nt == 2) {
         const kern_ops *k = KERN();
-        /* the bias sum goes with the product measured the shorter (1 thread, inputs
-           cold): dinp, except behind the GELU backward (fc2's) */
-        const int bias_with_dinp = dinp && !gelu_x;
 #pragma omp parallel num_threads(2)
         {
-            int t = omp_get_thread_num(), n = omp_get_num_threads();
-            if (t == 0 && dinp) {
-                if (gelu_x)
-                    gemm_gelu_bwd_serial(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, gelu_x,
-                                         IC);
-                else
-                    gemm_serial(N, IC, OC, dout, OC, 0, w, IC, 0, dinp, IC, add);
-                if (db && bias_with_dinp)
-                    k->col_sum_add(db, dout, N, OC, 0, OC);
+            int t = omp_get_thread_num(), n = omp_get_num_threads(), r0, r1;
+            own_rows(N, &r0, &r1);
+            if (t > 0 && dinp)
+                dinp_rows(dinp, gelu_x, dout, w, r0, r1, IC, OC, add);
+#pragma omp for ordered schedule(static, 1) nowait
+            for (int s = 0; s < n; s++) { /* iteration s on thread s: its rows */
+#pragma omp ordered
+                {
+                    gemm_serial(OC, IC, r1 - r0, dout + (size_t)r0 * OC, OC, 1,
+                                inp + (size_t)r0 * IC, IC, 0, dw, IC, 1);
+                    if (db)
+                        k->col_sum_add(db, dout + (size_t)r0 * OC, r1 - r0, OC, 0, OC);
+                }
             }
-            if (t == n - 1) { /* thread 1, or thread 0 alone when given one thread */
-                gemm_serial(OC, IC, N, dout, OC, 1, inp, IC, 0, dw, IC, 1);
-                if (db && !bias_with_dinp)
-                    k->col_sum_add(db, dout, N, OC, 0, OC);
-            }
+            if (t == 0 && dinp)
+                dinp_rows(dinp, gelu_x, dout, w, r0, r1, IC, OC, add);
         }
         return;
     }
@@ -193,13 +213,19 @@ void linear_backward_set(float *dinp, float *dw, float *db, const float *dout, c
 
 /* ---- normalization ---------------------------------------------------------------- */
 
+
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, int N, int C, float eps)
 {
     const kern_ops *k = KERN();
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < N; i++)
-        k->ln_fwd_row(out + (size_t)i * C, mean + i, rstd + i, inp + (size_t)i * C, w, b, C, eps);
+#pragma omp parallel
+    {
+        int r0, r1;
+        own_rows(N, &r0, &r1);
+        for (int i = r0; i < r1; i++)
+            k->ln_fwd_row(out + (size_t)i * C, mean + i, rstd + i, inp + (size_t)i * C, w, b, C,
+                          eps);
+    }
 }
 
 void residual_layernorm_forward(float *res, const float *a, const float *b, float *out,
@@ -207,72 +233,123 @@ void residual_layernorm_forward(float *res, const float *a, const float *b, floa
                                 int C, float eps)
 {
     const kern_ops *k = KERN();
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < N; i++) {
-        size_t o = (size_t)i * C;
-        k->add(res + o, a + o, b + o, (size_t)C);
-        k->ln_fwd_row(out + o, mean + i, rstd + i, res + o, w, bias, C, eps);
+#pragma omp parallel
+    {
+        int r0, r1;
+        own_rows(N, &r0, &r1);
+        for (int i = r0; i < r1; i++) {
+            size_t o = (size_t)i * C;
+            k->add(res + o, a + o, b + o, (size_t)C);
+            k->ln_fwd_row(out + o, mean + i, rstd + i, res + o, w, bias, C, eps);
+        }
     }
 }
 
-/* The backward of a norm in one sweep over the rows, in chunks of NORM_CHUNK rows: the
- * thread that owns a chunk (chunks dealt round robin) computes its rows' dinp, and every
- * thread adds the chunk's rows into the weight (and bias) gradients of its own columns,
- * while the chunk is in its cache.  Each column's sum still runs over the rows in order
- * (its accumulator is stored and reloaded between chunks, exactly), and each row's dinp
- * is the same row computation, so the bits are those of a row pass then a column pass;
- * the rows (activations of the forward, read back from memory) are read once, not twice. */
+/* The backward of a norm.  On one thread, one sweep over the rows in chunks of NORM_CHUNK
+ * rows: a chunk's rows of dinp, then the chunk's terms of the weight (and bias)
+ * gradients while it is in cache, so the rows (activations of the forward, read back from
+ * memory) are read once.  On more threads each thread keeps its rows (gemm_rows) and
+ * reads only them: it computes their dinp, and their terms of the gradients' column sums,
+ * each column one chain over the rows in order, which thread t continues where thread t-1
+ * left it (the ordered region; thread 0 does its part first, the others their dinp rows
+ * first, so that they do not wait).  Either way each column's sum runs over the rows in
+ * order (an accumulator stored and reloaded between parts, exactly) and each row's dinp is
+ * the same row computation: the bits of a row pass then a column pass. */
 #define NORM_CHUNK 32
+
+typedef struct {
+    int rms;  /* RMSNorm (no mean, no bias), else LayerNorm */
+    int zero; /* dinp is set, not added to: each row zeroed just before it is added into */
+    float *dinp, *dw, *db;
+    const float *dout, *inp, *w, *mean, *rstd;
+    int C;
+} norm_bwd;
+
+static void norm_bwd_rows(const kern_ops *k, const norm_bwd *a, int r0, int r1)
+{
+    size_t C = (size_t)a->C;
+    for (int i = r0; i < r1; i++) {
+        if (a->zero)
+            memset(a->dinp + i * C, 0, C * sizeof(float));
+        if (!a->rms)
+            k->ln_bwd_row(a->dinp + i * C, a->dout + i * C, a->inp + i * C, a->w, a->mean[i],
+                          a->rstd[i], a->C);
+        else
+            k->rms_bwd_row(a->dinp + i * C, a->dout + i * C, a->inp + i * C, a->w, a->rstd[i],
+                           a->C);
+    }
+}
+
+static void norm_bwd_cols(const kern_ops *k, const norm_bwd *a, int r0, int r1)
+{
+    size_t o = (size_t)r0 * a->C;
+    if (!a->rms)
+        k->ln_bwd_cols(a->dw, a->db, a->dout + o, a->inp + o, a->mean + r0, a->rstd + r0,
+                       r1 - r0, a->C, 0, a->C);
+    else
+        k->rms_bwd_cols(a->dw, a->dout + o, a->inp + o, a->rstd + r0, r1 - r0, a->C, 0, a->C);
+}
+
+static void norm_backward(const norm_bwd *a, int N)
+{
+    const kern_ops *k = KERN();
+    if (omp_in_parallel() || omp_get_max_threads() == 1) {
+        for (int r0 = 0; r0 < N; r0 += NORM_CHUNK) {
+            int r1 = r0 + NORM_CHUNK < N ? r0 + NORM_CHUNK : N;
+            norm_bwd_rows(k, a, r0, r1);
+            norm_bwd_cols(k, a, r0, r1);
+        }
+        return;
+    }
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), n = omp_get_num_threads(), r0, r1;
+        own_rows(N, &r0, &r1);
+        if (t > 0)
+            norm_bwd_rows(k, a, r0, r1);
+#pragma omp for ordered schedule(static, 1) nowait
+        for (int s = 0; s < n; s++) { /* iteration s on thread s: its rows */
+#pragma omp ordered
+            norm_bwd_cols(k, a, r0, r1);
+        }
+        if (t == 0)
+            norm_bwd_rows(k, a, r0, r1);
+    }
+}
 
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, int N, int C)
 {
-    const kern_ops *k = KERN();
-#pragma omp parallel
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads(), c0, c1;
-        column_range(C, &c0, &c1);
-        for (int r0 = 0; r0 < N; r0 += NORM_CHUNK) {
-            int r1 = r0 + NORM_CHUNK < N ? r0 + NORM_CHUNK : N;
-            if (r0 / NORM_CHUNK % nt == t)
-                for (int i = r0; i < r1; i++)
-                    k->ln_bwd_row(dinp + (size_t)i * C, dout + (size_t)i * C,
-                                  inp + (size_t)i * C, w, mean[i], rstd[i], C);
-            if (c0 < c1)
-                k->ln_bwd_cols(dw, db, dout + (size_t)r0 * C, inp + (size_t)r0 * C, mean + r0,
-                               rstd + r0, r1 - r0, C, c0, c1);
-        }
-    }
+    norm_bwd a = {0, 0, dinp, dw, db, dout, inp, w, mean, rstd, C};
+    norm_backward(&a, N);
+}
+
+void layernorm_backward_set(float *dinp, float *dw, float *db, const float *dout,
+                            const float *inp, const float *w, const float *mean,
+                            const float *rstd, int N, int C)
+{
+    norm_bwd a = {0, 1, dinp, dw, db, dout, inp, w, mean, rstd, C};
+    norm_backward(&a, N);
 }
 
 void rmsnorm_forward(float *out, float *rstd, const float *inp, const float *w, int N, int C,
                      float eps)
 {
     const kern_ops *k = KERN();
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < N; i++)
-        k->rms_fwd_row(out + (size_t)i * C, rstd + i, inp + (size_t)i * C, w, C, eps);
+#pragma omp parallel
+    {
+        int r0, r1;
+        own_rows(N, &r0, &r1);
+        for (int i = r0; i < r1; i++)
+            k->rms_fwd_row(out + (size_t)i * C, rstd + i, inp + (size_t)i * C, w, C, eps);
+    }
 }
 
 void rmsnorm_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
                       const float *rstd, int N, int C)
 {
-    const kern_ops *k = KERN();
-#pragma omp parallel
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads(), c0, c1;
-        column_range(C, &c0, &c1);
-        for (int r0 = 0; r0 < N; r0 += NORM_CHUNK) { /* one sweep, as layernorm_backward */
-            int r1 = r0 + NORM_CHUNK < N ? r0 + NORM_CHUNK : N;
-            if (r0 / NORM_CHUNK % nt == t)
-                for (int i = r0; i < r1; i++)
-                    k->rms_bwd_row(dinp + (size_t)i * C, dout + (size_t)i * C,
-                                   inp + (size_t)i * C, w, rstd[i], C);
-            if (c0 < c1)
-                k->rms_bwd_cols(dw, dout + (size_t)r0 * C, inp + (size_t)r0 * C, rstd + r0,
-                                r1 - r0, C, c0, c1);
-        }
-    }
+    norm_bwd a = {1, 0, dinp, dw, NULL, dout, inp, w, NULL, rstd, C};
+    norm_backward(&a, N);
 }
 
 /* ---- GELU, softmax cross-entropy -------------------------------------------------- */
@@ -285,6 +362,10 @@ void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float 
                   float b1, float b2, float bc1, float bc2, float lr, float eps, float decay)
 {
     const kern_ops *k = KERN();
+    if (omp_get_level() > 0) { /* a part of the parameters, on the calling thread */
+        k->adamw(p, g, m, v, n, grad_scale, b1, b2, bc1, bc2, lr, eps, decay);
+        return;
+    }
     long nb = (long)((n + EW_BLOCK - 1) / EW_BLOCK);
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < nb; i++) {
@@ -319,13 +400,17 @@ void softmax_xent(float *probs, float *losses, const float *logits, const int32_
                   int N, int V)
 {
     const kern_ops *k = KERN();
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < N; i++) {
-        const float *z = logits + (size_t)i * V;
-        float mx;
-        float s = k->xent_row(probs + (size_t)i * V, z, V, &mx);
-        if (targets)
-            losses[i] = (float)(rm_log((double)s) - (double)(z[targets[i]] - mx));
+#pragma omp parallel
+    {
+        int r0, r1;
+        own_rows(N, &r0, &r1);
+        for (int i = r0; i < r1; i++) {
+            const float *z = logits + (size_t)i * V;
+            float mx;
+            float s = k->xent_row(probs + (size_t)i * V, z, V, &mx);
+            if (targets)
+                losses[i] = (float)(rm_log((double)s) - (double)(z[targets[i]] - mx));
+        }
     }
 }
 
@@ -383,7 +468,7 @@ void attention_forward(float *out, float *att, const float *qkv, const uint8_t *
     {
         float *pd = mask ? kernels_scratch(0, (size_t)T * T) : NULL;
         float *pack = kernels_scratch(2, nk + nv);
-#pragma omp for schedule(dynamic, 2) /* heads to whichever core is free (see gemm.c) */
+#pragma omp for schedule(static) /* each thread its sequences' heads: the rows it owns */
         for (int bh = 0; bh < B * H; bh++) {
             if ((mask && !pd) || !pack)
                 continue; /* kernels_failed() reports it */
@@ -426,7 +511,7 @@ void attention_backward(float *dqkv, const float *dout, const float *qkv, const 
         float *dP = kernels_scratch(1, (size_t)T * T);
         float *pd = mask ? kernels_scratch(0, (size_t)T * T) : NULL;
         float *pack = kernels_scratch(2, nt + 3 * nr);
-#pragma omp for schedule(dynamic, 2) /* heads to whichever core is free (see gemm.c) */
+#pragma omp for schedule(static) /* each thread its sequences' heads: the rows it owns */
         for (int bh = 0; bh < B * H; bh++) {
             if (!dP || (mask && !pd) || !pack)
                 continue; /* kernels_failed() reports it */

@@ -87,13 +87,19 @@ void residual_layernorm_forward(float *res, const float *a, const float *b, floa
                                 int C, float eps);
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, int N, int C);
+/* The same with dinp set, not added to: the bits of a memset to zero followed by
+ * layernorm_backward, each row zeroed in the same pass just before it is written. */
+void layernorm_backward_set(float *dinp, float *dw, float *db, const float *dout,
+                            const float *inp, const float *w, const float *mean,
+                            const float *rstd, int N, int C);
 /* RMSNorm: out = inp / sqrt(mean(inp²) + eps) · w; saves rstd per row. */
 void rmsnorm_forward(float *out, float *rstd, const float *inp, const float *w, int N, int C,
                      float eps);
 void rmsnorm_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
                       const float *rstd, int N, int C);
 
-/* AdamW on n parameters p with gradients g·grad_scale and moments m, v (see gpt_adamw). */
+/* AdamW on n parameters p with gradients g·grad_scale and moments m, v (see gpt_adamw);
+ * inside a parallel region, on the calling thread.  Elementwise: any split, the same bits. */
 void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float grad_scale,
                   float b1, float b2, float bc1, float bc2, float lr, float eps, float decay);
 

@@ -52,6 +52,8 @@ static inline v16 v_select_lt(v16 x, v16 y, v16 a, v16 b)
 {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_LT_OQ), b, a);
 }
+/* x < y in every lane (false for NaN) */
+static inline int v_all_lt(v16 x, v16 y) { return _mm512_cmp_ps_mask(x, y, _CMP_LT_OQ) == 0xFFFF; }
 /* as_float(((as_int(t) - as_int(r)) + 127) << 23) */
 static inline v16 v_exp2_bits(v16 t, float r)
 {
@@ -146,6 +148,11 @@ static inline v16 v_select_lt(v16 x, v16 y, v16 a, v16 b)
 {
     return v_mk(_mm256_blendv_ps(b.lo, a.lo, _mm256_cmp_ps(x.lo, y.lo, _CMP_LT_OQ)),
                 _mm256_blendv_ps(b.hi, a.hi, _mm256_cmp_ps(x.hi, y.hi, _CMP_LT_OQ)));
+}
+static inline int v_all_lt(v16 x, v16 y)
+{
+    return _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(x.lo, y.lo, _CMP_LT_OQ),
+                                            _mm256_cmp_ps(x.hi, y.hi, _CMP_LT_OQ))) == 0xFF;
 }
 static inline __m256 exp2_bits8(__m256 t, float r)
 {
@@ -243,6 +250,12 @@ static inline v16 v_select_lt(v16 x, v16 y, v16 a, v16 b)
     VL r.f[l_] = x.f[l_] < y.f[l_] ? a.f[l_] : b.f[l_];
     return r;
 }
+static inline int v_all_lt(v16 x, v16 y)
+{
+    int all = 1;
+    VL all &= x.f[l_] < y.f[l_];
+    return all;
+}
 static inline v16 v_exp2_bits(v16 t, float rr)
 {
     int32_t rb;
@@ -306,10 +319,15 @@ static inline v16 v_tanhf(v16 u)
     p = v_fma(p, u2, v_set1(2.0f / 15.0f));
     p = v_fma(p, u2, v_set1(-1.0f / 3.0f));
     v16 small = v_fma(v_mul(u, u2), p, u);
+    v16 au = v_abs(u), lim = v_set1(RM_TANHF_SMALL);
+    /* every lane takes the polynomial (most vectors of GELU's arguments at the default
+       learning rate): the select below would give these bits, without the exponential */
+    if (v_all_lt(au, lim))
+        return small;
     v16 e = v_expf(v_add(u, u));
     v16 one = v_set1(1.0f);
     v16 big = v_sub(one, v_div(v_set1(2.0f), v_add(e, one)));
-    return v_select_lt(v_abs(u), v_set1(RM_TANHF_SMALL), small, big);
+    return v_select_lt(au, lim, small, big);
 }
 
 #endif

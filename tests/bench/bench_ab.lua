@@ -7,9 +7,10 @@
 -- copy) under both builds, alternating which goes first, each at 1 and 2 threads with a
 -- fresh FMA peak beside its training (a peak is only compared with the training right
 -- after it, so a core lost to another tenant shows in both).  Printed per build and thread
--- count: median [min, max] over the rounds of tokens/s, % of that peak, and one layer's
--- attention forward + backward (ms, and its share of a step: n_layer of them); then the
--- median per-round ratios: this/other tokens/s and each build's 1 -> 2 thread speed-up.
+-- count: median [min, max] over the rounds of tokens/s, the step's time (batch · context
+-- tokens at that rate), % of that peak, and one layer's attention forward + backward (ms,
+-- and its share of a step: n_layer of them); then the median per-round ratios: this/other
+-- tokens/s and each build's 1 -> 2 thread speed-up.
 -- A benchmark, never a test: timings never enter a result file.
 local engine = require "engine"
 local host = require "repro.host"
@@ -73,7 +74,7 @@ for r = 1, rounds do
         local step_s = d.batch * T / m.tokens_per_s
         local list = samples[bi][m.threads] or {}
         samples[bi][m.threads] = list
-        list[#list + 1] = { tps = m.tokens_per_s,
+        list[#list + 1] = { tps = m.tokens_per_s, step_ms = 1e3 * step_s,
           pct = 100 * m.tokens_per_s * flop_per_token / 1e9 / m.peak_gflops,
           att_ms = m.attention_s and m.attention_s * 1e3,
           share = m.attention_s and 100 * L * m.attention_s / step_s }
@@ -105,13 +106,14 @@ end
 print(string.format("bench_ab: this tree vs %s, %d rounds, %d steps each, default config "
   .. "(%d x %d, context %d, batch %d), path %s", sha:sub(1, 12), rounds, steps, L, C, T,
   d.batch, engine.isa().available:match("^%w+")))
-print(string.format("%-12s %3s %-24s %-22s %-22s %-22s", "build", "thr", "tok/s med [min, max]",
-  "% of peak", "attention ms/layer", "attention % of step"))
+print(string.format("%-12s %3s %-24s %-24s %-22s %-22s %-22s", "build", "thr",
+  "tok/s med [min, max]", "ms/step", "% of peak", "attention ms/layer", "attention % of step"))
 for bi, b in ipairs(builds) do
   for _, th in ipairs(thread_counts) do
     local list = samples[bi][th] or {}
-    print(string.format("%-12s %3d %-24s %-22s %-22s %-22s", b.name, th, fmt(list, "tps", "%.0f"),
-      fmt(list, "pct", "%.1f"), fmt(list, "att_ms", "%.2f"), fmt(list, "share", "%.1f")))
+    print(string.format("%-12s %3d %-24s %-24s %-22s %-22s %-22s", b.name, th,
+      fmt(list, "tps", "%.0f"), fmt(list, "step_ms", "%.2f"), fmt(list, "pct", "%.1f"),
+      fmt(list, "att_ms", "%.2f"), fmt(list, "share", "%.1f")))
   end
 end
 -- per-round ratios: the pairs measured closest in time

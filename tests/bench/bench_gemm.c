@@ -1,8 +1,9 @@
 /* GEMM and attention microbenchmark (make bench-gemm; a benchmark: it prints, it asserts
  * nothing): GFLOP/s of the default model's products (8 x 128, 8 heads, T = 128, B = 16:
  * N = 2048 tokens; C= another width) on one thread (or threads=N), forward, input-gradient
- * and weight-gradient shapes, and one layer's attention forward + backward, beside the
- * path's FMA peak measured in the same run.
+ * and weight-gradient shapes, one layer's attention forward + backward and its norms
+ * (the residual add with the LayerNorm, and the LayerNorm's backward), beside the path's
+ * FMA peak measured in the same run.
  *   build/bench/bench_gemm [threads=1] [reps=7] [C=128] [path=avx512] [attn]
  * (attn: attention only).  Each figure is the median of `reps` timings, in CPU time on one
  * thread (another tenant of a shared machine changes it less than wall time), wall time
@@ -177,6 +178,42 @@ int main(int argc, char **argv)
         free(out);
         free(dout);
         free(att);
+    }
+    /* the norms of a block: the residual add with the LayerNorm after it (forward) and the
+     * LayerNorm's backward, on N x C, microseconds per call (operands in cache) */
+    if (!only_attn) {
+        size_t n = (size_t)N * C;
+        float *a = filled(n, 9), *b = filled(n, 10), *res = filled(n, 11), *out = filled(n, 12);
+        float *din = filled(n, 13), *w = filled((size_t)C, 14), *bias = filled((size_t)C, 15);
+        float *dw = filled((size_t)C, 16), *db = filled((size_t)C, 17);
+        float *mean = filled((size_t)N, 18), *rstd = filled((size_t)N, 19);
+        double tf[99], tb[99];
+        residual_layernorm_forward(res, a, b, out, mean, rstd, w, bias, N, C, 1e-5f);
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_s();
+            for (int i = 0; i < 20; i++)
+                residual_layernorm_forward(res, a, b, out, mean, rstd, w, bias, N, C, 1e-5f);
+            double t1 = now_s();
+            for (int i = 0; i < 20; i++)
+                layernorm_backward(din, dw, db, out, res, w, mean, rstd, N, C);
+            tf[r] = (t1 - t0) / 20;
+            tb[r] = (now_s() - t1) / 20;
+        }
+        printf("  %-11s M %5d C %4d  %7.1f us per call (residual add + LayerNorm)\n", "norm fwd",
+               N, C, 1e6 * median(tf, reps));
+        printf("  %-11s M %5d C %4d  %7.1f us per call\n", "norm bwd", N, C,
+               1e6 * median(tb, reps));
+        free(a);
+        free(b);
+        free(res);
+        free(out);
+        free(din);
+        free(w);
+        free(bias);
+        free(dw);
+        free(db);
+        free(mean);
+        free(rstd);
     }
     isa_flush_end(fl);
     free(A);

@@ -3,6 +3,7 @@
 -- of work (engine/prof.h: engine.profile) over the steps after the first, beside the
 -- machine's FMA peak measured in the same run.
 --   bin/repro script tests/bench/profile.lua [steps=30] [threads=1,2] [size=8x128]
+--                                          [gemm=build/bench/bench_gemm]
 -- Per kind: ms per step, share of the step, and for the matrix products their FLOPs per
 -- step, GFLOP/s and % of the peak at that thread count:
 --   linear_fwd  2·B·T·(12·L·C² + V·C)    (qkv, proj, fc, fc2 and the logits)
@@ -15,10 +16,15 @@
 -- "rest" is the step's time outside the profiled calls (gradient norms, dropout masks,
 -- the diagnostics of the loop).  Then what the profile bounds: the % of peak the step
 -- would reach with every kind but the linear layers free, and with attention at the
--- linear layers' rate.  A benchmark: it prints, it asserts nothing.
+-- linear layers' rate.  With gemm= (make bench-profile gives it), the same linear shapes
+-- alone (tests/bench/bench_gemm.c, at each thread count, just before the training) beside
+-- the linear layers inside the step, both as % of their own peak; at the end the step
+-- and the norms at each thread count, and the norms' speed-up.  A benchmark: it prints,
+-- it asserts nothing.
 local engine = require "engine"
+local fs = require "repro.core.fs"
 
-local opts = { steps = "30", threads = "1,2", size = "8x128" }
+local opts = { steps = "30", threads = "1,2", size = "8x128", gemm = "" }
 for _, a in ipairs(arg) do
   local k, v = a:match("^([%w_]+)=(.+)$")
   if not k or not opts[k] then error({ message = "profile: unknown argument " .. a }) end
@@ -61,10 +67,21 @@ local function fma_peak(th)
   return best
 end
 
+-- bench_gemm's "all linear" line at th threads: its % of its own peak, or nil
+local function alone_pct(th)
+  if opts.gemm == "" or C % 128 ~= 0 then return nil end
+  local out = fs.capture(string.format("%s threads=%d C=%d", fs.quote(opts.gemm), th, C))
+  local pct = out and out:match("all linear%s+[%d.]+ GFLOP/s%s+([%d.]+) %%")
+  if not pct then error({ message = "profile: no 'all linear' line from " .. opts.gemm }) end
+  return tonumber(pct)
+end
+
+local summary = {}
 print(string.format("profile: %d x %d (L x C), %d heads of %d, context %d, batch %d, path %s, " ..
   "%d steps (the first not timed)", L, C, H, hs, T, B, path, steps))
 for th in opts.threads:gmatch("%d+") do
   th = math.tointeger(tonumber(th))
+  local alone = alone_pct(th)
   local peak = fma_peak(th)
   local t0, t1, prof
   engine.train({ n_layer = L, d_model = C, n_head = H, iters = steps + 1000, warmup = 1,
@@ -99,11 +116,29 @@ for th in opts.threads:gmatch("%d+") do
   local lin_f = flops.linear_fwd + flops.linear_bwd
   local all_f = lin_f + flops.attn_fwd + flops.attn_bwd
   local att_s = (prof.attn_fwd + prof.attn_bwd) / n
+  local lin_pct = 100 * lin_f / lin_s / 1e9 / peak
+  print(string.format("  linear (fwd + bwd): %.1f GFLOP/s, %.1f %% of peak", lin_f / lin_s / 1e9,
+    lin_pct))
+  if alone then
+    print(string.format("  the same shapes alone (bench_gemm, all linear): %.1f %% of its peak; " ..
+      "inside the step %.1f %% below that", alone, 100 * (1 - lin_pct / alone)))
+  end
+  summary[#summary + 1] = { th = th, step_ms = 1e3 * step_s, norm_ms = 1e3 * prof.norm / n }
   print(string.format("  the step: %.1f GFLOP/s, %.1f %% of peak (products only)",
     all_f / step_s / 1e9, 100 * all_f / step_s / 1e9 / peak))
   print(string.format("  bound, linear layers alone at their rate: %.1f %% of peak; with " ..
     "attention at the linear layers' rate (%.2f instead of %.2f ms) and the rest as measured: " ..
-    "%.1f %%", 100 * lin_f / lin_s / 1e9 / peak, 1e3 * (flops.attn_fwd + flops.attn_bwd) /
+    "%.1f %%", lin_pct, 1e3 * (flops.attn_fwd + flops.attn_bwd) /
     (lin_f / lin_s), 1e3 * att_s, 100 * all_f / (step_s - att_s + (flops.attn_fwd +
     flops.attn_bwd) / (lin_f / lin_s)) / 1e9 / peak))
+end
+
+print("")
+for _, r in ipairs(summary) do
+  print(string.format("%d thread%s: step %.2f ms, norms %.3f ms", r.th, r.th == 1 and "" or "s",
+    r.step_ms, r.norm_ms))
+end
+if #summary >= 2 then
+  print(string.format("norms, speed-up from %d to %d threads: %.2fx", summary[1].th, summary[2].th,
+    summary[1].norm_ms / summary[2].norm_ms))
 end

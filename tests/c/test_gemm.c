@@ -117,6 +117,39 @@ static void test_path(const char *path)
                     free(C2);
                 }
     }
+    /* a row-major B of whole panels (N a multiple of 16 or 32) with 64-byte aligned rows,
+     * which gemm reads in place, beside ones that must be packed (ldb not a multiple of 16) */
+    static const int aligned[][4] = {{7, 32, 5, 32}, {50, 64, 300, 64},  {33, 96, 600, 112},
+                                     {19, 16, 257, 16}, {8, 48, 40, 48}, {40, 32, 70, 35}};
+    for (int s = 0; s < 6; s++) {
+        int M = aligned[s][0], N = aligned[s][1], K = aligned[s][2], ldb = aligned[s][3];
+        for (int ta = 0; ta < 2; ta++)
+            for (int acc = 0; acc < 2; acc++) {
+                int lda = (ta ? M : K) + 1;
+                size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)K * ldb, nc = (size_t)M * N;
+                float *A = malloc(na * sizeof(float));
+                float *B = aligned_alloc(64, (nb * sizeof(float) + 63) / 64 * 64);
+                float *C0 = malloc(nc * sizeof(float)), *C1 = malloc(nc * sizeof(float)),
+                      *C2 = malloc(nc * sizeof(float));
+                fill(A, na, &r);
+                fill(B, nb, &r);
+                fill(C0, nc, &r);
+                memcpy(C1, C0, nc * sizeof(float));
+                memcpy(C2, C0, nc * sizeof(float));
+                naive(M, N, K, A, lda, ta, B, ldb, 0, NULL, C0, N, acc, 0);
+                int rc = gemm_serial(M, N, K, A, lda, ta, B, ldb, 0, C1, N, acc);
+                omp_set_num_threads(2);
+                rc |= gemm(M, N, K, A, lda, ta, B, ldb, 0, C2, N, acc);
+                CHECK(rc == 0 && same(C0, C1, nc) && same(C0, C2, nc),
+                      "%s gemm, B read in place: M=%d N=%d K=%d ldb=%d ta=%d acc=%d", path, M, N,
+                      K, ldb, ta, acc);
+                free(A);
+                free(B);
+                free(C0);
+                free(C1);
+                free(C2);
+            }
+    }
     /* packed B: rows [k0, k0+k) and the first n columns of a packed (K, N); the third
      * configuration is a row-major B of 16 columns with aligned rows (attention's V, Q, K
      * and dO at head size 16), which gemm_pack reads in place */
@@ -222,6 +255,136 @@ static void test_epilogue(const char *path)
     kernels_release();
 }
 
+/* A linear layer's backward (linear_backward, _set, _gelu) against the naive chains: dinp
+ * = dout·w (added, set, or times GELU'(x) by gelu_backward), dw += doutᵀ·inp and db +=
+ * each column of dout summed over the rows in order; and the norms' backward at 2 and 3
+ * threads against 1 (on more threads each thread takes its rows and continues the weight
+ * gradients' column chains where the thread before it left them), and
+ * layernorm_backward_set against a memset and layernorm_backward.  Bitwise; row counts
+ * that split unevenly and rows narrower and wider than a 64-column block. */
+static void test_layers(const char *path)
+{
+    char err[256];
+    CHECK(isa_select(path, err, sizeof err) == 0, "select %s: %s", path, err);
+    static const int shapes[][3] = {{300, 40, 120}, {37, 16, 65}, {1, 24, 8}, {130, 200, 33}};
+    pcg32 r;
+    pcg32_stream(&r, 7, 96, 0);
+    for (int s = 0; s < 4; s++) {
+        int N = shapes[s][0], IC = shapes[s][1], OC = shapes[s][2];
+        size_t ni = (size_t)N * IC, no = (size_t)N * OC, nw = (size_t)OC * IC;
+        float *dout = malloc(no * sizeof(float)), *inp = malloc(ni * sizeof(float));
+        float *w = malloc(nw * sizeof(float)), *x = malloc(ni * sizeof(float));
+        float *dinp0 = malloc(ni * sizeof(float)), *dinp1 = malloc(ni * sizeof(float));
+        float *dw0 = malloc(nw * sizeof(float)), *dw1 = malloc(nw * sizeof(float));
+        float *db0 = malloc((size_t)OC * sizeof(float)), *db1 = malloc((size_t)OC * sizeof(float));
+        float *start = malloc(ni * sizeof(float));
+        fill(dout, no, &r);
+        fill(inp, ni, &r);
+        fill(w, nw, &r);
+        fill(x, ni, &r);
+        fill(start, ni, &r);
+        fill(dw0, nw, &r);
+        fill(db0, (size_t)OC, &r);
+        memcpy(dw1, dw0, nw * sizeof(float));
+        memcpy(db1, db0, (size_t)OC * sizeof(float));
+        /* the reference: every call adds the same dw and db terms once more */
+        const char *names[3] = {"linear_backward", "linear_backward_set", "linear_backward_gelu"};
+        for (int th = 1; th <= 3; th++)
+            for (int v = 0; v < 3; v++) {
+                memcpy(dinp0, start, ni * sizeof(float));
+                memcpy(dinp1, start, ni * sizeof(float));
+                naive(N, IC, OC, dout, OC, 0, w, IC, 0, NULL, dinp0, IC, v == 0, 0);
+                if (v == 2)
+                    gelu_backward(dinp0, x, dinp0, ni);
+                naive(OC, IC, N, dout, OC, 1, inp, IC, 0, NULL, dw0, IC, 1, 0);
+                for (int j = 0; j < OC; j++)
+                    for (int i = 0; i < N; i++)
+                        db0[j] += dout[(size_t)i * OC + j];
+                omp_set_num_threads(th);
+                if (v == 0)
+                    linear_backward(dinp1, dw1, db1, dout, inp, w, N, IC, OC);
+                else if (v == 1)
+                    linear_backward_set(dinp1, dw1, db1, dout, inp, w, N, IC, OC);
+                else
+                    linear_backward_gelu(dinp1, x, dw1, db1, dout, inp, w, N, IC, OC);
+                CHECK(same(dinp0, dinp1, ni) && same(dw0, dw1, nw) && same(db0, db1, (size_t)OC),
+                      "%s %s N=%d IC=%d OC=%d threads=%d: dinp %s, dw %s, db %s", path, names[v],
+                      N, IC, OC, th, same(dinp0, dinp1, ni) ? "same" : "differs",
+                      same(dw0, dw1, nw) ? "same" : "differs",
+                      same(db0, db1, (size_t)OC) ? "same" : "differs");
+            }
+        /* the norms over (N, IC) */
+        int C = IC;
+        float *mean = malloc((size_t)N * sizeof(float)), *rstd = malloc((size_t)N * sizeof(float));
+        float *nw0 = malloc((size_t)C * sizeof(float)), *nb0 = malloc((size_t)C * sizeof(float));
+        float *g = malloc((size_t)C * sizeof(float)), *bias = malloc((size_t)C * sizeof(float));
+        float *nw1 = malloc((size_t)C * sizeof(float)), *nb1 = malloc((size_t)C * sizeof(float));
+        fill(g, (size_t)C, &r);
+        fill(bias, (size_t)C, &r);
+        for (int rms = 0; rms < 2; rms++) {
+            omp_set_num_threads(1);
+            if (rms)
+                rmsnorm_forward(dinp1, rstd, inp, g, N, C, 1e-6f);
+            else
+                layernorm_forward(dinp1, mean, rstd, inp, g, bias, N, C, 1e-5f);
+            for (int th = 2; th <= 3; th++) {
+                fill(nw0, (size_t)C, &r); /* the gradients they add into */
+                fill(nb0, (size_t)C, &r);
+                memcpy(nw1, nw0, (size_t)C * sizeof(float));
+                memcpy(nb1, nb0, (size_t)C * sizeof(float));
+                memcpy(dinp0, start, ni * sizeof(float));
+                memcpy(dinp1, start, ni * sizeof(float));
+                for (int k = 0; k < 2; k++) {
+                    omp_set_num_threads(k ? th : 1);
+                    float *d = k ? dinp1 : dinp0, *dw = k ? nw1 : nw0, *db = k ? nb1 : nb0;
+                    if (rms)
+                        rmsnorm_backward(d, dw, x, inp, g, rstd, N, C);
+                    else
+                        layernorm_backward(d, dw, db, x, inp, g, mean, rstd, N, C);
+                }
+                CHECK(same(dinp0, dinp1, ni) && same(nw0, nw1, (size_t)C) &&
+                          same(nb0, nb1, (size_t)C),
+                      "%s %s backward N=%d C=%d: %d threads give the bits of 1", path,
+                      rms ? "rmsnorm" : "layernorm", N, C, th);
+                if (rms)
+                    continue;
+                /* layernorm_backward_set: the bits of a memset and layernorm_backward */
+                memset(dinp0, 0, ni * sizeof(float));
+                layernorm_backward(dinp0, nw0, nb0, x, inp, g, mean, rstd, N, C);
+                omp_set_num_threads(th - 1);
+                memcpy(dinp1, start, ni * sizeof(float));
+                layernorm_backward_set(dinp1, nw1, nb1, x, inp, g, mean, rstd, N, C);
+                CHECK(same(dinp0, dinp1, ni) && same(nw0, nw1, (size_t)C) &&
+                          same(nb0, nb1, (size_t)C),
+                      "%s layernorm_backward_set N=%d C=%d, %d threads: the bits of a memset "
+                      "and layernorm_backward", path, N, C, th - 1);
+            }
+        }
+        omp_set_num_threads(1);
+        free(mean);
+        free(rstd);
+        free(nw0);
+        free(nb0);
+        free(nw1);
+        free(nb1);
+        free(g);
+        free(bias);
+        free(dout);
+        free(inp);
+        free(w);
+        free(x);
+        free(dinp0);
+        free(dinp1);
+        free(dw0);
+        free(dw1);
+        free(db0);
+        free(db1);
+        free(start);
+    }
+    CHECK(!kernels_failed(), "%s: a kernel allocation failed", path);
+    kernels_release();
+}
+
 /* Subnormal operands and products under the flush mode, on one path. */
 static void test_flush(const char *path)
 {
@@ -258,6 +421,7 @@ int main(void)
     for (char *p = strtok(paths, " "); p; p = strtok(NULL, " ")) {
         test_path(p);
         test_epilogue(p);
+        test_layers(p);
         test_flush(p);
     }
     char err[256];

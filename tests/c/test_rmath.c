@@ -131,12 +131,22 @@ int main(void)
               rm_tanhf(-50.0f) == -1.0f,
           "float special values");
 
-    /* every path's vectors reproduce the scalar definitions */
-    const size_t m = 100003;
+    /* every path's vectors reproduce the scalar definitions; the second half of the
+     * inputs is small (GELU's arguments at the default learning rate), so that whole
+     * vectors take tanh's polynomial alone, some with one lane at or just below the
+     * threshold, above it, or a signed zero */
+    const size_t m = 100003, half = m / 2;
     float *x = malloc(m * sizeof(float)), *e = malloc(m * sizeof(float)),
           *t = malloc(m * sizeof(float)), *y = malloc(m * sizeof(float));
+    const float odd[] = {RM_TANHF_SMALL, -RM_TANHF_SMALL, nextafterf(RM_TANHF_SMALL, 0.0f),
+                         -nextafterf(RM_TANHF_SMALL, 0.0f), 0.7f, -1.5f, 3.0f, -0.0f, 0.0f};
     for (size_t i = 0; i < m; i++) {
-        x[i] = (float)(pcg32_normal(&r) * (i % 3 == 0 ? 30.0 : 2.0));
+        if (i < half)
+            x[i] = (float)(pcg32_normal(&r) * (i % 3 == 0 ? 30.0 : 2.0));
+        else if (i % 41 == 0)
+            x[i] = odd[(i / 41) % (sizeof odd / sizeof odd[0])];
+        else
+            x[i] = (float)(pcg32_normal(&r) * 0.12);
         e[i] = rm_expf(x[i]);
         t[i] = rm_tanhf(x[i]);
     }
