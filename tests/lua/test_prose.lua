@@ -132,6 +132,13 @@ for _, s in ipairs(studies) do
     table.concat(names, ", ") .. ")")
   t:ok(not tex:lower():find("%f[%w]nan%f[%W]") and not tex:find("%f[%w]inf%f[%W]"),
     s.name .. ": no nan or inf")
+  -- each row's why is a sentence of its own: the text after the table never runs into it
+  -- (the prose lint read "no meaningful difference Figure S10 is not drawn" as one clause)
+  local open_rows = 0
+  for last in tex:gmatch("([^&]-) \\\\") do
+    if last ~= " Why" and not last:find("%.$") then open_rows = open_rows + 1 end
+  end
+  t:eq(open_rows, 0, s.name .. ": every verdict row's why ends its sentence")
   for _, v in ipairs(s.summary.verdicts or {}) do
     n_verdicts = n_verdicts + 1
     t:ok(tex:find("\\emph{" .. F.escape(v.verdict) .. "}", 1, true), string.format(

@@ -361,7 +361,9 @@ local function verdict_table(s, interactions)
   local t = { head = { interactions and "Interaction" or "Comparison", "Verdict", "Why" },
     rows = {} }
   local function add(name, verdict, why)
+    -- a sentence of its own: the text after the table never runs into it
     why = why:gsub("<=", "\u{2264}"):gsub(">=", "\u{2265}"):gsub("%+%-", "\u{00b1}")
+      :gsub("%.?$", ".")
     t.rows[#t.rows + 1] = { name, "\\emph{" .. F.escape(verdict) .. "}", F.escape(why) }
   end
   if interactions then
