@@ -353,31 +353,38 @@ local function comparisons(d, s, S)
 end
 
 -- A study's verdicts as rows of the one table model (table.lua), LaTeX on one line: per
--- comparison (or interaction) on the primary metric its verdict and why, in the analysis's
--- words (analysis/words.lua), as the terminal and the study's own report say them; a
--- sequential study's where its comparison stopped.  "" when there is no row.
+-- comparison (or interaction) on the primary metric its difference with the decision
+-- interval, its Holm-adjusted p, the verdict and why, in the analysis's words
+-- (analysis/words.lua) as the terminal and the study's own report say them; a sequential
+-- study's estimate and repeated interval where its comparison stopped.  "" when no row.
 local function verdict_table(s, interactions)
   local sum, an = s.summary, s.summary.analysis or {}
-  local t = { head = { interactions and "Interaction" or "Comparison", "Verdict", "Why" },
-    rows = {} }
-  local function add(name, verdict, why)
+  local t = { head = { interactions and "Interaction" or "Comparison", "Difference [interval]",
+    "$p_\\mathrm{Holm}$", "Verdict", "Why" }, rows = {} }
+  local function add(name, e, ci, p, verdict, why)
     -- a sentence of its own: the text after the table never runs into it
     why = why:gsub("<=", "\u{2264}"):gsub(">=", "\u{2265}"):gsub("%+%-", "\u{00b1}")
       :gsub("%.?$", ".")
-    t.rows[#t.rows + 1] = { name, "\\emph{" .. F.escape(verdict) .. "}", F.escape(why) }
+    local dec = F.diff_decimals(e.metric, e.mean, ci)
+    t.rows[#t.rows + 1] = { name, F.num(e.mean, dec) .. " " .. F.interval(ci, dec), F.p(p),
+      "\\emph{" .. F.escape(verdict) .. "}", F.escape(why) }
   end
   if interactions then
     local by = {}
     for _, e in ipairs(sum.interactions or {}) do by[e.name .. "\0" .. e.metric] = e end
     for _, v in ipairs(sum.interaction_verdicts or {}) do
       local e = by[v.name .. "\0" .. (v.metric or an.primary)]
-      if e then add(s:interaction_label(e), v.verdict, "because " .. words.reason(v, e, an)) end
+      if e then
+        add(s:interaction_label(e), e, data.interval(e), e.p_holm, v.verdict,
+          "because " .. words.reason(v, e, an))
+      end
     end
   elseif type(sum.sequential) == "table" then
     local d = sum.sequential.design
     for _, e in ipairs(sum.sequential.comparisons) do
-      add(s:comparison_label(e.treatment, e.baseline), e.verdict or "open",
-        pseq.stop_text(e, d))
+      local lk = e.looks[#e.looks] or {}
+      add(s:comparison_label(e.treatment, e.baseline), { metric = e.metric,
+        mean = lk.estimate }, lk.ci, nil, e.verdict or "open", pseq.stop_text(e, d))
     end
   else
     local by = {}
@@ -391,12 +398,13 @@ local function verdict_table(s, interactions)
       if v.changed and v.verdict_rule1 then
         why = why .. "; under the rule this study was registered with: " .. v.verdict_rule1
       end
-      add(s:comparison_label(v.treatment, v.baseline), v.verdict, why)
+      add(s:comparison_label(v.treatment, v.baseline), c, data.interval(c), c.p_holm,
+        v.verdict, why)
     end
   end
   if #t.rows == 0 then return "" end
   return (tbl.latex(t, { title = false, raw = true, wrap_last = true,
-    first = "0.3\\linewidth" }):gsub("\n", " "))
+    first = "0.22\\linewidth" }):gsub("\n", " "))
 end
 
 M.verdict_table = verdict_table
