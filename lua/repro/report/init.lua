@@ -316,49 +316,30 @@ function M.load_manifest(path)
   return out
 end
 
+local USAGE = "usage: bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] " ..
+  "[--manifest FILE] [--no-figures] [--trust-summaries] [--studies DIR] [--tex FILE] " ..
+  "[--lenient-assertions] [--all-numbers] [--recompute-summaries]"
+
 local function parse_args(args)
-  local o = { experiments = "experiments", paper = "paper", plots_data = "plots/data",
-    manifest = host.root .. "/paper/paper.lua", figures = true, gp_dir = host.root .. "/plots" }
-  local i = 1
-  local function value(name)
-    i = i + 1
-    return args[i] or user_error("repro report: %s needs a %s", name,
-      name == "--manifest" and "file" or "directory")
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--experiments" then
-      o.experiments = value(a)
-    elseif a == "--paper" then
-      o.paper = value(a)
-    elseif a == "--plots-data" then
-      o.plots_data = value(a)
-    elseif a == "--manifest" then
-      o.manifest, o.manifest_given = value(a), true
-    elseif a == "--no-figures" then
-      o.figures = false
-    elseif a == "--trust-summaries" then
-      o.trust_summaries = true
-    elseif a == "--studies" then
-      o.studies = value(a):gsub("/+$", "")
-    elseif a == "--tex" then
-      o.tex = value(a)
-    elseif a == "--lenient-assertions" then
-      o.lenient = true
-    elseif a == "--all-numbers" then
-      o.all_numbers = true
-    elseif a == "--recompute-summaries" then
-      o.recompute = true
-    else
-      user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
-        .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries] "
-        .. "[--studies DIR] [--tex FILE] [--lenient-assertions] [--all-numbers] "
-        .. "[--recompute-summaries])", a)
-    end
-    i = i + 1
-  end
-  for _, k in ipairs({ "experiments", "paper", "plots_data" }) do
-    o[k] = o[k]:gsub("/+$", "")
+  local function value(key) return { key = key, kind = "value" } end
+  local function flag(key, set) return { key = key, kind = "flag", set = set } end
+  local o = base.parse_options(args, "repro report", USAGE, {
+    ["--experiments"] = value("experiments"), ["--paper"] = value("paper"),
+    ["--plots-data"] = value("plots_data"), ["--manifest"] = value("manifest"),
+    ["--studies"] = value("studies"), ["--tex"] = value("tex"),
+    ["--no-figures"] = flag("figures", false), ["--trust-summaries"] = flag("trust_summaries"),
+    ["--lenient-assertions"] = flag("lenient"), ["--all-numbers"] = flag("all_numbers"),
+    ["--recompute-summaries"] = flag("recompute"),
+  })
+  if o.targets[1] then user_error("repro report: unknown argument %s (%s)", o.targets[1], USAGE) end
+  o.manifest_given = o.manifest ~= nil
+  o.manifest = o.manifest or host.root .. "/paper/paper.lua"
+  o.figures = o.figures ~= false
+  o.gp_dir = host.root .. "/plots"
+  o.experiments, o.paper = o.experiments or "experiments", o.paper or "paper"
+  o.plots_data = o.plots_data or "plots/data"
+  for _, k in ipairs({ "experiments", "paper", "plots_data", "studies" }) do
+    if o[k] then o[k] = o[k]:gsub("/+$", "") end
   end
   return o
 end
@@ -613,6 +594,7 @@ end
 
 function M.main(args)
   local o = parse_args(args)
+  if o.help then return 0 end
   local r = M.generate(o)
   local names = {}
   for _, s in ipairs(r.studies) do names[#names + 1] = s.name end
