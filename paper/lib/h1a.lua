@@ -372,7 +372,7 @@ function M.tex_table(s)
     "does; the runs support H1a only when all three hold.",
     h.n_runs or 0, (h.n_diverged or 0) == 0 and "no run diverged" or
       string.format("%d diverged, left out", h.n_diverged), #(h.norms[names[1]].stability or {}))
-  return tex_tasks.wrap(s, tbl.tabular(t, { fit = true }) .. note .. "\n")
+  return F.of_study(s, tbl.tabular(t, { fit = true }) .. note .. "\n")
 end
 
 -- H1a's three parts per norm (summary.h1a) for the study's own report: each fit's

@@ -15,7 +15,6 @@ local M = {}
 local DASH = F.DASH
 local finite = F.finite
 
-local HEADER = F.GENERATED
 
 -- The components, in the order of the study's interactions: { letter, what, e } with e
 -- the interaction entry on the primary metric.
@@ -543,7 +542,7 @@ local function wrap(s, spec, head, rows)
   for _, r in ipairs(rows) do body[#body + 1] = r end
   body[#body + 1] = "\\bottomrule"
   body[#body + 1] = "\\end{tabular}}"
-  return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
+  return F.of_study(s, table.concat(body, "\n") .. "\n")
 end
 
 -- One row per component: LayerNorm's mean effect with and without it, the interaction

@@ -131,8 +131,7 @@ local function millions(x)
   return x and F.num(x / 1e6, 1) or F.DASH
 end
 
-local NOT_RUN = HEADER ..
-  "\\begin{center}\\emph{Not available: no study has run yet.}\\end{center}\n"
+local NOT_RUN = HEADER .. F.unavailable("no study has run yet")
 
 -- A row of the compute table over `runs`.
 local function compute_row(name, n, first, runs)

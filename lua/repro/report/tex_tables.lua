@@ -61,10 +61,6 @@ local function absent_text(ctx, name)
 end
 M.absent_text = absent_text
 
-local function placeholder(text)
-  return "\\begin{center}\\emph{Not available: " .. text .. ".}\\end{center}\n"
-end
-
 local HEADER = F.GENERATED
 local FIT = { fit = true }
 
@@ -459,14 +455,14 @@ function M.tables(ctx, built)
     if kind.all then
       out[e.name], built[e.name] = kind.all(ctx), true
     elseif not s then
-      out[e.name] = wrap(nil, placeholder(absent_text(ctx, e.study)))
+      out[e.name] = wrap(nil, F.unavailable(absent_text(ctx, e.study)))
     elseif e.section and not s:section(e.section) then
-      out[e.name] = wrap(s, placeholder(string.format("the %s study's summary has no %s",
+      out[e.name] = wrap(s, F.unavailable(string.format("the %s study's summary has no %s",
         F.escape(e.study), F.escape(e.section))))
     elseif e.section then
       out[e.name], built[e.name] = kind.build(s:section(e.section), ctx), true
     elseif kind.records and not s:has_records() then
-      out[e.name] = wrap(s, placeholder(string.format("the run records of the %s study are " ..
+      out[e.name] = wrap(s, F.unavailable(string.format("the run records of the %s study are " ..
         "missing under %s", F.escape(e.study), F.escape(s.dir))))
     else
       out[e.name], built[e.name] = kind.build(s, ctx, e), true

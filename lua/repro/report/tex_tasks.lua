@@ -12,20 +12,15 @@ local tbl = require "repro.report.table"
 
 local M = {}
 local DASH = F.DASH
-local HEADER = F.GENERATED
 local ACC_DEC = 3
-
-function M.wrap(s, body)
-  return string.format(HEADER, s.dir .. "/summary.json") .. body
-end
 
 -- what: what the summary lacks (default its task accuracies)
 function M.absent(s, what)
-  return M.wrap(s, "\\begin{center}\\emph{Not available: the " .. F.escape(s.name) ..
-    " study has no " .. (what or "task accuracies") .. ".}\\end{center}\n")
+  return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study has no " ..
+    (what or "task accuracies")))
 end
 
-local wrap, absent = M.wrap, M.absent
+local absent = M.absent
 
 -- The suite's task names in the order of the summary's per-task entries at shot count k.
 local function task_names(st, k)
@@ -215,7 +210,7 @@ function M.accuracy_table(s, _, f)
       "evidence of more than local statistics." ..
       (k == 0 and not starred and " No cell of this table is." or "")) or "",
     demos_note(st, k), macro_note(st))
-  return wrap(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
+  return F.of_study(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
 end
 
 function M.comparisons_table(s, _, f)
@@ -263,7 +258,7 @@ function M.comparisons_table(s, _, f)
     "interval. Items $p$: the item-level sign-flip test over all items, each item's " ..
     "accuracy pooled over the paired seeds.%s", k,
     holm_m and string.format("%d", holm_m) or DASH, demos_note(st, k))
-  return wrap(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
+  return F.of_study(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
 end
 
 M.tables = {
