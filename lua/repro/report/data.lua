@@ -58,14 +58,10 @@ function Study:record(variant, seed)
   local key = variant .. "\0" .. int(seed)
   local r = self.records[key]
   if r then return r end
-  if self.no_records then
-    r = {}
-    self.records[key] = r
-    return r
-  end
-  local dir = self:run_dir(variant, seed)
   r = {}
   self.records[key] = r
+  if self.no_records then return r end
+  local dir = self:run_dir(variant, seed)
   -- only a record the record reader accepts (lua/repro/record/reader.lua: verified, no
   -- symbolic link from the study directory down)
   local rec, state, why = reader.read(dir, self.dir)
@@ -122,6 +118,16 @@ end
 function Study:adopted()
   local p = self.summary.provenance
   return type(p) == "table" and type(p.adopted) == "table" and p.adopted or {}
+end
+
+-- The study's runs and its diverged runs, as its summary counts them (per_variant).
+function Study:run_counts()
+  local runs, diverged = 0, 0
+  for _, v in ipairs(self.variants) do
+    local pv = self.summary.per_variant[v.name] or {}
+    runs, diverged = runs + (pv.n_runs or 0), diverged + (pv.n_diverged or 0)
+  end
+  return runs, diverged
 end
 
 -- Whether every run of the study has its record (metrics.json and log.csv).
@@ -450,26 +456,28 @@ local function new_study(sum, o)
   -- a variant whose tag would be its config overrides ("lr=0.003,min_lr=0.0003") is
   -- labelled in the tables by the phrases of those keys instead, never by config syntax
   for _, v in ipairs(s.variants) do
-    if v.tag == v.setting and v.setting ~= "" and not o.config_labels then
+    if o.config_labels or (v.tag == v.setting and v.setting ~= "") then
       v.tex_tag = v.table_setting
       v.tex_label = texfmt.escape(v.level_label) ..
         (v.table_setting ~= "" and (", " .. v.table_setting) or "")
     end
   end
   for _, st in ipairs(s.setting_list) do
-    if st.label == st.key and st.key ~= "" then st.tex_label = st.variants[1].tex_tag end
-  end
-  if o.config_labels then
-    for _, v in ipairs(s.variants) do
-      v.tex_tag = v.table_setting
-      v.tex_label = texfmt.escape(v.level_label) ..
-        (v.table_setting ~= "" and (", " .. v.table_setting) or "")
+    if o.config_labels or (st.label == st.key and st.key ~= "") then
+      st.tex_label = st.variants[1].tex_tag
     end
-    for _, st in ipairs(s.setting_list) do st.tex_label = st.variants[1].tex_tag end
   end
   return s
 end
 M.new_study = new_study
+
+-- Summary `sum` nested in this study's (a section, a sweep's groups) as a Study with no
+-- records: named as this study, its variants labelled by their config over its base.
+function Study:nested(sum)
+  return new_study(sum, { name = self.name, dir = self.dir, names = self.names,
+    base = self.base, seeds = self.seeds, no_records = true, config_labels = true,
+    factor = self.factor_spec })
+end
 
 -- The nested summary self.summary[key] (M.SECTIONS) as a Study with the same methods over
 -- it: named as this study, its variants (e.g. a sweep's groups, with the overrides their
@@ -480,9 +488,7 @@ function Study:section(key)
   if sec == nil then
     local sum = self.summary[key]
     if type(sum) == "table" and type(sum.per_variant) == "table" then
-      sec = new_study(sum, { name = self.name, dir = self.dir, names = self.names,
-        base = self.base, seeds = self.seeds, no_records = true, config_labels = true,
-        factor = self.factor_spec })
+      sec = self:nested(sum)
       sec.section_key, sec.parent = key, self
     else
       sec = false
@@ -531,10 +537,7 @@ function Study:sweep_groups()
       if sw.over then shared[sw.over] = nil end
       variants[#variants + 1] = { name = name, overrides = shared }
     end
-    self.sweep_group_study = new_study({ per_variant = {}, variants = variants },
-      { name = self.name, dir = self.dir, names = self.names, base = self.base,
-        seeds = self.seeds, no_records = true, config_labels = true,
-        factor = self.factor_spec })
+    self.sweep_group_study = self:nested({ per_variant = {}, variants = variants })
     self.sweep_group_study.known = known
   end
   return self.sweep_group_study

@@ -109,12 +109,7 @@ local function design(d, s, S)
   if not sec then d.def(S .. "SeedList", F.seed_list(s.seeds)) end
   d.def(S .. "NVariants", string.format("%d", #s.variants))
   if not sec then
-    local n_runs, n_div = 0, 0
-    for _, v in ipairs(s.variants) do
-      local pv = s.summary.per_variant[v.name] or {}
-      n_runs = n_runs + (pv.n_runs or 0)
-      n_div = n_div + (pv.n_diverged or 0)
-    end
+    local n_runs, n_div = s:run_counts()
     local iters = s.variants[1] and s:config_value(s.variants[1].name, "iters")
     d.def(S .. "Iters", iters and F.config_text(iters) or DASH)
     d.def(S .. "NRuns", string.format("%d", n_runs))

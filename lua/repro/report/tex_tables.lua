@@ -392,12 +392,7 @@ function M.studies_table(ctx)
   for _, n in ipairs(ctx.names) do
     local s = ctx.by_name[n]
     if s then
-      local runs, div = 0, 0
-      for _, v in ipairs(s.variants) do
-        local pv = s.summary.per_variant[v.name] or {}
-        runs = runs + (pv.n_runs or 0)
-        div = div + (pv.n_diverged or 0)
-      end
+      local runs, div = s:run_counts()
       local an = s.analysis
       t.rows[#t.rows + 1] = { F.escape(n), string.format("%d", #s.variants),
         F.seed_list(s.seeds), string.format("%d (%d)", runs, div), (s.primary and
