@@ -15,10 +15,7 @@ local finite = F.finite
 
 local function int(x) return string.format("%d", x) end
 
-local function num(x)
-  if not finite(x) then return "-" end
-  return words.fmt(x)
-end
+local num = tbl.num
 
 local function interval_text(ci)
   return ci and string.format("[%s, %s]", num(ci[1]), num(ci[2])) or "-"

@@ -134,11 +134,8 @@ end
 -- The figures every study report has: the forest plot of the primary metric, the
 -- training loss and the validation loss (periodic diagnostics) per variant over training.
 local function base_figures(s, primary)
-  local family = {}
-  for _, c in ipairs(s.summary.comparisons or {}) do
-    if c.metric == primary then family[#family + 1] = c end
-  end
-  local ci_head = study_tables.interval_column(family, (s.summary.analysis or {}).alpha)
+  local ci_head = study_tables.interval_column(s:comparisons(primary),
+    (s.summary.analysis or {}).alpha)
   return {
     { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth",
       name_font = "LM Mono 10,9" },

@@ -11,17 +11,13 @@ local replication = require "repro.analysis.replication"
 local guardrail = require "repro.analysis.guardrail"
 local pseq = require "repro.report.sequential"
 local tasks = require "repro.tasks"
-local F = require "repro.report.texfmt"
+local tbl = require "repro.report.table"
 
 local M = {}
--- A number for a table cell: 4 significant digits, "-" when undefined.
-local function num(x)
-  if not F.finite(x) then return "-" end
-  return words.fmt(x)
-end
+local num = tbl.num
 
 local function pval(p)
-  if not F.finite(p) then return "-" end
+  if not base.finite(p) then return "-" end
   if p < 0.001 then return "< 0.001" end
   return string.format("%.3g", p)
 end
@@ -82,9 +78,7 @@ local function design_table(name, sum, an)
   local seeds = {}
   for _, x in ipairs(sum.seeds or {}) do seeds[#seeds + 1] = value_text(x) end
   local base_parts = config_text(sum.base or {}, set, { data = true })
-  local set_keys = {}
-  for k in pairs(set) do set_keys[#set_keys + 1] = k end
-  table.sort(set_keys)
+  local set_keys = base.sorted_keys(set)
   for i, k in ipairs(set_keys) do set_keys[i] = k .. "=" .. value_text(set[k]) end
   local corpus = set.data or (sum.base or {}).data
   local design = { title = "Design", head = { "field", "value" }, rows = {
@@ -238,12 +232,9 @@ local function robust_table(sum, an)
       reasons[#reasons + 1] = label .. ": " .. words
     end
   end
-  local byname = {}
-  for _, c in ipairs(sum.comparisons or {}) do
-    if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
-  end
+  local byname = on_primary(sum.comparisons, an, pair_key)
   for _, v in ipairs(sum.verdicts or {}) do
-    add(v.treatment .. " vs " .. v.baseline, byname[v.treatment .. "\0" .. v.baseline])
+    add(v.treatment .. " vs " .. v.baseline, byname[pair_key(v)])
   end
   for _, e in ipairs(sum.interactions or {}) do
     if e.metric == an.primary then add("interaction " .. tostring(e.name), e) end
