@@ -18,6 +18,7 @@ local tbl = require "repro.report.table"
 local words = require "repro.analysis.words"
 local pseq = require "repro.report.sequential"
 local prereg = require "repro.report.tex_prereg"
+local base = require "repro.core.base"
 
 local M = {}
 local finite = F.finite
@@ -75,11 +76,8 @@ local function overrides(d, ctx)
   for _, s in ipairs(ctx.studies) do
     local o = s.summary.command_line_overrides
     if o then
-      local keys = {}
-      for k in pairs(o) do keys[#keys + 1] = k end
-      table.sort(keys)
       local kv = {}
-      for _, k in ipairs(keys) do kv[#kv + 1] = k .. " " .. F.config_text(o[k]) end
+      for _, k in ipairs(base.sorted_keys(o)) do kv[#kv + 1] = k .. " " .. F.config_text(o[k]) end
       local key = table.concat(kv, ", ")
       if not groups[key] then
         groups[key] = {}
@@ -204,15 +202,9 @@ end
 -- from its records' metrics.
 local function config(d, s, S)
   local function values(key)
-    local lo, hi
-    for _, v in ipairs(s.variants) do
-      local x = s:config_value(v.name, key)
-      if type(x) == "number" then
-        lo = (lo == nil or x < lo) and x or lo
-        hi = (hi == nil or x > hi) and x or hi
-      end
-    end
-    return lo, hi
+    local xs = {}
+    for _, v in ipairs(s.variants) do xs[#xs + 1] = s:config_value(v.name, key) end
+    return gnuplot.extent(xs)
   end
   for _, e in ipairs(CONFIG_MACROS) do
     local key, name, lr = e[1], e[2], e[3]
