@@ -207,6 +207,21 @@ function Study:config_value(variant, key)
   return engine.defaults()[key]
 end
 
+-- The value of config key k variant v trains with: its override, the study's base, else
+-- the engine's (engine.effective: a key derived from another, as the embeddings' std
+-- from the init scheme, as the engine derives it).
+function Study:effective(v, k)
+  if v.overrides[k] ~= nil then return v.overrides[k] end
+  if self.base[k] ~= nil then return self.base[k] end
+  if not v.effective_cfg then
+    local c = {}
+    for key, x in pairs(self.base) do c[key] = x end
+    for key, x in pairs(v.overrides) do c[key] = x end
+    v.effective_cfg = engine.effective(c)
+  end
+  return v.effective_cfg[k]
+end
+
 -- The comparison entries of the summary on `metric` (primary when nil), in order.
 function Study:comparisons(metric)
   metric = metric or self.primary
