@@ -8,6 +8,7 @@
 -- chance, bigram and item numbers and each comparison's macro and item-level results.
 local F = require "repro.report.texfmt"
 local tasks = require "repro.tasks"
+local base = require "repro.core.base"
 local tbl = require "repro.report.table"
 
 local M = {}
@@ -28,10 +29,7 @@ local function task_names(st, k)
   for _, e in ipairs(st.per_task or {}) do
     if e.shots == k and not seen[e.task] then names[#names + 1], seen[e.task] = e.task, true end
   end
-  if #names == 0 then
-    for name in pairs(st.chance or {}) do names[#names + 1] = name end
-    table.sort(names)
-  end
+  if #names == 0 then return base.sorted_keys(st.chance or {}) end
   return names
 end
 
