@@ -11,6 +11,7 @@ local replication = require "repro.analysis.replication"
 local guardrail = require "repro.analysis.guardrail"
 local pseq = require "repro.report.sequential"
 local tasks = require "repro.tasks"
+local tex_tasks = require "repro.report.tex_tasks"
 local tbl = require "repro.report.table"
 
 local M = {}
@@ -344,23 +345,11 @@ local function task_tables(sum)
         diffs[key][e.task] = string.format("%s (%s)", num(e.mean), pval(e.p_holm))
       end
     end
-    local tasks_seen = {}
-    for _, e in ipairs(st.per_task or {}) do
-      if e.shots == k and not tasks_seen[e.task] then
-        tasks_seen[#tasks_seen + 1], tasks_seen[e.task] = e.task, true
-      end
-    end
-    -- k-shot numbers only where enough items kept their k demonstrations (summary.tasks
-    -- .demos); the macro only where every task did
-    local unmeasurable = {}
-    for _, d in ipairs(st.demos or {}) do
-      if d.shots == k and not d.measurable then
-        unmeasurable[d.task] = string.format("%.0f %%", 100 * d.kept_share)
-        unmeasurable.macro = true
-      end
-    end
     local NM = "not measurable at this window"
-    local function row(name, metric, ch, diff_of)
+    -- k-shot numbers only where enough items kept their k demonstrations (summary.tasks
+    -- .demos); the macro (task nil) only where every task did
+    local function row(name, task, metric, ch, diff_of)
+      local nm = not tex_tasks.measurable(st, k, task)
       local best = ch and ch.ngram_best
       local r = { name, num(ch and ch.rate), num(ch and ch.bigram_acc),
         best and string.format("%s (%d-gram)", num(best.acc), best.order) or "-" }
@@ -374,14 +363,14 @@ local function task_tables(sum)
         for _, b in ipairs(beyond and beyond.variants or {}) do
           if b == v.name then star = " *" end
         end
-        r[#r + 1] = unmeasurable[name] and NM or
+        r[#r + 1] = nm and NM or
           m.mean and string.format("%s ± %s%s", num(m.mean), num(m.sd), star) or "-"
       end
-      for _, key in ipairs(comps) do r[#r + 1] = unmeasurable[name] and NM or diff_of(key) or "-" end
+      for _, key in ipairs(comps) do r[#r + 1] = nm and NM or diff_of(key) or "-" end
       t.rows[#t.rows + 1] = r
     end
-    for _, task in ipairs(tasks_seen) do
-      row(task, string.format("task_%s_%dshot_acc", task, k), (st.chance or {})[task],
+    for _, task in ipairs(tex_tasks.tasks_at(st, k)) do
+      row(task, task, string.format("task_%s_%dshot_acc", task, k), (st.chance or {})[task],
         function(key) return diffs[key][task] end)
     end
     local macro = {}
@@ -393,7 +382,7 @@ local function task_tables(sum)
           num(ci and ci[2]))
       end
     end
-    row("macro", string.format("task_macro_acc_%dshot", k), nil, function(key)
+    row("macro", nil, string.format("task_macro_acc_%dshot", k), nil, function(key)
       return macro[key] end)
     t.note = "Untrained: the controls' untrained models, one column per set-up (bin/repro " ..
       "tasks controls). Best n-gram: the strongest of the Witten-Bell ladder on the " ..
@@ -407,7 +396,7 @@ local function task_tables(sum)
         local l = {}
         for _, x in ipairs(st.macro_over.skipped) do l[#l + 1] = x.task .. ", " .. x.why end
         return table.concat(l, "; ")
-      end)() .. ")") or "") .. (unmeasurable.macro and (" " .. NM .. ": fewer " ..
+      end)() .. ")") or "") .. (not tex_tasks.measurable(st, k) and (" " .. NM .. ": fewer " ..
       "than 90 % of the task's items kept all their demonstrations inside the window, so " ..
       "its number would be the 0-shot one with a shorter context.") or "")
     out[#out + 1] = t

@@ -23,12 +23,19 @@ end
 
 local absent = M.absent
 
--- The suite's task names in the order of the summary's per-task entries at shot count k.
-local function task_names(st, k)
+-- The tasks of the summary's per-task entries at shot count k, in their order.
+function M.tasks_at(st, k)
   local names, seen = {}, {}
   for _, e in ipairs(st.per_task or {}) do
     if e.shots == k and not seen[e.task] then names[#names + 1], seen[e.task] = e.task, true end
   end
+  return names
+end
+
+-- The suite's task names at shot count k: M.tasks_at's, else (no entry at k) the tasks
+-- with controls, by name.
+local function task_names(st, k)
+  local names = M.tasks_at(st, k)
   if #names == 0 then return base.sorted_keys(st.chance or {}) end
   return names
 end
@@ -44,7 +51,7 @@ local function acc(x) return F.num(x, ACC_DEC) end
 -- Whether the k-shot accuracy of a task is measurable at the study's window (summary.tasks
 -- .demos: enough items kept all k demonstrations); task nil: every task of the suite.
 local NM = "n.m."
-local function measurable(st, k, task)
+function M.measurable(st, k, task)
   for _, d in ipairs(st.demos or {}) do
     if d.shots == k and (task == nil or d.task == task) and not d.measurable then
       return false
@@ -52,6 +59,8 @@ local function measurable(st, k, task)
   end
   return true
 end
+
+local measurable = M.measurable
 
 -- The tasks the macro column averages, and those the suite skipped on the corpus.
 local function macro_note(st)
