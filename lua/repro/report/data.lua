@@ -173,16 +173,6 @@ function Study:value(variant, seed, metric)
   return finite(x) and x or nil
 end
 
--- The finite values of `metric` over the study's seeds, in seed order.
-function Study:values(variant, metric)
-  local out = {}
-  for _, seed in ipairs(self.seeds) do
-    local x = self:value(variant, seed, metric)
-    if x ~= nil then out[#out + 1] = x end
-  end
-  return out
-end
-
 -- The per-variant statistics of `metric` (n, mean, sd, min, max, median; undefined ones
 -- absent), as the summary has them (per_variant): the report never recomputes one.  A
 -- metric the summary does not describe (no record carries it) has only its n = 0.
