@@ -227,9 +227,7 @@ end
 local function ppl_percent(d, scale)
   if not F.finite(d) then return DASH end
   local dec = math.min(6, math.max(2, F.sig_decimals(100 * (scale or 0), 2)))
-  local s = F.fixed(100 * (math.exp(d) - 1), dec)
-  if s:sub(1, 1) ~= "-" and s:match("[1-9]") then s = "+" .. s end
-  return "\\num{" .. s .. "}\\,\\%"
+  return F.signed(100 * (math.exp(d) - 1), dec) .. "\\,\\%"
 end
 
 function M.claim_effects_table(s)

@@ -28,9 +28,8 @@ local user_error = base.user_error
 
 -- From the modules they live in, under the names the report knows: a study's factor and
 -- its variants' names (names.lua), the summary's check (summary_check.lua).
-M.DEFAULT_COLORS, M.DEFAULT_POINTS = names.DEFAULT_COLORS, names.DEFAULT_POINTS
 M.factor_of, M.name_variants = names.factor_of, names.name_variants
-M.first_difference, M.check_summary = summary_check.first_difference, summary_check.check_summary
+M.check_summary = summary_check.check_summary
 
 -- The nested summaries a study's summary may hold, each a full summary (per_variant,
 -- comparisons, verdicts, analysis; lua/repro/analysis/init.lua) of its own variants: `macro`
@@ -450,7 +449,7 @@ local function new_study(sum, o)
     local index, k = {}, 0
     for _, v in ipairs(s.variants) do
       if not index[v.level] then k = k + 1; index[v.level] = k end
-      v.color, v.point = M.DEFAULT_COLORS[index[v.level]], M.DEFAULT_POINTS[index[v.level]]
+      v.color, v.point = names.DEFAULT_COLORS[index[v.level]], names.DEFAULT_POINTS[index[v.level]]
     end
   end
   if f.baseline == nil then

@@ -14,14 +14,6 @@ local function capitalize(s)
   return (s:gsub("^(%$?)(%l)", function(d, c) return d .. c:upper() end))
 end
 
--- A difference with its sign ("\num{+0.1201}"), `dec` decimals.
-local function signed(x, dec)
-  if not finite(x) then return F.DASH end
-  local s = F.fixed(x, dec)
-  if s:sub(1, 1) ~= "-" and s:match("[1-9]") then s = "+" .. s end
-  return "\\num{" .. s .. "}"
-end
-
 local function seeds_text(n)
   return string.format("%d seed pair%s", n or 0, n == 1 and "" or "s")
 end
@@ -46,7 +38,7 @@ function M.degenerate_note(c)
     parts[#parts + 1] = string.format("all %d seed pairs give the same difference (%s): " ..
       "with no spread the $t$-test, its interval, $d_z$ and the minimum detectable effect " ..
       "are undefined, and $p$ is the exact sign-flip test's", n,
-      signed(c.mean, F.diff_decimals(c.metric, c.mean, nil)))
+      F.signed(c.mean, F.diff_decimals(c.metric, c.mean, nil)))
   end
   if flags.nct_range then
     parts[#parts + 1] = string.format("the interval of $d_z$ is undefined: $t$ = %s puts " ..

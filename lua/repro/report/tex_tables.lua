@@ -358,7 +358,8 @@ function M.interactions_table(s)
     end
     local rnote = not e.exploratory and robust_note(e)
     local row = { s:interaction_label(e) .. reason, F.metric_short(e.metric) .. expl,
-      F.num(e.mean, dec) .. (rnote and notes.mark(rnote) or ""), F.interval(ci, dec), F.p(e.p_t), F.p(e.p_holm) }
+      F.num(e.mean, dec) .. (rnote and notes.mark(rnote) or ""), F.interval(ci, dec),
+      F.p(e.p_t), F.p(e.p_holm) }
     if reg then row[#row + 1] = F.p(e.p_holm_rule1) end
     row[#row] = row[#row] .. mark
     t.rows[#t.rows + 1] = row

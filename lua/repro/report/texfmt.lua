@@ -164,11 +164,17 @@ function M.d(x)
   return M.num(x, 2)
 end
 
+-- x with `dec` decimals and its sign ("\num{+0.1201}"); a zero has none.
+function M.signed(x, dec)
+  if not finite(x) then return DASH end
+  local s = M.fixed(x, dec)
+  if s:sub(1, 1) ~= "-" and s:match("[1-9]") then s = "+" .. s end
+  return "\\num{" .. s .. "}"
+end
+
 function M.percent(r)
   if not finite(r) then return DASH end
-  local s = M.fixed(100 * r, 2)
-  if s:sub(1, 1) ~= "-" and s:match("[1-9]") then s = "+" .. s end
-  return "\\num{" .. s .. "}\\,\\%"
+  return M.signed(100 * r, 2) .. "\\,\\%"
 end
 
 function M.mean_sd(metric, st)
