@@ -322,19 +322,19 @@ local USAGE = "usage: bin/repro report [--experiments DIR] [--paper DIR] [--plot
 
 local function parse_args(args)
   local function value(key) return { key = key, kind = "value" } end
-  local function flag(key, set) return { key = key, kind = "flag", set = set } end
+  local function flag(key) return { key = key, kind = "flag" } end
   local o = base.parse_options(args, "repro report", USAGE, {
     ["--experiments"] = value("experiments"), ["--paper"] = value("paper"),
     ["--plots-data"] = value("plots_data"), ["--manifest"] = value("manifest"),
     ["--studies"] = value("studies"), ["--tex"] = value("tex"),
-    ["--no-figures"] = flag("figures", false), ["--trust-summaries"] = flag("trust_summaries"),
+    ["--no-figures"] = flag("no_figures"), ["--trust-summaries"] = flag("trust_summaries"),
     ["--lenient-assertions"] = flag("lenient"), ["--all-numbers"] = flag("all_numbers"),
     ["--recompute-summaries"] = flag("recompute"),
   })
   if o.targets[1] then user_error("repro report: unknown argument %s (%s)", o.targets[1], USAGE) end
   o.manifest_given = o.manifest ~= nil
   o.manifest = o.manifest or host.root .. "/paper/paper.lua"
-  o.figures = o.figures ~= false
+  o.figures = not o.no_figures
   o.gp_dir = host.root .. "/plots"
   o.experiments, o.paper = o.experiments or "experiments", o.paper or "paper"
   o.plots_data = o.plots_data or "plots/data"
