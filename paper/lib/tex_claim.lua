@@ -313,9 +313,7 @@ local function worst_terms(d)
     if not worst or math.abs(t.z) > math.abs(worst.z) then worst = t end
     if math.abs(t.z) > 2 then over[#over + 1] = term_text(t) end
   end
-  local list = #over > 1 and (table.concat(over, ", ", 1, #over - 1) .. " and " .. over[#over])
-    or over[1]
-  return term_text(worst), list or "none"
+  return term_text(worst), #over > 0 and F.list(over) or "none"
 end
 
 -- A distance-2 search's macros (S its prefix): S.."SearchAdmissible" and "SearchExcluded"

@@ -329,15 +329,13 @@ function M.numbers(def, s, S)
         end
       end
       local V = S .. F.macro(v.name)
-      def(V .. "BigramAtLeast", #at == 0 and "none" or #at == 1 and at[1] or
-        table.concat(at, ", ", 1, #at - 1) .. " and " .. at[#at])
+      def(V .. "BigramAtLeast", #at == 0 and "none" or F.list(at))
       def(V .. "BigramAtLeastN", string.format("%d", #at))
     end
   end
   local list = {}
   for _, t in ipairs(names) do if beaten[t] then list[#list + 1] = F.escape(t) end end
-  def(S .. "BaselineAboveTasks", #list == 0 and "none" or #list == 1 and list[1] or
-    table.concat(list, ", ", 1, #list - 1) .. " and " .. list[#list])
+  def(S .. "BaselineAboveTasks", #list == 0 and "none" or F.list(list))
   for _, e in ipairs(st.macro or {}) do
     if e.shots == 0 then
       local C = S .. F.macro(e.treatment) .. "Vs" .. F.macro(e.baseline)

@@ -189,6 +189,13 @@ function M.interval(ci, dec)
   return "[" .. M.num(ci[1], dec) .. ", " .. M.num(ci[2], dec) .. "]"
 end
 
+-- Items as a list in prose: "a, b and c" (`last` before the last item, default " and ";
+-- `sep` between the others, default ", "); the one item alone, "" for none.
+function M.list(t, last, sep)
+  if #t <= 1 then return t[1] or "" end
+  return table.concat(t, sep or ", ", 1, #t - 1) .. (last or " and ") .. t[#t]
+end
+
 -- "1--5" for consecutive integers, else "1, 3, 7".
 function M.seed_list(seeds)
   local consecutive = #seeds > 2
