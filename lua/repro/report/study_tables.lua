@@ -183,8 +183,9 @@ local function verdicts_table(sum, an)
         ": " .. v.verdict .. " ", text = "because " .. words.reason(v, c, an) }
     end
   end
-  if #t.rows == 0 then t.note = "This study pre-registered no comparison." end
-  if #t.rows > 0 then
+  if #t.rows == 0 then
+    t.note = "This study pre-registered no comparison."
+  else
     t.reasons[#t.reasons + 1] = "share better: the share of seeds where the treatment is " ..
       "better, with its exact Clopper-Pearson interval."
   end
@@ -309,8 +310,8 @@ local function task_tables(sum)
   local st = sum.tasks
   if type(st) ~= "table" then return {} end
   local out = {}
-  local setup_label = {}
-  for _, su in ipairs(tasks.CONTROL_SETUPS) do setup_label[su.name] = su.label end
+  local setup_label, rank = {}, {}
+  for i, su in ipairs(tasks.CONTROL_SETUPS) do setup_label[su.name], rank[su.name] = su.label, i end
   local setups, seen = {}, {}
   for _, ch in pairs(st.chance or {}) do
     for name in pairs(type(ch) == "table" and type(ch.untrained) == "table" and ch.untrained
@@ -318,12 +319,10 @@ local function task_tables(sum)
       if not seen[name] then seen[name], setups[#setups + 1] = true, name end
     end
   end
+  -- the suite's set-ups in its order, any other after them by name
   table.sort(setups, function(a, b)
-    local function rank(x)
-      for i, su in ipairs(tasks.CONTROL_SETUPS) do if su.name == x then return i end end
-      return math.huge
-    end
-    if rank(a) ~= rank(b) then return rank(a) < rank(b) end
+    local ra, rb = rank[a] or math.huge, rank[b] or math.huge
+    if ra ~= rb then return ra < rb end
     return a < b
   end)
   for _, k in ipairs(st.shots or {}) do
