@@ -13,6 +13,7 @@ local json = require "repro.core.json"
 local base = require "repro.core.base"
 local F = require "repro.report.texfmt"
 local tex_tasks = require "repro.report.tex_tasks"
+local tbl = require "repro.report.table"
 local DASH = F.DASH
 
 local M = {}
@@ -349,22 +350,20 @@ function M.tex_table(s)
   end
   local head = { "Norm", "Accuracy", "At equal loss" }
   for _, st in ipairs(h.norms[names[1]].stability or {}) do
-    head[#head + 1] = (st.log and "log " or "") .. F.escape((F.METRIC[st.metric] or {}).short or st.metric)
+    head[#head + 1] = (st.log and "log " or "") ..
+      F.escape((F.METRIC[st.metric] or {}).short or st.metric)
   end
   head[#head + 1] = "Supports H1a"
-  local body = { "\\ReportFit{\\begin{tabular}{@{}l" .. string.rep("r", #head - 2) .. "l@{}}",
-    "\\toprule", table.concat(head, " & ") .. " \\\\", "\\midrule" }
+  local t = { align = "l" .. string.rep("r", #head - 2) .. "l", head = head, rows = {} }
   for _, name in ipairs(names) do
     local e = h.norms[name]
     local cells = { label(name) .. " $-$ " .. label(h.baseline), cell(e.accuracy),
       cell(e.accuracy_given_loss) }
     for _, st in ipairs(e.stability or {}) do cells[#cells + 1] = cell(st) end
     cells[#cells + 1] = e.supports and "yes" or "no"
-    body[#body + 1] = table.concat(cells, " & ") .. " \\\\"
+    t.rows[#t.rows + 1] = cells
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  body[#body + 1] = string.format("\\par\\smallskip\\footnotesize Least squares across " ..
+  local note = string.format("\\par\\smallskip\\footnotesize Least squares across " ..
     "the study's %d runs (%s), each set-up with its own intercept and the " ..
     "norm as an indicator against no norm: its zero-shot macro accuracy difference; the " ..
     "same at equal validation loss (each set-up its own loss slope); and each stability " ..
@@ -373,7 +372,7 @@ function M.tex_table(s)
     "does; the runs support H1a only when all three hold.",
     h.n_runs or 0, (h.n_diverged or 0) == 0 and "no run diverged" or
       string.format("%d diverged, left out", h.n_diverged), #(h.norms[names[1]].stability or {}))
-  return tex_tasks.wrap(s, table.concat(body, "\n") .. "\n")
+  return F.of_study(s, tbl.tabular(t, { fit = true }) .. note .. "\n")
 end
 
 -- H1a's three parts per norm (summary.h1a) for the study's own report: each fit's

@@ -18,9 +18,8 @@ local ROW_NAMES = { none = "no-norm", layernorm = "LayerNorm", rmsnorm = "RMSNor
 local LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 
 local function unavailable(s)
-  return string.format(HEADER, s.dir .. "/summary.json") .. "\\begin{center}\\emph{Not " ..
-    "available: the " .. F.escape(s.name) .. " study's summary has no comparison with the " ..
-    "claim's Table~1.}\\end{center}\n"
+  return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study's summary has no " ..
+    "comparison with the claim's Table~1"))
 end
 
 local function table1(s)
@@ -83,9 +82,8 @@ end
 function M.search_table(s, _, entry)
   local c = s.summary.claim
   if not (c and c.stage == "search" and c.distance_version == 2) then
-    return string.format(HEADER, s.dir .. "/summary.json") .. "\\begin{center}\\emph{Not " ..
-      "available: the " .. F.escape(s.name) .. " study's summary has no distance-2 search " ..
-      "of the claim's set-up.}\\end{center}\n"
+    return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study's summary has " ..
+      "no distance-2 search of the claim's set-up"))
   end
   local top = entry and entry.top or 5
   local body = { "\\ReportFit{\\begin{tabular}{@{}rlrrrrrrrr@{}}", "\\toprule",
@@ -114,7 +112,7 @@ function M.search_table(s, _, entry)
     "unigram perplexity %s). Threshold of a match: $D \\le %s$.", math.min(top, n_rank),
     n_rank, n_ex, n_rank + n_ex, F.num(c.ngram and c.ngram.unigram_ppl, 2),
     F.num(c.threshold, 0))
-  return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
+  return F.of_study(s, table.concat(body, "\n") .. "\n")
 end
 
 -- Study o at the claim's protocol (every run of its records `iters` iterations, the claim
@@ -229,9 +227,7 @@ end
 local function ppl_percent(d, scale)
   if not F.finite(d) then return DASH end
   local dec = math.min(6, math.max(2, F.sig_decimals(100 * (scale or 0), 2)))
-  local s = F.fixed(100 * (math.exp(d) - 1), dec)
-  if s:sub(1, 1) ~= "-" and s:match("[1-9]") then s = "+" .. s end
-  return "\\num{" .. s .. "}\\,\\%"
+  return F.signed(100 * (math.exp(d) - 1), dec) .. "\\,\\%"
 end
 
 function M.claim_effects_table(s)
@@ -279,7 +275,7 @@ function M.claim_effects_table(s)
   body[#body + 1] = "\\end{tabular}}"
   body[#body + 1] = "\\par\\smallskip\\footnotesize The set-ups, as they differ from the " ..
     "default model: " .. table.concat(notes, "; ") .. "."
-  return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
+  return F.of_study(s, table.concat(body, "\n") .. "\n")
 end
 
 -- numbers.tex's macros of a study with a `claim` of stage table1 (S its macro prefix):
@@ -317,9 +313,7 @@ local function worst_terms(d)
     if not worst or math.abs(t.z) > math.abs(worst.z) then worst = t end
     if math.abs(t.z) > 2 then over[#over + 1] = term_text(t) end
   end
-  local list = #over > 1 and (table.concat(over, ", ", 1, #over - 1) .. " and " .. over[#over])
-    or over[1]
-  return term_text(worst), list or "none"
+  return term_text(worst), #over > 0 and F.list(over) or "none"
 end
 
 -- A distance-2 search's macros (S its prefix): S.."SearchAdmissible" and "SearchExcluded"

@@ -15,7 +15,6 @@ local M = {}
 local DASH = F.DASH
 local finite = F.finite
 
-local HEADER = F.GENERATED
 
 -- The components, in the order of the study's interactions: { letter, what, e } with e
 -- the interaction entry on the primary metric.
@@ -202,8 +201,7 @@ local function matter_sentence(comps, matter)
   local text = "The component" .. (one and "" or "s") .. " whose interaction" ..
     (one and " has" or "s have") .. " a verdict of better or worse (" ..
     table.concat(meaning, "; ") .. ") " .. (one and "is " or "are ") ..
-    (one and matter[1] or table.concat(matter, ", ", 1, #matter - 1) .. " and " ..
-      matter[#matter])
+    F.list(matter)
   if rest_text ~= "" then text = text .. "; of the other interactions " .. rest_text end
   return text .. "."
 end
@@ -258,8 +256,7 @@ local function learned_sentence(s, S)
   end
   local text = ""
   if #stuck > 0 then
-    local list = #stuck == 1 and stuck[1] or
-      (table.concat(stuck, "; ", 1, #stuck - 1) .. "; and " .. stuck[#stuck])
+    local list = F.list(stuck, "; and ", "; ")
     local common = {}
     for _, letter in ipairs({ "T", "P", "L", "R", "U" }) do
       if shared_has[letter] then common[#common + 1] = WHAT[letter] end
@@ -272,8 +269,7 @@ local function learned_sentence(s, S)
       "so each interaction averages over them too.", NUMBER[#stuck] or tostring(#stuck),
       tostring(ncell), list, F.num(ng.unigram_ppl, 2))
     if #stuck > 1 and #common > 0 then
-      text = text .. " Each of them has " .. (#common == 1 and common[1] or
-        (table.concat(common, ", ", 1, #common - 1) .. " and " .. common[#common])) .. "."
+      text = text .. " Each of them has " .. F.list(common) .. "."
     end
     text = text .. " "
   end
@@ -284,8 +280,7 @@ local function learned_sentence(s, S)
     local p = s:stat(x[1], "val_ppl").mean
     if finite(p) and p >= ng.bigram_ppl and p < ng.unigram_ppl then named[#named + 1] = x[2] end
   end
-  local among = #named > 0 and ("; among them " .. (#named == 1 and named[1] or
-    (table.concat(named, ", ", 1, #named - 1) .. " and " .. named[#named]))) or ""
+  local among = #named > 0 and ("; among them " .. F.list(named)) or ""
   return text .. string.format("Of the other %d variants, %d end at or above the " ..
     "bigram perplexity (%s" .. among:gsub("%%", "%%%%") .. "): they learned less than " ..
     "character pairs in %s steps.",
@@ -495,8 +490,7 @@ local function edge_numbers(def, s, S)
       F.num(fall, 3), moved == 1 and "that variant" or "those variants"))
   local seeds = {}
   for _, x in ipairs(s.seeds or {}) do seeds[#seeds + 1] = string.format("%d", x) end
-  local seed_text = #seeds == 1 and ("seed " .. seeds[1]) or ("seeds " ..
-    table.concat(seeds, ", ", 1, #seeds - 1) .. " and " .. seeds[#seeds])
+  local seed_text = (#seeds == 1 and "seed " or "seeds ") .. F.list(seeds)
   local n, l = at["TPLR-none"], at["TPLR-layernorm"]
   local text = ""
   if n and l and finite(n.best_loss) and finite(l.best_loss) and finite(n.old) and
@@ -543,7 +537,7 @@ local function wrap(s, spec, head, rows)
   for _, r in ipairs(rows) do body[#body + 1] = r end
   body[#body + 1] = "\\bottomrule"
   body[#body + 1] = "\\end{tabular}}"
-  return string.format(HEADER, s.dir .. "/summary.json") .. table.concat(body, "\n") .. "\n"
+  return F.of_study(s, table.concat(body, "\n") .. "\n")
 end
 
 -- One row per component: LayerNorm's mean effect with and without it, the interaction

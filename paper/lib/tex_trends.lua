@@ -110,7 +110,6 @@ local BY_STUDY = { horizon = horizon, scale = scale, ladder = ladder }
 -- The table of a size study's effect by size (kind size_effect): per model size, its
 -- parameter count, each variant's peak learning rate, the primary comparison's
 -- difference with its decision interval, the Holm p and the verdict.
-local HEADER = F.GENERATED
 function M.size_effect_table(s)
   local data = require "repro.report.data"
   local t = { align = "lrlrrrrl", head = { "Blocks $\\times$ width", "Params", "Comparison",
@@ -128,7 +127,7 @@ function M.size_effect_table(s)
       F.num(c.mean, dec), F.interval(ci, dec), F.p(c.p_holm),
       F.escape((s:verdict(c) or {}).verdict or DASH) }
   end
-  return string.format(HEADER, s.dir .. "/summary.json") .. tbl.tabular(t, { fit = true })
+  return F.of_study(s, tbl.tabular(t, { fit = true }))
 end
 
 M.tables = { size_effect = { build = M.size_effect_table, records = true } }

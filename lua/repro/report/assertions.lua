@@ -362,9 +362,7 @@ function M.checked_parts(src, titles)
   return parts
 end
 
-local function has_word(plain, w)
-  return plain:find("%f[%w]" .. w:gsub("%p", "%%%0"):gsub(" ", "%%s+") .. "%f[%W]") ~= nil
-end
+local has_word = require("repro.report.ledger").has_word
 
 -- What makes a text (outside assertions) a finding: the first verdict word or result macro.
 function M.finding_mark(text)

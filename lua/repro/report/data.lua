@@ -28,9 +28,8 @@ local user_error = base.user_error
 
 -- From the modules they live in, under the names the report knows: a study's factor and
 -- its variants' names (names.lua), the summary's check (summary_check.lua).
-M.DEFAULT_COLORS, M.DEFAULT_POINTS = names.DEFAULT_COLORS, names.DEFAULT_POINTS
 M.factor_of, M.name_variants = names.factor_of, names.name_variants
-M.first_difference, M.check_summary = summary_check.first_difference, summary_check.check_summary
+M.check_summary = summary_check.check_summary
 
 -- The nested summaries a study's summary may hold, each a full summary (per_variant,
 -- comparisons, verdicts, analysis; lua/repro/analysis/init.lua) of its own variants: `macro`
@@ -58,14 +57,10 @@ function Study:record(variant, seed)
   local key = variant .. "\0" .. int(seed)
   local r = self.records[key]
   if r then return r end
-  if self.no_records then
-    r = {}
-    self.records[key] = r
-    return r
-  end
-  local dir = self:run_dir(variant, seed)
   r = {}
   self.records[key] = r
+  if self.no_records then return r end
+  local dir = self:run_dir(variant, seed)
   -- only a record the record reader accepts (lua/repro/record/reader.lua: verified, no
   -- symbolic link from the study directory down)
   local rec, state, why = reader.read(dir, self.dir)
@@ -124,6 +119,16 @@ function Study:adopted()
   return type(p) == "table" and type(p.adopted) == "table" and p.adopted or {}
 end
 
+-- The study's runs and its diverged runs, as its summary counts them (per_variant).
+function Study:run_counts()
+  local runs, diverged = 0, 0
+  for _, v in ipairs(self.variants) do
+    local pv = self.summary.per_variant[v.name] or {}
+    runs, diverged = runs + (pv.n_runs or 0), diverged + (pv.n_diverged or 0)
+  end
+  return runs, diverged
+end
+
 -- Whether every run of the study has its record (metrics.json and log.csv).
 function Study:has_records()
   if self.records_ok == nil then
@@ -167,16 +172,6 @@ function Study:value(variant, seed, metric)
   return finite(x) and x or nil
 end
 
--- The finite values of `metric` over the study's seeds, in seed order.
-function Study:values(variant, metric)
-  local out = {}
-  for _, seed in ipairs(self.seeds) do
-    local x = self:value(variant, seed, metric)
-    if x ~= nil then out[#out + 1] = x end
-  end
-  return out
-end
-
 -- The per-variant statistics of `metric` (n, mean, sd, min, max, median; undefined ones
 -- absent), as the summary has them (per_variant): the report never recomputes one.  A
 -- metric the summary does not describe (no record carries it) has only its n = 0.
@@ -199,6 +194,21 @@ function Study:config_value(variant, key)
   if v and v.overrides[key] ~= nil then return v.overrides[key] end
   if self.base[key] ~= nil then return self.base[key] end
   return engine.defaults()[key]
+end
+
+-- The value of config key k variant v trains with: its override, the study's base, else
+-- the engine's (engine.effective: a key derived from another, as the embeddings' std
+-- from the init scheme, as the engine derives it).
+function Study:effective(v, k)
+  if v.overrides[k] ~= nil then return v.overrides[k] end
+  if self.base[k] ~= nil then return self.base[k] end
+  if not v.effective_cfg then
+    local c = {}
+    for key, x in pairs(self.base) do c[key] = x end
+    for key, x in pairs(v.overrides) do c[key] = x end
+    v.effective_cfg = engine.effective(c)
+  end
+  return v.effective_cfg[k]
 end
 
 -- The comparison entries of the summary on `metric` (primary when nil), in order.
@@ -439,7 +449,7 @@ local function new_study(sum, o)
     local index, k = {}, 0
     for _, v in ipairs(s.variants) do
       if not index[v.level] then k = k + 1; index[v.level] = k end
-      v.color, v.point = M.DEFAULT_COLORS[index[v.level]], M.DEFAULT_POINTS[index[v.level]]
+      v.color, v.point = names.DEFAULT_COLORS[index[v.level]], names.DEFAULT_POINTS[index[v.level]]
     end
   end
   if f.baseline == nil then
@@ -450,26 +460,28 @@ local function new_study(sum, o)
   -- a variant whose tag would be its config overrides ("lr=0.003,min_lr=0.0003") is
   -- labelled in the tables by the phrases of those keys instead, never by config syntax
   for _, v in ipairs(s.variants) do
-    if v.tag == v.setting and v.setting ~= "" and not o.config_labels then
+    if o.config_labels or (v.tag == v.setting and v.setting ~= "") then
       v.tex_tag = v.table_setting
       v.tex_label = texfmt.escape(v.level_label) ..
         (v.table_setting ~= "" and (", " .. v.table_setting) or "")
     end
   end
   for _, st in ipairs(s.setting_list) do
-    if st.label == st.key and st.key ~= "" then st.tex_label = st.variants[1].tex_tag end
-  end
-  if o.config_labels then
-    for _, v in ipairs(s.variants) do
-      v.tex_tag = v.table_setting
-      v.tex_label = texfmt.escape(v.level_label) ..
-        (v.table_setting ~= "" and (", " .. v.table_setting) or "")
+    if o.config_labels or (st.label == st.key and st.key ~= "") then
+      st.tex_label = st.variants[1].tex_tag
     end
-    for _, st in ipairs(s.setting_list) do st.tex_label = st.variants[1].tex_tag end
   end
   return s
 end
 M.new_study = new_study
+
+-- Summary `sum` nested in this study's (a section, a sweep's groups) as a Study with no
+-- records: named as this study, its variants labelled by their config over its base.
+function Study:nested(sum)
+  return new_study(sum, { name = self.name, dir = self.dir, names = self.names,
+    base = self.base, seeds = self.seeds, no_records = true, config_labels = true,
+    factor = self.factor_spec })
+end
 
 -- The nested summary self.summary[key] (M.SECTIONS) as a Study with the same methods over
 -- it: named as this study, its variants (e.g. a sweep's groups, with the overrides their
@@ -480,9 +492,7 @@ function Study:section(key)
   if sec == nil then
     local sum = self.summary[key]
     if type(sum) == "table" and type(sum.per_variant) == "table" then
-      sec = new_study(sum, { name = self.name, dir = self.dir, names = self.names,
-        base = self.base, seeds = self.seeds, no_records = true, config_labels = true,
-        factor = self.factor_spec })
+      sec = self:nested(sum)
       sec.section_key, sec.parent = key, self
     else
       sec = false
@@ -531,10 +541,7 @@ function Study:sweep_groups()
       if sw.over then shared[sw.over] = nil end
       variants[#variants + 1] = { name = name, overrides = shared }
     end
-    self.sweep_group_study = new_study({ per_variant = {}, variants = variants },
-      { name = self.name, dir = self.dir, names = self.names, base = self.base,
-        seeds = self.seeds, no_records = true, config_labels = true,
-        factor = self.factor_spec })
+    self.sweep_group_study = self:nested({ per_variant = {}, variants = variants })
     self.sweep_group_study.known = known
   end
   return self.sweep_group_study

@@ -105,11 +105,8 @@ function M.assignments(spec, fmt, out_path, gp_dir)
   local vars = { data = spec.data, fmt = fmt, out = out_path, gpdir = gp_dir,
     width = spec.width, height = spec.height }
   for k, v in pairs(spec.vars or {}) do vars[k] = v end
-  local keys = {}
-  for k in pairs(vars) do keys[#keys + 1] = k end
-  table.sort(keys)
   local parts = {}
-  for _, k in ipairs(keys) do
+  for _, k in ipairs(base.sorted_keys(vars)) do
     local v = vars[k]
     parts[#parts + 1] = k .. "=" .. (type(v) == "number" and M.g(v) or M.gp_string(v))
   end

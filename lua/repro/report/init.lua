@@ -79,6 +79,13 @@ function Out:prune(dir, pattern)
   end
 end
 
+-- A path as the generated files name it: relative to the repository when inside it, so
+-- that their bytes do not depend on where it is checked out.
+local function shown(path)
+  local root = host.root .. "/"
+  return path:sub(1, #root) == root and path:sub(#root + 1) or path
+end
+
 -- The paper's manifest -------------------------------------------------------------
 
 -- Checks one entry of the manifest's `tables` or `figures` against the kinds; returns it.
@@ -94,10 +101,8 @@ local function check_entry(path, where, e, kinds, names, is_figure)
   names[e.name] = true
   local kind = kinds[e.kind]
   if not kind then
-    local list = {}
-    for k in pairs(kinds) do list[#list + 1] = k end
-    table.sort(list)
-    bad("kind: expected one of %s, got %s", table.concat(list, ", "), tostring(e.kind))
+    bad("kind: expected one of %s, got %s", table.concat(base.sorted_keys(kinds), ", "),
+      tostring(e.kind))
   end
   local allowed = { name = "string", kind = "string", study = "string?", caption = "string?",
     width = "string?", wide = "boolean?" }
@@ -232,18 +237,13 @@ function M.load_manifest(path)
   for _, k in ipairs({ "studies", "tables", "figures" }) do
     if type(m[k]) ~= "table" then user_error("report: %s: %s: expected a list", path, k) end
   end
-  -- Named relative to the repository in what is generated, so the bytes do not depend on
-  -- where it is checked out.
-  local root = host.root .. "/"
-  local name = path:sub(1, #root) == root and path:sub(#root + 1) or path
-  if m.text_width ~= nil and not (type(m.text_width) == "number" and m.text_width > 0) then
-    user_error("report: %s: text_width: expected the text width in inches (a number > 0)", path)
+  for _, k in ipairs({ "text_width", "text_height" }) do
+    if m[k] ~= nil and not (type(m[k]) == "number" and m[k] > 0) then
+      user_error("report: %s: %s: expected the text %s in inches (a number > 0)", path, k,
+        k:match("_(%a+)$"))
+    end
   end
-  if m.text_height ~= nil and not (type(m.text_height) == "number" and m.text_height > 0) then
-    user_error("report: %s: text_height: expected the text height in inches (a number > 0)",
-      path)
-  end
-  local out = { path = name, studies = {}, listed = {}, tables = {}, figures = {},
+  local out = { path = shown(path), studies = {}, listed = {}, tables = {}, figures = {},
     text_width = m.text_width, text_height = m.text_height, appendix = {} }
   for i, n in ipairs(m.studies) do
     if type(n) ~= "string" or out.listed[n] then
@@ -316,49 +316,30 @@ function M.load_manifest(path)
   return out
 end
 
+local USAGE = "usage: bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] " ..
+  "[--manifest FILE] [--no-figures] [--trust-summaries] [--studies DIR] [--tex FILE] " ..
+  "[--lenient-assertions] [--all-numbers] [--recompute-summaries]"
+
 local function parse_args(args)
-  local o = { experiments = "experiments", paper = "paper", plots_data = "plots/data",
-    manifest = host.root .. "/paper/paper.lua", figures = true, gp_dir = host.root .. "/plots" }
-  local i = 1
-  local function value(name)
-    i = i + 1
-    return args[i] or user_error("repro report: %s needs a %s", name,
-      name == "--manifest" and "file" or "directory")
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--experiments" then
-      o.experiments = value(a)
-    elseif a == "--paper" then
-      o.paper = value(a)
-    elseif a == "--plots-data" then
-      o.plots_data = value(a)
-    elseif a == "--manifest" then
-      o.manifest, o.manifest_given = value(a), true
-    elseif a == "--no-figures" then
-      o.figures = false
-    elseif a == "--trust-summaries" then
-      o.trust_summaries = true
-    elseif a == "--studies" then
-      o.studies = value(a):gsub("/+$", "")
-    elseif a == "--tex" then
-      o.tex = value(a)
-    elseif a == "--lenient-assertions" then
-      o.lenient = true
-    elseif a == "--all-numbers" then
-      o.all_numbers = true
-    elseif a == "--recompute-summaries" then
-      o.recompute = true
-    else
-      user_error("repro report: unknown argument %s (usage: bin/repro report [--experiments DIR] "
-        .. "[--paper DIR] [--plots-data DIR] [--manifest FILE] [--no-figures] [--trust-summaries] "
-        .. "[--studies DIR] [--tex FILE] [--lenient-assertions] [--all-numbers] "
-        .. "[--recompute-summaries])", a)
-    end
-    i = i + 1
-  end
-  for _, k in ipairs({ "experiments", "paper", "plots_data" }) do
-    o[k] = o[k]:gsub("/+$", "")
+  local function value(key) return { key = key, kind = "value" } end
+  local function flag(key) return { key = key, kind = "flag" } end
+  local o = base.parse_options(args, "repro report", USAGE, {
+    ["--experiments"] = value("experiments"), ["--paper"] = value("paper"),
+    ["--plots-data"] = value("plots_data"), ["--manifest"] = value("manifest"),
+    ["--studies"] = value("studies"), ["--tex"] = value("tex"),
+    ["--no-figures"] = flag("no_figures"), ["--trust-summaries"] = flag("trust_summaries"),
+    ["--lenient-assertions"] = flag("lenient"), ["--all-numbers"] = flag("all_numbers"),
+    ["--recompute-summaries"] = flag("recompute"),
+  })
+  if o.targets[1] then user_error("repro report: unknown argument %s (%s)", o.targets[1], USAGE) end
+  o.manifest_given = o.manifest ~= nil
+  o.manifest = o.manifest or host.root .. "/paper/paper.lua"
+  o.figures = not o.no_figures
+  o.gp_dir = host.root .. "/plots"
+  o.experiments, o.paper = o.experiments or "experiments", o.paper or "paper"
+  o.plots_data = o.plots_data or "plots/data"
+  for _, k in ipairs({ "experiments", "paper", "plots_data", "studies" }) do
+    if o[k] then o[k] = o[k]:gsub("/+$", "") end
   end
   return o
 end
@@ -411,8 +392,6 @@ function M.ledger(ctx, tex_path, lenient)
   if not src then
     problems[#problems + 1] = "cannot read " .. tex_path
   else
-    local root = host.root .. "/"
-    local shown = tex_path:sub(1, #root) == root and tex_path:sub(#root + 1) or tex_path
     local known = {}
     for _, n in ipairs(ctx.names) do known[n] = true end
     local hard
@@ -420,7 +399,7 @@ function M.ledger(ctx, tex_path, lenient)
     -- that needs studies they lack is listed as not checked; on experiments/ it fails
     local ex = (ctx.experiments or "experiments"):gsub("/+$", "")
     local own = ex == "experiments" or ex == "./experiments" or ex == host.root .. "/experiments"
-    arows, hard, listed = assertions.check(src, shown, ctx.by_name, ctx.studies, known,
+    arows, hard, listed = assertions.check(src, shown(tex_path), ctx.by_name, ctx.studies, known,
       { lenient = lenient, partial_ok = not own })
     for _, p in ipairs(hard) do problems[#problems + 1] = p end
   end
@@ -613,6 +592,7 @@ end
 
 function M.main(args)
   local o = parse_args(args)
+  if o.help then return 0 end
   local r = M.generate(o)
   local names = {}
   for _, s in ipairs(r.studies) do names[#names + 1] = s.name end

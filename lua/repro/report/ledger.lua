@@ -58,9 +58,16 @@ local function plain(text)
   return " " .. s:lower():gsub("%s+", " ") .. " "
 end
 
-local function has_word(p, w)
-  return p:find("%f[%w]" .. w:gsub("%p", "%%%0"):gsub(" ", "%%s+") .. "%f[%W]") ~= nil
+-- Word or phrase w as a pattern: whole words, any space between them.
+local function word_pattern(w)
+  return "%f[%w]" .. w:gsub("%p", "%%%0"):gsub(" ", "%%s+") .. "%f[%W]"
 end
+
+-- Whether plain text p (lower case) has the word or phrase w.
+function M.has_word(p, w)
+  return p:find(word_pattern(w)) ~= nil
+end
+local has_word = M.has_word
 
 -- The verdict words of a sentence: a list of {word, allowed classes}; a phrase covers
 -- the single words inside it ("not significant" is not also "significant").
@@ -70,7 +77,7 @@ function M.verdict_words(text)
   for _, w in ipairs(M.WORDS) do
     if has_word(p, w[1]) then
       out[#out + 1] = { word = w[1], allow = w[2] }
-      p = p:gsub("%f[%w]" .. w[1]:gsub("%p", "%%%0"):gsub(" ", "%%s+") .. "%f[%W]", " ")
+      p = p:gsub(word_pattern(w[1]), " ")
     end
   end
   return out

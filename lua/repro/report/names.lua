@@ -113,19 +113,10 @@ function M.name_variants(s, names)
   local f = s.factor
   local base, defaults = s.base or s.summary.base or {}, engine.defaults()
   -- a key the variant leaves unset (one derived from another, as the embeddings' std from
-  -- the init scheme) is named by the value the engine trains with (engine.effective)
-  local effective = {}
+  -- the init scheme) is named by the value the engine trains with (Study:effective)
   local function value_of(v, k)
-    if v.overrides[k] ~= nil then return v.overrides[k] end
-    if base[k] ~= nil then return base[k] end
-    if defaults[k] ~= nil then return defaults[k] end
-    if not effective[v] then
-      local c = {}
-      for key, x in pairs(base) do c[key] = x end
-      for key, x in pairs(v.overrides) do c[key] = x end
-      effective[v] = engine.effective(c)
-    end
-    return effective[v][k]
+    if v.overrides[k] == nil and base[k] == nil and defaults[k] ~= nil then return defaults[k] end
+    return s:effective(v, k)
   end
   local order, format, label = differing_keys(s, names, value_of)
   -- `short`: the tables' phrase (the key's label, else its format, else "<key> = <value>").

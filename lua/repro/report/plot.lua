@@ -35,6 +35,14 @@ local plot_label = style.plot_label
 M.gp_string, M.title, M.log_axis = gnuplot.gp_string, gnuplot.title, gnuplot.log_axis
 M.fix_pdf_date, M.render, M.duplicates = gnuplot.fix_pdf_date, gnuplot.render, pforest.duplicates
 
+-- The variables of a figure that draws each variant of study s: how many, their colours
+-- and points, and `extra`'s.
+local function variant_vars(s, extra)
+  local vars = { n = #s.variants, colors = colors_of(s.variants), pts = points_of(s.variants) }
+  for k, v in pairs(extra) do vars[k] = v end
+  return vars
+end
+
 -- Builders: (study or studies, data file writer, figure entry, size) -> spec fields
 -- {script, data, vars, height, values, zero}, or nil and the reason the figure cannot be
 -- drawn.  size.width is the printed width in inches.  `values` are the numbers the
@@ -52,9 +60,8 @@ local function curves_figure(s, file, f, size)
   -- about 8 marks per curve, at least one row apart per variant, so that curve i's marks
   -- (from row mark(i) of plots/curves.gp) fall where no other curve's do
   local n = #s.variants
-  local vars = { n = n, colors = colors_of(s.variants), dashes = dashes_of(s.variants),
-    pts = points_of(s.variants), ylabel = f.ylabel, logy = 0, zoom = 0,
-    mark_every = math.max(n, math.ceil(#pts / math.max(n, 1) / 8)) }
+  local vars = variant_vars(s, { dashes = dashes_of(s.variants), ylabel = f.ylabel, logy = 0,
+    zoom = 0, mark_every = math.max(n, math.ceil(#pts / math.max(n, 1) / 8)) })
   local lo, hi = extent(ys)
   if f.logy and lo and lo > 0 then
     vars.logy = 1
@@ -86,18 +93,16 @@ end
 
 local function valend_figure(s, file, f, size)
   local points, means, values = pdata.valend(s)
-  return { script = "valend", data = file(f.name, points), vars = {
-    means = file(f.name .. "_mean", means), n = #s.variants, colors = colors_of(s.variants),
-    pts = points_of(s.variants) },
-    height = size.width * 0.7, values = values }
+  return { script = "valend", data = file(f.name, points), vars = variant_vars(s,
+    { means = file(f.name .. "_mean", means) }), height = size.width * 0.7, values = values }
 end
 
 local function tasks_figure(s, file, f, size)
   local text, marks, values, ntasks = pdata.tasks(s, f.shots or 0, f.setups)
   if not text then return nil, "the " .. s.name .. " study has no task accuracies" end
-  return { script = "tasks", data = file(f.name, text), vars = {
-    marks = file(f.name .. "_marks", marks), n = #s.variants, ntasks = ntasks,
-    colors = colors_of(s.variants), pts = points_of(s.variants) }, height = size.width * 0.75, values = values }
+  return { script = "tasks", data = file(f.name, text), vars = variant_vars(s,
+    { marks = file(f.name .. "_marks", marks), ntasks = ntasks }), height = size.width * 0.75,
+    values = values }
 end
 
 local function forest_figure(studies, file, f, size)
@@ -171,9 +176,8 @@ end
 local function reliability_figure(s, file, f, size)
   local text, values = pdata.reliability(s)
   if not text then return nil, "the run records have no reliability bins" end
-  return { script = "reliability", data = file(f.name, text), vars = { n = #s.variants,
-    colors = colors_of(s.variants), pts = points_of(s.variants) }, height = size.width * 0.9,
-    values = values }
+  return { script = "reliability", data = file(f.name, text), vars = variant_vars(s, {}),
+    height = size.width * 0.9, values = values }
 end
 
 local CLASSES = { "letter", "digit", "punct", "space" }
@@ -201,19 +205,17 @@ local function classnorm_figure(s, file, f, size)
   if not (lo and lo > 0) then lo, hi = 1e-3, 1 end
   local ymin, ymax, ytics = log_axis(lo, hi, 0.05)
   return { script = "classnorm", data = file(f.name):sub(1, -5),
-    vars = { classes = table.concat(present, " "), n = #s.variants,
-      colors = colors_of(s.variants), pts = points_of(s.variants), dashes = dashes_of(s.variants),
-      mark_every = math.max(#s.variants, 4), ymin = ymin, ymax = ymax, ytics = ytics,
-      xstep = nice_step(0, last, 2), xmax = last },
+    vars = variant_vars(s, { classes = table.concat(present, " "),
+      dashes = dashes_of(s.variants), mark_every = math.max(#s.variants, 4), ymin = ymin,
+      ymax = ymax, ytics = ytics, xstep = nice_step(0, last, 2), xmax = last }),
     height = size.width * 0.42, values = values }
 end
 
 local function array_figure(s, file, f, size)
   local text, values = pdata.array_metric(s, f.key)
   if not text then return nil, "the run records have no " .. f.key end
-  return { script = f.script, data = file(f.name, text), vars = { n = #s.variants,
-    colors = colors_of(s.variants), pts = points_of(s.variants) }, height = size.width * 0.6,
-    values = values }
+  return { script = f.script, data = file(f.name, text), vars = variant_vars(s, {}),
+    height = size.width * 0.6, values = values }
 end
 
 -- The groups of sweep summary sw as the figure draws them: name, level, style and label

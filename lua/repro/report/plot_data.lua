@@ -104,10 +104,7 @@ end
 function M.tasks(s, k, setups)
   local st = s.summary.tasks
   if type(st) ~= "table" then return nil end
-  local names, seen = {}, {}
-  for _, e in ipairs(st.per_task or {}) do
-    if e.shots == k and not seen[e.task] then names[#names + 1], seen[e.task] = e.task, true end
-  end
+  local names = require("repro.report.tex_tasks").tasks_at(st, k)
   if #names == 0 then return nil end
   local list, values, nv = {}, {}, #s.variants
   local step = math.min(0.12, 0.7 / nv)

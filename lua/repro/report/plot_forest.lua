@@ -14,19 +14,7 @@ local level_name = style.level_name
 local plot_label, settings_text = style.plot_label, style.settings_text
 local ci_of = data.interval
 
--- A variant's value of config key k: its override, the study's base, else what the
--- engine trains with (a key derived from another, as the embeddings' std from the init).
-local function value_of(s, v, k)
-  if v.overrides[k] ~= nil then return v.overrides[k] end
-  if s.base[k] ~= nil then return s.base[k] end
-  v.effective_cfg = v.effective_cfg or (function()
-    local c = {}
-    for key, x in pairs(s.base) do c[key] = x end
-    for key, x in pairs(v.overrides) do c[key] = x end
-    return require("engine").effective(c)
-  end)()
-  return v.effective_cfg[k]
-end
+local function value_of(s, v, k) return s:effective(v, k) end
 
 -- Keys in the order a head names them (model, then data, init and training); others after,
 -- by name.

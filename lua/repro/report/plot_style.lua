@@ -130,20 +130,8 @@ function M.plot_label(s, v, among, skip)
       if counts(k) and w.overrides[k] ~= x then differ[k] = true end
     end
   end
-  -- a key the variant leaves unset (derived from another, as the embeddings' std from the
-  -- init scheme) by the value the engine trains with
-  local effective
-  local function value(k)
-    if v.overrides[k] ~= nil then return v.overrides[k] end
-    if s.base[k] ~= nil then return s.base[k] end
-    if not effective then
-      local c = {}
-      for key, x in pairs(s.base) do c[key] = x end
-      for key, x in pairs(v.overrides) do c[key] = x end
-      effective = require("engine").effective(c)
-    end
-    return effective[k]
-  end
+  -- a key the variant leaves unset by the value the engine trains with (Study:effective)
+  local function value(k) return s:effective(v, k) end
   local head = { M.level_name(v) }
   local n = M.named_setting({ value }, differ)
   if n then

@@ -15,10 +15,7 @@ local finite = F.finite
 
 local function int(x) return string.format("%d", x) end
 
-local function num(x)
-  if not finite(x) then return "-" end
-  return words.fmt(x)
-end
+local num = tbl.num
 
 local function interval_text(ci)
   return ci and string.format("[%s, %s]", num(ci[1]), num(ci[2])) or "-"
@@ -143,16 +140,13 @@ end
 
 -- LaTeX --------------------------------------------------------------------------------
 
-local HEADER = F.GENERATED
-
 -- The table kind `sequential`: study s's path per comparison (a row per look reached),
 -- the design and each comparison's stop in words under it.
 function M.tex_table(s)
   local seq = M.of(s.summary)
-  local head = string.format(HEADER, s.dir .. "/summary.json")
   if not seq then
-    return head .. "\\begin{center}\\emph{Not available: the " .. F.escape(s.name) ..
-      " study has a fixed number of seeds, not a sequential design.}\\end{center}\n"
+    return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study has a fixed " ..
+      "number of seeds, not a sequential design"))
   end
   local d = seq.design
   local t = { align = "rrrlrrrl", head = { "Look", "Seeds", "Estimate", "Repeated interval",
@@ -174,8 +168,8 @@ function M.tex_table(s)
     end
     notes[#notes + 1] = label .. ": " .. F.escape(M.stop_text(e, d) .. ".")
   end
-  return head .. tbl.tabular(t, { fit = true }) .. "\\par\\smallskip\\footnotesize\n" ..
-    table.concat(notes, "\\\\\n") .. "\n"
+  return F.of_study(s, tbl.tabular(t, { fit = true }) .. "\\par\\smallskip\\footnotesize\n" ..
+    table.concat(notes, "\\\\\n") .. "\n")
 end
 
 M.tables = { sequential = { build = M.tex_table } }

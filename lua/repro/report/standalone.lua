@@ -111,43 +111,31 @@ end
 
 -- The command ------------------------------------------------------------------------
 
+local USAGE = "usage: bin/repro report STUDY [--experiments DIR] [--studies DIR]"
+
 local function parse_args(args)
-  local o = { experiments = "experiments" }
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    if a == "--experiments" then
-      o.experiments = args[i + 1] or user_error("repro report: --experiments needs a directory")
-      i = i + 1
-    elseif a == "--studies" then
-      o.studies = args[i + 1] or user_error("repro report: --studies needs a directory")
-      i = i + 1
-    elseif a:match("^%-") or o.study then
-      user_error("repro report: unknown argument %s (usage: bin/repro report STUDY " ..
-        "[--experiments DIR] [--studies DIR])", a)
-    else
-      -- a study file's path names the folder its summary is recomputed from
-      local dir, name = a:match("^(.*)/([^/]+)%.lua$")
-      o.study = name or a:match("([^/]+)%.lua$") or a
-      if dir and not o.studies then o.studies = dir end
-    end
-    i = i + 1
+  local o = base.parse_options(args, "repro report", USAGE, {
+    ["--experiments"] = { key = "experiments", kind = "value" },
+    ["--studies"] = { key = "studies", kind = "value" },
+  })
+  if o.targets[2] then user_error("repro report: unknown argument %s (%s)", o.targets[2], USAGE) end
+  -- a study file's path names the folder its summary is recomputed from
+  local a = o.targets[1] or ""
+  local dir, name = a:match("^(.*)/([^/]+)%.lua$")
+  o.study = name or a:match("([^/]+)%.lua$") or a
+  if dir and not o.studies then o.studies = dir end
+  if not o.help and not base.valid_name(o.study) then
+    user_error("repro report: expected a study name, got %s", base.printable(o.study))
   end
-  if not base.valid_name(o.study or "") then
-    user_error("repro report: expected a study name, got %s", base.printable(o.study or ""))
-  end
-  o.experiments = o.experiments:gsub("/+$", "")
+  o.experiments = (o.experiments or "experiments"):gsub("/+$", "")
   return o
 end
 
 -- The figures every study report has: the forest plot of the primary metric, the
 -- training loss and the validation loss (periodic diagnostics) per variant over training.
 local function base_figures(s, primary)
-  local family = {}
-  for _, c in ipairs(s.summary.comparisons or {}) do
-    if c.metric == primary then family[#family + 1] = c end
-  end
-  local ci_head = study_tables.interval_column(family, (s.summary.analysis or {}).alpha)
+  local ci_head = study_tables.interval_column(s:comparisons(primary),
+    (s.summary.analysis or {}).alpha)
   return {
     { name = "forest", kind = "forest", metric = primary, width = "0.9\\linewidth",
       name_font = "LM Mono 10,9" },
@@ -259,6 +247,7 @@ end
 
 function M.main(args)
   local o = parse_args(args)
+  if o.help then return 0 end
   local dir, out = M.generate(o)
   io.stderr:write(base.printable(string.format("report: %s/report.pdf and %s/report.html (%d " ..
     "file%s changed, %d unchanged)", dir, dir, out.changed, out.changed == 1 and "" or "s",

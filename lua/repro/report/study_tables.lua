@@ -11,17 +11,14 @@ local replication = require "repro.analysis.replication"
 local guardrail = require "repro.analysis.guardrail"
 local pseq = require "repro.report.sequential"
 local tasks = require "repro.tasks"
-local F = require "repro.report.texfmt"
+local tex_tasks = require "repro.report.tex_tasks"
+local tbl = require "repro.report.table"
 
 local M = {}
--- A number for a table cell: 4 significant digits, "-" when undefined.
-local function num(x)
-  if not F.finite(x) then return "-" end
-  return words.fmt(x)
-end
+local num = tbl.num
 
 local function pval(p)
-  if not F.finite(p) then return "-" end
+  if not base.finite(p) then return "-" end
   if p < 0.001 then return "< 0.001" end
   return string.format("%.3g", p)
 end
@@ -82,9 +79,7 @@ local function design_table(name, sum, an)
   local seeds = {}
   for _, x in ipairs(sum.seeds or {}) do seeds[#seeds + 1] = value_text(x) end
   local base_parts = config_text(sum.base or {}, set, { data = true })
-  local set_keys = {}
-  for k in pairs(set) do set_keys[#set_keys + 1] = k end
-  table.sort(set_keys)
+  local set_keys = base.sorted_keys(set)
   for i, k in ipairs(set_keys) do set_keys[i] = k .. "=" .. value_text(set[k]) end
   local corpus = set.data or (sum.base or {}).data
   local design = { title = "Design", head = { "field", "value" }, rows = {
@@ -188,8 +183,9 @@ local function verdicts_table(sum, an)
         ": " .. v.verdict .. " ", text = "because " .. words.reason(v, c, an) }
     end
   end
-  if #t.rows == 0 then t.note = "This study pre-registered no comparison." end
-  if #t.rows > 0 then
+  if #t.rows == 0 then
+    t.note = "This study pre-registered no comparison."
+  else
     t.reasons[#t.reasons + 1] = "share better: the share of seeds where the treatment is " ..
       "better, with its exact Clopper-Pearson interval."
   end
@@ -238,12 +234,9 @@ local function robust_table(sum, an)
       reasons[#reasons + 1] = label .. ": " .. words
     end
   end
-  local byname = {}
-  for _, c in ipairs(sum.comparisons or {}) do
-    if c.metric == an.primary then byname[c.treatment .. "\0" .. c.baseline] = c end
-  end
+  local byname = on_primary(sum.comparisons, an, pair_key)
   for _, v in ipairs(sum.verdicts or {}) do
-    add(v.treatment .. " vs " .. v.baseline, byname[v.treatment .. "\0" .. v.baseline])
+    add(v.treatment .. " vs " .. v.baseline, byname[pair_key(v)])
   end
   for _, e in ipairs(sum.interactions or {}) do
     if e.metric == an.primary then add("interaction " .. tostring(e.name), e) end
@@ -317,8 +310,8 @@ local function task_tables(sum)
   local st = sum.tasks
   if type(st) ~= "table" then return {} end
   local out = {}
-  local setup_label = {}
-  for _, su in ipairs(tasks.CONTROL_SETUPS) do setup_label[su.name] = su.label end
+  local setup_label, rank = {}, {}
+  for i, su in ipairs(tasks.CONTROL_SETUPS) do setup_label[su.name], rank[su.name] = su.label, i end
   local setups, seen = {}, {}
   for _, ch in pairs(st.chance or {}) do
     for name in pairs(type(ch) == "table" and type(ch.untrained) == "table" and ch.untrained
@@ -326,12 +319,10 @@ local function task_tables(sum)
       if not seen[name] then seen[name], setups[#setups + 1] = true, name end
     end
   end
+  -- the suite's set-ups in its order, any other after them by name
   table.sort(setups, function(a, b)
-    local function rank(x)
-      for i, su in ipairs(tasks.CONTROL_SETUPS) do if su.name == x then return i end end
-      return math.huge
-    end
-    if rank(a) ~= rank(b) then return rank(a) < rank(b) end
+    local ra, rb = rank[a] or math.huge, rank[b] or math.huge
+    if ra ~= rb then return ra < rb end
     return a < b
   end)
   for _, k in ipairs(st.shots or {}) do
@@ -353,23 +344,11 @@ local function task_tables(sum)
         diffs[key][e.task] = string.format("%s (%s)", num(e.mean), pval(e.p_holm))
       end
     end
-    local tasks_seen = {}
-    for _, e in ipairs(st.per_task or {}) do
-      if e.shots == k and not tasks_seen[e.task] then
-        tasks_seen[#tasks_seen + 1], tasks_seen[e.task] = e.task, true
-      end
-    end
-    -- k-shot numbers only where enough items kept their k demonstrations (summary.tasks
-    -- .demos); the macro only where every task did
-    local unmeasurable = {}
-    for _, d in ipairs(st.demos or {}) do
-      if d.shots == k and not d.measurable then
-        unmeasurable[d.task] = string.format("%.0f %%", 100 * d.kept_share)
-        unmeasurable.macro = true
-      end
-    end
     local NM = "not measurable at this window"
-    local function row(name, metric, ch, diff_of)
+    -- k-shot numbers only where enough items kept their k demonstrations (summary.tasks
+    -- .demos); the macro (task nil) only where every task did
+    local function row(name, task, metric, ch, diff_of)
+      local nm = not tex_tasks.measurable(st, k, task)
       local best = ch and ch.ngram_best
       local r = { name, num(ch and ch.rate), num(ch and ch.bigram_acc),
         best and string.format("%s (%d-gram)", num(best.acc), best.order) or "-" }
@@ -383,14 +362,14 @@ local function task_tables(sum)
         for _, b in ipairs(beyond and beyond.variants or {}) do
           if b == v.name then star = " *" end
         end
-        r[#r + 1] = unmeasurable[name] and NM or
+        r[#r + 1] = nm and NM or
           m.mean and string.format("%s ± %s%s", num(m.mean), num(m.sd), star) or "-"
       end
-      for _, key in ipairs(comps) do r[#r + 1] = unmeasurable[name] and NM or diff_of(key) or "-" end
+      for _, key in ipairs(comps) do r[#r + 1] = nm and NM or diff_of(key) or "-" end
       t.rows[#t.rows + 1] = r
     end
-    for _, task in ipairs(tasks_seen) do
-      row(task, string.format("task_%s_%dshot_acc", task, k), (st.chance or {})[task],
+    for _, task in ipairs(tex_tasks.tasks_at(st, k)) do
+      row(task, task, string.format("task_%s_%dshot_acc", task, k), (st.chance or {})[task],
         function(key) return diffs[key][task] end)
     end
     local macro = {}
@@ -402,7 +381,7 @@ local function task_tables(sum)
           num(ci and ci[2]))
       end
     end
-    row("macro", string.format("task_macro_acc_%dshot", k), nil, function(key)
+    row("macro", nil, string.format("task_macro_acc_%dshot", k), nil, function(key)
       return macro[key] end)
     t.note = "Untrained: the controls' untrained models, one column per set-up (bin/repro " ..
       "tasks controls). Best n-gram: the strongest of the Witten-Bell ladder on the " ..
@@ -416,7 +395,7 @@ local function task_tables(sum)
         local l = {}
         for _, x in ipairs(st.macro_over.skipped) do l[#l + 1] = x.task .. ", " .. x.why end
         return table.concat(l, "; ")
-      end)() .. ")") or "") .. (unmeasurable.macro and (" " .. NM .. ": fewer " ..
+      end)() .. ")") or "") .. (not tex_tasks.measurable(st, k) and (" " .. NM .. ": fewer " ..
       "than 90 % of the task's items kept all their demonstrations inside the window, so " ..
       "its number would be the 0-shot one with a shorter context.") or "")
     out[#out + 1] = t

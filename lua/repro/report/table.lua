@@ -31,11 +31,17 @@ local function said(r)
   return r
 end
 
--- A cell as text: a number to 4 significant digits, "-" when it is not finite.
+-- A number as the text renderers show it: 4 significant digits, "-" when it is not finite
+-- (nil too).
+function M.num(x)
+  return F.finite(x) and words.fmt(x) or "-"
+end
+
+-- A cell as text: a number as M.num gives it.
 local function cell_text(c)
   if type(c) == "boolean" then return tostring(c) end
   if type(c) ~= "number" then return c end
-  return c == c and c ~= math.huge and c ~= -math.huge and words.fmt(c) or "-"
+  return M.num(c)
 end
 
 -- t as terminal text cut to width (nil: no limit); opts.title = false leaves the title out

@@ -15,6 +15,7 @@
 local json = require "repro.core.json"
 local F = require "repro.report.texfmt"
 local words = require "repro.analysis.words"
+local tbl = require "repro.report.table"
 
 local M = {}
 
@@ -64,33 +65,44 @@ local function core_hours(run)
   return m.train_wall_s * m.threads / 3600
 end
 
--- The studies in the paper's order with their runs; seen[identity] = first study.
+-- What a set of runs trained: training tokens and core-hours (nil when a run lacks them)
+-- and the sets of iterations, engine paths and thread counts.
+local function tally(runs)
+  local t = { tokens = 0, hours = 0, iters = {}, isa = {}, threads = {} }
+  for _, r in ipairs(runs) do
+    t.tokens = add(t.tokens, tokens(r))
+    t.hours = add(t.hours, core_hours(r))
+    if r.config then t.iters[r.config.iters] = true end
+    if r.manifest then
+      t.isa[r.manifest.isa or "?"] = true
+      t.threads[r.manifest.threads or 0] = true
+      if r.manifest.threads_last then t.threads[r.manifest.threads_last] = true end
+    end
+  end
+  return t
+end
+
+-- The studies in the paper's order with their runs (first: how many of its runs no
+-- earlier study has), and every distinct run across them (each config once, its first
+-- record).
 local function collect(ctx)
-  local list, seen = {}, {}
+  local list, all, seen = {}, {}, {}
   for _, name in ipairs(ctx.names) do
     local s = ctx.by_name[name]
     if s and s:has_records() then
-      local e = { study = s, runs = runs_of(s), first = 0, tokens = 0, hours = 0,
-        iters = {}, isa = {}, threads = {} }
+      local e = { study = s, runs = runs_of(s), first = 0 }
       for _, r in ipairs(e.runs) do
         local id = identity(r)
         if not seen[id] then
-          seen[id] = s.name
+          seen[id] = true
           e.first = e.first + 1
-        end
-        e.tokens = add(e.tokens, tokens(r))
-        e.hours = add(e.hours, core_hours(r))
-        if r.config then e.iters[r.config.iters] = true end
-        if r.manifest then
-          e.isa[r.manifest.isa or "?"] = true
-          e.threads[r.manifest.threads or 0] = true
-          if r.manifest.threads_last then e.threads[r.manifest.threads_last] = true end
+          all[#all + 1] = r
         end
       end
       list[#list + 1] = e
     end
   end
-  return list, seen
+  return list, all
 end
 
 local function keys_sorted(set, cmp)
@@ -115,58 +127,30 @@ local function list_text(set)
   return #t > 0 and table.concat(t, ", ") or F.DASH
 end
 
--- Every distinct run across the studies (each config once, its first record).
-local function distinct(list)
-  local out, seen = {}, {}
-  for _, e in ipairs(list) do
-    for _, r in ipairs(e.runs) do
-      local id = identity(r)
-      if not seen[id] then
-        seen[id] = true
-        out[#out + 1] = r
-      end
-    end
-  end
-  return out
-end
-
 local function millions(x)
   return x and F.num(x / 1e6, 1) or F.DASH
 end
 
+local NOT_RUN = HEADER .. F.unavailable("no study has run yet")
+
+-- A row of the compute table over `runs`.
+local function compute_row(name, n, first, runs)
+  local t = tally(runs)
+  return { name, string.format("%d", n), string.format("%d", first), range_text(t.iters),
+    millions(t.tokens), F.num(t.hours, 2), list_text(t.isa), list_text(t.threads) }
+end
+
 function M.compute_table(ctx)
-  local list = collect(ctx)
-  local body = { "\\ReportFit{\\begin{tabular}{@{}lrrlrrll@{}}", "\\toprule",
-    "Study & Runs & New configs & Iterations & Tokens (M) & Core-hours & Path & " ..
-      "Threads \\\\", "\\midrule" }
-  if #list == 0 then
-    return HEADER .. "\\begin{center}\\emph{Not available: no study has run yet.}\\end{center}\n"
-  end
+  local list, all = collect(ctx)
+  if #list == 0 then return NOT_RUN end
+  local t = { align = "lrrlrrll", head = { "Study", "Runs", "New configs", "Iterations",
+    "Tokens (M)", "Core-hours", "Path", "Threads" }, rows = {} }
   for _, e in ipairs(list) do
-    body[#body + 1] = string.format("%s & %d & %d & %s & %s & %s & %s & %s \\\\",
-      F.escape(e.study.name), #e.runs, e.first, range_text(e.iters), millions(e.tokens),
-      F.num(e.hours, 2), list_text(e.isa),
-      list_text(e.threads))
+    t.rows[#t.rows + 1] = compute_row(F.escape(e.study.name), #e.runs, e.first, e.runs)
   end
-  local all = distinct(list)
-  local tok, hours, isa, threads, iters = 0, 0, {}, {}, {}
-  for _, r in ipairs(all) do
-    tok = add(tok, tokens(r))
-    hours = add(hours, core_hours(r))
-    if r.config then iters[r.config.iters] = true end
-    if r.manifest then
-      isa[r.manifest.isa or "?"] = true
-      threads[r.manifest.threads or 0] = true
-      if r.manifest.threads_last then threads[r.manifest.threads_last] = true end
-    end
-  end
-  body[#body + 1] = "\\midrule"
-  body[#body + 1] = string.format("distinct runs & %d & %d & %s & %s & %s & %s & %s \\\\",
-    #all, #all, range_text(iters), millions(tok), F.num(hours, 2), list_text(isa),
-    list_text(threads))
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return HEADER .. table.concat(body, "\n") .. "\n"
+  t.rows[#t.rows + 1] = { rule = true }
+  t.rows[#t.rows + 1] = compute_row("distinct runs", #all, #all, all)
+  return HEADER .. tbl.tabular(t, { fit = true })
 end
 
 -- The config keys whose value differs between runs, with their values over every run.
@@ -260,22 +244,20 @@ end
 
 -- The rows on compute and software, from the runs' manifests.
 local function compute_rows(row, list, all)
-  local cpu, isa, compilers, libs = {}, {}, {}, {}
-  local hours = 0
+  local cpu, compilers, libs = {}, {}, {}
+  local t = tally(all)
   for _, r in ipairs(all) do
-    hours = add(hours, core_hours(r))
     local m = r.manifest
     if m then
       cpu[m.cpu or "?"] = true
-      isa[m.isa or "?"] = true
       compilers[m.compiler or "?"] = true
       if m.lua then libs[m.lua] = true end
       if m.gsl then libs["GSL " .. m.gsl] = true end
     end
   end
-  row("Compute", string.format("%s; CPU: %s; engine path: %s; no GPU.", hours and
-    (F.num(hours, 2) .. " core-hours of training over the distinct runs (as their manifests " ..
-    "recorded)") or "training time not recorded for every run", list_text(cpu), list_text(isa)))
+  row("Compute", string.format("%s; CPU: %s; engine path: %s; no GPU.", t.hours and
+    (F.num(t.hours, 2) .. " core-hours of training over the distinct runs (as their manifests " ..
+    "recorded)") or "training time not recorded for every run", list_text(cpu), list_text(t.isa)))
   row("Software", "C11 engine built with " .. list_text(compilers) .. "; " .. list_text(libs) ..
     "; the build flags and git commit of every run are in its manifest.json.")
 end
@@ -312,32 +294,19 @@ local function provenance_row(row, list)
   end
 end
 
--- The reproducibility checklist's rows {item, answer} over the studies of `list`, each
--- part from the records and manifests of its distinct runs.
-local function answer_rows(ctx, list)
-  local all = distinct(list)
-  local rows = {}
-  local function row(item, text) rows[#rows + 1] = { item, text } end
+-- The reproducibility checklist: rows {item, answer} over the studies that have run, each
+-- part from the records and manifests of their distinct runs.
+function M.checklist_table(ctx)
+  local list, all = collect(ctx)
+  if #list == 0 then return NOT_RUN end
+  local t = { align = "p{0.24\\linewidth}p{0.72\\linewidth}",
+    head = { "Item", "Answer from the records" }, rows = {} }
+  local function row(item, text) t.rows[#t.rows + 1] = { item, text } end
   for _, part in ipairs({ runs_rows, setting_rows, statistics_row, compute_rows, data_row,
       provenance_row }) do
     part(row, list, all)
   end
-  return rows
-end
-
-function M.checklist_table(ctx)
-  local list = collect(ctx)
-  if #list == 0 then
-    return HEADER .. "\\begin{center}\\emph{Not available: no study has run yet.}\\end{center}\n"
-  end
-  local body = { "\\begin{tabular}{@{}p{0.24\\linewidth}p{0.72\\linewidth}@{}}", "\\toprule",
-    "Item & Answer from the records \\\\", "\\midrule" }
-  for _, r in ipairs(answer_rows(ctx, list)) do
-    body[#body + 1] = string.format("%s & %s \\\\", r[1], r[2])
-  end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}"
-  return HEADER .. table.concat(body, "\n") .. "\n"
+  return HEADER .. tbl.tabular(t)
 end
 
 return M

@@ -18,6 +18,7 @@ local tbl = require "repro.report.table"
 local words = require "repro.analysis.words"
 local pseq = require "repro.report.sequential"
 local prereg = require "repro.report.tex_prereg"
+local base = require "repro.core.base"
 
 local M = {}
 local finite = F.finite
@@ -75,11 +76,8 @@ local function overrides(d, ctx)
   for _, s in ipairs(ctx.studies) do
     local o = s.summary.command_line_overrides
     if o then
-      local keys = {}
-      for k in pairs(o) do keys[#keys + 1] = k end
-      table.sort(keys)
       local kv = {}
-      for _, k in ipairs(keys) do kv[#kv + 1] = k .. " " .. F.config_text(o[k]) end
+      for _, k in ipairs(base.sorted_keys(o)) do kv[#kv + 1] = k .. " " .. F.config_text(o[k]) end
       local key = table.concat(kv, ", ")
       if not groups[key] then
         groups[key] = {}
@@ -98,35 +96,43 @@ local function overrides(d, ctx)
     ". They test the pipeline, not the hypothesis.") .. "}\\par\\medskip"))
 end
 
--- A study's design: seeds, variants, runs, iterations and its pre-registered analysis.
+-- A study's design: seeds, variants, runs, iterations and its pre-registered analysis.  A
+-- nested summary's (report_data.SECTIONS, s.section_key) has no runs of its own: what it
+-- compares and how, with each metric's minimum effect when it pre-registers one per
+-- metric (`deltas`).
 local function design(d, s, S)
-  local an = s.analysis
-  local n_runs, n_div = 0, 0
-  for _, v in ipairs(s.variants) do
-    local pv = s.summary.per_variant[v.name] or {}
-    n_runs = n_runs + (pv.n_runs or 0)
-    n_div = n_div + (pv.n_diverged or 0)
-  end
-  d.comment(s.name)
+  local an, sec = s.analysis, s.section_key
+  d.comment(sec and (s.name .. ": " .. sec) or s.name)
   d.def(S .. "NSeeds", string.format("%d", #s.seeds))
-  d.def(S .. "SeedList", F.seed_list(s.seeds))
+  if not sec then d.def(S .. "SeedList", F.seed_list(s.seeds)) end
   d.def(S .. "NVariants", string.format("%d", #s.variants))
-  local iters = s.variants[1] and s:config_value(s.variants[1].name, "iters")
-  d.def(S .. "Iters", iters and F.config_text(iters) or DASH)
-  d.def(S .. "NRuns", string.format("%d", n_runs))
-  d.def(S .. "NDiverged", string.format("%d", n_div))
-  d.def(S .. "Primary", s.primary and (F.METRIC[s.primary] and F.METRIC[s.primary].short or
-    F.escape(s.primary)) or DASH)
+  if not sec then
+    local n_runs, n_div = s:run_counts()
+    local iters = s.variants[1] and s:config_value(s.variants[1].name, "iters")
+    d.def(S .. "Iters", iters and F.config_text(iters) or DASH)
+    d.def(S .. "NRuns", string.format("%d", n_runs))
+    d.def(S .. "NDiverged", string.format("%d", n_div))
+  end
+  d.def(S .. "Primary", s.primary and F.metric_short(s.primary) or DASH)
   d.def(S .. "Better", F.escape(an.better or "?"))
   d.def(S .. "MinEffect", s.primary and F.value(s.primary, an.min_effect) or DASH)
+  if sec then
+    local deltas = type(s.summary.deltas) == "table" and s.summary.deltas or {}
+    for _, m in ipairs(an.metrics or {}) do
+      d.def(S .. metric_macro(m) .. "MinEffect", F.value(m, deltas[m]))
+    end
+  end
   d.def(S .. "Alpha", finite(an.alpha) and F.num(an.alpha, F.sig_decimals(an.alpha, 2)) or DASH)
   d.def(S .. "NTests", string.format("%d", tables.family_size(s)))
-  d.def(S .. "NTestsRuleOne", string.format("%d", #(s.summary.comparisons or {}) +
-    #(s.summary.interactions or {})))
-  d.def(S .. "Family", F.escape(require("repro.analysis.words").family(an)))
+  if not sec then
+    d.def(S .. "NTestsRuleOne", string.format("%d", #(s.summary.comparisons or {}) +
+      #(s.summary.interactions or {})))
+    d.def(S .. "Family", F.escape(words.family(an)))
+  end
   local alpha = finite(an.alpha) and an.alpha or stats.DEFAULT_ALPHA
   d.def(S .. "HolmLevel", F.p(an.holm_first_level or alpha / math.max(1, tables.family_size(s))))
   d.def(S .. "Test", an.test == "signflip" and "exact sign-flip test" or "paired $t$-test")
+  if sec then return end
   d.def(S .. "SignflipFloor", #s.seeds > 0 and F.p(2.0 ^ (1 - #s.seeds)) or DASH)
   d.def(S .. "BcaCoverage", #s.seeds > 0 and
     ("\\num{" .. F.fixed(100 * (1 - 2.0 ^ (1 - #s.seeds)), 2) .. "}\\,\\%") or DASH)
@@ -196,15 +202,9 @@ end
 -- from its records' metrics.
 local function config(d, s, S)
   local function values(key)
-    local lo, hi
-    for _, v in ipairs(s.variants) do
-      local x = s:config_value(v.name, key)
-      if type(x) == "number" then
-        lo = (lo == nil or x < lo) and x or lo
-        hi = (hi == nil or x > hi) and x or hi
-      end
-    end
-    return lo, hi
+    local xs = {}
+    for _, v in ipairs(s.variants) do xs[#xs + 1] = s:config_value(v.name, key) end
+    return gnuplot.extent(xs)
   end
   for _, e in ipairs(CONFIG_MACROS) do
     local key, name, lr = e[1], e[2], e[3]
@@ -250,28 +250,6 @@ end
 
 local VARIANT_METRICS = { "val_loss", "val_ppl", "val_acc", "final_grad_norm", "embed_norm",
   "embed_init_rms" }
-
--- A nested summary's design (report_data.SECTIONS): what it compares and how; each
--- metric's minimum effect when it pre-registers one per metric (`deltas`).
-local function section_design(d, s, S)
-  local an = s.analysis
-  d.comment(s.name .. ": " .. s.section_key)
-  d.def(S .. "NSeeds", string.format("%d", #s.seeds))
-  d.def(S .. "NVariants", string.format("%d", #s.variants))
-  d.def(S .. "Primary", s.primary and (F.METRIC[s.primary] and F.METRIC[s.primary].short or
-    F.escape(s.primary)) or DASH)
-  d.def(S .. "Better", F.escape(an.better or "?"))
-  d.def(S .. "MinEffect", s.primary and F.value(s.primary, an.min_effect) or DASH)
-  local deltas = type(s.summary.deltas) == "table" and s.summary.deltas or {}
-  for _, m in ipairs(an.metrics or {}) do
-    d.def(S .. metric_macro(m) .. "MinEffect", F.value(m, deltas[m]))
-  end
-  d.def(S .. "Alpha", finite(an.alpha) and F.num(an.alpha, F.sig_decimals(an.alpha, 2)) or DASH)
-  d.def(S .. "NTests", string.format("%d", tables.family_size(s)))
-  local alpha = finite(an.alpha) and an.alpha or stats.DEFAULT_ALPHA
-  d.def(S .. "HolmLevel", F.p(an.holm_first_level or alpha / math.max(1, tables.family_size(s))))
-  d.def(S .. "Test", an.test == "signflip" and "exact sign-flip test" or "paired $t$-test")
-end
 
 -- Per variant: the mean and sd of the cited metrics and of every metric of the analysis,
 -- its diverged runs and its parameter count; of a nested summary's variants (no records),
@@ -507,7 +485,7 @@ function M.numbers(ctx)
     task_tex.numbers(d.def, s, S)
     for _, sec in ipairs(s:sections()) do
       local SS = S .. sec.macro
-      section_design(d, sec.study, SS)
+      design(d, sec.study, SS)
       variants(d, sec.study, SS)
       comparisons(d, sec.study, SS)
       verdicts(d, sec.study, SS)

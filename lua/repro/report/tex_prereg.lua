@@ -101,7 +101,7 @@ local function short(c) return "\\texttt{" .. c.hash:sub(1, 8) .. "}" end
 function M.prereg_table(ctx)
   local rows, state = M.collect(ctx)
   if #rows == 0 then
-    return HEADER .. "\\begin{center}\\emph{Not available: no study has run yet.}\\end{center}\n"
+    return HEADER .. F.unavailable("no study has run yet")
   end
   local t = { align = "lllll", head = { "Study", "File added", "First run (UTC)",
     "Later changes to the file", "" }, rows = {} }

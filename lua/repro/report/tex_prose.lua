@@ -14,14 +14,6 @@ local function capitalize(s)
   return (s:gsub("^(%$?)(%l)", function(d, c) return d .. c:upper() end))
 end
 
--- A difference with its sign ("\num{+0.1201}"), `dec` decimals.
-local function signed(x, dec)
-  if not finite(x) then return F.DASH end
-  local s = F.fixed(x, dec)
-  if s:sub(1, 1) ~= "-" and s:match("[1-9]") then s = "+" .. s end
-  return "\\num{" .. s .. "}"
-end
-
 local function seeds_text(n)
   return string.format("%d seed pair%s", n or 0, n == 1 and "" or "s")
 end
@@ -46,7 +38,7 @@ function M.degenerate_note(c)
     parts[#parts + 1] = string.format("all %d seed pairs give the same difference (%s): " ..
       "with no spread the $t$-test, its interval, $d_z$ and the minimum detectable effect " ..
       "are undefined, and $p$ is the exact sign-flip test's", n,
-      signed(c.mean, F.diff_decimals(c.metric, c.mean, nil)))
+      F.signed(c.mean, F.diff_decimals(c.metric, c.mean, nil)))
   end
   if flags.nct_range then
     parts[#parts + 1] = string.format("the interval of $d_z$ is undefined: $t$ = %s puts " ..
@@ -108,17 +100,11 @@ end
 local function name_list(names)
   local t = {}
   for i, n in ipairs(names) do t[i] = "\\texttt{" .. F.escape(n) .. "}" end
-  if #t <= 1 then return t[1] or "" end
-  return table.concat(t, ", ", 1, #t - 1) .. " and " .. t[#t]
+  return F.list(t)
 end
 
 local NUMBER_WORD = { "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
   "Ten" }
-
-local function join_and(t)
-  if #t <= 1 then return t[1] or "" end
-  return table.concat(t, "; ", 1, #t - 1) .. "; and " .. t[#t]
-end
 
 -- The sign-flip floor 2^(1-n) at each seed count of the studies, and whether any of them
 -- can reach the study's alpha.
@@ -144,7 +130,7 @@ function M.signflip_floors(ctx)
     tail = "only " .. name_list(reach) .. " can reach the first Holm level $\\alpha/m$ " ..
       "with the sign-flip test"
   end
-  return "Its floor is " .. join_and(parts) .. "; " .. tail .. "."
+  return "Its floor is " .. F.list(parts, "; and ", "; ") .. "; " .. tail .. "."
 end
 
 -- Which test each study with a decision pre-registered: "the paired $t$-test (every
@@ -180,11 +166,7 @@ function M.seed_counts(ctx)
     n[#n + 1] = string.format("%d", g.n)
     df[#df + 1] = string.format("%d", g.n - 1)
   end
-  local function either(t)
-    if #t == 0 then return F.DASH end
-    if #t == 1 then return t[1] end
-    return table.concat(t, ", ", 1, #t - 1) .. " or " .. t[#t]
-  end
+  local function either(t) return #t == 0 and F.DASH or F.list(t, " or ") end
   return either(n), either(df)
 end
 

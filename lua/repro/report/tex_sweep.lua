@@ -10,7 +10,6 @@ local tbl = require "repro.report.table"
 
 local M = {}
 
-local HEADER = F.GENERATED
 local DASH = F.DASH
 
 -- A grid value as the study file wrote it (1e-4, 0.3, 1).
@@ -30,9 +29,8 @@ end
 function M.lr_sweep_table(s)
   local sw = s.summary.lr_sweep
   if not sw then
-    return string.format(HEADER, s.dir .. "/summary.json") .. "\\begin{center}\\emph{Not " ..
-      "available: the " .. F.escape(s.name) .. " study's summary has no learning-rate " ..
-      "sweep.}\\end{center}\n"
+    return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study's summary has " ..
+      "no learning-rate sweep"))
   end
   local groups = s:sweep_groups()
   local function label(name)
@@ -72,8 +70,8 @@ function M.lr_sweep_table(s)
       "seeds (%s resamples)%s.", F.config_text(100 * (1 - (b.alpha or 0.05))), b.seeds, b.exact and ("all " .. string.format("%d", b.resamples)) or
       string.format("%d", b.resamples), lrsens.bootstrap_note(b) and ("; " .. F.escape(lrsens.bootstrap_note(b))) or "")
   end
-  return string.format(HEADER, s.dir .. "/summary.json") .. tbl.tabular(t, { fit = true }) ..
-    "\\par\\smallskip\\footnotesize " .. table.concat(notes, " ") .. "\n"
+  return F.of_study(s, tbl.tabular(t, { fit = true }) .. "\\par\\smallskip\\footnotesize " ..
+    table.concat(notes, " ") .. "\n")
 end
 
 function M.numbers(def, s, S)

@@ -61,10 +61,6 @@ local function absent_text(ctx, name)
 end
 M.absent_text = absent_text
 
-local function placeholder(text)
-  return "\\begin{center}\\emph{Not available: " .. text .. ".}\\end{center}\n"
-end
-
 local HEADER = F.GENERATED
 local FIT = { fit = true }
 
@@ -82,9 +78,7 @@ local function registered_family(s)
 end
 M.registered_family = registered_family
 
-local function registered_header(s)
-  return "$p_\\mathrm{Holm}^\\mathrm{reg}$"
-end
+local REGISTERED_HEAD = "$p_\\mathrm{Holm}^\\mathrm{reg}$"
 
 local function registered_note(s, notes)
   local r = registered_family(s)
@@ -92,12 +86,6 @@ local function registered_note(s, notes)
     "rule %d (the primary metric's comparisons and interactions), which the verdicts use; " ..
     "$p_\\mathrm{Holm}^\\mathrm{reg}$: Holm over the family of rule %d, which the study " ..
     "registered (every comparison and interaction on every metric).", s.analysis.rule, r))
-end
-
-local function variant_order(s)
-  local list = {}
-  for _, v in ipairs(s.variants) do list[#list + 1] = v end
-  return list
 end
 
 -- Tables ----------------------------------------------------------------------------
@@ -108,7 +96,7 @@ local SEEDS_METRICS = { "val_ppl", "val_acc", "final_grad_norm", "embed_norm" }
 function M.seeds_table(s)
   local rows = {}
   local notes = new_notes()
-  for _, v in ipairs(variant_order(s)) do
+  for _, v in ipairs(s.variants) do
     local pv = s.summary.per_variant[v.name] or {}
     local n_runs = pv.n_runs or #s.seeds
     local runs = string.format("%d", n_runs)
@@ -132,14 +120,11 @@ function M.seeds_table(s)
     notes.render())
 end
 
-local VERDICT_SHORT = { better = "better", worse = "worse", equivalent = "equivalent",
-  ["no meaningful difference"] = "no meaningful difference", inconclusive = "inconclusive" }
-
 -- The verdict cell: the current rule's verdict, marked with the registered rule's where
 -- the two differ.
 local function verdict_cell(s, v, notes)
   if not v then return "" end
-  local text = VERDICT_SHORT[v.verdict] or F.escape(v.verdict)
+  local text = F.escape(v.verdict)
   if registered_family(s) and v.verdict_rule1 and v.verdict_rule1 ~= v.verdict then
     text = text .. notes.mark(string.format("under the registered rule %d: %s.",
       registered_family(s), F.escape(v.verdict_rule1)))
@@ -238,7 +223,7 @@ function M.paired_table(s)
     "r>{\\raggedright\\arraybackslash}p{1.9cm}", head = { "Comparison", "$\\Delta$",
     level(s) .. " CI", "$d_z$ [CI]", "$p_t$", "$p_\\mathrm{sf}$" .. (common and
     (" (floor " .. F.p(common) .. ")") or ""), "$p_\\mathrm{Holm}$" }, rows = {} }
-  if reg then t.head[#t.head + 1] = registered_header(s) end
+  if reg then t.head[#t.head + 1] = REGISTERED_HEAD end
   t.head[#t.head + 1] = "MDE"
   t.head[#t.head + 1] = "Verdict"
   for _, m in ipairs(metrics) do
@@ -312,7 +297,7 @@ function M.setting_effect_table(s)
     head = { "Setting", distinct and "Params" or nil, "Comparison", "$\\Delta$",
       level(s) .. " CI", "$d_z$", "$p_\\mathrm{Holm}$" }, rows = {} }
   if not distinct then table.remove(t.head, 2) end
-  if reg then t.head[#t.head + 1] = registered_header(s) end
+  if reg then t.head[#t.head + 1] = REGISTERED_HEAD end
   t.head[#t.head + 1] = "MDE"
   t.head[#t.head + 1] = "Verdict"
   for i, st in ipairs(s:settings()) do
@@ -357,7 +342,7 @@ function M.interactions_table(s)
   -- the interaction's long label wraps, so that the table keeps a readable size
   local t = { align = ">{\\raggedright\\arraybackslash}p{14em}lrlrr" .. (reg and "r" or ""),
     head = { "Interaction", "Metric", "$\\Delta_a - \\Delta_b$", level(s) .. " CI", "$p_t$",
-      "$p_\\mathrm{Holm}$", reg and registered_header(s) or nil }, rows = {} }
+      "$p_\\mathrm{Holm}$", reg and REGISTERED_HEAD or nil }, rows = {} }
   for _, e in ipairs(s.summary.interactions or {}) do
     local ci = ci_of(e)
     local dec = F.diff_decimals(e.metric, e.mean, ci)
@@ -372,9 +357,9 @@ function M.interactions_table(s)
         "not the other.", F.config_text(e.alpha or s.analysis.alpha)))
     end
     local rnote = not e.exploratory and robust_note(e)
-    local row = { s:interaction_label(e) .. reason, (F.METRIC[e.metric] and
-      F.METRIC[e.metric].short or F.escape(e.metric)) .. expl, F.num(e.mean, dec) ..
-      (rnote and notes.mark(rnote) or ""), F.interval(ci, dec), F.p(e.p_t), F.p(e.p_holm) }
+    local row = { s:interaction_label(e) .. reason, F.metric_short(e.metric) .. expl,
+      F.num(e.mean, dec) .. (rnote and notes.mark(rnote) or ""), F.interval(ci, dec),
+      F.p(e.p_t), F.p(e.p_holm) }
     if reg then row[#row + 1] = F.p(e.p_holm_rule1) end
     row[#row] = row[#row] .. mark
     t.rows[#t.rows + 1] = row
@@ -388,7 +373,7 @@ local CALIBRATION = { "ece", "brier", "temp_opt", "nll_temp_1", "nll_temp_opt", 
 -- Calibration and class balance (the final study): one row per instrument, one column
 -- per variant, mean ± sd over the runs that did not diverge.
 function M.calibration_table(s)
-  local vs = variant_order(s)
+  local vs = s.variants
   local t = { align = "l" .. string.rep("c", #vs), head = { "Instrument" }, rows = {} }
   for _, v in ipairs(vs) do t.head[#t.head + 1] = F.escape(v.label) end
   for _, m in ipairs(CALIBRATION) do
@@ -408,16 +393,11 @@ function M.studies_table(ctx)
   for _, n in ipairs(ctx.names) do
     local s = ctx.by_name[n]
     if s then
-      local runs, div = 0, 0
-      for _, v in ipairs(s.variants) do
-        local pv = s.summary.per_variant[v.name] or {}
-        runs = runs + (pv.n_runs or 0)
-        div = div + (pv.n_diverged or 0)
-      end
+      local runs, div = s:run_counts()
       local an = s.analysis
       t.rows[#t.rows + 1] = { F.escape(n), string.format("%d", #s.variants),
         F.seed_list(s.seeds), string.format("%d (%d)", runs, div), (s.primary and
-        (F.METRIC[s.primary] and F.METRIC[s.primary].short or F.escape(s.primary)) or DASH) ..
+        F.metric_short(s.primary) or DASH) ..
         " (" .. F.escape(an.better or "?") .. ")", s.primary and F.value(s.primary,
         an.min_effect) or DASH, string.format("%d", M.family_size(s)) }
     else
@@ -471,14 +451,14 @@ function M.tables(ctx, built)
     if kind.all then
       out[e.name], built[e.name] = kind.all(ctx), true
     elseif not s then
-      out[e.name] = wrap(nil, placeholder(absent_text(ctx, e.study)))
+      out[e.name] = wrap(nil, F.unavailable(absent_text(ctx, e.study)))
     elseif e.section and not s:section(e.section) then
-      out[e.name] = wrap(s, placeholder(string.format("the %s study's summary has no %s",
+      out[e.name] = wrap(s, F.unavailable(string.format("the %s study's summary has no %s",
         F.escape(e.study), F.escape(e.section))))
     elseif e.section then
       out[e.name], built[e.name] = kind.build(s:section(e.section), ctx), true
     elseif kind.records and not s:has_records() then
-      out[e.name] = wrap(s, placeholder(string.format("the run records of the %s study are " ..
+      out[e.name] = wrap(s, F.unavailable(string.format("the run records of the %s study are " ..
         "missing under %s", F.escape(e.study), F.escape(s.dir))))
     else
       out[e.name], built[e.name] = kind.build(s, ctx, e), true

@@ -8,35 +8,35 @@
 -- chance, bigram and item numbers and each comparison's macro and item-level results.
 local F = require "repro.report.texfmt"
 local tasks = require "repro.tasks"
+local base = require "repro.core.base"
 local tbl = require "repro.report.table"
 
 local M = {}
 local DASH = F.DASH
-local HEADER = F.GENERATED
 local ACC_DEC = 3
-
-function M.wrap(s, body)
-  return string.format(HEADER, s.dir .. "/summary.json") .. body
-end
 
 -- what: what the summary lacks (default its task accuracies)
 function M.absent(s, what)
-  return M.wrap(s, "\\begin{center}\\emph{Not available: the " .. F.escape(s.name) ..
-    " study has no " .. (what or "task accuracies") .. ".}\\end{center}\n")
+  return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study has no " ..
+    (what or "task accuracies")))
 end
 
-local wrap, absent = M.wrap, M.absent
+local absent = M.absent
 
--- The suite's task names in the order of the summary's per-task entries at shot count k.
-local function task_names(st, k)
+-- The tasks of the summary's per-task entries at shot count k, in their order.
+function M.tasks_at(st, k)
   local names, seen = {}, {}
   for _, e in ipairs(st.per_task or {}) do
     if e.shots == k and not seen[e.task] then names[#names + 1], seen[e.task] = e.task, true end
   end
-  if #names == 0 then
-    for name in pairs(st.chance or {}) do names[#names + 1] = name end
-    table.sort(names)
-  end
+  return names
+end
+
+-- The suite's task names at shot count k: M.tasks_at's, else (no entry at k) the tasks
+-- with controls, by name.
+local function task_names(st, k)
+  local names = M.tasks_at(st, k)
+  if #names == 0 then return base.sorted_keys(st.chance or {}) end
   return names
 end
 
@@ -51,7 +51,7 @@ local function acc(x) return F.num(x, ACC_DEC) end
 -- Whether the k-shot accuracy of a task is measurable at the study's window (summary.tasks
 -- .demos: enough items kept all k demonstrations); task nil: every task of the suite.
 local NM = "n.m."
-local function measurable(st, k, task)
+function M.measurable(st, k, task)
   for _, d in ipairs(st.demos or {}) do
     if d.shots == k and (task == nil or d.task == task) and not d.measurable then
       return false
@@ -59,6 +59,8 @@ local function measurable(st, k, task)
   end
   return true
 end
+
+local measurable = M.measurable
 
 -- The tasks the macro column averages, and those the suite skipped on the corpus.
 local function macro_note(st)
@@ -215,7 +217,7 @@ function M.accuracy_table(s, _, f)
       "evidence of more than local statistics." ..
       (k == 0 and not starred and " No cell of this table is." or "")) or "",
     demos_note(st, k), macro_note(st))
-  return wrap(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
+  return F.of_study(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
 end
 
 function M.comparisons_table(s, _, f)
@@ -263,7 +265,7 @@ function M.comparisons_table(s, _, f)
     "interval. Items $p$: the item-level sign-flip test over all items, each item's " ..
     "accuracy pooled over the paired seeds.%s", k,
     holm_m and string.format("%d", holm_m) or DASH, demos_note(st, k))
-  return wrap(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
+  return F.of_study(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
 end
 
 M.tables = {
@@ -327,15 +329,13 @@ function M.numbers(def, s, S)
         end
       end
       local V = S .. F.macro(v.name)
-      def(V .. "BigramAtLeast", #at == 0 and "none" or #at == 1 and at[1] or
-        table.concat(at, ", ", 1, #at - 1) .. " and " .. at[#at])
+      def(V .. "BigramAtLeast", #at == 0 and "none" or F.list(at))
       def(V .. "BigramAtLeastN", string.format("%d", #at))
     end
   end
   local list = {}
   for _, t in ipairs(names) do if beaten[t] then list[#list + 1] = F.escape(t) end end
-  def(S .. "BaselineAboveTasks", #list == 0 and "none" or #list == 1 and list[1] or
-    table.concat(list, ", ", 1, #list - 1) .. " and " .. list[#list])
+  def(S .. "BaselineAboveTasks", #list == 0 and "none" or F.list(list))
   for _, e in ipairs(st.macro or {}) do
     if e.shots == 0 then
       local C = S .. F.macro(e.treatment) .. "Vs" .. F.macro(e.baseline)
