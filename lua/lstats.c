@@ -65,14 +65,16 @@
  *       of {test="z"|"t"|"signed_rank", shape=, alpha=0.05} -> a list of {test, shape,
  *       alpha, c, bounds (on the statistic's scale), error, next_error}
  *   stats.seq_simulate(n, rules [, {dist="normal"|"t3", m=1, shift=0, studies=100000,
- *       seed=1}]) for a list of {test=, shape=, c=}, {test=, shape=, bounds=} or
- *       {test="t_flip", shape=, alpha=} -> a list of {test, shape, c, reject, se,
- *       rejections, stop (per look), expected_n}
+ *       seed=1}]) for a list of {test=, shape=, c=}, {test=, shape=, bounds= [, atom=,
+ *       gamma=]} or {test="t_flip", shape=, alpha=} -> a list of {test, shape, c, reject,
+ *       se, rejections, stop (per look), expected_n}
  *   stats.seq_rank_spending(n, targets [, {studies=1000000, seed=1}]) for a list of
- *       {shape=, alpha=0.05} -> a list of {shape, alpha, bounds, spent, next, target, exact}
- *   stats.seq_flip_t(d, n [, {shape="obf", alpha=0.05}]) for the differences d of the
- *       looks done -> table: looks, bounds, t, crossed, allowed (per look), reject_at (the
- *       first look that rejects, or nil)
+ *       {shape=, alpha=0.05} -> a list of {shape, alpha, bounds, atom, gamma, spent, next,
+ *       target, exact}
+ *   stats.seq_draw(key, k) -> the draw u_k in [0, 1) of look k of the comparison with key
+ *   stats.seq_flip_t(d, n, {key= [, shape="obf", alpha=0.05]}) for the differences d of
+ *       the looks done of the comparison with key -> table: looks, bounds, t, crossed,
+ *       allowed (per look), reject_at (the first look that rejects, or nil)
  *   stats.seq_bounds(n, {test=, shape=, c=}) -> the bound at each look, on the test's scale
  * Constants (stats/stats.h): BOOT_EXACT_MAX, MIN_RESAMPLES, SIGNFLIP_EXACT_MAX,
  *   NCT_MAX_NCP, DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_RESAMPLES, BCA_CAVEAT_N, SEEDS_MAX,
@@ -1493,10 +1495,29 @@ static int l_seq_calibrate(lua_State *L)
     return 1;
 }
 
+/* Field key of the table at idx, a list of K numbers, into dst (name: what .. key); NULL
+ * when absent. */
+static const double *field_list(lua_State *L, int idx, const char *what, const char *key,
+                                size_t K, double *dst)
+{
+    if (lua_getfield(L, idx, key) == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    size_t nb;
+    lua_pushfstring(L, "%s%s", what, key);
+    const double *b = check_vector_at(L, lua_gettop(L) - 1, 2, lua_tostring(L, -1), &nb);
+    luaL_argcheck(L, nb == K, 2, lua_pushfstring(L, "%s%s: %d values expected", what, key, (int)K));
+    memcpy(dst, b, K * sizeof *dst);
+    lua_pop(L, 3);
+    return dst;
+}
+
 static int l_seq_simulate(lua_State *L)
 {
     static const char *const known[] = {"dist", "m", "shift", "studies", "seed", NULL};
-    static const char *const known_rule[] = {"test", "shape", "c", "bounds", "alpha", NULL};
+    static const char *const known_rule[] = {"test",  "shape", "c",     "bounds",
+                                             "atom",  "gamma", "alpha", NULL};
     lua_settop(L, 3);
     size_t K;
     const size_t *n = check_sizes(L, 1, &K);
@@ -1511,7 +1532,7 @@ static int l_seq_simulate(lua_State *L)
         .seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0)};
     stats_seq_rule *rules = lua_newuserdatauv(L, m * sizeof *rules, 0);
     stats_seq_sim_result *out = lua_newuserdatauv(L, m * sizeof *out, 0);
-    double *given = lua_newuserdatauv(L, (m ? m : 1) * K * sizeof *given, 0);
+    double *given = lua_newuserdatauv(L, (m ? m : 1) * 3 * K * sizeof *given, 0);
     for (size_t j = 0; j < m; j++) {
         lua_rawgeti(L, 2, (lua_Integer)j + 1);
         int idx = lua_gettop(L);
@@ -1519,21 +1540,13 @@ static int l_seq_simulate(lua_State *L)
         const char *what = lua_tostring(L, -1);
         rules[j].test = field_choice(L, idx, 2, what, "test", seq_tests, -1);
         rules[j].shape = field_choice(L, idx, 2, what, "shape", seq_shapes, -1);
-        rules[j].bounds = NULL;
         rules[j].alpha = field_number(L, idx, 2, what, "alpha", STATS_DEFAULT_ALPHA);
         int flip = rules[j].test == STATS_SEQ_T_FLIP;
-        int constant = !flip && lua_getfield(L, idx, "bounds") == LUA_TNIL;
-        if (!constant && !flip) {
-            size_t nb;
-            lua_pushfstring(L, "%sbounds", what);
-            const double *b = check_vector_at(L, lua_gettop(L) - 1, 2, lua_tostring(L, -1), &nb);
-            luaL_argcheck(L, nb == K, 2,
-                          lua_pushfstring(L, "%sbounds: %d values expected", what, (int)K));
-            rules[j].bounds = memcpy(given + j * K, b, K * sizeof *given);
-            lua_pop(L, 2);
-        }
-        if (!flip)
-            lua_pop(L, 1);
+        double *mine = given + 3 * j * K;
+        rules[j].bounds = flip ? NULL : field_list(L, idx, what, "bounds", K, mine);
+        rules[j].atom = field_list(L, idx, what, "atom", K, mine + K);
+        rules[j].gamma = field_list(L, idx, what, "gamma", K, mine + 2 * K);
+        int constant = !flip && !rules[j].bounds;
         rules[j].c = constant ? field_number(L, idx, 2, what, "c", NAN) : 0.0;
         lua_pop(L, 2);
     }
@@ -1579,11 +1592,13 @@ static int l_seq_rank_spending(lua_State *L)
         return raise_status(L, status, &err, NULL);
     lua_createtable(L, (int)m, 0);
     for (size_t j = 0; j < m; j++) {
-        lua_createtable(L, 0, 7);
+        lua_createtable(L, 0, 9);
         lua_pushstring(L, seq_shapes[tg[j].shape]);
         lua_setfield(L, -2, "shape");
         set_number(L, "alpha", tg[j].alpha);
         set_list(L, "bounds", out[j].bounds, K);
+        set_list(L, "atom", out[j].atom, K);
+        set_list(L, "gamma", out[j].gamma, K);
         set_list(L, "spent", out[j].spent, K);
         set_list(L, "next", out[j].next, K);
         set_list(L, "target", out[j].target, K);
@@ -1594,9 +1609,17 @@ static int l_seq_rank_spending(lua_State *L)
     return 1;
 }
 
+/* The comparison key of options table arg: an integer >= 0, required. */
+static uint64_t check_key(lua_State *L, int arg)
+{
+    lua_Integer key = opt_integer(L, arg, "key", -1, 0);
+    luaL_argcheck(L, key >= 0, arg, "key: the comparison's key (an integer >= 0) expected");
+    return (uint64_t)key;
+}
+
 static int l_seq_flip_t(lua_State *L)
 {
-    static const char *const known[] = {"shape", "alpha", NULL};
+    static const char *const known[] = {"shape", "alpha", "key", NULL};
     lua_settop(L, 3);
     size_t nd, K;
     const double *d = check_vector(L, 1, "d", &nd);
@@ -1605,6 +1628,7 @@ static int l_seq_flip_t(lua_State *L)
     int shape = lua_isnil(L, 3) ? STATS_SEQ_OBF
                                 : field_choice(L, 3, 3, "", "shape", seq_shapes, STATS_SEQ_OBF);
     double alpha = opt_number(L, 3, "alpha", STATS_DEFAULT_ALPHA);
+    uint64_t key = check_key(L, 3);
     size_t looks = 0;
     while (looks < K && n[looks] <= nd)
         looks++;
@@ -1612,7 +1636,7 @@ static int l_seq_flip_t(lua_State *L)
                   lua_pushfstring(L, "d: at least n[1] = %d differences expected", (int)n[0]));
     stats_seq_flip_result r;
     stats_error err;
-    int status = stats_seq_flip_t(d, n, K, looks, shape, alpha, &r, &err);
+    int status = stats_seq_flip_t(d, n, K, looks, shape, alpha, key, &r, &err);
     if (status)
         return raise_status(L, status, &err, NULL);
     double crossed[STATS_SEQ_MAX_LOOKS], allowed[STATS_SEQ_MAX_LOOKS];
@@ -1629,6 +1653,16 @@ static int l_seq_flip_t(lua_State *L)
     set_list(L, "allowed", allowed, looks);
     if (r.reject_at < looks)
         set_integer(L, "reject_at", (lua_Integer)r.reject_at + 1);
+    return 1;
+}
+
+static int l_seq_draw(lua_State *L)
+{
+    lua_Integer key = luaL_checkinteger(L, 1), k = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, key >= 0, 1, "key: must be >= 0");
+    luaL_argcheck(L, k >= 1 && k <= STATS_SEQ_MAX_LOOKS, 2,
+                  lua_pushfstring(L, "look: must be 1 to %d", STATS_SEQ_MAX_LOOKS));
+    lua_pushnumber(L, stats_seq_draw((uint64_t)key, (size_t)k - 1));
     return 1;
 }
 
@@ -1678,6 +1712,7 @@ static const luaL_Reg funcs[] = {
     {"seq_constant", l_seq_constant},
     {"seq_spending", l_seq_spending},
     {"seq_crossing", l_seq_crossing},
+    {"seq_draw", l_seq_draw},
     {"seq_calibrate", l_seq_calibrate},
     {"seq_simulate", l_seq_simulate},
     {"seq_bounds", l_seq_bounds},

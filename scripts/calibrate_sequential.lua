@@ -84,7 +84,8 @@ local function rules_of(found, m)
   end
   for _, shape in ipairs(SHAPES) do
     local sp = found["spending signed_rank " .. shape .. " " .. m]
-    rules[#rules + 1] = { test = "signed_rank", shape = shape, bounds = sp.bounds }
+    rules[#rules + 1] = { test = "signed_rank", shape = shape, bounds = sp.bounds, atom = sp.atom,
+      gamma = sp.gamma }
     meta[#meta + 1] = { method = "spending", bounds = sp.bounds, cal = sp.spent[#sp.spent],
       next = sp.next[#sp.next], var = sp.exact and 0 or calibration_var(m, SPEND_STUDIES) }
     rules[#rules + 1] = { test = "t_flip", shape = shape, alpha = ALPHA / m }
@@ -139,13 +140,16 @@ local head = {
   string.format("# t and signed_rank calibrated on %d null studies of N(0, 1) differences (seed %d), at", STUDIES, CAL_SEED),
   "# alpha / m; cal, next: that sample's error at C and at the next smaller attainable C.",
   "# method spending: alpha spent by the shape's Lan-DeMets function on the test's own null law,",
-  "# look by look, slack carried forward (stats.h: stats_seq_rank_spending, stats_seq_flip_t).",
+  "# exactly at every look: a randomized test, each simulated comparison drawing from PCG keyed",
+  "# by the simulation's seed and its index (stats.h: stats_seq_rank_spending, stats_seq_flip_t).",
   string.format("# signed_rank: the exact law of random signs when n_K <= %d, else %d null studies", stats.SEQ_EXACT_N, SPEND_STUDIES),
-  "# (seed 1); cal: the per-comparison error the bounds attain, next: the error one attainable",
-  "# value lower at the last look.  t: the paired t by sign flips given the observed |d|",
-  string.format("# (%d vectors, one the data; exact for any symmetric null were the others drawn at random,", stats.SEQ_FLIPS),
-  "# here fixed by a seed); cal: the largest multiple of 1 / vectors within alpha / m; its bounds",
-  "# depend on the data ('given |d|').",
+  "# (seed 1); a look rejects above its boundary atom, and on it when the comparison's draw is",
+  "# below the atom's share gamma; bounds: the sure bound on the standardized W+.  cal: the",
+  "# per-comparison error the bounds attain, next: the error without the draw had the whole",
+  "# last atom crossed.  t: the paired t by sign flips given the observed |d|",
+  string.format("# (%d vectors, one the data, the others drawn per comparison; ties in |S| broken by a", stats.SEQ_FLIPS),
+  "# drawn key); cal: the largest multiple of 1 / vectors within alpha / m, attained exactly; its",
+  "# bounds depend on the data ('given |d|').",
   string.format("# error: the share of %d other simulated studies (differences N(0, 1), or t3 scaled", STUDIES),
   "# to variance 1) in which some of the m comparisons rejects: the type I error (m = 1) or the",
   "# family-wise error of m independent comparisons, each at alpha / m (Bonferroni).  target: the",

@@ -42,19 +42,26 @@ int stats_seq_check_shape(int shape, int arg, stats_error *err);
 double stats_seq_t_as_z(double abs_t, double df);
 
 /* The sign-flip machinery of stats_seq_flip_t (stats/sequential_exact.c), shared with
- * stats_seq_simulate.  signs: (n_K, STATS_SEQ_FLIPS) of +-1, NULL when out of memory. */
-double *stats_seq_flip_signs(size_t nk);
-/* sums (K, STATS_SEQ_FLIPS): sum_{j < n_k} signs[j][i] d[j], the same order for every i. */
-void stats_seq_flip_sums(const double *signs, const double *d, const size_t *n, size_t K,
-                         double *sums);
+ * stats_seq_simulate: the buffers of one comparison of K looks. */
+typedef struct {
+    double *sums;    /* (K + 1, STATS_SEQ_FLIPS): S per look, then scratch */
+    uint64_t *ties;  /* (STATS_SEQ_FLIPS) tie keys */
+    struct seq_tied *tied; /* (STATS_SEQ_FLIPS) scratch */
+    unsigned char *alive;  /* (STATS_SEQ_FLIPS) */
+} stats_seq_flips;
+int stats_seq_flips_alloc(stats_seq_flips *f, size_t K); /* STATS_ENOMEM or STATS_OK */
+void stats_seq_flips_free(stats_seq_flips *f);
+/* f->ties and f->sums: S_k of every vector, sum_{j < n_k} f_ij d_j in the same order for
+ * every i, the vectors drawn from stream (key, STATS_STREAM_SEQ_FLIP) (stats.h). */
+void stats_seq_flip_draw(stats_seq_flips *f, uint64_t key, const double *d, const size_t *n,
+                         size_t K);
 /* allowed[k] = floor(spend(t_k) STATS_SEQ_FLIPS). */
 void stats_seq_flip_allowed(int shape, double alpha, const size_t *n, size_t K,
                             size_t *allowed);
 /* The first look (0-based) at which vector 0 crosses, or K; with stop_early it stops
- * there.  buf (STATS_SEQ_FLIPS) and alive (STATS_SEQ_FLIPS) are scratch; v and crossed
- * (K, may be NULL) get v_k and the vectors crossed by look k. */
-size_t stats_seq_flip_walk(const double *sums, size_t K, const size_t *allowed, int stop_early,
-                           double *buf, unsigned char *alive, double *v, size_t *crossed);
+ * there.  v and crossed (K, may be NULL) get v_k and the vectors crossed by look k. */
+size_t stats_seq_flip_walk(stats_seq_flips *f, size_t K, const size_t *allowed, int stop_early,
+                           double *v, size_t *crossed);
 /* For stats_seq_rank_spending (stats/sequential_sim.c): dev (studies, K) gets
  * |2 W+ - n_k (n_k + 1) / 2| of null studies of N(0, 1) differences, stream
  * (seed, STATS_STREAM_SEQ_SPEND). */

@@ -1,22 +1,17 @@
 /* Group-sequential boundaries by alpha spending on a test's exact null (stats.h:
  * stats_seq_rank_spending, stats_seq_flip_t): the signed-rank test's bounds from the law
  * of random signs, exactly by recursion over sign strings or by simulation, and the paired
- * t by sign flips of the observed differences.  Spending on a discrete law look by look
- * follows Jennison & Turnbull (2000), Group Sequential Methods, ch. 12; the data as one of
- * the sign vectors makes the flip test exact when the others are drawn at random (Hemerik
- * & Goeman 2018, Exact testing with random permutations, TEST 27). */
+ * t by sign flips of the observed differences.  Both spend each look's budget exactly, by
+ * a draw from the comparison's own PCG stream where the law is discrete: the signed-rank
+ * test at its boundary atom, the sign flips among vectors of equal |S|. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_rng.h>
-
+#include "../engine/pcg.h"
 #include "internal.h"
 #include "stats.h"
-
-/* budget comparisons forgive rounding in sums of exact probabilities */
-#define BUDGET_SLACK 1e-12
 
 static void spend_targets(int shape, double alpha, const size_t *n, size_t K, double *target)
 {
@@ -24,35 +19,43 @@ static void spend_targets(int shape, double alpha, const size_t *n, size_t K, do
         target[k] = stats_seq_spend(shape, alpha, (double)n[k] / (double)n[K - 1]);
 }
 
-/* The least attainable deviation x (|2 W+ - T| >= x crosses) whose tail mass hist[x..T]
- * fits budget; T + 1 when none fits.  *tail gets that mass, *next the mass one attainable
- * value lower. */
-static size_t pick_deviation(const double *hist, size_t T, double budget, double *tail,
-                             double *next)
+/* Look k's boundary atom in hist, the null mass of each deviation |2 W+ - T| not crossed
+ * yet: the largest deviation a whose tail hist[a..T] exceeds budget.  *above gets the
+ * mass of hist[a + 1..T], which crosses whole, and *gamma the share of hist[a] that
+ * spends the rest.  T + 1 when the whole mass fits: every deviation crosses. */
+static size_t pick_atom(const double *hist, size_t T, double budget, double *above,
+                        double *gamma)
 {
-    size_t x = T + 1;
     double sum = 0.0;
-    *next = 0.0;
+    *gamma = 0.0;
     for (size_t D = T + 1; D-- > 0;) {
         if (hist[D] <= 0.0)
             continue;
         if (sum + hist[D] > budget) {
-            *next = sum + hist[D];
-            break;
+            *above = sum;
+            *gamma = fmin(1.0, fmax(0.0, (budget - sum) / hist[D]));
+            return D;
         }
         sum += hist[D];
-        x = D;
     }
-    *tail = sum;
-    return x;
+    *above = sum;
+    return T + 1;
 }
 
-/* The standardized bound halfway below deviation x (the next attainable one is x - 2). */
-static double rank_bound(size_t x, size_t T, size_t nk)
+/* Look k of design out from its atom a among deviations up to T of n_k differences, on
+ * the standardized W+ scale: halfway above a (the next attainable deviation is a + 2) and
+ * halfway below it.  before: the chance crossed before look k; mass: hist[a]. */
+static double set_look(stats_seq_rank_design *out, size_t k, size_t a, size_t T, size_t nk,
+                       double before, double above, double gamma, double mass)
 {
     double nn = (double)nk;
     double sd = sqrt(nn * (nn + 1.0) * (2.0 * nn + 1.0) / 24.0);
-    return x > T ? STATS_SEQ_Z_MAX : fmax(0.0, ((double)x - 1.0) / (2.0 * sd));
+    out->bounds[k] = a > T ? 0.0 : ((double)a + 1.0) / (2.0 * sd);
+    out->atom[k] = a > T ? 0.0 : fmax(0.0, ((double)a - 1.0) / (2.0 * sd));
+    out->gamma[k] = gamma;
+    out->spent[k] = before + above + gamma * mass;
+    out->next[k] = before + above + mass;
+    return out->spent[k];
 }
 
 /* W+ of sign string s of length len: bit b set when the difference of |d|-rank b + 1 is
@@ -108,16 +111,18 @@ static int rank_exact(const size_t *n, size_t K, const double *target,
             long dev = 2 * (long)string_wplus(s) - (long)T;
             hist[labs(dev)] += p[s];
         }
-        double tail, next;
-        size_t x = pick_deviation(hist, T, (target[k] - before) * (1.0 + BUDGET_SLACK) +
-                                               BUDGET_SLACK * target[k], &tail, &next);
-        out->bounds[k] = rank_bound(x, T, i);
-        out->spent[k] = before + tail;
-        out->next[k] = before + next;
-        before += tail;
-        for (uint32_t s = 0; s < 2 * from; s++)
-            if ((size_t)labs(2 * (long)string_wplus(s) - (long)T) >= x)
+        double above, gamma;
+        size_t a = pick_atom(hist, T, target[k] - before, &above, &gamma);
+        double mass = a > T ? 0.0 : hist[a];
+        before = set_look(out, k, a, T, i, before, above, gamma, mass);
+        /* the atom's surviving share 1 - gamma goes on to the later looks */
+        for (uint32_t s = 0; s < 2 * from; s++) {
+            size_t dev = (size_t)labs(2 * (long)string_wplus(s) - (long)T);
+            if (a > T || dev > a)
                 p[s] = 0.0;
+            else if (dev == a)
+                p[s] *= 1.0 - gamma;
+        }
         k++;
     }
     free(p);
@@ -126,36 +131,37 @@ static int rank_exact(const size_t *n, size_t K, const double *target,
     return STATS_OK;
 }
 
-/* The simulated design from dev (studies, K) of null studies. */
+/* The simulated design from dev (studies, K) of null studies; alive[i] is the share of
+ * study i not crossed yet (below 1 after a look's atom). */
 static int rank_simulated(const size_t *n, size_t K, const double *target, const uint32_t *dev,
                           size_t studies, stats_seq_rank_design *out)
 {
     size_t T_max = n[K - 1] * (n[K - 1] + 1) / 2;
     double *hist = malloc((T_max + 1) * sizeof *hist);
-    unsigned char *alive = malloc(studies);
+    double *alive = malloc(studies * sizeof *alive);
     if (!hist || !alive) {
         free(hist);
         free(alive);
         return STATS_ENOMEM;
     }
-    memset(alive, 1, studies);
-    double N = (double)studies;
-    size_t crossed = 0;
+    for (size_t i = 0; i < studies; i++)
+        alive[i] = 1.0;
+    double N = (double)studies, before = 0.0;
     for (size_t k = 0; k < K; k++) {
         size_t T = n[k] * (n[k] + 1) / 2;
         memset(hist, 0, (T + 1) * sizeof *hist);
         for (size_t i = 0; i < studies; i++)
             hist[dev[i * K + k]] += alive[i];
-        double allowed = floor(target[k] * N + 1e-9) - (double)crossed, tail, next;
-        size_t x = pick_deviation(hist, T, allowed, &tail, &next);
-        out->bounds[k] = rank_bound(x, T, n[k]);
-        out->spent[k] = ((double)crossed + tail) / N;
-        out->next[k] = ((double)crossed + next) / N;
-        for (size_t i = 0; i < studies; i++)
-            if (alive[i] && dev[i * K + k] >= x) {
-                alive[i] = 0;
-                crossed++;
-            }
+        double above, gamma;
+        size_t a = pick_atom(hist, T, (target[k] - before) * N, &above, &gamma);
+        double mass = a > T ? 0.0 : hist[a];
+        before = set_look(out, k, a, T, n[k], before, above / N, gamma, mass / N);
+        for (size_t i = 0; i < studies; i++) {
+            if (a > T || dev[i * K + k] > a)
+                alive[i] = 0.0;
+            else if (dev[i * K + k] == a)
+                alive[i] *= 1.0 - gamma;
+        }
     }
     free(hist);
     free(alive);
@@ -207,41 +213,66 @@ int stats_seq_rank_spending(const size_t *n, size_t K, const stats_seq_target *t
     return status;
 }
 
-double *stats_seq_flip_signs(size_t nk)
+double stats_seq_draw(uint64_t key, size_t k)
 {
-    double *signs = malloc(nk * STATS_SEQ_FLIPS * sizeof *signs);
-    gsl_rng *r = stats_rng_alloc(1, STATS_STREAM_SEQ_FLIP);
-    if (!signs || !r) {
-        free(signs);
-        gsl_rng_free(r);
-        return NULL;
-    }
-    /* difference by difference, 32 vectors a draw: sign (i, j) does not depend on n_K */
-    for (size_t j = 0; j < nk; j++) {
-        double *row = signs + j * STATS_SEQ_FLIPS;
-        row[0] = 1.0;
-        unsigned long bits = 0;
-        for (size_t i = 1; i < STATS_SEQ_FLIPS; i++) {
-            if ((i - 1) % 32 == 0)
-                bits = gsl_rng_get(r);
-            row[i] = bits & 1ul ? 1.0 : -1.0;
-            bits >>= 1;
-        }
-    }
-    gsl_rng_free(r);
-    return signs;
+    pcg32 r;
+    pcg32_stream(&r, key, PCG_PURPOSE_STATS, STATS_STREAM_SEQ_ATOM);
+    double u = pcg32_uniform_double(&r);
+    for (size_t j = 0; j < k; j++)
+        u = pcg32_uniform_double(&r);
+    return u;
 }
 
-void stats_seq_flip_sums(const double *signs, const double *d, const size_t *n, size_t K,
-                         double *sums)
+struct seq_tied {
+    uint64_t key;
+    size_t i;
+};
+
+int stats_seq_flips_alloc(stats_seq_flips *f, size_t K)
 {
-    double *acc = sums;
+    f->sums = malloc((K + 1) * STATS_SEQ_FLIPS * sizeof *f->sums);
+    f->ties = malloc(STATS_SEQ_FLIPS * sizeof *f->ties);
+    f->tied = malloc(STATS_SEQ_FLIPS * sizeof *f->tied);
+    f->alive = malloc(STATS_SEQ_FLIPS);
+    if (!f->sums || !f->ties || !f->tied || !f->alive) {
+        stats_seq_flips_free(f);
+        return STATS_ENOMEM;
+    }
+    return STATS_OK;
+}
+
+void stats_seq_flips_free(stats_seq_flips *f)
+{
+    free(f->sums);
+    free(f->ties);
+    free(f->tied);
+    free(f->alive);
+    memset(f, 0, sizeof *f);
+}
+
+void stats_seq_flip_draw(stats_seq_flips *f, uint64_t key, const double *d, const size_t *n,
+                         size_t K)
+{
+    pcg32 r;
+    pcg32_stream(&r, key, PCG_PURPOSE_STATS, STATS_STREAM_SEQ_FLIP);
+    for (size_t i = 0; i < STATS_SEQ_FLIPS; i++) {
+        uint64_t hi = pcg32_next(&r);
+        f->ties[i] = hi << 32 | pcg32_next(&r);
+    }
+    double *acc = f->sums;
     memset(acc, 0, STATS_SEQ_FLIPS * sizeof *acc);
     size_t k = 0;
+    /* difference by difference, 32 vectors a draw: sign (i, j) does not depend on n_K */
     for (size_t j = 0; j < n[K - 1]; j++) {
-        const double *row = signs + j * STATS_SEQ_FLIPS;
-        for (size_t i = 0; i < STATS_SEQ_FLIPS; i++)
-            acc[i] += row[i] * d[j];
+        const double signed_d[2] = {-d[j], d[j]}; /* a load, not a branch on a random bit */
+        acc[0] += d[j];
+        uint32_t bits = 0;
+        for (size_t i = 1; i < STATS_SEQ_FLIPS; i++) {
+            if ((i - 1) % 32 == 0)
+                bits = pcg32_next(&r);
+            acc[i] += signed_d[bits & 1u];
+            bits >>= 1;
+        }
         if (j + 1 == n[k] && ++k < K) {
             memcpy(acc + STATS_SEQ_FLIPS, acc, STATS_SEQ_FLIPS * sizeof *acc);
             acc += STATS_SEQ_FLIPS;
@@ -258,27 +289,54 @@ void stats_seq_flip_allowed(int shape, double alpha, const size_t *n, size_t K,
         allowed[k] = (size_t)floor(target[k] * STATS_SEQ_FLIPS + 1e-9);
 }
 
-size_t stats_seq_flip_walk(const double *sums, size_t K, const size_t *allowed, int stop_early,
-                           double *buf, unsigned char *alive, double *v, size_t *crossed)
+/* descending by tie key; a key drawn twice (chance 2^-64 a pair) falls back to the index */
+static int cmp_tied(const void *x, const void *y)
 {
-    memset(alive, 1, STATS_SEQ_FLIPS);
+    const struct seq_tied *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? 1 : -1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+size_t stats_seq_flip_walk(stats_seq_flips *f, size_t K, const size_t *allowed, int stop_early,
+                           double *v, size_t *crossed)
+{
+    double *buf = f->sums + K * STATS_SEQ_FLIPS;
+    memset(f->alive, 1, STATS_SEQ_FLIPS);
     size_t gone = 0, first = K;
     for (size_t k = 0; k < K; k++) {
-        const double *s = sums + k * STATS_SEQ_FLIPS;
+        const double *s = f->sums + k * STATS_SEQ_FLIPS;
         size_t count = 0;
         for (size_t i = 0; i < STATS_SEQ_FLIPS; i++)
-            if (alive[i])
+            if (f->alive[i])
                 buf[count++] = fabs(s[i]);
         size_t room = allowed[k] > gone ? allowed[k] - gone : 0;
-        /* the (room + 1)-th largest |S| of the vectors alive: those above it cross */
+        /* the (room + 1)-th largest |S| of the vectors alive stays: those above it cross,
+         * and of those equal to it the ones with the largest tie keys fill the room */
         double vk = room >= count ? -1.0 : stats_select_kth(buf, count, count - 1 - room);
-        for (size_t i = 0; i < STATS_SEQ_FLIPS; i++)
-            if (alive[i] && fabs(s[i]) > vk) {
-                alive[i] = 0;
-                gone++;
-                if (i == 0 && first == K)
-                    first = k;
+        size_t ntied = 0, before = gone;
+        for (size_t i = 0; i < STATS_SEQ_FLIPS; i++) {
+            if (!f->alive[i])
+                continue;
+            if (fabs(s[i]) == vk) {
+                f->tied[ntied++] = (struct seq_tied){f->ties[i], i};
+                continue;
             }
+            if (fabs(s[i]) < vk)
+                continue;
+            f->alive[i] = 0;
+            gone++;
+        }
+        size_t fill = room - (gone - before); /* none tied when every vector alive crossed */
+        fill = fill < ntied ? fill : ntied;
+        if (fill > 0)
+            qsort(f->tied, ntied, sizeof *f->tied, cmp_tied);
+        for (size_t t = 0; t < fill; t++) {
+            f->alive[f->tied[t].i] = 0;
+            gone++;
+        }
+        if (first == K && !f->alive[0])
+            first = k;
         if (v)
             v[k] = vk;
         if (crossed)
@@ -299,7 +357,7 @@ static double t_of_sum(double s, double ss, size_t n)
 }
 
 int stats_seq_flip_t(const double *d, const size_t *n, size_t K, size_t looks, int shape,
-                     double alpha, stats_seq_flip_result *out, stats_error *err)
+                     double alpha, uint64_t key, stats_seq_flip_result *out, stats_error *err)
 {
     stats_gsl_off();
     if (stats_seq_check_looks(n, K, err))
@@ -311,22 +369,14 @@ int stats_seq_flip_t(const double *d, const size_t *n, size_t K, size_t looks, i
     if (stats_check_finite(d, n[looks - 1], "d", 1, err) ||
         check_shape_alpha(shape, alpha, 3, err))
         return STATS_EINVAL;
-    double *signs = stats_seq_flip_signs(n[looks - 1]);
-    double *sums = malloc((looks + 1) * STATS_SEQ_FLIPS * sizeof *sums);
-    unsigned char *alive = malloc(STATS_SEQ_FLIPS);
-    if (!signs || !sums || !alive) {
-        free(signs);
-        free(sums);
-        free(alive);
+    stats_seq_flips f;
+    if (stats_seq_flips_alloc(&f, looks))
         return STATS_ENOMEM;
-    }
-    double *buf = sums + looks * STATS_SEQ_FLIPS;
     memset(out, 0, sizeof *out);
     stats_seq_flip_allowed(shape, alpha, n, K, out->allowed);
-    stats_seq_flip_sums(signs, d, n, looks, sums);
+    stats_seq_flip_draw(&f, key, d, n, looks);
     double v[STATS_SEQ_MAX_LOOKS];
-    out->reject_at = stats_seq_flip_walk(sums, looks, out->allowed, 0, buf, alive, v,
-                                         out->crossed);
+    out->reject_at = stats_seq_flip_walk(&f, looks, out->allowed, 0, v, out->crossed);
     double ss = 0.0;
     size_t k = 0;
     for (size_t j = 0; j < n[looks - 1]; j++) {
@@ -334,13 +384,11 @@ int stats_seq_flip_t(const double *d, const size_t *n, size_t K, size_t looks, i
         if (j + 1 == n[k]) {
             out->bounds[k] = t_of_sum(v[k], ss, n[k]);
             out->z[k] = stats_seq_t_as_z(out->bounds[k], (double)n[k] - 1.0);
-            double s0 = sums[k * STATS_SEQ_FLIPS];
+            double s0 = f.sums[k * STATS_SEQ_FLIPS];
             out->t[k] = copysign(t_of_sum(fabs(s0), ss, n[k]), s0);
             k++;
         }
     }
-    free(signs);
-    free(sums);
-    free(alive);
+    stats_seq_flips_free(&f);
     return STATS_OK;
 }

@@ -27,8 +27,7 @@ typedef struct {
     size_t *all, *pos;         /* (n_K + 1) Fenwick trees: inserted, inserted positive */
     double stat[3][STATS_SEQ_MAX_LOOKS]; /* |statistic| per test and look */
     double dev[STATS_SEQ_MAX_LOOKS];     /* |2 W+ - n_k (n_k + 1) / 2| per look */
-    double *signs, *sums, *buf;          /* sign flips (stats_seq_flip_*), when asked */
-    unsigned char *alive;
+    stats_seq_flips flips;               /* sign flips (stats_seq_flip_*), when asked */
 } seq_work;
 
 static void work_free(seq_work *w)
@@ -36,9 +35,7 @@ static void work_free(seq_work *w)
     free(w->d);
     free(w->by_mag);
     free(w->rank);
-    free(w->signs);
-    free(w->sums);
-    free(w->alive);
+    stats_seq_flips_free(&w->flips);
 }
 
 /* flips: also the sign-flip buffers for K looks. */
@@ -56,15 +53,9 @@ static int work_alloc(seq_work *w, size_t nk, size_t K, int flips)
     }
     w->all = w->rank + nk;
     w->pos = w->all + nk + 1;
-    if (flips) {
-        w->signs = stats_seq_flip_signs(nk);
-        w->sums = malloc((K + 1) * STATS_SEQ_FLIPS * sizeof *w->sums);
-        w->alive = malloc(STATS_SEQ_FLIPS);
-        if (!w->signs || !w->sums || !w->alive) {
-            work_free(w);
-            return STATS_ENOMEM;
-        }
-        w->buf = w->sums + K * STATS_SEQ_FLIPS;
+    if (flips && stats_seq_flips_alloc(&w->flips, K)) {
+        work_free(w);
+        return STATS_ENOMEM;
     }
     return STATS_OK;
 }
@@ -148,9 +139,10 @@ static void signed_ranks(const size_t *n, size_t K, seq_work *w)
     }
 }
 
-/* One comparison: the |statistics| of the tests in `need` (bits 1 << test) at every look. */
+/* One comparison with this key: the |statistics| of the tests in `need` (bits 1 << test)
+ * at every look. */
 static void one_comparison(gsl_rng *r, int dist, double shift, const size_t *n, size_t K,
-                           unsigned need, seq_work *w)
+                           unsigned need, uint64_t key, seq_work *w)
 {
     draw(r, dist, shift, w->d, n[K - 1]);
     if (need & (1u << STATS_SEQ_Z | 1u << STATS_SEQ_T))
@@ -158,7 +150,7 @@ static void one_comparison(gsl_rng *r, int dist, double shift, const size_t *n, 
     if (need & 1u << STATS_SEQ_SIGNED_RANK)
         signed_ranks(n, K, w);
     if (need & 1u << STATS_SEQ_T_FLIP)
-        stats_seq_flip_sums(w->signs, w->d, n, K, w->sums);
+        stats_seq_flip_draw(&w->flips, key, w->d, n, K);
 }
 
 int stats_seq_check_looks(const size_t *n, size_t K, stats_error *err)
@@ -289,7 +281,7 @@ int stats_seq_calibrate(const size_t *n, size_t K, const stats_seq_target *targe
     look_factors(STATS_SEQ_POCOCK, n, K, factor[STATS_SEQ_POCOCK]);
     double equiv[3][STATS_SEQ_MAX_LOOKS];
     for (size_t i = 0; i < studies; i++) {
-        one_comparison(r, STATS_SEQ_NORMAL, 0.0, n, K, need, &w);
+        one_comparison(r, STATS_SEQ_NORMAL, 0.0, n, K, need, 0, &w);
         for (int test = 0; test < 3; test++)
             for (size_t k = 0; k < K && (need & 1u << test); k++)
                 equiv[test][k] = test == STATS_SEQ_T
@@ -315,13 +307,26 @@ int stats_seq_calibrate(const size_t *n, size_t K, const stats_seq_target *targe
     return status;
 }
 
-/* The first look (0-based) at which a comparison's statistics reach the bounds, or K. */
-static size_t first_rejection(const double *stat, const double *bounds, size_t K)
+/* The first look (0-based) at which the statistics of the comparison with this key reach
+ * rule's bounds (bounds: the rule's own or its constant's), or K. */
+static size_t first_rejection(const double *stat, const stats_seq_rule *rule,
+                              const double *bounds, size_t K, uint64_t key)
 {
-    size_t k = 0;
-    while (k < K && stat[k] < bounds[k])
-        k++;
-    return k;
+    for (size_t k = 0; k < K; k++) {
+        if (stat[k] >= bounds[k])
+            return k;
+        if (rule->gamma && stat[k] >= rule->atom[k] && stats_seq_draw(key, k) < rule->gamma[k])
+            return k;
+    }
+    return K;
+}
+
+uint64_t stats_seq_sim_key(uint64_t seed, uint64_t j)
+{
+    uint64_t z = seed * 0x9e3779b97f4a7c15u + j + 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
 }
 
 static int check_sim_opts(const stats_seq_sim_opts *o, stats_error *err)
@@ -335,6 +340,22 @@ static int check_sim_opts(const stats_seq_sim_opts *o, stats_error *err)
     return check_studies(o->studies, 3, err);
 }
 
+/* A rule's atom and gamma: both or neither, only beside bounds, 0 <= gamma_k <= 1. */
+static int check_atom(const stats_seq_rule *rule, size_t K, stats_error *err)
+{
+    if (!rule->atom != !rule->gamma || (rule->gamma && !rule->bounds))
+        return stats_fail(err, 2, "atom, gamma: both or neither, and only with bounds");
+    if (!rule->gamma)
+        return STATS_OK;
+    if (stats_check_finite(rule->atom, K, "atom", 2, err))
+        return STATS_EINVAL;
+    for (size_t k = 0; k < K; k++)
+        if (!(rule->gamma[k] >= 0.0 && rule->gamma[k] <= 1.0))
+            return stats_fail(err, 2, "gamma[%zu]: must be 0 to 1, got %g", k + 1,
+                              rule->gamma[k]);
+    return STATS_OK;
+}
+
 int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, size_t nrules,
                        const stats_seq_sim_opts *opts, stats_seq_sim_result *out,
                        stats_error *err)
@@ -345,7 +366,8 @@ int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, s
     unsigned need = 0;
     for (size_t j = 0; j < nrules; j++) {
         if (check_test(rules[j].test, rules[j].shape, n, 2, 1, err) ||
-            (rules[j].test == STATS_SEQ_T_FLIP && stats_check_alpha(rules[j].alpha, 2, err)))
+            (rules[j].test == STATS_SEQ_T_FLIP && stats_check_alpha(rules[j].alpha, 2, err)) ||
+            check_atom(&rules[j], K, err))
             return STATS_EINVAL;
         need |= 1u << rules[j].test;
     }
@@ -380,13 +402,14 @@ int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, s
     for (size_t i = 0; i < opts->studies && !status; i++) {
         memset(any, 0, (nrules ? nrules : 1) * sizeof *any);
         for (size_t cmp = 0; cmp < opts->m; cmp++) {
-            one_comparison(r, opts->dist, opts->shift, n, K, need, &w);
+            uint64_t key = stats_seq_sim_key(opts->seed, (uint64_t)(i * opts->m + cmp));
+            one_comparison(r, opts->dist, opts->shift, n, K, need, key, &w);
             for (size_t j = 0; j < nrules; j++) {
                 uint64_t *cj = counts + j * (K + 2);
                 size_t k = rules[j].test == STATS_SEQ_T_FLIP
-                               ? stats_seq_flip_walk(w.sums, K, allowed + j * K, 1, w.buf,
-                                                     w.alive, NULL, NULL)
-                               : first_rejection(w.stat[rules[j].test], bounds + j * K, K);
+                               ? stats_seq_flip_walk(&w.flips, K, allowed + j * K, 1, NULL, NULL)
+                               : first_rejection(w.stat[rules[j].test], &rules[j],
+                                                 bounds + j * K, K, key);
                 if (k < K) {
                     cj[k]++;
                     any[j] = 1;
@@ -428,7 +451,7 @@ int stats_seq_null_ranks(const size_t *n, size_t K, size_t studies, uint64_t see
         return STATS_ENOMEM;
     }
     for (size_t i = 0; i < studies; i++) {
-        one_comparison(r, STATS_SEQ_NORMAL, 0.0, n, K, 1u << STATS_SEQ_SIGNED_RANK, &w);
+        one_comparison(r, STATS_SEQ_NORMAL, 0.0, n, K, 1u << STATS_SEQ_SIGNED_RANK, 0, &w);
         for (size_t k = 0; k < K; k++)
             dev[i * K + k] = (uint32_t)w.dev[k];
     }

@@ -113,6 +113,7 @@ enum {
     STATS_STREAM_SEQ_SIMULATE = 4,
     STATS_STREAM_SEQ_SPEND = 5,
     STATS_STREAM_SEQ_FLIP = 6,
+    STATS_STREAM_SEQ_ATOM = 7,
 };
 extern const gsl_rng_type *stats_rng_pcg32;
 gsl_rng *stats_rng_alloc(uint64_t seed, uint64_t index); /* NULL when out of memory */
@@ -683,12 +684,13 @@ int stats_seq_test_bounds(int test, int shape, const size_t *n, size_t K, double
 #define STATS_SEQ_MAX_M 100
 enum stats_seq_dist { STATS_SEQ_NORMAL = 0, STATS_SEQ_T3 = 1 };
 /* A rule: test and shape with constant c; or, when bounds is not NULL, those K bounds on
- * the test's own scale (stats_seq_rank_spending's for signed_rank); or test
- * STATS_SEQ_T_FLIP, which spends alpha by the shape's spending function. */
+ * the test's own scale (stats_seq_rank_spending's for signed_rank, with its atom and gamma
+ * when not NULL); or test STATS_SEQ_T_FLIP, which spends alpha by the shape's spending
+ * function.  Comparison j (0-based, over all studies) has key stats_seq_sim_key(seed, j). */
 typedef struct {
     int test, shape;
     double c;
-    const double *bounds;
+    const double *bounds, *atom, *gamma;
     double alpha;
 } stats_seq_rule;
 typedef struct {
@@ -707,34 +709,44 @@ typedef struct {
 int stats_seq_simulate(const size_t *n, size_t K, const stats_seq_rule *rules, size_t nrules,
                        const stats_seq_sim_opts *opts, stats_seq_sim_result *out,
                        stats_error *err);
+/* The key of simulated comparison j of the simulation with this seed (splitmix64). */
+uint64_t stats_seq_sim_key(uint64_t seed, uint64_t j);
 
 /* ---- Boundaries by alpha spending on the test's exact null (stats/sequential_exact.c) ----
  * Looks n_1 < ... < n_K as above, t_k = n_k / n_K, and the shape's spending function
- * spend(t) (stats_seq_spend).  Look k's bound is the lowest that keeps the null chance of
- * crossing at look k or before within spend(t_k), given the bounds before: slack that an
- * earlier look's discreteness left carries to the next (Jennison & Turnbull 2000, ch. 12).
+ * spend(t) (stats_seq_spend).  Look k spends exactly spend(t_k) - spend(t_{k-1}) of the
+ * test's null law: a randomized test (Lehmann & Romano, Testing Statistical Hypotheses,
+ * sec. 3.2; Jennison & Turnbull 2000, ch. 12 on discrete sequential tests).  Each
+ * comparison has a key (uint64); its random draws come from PCG streams of that key, so a
+ * rerun gives the same decision, and different keys independent draws.
  *   signed_rank  the null law of the look statistics is that of random signs with the
  *     ranks of |d| in a random order, for any continuous symmetric distribution.  When
  *     n_K <= STATS_SEQ_EXACT_N it is computed exactly: the 2^n sign strings ordered by |d|,
  *     each new difference inserted at a uniform rank with a fair sign.  Otherwise it is
  *     estimated from `studies` null studies (stream (seed, STATS_STREAM_SEQ_SPEND)).
- *     bounds[k] is on the standardized W+ scale, halfway below the least |W+ - n(n+1)/4|
- *     that crosses; STATS_SEQ_Z_MAX when no value can cross within the budget.  spent[k]:
- *     the null chance of crossing by look k; next[k]: the same had look k's bound been one
- *     attainable value lower (above spend(t_k): the gap is the test's discreteness).
+ *     Look k rejects every |W+ - n(n+1)/4| above its boundary atom, and the atom itself
+ *     when the comparison's draw u_k = stats_seq_draw(key, k) < gamma[k]; the atom's
+ *     surviving share 1 - gamma[k] goes on to the later looks.  On the standardized W+
+ *     scale: reject when |z| >= bounds[k] (halfway below the least value above the atom;
+ *     STATS_SEQ_Z_MAX when none), or atom[k] <= |z| < bounds[k] (halfway below the atom)
+ *     and u_k < gamma[k].  spent[k]: the null chance of crossing by look k (spend(t_k) up
+ *     to rounding, or the simulated law's); next[k]: that chance had the whole atom
+ *     crossed, the least level a test without the draw attains above spend(t_k).
  *   t_flip  the paired t conditional on the observed |d|: exact for any symmetric null.
- *     STATS_SEQ_FLIPS sign vectors, the first all +1 (the data), the others from stream
- *     (1, STATS_STREAM_SEQ_FLIP), sign j of vector i the same for every design.  At look k
- *     the t statistic is monotone in |S| = |sum_{j <= n_k} f_j d_j| (sum d^2 does not change
- *     under flips); among the vectors not crossed before, the ones whose |S| exceeds v_k
- *     cross, v_k the least value that keeps the vectors crossed by look k at most
- *     floor(spend(t_k) STATS_SEQ_FLIPS).  The data reject at look k when they cross.  As
- *     the data are one of the vectors and under the null exchangeable with the others,
- *     the chance is at most alpha up to the fixed vectors' Monte Carlo error. */
+ *     STATS_SEQ_FLIPS sign vectors, the first all +1 (the data), the others drawn at
+ *     random from stream (key, STATS_STREAM_SEQ_FLIP): first a 64-bit tie key per vector,
+ *     then difference by difference the signs of vectors 1.. (so the first n_k signs do
+ *     not depend on n_K).  At look k the t statistic is monotone in |S| = |sum_{j <= n_k}
+ *     f_j d_j| (sum d^2 does not change under flips); the vectors not crossed before are
+ *     ordered by |S|, ties by their tie key, and the first crossed[k] - crossed[k-1] cross,
+ *     crossed[k] = allowed[k] = floor(spend(t_k) STATS_SEQ_FLIPS).  The data reject at the
+ *     look they cross.  Under the null the data's vector is exchangeable with the random
+ *     ones, so the chance is allowed[K] / STATS_SEQ_FLIPS exactly (Hemerik & Goeman 2018,
+ *     Exact testing with random permutations, TEST 27). */
 #define STATS_SEQ_EXACT_N 20
 #define STATS_SEQ_FLIPS 1600
 typedef struct {
-    double bounds[STATS_SEQ_MAX_LOOKS];
+    double bounds[STATS_SEQ_MAX_LOOKS], atom[STATS_SEQ_MAX_LOOKS], gamma[STATS_SEQ_MAX_LOOKS];
     double spent[STATS_SEQ_MAX_LOOKS], next[STATS_SEQ_MAX_LOOKS];
     double target[STATS_SEQ_MAX_LOOKS]; /* spend(t_k) */
     int exact;                          /* 1: the exact law; 0: simulated */
@@ -744,18 +756,22 @@ typedef struct {
 int stats_seq_rank_spending(const size_t *n, size_t K, const stats_seq_target *targets,
                             size_t ntargets, size_t studies, uint64_t seed,
                             stats_seq_rank_design *out, stats_error *err);
-/* The first `looks` looks (1 <= looks <= K) of a comparison with differences d (n_looks
- * of them; n_1 >= 2) under the sign-flip t design.  bounds[k]: the t whose |S| is v_k (the
- * data cross when |t| exceeds it), z[k] the normal quantile with its two-sided p on n_k - 1
- * df (for the level of an interval); t[k] the data's t; crossed[k] the vectors crossed by
- * look k; reject_at the first look (0-based) at which the data cross, else looks.
- * err->arg: 1 = d, 2 = n, 3 = the shape or alpha. */
+/* The draw u_k in [0, 1) of look k (0-based) of the comparison with this key: the
+ * (k + 1)-th uniform of stream (key, STATS_STREAM_SEQ_ATOM). */
+double stats_seq_draw(uint64_t key, size_t k);
+/* The first `looks` looks (1 <= looks <= K) of the comparison with this key and
+ * differences d (n_looks of them; n_1 >= 2) under the sign-flip t design.  bounds[k]: the
+ * t whose |S| is v_k, the largest |S| of a vector that stays (the data cross when |t|
+ * exceeds it, or equals it and their tie key ranks them among those that cross), z[k] the normal quantile with its
+ * two-sided p on n_k - 1 df (for the level of an interval); t[k] the data's t; crossed[k]
+ * the vectors crossed by look k; reject_at the first look (0-based) at which the data
+ * cross, else looks.  err->arg: 1 = d, 2 = n, 3 = the shape or alpha. */
 typedef struct {
     double bounds[STATS_SEQ_MAX_LOOKS], z[STATS_SEQ_MAX_LOOKS], t[STATS_SEQ_MAX_LOOKS];
     size_t crossed[STATS_SEQ_MAX_LOOKS], allowed[STATS_SEQ_MAX_LOOKS];
     size_t reject_at;
 } stats_seq_flip_result;
 int stats_seq_flip_t(const double *d, const size_t *n, size_t K, size_t looks, int shape,
-                     double alpha, stats_seq_flip_result *out, stats_error *err);
+                     double alpha, uint64_t key, stats_seq_flip_result *out, stats_error *err);
 
 #endif

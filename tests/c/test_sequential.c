@@ -1,8 +1,9 @@
 /* The group-sequential boundaries of stats/ (stats.h: stats_seq_*): the z constants against
  * Jennison & Turnbull's published tables (tests/vectors/sequential.json, read, not typed in
  * here), Lan-DeMets spending summing to alpha, the integration against closed forms and
- * against simulation, and the small-sample t and signed-rank constants giving a type I error
- * within 3 standard errors of alpha on studies simulated apart from their calibration. */
+ * against simulation, the small-sample t and signed-rank constants giving a type I error
+ * within 3 standard errors of alpha on studies simulated apart from their calibration, and
+ * the spending designs' randomized tests attaining their level exactly. */
 #include <math.h>
 #include <string.h>
 
@@ -300,6 +301,76 @@ static void check_bad_arguments(void)
           "a t test with 1 difference at look 1 refused: %s", err.msg);
 }
 
+/* Spending on a discrete null spends exactly: the signed-rank atom's share gamma (exact
+ * law), the sign flips' tie keys (crossed = allowed), each draw fixed by the comparison's
+ * key; and in simulation both reach their level where the tests without the draw fall
+ * short (10 / 1024 for 5, 10 at alpha / 4; about 0.03 for flips of 6 pairs at 0.05). */
+static void check_exact_spending(void)
+{
+    stats_error err;
+    const size_t ten[1] = {10}, five_ten[2] = {5, 10};
+    stats_seq_target tg = {STATS_SEQ_SIGNED_RANK, STATS_SEQ_OBF, ALPHA};
+    stats_seq_rank_design one, two;
+    int status = stats_seq_rank_spending(ten, 1, &tg, 1, 0, 1, &one, &err);
+    CHECK(status == STATS_OK, "rank spending status %d", status);
+    /* 10 pairs alone: 50 / 1024 above the atom, 16 / 1024 on it */
+    CHECK(fabs(one.gamma[0] - (ALPHA - 50.0 / 1024.0) / (16.0 / 1024.0)) < 1e-12 &&
+              fabs(one.spent[0] - ALPHA) < 1e-15 && fabs(one.next[0] - 66.0 / 1024.0) < 1e-15,
+          "10 pairs: gamma %.12f, spent %.17g, next %.17g", one.gamma[0], one.spent[0],
+          one.next[0]);
+    tg.alpha = ALPHA / 4.0;
+    stats_seq_rank_spending(five_ten, 2, &tg, 1, 0, 1, &two, &err);
+    for (int k = 0; k < 2; k++)
+        CHECK(fabs(two.spent[k] - two.target[k]) < 1e-15 && two.gamma[k] > 0.0 &&
+                  two.gamma[k] < 1.0 && two.atom[k] < two.bounds[k],
+              "5, 10 at alpha / 4, look %d: spent %.17g, spend %.17g, gamma %.6f", k + 1,
+              two.spent[k], two.target[k], two.gamma[k]);
+    CHECK(stats_seq_draw(7, 1) == stats_seq_draw(7, 1) && stats_seq_draw(7, 1) !=
+              stats_seq_draw(8, 1) && stats_seq_draw(7, 0) != stats_seq_draw(7, 1),
+          "a draw is fixed by its key and look, and differs with either");
+
+    const size_t n[2] = {3, 12};
+    double d[12];
+    for (int i = 0; i < 12; i++)
+        d[i] = 0.3 + sin(1.0 + i);
+    stats_seq_flip_result a, b, other;
+    stats_seq_flip_t(d, n, 2, 2, STATS_SEQ_POCOCK, ALPHA, 5, &a, &err);
+    stats_seq_flip_t(d, n, 2, 2, STATS_SEQ_POCOCK, ALPHA, 5, &b, &err);
+    stats_seq_flip_t(d, n, 2, 2, STATS_SEQ_POCOCK, ALPHA, 6, &other, &err);
+    CHECK(memcmp(&a, &b, sizeof a) == 0, "the same key gives the same bytes");
+    CHECK(a.bounds[1] != other.bounds[1], "another key draws other vectors: %.6f, %.6f",
+          a.bounds[1], other.bounds[1]);
+    /* 3 pairs: 8 sign patterns, so 1,600 vectors tie in blocks of about 400 */
+    for (int k = 0; k < 2; k++)
+        CHECK(a.crossed[k] == a.allowed[k] && other.crossed[k] == other.allowed[k],
+              "look %d: %zu and %zu vectors crossed, %zu allowed", k + 1, a.crossed[k],
+              other.crossed[k], a.allowed[k]);
+
+    const size_t six[2] = {3, 6};
+    stats_seq_rule rules[2] = {
+        {.test = STATS_SEQ_T_FLIP, .shape = STATS_SEQ_OBF, .alpha = ALPHA},
+        {.test = STATS_SEQ_SIGNED_RANK, .shape = STATS_SEQ_OBF, .bounds = two.bounds,
+         .atom = two.atom, .gamma = two.gamma},
+    };
+    stats_seq_sim_opts o = {STATS_SEQ_T3, 1, 0.0, 40000, 3};
+    stats_seq_sim_result flip, rank;
+    stats_seq_simulate(six, 2, rules, 1, &o, &flip, &err);
+    stats_seq_simulate(five_ten, 2, rules + 1, 1, &o, &rank, &err);
+    double level = floor(ALPHA * STATS_SEQ_FLIPS) / STATS_SEQ_FLIPS;
+    CHECK(fabs(flip.reject - level) <= 3.0 * flip.se,
+          "sign flips of 3, 6 pairs, t3: type I error %.4f (se %.4f), level %.4f", flip.reject,
+          flip.se, level);
+    CHECK(fabs(rank.reject - ALPHA / 4.0) <= 3.0 * rank.se,
+          "signed rank 5, 10 at alpha / 4, t3: type I error %.5f (se %.5f)", rank.reject,
+          rank.se);
+    stats_seq_rule bad = rules[1];
+    double gamma[2] = {0.5, 1.5};
+    bad.gamma = gamma;
+    CHECK(stats_seq_simulate(five_ten, 2, &bad, 1, &o, &rank, &err) == STATS_EINVAL &&
+              strstr(err.msg, "gamma[2]"),
+          "gamma above 1 refused: %s", err.msg);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "tests/vectors/sequential.json";
@@ -316,5 +387,6 @@ int main(int argc, char **argv)
     check_small_sample();
     check_simulation_detects();
     check_bad_arguments();
+    check_exact_spending();
     return check_done("test_sequential");
 }

@@ -101,8 +101,9 @@ t:ok(stats.SEQ_MAX_LOOKS == 20 and stats.SEQ_MAX_N == 1000, "the limits are expo
 t:near(stats.normal_q(1.959963984540054), 0.025, 1e-9, "normal_q(1.96) is 0.025")
 -- Spending on the signed-rank test's exact null.  Brute force over every order of |d| and
 -- every sign (6! 2^6 ways for looks at 4 and 6) gives the chance of crossing the bounds by
--- each look; the recursion's spent must agree, and each stay within the spending.
-local function brute_force_crossing(n, bounds)
+-- each look, an atom crossing with its share gamma and its rest going on; the recursion's
+-- spent must agree, and equal the spending.
+local function brute_force_crossing(n, sp)
   local nK, cum, total = n[#n], {}, 0
   for k = 1, #n do cum[k] = 0 end
   local perm, used = {}, {}
@@ -123,12 +124,13 @@ local function brute_force_crossing(n, bounds)
         local signs = {}
         for i = 1, nK do signs[i] = (mask >> (i - 1)) & 1 == 1 and 1 or -1 end
         total = total + 1
+        local left = 1  -- the share of this way not crossed yet
         for k, m in ipairs(n) do
           local sd = math.sqrt(m * (m + 1) * (2 * m + 1) / 24)
-          if wplus_dev(perm, signs, m) / (2 * sd) >= bounds[k] then
-            for j = k, #n do cum[j] = cum[j] + 1 end
-            break
-          end
+          local z = wplus_dev(perm, signs, m) / (2 * sd)
+          local share = z >= sp.bounds[k] and left or z >= sp.atom[k] and left * sp.gamma[k] or 0
+          for j = k, #n do cum[j] = cum[j] + share end
+          left = left - share
         end
       end
       return
@@ -149,20 +151,27 @@ for _, shape in ipairs({ "obf", "pocock" }) do
   local sp = stats.seq_rank_spending({ 4, 6 }, { { shape = shape, alpha = 0.45 } })[1]
   t:ok(sp.exact, "n_K = 6: the exact law")
   t:ok(sp.spent[1] > 0, "the first look crosses too, so the joint law is tested")
-  local bf = brute_force_crossing({ 4, 6 }, sp.bounds)
+  local bf = brute_force_crossing({ 4, 6 }, sp)
   for k = 1, 2 do
     t:near(sp.spent[k], bf[k], 1e-12, string.format("%s look %d: spent %.6f, brute force %.6f",
       shape, k, sp.spent[k], bf[k]))
-    t:ok(sp.spent[k] <= sp.target[k] + 1e-12 and sp.next[k] > sp.target[k],
-      string.format("%s look %d: spent %.5f <= spend %.5f < next %.5f", shape, k, sp.spent[k],
-        sp.target[k], sp.next[k]))
+    t:ok(math.abs(sp.spent[k] - sp.target[k]) < 1e-15 and sp.next[k] > sp.target[k] and
+      sp.gamma[k] > 0 and sp.gamma[k] < 1, string.format(
+      "%s look %d: spent %.5f = spend %.5f < next %.5f, the atom crossing with gamma %.4f",
+      shape, k, sp.spent[k], sp.target[k], sp.next[k], sp.gamma[k]))
   end
 end
--- at n = 10 alone the attainable two-sided levels near 0.05 are 50 / 1024 and 66 / 1024
+-- 5 pairs of one sign (2 / 32 > the first look's spend) reject only by the draw
 local ten = stats.seq_rank_spending({ 5, 10 }, { { shape = "obf" } })[1]
-t:eq(ten.bounds[1], stats.SEQ_Z_MAX, "5 pairs cannot reject at two-sided 0.05 (2 / 32 > alpha)")
-t:near(ten.spent[2], 50 / 1024, 1e-15, "5, 10: the exact level 50 / 1024")
-t:near(ten.next[2], 66 / 1024, 1e-15, "5, 10: the next attainable level 66 / 1024")
+local top5 = 15 / (2 * math.sqrt(5 * 6 * 11 / 24))
+t:ok(ten.bounds[1] > top5 and ten.atom[1] < top5, "5 pairs: the top value is the first atom")
+t:near(ten.gamma[1], ten.target[1] / (2 / 32), 1e-12, "its share spends the first look exactly")
+t:near(ten.spent[2], 0.05, 1e-15, "5, 10: the level is alpha, between 50 / 1024 and 66 / 1024")
+-- a draw belongs to its key and look
+t:eq(stats.seq_draw(11, 2), stats.seq_draw(11, 2), "the same key and look give the same draw")
+t:ok(stats.seq_draw(11, 2) ~= stats.seq_draw(12, 2) and stats.seq_draw(11, 1) ~=
+  stats.seq_draw(11, 2), "another key or look gives another draw")
+t:raises(function() stats.seq_draw(1, 21) end, "look: must be 1 to 20", "a look past 20 refused")
 
 -- Small versions of make calibrate-sequential's spending rows: the type I error of the
 -- signed-rank spending bounds (exact law, and simulated beyond SEQ_EXACT_N) and of the
@@ -175,14 +184,14 @@ local again_sm = stats.seq_rank_spending(sim_looks, { { shape = "obf" } }, { stu
 t:eq(again_sm.bounds[4], sm.bounds[4], "the same seed gives the same simulated bounds")
 t:ok(sm.bounds[2] > sm.bounds[4], "the O'Brien-Fleming spending bounds fall")
 for k = 1, 4 do
-  t:ok(sm.spent[k] <= sm.target[k] + 1e-12, string.format("simulated look %d: spent %.5f <= %.5f",
+  t:near(sm.spent[k], sm.target[k], 1e-12, string.format("simulated look %d: spent %.5f = %.5f",
     k, sm.spent[k], sm.target[k]))
 end
 local checks = {
-  { looks = exact_looks, rule = { test = "signed_rank", shape = "pocock", bounds = ex.bounds },
-    level = ex.spent[3] },
-  { looks = sim_looks, rule = { test = "signed_rank", shape = "obf", bounds = sm.bounds },
-    level = sm.spent[4] },
+  { looks = exact_looks, rule = { test = "signed_rank", shape = "pocock", bounds = ex.bounds,
+    atom = ex.atom, gamma = ex.gamma }, level = ex.spent[3] },
+  { looks = sim_looks, rule = { test = "signed_rank", shape = "obf", bounds = sm.bounds,
+    atom = sm.atom, gamma = sm.gamma }, level = sm.spent[4] },
   { looks = sim_looks, rule = { test = "t_flip", shape = "obf", alpha = 0.05 }, level = 0.05 },
 }
 for i, c in ipairs(checks) do
@@ -194,16 +203,69 @@ end
 -- under the sign-flip design a large shift rejects, at a look the bounds say
 local shifted = {}
 for i = 1, 32 do shifted[i] = 1 + math.sin(i) end
-local fl = stats.seq_flip_t(shifted, sim_looks, { shape = "pocock" })
+local fl = stats.seq_flip_t(shifted, sim_looks, { shape = "pocock", key = 3 })
 t:eq(fl.looks, 4, "every look done")
 t:eq(fl.reject_at, 1, "a shift of about 1.4 sd rejects at the first look")
 t:ok(math.abs(fl.t[1]) > fl.bounds[1], "its t exceeds the look's bound")
-local part = stats.seq_flip_t({ table.unpack(shifted, 1, 20) }, sim_looks, { shape = "pocock" })
+local part = stats.seq_flip_t({ table.unpack(shifted, 1, 20) }, sim_looks,
+  { shape = "pocock", key = 3 })
 t:eq(part.looks, 2, "20 differences: the first two looks")
 t:eq(part.bounds[2], fl.bounds[2], "a look's bound does not depend on the looks after it")
 t:eq(fl.allowed[4], math.floor(0.05 * stats.SEQ_FLIPS), "the last look allows alpha's share")
-t:raises(function() stats.seq_flip_t({ 1, 2, 3 }, sim_looks) end,
+-- the vectors are the key's: the same key the same bounds, another key others; ties
+-- (3 pairs: 8 sign patterns for 1,600 vectors) are broken so that exactly `allowed` cross
+local tied = { 0.4, -1.1, 0.7, 0.2, 1.5, -0.3 }
+local k1 = stats.seq_flip_t(tied, { 3, 6 }, { key = 1 })
+local k1again = stats.seq_flip_t(tied, { 3, 6 }, { key = 1 })
+local k2 = stats.seq_flip_t(shifted, sim_looks, { shape = "pocock", key = 4 })
+t:ok(k1.bounds[2] == k1again.bounds[2] and k1.reject_at == k1again.reject_at,
+  "the same key gives the same bounds and decision")
+t:ok(k2.bounds[4] ~= fl.bounds[4], "another key draws other vectors")
+t:ok(k1.crossed[1] == k1.allowed[1] and k1.crossed[2] == k1.allowed[2] and k1.allowed[1] > 0,
+  string.format("3, 6 pairs: %d and %d vectors cross, as allowed", k1.crossed[1], k1.crossed[2]))
+t:raises(function() stats.seq_flip_t(shifted, sim_looks) end, "key: the comparison's key",
+  "a sign-flip t without its key refused")
+t:raises(function() stats.seq_flip_t({ 1, 2, 3 }, sim_looks, { key = 1 }) end,
   "d: at least n[1] = 8 differences expected", "too few differences refused, named")
+-- The runner's key of a comparison, and a signed-rank spending design whose look lands on
+-- the boundary atom: the comparison's draw decides, the same on every rerun.
+local seq = require "repro.analysis.sequential"
+local key = seq.key("study", "ln", "none")
+t:ok(math.type(key) == "integer" and key >= 0 and key == seq.key("study", "ln", "none"),
+  "a comparison's key is a fixed integer >= 0: " .. tostring(key))
+t:ok(key ~= seq.key("study", "none", "ln") and key ~= seq.key("other", "ln", "none"),
+  "the study and the order of the variants change it")
+local spec = { looks = { 5, 10 }, shape = "obf", test = "signed_rank", stop = { "difference" },
+  boundary = "spending" }
+local design = seq.boundaries(spec, 1, 0.05)
+local sd10 = math.sqrt(10 * 11 * 21 / 24)
+local atom = math.floor(design.atom[2] * 2 * sd10 + 1.5)  -- the deviation |2 W+ - 55|
+-- ranks 1..10 as |d|, the largest positive until W+ = (55 + atom) / 2, mixed in the first 5
+local need, signs = (55 + atom) // 2, {}
+for r = 10, 1, -1 do
+  if need >= r then signs[r], need = 1, need - r else signs[r] = -1 end
+end
+local order, base, treat = { 2, 9, 4, 7, 5, 10, 1, 8, 3, 6 }, {}, {}
+for i, r in ipairs(order) do base[i], treat[i] = 0, signs[r] * r end
+local seen = {}
+for i = 1, 40 do
+  local ki = seq.key("study", "v" .. i, "base")
+  local looks = seq.replay(spec, base, treat, 1, 0.05, "lower", ki)
+  local lk = looks[2]
+  if lk and lk.draw then
+    t:ok(lk.draw == stats.seq_draw(ki, 2) and lk.gamma == design.gamma[2] and
+      lk.crosses == (lk.draw < lk.gamma), "the atom's look records the key's draw and gamma")
+    seen[lk.crosses] = seen[lk.crosses] or looks
+    local again = seq.replay(spec, base, treat, 1, 0.05, "lower", ki)[2]
+    t:eq(again.crosses, lk.crosses, "a rerun with the same key decides the same")
+  end
+end
+t:ok(seen[true] and seen[false], string.format(
+  "on the atom (gamma %.3f) some keys reject and some do not", design.gamma[2]))
+local why = require("repro.analysis.words").sequential_reason({ decision = "difference",
+  looks = seen[true] }, spec)
+t:ok(why:find("lay on its boundary's atom", 1, true) and why:find("draw", 1, true),
+  "a verdict by the draw says so: " .. why)
 t:raises(function() stats.seq_calibrate({ 5, 10 }, { { test = "t_flip", shape = "obf" } }) end,
   "test: must be z, t or signed rank", "the sign-flip t has no constant to calibrate")
 t:raises(function() stats.seq_rank_spending({ 5, 10 }, { { shape = "obf", alpha = 2 } }) end,

@@ -3,9 +3,12 @@
 -- metric) of the first looks[k] seeds in the declared order.  Its boundary c_k keeps the
 -- two-sided type I error at alpha / m over all looks (m comparisons, Bonferroni), for the
 -- design's test and shape: with boundary "constant" one constant times the shape
--- (stats.seq_calibrate); with "spending" alpha spent look by look on the test's exact null
--- (stats.seq_rank_spending; for t the sign flips of stats.seq_flip_t, whose bound at a look
--- depends on the |d| so far; a pair lost to a diverged run shortens its look).  At each look:
+-- (stats.seq_calibrate); with "spending" alpha spent exactly, look by look, on the test's
+-- exact null (stats.seq_rank_spending; for t the sign flips of stats.seq_flip_t, whose
+-- bound at a look depends on the |d| so far; a pair lost to a diverged run shortens its
+-- look).  Spending is a randomized test: a statistic on the signed-rank boundary atom, or
+-- tied with sign flips at the bound, crosses by a draw from PCG keyed by the comparison
+-- (M.key), the same on every rerun.  At each look:
 --   signed_rank  the Hodges-Lehmann estimate with its exact Wilcoxon interval at the
 --                level of the boundary (1 - 2 (1 - Phi(c_k))): the repeated confidence
 --                interval; the difference is decided by the standardized W+ >= c_k, the
@@ -17,6 +20,7 @@
 -- sought ruled out); at the last look it stops anyway (the cap).  Runs trained after a
 -- comparison stopped are counted, never used by its decision.
 local stats = require "stats"
+local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 
 local M = {}
@@ -34,7 +38,7 @@ function M.boundaries(spec, m, alpha)
   if cache[key] then return cache[key] end
   if spec.boundary == "spending" and spec.test == "signed_rank" then
     local r = stats.seq_rank_spending(spec.looks, { { shape = spec.shape, alpha = alpha / m } })[1]
-    cache[key] = { bounds = r.bounds, z = r.bounds }
+    cache[key] = { bounds = r.bounds, z = r.bounds, atom = r.atom, gamma = r.gamma }
   elseif spec.boundary == "spending" then
     cache[key] = { flip = { shape = spec.shape, alpha = alpha / m } }
   else
@@ -46,16 +50,24 @@ function M.boundaries(spec, m, alpha)
   return cache[key]
 end
 
+-- The key of the comparison of treatment against baseline in study `study`: its random
+-- draws (stats.seq_draw, stats.seq_flip_t) come from PCG streams of this key.  60 bits of
+-- the SHA-256 of the three names.
+function M.key(study, treatment, baseline)
+  return math.tointeger(tonumber(fs.sha256_text(study .. "\0" .. treatment .. "\0" ..
+    baseline):sub(1, 15), 16))
+end
+
 -- The sign-flip t at look k of pairs d whose looks so far had counts[1..k] pairs: the bound,
 -- its z-equivalent and whether the data cross, or nil when the counts do not increase
 -- from 2.  Later looks keep the design's steps (t_j = n_j / n_K for the spending).
-local function flip_look(d, k, spec, counts, flip)
+local function flip_look(d, k, spec, counts, flip, key)
   local n = {}
   for j, nj in ipairs(spec.looks) do
     n[j] = j <= k and counts[j] or counts[k] + nj - spec.looks[k]
     if n[j] < 2 or (j > 1 and n[j] <= n[j - 1]) then return nil end
   end
-  local r = stats.seq_flip_t(d, n, flip)
+  local r = stats.seq_flip_t(d, n, { shape = flip.shape, alpha = flip.alpha, key = key })
   return r.bounds[k], r.z[k], r.reject_at == k
 end
 
@@ -84,13 +96,14 @@ end
 
 -- One look: the estimate, the repeated interval and the statistic of pairs (a, b) (the
 -- baseline's and the treatment's values), with bound c (the test's scale) and cz (z), or
--- for the sign-flip t (bd.flip) the bound of look k given counts (flip_look).
-local function look_of(spec, a, b, c, cz, bd, k, counts)
+-- for the sign-flip t (bd.flip) the bound of look k given counts (flip_look); key: the
+-- comparison's (M.key).
+local function look_of(spec, a, b, c, cz, bd, k, counts, key)
   local n = #a
   local d = {}
   for i = 1, n do d[i] = b[i] - a[i] end
   local crosses
-  if bd.flip then c, cz, crosses = flip_look(d, k, spec, counts, bd.flip) end
+  if bd.flip then c, cz, crosses = flip_look(d, k, spec, counts, bd.flip, key) end
   local out = { pairs = n, bound = c, crosses = crosses }
   if n < 2 or not c then return out end
   local level_alpha = 2 * upper_tail(cz)
@@ -98,6 +111,12 @@ local function look_of(spec, a, b, c, cz, bd, k, counts)
     local r = stats.robust(a, b, { alpha = level_alpha })
     out.estimate, out.statistic = r.hl, signed_rank_z(d)
     out.ci = r.ci and arr({ r.ci[1], r.ci[2] }) or nil
+    -- on the boundary atom the comparison's draw decides, with the atom's share gamma
+    local z = math.abs(out.statistic)
+    if bd.gamma and z < c and z >= bd.atom[k] and bd.gamma[k] > 0 then
+      out.draw, out.gamma = stats.seq_draw(key, k), bd.gamma[k]
+      out.crosses = out.draw < out.gamma
+    end
   else
     local sm = stats.summary(d)
     out.estimate = sm.mean
@@ -149,11 +168,12 @@ function M.design(spec)
 end
 
 -- Look k of a comparison under design d (M.design) with boundaries bd (M.boundaries): its
--- pairs a (the baseline's values) and b (the treatment's); counts[j] the pairs at look j.  Returns the look's entry
+-- pairs a (the baseline's values) and b (the treatment's); counts[j] the pairs at look j;
+-- key the comparison's (M.key; a spending design draws from it).  Returns the look's entry
 -- (pairs, estimate, repeated interval, statistic, bound, level, decision: a stop code or
 -- "continue") and, when it stops, the verdict; at the last look it stops anyway (the cap).
-function M.look(d, k, a, b, bd, better, counts)
-  local lk = look_of(d, a, b, bd.bounds and bd.bounds[k], bd.z and bd.z[k], bd, k, counts)
+function M.look(d, k, a, b, bd, better, counts, key)
+  local lk = look_of(d, a, b, bd.bounds and bd.bounds[k], bd.z and bd.z[k], bd, k, counts, key)
   lk.look, lk.n = k, d.looks[k]
   local code, verdict = decide(d, lk, better)
   if not code and k == #d.looks then code, verdict = "cap", "inconclusive" end
@@ -172,7 +192,7 @@ function M.state(s, runs)
   for _, pair in ipairs(an.comparisons) do
     local tv, bv = pair[1], pair[2]
     local e = { treatment = tv, baseline = bv, metric = an.primary, looks = arr({}) }
-    local counts = {}
+    local counts, key = {}, M.key(s.name, tv, bv)
     for k, n in ipairs(an.sequential.looks) do
       local ta, tdone = values_of(runs, tv, s.seeds, n, an.primary)
       local ba, bdone = values_of(runs, bv, s.seeds, n, an.primary)
@@ -182,7 +202,7 @@ function M.state(s, runs)
         if ta[i] and ba[i] then a[#a + 1], bb[#bb + 1] = ba[i], ta[i] end
       end
       counts[k] = #a
-      local lk, verdict = M.look(spec, k, a, bb, b, an.better, counts)
+      local lk, verdict = M.look(spec, k, a, bb, b, an.better, counts, key)
       e.looks[#e.looks + 1] = lk
       if lk.decision ~= "continue" then
         e.stopped_at, e.n, e.decision, e.verdict = k, n, lk.decision, verdict
@@ -201,14 +221,15 @@ end
 -- A comparison that ran with a fixed number of seeds, replayed as if design spec (an
 -- analysis.sequential) had been declared for it: its pairs a (the baseline's values) and
 -- b (the treatment's) in seed order, the first looks[k] of them at look k, one of m
--- comparisons at level alpha.  Returns its looks up to the stop, and the verdict there.
-function M.replay(spec, a, b, m, alpha, better)
+-- comparisons at level alpha; key: the comparison's (M.key), which a spending design needs.
+-- Returns its looks up to the stop, and the verdict there.
+function M.replay(spec, a, b, m, alpha, better, key)
   local d, bd = M.design(spec), M.boundaries(spec, m, alpha)
   local looks, counts = {}, {}
   for k, n in ipairs(spec.looks) do
     counts[k] = math.min(n, #a)
     local lk, verdict = M.look(d, k, { table.unpack(a, 1, n) }, { table.unpack(b, 1, n) }, bd,
-      better, counts)
+      better, counts, key)
     looks[k] = lk
     if verdict then return looks, verdict end
   end

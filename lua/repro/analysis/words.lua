@@ -366,7 +366,12 @@ function M.sequential_reason(e, design)
   local where = lk and string.format("at look %d (%d seeds per variant)", lk.look, lk.n) or ""
   local ci = lk and lk.ci and string.format("[%s, %s]", fmt(lk.ci[1]), fmt(lk.ci[2])) or
     "no interval"
-  if e.decision == "difference" then
+  if e.decision == "difference" and lk.draw then
+    return string.format("%s the statistic %s lay on its boundary's atom, below %s, and the " ..
+      "comparison's draw %s fell below the atom's share %s (%s interval %s)", where,
+      fmt(lk.statistic), fmt(lk.bound), fmt(lk.draw), fmt(lk.gamma),
+      M.INTERVAL_KIND[design.test] or design.test, ci)
+  elseif e.decision == "difference" then
     return string.format("%s the statistic %s reached its boundary %s (%s interval %s)", where,
       fmt(lk.statistic), fmt(lk.bound), M.INTERVAL_KIND[design.test] or design.test, ci)
   elseif e.decision == "equivalence" then
@@ -392,8 +397,8 @@ M.SEQ_DECISION = { continue = "go on", difference = "stop: difference",
 -- How design d's bounds were made, in a few words.
 function M.sequential_boundary(d)
   if d.boundary ~= "spending" then return "constant " .. fmt(d.c) end
-  return d.test == "t" and "alpha spent on sign flips given |d|" or
-    "alpha spent on the exact null law"
+  return d.test == "t" and "alpha spent on sign flips given |d|, ties by a keyed draw" or
+    "alpha spent on the exact null law, its atom by a keyed draw"
 end
 
 -- A sequential design d (summary.sequential.design) in one sentence.
