@@ -12,7 +12,6 @@
 -- (lua/repro/plan/cost.lua), never from a manifest, and a total above --max-time (default
 -- M.MAX_TIME_S) is refused before anything trains.  Exit status 0 when every chosen run is
 -- the same, 1 on a difference or an unverified or unreadable record, 130 when interrupted.
-local host = require "repro.host"
 local sys = require "repro.sys"
 local pcg = require "pcg"
 local fs = require "repro.core.fs"
@@ -35,47 +34,24 @@ local USAGE = "usage: bin/repro audit [STUDY ...] --sample N [--seed S] [--max-t
 M.MAX_TIME_S = 3600
 
 local function parse(args)
-  local o = { studies = {}, max_time = M.MAX_TIME_S }
-  local i = 1
-  local function int(flag)
-    i = i + 1
-    local v = math.tointeger(tonumber(args[i] or ""))
-    if not v or v < (flag == "--sample" and 1 or 0) then
-      user_error("repro audit: %s needs a %s integer, got %s (%s)", flag,
-        flag == "--sample" and "positive" or "non-negative", base.printable(args[i] or "nothing"),
-        USAGE)
+  local o = base.parse_options(args, "repro audit", USAGE, {
+    ["--sample"] = { key = "sample", kind = "int", min = 1 },
+    ["--seed"] = { key = "seed", kind = "int", min = 0 },
+    ["--max-time"] = { key = "max_time", kind = "number", min = 0 },
+    ["--out-root"] = { key = "out_root", kind = "value", needs = "a directory" } })
+  if o.help then return o end
+  if o.max_time == 0 then user_error("repro audit: --max-time needs a number > 0, got 0") end
+  o.max_time = o.max_time or M.MAX_TIME_S
+  o.studies = {}
+  for _, a in ipairs(o.targets) do
+    local name = a:match("([^/]+)%.lua$") or a
+    if not base.valid_name(name) then
+      user_error("repro audit: %s is not a study name (%s)", base.printable(a), base.NAME_RULE)
     end
-    return v
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--sample" then o.sample = int(a)
-    elseif a == "--seed" then o.seed = int(a)
-    elseif a == "--max-time" then
-      i = i + 1
-      local v = tonumber(args[i] or "")
-      if not v or v ~= v or v <= 0 or v == math.huge then
-        user_error("repro audit: --max-time needs a positive number of seconds, got %s (%s)",
-          base.printable(args[i] or "nothing"), USAGE)
-      end
-      o.max_time = v
-    elseif a == "--out-root" then
-      i = i + 1
-      o.out_root = args[i] or user_error("repro audit: --out-root needs a directory")
-    elseif a:match("^%-") then user_error("repro audit: unknown option %s (%s)", a, USAGE)
-    else
-      local name = a:match("([^/]+)%.lua$") or a
-      if not base.valid_name(name) then
-        user_error("repro audit: %s is not a study name (%s)", base.printable(a), base.NAME_RULE)
-      end
-      o.studies[#o.studies + 1] = name
-    end
-    i = i + 1
+    o.studies[#o.studies + 1] = name
   end
   if not o.sample then user_error("repro audit: --sample N is required (%s)", USAGE) end
-  local env = os.getenv("REPRO_EXPERIMENTS")
-  o.out_root = (o.out_root or ((env and env ~= "") and env or (host.root .. "/experiments")))
-    :gsub("/+$", "")
+  o.out_root = fs.records_root(o.out_root):gsub("/+$", "")
   return o
 end
 
@@ -188,6 +164,7 @@ end
 
 function M.main(args)
   local o = parse(args)
+  if o.help then return 0 end
   local st = sys.lstat(o.out_root)
   if not st or st.type ~= "dir" then
     user_error("repro audit: filesystem: %s is not a directory", o.out_root)

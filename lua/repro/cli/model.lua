@@ -29,8 +29,7 @@ local function record_dir(run, who)
   local st = sys.stat(run)
   if st and st.type == "dir" then return run end
   if run:sub(1, 1) ~= "/" then
-    local root = os.getenv("REPRO_EXPERIMENTS")
-    root = (root and root ~= "") and root or (host.root .. "/experiments")
+    local root = fs.records_root()
     local under = root .. "/" .. run
     st = sys.stat(under)
     if st and st.type == "dir" then
@@ -179,29 +178,17 @@ local function check_prompt(prompt, cfg, who)
     base.printable(string.format("%q", ch)), at, prompt:byte(at), tasks.corpus_name(data))
 end
 
-local function number_option(v, who, flag, integer, min)
-  local x = tonumber(v)
-  if integer then x = math.tointeger(x) end
-  if not x or x ~= x or x < min or x == math.huge then
-    user_error("%s: %s needs %s >= %s, got %s", who, flag, integer and "an integer" or
-      "a number", tostring(min), base.printable(v))
-  end
-  return x
-end
-
 function M.sample_main(args)
   local who = "repro sample"
   local o = base.parse_options(args, who, SAMPLE_USAGE, {
-    ["--prompt"] = { key = "prompt", kind = "value" }, ["--n"] = { key = "n", kind = "value" },
-    ["--seed"] = { key = "seed", kind = "value" },
-    ["--temperature"] = { key = "temperature", kind = "value" } })
+    ["--prompt"] = { key = "prompt", kind = "value" },
+    ["--n"] = { key = "n", kind = "int", min = 0 },
+    ["--seed"] = { key = "seed", kind = "int", min = 0 },
+    ["--temperature"] = { key = "temperature", kind = "number", min = 0 } })
   if o.help then return 0 end
   if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, SAMPLE_USAGE) end
-  local n = o.n and number_option(o.n, who, "--n", true, 0) or 200
+  local n, seed, temperature = o.n or 200, o.seed or 0, o.temperature or 1.0
   if n > 1 << 24 then user_error("%s: --n at most %d, got %d", who, 1 << 24, n) end
-  local seed = o.seed and number_option(o.seed, who, "--seed", true, 0) or 0
-  local temperature = o.temperature and number_option(o.temperature, who, "--temperature",
-    false, 0) or 1.0
   local prompt = o.prompt or "\n"
   if prompt == "" then user_error("%s: --prompt is empty (give at least one character)", who) end
   local k = M.load(o.targets[1], who, function(cfg) check_prompt(prompt, cfg, who) end)

@@ -10,7 +10,6 @@
 -- failure: `bin/repro run` trains it again).  Checksums detect corruption, not forgery
 -- (`bin/repro audit` retrains).  Exit status 1 on any failure.  Nothing is written, except
 -- with --rehash: a consistent record without checksums gets them (reviewed legacy records).
-local host = require "repro.host"
 local sys = require "repro.sys"
 local record = require "repro.record"
 local walk = require "repro.record.verify"
@@ -26,23 +25,14 @@ local function shown(p) return base.printable(fs.shown(p)) end
 local USAGE = "usage: bin/repro verify [DIR ...] [--rehash] [--accept-adopted]"
 
 local function parse(args)
-  local o = { dirs = {} }
-  for _, a in ipairs(args) do
-    if a == "--rehash" then
-      o.rehash = true
-    elseif a == "--accept-adopted" then
-      o.accept_adopted = true
-    elseif a == "--strict" then
-      -- the default now; kept so that existing command lines still work
-    elseif a:match("^%-") then
-      user_error("repro verify: unknown option %s (%s)", base.printable(a), USAGE)
-    else
-      o.dirs[#o.dirs + 1] = a
-    end
-  end
+  local o = base.parse_options(args, "repro verify", USAGE, {
+    ["--rehash"] = { key = "rehash", kind = "flag" },
+    ["--accept-adopted"] = { key = "accept_adopted", kind = "flag" },
+    -- the default now; kept so that existing command lines still work
+    ["--strict"] = { key = "strict", kind = "flag" } })
+  o.dirs = o.targets
   if #o.dirs == 0 then
-    local env = os.getenv("REPRO_EXPERIMENTS")
-    o.dirs[1] = (env and env ~= "") and env or (host.root .. "/experiments")
+    o.dirs[1] = fs.records_root()
   end
   for _, d in ipairs(o.dirs) do
     local st = sys.lstat(d)
@@ -168,6 +158,7 @@ end
 
 function M.main(args)
   local o = parse(args)
+  if o.help then return 0 end
   local c = checker(o)
   for _, arg in ipairs(o.dirs) do
     local d0 = arg:gsub("/+$", "")

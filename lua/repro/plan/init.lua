@@ -67,8 +67,7 @@ function M.out_root(given, set)
     base.user_error("repro: --out-root \"\": an empty path (the records would go into the " ..
       "current directory); give a directory")
   end
-  local env_root = os.getenv("REPRO_EXPERIMENTS")
-  local out_root = given or (env_root ~= "" and env_root) or (host.root .. "/experiments")
+  local out_root = fs.records_root(given)
   if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
   if set and next(set) and not given then
     local keys = {}

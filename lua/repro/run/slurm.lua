@@ -29,7 +29,7 @@ M.MEM_HEADROOM = 1.5
 
 local user_error = base.user_error
 
-local USAGE = "bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] [--mem M] " ..
+local USAGE = "usage: bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] [--mem M] " ..
   "[--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
   "[--set key=value,...] [--out-root DIR] [--update] [--dry-run]"
 
@@ -223,11 +223,17 @@ local function check_name(o, key, flag)
 end
 
 local function parse_args(args)
-  local o = plan.parse(args, "repro submit", { threads = true, ["--slurm"] = "flag",
-    ["--partition"] = "value", ["--time"] = "value", ["--max-parallel"] = "value",
-    ["--account"] = "value", ["--dry-run"] = "flag", ["--mem"] = "value",
-    ["--update"] = "flag" }, USAGE)
-  if not o.slurm then user_error("repro submit: name the executor: --slurm\nusage: %s", USAGE) end
+  local o = plan.parse(args, "repro submit", USAGE, { ["--threads"] = plan.THREADS,
+    ["--slurm"] = { key = "slurm", kind = "flag" },
+    ["--partition"] = { key = "partition", kind = "value" },
+    ["--time"] = { key = "time", kind = "value" },
+    ["--max-parallel"] = { key = "max_parallel", kind = "int", min = 1 },
+    ["--account"] = { key = "account", kind = "value" },
+    ["--dry-run"] = { key = "dry_run", kind = "flag" },
+    ["--mem"] = { key = "mem", kind = "value" },
+    ["--update"] = { key = "update", kind = "flag" } })
+  if o.help then return o end
+  if not o.slurm then user_error("repro submit: name the executor: --slurm\n%s", USAGE) end
   check_name(o, "partition", "--partition")
   check_name(o, "account", "--account")
   if o.time then
@@ -244,13 +250,6 @@ local function parse_args(args)
   o.time_default = not o.time
   o.time = o.time or M.DEFAULT_TIME
   o.limit_s = o.limit_s or M.time_seconds(o.time)
-  if o.max_parallel then
-    local k = math.tointeger(tonumber(o.max_parallel))
-    if not k or k < 1 then
-      user_error("repro submit: --max-parallel %s: expected an integer >= 1", o.max_parallel)
-    end
-    o.max_parallel = k
-  end
   o.threads = o.threads or 1
   return o
 end
@@ -393,6 +392,7 @@ end
 
 function M.main(args)
   local o = parse_args(args)
+  if o.help then return 0 end
   local s, runs, out_root, dir = plan.load(o, not o.dry_run)
   local pending, running, n_done = sort_runs(runs)
   local max_size, note = M.max_array_size()

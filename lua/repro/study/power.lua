@@ -3,7 +3,6 @@
 -- seed count power asks for, whether the test can reach alpha / m at all).
 local stats = require "stats"
 local fs = require "repro.core.fs"
-local host = require "repro.host"
 local prob = require "repro.study.problems"
 local rule = require "repro.study.rule"
 
@@ -140,9 +139,7 @@ end
 -- Where other studies' summaries are read (a pilot, repro.best_lr): opts.out_root, else
 -- $REPRO_EXPERIMENTS, else <project root>/experiments.
 function M.results_root(opts)
-  local root = (opts and opts.out_root) or os.getenv("REPRO_EXPERIMENTS")
-  if not root or root == "" then root = host.root .. "/experiments" end
-  return root
+  return fs.records_root(opts and opts.out_root)
 end
 
 -- The pilot's paired-difference sd on `metric`: the largest over its comparisons (its
