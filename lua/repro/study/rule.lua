@@ -194,67 +194,31 @@ end
 
 -- The decision's parameters: better, min_effect, alpha, correction.
 local function check_decision(P, a, out)
-  if a.better ~= nil then
-    if a.better ~= "lower" and a.better ~= "higher" then
-      P.add("analysis.better", "expected \"lower\" or \"higher\", got " .. tostring(a.better),
-        "better")
-    else
-      out.better = a.better
-    end
-  end
-  if a.min_effect ~= nil then
-    if type(a.min_effect) ~= "number" or not (a.min_effect > 0 and a.min_effect < math.huge) then
-      P.add("analysis.min_effect", "expected a number > 0 (in the primary metric's units)",
-        "min_effect")
-    else
-      out.min_effect = a.min_effect + 0.0
-    end
-  end
-  if a.alpha ~= nil then
-    if type(a.alpha) ~= "number" or not (a.alpha > 0 and a.alpha < 1) then
-      P.add("analysis.alpha", "expected a number in (0, 1)", "alpha")
-    else
-      out.alpha = a.alpha + 0.0
-    end
-  end
-  if a.correction ~= nil and a.correction ~= "holm" then
-    P.add("analysis.correction", "only \"holm\" is supported, got " .. tostring(a.correction),
-      "correction")
-  end
+  out.better = P.check("analysis.better", a.better, prob.one_of("lower", "higher"),
+    "expected \"lower\" or \"higher\", got " .. tostring(a.better))
+  local min_effect = P.check("analysis.min_effect", a.min_effect, prob.positive,
+    "expected a number > 0 (in the primary metric's units)")
+  out.min_effect = min_effect and min_effect + 0.0
+  local alpha = P.check("analysis.alpha", a.alpha, prob.fraction, "expected a number in (0, 1)")
+  out.alpha = alpha and alpha + 0.0
+  P.check("analysis.correction", a.correction, prob.one_of("holm"),
+    "only \"holm\" is supported, got " .. tostring(a.correction))
   out.correction = "holm"
 end
 
 -- The test and its resampling: resamples, bootstrap, test, registered_rule.
 local function check_test(P, a, out)
-  if a.resamples ~= nil then
-    if math.type(a.resamples) ~= "integer" or a.resamples < stats.MIN_RESAMPLES then
-      P.add("analysis.resamples", "expected an integer >= " .. stats.MIN_RESAMPLES, "resamples")
-    else
-      out.resamples = a.resamples
-    end
-  end
+  out.resamples = P.check("analysis.resamples", a.resamples,
+    prob.integer_from(stats.MIN_RESAMPLES), "expected an integer >= " .. stats.MIN_RESAMPLES)
   out.bootstrap = a.bootstrap or "exact"
-  if out.bootstrap ~= "exact" and out.bootstrap ~= "monte-carlo" then
-    P.add("analysis.bootstrap", "expected \"exact\" or \"monte-carlo\"", "bootstrap")
-  end
-  if a.test ~= nil then
-    if a.test ~= "t" and a.test ~= "signflip" then
-      P.add("analysis.test", "expected \"t\" (the paired t-test) or \"signflip\" (the exact " ..
-        "sign-flip test), got " .. tostring(a.test), "test")
-    else
-      out.test = a.test
-    end
-  end
-  out.registered_rule = M.RULE
-  if a.registered_rule ~= nil then
-    if math.type(a.registered_rule) ~= "integer" or a.registered_rule < 1
-        or a.registered_rule > M.RULE then
-      P.add("analysis.registered_rule", string.format("expected an integer from 1 to %d " ..
-        "(the current decision rule)", M.RULE), "registered_rule")
-    else
-      out.registered_rule = a.registered_rule
-    end
-  end
+  P.check("analysis.bootstrap", out.bootstrap, prob.one_of("exact", "monte-carlo"),
+    "expected \"exact\" or \"monte-carlo\"")
+  out.test = P.check("analysis.test", a.test, prob.one_of("t", "signflip"),
+    "expected \"t\" (the paired t-test) or \"signflip\" (the exact sign-flip test), got " ..
+    tostring(a.test))
+  out.registered_rule = P.check("analysis.registered_rule", a.registered_rule,
+    function(v) return prob.integer_from(1)(v) and v <= M.RULE end, string.format(
+    "expected an integer from 1 to %d (the current decision rule)", M.RULE)) or M.RULE
 end
 
 -- The comparisons: the listed {treatment, baseline} pairs, or without a list every

@@ -9,6 +9,7 @@
 -- outcome (the primary's is min_effect).  Fields: lua/experiments/README.md.
 local stats = require "stats"
 local base = require "repro.core.base"
+local prob = require "repro.study.problems"
 
 local M = {}
 
@@ -112,24 +113,15 @@ local function check_outcomes(P, o, groups, group_names)
   outcome_metrics(P, o, path, out)
   local set = {}
   for _, m in ipairs(out.metrics) do set[m] = true end
-  if not set[o.primary] then
-    P.add(path .. ".primary", "expected one of outcomes.metrics", "primary")
-  end
-  out.primary = o.primary
-  if o.better ~= "lower" and o.better ~= "higher" then
-    P.add(path .. ".better", "expected \"lower\" or \"higher\"", "better")
-  end
-  out.better = o.better
-  if type(o.min_effect) ~= "number" or not (o.min_effect > 0 and o.min_effect < math.huge) then
-    P.add(path .. ".min_effect", "expected a number > 0 (in the primary outcome's units)",
-      "min_effect")
-  end
-  out.min_effect = o.min_effect
+  out.primary = P.need(path .. ".primary", o.primary, function(v) return set[v] end,
+    "expected one of outcomes.metrics")
+  out.better = P.need(path .. ".better", o.better, prob.one_of("lower", "higher"),
+    "expected \"lower\" or \"higher\"")
+  out.min_effect = P.need(path .. ".min_effect", o.min_effect, prob.positive,
+    "expected a number > 0 (in the primary outcome's units)")
   outcome_deltas(P, o, path, out)
-  if o.test ~= "t" and o.test ~= "signflip" then
-    P.add(path .. ".test", "expected \"t\" or \"signflip\"", "test")
-  end
-  out.test = o.test
+  out.test = P.need(path .. ".test", o.test, prob.one_of("t", "signflip"),
+    "expected \"t\" or \"signflip\"")
   out.comparisons = check_pairs(P, o.comparisons, path .. ".comparisons", groups)
   if #out.comparisons == 0 then
     P.add(path .. ".comparisons", "expected at least one pre-registered comparison",
