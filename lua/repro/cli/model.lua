@@ -120,12 +120,7 @@ function M.load(run, who, check_cfg)
     user_error("%s: %s: config_sha256 is not the SHA-256 of config.json: refused", who,
       metrics_file)
   end
-  local cok, cerr = pcall(engine.check, cfg)
-  if not cok then
-    local e = record.engine_error(cerr)
-    if type(e) ~= "table" then error(cerr, 0) end
-    user_error("%s: %s: %s", who, cfg_file, e.message)
-  end
+  engine_call(who .. ": " .. cfg_file, engine.check, nil, cfg)
   if check_cfg then check_cfg(cfg, man, dir) end
   local model = dir .. "/" .. record.MODEL
   local st = sys.lstat(model)

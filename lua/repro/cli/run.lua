@@ -282,13 +282,9 @@ local function run_sequential(s, runs, queue, dir, ctx, jobs, threads, done)
   return analyse(s, dir, ctx)
 end
 
--- The study of o and its records root.
+-- The study of o, its selected runs planned, its records root and its directory.
 local function load(o)
-  local out_root = planner.out_root(o.out_root, o.set)
-  -- out_root: where a seeds-from-power study finds its pilot's summary
-  local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
-  s.file_rel = fs.relative_to_root(o.file)
-  if o.keep_model then s.keep_model = true end
+  local s, runs, out_root, dir = plan.load(o, true, true)
   if o.set and o.set.lr ~= nil and o.set.min_lr == nil then
     say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
       "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))
@@ -301,7 +297,7 @@ local function load(o)
     say(who .. ": runs changed by --set go to %s (their own records root; --out-root " ..
       "chooses another)", shown(out_root))
   end
-  return s, out_root
+  return s, runs, out_root, dir
 end
 
 -- The command that writes the summary a run or analyze of o refused to write.
@@ -312,15 +308,6 @@ local function update_command(o)
   if #o.set_raw > 0 then parts[#parts + 1] = "--set " .. q(table.concat(o.set_raw, ",")) end
   parts[#parts + 1] = "--update"
   return table.concat(parts, " ")
-end
-
--- The runs of s that o selects, planned, and the study's directory.
-local function plan_runs(o, s, out_root)
-  local runs = planner.selected(s, o.only)
-  local dir = study.dir(out_root, s)
-  study.check_owner(dir, o.file)
-  planner.plan(s, runs, out_root, o.force)
-  return runs, dir
 end
 
 -- The task files the runs to train need (config key tasks) that are missing for their
@@ -356,9 +343,8 @@ function M.main(args, analyze_only)
     user_error("repro analyze: takes only --out-root, --set and --update (it trains " ..
       "nothing and analyses every run of the study)")
   end
-  local s, out_root = load(o)
+  local s, runs, out_root, dir = load(o)
   local jobs, threads = workers(o, s)
-  local runs, dir = plan_runs(o, s, out_root)
   local missing = not analyze_only and missing_task_files(runs) or {}
   if o.dry_run then
     planner.print(s, runs, out_root, threads, jobs)

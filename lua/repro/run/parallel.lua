@@ -74,16 +74,18 @@ end
 
 -- Loads the study of o with its selected runs planned (planner.plan: action, dir).  The
 -- records root is `bin/repro run`'s (planner.out_root: --set without --out-root has a root
--- of its own).  writes: refuse a study directory that another study file made.
-function M.load(o, writes)
+-- of its own).  writes: refuse a study directory that another study file made.  every:
+-- all the selected runs, not only those M.batch hands out now (`bin/repro run`).
+function M.load(o, writes, every)
   local out_root = planner.out_root(o.out_root, o.set)
   local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
-  s.file_abs = fs.absolute(o.file)
+  s.file_abs, s.file_rel = fs.absolute(o.file), fs.relative_to_root(o.file)
+  if o.keep_model then s.keep_model = true end
   local dir = study.dir(out_root, s)
   if writes then study.check_owner(dir, o.file) end
   local runs = planner.selected(s, o.only)
-  planner.plan(s, runs, out_root, false)
-  if M.batch then runs = M.batch(s, runs, dir) end
+  planner.plan(s, runs, out_root, o.force)
+  if M.batch and not every then runs = M.batch(s, runs, dir) end
   return s, runs, out_root, dir
 end
 
@@ -135,16 +137,10 @@ function M.plan_main(args)
   -- always written: a command without it would take every core, N of them at once
   o.threads = o.threads or M.PLAN_THREADS
   local s, runs, out_root, dir = M.load(o)
-  local n = { done = 0, running = 0, failed = 0, pending = 0 }
-  local lines, running, pending = {}, {}, {}
-  for _, r in ipairs(runs) do
-    local state = runstate.state(r.dir, r.cfg)
-    n[state] = n[state] + 1
-    if state == "running" then running[#running + 1] = r.label end
-    if o.all or (state ~= "done" and state ~= "running") then
-      lines[#lines + 1] = M.command_line(M.run_one_argv(o, s, r, out_root))
-    end
-    if state ~= "done" and state ~= "running" then pending[#pending + 1] = r end
+  local n, running, pending = runstate.sort(runs)
+  local lines = {}
+  for _, r in ipairs(o.all and runs or pending) do
+    lines[#lines + 1] = M.command_line(M.run_one_argv(o, s, r, out_root))
   end
   for _, l in ipairs(lines) do
     io.stdout:write(host.isatty(1) and base.printable(l) or l, o.nul and "\0" or "\n")
@@ -287,7 +283,7 @@ local function train_one(o, s, r, dir, who)
   local bar = progress.new(r.cfg.iters, r.cfg.batch * r.cfg.context, who .. "  ")
   local m, why, msg = runstate.train(r.cfg, r.dir, {
     threads = threads, checkpoint_every = s.checkpoint_every, study_file = s.file,
-    keep_model = s.keep_model or o.keep_model,
+    keep_model = s.keep_model,
     on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
     prepare = function()
       -- An earlier summary stays, as in `bin/repro run` (see copy_one)

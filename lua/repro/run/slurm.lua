@@ -281,23 +281,6 @@ function M.mem(o, s, dir)
     "(%.0f MiB) x %g", mib, n, n == 1 and "" or "s", peak / (1024 * 1024), M.MEM_HEADROOM)
 end
 
--- The selected runs by state: those to submit, the labels of those running elsewhere,
--- and the number done.
-local function sort_runs(runs)
-  local pending, running, n_done = {}, {}, 0
-  for _, r in ipairs(runs) do
-    local state = runstate.state(r.dir, r.cfg)
-    if state == "running" then
-      running[#running + 1] = r.label
-    elseif state == "done" then
-      n_done = n_done + 1
-    else
-      pending[#pending + 1] = r
-    end
-  end
-  return pending, running, n_done
-end
-
 -- The job arrays ({runs, path, text, max_parallel}, at most max_size runs each) for the
 -- pending runs, and the analysis job ({path, text}).
 local function scripts(p, pending, max_size)
@@ -394,7 +377,7 @@ function M.main(args)
   local o = parse_args(args)
   if o.help then return 0 end
   local s, runs, out_root, dir = plan.load(o, not o.dry_run)
-  local pending, running, n_done = sort_runs(runs)
+  local n, running, pending = runstate.sort(runs)
   local max_size, note = M.max_array_size()
   local mem, mem_note = M.mem(o, s, dir)
   local p = { o = o, s = s, dir = dir, out_root = out_root, slurm_dir = dir .. "/slurm",
@@ -406,7 +389,7 @@ function M.main(args)
   local arrays, analysis = scripts(p, pending, max_size)
   local summary = string.format("study %s: %d of its %d runs selected: %d pending " ..
     "(job array%s), %d done, %d being trained elsewhere%s", s.name, #runs, #s.runs, #pending,
-    #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n_done,
+    #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n.done,
     #running, #running > 0 and (" (" .. table.concat(running, ", ") .. ", left out)") or "")
   if o.dry_run then
     print_dry_run(o, summary .. "\n# " .. resources, note, arrays, analysis)
