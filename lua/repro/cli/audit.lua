@@ -162,6 +162,18 @@ local function retrain(c)
   return first
 end
 
+-- The three longest runs of `runs` by their time `key`, for a refusal: "<dir> (<prefix><time>,
+-- <steps> steps); ...".
+local function longest(runs, key, prefix)
+  table.sort(runs, function(a, b) return a[key] > b[key] end)
+  local t = {}
+  for k = 1, math.min(3, #runs) do
+    t[k] = string.format("%s (%s%s, %d steps)", fs.shown(runs[k].dir), prefix,
+      cost.fmt(runs[k][key]), runs[k].cfg.iters)
+  end
+  return base.printable(table.concat(t, "; "))
+end
+
 function M.main(args)
   local o = parse(args)
   if o.help then return 0 end
@@ -239,56 +251,41 @@ function M.main(args)
   -- machine's FMA peak, which no run beats; the FLOPs counted are only those of the
   -- blocks' weight products (M.floor_flops), so the floor is below any real time
   local threads = math.min(sys.cores(), 4)
-  local peak, floor, floors = nil, 0, {}
+  local readable, peak, floor = {}, nil, 0
   for _, c in ipairs(chosen) do
     if c.cfg then
       peak = peak or engine.fma_peak(threads, cost.PEAK_S)
       c.floor = M.floor_flops(c.cfg) / (peak * 1e9)
       floor = floor + c.floor
-      floors[#floors + 1] = c
+      readable[#readable + 1] = c
     end
   end
   if floor > o.max_time then
     list("at least")
-    table.sort(floors, function(a, b) return a.floor > b.floor end)
-    local t = {}
-    for k = 1, math.min(3, #floors) do
-      t[k] = string.format("%s (at least %s, %d steps)", fs.shown(floors[k].dir),
-        cost.fmt(floors[k].floor), floors[k].cfg.iters)
-    end
     user_error("repro audit: the chosen runs need at least %s (their FLOPs at this machine's " ..
       "FMA peak), above the bound of %s (longest: %s); nothing was trained: --max-time S " ..
       "raises the bound", cost.fmt(floor), cost.fmt(o.max_time),
-      base.printable(table.concat(t, "; ")))
+      longest(readable, "floor", "at least "))
   end
   -- the predicted time: each readable config's shape through the cost model
-  local total, longest = 0, {}
-  for _, c in ipairs(chosen) do
-    if c.cfg then
-      local pred, err = cost.predict({ { cfg = c.cfg } }, 1, threads)
-      if not pred then
-        user_error("repro audit: no predicted time for %s (%s): nothing was trained",
-          base.printable(fs.shown(c.dir)), base.printable(tostring(err)))
-      end
-      c.predicted = pred
-      total = total + pred
-      longest[#longest + 1] = c
+  local total = 0
+  for _, c in ipairs(readable) do
+    local pred, err = cost.predict({ { cfg = c.cfg } }, 1, threads)
+    if not pred then
+      user_error("repro audit: no predicted time for %s (%s): nothing was trained",
+        base.printable(fs.shown(c.dir)), base.printable(tostring(err)))
     end
+    c.predicted = pred
+    total = total + pred
   end
   list("predicted")
   io.write(string.format("audit: predicted time: %s on %d thread%s (from each config's shape " ..
     "through this machine's cost model)\n", cost.fmt(total), threads, threads == 1 and "" or "s"))
   io.flush()
   if total > o.max_time then
-    table.sort(longest, function(a, b) return a.predicted > b.predicted end)
-    local t = {}
-    for k = 1, math.min(3, #longest) do
-      t[k] = string.format("%s (%s, %d steps)", fs.shown(longest[k].dir),
-        cost.fmt(longest[k].predicted), longest[k].cfg.iters)
-    end
     user_error("repro audit: the predicted time %s is above the bound of %s (longest: %s); " ..
       "nothing was trained: --max-time S raises the bound", cost.fmt(total),
-      cost.fmt(o.max_time), base.printable(table.concat(t, "; ")))
+      cost.fmt(o.max_time), longest(readable, "predicted", ""))
   end
   proc.trap_signals()
   local bad, stale, done, interrupted = 0, 0, 0, false
