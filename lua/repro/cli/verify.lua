@@ -88,6 +88,10 @@ local function checker(o)
     print(string.format("MISMATCH     %s: a symbolic link (records trees hold none; not " ..
       "followed)", shown(path)))
   end
+  function c.outsider(name, x)
+    c.outside = c.outside + 1
+    print(string.format("outside      %s", set.outside_text(name, x)))
+  end
   function c.levels(recs, root)
     local levels = set.assess(recs, root)
     for _, r in ipairs(recs) do
@@ -128,8 +132,7 @@ local function check_study(c, study_dir, d)
     if x.why == "link" then
       c.link(x.path)
     else
-      c.outside = c.outside + 1
-      print(string.format("outside      %s", set.outside_text(d.name, x)))
+      c.outsider(d.name, x)
     end
   end
   print(string.format("verify: %s: %s", base.printable(d.name), set.count_text({
@@ -174,10 +177,7 @@ function M.main(args)
         if kept then c.levels({ { dir = d0, kept = kept } }, sdir:match("^(.*)/[^/]+$") or ".") end
       else
         for _, x in ipairs(set.outsiders(sd, sdir)) do
-          if x.path == d0 then
-            c.outside = c.outside + 1
-            print(string.format("outside      %s", set.outside_text(sd.name, x)))
-          end
+          if x.path == d0 then c.outsider(sd.name, x) end
         end
       end
     else

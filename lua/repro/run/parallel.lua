@@ -29,10 +29,7 @@ local M = {}
 local user_error = base.user_error
 local shown = fs.shown
 
-local function say(fmt, ...)
-  io.stderr:write(base.printable(string.format(fmt, ...), true), "\n")
-  io.stderr:flush()
-end
+local say = progress.say
 
 -- --threads of plan, run-one and submit (a base.parse_options spec).
 M.THREADS = { key = "threads", kind = "int", min = 1, max = engine.MAX_THREADS }
