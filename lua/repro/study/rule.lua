@@ -170,26 +170,18 @@ end
 -- baseline, metrics, secondary (compared like the others but outside the Holm family:
 -- exploratory) and primary.
 local function check_metrics(P, a, out, variants, variant_names)
-  if a.baseline ~= nil then
-    if type(a.baseline) ~= "string" or not variants[a.baseline] then
-      P.add("analysis.baseline", "unknown variant '" .. tostring(a.baseline) .. "'" ..
-        suggest(tostring(a.baseline), variant_names), "baseline")
-    else
-      out.baseline = a.baseline
-    end
-  end
+  out.baseline = P.check("analysis.baseline", a.baseline, function(v) return variants[v] end,
+    function()
+      return "unknown variant '" .. tostring(a.baseline) .. "'" ..
+        suggest(tostring(a.baseline), variant_names)
+    end)
   local seen = {}
   out.metrics = metric_list(P, a, "metrics", true, seen, "is listed twice")
   out.secondary = metric_list(P, a, "secondary", false, seen,
     "is already listed in analysis.metrics or analysis.secondary")
-  if a.primary ~= nil then
-    if type(a.primary) ~= "string" or not set_of(out.metrics)[a.primary] then
-      P.add("analysis.primary", "'" .. tostring(a.primary) ..
-        "' is not one of analysis.metrics", "primary")
-    else
-      out.primary = a.primary
-    end
-  end
+  out.primary = P.check("analysis.primary", a.primary,
+    function(v) return set_of(out.metrics)[v] end,
+    "'" .. tostring(a.primary) .. "' is not one of analysis.metrics")
 end
 
 -- The decision's parameters: better, min_effect, alpha, correction.
