@@ -34,8 +34,6 @@ M.ENGINE_METRICS = require("engine").metric_names()
 M.ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
   "registered_rule", "sweep", "tasks", "sequential" }
-local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
-  "correction", "resamples", "test" }
 -- The decision rule of lua/repro/analysis/init.lua (analysis.RULE, kept here so that loading a
 -- study does not load the analysis).
 M.RULE = 2
@@ -131,11 +129,9 @@ local function check_analysis_fields(P, a, variant_names, ext)
       end, tostring(k))
     end
   end
-  local takes = {}
-  for _, f in ipairs(M.analysis_fields(variant_names)) do takes[f[1]] = f[2] end
-  for _, k in ipairs(REQUIRED_ANALYSIS) do
-    if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration); " ..
-      "expected " .. takes[k], "analysis") end
+  for _, f in ipairs(M.analysis_fields(variant_names)) do
+    if f[3] and a[f[1]] == nil then P.add("analysis." .. f[1], "missing (it is part of the " ..
+      "pre-registration); expected " .. f[2], "analysis") end
   end
 end
 
