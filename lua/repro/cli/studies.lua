@@ -118,7 +118,9 @@ function M.main(args)
     -- the default listing; accepted so that the Makefile can say what it asks for
     ["--order"] = { key = "order", kind = "flag" } })
   if o.help then return 0 end
-  if o.targets[1] then user_error("repro studies: unknown argument %s (%s)", o.targets[1], USAGE) end
+  if o.targets[1] then
+    user_error("repro studies: unknown argument %s (%s)", o.targets[1], USAGE)
+  end
   local dir = o.dir or (host.root .. "/lua/experiments")
   for _, s in ipairs(M.order(dir, { out_root = o.out_root })) do
     if o.deps then

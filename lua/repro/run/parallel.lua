@@ -124,8 +124,8 @@ end
 -- The threads of each `bin/repro plan` command without --threads.
 M.PLAN_THREADS = 1
 
-local PLAN_USAGE = "usage: bin/repro plan lua/experiments/X.lua [--all] [--only variant=V,seed=S] " ..
-  "[--set key=value,...] [--out-root DIR] [--threads N] [-0]"
+local PLAN_USAGE = "usage: bin/repro plan lua/experiments/X.lua [--all] " ..
+  "[--only variant=V,seed=S] [--set key=value,...] [--out-root DIR] [--threads N] [-0]"
 
 function M.plan_main(args)
   local o = M.parse(args, "repro plan", PLAN_USAGE, { ["--threads"] = M.THREADS,

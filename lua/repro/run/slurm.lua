@@ -29,8 +29,8 @@ M.MEM_HEADROOM = 1.5
 
 local user_error = base.user_error
 
-local USAGE = "usage: bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] [--mem M] " ..
-  "[--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
+local USAGE = "usage: bin/repro submit --slurm lua/experiments/X.lua [--partition P] " ..
+  "[--time T] [--mem M] [--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
   "[--set key=value,...] [--out-root DIR] [--update] [--dry-run]"
 
 -- Slurm's time formats (sbatch --time): minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM,

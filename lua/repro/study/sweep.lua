@@ -24,19 +24,7 @@ M.OUTCOMES = {
   log10_diverge_lr = "log10 of the smallest grid value at which the run diverged; a seed " ..
     "that diverged nowhere counts one grid step above the largest value (censored)",
 }
-local function names_of(t)
-  local list = {}
-  for k in pairs(t) do list[#list + 1] = k end
-  table.sort(list)
-  return list
-end
-
-local function is_list(t)
-  if type(t) ~= "table" then return false end
-  local n = 0
-  for _ in pairs(t) do n = n + 1 end
-  return n == #t
-end
+local is_list = prob.is_list
 
 local function check_pairs(P, list, path, groups)
   local out = {}
@@ -48,7 +36,8 @@ local function check_pairs(P, list, path, groups)
     local ok = is_list(p) and #p == 2 and groups[p[1]] and groups[p[2]] and p[1] ~= p[2]
     if not ok then
       P.add(path .. "[" .. i .. "]", "expected a pair of two different groups of the sweep " ..
-        "(groups: " .. table.concat(names_of(groups), ", ") .. ")", path:match("[%w_]+$"))
+        "(groups: " .. table.concat(base.sorted_keys(groups), ", ") .. ")",
+        path:match("[%w_]+$"))
     else
       out[#out + 1] = { p[1], p[2] }
     end
@@ -60,12 +49,12 @@ end
 local function outcome_metrics(P, o, path, out)
   if not is_list(o.metrics) or #o.metrics == 0 then
     P.add(path .. ".metrics", "expected a non-empty list of outcomes (" ..
-      table.concat(names_of(M.OUTCOMES), ", ") .. ")", "metrics")
+      table.concat(base.sorted_keys(M.OUTCOMES), ", ") .. ")", "metrics")
   else
     for i, m in ipairs(o.metrics) do
       if not M.OUTCOMES[m] then
         P.add(path .. ".metrics[" .. i .. "]", "unknown outcome '" .. tostring(m) .. "' (" ..
-          table.concat(names_of(M.OUTCOMES), ", ") .. ")", tostring(m))
+          table.concat(base.sorted_keys(M.OUTCOMES), ", ") .. ")", tostring(m))
       else
         out.metrics[#out.metrics + 1] = m
       end
