@@ -201,12 +201,9 @@ M.EVALUATIONS = {
     local results = engine_call(who, engine.score_tasks, k, k.cfg, loaded.sets,
       { checkpoint = k.model, config_id = k.config_id })
     local metrics = tasks.metrics(loaded.sets, results)
-    local names = {}
-    for name in pairs(metrics) do names[#names + 1] = name end
-    table.sort(names)
     local scored = k.cfg.tasks == suite
     local rows, agree = {}, true
-    for _, name in ipairs(names) do
+    for _, name in ipairs(base.sorted_keys(metrics)) do
       local rec = scored and k.metrics[name] or nil
       rows[#rows + 1] = { metric = name, value = metrics[name], recorded = rec }
       if scored and (type(rec) ~= "number" or math.abs(metrics[name] - rec) > M.TOLERANCE) then
@@ -253,9 +250,7 @@ function M.eval_main(args)
     if o.split then user_error("%s: give one of --split and --tasks", who) end
     -- the library's suites and a user's own (<tasks root>/_suites/<name>.lua)
     if not tasks.find_suite(o.tasks) then
-      local known = {}
-      for name in pairs(tasks.SUITES) do known[#known + 1] = name end
-      table.sort(known)
+      local known = base.sorted_keys(tasks.SUITES)
       user_error("%s: --tasks %s: no such task suite (the library's: %s; a suite of your " ..
         "own is %s/%s/<name>.lua)", who, base.printable(o.tasks), table.concat(known, ", "),
         fs.shown(tasks.root()), tasks.USER_SUITES)

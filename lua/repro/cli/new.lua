@@ -120,10 +120,9 @@ local function variants_text(variants)
     "(`bin/repro help` lists the keys)\n  variants = {\n" }
   for _, v in ipairs(variants) do
     local t = { "name = " .. literal(v.name) }
-    local keys = {}
-    for k in pairs(v.overrides) do keys[#keys + 1] = k end
-    table.sort(keys)
-    for _, k in ipairs(keys) do t[#t + 1] = k .. " = " .. literal(v.overrides[k]) end
+    for _, k in ipairs(base.sorted_keys(v.overrides)) do
+      t[#t + 1] = k .. " = " .. literal(v.overrides[k])
+    end
     out[#out + 1] = "    { " .. table.concat(t, ", ") .. " },\n"
   end
   out[#out + 1] = "  },\n"

@@ -41,9 +41,7 @@ local shown = fs.shown
 -- shell word and an sbatch line), at most M.SLUG_MAX characters.
 M.SLUG_MAX = 60
 function M.set_slug(set)
-  local keys = {}
-  for k in pairs(set) do keys[#keys + 1] = k end
-  table.sort(keys)
+  local keys = base.sorted_keys(set)
   for i, k in ipairs(keys) do
     local v = set[k]
     if math.type(v) == "float" then
@@ -70,9 +68,7 @@ function M.out_root(given, set)
   local out_root = fs.records_root(given)
   if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
   if set and next(set) and not given then
-    local keys = {}
-    for k in pairs(set) do keys[#keys + 1] = k end
-    table.sort(keys)
+    local keys = base.sorted_keys(set)
     for i, k in ipairs(keys) do
       local v = set[k]
       keys[i] = k .. "=" .. (math.type(v) == "float" and string.format("%.17g", v) or tostring(v))
