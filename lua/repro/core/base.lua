@@ -8,6 +8,13 @@ function M.user_error(fmt, ...)
   error({ message = string.format(fmt, ...) }, 0)
 end
 
+-- The set {v -> true} of a list's values.
+function M.set_of(list)
+  local s = {}
+  for _, v in ipairs(list) do s[v] = true end
+  return s
+end
+
 -- A number that is neither NaN nor infinite (false for anything that is not a number).
 -- The edit distance (Levenshtein) of two strings.
 function M.distance(a, b)

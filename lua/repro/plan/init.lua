@@ -110,9 +110,8 @@ end
 -- every run when there is none.  A selection naming no variant or seed of s is refused.
 function M.selected(s, only)
   if #only == 0 then return s.runs end
-  local variants, seeds = {}, {}
+  local variants, seeds = {}, base.set_of(s.seeds)
   for _, v in ipairs(s.variants) do variants[v.name] = true end
-  for _, x in ipairs(s.seeds) do seeds[x] = true end
   for _, sel in ipairs(only) do
     if sel.variant and not variants[sel.variant] then
       user_error("repro run: --only variant=%s: the study has no such variant%s", sel.variant,

@@ -5,13 +5,7 @@ local base = require "repro.core.base"
 
 local M = {}
 
-M.sorted_keys = base.sorted_keys
-
-function M.set_of(list)
-  local s = {}
-  for _, v in ipairs(list) do s[v] = true end
-  return s
-end
+M.sorted_keys, M.set_of = base.sorted_keys, base.set_of
 
 -- What a field takes, for P.check: an integer >= min, a finite number > 0, a number in
 -- (0, 1), one of the given values, a boolean.

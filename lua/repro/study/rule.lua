@@ -324,8 +324,7 @@ local function check_tasks(P, t)
     P.add("analysis.tasks", "expected { suite = <a task suite: core>, shots = { 0, 3 } }")
     return nil
   end
-  local known, shots = {}, {}
-  for _, k in ipairs(tasks.SHOTS) do known[k] = true end
+  local known, shots = set_of(tasks.SHOTS), {}
   for _, k in ipairs(sorted_keys(t)) do
     if k ~= "suite" and k ~= "shots" then
       P.add("analysis.tasks." .. tostring(k), "unknown field (expected suite, shots)")

@@ -100,8 +100,7 @@ local function check_outcomes(P, o, groups, group_names)
   end
   local out = { metrics = {}, deltas = {} }
   outcome_metrics(P, o, path, out)
-  local set = {}
-  for _, m in ipairs(out.metrics) do set[m] = true end
+  local set = base.set_of(out.metrics)
   out.primary = P.need(path .. ".primary", o.primary, function(v) return set[v] end,
     "expected one of outcomes.metrics")
   out.better = P.need(path .. ".better", o.better, prob.one_of("lower", "higher"),
