@@ -15,6 +15,7 @@ local host = require "repro.host"
 local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local study = require "repro.study"
+local prob = require "repro.study.problems"
 local progress = require "repro.core.progress"
 local base = require "repro.core.base"
 
@@ -57,15 +58,11 @@ local function literal(v)
     end
     return string.format("%.17g", v)
   end
-  local n, parts = 0, {}
-  for _ in pairs(v) do n = n + 1 end
-  if n == #v then
+  local parts = {}
+  if prob.is_list(v) then
     for i = 1, #v do parts[i] = literal(v[i]) end
   else
-    local keys = {}
-    for k in pairs(v) do keys[#keys + 1] = k end
-    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-    for _, k in ipairs(keys) do parts[#parts + 1] = k .. " = " .. literal(v[k]) end
+    for _, k in ipairs(base.sorted_keys(v)) do parts[#parts + 1] = k .. " = " .. literal(v[k]) end
   end
   if #parts == 0 then return "{}" end
   return "{ " .. table.concat(parts, ", ") .. " }"
