@@ -247,7 +247,7 @@ t:raises(function() order.order(odir, {}) end,
 code, out, err = check.run(string.format("%s studies --dir %s", repro, odir))
 t:ok(code ~= 0 and err:find("cycle", 1, true), "bin/repro studies fails on a cycle: " .. err)
 code, out, err = check.run(string.format("%s studies --bogus", repro))
-t:ok(code ~= 0 and err:find("unknown argument --bogus", 1, true), "studies: a bad argument")
+t:ok(code ~= 0 and err:find("unknown option --bogus", 1, true), "studies: a bad argument")
 
 -- the project's own studies list and order without error
 code, out, err = check.run(string.format("%s studies --out-root %s", repro, dir .. "/nothing"))

@@ -10,6 +10,7 @@ local json = require "repro.core.json"
 local set = require "repro.record.set"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -257,10 +258,7 @@ local function task_lines(old, new, dir, design, out, why)
         #never == 1 and "it" or "them")
     end
     local changed = {}
-    local paths = {}
-    for path in pairs(files) do paths[#paths + 1] = path end
-    table.sort(paths)
-    for _, path in ipairs(paths) do
+    for _, path in ipairs(base.sorted_keys(files)) do
       local full = path:sub(1, 1) == "/" and path or (host.root .. "/" .. path)
       local ok, now = pcall(fs.sha256, full)
       if ok and now and now ~= files[path] then changed[#changed + 1] = path end

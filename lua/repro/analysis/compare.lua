@@ -25,13 +25,14 @@ local function paired_fields(entry, r)
 end
 
 -- The p of the pre-registered test, and where it came from.
-local function test_p(r, test)
+function M.test_p(r, test)
   if test == "t" and r.p_t then return r.p_t, "p_t" end
   if r.p_signflip then return r.p_signflip, "p_signflip" end
   return 1.0, "undefined"
 end
 
-local function paired_opts(an, n)
+-- The options of stats.paired for n pairs under analysis an.
+function M.paired_opts(an, n)
   return { alpha = an.alpha, resamples = an.resamples, seed = 1,
     exact = an.bootstrap == "exact" and n >= 1 and n <= stats.BOOT_EXACT_MAX }
 end
@@ -98,7 +99,7 @@ end
 local function decide(ctx, e, r, a, b)
   local test, an = ctx.test, ctx.an
   e.test = test
-  e.p, e.p_source = test_p(r, test)
+  e.p, e.p_source = M.test_p(r, test)
   local kind = (test == "t" and r.ci_t) and "t" or "signflip"
   if kind == "t" then
     e.ci_decision = arr({ r.ci_t[1], r.ci_t[2] })
@@ -180,7 +181,7 @@ end
 -- stats.paired result, the baseline values and the seeds left out.
 local function compare(ctx, tv, bv, m, family)
   local seeds, a, b, dropped = pairs_of(ctx, tv, bv, m)
-  local r = stats.paired(a, b, paired_opts(ctx.an, #a))
+  local r = stats.paired(a, b, M.paired_opts(ctx.an, #a))
   local e = { treatment = tv, baseline = bv, metric = m, family = family }
   paired_fields(e, r)
   e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
@@ -270,7 +271,7 @@ local function interaction(ctx, it, m)
       seeds[#seeds + 1], da[#da + 1], db[#db + 1] = seed, ea, eb
     end
   end
-  local r = stats.paired(db, da, paired_opts(ctx.an, #da))
+  local r = stats.paired(db, da, M.paired_opts(ctx.an, #da))
   local fam = m == ctx.an.primary and "primary" or "exploratory"
   local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam }
   paired_fields(e, r)

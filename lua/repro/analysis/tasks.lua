@@ -11,17 +11,13 @@ local json = require "repro.core.json"
 local tasks = require "repro.tasks"
 local host = require "repro.host"
 local fs = require "repro.core.fs"
+local compare = require "repro.analysis.compare"
 
 local M = {}
 M.DEMOS_KEPT_MIN = 0.9
 
 local function arr(t) return json.array(t or {}) end
 
-local function test_p(r, test)
-  if test == "t" and r.p_t then return r.p_t end
-  if r.p_signflip then return r.p_signflip end
-  return 1.0
-end
 
 -- The seeds where both tv's and bv's runs are present and not diverged, in seed order.
 local function paired_seeds(ctx, tv, bv)
@@ -43,10 +39,6 @@ local function values(ctx, v, seeds, metric)
   return out
 end
 
-local function opts(an, n)
-  return { alpha = an.alpha, resamples = an.resamples, seed = 1,
-    exact = an.bootstrap == "exact" and n >= 1 and n <= stats.BOOT_EXACT_MAX }
-end
 
 -- Per-item accuracy of variant v pooled over seeds, for the item lists of keys.
 local function pooled(ctx, v, seeds, keys)
@@ -167,14 +159,14 @@ function M.summarize(ctx)
       local metric = string.format("task_macro_acc_%dshot", k)
       local a, b = values(ctx, bv, seeds, metric), values(ctx, tv, seeds, metric)
       if a and b and #a >= 2 then
-        local r = stats.paired(a, b, opts(an, #a))
+        local r = stats.paired(a, b, compare.paired_opts(an, #a))
         local e = { shots = k, treatment = tv, baseline = bv, metric = metric,
           seeds = arr(seeds) }
         for f, v in pairs(r) do
           if type(v) == "table" and f ~= "flags" then v = arr({ v[1], v[2] }) end
           if f ~= "flags" and f ~= "bca_reason" then e[f] = v end
         end
-        e.p = test_p(r, test)
+        e.p = compare.test_p(r, test)
         out.macro[#out.macro + 1] = e
       end
       local keys = {}
@@ -182,10 +174,10 @@ function M.summarize(ctx)
         local m = string.format("task_%s_%dshot_acc", t, k)
         local ta, tb = values(ctx, bv, seeds, m), values(ctx, tv, seeds, m)
         if ta and tb and #ta >= 2 then
-          local r = stats.paired(ta, tb, opts(an, #ta))
+          local r = stats.paired(ta, tb, compare.paired_opts(an, #ta))
           local e = { shots = k, task = t, treatment = tv, baseline = bv, metric = m,
             n = #ta, mean = r.mean, ci_t = arr({ r.ci_t and r.ci_t[1], r.ci_t and r.ci_t[2] }),
-            p = test_p(r, test), mean_baseline = stats.summary(ta).mean,
+            p = compare.test_p(r, test), mean_baseline = stats.summary(ta).mean,
             mean_treatment = stats.summary(tb).mean }
           family[#family + 1] = e
           out.per_task[#out.per_task + 1] = e

@@ -12,7 +12,6 @@
 -- (lua/repro/plan/cost.lua), never from a manifest, and a total above --max-time (default
 -- M.MAX_TIME_S) is refused before anything trains.  Exit status 0 when every chosen run is
 -- the same, 1 on a difference or an unverified or unreadable record, 130 when interrupted.
-local host = require "repro.host"
 local sys = require "repro.sys"
 local pcg = require "pcg"
 local fs = require "repro.core.fs"
@@ -35,47 +34,24 @@ local USAGE = "usage: bin/repro audit [STUDY ...] --sample N [--seed S] [--max-t
 M.MAX_TIME_S = 3600
 
 local function parse(args)
-  local o = { studies = {}, max_time = M.MAX_TIME_S }
-  local i = 1
-  local function int(flag)
-    i = i + 1
-    local v = math.tointeger(tonumber(args[i] or ""))
-    if not v or v < (flag == "--sample" and 1 or 0) then
-      user_error("repro audit: %s needs a %s integer, got %s (%s)", flag,
-        flag == "--sample" and "positive" or "non-negative", base.printable(args[i] or "nothing"),
-        USAGE)
+  local o = base.parse_options(args, "repro audit", USAGE, {
+    ["--sample"] = { key = "sample", kind = "int", min = 1 },
+    ["--seed"] = { key = "seed", kind = "int", min = 0 },
+    ["--max-time"] = { key = "max_time", kind = "number", min = 0 },
+    ["--out-root"] = { key = "out_root", kind = "value", needs = "a directory" } })
+  if o.help then return o end
+  if o.max_time == 0 then user_error("repro audit: --max-time needs a number > 0, got 0") end
+  o.max_time = o.max_time or M.MAX_TIME_S
+  o.studies = {}
+  for _, a in ipairs(o.targets) do
+    local name = a:match("([^/]+)%.lua$") or a
+    if not base.valid_name(name) then
+      user_error("repro audit: %s is not a study name (%s)", base.printable(a), base.NAME_RULE)
     end
-    return v
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--sample" then o.sample = int(a)
-    elseif a == "--seed" then o.seed = int(a)
-    elseif a == "--max-time" then
-      i = i + 1
-      local v = tonumber(args[i] or "")
-      if not v or v ~= v or v <= 0 or v == math.huge then
-        user_error("repro audit: --max-time needs a positive number of seconds, got %s (%s)",
-          base.printable(args[i] or "nothing"), USAGE)
-      end
-      o.max_time = v
-    elseif a == "--out-root" then
-      i = i + 1
-      o.out_root = args[i] or user_error("repro audit: --out-root needs a directory")
-    elseif a:match("^%-") then user_error("repro audit: unknown option %s (%s)", a, USAGE)
-    else
-      local name = a:match("([^/]+)%.lua$") or a
-      if not base.valid_name(name) then
-        user_error("repro audit: %s is not a study name (%s)", base.printable(a), base.NAME_RULE)
-      end
-      o.studies[#o.studies + 1] = name
-    end
-    i = i + 1
+    o.studies[#o.studies + 1] = name
   end
   if not o.sample then user_error("repro audit: --sample N is required (%s)", USAGE) end
-  local env = os.getenv("REPRO_EXPERIMENTS")
-  o.out_root = (o.out_root or ((env and env ~= "") and env or (host.root .. "/experiments")))
-    :gsub("/+$", "")
+  o.out_root = fs.records_root(o.out_root):gsub("/+$", "")
   return o
 end
 
@@ -186,8 +162,21 @@ local function retrain(c)
   return first
 end
 
+-- The three longest runs of `runs` by their time `key`, for a refusal: "<dir> (<prefix><time>,
+-- <steps> steps); ...".
+local function longest(runs, key, prefix)
+  table.sort(runs, function(a, b) return a[key] > b[key] end)
+  local t = {}
+  for k = 1, math.min(3, #runs) do
+    t[k] = string.format("%s (%s%s, %d steps)", fs.shown(runs[k].dir), prefix,
+      cost.fmt(runs[k][key]), runs[k].cfg.iters)
+  end
+  return base.printable(table.concat(t, "; "))
+end
+
 function M.main(args)
   local o = parse(args)
+  if o.help then return 0 end
   local st = sys.lstat(o.out_root)
   if not st or st.type ~= "dir" then
     user_error("repro audit: filesystem: %s is not a directory", o.out_root)
@@ -262,56 +251,41 @@ function M.main(args)
   -- machine's FMA peak, which no run beats; the FLOPs counted are only those of the
   -- blocks' weight products (M.floor_flops), so the floor is below any real time
   local threads = math.min(sys.cores(), 4)
-  local peak, floor, floors = nil, 0, {}
+  local readable, peak, floor = {}, nil, 0
   for _, c in ipairs(chosen) do
     if c.cfg then
       peak = peak or engine.fma_peak(threads, cost.PEAK_S)
       c.floor = M.floor_flops(c.cfg) / (peak * 1e9)
       floor = floor + c.floor
-      floors[#floors + 1] = c
+      readable[#readable + 1] = c
     end
   end
   if floor > o.max_time then
     list("at least")
-    table.sort(floors, function(a, b) return a.floor > b.floor end)
-    local t = {}
-    for k = 1, math.min(3, #floors) do
-      t[k] = string.format("%s (at least %s, %d steps)", fs.shown(floors[k].dir),
-        cost.fmt(floors[k].floor), floors[k].cfg.iters)
-    end
     user_error("repro audit: the chosen runs need at least %s (their FLOPs at this machine's " ..
       "FMA peak), above the bound of %s (longest: %s); nothing was trained: --max-time S " ..
       "raises the bound", cost.fmt(floor), cost.fmt(o.max_time),
-      base.printable(table.concat(t, "; ")))
+      longest(readable, "floor", "at least "))
   end
   -- the predicted time: each readable config's shape through the cost model
-  local total, longest = 0, {}
-  for _, c in ipairs(chosen) do
-    if c.cfg then
-      local pred, err = cost.predict({ { cfg = c.cfg } }, 1, threads)
-      if not pred then
-        user_error("repro audit: no predicted time for %s (%s): nothing was trained",
-          base.printable(fs.shown(c.dir)), base.printable(tostring(err)))
-      end
-      c.predicted = pred
-      total = total + pred
-      longest[#longest + 1] = c
+  local total = 0
+  for _, c in ipairs(readable) do
+    local pred, err = cost.predict({ { cfg = c.cfg } }, 1, threads)
+    if not pred then
+      user_error("repro audit: no predicted time for %s (%s): nothing was trained",
+        base.printable(fs.shown(c.dir)), base.printable(tostring(err)))
     end
+    c.predicted = pred
+    total = total + pred
   end
   list("predicted")
   io.write(string.format("audit: predicted time: %s on %d thread%s (from each config's shape " ..
     "through this machine's cost model)\n", cost.fmt(total), threads, threads == 1 and "" or "s"))
   io.flush()
   if total > o.max_time then
-    table.sort(longest, function(a, b) return a.predicted > b.predicted end)
-    local t = {}
-    for k = 1, math.min(3, #longest) do
-      t[k] = string.format("%s (%s, %d steps)", fs.shown(longest[k].dir),
-        cost.fmt(longest[k].predicted), longest[k].cfg.iters)
-    end
     user_error("repro audit: the predicted time %s is above the bound of %s (longest: %s); " ..
       "nothing was trained: --max-time S raises the bound", cost.fmt(total),
-      cost.fmt(o.max_time), base.printable(table.concat(t, "; ")))
+      cost.fmt(o.max_time), longest(readable, "predicted", ""))
   end
   proc.trap_signals()
   local bad, stale, done, interrupted = 0, 0, 0, false

@@ -26,36 +26,14 @@ local USAGE = "usage: bin/repro cost lua/experiments/X.lua... [--jobs N] [--out-
   "[--set key=value,...] [--markdown]"
 
 local function parse(args)
-  local o = { files = {} }
-  local i = 1
-  local function value(name)
-    i = i + 1
-    return args[i] or base.user_error("repro cost: %s needs a value", name)
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--jobs" then
-      local v = value(a)
-      o.jobs = math.tointeger(tonumber(v))
-      if not o.jobs or o.jobs < 1 then
-        base.user_error("repro cost: --jobs needs an integer >= 1, got %s", v)
-      end
-    elseif a == "--out-root" then
-      o.out_root = value(a)
-    elseif a == "--markdown" then
-      o.markdown = true
-    elseif a == "--set" then
-      local list = {}
-      for kv in value(a):gmatch("[^,]+") do list[#list + 1] = kv end
-      o.set = config.parse_overrides(list, "repro cost --set")
-    elseif a:match("^%-") then
-      base.user_error("repro cost: unknown option %s\n%s", a, USAGE)
-    else
-      o.files[#o.files + 1] = a
-    end
-    i = i + 1
-  end
-  if #o.files == 0 then base.user_error("%s", USAGE) end
+  local o = base.parse_options(args, "repro cost", USAGE, {
+    ["--jobs"] = { key = "jobs", kind = "int", min = 1 },
+    ["--out-root"] = { key = "out_root", kind = "value" },
+    ["--markdown"] = { key = "markdown", kind = "flag" },
+    ["--set"] = { key = "set_raw", kind = "list", repeats = true } })
+  if o.set_raw then o.set = config.parse_overrides(o.set_raw, "repro cost --set") end
+  o.files = o.targets
+  if #o.files == 0 and not o.help then base.user_error("%s", USAGE) end
   return o
 end
 
@@ -131,6 +109,7 @@ end
 
 function M.main(args)
   local o = parse(args)
+  if o.help then return 0 end
   local out_root = planner.out_root(o.out_root, o.set)
   local cores = sys.cores()
   if o.markdown then return markdown(o, out_root, cores) end

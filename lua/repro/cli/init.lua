@@ -57,40 +57,17 @@ local function lock_record(dir, who)
     "run or run-one); nothing was changed", who, dir)
 end
 
+local TRAIN_USAGE = "usage: bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] " ..
+  "[--force] [--json] [--keep-model]"
+
 local function parse_train_args(args)
-  local o = { kv = {}, force = false }
-  local i = 1
-  local function once(name, v)
-    if v ~= nil then user_error("repro train: %s is given twice", name) end
-  end
-  while i <= #args do
-    local a = args[i]
-    if a == "--out" then
-      once("--out", o.out)
-      o.out = args[i + 1] or user_error("repro train: --out needs a directory")
-      i = i + 1
-    elseif a == "--checkpoint-every" then
-      once("--checkpoint-every", o.every)
-      o.every = math.tointeger(tonumber(args[i + 1] or ""))
-      if not o.every or o.every < 1 then
-        user_error("repro train: --checkpoint-every needs an integer >= 1, got %s",
-          args[i + 1] or "nothing")
-      end
-      i = i + 1
-    elseif a == "--force" then
-      o.force = true
-    elseif a == "--json" then
-      o.json = true
-    elseif a == "--keep-model" then
-      o.keep_model = true
-    elseif a:match("^%-") then
-      user_error("repro train: unknown option %s%s", a, base.suggest(a, { "--out",
-        "--checkpoint-every", "--force", "--json", "--keep-model" }))
-    else
-      o.kv[#o.kv + 1] = a
-    end
-    i = i + 1
-  end
+  local o = base.parse_options(args, "repro train", TRAIN_USAGE, {
+    ["--out"] = { key = "out", kind = "value", needs = "a directory" },
+    ["--checkpoint-every"] = { key = "every", kind = "int", min = 1 },
+    ["--force"] = { key = "force", kind = "flag" },
+    ["--json"] = { key = "json", kind = "flag" },
+    ["--keep-model"] = { key = "keep_model", kind = "flag" } })
+  o.kv = o.targets
   if o.every and not o.out then
     user_error("repro train: --checkpoint-every needs --out (the checkpoint goes into the record)")
   end
@@ -174,6 +151,7 @@ end
 
 function commands.train(args)
   local o = parse_train_args(args)
+  if o.help then return 0 end
   local rok, cfg = pcall(record.resolve, config.parse_overrides(o.kv, "repro train"))
   if not rok then
     if type(cfg) == "table" and cfg.message then user_error("repro train: %s", cfg.message) end

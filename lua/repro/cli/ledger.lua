@@ -16,28 +16,25 @@ local assertions = require "repro.report.assertions"
 
 local M = {}
 
+local USAGE = "usage: bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] " ..
+  "[--trust-summaries] [--studies DIR] [--lenient-assertions]"
+
 function M.main(args)
-  local o = { experiments = "experiments", manifest = host.root .. "/paper/paper.lua" }
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    local function value()
-      i = i + 1
-      return args[i] or base.user_error("repro ledger: %s needs a value", a)
-    end
-    if a == "--experiments" then o.experiments = value():gsub("/+$", "")
-    elseif a == "--manifest" then o.manifest, o.manifest_given = value(), true
-    elseif a == "--tex" then o.tex = value()
-    elseif a == "--studies" then o.studies = value():gsub("/+$", "")
-    elseif a == "--trust-summaries" then o.trust_summaries = true
-    elseif a == "--lenient-assertions" then o.lenient = true
-    else
-      base.user_error("repro ledger: unknown argument %s (usage: bin/repro ledger " ..
-        "[--experiments DIR] [--manifest FILE] [--tex FILE] [--trust-summaries] " ..
-        "[--studies DIR] [--lenient-assertions])", base.printable(a))
-    end
-    i = i + 1
+  local o = base.parse_options(args, "repro ledger", USAGE, {
+    ["--experiments"] = { key = "experiments", kind = "value" },
+    ["--manifest"] = { key = "manifest", kind = "value" },
+    ["--tex"] = { key = "tex", kind = "value" },
+    ["--studies"] = { key = "studies", kind = "value" },
+    ["--trust-summaries"] = { key = "trust_summaries", kind = "flag" },
+    ["--lenient-assertions"] = { key = "lenient", kind = "flag" } })
+  if o.help then return 0 end
+  if o.targets[1] then
+    base.user_error("repro ledger: unknown argument %s (%s)", base.printable(o.targets[1]), USAGE)
   end
+  o.manifest_given = o.manifest ~= nil
+  o.manifest = o.manifest or (host.root .. "/paper/paper.lua")
+  o.experiments = (o.experiments or "experiments"):gsub("/+$", "")
+  o.studies = o.studies and o.studies:gsub("/+$", "")
   local ctx = report.context(o)
   local rows, problems, arows = report.ledger(ctx, report.main_text(o), o.lenient)
   local tex = o.tex or "paper/main.tex"

@@ -29,8 +29,7 @@ local function record_dir(run, who)
   local st = sys.stat(run)
   if st and st.type == "dir" then return run end
   if run:sub(1, 1) ~= "/" then
-    local root = os.getenv("REPRO_EXPERIMENTS")
-    root = (root and root ~= "") and root or (host.root .. "/experiments")
+    local root = fs.records_root()
     local under = root .. "/" .. run
     st = sys.stat(under)
     if st and st.type == "dir" then
@@ -121,12 +120,7 @@ function M.load(run, who, check_cfg)
     user_error("%s: %s: config_sha256 is not the SHA-256 of config.json: refused", who,
       metrics_file)
   end
-  local cok, cerr = pcall(engine.check, cfg)
-  if not cok then
-    local e = record.engine_error(cerr)
-    if type(e) ~= "table" then error(cerr, 0) end
-    user_error("%s: %s: %s", who, cfg_file, e.message)
-  end
+  engine_call(who .. ": " .. cfg_file, engine.check, nil, cfg)
   if check_cfg then check_cfg(cfg, man, dir) end
   local model = dir .. "/" .. record.MODEL
   local st = sys.lstat(model)
@@ -179,29 +173,17 @@ local function check_prompt(prompt, cfg, who)
     base.printable(string.format("%q", ch)), at, prompt:byte(at), tasks.corpus_name(data))
 end
 
-local function number_option(v, who, flag, integer, min)
-  local x = tonumber(v)
-  if integer then x = math.tointeger(x) end
-  if not x or x ~= x or x < min or x == math.huge then
-    user_error("%s: %s needs %s >= %s, got %s", who, flag, integer and "an integer" or
-      "a number", tostring(min), base.printable(v))
-  end
-  return x
-end
-
 function M.sample_main(args)
   local who = "repro sample"
   local o = base.parse_options(args, who, SAMPLE_USAGE, {
-    ["--prompt"] = { key = "prompt", kind = "value" }, ["--n"] = { key = "n", kind = "value" },
-    ["--seed"] = { key = "seed", kind = "value" },
-    ["--temperature"] = { key = "temperature", kind = "value" } })
+    ["--prompt"] = { key = "prompt", kind = "value" },
+    ["--n"] = { key = "n", kind = "int", min = 0 },
+    ["--seed"] = { key = "seed", kind = "int", min = 0 },
+    ["--temperature"] = { key = "temperature", kind = "number", min = 0 } })
   if o.help then return 0 end
   if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, SAMPLE_USAGE) end
-  local n = o.n and number_option(o.n, who, "--n", true, 0) or 200
+  local n, seed, temperature = o.n or 200, o.seed or 0, o.temperature or 1.0
   if n > 1 << 24 then user_error("%s: --n at most %d, got %d", who, 1 << 24, n) end
-  local seed = o.seed and number_option(o.seed, who, "--seed", true, 0) or 0
-  local temperature = o.temperature and number_option(o.temperature, who, "--temperature",
-    false, 0) or 1.0
   local prompt = o.prompt or "\n"
   if prompt == "" then user_error("%s: --prompt is empty (give at least one character)", who) end
   local k = M.load(o.targets[1], who, function(cfg) check_prompt(prompt, cfg, who) end)
@@ -219,12 +201,9 @@ M.EVALUATIONS = {
     local results = engine_call(who, engine.score_tasks, k, k.cfg, loaded.sets,
       { checkpoint = k.model, config_id = k.config_id })
     local metrics = tasks.metrics(loaded.sets, results)
-    local names = {}
-    for name in pairs(metrics) do names[#names + 1] = name end
-    table.sort(names)
     local scored = k.cfg.tasks == suite
     local rows, agree = {}, true
-    for _, name in ipairs(names) do
+    for _, name in ipairs(base.sorted_keys(metrics)) do
       local rec = scored and k.metrics[name] or nil
       rows[#rows + 1] = { metric = name, value = metrics[name], recorded = rec }
       if scored and (type(rec) ~= "number" or math.abs(metrics[name] - rec) > M.TOLERANCE) then
@@ -271,9 +250,7 @@ function M.eval_main(args)
     if o.split then user_error("%s: give one of --split and --tasks", who) end
     -- the library's suites and a user's own (<tasks root>/_suites/<name>.lua)
     if not tasks.find_suite(o.tasks) then
-      local known = {}
-      for name in pairs(tasks.SUITES) do known[#known + 1] = name end
-      table.sort(known)
+      local known = base.sorted_keys(tasks.SUITES)
       user_error("%s: --tasks %s: no such task suite (the library's: %s; a suite of your " ..
         "own is %s/%s/<name>.lua)", who, base.printable(o.tasks), table.concat(known, ", "),
         fs.shown(tasks.root()), tasks.USER_SUITES)

@@ -15,6 +15,7 @@ local host = require "repro.host"
 local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local study = require "repro.study"
+local prob = require "repro.study.problems"
 local progress = require "repro.core.progress"
 local base = require "repro.core.base"
 
@@ -57,15 +58,11 @@ local function literal(v)
     end
     return string.format("%.17g", v)
   end
-  local n, parts = 0, {}
-  for _ in pairs(v) do n = n + 1 end
-  if n == #v then
+  local parts = {}
+  if prob.is_list(v) then
     for i = 1, #v do parts[i] = literal(v[i]) end
   else
-    local keys = {}
-    for k in pairs(v) do keys[#keys + 1] = k end
-    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-    for _, k in ipairs(keys) do parts[#parts + 1] = k .. " = " .. literal(v[k]) end
+    for _, k in ipairs(base.sorted_keys(v)) do parts[#parts + 1] = k .. " = " .. literal(v[k]) end
   end
   if #parts == 0 then return "{}" end
   return "{ " .. table.concat(parts, ", ") .. " }"
@@ -120,10 +117,9 @@ local function variants_text(variants)
     "(`bin/repro help` lists the keys)\n  variants = {\n" }
   for _, v in ipairs(variants) do
     local t = { "name = " .. literal(v.name) }
-    local keys = {}
-    for k in pairs(v.overrides) do keys[#keys + 1] = k end
-    table.sort(keys)
-    for _, k in ipairs(keys) do t[#t + 1] = k .. " = " .. literal(v.overrides[k]) end
+    for _, k in ipairs(base.sorted_keys(v.overrides)) do
+      t[#t + 1] = k .. " = " .. literal(v.overrides[k])
+    end
     out[#out + 1] = "    { " .. table.concat(t, ", ") .. " },\n"
   end
   out[#out + 1] = "  },\n"

@@ -18,7 +18,6 @@ local analysis = require "repro.analysis"
 local changes = require "repro.analysis.changes"
 local seq = require "repro.analysis.sequential"
 local progress = require "repro.core.progress"
-local config = require "repro.core.config"
 local planner = require "repro.plan"
 local cost = require "repro.plan.cost"
 local pool = require "repro.run.pool"
@@ -50,49 +49,10 @@ local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 local function plural(n, word) return n == 1 and word or word .. "s" end
 
 local function parse_args(args)
-  local o = { only = {}, set = nil }
-  local i = 1
-  local function value(name)
-    i = i + 1
-    return args[i] or user_error(who .. ": %s needs a value", name)
-  end
-  local function once(name, v)
-    if v ~= nil then user_error(who .. ": %s is given twice", name) end
-  end
-  local FLAGS = { ["--dry-run"] = "dry_run", ["--force"] = "force",
-    ["--allow-large"] = "allow_large", ["--keep-model"] = "keep_model", ["--update"] = "update" }
-  while i <= #args do
-    local a = args[i]
-    if a == "--jobs" then
-      once("--jobs", o.jobs)
-      local v = value("--jobs")
-      o.jobs = math.tointeger(tonumber(v))
-      if not o.jobs or o.jobs < 1 then
-        user_error(who .. ": --jobs needs an integer >= 1, got %s", v)
-      end
-    elseif a == "--only" then
-      o.only[#o.only + 1] = planner.parse_only(value("--only"), who)
-    elseif FLAGS[a] then
-      o[FLAGS[a]] = true
-    elseif a == "--out-root" then
-      once("--out-root", o.out_root)
-      o.out_root = value("--out-root")
-    elseif a == "--set" then
-      o.set_list = o.set_list or {}
-      for kv in value("--set"):gmatch("[^,]+") do o.set_list[#o.set_list + 1] = kv end
-      o.set = config.parse_overrides(o.set_list, who .. " --set")
-    elseif a:match("^%-") then
-      user_error(who .. ": unknown option %s%s", a, base.suggest(a, { "--jobs", "--only",
-        "--dry-run", "--force", "--allow-large", "--keep-model", "--out-root", "--set", "--update" }))
-    elseif o.file then
-      user_error(who .. ": one study file at a time (got %s and %s)", o.file, a)
-    else
-      o.file = a
-    end
-    i = i + 1
-  end
-  if not o.file then user_error("%s", USAGE) end
-  return o
+  local flag = function(key) return { key = key, kind = "flag" } end
+  return plan.parse(args, who, USAGE, { ["--jobs"] = { key = "jobs", kind = "int", min = 1 },
+    ["--dry-run"] = flag("dry_run"), ["--force"] = flag("force"),
+    ["--keep-model"] = flag("keep_model"), ["--update"] = flag("update") })
 end
 
 -- Worker processes and threads per worker: --jobs (else the study's), at most the CPUs.
@@ -322,26 +282,22 @@ local function run_sequential(s, runs, queue, dir, ctx, jobs, threads, done)
   return analyse(s, dir, ctx)
 end
 
--- The study of o and its records root.
+-- The study of o, its selected runs planned, its records root and its directory.
 local function load(o)
-  local out_root = planner.out_root(o.out_root, o.set)
-  -- out_root: where a seeds-from-power study finds its pilot's summary
-  local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
-  s.file_rel = fs.relative_to_root(o.file)
-  if o.keep_model then s.keep_model = true end
+  local s, runs, out_root, dir = plan.load(o, true, true)
   if o.set and o.set.lr ~= nil and o.set.min_lr == nil then
     say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
       "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))
   end
   if o.set then
-    say("%s: --set %s: every run of %s trains with %s", who, table.concat(o.set_list, ","),
-      s.name, #o.set_list == 1 and "this override" or "these overrides")
+    say("%s: --set %s: every run of %s trains with %s", who, table.concat(o.set_raw, ","),
+      s.name, #o.set_raw == 1 and "this override" or "these overrides")
   end
   if o.set and not o.out_root then
     say(who .. ": runs changed by --set go to %s (their own records root; --out-root " ..
       "chooses another)", shown(out_root))
   end
-  return s, out_root
+  return s, runs, out_root, dir
 end
 
 -- The command that writes the summary a run or analyze of o refused to write.
@@ -349,18 +305,9 @@ local function update_command(o)
   local function q(x) return x:match("^[%w%./_,=:+-]+$") and x or fs.quote(x) end
   local parts = { "bin/repro analyze", q(o.file) }
   if o.out_root then parts[#parts + 1] = "--out-root " .. q(o.out_root) end
-  if o.set_list then parts[#parts + 1] = "--set " .. q(table.concat(o.set_list, ",")) end
+  if #o.set_raw > 0 then parts[#parts + 1] = "--set " .. q(table.concat(o.set_raw, ",")) end
   parts[#parts + 1] = "--update"
   return table.concat(parts, " ")
-end
-
--- The runs of s that o selects, planned, and the study's directory.
-local function plan_runs(o, s, out_root)
-  local runs = planner.selected(s, o.only)
-  local dir = study.dir(out_root, s)
-  study.check_owner(dir, o.file)
-  planner.plan(s, runs, out_root, o.force)
-  return runs, dir
 end
 
 -- The task files the runs to train need (config key tasks) that are missing for their
@@ -391,13 +338,13 @@ end
 function M.main(args, analyze_only)
   who = analyze_only and "repro analyze" or "repro run"
   local o = parse_args(args)
+  if o.help then return 0 end
   if analyze_only and (o.jobs or o.force or o.dry_run or #o.only > 0) then
     user_error("repro analyze: takes only --out-root, --set and --update (it trains " ..
       "nothing and analyses every run of the study)")
   end
-  local s, out_root = load(o)
+  local s, runs, out_root, dir = load(o)
   local jobs, threads = workers(o, s)
-  local runs, dir = plan_runs(o, s, out_root)
   local missing = not analyze_only and missing_task_files(runs) or {}
   if o.dry_run then
     planner.print(s, runs, out_root, threads, jobs)

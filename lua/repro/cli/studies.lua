@@ -108,29 +108,22 @@ function M.cycle(files, by_name, done)
   return table.concat(names, " -> ")
 end
 
+local USAGE = "usage: bin/repro studies [--deps] [--dir DIR] [--out-root DIR]"
+
 function M.main(args)
-  local dir, out_root, deps = nil, nil, false
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    if a == "--dir" or a == "--out-root" then
-      local v = args[i + 1]
-      if not v then user_error("repro studies: %s needs a directory", a) end
-      if a == "--dir" then dir = v else out_root = v end
-      i = i + 1
-    elseif a == "--deps" then
-      deps = true
-    elseif a == "--order" then
-      -- the default listing; accepted so that the Makefile can say what it asks for
-    else
-      user_error("repro studies: unknown argument %s (usage: bin/repro studies [--deps] " ..
-        "[--dir DIR] [--out-root DIR])", a)
-    end
-    i = i + 1
+  local o = base.parse_options(args, "repro studies", USAGE, {
+    ["--dir"] = { key = "dir", kind = "value", needs = "a directory" },
+    ["--out-root"] = { key = "out_root", kind = "value", needs = "a directory" },
+    ["--deps"] = { key = "deps", kind = "flag" },
+    -- the default listing; accepted so that the Makefile can say what it asks for
+    ["--order"] = { key = "order", kind = "flag" } })
+  if o.help then return 0 end
+  if o.targets[1] then
+    user_error("repro studies: unknown argument %s (%s)", o.targets[1], USAGE)
   end
-  dir = dir or (host.root .. "/lua/experiments")
-  for _, s in ipairs(M.order(dir, { out_root = out_root })) do
-    if deps then
+  local dir = o.dir or (host.root .. "/lua/experiments")
+  for _, s in ipairs(M.order(dir, { out_root = o.out_root })) do
+    if o.deps then
       io.write(s.name, ":", #s.deps > 0 and (" " .. table.concat(s.deps, " ")) or "", "\n")
     else
       io.write(s.name, "\n")

@@ -34,18 +34,10 @@ local function parse(args)
   local o = base.parse_options(args, WHO, M.USAGE, {
     ["--data"] = { key = "data", kind = "value" },
     ["--dir"] = { key = "dir", kind = "value" },
-    ["--n"] = { key = "n", kind = "value" },
-    ["--version"] = { key = "version", kind = "value" },
+    ["--n"] = { key = "n", kind = "int", min = 1 },
+    ["--version"] = { key = "version", kind = "int", min = 1 },
     ["--suite"] = { key = "suite", kind = "value" },
   })
-  if o.version then
-    local v = math.tointeger(tonumber(o.version))
-    if not v or v < 1 then
-      base.user_error("%s: --version needs an integer >= 1, got %s", WHO,
-        base.printable(o.version))
-    end
-    o.version = v
-  end
   o.data = o.data or (host.root .. "/" .. M.DEFAULT_DATA)
   local why, at
   if o.dir then why, at = fs.out_dir_problem(o.dir) end
@@ -241,8 +233,7 @@ end
 
 local function show(o)
   local t = o.targets[1] or base.user_error("%s", M.USAGE)
-  local n = math.tointeger(tonumber(o.n or "3"))
-  if not n or n < 1 then base.user_error("%s: --n needs an integer >= 1, got %s", WHO, o.n) end
+  local n = o.n or 3
   local file = tasks.files(o.dir or tasks.dir_of(o.data), t,
     o.version or (o.suite and tasks.suite_version(o.suite)))
   if not fs.exists(file) then

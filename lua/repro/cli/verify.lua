@@ -10,7 +10,6 @@
 -- failure: `bin/repro run` trains it again).  Checksums detect corruption, not forgery
 -- (`bin/repro audit` retrains).  Exit status 1 on any failure.  Nothing is written, except
 -- with --rehash: a consistent record without checksums gets them (reviewed legacy records).
-local host = require "repro.host"
 local sys = require "repro.sys"
 local record = require "repro.record"
 local walk = require "repro.record.verify"
@@ -26,23 +25,14 @@ local function shown(p) return base.printable(fs.shown(p)) end
 local USAGE = "usage: bin/repro verify [DIR ...] [--rehash] [--accept-adopted]"
 
 local function parse(args)
-  local o = { dirs = {} }
-  for _, a in ipairs(args) do
-    if a == "--rehash" then
-      o.rehash = true
-    elseif a == "--accept-adopted" then
-      o.accept_adopted = true
-    elseif a == "--strict" then
-      -- the default now; kept so that existing command lines still work
-    elseif a:match("^%-") then
-      user_error("repro verify: unknown option %s (%s)", base.printable(a), USAGE)
-    else
-      o.dirs[#o.dirs + 1] = a
-    end
-  end
+  local o = base.parse_options(args, "repro verify", USAGE, {
+    ["--rehash"] = { key = "rehash", kind = "flag" },
+    ["--accept-adopted"] = { key = "accept_adopted", kind = "flag" },
+    -- the default now; kept so that existing command lines still work
+    ["--strict"] = { key = "strict", kind = "flag" } })
+  o.dirs = o.targets
   if #o.dirs == 0 then
-    local env = os.getenv("REPRO_EXPERIMENTS")
-    o.dirs[1] = (env and env ~= "") and env or (host.root .. "/experiments")
+    o.dirs[1] = fs.records_root()
   end
   for _, d in ipairs(o.dirs) do
     local st = sys.lstat(d)
@@ -98,6 +88,10 @@ local function checker(o)
     print(string.format("MISMATCH     %s: a symbolic link (records trees hold none; not " ..
       "followed)", shown(path)))
   end
+  function c.outsider(name, x)
+    c.outside = c.outside + 1
+    print(string.format("outside      %s", set.outside_text(name, x)))
+  end
   function c.levels(recs, root)
     local levels = set.assess(recs, root)
     for _, r in ipairs(recs) do
@@ -138,8 +132,7 @@ local function check_study(c, study_dir, d)
     if x.why == "link" then
       c.link(x.path)
     else
-      c.outside = c.outside + 1
-      print(string.format("outside      %s", set.outside_text(d.name, x)))
+      c.outsider(d.name, x)
     end
   end
   print(string.format("verify: %s: %s", base.printable(d.name), set.count_text({
@@ -168,6 +161,7 @@ end
 
 function M.main(args)
   local o = parse(args)
+  if o.help then return 0 end
   local c = checker(o)
   for _, arg in ipairs(o.dirs) do
     local d0 = arg:gsub("/+$", "")
@@ -183,10 +177,7 @@ function M.main(args)
         if kept then c.levels({ { dir = d0, kept = kept } }, sdir:match("^(.*)/[^/]+$") or ".") end
       else
         for _, x in ipairs(set.outsiders(sd, sdir)) do
-          if x.path == d0 then
-            c.outside = c.outside + 1
-            print(string.format("outside      %s", set.outside_text(sd.name, x)))
-          end
+          if x.path == d0 then c.outsider(sd.name, x) end
         end
       end
     else

@@ -8,6 +8,13 @@ function M.user_error(fmt, ...)
   error({ message = string.format(fmt, ...) }, 0)
 end
 
+-- The set {v -> true} of a list's values.
+function M.set_of(list)
+  local s = {}
+  for _, v in ipairs(list) do s[v] = true end
+  return s
+end
+
 -- A number that is neither NaN nor infinite (false for anything that is not a number).
 -- The edit distance (Levenshtein) of two strings.
 function M.distance(a, b)
@@ -108,11 +115,26 @@ end
 -- A line on stdout, through M.printable (newlines kept).
 function M.put(s) print(M.printable(s, true)) end
 
--- A command's options (compare, export, new): spec maps each option to { key =, kind =
--- "flag" | "value" | "list" } ("list": comma-separated values); a flag with `set` stores
--- that value, and two flags of one key are refused with `one_of` ("--csv and --json").
--- A value or list given twice, a missing value and an unknown option are user errors
--- naming `who` (and `usage`); --help prints usage and sets o.help.  The other arguments
+-- The number of option `flag` (parse_options' "int" or "number" spec s: min, max), or a
+-- user error naming the flag and what it needs.
+local function number_value(v, who, flag, s)
+  local x = tonumber(v)
+  if s.kind == "int" then x = math.tointeger(x) end
+  if not (x and x >= s.min and x <= (s.max or math.huge) and x < math.huge) then
+    M.user_error("%s: %s needs %s %s, got %s", who, flag, s.kind == "int" and "an integer" or
+      "a number", s.max and string.format("in [%s, %s]", s.min, s.max) or (">= " .. s.min),
+      M.printable(v))
+  end
+  return x
+end
+
+-- A command's options: spec maps each option to { key =, kind = "flag" | "value" | "list"
+-- | "int" | "number" } ("list": comma-separated values); a flag with `set` stores that
+-- value, and two flags of one key are refused with `one_of` ("--csv and --json").  "int"
+-- and "number" take a value >= min (and <= max, when given).  A value given twice, a
+-- missing value (`needs` names what it takes: "a directory") and an unknown option are
+-- user errors naming `who` (and `usage`); with `repeats` an option may come again, its
+-- values gathered into a list.  --help prints usage and sets o.help.  The other arguments
 -- go to o.targets in order.
 function M.parse_options(args, who, usage, spec)
   local o = { targets = {} }
@@ -126,12 +148,16 @@ function M.parse_options(args, who, usage, spec)
       if s.set ~= nil and o[s.key] ~= nil then M.user_error("%s: give one of %s", who, s.one_of) end
       o[s.key] = s.set == nil or s.set
     elseif s then
-      if o[s.key] ~= nil then M.user_error("%s: %s is given twice", who, a) end
+      if o[s.key] ~= nil and not s.repeats then M.user_error("%s: %s is given twice", who, a) end
       i = i + 1
-      local v = args[i] or M.user_error("%s: %s needs a value", who, a)
+      local v = args[i] or M.user_error("%s: %s needs %s", who, a, s.needs or "a value")
+      if s.kind == "int" or s.kind == "number" then v = number_value(v, who, a, s) end
       if s.kind == "list" then
-        o[s.key] = {}
+        o[s.key] = s.repeats and o[s.key] or {}
         for x in v:gmatch("[^,]+") do o[s.key][#o[s.key] + 1] = x end
+      elseif s.repeats then
+        o[s.key] = o[s.key] or {}
+        o[s.key][#o[s.key] + 1] = v
       else
         o[s.key] = v
       end

@@ -14,6 +14,14 @@ function M.quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
+-- The records root: given (a non-empty path), else $REPRO_EXPERIMENTS, else <project
+-- root>/experiments.
+function M.records_root(given)
+  local env = os.getenv("REPRO_EXPERIMENTS")
+  if given and given ~= "" then return given end
+  return env and env ~= "" and env or (host.root .. "/experiments")
+end
+
 -- The largest file the host reads (records, summaries, manifests): a log.csv of a long
 -- run is under 1 MB, so 64 MiB is far above any real file and far below harm.
 M.READ_MAX_BYTES = 64 * 1024 * 1024

@@ -41,9 +41,7 @@ local shown = fs.shown
 -- shell word and an sbatch line), at most M.SLUG_MAX characters.
 M.SLUG_MAX = 60
 function M.set_slug(set)
-  local keys = {}
-  for k in pairs(set) do keys[#keys + 1] = k end
-  table.sort(keys)
+  local keys = base.sorted_keys(set)
   for i, k in ipairs(keys) do
     local v = set[k]
     if math.type(v) == "float" then
@@ -67,13 +65,10 @@ function M.out_root(given, set)
     base.user_error("repro: --out-root \"\": an empty path (the records would go into the " ..
       "current directory); give a directory")
   end
-  local env_root = os.getenv("REPRO_EXPERIMENTS")
-  local out_root = given or (env_root ~= "" and env_root) or (host.root .. "/experiments")
+  local out_root = fs.records_root(given)
   if out_root:sub(1, 1) ~= "/" then out_root = (os.getenv("PWD") or ".") .. "/" .. out_root end
   if set and next(set) and not given then
-    local keys = {}
-    for k in pairs(set) do keys[#keys + 1] = k end
-    table.sort(keys)
+    local keys = base.sorted_keys(set)
     for i, k in ipairs(keys) do
       local v = set[k]
       keys[i] = k .. "=" .. (math.type(v) == "float" and string.format("%.17g", v) or tostring(v))
@@ -115,9 +110,8 @@ end
 -- every run when there is none.  A selection naming no variant or seed of s is refused.
 function M.selected(s, only)
   if #only == 0 then return s.runs end
-  local variants, seeds = {}, {}
+  local variants, seeds = {}, base.set_of(s.seeds)
   for _, v in ipairs(s.variants) do variants[v.name] = true end
-  for _, x in ipairs(s.seeds) do seeds[x] = true end
   for _, sel in ipairs(only) do
     if sel.variant and not variants[sel.variant] then
       user_error("repro run: --only variant=%s: the study has no such variant%s", sel.variant,

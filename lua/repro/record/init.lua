@@ -513,8 +513,7 @@ function M.put_aside(dir, kind)
   return aside
 end
 
-local ENGINE_KINDS = {}
-for _, k in ipairs(engine.error_kinds) do ENGINE_KINDS[k] = true end
+local ENGINE_KINDS = base.set_of(engine.error_kinds)
 
 -- An error of engine.check / engine.train: the engine's own ("<kind>: <message>", the
 -- kind one of engine.error_kinds) as a user error; any other (one raised by an on_step

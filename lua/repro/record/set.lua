@@ -93,9 +93,7 @@ end
 -- M.OUTSIDE_WHY, in name order.  Hidden entries, the study's own files (M.STUDY_FILES)
 -- and the folders a run puts aside inside a member (record.is_aside) are not listed.
 function M.outsiders(design, study_dir)
-  local variants, seeds = {}, {}
-  for _, v in ipairs(design.variants) do variants[v] = true end
-  for _, s in ipairs(design.seeds) do seeds[s] = true end
+  local variants, seeds = base.set_of(design.variants), base.set_of(design.seeds)
   local out = {}
   local function is_link(path)
     local st = sys.lstat(path)

@@ -29,61 +29,32 @@ local M = {}
 local user_error = base.user_error
 local shown = fs.shown
 
-local function say(fmt, ...)
-  io.stderr:write(base.printable(string.format(fmt, ...), true), "\n")
-  io.stderr:flush()
-end
+local say = progress.say
 
--- Options shared by plan, run-one, status and submit.  extra: flag -> "flag" (no value)
--- or "value"; their values land in o[<flag without dashes, '-' as '_'>].
-function M.parse(args, who, extra, usage)
-  local o = { only = {}, only_raw = {}, set_raw = {} }
-  local i = 1
-  local function value(name)
-    i = i + 1
-    return args[i] or user_error("%s: %s needs a value", who, name)
+-- --threads of plan, run-one and submit (a base.parse_options spec).
+M.THREADS = { key = "threads", kind = "int", min = 1, max = engine.MAX_THREADS }
+
+-- The options of a command on one study file (run, analyze, plan, run-one, status,
+-- submit): --only (o.only parsed, o.only_raw as given), --set (o.set, its key=value list
+-- o.set_raw), --out-root and --allow-large, and the command's own (extra: a
+-- base.parse_options spec); the study file is o.file.
+function M.parse(args, who, usage, extra)
+  local spec = {
+    ["--only"] = { key = "only_raw", kind = "value", repeats = true },
+    ["--set"] = { key = "set_raw", kind = "list", repeats = true },
+    ["--out-root"] = { key = "out_root", kind = "value" },
+    ["--allow-large"] = { key = "allow_large", kind = "flag" },
+  }
+  for k, v in pairs(extra) do spec[k] = v end
+  local o = base.parse_options(args, who, usage, spec)
+  if o.help then return o end
+  o.only, o.only_raw, o.set_raw = {}, o.only_raw or {}, o.set_raw or {}
+  for i, raw in ipairs(o.only_raw) do o.only[i] = planner.parse_only(raw, who) end
+  if #o.set_raw > 0 then o.set = config.parse_overrides(o.set_raw, who .. " --set") end
+  if #o.targets > 1 then
+    user_error("%s: one study file at a time (got %s and %s)", who, o.targets[1], o.targets[2])
   end
-  while i <= #args do
-    local a = args[i]
-    if a == "--only" then
-      local raw = value(a)
-      o.only[#o.only + 1] = planner.parse_only(raw, who)
-      o.only_raw[#o.only_raw + 1] = raw
-    elseif a == "--set" then
-      local raw = value(a)
-      local list = {}
-      for kv in raw:gmatch("[^,]+") do list[#list + 1] = kv end
-      local set = config.parse_overrides(list, who .. " --set")
-      o.set = o.set or {}
-      for k, v in pairs(set) do o.set[k] = v end
-      for _, kv in ipairs(list) do o.set_raw[#o.set_raw + 1] = kv end
-    elseif a == "--out-root" then
-      if o.out_root then user_error("%s: --out-root is given twice", who) end
-      o.out_root = value(a)
-    elseif a == "--allow-large" then
-      o.allow_large = true
-    elseif a == "--threads" and extra.threads then
-      o.threads = math.tointeger(tonumber(value(a)))
-      if not o.threads or o.threads < 1 or o.threads > engine.MAX_THREADS then
-        user_error("%s: --threads needs an integer in [1, %d]", who, engine.MAX_THREADS)
-      end
-    elseif extra[a] == "flag" then
-      o[a:gsub("^%-%-?", ""):gsub("%-", "_")] = true
-    elseif extra[a] == "value" then
-      o[a:sub(3):gsub("%-", "_")] = value(a)
-    elseif a:match("^%-") then
-      local known = { "--only", "--set", "--out-root", "--allow-large" }
-      if extra.threads then known[#known + 1] = "--threads" end
-      for k in pairs(extra) do if k:match("^%-") then known[#known + 1] = k end end
-      user_error("%s: unknown option %s%s\nusage: %s", who, a, base.suggest(a, known), usage)
-    elseif o.file then
-      user_error("%s: one study file at a time (got %s and %s)", who, o.file, a)
-    else
-      o.file = a
-    end
-    i = i + 1
-  end
-  if not o.file then user_error("usage: %s", usage) end
+  o.file = o.targets[1] or user_error("%s", usage)
   return o
 end
 
@@ -100,16 +71,18 @@ end
 
 -- Loads the study of o with its selected runs planned (planner.plan: action, dir).  The
 -- records root is `bin/repro run`'s (planner.out_root: --set without --out-root has a root
--- of its own).  writes: refuse a study directory that another study file made.
-function M.load(o, writes)
+-- of its own).  writes: refuse a study directory that another study file made.  every:
+-- all the selected runs, not only those M.batch hands out now (`bin/repro run`).
+function M.load(o, writes, every)
   local out_root = planner.out_root(o.out_root, o.set)
   local s = study.load(o.file, o.set, { allow_large = o.allow_large, out_root = out_root })
-  s.file_abs = fs.absolute(o.file)
+  s.file_abs, s.file_rel = fs.absolute(o.file), fs.relative_to_root(o.file)
+  if o.keep_model then s.keep_model = true end
   local dir = study.dir(out_root, s)
   if writes then study.check_owner(dir, o.file) end
   local runs = planner.selected(s, o.only)
-  planner.plan(s, runs, out_root, false)
-  if M.batch then runs = M.batch(s, runs, dir) end
+  planner.plan(s, runs, out_root, o.force)
+  if M.batch and not every then runs = M.batch(s, runs, dir) end
   return s, runs, out_root, dir
 end
 
@@ -151,28 +124,23 @@ end
 -- The threads of each `bin/repro plan` command without --threads.
 M.PLAN_THREADS = 1
 
-local PLAN_USAGE = "bin/repro plan lua/experiments/X.lua [--all] [--only variant=V,seed=S] " ..
-  "[--set key=value,...] [--out-root DIR] [--threads N] [-0]"
+local PLAN_USAGE = "usage: bin/repro plan lua/experiments/X.lua [--all] " ..
+  "[--only variant=V,seed=S] [--set key=value,...] [--out-root DIR] [--threads N] [-0]"
 
 function M.plan_main(args)
-  local o = M.parse(args, "repro plan", { threads = true, ["--all"] = "flag", ["-0"] = "flag" },
-    PLAN_USAGE)
+  local o = M.parse(args, "repro plan", PLAN_USAGE, { ["--threads"] = M.THREADS,
+    ["--all"] = { key = "all", kind = "flag" }, ["-0"] = { key = "nul", kind = "flag" } })
+  if o.help then return 0 end
   -- always written: a command without it would take every core, N of them at once
   o.threads = o.threads or M.PLAN_THREADS
   local s, runs, out_root, dir = M.load(o)
-  local n = { done = 0, running = 0, failed = 0, pending = 0 }
-  local lines, running, pending = {}, {}, {}
-  for _, r in ipairs(runs) do
-    local state = runstate.state(r.dir, r.cfg)
-    n[state] = n[state] + 1
-    if state == "running" then running[#running + 1] = r.label end
-    if o.all or (state ~= "done" and state ~= "running") then
-      lines[#lines + 1] = M.command_line(M.run_one_argv(o, s, r, out_root))
-    end
-    if state ~= "done" and state ~= "running" then pending[#pending + 1] = r end
+  local n, running, pending = runstate.sort(runs)
+  local lines = {}
+  for _, r in ipairs(o.all and runs or pending) do
+    lines[#lines + 1] = M.command_line(M.run_one_argv(o, s, r, out_root))
   end
   for _, l in ipairs(lines) do
-    io.stdout:write(host.isatty(1) and base.printable(l) or l, o["0"] and "\0" or "\n")
+    io.stdout:write(host.isatty(1) and base.printable(l) or l, o.nul and "\0" or "\n")
   end
   say("plan %s: %d of its %d runs selected: %d done%s, %d running elsewhere (left out%s), " ..
     "%d failed, %d pending; %d command%s above; records in %s", s.name, #runs, #s.runs,
@@ -215,11 +183,12 @@ local function slurm_info(dir)
     submitted_utc = sub.submitted_utc }
 end
 
-local STATUS_USAGE = "bin/repro status lua/experiments/X.lua [--only variant=V,seed=S] " ..
+local STATUS_USAGE = "usage: bin/repro status lua/experiments/X.lua [--only variant=V,seed=S] " ..
   "[--set key=value,...] [--out-root DIR]"
 
 function M.status_main(args)
-  local o = M.parse(args, "repro status", {}, STATUS_USAGE)
+  local o = M.parse(args, "repro status", STATUS_USAGE, {})
+  if o.help then return 0 end
   local s, runs, _, dir = M.load(o)
   local slurm = slurm_info(dir)
   local n = { done = 0, running = 0, failed = 0, pending = 0 }
@@ -266,7 +235,7 @@ function M.status_main(args)
   return 0
 end
 
-local RUN_ONE_USAGE = "bin/repro run-one lua/experiments/X.lua --only variant=V,seed=S " ..
+local RUN_ONE_USAGE = "usage: bin/repro run-one lua/experiments/X.lua --only variant=V,seed=S " ..
   "[--set key=value,...] [--out-root DIR] [--threads N] [--keep-model]"
 
 -- Takes the study directory's lock shared, waiting while a `bin/repro run` or `analyze`
@@ -311,7 +280,7 @@ local function train_one(o, s, r, dir, who)
   local bar = progress.new(r.cfg.iters, r.cfg.batch * r.cfg.context, who .. "  ")
   local m, why, msg = runstate.train(r.cfg, r.dir, {
     threads = threads, checkpoint_every = s.checkpoint_every, study_file = s.file,
-    keep_model = s.keep_model or o.keep_model,
+    keep_model = s.keep_model,
     on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
     prepare = function()
       -- An earlier summary stays, as in `bin/repro run` (see copy_one)
@@ -341,10 +310,11 @@ local function train_one(o, s, r, dir, who)
 end
 
 function M.run_one_main(args)
-  local o = M.parse(args, "repro run-one", { threads = true, ["--keep-model"] = "flag" },
-    RUN_ONE_USAGE)
+  local o = M.parse(args, "repro run-one", RUN_ONE_USAGE, { ["--threads"] = M.THREADS,
+    ["--keep-model"] = { key = "keep_model", kind = "flag" } })
+  if o.help then return 0 end
   if #o.only ~= 1 or not o.only[1].variant or not o.only[1].seed then
-    user_error("repro run-one: needs exactly one --only variant=V,seed=S\nusage: %s", RUN_ONE_USAGE)
+    user_error("repro run-one: needs exactly one --only variant=V,seed=S\n%s", RUN_ONE_USAGE)
   end
   proc.trap_signals() -- SIGINT/SIGTERM before training: stop before touching anything
   local s, runs, out_root, dir = M.load(o, true)

@@ -90,6 +90,22 @@ function M.state(dir, cfg)
   return "pending", ""
 end
 
+-- The runs by state (M.state): the count of each state, the labels of the runs being
+-- trained elsewhere, and the runs to hand out (failed or pending), in order.
+function M.sort(runs)
+  local n, running, todo = { done = 0, running = 0, failed = 0, pending = 0 }, {}, {}
+  for _, r in ipairs(runs) do
+    local state = M.state(r.dir, r.cfg)
+    n[state] = n[state] + 1
+    if state == "running" then
+      running[#running + 1] = r.label
+    elseif state ~= "done" then
+      todo[#todo + 1] = r
+    end
+  end
+  return n, running, todo
+end
+
 -- Takes the run directory's lock for the life of this process, retrying briefly (a
 -- `status` probe holds it for an instant).  Returns true, false when another process
 -- holds it, or true and a warning when the filesystem has no flock(2).

@@ -29,8 +29,8 @@ M.MEM_HEADROOM = 1.5
 
 local user_error = base.user_error
 
-local USAGE = "bin/repro submit --slurm lua/experiments/X.lua [--partition P] [--time T] [--mem M] " ..
-  "[--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
+local USAGE = "usage: bin/repro submit --slurm lua/experiments/X.lua [--partition P] " ..
+  "[--time T] [--mem M] [--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
   "[--set key=value,...] [--out-root DIR] [--update] [--dry-run]"
 
 -- Slurm's time formats (sbatch --time): minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM,
@@ -223,11 +223,17 @@ local function check_name(o, key, flag)
 end
 
 local function parse_args(args)
-  local o = plan.parse(args, "repro submit", { threads = true, ["--slurm"] = "flag",
-    ["--partition"] = "value", ["--time"] = "value", ["--max-parallel"] = "value",
-    ["--account"] = "value", ["--dry-run"] = "flag", ["--mem"] = "value",
-    ["--update"] = "flag" }, USAGE)
-  if not o.slurm then user_error("repro submit: name the executor: --slurm\nusage: %s", USAGE) end
+  local o = plan.parse(args, "repro submit", USAGE, { ["--threads"] = plan.THREADS,
+    ["--slurm"] = { key = "slurm", kind = "flag" },
+    ["--partition"] = { key = "partition", kind = "value" },
+    ["--time"] = { key = "time", kind = "value" },
+    ["--max-parallel"] = { key = "max_parallel", kind = "int", min = 1 },
+    ["--account"] = { key = "account", kind = "value" },
+    ["--dry-run"] = { key = "dry_run", kind = "flag" },
+    ["--mem"] = { key = "mem", kind = "value" },
+    ["--update"] = { key = "update", kind = "flag" } })
+  if o.help then return o end
+  if not o.slurm then user_error("repro submit: name the executor: --slurm\n%s", USAGE) end
   check_name(o, "partition", "--partition")
   check_name(o, "account", "--account")
   if o.time then
@@ -244,13 +250,6 @@ local function parse_args(args)
   o.time_default = not o.time
   o.time = o.time or M.DEFAULT_TIME
   o.limit_s = o.limit_s or M.time_seconds(o.time)
-  if o.max_parallel then
-    local k = math.tointeger(tonumber(o.max_parallel))
-    if not k or k < 1 then
-      user_error("repro submit: --max-parallel %s: expected an integer >= 1", o.max_parallel)
-    end
-    o.max_parallel = k
-  end
   o.threads = o.threads or 1
   return o
 end
@@ -280,23 +279,6 @@ function M.mem(o, s, dir)
   local mib = math.ceil(peak * M.MEM_HEADROOM / (1024 * 1024))
   return mib .. "M", string.format("--mem %dM: the largest peak RSS of %d run manifest%s " ..
     "(%.0f MiB) x %g", mib, n, n == 1 and "" or "s", peak / (1024 * 1024), M.MEM_HEADROOM)
-end
-
--- The selected runs by state: those to submit, the labels of those running elsewhere,
--- and the number done.
-local function sort_runs(runs)
-  local pending, running, n_done = {}, {}, 0
-  for _, r in ipairs(runs) do
-    local state = runstate.state(r.dir, r.cfg)
-    if state == "running" then
-      running[#running + 1] = r.label
-    elseif state == "done" then
-      n_done = n_done + 1
-    else
-      pending[#pending + 1] = r
-    end
-  end
-  return pending, running, n_done
 end
 
 -- The job arrays ({runs, path, text, max_parallel}, at most max_size runs each) for the
@@ -393,8 +375,9 @@ end
 
 function M.main(args)
   local o = parse_args(args)
+  if o.help then return 0 end
   local s, runs, out_root, dir = plan.load(o, not o.dry_run)
-  local pending, running, n_done = sort_runs(runs)
+  local n, running, pending = runstate.sort(runs)
   local max_size, note = M.max_array_size()
   local mem, mem_note = M.mem(o, s, dir)
   local p = { o = o, s = s, dir = dir, out_root = out_root, slurm_dir = dir .. "/slurm",
@@ -406,7 +389,7 @@ function M.main(args)
   local arrays, analysis = scripts(p, pending, max_size)
   local summary = string.format("study %s: %d of its %d runs selected: %d pending " ..
     "(job array%s), %d done, %d being trained elsewhere%s", s.name, #runs, #s.runs, #pending,
-    #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n_done,
+    #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n.done,
     #running, #running > 0 and (" (" .. table.concat(running, ", ") .. ", left out)") or "")
   if o.dry_run then
     print_dry_run(o, summary .. "\n# " .. resources, note, arrays, analysis)

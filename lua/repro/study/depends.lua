@@ -78,14 +78,6 @@ local function summary_of(study)
   return doc, path
 end
 
--- " (did you mean ...)" is left to the list of names: a sweep has few groups.
-local function names_of(t)
-  local list = {}
-  for k in pairs(t) do list[#list + 1] = tostring(k) end
-  table.sort(list)
-  return table.concat(list, ", ")
-end
-
 -- The sweep group `group` of `study`'s summary (with a best point), or a placeholder.
 local function best_group(study, group)
   check_name(study, "argument 1")
@@ -101,8 +93,9 @@ local function best_group(study, group)
   end
   local g = sweep.groups[group]
   if type(g) ~= "table" then
+    -- " (did you mean ...)" is left to the list of names: a sweep has few groups
     fail("the sweep '%s' has no group '%s' (its groups: %s)", study, group,
-      names_of(sweep.groups))
+      table.concat(base.sorted_keys(sweep.groups), ", "))
   end
   if type(g.best_lr) ~= "number" then
     fail("the sweep '%s' gives no best learning rate for group '%s': %s", study, group,

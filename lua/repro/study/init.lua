@@ -400,37 +400,14 @@ end
 
 -- checkpoint_every, keep_model and jobs.
 local function check_run_settings(P, t, s, types)
-  s.checkpoint_every = M.CHECKPOINT_EVERY
-  if t.checkpoint_every ~= nil then
-    if math.type(t.checkpoint_every) ~= "integer" or t.checkpoint_every < 1 then
-      P.add("checkpoint_every", "expected an integer >= 1")
-    else
-      s.checkpoint_every = t.checkpoint_every
-    end
-  end
-  if t.keep_model ~= nil then
-    if type(t.keep_model) ~= "boolean" then
-      P.add("keep_model", "expected true or false")
-    else
-      s.keep_model = t.keep_model or nil
-    end
-  end
-  s.jobs = 1
-  if t.jobs ~= nil then
-    if math.type(t.jobs) ~= "integer" or t.jobs < 1 then
-      P.add("jobs", "expected an integer >= 1")
-    else
-      s.jobs = t.jobs
-    end
-  end
-  if t.factor ~= nil then
-    if type(t.factor) ~= "string" or not types[t.factor] then
-      P.add("factor", "expected the config key whose values the variants compare (a " ..
-        "key of `bin/repro help`)", tostring(t.factor))
-    else
-      s.factor = t.factor
-    end
-  end
+  s.checkpoint_every = P.check("checkpoint_every", t.checkpoint_every, prob.integer_from(1),
+    "expected an integer >= 1") or M.CHECKPOINT_EVERY
+  s.keep_model = P.check("keep_model", t.keep_model, prob.boolean, "expected true or false")
+    or nil
+  s.jobs = P.check("jobs", t.jobs, prob.integer_from(1), "expected an integer >= 1") or 1
+  s.factor = P.check("factor", t.factor, function(v) return types[v] ~= nil end,
+    "expected the config key whose values the variants compare (a key of `bin/repro help`)",
+    tostring(t.factor))
 end
 
 -- The M.MAX_SEEDS / M.MAX_RUNS ceiling, unless opts.allow_large.

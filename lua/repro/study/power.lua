@@ -3,7 +3,6 @@
 -- seed count power asks for, whether the test can reach alpha / m at all).
 local stats = require "stats"
 local fs = require "repro.core.fs"
-local host = require "repro.host"
 local prob = require "repro.study.problems"
 local rule = require "repro.study.rule"
 
@@ -14,40 +13,36 @@ local is_list = prob.is_list
 -- The fields of seeds.count c, each checked: true when every one is valid.
 local function check_count(P, c)
   local ok = true
-  if type(c.power) ~= "number" or not (c.power > 0 and c.power < 1) then
-    P.add("seeds.count.power", "expected the target power, a number in (0, 1)", "power")
+  local function bad(path, msg, token)
+    P.add(path, msg, token)
     ok = false
+  end
+  if not prob.fraction(c.power) then
+    bad("seeds.count.power", "expected the target power, a number in (0, 1)", "power")
   end
   if (c.pilot == nil) == (c.sd == nil) then
-    P.add("seeds.count", "expected exactly one of pilot (a study whose summary gives the " ..
+    bad("seeds.count", "expected exactly one of pilot (a study whose summary gives the " ..
       "paired-difference sd) and sd (the sd itself)", "count")
-    ok = false
   elseif c.pilot ~= nil and (type(c.pilot) ~= "string" or not c.pilot:match("^[%w][%w_.%-]*$")) then
-    P.add("seeds.count.pilot", "expected the name of a study", "pilot")
-    ok = false
-  elseif c.sd ~= nil and (type(c.sd) ~= "number" or not (c.sd > 0 and c.sd < math.huge)) then
-    P.add("seeds.count.sd", "expected a number > 0 (in the primary metric's units)", "sd")
-    ok = false
+    bad("seeds.count.pilot", "expected the name of a study", "pilot")
+  elseif c.sd ~= nil and not prob.positive(c.sd) then
+    bad("seeds.count.sd", "expected a number > 0 (in the primary metric's units)", "sd")
   end
-  if c.upper ~= nil and (type(c.upper) ~= "number" or not (c.upper > 0 and c.upper < 1)) then
-    P.add("seeds.count.upper", "expected the confidence level of the pilot sd's upper " ..
+  if c.upper ~= nil and not prob.fraction(c.upper) then
+    bad("seeds.count.upper", "expected the confidence level of the pilot sd's upper " ..
       "limit, a number in (0, 1) (e.g. 0.8)", "upper")
-    ok = false
   elseif c.upper ~= nil and c.pilot == nil then
-    P.add("seeds.count.upper", "an upper confidence limit needs a pilot (its degrees of " ..
+    bad("seeds.count.upper", "an upper confidence limit needs a pilot (its degrees of " ..
       "freedom); with a stated sd, state the sd you mean", "upper")
-    ok = false
   end
   if c.min ~= nil and (math.type(c.min) ~= "integer" or c.min < 2 or
       (math.type(c.max) == "integer" and c.min > c.max)) then
-    P.add("seeds.count.min", "expected the fewest seeds the design runs whatever power " ..
+    bad("seeds.count.min", "expected the fewest seeds the design runs whatever power " ..
       "asks, an integer >= 2 (and <= max)", "min")
-    ok = false
   end
-  if c.max ~= nil and (math.type(c.max) ~= "integer" or c.max < 2) then
-    P.add("seeds.count.max", "expected the largest seed count the budget allows, an integer " ..
+  if c.max ~= nil and not prob.integer_from(2)(c.max) then
+    bad("seeds.count.max", "expected the largest seed count the budget allows, an integer " ..
       ">= 2", "max")
-    ok = false
   end
   return ok
 end
@@ -140,9 +135,7 @@ end
 -- Where other studies' summaries are read (a pilot, repro.best_lr): opts.out_root, else
 -- $REPRO_EXPERIMENTS, else <project root>/experiments.
 function M.results_root(opts)
-  local root = (opts and opts.out_root) or os.getenv("REPRO_EXPERIMENTS")
-  if not root or root == "" then root = host.root .. "/experiments" end
-  return root
+  return fs.records_root(opts and opts.out_root)
 end
 
 -- The pilot's paired-difference sd on `metric`: the largest over its comparisons (its

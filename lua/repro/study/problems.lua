@@ -5,13 +5,20 @@ local base = require "repro.core.base"
 
 local M = {}
 
-M.sorted_keys = base.sorted_keys
+M.sorted_keys, M.set_of = base.sorted_keys, base.set_of
 
-function M.set_of(list)
-  local s = {}
-  for _, v in ipairs(list) do s[v] = true end
-  return s
+-- What a field takes, for P.check: an integer >= min, a finite number > 0, a number in
+-- (0, 1), one of the given values, a boolean.
+function M.integer_from(min)
+  return function(v) return math.type(v) == "integer" and v >= min end
 end
+function M.positive(v) return type(v) == "number" and v > 0 and v < math.huge end
+function M.fraction(v) return type(v) == "number" and v > 0 and v < 1 end
+function M.one_of(...)
+  local set = M.set_of({ ... })
+  return function(v) return set[v] == true end
+end
+function M.boolean(v) return type(v) == "boolean" end
 
 -- The closest known name (base.suggest: one function for every place a name is typed).
 M.distance, M.suggest = base.distance, base.suggest
@@ -215,6 +222,17 @@ function M.collector(file, src)
       seen[text] = true
       list[#list + 1] = text
     end
+  end
+  -- v when it is nil or ok(v) holds; else nil, with the problem msg at path (as P.add).
+  function P.check(path, v, ok, msg, token)
+    if v == nil or ok(v) then return v end
+    P.add(path, msg, token)
+    return nil
+  end
+  -- v, with the problem msg at path unless ok(v) holds (a required field: nil fails).
+  function P.need(path, v, ok, msg, token)
+    if not ok(v) then P.add(path, msg, token) end
+    return v
   end
   function P.count(n) more = more + n end -- problems found but neither shown nor located
   function P.raise()

@@ -34,8 +34,6 @@ M.ENGINE_METRICS = require("engine").metric_names()
 M.ANALYSIS_FIELDS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
   "correction", "resamples", "comparisons", "interactions", "bootstrap", "secondary", "test",
   "registered_rule", "sweep", "tasks", "sequential" }
-local REQUIRED_ANALYSIS = { "baseline", "metrics", "primary", "better", "min_effect", "alpha",
-  "correction", "resamples", "test" }
 -- The decision rule of lua/repro/analysis/init.lua (analysis.RULE, kept here so that loading a
 -- study does not load the analysis).
 M.RULE = 2
@@ -131,11 +129,9 @@ local function check_analysis_fields(P, a, variant_names, ext)
       end, tostring(k))
     end
   end
-  local takes = {}
-  for _, f in ipairs(M.analysis_fields(variant_names)) do takes[f[1]] = f[2] end
-  for _, k in ipairs(REQUIRED_ANALYSIS) do
-    if a[k] == nil then P.add("analysis." .. k, "missing (it is part of the pre-registration); " ..
-      "expected " .. takes[k], "analysis") end
+  for _, f in ipairs(M.analysis_fields(variant_names)) do
+    if f[3] and a[f[1]] == nil then P.add("analysis." .. f[1], "missing (it is part of the " ..
+      "pre-registration); expected " .. f[2], "analysis") end
   end
 end
 
@@ -170,91 +166,47 @@ end
 -- baseline, metrics, secondary (compared like the others but outside the Holm family:
 -- exploratory) and primary.
 local function check_metrics(P, a, out, variants, variant_names)
-  if a.baseline ~= nil then
-    if type(a.baseline) ~= "string" or not variants[a.baseline] then
-      P.add("analysis.baseline", "unknown variant '" .. tostring(a.baseline) .. "'" ..
-        suggest(tostring(a.baseline), variant_names), "baseline")
-    else
-      out.baseline = a.baseline
-    end
-  end
+  out.baseline = P.check("analysis.baseline", a.baseline, function(v) return variants[v] end,
+    function()
+      return "unknown variant '" .. tostring(a.baseline) .. "'" ..
+        suggest(tostring(a.baseline), variant_names)
+    end)
   local seen = {}
   out.metrics = metric_list(P, a, "metrics", true, seen, "is listed twice")
   out.secondary = metric_list(P, a, "secondary", false, seen,
     "is already listed in analysis.metrics or analysis.secondary")
-  if a.primary ~= nil then
-    if type(a.primary) ~= "string" or not set_of(out.metrics)[a.primary] then
-      P.add("analysis.primary", "'" .. tostring(a.primary) ..
-        "' is not one of analysis.metrics", "primary")
-    else
-      out.primary = a.primary
-    end
-  end
+  out.primary = P.check("analysis.primary", a.primary,
+    function(v) return set_of(out.metrics)[v] end,
+    "'" .. tostring(a.primary) .. "' is not one of analysis.metrics")
 end
 
 -- The decision's parameters: better, min_effect, alpha, correction.
 local function check_decision(P, a, out)
-  if a.better ~= nil then
-    if a.better ~= "lower" and a.better ~= "higher" then
-      P.add("analysis.better", "expected \"lower\" or \"higher\", got " .. tostring(a.better),
-        "better")
-    else
-      out.better = a.better
-    end
-  end
-  if a.min_effect ~= nil then
-    if type(a.min_effect) ~= "number" or not (a.min_effect > 0 and a.min_effect < math.huge) then
-      P.add("analysis.min_effect", "expected a number > 0 (in the primary metric's units)",
-        "min_effect")
-    else
-      out.min_effect = a.min_effect + 0.0
-    end
-  end
-  if a.alpha ~= nil then
-    if type(a.alpha) ~= "number" or not (a.alpha > 0 and a.alpha < 1) then
-      P.add("analysis.alpha", "expected a number in (0, 1)", "alpha")
-    else
-      out.alpha = a.alpha + 0.0
-    end
-  end
-  if a.correction ~= nil and a.correction ~= "holm" then
-    P.add("analysis.correction", "only \"holm\" is supported, got " .. tostring(a.correction),
-      "correction")
-  end
+  out.better = P.check("analysis.better", a.better, prob.one_of("lower", "higher"),
+    "expected \"lower\" or \"higher\", got " .. tostring(a.better))
+  local min_effect = P.check("analysis.min_effect", a.min_effect, prob.positive,
+    "expected a number > 0 (in the primary metric's units)")
+  out.min_effect = min_effect and min_effect + 0.0
+  local alpha = P.check("analysis.alpha", a.alpha, prob.fraction, "expected a number in (0, 1)")
+  out.alpha = alpha and alpha + 0.0
+  P.check("analysis.correction", a.correction, prob.one_of("holm"),
+    "only \"holm\" is supported, got " .. tostring(a.correction))
   out.correction = "holm"
 end
 
 -- The test and its resampling: resamples, bootstrap, test, registered_rule.
 local function check_test(P, a, out)
-  if a.resamples ~= nil then
-    if math.type(a.resamples) ~= "integer" or a.resamples < stats.MIN_RESAMPLES then
-      P.add("analysis.resamples", "expected an integer >= " .. stats.MIN_RESAMPLES, "resamples")
-    else
-      out.resamples = a.resamples
-    end
-  end
+  out.resamples = P.check("analysis.resamples", a.resamples,
+    prob.integer_from(stats.MIN_RESAMPLES), "expected an integer >= " .. stats.MIN_RESAMPLES)
   out.bootstrap = a.bootstrap or "exact"
-  if out.bootstrap ~= "exact" and out.bootstrap ~= "monte-carlo" then
-    P.add("analysis.bootstrap", "expected \"exact\" or \"monte-carlo\"", "bootstrap")
-  end
-  if a.test ~= nil then
-    if a.test ~= "t" and a.test ~= "signflip" then
-      P.add("analysis.test", "expected \"t\" (the paired t-test) or \"signflip\" (the exact " ..
-        "sign-flip test), got " .. tostring(a.test), "test")
-    else
-      out.test = a.test
-    end
-  end
-  out.registered_rule = M.RULE
-  if a.registered_rule ~= nil then
-    if math.type(a.registered_rule) ~= "integer" or a.registered_rule < 1
-        or a.registered_rule > M.RULE then
-      P.add("analysis.registered_rule", string.format("expected an integer from 1 to %d " ..
-        "(the current decision rule)", M.RULE), "registered_rule")
-    else
-      out.registered_rule = a.registered_rule
-    end
-  end
+  P.check("analysis.bootstrap", out.bootstrap, prob.one_of("exact", "monte-carlo"),
+    "expected \"exact\" or \"monte-carlo\"")
+  out.test = P.check("analysis.test", a.test, prob.one_of("t", "signflip"),
+    "expected \"t\" (the paired t-test) or \"signflip\" (the exact sign-flip test), got " ..
+    tostring(a.test))
+  out.registered_rule = P.check("analysis.registered_rule", a.registered_rule,
+    function(v) return prob.integer_from(1)(v) and v <= M.RULE end, string.format(
+    "expected an integer from 1 to %d (the current decision rule)", M.RULE)) or M.RULE
 end
 
 -- The comparisons: the listed {treatment, baseline} pairs, or without a list every
@@ -372,8 +324,7 @@ local function check_tasks(P, t)
     P.add("analysis.tasks", "expected { suite = <a task suite: core>, shots = { 0, 3 } }")
     return nil
   end
-  local known, shots = {}, {}
-  for _, k in ipairs(tasks.SHOTS) do known[k] = true end
+  local known, shots = set_of(tasks.SHOTS), {}
   for _, k in ipairs(sorted_keys(t)) do
     if k ~= "suite" and k ~= "shots" then
       P.add("analysis.tasks." .. tostring(k), "unknown field (expected suite, shots)")

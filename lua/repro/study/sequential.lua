@@ -46,20 +46,15 @@ function M.check(P, spec, an)
       out.looks[i] = n
     end
   end
-  if not M.SHAPES[spec.shape] then
-    P.add(path .. ".shape", "expected \"obf\" (O'Brien-Fleming) or \"pocock\", got " ..
-      tostring(spec.shape), "shape")
-  end
-  if not M.TESTS[spec.test] then
-    P.add(path .. ".test", "expected \"signed_rank\" (with its Hodges-Lehmann interval) or " ..
-      "\"t\", got " .. tostring(spec.test), "test")
-  end
-  if not M.BOUNDARIES[out.boundary] then
-    P.add(path .. ".boundary", "expected \"constant\" (one constant times the shape, " ..
-      "calibrated on normal differences; the default) or \"spending\" (alpha spent look by " ..
-      "look on the test's exact null: signed-rank signs, or the t by sign flips), got " ..
-      tostring(spec.boundary), "boundary")
-  end
+  local function of(set) return function(v) return set[v] end end
+  P.need(path .. ".shape", spec.shape, of(M.SHAPES), "expected \"obf\" (O'Brien-Fleming) " ..
+    "or \"pocock\", got " .. tostring(spec.shape))
+  P.need(path .. ".test", spec.test, of(M.TESTS), "expected \"signed_rank\" (with its " ..
+    "Hodges-Lehmann interval) or \"t\", got " .. tostring(spec.test))
+  P.need(path .. ".boundary", out.boundary, of(M.BOUNDARIES), "expected \"constant\" (one " ..
+    "constant times the shape, calibrated on normal differences; the default) or " ..
+    "\"spending\" (alpha spent look by look on the test's exact null: signed-rank signs, " ..
+    "or the t by sign flips), got " .. tostring(spec.boundary))
   if type(spec.stop) ~= "table" or #spec.stop == 0 then
     P.add(path .. ".stop", "expected a non-empty list of \"difference\", \"equivalence\", " ..
       "\"futility\"", "stop")

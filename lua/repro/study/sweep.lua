@@ -9,6 +9,7 @@
 -- outcome (the primary's is min_effect).  Fields: lua/experiments/README.md.
 local stats = require "stats"
 local base = require "repro.core.base"
+local prob = require "repro.study.problems"
 
 local M = {}
 
@@ -23,19 +24,7 @@ M.OUTCOMES = {
   log10_diverge_lr = "log10 of the smallest grid value at which the run diverged; a seed " ..
     "that diverged nowhere counts one grid step above the largest value (censored)",
 }
-local function names_of(t)
-  local list = {}
-  for k in pairs(t) do list[#list + 1] = k end
-  table.sort(list)
-  return list
-end
-
-local function is_list(t)
-  if type(t) ~= "table" then return false end
-  local n = 0
-  for _ in pairs(t) do n = n + 1 end
-  return n == #t
-end
+local is_list = prob.is_list
 
 local function check_pairs(P, list, path, groups)
   local out = {}
@@ -47,7 +36,8 @@ local function check_pairs(P, list, path, groups)
     local ok = is_list(p) and #p == 2 and groups[p[1]] and groups[p[2]] and p[1] ~= p[2]
     if not ok then
       P.add(path .. "[" .. i .. "]", "expected a pair of two different groups of the sweep " ..
-        "(groups: " .. table.concat(names_of(groups), ", ") .. ")", path:match("[%w_]+$"))
+        "(groups: " .. table.concat(base.sorted_keys(groups), ", ") .. ")",
+        path:match("[%w_]+$"))
     else
       out[#out + 1] = { p[1], p[2] }
     end
@@ -59,12 +49,12 @@ end
 local function outcome_metrics(P, o, path, out)
   if not is_list(o.metrics) or #o.metrics == 0 then
     P.add(path .. ".metrics", "expected a non-empty list of outcomes (" ..
-      table.concat(names_of(M.OUTCOMES), ", ") .. ")", "metrics")
+      table.concat(base.sorted_keys(M.OUTCOMES), ", ") .. ")", "metrics")
   else
     for i, m in ipairs(o.metrics) do
       if not M.OUTCOMES[m] then
         P.add(path .. ".metrics[" .. i .. "]", "unknown outcome '" .. tostring(m) .. "' (" ..
-          table.concat(names_of(M.OUTCOMES), ", ") .. ")", tostring(m))
+          table.concat(base.sorted_keys(M.OUTCOMES), ", ") .. ")", tostring(m))
       else
         out.metrics[#out.metrics + 1] = m
       end
@@ -110,26 +100,16 @@ local function check_outcomes(P, o, groups, group_names)
   end
   local out = { metrics = {}, deltas = {} }
   outcome_metrics(P, o, path, out)
-  local set = {}
-  for _, m in ipairs(out.metrics) do set[m] = true end
-  if not set[o.primary] then
-    P.add(path .. ".primary", "expected one of outcomes.metrics", "primary")
-  end
-  out.primary = o.primary
-  if o.better ~= "lower" and o.better ~= "higher" then
-    P.add(path .. ".better", "expected \"lower\" or \"higher\"", "better")
-  end
-  out.better = o.better
-  if type(o.min_effect) ~= "number" or not (o.min_effect > 0 and o.min_effect < math.huge) then
-    P.add(path .. ".min_effect", "expected a number > 0 (in the primary outcome's units)",
-      "min_effect")
-  end
-  out.min_effect = o.min_effect
+  local set = base.set_of(out.metrics)
+  out.primary = P.need(path .. ".primary", o.primary, function(v) return set[v] end,
+    "expected one of outcomes.metrics")
+  out.better = P.need(path .. ".better", o.better, prob.one_of("lower", "higher"),
+    "expected \"lower\" or \"higher\"")
+  out.min_effect = P.need(path .. ".min_effect", o.min_effect, prob.positive,
+    "expected a number > 0 (in the primary outcome's units)")
   outcome_deltas(P, o, path, out)
-  if o.test ~= "t" and o.test ~= "signflip" then
-    P.add(path .. ".test", "expected \"t\" or \"signflip\"", "test")
-  end
-  out.test = o.test
+  out.test = P.need(path .. ".test", o.test, prob.one_of("t", "signflip"),
+    "expected \"t\" or \"signflip\"")
   out.comparisons = check_pairs(P, o.comparisons, path .. ".comparisons", groups)
   if #out.comparisons == 0 then
     P.add(path .. ".comparisons", "expected at least one pre-registered comparison",

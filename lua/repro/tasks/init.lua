@@ -140,9 +140,7 @@ end
 function M.suite(name)
   local s = find_suite(name)
   if not s then
-    local known = {}
-    for k in pairs(M.SUITES) do known[#known + 1] = k end
-    table.sort(known)
+    local known = base.sorted_keys(M.SUITES)
     user_error("tasks: unknown suite %q (known: %s; a suite of your own is %s/%s/<name>.lua)",
       tostring(name), table.concat(known, ", "), fs.shown(M.root()), M.USER_SUITES)
   end
