@@ -234,7 +234,8 @@ t:eq(slurm.time_seconds("05:30"), 330, "MM:SS")
 t:eq(slurm.signal_seconds(300), 60, "a short limit: signal at a fifth of it")
 
 -- ... and for real, through the stand-in sbatch: scripts, submit.json, job ids.
-code, out, err = check.run(string.format("%s%s submit --slurm %s --out-root %s", env, repro, study, D))
+code, out, err = check.run(string.format("%s%s submit --slurm %s --out-root %s --mem 300M", env,
+  repro, study, D))
 t:eq(code, 0, "submit: " .. err)
 local log = fs.read(dir .. "/sbatch.log") or ""
 t:ok(log == string.format("--parsable %s/ptiny/slurm/array-1.sbatch\n--parsable %s/ptiny/slurm/" ..
@@ -243,6 +244,7 @@ t:ok(log == string.format("--parsable %s/ptiny/slurm/array-1.sbatch\n--parsable 
 local sub = json.decode(fs.read(D .. "/ptiny/slurm/submit.json") or "null")
 t:ok(sub and sub.analysis == "103" and sub.arrays[2].job == "102" and sub.arrays[2].runs[1] ==
   "layernorm/seed-2", "submit.json records jobs and runs")
+t:eq(sub and sub.mem, "300M", "submit.json records the memory the tasks get")
 t:ok(out:find("analysis job 103 after jobs 101, 102", 1, true), "submit names the jobs: " .. out)
 code, o = check.run(string.format("%s%s status %s --out-root %s", env, repro, study, D))
 t:ok(o:find("pending  layernorm/seed-2  slurm task 102_0", 1, true), "status names the task: " .. o)

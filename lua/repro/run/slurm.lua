@@ -355,7 +355,7 @@ local function submit_all(p, arrays, analysis)
   fs.write_atomic(p.slurm_dir .. "/submit.json", json.pretty({ study = p.s.name,
     file = p.s.file_abs, submitted_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"), arrays = record_arrays,
     analysis = analysis_job, threads = o.threads, max_parallel = o.max_parallel,
-    time = o.time, mem = mem, partition = o.partition, account = o.account,
+    time = o.time, mem = p.mem, partition = o.partition, account = o.account,
     command_line_overrides = #o.set_raw > 0 and table.concat(o.set_raw, ",") or nil }))
   return ids, analysis_job
 end
