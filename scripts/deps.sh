@@ -11,7 +11,9 @@
 #                              tests/lua/test_user_study.lua reads the HTML report in it,
 #                              headless; as root with --no-sandbox), NumPy (python3-numpy:
 #                              tests/reference/safetensors_forward.py loads an exported model;
-#                              its python3 runs scripts/similar_sentences.py)
+#                              its python3 runs scripts/similar_sentences.py), luac5.4
+#                              (lua5.4: tests/lua/test_modules.lua lists the globals of
+#                              every library module)
 #   scripts/deps.sh --slurm    also Slurm and munge, for `make test-slurm`
 #                              (tests/sh/test_slurm.sh starts its own single-node cluster)
 #   scripts/deps.sh --torch    also python3-torch with OpenBLAS (PyTorch reference checks and
@@ -27,7 +29,7 @@ texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recom
 latexmk poppler-utils curl ca-certificates wamerican
 dict-devil bible-kjv"
 if [ "${1:-}" = "--test" ]; then
-    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel chromium python3-numpy"
+    PACKAGES="$PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user parallel chromium python3-numpy lua5.4"
 fi
 if [ "${1:-}" = "--slurm" ]; then
     PACKAGES="$PACKAGES slurm-wlm munge"

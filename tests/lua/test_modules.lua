@@ -289,6 +289,48 @@ t:ok(n_files == #names and #named == 0, "no library module names a norm variant 
   "hypothesis: " .. table.concat(named, ", "))
 t:eq(names_question("x = cfg.embed_norm == 'LayerNorm'"), "layernorm", "the check can fail")
 
+-- No library, paper or script module reads or writes a global beyond Lua's own: a
+-- misspelt local is a nil at run time that no other check may reach.  The compiler's
+-- listing (luac5.4 -l -p) names every global a chunk touches (GETTABUP/SETTABUP _ENV).
+local LUA_GLOBALS = {}
+for name in ([[arg assert collectgarbage coroutine debug dofile error getmetatable io ipairs
+  load loadfile math next os package pairs pcall print rawequal rawget rawlen rawset require
+  select setmetatable string table tonumber tostring type utf8 warn xpcall _G _VERSION]]):gmatch("%S+") do
+  LUA_GLOBALS[name] = true
+end
+local function stray_globals(path)
+  local code, out, err = check.run("luac5.4 -l -p " .. path)
+  if code ~= 0 then return { "luac5.4: " .. err } end
+  local found, seen = {}, {}
+  for name in out:gmatch("[GS]ETTABUP[^\n]-_ENV \"([^\"]+)\"") do
+    if not LUA_GLOBALS[name] and not seen[name] then
+      seen[name] = true
+      found[#found + 1] = name
+    end
+  end
+  table.sort(found)
+  return found
+end
+local files = {}
+for _, m in ipairs(modules_of(libdir, "repro.")) do files[#files + 1] = m.path end
+for _, d in ipairs({ "/paper/lib", "/scripts" }) do
+  for _, f in ipairs(assert(sys.listdir(host.root .. d))) do
+    if f:match("%.lua$") then files[#files + 1] = host.root .. d .. "/" .. f end
+  end
+end
+local strays = {}
+for _, f in ipairs(files) do
+  local g = stray_globals(f)
+  if #g > 0 then strays[#strays + 1] = f:sub(#host.root + 2) .. ": " .. table.concat(g, ", ") end
+end
+t:ok(#files > 100 and #strays == 0, #files .. " library, paper and script files touch no " ..
+  "global beyond Lua's own: " .. table.concat(strays, "; "))
+local planted = check.tmpdir()
+check.write(planted .. "/m.lua", "local M = {}\nfunction M.f(p) return { mem = mem } end\n" ..
+  "ok = 1\nreturn M\n")
+t:eq(table.concat(stray_globals(planted .. "/m.lua"), " "), "mem ok", "the check can fail")
+check.rmtree(planted)
+
 -- Each module alone in a fresh process.
 local loader = check.tmpdir()
 -- (a script outside tests/ and scripts/ runs only once the study sandbox, where require
