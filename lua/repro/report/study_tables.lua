@@ -163,24 +163,52 @@ end
 
 local function pair_key(e) return e.treatment .. "\0" .. e.baseline end
 
+-- A study's verdict rows, built once for every output: the terminal's and the study
+-- report's tables below and the paper's verdict tables (tex_numbers.lua) render the same
+-- rows.  Per verdict of sum (with `interactions`, per interaction verdict) its values:
+-- { v = the verdict, e = the entry it decides on its metric (the primary unless it names
+-- one), or for a comparison the summary lacks { treatment, baseline, metric, n = 0 }, nil
+-- for such an interaction; verdict = its word, because = why, in the analysis's words,
+-- when e is known }.
+function M.verdict_rows(sum, an, interactions)
+  local function key(x, metric)
+    if interactions then return tostring(x.name) .. "\0" .. tostring(metric) end
+    return x.treatment .. "\0" .. x.baseline .. "\0" .. tostring(metric)
+  end
+  local by = {}
+  for _, e in ipairs((interactions and sum.interactions or sum.comparisons) or {}) do
+    by[key(e, e.metric)] = e
+  end
+  local rows = {}
+  for _, v in ipairs((interactions and sum.interaction_verdicts or sum.verdicts) or {}) do
+    local e = by[key(v, v.metric or an.primary)]
+    if not e and not interactions then
+      e = { treatment = v.treatment, baseline = v.baseline, metric = v.metric, n = 0 }
+    end
+    rows[#rows + 1] = { v = v, e = e, verdict = v.verdict,
+      because = e and ("because " .. words.reason(v, e, an)) }
+  end
+  return rows
+end
+
 -- The verdicts table, each verdict's reason (the analysis's words) tied to its row; the
 -- verdict under rule 1 beside it for a study registered under that rule.
 local function verdicts_table(sum, an)
-  local byname, family = on_primary(sum.comparisons, an, pair_key)
+  local _, family = on_primary(sum.comparisons, an, pair_key)
   local ci_head, ci_cell = M.interval_column(family, an.alpha)
   local RULE = require("repro.study").RULE
   local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
   local t = { title = "Verdicts on " .. tostring(an.primary), head = { "treatment",
     "baseline", "mean difference", ci_head, "p (Holm)", "TOST p (Holm)",
     "share better [CP]", "verdict", rule1 and "rule 1" or nil }, rows = {}, reasons = {} }
-  for k, v in ipairs(sum.verdicts or {}) do
-    local c = byname[pair_key(v)] or {}
+  for k, r in ipairs(M.verdict_rows(sum, an)) do
+    local v, c = r.v, r.e
     t.rows[k] = { v.treatment, v.baseline, num(c.mean), ci_cell(c), pval(c.p_holm),
       pval(c.tost and c.tost.p_holm), words.improvement(c.improvement), v.verdict,
       rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "")) or nil }
     if v.reason and v.reason ~= "no_pairs" then
       t.reasons[#t.reasons + 1] = { row = k, lead = v.treatment .. " vs " .. v.baseline ..
-        ": " .. v.verdict .. " ", text = "because " .. words.reason(v, c, an) }
+        ": " .. v.verdict .. " ", text = r.because }
     end
   end
   if #t.rows == 0 then
@@ -198,19 +226,19 @@ end
 -- The interaction verdicts (effect a minus effect b on the primary metric), or nil.
 local function interactions_table(sum, an)
   if type(sum.interaction_verdicts) ~= "table" then return nil end
-  local byname, ents = on_primary(sum.interactions, an, function(e) return e.name end)
+  local _, ents = on_primary(sum.interactions, an, function(e) return e.name end)
   local ci_head, ci_cell = M.interval_column(ents, an.alpha)
   local t = { title = "Interactions on " .. tostring(an.primary), head = { "interaction",
     "mean difference", ci_head, "p (Holm)", "TOST p (Holm)", "verdict" }, rows = {},
     reasons = {}, note = "An interaction is effect a minus effect b; better: effect a is " ..
     "the more favourable." }
-  for k, v in ipairs(sum.interaction_verdicts) do
-    local e = byname[v.name] or {}
+  for k, r in ipairs(M.verdict_rows(sum, an, true)) do
+    local v, e = r.v, r.e or {}
     t.rows[k] = { tostring(v.name), num(e.mean), ci_cell(e), pval(e.p_holm),
       pval(e.tost and e.tost.p_holm), v.verdict }
     if v.reason and v.reason ~= "no_pairs" then
       t.reasons[#t.reasons + 1] = { row = k, lead = tostring(v.name) .. ": " .. v.verdict ..
-        " ", text = "because " .. words.reason(v, e, an) }
+        " ", text = r.because }
     end
   end
   return t
