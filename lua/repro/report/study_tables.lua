@@ -15,13 +15,7 @@ local tex_tasks = require "repro.report.tex_tasks"
 local tbl = require "repro.report.table"
 
 local M = {}
-local num = tbl.num
-
-local function pval(p)
-  if not base.finite(p) then return "-" end
-  if p < 0.001 then return "< 0.001" end
-  return string.format("%.3g", p)
-end
+local num, pval = tbl.num, tbl.p
 
 -- A count or a config value as text: integers without a decimal point (JSON gives
 -- every number as a float), other numbers with 4 significant digits.
@@ -149,19 +143,14 @@ function M.interval_column(entries, alpha)
   end
 end
 
--- The entries of list on the primary metric, and by key(e).
-local function on_primary(list, an, key)
-  local by, family = {}, {}
+-- The entries of list on the primary metric.
+local function on_primary(list, an)
+  local family = {}
   for _, e in ipairs(list or {}) do
-    if e.metric == an.primary then
-      by[key(e)] = e
-      family[#family + 1] = e
-    end
+    if e.metric == an.primary then family[#family + 1] = e end
   end
-  return by, family
+  return family
 end
-
-local function pair_key(e) return e.treatment .. "\0" .. e.baseline end
 
 -- A study's verdict rows, built once for every output: the terminal's and the study
 -- report's tables below and the paper's verdict tables (tex_numbers.lua) render the same
@@ -194,8 +183,7 @@ end
 -- The verdicts table, each verdict's reason (the analysis's words) tied to its row; the
 -- verdict under rule 1 beside it for a study registered under that rule.
 local function verdicts_table(sum, an)
-  local _, family = on_primary(sum.comparisons, an, pair_key)
-  local ci_head, ci_cell = M.interval_column(family, an.alpha)
+  local ci_head, ci_cell = M.interval_column(on_primary(sum.comparisons, an), an.alpha)
   local RULE = require("repro.study").RULE
   local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
   local t = { title = "Verdicts on " .. tostring(an.primary), head = { "treatment",
@@ -226,8 +214,7 @@ end
 -- The interaction verdicts (effect a minus effect b on the primary metric), or nil.
 local function interactions_table(sum, an)
   if type(sum.interaction_verdicts) ~= "table" then return nil end
-  local _, ents = on_primary(sum.interactions, an, function(e) return e.name end)
-  local ci_head, ci_cell = M.interval_column(ents, an.alpha)
+  local ci_head, ci_cell = M.interval_column(on_primary(sum.interactions, an), an.alpha)
   local t = { title = "Interactions on " .. tostring(an.primary), head = { "interaction",
     "mean difference", ci_head, "p (Holm)", "TOST p (Holm)", "verdict" }, rows = {},
     reasons = {}, note = "An interaction is effect a minus effect b; better: effect a is " ..
@@ -262,9 +249,8 @@ local function robust_table(sum, an)
       reasons[#reasons + 1] = label .. ": " .. words
     end
   end
-  local byname = on_primary(sum.comparisons, an, pair_key)
-  for _, v in ipairs(sum.verdicts or {}) do
-    add(v.treatment .. " vs " .. v.baseline, byname[pair_key(v)])
+  for _, r in ipairs(M.verdict_rows(sum, an)) do
+    add(r.v.treatment .. " vs " .. r.v.baseline, r.e)
   end
   for _, e in ipairs(sum.interactions or {}) do
     if e.metric == an.primary then add("interaction " .. tostring(e.name), e) end
