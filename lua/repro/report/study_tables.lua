@@ -157,8 +157,8 @@ end
 -- rows.  Per verdict of sum (with `interactions`, per interaction verdict) its values:
 -- { v = the verdict, e = the entry it decides on its metric (the primary unless it names
 -- one), or for a comparison the summary lacks { treatment, baseline, metric, n = 0 }, nil
--- for such an interaction; verdict = its word, because = why, in the analysis's words,
--- when e is known }.
+-- for such an interaction; verdict = its word, label = the comparison ("a vs b") or the
+-- interaction's name, because = why, in the analysis's words, when e is known }.
 function M.verdict_rows(sum, an, interactions)
   local function key(x, metric)
     if interactions then return tostring(x.name) .. "\0" .. tostring(metric) end
@@ -174,59 +174,53 @@ function M.verdict_rows(sum, an, interactions)
     if not e and not interactions then
       e = { treatment = v.treatment, baseline = v.baseline, metric = v.metric, n = 0 }
     end
-    rows[#rows + 1] = { v = v, e = e, verdict = v.verdict,
+    rows[#rows + 1] = { v = v, e = e, verdict = v.verdict, label = interactions and
+      tostring(v.name) or (v.treatment .. " vs " .. v.baseline),
       because = e and ("because " .. words.reason(v, e, an)) }
   end
   return rows
 end
 
--- The verdicts table, each verdict's reason (the analysis's words) tied to its row; the
--- verdict under rule 1 beside it for a study registered under that rule.
-local function verdicts_table(sum, an)
-  local ci_head, ci_cell = M.interval_column(on_primary(sum.comparisons, an), an.alpha)
+-- The verdicts table (with `interactions`, the interaction verdicts': effect a minus effect
+-- b on the primary metric; nil when the summary has none), each verdict's reason (the
+-- analysis's words) tied to its row; the verdict under rule 1 beside it for a study
+-- registered under that rule.
+local function verdicts_table(sum, an, interactions)
+  if interactions and type(sum.interaction_verdicts) ~= "table" then return nil end
+  local ci_head, ci_cell = M.interval_column(on_primary(interactions and sum.interactions or
+    sum.comparisons, an), an.alpha)
   local RULE = require("repro.study").RULE
-  local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
-  local t = { title = "Verdicts on " .. tostring(an.primary), head = { "treatment",
-    "baseline", "mean difference", ci_head, "p (Holm)", "TOST p (Holm)",
-    "share better [CP]", "verdict", rule1 and "rule 1" or nil }, rows = {}, reasons = {} }
-  for k, r in ipairs(M.verdict_rows(sum, an)) do
-    local v, c = r.v, r.e
-    t.rows[k] = { v.treatment, v.baseline, num(c.mean), ci_cell(c), pval(c.p_holm),
-      pval(c.tost and c.tost.p_holm), words.improvement(c.improvement), v.verdict,
-      rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "")) or nil }
+  local rule1 = not interactions and (an.registered_rule or RULE) < (an.rule or RULE)
+  local stats = { "mean difference", ci_head, "p (Holm)", "TOST p (Holm)" }
+  local t = { title = (interactions and "Interactions on " or "Verdicts on ") ..
+    tostring(an.primary), head = interactions and { "interaction", table.unpack(stats) } or
+    { "treatment", "baseline", table.unpack(stats) }, rows = {}, reasons = {} }
+  for _, h in ipairs({ not interactions and "share better [CP]" or nil, "verdict",
+      rule1 and "rule 1" or nil }) do t.head[#t.head + 1] = h end
+  for k, r in ipairs(M.verdict_rows(sum, an, interactions)) do
+    local v, e = r.v, r.e or {}
+    local row = interactions and { tostring(v.name) } or { v.treatment, v.baseline }
+    for _, c in ipairs({ num(e.mean), ci_cell(e), pval(e.p_holm), pval(e.tost and
+        e.tost.p_holm), not interactions and words.improvement(e.improvement) or nil,
+        v.verdict, rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or
+        "")) or nil }) do row[#row + 1] = c end
+    t.rows[k] = row
     if v.reason and v.reason ~= "no_pairs" then
-      t.reasons[#t.reasons + 1] = { row = k, lead = v.treatment .. " vs " .. v.baseline ..
-        ": " .. v.verdict .. " ", text = r.because }
+      t.reasons[#t.reasons + 1] = { row = k, lead = r.label .. ": " .. v.verdict .. " ",
+        text = r.because }
     end
   end
-  if #t.rows == 0 then
+  if interactions then
+    t.note = "An interaction is effect a minus effect b; better: effect a is the more " ..
+      "favourable."
+  elseif #t.rows == 0 then
     t.note = "This study pre-registered no comparison."
   else
     t.reasons[#t.reasons + 1] = "share better: the share of seeds where the treatment is " ..
       "better, with its exact Clopper-Pearson interval."
   end
-  for _, w in ipairs(guardrail.of_summary(sum)) do
+  for _, w in ipairs(not interactions and guardrail.of_summary(sum) or {}) do
     t.reasons[#t.reasons + 1] = "WARNING: " .. w.text
-  end
-  return t
-end
-
--- The interaction verdicts (effect a minus effect b on the primary metric), or nil.
-local function interactions_table(sum, an)
-  if type(sum.interaction_verdicts) ~= "table" then return nil end
-  local ci_head, ci_cell = M.interval_column(on_primary(sum.interactions, an), an.alpha)
-  local t = { title = "Interactions on " .. tostring(an.primary), head = { "interaction",
-    "mean difference", ci_head, "p (Holm)", "TOST p (Holm)", "verdict" }, rows = {},
-    reasons = {}, note = "An interaction is effect a minus effect b; better: effect a is " ..
-    "the more favourable." }
-  for k, r in ipairs(M.verdict_rows(sum, an, true)) do
-    local v, e = r.v, r.e or {}
-    t.rows[k] = { tostring(v.name), num(e.mean), ci_cell(e), pval(e.p_holm),
-      pval(e.tost and e.tost.p_holm), v.verdict }
-    if v.reason and v.reason ~= "no_pairs" then
-      t.reasons[#t.reasons + 1] = { row = k, lead = tostring(v.name) .. ": " .. v.verdict ..
-        " ", text = r.because }
-    end
   end
   return t
 end
@@ -249,9 +243,7 @@ local function robust_table(sum, an)
       reasons[#reasons + 1] = label .. ": " .. words
     end
   end
-  for _, r in ipairs(M.verdict_rows(sum, an)) do
-    add(r.v.treatment .. " vs " .. r.v.baseline, r.e)
-  end
+  for _, r in ipairs(M.verdict_rows(sum, an)) do add(r.label, r.e) end
   for _, e in ipairs(sum.interactions or {}) do
     if e.metric == an.primary then add("interaction " .. tostring(e.name), e) end
   end
@@ -426,7 +418,7 @@ function M.tables(s)
   local seq = pseq.of(sum)
   if seq then return M.sequential_tables(s, seq) end
   local out = { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an),
-    interactions_table(sum, an) }
+    verdicts_table(sum, an, true) }
   out[#out + 1] = robust_table(sum, an)
   out[#out + 1] = replication_table(sum)
   for _, t in ipairs(task_tables(sum)) do out[#out + 1] = t end
@@ -460,7 +452,6 @@ function M.sequential_tables(s, seq)
   return out
 end
 
-M.verdicts_table, M.interactions_table, M.robust_table = verdicts_table, interactions_table,
-  robust_table
+M.verdicts_table, M.robust_table = verdicts_table, robust_table
 
 return M
