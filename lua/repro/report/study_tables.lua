@@ -195,15 +195,19 @@ local function verdicts_table(sum, an, interactions)
   local t = { title = (interactions and "Interactions on " or "Verdicts on ") ..
     tostring(an.primary), head = interactions and { "interaction", table.unpack(stats) } or
     { "treatment", "baseline", table.unpack(stats) }, rows = {}, reasons = {} }
-  for _, h in ipairs({ not interactions and "share better [CP]" or nil, "verdict",
-      rule1 and "rule 1" or nil }) do t.head[#t.head + 1] = h end
+  -- (a comparison's share better before the verdict; rule 1 after it)
+  if not interactions then t.head[#t.head + 1] = "share better [CP]" end
+  t.head[#t.head + 1] = "verdict"
+  t.head[#t.head + 1] = rule1 and "rule 1" or nil
   for k, r in ipairs(M.verdict_rows(sum, an, interactions)) do
     local v, e = r.v, r.e or {}
     local row = interactions and { tostring(v.name) } or { v.treatment, v.baseline }
     for _, c in ipairs({ num(e.mean), ci_cell(e), pval(e.p_holm), pval(e.tost and
-        e.tost.p_holm), not interactions and words.improvement(e.improvement) or nil,
-        v.verdict, rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or
-        "")) or nil }) do row[#row + 1] = c end
+        e.tost.p_holm) }) do row[#row + 1] = c end
+    if not interactions then row[#row + 1] = words.improvement(e.improvement) end
+    row[#row + 1] = v.verdict
+    row[#row + 1] = rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or
+      "")) or nil
     t.rows[k] = row
     if v.reason and v.reason ~= "no_pairs" then
       t.reasons[#t.reasons + 1] = { row = k, lead = r.label .. ": " .. v.verdict .. " ",
