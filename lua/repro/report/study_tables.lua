@@ -158,7 +158,7 @@ end
 -- { v = the verdict, e = the entry it decides on its metric (the primary unless it names
 -- one), or for a comparison the summary lacks { treatment, baseline, metric, n = 0 }, nil
 -- for such an interaction; verdict = its word, label = the comparison ("a vs b") or the
--- interaction's name, because = why, in the analysis's words, when e is known }.
+-- interaction's name, because = why, in the analysis's words, where it has them }.
 function M.verdict_rows(sum, an, interactions)
   local function key(x, metric)
     if interactions then return tostring(x.name) .. "\0" .. tostring(metric) end
@@ -174,9 +174,11 @@ function M.verdict_rows(sum, an, interactions)
     if not e and not interactions then
       e = { treatment = v.treatment, baseline = v.baseline, metric = v.metric, n = 0 }
     end
+    -- (a sequential study's verdicts have no reason of the fixed design's words)
+    local why = e and words.reason(v, e, an)
     rows[#rows + 1] = { v = v, e = e, verdict = v.verdict, label = interactions and
       tostring(v.name) or (v.treatment .. " vs " .. v.baseline),
-      because = e and ("because " .. words.reason(v, e, an)) }
+      because = why and ("because " .. why) }
   end
   return rows
 end
