@@ -97,6 +97,11 @@ t:ok(exact and mix.n == 6, "a side listing pairs: the mean of their paired diffe
 t:ok(mix.verdict == "better" and mix.a[1][1] == "layernorm",
   "the list of pairs is kept in the entry: " .. tostring(mix.verdict))
 t:eq(sum.analysis.m, 4, "Holm over 1 comparison and 3 interactions")
+-- the terminal's interactions table: a row per verdict, its verdict in the last column
+local itab = require("repro.report.study_tables").verdicts_table(sum, sum.analysis, true)
+t:ok(itab.head[#itab.head] == "verdict" and #itab.rows == 3 and
+  itab.rows[1][#itab.head] == sum.interaction_verdicts[1].verdict,
+  "the interactions table ends with each row's verdict: " .. table.concat(itab.head, ", "))
 
 -- a study without interactions has no interaction_verdicts (its summary keeps its bytes)
 local s0 = load("interactions = {}")

@@ -62,4 +62,25 @@ t:eq(tab, "\\ReportFit{\\begin{tabular}{@{}lr@{}}\n\\toprule\n$x$ & n \\\\\n\\mi
 t:ok(marks.render():find("$^{b}$\\,no value", 1, true), "marks: the notes under the table")
 t:eq(tbl.marks().render(), "", "marks: no note, nothing under the table")
 
+-- Value cells: one row, each renderer's format.  As text (terminal, CSV) to 4 digits and
+-- "< 0.001"; as the paper's LaTeX to the decimals of its metric or of its interval,
+-- whichever are more (val_loss: 4; a half-width of 0.01: 3), texfmt's p and a level.
+local V = tbl.value
+local row = { "a_b", V.est(0.03125, "val_loss", { 0.02, 0.04 }),
+  V.ci({ 0.02, 0.04 }, "val_loss", 0.03125), V.p(0.0004), V.fixed(1.23456, 2), V.level(0.9986),
+  V.est(0 / 0, "val_loss") }
+local vt = { title = "values", head = { "name", "est", "ci", "p", "stat", "level", "nan" },
+  rows = { row } }
+t:ok(tbl.text(vt, 120):find("a_b%s+0.03125%s+%[0.02, 0.04%]%s+< 0.001%s+1.235%s+99.86 %%%s+%-"),
+  "values as text:\n" .. tbl.text(vt, 120))
+t:eq(tbl.csv(vt), "name,est,ci,p,stat,level,nan,not_measurable\n" ..
+  "a_b,0.03125,\"[0.02, 0.04]\",< 0.001,1.235,99.86 %,,nan\n",
+  "values in CSV: as text, the undefined one empty and named")
+t:ok(tbl.tabular(vt, { plain = true }):find("a\\_\\allowbreak{}b & \\num{0.0312} & " ..
+  "[\\num{0.0200}, \\num{0.0400}] & $<$\\,\\num{0.001} & \\num{1.23} & 99.86\\,\\% & ---",
+  1, true),
+  "values in the paper's tabular, a plain text cell escaped:\n" .. tbl.tabular(vt, { plain = true }))
+t:ok(tbl.latex(vt, { raw = true }):find("\\num{0.0312}", 1, true) and
+  tbl.latex(vt):find("0.03125", 1, true), "latex: values as LaTeX when raw, as text otherwise")
+
 t:done()

@@ -362,7 +362,8 @@ function M.checked_parts(src, titles)
   return parts
 end
 
-local has_word = require("repro.report.ledger").has_word
+local ledger = require "repro.report.ledger"
+local has_word = ledger.has_word
 
 -- What makes a text (outside assertions) a finding: the first verdict word or result macro.
 function M.finding_mark(text)
@@ -381,27 +382,6 @@ end
 -- Commands whose argument is not prose: titles, labels, references, floats' names.
 local NOT_PROSE = { "section", "subsection", "subsubsection", "paragraph", "label", "ref",
   "cite", "eqref", "PaperTable", "PaperFigure", "input", "includegraphics", "Absent" }
-
--- The sentences of part [start, stop] of `src` (assertions already replaced by \1 marks of
--- their length): {text, start}, split after . ! ? (and closing braces) before a space and
--- a capital, a backslash or the end.
-local function sentences(src, start, stop)
-  local text = src:sub(start, stop)
-  local out, s = {}, 1
-  local i = 1
-  while true do
-    local a, b = text:find("[%.!?][}%)']*%s+", i)
-    if not a then break end
-    local nxt = text:sub(b + 1, b + 1)
-    if nxt == "" or nxt:match("[%u\\\1]") then
-      out[#out + 1] = { text = text:sub(s, a), start = start + s - 1 }
-      s = b + 1
-    end
-    i = b + 1
-  end
-  if text:sub(s):match("%S") then out[#out + 1] = { text = text:sub(s), start = start + s - 1 } end
-  return out
-end
 
 -- The uncarried finding sentences of a source (comments and untaken branches blanked,
 -- assertions `list`): problems naming the line.
@@ -422,7 +402,9 @@ function M.uncarried(src, list, path, titles)
     end)
   end
   for _, part in ipairs(parts) do
-    for _, sent in ipairs(sentences(src, part.start, part.stop)) do
+    -- (assertions already replaced by \1 marks of their length)
+    for _, sent in ipairs(ledger.sentences(src:sub(part.start, part.stop))) do
+      sent.start = part.start + sent.start - 1
       if not sent.text:find("\1", 1, true) then
         local mark = M.finding_mark(sent.text)
         if mark then

@@ -357,23 +357,26 @@ end
 
 -- Checked texts ----------------------------------------------------------------------------
 
--- The sentences of a text (split after . ! ?, and the braces closing a group, before a
--- space and a capital or a macro).
-local function sentences(text)
-  local out = {}
-  local flat = text:gsub("%s+", " ")
-  local start = 1
-  -- (also after the braces that close a group: "... match.}{} Its")
-  for stop in flat:gmatch("[%.!?][}]*%f[%s]()") do
-    local s = flat:sub(start, stop - 1)
-    local after = flat:sub(stop + 1, stop + 1)
-    if after == "" or after:match("[%u\\]") then
-      if s:match("%S") then out[#out + 1] = s:gsub("^%s+", "") end
-      start = stop
+-- The sentences of a text as {text, closed, start}: split after . ! ? and the characters
+-- that close a group (`closers`, a pattern class: default braces, parentheses and quotes,
+-- "... match.}{} Its"), before white space and a capital, a backslash, a \1 mark
+-- (assertions.lua's, for a carried sentence) or the end; text ends at the sentence's
+-- punctuation, closed after its closing characters.
+function M.sentences(text, closers)
+  local out, s, i = {}, 1, 1
+  local pattern = "[%.!?]([" .. (closers or "}%)'") .. "]*)%s+"
+  while true do
+    local a, b, closing = text:find(pattern, i)
+    if not a then break end
+    local nxt = text:sub(b + 1, b + 1)
+    if nxt == "" or nxt:match("[%u\\\1]") then
+      out[#out + 1] = { text = text:sub(s, a), closed = text:sub(s, a + #closing), start = s }
+      s = b + 1
     end
+    i = b + 1
   end
-  local rest = flat:sub(start)
-  if rest:match("%S") then out[#out + 1] = rest:gsub("^%s+", "") end
+  local rest = text:sub(s)
+  if rest:match("%S") then out[#out + 1] = { text = rest, closed = rest, start = s } end
   return out
 end
 
@@ -387,10 +390,11 @@ function M.check_md(text, path, texts)
     if a then rest = rest:sub(1, a - 1) .. " . " .. rest:sub(b + 1) end
   end
   rest = rest:gsub("`[^`]*`", " ")
-  for _, s in ipairs(sentences(rest)) do
-    if M.is_finding(s) then
+  -- (a quote or parenthesis after the full stop does not end a sentence here)
+  for _, s in ipairs(M.sentences((rest:gsub("%s+", " ")), "}")) do
+    if M.is_finding(s.text) then
       problems[#problems + 1] = string.format("%s: a finding that names no analysis: %s",
-        path, s)
+        path, (s.closed:gsub("^%s+", "")))
     end
   end
   return problems

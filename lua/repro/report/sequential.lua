@@ -16,10 +16,7 @@ local finite = F.finite
 local function int(x) return string.format("%d", x) end
 
 local num = tbl.num
-
-local function interval_text(ci)
-  return ci and string.format("[%s, %s]", num(ci[1]), num(ci[2])) or "-"
-end
+local V = tbl.value
 
 -- Seeds per variant at look lk, with its pairs when a diverged run left some out.
 local function seeds_text(lk)
@@ -27,11 +24,6 @@ local function seeds_text(lk)
     return string.format("%d (%d pairs)", lk.n, lk.pairs)
   end
   return int(lk.n)
-end
-
--- The repeated interval's level at a look, "99.86 %".
-local function level_text(lk)
-  return lk.level and string.format("%.2f %%", 100 * lk.level) or "-"
 end
 
 -- Summary sum's sequential section, or nil for a study with a fixed number of seeds.
@@ -76,12 +68,26 @@ function M.verdicts_table(sum)
   for _, e in ipairs(seq.comparisons) do
     local lk = e.looks[#e.looks] or {}
     t.rows[#t.rows + 1] = { e.treatment, e.baseline, e.stopped_at and int(e.stopped_at) or
-      "-", lk.n and seeds_text(lk) or "-", num(lk.estimate), interval_text(lk.ci),
-      e.verdict or "open" }
+      "-", lk.n and seeds_text(lk) or "-", V.est(lk.estimate, e.metric, lk.ci),
+      V.ci(lk.ci, e.metric, lk.estimate), e.verdict or "open" }
     t.reasons[#t.reasons + 1] = e.treatment .. " vs " .. e.baseline .. ": " ..
       M.stop_text(e, d) .. "."
   end
   return t
+end
+
+-- Comparison e's path as rows of the table model, a row per look reached: the look, its
+-- seeds per variant, the estimate with its repeated interval and that interval's level,
+-- the statistic against its boundary, and the decision (plain text and values: the study
+-- report and the paper's table kind `sequential` render the same rows).
+local function path_rows(e)
+  local rows = {}
+  for _, lk in ipairs(e.looks) do
+    rows[#rows + 1] = { int(lk.look), seeds_text(lk), V.est(lk.estimate, e.metric, lk.ci),
+      V.ci(lk.ci, e.metric, lk.estimate), V.level(lk.level), V.fixed(lk.statistic, 2),
+      V.fixed(lk.bound, 2), words.SEQ_DECISION[lk.decision] or tostring(lk.decision) }
+  end
+  return rows
 end
 
 -- Each comparison's path (standalone.lua's table model): a row per look reached.
@@ -93,12 +99,7 @@ function M.path_tables(sum)
     local t = { title = string.format("Path of %s vs %s on %s", e.treatment, e.baseline,
       tostring(an.primary)), head = { "look", "seeds per variant", words.SEQ_ESTIMATE[d.test]
       or "estimate", "repeated interval", "level", "statistic", "boundary", "decision" },
-      rows = {} }
-    for _, lk in ipairs(e.looks) do
-      t.rows[#t.rows + 1] = { int(lk.look), seeds_text(lk), num(lk.estimate),
-        interval_text(lk.ci), level_text(lk), num(lk.statistic), num(lk.bound),
-        words.SEQ_DECISION[lk.decision] or tostring(lk.decision) }
-    end
+      rows = path_rows(e) }
     if not e.decision then
       t.note = words.sequential_reason(e, d) .. "."
     end
@@ -158,17 +159,11 @@ function M.tex_table(s)
   for _, e in ipairs(seq.comparisons) do
     local label = s:comparison_label(e.treatment, e.baseline)
     t.rows[#t.rows + 1] = { group = label }
-    for _, lk in ipairs(e.looks) do
-      local dec = F.diff_decimals(e.metric, lk.estimate, lk.ci)
-      t.rows[#t.rows + 1] = { string.format("%d", lk.look), F.escape(seeds_text(lk)),
-        F.num(lk.estimate, dec), F.interval(lk.ci, dec),
-        lk.level and (F.fixed(100 * lk.level, 2) .. "\\,\\%") or F.DASH,
-        F.num(lk.statistic, 2), F.num(lk.bound, 2),
-        F.escape(words.SEQ_DECISION[lk.decision] or tostring(lk.decision)) }
-    end
+    for _, r in ipairs(path_rows(e)) do t.rows[#t.rows + 1] = r end
     notes[#notes + 1] = label .. ": " .. F.escape(M.stop_text(e, d) .. ".")
   end
-  return F.of_study(s, tbl.tabular(t, { fit = true }) .. "\\par\\smallskip\\footnotesize\n" ..
+  return F.of_study(s, tbl.tabular(t, { fit = true, plain = true }) ..
+    "\\par\\smallskip\\footnotesize\n" ..
     table.concat(notes, "\\\\\n") .. "\n")
 end
 

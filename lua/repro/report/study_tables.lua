@@ -15,13 +15,7 @@ local tex_tasks = require "repro.report.tex_tasks"
 local tbl = require "repro.report.table"
 
 local M = {}
-local num = tbl.num
-
-local function pval(p)
-  if not base.finite(p) then return "-" end
-  if p < 0.001 then return "< 0.001" end
-  return string.format("%.3g", p)
-end
+local num, pval = tbl.num, tbl.p
 
 -- A count or a config value as text: integers without a decimal point (JSON gives
 -- every number as a float), other numbers with 4 significant digits.
@@ -149,69 +143,90 @@ function M.interval_column(entries, alpha)
   end
 end
 
--- The entries of list on the primary metric, and by key(e).
-local function on_primary(list, an, key)
-  local by, family = {}, {}
+-- The entries of list on the primary metric.
+local function on_primary(list, an)
+  local family = {}
   for _, e in ipairs(list or {}) do
-    if e.metric == an.primary then
-      by[key(e)] = e
-      family[#family + 1] = e
-    end
+    if e.metric == an.primary then family[#family + 1] = e end
   end
-  return by, family
+  return family
 end
 
-local function pair_key(e) return e.treatment .. "\0" .. e.baseline end
+-- A study's verdict rows, built once for every output: the terminal's and the study
+-- report's tables below and the paper's verdict tables (tex_numbers.lua) render the same
+-- rows.  Per verdict of sum (with `interactions`, per interaction verdict) its values:
+-- { v = the verdict, e = the entry it decides on its metric (the primary unless it names
+-- one), or for a comparison the summary lacks { treatment, baseline, metric, n = 0 }, nil
+-- for such an interaction; verdict = its word, label = the comparison ("a vs b") or the
+-- interaction's name, because = why, in the analysis's words, where it has them }.
+function M.verdict_rows(sum, an, interactions)
+  local function key(x, metric)
+    if interactions then return tostring(x.name) .. "\0" .. tostring(metric) end
+    return x.treatment .. "\0" .. x.baseline .. "\0" .. tostring(metric)
+  end
+  local by = {}
+  for _, e in ipairs((interactions and sum.interactions or sum.comparisons) or {}) do
+    by[key(e, e.metric)] = e
+  end
+  local rows = {}
+  for _, v in ipairs((interactions and sum.interaction_verdicts or sum.verdicts) or {}) do
+    local e = by[key(v, v.metric or an.primary)]
+    if not e and not interactions then
+      e = { treatment = v.treatment, baseline = v.baseline, metric = v.metric, n = 0 }
+    end
+    -- (a sequential study's verdicts have no reason of the fixed design's words)
+    local why = e and words.reason(v, e, an)
+    rows[#rows + 1] = { v = v, e = e, verdict = v.verdict, label = interactions and
+      tostring(v.name) or (v.treatment .. " vs " .. v.baseline),
+      because = why and ("because " .. why) }
+  end
+  return rows
+end
 
--- The verdicts table, each verdict's reason (the analysis's words) tied to its row; the
--- verdict under rule 1 beside it for a study registered under that rule.
-local function verdicts_table(sum, an)
-  local byname, family = on_primary(sum.comparisons, an, pair_key)
-  local ci_head, ci_cell = M.interval_column(family, an.alpha)
+-- The verdicts table (with `interactions`, the interaction verdicts': effect a minus effect
+-- b on the primary metric; nil when the summary has none), each verdict's reason (the
+-- analysis's words) tied to its row; the verdict under rule 1 beside it for a study
+-- registered under that rule.
+local function verdicts_table(sum, an, interactions)
+  if interactions and type(sum.interaction_verdicts) ~= "table" then return nil end
+  local ci_head, ci_cell = M.interval_column(on_primary(interactions and sum.interactions or
+    sum.comparisons, an), an.alpha)
   local RULE = require("repro.study").RULE
-  local rule1 = (an.registered_rule or RULE) < (an.rule or RULE)
-  local t = { title = "Verdicts on " .. tostring(an.primary), head = { "treatment",
-    "baseline", "mean difference", ci_head, "p (Holm)", "TOST p (Holm)",
-    "share better [CP]", "verdict", rule1 and "rule 1" or nil }, rows = {}, reasons = {} }
-  for k, v in ipairs(sum.verdicts or {}) do
-    local c = byname[pair_key(v)] or {}
-    t.rows[k] = { v.treatment, v.baseline, num(c.mean), ci_cell(c), pval(c.p_holm),
-      pval(c.tost and c.tost.p_holm), words.improvement(c.improvement), v.verdict,
-      rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or "")) or nil }
+  local rule1 = not interactions and (an.registered_rule or RULE) < (an.rule or RULE)
+  local stats = { "mean difference", ci_head, "p (Holm)", "TOST p (Holm)" }
+  local t = { title = (interactions and "Interactions on " or "Verdicts on ") ..
+    tostring(an.primary), head = interactions and { "interaction", table.unpack(stats) } or
+    { "treatment", "baseline", table.unpack(stats) }, rows = {}, reasons = {} }
+  -- (a comparison's share better before the verdict; rule 1 after it)
+  if not interactions then t.head[#t.head + 1] = "share better [CP]" end
+  t.head[#t.head + 1] = "verdict"
+  t.head[#t.head + 1] = rule1 and "rule 1" or nil
+  for k, r in ipairs(M.verdict_rows(sum, an, interactions)) do
+    local v, e = r.v, r.e or {}
+    local row = interactions and { tostring(v.name) } or { v.treatment, v.baseline }
+    for _, c in ipairs({ num(e.mean), ci_cell(e), pval(e.p_holm), pval(e.tost and
+        e.tost.p_holm) }) do row[#row + 1] = c end
+    if not interactions then row[#row + 1] = words.improvement(e.improvement) end
+    row[#row + 1] = v.verdict
+    row[#row + 1] = rule1 and ((v.verdict_rule1 or "-") .. (v.changed and " (changed)" or
+      "")) or nil
+    t.rows[k] = row
     if v.reason and v.reason ~= "no_pairs" then
-      t.reasons[#t.reasons + 1] = { row = k, lead = v.treatment .. " vs " .. v.baseline ..
-        ": " .. v.verdict .. " ", text = "because " .. words.reason(v, c, an) }
+      t.reasons[#t.reasons + 1] = { row = k, lead = r.label .. ": " .. v.verdict .. " ",
+        text = r.because }
     end
   end
-  if #t.rows == 0 then
+  if interactions then
+    t.note = "An interaction is effect a minus effect b; better: effect a is the more " ..
+      "favourable."
+  elseif #t.rows == 0 then
     t.note = "This study pre-registered no comparison."
   else
     t.reasons[#t.reasons + 1] = "share better: the share of seeds where the treatment is " ..
       "better, with its exact Clopper-Pearson interval."
   end
-  for _, w in ipairs(guardrail.of_summary(sum)) do
+  for _, w in ipairs(not interactions and guardrail.of_summary(sum) or {}) do
     t.reasons[#t.reasons + 1] = "WARNING: " .. w.text
-  end
-  return t
-end
-
--- The interaction verdicts (effect a minus effect b on the primary metric), or nil.
-local function interactions_table(sum, an)
-  if type(sum.interaction_verdicts) ~= "table" then return nil end
-  local byname, ents = on_primary(sum.interactions, an, function(e) return e.name end)
-  local ci_head, ci_cell = M.interval_column(ents, an.alpha)
-  local t = { title = "Interactions on " .. tostring(an.primary), head = { "interaction",
-    "mean difference", ci_head, "p (Holm)", "TOST p (Holm)", "verdict" }, rows = {},
-    reasons = {}, note = "An interaction is effect a minus effect b; better: effect a is " ..
-    "the more favourable." }
-  for k, v in ipairs(sum.interaction_verdicts) do
-    local e = byname[v.name] or {}
-    t.rows[k] = { tostring(v.name), num(e.mean), ci_cell(e), pval(e.p_holm),
-      pval(e.tost and e.tost.p_holm), v.verdict }
-    if v.reason and v.reason ~= "no_pairs" then
-      t.reasons[#t.reasons + 1] = { row = k, lead = tostring(v.name) .. ": " .. v.verdict ..
-        " ", text = "because " .. words.reason(v, e, an) }
-    end
   end
   return t
 end
@@ -234,10 +249,7 @@ local function robust_table(sum, an)
       reasons[#reasons + 1] = label .. ": " .. words
     end
   end
-  local byname = on_primary(sum.comparisons, an, pair_key)
-  for _, v in ipairs(sum.verdicts or {}) do
-    add(v.treatment .. " vs " .. v.baseline, byname[pair_key(v)])
-  end
+  for _, r in ipairs(M.verdict_rows(sum, an)) do add(r.label, r.e) end
   for _, e in ipairs(sum.interactions or {}) do
     if e.metric == an.primary then add("interaction " .. tostring(e.name), e) end
   end
@@ -412,7 +424,7 @@ function M.tables(s)
   local seq = pseq.of(sum)
   if seq then return M.sequential_tables(s, seq) end
   local out = { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an),
-    interactions_table(sum, an) }
+    verdicts_table(sum, an, true) }
   out[#out + 1] = robust_table(sum, an)
   out[#out + 1] = replication_table(sum)
   for _, t in ipairs(task_tables(sum)) do out[#out + 1] = t end
@@ -446,7 +458,6 @@ function M.sequential_tables(s, seq)
   return out
 end
 
-M.verdicts_table, M.interactions_table, M.robust_table = verdicts_table, interactions_table,
-  robust_table
+M.verdicts_table, M.robust_table = verdicts_table, robust_table
 
 return M

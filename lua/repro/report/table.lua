@@ -1,6 +1,7 @@
 -- One table model for every output.  A table is { title =, head = {...}, rows = {{...}},
 -- reasons = {...}, note = } of plain text, "-" where the data defines no value; a cell may
--- be a number, which CSV keeps at full precision and the others show to 4 digits.  A reason
+-- be a number, which CSV keeps at full precision and the others show to 4 digits, or a
+-- value each renderer formats (M.value: an estimate, its interval, a p-value).  A reason
 -- is a string said after the table, or { row = k, lead =, text = } tied to row k: the
 -- terminal prints its text under the row, a document prints lead .. text after the table.
 -- Renderers: M.text (the terminal), M.latex, M.html, M.markdown and M.csv; M.tabular
@@ -37,11 +38,52 @@ function M.num(x)
   return F.finite(x) and words.fmt(x) or "-"
 end
 
--- A cell as text: a number as M.num gives it.
-local function cell_text(c)
+-- A p-value as the text renderers show it: "< 0.001", else 3 significant digits.
+function M.p(p)
+  if not F.finite(p) then return "-" end
+  if p < 0.001 then return "< 0.001" end
+  return string.format("%.3g", p)
+end
+
+-- Cells that carry a value for the renderers to format: as text (the terminal, HTML,
+-- Markdown, CSV, and the study report's LaTeX) and as the paper's LaTeX (M.tabular, and
+-- M.latex with opts.raw).  est: an estimate (a difference) in its metric's units, in LaTeX
+-- to the decimals its interval supports; ci: that interval; p: a p-value; fixed: a number,
+-- in LaTeX to `places` decimals; level: a confidence level (0.95) as a percentage.
+local KINDS = {
+  est = { text = function(c) return M.num(c.x) end,
+    tex = function(c) return F.num(c.x, F.diff_decimals(c.metric, c.x, c.ci)) end },
+  ci = { text = function(c)
+      return c.ci and string.format("[%s, %s]", M.num(c.ci[1]), M.num(c.ci[2])) or "-"
+    end,
+    tex = function(c) return F.interval(c.ci, F.diff_decimals(c.metric, c.x, c.ci)) end },
+  p = { text = function(c) return M.p(c.x) end, tex = function(c) return F.p(c.x) end },
+  fixed = { text = function(c) return M.num(c.x) end,
+    tex = function(c) return F.num(c.x, c.places) end },
+  level = { text = function(c) return c.x and string.format("%.2f %%", 100 * c.x) or "-" end,
+    tex = function(c) return c.x and (F.fixed(100 * c.x, 2) .. "\\,\\%") or F.DASH end },
+}
+M.value = {}
+function M.value.est(x, metric, ci) return { kind = "est", x = x, metric = metric, ci = ci } end
+function M.value.ci(ci, metric, x) return { kind = "ci", x = x, metric = metric, ci = ci } end
+function M.value.p(x) return { kind = "p", x = x } end
+function M.value.fixed(x, places) return { kind = "fixed", x = x, places = places } end
+function M.value.level(x) return { kind = "level", x = x } end
+
+-- A cell as text: a number as M.num gives it, a value as its kind's text (its LaTeX
+-- with `tex`).
+local function cell_text(c, tex)
   if type(c) == "boolean" then return tostring(c) end
+  if type(c) == "table" then return KINDS[c.kind][tex and "tex" or "text"](c) end
   if type(c) ~= "number" then return c end
   return M.num(c)
+end
+
+-- A cell as the paper's LaTeX: a value as its kind's LaTeX; text as it is (LaTeX
+-- already), or escaped when `plain`.
+local function cell_tex(c, plain)
+  if type(c) == "table" then return cell_text(c, true) end
+  return plain and F.escape(c) or c
 end
 
 -- t as terminal text cut to width (nil: no limit); opts.title = false leaves the title out
@@ -108,7 +150,7 @@ function M.latex(t, opts)
   out[#out + 1] = "\\midrule"
   for _, r in ipairs(t.rows) do
     local cells = {}
-    for i, c in ipairs(r) do cells[i] = box(cell_text(c), "2.6cm", "t") end
+    for i, c in ipairs(r) do cells[i] = box(cell_text(c, opts.raw), "2.6cm", "t") end
     out[#out + 1] = table.concat(cells, " & ") .. " \\\\"
   end
   out[#out + 1] = "\\bottomrule"
@@ -158,7 +200,8 @@ end
 -- t as a bare booktabs tabular with LaTeX cells (the paper's tables): t.align is the
 -- column spec (default every column "l"); a row is a list of cells, { rule = true } a
 -- rule, or { group = text } a rule and a row spanning every column in italics.
--- opts.fit scales it to the line (the paper's \ReportFit).
+-- opts.fit scales it to the line (the paper's \ReportFit); opts.plain: the rows' text
+-- cells are plain text, escaped (a value cell is formatted as LaTeX either way).
 function M.tabular(t, opts)
   local n = #t.head
   local out = { "\\begin{tabular}{@{}" .. (t.align or string.rep("l", n)) .. "@{}}",
@@ -170,7 +213,9 @@ function M.tabular(t, opts)
     if r.group then
       out[#out + 1] = "\\multicolumn{" .. n .. "}{@{}l}{\\emph{" .. r.group .. "}} \\\\"
     elseif not r.rule then
-      out[#out + 1] = table.concat(r, " & ") .. " \\\\"
+      local cells = {}
+      for i, c in ipairs(r) do cells[i] = cell_tex(c, opts and opts.plain) end
+      out[#out + 1] = table.concat(cells, " & ") .. " \\\\"
     end
   end
   out[#out + 1] = "\\bottomrule"
@@ -245,6 +290,7 @@ function M.csv(t)
     local row, empty = {}, {}
     for i = 1, #t.head do
       local c = r[i]
+      if type(c) == "table" then c = cell_text(c) end
       if c == nil or M.UNDEFINED[c] or (type(c) == "number" and cell_text(c) == "-") then
         empty[#empty + 1] = t.head[i]
       else

@@ -99,7 +99,7 @@ function M.verdict_table(summary, width, extensions)
     width, "", "  ") }
   local st = require "repro.report.study_tables"
   lines[#lines + 1] = text_of(st.verdicts_table(summary, an), width, { title = false })
-  for _, t in ipairs({ st.interactions_table(summary, an) or false,
+  for _, t in ipairs({ st.verdicts_table(summary, an, true) or false,
       st.robust_table(summary, an) or false }) do
     if t then lines[#lines + 1] = text_of(t, width) end
   end

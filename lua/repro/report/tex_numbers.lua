@@ -17,6 +17,7 @@ local prose = require "repro.report.tex_prose"
 local tbl = require "repro.report.table"
 local words = require "repro.analysis.words"
 local pseq = require "repro.report.sequential"
+local study_tables = require "repro.report.study_tables"
 local prereg = require "repro.report.tex_prereg"
 local base = require "repro.core.base"
 
@@ -347,17 +348,7 @@ local function verdict_table(s, interactions)
     t.rows[#t.rows + 1] = { name, F.num(e.mean, dec) .. " " .. F.interval(ci, dec), F.p(p),
       "\\emph{" .. F.escape(verdict) .. "}", F.escape(why) }
   end
-  if interactions then
-    local by = {}
-    for _, e in ipairs(sum.interactions or {}) do by[e.name .. "\0" .. e.metric] = e end
-    for _, v in ipairs(sum.interaction_verdicts or {}) do
-      local e = by[v.name .. "\0" .. (v.metric or an.primary)]
-      if e then
-        add(s:interaction_label(e), e, data.interval(e), e.p_holm, v.verdict,
-          "because " .. words.reason(v, e, an))
-      end
-    end
-  elseif type(sum.sequential) == "table" then
+  if type(sum.sequential) == "table" and not interactions then
     local d = sum.sequential.design
     for _, e in ipairs(sum.sequential.comparisons) do
       local lk = e.looks[#e.looks] or {}
@@ -365,19 +356,17 @@ local function verdict_table(s, interactions)
         mean = lk.estimate }, lk.ci, nil, e.verdict or "open", pseq.stop_text(e, d))
     end
   else
-    local by = {}
-    for _, c in ipairs(sum.comparisons or {}) do
-      by[c.treatment .. "\0" .. c.baseline .. "\0" .. c.metric] = c
-    end
-    for _, v in ipairs(sum.verdicts or {}) do
-      local c = by[v.treatment .. "\0" .. v.baseline .. "\0" .. (v.metric or an.primary)] or
-        { treatment = v.treatment, baseline = v.baseline, metric = v.metric, n = 0 }
-      local why = "because " .. words.reason(v, c, an)
+    for _, r in ipairs(study_tables.verdict_rows(sum, an, interactions)) do
+      local v, e = r.v, r.e
+      local why = r.because
       if v.changed and v.verdict_rule1 then
         why = why .. "; under the rule this study was registered with: " .. v.verdict_rule1
       end
-      add(s:comparison_label(v.treatment, v.baseline), c, data.interval(c), c.p_holm,
-        v.verdict, why)
+      if e then
+        add(interactions and s:interaction_label(e) or
+          s:comparison_label(v.treatment, v.baseline), e, data.interval(e), e.p_holm,
+          r.verdict, why)
+      end
     end
   end
   if #t.rows == 0 then return "" end
