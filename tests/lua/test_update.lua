@@ -115,6 +115,15 @@ new.analysis.min_effect = 0.05
 local lines = table.concat(changes.describe(text(old), text(new)) or {}, "\n")
 t:ok(lines:find("the study changed: its analysis differs", 1, true),
   "a changed pre-registered analysis is named: " .. lines)
+-- an interaction over several set-ups (each side a list of pairs) is named by its names
+local o4, n4 = json.decode(third), json.decode(third)
+o4.interactions = { { a = { { "A-ln", "A-none" }, { "B-ln", "B-none" } },
+  b = { { "C-ln", "C-none" } }, metric = "val_loss", verdict = "inconclusive" } }
+n4.interactions = {}
+lines = table.concat(changes.describe(text(o4), text(n4)) or {}, "\n")
+t:ok(lines:find("interaction ((A-ln - A-none), (B-ln - B-none)) minus ((C-ln - C-none)) on " ..
+  "val_loss (inconclusive): no longer in the summary", 1, true) and not lines:find("table: "),
+  "an interaction of several pairs is named by its variants: " .. lines)
 -- tasks the records were never scored on, and task files changed since
 -- (a record of the study's record set: a variant and a seed of its summary)
 local dir = tmp .. "/tasks_study"

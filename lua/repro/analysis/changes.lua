@@ -54,11 +54,13 @@ local function same(a, b) return count_diff(a, b) == 0 end
 
 local function key_of(e)
   if type(e) ~= "table" then return nil end
+  -- a side is a name, a pair of names, or (an interaction over several set-ups) a list
+  -- of pairs
   local function side(x)
     if type(x) == "table" then
       local t = {}
-      for _, v in ipairs(x) do t[#t + 1] = tostring(v) end
-      return "(" .. table.concat(t, " - ") .. ")"
+      for _, v in ipairs(x) do t[#t + 1] = side(v) end
+      return "(" .. table.concat(t, type(x[1]) == "table" and ", " or " - ") .. ")"
     end
     return tostring(x)
   end
