@@ -248,13 +248,12 @@ void residual_layernorm_forward(float *res, const float *a, const float *b, floa
 /* The backward of a norm.  On one thread, one sweep over the rows in chunks of NORM_CHUNK
  * rows: a chunk's rows of dinp, then the chunk's terms of the weight (and bias)
  * gradients while it is in cache, so the rows (activations of the forward, read back from
- * memory) are read once.  On more threads each thread keeps its rows (gemm_rows) and
- * reads only them: it computes their dinp, and their terms of the gradients' column sums,
- * each column one chain over the rows in order, which thread t continues where thread t-1
- * left it (the ordered region; thread 0 does its part first, the others their dinp rows
- * first, so that they do not wait).  Either way each column's sum runs over the rows in
- * order (an accumulator stored and reloaded between parts, exactly) and each row's dinp is
- * the same row computation: the bits of a row pass then a column pass. */
+ * memory) are read once.  On more threads each thread computes the dinp of its rows
+ * (gemm_rows), then the gradients of its columns (column_range) over all rows: the two
+ * passes share no output, so no thread waits for another.  Either way each column's sum
+ * runs over the rows in order (an accumulator stored and reloaded between chunks,
+ * exactly) and each row's dinp is the same row computation: the bits of a row pass then a
+ * column pass. */
 #define NORM_CHUNK 32
 
 typedef struct {
@@ -280,14 +279,15 @@ static void norm_bwd_rows(const kern_ops *k, const norm_bwd *a, int r0, int r1)
     }
 }
 
-static void norm_bwd_cols(const kern_ops *k, const norm_bwd *a, int r0, int r1)
+/* rows [r0, r1) of the gradients' columns [c0, c1) */
+static void norm_bwd_cols(const kern_ops *k, const norm_bwd *a, int r0, int r1, int c0, int c1)
 {
     size_t o = (size_t)r0 * a->C;
     if (!a->rms)
         k->ln_bwd_cols(a->dw, a->db, a->dout + o, a->inp + o, a->mean + r0, a->rstd + r0,
-                       r1 - r0, a->C, 0, a->C);
+                       r1 - r0, a->C, c0, c1);
     else
-        k->rms_bwd_cols(a->dw, a->dout + o, a->inp + o, a->rstd + r0, r1 - r0, a->C, 0, a->C);
+        k->rms_bwd_cols(a->dw, a->dout + o, a->inp + o, a->rstd + r0, r1 - r0, a->C, c0, c1);
 }
 
 static void norm_backward(const norm_bwd *a, int N)
@@ -297,23 +297,18 @@ static void norm_backward(const norm_bwd *a, int N)
         for (int r0 = 0; r0 < N; r0 += NORM_CHUNK) {
             int r1 = r0 + NORM_CHUNK < N ? r0 + NORM_CHUNK : N;
             norm_bwd_rows(k, a, r0, r1);
-            norm_bwd_cols(k, a, r0, r1);
+            norm_bwd_cols(k, a, r0, r1, 0, a->C);
         }
         return;
     }
 #pragma omp parallel
     {
-        int t = omp_get_thread_num(), n = omp_get_num_threads(), r0, r1;
+        int r0, r1, c0, c1;
         own_rows(N, &r0, &r1);
-        if (t > 0)
-            norm_bwd_rows(k, a, r0, r1);
-#pragma omp for ordered schedule(static, 1) nowait
-        for (int s = 0; s < n; s++) { /* iteration s on thread s: its rows */
-#pragma omp ordered
-            norm_bwd_cols(k, a, r0, r1);
-        }
-        if (t == 0)
-            norm_bwd_rows(k, a, r0, r1);
+        norm_bwd_rows(k, a, r0, r1);
+        column_range(a->C, &c0, &c1);
+        if (c0 < c1)
+            norm_bwd_cols(k, a, 0, N, c0, c1);
     }
 }
 
