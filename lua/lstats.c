@@ -1445,10 +1445,31 @@ static size_t check_list_of_tables(lua_State *L, int arg, const char *name,
     return m;
 }
 
-/* The m targets at argument 2 into tg; test: theirs, or -1 to read each one's field. */
-static void read_targets(lua_State *L, size_t m, int test, stats_seq_target *tg)
+/* The arguments of a design over targets: the looks n (argument 1), the targets
+ * (argument 2, a list of tables with the fields known_target), the options {studies,
+ * seed} (argument 3, studies default_studies).  test: the targets' test, or -1 to read
+ * each one's field. */
+typedef struct {
+    const size_t *n;
+    size_t K, m, studies;
+    uint64_t seed;
+    stats_seq_target *tg;
+} seq_targets;
+
+static seq_targets check_targets(lua_State *L, const char *const *known_target, int test,
+                                 lua_Integer default_studies)
 {
-    for (size_t j = 0; j < m; j++) {
+    static const char *const known[] = {"studies", "seed", NULL};
+    seq_targets a;
+    lua_settop(L, 3);
+    a.n = check_sizes(L, 1, &a.K);
+    a.m = check_list_of_tables(L, 2, "targets", known_target);
+    check_options(L, 3, known);
+    a.studies = (size_t)opt_integer(L, 3, "studies", default_studies, 1);
+    a.seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
+    a.tg = lua_newuserdatauv(L, a.m * sizeof *a.tg, 0);
+    stats_seq_target *tg = a.tg;
+    for (size_t j = 0; j < a.m; j++) {
         lua_rawgeti(L, 2, (lua_Integer)j + 1);
         int idx = lua_gettop(L);
         lua_pushfstring(L, "targets[%I].", (lua_Integer)j + 1);
@@ -1458,24 +1479,18 @@ static void read_targets(lua_State *L, size_t m, int test, stats_seq_target *tg)
         tg[j].alpha = field_number(L, idx, 2, what, "alpha", STATS_DEFAULT_ALPHA);
         lua_pop(L, 2);
     }
+    return a;
 }
 
 static int l_seq_calibrate(lua_State *L)
 {
-    static const char *const known[] = {"studies", "seed", NULL};
     static const char *const known_target[] = {"test", "shape", "alpha", NULL};
-    lua_settop(L, 3);
-    size_t K;
-    const size_t *n = check_sizes(L, 1, &K);
-    size_t m = check_list_of_tables(L, 2, "targets", known_target);
-    check_options(L, 3, known);
-    size_t studies = (size_t)opt_integer(L, 3, "studies", 100000, 1);
-    uint64_t seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
-    stats_seq_target *tg = lua_newuserdatauv(L, m * sizeof *tg, 0);
+    seq_targets a = check_targets(L, known_target, -1, 100000);
+    size_t K = a.K, m = a.m;
+    stats_seq_target *tg = a.tg;
     stats_seq_calibration *out = lua_newuserdatauv(L, m * sizeof *out, 0);
-    read_targets(L, m, -1, tg);
     stats_error err;
-    int status = stats_seq_calibrate(n, K, tg, m, studies, seed, out, &err);
+    int status = stats_seq_calibrate(a.n, K, tg, m, a.studies, a.seed, out, &err);
     if (status)
         return raise_status(L, status, &err, NULL);
     lua_createtable(L, (int)m, 0);
@@ -1574,20 +1589,13 @@ static int l_seq_simulate(lua_State *L)
 
 static int l_seq_rank_spending(lua_State *L)
 {
-    static const char *const known[] = {"studies", "seed", NULL};
     static const char *const known_target[] = {"shape", "alpha", NULL};
-    lua_settop(L, 3);
-    size_t K;
-    const size_t *n = check_sizes(L, 1, &K);
-    size_t m = check_list_of_tables(L, 2, "targets", known_target);
-    check_options(L, 3, known);
-    size_t studies = (size_t)opt_integer(L, 3, "studies", 1000000, 1);
-    uint64_t seed = (uint64_t)opt_integer(L, 3, "seed", 1, 0);
-    stats_seq_target *tg = lua_newuserdatauv(L, m * sizeof *tg, 0);
+    seq_targets a = check_targets(L, known_target, STATS_SEQ_SIGNED_RANK, 1000000);
+    size_t K = a.K, m = a.m;
+    stats_seq_target *tg = a.tg;
     stats_seq_rank_design *out = lua_newuserdatauv(L, m * sizeof *out, 0);
-    read_targets(L, m, STATS_SEQ_SIGNED_RANK, tg);
     stats_error err;
-    int status = stats_seq_rank_spending(n, K, tg, m, studies, seed, out, &err);
+    int status = stats_seq_rank_spending(a.n, K, tg, m, a.studies, a.seed, out, &err);
     if (status)
         return raise_status(L, status, &err, NULL);
     lua_createtable(L, (int)m, 0);
