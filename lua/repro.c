@@ -2,7 +2,8 @@
  *
  *   bin/repro script FILE.lua [args]
  *                                 run a Lua file that is no study (repro.cli's guard_script
- *                                 decides); `arg` is set as the stock `lua` does
+ *                                 decides); `arg` is set as the stock `lua` does, and
+ *                                 the script's own folder goes first on package.path
  *   bin/repro COMMAND [args]      a command of lua/repro/cli/init.lua (train, run, ...)
  *   bin/repro --version           project, Lua, GSL and compiler versions
  *
@@ -311,6 +312,19 @@ static int pmain(lua_State *L)
         lua_pop(L, 1);
         lua_pushnil(L);
         lua_setfield(L, LUA_REGISTRYINDEX, "repro.command");
+        /* a script requires the Lua files beside it (the tests' harness, tests/lua/check.lua)
+         * as `require "name"`; the project's modules are all repro.* and preloaded ones
+         * come first, so none is shadowed */
+        const char *slash = strrchr(first, '/');
+        lua_getglobal(L, "package");
+        if (slash)
+            lua_pushlstring(L, first, (size_t)(slash - first));
+        else
+            lua_pushliteral(L, ".");
+        lua_getfield(L, -2, "path");
+        lua_pushfstring(L, "%s/?.lua;%s", lua_tostring(L, -2), lua_tostring(L, -1));
+        lua_setfield(L, -4, "path");
+        lua_pop(L, 3);
         if (luaL_loadfilex(L, first, "t") != LUA_OK) {
             /* already `file:line: message`; a traceback would only show the host */
             lua_createtable(L, 0, 1);

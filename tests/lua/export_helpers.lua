@@ -3,7 +3,7 @@
 --   h.export(run, out)  bin/repro export-model RUN --format safetensors --out OUT: code, out, err
 --   h.numpy(out)        tests/reference/safetensors_forward.py on OUT and Tiny Shakespeare:
 --                       its JSON ({windows, positions, val_loss}), or {} and a failed check
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local host = require "repro.host"

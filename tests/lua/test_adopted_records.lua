@@ -21,7 +21,7 @@
 --   5. smaller: the script guard evaluates a study as `run` does from any working
 --      directory and with every placeholder; compare/export STUDY read the records
 --      root; the listing's and the guard's evaluations share one time budget.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere()
 local proc = require "repro.proc"
 local fs = require "repro.core.fs"

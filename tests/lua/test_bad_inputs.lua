@@ -3,7 +3,7 @@
 -- message containing the expected fragment, no traceback, and nothing written: every
 -- file and directory under the case's own directory (its records root included) and
 -- under the shared fixtures is byte-identical afterwards.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"

@@ -3,7 +3,7 @@
 -- its start; a study that reads another study's summary through repro.result gets a
 -- FIFO or a link to /dev/zero refused at once; host functions obey the study's limits
 -- (instructions and memory).
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local study = require "repro.study"

@@ -3,7 +3,7 @@
 -- "no set-up tried matches"), the Table-1 summary (rows beside the claim's, pooled
 -- subset accuracy, the norm's effect beside the claim's, n-gram references, the closest
 -- set-up), and a tiny end-to-end search run through bin/repro run.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local claim = require("repro.core.extension").load("paper/lib/claim.lua", "test")
 local analysis = require "repro.analysis"

@@ -2,7 +2,7 @@
 -- 3e-4) appears beside the claim's Table 1 in the paper's claim table (read from its
 -- records), while its own summary and console say nothing of the claim; any other study
 -- does not appear there.  Synthetic runs for the analysis, committed records for the table.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local analysis = require "repro.analysis"
 local study = require "repro.study"

@@ -4,7 +4,7 @@
 -- record's (config.json, metrics.json, log.csv); compare's means and sds equal the
 -- summary's per-variant statistics; a record failing its checksums is skipped with a
 -- warning; bad flags and targets are refused naming them.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local engine = require "engine"

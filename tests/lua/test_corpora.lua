@@ -3,7 +3,7 @@
 -- refused with a message naming the corpus and nothing is installed; the vocabulary and
 -- the 90/10 split are the engine's one rule for every corpus; `bin/repro corpora` lists
 -- them with their baselines and names a changed installed text.
-local check = require "repro.core.check"
+local check = require "check"
 local corpora = require "repro.core.corpora"
 local engine = require "engine"
 local fs = require "repro.core.fs"

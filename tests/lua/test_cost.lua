@@ -1,7 +1,7 @@
 -- The arithmetic of the predicted wall time (lua/repro/plan/cost.lua), never its timing:
 -- a run's seconds from a given calibration, the makespan of runs on several workers, the
 -- shape key, which planned runs count, and the text of a duration.
-local check = require "repro.core.check"
+local check = require "check"
 local cost = require "repro.plan.cost"
 local t = check.new("test_cost")
 

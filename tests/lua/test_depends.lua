@@ -3,7 +3,7 @@
 -- synthetic summaries (no training): values that reach the configs, every error message,
 -- dependencies from reads, pilots and `depends`, listing before anything has run, the
 -- order's tie-break, a missing study and a cycle.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local json = require "repro.core.json"
 local study = require "repro.study"

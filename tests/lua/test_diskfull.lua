@@ -5,7 +5,7 @@
 -- temporary file; once space is freed, the same commands finish with records
 -- byte-identical to ones written on a roomy disk.  Without root (or where a tmpfs
 -- cannot be mounted) the test says "skipped" and tests/run.sh counts it so.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"

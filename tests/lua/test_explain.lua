@@ -11,7 +11,7 @@
 --     factor's levels 0.0 and 0.1);
 --   * `bin/repro export`'s CSV header has no name twice (the config key seed is
 --     config.seed).
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local sys = require "repro.sys"

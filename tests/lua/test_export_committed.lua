@@ -5,7 +5,7 @@
 -- pass (tests/reference/safetensors_forward.py, no suite code) to its committed val_loss over
 -- the whole validation split (871 windows).  test_export_model.lua checks the file format and
 -- the kept model's scoring on a tiny run.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local host = require "repro.host"

@@ -18,7 +18,7 @@
 --     peak RSS small), trailing bytes, a truncated header; the engine's own entry points
 --     (evaluate, score_tasks) refuse them too;
 -- tests/lua/test_export_committed.lua does the same for a committed record.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local host = require "repro.host"

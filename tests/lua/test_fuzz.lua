@@ -11,7 +11,7 @@
 --                 layout change: manifest_sha256 covers every field, the checksums too).
 -- Then, end to end: a study whose record was damaged retrains it, keeps the damaged
 -- files aside and ends byte-identical to an undamaged study.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

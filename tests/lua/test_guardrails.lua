@@ -5,7 +5,7 @@
 -- breaks every variant is reported once; analyze labels its messages as analyze; seeds
 -- from power are printed with the inputs behind them.  (A refused dry run exits 1:
 -- tests/lua/test_study.lua.)
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

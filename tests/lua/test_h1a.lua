@@ -5,7 +5,7 @@
 -- and counted; the study file's analysis.h1a checked (metrics among analysis.metrics,
 -- variants known, fields known); the H1a table and the main text's macros for each part
 -- (paper/lib/tex_main.lua: coefficient, interval, a log-scale measure as a factor).
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpus is a temporary file outside data/
 local analysis = require "repro.analysis"
 local json = require "repro.core.json"

@@ -2,7 +2,7 @@
 -- `bin/repro script FILE.lua` runs a file outside tests/ and scripts/ only once the study
 -- sandbox proves it no study: the scripts here return at once where io is nil (the
 -- sandbox), on their first line, so their line numbers stay.
-local check = require "repro.core.check"
+local check = require "check"
 local t = check.new("test_host")
 local repro = os.getenv("REPRO") or "bin/repro"
 if repro:sub(1, 1) ~= "/" then repro = os.getenv("PWD") .. "/" .. repro end
@@ -22,7 +22,8 @@ t:eq(code, 1, "syntax error exits 1")
 t:ok(err:find("^bad.lua:2:") and not err:find("traceback"), "syntax error is bad.lua:2: alone -- got: " .. err)
 
 check.write(dir .. "/mymod.lua", "local M = {}\nfunction M.boom()\n  error('kaboom')\nend\nreturn M\n")
-check.write(dir .. "/uses.lua", "if not io then return end package.path = arg[1] .. '/?.lua;' .. package.path\n"
+-- (mymod is found beside the script: its folder is first on package.path)
+check.write(dir .. "/uses.lua", "if not io then return end\n"
   .. "local m = require 'mymod'\nm.boom()\n")
 code, out, err = check.run(repro .. " script " .. dir .. "/uses.lua " .. dir)
 t:eq(code, 1, "runtime error exits 1")
@@ -41,7 +42,7 @@ t:ok(code == 1 and err:find("use require('pcg')", 1, true), "math.random is hidd
 
 -- preloaded modules and the Lua library are found from any directory
 check.write(dir .. "/mods.lua", "if not io then return end local p = require 'pcg'; local h = require 'repro.host'\n"
-  .. "local c = require 'repro.core.check'; print(type(p.new), h.version ~= nil, type(c.new))\n")
+  .. "local c = require 'repro.core.fs'; print(type(p.new), h.version ~= nil, type(c.read))\n")
 code, out, err = check.run("cd / && " .. repro .. " script " .. dir .. "/mods.lua")
 t:eq(out, "function\ttrue\tfunction\n", "modules found from / -- " .. err)
 

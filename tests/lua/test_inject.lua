@@ -6,7 +6,7 @@
 -- paths; the sbatch scripts of `submit --slurm` pass `sh -n` with hostile paths, and a
 -- value that cannot be an #SBATCH value is refused.  `bin/repro FILE.lua` is no command;
 -- `bin/repro script FILE.lua` refuses a study file and runs a script.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local t = check.new("test_inject")

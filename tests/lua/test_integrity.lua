@@ -6,7 +6,7 @@
 -- is not trusted: verify fails it, run refuses to reuse it, no other study copies it and
 -- the report does not read it; --rehash adds checksums to a reviewed legacy record.  A
 -- summary.json that is a FIFO or a link to /dev/zero is refused at once.
-local check = require "repro.core.check"
+local check = require "check"
 local record_set = require "repro.record.set"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"

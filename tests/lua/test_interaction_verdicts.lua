@@ -3,7 +3,7 @@
 -- equivalence), a side of an interaction may list several pairs (the mean of their
 -- paired differences), and the metrics computed from log.csv on request (clip_fraction,
 -- val_loss_after_<k>) are defined, validated and read.  Synthetic values, no training.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local analysis = require "repro.analysis"

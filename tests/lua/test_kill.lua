@@ -9,7 +9,7 @@
 -- (meanwhile a second `train --out` into the same directory is refused: the run lock),
 -- stale temporary files planted meanwhile are removed, and the rerun resumes to the
 -- uninterrupted bytes.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local host = require "repro.host"

@@ -10,7 +10,7 @@
 --   the lint's classes: run-together across a macro boundary, an interval without its
 --   point value, config notation and code labels in prose, double parentheses, a
 --   capital after a mid-sentence colon
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local report = require "repro.report"
 local ledger = require "repro.report.ledger"

@@ -2,7 +2,7 @@
 -- tests/vectors/lrsens_ref.json (tests/reference/lrsens_ref.py: every ordered resample,
 -- plain Python), its Monte Carlo mode, its argument errors; and the sweep analysis
 -- (lua/repro/analysis/lrsens.lua) on synthetic runs.
-local check = require "repro.core.check"
+local check = require "check"
 local record_set = require "repro.record.set"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local stats = require "stats"

@@ -2,7 +2,7 @@
 -- write the final weights beside the record without changing its config.json, log.csv
 -- or metrics.json; `sample` is deterministic; `eval` gives the record's val_loss to 1e-6;
 -- a changed, missing or foreign model is refused with a message saying why.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local engine = require "engine"

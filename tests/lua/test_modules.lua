@@ -5,7 +5,7 @@
 -- into a function to dodge a cycle is still a cycle); strings and comments are skipped.
 -- A require of anything but a literal name is reported, since the graph cannot see it.
 -- The scanner is first checked on planted modules, so the test can fail.
-local check = require "repro.core.check"
+local check = require "check"
 local host = require "repro.host"
 local sys = require "repro.sys"
 local fs = require "repro.core.fs"

@@ -6,7 +6,7 @@
 -- command runs.  Every string that reaches LaTeX goes through texfmt.escape, fuzzed here
 -- (random bytes with LaTeX's specials, control characters and invalid UTF-8) and
 -- compiled by pdflatex in text, \section, \csname-value and \label positions.
-local check = require "repro.core.check"
+local check = require "check"
 local record_set = require "repro.record.set"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"

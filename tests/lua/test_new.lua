@@ -3,7 +3,7 @@
 -- design (its variants, seeds and analysis load the same); an existing file, a bad name
 -- and a bad flag are refused, writing nothing; a study missing an analysis field is
 -- told the values it takes.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

@@ -16,7 +16,7 @@
 --      warning by compare and export, and by analyze's study_records
 --   5. compare never averages over two setups of one study: a row per setup, showing
 --      the differing key, in the table, --csv and --json
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local sys = require "repro.sys"

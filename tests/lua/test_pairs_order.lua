@@ -12,7 +12,7 @@
 -- Last, messages: an input with several faults of one kind (a study file's unknown
 -- fields, a task item's keys, JSON keys, a record's metrics, a manifest's fields) gets
 -- the same message under both orders.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local report = require "repro.report"
 

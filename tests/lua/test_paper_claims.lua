@@ -13,7 +13,7 @@
 --   the pre-registration table (lua/repro/report/tex_prereg.lua) on a planted git
 --   history: a file committed after its first run and one changed after it are flagged,
 --   and a tree without git says so.
-local check = require "repro.core.check"
+local check = require "check"
 local record_set = require "repro.record.set"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

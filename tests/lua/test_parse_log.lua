@@ -5,7 +5,7 @@
 -- bits, infinities, nil for an empty or non-number field), the same row count, and the
 -- same table shapes (the # of a column with holes).  Compared on hand-made edge cases,
 -- on PCG32-fuzzed texts, and on committed logs of experiments/.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local pcg = require "pcg"

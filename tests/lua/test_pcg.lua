@@ -1,5 +1,5 @@
 -- The pcg module against tests/vectors/pcg32.txt, and its argument checks.
-local check = require "repro.core.check"
+local check = require "check"
 local pcg = require "pcg"
 local t = check.new("test_pcg_lua")
 

@@ -5,7 +5,7 @@
 -- it bit-identically; submit --dry-run prints the scripts and writes nothing; a small
 -- MaxArraySize splits the array; a real submission (a stand-in sbatch) writes the
 -- scripts and submit.json.  The real Slurm test is tests/sh/test_slurm.sh.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

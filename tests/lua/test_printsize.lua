@@ -7,7 +7,7 @@
 --   LaTeX with an error naming it; a figure printed so narrow that its 9 pt text would be
 --   3.5 pt stops it too, and one without its font size in numbers.tex is an error; the
 --   committed figure at the paper's width passes.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local gnuplot = require "repro.report.gnuplot"
 

@@ -5,7 +5,7 @@
 -- rename fails (the target is a directory), leaving the directory as it was and no
 -- temporary file.  The pool and the study lock (test_kill.lua, test_plan.lua) use all of it
 -- through whole runs; here each piece is checked alone, in about a second.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local proc = require "repro.proc"
 local sys = require "repro.sys"

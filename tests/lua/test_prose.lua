@@ -8,7 +8,7 @@
 -- Then every verdict table of every committed study (experiments/*/summary.json, named
 -- through paper/paper.lua) passes the first, the paper's sources the second, and
 -- hand-made cases give a degenerate comparison's note its wording.
-local check = require "repro.core.check"
+local check = require "check"
 local record_set = require "repro.record.set"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

@@ -3,7 +3,7 @@
 -- step-0 checkpoint of another model planted where two runs resume, and a copy whose
 -- source is gone; run, analyze, verify, audit, compare, export, report, eval, sample and
 -- export-model must agree on the record count and show the same marks.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpus is a temporary file outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

@@ -15,7 +15,7 @@
 --      swapped after its check is never what `sample`/`eval` load
 --   5. the paper manifest runs under the sandbox's limits: `while true do end` in it
 --      makes `ledger` and `report` fail with a clear error instead of hanging
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere()
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

@@ -3,7 +3,7 @@
 -- numbers on the command line (decimal only), and corpora outside data/.  (Invalid UTF-8
 -- descriptions and 300-character variant names: test_names.lua; --out-root "" and escape
 -- sequences in study errors: test_inject.lua; verify DIR DIR: test_integrity.lua.)
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local config = require "repro.core.config"

@@ -8,7 +8,7 @@
 -- verdict (checked by analysing the study again without each seed).  Last, a user's tiny
 -- study with an original, trained in a temporary folder, gets a replication section and
 -- the robust table in its own report.
-local check = require "repro.core.check"
+local check = require "check"
 local record_set = require "repro.record.set"
 local replication = require "repro.analysis.replication"
 check.data_anywhere() -- its corpora are temporary files outside data/

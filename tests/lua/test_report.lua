@@ -9,7 +9,7 @@
 -- (paper/paper.lua) is checked too: a malformed one is refused with the field named.
 -- Last, the figures' generic rules: a figure whose data are all zero is a sentence, never
 -- drawn, and the forest plot shows each set of runs once (copies found from the records).
-local check = require "repro.core.check"
+local check = require "check"
 local record_set = require "repro.record.set"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"

@@ -4,7 +4,7 @@
 -- assertion that expects another, rows named together whose verdicts differ, a verdict
 -- outside every assertion, a verdict word typed by hand, a row defined twice) and a good
 -- text passing; then on the committed paper/main.tex with paper/numbers.tex.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local rv = dofile("tests/report/row_verdicts.lua")
 

@@ -7,7 +7,7 @@
 -- the study do it to itself, leave the host untouched; afterwards the host's string
 -- functions, metatables and globals are the ones it started with and no file the
 -- attempts aimed at exists.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local sandbox = require "repro.sandbox"

@@ -2,7 +2,7 @@
 -- z constants of tests/vectors/sequential.json (read, not typed in), spending, crossing
 -- chances, a small calibration whose error is checked on other simulated studies, the
 -- result fields by name, and bad arguments raising errors that name the argument.
-local check = require "repro.core.check"
+local check = require "check"
 local cjson = require "cjson"
 local stats = require "stats"
 local t = check.new("test_sequential_lua")

@@ -6,7 +6,7 @@
 -- The what-if (paper/lib/tex_whatif.lua) on hand-made summaries with known differences: a
 -- large effect stops at the first look, a null one reaches the cap; runs and agreement
 -- counted; a comparison of fewer than 10 pairs and a sequential study are not replayed.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere()
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

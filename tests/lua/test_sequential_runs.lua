@@ -4,7 +4,7 @@
 -- trained; a rerun trains nothing, and the study retrained from scratch gives the same
 -- summary bytes; `plan` hands out one look at a time; the dry run prints the expected
 -- runs.  Bad designs are refused before anything runs, naming the key.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere()
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

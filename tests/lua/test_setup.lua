@@ -4,7 +4,7 @@
 -- the overrides themselves; the guardrail names the bigram level too (below unigram:
 -- learned nothing; between: learned less than character pairs) in the terminal and the
 -- report and summary.json's `warnings` (each entry with its level).
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local engine = require "engine"

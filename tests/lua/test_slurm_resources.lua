@@ -3,7 +3,7 @@
 -- (--mem overrides it; none measured: no --mem, said so), and --time always (the
 -- documented default when not given), since the requeue relies on a time limit.  No
 -- cluster is needed: the dry run writes nothing.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

@@ -4,7 +4,7 @@
 -- tests/c (test_stats.c, test_stats_rule.c): here one case of each shape (an interval or
 -- none, a margin or none) per binding proves the wiring.  The sd's upper limit and
 -- stats.ols are checked here alone.
-local check = require "repro.core.check"
+local check = require "check"
 local cjson = require "cjson"
 local stats = require "stats"
 local t = check.new("test_stats_lua")

@@ -2,7 +2,7 @@
 -- step it reports is the step a rerun resumes from, and the resumed run (which only
 -- evaluates) writes the record of an uninterrupted run byte for byte; the study ETA
 -- (run/pool.lua P:eta) of a last run training alone is that run's own ETA.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local engine = require "engine"
 local record = require "repro.record"

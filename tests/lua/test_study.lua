@@ -3,7 +3,7 @@
 -- --jobs 1 and 2 give the same bytes, records copied across studies, a diverging
 -- config recorded as diverged, and kill -9 / Ctrl-C followed by a rerun giving the same
 -- bytes as an uninterrupted study.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

@@ -3,7 +3,7 @@
 -- over the primary metric's family with the other metrics exploratory, TOST, MDE at
 -- alpha / m, probability of improvement, the sign-flip test, variance components of an
 -- init_seed x data_seed grid, and a summary that encodes as JSON (no NaN anywhere).
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local analysis = require "repro.analysis"

@@ -5,7 +5,7 @@
 -- end.  `bin/repro run` is replaced by a stub that logs when each study starts and ends,
 -- sleeps, prints two lines and exits with the status its study file names, so the test
 -- takes seconds.  The sequential loop (STUDY_JOBS=1) is test_update's.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local t = check.new("test_study_jobs")

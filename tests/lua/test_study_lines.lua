@@ -1,7 +1,7 @@
 -- Every line number in a study file's error points at the offending value: an invalid value in a variant gives that variant's line even when its key
 -- appears earlier in the file (in the description, in base, in another variant), and so
 -- do base keys, analysis fields and list items; a value given with --set names no line.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local prob = require "repro.study.problems"
 local t = check.new("test_study_lines")

@@ -3,7 +3,7 @@
 -- decision rule's design checks (a test that cannot reach alpha / m is refused with the
 -- seed count it needs; seeds from power); and the real studies validate (--dry-run
 -- writes nothing).
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local fs = require "repro.core.fs"
 local stats = require "stats"

@@ -1,7 +1,7 @@
 -- "Did you mean": one function, base.suggest, wherever a name is
 -- typed: key=value and --set, --only, options and commands, compare --metrics, export
 -- --columns, study files.  Checked on the command line.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"
 local t = check.new("test_suggest")

@@ -2,7 +2,7 @@
 -- analysis's vocabulary (lua/repro/analysis/words.lua), a name (study, variant, metric,
 -- file: no space in it), or a byte copy of a string of the study file it came from.
 -- The words a reader sees are made from the codes and numbers where they are shown.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local study = require "repro.study"

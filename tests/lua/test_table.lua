@@ -3,7 +3,7 @@
 -- a document; a cell that stands for no value is empty in CSV and named in
 -- not_measurable; each format escapes what would break it (LaTeX specials, HTML markup,
 -- a Markdown "|", a terminal escape).
-local check = require "repro.core.check"
+local check = require "check"
 local tbl = require "repro.report.table"
 local t = check.new("test_table")
 

@@ -1,4 +1,4 @@
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local tasks = require "repro.tasks"
 local t = check.new("test_task_rebuild")

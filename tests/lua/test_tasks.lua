@@ -4,7 +4,7 @@
 -- writing nothing), the bad inputs (refused, naming file and item, writing nothing), a planted
 -- task a trained tiny model must get right, an untrained model at chance, permutation
 -- invariance, identical scores at 1 and 2 threads, and the config key's record.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpus is a temporary file outside data/
 local engine = require "engine"
 local fs = require "repro.core.fs"

@@ -1,6 +1,6 @@
 -- The engine binding and `bin/repro train`: defaults, records, byte-identical results
 -- for any thread count, errors that name the key and write nothing.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpora are temporary files outside data/
 local engine = require "engine"
 local fs = require "repro.core.fs"

@@ -12,7 +12,7 @@
 --      with '<', --paper starting with '|'; a title with backquotes stays text.
 --   6. temporary files: one private folder, a dead process's folder removed at the next
 --      start, a killed report's figure temporaries removed by the next report.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere()
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

@@ -6,7 +6,7 @@
 -- the list of studies), and write it with --update (UPDATE=1).  changes.describe names
 -- the reasons it can tell: another record set, tasks the records were never scored on,
 -- task files changed since, a changed study file, the library since the commit named.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
 local host = require "repro.host"

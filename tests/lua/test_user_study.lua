@@ -7,7 +7,7 @@
 -- writes experiments/<study>/report/ with a PDF and an HTML page that name the study's
 -- own variants and say nothing of the claim or of a rule it did not register.  The HTML
 -- is read back by headless Chromium when it is installed.
-local check = require "repro.core.check"
+local check = require "check"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local t = check.new("test_user_study")

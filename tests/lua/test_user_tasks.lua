@@ -5,7 +5,7 @@
 -- project changes.  A missing task file for the study's corpus is refused by run
 -- --dry-run with the build command for that corpus.  The study keeps its models, and `eval
 -- RUN --tasks mine` scores one again on the user's suite, as the run did.
-local check = require "repro.core.check"
+local check = require "check"
 check.data_anywhere() -- its corpus is a temporary file outside data/
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

@@ -15,13 +15,13 @@
 -- tests/report/prose_lint.lua (double negative, run-together text, config notation, code
 -- labels, bare intervals, double parentheses, a capital after a mid-sentence colon).
 -- Prints "check_pdf: N passed, N failed".
-local check = require "repro.core.check"
 local fs = require "repro.core.fs"
 local report = require "repro.report"
 local data = require "repro.report.data"
 local tex = require "repro.report.texfmt"
 local tables = require "repro.report.tex_tables"
 local host = require "repro.host"
+local check = dofile(host.root .. "/tests/lua/check.lua")
 
 local exp, paper = arg[1], arg[2]
 if not exp or not paper then

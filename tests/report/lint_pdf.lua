@@ -1,9 +1,9 @@
 -- The prose lint (tests/report/prose_lint.lua) on a PDF's text, as `make paper` runs it:
 --   bin/repro script tests/report/lint_pdf.lua PAPER_DIR/main.pdf
 -- Prints every fault with its context and exits 1 when there is one.
-local check = require "repro.core.check"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
+local check = dofile(host.root .. "/tests/lua/check.lua")
 local pdf = arg[1]
 if not pdf then
   io.stderr:write("usage: bin/repro script tests/report/lint_pdf.lua FILE.pdf\n")

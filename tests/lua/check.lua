@@ -1,5 +1,7 @@
 -- A small test harness for the Lua tests: counts checks, prints each failure with its
--- line, and `done` prints "NAME: N passed, N failed" and exits 1 on any failure.
+-- line, and `done` prints "NAME: N passed, N failed" and exits 1 on any failure.  A test
+-- beside it has it as `require "check"` (bin/repro script puts a script's folder first on
+-- package.path); one elsewhere dofile's it.
 local M = {}
 local T = {}
 T.__index = T
