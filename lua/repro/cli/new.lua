@@ -18,6 +18,7 @@ local study = require "repro.study"
 local prob = require "repro.study.problems"
 local progress = require "repro.core.progress"
 local base = require "repro.core.base"
+local results = require "repro.report.results"
 
 local M = {}
 
@@ -50,14 +51,7 @@ local function literal(v)
   local ty = type(v)
   if ty == "string" then return string.format("%q", v) end
   if ty == "boolean" then return tostring(v) end
-  if ty == "number" then
-    if math.type(v) == "integer" then return string.format("%d", v) end
-    for p = 14, 17 do
-      local s = string.format("%." .. p .. "g", v)
-      if tonumber(s) == v then return s end
-    end
-    return string.format("%.17g", v)
-  end
+  if ty == "number" then return results.num(v) end
   local parts = {}
   if prob.is_list(v) then
     for i = 1, #v do parts[i] = literal(v[i]) end
