@@ -8,6 +8,7 @@
 -- table1 gets a sentence.
 local engine = require "engine"
 local F = require "repro.report.texfmt"
+local tbl = require "repro.report.table"
 
 local M = {}
 
@@ -16,6 +17,9 @@ local DASH = F.DASH
 local ROWS = { "none", "layernorm", "rmsnorm" }
 local ROW_NAMES = { none = "no-norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 local LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
+-- The note under a table that lists the set-ups.
+local SETUPS = "\\par\\smallskip\\footnotesize The set-ups, as they differ from the default " ..
+  "model: "
 
 local function unavailable(s)
   return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study's summary has no " ..
@@ -86,33 +90,27 @@ function M.search_table(s, _, entry)
       "no distance-2 search of the claim's set-up"))
   end
   local top = entry and entry.top or 5
-  local body = { "\\ReportFit{\\begin{tabular}{@{}rlrrrrrrrr@{}}", "\\toprule",
-    "Rank & Set-up & $D$ & Val.\\ PPL & $z$ & Embed.\\ norm & $z$ & Bal.\\ acc.\\ (150) & " ..
-      "$z$ & $z$ grad \\\\", "\\midrule" }
   local cl = c.claim or {}
-  body[#body + 1] = string.format("& claim (Table~1, no norm) & & %s & & %s & & %s & & \\\\",
-    F.num(cl.val_ppl, 2), F.num(cl.embed_norm, 2), F.num(cl.mock_acc, 4))
-  body[#body + 1] = "\\midrule"
+  local rows = { { "", "claim (Table~1, no norm)", "", F.num(cl.val_ppl, 2), "",
+    F.num(cl.embed_norm, 2), "", F.num(cl.mock_acc, 4), "", "" }, { rule = true } }
   for i, e in ipairs(c.ranking or {}) do
     if i > top then break end
     local z = {}
     for _, t in ipairs(e.distance and e.distance.terms or {}) do z[t.metric] = t.z end
     local v = e.values or {}
-    body[#body + 1] = string.format("%d & \\texttt{%s} & %s & %s & %s & %s & %s & %s & %s & " ..
-      "%s \\\\", e.rank, F.escape(e.variant), F.num(e.distance and e.distance.d, 1),
-      F.num(v.val_ppl, 2), F.num(z.val_ppl, 2), F.num(v.embed_norm, 2), F.num(z.embed_norm, 2),
-      F.num(v.bal_subset_acc_mean, 4), F.num(z.bal_subset_acc_mean, 2),
-      F.num(z.final_grad_norm, 2))
+    rows[#rows + 1] = { string.format("%d", e.rank), "\\texttt{" .. F.escape(e.variant) .. "}",
+      F.num(e.distance and e.distance.d, 1), F.num(v.val_ppl, 2), F.num(z.val_ppl, 2),
+      F.num(v.embed_norm, 2), F.num(z.embed_norm, 2), F.num(v.bal_subset_acc_mean, 4),
+      F.num(z.bal_subset_acc_mean, 2), F.num(z.final_grad_norm, 2) }
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
   local n_rank, n_ex = #(c.ranking or {}), #(c.excluded or {})
-  body[#body + 1] = string.format("\\par\\smallskip\\footnotesize The %d closest of %d " ..
-    "admissible set-ups; %d of %d excluded before ranking (validation PPL at or above the " ..
-    "unigram perplexity %s). Threshold of a match: $D \\le %s$.", math.min(top, n_rank),
-    n_rank, n_ex, n_rank + n_ex, F.num(c.ngram and c.ngram.unigram_ppl, 2),
-    F.num(c.threshold, 0))
-  return F.of_study(s, table.concat(body, "\n") .. "\n")
+  return F.of_study(s, tbl.tabular({ align = "rlrrrrrrrr", rows = rows, head = { "Rank",
+    "Set-up", "$D$", "Val.\\ PPL", "$z$", "Embed.\\ norm", "$z$", "Bal.\\ acc.\\ (150)",
+    "$z$", "$z$ grad" } }, { fit = true }) .. string.format("\\par\\smallskip\\footnotesize " ..
+    "The %d closest of %d admissible set-ups; %d of %d excluded before ranking (validation " ..
+    "PPL at or above the unigram perplexity %s). Threshold of a match: $D \\le %s$.\n",
+    math.min(top, n_rank), n_rank, n_ex, n_rank + n_ex,
+    F.num(c.ngram and c.ngram.unigram_ppl, 2), F.num(c.threshold, 0)))
 end
 
 -- Study o at the claim's protocol (every run of its records `iters` iterations, the claim
@@ -144,12 +142,9 @@ function M.claim_table(s, ctx)
   local c = table1(s)
   if not c then return unavailable(s) end
   local balanced = c.distance_version == 2
-  local body = { "\\ReportFit{\\begin{tabular}{@{}llrrrrrr@{}}", "\\toprule",
-    "Source & Variant & Seeds & Val.\\ PPL & " .. (balanced and "Bal.\\ acc.\\ (150)" or
-      "Acc.\\ (150 samples)") .. " & Final grad norm & Embed.\\ norm & $D$ \\\\" }
   local n = c.claim and c.claim.mock_acc_samples
   -- The claim's rows.
-  body[#body + 1] = "\\midrule"
+  local rows = { { rule = true } }
   local first_setup = c.setups[1]
   for i, row in ipairs(ROWS) do
     local r = first_setup and first_setup.rows[row]
@@ -159,66 +154,60 @@ function M.claim_table(s, ctx)
       if n and r.mock_acc_count then
         acc = acc .. string.format(" (%s/%d)", F.fixed(r.mock_acc_count, 0), n)
       end
-      body[#body + 1] = string.format("%s & %s & %d & %s $\\pm$ %s & %s & %s & %s & %s \\\\",
-        i == 1 and "claim (Table~1)" or "", LABEL[row], c.claim.seeds, F.num(cl.val_ppl, 2),
+      rows[#rows + 1] = { i == 1 and "claim (Table~1)" or "", LABEL[row],
+        string.format("%d", c.claim.seeds), F.num(cl.val_ppl, 2) .. " $\\pm$ " ..
         F.num(cl.val_ppl_sd, 2), acc, F.num(cl.final_grad_norm, 4), F.num(cl.embed_norm, 2),
-        DASH)
+        DASH }
     end
   end
   -- Each set-up of the study.
   local notes = {}
   for k, su in ipairs(c.setups) do
-    body[#body + 1] = "\\midrule"
-    notes[#notes + 1] = setup_note(s, su)
+    rows[#rows + 1] = { rule = true }
+    notes[#notes + 1] = string.format("set-up %d, %s", k, setup_note(s, su))
     for i, row in ipairs(ROWS) do
       local r = su.rows[row]
       if r then
         local sub = balanced and r.bal_subset_acc or r.subset_acc
         local acc = sub and F.finite(sub.mean) and
           (F.num(sub.mean, 4) .. " $\\pm$ " .. F.num(sub.sd, 4)) or DASH
-        body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s & %s & %s \\\\",
-          i == 1 and string.format("%s, set-up %d", F.escape(s.name), k) or "", LABEL[row],
-          r.val_ppl and int(r.val_ppl.n) or DASH, pm(r.val_ppl, 3), acc,
+        rows[#rows + 1] = { i == 1 and string.format("%s, set-up %d", F.escape(s.name), k) or "",
+          LABEL[row], r.val_ppl and int(r.val_ppl.n) or DASH, pm(r.val_ppl, 3), acc,
           pm(r.final_grad_norm, 4), pm(r.embed_norm, 2),
-          r.distance and F.finite(r.distance.d) and F.num(r.distance.d, 1) or DASH)
+          r.distance and F.finite(r.distance.d) and F.num(r.distance.d, 1) or DASH }
       end
     end
   end
   -- Every other study at the claim's protocol.
   for _, name in ipairs(ctx.names) do
     local o = ctx.by_name[name]
-    local rows = o and o ~= s and not o.summary.claim and c.claim and at_claim_protocol(o, c.claim.iters)
-    if rows then
-      body[#body + 1] = "\\midrule"
-      for i, r in ipairs(rows) do
+    local at = o and o ~= s and not o.summary.claim and c.claim and at_claim_protocol(o, c.claim.iters)
+    if at then
+      rows[#rows + 1] = { rule = true }
+      for i, r in ipairs(at) do
         local pv = o.summary.per_variant[r.variant]
         local m = pv and pv.metrics or {}
         -- a study without the balanced accuracy has none to show in that column
         local am = m[balanced and "bal_subset_acc_mean" or "subset_acc_mean"]
-        local acc = am and F.finite(am.mean) and (F.num(am.mean, 4)) or DASH
-        body[#body + 1] = string.format("%s & %s & %s & %s & %s & %s & %s & %s \\\\",
-          i == 1 and F.escape(name) or "", LABEL[r.embed_norm] or F.escape(r.embed_norm),
-          int(r.n), pm(m.val_ppl, 3), acc, pm(m.final_grad_norm, 4),
-          pm(m.embed_norm, 2), DASH)
+        rows[#rows + 1] = { i == 1 and F.escape(name) or "",
+          LABEL[r.embed_norm] or F.escape(r.embed_norm), int(r.n), pm(m.val_ppl, 3),
+          am and F.finite(am.mean) and (F.num(am.mean, 4)) or DASH, pm(m.final_grad_norm, 4),
+          pm(m.embed_norm, 2), DASH }
       end
     end
   end
   -- The corpus's n-gram references.
   local g = c.ngram
   if g and F.finite(g.unigram_ppl) then
-    body[#body + 1] = "\\midrule"
-    body[#body + 1] = string.format("corpus & unigram & & %s & & & & \\\\",
-      F.num(g.unigram_ppl, 3))
-    body[#body + 1] = string.format(" & bigram & & %s & & & & \\\\", F.num(g.bigram_ppl, 3))
+    rows[#rows + 1] = { rule = true }
+    rows[#rows + 1] = { "corpus", "unigram", "", F.num(g.unigram_ppl, 3), "", "", "", "" }
+    rows[#rows + 1] = { "", "bigram", "", F.num(g.bigram_ppl, 3), "", "", "", "" }
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  local listed = {}
-  for k, n in ipairs(notes) do listed[k] = string.format("set-up %d, %s", k, n) end
-  body[#body + 1] = "\\par\\smallskip\\footnotesize The set-ups, as they differ from the " ..
-    "default model: " .. table.concat(listed, "; ") .. "."
   return string.format(HEADER, s.dir .. "/summary.json and the studies at the claim's " ..
-    "protocol") .. table.concat(body, "\n") .. "\n"
+    "protocol") .. tbl.tabular({ align = "llrrrrrr", rows = rows, head = { "Source", "Variant",
+    "Seeds", "Val.\\ PPL", balanced and "Bal.\\ acc.\\ (150)" or "Acc.\\ (150 samples)",
+    "Final grad norm", "Embed.\\ norm", "$D$" } }, { fit = true }) .. SETUPS ..
+    table.concat(notes, "; ") .. ".\n"
 end
 
 -- A change of log perplexity d as a signed percentage of perplexity, exp(d) - 1, with 2
@@ -233,8 +222,6 @@ end
 function M.claim_effects_table(s)
   local c = table1(s)
   if not c then return unavailable(s) end
-  local body = { "\\ReportFit{\\begin{tabular}{@{}llrrl@{}}", "\\toprule",
-    "Comparison & Source & PPL change & Interval & Verdict \\\\", "\\midrule" }
   local pairs_seen, notes = {}, {}
   for k, su in ipairs(c.setups) do
     local note = "set-up " .. k .. ", " .. setup_note(s, su)
@@ -256,26 +243,24 @@ function M.claim_effects_table(s)
         verdict = ef.verdict, n = ef.n }
     end
   end
+  local rows = {}
   for i, key in ipairs(pairs_seen) do
     local p = pairs_seen[key]
-    if i > 1 then body[#body + 1] = "\\addlinespace" end
-    body[#body + 1] = string.format("%s & student study (%s seeds) & %s & %s & %s \\\\",
-      p.label, c.claim and c.claim.seeds and int(c.claim.seeds) or DASH, ppl_percent(p.claim),
-      DASH, DASH)
+    if i > 1 then rows[#rows + 1] = { space = true } end
+    rows[#rows + 1] = { p.label, string.format("student study (%s seeds)", c.claim and
+      c.claim.seeds and int(c.claim.seeds) or DASH), ppl_percent(p.claim), DASH, DASH }
     for _, r in ipairs(p.rows) do
       local ok = r.ci and F.finite(r.ci[1]) and F.finite(r.ci[2])
       local half = ok and (r.ci[2] - r.ci[1]) / 2 or math.abs(r.mean or 0)
       local ci = ok and ("[" .. ppl_percent(r.ci[1], half) .. ", " .. ppl_percent(r.ci[2], half) ..
         "]") or DASH
-      body[#body + 1] = string.format(" & %s (%s seeds) & %s & %s & %s \\\\", r.source,
-        int(r.n), ppl_percent(r.mean, half), ci, F.escape(r.verdict or DASH))
+      rows[#rows + 1] = { "", string.format("%s (%s seeds)", r.source, int(r.n)),
+        ppl_percent(r.mean, half), ci, F.escape(r.verdict or DASH) }
     end
   end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  body[#body + 1] = "\\par\\smallskip\\footnotesize The set-ups, as they differ from the " ..
-    "default model: " .. table.concat(notes, "; ") .. "."
-  return F.of_study(s, table.concat(body, "\n") .. "\n")
+  return F.of_study(s, tbl.tabular({ align = "llrrl", rows = rows, head = { "Comparison",
+    "Source", "PPL change", "Interval", "Verdict" } }, { fit = true }) .. SETUPS ..
+    table.concat(notes, "; ") .. ".\n")
 end
 
 -- numbers.tex's macros of a study with a `claim` of stage table1 (S its macro prefix):

@@ -7,6 +7,7 @@
 -- LayerNorm's effect along the run, then the interactions).  The build stops when
 -- init_parts' summary chooses another component than the one followed (M.chosen).
 local F = require "repro.report.texfmt"
+local tbl = require "repro.report.table"
 local data = require "repro.report.data"
 local guardrail = require "repro.analysis.guardrail"
 local record = require "repro.record"
@@ -531,13 +532,9 @@ end
 
 -- Tables -------------------------------------------------------------------------------
 
-local function wrap(s, spec, head, rows)
-  local body = { "\\ReportFit{\\begin{tabular}{@{}" .. spec .. "@{}}", "\\toprule", head,
-    "\\midrule" }
-  for _, r in ipairs(rows) do body[#body + 1] = r end
-  body[#body + 1] = "\\bottomrule"
-  body[#body + 1] = "\\end{tabular}}"
-  return F.of_study(s, table.concat(body, "\n") .. "\n")
+-- s's table of `align` columns: `head`, then `rows` of LaTeX cells.
+local function tabular(s, align, head, rows)
+  return F.of_study(s, tbl.tabular({ align = align, head = head, rows = rows }, { fit = true }))
 end
 
 -- One row per component: LayerNorm's mean effect with and without it, the interaction
@@ -548,14 +545,14 @@ function M.components_table(s)
     local e = c.e
     local e30 = interaction(s, e.name, "val_loss_after_30")
     local e75 = interaction(s, e.name, "val_loss_after_75")
-    rows[#rows + 1] = string.format("%s & %s & %s & %s & %s & %s & %s & %s & %s \\\\",
-      c.letter .. ": " .. what_tex(c.what), F.num(mean(e.diff_a), 3), F.num(mean(e.diff_b), 3),
-      F.num(e.mean, 3), F.interval(data.interval(e), 3), F.p(e.p_holm),
-      F.escape(e.verdict or DASH), F.num(e30 and e30.mean, 3), F.num(e75 and e75.mean, 3))
+    rows[#rows + 1] = { c.letter .. ": " .. what_tex(c.what), F.num(mean(e.diff_a), 3),
+      F.num(mean(e.diff_b), 3), F.num(e.mean, 3), F.interval(data.interval(e), 3),
+      F.p(e.p_holm), F.escape(e.verdict or DASH), F.num(e30 and e30.mean, 3),
+      F.num(e75 and e75.mean, 3) }
   end
-  return wrap(s, "lrrrlrlrr", "Component at PyTorch's value & with & without & " ..
-    "$\\Delta$ & 95\\,\\% CI & $p_\\mathrm{Holm}$ & Verdict & $\\Delta_{30}$ & " ..
-    "$\\Delta_{75}$ \\\\", rows)
+  return tabular(s, "lrrrlrlrr", { "Component at PyTorch's value", "with", "without",
+    "$\\Delta$", "95\\,\\% CI", "$p_\\mathrm{Holm}$", "Verdict", "$\\Delta_{30}$",
+    "$\\Delta_{75}$" }, rows)
 end
 
 -- The 16 set-ups: each variant's learning rate, mean validation loss, LayerNorm's mean
@@ -569,15 +566,14 @@ function M.cells_table(s)
       local t, b = cell .. "-layernorm", cell .. "-none"
       local c = comparison(s, t, b, s.primary)
       local lt, lb = s:stat(t, s.primary).mean, s:stat(b, s.primary).mean
-      rows[#rows + 1] = string.format("%s & %s & %s & %s & %s & %s & %s & %s \\\\",
-        cell == "ref" and "none (GPT-2)" or cell, lr_of(s, b), lr_of(s, t),
+      rows[#rows + 1] = { cell == "ref" and "none (GPT-2)" or cell, lr_of(s, b), lr_of(s, t),
         finite(lb) and F.num(lb, 3) or DASH, finite(lt) and F.num(lt, 3) or DASH,
         F.num(c and c.mean or ((finite(lt) and finite(lb)) and lt - lb or nil), 3),
-        clip(s, b), clip(s, t))
+        clip(s, b), clip(s, t) }
     end
   end
-  return wrap(s, "lllrrrrr", "Components & lr none & lr LN & loss none & loss LN & " ..
-    "$\\Delta$ & clipped none & clipped LN \\\\", rows)
+  return tabular(s, "lllrrrrr", { "Components", "lr none", "lr LN", "loss none", "loss LN",
+    "$\\Delta$", "clipped none", "clipped LN" }, rows)
 end
 
 -- Per set-up of init_parts_long, LayerNorm's effect after 30, 75, 150, 600 and 1,200
@@ -586,29 +582,30 @@ function M.long_table(s)
   local rows = {}
   for _, su in ipairs(long_setups(s)) do
     local t, b = su.cell .. "-layernorm", su.cell .. "-none"
-    local cells = {}
+    local row = { su.cell == "ref" and "GPT-2 reference" or su.cell == "TPLR" and
+      "PyTorch's bundle" or (WHAT[su.cell] or F.escape(su.cell)),
+      lr_of(s, b) .. " / " .. lr_of(s, t) }
     for _, st in ipairs(STEPS) do
       local c = comparison(s, t, b, "val_loss_after_" .. st[2])
-      cells[#cells + 1] = F.num(c and c.mean, 3)
+      row[#row + 1] = F.num(c and c.mean, 3)
     end
     local c = comparison(s, t, b, s.primary)
-    rows[#rows + 1] = string.format("%s & %s / %s & %s & %s & %s & %s \\\\",
-      su.cell == "ref" and "GPT-2 reference" or su.cell == "TPLR" and "PyTorch's bundle" or
-        (WHAT[su.cell] or F.escape(su.cell)),
-      lr_of(s, b), lr_of(s, t), table.concat(cells, " & "), F.num(c and c.mean, 3),
-      F.interval(c and data.interval(c), 3), F.escape(c and (s:verdict(c) or {}).verdict or DASH))
+    row[#row + 1] = F.num(c and c.mean, 3)
+    row[#row + 1] = F.interval(c and data.interval(c), 3)
+    row[#row + 1] = F.escape(c and (s:verdict(c) or {}).verdict or DASH)
+    rows[#rows + 1] = row
   end
   for _, e in ipairs(s.summary.interactions or {}) do
     if e.metric == s.primary then
       local cell = e.name:match("^layernorm effect, (%S+) minus ref$")
-      rows[#rows + 1] = string.format("%s & & & & & & %s & %s & %s \\\\",
-        "interaction: " .. (cell == "TPLR" and "bundle" or (WHAT[cell] or F.escape(cell or ""))) ..
-          " minus reference", F.num(e.mean, 3), F.interval(data.interval(e), 3),
-        F.escape(e.verdict or DASH))
+      rows[#rows + 1] = { "interaction: " .. (cell == "TPLR" and "bundle" or
+        (WHAT[cell] or F.escape(cell or ""))) .. " minus reference", "", "", "", "", "",
+        F.num(e.mean, 3), F.interval(data.interval(e), 3), F.escape(e.verdict or DASH) }
     end
   end
-  return wrap(s, "llrrrrrll", "Set-up & lr none / LN & $\\Delta_{30}$ & $\\Delta_{75}$ & " ..
-    "$\\Delta_{150}$ & $\\Delta_{600}$ & $\\Delta_{1200}$ & 95\\,\\% CI & Verdict \\\\", rows)
+  return tabular(s, "llrrrrrll", { "Set-up", "lr none / LN", "$\\Delta_{30}$",
+    "$\\Delta_{75}$", "$\\Delta_{150}$", "$\\Delta_{600}$", "$\\Delta_{1200}$",
+    "95\\,\\% CI", "Verdict" }, rows)
 end
 
 M.tables = {

@@ -5,6 +5,7 @@
 -- (summary.sweep_outcomes).  A table kind over every study (`stability`), and the
 -- macros main.tex cites (S.."After"..).
 local F = require "repro.report.texfmt"
+local tbl = require "repro.report.table"
 local sorted_keys = require("repro.core.base").sorted_keys
 
 local M = {}
@@ -107,17 +108,15 @@ M.STUDIES = { tasks = "tasks_v2", sweep = "instability" }
 
 function M.table(ctx)
   local tasks, sweep = study(ctx, M.STUDIES.tasks), study(ctx, M.STUDIES.sweep)
-  local out = { "\\ReportFit{\\begin{tabular}{@{}lrrrrr@{}}", "\\toprule",
-    " & \\multicolumn{2}{c}{Largest loss jump (nats)} & " ..
-      "\\multicolumn{2}{c}{Largest gradient norm} & Variation \\\\",
-    "Comparison & whole run & after warmup & whole run & after warmup & after warmup \\\\",
-    "\\midrule" }
+  local t = { align = "lrrrrr", rows = { { rule = true } }, skip = "2pt",
+    above = { "", "\\multicolumn{2}{c}{Largest loss jump (nats)}",
+      "\\multicolumn{2}{c}{Largest gradient norm}", "Variation" },
+    head = { "Comparison", "whole run", "after warmup", "whole run", "after warmup",
+      "after warmup" } }
   local function block(head, rows)
     if #rows == 0 then return end
-    out[#out + 1] = "\\multicolumn{6}{@{}l}{\\emph{" .. head .. "}} \\\\"
-    for _, r in ipairs(rows) do
-      out[#out + 1] = table.concat(r, " & ") .. " \\\\[2pt]"
-    end
+    t.rows[#t.rows + 1] = { group = head, rule = false }
+    table.move(rows, 1, #rows, #t.rows + 1, t.rows)
   end
   if tasks then
     block("Task study, fits across its runs", task_rows(tasks, labeller(tasks)))
@@ -126,9 +125,7 @@ function M.table(ctx)
     block("Stability study, per seed over its grid of peak learning rates",
       sweep_rows(sweep, labeller(sweep)))
   end
-  out[#out + 1] = "\\bottomrule"
-  out[#out + 1] = "\\end{tabular}}"
-  return table.concat(out, "\n") .. "\n"
+  return tbl.tabular(t, { fit = true })
 end
 
 -- The macros main.tex cites: the first step of the window (S.."AfterFrom"), the grid the

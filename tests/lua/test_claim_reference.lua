@@ -73,7 +73,7 @@ if cs and ps then
     t:ok(not tex_claim.claim_table(cs, ctx):find("\nfinal & ", 1, true),
       "final (300 iterations) is not at the claim's protocol: not in the table")
   end
-  t:ok(tab:find("corpus & unigram & & \\num{", 1, true) and tab:find(" & bigram & & \\num{", 1,
+  t:ok(tab:find("corpus & unigram &  & \\num{", 1, true) and tab:find(" & bigram &  & \\num{", 1,
     true), "the n-gram references")
   local eff = tex_claim.claim_effects_table(cs)
   local claim_ln = 100 * (claim.TABLE1.rows.layernorm.val_ppl / row.val_ppl - 1)

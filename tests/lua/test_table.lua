@@ -59,6 +59,13 @@ local tab = tbl.tabular({ align = "lr", head = { "$x$", "n" }, rows = { { group 
 t:eq(tab, "\\ReportFit{\\begin{tabular}{@{}lr@{}}\n\\toprule\n$x$ & n \\\\\n\\midrule\n" ..
   "\\multicolumn{2}{@{}l}{\\emph{loss}} \\\\\n\\num{1}$^{a}$ & 2 \\\\\n\\midrule\n3 & 4 \\\\\n" ..
   "\\bottomrule\n\\end{tabular}}\n", "tabular: group row, rule, raw cells, fitted")
+-- a row above the head, a group without its rule first (the head's rule stays), a little
+-- space, rows spaced apart
+tab = tbl.tabular({ above = { "", "\\multicolumn{1}{c}{m}" }, head = { "a", "b" }, skip = "2pt",
+  rows = { { group = "g", rule = false }, { "1", "2" }, { space = true }, { "3", "4" } } })
+t:eq(tab, "\\begin{tabular}{@{}ll@{}}\n\\toprule\n & \\multicolumn{1}{c}{m} \\\\\na & b \\\\\n" ..
+  "\\midrule\n\\multicolumn{2}{@{}l}{\\emph{g}} \\\\\n1 & 2 \\\\[2pt]\n\\addlinespace\n" ..
+  "3 & 4 \\\\[2pt]\n\\bottomrule\n\\end{tabular}\n", "tabular: above, unruled group, space, skip")
 t:ok(marks.render():find("$^{b}$\\,no value", 1, true), "marks: the notes under the table")
 t:eq(tbl.marks().render(), "", "marks: no note, nothing under the table")
 

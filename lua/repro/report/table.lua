@@ -198,24 +198,32 @@ function M.marks()
 end
 
 -- t as a bare booktabs tabular with LaTeX cells (the paper's tables): t.align is the
--- column spec (default every column "l"); a row is a list of cells, { rule = true } a
--- rule, or { group = text } a rule and a row spanning every column in italics.
+-- column spec (default every column "l"); t.above, a row of cells above the head; a row
+-- is a list of cells, { rule = true } a rule, { space = true } a little space, or
+-- { group = text } a rule (none with rule = false) and a row spanning every column in
+-- italics; t.skip, a length, spaces the rows of cells apart ("2pt").
 -- opts.fit scales it to the line (the paper's \ReportFit); opts.plain: the rows' text
 -- cells are plain text, escaped (a value cell is formatted as LaTeX either way).
 function M.tabular(t, opts)
   local n = #t.head
   local out = { "\\begin{tabular}{@{}" .. (t.align or string.rep("l", n)) .. "@{}}",
-    "\\toprule", table.concat(t.head, " & ") .. " \\\\" }
-  local first = t.rows[1]
-  if first and not (first.rule or first.group) then out[#out + 1] = "\\midrule" end
+    "\\toprule" }
+  for _, r in ipairs(t.above and { t.above, t.head } or { t.head }) do
+    out[#out + 1] = table.concat(r, " & ") .. " \\\\"
+  end
+  local function ruled(r) return r.rule or (r.group and r.rule ~= false) end
+  if t.rows[1] and not ruled(t.rows[1]) then out[#out + 1] = "\\midrule" end
   for _, r in ipairs(t.rows) do
-    if r.rule or r.group then out[#out + 1] = "\\midrule" end
+    if ruled(r) then out[#out + 1] = "\\midrule" end
     if r.group then
       out[#out + 1] = "\\multicolumn{" .. n .. "}{@{}l}{\\emph{" .. r.group .. "}} \\\\"
+    elseif r.space then
+      out[#out + 1] = "\\addlinespace"
     elseif not r.rule then
       local cells = {}
       for i, c in ipairs(r) do cells[i] = cell_tex(c, opts and opts.plain) end
-      out[#out + 1] = table.concat(cells, " & ") .. " \\\\"
+      out[#out + 1] = table.concat(cells, " & ") .. " \\\\" ..
+        (t.skip and ("[" .. t.skip .. "]") or "")
     end
   end
   out[#out + 1] = "\\bottomrule"
