@@ -46,6 +46,23 @@ check.write(dir .. "/mods.lua", "if not io then return end local p = require 'pc
 code, out, err = check.run("cd / && " .. repro .. " script " .. dir .. "/mods.lua")
 t:eq(out, "function\ttrue\tfunction\n", "modules found from / -- " .. err)
 
+-- `help` lists every command's usage as its own --help prints it (one text, so they agree),
+-- and an unknown command's error names them all
+local _, help = check.run(repro .. " --help")
+local flat = help:gsub("%s+", " ")
+local _, _, unknown = check.run(repro .. " bogus")
+local names = unknown:match("%(commands: (.-), help%)") or ""
+t:ok(names:find("^train, run, ") and names:find(", corpora, script$"), "the commands: " .. names)
+for name in names:gmatch("[^, ]+") do
+  if name ~= "script" then
+    local _, usage = check.run(repro .. " " .. name .. " --help")
+    for line in usage:gmatch("[^\n]+") do
+      local l = line:gsub("^usage:", ""):gsub("%s+", " ")
+      t:ok(flat:find(l, 1, true), name .. ": help lists its usage" .. l)
+    end
+  end
+end
+
 code, out = check.run(repro .. " --version")
 t:eq(code, 0, "--version exits 0")
 t:ok(out:find("^repro %d") and out:find("Lua 5.4", 1, true) and out:find("GSL %d")

@@ -27,14 +27,14 @@ local provenance = require "repro.record.provenance"
 
 local M = {}
 local user_error = base.user_error
-local USAGE = "usage: bin/repro audit [STUDY ...] --sample N [--seed S] [--max-time S] " ..
+M.USAGE = "usage: bin/repro audit [STUDY ...] --sample N [--seed S] [--max-time S] " ..
   "[--out-root DIR]"
 
 -- The predicted time above which an audit is refused unless --max-time raises it.
 M.MAX_TIME_S = 3600
 
 local function parse(args)
-  local o = base.parse_options(args, "repro audit", USAGE, {
+  local o = base.parse_options(args, "repro audit", M.USAGE, {
     ["--sample"] = { key = "sample", kind = "int", min = 1 },
     ["--seed"] = { key = "seed", kind = "int", min = 0 },
     ["--max-time"] = { key = "max_time", kind = "number", min = 0 },
@@ -50,7 +50,7 @@ local function parse(args)
     end
     o.studies[#o.studies + 1] = name
   end
-  if not o.sample then user_error("repro audit: --sample N is required (%s)", USAGE) end
+  if not o.sample then user_error("repro audit: --sample N is required (%s)", M.USAGE) end
   o.out_root = fs.records_root(o.out_root):gsub("/+$", "")
   return o
 end

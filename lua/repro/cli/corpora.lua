@@ -18,7 +18,7 @@ local textable = require "repro.core.textable"
 
 local M = {}
 
-local USAGE = "usage: bin/repro corpora [--build] [--json] [--data-dir DIR]"
+M.USAGE = "usage: bin/repro corpora [--build] [--json] [--data-dir DIR]"
 
 local function rows_of(list)
   local rows = { { "corpus", "data", "bytes", "symbols", "SHA-256", "unigram ppl",
@@ -32,7 +32,7 @@ local function rows_of(list)
 end
 
 function M.main(args)
-  local o = base.parse_options(args, "repro corpora", USAGE, {
+  local o = base.parse_options(args, "repro corpora", M.USAGE, {
     ["--build"] = { key = "build", kind = "flag" },
     ["--json"] = { key = "json", kind = "flag" },
     ["--data-dir"] = { key = "data_dir", kind = "value" },
@@ -40,7 +40,7 @@ function M.main(args)
   if o.help then return 0 end
   if #o.targets > 0 then
     base.user_error("repro corpora: unexpected argument %s (%s)", base.printable(o.targets[1]),
-      USAGE)
+      M.USAGE)
   end
   local dir = o.data_dir or (host.root .. "/data")
   local list = corpora.load()

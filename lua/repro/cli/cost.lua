@@ -22,18 +22,18 @@ local cost = require "repro.plan.cost"
 
 local M = {}
 
-local USAGE = "usage: bin/repro cost lua/experiments/X.lua... [--jobs N] [--out-root DIR] " ..
+M.USAGE = "usage: bin/repro cost lua/experiments/X.lua... [--jobs N] [--out-root DIR] " ..
   "[--set key=value,...] [--markdown]"
 
 local function parse(args)
-  local o = base.parse_options(args, "repro cost", USAGE, {
+  local o = base.parse_options(args, "repro cost", M.USAGE, {
     ["--jobs"] = { key = "jobs", kind = "int", min = 1 },
     ["--out-root"] = { key = "out_root", kind = "value" },
     ["--markdown"] = { key = "markdown", kind = "flag" },
     ["--set"] = { key = "set_raw", kind = "list", repeats = true } })
   if o.set_raw then o.set = config.parse_overrides(o.set_raw, "repro cost --set") end
   o.files = o.targets
-  if #o.files == 0 and not o.help then base.user_error("%s", USAGE) end
+  if #o.files == 0 and not o.help then base.user_error("%s", M.USAGE) end
   return o
 end
 

@@ -28,6 +28,10 @@ local taskcmd = require "repro.cli.tasks"
 local kept = require "repro.cli.model"
 local costcmd = require "repro.cli.cost"
 local corpora_cmd = require "repro.cli.corpora"
+local verify = require "repro.cli.verify"
+local audit = require "repro.cli.audit"
+local ledger = require "repro.cli.ledger"
+local textable = require "repro.core.textable"
 
 local M = {}
 local commands = {}
@@ -200,9 +204,9 @@ function commands.report(args)
 end
 
 -- Every record's checksums and provenance (lua/repro/cli/verify.lua).
-commands.verify = require("repro.cli.verify").main
+commands.verify = verify.main
 -- retrains sampled records and compares their bytes (lua/repro/cli/audit.lua)
-commands.audit = require("repro.cli.audit").main
+commands.audit = audit.main
 
 -- A study's runs on other executors (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
 -- A sequential study goes to them one look at a time: the runs of the comparisons still
@@ -245,50 +249,47 @@ commands.cost = costcmd.main
 -- The registry of corpora, built and listed with baselines (lua/repro/cli/corpora.lua).
 commands.corpora = corpora_cmd.main
 -- The statement ledger: finding sentences, their analyses and verdicts (lua/repro/cli/ledger.lua).
-commands.ledger = function(args) return require("repro.cli.ledger").main(args) end
+commands.ledger = ledger.main
 
--- `bin/repro --help` is `bin/repro help`.
+-- Every command's usage, the text its own --help prints, in the order `help` lists them,
+-- each with a note said after it.
+local function usages()
+  return { { TRAIN_USAGE },
+    { runner.USAGE, "(write a summary that differs from the one on disk)" },
+    { verify.USAGE }, { parallel.PLAN_USAGE }, { parallel.RUN_ONE_USAGE },
+    { parallel.STATUS_USAGE }, { runner.ANALYZE_USAGE }, { slurm.USAGE }, { report.USAGE },
+    { standalone.USAGE },
+    { ledger.USAGE, "(the statement ledger: each finding sentence, its analyses and verdicts)" },
+    { order.USAGE }, { costcmd.USAGE }, { compare.USAGE }, { export.USAGE },
+    { newstudy.USAGE }, { taskcmd.USAGE }, { kept.SAMPLE_USAGE }, { kept.EVAL_USAGE },
+    { kept.EXPORT_USAGE },
+    { audit.USAGE, "(retrains N records per study chosen by PCG32, compares their bytes)" },
+    { corpora_cmd.USAGE },
+    { "bin/repro script FILE.lua [args]", "(a Lua file outside the sandbox; never a study)" },
+    { "bin/repro --version" } }
+end
+
+-- The usages' lines, "usage:" taken off, each { line =, note = }.
+local function usage_lines()
+  local out = {}
+  for _, u in ipairs(usages()) do
+    for line in u[1]:gmatch("[^\n]+") do
+      out[#out + 1] = { line = line:gsub("^usage:", ""):match("^%s*(.-)$"), note = u[2] }
+    end
+  end
+  return out
+end
+
+-- `bin/repro --help` is `bin/repro help`: the usages (a bracketed option is never cut: its
+-- spaces are NULs while the line wraps), the environment, the config keys.
 function commands.help()
+  io.write("usage:\n")
+  for _, u in ipairs(usage_lines()) do
+    local text = u.line:gsub("%b[]", function(b) return (b:gsub(" ", "\0")) end)
+    io.write((textable.wrap(text .. (u.note and " " .. u.note or ""), 94, "  ",
+      string.rep(" ", 16)):gsub("\0", " ")), "\n")
+  end
   io.write([[
-usage:
-  bin/repro train [key=value ...] [--out DIR] [--checkpoint-every K] [--force] [--json]
-                [--keep-model]
-  bin/repro run STUDY.lua [--jobs N] [--only variant=V,seed=S] [--dry-run] [--force]
-                [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model]
-                [--update] (write a summary that differs from the one on disk)
-  bin/repro verify [DIR ...] [--rehash] [--accept-adopted]
-  bin/repro plan STUDY.lua [--all] [--only ...] [--set ...] [--out-root DIR] [--threads N]
-  bin/repro run-one STUDY.lua --only variant=V,seed=S [--set ...] [--out-root DIR]
-                [--threads N] [--keep-model]
-  bin/repro status STUDY.lua [--only ...] [--set ...] [--out-root DIR]
-  bin/repro analyze STUDY.lua [--set ...] [--out-root DIR] [--update]
-  bin/repro submit --slurm STUDY.lua [--partition P] [--time T] [--mem M] [--max-parallel K]
-                [--account A] [--threads N] [--only ...] [--set ...] [--out-root DIR]
-                [--dry-run]
-  bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] [--no-figures]
-                [--manifest FILE] [--trust-summaries] [--all-numbers] [--studies DIR]
-  bin/repro report STUDY [--experiments DIR] [--studies DIR]
-  bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] [--trust-summaries]
-                (the statement ledger: each finding sentence, its analyses and verdicts)
-  bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
-  bin/repro cost STUDY.lua... [--jobs N] [--out-root DIR] [--set key=value,...] [--markdown]
-  bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
-                [--out-root DIR]
-  bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
-                [--out-root DIR]
-  bin/repro new NAME [--from STUDY] [--dir DIR]
-  bin/repro tasks build [SUITE|TASK ...] [--data FILE] [--dir DIR] [--version N]
-  bin/repro tasks show TASK [--n N] [--data FILE] [--dir DIR] [--version N|--suite S]
-  bin/repro tasks controls [SUITE|TASK] [--suite S] [--data FILE] [--dir DIR]
-  bin/repro tasks new NAME [--suite S]
-  bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] [--temperature T]
-  bin/repro eval RUN [--split val | --tasks SUITE] [--json]
-  bin/repro export-model RUN --format safetensors [--out DIR]
-  bin/repro audit [STUDY ...] --sample N [--seed S] [--out-root DIR]
-                (retrains N records per study chosen by PCG32, compares their bytes)
-  bin/repro corpora [--build] [--json] [--data-dir DIR]
-  bin/repro script FILE.lua [args]   (a Lua file outside the sandbox; never a study)
-  bin/repro --version
 environment:
   REPRO_DATA_ANYWHERE=1  a corpus (`data`) outside the project's data directory
                          (data/, symbolic links and '..' resolved) is allowed; without it
@@ -409,11 +410,13 @@ function M.main(argv)
   if cmd == "--help" then cmd = "help" end
   local f = commands[cmd]
   if not f then
-    user_error("repro: unknown command '%s'%s (commands: train, run, plan, run-one, status, " ..
-      "analyze, submit, verify, audit, report, studies, compare, export, new, tasks, sample, " ..
-      "eval, export-model, cost, corpora, ledger, " ..
-      "help, script)",
-      base.printable(cmd), base.suggest(base.printable(cmd), commands))
+    local names, seen = {}, { help = true }
+    for _, u in ipairs(usage_lines()) do
+      local name = u.line:match("^bin/repro (%a[%w-]*)")
+      if name and not seen[name] then names[#names + 1], seen[name] = name, true end
+    end
+    user_error("repro: unknown command '%s'%s (commands: %s, help)", base.printable(cmd),
+      base.suggest(base.printable(cmd), commands), table.concat(names, ", "))
   end
   local args = table.move(argv, 2, #argv, 1, {})
   M.check_argv(cmd, args)

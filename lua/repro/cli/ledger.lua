@@ -16,11 +16,11 @@ local assertions = require "repro.report.assertions"
 
 local M = {}
 
-local USAGE = "usage: bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] " ..
+M.USAGE = "usage: bin/repro ledger [--experiments DIR] [--manifest FILE] [--tex FILE] " ..
   "[--trust-summaries] [--studies DIR] [--lenient-assertions]"
 
 function M.main(args)
-  local o = base.parse_options(args, "repro ledger", USAGE, {
+  local o = base.parse_options(args, "repro ledger", M.USAGE, {
     ["--experiments"] = { key = "experiments", kind = "value" },
     ["--manifest"] = { key = "manifest", kind = "value" },
     ["--tex"] = { key = "tex", kind = "value" },
@@ -29,7 +29,7 @@ function M.main(args)
     ["--lenient-assertions"] = { key = "lenient", kind = "flag" } })
   if o.help then return 0 end
   if o.targets[1] then
-    base.user_error("repro ledger: unknown argument %s (%s)", base.printable(o.targets[1]), USAGE)
+    base.user_error("repro ledger: unknown argument %s (%s)", base.printable(o.targets[1]), M.USAGE)
   end
   o.manifest_given = o.manifest ~= nil
   o.manifest = o.manifest or (host.root .. "/paper/paper.lua")

@@ -154,7 +154,7 @@ function M.load(run, who, check_cfg)
     config_id = metrics.config_sha256, metrics = metrics, manifest = man }
 end
 
-local SAMPLE_USAGE = "usage: bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] " ..
+M.SAMPLE_USAGE = "usage: bin/repro sample RUN [--prompt TEXT] [--n N] [--seed S] " ..
   "[--temperature T]"
 
 -- A user error naming --prompt and its first character outside the vocabulary of cfg's
@@ -175,13 +175,13 @@ end
 
 function M.sample_main(args)
   local who = "repro sample"
-  local o = base.parse_options(args, who, SAMPLE_USAGE, {
+  local o = base.parse_options(args, who, M.SAMPLE_USAGE, {
     ["--prompt"] = { key = "prompt", kind = "value" },
     ["--n"] = { key = "n", kind = "int", min = 0 },
     ["--seed"] = { key = "seed", kind = "int", min = 0 },
     ["--temperature"] = { key = "temperature", kind = "number", min = 0 } })
   if o.help then return 0 end
-  if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, SAMPLE_USAGE) end
+  if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, M.SAMPLE_USAGE) end
   local n, seed, temperature = o.n or 200, o.seed or 0, o.temperature or 1.0
   if n > 1 << 24 then user_error("%s: --n at most %d, got %d", who, 1 << 24, n) end
   local prompt = o.prompt or "\n"
@@ -236,16 +236,16 @@ M.EVALUATIONS = {
   end,
 }
 
-local EVAL_USAGE = "usage: bin/repro eval RUN [--split val | --tasks SUITE] [--json]"
+M.EVAL_USAGE = "usage: bin/repro eval RUN [--split val | --tasks SUITE] [--json]"
 
 function M.eval_main(args)
   local who = "repro eval"
-  local o = base.parse_options(args, who, EVAL_USAGE, {
+  local o = base.parse_options(args, who, M.EVAL_USAGE, {
     ["--split"] = { key = "split", kind = "value" },
     ["--tasks"] = { key = "tasks", kind = "value" },
     ["--json"] = { key = "json", kind = "flag" } })
   if o.help then return 0 end
-  if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, EVAL_USAGE) end
+  if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, M.EVAL_USAGE) end
   if o.tasks then
     if o.split then user_error("%s: give one of --split and --tasks", who) end
     -- the library's suites and a user's own (<tasks root>/_suites/<name>.lua)
@@ -405,7 +405,7 @@ function M.export(k, who)
   return { safetensors = st, config = config }
 end
 
-local EXPORT_USAGE = "usage: bin/repro export-model RUN --format safetensors [--out DIR]"
+M.EXPORT_USAGE = "usage: bin/repro export-model RUN --format safetensors [--out DIR]"
 
 -- Refuses (a user error naming --out) an output folder that cannot be one: an empty path,
 -- or one that exists, or has an ancestor that exists, as something other than a folder.
@@ -420,14 +420,14 @@ end
 
 function M.export_main(args)
   local who = "repro export-model"
-  local o = base.parse_options(args, who, EXPORT_USAGE, {
+  local o = base.parse_options(args, who, M.EXPORT_USAGE, {
     ["--format"] = { key = "format", kind = "value" },
     ["--out"] = { key = "out", kind = "value" } })
   if o.help then return 0 end
-  if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, EXPORT_USAGE) end
+  if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, M.EXPORT_USAGE) end
   if o.format ~= "safetensors" then
     user_error("%s: --format %s: the formats are: safetensors\n%s", who,
-      base.printable(o.format or "(none)"), EXPORT_USAGE)
+      base.printable(o.format or "(none)"), M.EXPORT_USAGE)
   end
   if o.out then out_check(o.out, who) end
   local k = M.load(o.targets[1], who)

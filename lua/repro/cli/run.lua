@@ -36,9 +36,11 @@ local say = progress.say
 local who = "repro run"
 local shown = fs.shown
 
-local USAGE = "usage: bin/repro run lua/experiments/X.lua [--jobs N] [--only variant=V,seed=S] " ..
+M.USAGE = "usage: bin/repro run lua/experiments/X.lua [--jobs N] [--only variant=V,seed=S] " ..
   "[--dry-run] [--force] [--out-root DIR] [--set key=value,...] [--allow-large] [--keep-model] " ..
   "[--update]"
+M.ANALYZE_USAGE = "usage: bin/repro analyze lua/experiments/X.lua [--set key=value,...] " ..
+  "[--out-root DIR] [--update]"
 
 -- The exit status of run and analyze when the summary would change and --update was not
 -- given (make reproduce lists those studies).
@@ -48,9 +50,9 @@ local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
 local function plural(n, word) return n == 1 and word or word .. "s" end
 
-local function parse_args(args)
+local function parse_args(args, usage)
   local flag = function(key) return { key = key, kind = "flag" } end
-  return plan.parse(args, who, USAGE, { ["--jobs"] = { key = "jobs", kind = "int", min = 1 },
+  return plan.parse(args, who, usage, { ["--jobs"] = { key = "jobs", kind = "int", min = 1 },
     ["--dry-run"] = flag("dry_run"), ["--force"] = flag("force"),
     ["--keep-model"] = flag("keep_model"), ["--update"] = flag("update") })
 end
@@ -337,7 +339,7 @@ end
 -- run of the study not done it lists them with their state and exits 1, no summary.
 function M.main(args, analyze_only)
   who = analyze_only and "repro analyze" or "repro run"
-  local o = parse_args(args)
+  local o = parse_args(args, analyze_only and M.ANALYZE_USAGE or M.USAGE)
   if o.help then return 0 end
   if analyze_only and (o.jobs or o.force or o.dry_run or #o.only > 0) then
     user_error("repro analyze: takes only --out-root, --set and --update (it trains " ..

@@ -108,10 +108,10 @@ function M.cycle(files, by_name, done)
   return table.concat(names, " -> ")
 end
 
-local USAGE = "usage: bin/repro studies [--deps] [--dir DIR] [--out-root DIR]"
+M.USAGE = "usage: bin/repro studies [--deps] [--dir DIR] [--out-root DIR]"
 
 function M.main(args)
-  local o = base.parse_options(args, "repro studies", USAGE, {
+  local o = base.parse_options(args, "repro studies", M.USAGE, {
     ["--dir"] = { key = "dir", kind = "value", needs = "a directory" },
     ["--out-root"] = { key = "out_root", kind = "value", needs = "a directory" },
     ["--deps"] = { key = "deps", kind = "flag" },
@@ -119,7 +119,7 @@ function M.main(args)
     ["--order"] = { key = "order", kind = "flag" } })
   if o.help then return 0 end
   if o.targets[1] then
-    user_error("repro studies: unknown argument %s (%s)", o.targets[1], USAGE)
+    user_error("repro studies: unknown argument %s (%s)", o.targets[1], M.USAGE)
   end
   local dir = o.dir or (host.root .. "/lua/experiments")
   for _, s in ipairs(M.order(dir, { out_root = o.out_root })) do

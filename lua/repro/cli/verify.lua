@@ -22,10 +22,10 @@ local M = {}
 
 local user_error = base.user_error
 local function shown(p) return base.printable(fs.shown(p)) end
-local USAGE = "usage: bin/repro verify [DIR ...] [--rehash] [--accept-adopted]"
+M.USAGE = "usage: bin/repro verify [DIR ...] [--rehash] [--accept-adopted]"
 
 local function parse(args)
-  local o = base.parse_options(args, "repro verify", USAGE, {
+  local o = base.parse_options(args, "repro verify", M.USAGE, {
     ["--rehash"] = { key = "rehash", kind = "flag" },
     ["--accept-adopted"] = { key = "accept_adopted", kind = "flag" },
     -- the default now; kept so that existing command lines still work

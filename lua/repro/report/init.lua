@@ -316,14 +316,14 @@ function M.load_manifest(path)
   return out
 end
 
-local USAGE = "usage: bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] " ..
+M.USAGE = "usage: bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR] " ..
   "[--manifest FILE] [--no-figures] [--trust-summaries] [--studies DIR] [--tex FILE] " ..
   "[--lenient-assertions] [--all-numbers] [--recompute-summaries]"
 
 local function parse_args(args)
   local function value(key) return { key = key, kind = "value" } end
   local function flag(key) return { key = key, kind = "flag" } end
-  local o = base.parse_options(args, "repro report", USAGE, {
+  local o = base.parse_options(args, "repro report", M.USAGE, {
     ["--experiments"] = value("experiments"), ["--paper"] = value("paper"),
     ["--plots-data"] = value("plots_data"), ["--manifest"] = value("manifest"),
     ["--studies"] = value("studies"), ["--tex"] = value("tex"),
@@ -331,7 +331,7 @@ local function parse_args(args)
     ["--lenient-assertions"] = flag("lenient"), ["--all-numbers"] = flag("all_numbers"),
     ["--recompute-summaries"] = flag("recompute"),
   })
-  if o.targets[1] then user_error("repro report: unknown argument %s (%s)", o.targets[1], USAGE) end
+  if o.targets[1] then user_error("repro report: unknown argument %s (%s)", o.targets[1], M.USAGE) end
   o.manifest_given = o.manifest ~= nil
   o.manifest = o.manifest or host.root .. "/paper/paper.lua"
   o.figures = not o.no_figures

@@ -111,14 +111,14 @@ end
 
 -- The command ------------------------------------------------------------------------
 
-local USAGE = "usage: bin/repro report STUDY [--experiments DIR] [--studies DIR]"
+M.USAGE = "usage: bin/repro report STUDY [--experiments DIR] [--studies DIR]"
 
 local function parse_args(args)
-  local o = base.parse_options(args, "repro report", USAGE, {
+  local o = base.parse_options(args, "repro report", M.USAGE, {
     ["--experiments"] = { key = "experiments", kind = "value" },
     ["--studies"] = { key = "studies", kind = "value" },
   })
-  if o.targets[2] then user_error("repro report: unknown argument %s (%s)", o.targets[2], USAGE) end
+  if o.targets[2] then user_error("repro report: unknown argument %s (%s)", o.targets[2], M.USAGE) end
   -- a study file's path names the folder its summary is recomputed from
   local a = o.targets[1] or ""
   local dir, name = a:match("^(.*)/([^/]+)%.lua$")

@@ -124,11 +124,11 @@ end
 -- The threads of each `bin/repro plan` command without --threads.
 M.PLAN_THREADS = 1
 
-local PLAN_USAGE = "usage: bin/repro plan lua/experiments/X.lua [--all] " ..
+M.PLAN_USAGE = "usage: bin/repro plan lua/experiments/X.lua [--all] " ..
   "[--only variant=V,seed=S] [--set key=value,...] [--out-root DIR] [--threads N] [-0]"
 
 function M.plan_main(args)
-  local o = M.parse(args, "repro plan", PLAN_USAGE, { ["--threads"] = M.THREADS,
+  local o = M.parse(args, "repro plan", M.PLAN_USAGE, { ["--threads"] = M.THREADS,
     ["--all"] = { key = "all", kind = "flag" }, ["-0"] = { key = "nul", kind = "flag" } })
   if o.help then return 0 end
   -- always written: a command without it would take every core, N of them at once
@@ -183,11 +183,11 @@ local function slurm_info(dir)
     submitted_utc = sub.submitted_utc }
 end
 
-local STATUS_USAGE = "usage: bin/repro status lua/experiments/X.lua [--only variant=V,seed=S] " ..
+M.STATUS_USAGE = "usage: bin/repro status lua/experiments/X.lua [--only variant=V,seed=S] " ..
   "[--set key=value,...] [--out-root DIR]"
 
 function M.status_main(args)
-  local o = M.parse(args, "repro status", STATUS_USAGE, {})
+  local o = M.parse(args, "repro status", M.STATUS_USAGE, {})
   if o.help then return 0 end
   local s, runs, _, dir = M.load(o)
   local slurm = slurm_info(dir)
@@ -235,7 +235,7 @@ function M.status_main(args)
   return 0
 end
 
-local RUN_ONE_USAGE = "usage: bin/repro run-one lua/experiments/X.lua --only variant=V,seed=S " ..
+M.RUN_ONE_USAGE = "usage: bin/repro run-one lua/experiments/X.lua --only variant=V,seed=S " ..
   "[--set key=value,...] [--out-root DIR] [--threads N] [--keep-model]"
 
 -- Takes the study directory's lock shared, waiting while a `bin/repro run` or `analyze`
@@ -310,11 +310,11 @@ local function train_one(o, s, r, dir, who)
 end
 
 function M.run_one_main(args)
-  local o = M.parse(args, "repro run-one", RUN_ONE_USAGE, { ["--threads"] = M.THREADS,
+  local o = M.parse(args, "repro run-one", M.RUN_ONE_USAGE, { ["--threads"] = M.THREADS,
     ["--keep-model"] = { key = "keep_model", kind = "flag" } })
   if o.help then return 0 end
   if #o.only ~= 1 or not o.only[1].variant or not o.only[1].seed then
-    user_error("repro run-one: needs exactly one --only variant=V,seed=S\n%s", RUN_ONE_USAGE)
+    user_error("repro run-one: needs exactly one --only variant=V,seed=S\n%s", M.RUN_ONE_USAGE)
   end
   proc.trap_signals() -- SIGINT/SIGTERM before training: stop before touching anything
   local s, runs, out_root, dir = M.load(o, true)

@@ -29,7 +29,7 @@ M.MEM_HEADROOM = 1.5
 
 local user_error = base.user_error
 
-local USAGE = "usage: bin/repro submit --slurm lua/experiments/X.lua [--partition P] " ..
+M.USAGE = "usage: bin/repro submit --slurm lua/experiments/X.lua [--partition P] " ..
   "[--time T] [--mem M] [--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
   "[--set key=value,...] [--out-root DIR] [--update] [--dry-run]"
 
@@ -223,7 +223,7 @@ local function check_name(o, key, flag)
 end
 
 local function parse_args(args)
-  local o = plan.parse(args, "repro submit", USAGE, { ["--threads"] = plan.THREADS,
+  local o = plan.parse(args, "repro submit", M.USAGE, { ["--threads"] = plan.THREADS,
     ["--slurm"] = { key = "slurm", kind = "flag" },
     ["--partition"] = { key = "partition", kind = "value" },
     ["--time"] = { key = "time", kind = "value" },
@@ -233,7 +233,7 @@ local function parse_args(args)
     ["--mem"] = { key = "mem", kind = "value" },
     ["--update"] = { key = "update", kind = "flag" } })
   if o.help then return o end
-  if not o.slurm then user_error("repro submit: name the executor: --slurm\n%s", USAGE) end
+  if not o.slurm then user_error("repro submit: name the executor: --slurm\n%s", M.USAGE) end
   check_name(o, "partition", "--partition")
   check_name(o, "account", "--account")
   if o.time then
