@@ -363,7 +363,6 @@ function M.checked_parts(src, titles)
 end
 
 local ledger = require "repro.report.ledger"
-local has_word = ledger.has_word
 
 -- What makes a text (outside assertions) a finding: the first verdict word or result macro.
 function M.finding_mark(text)
@@ -372,11 +371,8 @@ function M.finding_mark(text)
       if #name > #suf and name:sub(-#suf) == suf then return "the result macro \\" .. name end
     end
   end
-  local plain = " " .. text:gsub("\\%a+", " "):gsub("[{}$~]", " "):lower() .. " "
-  for _, w in ipairs(M.VERDICT_WORDS) do
-    if has_word(plain, w) then return "the verdict word \"" .. w .. "\"" end
-  end
-  return nil
+  local w = ledger.first_word(ledger.plain(text), M.VERDICT_WORDS)
+  return w and ("the verdict word \"" .. w .. "\"")
 end
 
 -- Commands whose argument is not prose: titles, labels, references, floats' names.

@@ -52,7 +52,7 @@ M.COMPARING = { "than", "moved", "shrinks", "shrank", "grew", "more", "less", "u
 M.FINDING = { "changed", "differed", "differs", "removes", "protects", "agrees" }
 
 -- The text of a sentence as the checks read it: LaTeX commands out, lower case.
-local function plain(text)
+function M.plain(text)
   local s = text:gsub("\\emph{([^}]*)}", "%1"):gsub("\\num{([^}]*)}", "%1")
   s = s:gsub("\\%a+", " "):gsub("[{}$~]", " ")
   return " " .. s:lower():gsub("%s+", " ") .. " "
@@ -67,7 +67,14 @@ end
 function M.has_word(p, w)
   return p:find(word_pattern(w)) ~= nil
 end
-local has_word = M.has_word
+local has_word, plain = M.has_word, M.plain
+
+-- The first word or phrase of `list` that plain text p has (nil: none).
+function M.first_word(p, list)
+  for _, w in ipairs(list) do
+    if has_word(p, w) then return w end
+  end
+end
 
 -- The verdict words of a sentence: a list of {word, allowed classes}; a phrase covers
 -- the single words inside it ("not significant" is not also "significant").
@@ -106,12 +113,8 @@ function M.is_finding(text)
       text:find("\\%a+Sentence%f[^%a]") or text:find("\\%a+PrimaryDelta%f[^%a]") then
     return true
   end
-  if #M.verdict_words(text) > 0 or #M.sign_words(text) > 0 then return true end
-  local p = plain(text)
-  for _, w in ipairs(M.FINDING) do
-    if has_word(p, w) then return true end
-  end
-  return false
+  return #M.verdict_words(text) > 0 or #M.sign_words(text) > 0 or
+    M.first_word(plain(text), M.FINDING) ~= nil
 end
 
 -- Resolving an analysis ------------------------------------------------------------------
