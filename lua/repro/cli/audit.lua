@@ -191,13 +191,7 @@ function M.main(args)
     seed_words = "from the system's random source"
   end
   if #o.studies == 0 then
-    for _, n in ipairs(sys.listdir(o.out_root) or {}) do
-      local s = sys.lstat(o.out_root .. "/" .. n)
-      if base.valid_name(n) and s and s.type == "dir" and
-          study_records.design_of(o.out_root .. "/" .. n) then
-        o.studies[#o.studies + 1] = n
-      end
-    end
+    study_records.each_study(o.out_root, function(_, _, n) o.studies[#o.studies + 1] = n end)
   end
   local chosen, odds = {}, {}
   for si, name in ipairs(o.studies) do

@@ -183,15 +183,10 @@ function M.main(args)
     else
       -- a records root: its study folders, then the records of no study
       local studies = {}
-      for _, n in ipairs(sys.listdir(d0) or {}) do
-        local sub = d0 .. "/" .. n
-        local st = sys.lstat(sub)
-        local sdesign = st and st.type == "dir" and not n:match("^%.") and records.design_of(sub)
-        if sdesign then
-          studies[#studies + 1] = sub
-          check_study(c, sub, sdesign)
-        end
-      end
+      records.each_study(d0, function(sub, sdesign)
+        studies[#studies + 1] = sub
+        check_study(c, sub, sdesign)
+      end)
       check_loose(c, d0, studies)
     end
   end

@@ -297,16 +297,10 @@ function M.collect(targets, opts, who, say)
     else
       -- the study folders under it, then the records of no study
       local studies = {}
-      for _, n in ipairs(sys.listdir(dir) or {}) do
-        local sub = dir .. "/" .. n
-        local st = sys.lstat(sub)
-        local sdesign = st and st.type == "dir" and not n:match("^%.") and
-          study_records.design_of(sub)
-        if sdesign then
-          studies[sub] = true
-          read_study(mine, sub, sdesign)
-        end
-      end
+      study_records.each_study(dir, function(sub, sdesign)
+        studies[sub] = true
+        read_study(mine, sub, sdesign)
+      end)
       local found, links = find_runs(dir, 4, {}, {}, studies)
       local function in_study(p)
         return studies[dir .. "/" .. (p:sub(#dir + 2):match("^[^/]+") or "")] or false

@@ -37,6 +37,17 @@ function M.design_of(study_dir, opts)
   return d or nil
 end
 
+-- fn(dir, design, name) for each study folder directly under the records root `root`
+-- (hidden names and anything but a folder passed over), in listing order.
+function M.each_study(root, fn)
+  for _, n in ipairs(sys.listdir(root) or {}) do
+    local dir = root .. "/" .. n
+    local st = sys.lstat(dir)
+    local d = st and st.type == "dir" and not n:match("^%.") and M.design_of(dir)
+    if d then fn(dir, d, n) end
+  end
+end
+
 -- The study folder a record folder dir belongs to (dir = <study>/<variant>/<seed folder>),
 -- with its design, or nil.
 function M.study_of_record(dir, opts)
