@@ -92,12 +92,6 @@ local function sweep_rows(s, label)
   return rows
 end
 
-local function study(ctx, name)
-  for _, s in ipairs(ctx.studies) do
-    if s.name == name then return s end
-  end
-end
-
 -- The names of study s's norms in the paper's words (its factor's labels).
 local function labeller(s)
   local labels = s.factor and s.factor.labels or {}
@@ -107,7 +101,7 @@ end
 M.STUDIES = { tasks = "tasks_v2", sweep = "instability" }
 
 function M.table(ctx)
-  local tasks, sweep = study(ctx, M.STUDIES.tasks), study(ctx, M.STUDIES.sweep)
+  local tasks, sweep = ctx.by_name[M.STUDIES.tasks], ctx.by_name[M.STUDIES.sweep]
   local t = { align = "lrrrrr", rows = { { rule = true } }, skip = "2pt",
     above = { "", "\\multicolumn{2}{c}{Largest loss jump (nats)}",
       "\\multicolumn{2}{c}{Largest gradient norm}", "Variation" },
