@@ -46,7 +46,6 @@ M.ANALYZE_USAGE = "usage: bin/repro analyze lua/experiments/X.lua [--set key=val
 -- given (make reproduce lists those studies).
 M.EXIT_UNCHANGED = 3
 
-local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
 local function plural(n, word) return n == 1 and word or word .. "s" end
 
@@ -209,14 +208,14 @@ local function write_summary(s, dir, records, ctx)
     -- compute), with when this analysis ran and its commit (analysed_*).
     local ok, m = pcall(json.decode, ctx.old_manifest)
     if ok and type(m) == "table" and m.runs == #s.runs and type(m.wall_s) == "number" then
-      m.analysed_utc = utc()
+      m.analysed_utc = record.utc()
       m.analysed_git_commit, m.analysed_git_dirty = record.git_info()
       fs.write_atomic(dir .. "/manifest.json", json.pretty(m))
       return summary, true
     end
   end
   write_study_manifest(s, dir, {
-    start_utc = ctx.start_utc, end_utc = utc(), wall_s = host.now() - ctx.t_start,
+    start_utc = ctx.start_utc, end_utc = record.utc(), wall_s = host.now() - ctx.t_start,
     jobs = ctx.jobs, threads_per_job = ctx.threads,
     runs = #s.runs, runs_trained = ctx.trained, runs_reused = ctx.count.reuse or 0,
     runs_copied = ctx.count.copy or 0, runs_diverged = diverged,
@@ -376,7 +375,7 @@ function M.main(args, analyze_only)
   if lock_study(s, runs, dir, out_root, o.force) then return 130 end
   -- Under the lock: a killed runner's temporary files are stale.
   fs.remove_stale_tmp(dir)
-  local ctx = { t_start = host.now(), start_utc = utc(), update = o.update,
+  local ctx = { t_start = host.now(), start_utc = record.utc(), update = o.update,
     update_command = update_command(o),
     jobs = not analyze_only and jobs or nil, threads = not analyze_only and threads or nil }
   -- The summary on disk and its manifest, compared with the new one at the end (kept

@@ -589,7 +589,8 @@ function M.results(metrics)
   return out
 end
 
-local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
+-- The time now in UTC, as the records write it ("2026-12-07T18:40:00Z").
+function M.utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
 -- A thread count above the CPUs this process may use is capped to them, with a
 -- warning on stderr (results do not depend on it); 0 stays "every CPU".
@@ -705,7 +706,7 @@ function M.run(cfg, dir, opts)
   if not cok then error(M.engine_error(cerr), 0) end
   local text, sha = prepare(cfg, dir, opts)
   local ckpt = M.checkpoint_path(dir, sha)
-  local start, t0 = utc(), host.now()
+  local start, t0 = M.utc(), host.now()
   local suite = cfg.tasks and cfg.tasks ~= "" and tasks.load(M.data_path(cfg), cfg.tasks) or nil
   local model = dir .. "/" .. M.MODEL
   os.remove(model) -- a kept model is this record's only: never an older config's
@@ -746,7 +747,7 @@ function M.run(cfg, dir, opts)
     host = host.hostname(), cpu = provenance.cpu_model(), threads = th.threads,
     threads_last = th.changed and th.now or nil,
     core_s = th.changed and th.core_s + (host.now() - th.t_last) * th.now or nil,
-    start_utc = start, end_utc = utc(), wall_s = host.now() - t0,
+    start_utc = start, end_utc = M.utc(), wall_s = host.now() - t0,
     train_wall_s = metrics.wall_s, tokens_per_s = metrics.tokens_per_s,
     eval_tokens_per_s = metrics.eval_tokens_per_s,
     resumed_from_step = metrics.resumed_from,

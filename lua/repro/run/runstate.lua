@@ -27,7 +27,6 @@ function M.read_attempt(dir)
   return nil
 end
 
-local function utc() return os.date("!%Y-%m-%dT%H:%M:%SZ") end
 
 -- "slurm job 12_3" from the environment of an array task (or of a plain job).
 function M.slurm_job()
@@ -142,7 +141,7 @@ function M.train(cfg, dir, opts)
   if record.status(dir, cfg) == "done" then return nil, "done", "already done" end
   if opts.prepare then opts.prepare() end
   local a = { state = "running", host = host.hostname(), pid = host.pid(),
-    slurm_job = M.slurm_job(), start_utc = utc() }
+    slurm_job = M.slurm_job(), start_utc = record.utc() }
   write_attempt(dir, a)
   local last = host.now()
   local run_opts = { threads = opts.threads, checkpoint_every = opts.checkpoint_every,
@@ -159,7 +158,7 @@ function M.train(cfg, dir, opts)
   end
   local ok, m = pcall(record.run, cfg, dir, run_opts)
   if not ok then
-    a.state, a.end_utc = "error", utc()
+    a.state, a.end_utc = "error", record.utc()
     a.message = type(m) == "table" and tostring(m.message) or tostring(m)
     if not pcall(write_attempt, dir, a) then
       -- a full disk refuses the temporary copy: overwrite attempt.json in place, whose
@@ -171,7 +170,7 @@ function M.train(cfg, dir, opts)
     error(m, 0)
   end
   if m.interrupted or m.stopped then
-    a.state, a.step, a.end_utc = "stopped", m.steps, utc()
+    a.state, a.step, a.end_utc = "stopped", m.steps, record.utc()
     write_attempt(dir, a)
   else
     os.remove(M.attempt_path(dir))
