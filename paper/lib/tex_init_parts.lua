@@ -156,7 +156,6 @@ function M.chosen(s)
   return best
 end
 
-local NUMBER = { "one", "two", "three", "four", "five", "six", "seven", "eight" }
 
 local WHAT = { T = "token embeddings drawn $N(0, 1)$", P = "position embeddings drawn $N(0, 1)$",
   L = "PyTorch's Linear initialization", R = "no residual rescaling",
@@ -180,13 +179,13 @@ local function matter_sentence(comps, matter)
     local n = count[v]
     if n then
       local word = v == "undecided" and "without a verdict" or ("\\emph{" .. v .. "}")
-      rest[#rest + 1] = ((n == total and n > 1) and ("all " .. (NUMBER[n] or tostring(n)))
-        or (NUMBER[n] or tostring(n))) .. (n == 1 and " is " or " are ") .. word
+      rest[#rest + 1] = ((n == total and n > 1) and "all " or "") .. F.count_words(n) ..
+        (n == 1 and " is " or " are ") .. word
     end
   end
   local rest_text = table.concat(rest, " and ")
   if #matter == 0 then
-    return "None of the " .. (NUMBER[total] or tostring(total)) .. " interactions is " ..
+    return "None of the " .. F.count_words(total) .. " interactions is " ..
       "better or worse (" .. rest_text .. "), so this design singles out no component " ..
       "that changes what the norm does."
   end
@@ -267,7 +266,7 @@ local function learned_sentence(s, S)
       "at or above the corpus's unigram perplexity (%s) with and without LayerNorm: " ..
       "those models learned nothing beyond character frequencies, and LayerNorm's effect " ..
       "in them says nothing about the question; the pre-registered analysis keeps them, " ..
-      "so each interaction averages over them too.", NUMBER[#stuck] or tostring(#stuck),
+      "so each interaction averages over them too.", F.count_words(#stuck),
       tostring(ncell), list, F.num(ng.unigram_ppl, 2))
     if #stuck > 1 and #common > 0 then
       text = text .. " Each of them has " .. F.list(common) .. "."
@@ -326,7 +325,7 @@ local function parts_numbers(def, s, S, ctx)
   def(S .. "BundleMde", F.num(bc and bc.mde_adjusted and bc.mde_adjusted.value, 3))
   local learned, nstuck = learned_sentence(s, S)
   def(S .. "LearnedSentence", learned)
-  def(S .. "StuckN", NUMBER[nstuck] or string.format("%d", nstuck))
+  def(S .. "StuckN", F.count_words(nstuck))
   local bundle = setup_numbers(def, s, S .. "Bundle", "TPLR")
   setup_numbers(def, s, S .. "Ref", "ref")
   local claim = claim_ln_log_ratio(ctx)
@@ -481,13 +480,13 @@ local function edge_numbers(def, s, S)
     end
   end
   def(S .. "MovedN", string.format("%d", moved))
-  def(S .. "MovedWords", moved == 0 and "none" or (NUMBER[moved] or string.format("%d", moved)))
+  def(S .. "MovedWords", moved == 0 and "none" or F.count_words(moved))
   def(S .. "GroupsN", string.format("%d", #names))
   def(S .. "MaxFall", F.num(fall, 3))
   def(S .. "MovedSentence", moved == 0 and "the best moved there for none of them" or
     string.format("the best moved there for %s of them (%s), and the largest fall of a " ..
       "best mean loss was %s nats; the confirmatory runs of %s keep the sweep's rate",
-      NUMBER[moved] or string.format("%d", moved), table.concat(moved_names, "; "),
+      F.count_words(moved), table.concat(moved_names, "; "),
       F.num(fall, 3), moved == 1 and "that variant" or "those variants"))
   local seeds = {}
   for _, x in ipairs(s.seeds or {}) do seeds[#seeds + 1] = string.format("%d", x) end

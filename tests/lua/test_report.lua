@@ -46,6 +46,8 @@ t:eq(tex.escape("val_loss: 7 % & $x$ <= a/b"),
 t:eq(tex.escape("d \u{2212}0.5 \u{2248} 1"), "d $-$0.5 $\\approx$ 1", "unicode symbols")
 t:eq(tex.seed_list({ 1, 2, 3, 4, 5 }), "1--5", "consecutive seeds")
 t:eq(tex.seed_list({ 1, 3 }), "1, 3", "other seeds")
+t:eq(tex.count_words(3) .. " " .. tex.count_words(10, true) .. " " .. tex.count_words(11), "three Ten 11",
+  "counts in words to ten, then digits")
 t:eq(plot.fix_pdf_date("x /CreationDate (D:20261126013847Z) y"),
   "x /CreationDate (D:19700101000000Z) y", "PDF date fixed, same length")
 

@@ -103,9 +103,6 @@ local function name_list(names)
   return F.list(t)
 end
 
-local NUMBER_WORD = { "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
-  "Ten" }
-
 -- The sign-flip floor 2^(1-n) at each seed count of the studies, and whether any of them
 -- can reach the study's alpha.
 function M.signflip_floors(ctx)
@@ -234,7 +231,7 @@ function M.rule_history(ctx)
     out[#out + 1] = "No verdict moved."
   else
     out[#out + 1] = string.format("%s moved: %s.", #moved == 1 and "One verdict" or
-      ((NUMBER_WORD[#moved] or tostring(#moved)) .. " verdicts"), table.concat(moved, "; "))
+      (F.count_words(#moved, true) .. " verdicts"), table.concat(moved, "; "))
   end
   -- whether an effect changes between the two families: by each interaction's Holm p (rule 1
   -- gave interactions no verdict; rule 2's interaction_verdicts are in the summaries)

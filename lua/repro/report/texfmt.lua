@@ -189,6 +189,15 @@ function M.interval(ci, dec)
   return "[" .. M.num(ci[1], dec) .. ", " .. M.num(ci[2], dec) .. "]"
 end
 
+-- A count in prose: one to ten spelled out ("three"; capitalized with `cap`), others as
+-- digits.
+local NUMBER_WORDS = { "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+  "ten" }
+function M.count_words(n, cap)
+  local w = NUMBER_WORDS[n] or string.format("%d", n)
+  return cap and (w:sub(1, 1):upper() .. w:sub(2)) or w
+end
+
 -- Items as a list in prose: "a, b and c" (`last` before the last item, default " and ";
 -- `sep` between the others, default ", "); the one item alone, "" for none.
 function M.list(t, last, sep)
