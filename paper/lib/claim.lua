@@ -9,6 +9,7 @@
 local stats = require "stats"
 local json = require "repro.core.json"
 local base = require "repro.core.base"
+local textable = require "repro.core.textable"
 
 local M = {}
 
@@ -539,18 +540,9 @@ local function pm(x, f)
   return fmt(x.mean, f)
 end
 
--- Columns padded to their widths.
+-- Rows as text lines, columns padded to their widths.
 local function columns(rows)
-  local width, lines = {}, {}
-  for _, r in ipairs(rows) do
-    for i, x in ipairs(r) do width[i] = math.max(width[i] or 0, #x) end
-  end
-  for _, r in ipairs(rows) do
-    local f = {}
-    for i, x in ipairs(r) do f[i] = i < #r and x .. string.rep(" ", width[i] - #x) or x end
-    lines[#lines + 1] = "  " .. table.concat(f, "  ")
-  end
-  return lines
+  return (textable.render(rows, { indent = "  " }):gsub("\n$", ""))
 end
 
 -- The codes the claim's section of a summary holds (tests/lua/test_summary_strings.lua).
@@ -652,7 +644,7 @@ function M.text(c)
         z[4] or "-", fmt(e.values.val_ppl), fmt(e.values.bal_subset_acc_mean, "%.4f"),
         fmt(e.values.embed_norm) }
     end
-    for _, l in ipairs(columns(rows)) do add(l) end
+    add(columns(rows))
     for _, e in ipairs(c.excluded or {}) do
       add(string.format("  excluded: %s (%s)", e.variant, M.excluded_words(e, c.ngram)))
     end
@@ -678,7 +670,7 @@ function M.text(c)
         ("undefined: no positive finite " .. tostring(d.metric)), z[1] or "-", z[2] or "-", z[3] or "-",
         fmt(e.values.val_ppl), fmt(e.values.final_grad_norm), fmt(e.values.embed_norm) }
     end
-    for _, l in ipairs(columns(rows)) do add(l) end
+    add(columns(rows))
     add(M.sentence(c))
     add("selected for the next stage: " .. (#c.selected > 0 and table.concat(c.selected, ", ")
       or "none"))
@@ -729,7 +721,7 @@ function M.text(c)
     row("", "suite", function(x) return pm(x.embed_norm, "%.2f") end)
     row("distance D", "", function(x) return x.distance.d and string.format("%s%s",
       fmt(x.distance.d, "%.1f"), x.distance.matches and " (match)" or "") or "-" end)
-    for _, l in ipairs(columns(t)) do add(l) end
+    add(columns(t))
     local sub = r.none.subset_acc
     if sub.n and sub.n > 0 then
       add(string.format("  (subset accuracy: mean +- sd over %d seeds x %d subsets of 50 " ..
