@@ -482,23 +482,25 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
         }
         PROF_BEGIN(t_qkv);
         linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, (int)BT, C, 3 * C);
-        PROF_END(PROF_LINEAR_FWD, t_qkv);
+        PROF_END(PROF_QKV_FWD, t_qkv);
         PROF_BEGIN(t_att);
         attention_forward(a->atty, a->att, a->qkv, drop ? a->m_att : NULL, keep, B, T, C, H);
         PROF_END(PROF_ATTN_FWD, t_att);
         PROF_BEGIN(t_proj);
         linear_forward(m->tmp, a->atty, w->proj_w, w->proj_b, (int)BT, C, C);
-        PROF_END(PROF_LINEAR_FWD, t_proj);
+        PROF_END(PROF_PROJ_FWD, t_proj);
         if (drop)
             apply_mask(m->tmp, a->m_proj, keep, BT * C);
         PROF_BEGIN(t_ln2);
         residual_layernorm_forward(a->res2, m->res[l], m->tmp, a->ln2, a->ln2_mean,
                                    a->ln2_rstd, w->ln2_w, w->ln2_b, (int)BT, C, GPT_LN_EPS);
         PROF_END(PROF_NORM, t_ln2);
-        PROF_BEGIN(t_mlp);
+        PROF_BEGIN(t_fc);
         linear_gelu_forward(a->fch, a->fchg, a->ln2, w->fc_w, w->fc_b, (int)BT, C, 4 * C);
+        PROF_END(PROF_FC_FWD, t_fc);
+        PROF_BEGIN(t_fc2);
         linear_forward(m->tmp, a->fchg, w->fc2_w, w->fc2_b, (int)BT, 4 * C, C);
-        PROF_END(PROF_LINEAR_FWD, t_mlp);
+        PROF_END(PROF_FC2_FWD, t_fc2);
         if (drop)
             apply_mask(m->tmp, a->m_fc2, keep, BT * C);
         PROF_BEGIN(t_ln1);
@@ -516,7 +518,7 @@ double gpt_forward(gpt_model *m, int B, int with_targets, int train, long step)
     }
     PROF_BEGIN(t_head);
     linear_forward(m->logits, m->lnf, p->lm_head ? p->lm_head : p->wte, NULL, (int)BT, C, V);
-    PROF_END(PROF_LINEAR_FWD, t_head);
+    PROF_END(PROF_LOGITS_FWD, t_head);
 
     PROF_BEGIN(t_xent);
     softmax_xent(m->probs, m->losses, m->logits, with_targets ? m->targets : NULL, (int)BT, V);
@@ -559,7 +561,7 @@ void gpt_backward(gpt_model *m, int B)
         linear_backward_set(m->dlnf, g->lm_head, NULL, dlogits, m->lnf, p->lm_head, (int)BT, C, V);
     else
         linear_backward_set(m->dlnf, g->wte, NULL, dlogits, m->lnf, p->wte, (int)BT, C, V);
-    PROF_END(PROF_LINEAR_BWD, t_head);
+    PROF_END(PROF_LOGITS_BWD, t_head);
     PROF_BEGIN(t_lnf);
     layernorm_backward_set(m->dres, g->lnf_w, g->lnf_b, m->dlnf, m->res[L], p->lnf_w,
                            m->lnf_mean, m->lnf_rstd, (int)BT, C);
@@ -575,11 +577,13 @@ void gpt_backward(gpt_model *m, int B)
             apply_mask(m->dbr, a->m_fc2, keep, BT * C);
             dbr = m->dbr;
         }
-        PROF_BEGIN(t_mlp);
+        PROF_BEGIN(t_fc2);
         linear_backward_gelu(m->dbig, a->fch, gw->fc2_w, gw->fc2_b, dbr, a->fchg, w->fc2_w,
                              (int)BT, 4 * C, C);
+        PROF_END(PROF_FC2_BWD, t_fc2);
+        PROF_BEGIN(t_fc);
         linear_backward_set(m->dln, gw->fc_w, gw->fc_b, m->dbig, a->ln2, w->fc_w, (int)BT, C, 4 * C);
-        PROF_END(PROF_LINEAR_BWD, t_mlp);
+        PROF_END(PROF_FC_BWD, t_fc);
         PROF_BEGIN(t_ln2);
         layernorm_backward(m->dres, gw->ln2_w, gw->ln2_b, m->dln, a->res2, w->ln2_w, a->ln2_mean,
                            a->ln2_rstd, (int)BT, C);
@@ -592,7 +596,7 @@ void gpt_backward(gpt_model *m, int B)
         }
         PROF_BEGIN(t_proj);
         linear_backward_set(m->datty, gw->proj_w, gw->proj_b, dbr, a->atty, w->proj_w, (int)BT, C, C);
-        PROF_END(PROF_LINEAR_BWD, t_proj);
+        PROF_END(PROF_PROJ_BWD, t_proj);
         PROF_BEGIN(t_att);
         attention_backward(m->dqkv, m->datty, a->qkv, a->att, drop ? a->m_att : NULL, keep, B, T,
                            C, H);
@@ -600,7 +604,7 @@ void gpt_backward(gpt_model *m, int B)
         PROF_BEGIN(t_qkv);
         linear_backward_set(m->dln, gw->qkv_w, gw->qkv_b, m->dqkv, a->ln1, w->qkv_w, (int)BT, C,
                         3 * C);
-        PROF_END(PROF_LINEAR_BWD, t_qkv);
+        PROF_END(PROF_QKV_BWD, t_qkv);
         PROF_BEGIN(t_ln1);
         layernorm_backward(m->dres, gw->ln1_w, gw->ln1_b, m->dln, m->res[l], w->ln1_w,
                            a->ln1_mean, a->ln1_rstd, (int)BT, C);

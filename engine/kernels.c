@@ -248,10 +248,13 @@ void residual_layernorm_forward(float *res, const float *a, const float *b, floa
 /* The backward of a norm.  On one thread, one sweep over the rows in chunks of NORM_CHUNK
  * rows: a chunk's rows of dinp, then the chunk's terms of the weight (and bias)
  * gradients while it is in cache, so the rows (activations of the forward, read back from
- * memory) are read once.  On more threads each thread computes the dinp of its rows
- * (gemm_rows), then the gradients of its columns (column_range) over all rows: the two
- * passes share no output, so no thread waits for another.  Either way each column's sum
- * runs over the rows in order (an accumulator stored and reloaded between chunks,
+ * memory) are read once.  On two threads each thread reads only its own rows (gemm_rows,
+ * the rows the products around it gave it), as the linear layers' backward does: thread 0
+ * runs its rows' part of the gradients' chains while thread 1 computes its rows of dinp,
+ * then thread 1 continues the chains over its rows (the ordered region) while thread 0
+ * computes its dinp.  On more threads each thread computes the dinp of its rows, then
+ * the gradients of its columns (column_range) over all rows.  Either way each column's
+ * sum runs over the rows in order (an accumulator stored and reloaded between parts,
  * exactly) and each row's dinp is the same row computation: the bits of a row pass then a
  * column pass. */
 #define NORM_CHUNK 32
@@ -298,6 +301,23 @@ static void norm_backward(const norm_bwd *a, int N)
             int r1 = r0 + NORM_CHUNK < N ? r0 + NORM_CHUNK : N;
             norm_bwd_rows(k, a, r0, r1);
             norm_bwd_cols(k, a, r0, r1, 0, a->C);
+        }
+        return;
+    }
+    if (omp_get_max_threads() == 2) {
+#pragma omp parallel num_threads(2)
+        {
+            int t = omp_get_thread_num(), n = omp_get_num_threads(), r0, r1;
+            own_rows(N, &r0, &r1);
+            if (t > 0)
+                norm_bwd_rows(k, a, r0, r1);
+#pragma omp for ordered schedule(static, 1) nowait
+            for (int s = 0; s < n; s++) { /* iteration s on thread s: its rows */
+#pragma omp ordered
+                norm_bwd_cols(k, a, r0, r1, 0, a->C);
+            }
+            if (t == 0)
+                norm_bwd_rows(k, a, r0, r1);
         }
         return;
     }

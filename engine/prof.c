@@ -8,8 +8,9 @@
 int prof_on = 0;
 static double acc[PROF_N];
 
-static const char *const names[PROF_N] = {"embed", "linear_fwd", "linear_bwd", "attn_fwd",
-                                          "attn_bwd", "norm", "xent", "optim"};
+static const char *const names[PROF_N] = {
+    "embed",   "qkv_fwd",  "proj_fwd", "fc_fwd", "fc2_fwd", "logits_fwd", "qkv_bwd", "proj_bwd",
+    "fc_bwd",  "fc2_bwd",  "logits_bwd", "attn_fwd", "attn_bwd", "norm", "xent", "optim"};
 
 double prof_clock(void)
 {

@@ -8,8 +8,18 @@
 
 enum {
     PROF_EMBED,      /* token + position sum, the embedding norm, the scatter into wte/wpe */
-    PROF_LINEAR_FWD, /* the linear layers and the logits, forward (GELU fused in fc) */
-    PROF_LINEAR_BWD, /* their backward (GELU's fused in fc2's) */
+    /* the linear layers by site, forward (bias fused; GELU fused in fc's) and backward
+     * (input and weight gradients and the bias's column sums; GELU's fused in fc2's) */
+    PROF_QKV_FWD,
+    PROF_PROJ_FWD,
+    PROF_FC_FWD,
+    PROF_FC2_FWD,
+    PROF_LOGITS_FWD,
+    PROF_QKV_BWD,
+    PROF_PROJ_BWD,
+    PROF_FC_BWD,
+    PROF_FC2_BWD,
+    PROF_LOGITS_BWD,
     PROF_ATTN_FWD,   /* attention scores, softmax and weighted values */
     PROF_ATTN_BWD,
     PROF_NORM,       /* the blocks' LayerNorms and residual adds, both directions */

@@ -341,7 +341,7 @@ static int l_effective(lua_State *L)
 }
 
 /* engine.profile(on): the step profile of engine/prof.h (make bench only).  Returns the
- * seconds per kind of work accumulated since it was last started, {embed =, linear_fwd =,
+ * seconds per kind of work accumulated since it was last started, {embed =, qkv_fwd =,
  * ...}; then on = true starts a new one (zeroed), false stops it. */
 static int l_profile(lua_State *L)
 {

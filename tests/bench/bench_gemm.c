@@ -1,9 +1,10 @@
 /* GEMM and attention microbenchmark (make bench-gemm; a benchmark: it prints, it asserts
  * nothing): GFLOP/s of the default model's products (8 x 128, 8 heads, T = 128, B = 16:
  * N = 2048 tokens; C= another width) on one thread (or threads=N), forward, input-gradient
- * and weight-gradient shapes, one layer's attention forward + backward and its norms
- * (the residual add with the LayerNorm, and the LayerNorm's backward), beside the path's
- * FMA peak measured in the same run.
+ * and weight-gradient shapes, one layer's attention forward + backward, the elementwise
+ * work its linear layers fuse (GELU and its backward, the bias gradient's column sums)
+ * and its norms (the residual add with the LayerNorm, and the LayerNorm's backward),
+ * beside the path's FMA peak measured in the same run.
  *   build/bench/bench_gemm [threads=1] [reps=7] [C=128] [path=avx512] [attn]
  * (attn: attention only).  Each figure is the median of `reps` timings, in CPU time on one
  * thread (another tenant of a shared machine changes it less than wall time), wall time
@@ -59,6 +60,21 @@ static float *filled(size_t n, int salt)
     for (size_t i = 0; i < n; i++)
         p[i] = (float)((long)((i + (size_t)salt) % 97) - 48) / 64.0f;
     return p;
+}
+
+/* GELU (d NULL) or its backward, y = GELU'(x)·d, over N rows of n, each thread its rows */
+static void gelu_rows(float *y, const float *x, const float *d, int N, int n)
+{
+#pragma omp parallel
+    {
+        int r0, r1;
+        gemm_rows(N, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
+        size_t o = (size_t)r0 * n, len = (size_t)(r1 - r0) * n;
+        if (d)
+            kern->gelu_bwd(y + o, x + o, d + o, len);
+        else
+            kern->gelu_fwd(y + o, x + o, len);
+    }
 }
 
 int main(int argc, char **argv)
@@ -178,6 +194,40 @@ int main(int argc, char **argv)
         free(out);
         free(dout);
         free(att);
+    }
+    /* the elementwise work the linear layers fuse, on the default model's rows: GELU
+     * forward and backward on N x 4C (each thread its rows, as the GEMM epilogues), and
+     * the bias gradient's column sums of N x C (one thread: the step's chains run in
+     * row order, on one thread at a time), microseconds per call */
+    if (!only_attn) {
+        size_t n = (size_t)N * 4 * C;
+        float *x = filled(n, 20), *y = filled(n, 21), *d = filled(n, 22);
+        float *db = filled((size_t)4 * C, 23);
+        double tg[99], tgb[99], ts[99];
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_s();
+            for (int i = 0; i < 20; i++)
+                gelu_rows(y, x, NULL, N, 4 * C);
+            double t1 = now_s();
+            for (int i = 0; i < 20; i++)
+                gelu_rows(y, x, d, N, 4 * C);
+            double t2 = now_s();
+            for (int i = 0; i < 20; i++)
+                kern->col_sum_add(db, d, N, C, 0, C);
+            tg[r] = (t1 - t0) / 20;
+            tgb[r] = (t2 - t1) / 20;
+            ts[r] = (now_s() - t2) / 20;
+        }
+        printf("  %-11s M %5d N %4d  %7.1f us per call\n", "gelu fwd", N, 4 * C,
+               1e6 * median(tg, reps));
+        printf("  %-11s M %5d N %4d  %7.1f us per call\n", "gelu bwd", N, 4 * C,
+               1e6 * median(tgb, reps));
+        printf("  %-11s M %5d N %4d  %7.1f us per call (one thread)\n", "bias sums", N, C,
+               1e6 * median(ts, reps));
+        free(x);
+        free(y);
+        free(d);
+        free(db);
     }
     /* the norms of a block: the residual add with the LayerNorm after it (forward) and the
      * LayerNorm's backward, on N x C, microseconds per call (operands in cache) */

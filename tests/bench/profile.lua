@@ -6,8 +6,9 @@
 --                                          [gemm=build/bench/bench_gemm]
 -- Per kind: ms per step, share of the step, and for the matrix products their FLOPs per
 -- step, GFLOP/s and % of the peak at that thread count:
---   linear_fwd  2·B·T·(12·L·C² + V·C)    (qkv, proj, fc, fc2 and the logits)
---   linear_bwd  twice that               (input and weight gradients)
+--   linear_fwd  2·B·T·(12·L·C² + V·C)    (qkv, proj, fc, fc2 and the logits: the sum of
+--                                         the engine's per-site kinds, *_fwd)
+--   linear_bwd  twice that               (input and weight gradients, *_bwd)
 --   attn_fwd    per head 2 products (scores, weighted values) of 2·hs FLOPs per computed
 --               entry; the engine computes, per block of AB query rows, the keys up to
 --               the block's end (AB = 16 on avx512 and generic, 18 on avx2): Σ rows·end
@@ -18,9 +19,12 @@
 -- would reach with every kind but the linear layers free, and with attention at the
 -- linear layers' rate.  With gemm= (make bench-profile gives it), the same linear shapes
 -- alone (tests/bench/bench_gemm.c, at each thread count, just before the training) beside
--- the linear layers inside the step, both as % of their own peak; at the end the step
--- and the norms at each thread count, and the norms' speed-up.  A benchmark: it prints,
--- it asserts nothing.
+-- the linear layers inside the step, both as % of their own peak, and per site (qkv,
+-- proj, fc, fc2; forward and backward) where the difference is: the site's time in the
+-- step against its products alone plus the elementwise work it fuses alone (GELU, the
+-- bias sums), the rest being what the step adds (operands from memory, not cache).  At
+-- the end the step and the norms at each thread count, and the norms' speed-up.  A
+-- benchmark: it prints, it asserts nothing.
 local engine = require "engine"
 local fs = require "repro.core.fs"
 
@@ -60,6 +64,7 @@ local flops = {
 flops.linear_bwd = 2 * flops.linear_fwd
 local KINDS = { "linear_fwd", "linear_bwd", "attn_fwd", "attn_bwd", "norm", "xent", "embed",
   "optim" }
+local SITES = { "qkv", "proj", "fc", "fc2", "logits" }
 
 local function fma_peak(th)
   local best = 0
@@ -67,13 +72,34 @@ local function fma_peak(th)
   return best
 end
 
--- bench_gemm's "all linear" line at th threads: its % of its own peak, or nil
-local function alone_pct(th)
+-- bench_gemm at th threads: { pct = its "all linear" % of its own peak, ms = { [line] =
+-- milliseconds per call } for each shape, GELU and bias-sum line }, or nil
+local function alone(th)
   if opts.gemm == "" or C % 128 ~= 0 then return nil end
   local out = fs.capture(string.format("%s threads=%d C=%d", fs.quote(opts.gemm), th, C))
   local pct = out and out:match("all linear%s+[%d.]+ GFLOP/s%s+([%d.]+) %%")
   if not pct then error({ message = "profile: no 'all linear' line from " .. opts.gemm }) end
-  return tonumber(pct)
+  local ms = {}
+  for name, m, n, k, gf in out:gmatch("\n  (%a+%d? %a+)%s+M%s+(%d+) N%s+(%d+) K%s+(%d+)%s+([%d.]+) GFLOP/s") do
+    ms[name] = 2 * m * n * k / (tonumber(gf) * 1e9) * 1e3
+  end
+  for name, us in out:gmatch("\n  (%a+ %a+)%s+M%s+%d+ N%s+%d+%s+([%d.]+) us per call") do
+    ms[name] = tonumber(us) / 1e3
+  end
+  return { pct = tonumber(pct), ms = ms }
+end
+
+-- A site's products and fused elementwise work alone, ms per step (bench_gemm's lines; L
+-- layers; the logits' backward shapes are not among them)
+local function site_alone(ms, site, dir)
+  local function get(k) return ms[k] or error({ message = "profile: no '" .. k .. "' line" }) end
+  if site == "logits" then return dir == "fwd" and get("logits fwd") or nil end
+  if dir == "fwd" then
+    return L * (get(site .. " fwd") + (site == "fc" and get("gelu fwd") or 0))
+  end
+  local cols = ({ qkv = 3, proj = 1, fc = 4, fc2 = 1 })[site]
+  return L * (get(site .. " dX") + get(site .. " dW") + cols * get("bias sums") +
+    (site == "fc2" and get("gelu bwd") or 0))
 end
 
 local summary = {}
@@ -81,7 +107,7 @@ print(string.format("profile: %d x %d (L x C), %d heads of %d, context %d, batch
   "%d steps (the first not timed)", L, C, H, hs, T, B, path, steps))
 for th in opts.threads:gmatch("%d+") do
   th = math.tointeger(tonumber(th))
-  local alone = alone_pct(th)
+  local gemm = alone(th)
   local peak = fma_peak(th)
   local t0, t1, prof
   engine.train({ n_layer = L, d_model = C, n_head = H, iters = steps + 1000, warmup = 1,
@@ -95,6 +121,11 @@ for th in opts.threads:gmatch("%d+") do
       end
       return step + 1 >= steps
     end })
+  for _, dir in ipairs({ "fwd", "bwd" }) do
+    local sum = 0
+    for _, site in ipairs(SITES) do sum = sum + prof[site .. "_" .. dir] end
+    prof["linear_" .. dir] = sum
+  end
   local n = steps - 1
   local step_s = (t1 - t0) / n
   print(string.format("\n%d thread%s: %.2f ms per step, peak %.1f GFLOP/s", th,
@@ -119,9 +150,19 @@ for th in opts.threads:gmatch("%d+") do
   local lin_pct = 100 * lin_f / lin_s / 1e9 / peak
   print(string.format("  linear (fwd + bwd): %.1f GFLOP/s, %.1f %% of peak", lin_f / lin_s / 1e9,
     lin_pct))
-  if alone then
+  if gemm then
     print(string.format("  the same shapes alone (bench_gemm, all linear): %.1f %% of its peak; " ..
-      "inside the step %.1f %% below that", alone, 100 * (1 - lin_pct / alone)))
+      "inside the step %.1f %% below that", gemm.pct, 100 * (1 - lin_pct / gemm.pct)))
+    print(string.format("  %-11s %9s %9s %9s   (alone: the products, GELU and bias sums " ..
+      "by themselves)", "site", "ms/step", "alone", "step adds"))
+    for _, dir in ipairs({ "fwd", "bwd" }) do
+      for _, site in ipairs(SITES) do
+        local s, a = 1e3 * prof[site .. "_" .. dir] / n, site_alone(gemm.ms, site, dir)
+        print(string.format("  %-11s %9.3f %9s %9s", site .. "_" .. dir, s,
+          a and string.format("%.3f", a) or "-",
+          a and string.format("%+.1f %%", 100 * (s - a) / a) or "-"))
+      end
+    end
   end
   summary[#summary + 1] = { th = th, step_ms = 1e3 * step_s, norm_ms = 1e3 * prof.norm / n }
   print(string.format("  the step: %.1f GFLOP/s, %.1f %% of peak (products only)",

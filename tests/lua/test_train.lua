@@ -340,13 +340,14 @@ do
   t:ok(off.val_loss == on.val_loss and off.final_grad_norm == on.final_grad_norm and
     off.train_loss == on.train_loss, "profile on: the same metrics bit for bit")
   local timed = true
-  for _, k in ipairs({ "embed", "linear_fwd", "linear_bwd", "attn_fwd", "attn_bwd", "norm",
+  for _, k in ipairs({ "embed", "qkv_fwd", "proj_fwd", "fc_fwd", "fc2_fwd", "logits_fwd",
+    "qkv_bwd", "proj_bwd", "fc_bwd", "fc2_bwd", "logits_bwd", "attn_fwd", "attn_bwd", "norm",
     "xent", "optim" }) do
     timed = timed and type(prof[k]) == "number" and prof[k] > 0
   end
   t:ok(timed, "profile on: every kind of work timed")
   local again = engine.profile(false)
-  t:ok(again.linear_fwd == prof.linear_fwd, "profile off: nothing more accumulates")
+  t:ok(again.qkv_fwd == prof.qkv_fwd, "profile off: nothing more accumulates")
 end
 
 check.rmtree(dir)
