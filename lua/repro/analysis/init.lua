@@ -138,8 +138,6 @@ local M = {}
 M.SPIKE_FACTOR, M.masked = records.SPIKE_FACTOR, records.masked
 M.parse_log, M.spikes, M.read_run = records.parse_log, records.spikes, records.read_run
 M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
-M.variance_components = variance.variance_components
-local finite = require("repro.core.base").finite
 
 local function arr(t) return json.array(t or {}) end
 
@@ -351,7 +349,7 @@ end
 -- command line's overrides, the extensions' sections, the sweep.
 local function summary_extras(ctx, out, per_variant, comparisons)
   local s, runs, an = ctx.s, ctx.runs, ctx.an
-  local vc = M.variance_components(s, runs, comparisons, an)
+  local vc = variance.variance_components(s, runs, comparisons, an)
   if vc then out.variance_components = vc end
   if s.set then
     out.command_line_overrides = json.object(s.set)
@@ -383,22 +381,11 @@ end
 -- ("unigram" or "bigram"), val_ppl, unigram_ppl, bigram_ppl, data}, in the study's
 -- variant order; empty for a study without verdicts.  summary.json's `warnings`.
 function M.guardrail_warnings(s, per_variant, verdicts)
-  local in_verdict = {}
-  for _, v in ipairs(verdicts) do
-    in_verdict[v.treatment], in_verdict[v.baseline] = true, true
-  end
   local data_of = {}
   for _, r in ipairs(s.runs or {}) do data_of[r.variant] = data_of[r.variant] or r.cfg.data end
-  local out = {}
-  for _, v in ipairs(s.variants) do
-    local pv = per_variant[v.name]
-    local ppl = pv and pv.metrics and pv.metrics.val_ppl and pv.metrics.val_ppl.mean
-    local w = in_verdict[v.name] and finite(ppl) and guardrail.entry(v.name, ppl, data_of[v.name])
-    if w then
-      out[#out + 1] = { variant = w.variant, level = w.level, val_ppl = w.val_ppl,
-        unigram_ppl = w.unigram_ppl, bigram_ppl = w.bigram_ppl, data = w.data }
-    end
-  end
+  local out = guardrail.warnings(s.variants, per_variant, verdicts,
+    function(v) return data_of[v.name] end)
+  for _, w in ipairs(out) do w.text = nil end -- the words are the reader's (words.lua)
   return out
 end
 
