@@ -49,28 +49,16 @@ end
 
 -- The seeds-from-power form (header): {power, pilot | sd, first}, or nil after reporting.
 function M.check_spec(P, t)
-  local ok = true
-  for _, k in ipairs(prob.sorted_keys(t)) do
-    if k ~= "count" and k ~= "first" then
-      P.add("seeds." .. tostring(k), "unknown field (seeds from power: count = {power =, " ..
-        "pilot = | sd =}, first =)", tostring(k))
-      ok = false
-    end
-  end
+  local ok = prob.unknown_fields(P, t, "seeds", { "count", "first" }, " (seeds from power: " ..
+    "count = {power =, pilot = | sd =}, first =)")
   local c, spec = t.count, {}
   if type(c) ~= "table" then
     P.add("seeds.count", string.format("expected a table { power = %g, pilot = \"<study>\" } " ..
       "or { power = %g, sd = x }", stats.DEFAULT_POWER, stats.DEFAULT_POWER), "count")
     return nil
   end
-  for _, k in ipairs(prob.sorted_keys(c)) do
-    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" and k ~= "upper" and
-        k ~= "min" then
-      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd, min, " ..
-        "max or upper)", tostring(k))
-      ok = false
-    end
-  end
+  if not prob.unknown_fields(P, c, "seeds.count", { "power", "pilot", "sd", "max", "upper",
+    "min" }, " (expected power, pilot, sd, min, max or upper)") then ok = false end
   if not check_count(P, c) then ok = false end
   local first = t.first
   if math.type(first) == "float" and first == math.floor(first) then first = math.tointeger(first) end

@@ -3,14 +3,16 @@
 -- declared order.  A comparison stops at the first look where its repeated confidence
 -- interval decides it (lua/repro/analysis/sequential.lua); the runner trains the next look
 -- only for comparisons still open.  The last look is the cap: it equals the study's seeds.
+local prob = require "repro.study.problems"
+
 local M = {}
 
 M.SHAPES = { obf = true, pocock = true }
 M.TESTS = { signed_rank = true, t = true }
 M.STOPS = { difference = true, equivalence = true, futility = true }
 M.BOUNDARIES = { constant = true, spending = true }
-local FIELDS = { looks = true, shape = true, test = true, stop = true, margin = true,
-  target = true, sd = true, sd_source = true, boundary = true }
+local FIELDS = { "looks", "shape", "test", "stop", "margin", "target", "sd", "sd_source",
+  "boundary" }
 
 local function is_int(x) return math.type(x) == "integer" end
 
@@ -23,12 +25,7 @@ function M.check(P, spec, an)
       "margin =, target =, sd =, sd_source =, boundary = \"constant\" | \"spending\" }")
     return nil
   end
-  for k in pairs(spec) do
-    if not FIELDS[k] then
-      P.add(path .. "." .. tostring(k), "unknown field (expected looks, shape, test, stop, " ..
-        "margin, target, sd, sd_source, boundary)", tostring(k))
-    end
-  end
+  prob.unknown_fields(P, spec, path, FIELDS, " (expected " .. table.concat(FIELDS, ", ") .. ")")
   local out = { shape = spec.shape, test = spec.test, boundary = spec.boundary or "constant",
     margin = spec.margin or
     (an or {}).min_effect, target = spec.target, sd = spec.sd, sd_source = spec.sd_source,
