@@ -160,17 +160,10 @@ function M.check_engine(P, s)
       keys[#keys + 1] = first
       local where, key = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")", first
       local found = false
-      for _, place in ipairs({ "set", "variant", "base" }) do
+      for _, place in ipairs({ { s.set or {}, "--set " }, { v.overrides, v.path .. "." },
+        { s.base, "base." } }) do
         for _, k in ipairs(keys) do
-          if not found then
-            if place == "variant" and v.overrides[k] ~= nil then
-              where, key, found = v.path .. "." .. k, k, true
-            elseif place == "set" and s.set and s.set[k] ~= nil then
-              where, key, found = "--set " .. k, k, true
-            elseif place == "base" and s.base[k] ~= nil then
-              where, key, found = "base." .. k, k, true
-            end
-          end
+          if not found and place[1][k] ~= nil then where, key, found = place[2] .. k, k, true end
         end
       end
       P.add(where, msg, key)

@@ -206,19 +206,17 @@ local function seeds_from_power(P, s, spec, opts)
     P.add("seeds.count", tostring(n):gsub("^.-%(", "("), "count")
     return false
   end
-  -- a pre-registered budget cap: fewer seeds than power asks for, said in the summary
-  local uncapped, power_at_n = n, g.power_achieved
-  if spec.max and n > spec.max then
-    n = spec.max
-    power_at_n = stats.power(n, g.d_z, { alpha = g.level })
+  -- a pre-registered budget cap (fewer seeds than power asks for, said in the summary),
+  -- then a floor (more seeds; check_count keeps min <= max)
+  local uncapped = n
+  n = math.min(n, spec.max or n)
+  n = math.max(n, spec.min or n)
+  local power_at_n = n == uncapped and g.power_achieved or
+    stats.power(n, g.d_z, { alpha = g.level })
+  if n < uncapped then
     an.design_notes[#an.design_notes + 1] = M.cap_note({ n_uncapped = uncapped,
       power = spec.power, delta = an.min_effect, sd = sd, level = g.level, n = n,
       power_achieved = power_at_n })
-  end
-  -- a pre-registered floor: more seeds than power asks for (power at n said)
-  if spec.min and n < spec.min then
-    n = spec.min
-    power_at_n = stats.power(n, g.d_z, { alpha = g.level })
   end
   for i = 0, n - 1 do
     if d.pilot_seeds[spec.first + i] then
