@@ -456,12 +456,6 @@ function M.improvement(imp)
     fmt(imp.ci[2])) or "")
 end
 
--- What the robust companions are.
-M.ROBUST = "Exploratory, outside the decision rule: each comparison's and interaction's " ..
-  "robust companions (Hodges-Lehmann estimate with its exact Wilcoxon signed-rank " ..
-  "interval, exact signed-rank p, sign test) and, for the family, the seeds whose " ..
-  "removal changes a verdict (leave one seed out)."
-
 -- The interval kinds a summary names, in words.
 M.INTERVAL_KIND = { t = "t", signflip = "exact sign-flip",
   signed_rank = "exact Wilcoxon signed-rank", BCa = "BCa", point = "point" }

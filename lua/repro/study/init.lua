@@ -119,7 +119,6 @@ M.CHECKPOINT_EVERY = 50
 M.metric_names, M.analysis_fields, M.RULE = rule.metric_names, rule.analysis_fields, rule.RULE
 M.is_requested_metric = rule.is_requested_metric
 M.seeds_text, M.results_root = power.seeds_text, power.results_root
-M.overrides = configs.overrides
 M.MAX_PROBLEMS = prob.MAX_PROBLEMS
 local sorted_keys, set_of, suggest = prob.sorted_keys, prob.set_of, prob.suggest
 local is_list, new_smallest = prob.is_list, prob.smallest
@@ -127,7 +126,6 @@ local is_list, new_smallest = prob.is_list, prob.smallest
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
   "checkpoint_every", "jobs", "keep_model", "depends", "extensions", "factor" }
 local function user_error(msg) base.user_error("%s", msg) end
-M.user_error = user_error
 
 -- The sandbox's limits, defined once in lua/lsandbox.c (sandbox.LIMITS: memory of the
 -- study's Lua state, VM instructions, wall-clock seconds, size and depth of the returned
@@ -217,7 +215,7 @@ local function expand(s)
   local runs = {}
   for _, seed in ipairs(s.seeds) do
     for _, v in ipairs(s.variants) do
-      local o = M.overrides(s, v)
+      local o = configs.overrides(s, v)
       o.seed = seed
       local cfg = record.resolve(o)
       cfg.threads = nil
