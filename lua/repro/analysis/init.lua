@@ -114,9 +114,6 @@
 -- "unigram" (at or above the unigram PPL: learned nothing beyond character frequencies)
 -- or "bigram" (between: learned less than character pairs); the verdict table and the
 -- report print a WARNING for each (guardrail.of_summary gives the same from a summary).
--- Over 500 lines because of this header: it states the decision rule and every field of
--- summary.json, about 90 lines; the code itself is about 420, the rest of the analysis
--- lives in compare, reasons, records, variance, rule1 and terminal beside it.
 local stats = require "stats"
 local json = require "repro.core.json"
 local lrsens = require "repro.analysis.lrsens"
