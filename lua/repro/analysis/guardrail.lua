@@ -32,21 +32,17 @@ end
 function M.entry(variant, ppl, data)
   local ng = data and M.ngram(data)
   if not ng or not finite(ppl) then return nil end
-  if ppl >= ng.unigram_ppl then
-    return { variant = variant, val_ppl = ppl, unigram_ppl = ng.unigram_ppl, data = data,
-      level = "unigram", bigram_ppl = ng.bigram_ppl,
-      text = string.format("%s: validation PPL %s is at or above the unigram PPL %s of %s: " ..
-        "the model learned nothing beyond character frequencies, so a verdict involving it " ..
-        "says nothing about the question", variant, fmt(ppl), fmt(ng.unigram_ppl), data) }
-  elseif ppl >= ng.bigram_ppl then
-    return { variant = variant, val_ppl = ppl, unigram_ppl = ng.unigram_ppl, data = data,
-      level = "bigram", bigram_ppl = ng.bigram_ppl,
-      text = string.format("%s: validation PPL %s is at or above the bigram PPL %s of %s " ..
-        "(below its unigram PPL %s): the model learned less than character pairs, so a " ..
-        "verdict involving it says little about the question", variant, fmt(ppl),
-        fmt(ng.bigram_ppl), data, fmt(ng.unigram_ppl)) }
-  end
-  return nil
+  local level = ppl >= ng.unigram_ppl and "unigram" or ppl >= ng.bigram_ppl and "bigram"
+  if not level then return nil end
+  return { variant = variant, val_ppl = ppl, unigram_ppl = ng.unigram_ppl, data = data,
+    level = level, bigram_ppl = ng.bigram_ppl,
+    text = level == "unigram" and string.format("%s: validation PPL %s is at or above the " ..
+      "unigram PPL %s of %s: the model learned nothing beyond character frequencies, so a " ..
+      "verdict involving it says nothing about the question", variant, fmt(ppl),
+      fmt(ng.unigram_ppl), data) or string.format("%s: validation PPL %s is at or above the " ..
+      "bigram PPL %s of %s (below its unigram PPL %s): the model learned less than character " ..
+      "pairs, so a verdict involving it says little about the question", variant, fmt(ppl),
+      fmt(ng.bigram_ppl), data, fmt(ng.unigram_ppl)) }
 end
 
 -- The warnings of the variants of the verdicts (M.entry), in the order of `variants`, by

@@ -51,7 +51,7 @@ end
 function M.check_spec(P, t)
   local ok = prob.unknown_fields(P, t, "seeds", { "count", "first" }, " (seeds from power: " ..
     "count = {power =, pilot = | sd =}, first =)")
-  local c, spec = t.count, {}
+  local c = t.count
   if type(c) ~= "table" then
     P.add("seeds.count", string.format("expected a table { power = %g, pilot = \"<study>\" } " ..
       "or { power = %g, sd = x }", stats.DEFAULT_POWER, stats.DEFAULT_POWER), "count")
@@ -68,9 +68,8 @@ function M.check_spec(P, t)
     ok = false
   end
   if not ok then return nil end
-  spec.power, spec.pilot, spec.sd, spec.first = c.power + 0.0, c.pilot, c.sd, first
-  spec.max, spec.upper, spec.min = c.max, c.upper, c.min
-  return spec
+  return { power = c.power + 0.0, pilot = c.pilot, sd = c.sd, first = first, max = c.max,
+    upper = c.upper, min = c.min }
 end
 
 -- The seeds a study computed from power, with the inputs behind the count (s.seeds_from_power,

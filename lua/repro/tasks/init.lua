@@ -610,8 +610,7 @@ function M.controls(data, suite, opts)
   opts = opts or {}
   local loaded = M.load(data, suite, { dir = opts.dir, shots = { 0 } })
   if opts.tasks then
-    local keep, sets, tasks_ = {}, {}, {}
-    for _, t in ipairs(opts.tasks) do keep[t] = true end
+    local keep, sets, tasks_ = base.set_of(opts.tasks), {}, {}
     for i, s in ipairs(loaded.sets) do
       if keep[s.task] then
         sets[#sets + 1], tasks_[#tasks_ + 1] = s, loaded.tasks[i]
