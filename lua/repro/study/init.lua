@@ -256,15 +256,12 @@ function M.check_owner(dir, file)
   local mine = sys.realpath(file)
   for _, f in ipairs({ "manifest.json", "summary.json" }) do
     local path = dir .. "/" .. f
-    local text, rerr
     if sys.lstat(path) then
-      text, rerr = fs.read(path)
+      local text, rerr = fs.read(path)
       if not text then
         user_error(string.format("study: %s: the records folder's %s cannot be read: %s",
           file, f, base.printable(tostring(rerr))))
       end
-    end
-    if text then
       local ok, doc = pcall(require("cjson").decode, text)
       local owner = ok and type(doc) == "table" and type(doc.file) == "string" and doc.file
       if owner then
