@@ -116,6 +116,7 @@
 -- report print a WARNING for each (guardrail.of_summary gives the same from a summary).
 local stats = require "stats"
 local json = require "repro.core.json"
+local base = require "repro.core.base"
 local lrsens = require "repro.analysis.lrsens"
 local task_analysis = require "repro.analysis.tasks"
 local guardrail = require "repro.analysis.guardrail"
@@ -150,9 +151,8 @@ local function analysis_out(an, s, test, m_family, level)
     comparisons = arr({}), test = test, m = m_family, holm_first_level = level,
     rule = M.RULE, registered_rule = an.registered_rule or M.RULE,
     tost = { delta = an.min_effect, alpha = an.alpha, test = test },
-    power = stats.DEFAULT_POWER,
+    power = stats.DEFAULT_POWER, seeds_from_power = s.seeds_from_power,
   }
-  if s.seeds_from_power then an_out.seeds_from_power = s.seeds_from_power end
   for _, c in ipairs(an.comparisons) do an_out.comparisons[#an_out.comparisons + 1] = arr(c) end
   if #an.interactions > 0 then
     an_out.interactions = arr({})
@@ -352,10 +352,7 @@ local function summary_extras(ctx, out, per_variant, comparisons)
     out.command_line_overrides = json.object(s.set)
     table.insert(out.notes, 1, { code = "set" })
   end
-  local names = {}
-  for name in pairs(s.extensions or {}) do names[#names + 1] = name end
-  table.sort(names)
-  for _, name in ipairs(names) do
+  for _, name in ipairs(base.sorted_keys(s.extensions or {})) do
     if an[name] ~= nil then
       out[name] = s.extensions[name].summarize(s, runs, out)
       -- a pilot for a later study's seeds from power (lua/repro/study/init.lua)
@@ -456,9 +453,7 @@ function M.summarize(s, runs)
     comparisons = arr(comparisons), interactions = arr(interactions),
     verdicts = arr(verdicts), notes = arr(notes),
   }
-  if #secondary_comparisons > 0 then
-    out.secondary_comparisons = arr(secondary_comparisons)
-  end
+  if #secondary_comparisons > 0 then out.secondary_comparisons = arr(secondary_comparisons) end
   if #interaction_verdicts > 0 then out.interaction_verdicts = arr(interaction_verdicts) end
   out.replication = replication.summarize(an, comparisons, secondary_comparisons)
   summary_extras(ctx, out, per_variant, comparisons)
