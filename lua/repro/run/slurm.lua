@@ -100,7 +100,9 @@ end
 
 local function directives(o, lines)
   for _, k in ipairs({ "partition", "account", "time" }) do
-    if o[k] then lines[#lines + 1] = "#SBATCH --" .. k .. "=" .. line_value(o[k], "--" .. k, true) end
+    if o[k] then
+      lines[#lines + 1] = string.format("#SBATCH --%s=%s", k, line_value(o[k], "--" .. k, true))
+    end
   end
 end
 
