@@ -635,14 +635,14 @@ function M.controls(data, suite, opts)
     local t = loaded.tasks[i]
     local lo, hi = M.chance_interval(t.chance, t.n_items)
     out[s.task] = { chance = t.chance, n_items = t.n_items, chance_lo = lo, chance_hi = hi,
-      positions = json.array((tally(s.items))), bigram_acc = bigram[i].acc, untrained = {} }
+      positions = json.array((tally(s.items))), bigram_acc = bigram[i].acc, untrained = {},
+      ngram = #ladder > 0 and json.array({}) or nil }
   end
   for _, order in ipairs(ladder) do
     progress(string.format("%d-gram", order))
     local r = engine.score_tasks(base_cfg, loaded.sets, { ngram = order })
     for i, s in ipairs(loaded.sets) do
       local o = out[s.task]
-      o.ngram = o.ngram or {}
       o.ngram[#o.ngram + 1] = { order = order, acc = r[i].acc, acc_norm = r[i].acc_norm,
         within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
       if not o.ngram_best or r[i].acc > o.ngram_best.acc then
@@ -650,7 +650,6 @@ function M.controls(data, suite, opts)
       end
     end
   end
-  for _, o in pairs(out) do o.ngram = o.ngram and json.array(o.ngram) end
   -- per shot count k > 0, the share of items that keep all k demonstrations inside the
   -- window of the control set-ups (the default context): where it is below 90 % a k-shot
   -- number is not measurable (lua/repro/analysis/tasks.lua)
