@@ -171,6 +171,14 @@ local function improvement(ctx, m, a, b)
     ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha, direction = better }
 end
 
+-- Holm at alpha over the entries of list, each's p given by p_of(entry): the adjusted p
+-- and the rejections, in list order.
+function M.holm(list, p_of, alpha)
+  local ps = {}
+  for i, e in ipairs(list) do ps[i] = p_of(e) end
+  return stats.holm(ps, alpha)
+end
+
 -- The fields of entry e (family "primary" or "exploratory") from the stats.paired result
 -- r of its pairs a, b on metric m: the paired statistics, the robust companions, the
 -- probability of improvement, the decision test and, in the family, TOST and MDE at

@@ -236,22 +236,15 @@ end
 -- (the t-test p), in place.
 local function holm_adjust(family, rule1, alpha)
   if #family > 0 then
-    local ps, tps = {}, {}
-    for i, e in ipairs(family) do
-      ps[i] = e.p
-      tps[i] = e.tost.p or 1.0
-    end
-    local adjusted, reject = stats.holm(ps, alpha)
-    local tadj, treject = stats.holm(tps, alpha)
+    local adjusted, reject = compare.holm(family, function(e) return e.p end, alpha)
+    local tadj, treject = compare.holm(family, function(e) return e.tost.p or 1.0 end, alpha)
     for i, e in ipairs(family) do
       e.p_holm, e.reject_holm = adjusted[i], reject[i]
       if e.tost.p then e.tost.p_holm, e.tost.equivalent_holm = tadj[i], treject[i] end
     end
   end
   if #rule1 > 0 then
-    local ps = {}
-    for i, e in ipairs(rule1) do ps[i] = e.p_rule1 end
-    local adjusted, reject = stats.holm(ps, alpha)
+    local adjusted, reject = compare.holm(rule1, function(e) return e.p_rule1 end, alpha)
     for i, e in ipairs(rule1) do e.p_holm_rule1, e.reject_holm_rule1 = adjusted[i], reject[i] end
   end
 end

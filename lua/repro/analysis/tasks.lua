@@ -192,9 +192,7 @@ function M.summarize(ctx)
       end
     end
     if #family > 0 then
-      local p = {}
-      for i, e in ipairs(family) do p[i] = e.p end
-      local adj, rej = stats.holm(p, an.alpha)
+      local adj, rej = compare.holm(family, function(e) return e.p end, an.alpha)
       for i, e in ipairs(family) do e.p_holm, e.reject_holm, e.holm_m = adj[i], rej[i], #family end
     end
   end
