@@ -39,18 +39,24 @@ local function count_diff(a, b)
     if type(a) == "number" and type(b) == "number" and a ~= a and b ~= b then return 0 end
     return 1
   end
-  local n, seen = 0, {}
-  for k, v in pairs(a) do
-    seen[k] = true
-    n = n + count_diff(v, b[k])
-  end
+  local n = 0
+  for k, v in pairs(a) do n = n + count_diff(v, b[k]) end
   for k, v in pairs(b) do
-    if not seen[k] then n = n + count_diff(nil, v) end
+    if a[k] == nil then n = n + count_diff(nil, v) end
   end
   return n
 end
 
 local function same(a, b) return count_diff(a, b) == 0 end
+
+-- The keys of tables a and b, sorted.
+local function keys_of(a, b)
+  local keys = {}
+  for k in pairs(a) do keys[#keys + 1] = k end
+  for k in pairs(b) do if a[k] == nil then keys[#keys + 1] = k end end
+  table.sort(keys)
+  return keys
+end
 
 local function key_of(e)
   if type(e) ~= "table" then return nil end
@@ -120,9 +126,7 @@ end
 
 -- The primary metric's comparisons (and interactions) whose numbers change.
 local function number_lines(old, new, primary, what, out)
-  local ob = index(old)
-  local _, no = index(new)
-  local nb = index(new)
+  local ob, nb, no = index(old), index(new)
   local others = 0
   for _, k in ipairs(no) do
     local o, n = ob[k], nb[k]
@@ -170,11 +174,7 @@ end
 
 local function variant_lines(old, new, out)
   old, new = type(old) == "table" and old or {}, type(new) == "table" and new or {}
-  local names = {}
-  for k in pairs(old) do names[#names + 1] = k end
-  for k in pairs(new) do if old[k] == nil then names[#names + 1] = k end end
-  table.sort(names)
-  for _, k in ipairs(names) do
+  for _, k in ipairs(keys_of(old, new)) do
     local o, n = old[k], new[k]
     if not n then
       out[#out + 1] = string.format("variant %s: no longer in the summary", k)
@@ -232,10 +232,8 @@ local function task_lines(old, new, dir, design, out, why)
     why[#why + 1] = string.format("the task suite changed: %s -> %s", tostring(old.suite),
       tostring(new.suite))
   end
-  local function macro_lines(o, n)
-    local ob = index(o)
-    local _, no = index(n)
-    local nb = index(n)
+  if type(old) == "table" and type(new) == "table" then
+    local ob, nb, no = index(old.macro), index(new.macro)
     for _, k in ipairs(no) do
       if ob[k] and ob[k].mean ~= nb[k].mean then
         out[#out + 1] = string.format("task macro accuracy, %s: mean difference %s -> %s", k,
@@ -243,7 +241,6 @@ local function task_lines(old, new, dir, design, out, why)
       end
     end
   end
-  if type(old) == "table" and type(new) == "table" then macro_lines(old.macro, new.macro) end
   local files, nrec = records_task_files(dir, design)
   if nrec > 0 then
     local never = {}
@@ -301,11 +298,7 @@ function M.describe(old_text, new_text, opts)
   task_lines(old.tasks, new.tasks, opts.dir, set.design(new), out, why)
   local DONE = { verdicts = true, interaction_verdicts = true, comparisons = true,
     interactions = true, per_variant = true, tasks = true, records_sha256 = true }
-  local keys = {}
-  for k in pairs(old) do keys[#keys + 1] = k end
-  for k in pairs(new) do if old[k] == nil then keys[#keys + 1] = k end end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
+  for _, k in ipairs(keys_of(old, new)) do
     if not DONE[k] and not same(old[k], new[k]) then
       if new[k] == nil then
         out[#out + 1] = string.format("%s: no longer in the summary", k)

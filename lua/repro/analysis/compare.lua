@@ -160,12 +160,6 @@ local function mde_of(ctx, r, n)
   return mde
 end
 
--- Family extras: TOST, MDE at alpha / m.
-local function family_extras(ctx, e, r, a, b)
-  e.tost = tost_of(ctx, a, b)
-  e.mde_adjusted, e.test_cannot_reach = mde_of(ctx, r, #a)
-end
-
 -- The probability of improvement on metric m: the share of pairs where the treatment
 -- (b) is better than the baseline (a), with its Clopper-Pearson interval; better is the
 -- study's direction on its primary metric, words.better_of's on another.
@@ -177,24 +171,40 @@ local function improvement(ctx, m, a, b)
     ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha, direction = better }
 end
 
+-- Holm at alpha over the entries of list, each's p given by p_of(entry): the adjusted p
+-- and the rejections, in list order.
+function M.holm(list, p_of, alpha)
+  local ps = {}
+  for i, e in ipairs(list) do ps[i] = p_of(e) end
+  return stats.holm(ps, alpha)
+end
+
+-- The fields of entry e (family "primary" or "exploratory") from the stats.paired result
+-- r of its pairs a, b on metric m: the paired statistics, the robust companions, the
+-- probability of improvement, the decision test and, in the family, TOST and MDE at
+-- alpha / m.
+local function fill(ctx, e, r, m, a, b)
+  paired_fields(e, r)
+  e.robust = robust.companions(a, b, ctx.an.alpha)
+  e.improvement = improvement(ctx, m, a, b)
+  decide(ctx, e, r, a, b)
+  if e.family ~= "primary" then
+    e.exploratory = true
+    return
+  end
+  e.tost = tost_of(ctx, a, b)
+  e.mde_adjusted, e.test_cannot_reach = mde_of(ctx, r, #a)
+end
+
 -- One paired comparison of treatment tv against baseline bv on metric m: the entry, the
 -- stats.paired result, the baseline values and the seeds left out.
 local function compare(ctx, tv, bv, m, family)
   local seeds, a, b, dropped = pairs_of(ctx, tv, bv, m)
   local r = stats.paired(a, b, M.paired_opts(ctx.an, #a))
-  local e = { treatment = tv, baseline = bv, metric = m, family = family }
-  paired_fields(e, r)
-  e.seeds, e.a, e.b = arr(seeds), arr(a), arr(b)
-  e.relative_change = relative_change(e.mean, a)
-  e.robust = robust.companions(a, b, ctx.an.alpha)
-  e.improvement = improvement(ctx, m, a, b)
-  decide(ctx, e, r, a, b)
-  if family == "primary" then
-    family_extras(ctx, e, r, a, b)
-    e.val_ppl_change = val_ppl_change(ctx, tv, bv)
-  else
-    e.exploratory = true
-  end
+  local e = { treatment = tv, baseline = bv, metric = m, family = family,
+    seeds = arr(seeds), a = arr(a), b = arr(b), relative_change = relative_change(r.mean, a),
+    val_ppl_change = family == "primary" and val_ppl_change(ctx, tv, bv) or nil }
+  fill(ctx, e, r, m, a, b)
   return e, r, a, dropped
 end
 
@@ -244,16 +254,11 @@ local function side_effect(ctx, side, key, m)
     local sd = by_key[v][key]
     return sd and runs[v][sd].values[m]
   end
-  local list = side_pairs(side)
-  if #list == 1 then
-    local t, b = val(list[1][1]), val(list[1][2])
-    return t and b and t - b or nil
-  end
-  local sum = 0
+  local list, sum = side_pairs(side), nil
   for _, pr in ipairs(list) do
     local t, b = val(pr[1]), val(pr[2])
     if not (t and b) then return nil end
-    sum = sum + (t - b)
+    sum = sum and sum + (t - b) or t - b
   end
   return sum / #list
 end
@@ -273,13 +278,9 @@ local function interaction(ctx, it, m)
   end
   local r = stats.paired(db, da, M.paired_opts(ctx.an, #da))
   local fam = m == ctx.an.primary and "primary" or "exploratory"
-  local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam }
-  paired_fields(e, r)
-  e.seeds, e.diff_a, e.diff_b = arr(seeds), arr(da), arr(db)
-  e.robust = robust.companions(db, da, ctx.an.alpha)
-  e.improvement = improvement(ctx, m, db, da)
-  decide(ctx, e, r, db, da)
-  if fam == "primary" then family_extras(ctx, e, r, db, da) else e.exploratory = true end
+  local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam,
+    seeds = arr(seeds), diff_a = arr(da), diff_b = arr(db) }
+  fill(ctx, e, r, m, db, da)
   return e, r
 end
 

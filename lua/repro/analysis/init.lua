@@ -114,11 +114,9 @@
 -- "unigram" (at or above the unigram PPL: learned nothing beyond character frequencies)
 -- or "bigram" (between: learned less than character pairs); the verdict table and the
 -- report print a WARNING for each (guardrail.of_summary gives the same from a summary).
--- Over 500 lines because of this header: it states the decision rule and every field of
--- summary.json, about 90 lines; the code itself is about 420, the rest of the analysis
--- lives in compare, reasons, records, variance, rule1 and terminal beside it.
 local stats = require "stats"
 local json = require "repro.core.json"
+local base = require "repro.core.base"
 local lrsens = require "repro.analysis.lrsens"
 local task_analysis = require "repro.analysis.tasks"
 local guardrail = require "repro.analysis.guardrail"
@@ -138,8 +136,6 @@ local M = {}
 M.SPIKE_FACTOR, M.masked = records.SPIKE_FACTOR, records.masked
 M.parse_log, M.spikes, M.read_run = records.parse_log, records.spikes, records.read_run
 M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
-M.variance_components = variance.variance_components
-local finite = require("repro.core.base").finite
 
 local function arr(t) return json.array(t or {}) end
 
@@ -155,9 +151,8 @@ local function analysis_out(an, s, test, m_family, level)
     comparisons = arr({}), test = test, m = m_family, holm_first_level = level,
     rule = M.RULE, registered_rule = an.registered_rule or M.RULE,
     tost = { delta = an.min_effect, alpha = an.alpha, test = test },
-    power = stats.DEFAULT_POWER,
+    power = stats.DEFAULT_POWER, seeds_from_power = s.seeds_from_power,
   }
-  if s.seeds_from_power then an_out.seeds_from_power = s.seeds_from_power end
   for _, c in ipairs(an.comparisons) do an_out.comparisons[#an_out.comparisons + 1] = arr(c) end
   if #an.interactions > 0 then
     an_out.interactions = arr({})
@@ -241,22 +236,15 @@ end
 -- (the t-test p), in place.
 local function holm_adjust(family, rule1, alpha)
   if #family > 0 then
-    local ps, tps = {}, {}
-    for i, e in ipairs(family) do
-      ps[i] = e.p
-      tps[i] = e.tost.p or 1.0
-    end
-    local adjusted, reject = stats.holm(ps, alpha)
-    local tadj, treject = stats.holm(tps, alpha)
+    local adjusted, reject = compare.holm(family, function(e) return e.p end, alpha)
+    local tadj, treject = compare.holm(family, function(e) return e.tost.p or 1.0 end, alpha)
     for i, e in ipairs(family) do
       e.p_holm, e.reject_holm = adjusted[i], reject[i]
       if e.tost.p then e.tost.p_holm, e.tost.equivalent_holm = tadj[i], treject[i] end
     end
   end
   if #rule1 > 0 then
-    local ps = {}
-    for i, e in ipairs(rule1) do ps[i] = e.p_rule1 end
-    local adjusted, reject = stats.holm(ps, alpha)
+    local adjusted, reject = compare.holm(rule1, function(e) return e.p_rule1 end, alpha)
     for i, e in ipairs(rule1) do e.p_holm_rule1, e.reject_holm_rule1 = adjusted[i], reject[i] end
   end
 end
@@ -351,16 +339,13 @@ end
 -- command line's overrides, the extensions' sections, the sweep.
 local function summary_extras(ctx, out, per_variant, comparisons)
   local s, runs, an = ctx.s, ctx.runs, ctx.an
-  local vc = M.variance_components(s, runs, comparisons, an)
+  local vc = variance.variance_components(s, runs, comparisons, an)
   if vc then out.variance_components = vc end
   if s.set then
     out.command_line_overrides = json.object(s.set)
     table.insert(out.notes, 1, { code = "set" })
   end
-  local names = {}
-  for name in pairs(s.extensions or {}) do names[#names + 1] = name end
-  table.sort(names)
-  for _, name in ipairs(names) do
+  for _, name in ipairs(base.sorted_keys(s.extensions or {})) do
     if an[name] ~= nil then
       out[name] = s.extensions[name].summarize(s, runs, out)
       -- a pilot for a later study's seeds from power (lua/repro/study/init.lua)
@@ -383,22 +368,11 @@ end
 -- ("unigram" or "bigram"), val_ppl, unigram_ppl, bigram_ppl, data}, in the study's
 -- variant order; empty for a study without verdicts.  summary.json's `warnings`.
 function M.guardrail_warnings(s, per_variant, verdicts)
-  local in_verdict = {}
-  for _, v in ipairs(verdicts) do
-    in_verdict[v.treatment], in_verdict[v.baseline] = true, true
-  end
   local data_of = {}
   for _, r in ipairs(s.runs or {}) do data_of[r.variant] = data_of[r.variant] or r.cfg.data end
-  local out = {}
-  for _, v in ipairs(s.variants) do
-    local pv = per_variant[v.name]
-    local ppl = pv and pv.metrics and pv.metrics.val_ppl and pv.metrics.val_ppl.mean
-    local w = in_verdict[v.name] and finite(ppl) and guardrail.entry(v.name, ppl, data_of[v.name])
-    if w then
-      out[#out + 1] = { variant = w.variant, level = w.level, val_ppl = w.val_ppl,
-        unigram_ppl = w.unigram_ppl, bigram_ppl = w.bigram_ppl, data = w.data }
-    end
-  end
+  local out = guardrail.warnings(s.variants, per_variant, verdicts,
+    function(v) return data_of[v.name] end)
+  for _, w in ipairs(out) do w.text = nil end -- the words are the reader's (words.lua)
   return out
 end
 
@@ -472,9 +446,7 @@ function M.summarize(s, runs)
     comparisons = arr(comparisons), interactions = arr(interactions),
     verdicts = arr(verdicts), notes = arr(notes),
   }
-  if #secondary_comparisons > 0 then
-    out.secondary_comparisons = arr(secondary_comparisons)
-  end
+  if #secondary_comparisons > 0 then out.secondary_comparisons = arr(secondary_comparisons) end
   if #interaction_verdicts > 0 then out.interaction_verdicts = arr(interaction_verdicts) end
   out.replication = replication.summarize(an, comparisons, secondary_comparisons)
   summary_extras(ctx, out, per_variant, comparisons)

@@ -86,14 +86,12 @@ local function describe_group(s, runs, g, pts, loss_metric)
       per_seed[i] = nullable(l)
     end
     diverged_at[j] = n_div
+    if n_div > 0 and out.diverge_lr == nil then out.diverge_lr = p.value end
     local sm = stats.summary(vals)
     out.points[j] = { value = p.value, variant = p.variant, n = sm.n, n_diverged = n_div,
       mean = sm.mean, min = sm.min, max = sm.max, values = per_seed }
   end
   local n = #s.seeds
-  for j = 1, #pts do
-    if diverged_at[j] > 0 and out.diverge_lr == nil then out.diverge_lr = pts[j].value end
-  end
   for j = #pts, 1, -1 do
     if diverged_at[j] < n then break end
     out.diverge_lr_all = pts[j].value

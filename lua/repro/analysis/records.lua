@@ -47,9 +47,7 @@ end
 -- log.csv text -> {columns = {...}, data = {column -> values by row}, n = rows}: lines
 -- split on LF (empty ones skipped), fields on commas, each as reader.log_number reads
 -- it; in C (sys.parse_log, lua/lsys.c): the report reads every log of every study.
-function M.parse_log(text)
-  return sys.parse_log(text)
-end
+M.parse_log = sys.parse_log
 
 -- n_spikes and max_loss_ratio of a list of n training losses (see the header).
 function M.spikes(loss, n)

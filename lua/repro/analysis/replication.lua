@@ -148,27 +148,21 @@ end
 
 -- The verdict of one claim from its entries (in the study's order).
 local function claim_of(id, entries)
-  local matching, verdict = {}, "reproduced"
+  local n_matching, verdict, at = 0, "reproduced", {}
   for _, e in ipairs(entries) do
-    if e.matches then matching[#matching + 1] = e end
-  end
-  if #matching == 0 then
-    verdict = "not testable here"
-  else
-    for _, e in ipairs(matching) do
+    if e.matches then
+      n_matching = n_matching + 1
       if e.verdict == "not reproduced" then
         verdict = "not reproduced"
       elseif e.verdict == "not testable here" and verdict == "reproduced" then
         verdict = "not testable here"
       end
     end
-  end
-  local at = {}
-  for _, e in ipairs(entries) do
     at[#at + 1] = { treatment = e.treatment, baseline = e.baseline, metric = e.metric,
       matches = e.matches, verdict = e.verdict }
   end
-  return { claim = id, verdict = verdict, n_matching = #matching, setups = arr(at) }
+  if n_matching == 0 then verdict = "not testable here" end
+  return { claim = id, verdict = verdict, n_matching = n_matching, setups = arr(at) }
 end
 
 -- A claim's reason in words.

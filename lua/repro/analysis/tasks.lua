@@ -90,12 +90,8 @@ function M.summarize(ctx)
     local ok, controls = pcall(json.decode, ctl or "")
     controls = ok and type(controls) == "table" and controls.tasks or {}
     local loaded = tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true })
-    local over = { n = #loaded.tasks, tasks = {}, skipped = {} }
+    local over = { n = #loaded.tasks, tasks = arr({}), skipped = arr(loaded.skipped) }
     for _, t in ipairs(loaded.tasks) do over.tasks[#over.tasks + 1] = t.task end
-    for _, k in ipairs(loaded.skipped) do
-      over.skipped[#over.skipped + 1] = { task = k.task, why = k.why }
-    end
-    over.tasks, over.skipped = arr(over.tasks), arr(over.skipped)
     over_of[data] = over
     for _, t in ipairs(loaded.tasks) do
       local lo, hi = tasks.chance_interval(t.chance, t.n_items)
@@ -196,9 +192,7 @@ function M.summarize(ctx)
       end
     end
     if #family > 0 then
-      local p = {}
-      for i, e in ipairs(family) do p[i] = e.p end
-      local adj, rej = stats.holm(p, an.alpha)
+      local adj, rej = compare.holm(family, function(e) return e.p end, an.alpha)
       for i, e in ipairs(family) do e.p_holm, e.reject_holm, e.holm_m = adj[i], rej[i], #family end
     end
   end

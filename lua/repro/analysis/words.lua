@@ -290,12 +290,17 @@ end
 -- The current rule's decision for a family comparison c on the primary metric
 -- (reasons.decide, the one place it is made): verdict, sentence, and the reason in a few
 -- words (the terminal's verdict table prints it).
-function M.verdict(c, an)
-  local level = string.format("%g %%", 100 * (1 - an.alpha))
-  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
+-- The rule a verdict sentence is "by".
+local function rule_words(an)
+  return string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
     "alpha %s, %s test, Holm over %s of the primary metric)", an.better,
     fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip",
     M.tests_words(an.m))
+end
+
+function M.verdict(c, an)
+  local level = string.format("%g %%", 100 * (1 - an.alpha))
+  local rule = rule_words(an)
   local why = reasons.decide(c, an)
   if why.code == "no_pairs" then
     local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
@@ -321,10 +326,7 @@ end
 -- (reasons.decide) as a comparison's: verdict, sentence, and the reason in a few words.
 -- better: effect a (e.a[1] vs e.a[2]) is the more favourable of the two.
 function M.interaction_verdict(e, an)
-  local rule = string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
-    "alpha %s, %s test, Holm over %s of the primary metric)", an.better,
-    fmt(an.min_effect), fmt(an.alpha), an.test == "t" and "paired t" or "exact sign-flip",
-    M.tests_words(an.m))
+  local rule = rule_words(an)
   local function side_text(side)
     if type(side[1]) == "table" then
       return string.format("the mean of %d paired differences", #side)
@@ -454,12 +456,6 @@ function M.improvement(imp)
     fmt(imp.ci[2])) or "")
 end
 
--- What the robust companions are.
-M.ROBUST = "Exploratory, outside the decision rule: each comparison's and interaction's " ..
-  "robust companions (Hodges-Lehmann estimate with its exact Wilcoxon signed-rank " ..
-  "interval, exact signed-rank p, sign test) and, for the family, the seeds whose " ..
-  "removal changes a verdict (leave one seed out)."
-
 -- The interval kinds a summary names, in words.
 M.INTERVAL_KIND = { t = "t", signflip = "exact sign-flip",
   signed_rank = "exact Wilcoxon signed-rank", BCa = "BCa", point = "point" }
@@ -520,16 +516,6 @@ local function holm_note(e)
     "; the decision uses p = 1"
 end
 
--- The entry a note names, in the summary's comparisons or interactions.
-local function noted_entry(summary, n)
-  for _, list in ipairs({ summary.comparisons or {}, summary.interactions or {} }) do
-    for _, e in ipairs(list) do
-      if e.metric == n.metric and e.treatment == n.treatment and e.baseline == n.baseline and
-        e.name == n.interaction then return e end
-    end
-  end
-end
-
 local function seed_list(seeds)
   local t = {}
   for i, x in ipairs(seeds) do t[i] = string.format("%d", x) end
@@ -571,7 +557,8 @@ function M.note(n, summary)
       "its coverage is below nominal, at most 1 - 2^(1-n) for symmetric differences)",
       n.treatment, n.baseline, n.metric, n.n, stats.BCA_CAVEAT_N)
   elseif code == "left_out" or code == "degenerate" then
-    local e = noted_entry(summary, n) or {}
+    local e = M.entry_of({ metric = n.metric, treatment = n.treatment, baseline = n.baseline,
+      name = n.interaction }, summary) or {}
     local parts = {}
     if n.interaction then
       if n.n then

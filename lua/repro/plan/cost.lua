@@ -117,17 +117,14 @@ function M.cpuinfo()
   return info
 end
 
--- This machine and build, as the cache's file name.
-local function machine_key()
+-- The cache of this machine and build.
+local function cache_path()
   local info = M.cpuinfo()
   local cpu = string.format("%s-f%s-m%s-%s", info["model name"] or "cpu", info["cpu family"] or "?",
     info["model"] or "?", (" " .. (info.flags or "") .. " "):find(" avx512f ") and "avx512" or "noavx512")
   local build = fs.sha256("/proc/self/exe") or fs.sha256(fs.absolute(host.exe)) or "unknown"
-  return (cpu:gsub("[^%w._-]", "_")) .. "-" .. build:sub(1, 12)
-end
-
-local function cache_path()
-  return host.root .. "/build/cost/" .. machine_key() .. ".json"
+  return string.format("%s/build/cost/%s-%s.json", host.root, (cpu:gsub("[^%w._-]", "_")),
+    build:sub(1, 12))
 end
 
 -- One calibration of cfg at `threads` threads: {step_s, final_s, eval_tok_s}.
@@ -169,8 +166,7 @@ end
 -- was kept (no fma_gflops), or made on a machine slower than now (peak_now(): the FMA
 -- peak measured now at its thread count, measured once per call of M.calibrations).
 local function stale(c, peak_now)
-  if not c then return "" end
-  if not c.val_chars or not c.fma_gflops then return "" end
+  if not (c and c.val_chars and c.fma_gflops) then return "" end
   local now = peak_now()
   if now > M.RECALIBRATE * c.fma_gflops then
     return string.format("the cached calibration had an FMA peak of %.1f GFLOP/s, the " ..

@@ -249,11 +249,6 @@ function M.refusal(runs)
     #t == 1 and " holds a run" or "s hold runs", table.concat(t, "; "))
 end
 
-local ACTION_TEXT = {
-  reuse = "reuse   ", copy = "copy    ", resume = "resume  ", rerun = "rerun   ", train = "train   ",
-  repair = "repair  ", retrain = "retrain ", refuse = "REFUSED ",
-}
-
 -- Why run r gets its action, for the dry run ("" when nothing needs saying).
 local function why(r)
   return ({
@@ -281,13 +276,12 @@ function M.print(s, runs, out_root, threads, jobs)
   if s.seeds_from_power then put(study.seeds_text(s.seeds_from_power)) end
   for _, r in ipairs(runs) do
     local w = why(r)
-    put(string.format("  %s%-28s %d steps%s", ACTION_TEXT[r.action], r.label, r.cfg.iters,
-      w ~= "" and ("  (" .. w .. ")") or ""))
+    put(string.format("  %-8s%-28s %d steps%s", r.action == "refuse" and "REFUSED" or r.action,
+      r.label, r.cfg.iters, w ~= "" and ("  (" .. w .. ")") or ""))
   end
   put(string.format("dry run: %d to train (%d resumed), %d reused, %d copied; nothing written",
     (n.train or 0) + (n.resume or 0) + (n.rerun or 0) + (n.repair or 0) + (n.retrain or 0),
-    n.resume or 0,
-    n.reuse or 0, n.copy or 0))
+    n.resume or 0, n.reuse or 0, n.copy or 0))
   if n.refuse then put(M.refusal(runs)) end
 end
 

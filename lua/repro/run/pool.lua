@@ -97,14 +97,15 @@ end
 -- then (ETAs that once disagreed, 27 s against 1m20s).  nil until a speed is
 -- known.
 function P:eta(now)
-  local slots, speeds = {}, {}
+  local slots, speeds, unknown = {}, {}, 0
   for _, w in pairs(self.running) do
-    local step = w.step or 0
+    local left = math.max(w.run.cfg.iters - (w.step or 0), 0)
     if w.rate then
-      slots[#slots + 1] = math.max(w.run.cfg.iters - step, 0) / w.rate
+      slots[#slots + 1] = left / w.rate
       speeds[#speeds + 1] = w.rate * w.run.cost
     else
-      slots[#slots + 1] = false
+      slots[#slots + 1] = 0 -- a run whose speed is not known yet: as if it just began
+      unknown = unknown + left * w.run.cost
     end
   end
   local speed
@@ -116,13 +117,6 @@ function P:eta(now)
     speed = self.work_done / ((now - self.t0) * self.jobs)
   end
   if not speed then return nil end
-  for i, v in ipairs(slots) do
-    if not v then slots[i] = 0 end -- a run whose speed is not known yet: as if it just began
-  end
-  local unknown = 0
-  for _, w in pairs(self.running) do
-    if not w.rate then unknown = unknown + math.max(w.run.cfg.iters - (w.step or 0), 0) * w.run.cost end
-  end
   while #slots < self.jobs do slots[#slots + 1] = 0 end
   local function add(work)
     local best = 1

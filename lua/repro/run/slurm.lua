@@ -36,24 +36,16 @@ M.USAGE = "usage: bin/repro submit --slurm lua/experiments/X.lua [--partition P]
 -- Slurm's time formats (sbatch --time): minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM,
 -- D-HH:MM:SS.  Returns seconds, or nil.
 function M.time_seconds(t)
-  local n = function(x) return math.tointeger(tonumber(x)) end
   local d, rest = t:match("^(%d+)%-(.+)$")
-  if d then
-    local h, m, s = rest:match("^(%d+):(%d+):(%d+)$")
-    if h then return ((n(d) * 24 + n(h)) * 60 + n(m)) * 60 + n(s) end
-    h, m = rest:match("^(%d+):(%d+)$")
-    if h then return ((n(d) * 24 + n(h)) * 60 + n(m)) * 60 end
-    h = rest:match("^(%d+)$")
-    if h then return (n(d) * 24 + n(h)) * 3600 end
-    return nil
+  local f = {}
+  for x in ((rest or t) .. ":"):gmatch("([^:]*):") do
+    if not x:match("^%d+$") or #f == 3 then return nil end
+    f[#f + 1] = math.tointeger(tonumber(x))
   end
-  local h, m, s = t:match("^(%d+):(%d+):(%d+)$")
-  if h then return (n(h) * 60 + n(m)) * 60 + n(s) end
-  m, s = t:match("^(%d+):(%d+)$")
-  if m then return n(m) * 60 + n(s) end
-  m = t:match("^(%d+)$")
-  if m then return n(m) * 60 end
-  return nil
+  -- with a day or three fields: hours first; else minutes
+  local h, m, sec = 0, f[1], f[2] or 0
+  if d or #f == 3 then h, m, sec = f[1], f[2] or 0, f[3] or 0 end
+  return (((d and math.tointeger(tonumber(d)) or 0) * 24 + h) * 60 + m) * 60 + sec
 end
 
 -- Seconds before the limit at which a task is told to stop: 120, or a fifth of a short
@@ -107,13 +99,11 @@ local function line_value(v, what, directive)
 end
 
 local function directives(o, lines)
-  if o.partition then
-    lines[#lines + 1] = "#SBATCH --partition=" .. line_value(o.partition, "--partition", true)
+  for _, k in ipairs({ "partition", "account", "time" }) do
+    if o[k] then
+      lines[#lines + 1] = string.format("#SBATCH --%s=%s", k, line_value(o[k], "--" .. k, true))
+    end
   end
-  if o.account then
-    lines[#lines + 1] = "#SBATCH --account=" .. line_value(o.account, "--account", true)
-  end
-  if o.time then lines[#lines + 1] = "#SBATCH --time=" .. line_value(o.time, "--time", true) end
 end
 
 -- The sbatch script of one job array over runs (each {variant, seed, label}).

@@ -18,6 +18,9 @@ local RESERVED = {
   seed = "comes from the study's seeds list",
   threads = "is set by the runner from --jobs (results do not depend on it)",
 }
+-- What a config key of each engine type takes, in words.
+local WANT = { integer = "an integer", number = "a number", string = "a string",
+  boolean = "true or false" }
 
 -- Config overrides in table `t` (a base or a variant), skipping `skip` keys.
 local function check_overrides(P, t, path, types, skip)
@@ -53,16 +56,10 @@ local function check_overrides(P, t, path, types, skip)
       if ty == "integer" and math.type(v) == "float" and v == math.floor(v) then
         v = math.tointeger(v)
       end
-      if ty == "integer" and math.type(v) ~= "integer" then
-        P.add(path .. "." .. k, "expected an integer, got " .. typename(v), k)
-      elseif ty == "number" and type(v) ~= "number" then
-        P.add(path .. "." .. k, "expected a number, got " .. typename(v), k)
-      elseif ty == "string" and type(v) ~= "string" then
-        P.add(path .. "." .. k, "expected a string, got " .. typename(v), k)
+      if WANT[ty] and (ty == "integer" and math.type(v) or type(v)) ~= ty then
+        P.add(path .. "." .. k, "expected " .. WANT[ty] .. ", got " .. typename(v), k)
       elseif ty == "string" and base.control_char(v) then
         P.add(path .. "." .. k, "holds a control character (" .. base.control_char(v) .. ")", k)
-      elseif ty == "boolean" and type(v) ~= "boolean" then
-        P.add(path .. "." .. k, "expected true or false, got " .. typename(v), k)
       else
         out[k] = ty == "number" and v + 0.0 or v
       end
@@ -160,17 +157,10 @@ function M.check_engine(P, s)
       keys[#keys + 1] = first
       local where, key = "variants[" .. v.path:match("%d+") .. "] (" .. v.name .. ")", first
       local found = false
-      for _, place in ipairs({ "set", "variant", "base" }) do
+      for _, place in ipairs({ { s.set or {}, "--set " }, { v.overrides, v.path .. "." },
+        { s.base, "base." } }) do
         for _, k in ipairs(keys) do
-          if not found then
-            if place == "variant" and v.overrides[k] ~= nil then
-              where, key, found = v.path .. "." .. k, k, true
-            elseif place == "set" and s.set and s.set[k] ~= nil then
-              where, key, found = "--set " .. k, k, true
-            elseif place == "base" and s.base[k] ~= nil then
-              where, key, found = "base." .. k, k, true
-            end
-          end
+          if not found and place[1][k] ~= nil then where, key, found = place[2] .. k, k, true end
         end
       end
       P.add(where, msg, key)

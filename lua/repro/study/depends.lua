@@ -193,20 +193,14 @@ end
 -- studies a listing evaluation read (`listed`, M.listing_api's result): a sorted list of
 -- distinct names.
 function M.collect(listed)
-  local seen, list = {}, {}
-  local function add(n)
-    if type(n) == "string" and not seen[n] then
-      seen[n] = true
-      list[#list + 1] = n
+  local set = {}
+  local depends = type(listed.depends) == "table" and listed.depends or {}
+  for _, list in ipairs({ listed.reads or {}, depends, { listed.pilot } }) do
+    for _, n in ipairs(list) do
+      if type(n) == "string" then set[n] = true end
     end
   end
-  for _, n in ipairs(listed.reads or {}) do add(n) end
-  if type(listed.depends) == "table" then
-    for _, n in ipairs(listed.depends) do add(n) end
-  end
-  add(listed.pilot)
-  table.sort(list)
-  return list
+  return base.sorted_keys(set)
 end
 
 return M

@@ -119,7 +119,6 @@ M.CHECKPOINT_EVERY = 50
 M.metric_names, M.analysis_fields, M.RULE = rule.metric_names, rule.analysis_fields, rule.RULE
 M.is_requested_metric = rule.is_requested_metric
 M.seeds_text, M.results_root = power.seeds_text, power.results_root
-M.overrides = configs.overrides
 M.MAX_PROBLEMS = prob.MAX_PROBLEMS
 local sorted_keys, set_of, suggest = prob.sorted_keys, prob.set_of, prob.suggest
 local is_list, new_smallest = prob.is_list, prob.smallest
@@ -127,7 +126,6 @@ local is_list, new_smallest = prob.is_list, prob.smallest
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
   "checkpoint_every", "jobs", "keep_model", "depends", "extensions", "factor" }
 local function user_error(msg) base.user_error("%s", msg) end
-M.user_error = user_error
 
 -- The sandbox's limits, defined once in lua/lsandbox.c (sandbox.LIMITS: memory of the
 -- study's Lua state, VM instructions, wall-clock seconds, size and depth of the returned
@@ -217,7 +215,7 @@ local function expand(s)
   local runs = {}
   for _, seed in ipairs(s.seeds) do
     for _, v in ipairs(s.variants) do
-      local o = M.overrides(s, v)
+      local o = configs.overrides(s, v)
       o.seed = seed
       local cfg = record.resolve(o)
       cfg.threads = nil
@@ -258,15 +256,12 @@ function M.check_owner(dir, file)
   local mine = sys.realpath(file)
   for _, f in ipairs({ "manifest.json", "summary.json" }) do
     local path = dir .. "/" .. f
-    local text, rerr
     if sys.lstat(path) then
-      text, rerr = fs.read(path)
+      local text, rerr = fs.read(path)
       if not text then
         user_error(string.format("study: %s: the records folder's %s cannot be read: %s",
           file, f, base.printable(tostring(rerr))))
       end
-    end
-    if text then
       local ok, doc = pcall(require("cjson").decode, text)
       local owner = ok and type(doc) == "table" and type(doc.file) == "string" and doc.file
       if owner then

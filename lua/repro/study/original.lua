@@ -30,7 +30,7 @@ local is_list = prob.is_list
 
 M.FIELDS = { "claim", "source", "metric", "estimate", "se", "n", "design", "arms", "scale",
   "matches", "margin", "declared", "note" }
-local ARM_FIELDS = { mean = true, sd = true, n = true }
+local ARM_FIELDS = { "mean", "sd", "n" }
 
 local function positive(v) return type(v) == "number" and v == v and v > 0 and v < math.huge end
 local function count(v) return math.type(v) == "integer" and v >= 2 end
@@ -42,13 +42,7 @@ local function check_arm(P, arm, path, log_ratio)
     P.add(path, "expected { mean = <number>, sd = <number > 0>, n = <integer >= 2> }")
     return nil
   end
-  local ok = true
-  for _, k in ipairs(prob.sorted_keys(arm)) do
-    if not ARM_FIELDS[k] then
-      P.add(path .. "." .. tostring(k), "unknown field (expected mean, sd, n)", tostring(k))
-      ok = false
-    end
-  end
+  local ok = prob.unknown_fields(P, arm, path, ARM_FIELDS, " (expected mean, sd, n)")
   if not (type(arm.mean) == "number" and arm.mean == arm.mean and math.abs(arm.mean) < math.huge)
       or (log_ratio and not (arm.mean > 0)) then
     P.add(path .. ".mean", "expected a finite number" .. (log_ratio and " > 0 (scale " ..
@@ -73,16 +67,7 @@ local function check_entry(P, o, path, pair, metrics)
       "matches = }")
     return nil
   end
-  local known = prob.set_of(M.FIELDS)
-  local ok = true
-  for _, k in ipairs(prob.sorted_keys(o)) do
-    if not known[k] then
-      P.add(path .. "." .. tostring(k), function()
-        return "unknown field" .. prob.suggest(tostring(k), M.FIELDS)
-      end, tostring(k))
-      ok = false
-    end
-  end
+  local ok = prob.unknown_fields(P, o, path, M.FIELDS)
   local function need(field, good, what)
     if not good(o[field]) then
       P.add(path .. "." .. field, "expected " .. what, o[field] == nil and field or nil)

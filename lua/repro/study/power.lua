@@ -49,28 +49,16 @@ end
 
 -- The seeds-from-power form (header): {power, pilot | sd, first}, or nil after reporting.
 function M.check_spec(P, t)
-  local ok = true
-  for _, k in ipairs(prob.sorted_keys(t)) do
-    if k ~= "count" and k ~= "first" then
-      P.add("seeds." .. tostring(k), "unknown field (seeds from power: count = {power =, " ..
-        "pilot = | sd =}, first =)", tostring(k))
-      ok = false
-    end
-  end
-  local c, spec = t.count, {}
+  local ok = prob.unknown_fields(P, t, "seeds", { "count", "first" }, " (seeds from power: " ..
+    "count = {power =, pilot = | sd =}, first =)")
+  local c = t.count
   if type(c) ~= "table" then
     P.add("seeds.count", string.format("expected a table { power = %g, pilot = \"<study>\" } " ..
       "or { power = %g, sd = x }", stats.DEFAULT_POWER, stats.DEFAULT_POWER), "count")
     return nil
   end
-  for _, k in ipairs(prob.sorted_keys(c)) do
-    if k ~= "power" and k ~= "pilot" and k ~= "sd" and k ~= "max" and k ~= "upper" and
-        k ~= "min" then
-      P.add("seeds.count." .. tostring(k), "unknown field (expected power, pilot, sd, min, " ..
-        "max or upper)", tostring(k))
-      ok = false
-    end
-  end
+  if not prob.unknown_fields(P, c, "seeds.count", { "power", "pilot", "sd", "max", "upper",
+    "min" }, " (expected power, pilot, sd, min, max or upper)") then ok = false end
   if not check_count(P, c) then ok = false end
   local first = t.first
   if math.type(first) == "float" and first == math.floor(first) then first = math.tointeger(first) end
@@ -80,9 +68,8 @@ function M.check_spec(P, t)
     ok = false
   end
   if not ok then return nil end
-  spec.power, spec.pilot, spec.sd, spec.first = c.power + 0.0, c.pilot, c.sd, first
-  spec.max, spec.upper, spec.min = c.max, c.upper, c.min
-  return spec
+  return { power = c.power + 0.0, pilot = c.pilot, sd = c.sd, first = first, max = c.max,
+    upper = c.upper, min = c.min }
 end
 
 -- The seeds a study computed from power, with the inputs behind the count (s.seeds_from_power,
@@ -218,19 +205,17 @@ local function seeds_from_power(P, s, spec, opts)
     P.add("seeds.count", tostring(n):gsub("^.-%(", "("), "count")
     return false
   end
-  -- a pre-registered budget cap: fewer seeds than power asks for, said in the summary
-  local uncapped, power_at_n = n, g.power_achieved
-  if spec.max and n > spec.max then
-    n = spec.max
-    power_at_n = stats.power(n, g.d_z, { alpha = g.level })
+  -- a pre-registered budget cap (fewer seeds than power asks for, said in the summary),
+  -- then a floor (more seeds; check_count keeps min <= max)
+  local uncapped = n
+  n = math.min(n, spec.max or n)
+  n = math.max(n, spec.min or n)
+  local power_at_n = n == uncapped and g.power_achieved or
+    stats.power(n, g.d_z, { alpha = g.level })
+  if n < uncapped then
     an.design_notes[#an.design_notes + 1] = M.cap_note({ n_uncapped = uncapped,
       power = spec.power, delta = an.min_effect, sd = sd, level = g.level, n = n,
       power_achieved = power_at_n })
-  end
-  -- a pre-registered floor: more seeds than power asks for (power at n said)
-  if spec.min and n < spec.min then
-    n = spec.min
-    power_at_n = stats.power(n, g.d_z, { alpha = g.level })
   end
   for i = 0, n - 1 do
     if d.pilot_seeds[spec.first + i] then

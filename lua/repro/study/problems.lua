@@ -248,6 +248,23 @@ function M.collector(file, src)
   return P
 end
 
+-- Reports each key of table t that is none of the names `known` (a list) as an unknown
+-- field at path.<key>, in sorted order, followed by `tail` (default: the nearest known
+-- name).  True when there is none.
+function M.unknown_fields(P, t, path, known, tail)
+  local set, ok = M.set_of(known), true
+  for _, k in ipairs(M.sorted_keys(t)) do
+    if not set[k] then
+      local name = tostring(k)
+      P.add(path .. "." .. name, function()
+        return "unknown field" .. (tail or M.suggest(name, known))
+      end, name)
+      ok = false
+    end
+  end
+  return ok
+end
+
 function M.is_list(t)
   if type(t) ~= "table" then return false end
   local n = 0

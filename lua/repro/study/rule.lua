@@ -282,11 +282,7 @@ local function check_interaction(P, it, path, names, variants, variant_names)
     P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
     return nil
   end
-  for _, k in ipairs(sorted_keys(it)) do
-    if k ~= "name" and k ~= "a" and k ~= "b" then
-      P.add(path .. "." .. tostring(k), "unknown field (expected name, a, b)", tostring(k))
-    end
-  end
+  prob.unknown_fields(P, it, path, { "name", "a", "b" }, " (expected name, a, b)")
   if type(it.name) ~= "string" or it.name == "" then
     P.add(path .. ".name", "expected a string")
   elseif names[it.name] then
@@ -325,11 +321,7 @@ local function check_tasks(P, t)
     return nil
   end
   local known, shots = set_of(tasks.SHOTS), {}
-  for _, k in ipairs(sorted_keys(t)) do
-    if k ~= "suite" and k ~= "shots" then
-      P.add("analysis.tasks." .. tostring(k), "unknown field (expected suite, shots)")
-    end
-  end
+  prob.unknown_fields(P, t, "analysis.tasks", { "suite", "shots" }, " (expected suite, shots)")
   for i, k in ipairs(type(t.shots) == "table" and t.shots or { 0 }) do
     if not known[k] then
       P.add("analysis.tasks.shots[" .. i .. "]", "expected one of the shot counts " ..

@@ -3,16 +3,16 @@
 -- declared order.  A comparison stops at the first look where its repeated confidence
 -- interval decides it (lua/repro/analysis/sequential.lua); the runner trains the next look
 -- only for comparisons still open.  The last look is the cap: it equals the study's seeds.
+local prob = require "repro.study.problems"
+
 local M = {}
 
 M.SHAPES = { obf = true, pocock = true }
 M.TESTS = { signed_rank = true, t = true }
 M.STOPS = { difference = true, equivalence = true, futility = true }
 M.BOUNDARIES = { constant = true, spending = true }
-local FIELDS = { looks = true, shape = true, test = true, stop = true, margin = true,
-  target = true, sd = true, sd_source = true, boundary = true }
-
-local function is_int(x) return math.type(x) == "integer" end
+local FIELDS = { "looks", "shape", "test", "stop", "margin", "target", "sd", "sd_source",
+  "boundary" }
 
 -- The design, normalized; P collects the problems.  an: the study's analysis, checked.
 function M.check(P, spec, an)
@@ -23,23 +23,17 @@ function M.check(P, spec, an)
       "margin =, target =, sd =, sd_source =, boundary = \"constant\" | \"spending\" }")
     return nil
   end
-  for k in pairs(spec) do
-    if not FIELDS[k] then
-      P.add(path .. "." .. tostring(k), "unknown field (expected looks, shape, test, stop, " ..
-        "margin, target, sd, sd_source, boundary)", tostring(k))
-    end
-  end
+  prob.unknown_fields(P, spec, path, FIELDS, " (expected " .. table.concat(FIELDS, ", ") .. ")")
   local out = { shape = spec.shape, test = spec.test, boundary = spec.boundary or "constant",
-    margin = spec.margin or
-    (an or {}).min_effect, target = spec.target, sd = spec.sd, sd_source = spec.sd_source,
-    looks = {}, stop = {} }
+    margin = spec.margin or (an or {}).min_effect, target = spec.target, sd = spec.sd,
+    sd_source = spec.sd_source, looks = {}, stop = {} }
   local looks = spec.looks
   if type(looks) ~= "table" or #looks < 2 then
     P.add(path .. ".looks", "expected at least 2 look sizes (seeds per variant), increasing",
       "looks")
   else
     for i, n in ipairs(looks) do
-      if not is_int(n) or n < 2 or (i > 1 and n <= looks[i - 1]) then
+      if math.type(n) ~= "integer" or n < 2 or (i > 1 and n <= looks[i - 1]) then
         P.add(string.format("%s.looks[%d]", path, i), "expected an integer >= 2 above the " ..
           "look before it, got " .. tostring(n), "looks")
       end
@@ -55,6 +49,7 @@ function M.check(P, spec, an)
     "constant times the shape, calibrated on normal differences; the default) or " ..
     "\"spending\" (alpha spent look by look on the test's exact null: signed-rank signs, " ..
     "or the t by sign flips), got " .. tostring(spec.boundary))
+  local futility = false
   if type(spec.stop) ~= "table" or #spec.stop == 0 then
     P.add(path .. ".stop", "expected a non-empty list of \"difference\", \"equivalence\", " ..
       "\"futility\"", "stop")
@@ -64,17 +59,14 @@ function M.check(P, spec, an)
         P.add(string.format("%s.stop[%d]", path, i), "expected \"difference\", " ..
           "\"equivalence\" or \"futility\", got " .. tostring(x), "stop")
       end
-      out.stop[i] = x
+      out.stop[i], futility = x, futility or x == "futility"
     end
   end
   if type(out.margin) ~= "number" or out.margin <= 0 then
     P.add(path .. ".margin", "expected the equivalence margin, a number > 0 (default " ..
       "analysis.min_effect)", "margin")
   end
-  local futility = false
-  for _, x in ipairs(out.stop) do futility = futility or x == "futility" end
-  if (futility and type(spec.target) ~= "number") or
-      (spec.target ~= nil and type(spec.target) ~= "number") then
+  if (futility or spec.target ~= nil) and type(spec.target) ~= "number" then
     P.add(path .. ".target", "expected the effect whose exclusion stops for futility, a " ..
       "number (in the primary metric's units)", "target")
   end

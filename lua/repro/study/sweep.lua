@@ -93,11 +93,8 @@ local function check_outcomes(P, o, groups, group_names)
       "comparisons =, test =}", "outcomes")
     return nil
   end
-  local known = { metrics = true, primary = true, better = true, min_effect = true,
-    deltas = true, comparisons = true, test = true }
-  for _, k in ipairs(base.sorted_keys(o)) do
-    if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
-  end
+  prob.unknown_fields(P, o, path, { "metrics", "primary", "better", "min_effect", "deltas",
+    "comparisons", "test" }, "")
   local out = { metrics = {}, deltas = {} }
   outcome_metrics(P, o, path, out)
   local set = base.set_of(out.metrics)
@@ -184,11 +181,8 @@ function M.check(P, spec, variants)
     P.add(path, "expected a table {over =, groups =, reference =, ...}", "sweep")
     return nil
   end
-  local known = { over = true, groups = true, reference = true, loss = true, pilot = true,
-    outcomes = true }
-  for _, k in ipairs(base.sorted_keys(spec)) do
-    if not known[k] then P.add(path .. "." .. tostring(k), "unknown field", tostring(k)) end
-  end
+  prob.unknown_fields(P, spec, path, { "over", "groups", "reference", "loss", "pilot",
+    "outcomes" }, "")
   local out = { over = spec.over or "lr", loss = spec.loss or "val_loss", groups = {} }
   if type(out.over) ~= "string" then P.add(path .. ".over", "expected a config key", "over") end
   if type(out.loss) ~= "string" then P.add(path .. ".loss", "expected a metric", "loss") end

@@ -278,6 +278,16 @@ local function permutation(rng, n)
   return p
 end
 
+-- The answers' positions of items (a count per position) and their mean chance rate.
+local function tally(list)
+  local positions, chance = {}, 0
+  for _, it in ipairs(list) do
+    positions[it.answer + 1] = (positions[it.answer + 1] or 0) + 1
+    chance = chance + 1 / #it.choices
+  end
+  return positions, chance / #list
+end
+
 -- Items with balanced answer positions: item i's answer at (i - 1) mod n.
 local function place(raw_list)
   local out = {}
@@ -348,13 +358,9 @@ function M.plan_build(data, task, opts)
     end
   end
   test, pool = place(test), place(pool)
-  local positions, chance = {}, 0
-  for _, it in ipairs(test) do
-    positions[it.answer + 1] = (positions[it.answer + 1] or 0) + 1
-    chance = chance + 1 / #it.choices
-  end
+  local positions, chance = tally(test)
   return { task = task, version = version, dir = dir, n_items = #test, n_pool = #pool,
-    chance = chance / #test, positions = positions, file = file, pool_file = pool_file,
+    chance = chance, positions = positions, file = file, pool_file = pool_file,
     writes = { { pool_file, items.encode(pool) }, { file, items.encode(test) } },
     removes = { marker } }
 end
@@ -454,9 +460,7 @@ function M.load(data, suite, opts)
       local test, pool = items.read(file), items.read(pool_file)
       files[fs.relative_to_root(file)] = fs.sha256(file)
       files[fs.relative_to_root(pool_file)] = fs.sha256(pool_file)
-      local chance = 0
-      for _, it in ipairs(test) do chance = chance + 1 / #it.choices end
-      tasks[#tasks + 1] = { task = task, chance = chance / #test, n_items = #test }
+      tasks[#tasks + 1] = { task = task, chance = select(2, tally(test)), n_items = #test }
       for _, k in ipairs(opts.shots or M.SHOTS) do
         if k <= #pool then
           sets[#sets + 1] = { name = task, task = task, shots = k, seed = M.SEED,
@@ -606,8 +610,7 @@ function M.controls(data, suite, opts)
   opts = opts or {}
   local loaded = M.load(data, suite, { dir = opts.dir, shots = { 0 } })
   if opts.tasks then
-    local keep, sets, tasks_ = {}, {}, {}
-    for _, t in ipairs(opts.tasks) do keep[t] = true end
+    local keep, sets, tasks_ = base.set_of(opts.tasks), {}, {}
     for i, s in ipairs(loaded.sets) do
       if keep[s.task] then
         sets[#sets + 1], tasks_[#tasks_ + 1] = s, loaded.tasks[i]
@@ -631,19 +634,15 @@ function M.controls(data, suite, opts)
   for i, s in ipairs(loaded.sets) do
     local t = loaded.tasks[i]
     local lo, hi = M.chance_interval(t.chance, t.n_items)
-    local positions = {}
-    for _, it in ipairs(s.items) do
-      positions[it.answer + 1] = (positions[it.answer + 1] or 0) + 1
-    end
     out[s.task] = { chance = t.chance, n_items = t.n_items, chance_lo = lo, chance_hi = hi,
-      positions = json.array(positions), bigram_acc = bigram[i].acc, untrained = {} }
+      positions = json.array((tally(s.items))), bigram_acc = bigram[i].acc, untrained = {},
+      ngram = #ladder > 0 and json.array({}) or nil }
   end
   for _, order in ipairs(ladder) do
     progress(string.format("%d-gram", order))
     local r = engine.score_tasks(base_cfg, loaded.sets, { ngram = order })
     for i, s in ipairs(loaded.sets) do
       local o = out[s.task]
-      o.ngram = o.ngram or {}
       o.ngram[#o.ngram + 1] = { order = order, acc = r[i].acc, acc_norm = r[i].acc_norm,
         within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
       if not o.ngram_best or r[i].acc > o.ngram_best.acc then
@@ -651,7 +650,6 @@ function M.controls(data, suite, opts)
       end
     end
   end
-  for _, o in pairs(out) do o.ngram = o.ngram and json.array(o.ngram) end
   -- per shot count k > 0, the share of items that keep all k demonstrations inside the
   -- window of the control set-ups (the default context): where it is below 90 % a k-shot
   -- number is not measurable (lua/repro/analysis/tasks.lua)
