@@ -22,7 +22,8 @@
 -- the linear layers inside the step, both as % of their own peak, and per site (qkv,
 -- proj, fc, fc2; forward and backward) where the difference is: the site's time in the
 -- step against its products alone plus the elementwise work it fuses alone (GELU, the
--- bias sums), the rest being what the step adds (operands from memory, not cache).  At
+-- bias sums), the rest being what the step adds (operands from memory, not cache), and
+-- the step these and attention would give at their alone times.  At
 -- the end the step and the norms at each thread count, and the norms' speed-up.  A
 -- benchmark: it prints, it asserts nothing.
 local engine = require "engine"
@@ -85,6 +86,9 @@ local function alone(th)
   end
   for name, us in out:gmatch("\n  (%a+ %a+)%s+M%s+%d+ N%s+%d+%s+([%d.]+) us per call") do
     ms[name] = tonumber(us) / 1e3
+  end
+  for name, layer in out:gmatch("\n  (attn %a+)%s[^\n]*%(([%d.]+) ms per layer%)") do
+    ms[name] = tonumber(layer)
   end
   return { pct = tonumber(pct), ms = ms }
 end
@@ -155,14 +159,23 @@ for th in opts.threads:gmatch("%d+") do
       "inside the step %.1f %% below that", gemm.pct, 100 * (1 - lin_pct / gemm.pct)))
     print(string.format("  %-11s %9s %9s %9s   (alone: the products, GELU and bias sums " ..
       "by themselves)", "site", "ms/step", "alone", "step adds"))
+    local in_step, by_itself = 0, 0
     for _, dir in ipairs({ "fwd", "bwd" }) do
       for _, site in ipairs(SITES) do
         local s, a = 1e3 * prof[site .. "_" .. dir] / n, site_alone(gemm.ms, site, dir)
         print(string.format("  %-11s %9.3f %9s %9s", site .. "_" .. dir, s,
           a and string.format("%.3f", a) or "-",
           a and string.format("%+.1f %%", 100 * (s - a) / a) or "-"))
+        if a then in_step, by_itself = in_step + s, by_itself + a end
       end
     end
+    print(string.format("  %-11s %9.3f %9.3f %+8.1f %%   (the sites timed alone; the step " ..
+      "at their alone times: %.2f ms)", "sum", in_step, by_itself,
+      100 * (in_step - by_itself) / by_itself, 1e3 * step_s - in_step + by_itself))
+    local att_in, att_alone = 1e3 * att_s, L * (gemm.ms["attn fwd"] + gemm.ms["attn bwd"])
+    print(string.format("  %-11s %9.3f %9.3f %+8.1f %%   (and attention at its alone time " ..
+      "too: %.2f ms)", "attention", att_in, att_alone, 100 * (att_in - att_alone) / att_alone,
+      1e3 * step_s - in_step + by_itself - att_in + att_alone))
   end
   summary[#summary + 1] = { th = th, step_ms = 1e3 * step_s, norm_ms = 1e3 * prof.norm / n }
   print(string.format("  the step: %.1f GFLOP/s, %.1f %% of peak (products only)",
