@@ -1,4 +1,4 @@
--- The paired comparisons of a study's summary (lua/repro/analysis/init.lua's header):
+-- The paired comparisons of a study's summary (lua/experiments/README.md):
 -- runs paired by (init_seed, data_seed), every stats.paired field, the decision test's p
 -- and interval, TOST, MDE at alpha / m and the probability of improvement for the
 -- family, rule 1's p when the study registered it, and the robust companions (exploratory,

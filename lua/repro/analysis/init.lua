@@ -1,119 +1,13 @@
 -- The analysis of a study's run records: experiments/<study>/summary.json.
---
--- Values.  Every numeric top-level field of a run's metrics.json is a metric, plus
--- three computed here from the record (DERIVED_METRICS of lua/repro/study/rule.lua):
---   diverged        1 if the run diverged, else 0: the engine's rule (engine/diag.h), a
---                   non-finite loss or gradient norm, or engine.DIVERGE_STEPS consecutive
---                   losses above the loss at initialization + engine.DIVERGE_MARGIN
---   n_spikes        the number of steps whose training loss is non-finite or exceeds
---                   SPIKE_FACTOR (1.5) times the smallest loss of all earlier steps
---                   (a divergence counts as one spike)
---   max_loss_ratio  the largest loss_t / min(loss_s, s < t) over steps t >= 1
--- A diverged run has no value for any metric except `diverged`, `n_spikes` and the
--- engine's instability measures (DIVERGENCE_AWARE: init_loss, max_grad_norm,
--- max_loss_jump, max_abs_logit, logit_growth, diverge_step, diverge_lr, ...): its
--- values are null, it is left out of means, and the count of diverged runs per
--- variant is reported with a note, never silently.
---
--- Statistics.  Per variant and metric: n, mean, sd, min, max, median (stats.summary)
--- and the per-seed values.  Per comparison (treatment vs baseline; by default every
--- variant vs analysis.baseline unless the study lists analysis.comparisons) and metric:
--- every field of stats.paired(baseline, treatment) on the pairs where both runs have a
--- value, so the difference is treatment - baseline, with relative_change (the mean
--- difference over the baseline's mean on the same pairs) and, on the primary metric,
--- val_ppl_change (exp of the mean paired difference of log validation perplexity, minus
--- 1: the change of perplexity a report quotes, whatever the primary metric).  Runs pair by (init_seed,
--- data_seed) from their config.json (both default to the run's seed).  Per interaction
--- (a = {t1, b1}, b = {t2, b2}) and metric: stats.paired of the per-seed difference of
--- differences (t1 - b1) - (t2 - b2).  The bootstrap is exact (all n^n resamples) for n
--- <= stats.BOOT_EXACT_MAX unless analysis.bootstrap = "monte-carlo"; otherwise
--- analysis.resamples Monte Carlo draws.  Intervals are at level 1 - alpha.  Every test
--- resamples with seed 1, so the summary is byte-identical from run to run.
---
--- Every string the summary holds is a code, a name or the study file's; the words are
--- lua/repro/analysis/words.lua's.
--- The decision rule (M.RULE = 2; M.DECISION_RULE states it).
---   Family.  Holm runs over the pre-registered primary metric's comparisons and
---   interactions, m tests.  Every other metric (the rest of analysis.metrics and
---   analysis.secondary) is exploratory: unadjusted p, labelled so (family =
---   "exploratory"), never a verdict.
---   Test.  analysis.test: "t" (paired t-test) or "signflip" (exact sign flip).  Where the
---   t-test is undefined (constant differences, n < 2) its p is the exact sign-flip p;
---   where no p is defined, 1.
---   Decision interval.  The 1 - alpha t interval (t) or the exact sign-flip inversion
---   interval, the shifts the test does not reject (signflip, or t where t is undefined);
---   absent when the sign flip cannot reject at alpha with n pairs (every shift accepted).
---   BCa stays as a descriptive interval, flagged bca_caveat when n < stats.BCA_CAVEAT_N.
---   TOST.  Paired TOST at delta = min_effect by the same test (stats.tost; the exact
---   sign-flip TOST where the t TOST is undefined), its p Holm-adjusted over the family
---   like the difference tests.
---   MDE.  At the Holm first-step level alpha / m and stats.DEFAULT_POWER; for the sign
---   flip, undefined when the test cannot reach alpha / m with n pairs (else the t-test's,
---   which the permutation test matches in power for normal data).
---   Probability of improvement.  The share of pairs where the treatment is better, with
---   its Clopper-Pearson 1 - alpha interval (for an interaction: where effect a is more
---   favourable than effect b).
---   Verdict, for each comparison on the primary metric:
---     better        Holm-adjusted p <= alpha, the decision interval entirely on the better
---                   side of 0, and |mean difference| >= min_effect;
---     worse         the same on the other side;
---     equivalent    otherwise, when the Holm-adjusted TOST p <= alpha;
---     inconclusive  anything else, with the reason.
---   Each interaction on the primary metric gets a verdict by the same rule
---   (words.interaction_verdict says it), its difference being effect a - effect b: better when effect
---   a is the more favourable, worse when effect b is, equivalent when the two agree within
---   +-min_effect; on its entry (`verdict`) and in the summary's interaction_verdicts
---   (present only when the study registered an interaction).
--- Rule 1 (the rule the studies that ran before rule 2 were registered under,
--- M.DECISION_RULE_1) is kept beside it for a study that registered it
--- (analysis.registered_rule = 1), and only for one: every entry of its family (every
--- comparison and interaction on every metric of analysis.metrics, Holm over their t-test
--- p values) carries p_rule1, p_holm_rule1 and reject_holm_rule1, each verdict carries
--- verdict_rule1, interval_rule1 and `changed` when the two differ.  Another study's
--- output has none.
---
--- Robust companions (exploratory; lua/repro/analysis/robust.lua).  Every
--- comparison and interaction, on every metric, carries `robust`: the Hodges-Lehmann
--- estimate of the difference with its exact Wilcoxon signed-rank 1 - alpha interval, the
--- exact signed-rank p and the sign test; an entry of the Holm family also
--- robust.leave_one_out, the seeds whose removal (from every comparison of the family,
--- Holm again over the same m tests) changes its verdict under the rule above.  They are
--- labelled exploratory (robust.exploratory) and no verdict reads them: the decision rule
--- is the one stated above, unchanged.
---
--- Replication (lua/repro/analysis/replication.lua).  A study whose comparisons
--- declare the original estimates they replicate (analysis.originals) gets
--- summary.replication: per original, the replication statistics (stats.replication: the
--- confidence and prediction intervals, small telescopes, the descriptive TOST) and the
--- verdict by docs/DESIGN.md's rules, and one verdict per claim.  Outside the decision
--- rule above: it reads the comparisons and changes none of their fields.
---
--- Sources of variance.  When the runs of a variant cross init_seed and data_seed (a
--- complete grid of at least 2 x 2 with some init_seed ~= data_seed), the summary's
--- variance_components give, per variant and metric of analysis.metrics and per primary
--- comparison's differences, the two-way random-effects ANOVA components (stats.anova2).
---
--- A study with analysis.comparisons = {} pre-registered no test: no family, no verdicts.
--- A study that names an extension (its `extensions`, lua/repro/study/init.lua) gets, for
--- each field of its analysis the extension checked, the section of that name the
--- extension's summarize returns (this paper's claim stages: summary.claim, from
--- paper/lib/claim.lua); a section's `pilot` becomes pilot_comparisons, and the
--- extension's text(section) gives the lines report/terminal.lua prints after the verdicts.
--- read_run keeps a run's subset_acc list for such a section.
--- A study with analysis.tasks gets summary.tasks (lua/repro/analysis/tasks.lua: macro
--- accuracy's paired bootstrap, per-task Holm over tasks x comparisons, the item-level
--- sign flip).
--- A study with analysis.sweep gets summary.lr_sweep (best value, divergence and LR
--- sensitivity per group), pilot_comparisons (for a later study's seeds from power) and,
--- when it pre-registers outcomes, sweep_outcomes (this rule applied to per-seed outcomes
--- over each group's grid) from lua/repro/analysis/lrsens.lua.
---
--- Guardrail (analysis/guardrail.lua).  When a variant of a verdict has a mean validation
--- perplexity at or above the bigram perplexity of its corpus (M.guardrail_warnings), the
--- summary carries `warnings` (only then), one entry per such variant with its `level`:
--- "unigram" (at or above the unigram PPL: learned nothing beyond character frequencies)
--- or "bigram" (between: learned less than character pairs); the verdict table and the
--- report print a WARNING for each (guardrail.of_summary gives the same from a summary).
+-- M.summarize(s, runs) gives per variant and metric the descriptive statistics, and per
+-- comparison and interaction the paired tests and the verdicts of the pre-registered
+-- decision rule (M.RULE, worded in M.DECISION_RULE); M.study_records reads a study's
+-- records and M.summary_of summarizes them.  Beside the rule: rule 1 for a study
+-- registered under it (rule1.lua), the robust companions (robust.lua), replication
+-- verdicts (replication.lua), variance components (variance.lua), tasks (tasks.lua),
+-- learning-rate sweeps (lrsens.lua), the guardrail's warnings (guardrail.lua) and the
+-- sections of a study's extensions.  The rule: docs/DESIGN.md "Statistics and the
+-- decision rule" and stats/README.md; the summary's fields: lua/experiments/README.md.
 local stats = require "stats"
 local json = require "repro.core.json"
 local base = require "repro.core.base"

@@ -4,7 +4,7 @@
 
 local M = {}
 
--- The current rule's decision (lua/repro/analysis/init.lua's header) for a family
+-- The current rule's decision (docs/DESIGN.md, rule 2) for a family
 -- comparison c (its summary entry: mean, p_holm, ci_decision, tost, mde_adjusted,
 -- test_cannot_reach, n) under the summary's analysis an (better, min_effect, alpha):
 -- {verdict =, code =, and the numbers behind the code}.  Codes:

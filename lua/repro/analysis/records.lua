@@ -1,6 +1,6 @@
 -- A run record's values for the analysis: its log.csv parsed, its spikes counted, its
--- metrics read, and the one masking rule for a diverged run (the header of
--- lua/repro/analysis/init.lua states them; the report and compare/export use them too).
+-- metrics read, and the one masking rule for a diverged run (lua/experiments/README.md,
+-- "What the summary holds", states them; the report and compare/export use them too).
 local reader = require "repro.record.reader"
 local words = require "repro.analysis.words"
 local fs = require "repro.core.fs"
@@ -49,7 +49,7 @@ end
 -- it; in C (sys.parse_log, lua/lsys.c): the report reads every log of every study.
 M.parse_log = sys.parse_log
 
--- n_spikes and max_loss_ratio of a list of n training losses (see the header).
+-- n_spikes and max_loss_ratio of a list of n training losses (lua/experiments/README.md).
 function M.spikes(loss, n)
   local count, worst, min = 0, nil, nil
   for t = 1, n do

@@ -1,18 +1,8 @@
 -- Replication verdicts: each original a study declares on a comparison
--- (analysis.originals, lua/repro/study/original.lua) against the comparison's paired
--- result, by the rules docs/DESIGN.md states ("Replication verdicts"), written there
--- before any replication number was computed:
---   not testable here  the original gives no spread (no se, or arms without sd and n),
---                      its estimate is 0, or the replication has < 2 pairs or sd 0;
---   reproduced         the same direction, the replication estimate inside the
---                      original's 95 % prediction interval, not too small by small
---                      telescopes;
---   not reproduced     anything else (opposite direction, outside the prediction
---                      interval, or too small).
--- One verdict per claim: at the set-ups declared matching the original's (reproduced
--- only when every one is), "not testable here" when none matches.  The statistics are
--- stats.replication's (stats/replication.c); the equivalence test is descriptive.
--- summary.replication = { entries, claims }; M.text(rep) gives the terminal's lines.
+-- (lua/repro/study/original.lua) against the comparison's paired result, by the rules of
+-- docs/DESIGN.md ("Replication verdicts", written before any replication number was
+-- computed; M.RULES words them), with the statistics of stats.replication.  M.summarize
+-- gives summary.replication = { entries, claims }; M.text(rep) the terminal's lines.
 local stats = require "stats"
 local json = require "repro.core.json"
 local words = require "repro.analysis.words"

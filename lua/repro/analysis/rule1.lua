@@ -1,5 +1,5 @@
 -- Rule 1, the decision rule the studies that ran before rule 2 registered (kept exactly
--- as it decided, for those studies only: lua/repro/analysis/init.lua's header).
+-- as it decided, for those studies only: docs/DESIGN.md).
 local stats = require "stats"
 local words = require "repro.analysis.words"
 

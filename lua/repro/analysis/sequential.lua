@@ -1,24 +1,10 @@
 -- Sequential comparisons (analysis.sequential; the design: lua/repro/study/sequential.lua).
--- At look k a comparison has the paired differences (treatment - baseline, on the primary
--- metric) of the first looks[k] seeds in the declared order.  Its boundary c_k keeps the
--- two-sided type I error at alpha / m over all looks (m comparisons, Bonferroni), for the
--- design's test and shape: with boundary "constant" one constant times the shape
--- (stats.seq_calibrate); with "spending" alpha spent exactly, look by look, on the test's
--- exact null (stats.seq_rank_spending; for t the sign flips of stats.seq_flip_t, whose
--- bound at a look depends on the |d| so far; a pair lost to a diverged run shortens its
--- look).  Spending is a randomized test: a statistic on the signed-rank boundary atom, or
--- tied with sign flips at the bound, crosses by a draw from PCG keyed by the comparison
--- (M.key), the same on every rerun.  At each look:
---   signed_rank  the Hodges-Lehmann estimate with its exact Wilcoxon interval at the
---                level of the boundary (1 - 2 (1 - Phi(c_k))): the repeated confidence
---                interval; the difference is decided by the standardized W+ >= c_k, the
---                statistic the boundary was calibrated on;
---   t            the mean difference, mean -+ c_k sd / sqrt(n) (c_k on the t scale).
--- A comparison stops at the first look where a declared stop holds: difference (the
--- statistic reaches its boundary: better or worse), equivalence (the interval inside
--- +-margin), futility (the interval excludes the target effect: inconclusive, the effect
--- sought ruled out); at the last look it stops anyway (the cap).  Runs trained after a
--- comparison stopped are counted, never used by its decision.
+-- M.boundaries gives each look's boundary for the design's test and shape; M.state walks
+-- each comparison's looks over the runs done and stops it at the first look where a
+-- declared stop holds; M.summarize gives the summary's `sequential`; M.replay plays a
+-- fixed-seed comparison through a sequential design.  The boundaries and the randomized
+-- spending (a draw from PCG keyed by M.key): stats/README.md; the looks, the stops and the
+-- repeated intervals: lua/experiments/README.md.
 local stats = require "stats"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"

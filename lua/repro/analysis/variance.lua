@@ -1,5 +1,5 @@
 -- Sources of variance: the two-way random-effects ANOVA components of a study whose
--- runs cross init_seed and data_seed (lua/repro/analysis/init.lua's header).
+-- runs cross init_seed and data_seed (lua/experiments/README.md).
 local stats = require "stats"
 local json = require "repro.core.json"
 

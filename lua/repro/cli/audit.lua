@@ -1,17 +1,9 @@
--- `bin/repro audit [STUDY ...] --sample N [--seed S] [--max-time S] [--out-root DIR]`:
--- checksums detect corruption, not forgery, so the audit trains N records per study again
--- and compares config.json, log.csv and metrics.json (and tasks.csv, and model.rptf when
--- the record keeps its model) byte for byte.  It draws from each study's record set
--- (lua/repro/study/records.lua), by provenance level: the adopted records first (neither
--- committed nor made by this checkout: the only place a forgery can hide from git and the
--- journal), then those made here, then the committed, each level uniformly; what a record
--- says of itself (copied, resumed) never moves it.  It prints, per study, the chance that
--- a uniform draw of its size catches k forged records among the n (hypergeometric), for
--- k = 1 and the k it catches with 95 %.  The draw's seed comes by default from
--- /dev/urandom (printed; --seed repeats it).  Its time is predicted from each config's shape
--- (lua/repro/plan/cost.lua), never from a manifest, and a total above --max-time (default
--- M.MAX_TIME_S) is refused before anything trains.  Exit status 0 when every chosen run is
--- the same, 1 on a difference or an unverified or unreadable record, 130 when interrupted.
+-- `bin/repro audit`: checksums detect corruption, not forgery, so the audit trains N
+-- records per study again and compares their files byte for byte (flags, draw and exit
+-- status: docs/COMMANDS.md; docs/DESIGN.md "The audit").  It draws from each study's record
+-- set (study/records.lua) by provenance level, the adopted first: the only place a forgery
+-- can hide from git and the journal.  Its time is predicted from each config's shape
+-- (plan/cost.lua), never from a manifest.
 local sys = require "repro.sys"
 local pcg = require "pcg"
 local fs = require "repro.core.fs"

@@ -1,24 +1,8 @@
--- `bin/repro compare [STUDY|DIR ...] [--runs] [--metrics M,...] [--csv | --json]
--- [--out-root DIR]`: one table across studies, `--set` roots and run folders, like
--- `dvc exp show`.
---
--- A row per variant and setup (study, variant and every config key but the seed keys;
--- with --runs a row per run): a variant whose runs differ in more than their seeds (two
--- `--set` roots of one study, say) is split into a row per setup, never averaged over
--- them, with a note on stderr; the columns are the config keys whose values differ
--- between the rows (the seed keys only with --runs), so split rows show how their
--- setups differ; then the chosen
--- metrics (default val_loss, val_ppl, val_acc), as mean ± sd over the variant's seeds,
--- over the runs where the metric is a finite number (n counts the seeds; a column
--- `diverged` counts diverged runs when any did, `adopted` the runs neither committed nor
--- made by this checkout and `stale` those scored on task files that changed since, when
--- there are any).  Targets as lua/repro/report/results.lua reads
--- them (none: every study of the records root).  On a terminal the table is cut to the
--- terminal's width (COLUMNS); --csv and --json give every column, for machines: CSV with
--- <metric>_mean, <metric>_sd and <metric>_n per metric (or the values of each run with
--- --runs) and not_measurable naming a row's empty cells, JSON a list of rows {study,
--- variant, seed | n, config = {differing keys}, metrics = {name = value | {mean, sd, n}}}.
--- Both the terminal's table and the CSV are report/table.lua's.
+-- `bin/repro compare`: one table across studies, `--set` roots and run folders (flags and
+-- columns: docs/COMMANDS.md).  M.table builds the rows from the finished records
+-- (report/results.lua reads the targets): a row per variant and setup, never averaged over
+-- setups, or with --runs a row per run; M.view lays it out for the terminal or CSV
+-- (report/table.lua), and --json prints its rows.
 local json = require "repro.core.json"
 local results = require "repro.report.results"
 local progress = require "repro.core.progress"

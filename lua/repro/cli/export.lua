@@ -1,22 +1,7 @@
--- `bin/repro export [STUDY|DIR ...] [--curves] [--columns C,...] [--out FILE]
--- [--out-root DIR]`: run records as tidy CSV for pandas or R.
---
--- Without --curves, one row per finished run: study, variant, seed, run (its directory
--- relative to the records root when under it), provenance (committed, made_here or
--- adopted: record/provenance.lua), stale (true when it was scored on task files that
--- changed since: its task metrics are not theirs), every config key
--- (lua/repro/report/results.lua says which values; a key named like one of those record
--- fields, seed, is the column config.seed), then every scalar metric any of the runs has,
--- in name order (empty where a run lacks it; a metric named like a config key,
--- embed_norm, or a record field is the column metrics.embed_norm): every header is
--- unique; the last column, not_measurable, names a row's empty cells (report/table.lua).
--- With --curves, log.csv in long format: study, variant, seed, step, column, value, one
--- row per non-empty cell, streamed (one log.csv at a time, row by row: memory constant in
--- the number and length of the curves); --columns keeps only the named log columns
--- (val_loss names d_val_loss, record.log_column).  Targets as lua/repro/report/results.lua
--- reads them (none: every study).  Numbers are written as the shortest text that reads
--- back as the same double, so a value equals the record's.  --out writes FILE atomically
--- instead of stdout.
+-- `bin/repro export`: run records as tidy CSV for pandas or R (flags and columns:
+-- docs/COMMANDS.md).  M.runs_csv gives a row per finished run; M.curves_csv streams each
+-- log.csv in long format, one log at a time.  Targets, numbers and the atomic --out are
+-- report/results.lua's.
 local results = require "repro.report.results"
 local reader = require "repro.record.reader"
 local progress = require "repro.core.progress"

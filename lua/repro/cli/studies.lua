@@ -1,17 +1,10 @@
--- The order in which studies run: every study after the studies it needs.
---
---   bin/repro studies [--deps] [--dir DIR] [--out-root DIR]
---
--- lists the studies of DIR (default lua/experiments/ of the project), one name a line,
--- in an order where each comes after its dependencies (lua/repro/study/depends.lua: the
--- studies it reads, its pilot and its `depends`); among the studies ready to run, the
--- first by name goes first, so the order is the same on every machine.  --deps adds
--- each study's dependencies after a colon.  --out-root is where the listing reads
--- results that exist (a study that has not run reads as nil; see study.dependencies).
--- Each study file's listing evaluations (up to three, one per placeholder) share one time
--- budget of a study file (study.shared_limits).  `make reproduce` runs the studies in
--- this order.  A dependency that is not a study of DIR, or a cycle, is an error that
--- names the studies.
+-- `bin/repro studies`: the studies of DIR (default lua/experiments/), one name a line, each
+-- after the studies it needs (study/depends.lua; flags: docs/COMMANDS.md).  Among the
+-- studies ready to run the first by name goes first, so the order is the same on every
+-- machine; `make reproduce` runs them in this order.  --out-root is where the listing reads
+-- results (a study that has not run reads as a placeholder: study.dependencies, whose
+-- evaluations share one time budget).  A dependency that is not a study of DIR, or a
+-- cycle, is an error naming the studies.
 local study = require "repro.study"
 local sys = require "repro.sys"
 local host = require "repro.host"

@@ -1,18 +1,11 @@
 -- Code a project adds to the suite without editing it: a Lua file that returns a table,
--- named by the file that uses it (a study's `extensions`, the paper manifest's
--- `extensions`).  This paper's own code lives so, under paper/lib/.
---
--- An extension is trusted code, as the library is: it runs in the host with the normal
--- globals (require included), not in the study sandbox.  So which files may be loaded is
--- decided by the project, never by the data file that names one: only a file directly in
--- one of the folders of M.TRUSTED_DIRS (relative to the project root; the one table of
--- trusted places), named either by its name ("claim", looked up in those folders in
--- order) or by its path from the root ("paper/lib/claim.lua": a trusted folder, "/",
--- a name, ".lua").  A name is letters, digits and "_" (no "/", no ".."); every component
--- of the path is checked (fs.check_path: no symbolic link anywhere, the folder's own
--- included).  A study file under lua/experiments/, a summary's path or any other file is
--- never loaded this way.  Each file is loaded once per process; the same file gives the
--- same table.
+-- named by a study's or the paper manifest's `extensions` (docs/DESIGN.md "Extensions";
+-- this paper's own code is under paper/lib/).  An extension is trusted code: it runs in the
+-- host with the normal globals, not in the study sandbox.  So only a file directly in a
+-- folder of M.TRUSTED_DIRS is loaded (M.load), named by its name ("claim": letters,
+-- digits, "_"; looked up in those folders in order) or by its path ("paper/lib/claim.lua"),
+-- every component checked (fs.check_path: no symbolic link).  Each file is loaded once per
+-- process.
 local host = require "repro.host"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"

@@ -1,20 +1,12 @@
 -- The plan of a study's runs: where their records go and what each needs, the same for
--- `bin/repro run` (lua/repro/cli/run.lua) and for plan, run-one, status and submit
--- (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
---
--- Records go to OUT/<study>/<variant>/seed-<s>/ (M.out_root gives OUT).  Each selected
--- run gets an action from its record (record.status):
---   reuse    done (record complete, config hash matches)
---   copy     a done record with byte-identical config.json in another study under OUT,
---            a member of that study's record set (the copy's manifest says where it
---            came from)
---   resume   partial: a checkpoint of this config
---   rerun    changed: a record of another config, not finished: trained from scratch
---   repair   corrupt: its files are put aside, then it is trained again
---   retrain  stale: done, but scored on task files that changed since (record.status);
---            its files are put aside, then it is trained again
---   train    missing, or --force
---   refuse   a finished record of another config, without --force: never overwritten
+-- `bin/repro run` (cli/run.lua) and for plan, run-one, status and submit (run/parallel.lua,
+-- run/slurm.lua).  Records go to OUT/<study>/<variant>/seed-<s>/ (M.out_root gives OUT).
+-- M.plan gives each selected run an action from its record (record.status; docs/DESIGN.md
+-- "Plan"): reuse (done), copy (a done record of the same config.json in another study's
+-- record set), resume (partial), rerun (an unfinished record of another config), repair
+-- (corrupt) or retrain (stale), these two after putting its files aside, train (missing,
+-- or --force), or refuse (without --force: a finished record of another config, or one
+-- without checksums).
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"
 local json = require "repro.core.json"

@@ -1,32 +1,9 @@
--- Run records (docs/DESIGN.md): DIR/config.json, manifest.json, log.csv, metrics.json.
---
--- A run is done when metrics.json exists, config.json holds exactly the requested
--- config, metrics.config_sha256 is the SHA-256 of that config.json, and the record is
--- intact: manifest.json's `sha256` holds the SHA-256 of config.json, log.csv and
--- metrics.json, and each file still has it (M.verify).  The checksums detect corruption
--- (a changed, truncated or lost file), not forgery: they are unkeyed, so whoever edits a
--- record can recompute them with these functions; only retraining shows a forged record
--- (the suite is deterministic: `bin/repro audit`, lua/repro/cli/audit.lua).  A record without
--- checksums ("no checksum": written before records carried them, or one whose
--- checksums were removed) is not trusted: it is neither reused nor copied nor analysed
--- ("untrusted"; `bin/repro verify --rehash DIR` adds its checksums after a review);
--- one that fails its checksums is "corrupt": M.put_aside moves its files into
--- DIR/corrupt-<UTC time>/ and the run is trained again, so nothing is silently lost.
--- A finished record of another config is never overwritten without opts.force.
--- metrics.json is written last, each file atomically, so a killed run never looks
--- done; the checksums go into manifest.json just before it.  While a
--- run trains, its checkpoint is DIR/checkpoint-<first 12 hex of the config hash>.rptf,
--- so a changed config never resumes from another config's state; the checkpoint also
--- carries the full hash inside (engine config_id), so another config's checkpoint
--- renamed to this name is refused: the run fails naming the file (remove it to train
--- from the start), never resumes from it.  config.json leaves
--- out `threads` (results do not depend on it; the manifest records it).  A run trained
--- with opts.keep_model also writes its final weights, DIR/model.rptf (M.MODEL: the
--- engine's tensor file, engine/train.h), and their SHA-256 into manifest.json
--- (`model_sha256`, absent otherwise): config.json, log.csv and metrics.json are the same
--- bytes with or without it, and git ignores the weights (.gitignore).  Timings go to
--- manifest.json only, so config.json, log.csv and metrics.json are byte-identical for
--- the same build, config and seed.
+-- Run records (docs/DESIGN.md "Run records"): DIR/config.json, manifest.json, log.csv,
+-- metrics.json, and with opts.keep_model the final weights, model.rptf.  M.run trains a
+-- run into its record, M.status says what a record is for a config (done, partial,
+-- corrupt, ...), M.verify checks its checksums, M.put_aside moves a corrupt or stale one
+-- aside and M.rehash checksums one after a review.  The checksums detect corruption, not
+-- forgery: only retraining (`bin/repro audit`) shows a forged record.
 local engine = require "engine"
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"

@@ -1,36 +1,11 @@
--- `bin/repro report`: the paper's generated inputs from the studies' records.
---
---   bin/repro report [--experiments DIR] [--paper DIR] [--plots-data DIR]
---                    [--manifest FILE] [--no-figures] [--tex FILE] [--lenient-assertions]
---
--- Before it writes anything it checks the main text (--tex, default paper/main.tex with
--- the default manifest; none with another manifest): its checked assertions against the
--- summaries and its finding sentences (lua/repro/report/assertions.lua), and README's
--- generated sentences (ledger.lua); with --lenient-assertions the main text's
--- contradicted and missing assertions are listed on stderr instead (make reproduce
--- QUICK=1).
--- Reads every DIR/<study>/summary.json (default experiments/) and the run records beside
--- it (lua/repro/report/data.lua), and the paper's manifest (default paper/paper.lua of
--- the repository: which studies the paper discusses, in which order, and which tables
--- and figures with which captions), and writes
---   PAPER/tables/*.tex      booktabs tables (lua/repro/report/tex_tables.lua): the manifest's,
---                           and the generic ones of every other study
---   PAPER/tables/appendix.tex  a section per study the manifest does not list
---   PAPER/numbers.tex       one macro per cited number, the verdict sentences, and which
---                           studies and figures exist (lua/repro/report/tex_numbers.lua)
---   PAPER/floats.tex        the manifest's tables and figures in their floats, with
---                           their captions (main.tex places them with \PaperTable, \PaperFigure)
---   PLOTS-DATA/*.dat        gnuplot data (lua/repro/report/plot.lua)
---   PAPER/figures/*.pdf     plots/*.gp rendered with gnuplot, and PNG copies in
---                           PAPER/figures/png/ (skipped with --no-figures)
--- Any subset of studies may exist: the manifest's studies always get their table files,
--- and a missing one gets a sentence saying it has not been run in place of its numbers.
--- Output bytes depend only on the records (sorted iteration, fixed formats), every file
--- is written atomically and only when its bytes change, and generated files that are no
--- longer produced are removed, so rerunning on the same records leaves `git diff` empty.
---
--- The modules depend one way: report -> tex_numbers -> tex_tables -> tex_prose ->
--- report_data -> texfmt, and report -> report_plot -> report_data.
+-- `bin/repro report`: the paper's generated inputs from the studies' records (flags and
+-- outputs: docs/COMMANDS.md "Reports"; what each file holds: paper/README.md).
+-- Before it writes anything it checks the main text's assertions and README's generated
+-- sentences (assertions.lua, ledger.lua).  It reads the summaries and records (data.lua)
+-- and the manifest, and writes the tables (tex_tables.lua), numbers.tex (tex_numbers.lua),
+-- floats.tex, the gnuplot data (plot.lua) and the figures.  Each file is written
+-- atomically and only when its bytes change, and generated files no longer produced are
+-- removed, so a rerun on the same records leaves `git diff` empty.
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local extension = require "repro.core.extension"

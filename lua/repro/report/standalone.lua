@@ -1,23 +1,8 @@
--- `bin/repro report STUDY [--experiments DIR]`: one study's own report, apart from the
--- paper: OUT/<study>/report/ (OUT = --experiments, default experiments) holds
---   report.pdf    its design, per-variant statistics, verdict table, the verdicts' robust
---                 companions (exploratory), a replication section when the study declares
---                 originals (summary.replication), forest plot, and
---                 the training and validation loss per variant over training; a
---                 sequential study (summary.sequential) its looks instead: where and why
---                 each comparison stopped, its path look by look, and the path's figure
---                 in the forest's place (lua/repro/report/sequential.lua)
---   report.html   the same tables (HTML) and figures (PNG), for a browser
---   report.md     the same tables (Markdown) and figures (PNG), for a code host's viewer
---   report.tex, figures/ (PDF, png/), data/ (the figures' data)
---   tables/<k>-<title>.csv  each table as CSV: a cell the data leaves undefined is empty,
---                 and the column not_measurable names the columns it emptied
--- from its summary.json and run records only (lua/repro/report/data.lua), the way the
--- paper reads them, with none of the paper's manifest: the variants keep their own names
--- (or the levels of the factor the study declares), and nothing the study did not
--- register appears (no extension's section, no verdict under an earlier rule).  The
--- tables are the terminal's (study_tables.lua), rendered by table.lua; the figures are
--- the report's kinds (plot.lua).
+-- `bin/repro report STUDY`: one study's own report, apart from the paper, in
+-- <experiments>/<study>/report/ (what it holds: docs/COMMANDS.md "Reports").  M.generate
+-- reads its summary.json and run records (data.lua) without the paper's manifest, and
+-- writes report.tex (and its PDF), report.html and report.md from the same tables
+-- (study_tables.lua, rendered by table.lua) and figures (plot.lua), and each table as CSV.
 local fs = require "repro.core.fs"
 local host = require "repro.host"
 local base = require "repro.core.base"

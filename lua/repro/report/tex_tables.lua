@@ -1,29 +1,11 @@
--- The tables of the report (lua/repro/report/init.lua), one booktabs tabular per file:
---   seeds          the seeds' Table 1 layout, mean +- sd per variant
---   paired         every comparison on every metric of the analysis, with the verdicts (a
---                  mark gives a verdict's robust companions where they read differently:
---                  exploratory, lua/repro/analysis/robust.lua)
---   interactions   the differences of two paired differences
---   calibration    calibration and class balance per variant
---   counts         divergences and loss spikes per setting and variant
---   setting_effect the primary comparisons within each setting
---   studies        one row per study
---   compute, checklist  the reproducibility tables (lua/repro/report/tex_compute.lua)
---   lr_sweep       a learning-rate sweep per group (lua/repro/report/tex_sweep.lua)
---   task_accuracy, task_comparisons  a task study's (lua/repro/report/tex_tasks.lua)
---   sequential     a sequential study's path, look by look (lua/repro/report/sequential.lua)
--- and the kinds a manifest's extensions add (this paper's claim tables: paper/lib/).
--- The paper's manifest (paper/paper.lua) names which tables of which studies exist; every
--- other study gets the generic paired, seeds and interactions tables.  A paired table
--- with `section = "<key>"` is built from that nested summary of the study's
--- (report_data.SECTIONS, e.g. sweep_outcomes: a sweep's groups compared on their
--- outcomes), its variants named by their config.  Why a degenerate
--- comparison's statistics are undefined is said under its table in words
--- (tex_prose.degenerate_note), never "nan" or "inf".
--- Longer than 500 lines on purpose: each table kind is one function of at most 60 lines
--- over the shared pieces at the top (notes, labels, the registered family's column,
--- verdict cells); a kind with pieces of its own already has its own module (tex_sweep,
--- tex_compute, the paper's extensions), and splitting the rest would split those pieces.
+-- The booktabs tables of the report (report/init.lua), one tabular per file.  M.KINDS maps
+-- each kind a manifest entry names to its builder: seeds, paired, interactions,
+-- calibration, counts, setting_effect and studies here; sweeps, tasks, compute, checklist,
+-- pre-registration and sequential looks in their own modules; a manifest's extensions add
+-- theirs.  M.generic gives a study the manifest does not list its paired, seeds and
+-- interactions tables; M.tables writes every table file.  Why a degenerate comparison's
+-- statistics are undefined is said under its table in words (tex_prose.degenerate_note),
+-- never "nan" or "inf".
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"

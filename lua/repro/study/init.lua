@@ -1,100 +1,16 @@
 -- Study files: load, validate and expand into runs.
+-- M.load(path, set, opts) evaluates a study file in the sandbox (lua/lsandbox.c, M.LIMITS),
+-- checks every field before anything runs (the analysis in rule.lua, seeds from power in
+-- power.lua), reports every problem in one message, and returns the normalized study with
+-- its runs; M.dependencies lists the studies it needs first.  The fields, the sandbox and
+-- the limits: lua/experiments/README.md.
 --
--- A study file is plain Lua returning a table (docs/DESIGN.md, lua/experiments/README.md):
---
---   name, description      the study's directory name under experiments/, and prose
---   base                   config overrides shared by every run
---   variants               list of { name = "...", <config key> = value, ... }
---   seeds                  list of distinct integers; every variant runs every seed.  Or
---                          seeds from power: { count = { power = 0.8, pilot = "<study>" },
---                          first = 101 } (or sd = x instead of pilot): n is the least seed
---                          count whose pre-registered test has that power for min_effect
---                          at the Holm first-step level alpha / m (stats.seeds_needed),
---                          with the paired-difference sd stated, or the largest sd of
---                          the pilot's comparisons on the primary metric (its
---                          <out-root>/<pilot>/summary.json); the seeds are first, first +
---                          1, ..., none of them the pilot's (M.load, opts.out_root);
---                          count.max (optional) caps n at a pre-registered budget, and
---                          the summary then says the design is underpowered;
---                          count.min (optional) is a floor on n;
---                          count.upper = 0.8 (optional, with a pilot) sizes n with the
---                          one-sided 80 % upper confidence limit of the pilot's sd
---                          (stats.sd_upper, its df = pairs - 1 or the comparison's df)
---                          instead of the sd itself, against a small pilot's optimism
---   analysis               the pre-registered analysis (lua/repro/analysis/init.lua):
---                          baseline, metrics, primary, better, min_effect, alpha,
---                          correction ("holm"), resamples, test ("t" | "signflip": the
---                          decision test), and optionally comparisons, interactions,
---                          bootstrap ("exact" | "monte-carlo"), secondary (metrics
---                          compared outside the Holm family, exploratory),
---                          registered_rule (the decision rule the study was pre-registered
---                          under, default the current analysis.RULE; 1 for the studies
---                          that ran before rule 2).  The Holm family is the primary
---                          metric's comparisons and interactions (m tests); a design whose
---                          test cannot reach alpha / m with its seeds (the sign flip's
---                          smallest p is 2^(1 - n)) is refused with the seed count it
---                          needs, or, registered under an earlier rule, accepted with a
---                          note in the summary (analysis.design_notes).  comparisons is
---                          a list of {treatment, baseline} pairs; without it, every
---                          variant against the baseline, no other pair.  A pair may carry
---                          `original`, the original estimate it replicates (checked by
---                          lua/repro/study/original.lua; analysis only, no config changes).  comparisons = {}
---                          pre-registers no test (a descriptive study: no family, no
---                          verdicts).  sweep: a learning-rate sweep's groups,
---                          analysed for best value, divergence and LR sensitivity, and
---                          optionally outcomes over the grid (lua/repro/study/sweep.lua).
---                          A field named in `extensions` is that extension's.
---   extensions             optional: analysis sections of the project's own code, a table
---                          { <field> = "<name>" or "<trusted folder>/<name>.lua" }: only
---                          a file of the project's trusted folders (paper/lib/,
---                          extensions/: lua/repro/core/extension.lua TRUSTED_DIRS), e.g.
---                          this paper's claim stages { claim = "paper/lib/claim.lua" }.  The file returns
---                          { check = function(P, spec, variants, variant_names) -> the
---                          normalized spec (problems to P), summarize = function(s, runs,
---                          summary) -> the summary's section of the same name, and
---                          optionally check_design = function(P, spec, n_seeds, alpha) }.
---                          The section may carry `pilot` (one comparison, offered to a
---                          later study as its pilot_comparisons) and `text` (lines the
---                          console prints after the verdicts).  A study that names no
---                          extension gets no such section.
---   factor                 optional: the config key whose values the variants compare
---                          (their levels; the other keys in which they differ are their
---                          setting), for the report's labels and figures; without it
---                          each variant is a level of its own.  Its baseline is the
---                          analysis's baseline variant.  Goes into the summary.
---   checkpoint_every       steps between checkpoints (default 50)
---   jobs                   default worker count for `bin/repro run` (default 1)
---   keep_model             optional boolean: every run it trains keeps its final weights
---                          beside its record (model.rptf, lua/repro/record/init.lua), as
---                          `bin/repro run --keep-model` does; a run setting like jobs, in no
---                          config, so records are the same bytes with or without it
---   depends                optional list of studies this one needs first, besides those it
---                          reads with repro.best_lr / repro.result and its pilot (e.g. a study
---                          that copies another's runs); `bin/repro studies` orders by all of
---                          them (lua/repro/study/depends.lua, lua/repro/cli/studies.lua)
---
--- A study file is data that may use loops and functions to build its tables.  It is
--- evaluated in a sandbox (lua/lsandbox.c): a child process with a Lua state of its own
--- (none of the host's tables, functions or string metatable), Lua's pure libraries
--- only (no io, os, debug, load, require, collectgarbage, string.dump, coroutines,
--- xpcall, __gc metamethods), and the limits of M.LIMITS; only plain data (tables,
--- strings, numbers, booleans) comes back, copied, and is validated here.  Its `name`
--- must be its file name, and no other study of lua/experiments/ may use it.  A study of
--- more than M.MAX_SEEDS seeds or M.MAX_RUNS runs needs opts.allow_large
--- (`bin/repro run --allow-large`).  Everything is validated before anything runs;
--- every problem is reported in one message, each line naming the file, the line when
--- the offending name can be found in the source, and the field path
--- (`variants[2].embed_nrom`).
---
--- M.API: the host functions a study may call, as repro.<name>(...).  To offer one, add
--- `M.API.name = function(...) ... end` (from the module that implements it): it runs in
--- the evaluating child, in the host's state, with copies of the study's arguments, and
--- must be a pure, read-only function of its arguments and of files (anything it
--- changes is lost with the child); it returns plain data, copied back to the study;
--- an error it raises ({message=} or a string) becomes the study's error, reported as
--- `study: FILE:LINE: repro.name: message`.  Say in lua/experiments/README.md what it
--- returns.  A study that calls it records the resolved values in its configs, so a
--- changed input changes the config hashes.
+-- M.API: the host functions a study may call, as repro.<name>(...).  Add one as
+-- `M.API.name = function(...) ... end` from the module that implements it: it runs in the
+-- evaluating child, in the host's state, with copies of the study's arguments; it must be a
+-- pure, read-only function of its arguments and of files (what it changes is lost with
+-- the child) and return plain data.  Its error reads `study: FILE:LINE: repro.name:
+-- message`.  Say in lua/experiments/README.md what it returns.
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local engine = require "engine"

@@ -1,27 +1,7 @@
--- An original estimate a study replicates: the optional `original` of a
--- comparison in analysis.comparisons, `{ "treatment", "baseline", original = {...} }`,
--- one entry or a list of entries, checked and normalized.  The analysis
--- (lua/repro/analysis/replication.lua) compares it with the comparison's paired result
--- by the rules of docs/DESIGN.md ("Replication verdicts").  An entry:
---   claim     a name grouping the set-ups that test one claim (one verdict per claim)
---   source    where the original number comes from (text)
---   metric    the comparison's metric it is compared on (one of analysis.metrics or
---             secondary)
---   either    estimate (the original's difference treatment - baseline in the metric's
---             units), with optionally se (> 0), n (>= 2) and design ("paired": n pairs;
---             "unpaired": n per group) for the statistics that need its sampling error
---   or        arms = { baseline = { mean =, sd =, n = }, treatment = { ... } } (sd and n
---             optional: means alone give the direction only), unpaired, with scale
---             "difference" (default: estimate = mean_t - mean_b) or "log_ratio" (the arms
---             are on a ratio scale such as perplexity and the metric is its log: estimate
---             = ln(mean_t / mean_b), se by the delta method)
---   matches   true when this set-up matches the original's (the claim's verdict is read
---             at matching set-ups only), false otherwise
---   margin    optional, > 0: the equivalence margin of the replication against the
---             original, in the metric's units
---   declared  optional, "before runs" or "after runs": when the entry was written
---   note      optional text: the assumptions (pairing, scale) said in the summary
--- An entry never changes a run's config: it is analysis only.
+-- An original estimate a study replicates: the optional `original` of a comparison in
+-- analysis.comparisons, one entry or a list.  M.check checks and normalizes it (its fields:
+-- lua/experiments/README.md); analysis/replication.lua compares it with the comparison's
+-- paired result by docs/DESIGN.md's "Replication verdicts".
 local prob = require "repro.study.problems"
 
 local M = {}

@@ -1,5 +1,5 @@
 -- A study's pre-registered analysis (the `analysis` table of a study file; its fields in
--- the header of lua/repro/study/init.lua), checked and normalized: the metrics it may
+-- lua/experiments/README.md), checked and normalized: the metrics it may
 -- name, the decision rule's parameters, the test, the comparisons and interactions, and
 -- the sections its extensions and sweep add.
 local stats = require "stats"
