@@ -86,9 +86,8 @@ function M.summarize(ctx)
   end
   for _, data in ipairs(corpora) do
     local path = data:sub(1, 1) == "/" and data or (host.root .. "/" .. data)
-    local ctl = fs.read(tasks.controls_path(path, spec.suite))
-    local ok, controls = pcall(json.decode, ctl or "")
-    controls = ok and type(controls) == "table" and controls.tasks or {}
+    local controls = json.table_of(fs.read(tasks.controls_path(path, spec.suite)))
+    controls = controls and controls.tasks or {}
     local loaded = tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true })
     local over = { n = #loaded.tasks, tasks = arr({}), skipped = arr(loaded.skipped) }
     for _, t in ipairs(loaded.tasks) do over.tasks[#over.tasks + 1] = t.task end

@@ -561,8 +561,8 @@ function M.load_study(exp_dir, name, names, factor, opts)
     if not sys.lstat(dir .. "/summary.json") then return nil end
     user_error("report: %s", base.printable(err))
   end
-  local ok, sum = pcall(json.decode, text)
-  if not ok or type(sum) ~= "table" or type(sum.per_variant) ~= "table" then
+  local sum = json.table_of(text)
+  if not sum or type(sum.per_variant) ~= "table" then
     user_error("report: %s/summary.json is not a study summary", dir)
   end
   -- its variant names reach gnuplot and LaTeX as its directory's name does

@@ -195,8 +195,8 @@ end
 -- when it has one), by the study's records folder.
 local variant_order = setmetatable({}, { __index = function(cache, study_dir)
   local pos = {}
-  local ok, sum = pcall(json.decode, fs.read(study_dir .. "/summary.json") or "")
-  if ok and type(sum) == "table" and type(sum.variants) == "table" then
+  local sum = json.table_of(fs.read(study_dir .. "/summary.json"))
+  if sum and type(sum.variants) == "table" then
     for i, v in ipairs(sum.variants) do
       if type(v) == "table" and type(v.name) == "string" then pos[v.name] = i end
     end
