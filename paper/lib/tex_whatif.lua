@@ -133,7 +133,7 @@ function M.rows(ctx)
   return rows, total
 end
 
-local function int(x) return string.format("%d", x) end
+local int = require("repro.analysis.words").int
 
 local function share(a, b)
   return b > 0 and string.format("%.0f", 100 * a / b) or "-"

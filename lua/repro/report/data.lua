@@ -45,16 +45,14 @@ M.SECTIONS = {
 local Study = {}
 Study.__index = Study
 
-local function int(x) return string.format("%d", x) end
-
 function Study:run_dir(variant, seed)
-  return string.format("%s/%s/seed-%s", self.dir, variant, int(seed))
+  return string.format("%s/%s/seed-%d", self.dir, variant, seed)
 end
 
 -- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil, manifest =
 -- the verified manifest.json or nil, tasks_csv = the verified text of tasks.csv or nil}
 function Study:record(variant, seed)
-  local key = variant .. "\0" .. int(seed)
+  local key = string.format("%s\0%d", variant, seed)
   local r = self.records[key]
   if r then return r end
   r = {}
@@ -96,11 +94,11 @@ end
 -- else the run itself ("<study>/<variant>/seed-N").  Each manifest is the one the record
 -- reader verified.  Two runs with the same origin are one run.
 function Study:origin(variant, seed)
-  local key = variant .. "\0" .. int(seed)
+  local key = string.format("%s\0%d", variant, seed)
   self.origins = self.origins or {}
   local o = self.origins[key]
   if o then return o end
-  o = string.format("%s/%s/seed-%s", self.name, variant, int(seed))
+  o = string.format("%s/%s/seed-%d", self.name, variant, seed)
   local root = self.dir:match("^(.*)/[^/]+$") or "."
   local rec = reader.read(root .. "/" .. o, root)
   for _ = 1, 8 do
