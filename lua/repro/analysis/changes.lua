@@ -19,7 +19,7 @@ M.MAX_LINES = 12
 
 local function num(x)
   if type(x) ~= "number" then return tostring(x) end
-  if x == math.floor(x) and math.abs(x) < 2^53 then return string.format("%d", x) end
+  if base.whole(x) then return string.format("%d", x) end
   return string.format("%.4g", x)
 end
 

@@ -355,7 +355,7 @@ function M.num(x)
   if x ~= x then return "nan" end
   if x == math.huge then return "inf" end
   if x == -math.huge then return "-inf" end
-  if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return string.format("%d", math.tointeger(x)) end
+  if base.whole(x) then return string.format("%d", math.tointeger(x)) end
   for p = 14, 17 do
     local s = string.format("%." .. p .. "g", x)
     if tonumber(s) == x then return s end

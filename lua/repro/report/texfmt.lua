@@ -218,7 +218,7 @@ end
 
 -- A config value as a study file would write it (integral numbers without ".0").
 function M.config_text(v)
-  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+  if math.type(v) == "float" and base.whole(v) then
     return string.format("%d", v)
   end
   if type(v) == "number" then return string.format("%.10g", v) end
