@@ -171,18 +171,9 @@ end
 -- embed_norm and warmup; never the swept key, nor one that varies with it such as min_lr):
 -- the group's config, by which the report names it.
 local function shared_overrides(s, g, over)
-  local shared
-  for _, v in ipairs(g.variants) do
-    local o = overrides_of(s, v)
-    if not shared then
-      shared = o
-    else
-      for k, x in pairs(shared) do
-        if o[k] ~= x then shared[k] = nil end
-      end
-    end
-  end
-  shared = shared or {}
+  local list = {}
+  for i, v in ipairs(g.variants) do list[i] = overrides_of(s, v) end
+  local shared = base.common_pairs(list)
   shared[over] = nil
   return shared
 end

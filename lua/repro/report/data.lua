@@ -521,21 +521,13 @@ function Study:sweep_groups()
   if self.sweep_group_study == nil then
     local variants, known = {}, {}
     for _, name in ipairs(sw.order or {}) do
-      local shared
+      local list = {}
       for _, vn in ipairs((sw.groups[name] or {}).variants or {}) do
         local v = self.variant_by_name[vn]
         known[name] = known[name] or v ~= nil
-        local ov = v and v.overrides or {}
-        if not shared then
-          shared = {}
-          for k, x in pairs(ov) do shared[k] = x end
-        else
-          for k, x in pairs(shared) do
-            if ov[k] ~= x then shared[k] = nil end
-          end
-        end
+        list[#list + 1] = v and v.overrides or {}
       end
-      shared = shared or {}
+      local shared = base.common_pairs(list)
       if sw.over then shared[sw.over] = nil end
       variants[#variants + 1] = { name = name, overrides = shared }
     end
