@@ -102,11 +102,8 @@ end
 -- The comparison entry of treatment vs baseline on metric among lists of entries.
 local function find(lists, o)
   for _, list in ipairs(lists) do
-    for _, e in ipairs(list) do
-      if e.treatment == o.treatment and e.baseline == o.baseline and e.metric == o.metric then
-        return e
-      end
-    end
+    local e = words.find_comparison(list, o)
+    if e then return e end
   end
   return nil
 end

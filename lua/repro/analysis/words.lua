@@ -432,6 +432,16 @@ function M.reason(v, c, an)
   return M.verdict_words(reasons.decide(c, an), c)
 end
 
+-- The first entry of list (comparisons, verdicts) with c's treatment, baseline and metric.
+function M.find_comparison(list, c)
+  for _, e in ipairs(list or {}) do
+    if e.treatment == c.treatment and e.baseline == c.baseline and e.metric == c.metric then
+      return e
+    end
+  end
+  return nil
+end
+
 -- The entry (comparison or interaction) a verdict v of summary sum decides.
 function M.entry_of(v, sum)
   local list = v.name and sum.interactions or sum.comparisons

@@ -23,6 +23,7 @@ local M = {}
 local finite = texfmt.finite
 
 local base = require "repro.core.base"
+local words = require "repro.analysis.words"
 local sys = require "repro.sys"
 local user_error = base.user_error
 
@@ -329,12 +330,7 @@ function Study:interaction_label(e)
 end
 
 function Study:verdict(c)
-  for _, v in ipairs(self.summary.verdicts or {}) do
-    if v.treatment == c.treatment and v.baseline == c.baseline and v.metric == c.metric then
-      return v
-    end
-  end
-  return nil
+  return words.find_comparison(self.summary.verdicts, c)
 end
 
 -- The settings of the study: variants grouped by their overrides other than the factor's key,
