@@ -6,6 +6,7 @@
 -- it.  The paper's main text states its findings in checked assertions of its own
 -- (\Claim, \Replicated, \Assert: lua/repro/report/assertions.lua), not here.
 local task_tex = require "repro.report.tex_tasks"
+local words = require "repro.analysis.words"
 
 local M = {}
 
@@ -114,12 +115,10 @@ local function sequential_text(A, T, ctx)
   local bad = main.bad_runs(s)
   local none, ln = bad["TPLR-none"], bad["TPLR-layernorm"]
   local imp = A[1].c.improvement or {}
-  local function int(x) return string.format("%d", x) end
-  local looks = {}
-  for i, n in ipairs(q.design.looks) do looks[i] = int(n) end
+  local int = words.int
   return "**The claim's set-up at tuned learning rates** (`sequential_claim`, registered " ..
     "before its runs: the closest set-up, each variant at its best learning rate, looks " ..
-    "at " .. table.concat(looks, ", ") .. " seeds per variant). It stopped at " ..
+    "at " .. words.int_list(q.design.looks) .. " seeds per variant). It stopped at " ..
     int(c.n) .. " seeds per variant (" .. int(q.runs_used) .. " runs, against " ..
     int(q.runs_fixed) .. " for the fixed design): LayerNorm changed validation loss by " ..
     T.num(c.estimate, 4) .. " nats (Hodges-Lehmann estimate, repeated interval " ..

@@ -18,7 +18,6 @@ local DASH = F.DASH
 
 local M = {}
 
-local function arr(t) return json.array(t or {}) end
 
 -- analysis.h1a: { setups = { { name =, variants =
 -- { ... } }, ... }, accuracy =, loss =, stability = { { metric =, log = bool }, ... },
@@ -133,7 +132,7 @@ local function fit(rows, n_setups, norms, y_of, cov, alpha)
   local out, first = {}, p - #norms
   for k, nm in ipairs(norms) do
     out[nm] = { coef = o.coef[first + k], se = o.se[first + k],
-      ci = arr({ o.ci[first + k][1], o.ci[first + k][2] }), df = o.df, n = o.n }
+      ci = json.array({ o.ci[first + k][1], o.ci[first + k][2] }), df = o.df, n = o.n }
   end
   return out
 end
@@ -184,9 +183,10 @@ function M.summarize(s, runs)
     stability_alpha = alpha_b, baseline = spec.baseline, n_runs = #rows,
     n_diverged = diverged, setups = {}, norms = {} }
   for _, s in ipairs(spec.setups) do
-    out.setups[#out.setups + 1] = { name = s.name, variants = arr({ table.unpack(s.variants) }) }
+    out.setups[#out.setups + 1] = { name = s.name,
+      variants = json.array({ table.unpack(s.variants) }) }
   end
-  out.setups = arr(out.setups)
+  out.setups = json.array(out.setups)
   for _, nm in ipairs(norms) do
     local e = { }
     e.accuracy = lower and lower[nm] or { why = why_lower }
@@ -199,7 +199,7 @@ function M.summarize(s, runs)
         se = f.se, ci = f.ci } or { metric = st.metric, log = st.log, why = st.why }
       if below(f) then shown = true end
     end
-    e.stability = arr(e.stability)
+    e.stability = json.array(e.stability)
     e.lower = below(lower and lower[nm])
     e.beyond = below(beyond and beyond[nm])
     e.stabilized = shown
@@ -242,7 +242,7 @@ function M.setups_apart(rows, spec, norms, acc, alpha)
     end
     out[#out + 1] = { name = setup.name, norms = json.object(per) }
   end
-  return arr(out)
+  return json.array(out)
 end
 
 -- The training after warmup (exploratory; analysis/records.lua after_warmup): each
@@ -285,7 +285,7 @@ function M.after_warmup(ctx, spec, norms)
     end
     out.peaks[nm] = p
   end
-  out.measures, out.peaks = arr(out.measures), json.object(out.peaks)
+  out.measures, out.peaks = json.array(out.measures), json.object(out.peaks)
   return out
 end
 

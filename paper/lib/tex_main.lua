@@ -25,10 +25,8 @@ local function pct_interval(ci)
   return "[" .. pct(ci[1]) .. ", " .. pct(ci[2]) .. "]"
 end
 
-local function num(x, dec)
-  if not finite(x) then return F.DASH end
-  return F.num(x, dec or F.sig_decimals(x, 3))
-end
+-- F.num (a dash when x is not finite) with 3 significant digits unless dec is given.
+local function num(x, dec) return F.num(x, dec or F.sig_decimals(x, 3)) end
 
 local SHORT = { ["torch-L4-ps-tied-w30cos-d0"] = "Closest", ref = "Ref" }
 local NORMS = { "layernorm", "rmsnorm", "none", "scale", "layernorm_matched" }

@@ -17,6 +17,7 @@ local seq = require "repro.analysis.sequential"
 local textable = require "repro.core.textable"
 local F = require "repro.report.texfmt"
 local tbl = require "repro.report.table"
+local words = require "repro.analysis.words"
 
 local M = {}
 
@@ -44,15 +45,6 @@ local NO_DIFFERENCE = { equivalent = true, inconclusive = true,
 function M.agrees(verdict, fixed)
   if verdict == "better" or verdict == "worse" then return verdict == fixed end
   return NO_DIFFERENCE[fixed] == true
-end
-
-local function fixed_verdict(sum, c)
-  for _, v in ipairs(sum.verdicts or {}) do
-    if v.treatment == c.treatment and v.baseline == c.baseline and v.metric == c.metric then
-      return v.verdict
-    end
-  end
-  return nil
 end
 
 -- The seeds of the study a comparison's first n pairs take (a diverged run's seed
@@ -92,8 +84,8 @@ function M.replay(name, sum)
     local last = looks[#looks]
     local e = { treatment = c.treatment, baseline = c.baseline, n = #c.a, look = last.look,
       looks = #spec.looks, pairs = last.n, seeds = seeds_through(sum, c, last.n),
-      verdict = verdict, fixed = fixed_verdict(sum, c), estimate = last.estimate,
-      statistic = last.statistic, bound = last.bound }
+      verdict = verdict, fixed = (words.find_comparison(sum.verdicts, c) or {}).verdict,
+      estimate = last.estimate, statistic = last.statistic, bound = last.bound }
     e.agrees = M.agrees(verdict, e.fixed)
     row.comparisons[#row.comparisons + 1] = e
     local key = (verdict == "better" or verdict == "worse") and verdict or "cap"
@@ -133,7 +125,7 @@ function M.rows(ctx)
   return rows, total
 end
 
-local function int(x) return string.format("%d", x) end
+local int = words.int
 
 local function share(a, b)
   return b > 0 and string.format("%.0f", 100 * a / b) or "-"

@@ -46,6 +46,31 @@ t:eq(tex.escape("val_loss: 7 % & $x$ <= a/b"),
 t:eq(tex.escape("d \u{2212}0.5 \u{2248} 1"), "d $-$0.5 $\\approx$ 1", "unicode symbols")
 t:eq(tex.seed_list({ 1, 2, 3, 4, 5 }), "1--5", "consecutive seeds")
 t:eq(tex.seed_list({ 1, 3 }), "1, 3", "other seeds")
+do -- the helpers the readers and formatters share
+  local json, base = require "repro.core.json", require "repro.core.base"
+  local words = require "repro.analysis.words"
+  t:eq(json.table_of('{"a": 1}').a, 1, "table_of: an object")
+  t:eq(#json.table_of("[1, 2]"), 2, "table_of: an array")
+  for _, x in ipairs({ false, "", "3", "{", '"a"', "null" }) do
+    t:eq(json.table_of(x), nil, "table_of: nil for " .. tostring(x))
+  end
+  t:eq(json.table_of(nil), nil, "table_of: nil for no text")
+  t:eq(words.int_list({ 3, 1.0, 7 }), "3, 1, 7", "int_list")
+  t:eq(words.int_list({}), "", "int_list of none")
+  t:ok(base.whole(3.0) and base.whole(-0.0) and base.whole(2 ^ 53 - 1), "whole numbers")
+  for _, x in ipairs({ 0.5, math.huge, -math.huge, 0 / 0, 2 ^ 53, "3" }) do
+    t:ok(not base.whole(x), "not whole: " .. tostring(x))
+  end
+  local c = base.common_pairs({ { a = 1, b = 2 }, { a = 1, b = 3 }, { a = 1, c = 2 } })
+  t:eq(c.a, 1, "common_pairs keeps a pair all share")
+  t:ok(c.b == nil and c.c == nil, "common_pairs drops the others")
+  t:eq(next(base.common_pairs({})), nil, "common_pairs of none")
+  local list = { { treatment = "a", baseline = "b", metric = "m", k = 1 },
+    { treatment = "a", baseline = "b", metric = "n", k = 2 } }
+  t:eq(words.find_comparison(list, { treatment = "a", baseline = "b", metric = "n" }).k, 2,
+    "find_comparison")
+  t:eq(words.find_comparison(nil, list[1]), nil, "find_comparison in no list")
+end
 t:eq(tex.count_words(3) .. " " .. tex.count_words(10, true) .. " " .. tex.count_words(11), "three Ten 11",
   "counts in words to ten, then digits")
 t:eq(plot.fix_pdf_date("x /CreationDate (D:20261126013847Z) y"),

@@ -19,7 +19,7 @@ M.MAX_LINES = 12
 
 local function num(x)
   if type(x) ~= "number" then return tostring(x) end
-  if x == math.floor(x) and math.abs(x) < 2^53 then return string.format("%d", x) end
+  if base.whole(x) then return string.format("%d", x) end
   return string.format("%.4g", x)
 end
 
@@ -207,9 +207,8 @@ local function records_task_files(dir, design)
   local files, n = {}, 0
   if not dir or not design then return files, n end
   for _, m in ipairs(set.members(design, dir)) do
-    local text = fs.read(m.dir .. "/manifest.json")
-    local ok, man = pcall(json.decode, text or "")
-    if ok and type(man) == "table" and type(man.task_files) == "table" then
+    local man = json.table_of(fs.read(m.dir .. "/manifest.json"))
+    if man and type(man.task_files) == "table" then
       n = n + 1
       for path, sha in pairs(man.task_files) do
         if type(path) == "string" and type(sha) == "string" then files[path] = sha end
@@ -272,9 +271,8 @@ end
 function M.describe(old_text, new_text, opts)
   if old_text == new_text then return nil end
   opts = opts or {}
-  local ok1, old = pcall(json.decode, old_text or "")
-  local ok2, new = pcall(json.decode, new_text or "")
-  if not (ok1 and ok2 and type(old) == "table" and type(new) == "table") then
+  local old, new = json.table_of(old_text), json.table_of(new_text)
+  if not (old and new) then
     return { "the summary on disk is not JSON the suite wrote: all of it changes" }
   end
   local out, why = {}, {}
@@ -335,8 +333,8 @@ function M.describe(old_text, new_text, opts)
   end
   if #why == 0 then
     local commit
-    local okm, m = pcall(json.decode, opts.old_manifest or "")
-    if okm and type(m) == "table" then
+    local m = json.table_of(opts.old_manifest)
+    if m then
       commit = m.analysed_git_commit or m.git_commit
     end
     local old_c = commit and tostring(commit):sub(1, 12)

@@ -13,13 +13,12 @@ local words = require "repro.analysis.words"
 local M = {}
 local holm_p = rule1.holm_p
 
-local function arr(t) return json.array(t or {}) end
 
 -- Every field of a stats.paired result, intervals as arrays, with its codes of why a
 -- statistic is undefined (flags, bca_reason; words.paired says them).
 local function paired_fields(entry, r)
   for k, v in pairs(r) do
-    if type(v) == "table" and k ~= "flags" then v = arr({ v[1], v[2] }) end
+    if type(v) == "table" and k ~= "flags" then v = json.array({ v[1], v[2] }) end
     entry[k] = v
   end
 end
@@ -102,12 +101,12 @@ local function decide(ctx, e, r, a, b)
   e.p, e.p_source = M.test_p(r, test)
   local kind = (test == "t" and r.ci_t) and "t" or "signflip"
   if kind == "t" then
-    e.ci_decision = arr({ r.ci_t[1], r.ci_t[2] })
+    e.ci_decision = json.array({ r.ci_t[1], r.ci_t[2] })
   elseif #a >= 1 then
     local sf = stats.signflip_interval(a, b, { alpha = an.alpha, resamples = an.resamples,
       seed = 1 })
     if sf.ci then
-      e.ci_decision = arr({ sf.ci[1], sf.ci[2] })
+      e.ci_decision = json.array({ sf.ci[1], sf.ci[2] })
     else
       e.ci_decision_unbounded = true
     end
@@ -135,7 +134,7 @@ local function tost_of(ctx, a, b)
     t = stats.tost(a, b, opts)
   end
   return { test = t.test, delta = t.delta, alpha = t.alpha, p = t.p, p_lower = t.p_lower,
-    p_upper = t.p_upper, ci = t.ci and arr({ t.ci[1], t.ci[2] }) or nil,
+    p_upper = t.p_upper, ci = t.ci and json.array({ t.ci[1], t.ci[2] }) or nil,
     equivalent = t.equivalent, reason = t.degenerate and t.reason_code or nil,
     fallback = fallback }
 end
@@ -168,7 +167,8 @@ local function improvement(ctx, m, a, b)
   local better = m == an.primary and an.better or words.better_of(m)
   local imp = stats.improvement(a, b, { better = better, alpha = an.alpha })
   return { n = imp.n, better = imp.better, ties = imp.ties, share = imp.share,
-    ci = imp.ci and arr({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha, direction = better }
+    ci = imp.ci and json.array({ imp.ci[1], imp.ci[2] }) or nil, alpha = an.alpha,
+    direction = better }
 end
 
 -- Holm at alpha over the entries of list, each's p given by p_of(entry): the adjusted p
@@ -202,7 +202,8 @@ local function compare(ctx, tv, bv, m, family)
   local seeds, a, b, dropped = pairs_of(ctx, tv, bv, m)
   local r = stats.paired(a, b, M.paired_opts(ctx.an, #a))
   local e = { treatment = tv, baseline = bv, metric = m, family = family,
-    seeds = arr(seeds), a = arr(a), b = arr(b), relative_change = relative_change(r.mean, a),
+    seeds = json.array(seeds), a = json.array(a), b = json.array(b),
+    relative_change = relative_change(r.mean, a),
     val_ppl_change = family == "primary" and val_ppl_change(ctx, tv, bv) or nil }
   fill(ctx, e, r, m, a, b)
   return e, r, a, dropped
@@ -230,7 +231,7 @@ function M.compare_all(ctx, fam)
         "exploratory")
       if #dropped > 0 or r.degenerate then
         ctx.note({ code = #dropped > 0 and "left_out" or "degenerate", treatment = tv,
-          baseline = bv, metric = m, seeds = #dropped > 0 and arr(dropped) or nil,
+          baseline = bv, metric = m, seeds = #dropped > 0 and json.array(dropped) or nil,
           n = #dropped > 0 and #a or nil, degenerate = r.degenerate or nil })
       end
       comparisons[#comparisons + 1] = e
@@ -278,8 +279,8 @@ local function interaction(ctx, it, m)
   end
   local r = stats.paired(db, da, M.paired_opts(ctx.an, #da))
   local fam = m == ctx.an.primary and "primary" or "exploratory"
-  local e = { name = it.name, a = arr(it.a), b = arr(it.b), metric = m, family = fam,
-    seeds = arr(seeds), diff_a = arr(da), diff_b = arr(db) }
+  local e = { name = it.name, a = json.array(it.a), b = json.array(it.b), metric = m, family = fam,
+    seeds = json.array(seeds), diff_a = json.array(da), diff_b = json.array(db) }
   fill(ctx, e, r, m, db, da)
   return e, r
 end

@@ -31,7 +31,6 @@ M.SPIKE_FACTOR, M.masked = records.SPIKE_FACTOR, records.masked
 M.parse_log, M.spikes, M.read_run = records.parse_log, records.spikes, records.read_run
 M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
 
-local function arr(t) return json.array(t or {}) end
 
 M.RULE = require("repro.study").RULE
 M.DECISION_RULE = words.DECISION_RULE
@@ -41,18 +40,20 @@ local function analysis_out(an, s, test, m_family, level)
   local an_out = {
     baseline = an.baseline, primary = an.primary, better = an.better,
     min_effect = an.min_effect, alpha = an.alpha, correction = "holm",
-    resamples = an.resamples, bootstrap = an.bootstrap, metrics = arr(an.metrics),
-    comparisons = arr({}), test = test, m = m_family, holm_first_level = level,
+    resamples = an.resamples, bootstrap = an.bootstrap, metrics = json.array(an.metrics),
+    comparisons = json.array({}), test = test, m = m_family, holm_first_level = level,
     rule = M.RULE, registered_rule = an.registered_rule or M.RULE,
     tost = { delta = an.min_effect, alpha = an.alpha, test = test },
     power = stats.DEFAULT_POWER, seeds_from_power = s.seeds_from_power,
   }
-  for _, c in ipairs(an.comparisons) do an_out.comparisons[#an_out.comparisons + 1] = arr(c) end
+  for _, c in ipairs(an.comparisons) do
+    an_out.comparisons[#an_out.comparisons + 1] = json.array(c)
+  end
   if #an.interactions > 0 then
-    an_out.interactions = arr({})
+    an_out.interactions = json.array({})
     for _, it in ipairs(an.interactions) do
-      an_out.interactions[#an_out.interactions + 1] = { name = it.name, a = arr(it.a),
-        b = arr(it.b) }
+      an_out.interactions[#an_out.interactions + 1] = { name = it.name, a = json.array(it.a),
+        b = json.array(it.b) }
     end
   end
   return an_out
@@ -99,12 +100,12 @@ local function describe_variants(s, runs, note)
         if analysed[name] then missing[#missing + 1] = name end
       end
       if not r.diverged and #missing > 0 then
-        note({ code = "no_value", variant = v.name, seed = seed, metrics = arr(missing) })
+        note({ code = "no_value", variant = v.name, seed = seed, metrics = json.array(missing) })
       end
     end
     local metrics = {}
     for _, m in ipairs(described) do
-      local values, finite_values = arr({}), {}
+      local values, finite_values = json.array({}), {}
       for i, seed in ipairs(s.seeds) do
         local x = runs[v.name][seed].values[m]
         values[i] = x == nil and json.null or x
@@ -113,13 +114,13 @@ local function describe_variants(s, runs, note)
       if #finite_values > 0 or analysed[m] then
         local sm = stats.summary(finite_values)
         metrics[m] = { n = sm.n, mean = sm.mean, sd = sm.sd, min = sm.min, max = sm.max,
-          median = sm.median, values = values, seeds = arr({ table.unpack(s.seeds) }) }
+          median = sm.median, values = values, seeds = json.array({ table.unpack(s.seeds) }) }
       end
     end
     per_variant[v.name] = { n_runs = #s.seeds, n_diverged = #div_seeds,
-      diverged_seeds = arr(div_seeds), metrics = metrics }
+      diverged_seeds = json.array(div_seeds), metrics = metrics }
     if #div_seeds > 0 then
-      note({ code = "diverged", variant = v.name, seeds = arr({ table.unpack(div_seeds) }),
+      note({ code = "diverged", variant = v.name, seeds = json.array({ table.unpack(div_seeds) }),
         runs = #s.seeds })
     end
   end
@@ -149,13 +150,13 @@ local function describe_family(an_out, an, secondary)
   local tests = {}
   for _, c in ipairs(an.comparisons) do tests[#tests + 1] = { treatment = c[1], baseline = c[2] } end
   for _, it in ipairs(an.interactions) do tests[#tests + 1] = { interaction = it.name } end
-  an_out.family_tests = arr(tests)
+  an_out.family_tests = json.array(tests)
   local exploratory_metrics = {}
   for _, m in ipairs(an.metrics) do
     if m ~= an.primary then exploratory_metrics[#exploratory_metrics + 1] = m end
   end
   for _, m in ipairs(secondary) do exploratory_metrics[#exploratory_metrics + 1] = m end
-  an_out.exploratory_metrics = arr(exploratory_metrics)
+  an_out.exploratory_metrics = json.array(exploratory_metrics)
 end
 
 -- The verdicts of the comparisons on the primary metric, under the current rule and
@@ -297,7 +298,7 @@ local function summarize_sequential(s, runs)
       metric = e.metric, verdict = e.verdict or "inconclusive", reason = e.decision or "open",
       interval = s.analysis.sequential.test, look = e.stopped_at }
   end
-  out.verdicts = arr(verdicts)
+  out.verdicts = json.array(verdicts)
   return out
 end
 
@@ -325,7 +326,7 @@ function M.summarize(s, runs)
   local interactions = compare.interact_all(ctx, fam)
   holm_adjust(fam.family, fam.rule1 or {}, an.alpha)
   local secondary_comparisons = compare.compare_secondary(ctx, secondary)
-  if #secondary > 0 then an_out.secondary = arr({ table.unpack(secondary) }) end
+  if #secondary > 0 then an_out.secondary = json.array({ table.unpack(secondary) }) end
   describe_family(an_out, an, secondary)
   local verdicts = verdicts_of(comparisons, an, an_out, ctx.note)
   local interaction_verdicts = interaction_verdicts_of(interactions, an_out)
@@ -335,19 +336,21 @@ function M.summarize(s, runs)
 
   local out = {
     study = s.name, description = s.description, file = s.file_rel or s.file,
-    seeds = arr({ table.unpack(s.seeds) }), base = json.object(s.base),
+    seeds = json.array({ table.unpack(s.seeds) }), base = json.object(s.base),
     variants = variants_out, analysis = an_out, per_variant = per_variant,
-    comparisons = arr(comparisons), interactions = arr(interactions),
-    verdicts = arr(verdicts), notes = arr(notes),
+    comparisons = json.array(comparisons), interactions = json.array(interactions),
+    verdicts = json.array(verdicts), notes = json.array(notes),
   }
-  if #secondary_comparisons > 0 then out.secondary_comparisons = arr(secondary_comparisons) end
-  if #interaction_verdicts > 0 then out.interaction_verdicts = arr(interaction_verdicts) end
+  if #secondary_comparisons > 0 then
+    out.secondary_comparisons = json.array(secondary_comparisons)
+  end
+  if #interaction_verdicts > 0 then out.interaction_verdicts = json.array(interaction_verdicts) end
   out.replication = replication.summarize(an, comparisons, secondary_comparisons)
   summary_extras(ctx, out, per_variant, comparisons)
   if s.factor then out.factor = s.factor end -- declared only (lua/repro/study/init.lua)
   -- only when it applies, so summaries without it keep their bytes
   local warnings = M.guardrail_warnings(s, per_variant, verdicts)
-  if #warnings > 0 then out.warnings = arr(warnings) end
+  if #warnings > 0 then out.warnings = json.array(warnings) end
   return out
 end
 
@@ -421,7 +424,7 @@ function M.provenance_of(s, records)
     end
   end
   if #adopted == 0 then return nil end
-  return { adopted = arr(adopted) }
+  return { adopted = json.array(adopted) }
 end
 
 -- The summary of study s from its records (M.study_records) in dir, with the digest of

@@ -37,7 +37,6 @@ local AFTER_WARMUP_SOURCE = {
   mean_grad_norm_cv_after_warmup = { field = "grad_norm_cv", agg = "mean" },
 }
 
-local function arr(t) return json.array(t or {}) end
 local function nullable(x) if x == nil then return json.null end return x end
 
 -- The grid of group g: its points sorted by the swept value, each {value, variant}.
@@ -73,11 +72,11 @@ end
 
 -- One group's curve: per point the loss over seeds and its divergences.
 local function describe_group(s, runs, g, pts, loss_metric)
-  local out = { variants = arr({}), values = arr({}), points = arr({}) }
+  local out = { variants = json.array({}), values = json.array({}), points = json.array({}) }
   local diverged_at = {}
   for j, p in ipairs(pts) do
     out.variants[j], out.values[j] = p.variant, p.value
-    local vals, per_seed, n_div = {}, arr({}), 0
+    local vals, per_seed, n_div = {}, json.array({}), 0
     for i, seed in ipairs(s.seeds) do
       local run = runs[p.variant][seed]
       local l = losses(run, loss_metric)
@@ -172,18 +171,9 @@ end
 -- embed_norm and warmup; never the swept key, nor one that varies with it such as min_lr):
 -- the group's config, by which the report names it.
 local function shared_overrides(s, g, over)
-  local shared
-  for _, v in ipairs(g.variants) do
-    local o = overrides_of(s, v)
-    if not shared then
-      shared = o
-    else
-      for k, x in pairs(shared) do
-        if o[k] ~= x then shared[k] = nil end
-      end
-    end
-  end
-  shared = shared or {}
+  local list = {}
+  for i, v in ipairs(g.variants) do list[i] = overrides_of(s, v) end
+  local shared = base.common_pairs(list)
   shared[over] = nil
   return shared
 end
@@ -235,7 +225,7 @@ local function summarize_outcomes(s, runs, spec, grids, summarize)
     local grid, first = {}, grids[spec.groups[1].name]
     for _, i in ipairs(at) do grid[#grid + 1] = first[i].value end
     local from = runs[first[at[1]].variant][s.seeds[1]].after_warmup.from
-    nested.after_warmup = { from = from, grid = arr(grid) }
+    nested.after_warmup = { from = from, grid = json.array(grid) }
     -- whether each after-warmup difference's t interval holds zero (what the paper says)
     for _, c in ipairs(nested.secondary_comparisons or {}) do
       c.holds_zero = c.ci_t ~= nil and c.ci_t[1] <= 0 and c.ci_t[2] >= 0
@@ -265,7 +255,7 @@ local function sweep_data(s, runs, spec, section)
           return nil, { code = "no_sweep", variant = p.variant, seed = seed }
         end
         if math.abs(l0 - init[gi][i]) > 1e-9 * math.abs(l0) then
-          section.init_loss_differs = section.init_loss_differs or arr({})
+          section.init_loss_differs = section.init_loss_differs or json.array({})
           section.init_loss_differs[#section.init_loss_differs + 1] = { variant = p.variant,
             seed = seed, init_loss = l0, used = init[gi][i] }
         end
@@ -280,7 +270,7 @@ local function best_values(s, spec, section, grids, r)
   for gi, g in ipairs(spec.groups) do
     local e = section.groups[g.name]
     local pts = grids[g.name]
-    e.clipped_mean = arr(r.curve[gi])
+    e.clipped_mean = json.array(r.curve[gi])
     local best
     for j = 1, #pts do
       if e.points[j].n > 0 and (not best or r.curve[gi][j] < r.curve[gi][best]) then best = j end
@@ -293,10 +283,10 @@ local function best_values(s, spec, section, grids, r)
     else
       e.no_best = "every run of group " .. g.name .. " diverged"
     end
-    e.sensitivity = { value = r.sensitivity[gi], ci = arr(r.ci[gi]),
-      diff = r.diff[gi], diff_ci = arr(r.diff_ci[gi]), reference = spec.reference,
-      own = { value = r.own[gi], ci = arr(r.own_ci[gi]), diff = r.own_diff[gi],
-        diff_ci = arr(r.own_diff_ci[gi]) } }
+    e.sensitivity = { value = r.sensitivity[gi], ci = json.array(r.ci[gi]),
+      diff = r.diff[gi], diff_ci = json.array(r.diff_ci[gi]), reference = spec.reference,
+      own = { value = r.own[gi], ci = json.array(r.own_ci[gi]), diff = r.own_diff[gi],
+        diff_ci = json.array(r.own_diff_ci[gi]) } }
   end
 end
 
@@ -304,7 +294,7 @@ end
 -- seed.
 local function pilot_comparisons(s, runs, spec, section, exact)
   local an = s.analysis
-  local pilot = arr({})
+  local pilot = json.array({})
   for _, p in ipairs(spec.pilot) do
     local tg, bg = section.groups[p[1]], section.groups[p[2]]
     if tg.best_variant and bg.best_variant then
@@ -332,7 +322,7 @@ function M.summarize(s, runs, summarize)
   local spec = s.analysis.sweep
   local an = s.analysis
   local section = { over = spec.over, loss = spec.loss, init_loss = "init_loss",
-    reference = spec.reference, groups = {}, order = arr({}) }
+    reference = spec.reference, groups = {}, order = json.array({}) }
   local grids, loss, init = sweep_data(s, runs, spec, section)
   if not grids then return nil, loss end
   local n = #s.seeds

@@ -9,7 +9,6 @@ local words = require "repro.analysis.words"
 
 local M = {}
 local fmt = words.fmt
-local function arr(t) return json.array(t or {}) end
 
 M.RULES = "Per set-up: not testable here when the original gives no spread or the " ..
   "replication has fewer than 2 pairs or no spread (the direction alone is reported); " ..
@@ -93,11 +92,8 @@ end
 -- The comparison entry of treatment vs baseline on metric among lists of entries.
 local function find(lists, o)
   for _, list in ipairs(lists) do
-    for _, e in ipairs(list) do
-      if e.treatment == o.treatment and e.baseline == o.baseline and e.metric == o.metric then
-        return e
-      end
-    end
+    local e = words.find_comparison(list, o)
+    if e then return e end
   end
   return nil
 end
@@ -122,14 +118,14 @@ local function entry_of(o, c, alpha)
   if orig then
     r = stats.replication(orig, { mean = c.mean, sd = c.sd or 0, n = c.n },
       { alpha = alpha, margin = o.margin or 0 })
-    e.stats = { ci = r.ci and arr(r.ci), original_in_ci = r.original_in_ci,
-      pi = r.pi and arr(r.pi), in_pi = r.in_pi, pi_t = r.pi_t and arr(r.pi_t),
+    e.stats = { ci = r.ci and json.array(r.ci), original_in_ci = r.original_in_ci,
+      pi = r.pi and json.array(r.pi), in_pi = r.in_pi, pi_t = r.pi_t and json.array(r.pi_t),
       in_pi_t = r.in_pi_t, d33 = r.d33, d33_raw = r.d33_raw,
       telescope_t = r.telescope_t, telescope_p = r.telescope_p, too_small = r.too_small,
       se = r.se, df = r.df, alpha = alpha,
       tost = r.tost_p and { margin = r.margin, diff = r.diff, diff_se = r.diff_se,
         df = r.diff_df, p = r.tost_p, p_lower = r.tost_p_lower, p_upper = r.tost_p_upper,
-        ci = arr(r.tost_ci), equivalent = r.equivalent, descriptive = true } or nil }
+        ci = json.array(r.tost_ci), equivalent = r.equivalent, descriptive = true } or nil }
   end
   e.verdict, e.reason_code = M.decide(r or { same_direction = e.same_direction }, c.n,
     orig ~= nil)
@@ -152,7 +148,7 @@ local function claim_of(id, entries)
       matches = e.matches, verdict = e.verdict }
   end
   if n_matching == 0 then verdict = "not testable here" end
-  return { claim = id, verdict = verdict, n_matching = n_matching, setups = arr(at) }
+  return { claim = id, verdict = verdict, n_matching = n_matching, setups = json.array(at) }
 end
 
 -- A claim's reason in words.
@@ -215,7 +211,7 @@ function M.summarize(an, comparisons, secondary)
   end
   local claims = {}
   for _, id in ipairs(order) do claims[#claims + 1] = claim_of(id, by_claim[id]) end
-  return { entries = arr(entries), claims = arr(claims) }
+  return { entries = json.array(entries), claims = json.array(claims) }
 end
 
 -- The terminal's lines for summary.replication rep.

@@ -11,7 +11,6 @@ local json = require "repro.core.json"
 
 local M = {}
 
-local function arr(t) return json.array(t or {}) end
 
 local upper_tail = stats.normal_q
 
@@ -96,7 +95,7 @@ local function look_of(spec, a, b, c, cz, bd, k, counts, key)
   if spec.test == "signed_rank" then
     local r = stats.robust(a, b, { alpha = level_alpha })
     out.estimate, out.statistic = r.hl, signed_rank_z(d)
-    out.ci = r.ci and arr({ r.ci[1], r.ci[2] }) or nil
+    out.ci = r.ci and json.array({ r.ci[1], r.ci[2] }) or nil
     -- on the boundary atom the comparison's draw decides, with the atom's share gamma
     local z = math.abs(out.statistic)
     if bd.gamma and z < c and z >= bd.atom[k] and bd.gamma[k] > 0 then
@@ -109,7 +108,7 @@ local function look_of(spec, a, b, c, cz, bd, k, counts, key)
     if sm.sd and sm.sd > 0 then
       local se = sm.sd / math.sqrt(n)
       out.statistic = sm.mean / se
-      out.ci = arr({ sm.mean - c * se, sm.mean + c * se })
+      out.ci = json.array({ sm.mean - c * se, sm.mean + c * se })
     end
   end
   out.level = 1 - level_alpha
@@ -177,7 +176,7 @@ function M.state(s, runs)
   local out = {}
   for _, pair in ipairs(an.comparisons) do
     local tv, bv = pair[1], pair[2]
-    local e = { treatment = tv, baseline = bv, metric = an.primary, looks = arr({}) }
+    local e = { treatment = tv, baseline = bv, metric = an.primary, looks = json.array({}) }
     local counts, key = {}, M.key(s.name, tv, bv)
     for k, n in ipairs(an.sequential.looks) do
       local ta, tdone = values_of(runs, tv, s.seeds, n, an.primary)
@@ -278,13 +277,13 @@ function M.summarize(s, runs, runs_done)
   for _, n in pairs(used) do n_used = n_used + n end
   local spec = an.sequential
   return {
-    design = { looks = arr(spec.looks), shape = spec.shape, test = spec.test,
-      stop = arr(spec.stop), margin = spec.margin, target = spec.target, sd = spec.sd,
+    design = { looks = json.array(spec.looks), shape = spec.shape, test = spec.test,
+      stop = json.array(spec.stop), margin = spec.margin, target = spec.target, sd = spec.sd,
       sd_source = spec.sd_source, alpha = an.alpha, m = #an.comparisons, c = b.c,
-      bounds = arr(b.bounds), z_bounds = arr(b.z),
+      bounds = json.array(b.bounds), z_bounds = json.array(b.z),
       -- only when not the default, so a summary from before the key keeps its bytes
       boundary = spec.boundary ~= "constant" and spec.boundary or nil },
-    comparisons = arr(state),
+    comparisons = json.array(state),
     runs_used = n_used, runs_done = runs_done,
     runs_fixed = spec.looks[#spec.looks] * #s.variants,
   }

@@ -16,7 +16,6 @@ local compare = require "repro.analysis.compare"
 local M = {}
 M.DEMOS_KEPT_MIN = 0.9
 
-local function arr(t) return json.array(t or {}) end
 
 
 -- The seeds where both tv's and bv's runs are present and not diverged, in seed order.
@@ -65,14 +64,15 @@ local function item_test(ctx, tv, bv, seeds, keys)
   end
   local r = stats.paired(a, b, { alpha = ctx.an.alpha, resamples = ctx.an.resamples, seed = 1 })
   return { n_items = #a, items_better = better, items_worse = worse, mean = r.mean,
-    p_signflip = r.p_signflip, ci_t = arr({ r.ci_t and r.ci_t[1], r.ci_t and r.ci_t[2] }) }
+    p_signflip = r.p_signflip,
+    ci_t = json.array({ r.ci_t and r.ci_t[1], r.ci_t and r.ci_t[2] }) }
 end
 
 function M.summarize(ctx)
   local an, spec = ctx.an, ctx.an.tasks
   local names = tasks.suite(spec.suite)
   local test = an.test or "t"
-  local out = { suite = spec.suite, shots = arr({ table.unpack(spec.shots) }), macro = {},
+  local out = { suite = spec.suite, shots = json.array({ table.unpack(spec.shots) }), macro = {},
     per_task = {}, items = {}, chance = {} }
   -- each corpus's chance table (its task files and committed controls), the first run's
   -- corpus's as out.chance; a variant is judged against its own corpus's n-gram ladder
@@ -86,11 +86,10 @@ function M.summarize(ctx)
   end
   for _, data in ipairs(corpora) do
     local path = data:sub(1, 1) == "/" and data or (host.root .. "/" .. data)
-    local ctl = fs.read(tasks.controls_path(path, spec.suite))
-    local ok, controls = pcall(json.decode, ctl or "")
-    controls = ok and type(controls) == "table" and controls.tasks or {}
+    local controls = json.table_of(fs.read(tasks.controls_path(path, spec.suite)))
+    controls = controls and controls.tasks or {}
     local loaded = tasks.load(path, spec.suite, { shots = { 0 }, missing_ok = true })
-    local over = { n = #loaded.tasks, tasks = arr({}), skipped = arr(loaded.skipped) }
+    local over = { n = #loaded.tasks, tasks = json.array({}), skipped = json.array(loaded.skipped) }
     for _, t in ipairs(loaded.tasks) do over.tasks[#over.tasks + 1] = t.task end
     over_of[data] = over
     for _, t in ipairs(loaded.tasks) do
@@ -105,7 +104,7 @@ function M.summarize(ctx)
       end
       chance_of[data][t.task] = { rate = t.chance, n_items = t.n_items, lo = lo, hi = hi,
         bigram_acc = c.bigram_acc, untrained = next(untrained) and json.object(untrained) or nil,
-        ngram = ngram and arr(ngram), ngram_best = c.ngram_best and
+        ngram = ngram and json.array(ngram), ngram_best = c.ngram_best and
           { order = c.ngram_best.order, acc = c.ngram_best.acc } }
     end
   end
@@ -141,7 +140,7 @@ function M.summarize(ctx)
     if first and first.ngram_best then
       out.beyond_ngram = out.beyond_ngram or {}
       out.beyond_ngram[t] = { order = first.ngram_best.order, acc = first.ngram_best.acc,
-        threshold = math.max(first.ngram_best.acc, first.hi), variants = arr(above),
+        threshold = math.max(first.ngram_best.acc, first.hi), variants = json.array(above),
         by_corpus = #corpora > 1 and json.object(by_corpus) or nil }
     end
   end
@@ -157,9 +156,9 @@ function M.summarize(ctx)
       if a and b and #a >= 2 then
         local r = stats.paired(a, b, compare.paired_opts(an, #a))
         local e = { shots = k, treatment = tv, baseline = bv, metric = metric,
-          seeds = arr(seeds) }
+          seeds = json.array(seeds) }
         for f, v in pairs(r) do
-          if type(v) == "table" and f ~= "flags" then v = arr({ v[1], v[2] }) end
+          if type(v) == "table" and f ~= "flags" then v = json.array({ v[1], v[2] }) end
           if f ~= "flags" and f ~= "bca_reason" then e[f] = v end
         end
         e.p = compare.test_p(r, test)
@@ -172,7 +171,8 @@ function M.summarize(ctx)
         if ta and tb and #ta >= 2 then
           local r = stats.paired(ta, tb, compare.paired_opts(an, #ta))
           local e = { shots = k, task = t, treatment = tv, baseline = bv, metric = m,
-            n = #ta, mean = r.mean, ci_t = arr({ r.ci_t and r.ci_t[1], r.ci_t and r.ci_t[2] }),
+            n = #ta, mean = r.mean,
+            ci_t = json.array({ r.ci_t and r.ci_t[1], r.ci_t and r.ci_t[2] }),
             p = compare.test_p(r, test), mean_baseline = stats.summary(ta).mean,
             mean_treatment = stats.summary(tb).mean }
           family[#family + 1] = e
@@ -221,8 +221,9 @@ function M.summarize(ctx)
       end
     end
   end
-  out.demos = #demos > 0 and arr(demos) or nil
-  out.macro, out.per_task, out.items = arr(out.macro), arr(out.per_task), arr(out.items)
+  out.demos = #demos > 0 and json.array(demos) or nil
+  out.macro, out.per_task = json.array(out.macro), json.array(out.per_task)
+  out.items = json.array(out.items)
   return out
 end
 

@@ -5,7 +5,6 @@ local json = require "repro.core.json"
 
 local M = {}
 
-local function arr(t) return json.array(t or {}) end
 
 -- y[init][data] of a list of cells {init, data, value}, with the sorted init and data
 -- seeds; or nil and why.
@@ -41,7 +40,7 @@ local function components(cells)
   local y, inits, datas = grid(cells)
   if not y then return inits end
   local r = stats.anova2(y)
-  return { init_seeds = arr(inits), data_seeds = arr(datas), mean = r.mean,
+  return { init_seeds = json.array(inits), data_seeds = json.array(datas), mean = r.mean,
     var_init = r.var_row, var_data = r.var_col, var_resid = r.var_resid,
     share_init = r.share_row, share_data = r.share_col, share_resid = r.share_resid,
     negative_init = r.negative_row, negative_data = r.negative_col,
@@ -67,7 +66,7 @@ end
 function M.variance_components(s, runs, comparisons, an)
   if not crossed(s, runs) then return nil end
   local out = {
-    method = "anova2", by_variant = {}, by_comparison = arr({}),
+    method = "anova2", by_variant = {}, by_comparison = json.array({}),
   }
   for _, v in ipairs(s.variants) do
     local per = {}

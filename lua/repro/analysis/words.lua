@@ -19,6 +19,14 @@ end
 
 local fmt = M.fmt
 
+-- An integral number as digits (3.0 as "3"), and a list of them as "1, 3, 7".
+function M.int(x) return string.format("%d", x) end
+function M.int_list(t)
+  local out = {}
+  for i, x in ipairs(t) do out[i] = M.int(x) end
+  return table.concat(out, ", ")
+end
+
 -- How the treatment's mean difference d compares with the baseline's, in words, for the
 -- verdict sentences of both rules: "higher than with none by 0.12 on average (+4.83 % of
 -- none's mean)".
@@ -405,11 +413,9 @@ end
 
 -- A sequential design d (summary.sequential.design) in one sentence.
 function M.sequential_design(d)
-  local looks = {}
-  for i, n in ipairs(d.looks) do looks[i] = string.format("%d", n) end
   return string.format("looks at %s seeds per variant, the last the cap; %s boundaries " ..
     "for the %s test (%s), two-sided alpha %s over %d comparison%s (Bonferroni); " ..
-    "stops: %s%s%s", table.concat(looks, ", "), M.SEQ_SHAPE[d.shape] or tostring(d.shape),
+    "stops: %s%s%s", M.int_list(d.looks), M.SEQ_SHAPE[d.shape] or tostring(d.shape),
     M.SEQ_TEST[d.test] or tostring(d.test), M.sequential_boundary(d), fmt(d.alpha), d.m,
     plural(d.m), table.concat(d.stop, ", "),
     d.margin and ("; equivalence margin +-" .. fmt(d.margin)) or "",
@@ -424,6 +430,16 @@ function M.reason(v, c, an)
       "no seed with finite results for all four runs"
   end
   return M.verdict_words(reasons.decide(c, an), c)
+end
+
+-- The first entry of list (comparisons, verdicts) with c's treatment, baseline and metric.
+function M.find_comparison(list, c)
+  for _, e in ipairs(list or {}) do
+    if e.treatment == c.treatment and e.baseline == c.baseline and e.metric == c.metric then
+      return e
+    end
+  end
+  return nil
 end
 
 -- The entry (comparison or interaction) a verdict v of summary sum decides.
@@ -516,12 +532,6 @@ local function holm_note(e)
     "; the decision uses p = 1"
 end
 
-local function seed_list(seeds)
-  local t = {}
-  for i, x in ipairs(seeds) do t[i] = string.format("%d", x) end
-  return table.concat(t, ", ")
-end
-
 -- The design's notes of a summary, derived from its analysis: seeds from power capped by
 -- the maximum, a test that cannot reach the Holm level (a study registered before that
 -- check).
@@ -551,7 +561,7 @@ function M.note(n, summary)
   elseif code == "diverged" then
     return string.format("%s: %d of %d runs diverged (seed%s %s); they are left out of every " ..
       "mean and comparison except on diverged and n_spikes", n.variant, #n.seeds, n.runs,
-      plural(#n.seeds), seed_list(n.seeds))
+      plural(#n.seeds), M.int_list(n.seeds))
   elseif code == "bca_caveat" then
     return string.format("%s vs %s on %s: the BCa interval is descriptive only (n = %d < %d: " ..
       "its coverage is below nominal, at most 1 - 2^(1-n) for symmetric differences)",
@@ -567,7 +577,7 @@ function M.note(n, summary)
       end
     elseif n.seeds then
       parts[1] = string.format("seed%s %s left out (a run without a finite value), n = %d",
-        plural(#n.seeds), seed_list(n.seeds), n.n)
+        plural(#n.seeds), M.int_list(n.seeds), n.n)
     end
     if code == "degenerate" or n.degenerate then
       parts[#parts + 1] = (M.paired(e) or "degenerate") .. holm_note(e)

@@ -72,8 +72,8 @@ end
 local function config_of(dir)
   local text, err = fs.read(dir .. "/config.json")
   if not text then return nil, "config.json cannot be read: " .. tostring(err) end
-  local ok, c = pcall(json.decode, text)
-  if not ok or type(c) ~= "table" then return nil, "config.json is not a JSON object" end
+  local c = json.table_of(text)
+  if not c then return nil, "config.json is not a JSON object" end
   local rok, cfg = pcall(record.resolve, c)
   if not rok then
     return nil, "config.json is not a config: " .. (type(cfg) == "table" and

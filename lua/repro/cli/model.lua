@@ -45,8 +45,8 @@ end
 
 -- The JSON object of a record's file (its verified text), or a user error naming it.
 local function object_of(text, path, who)
-  local ok, t = pcall(json.decode, text or "")
-  if not ok or type(t) ~= "table" or not text:match("^%s*{") then
+  local t = json.table_of(text)
+  if not t or not text:match("^%s*{") then
     user_error("%s: %s: not a JSON object: refused", who, path)
   end
   return t

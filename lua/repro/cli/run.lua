@@ -159,8 +159,8 @@ local function write_study_manifest(s, dir, facts)
   local commit, dirty = record.git_info()
   local sum = 0
   for _, r in ipairs(s.runs) do
-    local ok, m = pcall(json.decode, fs.read(dir .. "/" .. r.rel .. "/manifest.json") or "")
-    if ok and type(m) == "table" and not m.copied_from and type(m.wall_s) == "number" then
+    local m = json.table_of(fs.read(dir .. "/" .. r.rel .. "/manifest.json"))
+    if m and not m.copied_from and type(m.wall_s) == "number" then
       sum = sum + m.wall_s
     end
   end
@@ -206,8 +206,8 @@ local function write_summary(s, dir, records, ctx)
     -- Nothing trained or copied, another summary (the analysis changed): the facts of the
     -- invocation that trained the runs stay (its times, jobs, counts, commit: the study's
     -- compute), with when this analysis ran and its commit (analysed_*).
-    local ok, m = pcall(json.decode, ctx.old_manifest)
-    if ok and type(m) == "table" and m.runs == #s.runs and type(m.wall_s) == "number" then
+    local m = json.table_of(ctx.old_manifest)
+    if m and m.runs == #s.runs and type(m.wall_s) == "number" then
       m.analysed_utc = record.utc()
       m.analysed_git_commit, m.analysed_git_dirty = record.git_info()
       fs.write_atomic(dir .. "/manifest.json", json.pretty(m))

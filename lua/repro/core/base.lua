@@ -76,6 +76,23 @@ function M.finite(x)
   return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
 end
 
+-- The key/value pairs every table of list holds, as a new table ({} for an empty list).
+function M.common_pairs(list)
+  local out = {}
+  for k, x in pairs(list[1] or {}) do out[k] = x end
+  for i = 2, #list do
+    for k, x in pairs(out) do
+      if list[i][k] ~= x then out[k] = nil end
+    end
+  end
+  return out
+end
+
+-- Whether x is a whole number that a double holds exactly (|x| < 2^53): "%d" writes it.
+function M.whole(x)
+  return type(x) == "number" and x == math.floor(x) and math.abs(x) < 2 ^ 53
+end
+
 -- The one rule for a name the suite reads from a study file, the file system or a
 -- command line (study and variant names, directories under experiments/): ASCII
 -- letters, digits, '_', '-' and '.', starting with a letter or digit, at most

@@ -118,4 +118,11 @@ function M.decode(s)
   return cjson.decode(s)
 end
 
+-- The table a JSON text decodes to; nil when the text is missing, not JSON, or a scalar.
+function M.table_of(text)
+  local ok, t = pcall(cjson.decode, text or "")
+  if ok and type(t) == "table" then return t end
+  return nil
+end
+
 return M

@@ -181,8 +181,7 @@ end
 -- path: the cache file (default this machine's and build's; tests give their own).
 function M.calibrations(cfgs, threads, path)
   path = path or cache_path()
-  local ok, cache = pcall(json.decode, fs.read(path) or "")
-  if not ok or type(cache) ~= "table" then cache = {} end
+  local cache = json.table_of(fs.read(path)) or {}
   local measured, err = 0, nil
   local now
   local function peak_now()
@@ -228,8 +227,7 @@ function M.calibrations(cfgs, threads, path)
       if l or why ~= "held" then lock = l break end
       proc.sleep(0.05)
     end
-    local rok, latest = pcall(json.decode, fs.read(path) or "")
-    if not rok or type(latest) ~= "table" then latest = {} end
+    local latest = json.table_of(fs.read(path)) or {}
     for key in pairs(fresh) do latest[key] = cache[key] end
     pcall(fs.write_atomic, path, json.encode(latest))
     if lock then lock:release() end

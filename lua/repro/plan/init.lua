@@ -162,8 +162,8 @@ local function other_records(out_root, study_dir, s)
     local d = studies and study_records.design_of(sdir, { studies = studies })
     for _, m in ipairs(d and set.members(d, sdir) or {}) do
       local text = not reader.link_in(m.dir, out_root) and fs.read(m.dir .. "/config.json")
-      local ok, c = pcall(json.decode, text or "")
-      if ok and type(c) == "table" and c.seed == m.seed then
+      local c = json.table_of(text)
+      if c and c.seed == m.seed then
         index[text] = index[text] or {}
         table.insert(index[text], m.dir)
       end
@@ -344,9 +344,8 @@ end
 -- A done run's result in a few words ("val_loss 3.1234", "diverged at step 12"); "" when
 -- its metrics.json cannot be read.
 function M.result_text(r)
-  local text = fs.read(r.dir .. "/metrics.json")
-  local ok, m = pcall(json.decode, text or "")
-  if not ok or type(m) ~= "table" then return "" end
+  local m = json.table_of(fs.read(r.dir .. "/metrics.json"))
+  if not m then return "" end
   if m.diverged then
     return string.format("diverged at step %s", tostring(math.tointeger(m.diverge_step)))
   end

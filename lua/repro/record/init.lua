@@ -160,10 +160,10 @@ function M.verify(dir, opts)
   local problems, kept = {}, { texts = {}, sha256 = {} }
   local function bad(fmt, ...) problems[#problems + 1] = string.format(fmt, ...) end
   local mtext = fs.read(dir .. "/manifest.json")
-  local ok, man = pcall(json.decode, mtext or "")
+  local man = json.table_of(mtext)
   if not mtext then
     bad("manifest.json: missing")
-  elseif not ok or type(man) ~= "table" then
+  elseif not man then
     bad("manifest.json: not valid JSON")
   elseif man.sha256 ~= nil then
     local sums = man.sha256
@@ -205,10 +205,10 @@ function M.verify(dir, opts)
   end
   -- Without checksums: the consistency the record's own fields allow.
   local cfg_sha = sys.sha256_file(dir .. "/config.json", true)
-  local mok, m = pcall(json.decode, fs.read(dir .. "/metrics.json") or "")
+  local m = json.table_of(fs.read(dir .. "/metrics.json"))
   local log = fs.read(dir .. "/log.csv")
   if not cfg_sha then bad("config.json: missing") end
-  if not mok or type(m) ~= "table" then
+  if not m then
     bad("metrics.json: not valid JSON")
   else
     if cfg_sha and m.config_sha256 ~= cfg_sha then
@@ -330,13 +330,12 @@ function M.inputs_digest(study_dir, study_file, overrides, records)
     "overrides " .. (type(overrides) == "table" and json.encode(overrides) or "none") }
   local files = {}
   for _, r in ipairs(records.inputs) do
-    local ok, cfg = pcall(json.decode, r.config or "")
-    if ok and type(cfg) == "table" and type(cfg.data) == "string" and cfg.data ~= "" then
+    local cfg = json.table_of(r.config)
+    if cfg and type(cfg.data) == "string" and cfg.data ~= "" then
       files["corpus " .. cfg.data] = pcall(engine.check, cfg) and M.data_path(cfg) or false
     end
-    local text = fs.read(r.dir .. "/manifest.json")
-    local ok2, man = pcall(json.decode, text or "")
-    if ok2 and type(man) == "table" and type(man.task_files) == "table" then
+    local man = json.table_of(fs.read(r.dir .. "/manifest.json"))
+    if man and type(man.task_files) == "table" then
       for path in pairs(man.task_files) do
         local file = M.task_file_path(path)
         if file then files["task " .. path] = file end
@@ -385,8 +384,8 @@ M.UNTRUSTED = "manifest.json holds no checksums (sha256, manifest_sha256): not t
 function M.rehash(dir)
   local state = M.verify(dir)
   if state ~= "no checksum" then return false, state end
-  local ok, man = pcall(json.decode, fs.read(dir .. "/manifest.json") or "")
-  if not ok or type(man) ~= "table" then return false, "manifest.json unreadable" end
+  local man = json.table_of(fs.read(dir .. "/manifest.json"))
+  if not man then return false, "manifest.json unreadable" end
   if man.sha256 == nil then
     man.sha256 = {}
     for _, f in ipairs(M.HASHED) do man.sha256[f] = sys.sha256_file(dir .. "/" .. f, true) end
@@ -397,9 +396,9 @@ end
 
 -- "key old -> new" for each key where the config text `have` differs from cfg.
 function M.changed_keys(have, cfg)
-  local ok, old = pcall(json.decode, have or "")
+  local old = json.table_of(have)
   local new = json.decode(M.config_text(cfg))
-  if not ok or type(old) ~= "table" then return { "config.json unreadable" } end
+  if not old then return { "config.json unreadable" } end
   local keys, seen = {}, {}
   for _, t in ipairs({ old, new }) do
     for k in pairs(t) do

@@ -68,10 +68,10 @@ end
 function M.load(dir, kept)
   local texts = kept and kept.texts or {}
   local text = texts["config.json"] or fs.read(dir .. "/config.json")
-  local ok, cfg = pcall(json.decode, text or "")
-  if not ok or type(cfg) ~= "table" then return nil, "config.json is not valid JSON" end
-  local mok, m = pcall(json.decode, texts["metrics.json"] or fs.read(dir .. "/metrics.json") or "")
-  if not mok or type(m) ~= "table" then return nil, "metrics.json is not valid JSON" end
+  local cfg = json.table_of(text)
+  if not cfg then return nil, "config.json is not valid JSON" end
+  local m = json.table_of(texts["metrics.json"] or fs.read(dir .. "/metrics.json"))
+  if not m then return nil, "metrics.json is not valid JSON" end
   return { dir = dir, config_text = text, config = cfg, metrics = m, verified = kept }
 end
 

@@ -50,9 +50,7 @@ end
 -- The design of the study whose records are in study_dir, from its summary.json; nil when
 -- it has none.
 function M.summary_design(study_dir)
-  local ok, sum = pcall(json.decode, fs.read(study_dir .. "/summary.json") or "")
-  if not ok then return nil end
-  return (M.design(sum))
+  return (M.design(json.table_of(fs.read(study_dir .. "/summary.json"))))
 end
 
 -- The members of the design's record set: {variant, seed, rel, dir} in design order

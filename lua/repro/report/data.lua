@@ -23,6 +23,7 @@ local M = {}
 local finite = texfmt.finite
 
 local base = require "repro.core.base"
+local words = require "repro.analysis.words"
 local sys = require "repro.sys"
 local user_error = base.user_error
 
@@ -45,16 +46,14 @@ M.SECTIONS = {
 local Study = {}
 Study.__index = Study
 
-local function int(x) return string.format("%d", x) end
-
 function Study:run_dir(variant, seed)
-  return string.format("%s/%s/seed-%s", self.dir, variant, int(seed))
+  return string.format("%s/%s/seed-%d", self.dir, variant, seed)
 end
 
 -- {metrics = table or nil, log = parsed log.csv or nil, config = table or nil, manifest =
 -- the verified manifest.json or nil, tasks_csv = the verified text of tasks.csv or nil}
 function Study:record(variant, seed)
-  local key = variant .. "\0" .. int(seed)
+  local key = string.format("%s\0%d", variant, seed)
   local r = self.records[key]
   if r then return r end
   r = {}
@@ -96,11 +95,11 @@ end
 -- else the run itself ("<study>/<variant>/seed-N").  Each manifest is the one the record
 -- reader verified.  Two runs with the same origin are one run.
 function Study:origin(variant, seed)
-  local key = variant .. "\0" .. int(seed)
+  local key = string.format("%s\0%d", variant, seed)
   self.origins = self.origins or {}
   local o = self.origins[key]
   if o then return o end
-  o = string.format("%s/%s/seed-%s", self.name, variant, int(seed))
+  o = string.format("%s/%s/seed-%d", self.name, variant, seed)
   local root = self.dir:match("^(.*)/[^/]+$") or "."
   local rec = reader.read(root .. "/" .. o, root)
   for _ = 1, 8 do
@@ -331,12 +330,7 @@ function Study:interaction_label(e)
 end
 
 function Study:verdict(c)
-  for _, v in ipairs(self.summary.verdicts or {}) do
-    if v.treatment == c.treatment and v.baseline == c.baseline and v.metric == c.metric then
-      return v
-    end
-  end
-  return nil
+  return words.find_comparison(self.summary.verdicts, c)
 end
 
 -- The settings of the study: variants grouped by their overrides other than the factor's key,
@@ -523,21 +517,13 @@ function Study:sweep_groups()
   if self.sweep_group_study == nil then
     local variants, known = {}, {}
     for _, name in ipairs(sw.order or {}) do
-      local shared
+      local list = {}
       for _, vn in ipairs((sw.groups[name] or {}).variants or {}) do
         local v = self.variant_by_name[vn]
         known[name] = known[name] or v ~= nil
-        local ov = v and v.overrides or {}
-        if not shared then
-          shared = {}
-          for k, x in pairs(ov) do shared[k] = x end
-        else
-          for k, x in pairs(shared) do
-            if ov[k] ~= x then shared[k] = nil end
-          end
-        end
+        list[#list + 1] = v and v.overrides or {}
       end
-      shared = shared or {}
+      local shared = base.common_pairs(list)
       if sw.over then shared[sw.over] = nil end
       variants[#variants + 1] = { name = name, overrides = shared }
     end
@@ -561,8 +547,8 @@ function M.load_study(exp_dir, name, names, factor, opts)
     if not sys.lstat(dir .. "/summary.json") then return nil end
     user_error("report: %s", base.printable(err))
   end
-  local ok, sum = pcall(json.decode, text)
-  if not ok or type(sum) ~= "table" or type(sum.per_variant) ~= "table" then
+  local sum = json.table_of(text)
+  if not sum or type(sum.per_variant) ~= "table" then
     user_error("report: %s/summary.json is not a study summary", dir)
   end
   -- its variant names reach gnuplot and LaTeX as its directory's name does

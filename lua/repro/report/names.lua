@@ -3,6 +3,7 @@
 -- the prose gives its variants (lua/repro/report/data.lua builds a Study with them).
 local texfmt = require "repro.report.texfmt"
 local engine = require "engine"
+local base = require "repro.core.base"
 
 local M = {}
 
@@ -35,8 +36,7 @@ end
 -- A config value as the prose writes it (LaTeX): integers as they are, other numbers
 -- through siunitx, strings escaped, booleans as true/false.
 local function value_text(v)
-  if math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v)
-      and math.abs(v) < 2 ^ 53) then
+  if math.type(v) == "integer" or base.whole(v) then
     return string.format("%d", v)
   end
   if type(v) == "number" then return "\\num{" .. string.format("%g", v) .. "}" end

@@ -5,6 +5,7 @@ local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 local gnuplot = require "repro.report.gnuplot"
 local style = require "repro.report.plot_style"
+local words = require "repro.analysis.words"
 
 local M = {}
 local finite = F.finite
@@ -99,9 +100,7 @@ function M.seed_text(seeds)
     if seeds[i] ~= seeds[i - 1] + 1 then run = false end
   end
   if run then return string.format("%d-%d", seeds[1], seeds[#seeds]) end
-  local t = {}
-  for i, x in ipairs(seeds) do t[i] = string.format("%d", x) end
-  return table.concat(t, ", ")
+  return words.int_list(seeds)
 end
 
 function M.subset(a, b)

@@ -195,8 +195,8 @@ end
 -- when it has one), by the study's records folder.
 local variant_order = setmetatable({}, { __index = function(cache, study_dir)
   local pos = {}
-  local ok, sum = pcall(json.decode, fs.read(study_dir .. "/summary.json") or "")
-  if ok and type(sum) == "table" and type(sum.variants) == "table" then
+  local sum = json.table_of(fs.read(study_dir .. "/summary.json"))
+  if sum and type(sum.variants) == "table" then
     for i, v in ipairs(sum.variants) do
       if type(v) == "table" and type(v.name) == "string" then pos[v.name] = i end
     end
@@ -355,7 +355,7 @@ function M.num(x)
   if x ~= x then return "nan" end
   if x == math.huge then return "inf" end
   if x == -math.huge then return "-inf" end
-  if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return string.format("%d", math.tointeger(x)) end
+  if base.whole(x) then return string.format("%d", math.tointeger(x)) end
   for p = 14, 17 do
     local s = string.format("%." .. p .. "g", x)
     if tonumber(s) == x then return s end

@@ -13,7 +13,7 @@ local tbl = require "repro.report.table"
 local M = {}
 local finite = F.finite
 
-local function int(x) return string.format("%d", x) end
+local int = words.int
 
 local num = tbl.num
 local V = tbl.value

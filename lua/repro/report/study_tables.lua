@@ -21,7 +21,7 @@ local num, pval = tbl.num, tbl.p
 -- every number as a float), other numbers with 4 significant digits.
 local function value_text(x)
   if type(x) == "number" then
-    if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return string.format("%d", x) end
+    if base.whole(x) then return string.format("%d", x) end
     return num(x)
   end
   return tostring(x)

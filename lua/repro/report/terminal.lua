@@ -49,11 +49,9 @@ end
 function M.sequential_table(summary, width)
   local seq, an = summary.sequential, summary.analysis
   local d = seq.design
-  local looks = {}
-  for i, n in ipairs(d.looks) do looks[i] = string.format("%d", n) end
   local lines = { textable.wrap(string.format("sequential verdicts on %s (%s is better; looks " ..
     "at %s seeds per variant; %s boundaries, %s; %s test; alpha %s over %d " ..
-    "comparison%s; stops: %s):", an.primary, an.better, table.concat(looks, ", "), d.shape,
+    "comparison%s; stops: %s):", an.primary, an.better, words.int_list(d.looks), d.shape,
     words.sequential_boundary(d), d.test, fmt(d.alpha), d.m, d.m == 1 and "" or "s",
     table.concat(d.stop, ", ")),
     width), textable.wrap(M.setup_text(summary), width, "", "  ") }

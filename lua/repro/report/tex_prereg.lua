@@ -48,16 +48,16 @@ local function first_run(s)
   for _, v in ipairs(s.variants) do
     for _, seed in ipairs(s.seeds) do
       local path = s:run_dir(v.name, seed) .. "/manifest.json"
-      local ok, man = pcall(json.decode, fs.read(path) or "")
-      if ok and type(man) == "table" and type(man.copied_from) ~= "string" and
+      local man = json.table_of(fs.read(path))
+      if man and type(man.copied_from) ~= "string" and
           type(man.start_utc) == "string" and man.start_utc:match(UTC) then
         if not first or man.start_utc < first then first = man.start_utc end
       end
     end
   end
   if first then return first, "records" end
-  local ok, man = pcall(json.decode, fs.read(s.dir .. "/manifest.json") or "")
-  if ok and type(man) == "table" and type(man.start_utc) == "string" and
+  local man = json.table_of(fs.read(s.dir .. "/manifest.json"))
+  if man and type(man.start_utc) == "string" and
       man.start_utc:match(UTC) then
     return man.start_utc, "study"
   end

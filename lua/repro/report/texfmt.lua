@@ -11,6 +11,7 @@
 local M = {}
 
 local base = require "repro.core.base"
+local words = require "repro.analysis.words"
 local finite = base.finite
 M.finite = finite
 
@@ -28,7 +29,7 @@ function M.unavailable(why)
 end
 
 -- The metrics' words, units, decimals and directions: analysis/words.lua's one table.
-M.METRIC = require("repro.analysis.words").METRIC
+M.METRIC = words.METRIC
 
 -- A metric's short name in tables and prose (LaTeX): METRIC's, else its name escaped.
 function M.metric_short(metric)
@@ -211,15 +212,13 @@ function M.seed_list(seeds)
   for i = 2, #seeds do
     if seeds[i] ~= seeds[i - 1] + 1 then consecutive = false end
   end
-  local t = {}
-  for _, s in ipairs(seeds) do t[#t + 1] = string.format("%d", s) end
-  if consecutive then return t[1] .. "--" .. t[#t] end
-  return table.concat(t, ", ")
+  if consecutive then return string.format("%d--%d", seeds[1], seeds[#seeds]) end
+  return words.int_list(seeds)
 end
 
 -- A config value as a study file would write it (integral numbers without ".0").
 function M.config_text(v)
-  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+  if math.type(v) == "float" and base.whole(v) then
     return string.format("%d", v)
   end
   if type(v) == "number" then return string.format("%.10g", v) end

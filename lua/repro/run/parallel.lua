@@ -164,8 +164,8 @@ end
 -- The Slurm submission of a study (lua/repro/run/slurm.lua), if any: label -> "12_3", and
 -- the analysis job id; queue states from squeue when it answers.
 local function slurm_info(dir)
-  local ok, sub = pcall(json.decode, fs.read(dir .. "/slurm/submit.json") or "")
-  if not ok or type(sub) ~= "table" then return nil end
+  local sub = json.table_of(fs.read(dir .. "/slurm/submit.json"))
+  if not sub then return nil end
   local task_of, ids = {}, {}
   for _, a in ipairs(sub.arrays or {}) do
     ids[#ids + 1] = tostring(a.job)

@@ -22,9 +22,7 @@ local LOCK_TRIES = 20 -- x 0.05 s: a status probe holds the lock for microsecond
 function M.attempt_path(dir) return dir .. "/attempt.json" end
 
 function M.read_attempt(dir)
-  local ok, a = pcall(json.decode, fs.read(M.attempt_path(dir)) or "")
-  if ok and type(a) == "table" then return a end
-  return nil
+  return json.table_of(fs.read(M.attempt_path(dir)))
 end
 
 

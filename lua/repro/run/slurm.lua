@@ -249,8 +249,8 @@ end
 function M.measured_peak_rss(s, dir)
   local peak, n = nil, 0
   for _, r in ipairs(s.runs) do
-    local ok, m = pcall(json.decode, fs.read(dir .. "/" .. r.rel .. "/manifest.json") or "")
-    if ok and type(m) == "table" and math.type(m.peak_rss_bytes) and m.peak_rss_bytes > 0 then
+    local m = json.table_of(fs.read(dir .. "/" .. r.rel .. "/manifest.json"))
+    if m and math.type(m.peak_rss_bytes) and m.peak_rss_bytes > 0 then
       n = n + 1
       if not peak or m.peak_rss_bytes > peak then peak = m.peak_rss_bytes end
     end

@@ -72,8 +72,8 @@ local function summary_of(study)
       "lua/experiments/%s.lua; make reproduce runs studies in the order of what they read)",
       study, path, study)
   end
-  local ok, doc = pcall(json.decode, text)
-  if not ok or type(doc) ~= "table" then fail("%s: not a study summary (invalid JSON)", path) end
+  local doc = json.table_of(text)
+  if not doc then fail("%s: not a study summary (invalid JSON)", path) end
   state.cache[study] = doc
   return doc, path
 end
