@@ -143,8 +143,8 @@ function M.text(name, src, file)
   end
   out[#out + 1] = comment("Check it with `bin/repro run " .. file .. " --dry-run`; try it at " ..
     "a tiny budget (records apart, not for the paper) with `bin/repro run " .. file ..
-    " --set iters=30,warmup=3,n_layer=2,d_model=64,n_head=4`.  The fields: lua/experiments/README.md " ..
-    "and the header of lua/repro/study/init.lua.", "")
+    " --set iters=30,warmup=3,n_layer=2,d_model=64,n_head=4`.  The fields: " ..
+    "lua/experiments/README.md.", "")
   local notes = {}
   if src then
     local an = src.analysis
