@@ -62,6 +62,14 @@ static float *filled(size_t n, int salt)
     return p;
 }
 
+/* A line of microseconds per call: the median of t[0 .. reps) */
+static void print_us(const char *name, int M, const char *dim, int n, double *t, int reps,
+                     const char *note)
+{
+    printf("  %-11s M %5d %s %4d  %7.1f us per call%s\n", name, M, dim, n, 1e6 * median(t, reps),
+           note);
+}
+
 /* GELU (d NULL) or its backward, y = GELU'(x)·d, over N rows of n, each thread its rows */
 static void gelu_rows(float *y, const float *x, const float *d, int N, int n)
 {
@@ -218,12 +226,9 @@ int main(int argc, char **argv)
             tgb[r] = (t2 - t1) / 20;
             ts[r] = (now_s() - t2) / 20;
         }
-        printf("  %-11s M %5d N %4d  %7.1f us per call\n", "gelu fwd", N, 4 * C,
-               1e6 * median(tg, reps));
-        printf("  %-11s M %5d N %4d  %7.1f us per call\n", "gelu bwd", N, 4 * C,
-               1e6 * median(tgb, reps));
-        printf("  %-11s M %5d N %4d  %7.1f us per call (one thread)\n", "bias sums", N, C,
-               1e6 * median(ts, reps));
+        print_us("gelu fwd", N, "N", 4 * C, tg, reps, "");
+        print_us("gelu bwd", N, "N", 4 * C, tgb, reps, "");
+        print_us("bias sums", N, "N", C, ts, reps, " (one thread)");
         free(x);
         free(y);
         free(d);
@@ -249,10 +254,8 @@ int main(int argc, char **argv)
             tf[r] = (t1 - t0) / 20;
             tb[r] = (now_s() - t1) / 20;
         }
-        printf("  %-11s M %5d C %4d  %7.1f us per call (residual add + LayerNorm)\n", "norm fwd",
-               N, C, 1e6 * median(tf, reps));
-        printf("  %-11s M %5d C %4d  %7.1f us per call\n", "norm bwd", N, C,
-               1e6 * median(tb, reps));
+        print_us("norm fwd", N, "C", C, tf, reps, " (residual add + LayerNorm)");
+        print_us("norm bwd", N, "C", C, tb, reps, "");
         free(a);
         free(b);
         free(res);
