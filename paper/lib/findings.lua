@@ -6,6 +6,7 @@
 -- it.  The paper's main text states its findings in checked assertions of its own
 -- (\Claim, \Replicated, \Assert: lua/repro/report/assertions.lua), not here.
 local task_tex = require "repro.report.tex_tasks"
+local F = require "repro.report.texfmt"
 local words = require "repro.analysis.words"
 
 local M = {}
@@ -352,7 +353,7 @@ local function ladder_text(A, T, ctx, head, verb)
     "parameters and by %s at %.2f M%s. The size x norm interactions (LayerNorm's effect at " ..
     "each smaller size minus its effect at the largest) are %s%s.", head, eff(A[1], T),
     p1 / 1e6, eff(A[2], T), p2 / 1e6, ladder_edges(ctx, T),
-    table.concat(parts, ", ", 1, #parts - 1) .. " and " .. parts[#parts],
+    F.list(parts),
     #meaning > 0 and ("; " .. table.concat(meaning, "; ")) or "")
 end
 M.ledger[#M.ledger + 1] = { id = "ReadmeLadder", where = "readme", carries = LADDER,

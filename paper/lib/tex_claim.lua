@@ -555,8 +555,7 @@ function M.numbers(def, s, S)
     local r = c.setups[1] and c.setups[1].rows[row]
     if r and r.mock_acc_count then counts[#counts + 1] = F.fixed(r.mock_acc_count, 0) end
   end
-  def(S .. "ClaimMockAccCounts", #counts == 3 and (counts[1] .. ", " .. counts[2] .. " and " ..
-    counts[3]) or DASH)
+  def(S .. "ClaimMockAccCounts", #counts == 3 and F.list(counts) or DASH)
 end
 
 -- The kinds of table this file adds to the report (the manifest's `extensions`).
