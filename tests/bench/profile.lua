@@ -93,10 +93,15 @@ local function alone(th)
   return { pct = tonumber(pct), ms = ms }
 end
 
+-- bench_gemm's time for line k, ms
+local function line_ms(ms, k)
+  return ms[k] or error({ message = "profile: no '" .. k .. "' line from bench_gemm" })
+end
+
 -- A site's products and fused elementwise work alone, ms per step (bench_gemm's lines; L
 -- layers; the logits' backward shapes are not among them)
 local function site_alone(ms, site, dir)
-  local function get(k) return ms[k] or error({ message = "profile: no '" .. k .. "' line" }) end
+  local function get(k) return line_ms(ms, k) end
   if site == "logits" then return dir == "fwd" and get("logits fwd") or nil end
   if dir == "fwd" then
     return L * (get(site .. " fwd") + (site == "fc" and get("gelu fwd") or 0))
@@ -172,7 +177,8 @@ for th in opts.threads:gmatch("%d+") do
     print(string.format("  %-11s %9.3f %9.3f %+8.1f %%   (the sites timed alone; the step " ..
       "at their alone times: %.2f ms)", "sum", in_step, by_itself,
       100 * (in_step - by_itself) / by_itself, 1e3 * step_s - in_step + by_itself))
-    local att_in, att_alone = 1e3 * att_s, L * (gemm.ms["attn fwd"] + gemm.ms["attn bwd"])
+    local att_in, att_alone = 1e3 * att_s, L * (line_ms(gemm.ms, "attn fwd") +
+      line_ms(gemm.ms, "attn bwd"))
     print(string.format("  %-11s %9.3f %9.3f %+8.1f %%   (and attention at its alone time " ..
       "too: %.2f ms)", "attention", att_in, att_alone, 100 * (att_in - att_alone) / att_alone,
       1e3 * step_s - in_step + by_itself - att_in + att_alone))
