@@ -113,9 +113,7 @@ local function lrsweep_figure(s, file, f)
   local span = (yhi - ylo) > 0 and (yhi - ylo) or 1
   -- each group's divergences on a row of their own above the curves, in its mark
   local ymin, ymax = ylo - 0.05 * span, yhi + (#div > 0 and 0.1 + 0.05 * #groups or 0.05) * span
-  local colors, points = {}, {}
-  for c in style.colors_of(groups):gmatch("%S+") do colors[#colors + 1] = c end
-  for p in style.points_of(groups):gmatch("%S+") do points[#points + 1] = p end
+  local colors, points = style.style_list(groups, "color"), style.style_list(groups, "point")
   local rows = { "# " .. over .. " y rgb group point" }
   for _, d in ipairs(div) do
     -- the colour as gnuplot's `lc rgb variable` integer

@@ -25,10 +25,11 @@ for i, k in ipairs({ "n_layer", "d_model", "data", "init", "linear_init", "embed
 -- keys at least, stands first by its label, in place of the keys it names.
 function M.setting_head(s, t, b)
   local function value(v) return function(k) return s:effective(v, k) end end
-  local differ, keys = {}, {}
+  local seen, differ, keys = {}, {}, {}
   for _, v in ipairs(s.variants) do
     for k in pairs(v.overrides) do
-      if k ~= s.factor.key and k ~= "min_lr" and k ~= "n_head" and not differ[k] then
+      if not seen[k] and k ~= s.factor.key and k ~= "min_lr" and k ~= "n_head" then
+        seen[k] = true
         for _, w in ipairs(s.variants) do
           if s:effective(w, k) ~= s:effective(s.variants[1], k) then differ[k] = true end
         end

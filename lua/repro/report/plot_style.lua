@@ -27,9 +27,10 @@ local SPARE_COLORS = { "#009E73", "#CC79A7", "#E69F00", "#56B4E9" }
 -- points are drawn.
 local SPARE_POINTS = { 11, 13, 15 }
 
--- Per variant (or group), the style its level has (its field `field`, from the factor),
--- else the next of spare (cycling): the list joined by spaces, for a gnuplot word list.
-local function styles_of(variants, field, spare_list)
+-- Per variant (or group), the style its level has (its field "color" or "point", from the
+-- factor), else the next spare one (cycling).
+function M.style_list(variants, field)
+  local spare_list = field == "color" and SPARE_COLORS or SPARE_POINTS
   local out, spare = {}, 0
   for i, v in ipairs(variants) do
     local x = v[field]
@@ -39,11 +40,12 @@ local function styles_of(variants, field, spare_list)
     end
     out[i] = tostring(x)
   end
-  return table.concat(out, " ")
+  return out
 end
 
-function M.points_of(variants) return styles_of(variants, "point", SPARE_POINTS) end
-function M.colors_of(variants) return styles_of(variants, "color", SPARE_COLORS) end
+-- The same as a gnuplot word list.
+function M.points_of(variants) return table.concat(M.style_list(variants, "point"), " ") end
+function M.colors_of(variants) return table.concat(M.style_list(variants, "color"), " ") end
 
 -- Dash type per variant: 1 for the first tag (the name's part after the norm, the
 -- setting: "std0.02", "tuned"), 2 for the second, ...
