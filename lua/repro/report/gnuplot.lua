@@ -4,16 +4,14 @@
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"
-local F = require "repro.report.texfmt"
 
 local M = {}
-local finite = F.finite
+local finite = base.finite
 
 function M.g(x)
   if not finite(x) then return nil end
   local s = string.format("%.6g", x)
-  if s == "-0" then s = "0" end
-  return s
+  return s == "-0" and "0" or s
 end
 
 -- Text for gnuplot as one line: a control character (a newline would end a command or
@@ -34,6 +32,11 @@ end
 -- substituted or evaluated; plain text (gnuplot runs with enhanced text off).
 function M.title(s)
   return '"' .. M.one_line(s):gsub('"', "'") .. '"'
+end
+
+-- Data blocks as one file (a script selects one with `index`).
+function M.blocks(list)
+  return table.concat(list, "\n\n\n") .. "\n"
 end
 
 -- Axis ranges fitted to the data ----------------------------------------------------------
@@ -71,8 +74,7 @@ end
 -- side (at least one decade in all), and its tics as a gnuplot word list: 1-2-5 steps when it
 -- spans less than two decades, 1-3 steps up to four, decades beyond.
 function M.log_axis(lo, hi, pad)
-  local f = (hi / lo) ^ pad
-  if f < 1.02 then f = 1.02 end
+  local f = math.max((hi / lo) ^ pad, 1.02)
   local a, b = lo / f, hi * f
   if b / a < 10 then
     -- at least a decade, around the data's geometric middle
@@ -91,14 +93,7 @@ function M.log_axis(lo, hi, pad)
   return a, b, table.concat(tics, " ")
 end
 
-function M.blocks(list)
-  return table.concat(list, "\n\n\n") .. "\n"
-end
-
--- An "#rrggbb" colour as gnuplot's `lc rgb variable` integer.
-function M.rgb_int(hex)
-  return tonumber(hex:sub(2), 16)
-end
+-- Rendering -------------------------------------------------------------------------------
 
 -- Gnuplot's -e text for a spec: every variable assigned.
 function M.assignments(spec, fmt, out_path, gp_dir)
@@ -118,26 +113,21 @@ end
 -- spec's variables named *font (a forest plot's namefont).  common.gp's terminal prints a size
 -- N at N points at the figure's own size (fontscale 0.75 undoes cairo's 96 dpi), so the
 -- paper's check (paper/printsize.tex) scales this by the figure's printed width.
-local function font_sizes(text, sizes)
-  for size in text:gmatch("['\"][^'\"\n]*,%s*([%d.]+)['\"]") do
-    sizes[#sizes + 1] = tonumber(size)
-  end
-end
-
 function M.smallest_font(gp_dir, script, vars)
-  local sizes = {}
+  local texts = {}
   for _, name in ipairs({ "common", script }) do
     local path = gp_dir .. "/" .. name .. ".gp"
-    local text = fs.read(path)
-    if not text then error("report: cannot read " .. path, 0) end
-    font_sizes(text, sizes)
+    texts[#texts + 1] = fs.read(path) or error("report: cannot read " .. path, 0)
   end
   for k, v in pairs(vars or {}) do
-    if type(v) == "string" and k:match("font$") then font_sizes("'" .. v .. "'", sizes) end
+    if type(v) == "string" and k:match("font$") then texts[#texts + 1] = "'" .. v .. "'" end
   end
   local smallest
-  for _, x in ipairs(sizes) do
-    if x and (not smallest or x < smallest) then smallest = x end
+  for _, text in ipairs(texts) do
+    for size in text:gmatch("['\"][^'\"\n]*,%s*([%d.]+)['\"]") do
+      local x = tonumber(size)
+      if x and x < (smallest or math.huge) then smallest = x end
+    end
   end
   if not smallest then error("report: plots/" .. script .. ".gp sets no font size", 0) end
   return smallest
@@ -178,7 +168,7 @@ end
 -- figure temporaries of older versions (NAME.tmp.<pid>.pdf or .png) and the atomic
 -- writer's (fs.temp_pid) as regular files; a symbolic link of such a name is no
 -- writer's and is removed at once, itself, never followed.
-function M.remove_stale(dir)
+local function remove_stale(dir)
   local st = sys.lstat(dir)
   if not st or st.type ~= "dir" then return end
   for _, name in ipairs(sys.listdir(dir) or {}) do
@@ -191,6 +181,36 @@ function M.remove_stale(dir)
   end
 end
 
+-- gnuplot's run of one spec in format fmt, in the private folder dir: the figure's bytes,
+-- or an error with gnuplot's own words (else its exit status).
+local function run_gnuplot(spec, fmt, dir, opts)
+  local tmp, errf = dir .. "/figure." .. fmt, dir .. "/stderr.txt"
+  local script = opts.gp_dir .. "/" .. spec.script .. ".gp"
+  local cmd = "gnuplot -e " .. fs.quote(M.assignments(spec, fmt, tmp, opts.gp_dir)) ..
+    " " .. fs.quote(script) .. " 2>" .. fs.quote(errf)
+  local ok, how, status = os.execute(cmd)
+  local err = fs.read(errf) or ""
+  local text = fs.read(tmp)
+  os.remove(tmp)
+  if not ok or not text or #text == 0 then
+    fs.remove_tree(dir)
+    local why = err:match("%S") and err or string.format("gnuplot %s %s and wrote no " ..
+      "figure%s", how == "signal" and "was killed by signal" or "exited with status",
+      tostring(status), status == 127 and " (is gnuplot installed and on PATH?)" or "")
+    error({ message = string.format("report: gnuplot failed on %s for %s (%s):\n%s",
+      script, spec.name, fmt, why) }, 0)
+  end
+  if err:match("%S") then
+    if opts.on_warning then
+      opts.on_warning(spec.name, fmt, err)
+    else
+      io.stderr:write(base.printable(string.format("report: gnuplot, %s (%s):\n%s",
+        spec.name, fmt, err), true))
+    end
+  end
+  return fmt == "pdf" and M.fix_pdf_date(text) or text
+end
+
 -- Renders every spec without a skip reason: opts.gp_dir (scripts), opts.figures (PDF
 -- directory; PNGs go to its png/), opts.out (report output), opts.on_warning (optional:
 -- called with the spec's name, the format and gnuplot's stderr when gnuplot printed
@@ -200,42 +220,15 @@ end
 -- written to its place through opts.out.  Returns {name -> true}.
 function M.render(specs, opts)
   local done = {}
-  for _, d in ipairs({ opts.figures, opts.figures .. "/png" }) do M.remove_stale(d) end
+  remove_stale(opts.figures)
+  remove_stale(opts.figures .. "/png")
   for _, spec in ipairs(specs) do
     if not spec.skip then
       local dir = fs.private_subdir("gnuplot")
       local gspec = setmetatable({ data = private_data(spec, dir) }, { __index = spec })
-      local errf = dir .. "/stderr.txt"
-      for _, fmt in ipairs({ "pdf", "png" }) do
-        local final = fmt == "pdf" and (opts.figures .. "/" .. spec.name .. ".pdf")
-          or (opts.figures .. "/png/" .. spec.name .. ".png")
-        local tmp = dir .. "/figure." .. fmt
-        local script = opts.gp_dir .. "/" .. spec.script .. ".gp"
-        local cmd = "gnuplot -e " .. fs.quote(M.assignments(gspec, fmt, tmp, opts.gp_dir)) ..
-          " " .. fs.quote(script) .. " 2>" .. fs.quote(errf)
-        local ok, how, status = os.execute(cmd)
-        local err = fs.read(errf) or ""
-        local text = fs.read(tmp)
-        os.remove(tmp)
-        if not ok or not text or #text == 0 then
-          fs.remove_tree(dir)
-          local why = err:match("%S") and err or string.format("gnuplot %s %s and wrote no " ..
-            "figure%s", how == "signal" and "was killed by signal" or "exited with status",
-            tostring(status), status == 127 and " (is gnuplot installed and on PATH?)" or "")
-          error({ message = string.format("report: gnuplot failed on %s for %s (%s):\n%s",
-            script, spec.name, fmt, why) }, 0)
-        end
-        if err:match("%S") then
-          if opts.on_warning then
-            opts.on_warning(spec.name, fmt, err)
-          else
-            io.stderr:write(base.printable(string.format("report: gnuplot, %s (%s):\n%s",
-              spec.name, fmt, err), true))
-          end
-        end
-        if fmt == "pdf" then text = M.fix_pdf_date(text) end
-        opts.out:write(final, text)
-      end
+      local pdf, png = run_gnuplot(gspec, "pdf", dir, opts), run_gnuplot(gspec, "png", dir, opts)
+      opts.out:write(opts.figures .. "/" .. spec.name .. ".pdf", pdf)
+      opts.out:write(opts.figures .. "/png/" .. spec.name .. ".png", png)
       fs.remove_tree(dir)
       done[spec.name] = true
     end

@@ -1,96 +1,136 @@
--- The values a figure draws, per study (lua/repro/report/plot.lua): loss curves, final
--- validation losses, divergence, effect by size, reliability, array metrics, as data
--- blocks (lua/repro/report/gnuplot.lua) and the values the axes are fitted to.
+-- The figures of one study's runs and summary (lua/repro/report/plot.lua's M.KINDS): loss
+-- curves, final validation losses, task accuracies, divergence, effect by size,
+-- reliability, per-class curves and array metrics.  Each builder (M.figure.<kind>) returns
+-- its data as blocks (lua/repro/report/gnuplot.lua), the script's variables and the
+-- values the figure draws, or nil and the reason it cannot be drawn.
 local stats = require "stats"
+local base = require "repro.core.base"
 local record = require "repro.record"
-local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
 local gnuplot = require "repro.report.gnuplot"
 local style = require "repro.report.plot_style"
 
-local M = {}
-local finite = F.finite
+local M = { figure = {} }
+local finite = base.finite
 local g, title, blocks = gnuplot.g, gnuplot.title, gnuplot.blocks
 local plot_label = style.plot_label
-local baseline_label, colors_of = style.baseline_label, style.colors_of
-local points_of = style.points_of
+
+-- The variables of a figure that draws each variant of study s: how many, their colours
+-- and points, and `extra`'s.
+local function variant_vars(s, extra)
+  local vars = { n = #s.variants, colors = style.colors_of(s.variants),
+    pts = style.points_of(s.variants) }
+  for k, v in pairs(extra) do vars[k] = v end
+  return vars
+end
 
 -- Per step over a variant's seeds: mean, min, max and count of the finite values of a
 -- log.csv column.  Returns the block text and its points ({step, mean, min, max}), or
 -- nil when no run has the column.
-function M.curve_block(s, v, column)
+local function curve_block(s, v, column)
   local by_step, steps = {}, {}
-  local have = false
   for _, seed in ipairs(s.seeds) do
     local log = s:log(v.name, seed)
     -- a column by its name or its alias (val_loss for d_val_loss: record.log_column)
     local col = log and log.data[record.log_column(column, log.data) or column]
-    if col then
-      have = true
-      for r = 1, log.n do
-        local x, step = col[r], log.data.step[r]
-        if finite(x) and step then
-          local t = by_step[step]
-          if not t then
-            t = {}
-            by_step[step] = t
-            steps[#steps + 1] = step
-          end
-          t[#t + 1] = x
+    for r = 1, col and log.n or 0 do
+      local x, step = col[r], log.data.step[r]
+      if finite(x) and step then
+        if not by_step[step] then
+          by_step[step] = {}
+          steps[#steps + 1] = step
         end
+        table.insert(by_step[step], x)
       end
     end
   end
-  if not have or #steps == 0 then return nil end
+  if #steps == 0 then return nil end
   table.sort(steps)
   local rows, pts = { title(plot_label(s, v)), "# step mean min max n" }, {}
   for _, step in ipairs(steps) do
-    local xs = by_step[step]
-    local sum, lo, hi = 0, math.huge, -math.huge
-    for _, x in ipairs(xs) do
-      sum = sum + x
-      lo = math.min(lo, x)
-      hi = math.max(hi, x)
-    end
-    rows[#rows + 1] = string.format("%d %s %s %s %d", step, g(sum / #xs), g(lo), g(hi), #xs)
-    pts[#pts + 1] = { step = step, mean = sum / #xs, min = lo, max = hi }
+    local sm = stats.summary(by_step[step])
+    rows[#rows + 1] = string.format("%d %s %s %s %d", step, g(sm.mean), g(sm.min), g(sm.max), sm.n)
+    pts[#pts + 1] = { step = step, mean = sm.mean, min = sm.min, max = sm.max }
   end
   return table.concat(rows, "\n"), pts
 end
 
 -- Every variant's curve of a log.csv column: the data text and all points, or nil.
-function M.curves(s, column)
+local function curves(s, column)
   local list, pts = {}, {}
   for _, v in ipairs(s.variants) do
-    local b, p = M.curve_block(s, v, column)
-    if not b then return nil end
-    list[#list + 1] = b
-    for _, x in ipairs(p) do pts[#pts + 1] = x end
+    local block, points = curve_block(s, v, column)
+    if not block then return nil end
+    list[#list + 1] = block
+    table.move(points, 1, #points, #pts + 1, pts)
   end
   return blocks(list), pts
 end
 
+-- A log.csv column per variant over training; f.logy a log axis, f.zoom a second panel:
+-- the last `zoom` of training on a linear axis fitted to it, where curves that a wide
+-- range squeezes together separate.
+function M.figure.curves(s, file, f)
+  local text, pts = curves(s, f.column)
+  if not text then return nil, "the run records have no " .. f.column .. " column" end
+  local values, ys, last = {}, {}, 0
+  for _, p in ipairs(pts) do
+    values[#values + 1] = p.mean
+    ys[#ys + 1], ys[#ys + 2] = p.min, p.max
+    last = math.max(last, p.step)
+  end
+  -- about 8 marks per curve, at least one row apart per variant, so that curve i's marks
+  -- (from row mark(i) of plots/curves.gp) fall where no other curve's do
+  local n = #s.variants
+  local vars = variant_vars(s, { dashes = style.dashes_of(s.variants), ylabel = f.ylabel,
+    logy = 0, zoom = 0, mark_every = math.max(n, math.ceil(#pts / math.max(n, 1) / 8)) })
+  local lo, hi = gnuplot.extent(ys)
+  if f.logy and lo and lo > 0 then
+    vars.logy = 1
+    vars.ymin, vars.ymax, vars.ytics = gnuplot.log_axis(lo, hi, 0.03)
+  end
+  local spec = { text = text, vars = vars, values = values, aspect = 0.58 }
+  if f.zoom then
+    -- the panel starts at the first step in the last `zoom` of training (at least the last)
+    local from, zs = last, {}
+    for _, p in ipairs(pts) do
+      if p.step >= math.min(last, last * (1 - f.zoom)) then
+        from = math.min(from, p.step)
+        zs[#zs + 1], zs[#zs + 2] = p.min, p.max
+      end
+    end
+    local zlo, zhi = gnuplot.extent(zs)
+    if zlo then
+      vars.zoom, vars.zoom_from, vars.zoom_to = 1, from, last
+      vars.zoom_ymin, vars.zoom_ymax = gnuplot.padded(zlo, zhi, 0.06)
+      spec.aspect = 0.6
+    end
+  end
+  return spec
+end
+
 -- End-of-training validation loss per seed, and per variant its mean and sd.
-function M.valend(s)
+function M.figure.valend(s, file, f)
   local points, means, values = {}, { "# x mean sd label" }, {}
   for i, v in ipairs(s.variants) do
     local rows = { title(plot_label(s, v)), "# x val_loss seed" }
-    local n = #s.seeds
     for j, seed in ipairs(s.seeds) do
       local x = s:value(v.name, seed, "val_loss")
       if x then
-        rows[#rows + 1] = string.format("%s %s %d", g(i + (j - (n + 1) / 2) * 0.06), g(x), seed)
+        rows[#rows + 1] = string.format("%s %s %d", g(i + (j - (#s.seeds + 1) / 2) * 0.06), g(x),
+          seed)
         values[#values + 1] = x
       end
     end
-    points[#points + 1] = table.concat(rows, "\n")
+    points[i] = table.concat(rows, "\n")
     local st = s:stat(v.name, "val_loss")
     if finite(st.mean) then
-      means[#means + 1] = string.format("%d %s %s %s", i, g(st.mean), g(st.sd) or "0",
-        title(plot_label(s, v)))
+      means[#means + 1] = string.format("%d %s %s %s", i, g(st.mean), g(st.sd) or "0", rows[1])
     end
   end
-  return blocks(points), table.concat(means, "\n") .. "\n", values
+  local means_file = file(f.name .. "_mean", table.concat(means, "\n") .. "\n")
+  return { text = blocks(points), vars = variant_vars(s, { means = means_file }),
+    values = values, aspect = 0.7 }
 end
 
 -- A task study's accuracies (summary.tasks) at shot count k: per variant a block of
@@ -121,7 +161,7 @@ function M.tasks(s, k, setups)
         values[#values + 1] = m.mean
       end
     end
-    list[#list + 1] = table.concat(rows, "\n")
+    list[i] = table.concat(rows, "\n")
   end
   local marks = { "# x chance bigram ngram task" }
   for j, task in ipairs(names) do
@@ -133,10 +173,15 @@ function M.tasks(s, k, setups)
   return blocks(list), table.concat(marks, "\n") .. "\n", values, #names
 end
 
-local ci_of = data.interval
+function M.figure.tasks(s, file, f)
+  local text, marks, values, ntasks = M.tasks(s, f.shots or 0, f.setups)
+  if not text then return nil, "the " .. s.name .. " study has no task accuracies" end
+  return { text = text, values = values, aspect = 0.75,
+    vars = variant_vars(s, { marks = file(f.name .. "_marks", marks), ntasks = ntasks }) }
+end
 
--- Norms in order of first appearance, each with its variants.
-function M.by_level(s)
+-- The levels of the study's factor in order of first appearance, each with its variants.
+local function by_level(s)
   local list, index = {}, {}
   for _, v in ipairs(s.variants) do
     if not index[v.level] then
@@ -144,16 +189,15 @@ function M.by_level(s)
         point = v.point, variants = {} }
       index[v.level] = list[#list]
     end
-    local t = index[v.level].variants
-    t[#t + 1] = v
+    table.insert(index[v.level].variants, v)
   end
   return list
 end
 
-function M.divergence(s)
-  local out, cols, values, lrs = {}, {}, {}, {}
-  for _, n in ipairs(M.by_level(s)) do
-    local rows = { title(n.label), "# lr rate diverged runs" }
+-- The fraction of runs that diverged against the learning rate, per level.
+function M.figure.divergence(s, file, f)
+  local levels, out, values, lrs = by_level(s), {}, {}, {}
+  for i, n in ipairs(levels) do
     local pts = {}
     for _, v in ipairs(n.variants) do
       local pv = s.summary.per_variant[v.name] or {}
@@ -163,56 +207,81 @@ function M.divergence(s)
       end
     end
     table.sort(pts, function(a, b) return a.lr < b.lr end)
+    local rows = { title(n.label), "# lr rate diverged runs" }
     for _, p in ipairs(pts) do
       rows[#rows + 1] = string.format("%s %s %d %d", g(p.lr), g(p.k / p.n), p.k, p.n)
       values[#values + 1] = p.k / p.n
       lrs[#lrs + 1] = p.lr
     end
-    out[#out + 1] = table.concat(rows, "\n")
-    cols[#cols + 1] = n
+    out[i] = table.concat(rows, "\n")
   end
-  return blocks(out), colors_of(cols), #out, values, lrs, points_of(cols)
+  if #lrs == 0 then return nil, "the " .. s.name .. " study's variants name no learning rate" end
+  local lo, hi = gnuplot.extent(lrs)
+  local xmin, xmax, xtics = gnuplot.log_axis(lo, hi, 0.1)
+  return { text = blocks(out), values = values, aspect = 0.6,
+    vars = { n = #out, colors = style.colors_of(levels), pts = style.points_of(levels),
+      xmin = xmin, xmax = xmax, xtics = xtics },
+    zero = "no run of the " .. s.name .. " study diverged, at any learning rate" }
 end
 
--- The effect of each norm against `none` within each model, by the baseline's parameter
--- count.
-function M.effect_by_size(s)
+-- A parameter count as a tick label: "104k", "1.6M".
+local function count_label(p)
+  if p >= 1e6 then return (string.format("%.2g", p / 1e6)) .. "M" end
+  return string.format("%dk", math.floor(p / 1000 + 0.5))
+end
+
+-- The effect of each level against the baseline within each model, with its interval,
+-- against the baseline's parameter count.
+function M.figure.effect(s, file, f)
   local params = {}
   for _, st in ipairs(s:settings()) do params[st.key] = s:setting_params(st) end
-  local out, cols, all = {}, {}, {}
-  for _, n in ipairs(M.by_level(s)) do
-    if n.level ~= s.factor.baseline then
-      local rows = { title(n.label .. " - " .. baseline_label(s)), "# params mean lo hi" }
-      local pts = {}
-      for _, r in ipairs(s:size_comparisons(nil, n.level)) do
-        local c = r.c
-        if finite(params[r.b.setting]) and finite(c.mean) then
-          local ci = ci_of(c) or { c.mean, c.mean }
-          pts[#pts + 1] = { p = params[r.b.setting], mean = c.mean, lo = ci[1], hi = ci[2] }
-        end
-      end
-      table.sort(pts, function(a, b) return a.p < b.p end)
-      for _, p in ipairs(pts) do
-        rows[#rows + 1] = string.format("%d %s %s %s", p.p, g(p.mean), g(p.lo), g(p.hi))
-        all[#all + 1] = p
-      end
-      if #pts > 0 then
-        out[#out + 1] = table.concat(rows, "\n")
-        cols[#cols + 1] = n
+  local me = s.analysis.min_effect or 0
+  local out, drawn, values, ps, ys = {}, {}, {}, {}, { 0, me, -me }
+  local tics, tic_labels, seen = {}, {}, {}
+  local baseline = s.factor.labels[s.factor.baseline] or tostring(s.factor.baseline)
+  for _, n in ipairs(by_level(s)) do
+    local pts = {}
+    for _, r in ipairs(n.level ~= s.factor.baseline and s:size_comparisons(nil, n.level) or {}) do
+      local c, p = r.c, params[r.b.setting]
+      if finite(p) and finite(c.mean) then
+        local ci = data.interval(c) or { c.mean, c.mean }
+        pts[#pts + 1] = { p = p, mean = c.mean, lo = ci[1], hi = ci[2] }
       end
     end
+    table.sort(pts, function(a, b) return a.p < b.p end)
+    local rows = { title(n.label .. " - " .. baseline), "# params mean lo hi" }
+    for _, p in ipairs(pts) do
+      rows[#rows + 1] = string.format("%d %s %s %s", p.p, g(p.mean), g(p.lo), g(p.hi))
+      ps[#ps + 1], values[#values + 1] = p.p, p.mean
+      ys[#ys + 1], ys[#ys + 2] = p.lo, p.hi
+      if not seen[p.p] then
+        seen[p.p] = true
+        tics[#tics + 1], tic_labels[#tics + 1] = string.format("%d", p.p), count_label(p.p)
+      end
+    end
+    if #pts > 0 then
+      out[#out + 1] = table.concat(rows, "\n")
+      drawn[#drawn + 1] = n
+    end
   end
-  if #out == 0 then return nil end
-  return blocks(out), colors_of(cols), #out, all, points_of(cols)
+  if #out == 0 then return nil, "the study has no within-setting comparison against none" end
+  local plo, phi = gnuplot.extent(ps)
+  local xmin, xmax = gnuplot.log_axis(plo, phi, 0.25)
+  local ylo, yhi = gnuplot.extent(ys)
+  local ymin, ymax = gnuplot.padded(ylo, yhi, 0.08)
+  return { text = blocks(out), values = values, aspect = 0.62, vars = { n = #out,
+    colors = style.colors_of(drawn), pts = style.points_of(drawn), min_effect = me,
+    xmin = xmin, xmax = xmax, xtics = table.concat(tics, " "),
+    xtic_labels = table.concat(tic_labels, " "), ymin = ymin, ymax = ymax,
+    ylabel = "difference in " .. style.metric_words(s.primary) } }
 end
 
 -- Reliability: per variant, the bins pooled over seeds (confidence and accuracy weighted
 -- by count).
-function M.reliability(s)
+function M.figure.reliability(s, file, f)
   local out, values = {}, {}
   for _, v in ipairs(s.variants) do
-    local n, conf, acc = {}, {}, {}
-    local nb = 0
+    local n, conf, acc, nb = {}, {}, {}, 0
     for _, seed in ipairs(s.seeds) do
       local m = s:record(v.name, seed).metrics
       local r = m and m.reliability
@@ -228,7 +297,7 @@ function M.reliability(s)
         end
       end
     end
-    if nb == 0 then return nil end
+    if nb == 0 then return nil, "the run records have no reliability bins" end
     local rows = { title(plot_label(s, v)), "# confidence accuracy count" }
     for k = 1, nb do
       if n[k] then
@@ -239,19 +308,48 @@ function M.reliability(s)
     end
     out[#out + 1] = table.concat(rows, "\n")
   end
-  return blocks(out), values
+  return { text = blocks(out), vars = variant_vars(s, {}), values = values, aspect = 0.9 }
 end
 
--- Mean, min and max over seeds of an array metric (resid_norm, loss_by_position), by
--- index from 0.
-function M.array_metric(s, key)
+-- One panel per character class that has values; the script reads <data>_<class>.dat.
+local CLASSES = { "letter", "digit", "punct", "space" }
+
+function M.figure.classnorm(s, file, f)
+  local present, values, ys, last = {}, {}, {}, 0
+  for _, cls in ipairs(CLASSES) do
+    local text, pts = curves(s, f.column:format(cls))
+    if text then
+      file(f.name .. "_" .. cls, text)
+      present[#present + 1] = cls
+      for _, p in ipairs(pts) do
+        values[#values + 1] = p.mean
+        if p.min > 0 then ys[#ys + 1] = p.min end
+        ys[#ys + 1] = p.max
+        last = math.max(last, p.step)
+      end
+    end
+  end
+  if #present == 0 then
+    return nil, "the run records have no per-class curves (" .. f.column:format("<class>") .. ")"
+  end
+  local lo, hi = gnuplot.extent(ys)
+  if not (lo and lo > 0) then lo, hi = 1e-3, 1 end
+  local ymin, ymax, ytics = gnuplot.log_axis(lo, hi, 0.05)
+  return { data = file(f.name):sub(1, -5), values = values, aspect = 0.42,
+    vars = variant_vars(s, { classes = table.concat(present, " "),
+      dashes = style.dashes_of(s.variants), mark_every = math.max(#s.variants, 4), ymin = ymin,
+      ymax = ymax, ytics = ytics, xstep = gnuplot.nice_step(0, last, 2), xmax = last }) }
+end
+
+-- Mean, min and max over seeds of an array metric (f.key: resid_norm, loss_by_position),
+-- by index from 0.
+function M.figure.array(s, file, f)
   local out, values = {}, {}
   for _, v in ipairs(s.variants) do
-    local cols = {}
-    local len = 0
+    local cols, len = {}, 0
     for _, seed in ipairs(s.seeds) do
       local m = s:record(v.name, seed).metrics
-      local a = m and m[key]
+      local a = m and m[f.key]
       if type(a) == "table" then
         len = math.max(len, #a)
         for i = 1, #a do
@@ -262,20 +360,19 @@ function M.array_metric(s, key)
         end
       end
     end
-    if len == 0 then return nil end
+    if len == 0 then return nil, "the run records have no " .. f.key end
     local rows = { title(plot_label(s, v)), "# index mean min max" }
     for i = 1, len do
-      local xs = cols[i]
-      if xs then
-        local sm = stats.summary(xs)
+      if cols[i] then
+        local sm = stats.summary(cols[i])
         rows[#rows + 1] = string.format("%d %s %s %s", i - 1, g(sm.mean), g(sm.min), g(sm.max))
         values[#values + 1] = sm.mean
       end
     end
     out[#out + 1] = table.concat(rows, "\n")
   end
-  return blocks(out), values
+  return { script = f.script, text = blocks(out), vars = variant_vars(s, {}), values = values,
+    aspect = 0.6 }
 end
-
 
 return M

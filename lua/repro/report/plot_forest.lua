@@ -1,67 +1,54 @@
 -- The forest plot's rows (lua/repro/report/plot.lua): each primary comparison of the
 -- studies drawn, labelled by its study, setting and levels, each set of runs shown once
 -- (a run copied from another study is that study's run).
-local F = require "repro.report.texfmt"
+local base = require "repro.core.base"
 local data = require "repro.report.data"
 local gnuplot = require "repro.report.gnuplot"
 local style = require "repro.report.plot_style"
 local words = require "repro.analysis.words"
 
 local M = {}
-local finite = F.finite
-local g, title, one_line = gnuplot.g, gnuplot.title, gnuplot.one_line
-local extent, padded = gnuplot.extent, gnuplot.padded
-local level_name = style.level_name
-local plot_label, settings_text = style.plot_label, style.settings_text
-local ci_of = data.interval
-
-local function value_of(s, v, k) return s:effective(v, k) end
+local g, title = gnuplot.g, gnuplot.title
 
 -- Keys in the order a head names them (model, then data, init and training); others after,
 -- by name.
-local HEAD_ORDER = { "n_layer", "d_model", "data", "init", "linear_init", "embed_init_std",
+local HEAD_ORDER = {}
+for i, k in ipairs({ "n_layer", "d_model", "data", "init", "linear_init", "embed_init_std",
   "tok_init_std", "pos_init_std", "resid_rescale", "tie_embeddings", "dropout", "warmup",
-  "lr_schedule", "iters", "lr" }
+  "lr_schedule", "iters", "lr" }) do HEAD_ORDER[k] = i end
 
 -- What tells comparison t - b's setting apart from the study's others, in words from the
 -- config (never from variant names): the keys in which the study's variants differ (the
--- factor's key, min_lr and n_head, which follow lr and width, left out) and t and b agree, "blocks 2, width 64"; nil when none.
--- A named setting (plot_style.named: the figure spec's `settings`) whose config both t and
--- b have, and which names one of those keys at least, stands first by its label, in place
--- of the keys it names.
+-- factor's key, min_lr and n_head, which follow lr and width, left out) and t and b
+-- agree, "blocks 2, width 64"; nil when none.  A named setting (plot_style.named: the
+-- figure spec's `settings`) whose config both t and b have, and which names one of those
+-- keys at least, stands first by its label, in place of the keys it names.
 function M.setting_head(s, t, b)
-  local differ, all = {}, {}
+  local function value(v) return function(k) return s:effective(v, k) end end
+  local seen, differ, keys = {}, {}, {}
   for _, v in ipairs(s.variants) do
     for k in pairs(v.overrides) do
-      if k ~= s.factor.key and k ~= "min_lr" and k ~= "n_head" then all[k] = true end
+      if not seen[k] and k ~= s.factor.key and k ~= "min_lr" and k ~= "n_head" then
+        seen[k] = true
+        for _, w in ipairs(s.variants) do
+          if s:effective(w, k) ~= s:effective(s.variants[1], k) then differ[k] = true end
+        end
+        if differ[k] then keys[#keys + 1] = k end
+      end
     end
   end
-  for k in pairs(all) do
-    for _, v in ipairs(s.variants) do
-      if value_of(s, v, k) ~= value_of(s, s.variants[1], k) then differ[k] = true end
-    end
-  end
-  local keys, seen = {}, {}
-  for _, k in ipairs(HEAD_ORDER) do
-    if differ[k] then keys[#keys + 1], seen[k] = k, true end
-  end
-  local rest = {}
-  for k in pairs(differ) do if not seen[k] then rest[#rest + 1] = k end end
-  table.sort(rest)
-  for _, k in ipairs(rest) do keys[#keys + 1] = k end
-  local parts, covered = {}, {}
-  local in_keys = {}
-  for _, k in ipairs(keys) do in_keys[k] = true end
-  local n = style.named_setting({ function(k) return value_of(s, t, k) end,
-    function(k) return value_of(s, b, k) end }, in_keys)
-  if n then
-    parts[1] = n.label
-    for k in pairs(n.config) do covered[k] = true end
-  end
+  table.sort(keys, function(x, y)
+    local rx, ry = HEAD_ORDER[x] or math.huge, HEAD_ORDER[y] or math.huge
+    if rx ~= ry then return rx < ry end
+    return x < y
+  end)
+  local parts = {}
+  local n = style.named_setting({ value(t), value(b) }, differ)
+  if n then parts[1] = n.label end
   for _, k in ipairs(keys) do
-    local x = value_of(s, t, k)
-    if not covered[k] and x ~= nil and x == value_of(s, b, k) then
-      parts[#parts + 1] = settings_text({}, { k }, function() return x end)
+    local x = s:effective(t, k)
+    if not (n and n.config[k] ~= nil) and x ~= nil and x == s:effective(b, k) then
+      parts[#parts + 1] = style.setting_words(k, x)
     end
   end
   return #parts > 0 and table.concat(parts, ", ") or nil
@@ -72,15 +59,17 @@ function M.plain_label(s, c)
   if not (t and b) then return c.treatment .. " - " .. c.baseline end
   local head = M.setting_head(s, t, b)
   head = head and (head .. ": ") or ""
-  if t.setting == b.setting then return head .. level_name(t) .. " - " .. level_name(b) end
+  if t.setting == b.setting then
+    return head .. style.level_name(t) .. " - " .. style.level_name(b)
+  end
   -- each side with the settings in which the two differ: "label, lr 0.01"
-  return head .. plot_label(s, t, { b }) .. " - " .. plot_label(s, b, { t })
+  return head .. style.plot_label(s, t, { b }) .. " - " .. style.plot_label(s, b, { t })
 end
 
 -- The runs a comparison c of study s rests on, by origin (Study:origin: a run copied
 -- from another study is that study's run): {"t:<origin>" | "b:<origin>" -> true} over
 -- its seeds, the treatment's and the baseline's apart, and their number.
-function M.run_set(s, c)
+local function run_set(s, c)
   local set, n = {}, 0
   for _, seed in ipairs(type(c.seeds) == "table" and c.seeds or s.seeds) do
     for _, k in ipairs({ "t:" .. s:origin(c.treatment, seed), "b:" .. s:origin(c.baseline, seed) }) do
@@ -94,7 +83,7 @@ function M.run_set(s, c)
 end
 
 -- Seeds as plain text: "1-3" when consecutive, else "1, 3, 4".
-function M.seed_text(seeds)
+local function seed_text(seeds)
   local run = #seeds > 1
   for i = 2, #seeds do
     if seeds[i] ~= seeds[i - 1] + 1 then run = false end
@@ -103,41 +92,27 @@ function M.seed_text(seeds)
   return words.int_list(seeds)
 end
 
-function M.subset(a, b)
-  for k in pairs(a) do
-    if not b[k] then return false end
-  end
-  return true
-end
-
 -- Which rows repeat another's runs: row i is shown through row j when i's run set is
 -- part of j's and j's is larger, or the same and j comes first.  Returns {i -> j} with
--- every j a row that is shown (the first such one); rows are {set =, n =}.
+-- j the first row that shows i and is itself shown; rows are {set =, n =}.
 function M.duplicates(rows)
   local function shows(j, i)
-    local a, b = rows[i], rows[j]
-    return j ~= i and M.subset(a.set, b.set) and (b.n > a.n or j < i)
+    if j == i or not (rows[j].n > rows[i].n or j < i) then return false end
+    for k in pairs(rows[i].set) do
+      if not rows[j].set[k] then return false end
+    end
+    return true
+  end
+  local function shown_through(i, kept)
+    for j = 1, #rows do
+      if (not kept or kept[j]) and shows(j, i) then return j end
+    end
   end
   local kept = {}
-  for i = 1, #rows do
-    kept[i] = true
-    for j = 1, #rows do
-      if shows(j, i) then
-        kept[i] = false
-        break
-      end
-    end
-  end
+  for i = 1, #rows do kept[i] = not shown_through(i) end
   local dup = {}
   for i = 1, #rows do
-    if not kept[i] then
-      for j = 1, #rows do
-        if kept[j] and shows(j, i) then
-          dup[i] = j
-          break
-        end
-      end
-    end
+    if not kept[i] then dup[i] = shown_through(i, kept) end
   end
   return dup
 end
@@ -148,15 +123,15 @@ local function forest_rows(studies, metric)
   for _, s in ipairs(studies) do
     if s.primary == metric then
       for _, c in ipairs(s:comparisons()) do
-        if finite(c.mean) then
-          local ci = ci_of(c)
-          local set, n = M.run_set(s, c)
+        if base.finite(c.mean) then
+          local ci = data.interval(c)
+          local set, n = run_set(s, c)
           rows[#rows + 1] = { study = s, mean = c.mean, lo = ci and ci[1] or c.mean,
             hi = ci and ci[2] or c.mean, mde = data.mde(c), min_effect = s.analysis.min_effect,
             label = M.plain_label(s, c) .. (ci and "" or " (no CI)"), set = set, n = n,
             head = M.setting_head(s, s.variant_by_name[c.treatment] or {},
-              s.variant_by_name[c.baseline] or {}), seeds = type(c.seeds) == "table" and M.seed_text(c.seeds)
-              or nil }
+              s.variant_by_name[c.baseline] or {}),
+            seeds = type(c.seeds) == "table" and seed_text(c.seeds) or nil }
         end
       end
     end
@@ -165,10 +140,9 @@ local function forest_rows(studies, metric)
 end
 
 -- The rows in groups by study, in order of first appearance, a row whose runs another
--- row shows (dup[i], M.duplicates) left out and noted in its group's header.
-local function forest_groups(rows, dup)
-  -- Groups in order of first appearance; each header notes the rows it left out.
-  local groups, by_study = {}, {}
+-- row shows (M.duplicates) left out and noted once in its group's header.
+local function forest_groups(rows)
+  local dup, groups, by_study = M.duplicates(rows), {}, {}
   for i, r in ipairs(rows) do
     local grp = by_study[r.study]
     if not grp then
@@ -205,14 +179,14 @@ function M.forest(studies, metric, labels, settings)
   local rows = forest_rows(studies, metric)
   style.named = before
   if #rows == 0 then return nil end
-  local groups = forest_groups(rows, M.duplicates(rows))
+  local groups = forest_groups(rows)
   local total = #groups
   for _, grp in ipairs(groups) do total = total + #grp.rows + #grp.notes end
   local body, heads = { "# y mean lo hi mde min_effect label" }, {}
   local y, width, values, xs = total, 0, {}, { 0 }
   -- a header is data: its text, row and kind (1 a study, 2 a note) as gnuplot variables
   local function label_at(text, kind)
-    heads[#heads + 1] = { text = one_line(text):gsub('"', "'"), y = y, kind = kind }
+    heads[#heads + 1] = { text = gnuplot.one_line(text):gsub('"', "'"), y = y, kind = kind }
     y = y - 1
   end
   for _, grp in ipairs(groups) do
@@ -228,8 +202,8 @@ function M.forest(studies, metric, labels, settings)
       y = y - 1
     end
   end
-  local lo, hi = extent(xs)
-  lo, hi = padded(lo, hi, 0.04)
+  local lo, hi = gnuplot.extent(xs)
+  lo, hi = gnuplot.padded(lo, hi, 0.04)
   return table.concat(body, "\n") .. "\n", total, width, values, lo, hi, heads
 end
 

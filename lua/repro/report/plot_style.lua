@@ -1,9 +1,22 @@
 -- How a figure tells a study's variants apart (lua/repro/report/plot.lua): a colour,
 -- point type and dash type per level of the study's factor (lua/repro/report/data.lua,
 -- factor_of), and a label in its key from the level's name and the settings in which
--- the variant differs.
+-- the variant differs; and a metric's words on an axis.
+local F = require "repro.report.texfmt"
 
 local M = {}
+
+-- A metric as a figure's axis names it: in words, with its unit ("validation loss
+-- (nats)"), from the report's metric table (texfmt.METRIC's noun; figure text is plain,
+-- so no TeX), else its name with spaces for underscores.
+function M.metric_words(metric)
+  local spec = F.METRIC[metric or ""]
+  if not spec or not spec.noun or spec.noun:find("[$\\]") then
+    return (tostring(metric or "?"):gsub("_", " "))
+  end
+  -- a count's unit is the thing counted, already the noun ("loss spikes")
+  return spec.noun .. (spec.unit and spec.kind ~= "count" and (" (" .. spec.unit .. ")") or "")
+end
 
 -- Colour-blind-safe colours (Okabe-Ito) for the levels of a study's factor that it
 -- gives none (lua/repro/report/data.lua: M.factor_of).
@@ -14,9 +27,10 @@ local SPARE_COLORS = { "#009E73", "#CC79A7", "#E69F00", "#56B4E9" }
 -- points are drawn.
 local SPARE_POINTS = { 11, 13, 15 }
 
--- Per variant (or group), the style its level has (its field `field`, from the factor),
--- else the next of spare (cycling): the list joined by spaces, for a gnuplot word list.
-function M.styles_of(variants, field, spare_list)
+-- Per variant (or group), the style its level has (its field "color" or "point", from the
+-- factor), else the next spare one (cycling).
+function M.style_list(variants, field)
+  local spare_list = field == "color" and SPARE_COLORS or SPARE_POINTS
   local out, spare = {}, 0
   for i, v in ipairs(variants) do
     local x = v[field]
@@ -26,16 +40,12 @@ function M.styles_of(variants, field, spare_list)
     end
     out[i] = tostring(x)
   end
-  return table.concat(out, " ")
+  return out
 end
 
-function M.points_of(variants)
-  return M.styles_of(variants, "point", SPARE_POINTS)
-end
-
-function M.colors_of(variants)
-  return M.styles_of(variants, "color", SPARE_COLORS)
-end
+-- The same as a gnuplot word list.
+function M.points_of(variants) return table.concat(M.style_list(variants, "point"), " ") end
+function M.colors_of(variants) return table.concat(M.style_list(variants, "color"), " ") end
 
 -- Dash type per variant: 1 for the first tag (the name's part after the norm, the
 -- setting: "std0.02", "tuned"), 2 for the second, ...
@@ -52,15 +62,6 @@ function M.dashes_of(variants)
   return table.concat(d, " ")
 end
 
--- A variant's name in a figure's key: its norm as the prose names it (the manifest's names,
--- when plain text: "no norm") and the settings in which it differs from the other
--- variants of `among` (default: the study's), from their configs ("label, lr 0.003",
--- "no norm, embed init std 1"); min_lr, which follows lr, and the keys in `skip` (a
--- sweep's swept key) are left out.
-local KEY_NAMES = { embed_init_std = "embed init std", tok_init_std = "token init std",
-  pos_init_std = "position init std", n_layer = "blocks", d_model = "width", n_head = "heads",
-  iters = "steps", lr_schedule = "schedule" }
-
 -- A variant's level of the factor as the prose names it (the factor's names), when that
 -- is plain text.
 function M.level_name(v)
@@ -68,13 +69,10 @@ function M.level_name(v)
   return (p and not p:find("[\\$]")) and p or v.level_label
 end
 
--- The label of the study's baseline level: what differences are drawn against.
-function M.baseline_label(s)
-  local b = s.factor.baseline
-  return s.factor.labels[b] or tostring(b)
-end
-
--- Keys whose values read as words in a key ("PyTorch Linear init", not "linear init torch").
+-- Keys and values in words in a figure's key ("embed init std 1", "PyTorch Linear init").
+local KEY_NAMES = { embed_init_std = "embed init std", tok_init_std = "token init std",
+  pos_init_std = "position init std", n_layer = "blocks", d_model = "width", n_head = "heads",
+  iters = "steps", lr_schedule = "schedule" }
 local VALUE_NAMES = {
   linear_init = { torch = "PyTorch Linear init", gpt2 = "GPT-2 Linear init" },
   init = { torch = "PyTorch init", gpt2 = "GPT-2 init" },
@@ -84,19 +82,10 @@ local VALUE_NAMES = {
     ["data/tinyshakespeare.txt"] = "Tiny Shakespeare" },
 }
 
--- "key value" for each of the sorted keys, value(k) giving its value (nil: left out),
--- appended to parts and joined with ", ".
-function M.settings_text(parts, keys, value)
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    local x = value(k)
-    if x ~= nil then
-      local named = VALUE_NAMES[k] and VALUE_NAMES[k][x]
-      parts[#parts + 1] = named or ((KEY_NAMES[k] or k:gsub("_", " ")) .. " " ..
-        (type(x) == "number" and string.format("%g", x) or tostring(x)))
-    end
-  end
-  return table.concat(parts, ", ")
+-- One setting in words: "lr 0.003", "blocks 2", "tied".
+function M.setting_words(k, x)
+  return VALUE_NAMES[k] and VALUE_NAMES[k][x] or ((KEY_NAMES[k] or k:gsub("_", " ")) .. " " ..
+    (type(x) == "number" and string.format("%g", x) or tostring(x)))
 end
 
 -- Settings a figure names by what they are (its spec's `settings`, which the report sets
@@ -119,28 +108,37 @@ function M.named_setting(values, keys)
   return nil
 end
 
+-- A variant's name in a figure's key: its norm as the prose names it and the settings in
+-- which it differs from the other variants of `among` (default: the study's), from their
+-- configs ("label, lr 0.003", "no norm, embed init std 1"), a named setting by its label;
+-- the factor's key, min_lr (which follows lr) and `skip` (a sweep's swept key) left out.
 function M.plot_label(s, v, among, skip)
-  local function counts(k) return k ~= s.factor.key and k ~= "min_lr" and k ~= skip end
   local differ = {}
+  local function compare(k, w)
+    if k ~= s.factor.key and k ~= "min_lr" and k ~= skip and v.overrides[k] ~= w.overrides[k] then
+      differ[k] = true
+    end
+  end
   for _, w in ipairs(among or s.variants) do
-    for k, x in pairs(w.overrides) do
-      if counts(k) and v.overrides[k] ~= x then differ[k] = true end
-    end
-    for k, x in pairs(v.overrides) do
-      if counts(k) and w.overrides[k] ~= x then differ[k] = true end
-    end
+    for k in pairs(w.overrides) do compare(k, w) end
+    for k in pairs(v.overrides) do compare(k, w) end
   end
   -- a key the variant leaves unset by the value the engine trains with (Study:effective)
   local function value(k) return s:effective(v, k) end
-  local head = { M.level_name(v) }
+  local parts = { M.level_name(v) }
   local n = M.named_setting({ value }, differ)
   if n then
-    head[2] = n.label
+    parts[2] = n.label
     for k in pairs(n.config) do differ[k] = nil end
   end
   local keys = {}
   for k in pairs(differ) do keys[#keys + 1] = k end
-  return M.settings_text(head, keys, value)
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local x = value(k)
+    if x ~= nil then parts[#parts + 1] = M.setting_words(k, x) end
+  end
+  return table.concat(parts, ", ")
 end
 
 return M
