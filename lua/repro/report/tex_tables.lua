@@ -65,6 +65,9 @@ end
 -- Tables ----------------------------------------------------------------------------
 
 local SEEDS_METRICS = { "val_ppl", "val_acc", "final_grad_norm", "embed_norm" }
+-- the note of a cell over so few finite runs that it has no sd
+local FEW_RUNS = { [0] = "no finite value: every run diverged or the record lacks it.",
+  [1] = "one run: no sd." }
 
 -- The seeds' Table 1 layout: mean ± sd over the runs that did not diverge.
 function M.seeds_table(s)
@@ -77,12 +80,8 @@ function M.seeds_table(s)
     local cells = { v.tex_label or F.escape(v.label), runs }
     for _, m in ipairs(SEEDS_METRICS) do
       local st = s:stat(v.name, m)
-      local cell = F.mean_sd(m, st)
-      if st.n == 1 then cell = cell .. notes.mark("one run: no sd.") end
-      if st.n == 0 then
-        cell = cell .. notes.mark("no finite value: every run diverged or the record lacks it.")
-      end
-      cells[#cells + 1] = cell
+      local few = FEW_RUNS[st.n]
+      cells[#cells + 1] = F.mean_sd(m, st) .. (few and notes.mark(few) or "")
     end
     rows[#rows + 1] = cells
   end
@@ -231,13 +230,13 @@ function M.counts_table(s)
     t.rows[#t.rows + 1] = { rule = true }
     for i, v in ipairs(st.variants) do
       local pv = s.summary.per_variant[v.name] or {}
-      local n_runs = pv.n_runs or #s.seeds
       local spikes = s:stat(v.name, "n_spikes")
       local range = DASH
       if finite(spikes.min) then
         range = string.format("%d--%d", math.floor(spikes.min), math.floor(spikes.max))
       end
-      t.rows[#t.rows + 1] = { i == 1 and setting_name(st) or "", F.escape(v.level_label), string.format("%d/%d", pv.n_diverged or 0, n_runs),
+      t.rows[#t.rows + 1] = { i == 1 and setting_name(st) or "", F.escape(v.level_label),
+        string.format("%d/%d", pv.n_diverged or 0, pv.n_runs or #s.seeds),
         F.mean_sd("n_spikes", spikes), range, F.mean_sd("val_loss", s:stat(v.name, "val_loss")) }
     end
   end
@@ -332,8 +331,7 @@ function M.calibration_table(s)
   local t = { align = "l" .. string.rep("c", #vs), head = { "Instrument" }, rows = {} }
   for _, v in ipairs(vs) do t.head[#t.head + 1] = F.escape(v.label) end
   for _, m in ipairs(CALIBRATION) do
-    local cells = { F.METRIC[m].label }
-    if m == "val_acc" then cells[1] = "accuracy (micro)" end
+    local cells = { m == "val_acc" and "accuracy (micro)" or F.METRIC[m].label }
     for _, v in ipairs(vs) do cells[#cells + 1] = F.mean_sd(m, s:stat(v.name, m)) end
     t.rows[#t.rows + 1] = cells
   end
@@ -341,7 +339,8 @@ function M.calibration_table(s)
 end
 
 -- One row per study: its design and the size of its Holm family; the studies of the
--- paper's manifest first, in its order (those not run yet listed as having no records), then the others.
+-- paper's manifest first, in its order (those not run yet listed as having no records),
+-- then the others.
 function M.studies_table(ctx)
   local t = { align = "lrrrllr", head = { "Study", "Variants", "Seeds", "Runs (diverged)",
     "Primary metric", "Minimum effect", "Tests" }, rows = {} }
