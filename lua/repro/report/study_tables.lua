@@ -20,11 +20,8 @@ local num, pval = tbl.num, tbl.p
 -- A count or a config value as text: integers without a decimal point (JSON gives
 -- every number as a float), other numbers with 4 significant digits.
 local function value_text(x)
-  if type(x) == "number" then
-    if base.whole(x) then return string.format("%d", x) end
-    return num(x)
-  end
-  return tostring(x)
+  if type(x) ~= "number" then return tostring(x) end
+  return base.whole(x) and string.format("%d", x) or num(x)
 end
 
 -- The command-line overrides (--set) a summary was made with, as a table (summary.json
@@ -358,13 +355,9 @@ local function task_tables(sum)
       for _, su in ipairs(setups) do
         r[#r + 1] = num(ch and type(ch.untrained) == "table" and ch.untrained[su] or nil)
       end
-      local beyond = k == 0 and ch and (st.beyond_ngram or {})[name]
       for _, v in ipairs(sum.variants or {}) do
         local m = ((sum.per_variant[v.name] or {}).metrics or {})[metric] or {}
-        local star = ""
-        for _, b in ipairs(beyond and beyond.variants or {}) do
-          if b == v.name then star = " *" end
-        end
+        local star = k == 0 and ch and tex_tasks.beyond(st, v.name, name) and " *" or ""
         r[#r + 1] = nm and NM or
           m.mean and string.format("%s ± %s%s", num(m.mean), num(m.sd), star) or "-"
       end
@@ -396,11 +389,12 @@ local function task_tables(sum)
       "and only there is the task evidence of more than local statistics. The macro row's " ..
       "interval is the paired BCa bootstrap over seeds: descriptive, not the verdict's; " ..
       "the verdict's decision interval (its level and kind in the Verdicts table's header) " ..
-      "decides." .. (st.macro_over and string.format(" The macro row " ..
-      "averages %d tasks%s.", st.macro_over.n, #skipped == 0 and "" or
-      " (skipped on this corpus: " .. table.concat(skipped, "; ") .. ")") or "") .. (not tex_tasks.measurable(st, k) and (" " .. NM .. ": fewer " ..
-      "than 90 % of the task's items kept all their demonstrations inside the window, so " ..
-      "its number would be the 0-shot one with a shorter context.") or "")
+      "decides." .. (st.macro_over and string.format(" The macro row averages %d tasks%s.",
+        st.macro_over.n, #skipped == 0 and "" or
+        (" (skipped on this corpus: " .. table.concat(skipped, "; ") .. ")")) or "") ..
+      (not tex_tasks.measurable(st, k) and (" " .. NM .. ": fewer than 90 % of the task's " ..
+        "items kept all their demonstrations inside the window, so its number would be the " ..
+        "0-shot one with a shorter context.") or "")
     out[#out + 1] = t
   end
   return out

@@ -96,7 +96,7 @@ end
 
 -- Whether a variant's mean accuracy on a task lies above the task's strongest n-gram
 -- (0-shot: the summary's beyond_ngram); nil without the ladder.
-local function beyond(st, v, task)
+function M.beyond(st, v, task)
   local b = (st.beyond_ngram or {})[task]
   if not b then return nil end
   for _, name in ipairs(b.variants or {}) do if name == v then return true end end
@@ -195,7 +195,7 @@ function M.accuracy_table(s, _, f)
       local cell = acc(mean_acc(s, v.name, t, k))
       if above(s, v.name, t, k, st) then cell = cell .. "$^{+}$" end
       if not measurable(st, k, t) then cell = NM end
-      if k == 0 and beyond(st, v.name, t) then
+      if k == 0 and M.beyond(st, v.name, t) then
         cell, starred = cell .. "$^{*}$", true
       end
       cells[#cells + 1] = cell
