@@ -55,10 +55,12 @@ local REGISTERED_HEAD = "$p_\\mathrm{Holm}^\\mathrm{reg}$"
 -- registered_family(s), with the sentence under the table that says which p is which.
 local function registered_rule(s, notes)
   local r = registered_family(s)
-  if r then notes.fixed(string.format("$p_\\mathrm{Holm}$: Holm over the family of the current " ..
-    "rule %d (the primary metric's comparisons and interactions), which the verdicts use; " ..
-    "$p_\\mathrm{Holm}^\\mathrm{reg}$: Holm over the family of rule %d, which the study " ..
-    "registered (every comparison and interaction on every metric).", s.analysis.rule, r)) end
+  if r then
+    notes.fixed(string.format("$p_\\mathrm{Holm}$: Holm over the family of the current " ..
+      "rule %d (the primary metric's comparisons and interactions), which the verdicts use; " ..
+      "$p_\\mathrm{Holm}^\\mathrm{reg}$: Holm over the family of rule %d, which the study " ..
+      "registered (every comparison and interaction on every metric).", s.analysis.rule, r))
+  end
   return r
 end
 
@@ -118,9 +120,9 @@ end
 local function stat_cells(c, floor, reg)
   local ci = data.interval(c)
   local dec = F.diff_decimals(c.metric, c.mean, ci)
+  local dz_ci = (c.ci_d_z and finite(c.d_z)) and (" " .. F.interval(c.ci_d_z, 2)) or ""
   local own_floor = finite(c.p_signflip_min) and c.p_signflip_min ~= floor
-  local cells = { F.num(c.mean, dec), F.interval(ci, dec), F.d(c.d_z) ..
-    ((c.ci_d_z and finite(c.d_z)) and (" " .. F.interval(c.ci_d_z, 2)) or ""), F.p(c.p_t),
+  local cells = { F.num(c.mean, dec), F.interval(ci, dec), F.d(c.d_z) .. dz_ci, F.p(c.p_t),
     F.p(c.p_signflip) .. (own_floor and (" (" .. F.p(c.p_signflip_min) .. ")") or ""),
     F.p(c.p_holm) }
   if reg then cells[#cells + 1] = F.p(c.p_holm_rule1) end
