@@ -39,17 +39,10 @@ local function tokens(run)
   return steps and steps * c.batch * c.context or nil
 end
 
--- A sum that stays undefined (nil) when any term is.
-local function add(sum, x)
-  if sum == nil or x == nil then return nil end
-  return sum + x
-end
-
 local function core_hours(run)
-  local m = run.manifest
-  if m and F.finite(m.core_s) then return m.core_s / 3600 end
-  if not (m and F.finite(m.train_wall_s) and m.threads) then return nil end
-  return m.train_wall_s * m.threads / 3600
+  local m = run.manifest or {}
+  if F.finite(m.core_s) then return m.core_s / 3600 end
+  return F.finite(m.train_wall_s) and m.threads and m.train_wall_s * m.threads / 3600 or nil
 end
 
 -- What a set of runs trained: training tokens and core-hours (nil when a run lacks them)
@@ -57,8 +50,10 @@ end
 local function tally(runs)
   local t = { tokens = 0, hours = 0, iters = {}, isa = {}, threads = {} }
   for _, r in ipairs(runs) do
-    t.tokens = add(t.tokens, tokens(r))
-    t.hours = add(t.hours, core_hours(r))
+    -- a sum stays undefined (nil) once a run lacks its term
+    local run_tokens, run_hours = tokens(r), core_hours(r)
+    t.tokens = t.tokens and run_tokens and t.tokens + run_tokens
+    t.hours = t.hours and run_hours and t.hours + run_hours
     if r.config then t.iters[r.config.iters] = true end
     if r.manifest then
       t.isa[r.manifest.isa or "?"] = true
