@@ -20,11 +20,8 @@ local num, pval = tbl.num, tbl.p
 -- A count or a config value as text: integers without a decimal point (JSON gives
 -- every number as a float), other numbers with 4 significant digits.
 local function value_text(x)
-  if type(x) == "number" then
-    if base.whole(x) then return string.format("%d", x) end
-    return num(x)
-  end
-  return tostring(x)
+  if type(x) ~= "number" then return tostring(x) end
+  return base.whole(x) and string.format("%d", x) or num(x)
 end
 
 -- The command-line overrides (--set) a summary was made with, as a table (summary.json
@@ -143,15 +140,6 @@ function M.interval_column(entries, alpha)
   end
 end
 
--- The entries of list on the primary metric.
-local function on_primary(list, an)
-  local family = {}
-  for _, e in ipairs(list or {}) do
-    if e.metric == an.primary then family[#family + 1] = e end
-  end
-  return family
-end
-
 -- A study's verdict rows, built once for every output: the terminal's and the study
 -- report's tables below and the paper's verdict tables (tex_numbers.lua) render the same
 -- rows.  Per verdict of sum (with `interactions`, per interaction verdict) its values:
@@ -187,10 +175,13 @@ end
 -- b on the primary metric; nil when the summary has none), each verdict's reason (the
 -- analysis's words) tied to its row; the verdict under rule 1 beside it for a study
 -- registered under that rule.
-local function verdicts_table(sum, an, interactions)
+function M.verdicts_table(sum, an, interactions)
   if interactions and type(sum.interaction_verdicts) ~= "table" then return nil end
-  local ci_head, ci_cell = M.interval_column(on_primary(interactions and sum.interactions or
-    sum.comparisons, an), an.alpha)
+  local on_primary = {}
+  for _, e in ipairs((interactions and sum.interactions or sum.comparisons) or {}) do
+    if e.metric == an.primary then on_primary[#on_primary + 1] = e end
+  end
+  local ci_head, ci_cell = M.interval_column(on_primary, an.alpha)
   local RULE = require("repro.study").RULE
   local rule1 = not interactions and (an.registered_rule or RULE) < (an.rule or RULE)
   local stats = { "mean difference", ci_head, "p (Holm)", "TOST p (Holm)" }
@@ -234,7 +225,7 @@ end
 -- The robust companions of the verdicts' comparisons and interactions (exploratory,
 -- outside the decision rule: lua/repro/analysis/robust.lua), or nil when the summary has
 -- none (one made before replication verdicts existed).
-local function robust_table(sum, an)
+function M.robust_table(sum, an)
   local rows, reasons = {}, {}
   local function add(label, e)
     local r = e and e.robust
@@ -244,9 +235,8 @@ local function robust_table(sum, an)
       pval(r.p_wilcoxon), r.leave_one_out and (#r.leave_one_out.changes == 0 and "stable" or
         string.format("%d seed%s", #r.leave_one_out.changes,
           #r.leave_one_out.changes == 1 and "" or "s")) or "-" }
-    local words = robust.loso_words(r)
     if r.leave_one_out and #r.leave_one_out.changes > 0 then
-      reasons[#reasons + 1] = label .. ": " .. words
+      reasons[#reasons + 1] = label .. ": " .. robust.loso_words(r)
     end
   end
   for _, r in ipairs(M.verdict_rows(sum, an)) do add(r.label, r.e) end
@@ -322,21 +312,19 @@ local function task_tables(sum)
   local st = sum.tasks
   if type(st) ~= "table" then return {} end
   local out = {}
-  local setup_label, rank = {}, {}
-  for i, su in ipairs(tasks.CONTROL_SETUPS) do setup_label[su.name], rank[su.name] = su.label, i end
-  local setups, seen = {}, {}
+  local found, setups, setup_label = {}, {}, {}
   for _, ch in pairs(st.chance or {}) do
     for name in pairs(type(ch) == "table" and type(ch.untrained) == "table" and ch.untrained
         or {}) do
-      if not seen[name] then seen[name], setups[#setups + 1] = true, name end
+      found[name] = true
     end
   end
   -- the suite's set-ups in its order, any other after them by name
-  table.sort(setups, function(a, b)
-    local ra, rb = rank[a] or math.huge, rank[b] or math.huge
-    if ra ~= rb then return ra < rb end
-    return a < b
-  end)
+  for _, su in ipairs(tasks.CONTROL_SETUPS) do
+    if found[su.name] then setups[#setups + 1], found[su.name] = su.name, nil end
+    setup_label[su.name] = su.label
+  end
+  for _, name in ipairs(base.sorted_keys(found)) do setups[#setups + 1] = name end
   for _, k in ipairs(st.shots or {}) do
     local t = { title = string.format("Tasks, %d-shot accuracy", k), head = { "task", "chance",
       "bigram", "best n-gram" }, rows = {} }
@@ -367,13 +355,9 @@ local function task_tables(sum)
       for _, su in ipairs(setups) do
         r[#r + 1] = num(ch and type(ch.untrained) == "table" and ch.untrained[su] or nil)
       end
-      local beyond = k == 0 and ch and (st.beyond_ngram or {})[name]
       for _, v in ipairs(sum.variants or {}) do
         local m = ((sum.per_variant[v.name] or {}).metrics or {})[metric] or {}
-        local star = ""
-        for _, b in ipairs(beyond and beyond.variants or {}) do
-          if b == v.name then star = " *" end
-        end
+        local star = k == 0 and ch and tex_tasks.beyond(st, v.name, name) and " *" or ""
         r[#r + 1] = nm and NM or
           m.mean and string.format("%s ± %s%s", num(m.mean), num(m.sd), star) or "-"
       end
@@ -395,21 +379,22 @@ local function task_tables(sum)
     end
     row("macro", nil, string.format("task_macro_acc_%dshot", k), nil, function(key)
       return macro[key] end)
+    local skipped = {}
+    for _, x in ipairs((st.macro_over or {}).skipped or {}) do
+      skipped[#skipped + 1] = x.task .. ", " .. x.why
+    end
     t.note = "Untrained: the controls' untrained models, one column per set-up (bin/repro " ..
       "tasks controls). Best n-gram: the strongest of the Witten-Bell ladder on the " ..
       "training split; * (0-shot): the variant's mean lies above it and above guessing, " ..
       "and only there is the task evidence of more than local statistics. The macro row's " ..
       "interval is the paired BCa bootstrap over seeds: descriptive, not the verdict's; " ..
       "the verdict's decision interval (its level and kind in the Verdicts table's header) " ..
-      "decides." .. (st.macro_over and string.format(" The macro row " ..
-      "averages %d tasks%s.", st.macro_over.n, #(st.macro_over.skipped or {}) == 0 and "" or
-      " (skipped on this corpus: " .. (function()
-        local l = {}
-        for _, x in ipairs(st.macro_over.skipped) do l[#l + 1] = x.task .. ", " .. x.why end
-        return table.concat(l, "; ")
-      end)() .. ")") or "") .. (not tex_tasks.measurable(st, k) and (" " .. NM .. ": fewer " ..
-      "than 90 % of the task's items kept all their demonstrations inside the window, so " ..
-      "its number would be the 0-shot one with a shorter context.") or "")
+      "decides." .. (st.macro_over and string.format(" The macro row averages %d tasks%s.",
+        st.macro_over.n, #skipped == 0 and "" or
+        (" (skipped on this corpus: " .. table.concat(skipped, "; ") .. ")")) or "") ..
+      (not tex_tasks.measurable(st, k) and (" " .. NM .. ": fewer than 90 % of the task's " ..
+        "items kept all their demonstrations inside the window, so its number would be the " ..
+        "0-shot one with a shorter context.") or "")
     out[#out + 1] = t
   end
   return out
@@ -423,9 +408,9 @@ function M.tables(s)
   local sum, an = s.summary, s.summary.analysis or {}
   local seq = pseq.of(sum)
   if seq then return M.sequential_tables(s, seq) end
-  local out = { design_table(s.name, sum, an), variants_table(sum, an), verdicts_table(sum, an),
-    verdicts_table(sum, an, true) }
-  out[#out + 1] = robust_table(sum, an)
+  local out = { design_table(s.name, sum, an), variants_table(sum, an),
+    M.verdicts_table(sum, an), M.verdicts_table(sum, an, true) }
+  out[#out + 1] = M.robust_table(sum, an)
   out[#out + 1] = replication_table(sum)
   for _, t in ipairs(task_tables(sum)) do out[#out + 1] = t end
   -- a section an extension wrote (named as the extension is) brings its own tables
@@ -454,10 +439,8 @@ function M.sequential_tables(s, seq)
   design.rows = rows
   local out = { design, variants_table(sum, an), pseq.verdicts_table(sum) }
   for _, t in ipairs(pseq.path_tables(sum)) do out[#out + 1] = t end
-  out[#out + 1] = robust_table(sum, an)
+  out[#out + 1] = M.robust_table(sum, an)
   return out
 end
-
-M.verdicts_table, M.robust_table = verdicts_table, robust_table
 
 return M

@@ -14,16 +14,20 @@ local DASH = F.DASH
 
 -- A grid value as the study file wrote it (1e-4, 0.3, 1).
 local function lr_text(x)
-  if not F.finite(x) then return DASH end
-  return "\\num{" .. string.format("%.3g", x) .. "}"
+  return F.finite(x) and ("\\num{" .. string.format("%.3g", x) .. "}") or DASH
+end
+
+-- The learning rate where seeds diverge, "none" when none does.
+local function diverge_text(x)
+  return x and lr_text(x) or "none"
 end
 
 local function loss(x)
-  return F.finite(x) and F.num(x, 4) or DASH
+  return F.num(x, 4)
 end
 
-local function interval(ci)
-  return F.interval(ci, 4)
+local function with_ci(x, ci)
+  return loss(x) .. " " .. F.interval(ci, 4)
 end
 
 function M.lr_sweep_table(s)
@@ -46,17 +50,14 @@ function M.lr_sweep_table(s)
   for _, name in ipairs(sw.order) do
     local g = sw.groups[name]
     local sens = g.sensitivity or {}
-    local best = g.best_lr and (lr_text(g.best_lr) .. (g.best_at_edge and "$^\\dagger$" or ""))
-      or DASH
-    if g.best_at_edge then edge = true end
     local own = sens.own or {}
-    t.rows[#t.rows + 1] = { label(name), best, loss(g.best_loss),
-      g.diverge_lr and lr_text(g.diverge_lr) or "none",
-      g.diverge_lr_all and lr_text(g.diverge_lr_all) or "none",
-      loss(sens.value) .. " " .. interval(sens.ci),
-      name == sw.reference and DASH or (loss(sens.diff) .. " " .. interval(sens.diff_ci)),
-      loss(own.value) .. " " .. interval(own.ci),
-      name == sw.reference and DASH or (loss(own.diff) .. " " .. interval(own.diff_ci)) }
+    local is_ref = name == sw.reference
+    edge = edge or g.best_at_edge
+    t.rows[#t.rows + 1] = { label(name),
+      g.best_lr and (lr_text(g.best_lr) .. (g.best_at_edge and "$^\\dagger$" or "")) or DASH,
+      loss(g.best_loss), diverge_text(g.diverge_lr), diverge_text(g.diverge_lr_all),
+      with_ci(sens.value, sens.ci), is_ref and DASH or with_ci(sens.diff, sens.diff_ci),
+      with_ci(own.value, own.ci), is_ref and DASH or with_ci(own.diff, own.diff_ci) }
   end
   local notes = { "$S$: the mean over the grid of the loss above the best of every group " ..
     "(Wortsman et al.); $S_{\\text{own}}$: above the group's own best, so that the " ..
@@ -66,9 +67,10 @@ function M.lr_sweep_table(s)
   end
   local b = sw.bootstrap
   if b then
+    local below = lrsens.bootstrap_note(b)
     notes[#notes + 1] = string.format("Intervals: %s\\,\\%% percentile bootstrap over the %d " ..
-      "seeds (%s resamples)%s.", F.config_text(100 * (1 - (b.alpha or 0.05))), b.seeds, b.exact and ("all " .. string.format("%d", b.resamples)) or
-      string.format("%d", b.resamples), lrsens.bootstrap_note(b) and ("; " .. F.escape(lrsens.bootstrap_note(b))) or "")
+      "seeds (%s%d resamples)%s.", F.config_text(100 * (1 - (b.alpha or 0.05))), b.seeds,
+      b.exact and "all " or "", b.resamples, below and ("; " .. F.escape(below)) or "")
   end
   return F.of_study(s, tbl.tabular(t, { fit = true }) .. "\\par\\smallskip\\footnotesize " ..
     table.concat(notes, " ") .. "\n")
@@ -83,34 +85,32 @@ function M.numbers(def, s, S)
   local vals = type(first.values) == "table" and first.values or {}
   local lo, hi = vals[1], vals[#vals]
   local ok = #vals >= 2 and F.finite(lo) and F.finite(hi) and lo > 0 and hi > lo
+  local step = ok and math.log(hi / lo, 10) / (#vals - 1)
   def(S .. "GridMin", ok and F.lr(lo) or DASH)
   def(S .. "GridMax", ok and F.lr(hi) or DASH)
   def(S .. "GridN", string.format("%d", #vals))
-  local step = ok and math.log(hi / lo, 10) / (#vals - 1) or nil
   def(S .. "GridStep", step and (math.abs(step - 0.5) < 1e-6 and "half-decade" or
-    math.abs(step - 0.25) < 1e-6 and "quarter-decade" or
-    math.abs(step - 1) < 1e-6 and "decade" or
-    ("factor-\\num{" .. string.format("%.3g", 10 ^ step) .. "}")) or DASH)
+    math.abs(step - 0.25) < 1e-6 and "quarter-decade" or math.abs(step - 1) < 1e-6 and
+    "decade" or ("factor-\\num{" .. string.format("%.3g", 10 ^ step) .. "}")) or DASH)
   def(S .. "GridStepFactor", step and ("\\num{" .. string.format("%.2g", 10 ^ step) .. "}") or DASH)
-  def(S .. "GridDecades", ok and ("\\num{" .. string.format("%.3g", math.log(hi / lo, 10)) .. "}") or DASH)
+  def(S .. "GridDecades", step and ("\\num{" .. string.format("%.3g", math.log(hi / lo, 10)) ..
+    "}") or DASH)
+  -- Sens, SensCI, SensDiff, SensDiffCI of a sensitivity (S or S_own)
+  local function sensitivity(name, sens)
+    def(name, loss(sens.value))
+    def(name .. "CI", F.interval(sens.ci, 4))
+    def(name .. "Diff", loss(sens.diff))
+    def(name .. "DiffCI", F.interval(sens.diff_ci, 4))
+  end
   for _, name in ipairs(sw.order) do
     local g = sw.groups[name]
     local G = S .. F.macro(name)
-    local sens = g.sensitivity or {}
     def(G .. "BestLr", lr_text(g.best_lr))
     def(G .. "BestLoss", loss(g.best_loss))
-    def(G .. "DivergeLr", g.diverge_lr and lr_text(g.diverge_lr) or "none")
-    def(G .. "DivergeLrAll", g.diverge_lr_all and lr_text(g.diverge_lr_all) or "none")
-    def(G .. "Sens", loss(sens.value))
-    def(G .. "SensCI", interval(sens.ci))
-    def(G .. "SensDiff", loss(sens.diff))
-    def(G .. "SensDiffCI", interval(sens.diff_ci))
-    if sens.own then
-      def(G .. "SensOwn", loss(sens.own.value))
-      def(G .. "SensOwnCI", interval(sens.own.ci))
-      def(G .. "SensOwnDiff", loss(sens.own.diff))
-      def(G .. "SensOwnDiffCI", interval(sens.own.diff_ci))
-    end
+    def(G .. "DivergeLr", diverge_text(g.diverge_lr))
+    def(G .. "DivergeLrAll", diverge_text(g.diverge_lr_all))
+    sensitivity(G .. "Sens", g.sensitivity or {})
+    if (g.sensitivity or {}).own then sensitivity(G .. "SensOwn", g.sensitivity.own) end
   end
 end
 

@@ -28,16 +28,6 @@ local function level(s)
   return F.fixed(100 * (1 - alpha), math.max(0, F.sig_decimals(100 * (1 - alpha), 2))) .. "\\,\\%"
 end
 
-local function metric_label(metric)
-  local spec = F.METRIC[metric]
-  return spec and spec.label or F.escape(metric)
-end
-
-
-local ci_of, mde_of = data.interval, data.mde
-
-local new_notes = tbl.marks
-
 local function absent_text(ctx, name)
   return F.escape(data.absent_reason(ctx.experiments, name))
 end
@@ -47,7 +37,7 @@ local HEADER = F.GENERATED
 local FIT = { fit = true }
 
 local function wrap(s, body)
-  return string.format(HEADER, s and (s.dir .. "/summary.json") or "the study summaries") .. body
+  return s and F.of_study(s, body) or (string.format(HEADER, "the study summaries") .. body)
 end
 
 -- A study analysed under a later decision rule than the one it registered (its summary
@@ -62,38 +52,38 @@ M.registered_family = registered_family
 
 local REGISTERED_HEAD = "$p_\\mathrm{Holm}^\\mathrm{reg}$"
 
-local function registered_note(s, notes)
+-- registered_family(s), with the sentence under the table that says which p is which.
+local function registered_rule(s, notes)
   local r = registered_family(s)
-  return notes.fixed(string.format("$p_\\mathrm{Holm}$: Holm over the family of the current " ..
-    "rule %d (the primary metric's comparisons and interactions), which the verdicts use; " ..
-    "$p_\\mathrm{Holm}^\\mathrm{reg}$: Holm over the family of rule %d, which the study " ..
-    "registered (every comparison and interaction on every metric).", s.analysis.rule, r))
+  if r then
+    notes.fixed(string.format("$p_\\mathrm{Holm}$: Holm over the family of the current " ..
+      "rule %d (the primary metric's comparisons and interactions), which the verdicts use; " ..
+      "$p_\\mathrm{Holm}^\\mathrm{reg}$: Holm over the family of rule %d, which the study " ..
+      "registered (every comparison and interaction on every metric).", s.analysis.rule, r))
+  end
+  return r
 end
 
 -- Tables ----------------------------------------------------------------------------
 
 local SEEDS_METRICS = { "val_ppl", "val_acc", "final_grad_norm", "embed_norm" }
+-- the note of a cell over so few finite runs that it has no sd
+local FEW_RUNS = { [0] = "no finite value: every run diverged or the record lacks it.",
+  [1] = "one run: no sd." }
 
 -- The seeds' Table 1 layout: mean ± sd over the runs that did not diverge.
 function M.seeds_table(s)
   local rows = {}
-  local notes = new_notes()
+  local notes = tbl.marks()
   for _, v in ipairs(s.variants) do
     local pv = s.summary.per_variant[v.name] or {}
-    local n_runs = pv.n_runs or #s.seeds
-    local runs = string.format("%d", n_runs)
-    if (pv.n_diverged or 0) > 0 then
-      runs = runs .. string.format(" (%d div.)", pv.n_diverged)
-    end
+    local runs = string.format("%d", pv.n_runs or #s.seeds) .. ((pv.n_diverged or 0) > 0 and
+      string.format(" (%d div.)", pv.n_diverged) or "")
     local cells = { v.tex_label or F.escape(v.label), runs }
     for _, m in ipairs(SEEDS_METRICS) do
       local st = s:stat(v.name, m)
-      local cell = F.mean_sd(m, st)
-      if st.n == 1 then cell = cell .. notes.mark("one run: no sd.") end
-      if st.n == 0 then
-        cell = cell .. notes.mark("no finite value: every run diverged or the record lacks it.")
-      end
-      cells[#cells + 1] = cell
+      local few = FEW_RUNS[st.n]
+      cells[#cells + 1] = F.mean_sd(m, st) .. (few and notes.mark(few) or "")
     end
     rows[#rows + 1] = cells
   end
@@ -106,12 +96,12 @@ end
 -- the two differ.
 local function verdict_cell(s, v, notes)
   if not v then return "" end
-  local text = F.escape(v.verdict)
-  if registered_family(s) and v.verdict_rule1 and v.verdict_rule1 ~= v.verdict then
-    text = text .. notes.mark(string.format("under the registered rule %d: %s.",
-      registered_family(s), F.escape(v.verdict_rule1)))
+  local reg = registered_family(s)
+  if not (reg and v.verdict_rule1 and v.verdict_rule1 ~= v.verdict) then
+    return F.escape(v.verdict)
   end
-  return text
+  return F.escape(v.verdict) .. notes.mark(string.format("under the registered rule %d: %s.",
+    reg, F.escape(v.verdict_rule1)))
 end
 
 -- The size of a study's Holm family: analysis.m (current rule), else every comparison
@@ -128,23 +118,15 @@ end
 -- One comparison's statistics as table cells: Δ, CI, d_z [CI], p_t, p_sf (with its
 -- floor when that differs from the table's), p_Holm, MDE.
 local function stat_cells(c, floor, reg)
-  local ci = ci_of(c)
+  local ci = data.interval(c)
   local dec = F.diff_decimals(c.metric, c.mean, ci)
-  local cells = {}
-  cells[1] = F.num(c.mean, dec)
-  cells[2] = F.interval(ci, dec)
-  local dz = F.d(c.d_z)
-  if c.ci_d_z and finite(c.d_z) then dz = dz .. " " .. F.interval(c.ci_d_z, 2) end
-  cells[3] = dz
-  cells[4] = F.p(c.p_t)
-  local sf = F.p(c.p_signflip)
-  if finite(c.p_signflip_min) and c.p_signflip_min ~= floor then
-    sf = sf .. " (" .. F.p(c.p_signflip_min) .. ")"
-  end
-  cells[5] = sf
-  cells[6] = F.p(c.p_holm)
+  local dz_ci = (c.ci_d_z and finite(c.d_z)) and (" " .. F.interval(c.ci_d_z, 2)) or ""
+  local own_floor = finite(c.p_signflip_min) and c.p_signflip_min ~= floor
+  local cells = { F.num(c.mean, dec), F.interval(ci, dec), F.d(c.d_z) .. dz_ci, F.p(c.p_t),
+    F.p(c.p_signflip) .. (own_floor and (" (" .. F.p(c.p_signflip_min) .. ")") or ""),
+    F.p(c.p_holm) }
   if reg then cells[#cells + 1] = F.p(c.p_holm_rule1) end
-  cells[#cells + 1] = F.num(mde_of(c), dec)
+  cells[#cells + 1] = F.num(data.mde(c), dec)
   return cells
 end
 
@@ -171,8 +153,7 @@ end
 -- The mark of a degenerate comparison's note (rows with the same note share it).
 local function reason_note(c, notes)
   local text = prose.degenerate_note(c)
-  if text == "" then return "" end
-  return notes.mark(text)
+  return text == "" and "" or notes.mark(text)
 end
 
 -- Every comparison of the study on every metric of its analysis (the Holm family),
@@ -181,7 +162,7 @@ end
 -- does) shows each metric's in its header, and marks an exploratory difference whose mean
 -- reaches it (its comparison's exceeds_delta).
 function M.paired_table(s)
-  local notes = new_notes()
+  local notes = tbl.marks()
   local metrics = {}
   if s.primary then metrics[1] = s.primary end
   for _, m in ipairs(s.analysis.metrics or {}) do
@@ -190,17 +171,16 @@ function M.paired_table(s)
   -- The sign-flip floor of most rows goes in the header; a row with another n shows its own.
   local floors, common, best = {}, nil, 0
   for _, c in ipairs(s.summary.comparisons or {}) do
-    if finite(c.p_signflip_min) then
-      floors[c.p_signflip_min] = (floors[c.p_signflip_min] or 0) + 1
-      if floors[c.p_signflip_min] > best or (floors[c.p_signflip_min] == best
-          and c.p_signflip_min < common) then
-        common, best = c.p_signflip_min, floors[c.p_signflip_min]
+    local floor = c.p_signflip_min
+    if finite(floor) then
+      floors[floor] = (floors[floor] or 0) + 1
+      if floors[floor] > best or (floors[floor] == best and floor < common) then
+        common, best = floor, floors[floor]
       end
     end
   end
   local deltas = type(s.summary.deltas) == "table" and s.summary.deltas or {}
-  local reg = registered_family(s)
-  if reg then registered_note(s, notes) end
+  local reg = registered_rule(s, notes)
   local t = { align = "lrllllr" .. (reg and "r" or "") ..
     "r>{\\raggedright\\arraybackslash}p{1.9cm}", head = { "Comparison", "$\\Delta$",
     level(s) .. " CI", "$d_z$ [CI]", "$p_t$", "$p_\\mathrm{sf}$" .. (common and
@@ -211,7 +191,7 @@ function M.paired_table(s)
   for _, m in ipairs(metrics) do
     local list = s:comparisons(m)
     if #list > 0 then
-      local head = metric_label(m)
+      local head = (F.METRIC[m] or {}).label or F.escape(m)
       local delta = deltas[m]
       if m == s.primary then
         head = head .. string.format(" --- primary, %s is better, minimum effect %s",
@@ -230,15 +210,18 @@ function M.paired_table(s)
             "pre-registered minimum effect (exploratory: not a verdict).")
         end
         local v = m == s.primary and s:verdict(c) or nil
-        local label = s:comparison_label(c.treatment, c.baseline) .. reason_note(c, notes)
         local rnote = m == s.primary and robust_note(c)
-        table.insert(cells, 1, label)
+        table.insert(cells, 1, s:comparison_label(c.treatment, c.baseline) .. reason_note(c, notes))
         cells[#cells + 1] = verdict_cell(s, v, notes) .. (rnote and notes.mark(rnote) or "")
         t.rows[#t.rows + 1] = cells
       end
     end
   end
   return wrap(s, tbl.tabular(t, FIT) .. notes.render())
+end
+
+local function setting_name(st)
+  return F.escape(st.label ~= "" and st.label or "default")
 end
 
 -- Divergences and loss spikes by setting and variant (the instability study).
@@ -249,14 +232,13 @@ function M.counts_table(s)
     t.rows[#t.rows + 1] = { rule = true }
     for i, v in ipairs(st.variants) do
       local pv = s.summary.per_variant[v.name] or {}
-      local n_runs = pv.n_runs or #s.seeds
       local spikes = s:stat(v.name, "n_spikes")
       local range = DASH
       if finite(spikes.min) then
         range = string.format("%d--%d", math.floor(spikes.min), math.floor(spikes.max))
       end
-      t.rows[#t.rows + 1] = { i == 1 and F.escape(st.label ~= "" and st.label or "default")
-        or "", F.escape(v.level_label), string.format("%d/%d", pv.n_diverged or 0, n_runs),
+      t.rows[#t.rows + 1] = { i == 1 and setting_name(st) or "", F.escape(v.level_label),
+        string.format("%d/%d", pv.n_diverged or 0, pv.n_runs or #s.seeds),
         F.mean_sd("n_spikes", spikes), range, F.mean_sd("val_loss", s:stat(v.name, "val_loss")) }
     end
   end
@@ -266,50 +248,43 @@ end
 -- The primary-metric comparisons within each setting (the scale and init_scale studies):
 -- the effect per model size or init scale.
 function M.setting_effect_table(s)
-  local notes = new_notes()
-  local params, distinct, last = {}, false, nil
+  local notes = tbl.marks()
+  local params, distinct = {}, false
   for i, st in ipairs(s:settings()) do
     params[i] = s:setting_params(st)
-    if i > 1 and params[i] ~= last then distinct = true end
-    last = params[i]
+    distinct = distinct or (i > 1 and params[i] ~= params[i - 1])
   end
-  local reg = registered_family(s)
-  if reg then registered_note(s, notes) end
+  local reg = registered_rule(s, notes)
   local t = { align = (distinct and "lrlrlrr" or "llrlrr") .. (reg and "r" or "") .. "rl",
-    head = { "Setting", distinct and "Params" or nil, "Comparison", "$\\Delta$",
-      level(s) .. " CI", "$d_z$", "$p_\\mathrm{Holm}$" }, rows = {} }
-  if not distinct then table.remove(t.head, 2) end
+    head = { "Setting", "Comparison", "$\\Delta$", level(s) .. " CI", "$d_z$",
+      "$p_\\mathrm{Holm}$" }, rows = {} }
+  if distinct then table.insert(t.head, 2, "Params") end
   if reg then t.head[#t.head + 1] = REGISTERED_HEAD end
   t.head[#t.head + 1] = "MDE"
   t.head[#t.head + 1] = "Verdict"
   for i, st in ipairs(s:settings()) do
-    local in_setting = {}
+    local first = true
     for _, c in ipairs(s:comparisons()) do
-      local t, b = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-      if t and b and t.setting == st.key and b.setting == st.key then
-        in_setting[#in_setting + 1] = c
-      end
-    end
-    if #in_setting > 0 then
-      t.rows[#t.rows + 1] = { rule = true }
-      for j, c in ipairs(in_setting) do
-        local ci = ci_of(c)
+      local tv, bv = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
+      if tv and bv and tv.setting == st.key and bv.setting == st.key then
+        if first then t.rows[#t.rows + 1] = { rule = true } end
+        local ci = data.interval(c)
         local dec = F.diff_decimals(c.metric, c.mean, ci)
-        local v = s:verdict(c)
-        local head = j == 1 and F.escape(st.label ~= "" and st.label or "default") or ""
-        local tv, bv = s.variant_by_name[c.treatment], s.variant_by_name[c.baseline]
-        local row = { head }
+        local row = { first and setting_name(st) or "" }
         if distinct then
-          row[2] = j == 1 and finite(params[i]) and
+          row[2] = first and finite(params[i]) and
             ("\\num{" .. string.format("%d", params[i]) .. "}") or ""
         end
         for _, cell in ipairs({ F.escape(tv.level_label) .. "${}-{}$" ..
             F.escape(bv.level_label) .. reason_note(c, notes), F.num(c.mean, dec),
-            F.interval(ci, dec), F.d(c.d_z), F.p(c.p_holm), reg and F.p(c.p_holm_rule1) or false,
-            F.num(mde_of(c), dec), verdict_cell(s, v, notes) }) do
-          if cell then row[#row + 1] = cell end
+            F.interval(ci, dec), F.d(c.d_z), F.p(c.p_holm) }) do
+          row[#row + 1] = cell
         end
+        if reg then row[#row + 1] = F.p(c.p_holm_rule1) end
+        row[#row + 1] = F.num(data.mde(c), dec)
+        row[#row + 1] = verdict_cell(s, s:verdict(c), notes)
         t.rows[#t.rows + 1] = row
+        first = false
       end
     end
   end
@@ -318,15 +293,14 @@ end
 
 -- Interactions (difference of two paired differences), every metric of the analysis.
 function M.interactions_table(s)
-  local notes = new_notes()
-  local reg = registered_family(s)
-  if reg then registered_note(s, notes) end
+  local notes = tbl.marks()
+  local reg = registered_rule(s, notes)
   -- the interaction's long label wraps, so that the table keeps a readable size
   local t = { align = ">{\\raggedright\\arraybackslash}p{14em}lrlrr" .. (reg and "r" or ""),
     head = { "Interaction", "Metric", "$\\Delta_a - \\Delta_b$", level(s) .. " CI", "$p_t$",
       "$p_\\mathrm{Holm}$", reg and REGISTERED_HEAD or nil }, rows = {} }
   for _, e in ipairs(s.summary.interactions or {}) do
-    local ci = ci_of(e)
+    local ci = data.interval(e)
     local dec = F.diff_decimals(e.metric, e.mean, ci)
     local reason = reason_note(e, notes)
     local expl = e.exploratory and
@@ -359,8 +333,7 @@ function M.calibration_table(s)
   local t = { align = "l" .. string.rep("c", #vs), head = { "Instrument" }, rows = {} }
   for _, v in ipairs(vs) do t.head[#t.head + 1] = F.escape(v.label) end
   for _, m in ipairs(CALIBRATION) do
-    local cells = { F.METRIC[m].label }
-    if m == "val_acc" then cells[1] = "accuracy (micro)" end
+    local cells = { m == "val_acc" and "accuracy (micro)" or F.METRIC[m].label }
     for _, v in ipairs(vs) do cells[#cells + 1] = F.mean_sd(m, s:stat(v.name, m)) end
     t.rows[#t.rows + 1] = cells
   end
@@ -368,7 +341,8 @@ function M.calibration_table(s)
 end
 
 -- One row per study: its design and the size of its Holm family; the studies of the
--- paper's manifest first, in its order (those not run yet listed as having no records), then the others.
+-- paper's manifest first, in its order (those not run yet listed as having no records),
+-- then the others.
 function M.studies_table(ctx)
   local t = { align = "lrrrllr", head = { "Study", "Variants", "Seeds", "Runs (diverged)",
     "Primary metric", "Minimum effect", "Tests" }, rows = {} }

@@ -14,14 +14,13 @@ local tbl = require "repro.report.table"
 local M = {}
 local DASH = F.DASH
 local ACC_DEC = 3
+local NM = "n.m."
 
 -- what: what the summary lacks (default its task accuracies)
 function M.absent(s, what)
   return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study has no " ..
     (what or "task accuracies")))
 end
-
-local absent = M.absent
 
 -- The tasks of the summary's per-task entries at shot count k, in their order.
 function M.tasks_at(st, k)
@@ -36,21 +35,30 @@ end
 -- with controls, by name.
 local function task_names(st, k)
   local names = M.tasks_at(st, k)
-  if #names == 0 then return base.sorted_keys(st.chance or {}) end
-  return names
+  return #names > 0 and names or base.sorted_keys(st.chance or {})
 end
 
--- Whether a variant's mean accuracy on a task lies above its guessing interval.
-local function above(s, v, task, k, chance)
-  local m = s:stat(v, string.format("task_%s_%dshot_acc", task, k))
-  return m and F.finite(m.mean) and chance and F.finite(chance.hi) and m.mean > chance.hi
+-- A task's controls (summary.tasks.chance), {} without them.
+local function controls(st, task)
+  return (st.chance or {})[task] or {}
 end
 
 local function acc(x) return F.num(x, ACC_DEC) end
 
+-- A variant's mean accuracy on a task at shot count k; nil when it is not finite.
+local function mean_acc(s, v, task, k)
+  local m = s:stat(v, string.format("task_%s_%dshot_acc", task, k))
+  return m and F.finite(m.mean) and m.mean or nil
+end
+
+-- Whether a variant's mean accuracy on a task lies above its guessing interval.
+local function above(s, v, task, k, st)
+  local mean, hi = mean_acc(s, v, task, k), controls(st, task).hi
+  return mean and F.finite(hi) and mean > hi
+end
+
 -- Whether the k-shot accuracy of a task is measurable at the study's window (summary.tasks
 -- .demos: enough items kept all k demonstrations); task nil: every task of the suite.
-local NM = "n.m."
 function M.measurable(st, k, task)
   for _, d in ipairs(st.demos or {}) do
     if d.shots == k and (task == nil or d.task == task) and not d.measurable then
@@ -88,7 +96,7 @@ end
 
 -- Whether a variant's mean accuracy on a task lies above the task's strongest n-gram
 -- (0-shot: the summary's beyond_ngram); nil without the ladder.
-local function beyond(st, v, task)
+function M.beyond(st, v, task)
   local b = (st.beyond_ngram or {})[task]
   if not b then return nil end
   for _, name in ipairs(b.variants or {}) do if name == v then return true end end
@@ -100,7 +108,7 @@ end
 function M.above_count(s, v, k)
   local st, n = s.summary.tasks or {}, 0
   for _, t in ipairs(task_names(st, k)) do
-    if above(s, v, t, k, (st.chance or {})[t]) then n = n + 1 end
+    if above(s, v, t, k, st) then n = n + 1 end
   end
   return n
 end
@@ -126,12 +134,9 @@ local function corpus_view(s, st, f)
     return nil, string.format("the %s study has no task controls for the corpus %s",
       s.name, f.corpus)
   end
-  local view = {}
-  for k, v in pairs(st) do view[k] = v end
-  view.chance = chance
-  view.macro_over = (st.macro_over_by_corpus or {})[f.corpus] or st.macro_over
-  local want, variants = {}, {}
-  for _, n in ipairs(f.variants or {}) do want[n] = true end
+  local view = setmetatable({ chance = chance,
+    macro_over = (st.macro_over_by_corpus or {})[f.corpus] }, { __index = st })
+  local want, variants = base.set_of(f.variants or {}), {}
   for _, v in ipairs(s.variants) do
     if want[v.name] then variants[#variants + 1] = v end
   end
@@ -144,7 +149,7 @@ end
 
 function M.accuracy_table(s, _, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
-  if type(st) ~= "table" then return absent(s) end
+  if type(st) ~= "table" then return M.absent(s) end
   local variants
   st, variants = corpus_view(s, st, f)
   if not st then error("report: " .. variants, 0) end
@@ -155,7 +160,7 @@ function M.accuracy_table(s, _, f)
   local function control_row(label, value_of, no_macro)
     local cells, sum, n = { label }, 0, 0
     for _, t in ipairs(names) do
-      local x = value_of((st.chance or {})[t] or {})
+      local x = value_of(controls(st, t))
       cells[#cells + 1] = acc(x)
       if F.finite(x) then sum, n = sum + x, n + 1 end
     end
@@ -165,22 +170,16 @@ function M.accuracy_table(s, _, f)
   control_row("chance", function(c) return c.rate end)
   control_row("guessing, 99\\,\\% upper limit", function(c) return c.hi end, true)
   control_row("bigram model", function(c) return c.bigram_acc end)
-  local orders, seen, ladder = {}, {}, false
+  local orders, setups = {}, {}
   for _, t in ipairs(names) do
-    for _, g in ipairs(((st.chance or {})[t] or {}).ngram or {}) do
-      if not seen[g.order] then orders[#orders + 1], seen[g.order] = g.order, true end
-    end
+    for _, g in ipairs(controls(st, t).ngram or {}) do orders[g.order] = true end
+    for name in pairs(controls(st, t).untrained or {}) do setups[name] = true end
   end
-  table.sort(orders)
+  orders = base.sorted_keys(orders)
   for _, order in ipairs(orders) do
-    ladder = true
     control_row(string.format("%d-gram (Witten-Bell)", order), function(c)
       for _, g in ipairs(c.ngram or {}) do if g.order == order then return g.acc end end
     end)
-  end
-  local setups = {}
-  for _, t in ipairs(names) do
-    for name in pairs(((st.chance or {})[t] or {}).untrained or {}) do setups[name] = true end
   end
   for _, c in ipairs(tasks.CONTROL_SETUPS) do
     if setups[c.name] then
@@ -193,11 +192,10 @@ function M.accuracy_table(s, _, f)
   for _, v in ipairs(variants) do
     local cells = { v.tex_label or F.escape(v.label) }
     for _, t in ipairs(names) do
-      local m = s:stat(v.name, string.format("task_%s_%dshot_acc", t, k))
-      local cell = m and F.finite(m.mean) and acc(m.mean) or DASH
-      if above(s, v.name, t, k, (st.chance or {})[t]) then cell = cell .. "$^{+}$" end
+      local cell = acc(mean_acc(s, v.name, t, k))
+      if above(s, v.name, t, k, st) then cell = cell .. "$^{+}$" end
       if not measurable(st, k, t) then cell = NM end
-      if k == 0 and beyond(st, v.name, t) then
+      if k == 0 and M.beyond(st, v.name, t) then
         cell, starred = cell .. "$^{*}$", true
       end
       cells[#cells + 1] = cell
@@ -211,8 +209,8 @@ function M.accuracy_table(s, _, f)
     "over %d seeds (the macro column: mean $\\pm$ sd). $^{+}$: above the 99\\,\\%% interval " ..
     "of a model that guesses. The bigram model is the training split's character bigram " ..
     "model; the untrained models are the set-ups at initialization (seed %d).%s%s%s", k,
-    #s.seeds, tasks.CONTROL_SEED, ladder and (" The $n$-gram rows are Witten-Bell models " ..
-      "of the training split scoring the same sequences. $^{*}$: above both the " ..
+    #s.seeds, tasks.CONTROL_SEED, #orders > 0 and (" The $n$-gram rows are Witten-Bell " ..
+      "models of the training split scoring the same sequences. $^{*}$: above both the " ..
       "strongest $n$-gram and the guessing interval (0-shot); only there is a task " ..
       "evidence of more than local statistics." ..
       (k == 0 and not starred and " No cell of this table is." or "")) or "",
@@ -220,9 +218,28 @@ function M.accuracy_table(s, _, f)
   return F.of_study(s, tbl.tabular(tab, { fit = true }) .. note .. "\n")
 end
 
+-- The last entry of list at shot count k for comparison c (and on `task`, when given).
+local function entry_of(list, k, c, task)
+  local found
+  for _, e in ipairs(list or {}) do
+    if e.shots == k and e.treatment == c.treatment and e.baseline == c.baseline and
+        (task == nil or e.task == task) then
+      found = e
+    end
+  end
+  return found
+end
+
+-- A macro entry's difference and its bootstrap interval (BCa, else percentile).
+local function macro_diff(e)
+  local ci = e.ci_bca or e.ci_percentile
+  local dec = math.max(ACC_DEC, F.diff_decimals(e.metric, e.mean, ci))
+  return F.num(e.mean, dec), F.interval(ci, dec)
+end
+
 function M.comparisons_table(s, _, f)
   local st, k = s.summary.tasks, (f and f.shots) or 0
-  if type(st) ~= "table" then return absent(s) end
+  if type(st) ~= "table" then return M.absent(s) end
   local names = task_names(st, k)
   local tab = open_table("Comparison", names, { "Macro [BCa CI]", "Items $p$" },
     ">{\\raggedright\\arraybackslash}p{10em}")
@@ -230,33 +247,19 @@ function M.comparisons_table(s, _, f)
   for _, c in ipairs(s:comparisons(s.primary)) do
     local cells = { s:comparison_label(c.treatment, c.baseline) }
     for _, t in ipairs(names) do
-      local cell = DASH
-      for _, e in ipairs(st.per_task or {}) do
-        if e.shots == k and e.task == t and e.treatment == c.treatment and
-            e.baseline == c.baseline then
-          cell = measurable(st, k, t) and string.format("%s (%s)", acc(e.mean), F.p(e.p_holm))
-            or NM
-          holm_m = e.holm_m
-        end
-      end
-      cells[#cells + 1] = cell
+      local e = entry_of(st.per_task, k, c, t)
+      if e then holm_m = e.holm_m end
+      cells[#cells + 1] = not e and DASH or not measurable(st, k, t) and NM or
+        string.format("%s (%s)", acc(e.mean), F.p(e.p_holm))
     end
-    local macro, items = DASH, DASH
-    for _, e in ipairs(st.macro or {}) do
-      if e.shots == k and e.treatment == c.treatment and e.baseline == c.baseline then
-        local ci = e.ci_bca or e.ci_percentile
-        local dec = math.max(ACC_DEC, F.diff_decimals(e.metric, e.mean, ci))
-        macro = measurable(st, k) and F.num(e.mean, dec) .. " " .. F.interval(ci, dec) or NM
-      end
+    local macro, items = entry_of(st.macro, k, c), entry_of(st.items, k, c, "all")
+    local macro_cell = DASH
+    if macro then
+      local delta, ci = macro_diff(macro)
+      macro_cell = measurable(st, k) and (delta .. " " .. ci) or NM
     end
-    for _, e in ipairs(st.items or {}) do
-      if e.shots == k and e.task == "all" and e.treatment == c.treatment and
-          e.baseline == c.baseline then
-        items = F.p(e.p_signflip)
-      end
-    end
-    cells[#cells + 1] = macro
-    cells[#cells + 1] = items
+    cells[#cells + 1] = macro_cell
+    cells[#cells + 1] = items and F.p(items.p_signflip) or DASH
     tab.rows[#tab.rows + 1] = cells
   end
   local note = string.format("\\par\\smallskip\\footnotesize %d-shot accuracy, treatment " ..
@@ -280,8 +283,9 @@ function M.numbers(def, s, S)
   if type(st) ~= "table" then return end
   local names = task_names(st, 0)
   def(S .. "TasksN", string.format("%d", #names))
+  local inside, count = 0, 0
   for _, t in ipairs(names) do
-    local c = (st.chance or {})[t] or {}
+    local c = controls(st, t)
     local T = S .. F.macro(t)
     def(T .. "Chance", acc(c.rate))
     def(T .. "ChanceHi", acc(c.hi))
@@ -291,10 +295,6 @@ function M.numbers(def, s, S)
       def(T .. "NgramBestOrder", string.format("%d", c.ngram_best.order))
     end
     def(T .. "Items", F.finite(c.n_items) and string.format("\\num{%d}", c.n_items) or DASH)
-  end
-  local inside, count = 0, 0
-  for _, t in ipairs(names) do
-    local c = (st.chance or {})[t] or {}
     for _, u in pairs(c.untrained or {}) do
       count = count + 1
       if F.finite(u) and u >= c.lo and u <= c.hi then inside = inside + 1 end
@@ -306,7 +306,7 @@ function M.numbers(def, s, S)
   for _, v in ipairs(s.variants) do
     local n = 0
     for _, t in ipairs(names) do
-      if above(s, v.name, t, 0, (st.chance or {})[t]) then
+      if above(s, v.name, t, 0, st) then
         n = n + 1
         if v.level == s.factor.baseline then beaten[t] = true end
       end
@@ -322,11 +322,8 @@ function M.numbers(def, s, S)
     if v.level == s.factor.baseline then
       local at = {}
       for _, t in ipairs(names) do
-        local c = (st.chance or {})[t] or {}
-        local m = s:stat(v.name, string.format("task_%s_0shot_acc", t))
-        if F.finite(c.bigram_acc) and m and F.finite(m.mean) and c.bigram_acc >= m.mean then
-          at[#at + 1] = F.escape(t)
-        end
+        local bigram, mean = controls(st, t).bigram_acc, mean_acc(s, v.name, t, 0)
+        if F.finite(bigram) and mean and bigram >= mean then at[#at + 1] = F.escape(t) end
       end
       local V = S .. F.macro(v.name)
       def(V .. "BigramAtLeast", #at == 0 and "none" or F.list(at))
@@ -339,10 +336,9 @@ function M.numbers(def, s, S)
   for _, e in ipairs(st.macro or {}) do
     if e.shots == 0 then
       local C = S .. F.macro(e.treatment) .. "Vs" .. F.macro(e.baseline)
-      local ci = e.ci_bca or e.ci_percentile
-      local dec = math.max(ACC_DEC, F.diff_decimals(e.metric, e.mean, ci))
-      def(C .. "MacroZeroShotDelta", F.num(e.mean, dec))
-      def(C .. "MacroZeroShotCI", F.interval(ci, dec))
+      local delta, ci = macro_diff(e)
+      def(C .. "MacroZeroShotDelta", delta)
+      def(C .. "MacroZeroShotCI", ci)
     end
   end
   for _, e in ipairs(st.items or {}) do
