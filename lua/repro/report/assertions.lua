@@ -33,22 +33,12 @@ local function blank(s) return (s:gsub("[^\n]", " ")) end
 
 -- The source with its comments blanked (a % not escaped by a backslash to the line's end).
 function M.strip_comments(src)
-  local out, i = {}, 1
-  for line, nl in src:gmatch("([^\n]*)(\n?)") do
-    local cut
-    local j = 1
-    while j <= #line do
-      local c = line:sub(j, j)
-      if c == "\\" then j = j + 2
-      elseif c == "%" then cut = j break
-      else j = j + 1 end
-    end
-    out[#out + 1] = cut and (line:sub(1, cut - 1) .. blank(line:sub(cut))) or line
-    out[#out + 1] = nl
-    i = i + 1
-    if nl == "" then break end
-  end
-  return table.concat(out)
+  return (src:gsub("[^\n]+", function(line)
+    local j = line:find("[\\%%]")
+    -- a backslash escapes the character after it
+    while j and line:sub(j, j) == "\\" do j = line:find("[\\%%]", j + 2) end
+    if j then return line:sub(1, j - 1) .. blank(line:sub(j)) end
+  end))
 end
 
 -- The line of offset `pos` in `src`.
@@ -105,43 +95,36 @@ local function arguments(src, pos, optional, n)
   return args, p
 end
 
--- The uses of \<name> in `src` (followed by an argument, [ or {, after spaces: not its
--- definition, \newcommand{\<name>}): their offsets.
-local function occurrences(src, name)
-  local out, init = {}, 1
+-- The next use of \<name> in `src` from offset `init` (followed, after spaces, by a
+-- character of the class `opens`: not its definition, \newcommand{\<name>}): its offset
+-- and the offset after the name; nil when there is none.
+local function next_use(src, name, init, opens)
   while true do
     local a, b = src:find("\\" .. name, init, true)
-    if not a then break end
+    if not a then return nil end
     local q = skip_space(src, b + 1)
-    if not src:sub(b + 1, b + 1):match("%a") and src:sub(q, q):match("[%[{]") then
-      out[#out + 1] = { a, b + 1 }
+    if not src:sub(b + 1, b + 1):match("%a") and src:sub(q, q):match(opens) then
+      return a, b + 1
     end
     init = b + 1
   end
-  return out
 end
 
 -- The source with the branch of every \IfStudy{<study>}{A}{B} that is not taken blanked
 -- (A when the study has not run, B when it has): `have(study)` says which.  Problems
 -- (an \IfStudy without its three arguments) go to `problems`.
 function M.taken_branches(src, have, path, problems)
-  local init = 1
-  while true do
-    local a, b = src:find("\\IfStudy", init, true)
-    if not a then break end
-    init = b + 1
-    local q = skip_space(src, b + 1)
-    if not src:sub(b + 1, b + 1):match("%a") and src:sub(q, q) == "{" then
-      local args, why = arguments(src, b + 1, false, 3)
-      if not args then
-        problems[#problems + 1] = string.format("%s:%d: \\IfStudy: %s", path,
-          line_of(src, a), why)
-      else
-        local skip = have(args[1].text) and args[3] or args[2]
-        src = src:sub(1, skip.start - 1) .. blank(skip.text) ..
-          src:sub(skip.start + #skip.text)
-      end
+  local a, after = next_use(src, "IfStudy", 1, "{")
+  while a do
+    local args, why = arguments(src, after, false, 3)
+    if not args then
+      problems[#problems + 1] = string.format("%s:%d: \\IfStudy: %s", path, line_of(src, a), why)
+    else
+      local skip = have(args[1].text) and args[3] or args[2]
+      src = src:sub(1, skip.start - 1) .. blank(skip.text) .. src:sub(skip.start + #skip.text)
     end
+    -- (a branch blanked holds no \IfStudy any more)
+    a, after = next_use(src, "IfStudy", after, "{")
   end
   return src
 end
@@ -152,15 +135,17 @@ function M.parse(src, path, problems)
   local list = {}
   for _, name in ipairs(base.sorted_keys(M.MACROS)) do
     local spec = M.MACROS[name]
-    for _, o in ipairs(occurrences(src, name)) do
-      local args, after = arguments(src, o[2], spec.optional, spec.n)
+    local a, after = next_use(src, name, 1, "[%[{]")
+    while a do
+      local args, stop = arguments(src, after, spec.optional, spec.n)
       if not args then
-        problems[#problems + 1] = string.format("%s:%d: \\%s: %s", path, line_of(src, o[1]),
-          name, after)
+        problems[#problems + 1] = string.format("%s:%d: \\%s: %s", path, line_of(src, a), name,
+          stop)
       else
-        list[#list + 1] = { kind = name, line = line_of(src, o[1]), start = o[1],
-          stop = after, args = args }
+        list[#list + 1] = { kind = name, line = line_of(src, a), start = a, stop = stop,
+          args = args }
       end
+      a, after = next_use(src, name, after, "[%[{]")
     end
   end
   table.sort(list, function(x, y) return x.start < y.start end)
@@ -449,16 +434,12 @@ function M.check(src, path, by_name, studies, manifest_names, opts)
     local row = M.resolve(a, by_name, studies, manifest_names)
     rows[#rows + 1] = row
     if row.fault then
-      local msg
-      if row.fault == "contradicted" then
-        msg = string.format("%s:%d: \\%s{%s}: %s: expected %q, the summary says %q", path,
-          row.line, row.kind, tostring(row.study), row.what, row.expected, row.actual)
-      else
-        msg = string.format("%s:%d: \\%s: %s", path, row.line, row.kind, row.why)
-      end
-      row.message = msg
-      if opts.lenient and row.fault ~= "unknown" then listed[#listed + 1] = msg
-      else problems[#problems + 1] = msg end
+      row.message = row.fault == "contradicted" and
+        string.format("%s:%d: \\%s{%s}: %s: expected %q, the summary says %q", path, row.line,
+          row.kind, tostring(row.study), row.what, row.expected, row.actual) or
+        string.format("%s:%d: \\%s: %s", path, row.line, row.kind, row.why)
+      local to = opts.lenient and row.fault ~= "unknown" and listed or problems
+      to[#to + 1] = row.message
     end
   end
   for _, p in ipairs(M.uncarried(text, list, path, opts.sections)) do
@@ -488,16 +469,11 @@ function M.tex_table(rows, caption)
   local cols = "@{}r>{\\raggedright\\arraybackslash}p{0.14\\linewidth}" ..
     ">{\\raggedright\\arraybackslash}p{0.42\\linewidth}" ..
     ">{\\raggedright\\arraybackslash}p{0.27\\linewidth}@{}"
-  local head = { "\\toprule", "Line & Study & Analysis & Verdict expected; the summary's \\\\",
-    "\\midrule" }
+  local head = "\\toprule\nLine & Study & Analysis & Verdict expected; the summary's \\\\\n" ..
+    "\\midrule"
   local lines = { "\\begin{longtable}{" .. cols .. "}",
-    "\\caption{" .. (caption or M.TABLE_CAPTION) .. "}\\label{tab:ledger}\\\\" }
-  for _, l in ipairs(head) do lines[#lines + 1] = l end
-  lines[#lines + 1] = "\\endfirsthead"
-  for _, l in ipairs(head) do lines[#lines + 1] = l end
-  lines[#lines + 1] = "\\endhead"
-  lines[#lines + 1] = "\\bottomrule"
-  lines[#lines + 1] = "\\endlastfoot"
+    "\\caption{" .. (caption or M.TABLE_CAPTION) .. "}\\label{tab:ledger}\\\\", head,
+    "\\endfirsthead", head, "\\endhead", "\\bottomrule", "\\endlastfoot" }
   if #rows == 0 then
     lines[#lines + 1] = "\\multicolumn{4}{@{}l@{}}{The main text makes no checked assertion.} \\\\"
   end

@@ -16,40 +16,33 @@ local F = require "repro.report.texfmt"
 
 local M = {}
 
--- Verdict words: the verdict classes each allows.  Matched on lower-case text with
--- LaTeX commands removed, as whole words or phrases.
-M.WORDS = {
-  { "no difference", { equivalent = true } },
-  { "not significant", { inconclusive = true, equivalent = true } },
-  { "could not decide", { inconclusive = true } },
-  { "cannot decide", { inconclusive = true } },
-  { "cannot tell", { inconclusive = true, equivalent = true } },
-  { "leaves the sign open", { inconclusive = true } },
-  { "inconclusive", { inconclusive = true } },
-  { "equivalent", { equivalent = true } },
-  { "significant", { better = true, worse = true } },
-  { "depends", { better = true, worse = true } },
-  { "depended", { better = true, worse = true } },
-  { "better", { better = true } },
-  { "helped", { better = true } },
-  { "helps", { better = true } },
-  { "improved", { better = true } },
-  { "worse", { worse = true } },
-  { "hurt", { worse = true } },
-  { "hurts", { worse = true } },
-  { "cost", { worse = true } },
-  { "costs", { worse = true } },
-}
+-- Verdict words, in the order they are matched (a phrase before the words inside it),
+-- after the verdict classes they allow.  Matched on lower-case text with LaTeX commands
+-- removed, as whole words or phrases.
+local WORDS = {}
+for _, group in ipairs({
+  { { equivalent = true }, "no difference" },
+  { { inconclusive = true, equivalent = true }, "not significant" },
+  { { inconclusive = true }, "could not decide", "cannot decide" },
+  { { inconclusive = true, equivalent = true }, "cannot tell" },
+  { { inconclusive = true }, "leaves the sign open", "inconclusive" },
+  { { equivalent = true }, "equivalent" },
+  { { better = true, worse = true }, "significant", "depends", "depended" },
+  { { better = true }, "better", "helped", "helps", "improved" },
+  { { worse = true }, "worse", "hurt", "hurts", "cost", "costs" },
+}) do
+  for i = 2, #group do WORDS[#WORDS + 1] = { group[i], group[1] } end
+end
 -- Sign words: the sign of the difference (treatment - baseline) each says.
-M.SIGNS = {
+local SIGNS = {
   { "lowered", -1 }, { "raised", 1 }, { "exceeds", 1 }, { "exceeded", 1 },
   { "is below", -1 }, { "was below", -1 },
 }
 -- Words that compare two things: refused in a sentence across studies.
-M.COMPARING = { "than", "moved", "shrinks", "shrank", "grew", "more", "less", "unlike",
+local COMPARING = { "than", "moved", "shrinks", "shrank", "grew", "more", "less", "unlike",
   "whereas", "while", "agrees" }
 -- Words that make a sentence a finding (with the verdict and sign words).
-M.FINDING = { "changed", "differed", "differs", "removes", "protects", "agrees" }
+local FINDING = { "changed", "differed", "differs", "removes", "protects", "agrees" }
 
 -- The text of a sentence as the checks read it: LaTeX commands out, lower case.
 function M.plain(text)
@@ -64,10 +57,10 @@ local function word_pattern(w)
 end
 
 -- Whether plain text p (lower case) has the word or phrase w.
-function M.has_word(p, w)
+local function has_word(p, w)
   return p:find(word_pattern(w)) ~= nil
 end
-local has_word, plain = M.has_word, M.plain
+local plain = M.plain
 
 -- The first word or phrase of `list` that plain text p has (nil: none).
 function M.first_word(p, list)
@@ -78,10 +71,10 @@ end
 
 -- The verdict words of a sentence: a list of {word, allowed classes}; a phrase covers
 -- the single words inside it ("not significant" is not also "significant").
-function M.verdict_words(text)
+local function verdict_words(text)
   local p = plain(text)
   local out = {}
-  for _, w in ipairs(M.WORDS) do
+  for _, w in ipairs(WORDS) do
     if has_word(p, w[1]) then
       out[#out + 1] = { word = w[1], allow = w[2] }
       p = p:gsub(word_pattern(w[1]), " ")
@@ -91,17 +84,16 @@ function M.verdict_words(text)
 end
 
 -- The sign words of a sentence and its signed percentages ("\num{+12.77}\,\%"): {word, sign}.
-function M.sign_words(text)
+local function sign_words(text)
   local out = {}
   local p = plain(text)
-  for _, w in ipairs(M.SIGNS) do
+  for _, w in ipairs(SIGNS) do
     if has_word(p, w[1]) then out[#out + 1] = { word = w[1], sign = w[2] } end
   end
-  for s in text:gmatch("\\num{([+%-])[%d.]+}\\,\\%%") do
-    out[#out + 1] = { word = s .. "%", sign = s == "-" and -1 or 1 }
-  end
-  for s in text:gmatch("([+%-])[%d.]+ %%") do
-    out[#out + 1] = { word = s .. "%", sign = s == "-" and -1 or 1 }
+  for _, pattern in ipairs({ "\\num{([+%-])[%d.]+}\\,\\%%", "([+%-])[%d.]+ %%" }) do
+    for s in text:gmatch(pattern) do
+      out[#out + 1] = { word = s .. "%", sign = s == "-" and -1 or 1 }
+    end
   end
   return out
 end
@@ -109,12 +101,11 @@ end
 -- Does the text state a finding? (a verdict or sign word, a finding word, or a macro of
 -- the report's verdicts and effects)
 function M.is_finding(text)
-  if text:find("\\%a+Verdicts?%f[^%a]") or text:find("\\%a+PplChange%f[^%a]") or
-      text:find("\\%a+Sentence%f[^%a]") or text:find("\\%a+PrimaryDelta%f[^%a]") then
-    return true
+  for _, suffix in ipairs({ "Verdicts?", "PplChange", "Sentence", "PrimaryDelta" }) do
+    if text:find("\\%a+" .. suffix .. "%f[^%a]") then return true end
   end
-  return #M.verdict_words(text) > 0 or #M.sign_words(text) > 0 or
-    M.first_word(plain(text), M.FINDING) ~= nil
+  return #verdict_words(text) > 0 or #sign_words(text) > 0 or
+    M.first_word(plain(text), FINDING) ~= nil
 end
 
 -- Resolving an analysis ------------------------------------------------------------------
@@ -255,18 +246,18 @@ M.FORMATS = {
 function M.check_sentence(text, A, entry)
   local out = {}
   local function bad(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
-  local labels = {}
-  for _, a in ipairs(A) do labels[#labels + 1] = a.label end
-  local carried = table.concat(labels, "; ")
-  local tested, quoted = {}, 0
-  for _, a in ipairs(A) do
+  local labels, tested, quoted = {}, {}, 0
+  for i, a in ipairs(A) do
+    labels[i] = a.label
     if a.verdict and not a.interval then tested[#tested + 1] = a end
     if a.quoted then quoted = quoted + 1 end
   end
+  local carried = table.concat(labels, "; ")
   -- a finding quoted from elsewhere is the source's: its words are not checked here
   if quoted == #A then return out end
   -- every verdict word is allowed by some carried verdict
-  for _, w in ipairs(M.verdict_words(text)) do
+  local said_words = verdict_words(text)
+  for _, w in ipairs(said_words) do
     local ok = false
     for _, a in ipairs(tested) do ok = ok or w.allow[a.verdict] == true end
     if not ok then
@@ -277,13 +268,13 @@ function M.check_sentence(text, A, entry)
   local p = plain(text)
   for _, a in ipairs(tested) do
     local said = has_word(p, a.verdict)
-    for _, w in ipairs(M.verdict_words(text)) do
+    for _, w in ipairs(said_words) do
       said = said or (w.allow[a.verdict] and #tested == 1)
     end
     if not said then bad("it does not say the verdict %q of %s", a.verdict, a.label) end
   end
   -- every sign word and signed percentage is the sign of some carried analysis
-  for _, w in ipairs(M.sign_words(text)) do
+  for _, w in ipairs(sign_words(text)) do
     local ok = false
     for _, a in ipairs(A) do ok = ok or a.sign == w.sign end
     if not ok then
@@ -301,7 +292,7 @@ function M.check_sentence(text, A, entry)
       bad("it names analyses of %d studies (%s) but no analysis compares them " ..
         "(declare `across` if it only lists them)", n, carried)
     else
-      for _, w in ipairs(M.COMPARING) do
+      for _, w in ipairs(COMPARING) do
         if has_word(p, w) then
           bad("it lists analyses of several studies but compares them (%q): no analysis " ..
             "compares %s", w, carried)
