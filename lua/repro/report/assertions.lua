@@ -12,15 +12,15 @@ local base = require "repro.core.base"
 
 local M = {}
 
-M.SECTIONS = { "Results", "Discussion", "Conclusion" }
-M.VERDICT_WORDS = { "reproduced", "not testable", "worse", "better", "equivalent",
+local SECTIONS = { "Results", "Discussion", "Conclusion" }
+local VERDICT_WORDS = { "reproduced", "not testable", "worse", "better", "equivalent",
   "inconclusive" }
-M.RESULT_SUFFIXES = { "Delta", "AbsDelta", "CI", "CILo", "CIHi", "DZ", "PT", "PSignflip",
+local RESULT_SUFFIXES = { "Delta", "AbsDelta", "CI", "CILo", "CIHi", "DZ", "PT", "PSignflip",
   "PHolm", "PTost", "PHolmRuleOne", "RelChange", "PplChange", "Verdict", "Verdicts",
   "InteractionVerdicts", "Sentence", "Coef", "Factor" }
 
 -- The macros and their arguments: optional one, then mandatory ones.
-M.MACROS = {
+local MACROS = {
   Claim = { optional = true, n = 5 },
   Replicated = { optional = true, n = 3 },
   Assert = { optional = false, n = 4 },
@@ -113,7 +113,7 @@ end
 -- The source with the branch of every \IfStudy{<study>}{A}{B} that is not taken blanked
 -- (A when the study has not run, B when it has): `have(study)` says which.  Problems
 -- (an \IfStudy without its three arguments) go to `problems`.
-function M.taken_branches(src, have, path, problems)
+local function taken_branches(src, have, path, problems)
   local a, after = next_use(src, "IfStudy", 1, "{")
   while a do
     local args, why = arguments(src, after, false, 3)
@@ -133,8 +133,8 @@ end
 -- {kind, line, start, stop, args} in order, and syntax problems into `problems`.
 function M.parse(src, path, problems)
   local list = {}
-  for _, name in ipairs(base.sorted_keys(M.MACROS)) do
-    local spec = M.MACROS[name]
+  for _, name in ipairs(base.sorted_keys(MACROS)) do
+    local spec = MACROS[name]
     local a, after = next_use(src, name, 1, "[%[{]")
     while a do
       local args, stop = arguments(src, after, spec.optional, spec.n)
@@ -171,11 +171,6 @@ local function verdict_list(summary)
       tostring(v.metric), tostring(v.verdict))
   end
   return #out > 0 and table.concat(out, "; ") or "none"
-end
-
-local function primary_of(s)
-  local an = type(s.summary.analysis) == "table" and s.summary.analysis or {}
-  return s.primary or an.primary
 end
 
 -- \Claim: the verdict, or nil and why.
@@ -269,7 +264,7 @@ local function shown(v)
 end
 
 -- One assertion resolved: its row {kind, line, study, what, expected, actual, ok, fault}.
-function M.resolve(a, by_name, studies, manifest_names)
+local function resolve(a, by_name, studies, manifest_names)
   local row = { kind = a.kind, line = a.line }
   local function study_of(name)
     local s = by_name[name]
@@ -287,7 +282,7 @@ function M.resolve(a, by_name, studies, manifest_names)
     local name, t, b = trim(A[1].text), trim(A[2].text), trim(A[3].text)
     row.study, row.expected = name, trim(A[4].text)
     local s = study_of(name)
-    local metric = a.args.opt and trim(a.args.opt) or (s and primary_of(s))
+    local metric = a.args.opt and trim(a.args.opt) or (s and s.primary)
     row.what = b == "" and string.format("interaction %s, %s", t, tostring(metric)) or
       string.format("%s vs %s, %s", t, b, tostring(metric))
     if s then row.actual, row.why = claim_verdict(s, t, b, metric) end
@@ -322,8 +317,8 @@ end
 -- Finding sentences ---------------------------------------------------------------------------
 
 -- The checked parts of a source: {start, stop} offsets of the abstract and of each section
--- whose title starts with one of `titles` (to the next \section or \appendix).
-function M.checked_parts(src, titles)
+-- whose title starts with one of SECTIONS (to the next \section or \appendix).
+local function checked_parts(src)
   local parts = {}
   local a1, a2 = src:find("\\begin{abstract}", 1, true)
   if a1 then
@@ -336,7 +331,7 @@ function M.checked_parts(src, titles)
     if not a then break end
     init = b + 1
     local title = src:sub(b + 1, (src:find("}", b + 1, true) or #src) - 1)
-    for _, t in ipairs(titles) do
+    for _, t in ipairs(SECTIONS) do
       if title:sub(1, #t) == t then
         local stop = src:find("\\section%*?%s*{", b + 1) or src:find("\\appendix", b + 1, true)
           or src:find("\\end{document}", b + 1, true) or #src + 1
@@ -350,13 +345,13 @@ end
 local ledger = require "repro.report.ledger"
 
 -- What makes a text (outside assertions) a finding: the first verdict word or result macro.
-function M.finding_mark(text)
+local function finding_mark(text)
   for name in text:gmatch("\\(%a+)") do
-    for _, suf in ipairs(M.RESULT_SUFFIXES) do
+    for _, suf in ipairs(RESULT_SUFFIXES) do
       if #name > #suf and name:sub(-#suf) == suf then return "the result macro \\" .. name end
     end
   end
-  local w = ledger.first_word(ledger.plain(text), M.VERDICT_WORDS)
+  local w = ledger.first_word(ledger.plain(text), VERDICT_WORDS)
   return w and ("the verdict word \"" .. w .. "\"")
 end
 
@@ -366,7 +361,7 @@ local NOT_PROSE = { "section", "subsection", "subsubsection", "paragraph", "labe
 
 -- The uncarried finding sentences of a source (comments and untaken branches blanked,
 -- assertions `list`): problems naming the line.
-function M.uncarried(src, list, path, titles)
+local function uncarried(src, list, path)
   local problems = {}
   -- each assertion becomes marks: the sentence it carries is carried whole
   -- (its last character a full stop when its sentence ends with one: what follows is a
@@ -376,7 +371,7 @@ function M.uncarried(src, list, path, titles)
     if a.args[#a.args].text:match("[%.!?]%s*$") then marks = marks:sub(1, -2) .. "." end
     src = src:sub(1, a.start - 1) .. marks .. src:sub(a.stop)
   end
-  local parts = M.checked_parts(src, titles or M.SECTIONS)
+  local parts = checked_parts(src)
   for _, name in ipairs(NOT_PROSE) do
     src = src:gsub("(\\" .. name .. "%*?%s*)(%b{})", function(cmd, arg)
       return cmd .. "{" .. blank(arg:sub(2, -2)) .. "}"
@@ -387,7 +382,7 @@ function M.uncarried(src, list, path, titles)
     for _, sent in ipairs(ledger.sentences(src:sub(part.start, part.stop))) do
       sent.start = part.start + sent.start - 1
       if not sent.text:find("\1", 1, true) then
-        local mark = M.finding_mark(sent.text)
+        local mark = finding_mark(sent.text)
         if mark then
           local lead = sent.text:match("^%s*()")
           problems[#problems + 1] = string.format("%s:%d: %s: a finding sentence that " ..
@@ -427,11 +422,11 @@ function M.check(src, path, by_name, studies, manifest_names, opts)
     if opts.lenient or opts.partial_ok then return {}, {}, { msg } end
     return {}, { msg }, {}
   end
-  text = M.taken_branches(text, function(n) return by_name[n] ~= nil end, path, problems)
+  text = taken_branches(text, function(n) return by_name[n] ~= nil end, path, problems)
   local list = M.parse(text, path, problems)
   local rows, listed = {}, {}
   for _, a in ipairs(list) do
-    local row = M.resolve(a, by_name, studies, manifest_names)
+    local row = resolve(a, by_name, studies, manifest_names)
     rows[#rows + 1] = row
     if row.fault then
       row.message = row.fault == "contradicted" and
@@ -442,7 +437,7 @@ function M.check(src, path, by_name, studies, manifest_names, opts)
       to[#to + 1] = row.message
     end
   end
-  for _, p in ipairs(M.uncarried(text, list, path, opts.sections)) do
+  for _, p in ipairs(uncarried(text, list, path)) do
     problems[#problems + 1] = p
   end
   return rows, problems, listed
@@ -460,19 +455,19 @@ function M.listing(rows, path)
   return out
 end
 
-M.TABLE_CAPTION = "The statement ledger: each checked assertion of the main text (its line " ..
+local TABLE_CAPTION = "The statement ledger: each checked assertion of the main text (its line " ..
   "in main.tex), the study and the analysis it names, the verdict or value it expects and " ..
   "the one the study's summary holds (``the same'' when they agree)."
 
 -- The ledger's table for the supplement: a longtable labelled tab:ledger.
-function M.tex_table(rows, caption)
+function M.tex_table(rows)
   local cols = "@{}r>{\\raggedright\\arraybackslash}p{0.14\\linewidth}" ..
     ">{\\raggedright\\arraybackslash}p{0.42\\linewidth}" ..
     ">{\\raggedright\\arraybackslash}p{0.27\\linewidth}@{}"
   local head = "\\toprule\nLine & Study & Analysis & Verdict expected; the summary's \\\\\n" ..
     "\\midrule"
   local lines = { "\\begin{longtable}{" .. cols .. "}",
-    "\\caption{" .. (caption or M.TABLE_CAPTION) .. "}\\label{tab:ledger}\\\\", head,
+    "\\caption{" .. TABLE_CAPTION .. "}\\label{tab:ledger}\\\\", head,
     "\\endfirsthead", head, "\\endhead", "\\bottomrule", "\\endlastfoot" }
   if #rows == 0 then
     lines[#lines + 1] = "\\multicolumn{4}{@{}l@{}}{The main text makes no checked assertion.} \\\\"

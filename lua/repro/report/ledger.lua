@@ -100,7 +100,7 @@ end
 
 -- Does the text state a finding? (a verdict or sign word, a finding word, or a macro of
 -- the report's verdicts and effects)
-function M.is_finding(text)
+local function is_finding(text)
   for _, suffix in ipairs({ "Verdicts?", "PplChange", "Sentence", "PrimaryDelta" }) do
     if text:find("\\%a+" .. suffix .. "%f[^%a]") then return true end
   end
@@ -122,16 +122,16 @@ end
 
 -- The analysis `a` in the studies `by_name`: the resolved analysis, or nil and why, or
 -- "absent" when its study has not run.
-function M.resolve(by_name, a)
+local function resolve(by_name, a)
   if a.quoted then
-    return { label = "quoted: " .. a.quoted, quoted = a.quoted, verdict = nil, sign = nil }
+    return { label = "quoted: " .. a.quoted, quoted = a.quoted }
   end
   local s = by_name[a.study]
   if not s then return nil, "absent" end
   if a.section then
     local sub = s:section(a.section)
     if not sub then return nil, a.study .. " has no " .. a.section end
-    local r, why = M.resolve({ [a.study] = sub }, { study = a.study,
+    local r, why = resolve({ [a.study] = sub }, { study = a.study,
       treatment = a.treatment, baseline = a.baseline, metric = a.metric })
     if r then
       r.label = a.study .. " (" .. a.section .. "): " .. r.label:gsub("^[^:]*: ", "")
@@ -320,7 +320,7 @@ function M.build(entries, by_name, ctx)
       ids[e.id] = true
       local A, absent, missing = {}, false, {}
       for _, a in ipairs(e.carries) do
-        local r, why = M.resolve(by_name, a)
+        local r, why = resolve(by_name, a)
         if r then A[#A + 1] = r
         elseif why == "absent" then absent = true
         else missing[#missing + 1] = why end
@@ -386,7 +386,7 @@ function M.check_md(text, path, texts)
   rest = rest:gsub("`[^`]*`", " ")
   -- (a quote or parenthesis after the full stop does not end a sentence here)
   for _, s in ipairs(M.sentences((rest:gsub("%s+", " ")), "}")) do
-    if M.is_finding(s.text) then
+    if is_finding(s.text) then
       problems[#problems + 1] = string.format("%s: a finding that names no analysis: %s",
         path, (s.closed:gsub("^%s+", "")))
     end
