@@ -73,8 +73,7 @@ end
 -- The arguments of the macro whose name ends before `pos`: {opt = ..., [1..n] = {text,
 -- start}}, and the offset after them; nil and why when one is missing.
 local function arguments(src, pos, optional, n)
-  local args = {}
-  local p = pos
+  local args, p = {}, pos
   if optional then
     local q = skip_space(src, p)
     if src:sub(q, q) == "[" then
@@ -325,16 +324,11 @@ local function checked_parts(src)
     local e = src:find("\\end{abstract}", a2, true) or #src
     parts[#parts + 1] = { start = a2 + 1, stop = e - 1, name = "the abstract" }
   end
-  local init = 1
-  while true do
-    local a, b = src:find("\\section%*?%s*{", init)
-    if not a then break end
-    init = b + 1
-    local title = src:sub(b + 1, (src:find("}", b + 1, true) or #src) - 1)
+  for a, after, title in src:gmatch("()\\section%*?%s*{()([^}]*)") do
     for _, t in ipairs(SECTIONS) do
       if title:sub(1, #t) == t then
-        local stop = src:find("\\section%*?%s*{", b + 1) or src:find("\\appendix", b + 1, true)
-          or src:find("\\end{document}", b + 1, true) or #src + 1
+        local stop = src:find("\\section%*?%s*{", after) or src:find("\\appendix", after, true)
+          or src:find("\\end{document}", after, true) or #src + 1
         parts[#parts + 1] = { start = a, stop = stop - 1, name = "the section " .. title }
       end
     end

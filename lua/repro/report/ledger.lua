@@ -189,9 +189,9 @@ local function resolve(by_name, a)
     if want == nil then return nil, "absent" end
     for _, e in ipairs(s.summary.interactions or {}) do
       if e.name == want and e.metric == metric then
-        return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
-            want, metric),
-          verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean, ci = e.ci_decision }
+        return { study = s, c = e, verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean,
+          ci = e.ci_decision, label = string.format("%s: interaction %s, %s", a.study, want,
+          metric) }
       end
     end
     return nil, string.format("%s has no interaction %q on %s", a.study, tostring(want), metric)
@@ -201,11 +201,9 @@ local function resolve(by_name, a)
   for _, c in ipairs(s.summary.comparisons or {}) do
     if c.treatment == t and c.baseline == b and c.metric == metric then
       local v = s:verdict(c)
-      return { study = s, c = c, label = string.format("%s: %s vs %s, %s", a.study, t, b,
-          metric),
-        verdict = v and v.verdict,
-        sign = sign_of(c.mean), mean = c.mean, ci = c.ci_decision, ppl = c.val_ppl_change,
-        treatment = t, baseline = b }
+      return { study = s, c = c, verdict = v and v.verdict, sign = sign_of(c.mean),
+        mean = c.mean, ci = c.ci_decision, ppl = c.val_ppl_change, treatment = t, baseline = b,
+        label = string.format("%s: %s vs %s, %s", a.study, t, b, metric) }
     end
   end
   return nil, string.format("%s has no comparison %s vs %s on %s", a.study, tostring(t),
@@ -214,14 +212,8 @@ end
 
 -- Formats: what an entry's text uses to print a number or a verdict.
 M.FORMATS = {
-  tex = {
-    name = "tex",
-    pct = F.percent,
-    num = F.num,
-    ci = F.interval,
-    verdict = function(v) return "\\emph{" .. F.escape(v or "?") .. "}" end,
-    code = function(x) return "\\texttt{" .. F.escape(x) .. "}" end,
-  },
+  tex = { name = "tex", pct = F.percent, num = F.num, ci = F.interval,
+    verdict = function(v) return "\\emph{" .. F.escape(v or "?") .. "}" end },
   md = {
     name = "md",
     pct = function(r)
@@ -236,7 +228,6 @@ M.FORMATS = {
       return string.format("[%." .. dec .. "f, %." .. dec .. "f]", ci[1], ci[2])
     end,
     verdict = function(v) return "*" .. (v or "?") .. "*" end,
-    code = function(x) return "`" .. x .. "`" end,
   },
 }
 
@@ -306,8 +297,7 @@ end
 -- The ledger of entries over the studies `by_name`: rows {entry, text, analyses,
 -- problems} (only the entries whose studies have run) and every problem.
 function M.build(entries, by_name, ctx)
-  local rows, problems = {}, {}
-  local ids = {}
+  local rows, problems, ids = {}, {}, {}
   for i, e in ipairs(entries) do
     local where = string.format("ledger entry %s (%s)", tostring(e.id), tostring(e.where))
     if type(e.id) ~= "string" or not e.id:match("^%a[%w]*$") then
@@ -318,32 +308,24 @@ function M.build(entries, by_name, ctx)
       problems[#problems + 1] = where .. ": it names no analysis that carries it"
     else
       ids[e.id] = true
-      local A, absent, missing = {}, false, {}
+      local row, absent = { entry = e, analyses = {}, problems = {}, text = "" }, false
       for _, a in ipairs(e.carries) do
         local r, why = resolve(by_name, a)
-        if r then A[#A + 1] = r
+        if r then row.analyses[#row.analyses + 1] = r
         elseif why == "absent" then absent = true
-        else missing[#missing + 1] = why end
+        else row.problems[#row.problems + 1] = "the analysis it names does not exist: " .. why end
       end
-      local row = { entry = e, analyses = A, problems = {}, text = "" }
-      if #missing > 0 then
-        for _, m in ipairs(missing) do
-          row.problems[#row.problems + 1] = "the analysis it names does not exist: " .. m
-        end
-      elseif not absent then
+      if #row.problems == 0 and not absent then
         local T = M.FORMATS[e.where == "readme" and "md" or "tex"]
-        row.text = e.text(A, T, ctx) or ""
-        if row.text ~= "" then
-          for _, m in ipairs(M.check_sentence(row.text, A, e)) do
-            row.problems[#row.problems + 1] = m
-          end
-        end
+        row.text = e.text(row.analyses, T, ctx) or ""
+        if row.text ~= "" then row.problems = M.check_sentence(row.text, row.analyses, e) end
       end
       for _, m in ipairs(row.problems) do
         problems[#problems + 1] = string.format("%s: %s\n  sentence: %s", where, m,
           row.text ~= "" and row.text or "(not written)")
       end
-      if not absent or #missing > 0 then rows[#rows + 1] = row end
+      -- (an entry whose study has not run is no row, unless it names a missing analysis)
+      if not absent or #row.problems > 0 then rows[#rows + 1] = row end
     end
   end
   return rows, problems

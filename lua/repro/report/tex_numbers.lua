@@ -20,6 +20,8 @@ local pseq = require "repro.report.sequential"
 local study_tables = require "repro.report.study_tables"
 local prereg = require "repro.report.tex_prereg"
 local base = require "repro.core.base"
+local fs = require "repro.core.fs"
+local host = require "repro.host"
 
 local M = {}
 local finite = F.finite
@@ -121,7 +123,7 @@ local function design(d, s, S)
       d.def(S .. metric_macro(m) .. "MinEffect", F.value(m, deltas[m]))
     end
   end
-  d.def(S .. "Alpha", finite(an.alpha) and F.num(an.alpha, F.sig_decimals(an.alpha, 2)) or DASH)
+  d.def(S .. "Alpha", F.num(an.alpha, F.sig_decimals(an.alpha, 2)))
   d.def(S .. "NTests", string.format("%d", tables.family_size(s)))
   if not sec then
     d.def(S .. "NTestsRuleOne", string.format("%d", #(s.summary.comparisons or {}) +
@@ -341,8 +343,7 @@ local function verdict_table(s, interactions)
     end
   else
     for _, r in ipairs(study_tables.verdict_rows(sum, an, interactions)) do
-      local v, e = r.v, r.e
-      local why = r.because
+      local v, e, why = r.v, r.e, r.because
       if v.changed and v.verdict_rule1 then
         why = why .. "; under the rule this study was registered with: " .. v.verdict_rule1
       end
@@ -370,6 +371,12 @@ local function verdicts(d, s, S)
   d.def(S .. "InteractionVerdicts", verdict_table(s, true))
 end
 
+-- The paper's TeX file `name` with its comment lines out; nil when it cannot be read.
+local function paper_source(name)
+  local text = fs.read(host.root .. "/paper/" .. name, 4 * 1024 * 1024)
+  return text and (text:gsub("\n%s*%%[^\n]*", "\n"))
+end
+
 -- The statistics section's numbers over every study that has run.
 local function method(d, ctx)
   d.comment("the statistics section")
@@ -388,20 +395,15 @@ local function method(d, ctx)
   prereg.numbers(d.def, ctx)
   -- the supplement's numbered sections (S1, S2, ... in paper/supplement.tex's order) by
   -- label, so the main text cites them: \SuppSec<Label> for \label{sec:<label>}
-  local fs = require "repro.core.fs"
-  local host = require "repro.host"
-  local sup = fs.read(host.root .. "/paper/supplement.tex", 4 * 1024 * 1024)
+  local sup = paper_source("supplement.tex")
   if sup then
-    local n = 0
-    local text = sup:gsub("\n%s*%%[^\n]*", "\n")
-    for after in text:gmatch("\\section%s*%b{}()") do
+    local n, LABEL = 0, "^%s*\\label%s*{sec:([%w_]+)}()"
+    for after in sup:gmatch("\\section%s*%b{}()") do
       n = n + 1
-      local at = after
-      while true do
-        local label, next_at = text:match("^%s*\\label%s*{sec:([%w_]+)}()", at)
-        if not label then break end
+      local label, at = sup:match(LABEL, after)
+      while label do
         d.def("SuppSec" .. F.macro(label), "S" .. n)
-        at = next_at
+        label, at = sup:match(LABEL, at)
       end
     end
   end
@@ -409,8 +411,7 @@ local function method(d, ctx)
   -- them: \MainTable<Name> and \MainFigure<Name> for \PaperTable{<name>} and
   -- \PaperFigure{<name>}, and for a hand-written float its \label{tab:<name>} or
   -- \label{fig:<name>}; LaTeX numbers floats in the order they begin
-  local main = fs.read(host.root .. "/paper/main.tex", 4 * 1024 * 1024)
-  local body = main and main:gsub("\n%s*%%[^\n]*", "\n"):match("\\begin{document}(.*)$")
+  local body = (paper_source("main.tex") or ""):match("\\begin{document}(.*)$")
   if body then
     local floats = {}
     for at, kind, name in body:gmatch("()\\Paper(%u%l+){([%w_]+)}") do
@@ -511,10 +512,7 @@ function M.cited_only(text, sources)
     if name:find("@", 1, true) then add(name) end
   end
   for _, src in ipairs(sources) do reached(src, defs, add) end
-  while #queue > 0 do
-    local name = table.remove(queue)
-    reached(defs[name], defs, add)
-  end
+  while #queue > 0 do reached(defs[table.remove(queue)], defs, add) end
   local out = {}
   for _, l in ipairs(lines) do
     if not l.name or keep[l.name] then out[#out + 1] = l.line end
