@@ -354,9 +354,8 @@ local NOT_PROSE = { "section", "subsection", "subsubsection", "paragraph", "labe
   "cite", "eqref", "PaperTable", "PaperFigure", "input", "includegraphics", "Absent" }
 
 -- The uncarried finding sentences of a source (comments and untaken branches blanked,
--- assertions `list`): problems naming the line.
-local function uncarried(src, list, path)
-  local problems = {}
+-- assertions `list`), appended to `problems`, each naming its line.
+local function uncarried(src, list, path, problems)
   -- each assertion becomes marks: the sentence it carries is carried whole
   -- (its last character a full stop when its sentence ends with one: what follows is a
   -- sentence of its own)
@@ -387,7 +386,6 @@ local function uncarried(src, list, path)
       end
     end
   end
-  return problems
 end
 
 -- The whole check -------------------------------------------------------------------------------
@@ -431,9 +429,7 @@ function M.check(src, path, by_name, studies, manifest_names, opts)
       to[#to + 1] = row.message
     end
   end
-  for _, p in ipairs(uncarried(text, list, path)) do
-    problems[#problems + 1] = p
-  end
+  uncarried(text, list, path, problems)
   return rows, problems, listed
 end
 

@@ -237,11 +237,13 @@ M.FORMATS = {
 function M.check_sentence(text, A, entry)
   local out = {}
   local function bad(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
-  local labels, tested, quoted = {}, {}, 0
+  local labels, tested, quoted, studies, n_studies = {}, {}, 0, {}, 0
   for i, a in ipairs(A) do
     labels[i] = a.label
     if a.verdict and not a.interval then tested[#tested + 1] = a end
     if a.quoted then quoted = quoted + 1 end
+    local name = a.study and a.study.name or a.quoted
+    if name and not studies[name] then studies[name], n_studies = true, n_studies + 1 end
   end
   local carried = table.concat(labels, "; ")
   -- a finding quoted from elsewhere is the source's: its words are not checked here
@@ -273,15 +275,10 @@ function M.check_sentence(text, A, entry)
     end
   end
   -- analyses of several studies: only listed side by side
-  local studies, n = {}, 0
-  for _, a in ipairs(A) do
-    local name = a.study and a.study.name or a.quoted
-    if name and not studies[name] then studies[name], n = true, n + 1 end
-  end
-  if n > 1 then
+  if n_studies > 1 then
     if not entry.across then
       bad("it names analyses of %d studies (%s) but no analysis compares them " ..
-        "(declare `across` if it only lists them)", n, carried)
+        "(declare `across` if it only lists them)", n_studies, carried)
     else
       for _, w in ipairs(COMPARING) do
         if has_word(p, w) then

@@ -457,12 +457,11 @@ function M.numbers(ctx)
     end
     sweep.numbers(d.def, s, S)
     task_tex.numbers(d.def, s, S)
+    -- a nested summary has no config or records of its own
     for _, sec in ipairs(s:sections()) do
-      local SS = S .. sec.macro
-      design(d, sec.study, SS)
-      variants(d, sec.study, SS)
-      comparisons(d, sec.study, SS)
-      verdicts(d, sec.study, SS)
+      for _, part in ipairs({ design, variants, comparisons, verdicts }) do
+        part(d, sec.study, S .. sec.macro)
+      end
     end
   end
   return table.concat(d.list, "\n") .. "\n"
