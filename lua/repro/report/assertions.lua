@@ -12,15 +12,15 @@ local base = require "repro.core.base"
 
 local M = {}
 
-M.SECTIONS = { "Results", "Discussion", "Conclusion" }
-M.VERDICT_WORDS = { "reproduced", "not testable", "worse", "better", "equivalent",
+local SECTIONS = { "Results", "Discussion", "Conclusion" }
+local VERDICT_WORDS = { "reproduced", "not testable", "worse", "better", "equivalent",
   "inconclusive" }
-M.RESULT_SUFFIXES = { "Delta", "AbsDelta", "CI", "CILo", "CIHi", "DZ", "PT", "PSignflip",
+local RESULT_SUFFIXES = { "Delta", "AbsDelta", "CI", "CILo", "CIHi", "DZ", "PT", "PSignflip",
   "PHolm", "PTost", "PHolmRuleOne", "RelChange", "PplChange", "Verdict", "Verdicts",
   "InteractionVerdicts", "Sentence", "Coef", "Factor" }
 
 -- The macros and their arguments: optional one, then mandatory ones.
-M.MACROS = {
+local MACROS = {
   Claim = { optional = true, n = 5 },
   Replicated = { optional = true, n = 3 },
   Assert = { optional = false, n = 4 },
@@ -33,22 +33,12 @@ local function blank(s) return (s:gsub("[^\n]", " ")) end
 
 -- The source with its comments blanked (a % not escaped by a backslash to the line's end).
 function M.strip_comments(src)
-  local out, i = {}, 1
-  for line, nl in src:gmatch("([^\n]*)(\n?)") do
-    local cut
-    local j = 1
-    while j <= #line do
-      local c = line:sub(j, j)
-      if c == "\\" then j = j + 2
-      elseif c == "%" then cut = j break
-      else j = j + 1 end
-    end
-    out[#out + 1] = cut and (line:sub(1, cut - 1) .. blank(line:sub(cut))) or line
-    out[#out + 1] = nl
-    i = i + 1
-    if nl == "" then break end
-  end
-  return table.concat(out)
+  return (src:gsub("[^\n]+", function(line)
+    local j = line:find("[\\%%]")
+    -- a backslash escapes the character after it
+    while j and line:sub(j, j) == "\\" do j = line:find("[\\%%]", j + 2) end
+    if j then return line:sub(1, j - 1) .. blank(line:sub(j)) end
+  end))
 end
 
 -- The line of offset `pos` in `src`.
@@ -83,8 +73,7 @@ end
 -- The arguments of the macro whose name ends before `pos`: {opt = ..., [1..n] = {text,
 -- start}}, and the offset after them; nil and why when one is missing.
 local function arguments(src, pos, optional, n)
-  local args = {}
-  local p = pos
+  local args, p = {}, pos
   if optional then
     local q = skip_space(src, p)
     if src:sub(q, q) == "[" then
@@ -105,43 +94,36 @@ local function arguments(src, pos, optional, n)
   return args, p
 end
 
--- The uses of \<name> in `src` (followed by an argument, [ or {, after spaces: not its
--- definition, \newcommand{\<name>}): their offsets.
-local function occurrences(src, name)
-  local out, init = {}, 1
+-- The next use of \<name> in `src` from offset `init` (followed, after spaces, by a
+-- character of the class `opens`: not its definition, \newcommand{\<name>}): its offset
+-- and the offset after the name; nil when there is none.
+local function next_use(src, name, init, opens)
   while true do
     local a, b = src:find("\\" .. name, init, true)
-    if not a then break end
+    if not a then return nil end
     local q = skip_space(src, b + 1)
-    if not src:sub(b + 1, b + 1):match("%a") and src:sub(q, q):match("[%[{]") then
-      out[#out + 1] = { a, b + 1 }
+    if not src:sub(b + 1, b + 1):match("%a") and src:sub(q, q):match(opens) then
+      return a, b + 1
     end
     init = b + 1
   end
-  return out
 end
 
 -- The source with the branch of every \IfStudy{<study>}{A}{B} that is not taken blanked
 -- (A when the study has not run, B when it has): `have(study)` says which.  Problems
 -- (an \IfStudy without its three arguments) go to `problems`.
-function M.taken_branches(src, have, path, problems)
-  local init = 1
-  while true do
-    local a, b = src:find("\\IfStudy", init, true)
-    if not a then break end
-    init = b + 1
-    local q = skip_space(src, b + 1)
-    if not src:sub(b + 1, b + 1):match("%a") and src:sub(q, q) == "{" then
-      local args, why = arguments(src, b + 1, false, 3)
-      if not args then
-        problems[#problems + 1] = string.format("%s:%d: \\IfStudy: %s", path,
-          line_of(src, a), why)
-      else
-        local skip = have(args[1].text) and args[3] or args[2]
-        src = src:sub(1, skip.start - 1) .. blank(skip.text) ..
-          src:sub(skip.start + #skip.text)
-      end
+local function taken_branches(src, have, path, problems)
+  local a, after = next_use(src, "IfStudy", 1, "{")
+  while a do
+    local args, why = arguments(src, after, false, 3)
+    if not args then
+      problems[#problems + 1] = string.format("%s:%d: \\IfStudy: %s", path, line_of(src, a), why)
+    else
+      local skip = have(args[1].text) and args[3] or args[2]
+      src = src:sub(1, skip.start - 1) .. blank(skip.text) .. src:sub(skip.start + #skip.text)
     end
+    -- (a branch blanked holds no \IfStudy any more)
+    a, after = next_use(src, "IfStudy", after, "{")
   end
   return src
 end
@@ -150,17 +132,19 @@ end
 -- {kind, line, start, stop, args} in order, and syntax problems into `problems`.
 function M.parse(src, path, problems)
   local list = {}
-  for _, name in ipairs(base.sorted_keys(M.MACROS)) do
-    local spec = M.MACROS[name]
-    for _, o in ipairs(occurrences(src, name)) do
-      local args, after = arguments(src, o[2], spec.optional, spec.n)
+  for _, name in ipairs(base.sorted_keys(MACROS)) do
+    local spec = MACROS[name]
+    local a, after = next_use(src, name, 1, "[%[{]")
+    while a do
+      local args, stop = arguments(src, after, spec.optional, spec.n)
       if not args then
-        problems[#problems + 1] = string.format("%s:%d: \\%s: %s", path, line_of(src, o[1]),
-          name, after)
+        problems[#problems + 1] = string.format("%s:%d: \\%s: %s", path, line_of(src, a), name,
+          stop)
       else
-        list[#list + 1] = { kind = name, line = line_of(src, o[1]), start = o[1],
-          stop = after, args = args }
+        list[#list + 1] = { kind = name, line = line_of(src, a), start = a, stop = stop,
+          args = args }
       end
+      a, after = next_use(src, name, after, "[%[{]")
     end
   end
   table.sort(list, function(x, y) return x.start < y.start end)
@@ -186,11 +170,6 @@ local function verdict_list(summary)
       tostring(v.metric), tostring(v.verdict))
   end
   return #out > 0 and table.concat(out, "; ") or "none"
-end
-
-local function primary_of(s)
-  local an = type(s.summary.analysis) == "table" and s.summary.analysis or {}
-  return s.primary or an.primary
 end
 
 -- \Claim: the verdict, or nil and why.
@@ -284,7 +263,7 @@ local function shown(v)
 end
 
 -- One assertion resolved: its row {kind, line, study, what, expected, actual, ok, fault}.
-function M.resolve(a, by_name, studies, manifest_names)
+local function resolve(a, by_name, studies, manifest_names)
   local row = { kind = a.kind, line = a.line }
   local function study_of(name)
     local s = by_name[name]
@@ -302,7 +281,7 @@ function M.resolve(a, by_name, studies, manifest_names)
     local name, t, b = trim(A[1].text), trim(A[2].text), trim(A[3].text)
     row.study, row.expected = name, trim(A[4].text)
     local s = study_of(name)
-    local metric = a.args.opt and trim(a.args.opt) or (s and primary_of(s))
+    local metric = a.args.opt and trim(a.args.opt) or (s and s.primary)
     row.what = b == "" and string.format("interaction %s, %s", t, tostring(metric)) or
       string.format("%s vs %s, %s", t, b, tostring(metric))
     if s then row.actual, row.why = claim_verdict(s, t, b, metric) end
@@ -337,24 +316,19 @@ end
 -- Finding sentences ---------------------------------------------------------------------------
 
 -- The checked parts of a source: {start, stop} offsets of the abstract and of each section
--- whose title starts with one of `titles` (to the next \section or \appendix).
-function M.checked_parts(src, titles)
+-- whose title starts with one of SECTIONS (to the next \section or \appendix).
+local function checked_parts(src)
   local parts = {}
   local a1, a2 = src:find("\\begin{abstract}", 1, true)
   if a1 then
     local e = src:find("\\end{abstract}", a2, true) or #src
     parts[#parts + 1] = { start = a2 + 1, stop = e - 1, name = "the abstract" }
   end
-  local init = 1
-  while true do
-    local a, b = src:find("\\section%*?%s*{", init)
-    if not a then break end
-    init = b + 1
-    local title = src:sub(b + 1, (src:find("}", b + 1, true) or #src) - 1)
-    for _, t in ipairs(titles) do
+  for a, after, title in src:gmatch("()\\section%*?%s*{()([^}]*)") do
+    for _, t in ipairs(SECTIONS) do
       if title:sub(1, #t) == t then
-        local stop = src:find("\\section%*?%s*{", b + 1) or src:find("\\appendix", b + 1, true)
-          or src:find("\\end{document}", b + 1, true) or #src + 1
+        local stop = src:find("\\section%*?%s*{", after) or src:find("\\appendix", after, true)
+          or src:find("\\end{document}", after, true) or #src + 1
         parts[#parts + 1] = { start = a, stop = stop - 1, name = "the section " .. title }
       end
     end
@@ -365,13 +339,13 @@ end
 local ledger = require "repro.report.ledger"
 
 -- What makes a text (outside assertions) a finding: the first verdict word or result macro.
-function M.finding_mark(text)
+local function finding_mark(text)
   for name in text:gmatch("\\(%a+)") do
-    for _, suf in ipairs(M.RESULT_SUFFIXES) do
+    for _, suf in ipairs(RESULT_SUFFIXES) do
       if #name > #suf and name:sub(-#suf) == suf then return "the result macro \\" .. name end
     end
   end
-  local w = ledger.first_word(ledger.plain(text), M.VERDICT_WORDS)
+  local w = ledger.first_word(ledger.plain(text), VERDICT_WORDS)
   return w and ("the verdict word \"" .. w .. "\"")
 end
 
@@ -380,9 +354,8 @@ local NOT_PROSE = { "section", "subsection", "subsubsection", "paragraph", "labe
   "cite", "eqref", "PaperTable", "PaperFigure", "input", "includegraphics", "Absent" }
 
 -- The uncarried finding sentences of a source (comments and untaken branches blanked,
--- assertions `list`): problems naming the line.
-function M.uncarried(src, list, path, titles)
-  local problems = {}
+-- assertions `list`), appended to `problems`, each naming its line.
+local function uncarried(src, list, path, problems)
   -- each assertion becomes marks: the sentence it carries is carried whole
   -- (its last character a full stop when its sentence ends with one: what follows is a
   -- sentence of its own)
@@ -391,7 +364,7 @@ function M.uncarried(src, list, path, titles)
     if a.args[#a.args].text:match("[%.!?]%s*$") then marks = marks:sub(1, -2) .. "." end
     src = src:sub(1, a.start - 1) .. marks .. src:sub(a.stop)
   end
-  local parts = M.checked_parts(src, titles or M.SECTIONS)
+  local parts = checked_parts(src)
   for _, name in ipairs(NOT_PROSE) do
     src = src:gsub("(\\" .. name .. "%*?%s*)(%b{})", function(cmd, arg)
       return cmd .. "{" .. blank(arg:sub(2, -2)) .. "}"
@@ -402,7 +375,7 @@ function M.uncarried(src, list, path, titles)
     for _, sent in ipairs(ledger.sentences(src:sub(part.start, part.stop))) do
       sent.start = part.start + sent.start - 1
       if not sent.text:find("\1", 1, true) then
-        local mark = M.finding_mark(sent.text)
+        local mark = finding_mark(sent.text)
         if mark then
           local lead = sent.text:match("^%s*()")
           problems[#problems + 1] = string.format("%s:%d: %s: a finding sentence that " ..
@@ -413,7 +386,6 @@ function M.uncarried(src, list, path, titles)
       end
     end
   end
-  return problems
 end
 
 -- The whole check -------------------------------------------------------------------------------
@@ -442,28 +414,22 @@ function M.check(src, path, by_name, studies, manifest_names, opts)
     if opts.lenient or opts.partial_ok then return {}, {}, { msg } end
     return {}, { msg }, {}
   end
-  text = M.taken_branches(text, function(n) return by_name[n] ~= nil end, path, problems)
+  text = taken_branches(text, function(n) return by_name[n] ~= nil end, path, problems)
   local list = M.parse(text, path, problems)
   local rows, listed = {}, {}
   for _, a in ipairs(list) do
-    local row = M.resolve(a, by_name, studies, manifest_names)
+    local row = resolve(a, by_name, studies, manifest_names)
     rows[#rows + 1] = row
     if row.fault then
-      local msg
-      if row.fault == "contradicted" then
-        msg = string.format("%s:%d: \\%s{%s}: %s: expected %q, the summary says %q", path,
-          row.line, row.kind, tostring(row.study), row.what, row.expected, row.actual)
-      else
-        msg = string.format("%s:%d: \\%s: %s", path, row.line, row.kind, row.why)
-      end
-      row.message = msg
-      if opts.lenient and row.fault ~= "unknown" then listed[#listed + 1] = msg
-      else problems[#problems + 1] = msg end
+      row.message = row.fault == "contradicted" and
+        string.format("%s:%d: \\%s{%s}: %s: expected %q, the summary says %q", path, row.line,
+          row.kind, tostring(row.study), row.what, row.expected, row.actual) or
+        string.format("%s:%d: \\%s: %s", path, row.line, row.kind, row.why)
+      local to = opts.lenient and row.fault ~= "unknown" and listed or problems
+      to[#to + 1] = row.message
     end
   end
-  for _, p in ipairs(M.uncarried(text, list, path, opts.sections)) do
-    problems[#problems + 1] = p
-  end
+  uncarried(text, list, path, problems)
   return rows, problems, listed
 end
 
@@ -479,25 +445,20 @@ function M.listing(rows, path)
   return out
 end
 
-M.TABLE_CAPTION = "The statement ledger: each checked assertion of the main text (its line " ..
+local TABLE_CAPTION = "The statement ledger: each checked assertion of the main text (its line " ..
   "in main.tex), the study and the analysis it names, the verdict or value it expects and " ..
   "the one the study's summary holds (``the same'' when they agree)."
 
 -- The ledger's table for the supplement: a longtable labelled tab:ledger.
-function M.tex_table(rows, caption)
+function M.tex_table(rows)
   local cols = "@{}r>{\\raggedright\\arraybackslash}p{0.14\\linewidth}" ..
     ">{\\raggedright\\arraybackslash}p{0.42\\linewidth}" ..
     ">{\\raggedright\\arraybackslash}p{0.27\\linewidth}@{}"
-  local head = { "\\toprule", "Line & Study & Analysis & Verdict expected; the summary's \\\\",
-    "\\midrule" }
+  local head = "\\toprule\nLine & Study & Analysis & Verdict expected; the summary's \\\\\n" ..
+    "\\midrule"
   local lines = { "\\begin{longtable}{" .. cols .. "}",
-    "\\caption{" .. (caption or M.TABLE_CAPTION) .. "}\\label{tab:ledger}\\\\" }
-  for _, l in ipairs(head) do lines[#lines + 1] = l end
-  lines[#lines + 1] = "\\endfirsthead"
-  for _, l in ipairs(head) do lines[#lines + 1] = l end
-  lines[#lines + 1] = "\\endhead"
-  lines[#lines + 1] = "\\bottomrule"
-  lines[#lines + 1] = "\\endlastfoot"
+    "\\caption{" .. TABLE_CAPTION .. "}\\label{tab:ledger}\\\\", head,
+    "\\endfirsthead", head, "\\endhead", "\\bottomrule", "\\endlastfoot" }
   if #rows == 0 then
     lines[#lines + 1] = "\\multicolumn{4}{@{}l@{}}{The main text makes no checked assertion.} \\\\"
   end

@@ -16,40 +16,33 @@ local F = require "repro.report.texfmt"
 
 local M = {}
 
--- Verdict words: the verdict classes each allows.  Matched on lower-case text with
--- LaTeX commands removed, as whole words or phrases.
-M.WORDS = {
-  { "no difference", { equivalent = true } },
-  { "not significant", { inconclusive = true, equivalent = true } },
-  { "could not decide", { inconclusive = true } },
-  { "cannot decide", { inconclusive = true } },
-  { "cannot tell", { inconclusive = true, equivalent = true } },
-  { "leaves the sign open", { inconclusive = true } },
-  { "inconclusive", { inconclusive = true } },
-  { "equivalent", { equivalent = true } },
-  { "significant", { better = true, worse = true } },
-  { "depends", { better = true, worse = true } },
-  { "depended", { better = true, worse = true } },
-  { "better", { better = true } },
-  { "helped", { better = true } },
-  { "helps", { better = true } },
-  { "improved", { better = true } },
-  { "worse", { worse = true } },
-  { "hurt", { worse = true } },
-  { "hurts", { worse = true } },
-  { "cost", { worse = true } },
-  { "costs", { worse = true } },
-}
+-- Verdict words, in the order they are matched (a phrase before the words inside it),
+-- after the verdict classes they allow.  Matched on lower-case text with LaTeX commands
+-- removed, as whole words or phrases.
+local WORDS = {}
+for _, group in ipairs({
+  { { equivalent = true }, "no difference" },
+  { { inconclusive = true, equivalent = true }, "not significant" },
+  { { inconclusive = true }, "could not decide", "cannot decide" },
+  { { inconclusive = true, equivalent = true }, "cannot tell" },
+  { { inconclusive = true }, "leaves the sign open", "inconclusive" },
+  { { equivalent = true }, "equivalent" },
+  { { better = true, worse = true }, "significant", "depends", "depended" },
+  { { better = true }, "better", "helped", "helps", "improved" },
+  { { worse = true }, "worse", "hurt", "hurts", "cost", "costs" },
+}) do
+  for i = 2, #group do WORDS[#WORDS + 1] = { group[i], group[1] } end
+end
 -- Sign words: the sign of the difference (treatment - baseline) each says.
-M.SIGNS = {
+local SIGNS = {
   { "lowered", -1 }, { "raised", 1 }, { "exceeds", 1 }, { "exceeded", 1 },
   { "is below", -1 }, { "was below", -1 },
 }
 -- Words that compare two things: refused in a sentence across studies.
-M.COMPARING = { "than", "moved", "shrinks", "shrank", "grew", "more", "less", "unlike",
+local COMPARING = { "than", "moved", "shrinks", "shrank", "grew", "more", "less", "unlike",
   "whereas", "while", "agrees" }
 -- Words that make a sentence a finding (with the verdict and sign words).
-M.FINDING = { "changed", "differed", "differs", "removes", "protects", "agrees" }
+local FINDING = { "changed", "differed", "differs", "removes", "protects", "agrees" }
 
 -- The text of a sentence as the checks read it: LaTeX commands out, lower case.
 function M.plain(text)
@@ -64,10 +57,10 @@ local function word_pattern(w)
 end
 
 -- Whether plain text p (lower case) has the word or phrase w.
-function M.has_word(p, w)
+local function has_word(p, w)
   return p:find(word_pattern(w)) ~= nil
 end
-local has_word, plain = M.has_word, M.plain
+local plain = M.plain
 
 -- The first word or phrase of `list` that plain text p has (nil: none).
 function M.first_word(p, list)
@@ -78,10 +71,10 @@ end
 
 -- The verdict words of a sentence: a list of {word, allowed classes}; a phrase covers
 -- the single words inside it ("not significant" is not also "significant").
-function M.verdict_words(text)
+local function verdict_words(text)
   local p = plain(text)
   local out = {}
-  for _, w in ipairs(M.WORDS) do
+  for _, w in ipairs(WORDS) do
     if has_word(p, w[1]) then
       out[#out + 1] = { word = w[1], allow = w[2] }
       p = p:gsub(word_pattern(w[1]), " ")
@@ -91,30 +84,28 @@ function M.verdict_words(text)
 end
 
 -- The sign words of a sentence and its signed percentages ("\num{+12.77}\,\%"): {word, sign}.
-function M.sign_words(text)
+local function sign_words(text)
   local out = {}
   local p = plain(text)
-  for _, w in ipairs(M.SIGNS) do
+  for _, w in ipairs(SIGNS) do
     if has_word(p, w[1]) then out[#out + 1] = { word = w[1], sign = w[2] } end
   end
-  for s in text:gmatch("\\num{([+%-])[%d.]+}\\,\\%%") do
-    out[#out + 1] = { word = s .. "%", sign = s == "-" and -1 or 1 }
-  end
-  for s in text:gmatch("([+%-])[%d.]+ %%") do
-    out[#out + 1] = { word = s .. "%", sign = s == "-" and -1 or 1 }
+  for _, pattern in ipairs({ "\\num{([+%-])[%d.]+}\\,\\%%", "([+%-])[%d.]+ %%" }) do
+    for s in text:gmatch(pattern) do
+      out[#out + 1] = { word = s .. "%", sign = s == "-" and -1 or 1 }
+    end
   end
   return out
 end
 
 -- Does the text state a finding? (a verdict or sign word, a finding word, or a macro of
 -- the report's verdicts and effects)
-function M.is_finding(text)
-  if text:find("\\%a+Verdicts?%f[^%a]") or text:find("\\%a+PplChange%f[^%a]") or
-      text:find("\\%a+Sentence%f[^%a]") or text:find("\\%a+PrimaryDelta%f[^%a]") then
-    return true
+local function is_finding(text)
+  for _, suffix in ipairs({ "Verdicts?", "PplChange", "Sentence", "PrimaryDelta" }) do
+    if text:find("\\%a+" .. suffix .. "%f[^%a]") then return true end
   end
-  return #M.verdict_words(text) > 0 or #M.sign_words(text) > 0 or
-    M.first_word(plain(text), M.FINDING) ~= nil
+  return #verdict_words(text) > 0 or #sign_words(text) > 0 or
+    M.first_word(plain(text), FINDING) ~= nil
 end
 
 -- Resolving an analysis ------------------------------------------------------------------
@@ -131,16 +122,16 @@ end
 
 -- The analysis `a` in the studies `by_name`: the resolved analysis, or nil and why, or
 -- "absent" when its study has not run.
-function M.resolve(by_name, a)
+local function resolve(by_name, a)
   if a.quoted then
-    return { label = "quoted: " .. a.quoted, quoted = a.quoted, verdict = nil, sign = nil }
+    return { label = "quoted: " .. a.quoted, quoted = a.quoted }
   end
   local s = by_name[a.study]
   if not s then return nil, "absent" end
   if a.section then
     local sub = s:section(a.section)
     if not sub then return nil, a.study .. " has no " .. a.section end
-    local r, why = M.resolve({ [a.study] = sub }, { study = a.study,
+    local r, why = resolve({ [a.study] = sub }, { study = a.study,
       treatment = a.treatment, baseline = a.baseline, metric = a.metric })
     if r then
       r.label = a.study .. " (" .. a.section .. "): " .. r.label:gsub("^[^:]*: ", "")
@@ -198,9 +189,9 @@ function M.resolve(by_name, a)
     if want == nil then return nil, "absent" end
     for _, e in ipairs(s.summary.interactions or {}) do
       if e.name == want and e.metric == metric then
-        return { study = s, c = e, label = string.format("%s: interaction %s, %s", a.study,
-            want, metric),
-          verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean, ci = e.ci_decision }
+        return { study = s, c = e, verdict = e.verdict, sign = sign_of(e.mean), mean = e.mean,
+          ci = e.ci_decision, label = string.format("%s: interaction %s, %s", a.study, want,
+          metric) }
       end
     end
     return nil, string.format("%s has no interaction %q on %s", a.study, tostring(want), metric)
@@ -210,11 +201,9 @@ function M.resolve(by_name, a)
   for _, c in ipairs(s.summary.comparisons or {}) do
     if c.treatment == t and c.baseline == b and c.metric == metric then
       local v = s:verdict(c)
-      return { study = s, c = c, label = string.format("%s: %s vs %s, %s", a.study, t, b,
-          metric),
-        verdict = v and v.verdict,
-        sign = sign_of(c.mean), mean = c.mean, ci = c.ci_decision, ppl = c.val_ppl_change,
-        treatment = t, baseline = b }
+      return { study = s, c = c, verdict = v and v.verdict, sign = sign_of(c.mean),
+        mean = c.mean, ci = c.ci_decision, ppl = c.val_ppl_change, treatment = t, baseline = b,
+        label = string.format("%s: %s vs %s, %s", a.study, t, b, metric) }
     end
   end
   return nil, string.format("%s has no comparison %s vs %s on %s", a.study, tostring(t),
@@ -223,14 +212,8 @@ end
 
 -- Formats: what an entry's text uses to print a number or a verdict.
 M.FORMATS = {
-  tex = {
-    name = "tex",
-    pct = F.percent,
-    num = F.num,
-    ci = F.interval,
-    verdict = function(v) return "\\emph{" .. F.escape(v or "?") .. "}" end,
-    code = function(x) return "\\texttt{" .. F.escape(x) .. "}" end,
-  },
+  tex = { name = "tex", pct = F.percent, num = F.num, ci = F.interval,
+    verdict = function(v) return "\\emph{" .. F.escape(v or "?") .. "}" end },
   md = {
     name = "md",
     pct = function(r)
@@ -245,7 +228,6 @@ M.FORMATS = {
       return string.format("[%." .. dec .. "f, %." .. dec .. "f]", ci[1], ci[2])
     end,
     verdict = function(v) return "*" .. (v or "?") .. "*" end,
-    code = function(x) return "`" .. x .. "`" end,
   },
 }
 
@@ -255,18 +237,20 @@ M.FORMATS = {
 function M.check_sentence(text, A, entry)
   local out = {}
   local function bad(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
-  local labels = {}
-  for _, a in ipairs(A) do labels[#labels + 1] = a.label end
-  local carried = table.concat(labels, "; ")
-  local tested, quoted = {}, 0
-  for _, a in ipairs(A) do
+  local labels, tested, quoted, studies, n_studies = {}, {}, 0, {}, 0
+  for i, a in ipairs(A) do
+    labels[i] = a.label
     if a.verdict and not a.interval then tested[#tested + 1] = a end
     if a.quoted then quoted = quoted + 1 end
+    local name = a.study and a.study.name or a.quoted
+    if name and not studies[name] then studies[name], n_studies = true, n_studies + 1 end
   end
+  local carried = table.concat(labels, "; ")
   -- a finding quoted from elsewhere is the source's: its words are not checked here
   if quoted == #A then return out end
   -- every verdict word is allowed by some carried verdict
-  for _, w in ipairs(M.verdict_words(text)) do
+  local said_words = verdict_words(text)
+  for _, w in ipairs(said_words) do
     local ok = false
     for _, a in ipairs(tested) do ok = ok or w.allow[a.verdict] == true end
     if not ok then
@@ -277,13 +261,13 @@ function M.check_sentence(text, A, entry)
   local p = plain(text)
   for _, a in ipairs(tested) do
     local said = has_word(p, a.verdict)
-    for _, w in ipairs(M.verdict_words(text)) do
+    for _, w in ipairs(said_words) do
       said = said or (w.allow[a.verdict] and #tested == 1)
     end
     if not said then bad("it does not say the verdict %q of %s", a.verdict, a.label) end
   end
   -- every sign word and signed percentage is the sign of some carried analysis
-  for _, w in ipairs(M.sign_words(text)) do
+  for _, w in ipairs(sign_words(text)) do
     local ok = false
     for _, a in ipairs(A) do ok = ok or a.sign == w.sign end
     if not ok then
@@ -291,17 +275,12 @@ function M.check_sentence(text, A, entry)
     end
   end
   -- analyses of several studies: only listed side by side
-  local studies, n = {}, 0
-  for _, a in ipairs(A) do
-    local name = a.study and a.study.name or a.quoted
-    if name and not studies[name] then studies[name], n = true, n + 1 end
-  end
-  if n > 1 then
+  if n_studies > 1 then
     if not entry.across then
       bad("it names analyses of %d studies (%s) but no analysis compares them " ..
-        "(declare `across` if it only lists them)", n, carried)
+        "(declare `across` if it only lists them)", n_studies, carried)
     else
-      for _, w in ipairs(M.COMPARING) do
+      for _, w in ipairs(COMPARING) do
         if has_word(p, w) then
           bad("it lists analyses of several studies but compares them (%q): no analysis " ..
             "compares %s", w, carried)
@@ -315,8 +294,7 @@ end
 -- The ledger of entries over the studies `by_name`: rows {entry, text, analyses,
 -- problems} (only the entries whose studies have run) and every problem.
 function M.build(entries, by_name, ctx)
-  local rows, problems = {}, {}
-  local ids = {}
+  local rows, problems, ids = {}, {}, {}
   for i, e in ipairs(entries) do
     local where = string.format("ledger entry %s (%s)", tostring(e.id), tostring(e.where))
     if type(e.id) ~= "string" or not e.id:match("^%a[%w]*$") then
@@ -327,32 +305,24 @@ function M.build(entries, by_name, ctx)
       problems[#problems + 1] = where .. ": it names no analysis that carries it"
     else
       ids[e.id] = true
-      local A, absent, missing = {}, false, {}
+      local row, absent = { entry = e, analyses = {}, problems = {}, text = "" }, false
       for _, a in ipairs(e.carries) do
-        local r, why = M.resolve(by_name, a)
-        if r then A[#A + 1] = r
+        local r, why = resolve(by_name, a)
+        if r then row.analyses[#row.analyses + 1] = r
         elseif why == "absent" then absent = true
-        else missing[#missing + 1] = why end
+        else row.problems[#row.problems + 1] = "the analysis it names does not exist: " .. why end
       end
-      local row = { entry = e, analyses = A, problems = {}, text = "" }
-      if #missing > 0 then
-        for _, m in ipairs(missing) do
-          row.problems[#row.problems + 1] = "the analysis it names does not exist: " .. m
-        end
-      elseif not absent then
+      if #row.problems == 0 and not absent then
         local T = M.FORMATS[e.where == "readme" and "md" or "tex"]
-        row.text = e.text(A, T, ctx) or ""
-        if row.text ~= "" then
-          for _, m in ipairs(M.check_sentence(row.text, A, e)) do
-            row.problems[#row.problems + 1] = m
-          end
-        end
+        row.text = e.text(row.analyses, T, ctx) or ""
+        if row.text ~= "" then row.problems = M.check_sentence(row.text, row.analyses, e) end
       end
       for _, m in ipairs(row.problems) do
         problems[#problems + 1] = string.format("%s: %s\n  sentence: %s", where, m,
           row.text ~= "" and row.text or "(not written)")
       end
-      if not absent or #missing > 0 then rows[#rows + 1] = row end
+      -- (an entry whose study has not run is no row, unless it names a missing analysis)
+      if not absent or #row.problems > 0 then rows[#rows + 1] = row end
     end
   end
   return rows, problems
@@ -395,7 +365,7 @@ function M.check_md(text, path, texts)
   rest = rest:gsub("`[^`]*`", " ")
   -- (a quote or parenthesis after the full stop does not end a sentence here)
   for _, s in ipairs(M.sentences((rest:gsub("%s+", " ")), "}")) do
-    if M.is_finding(s.text) then
+    if is_finding(s.text) then
       problems[#problems + 1] = string.format("%s: a finding that names no analysis: %s",
         path, (s.closed:gsub("^%s+", "")))
     end

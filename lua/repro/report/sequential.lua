@@ -26,6 +26,11 @@ local function seeds_text(lk)
   return int(lk.n)
 end
 
+-- The estimate of the design's test, in words.
+local function estimate_word(d)
+  return words.SEQ_ESTIMATE[d.test] or "estimate"
+end
+
 -- Summary sum's sequential section, or nil for a study with a fixed number of seeds.
 function M.of(sum)
   return type(sum) == "table" and type(sum.sequential) == "table" and sum.sequential or nil
@@ -63,8 +68,8 @@ function M.verdicts_table(sum)
   local seq, an = sum.sequential, sum.analysis or {}
   local d = seq.design
   local t = { title = "Sequential verdicts on " .. tostring(an.primary), head = { "treatment",
-    "baseline", "stopped at look", "seeds per variant", words.SEQ_ESTIMATE[d.test] or
-    "estimate", "repeated interval", "verdict" }, rows = {}, reasons = {}, note = NOTE }
+    "baseline", "stopped at look", "seeds per variant", estimate_word(d), "repeated interval",
+    "verdict" }, rows = {}, reasons = {}, note = NOTE }
   for _, e in ipairs(seq.comparisons) do
     local lk = e.looks[#e.looks] or {}
     t.rows[#t.rows + 1] = { e.treatment, e.baseline, e.stopped_at and int(e.stopped_at) or
@@ -97,12 +102,9 @@ function M.path_tables(sum)
   local out = {}
   for _, e in ipairs(seq.comparisons) do
     local t = { title = string.format("Path of %s vs %s on %s", e.treatment, e.baseline,
-      tostring(an.primary)), head = { "look", "seeds per variant", words.SEQ_ESTIMATE[d.test]
-      or "estimate", "repeated interval", "level", "statistic", "boundary", "decision" },
-      rows = path_rows(e) }
-    if not e.decision then
-      t.note = words.sequential_reason(e, d) .. "."
-    end
+      tostring(an.primary)), head = { "look", "seeds per variant", estimate_word(d),
+      "repeated interval", "level", "statistic", "boundary", "decision" }, rows = path_rows(e) }
+    t.note = not e.decision and (words.sequential_reason(e, d) .. ".") or nil
     out[#out + 1] = t
   end
   return out
@@ -152,9 +154,8 @@ function M.tex_table(s)
   local d = seq.design
   local t = { align = "rrrlrrrl", head = { "Look", "Seeds", "Estimate", "Repeated interval",
     "Level", "Statistic", "Boundary", "Decision" }, rows = {} }
-  local notes = { F.escape("Seeds: per variant; estimate: the " ..
-    (words.SEQ_ESTIMATE[d.test] or "estimate") .. " (treatment - baseline) over the look's " ..
-    "seeds; level: the repeated interval's. " .. NOTE ..
+  local notes = { F.escape("Seeds: per variant; estimate: the " .. estimate_word(d) ..
+    " (treatment - baseline) over the look's seeds; level: the repeated interval's. " .. NOTE ..
     " Design: " .. words.sequential_design(d) .. ".") }
   for _, e in ipairs(seq.comparisons) do
     local label = s:comparison_label(e.treatment, e.baseline)
@@ -163,8 +164,7 @@ function M.tex_table(s)
     notes[#notes + 1] = label .. ": " .. F.escape(M.stop_text(e, d) .. ".")
   end
   return F.of_study(s, tbl.tabular(t, { fit = true, plain = true }) ..
-    "\\par\\smallskip\\footnotesize\n" ..
-    table.concat(notes, "\\\\\n") .. "\n")
+    "\\par\\smallskip\\footnotesize\n" .. table.concat(notes, "\\\\\n") .. "\n")
 end
 
 M.tables = { sequential = { build = M.tex_table } }

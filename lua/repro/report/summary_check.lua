@@ -15,16 +15,15 @@ local user_error = base.user_error
 
 -- The first key path at which the decoded values a and b differ ("per_variant.none.n"),
 -- walking object keys in sorted order; nil when they are equal.
-function M.first_difference(a, b, path)
+local function first_difference(a, b, path)
   if type(a) ~= "table" or type(b) ~= "table" then
     if a == b or (a ~= a and b ~= b) then return nil end
     return path == "" and "(the whole document)" or path
   end
-  local keys, seen = {}, {}
-  for _, t in ipairs({ a, b }) do
-    for k in pairs(t) do
-      if not seen[k] then seen[k], keys[#keys + 1] = true, k end
-    end
+  local keys = {}
+  for k in pairs(a) do keys[#keys + 1] = k end
+  for k in pairs(b) do
+    if a[k] == nil then keys[#keys + 1] = k end
   end
   table.sort(keys, function(x, y)
     if type(x) == type(y) then return x < y end
@@ -33,31 +32,17 @@ function M.first_difference(a, b, path)
   for _, k in ipairs(keys) do
     local sub = type(k) == "number" and string.format("%s[%d]", path, k) or
       (path == "" and tostring(k) or path .. "." .. tostring(k))
-    local d = M.first_difference(a[k], b[k], sub)
+    local d = first_difference(a[k], b[k], sub)
     if d then return d end
   end
   return nil
 end
 
--- The study file the summary of study `name` is recomputed from: <studies>/<name>.lua,
+-- The study file of summary `sum` of study `name`, checked, the function that refuses the
+-- summary with a reason, and its --set overrides.  The file is <studies>/<name>.lua,
 -- where studies is the folder the command line gives (`report --studies DIR`) or the
--- project's lua/experiments/.  Never a path a summary gives: a summary is data, and its
--- `file` only has to agree (same file name).
-function M.study_file(name, studies_dir)
-  return (studies_dir or (host.root .. "/lua/experiments")) .. "/" .. name .. ".lua"
-end
-
--- Refuses (a user error naming the file and the first differing key) the summary `text`
--- of the study `name` under exp_dir unless it is, byte for byte, the summary the
--- analysis computes now from the verified records beside it (analysis.study_records and
--- summary_of, as `bin/repro analyze` writes it): the study file M.study_file(name,
--- studies_dir) evaluated in the study sandbox with the summary's
--- `command_line_overrides`, reading other studies' results under exp_dir.  Called only
--- once the summary passed its other checks (data.load_study: its name, its variants'
--- names, its records' digest).  A digest of the records alone proves nothing about the
--- numbers next to it, since anyone can recompute it.
--- The study file of summary `sum` of study `name`, checked (see M.check_summary), the
--- function that refuses the summary with a reason, and its --set overrides.
+-- project's lua/experiments/: never a path a summary gives (a summary is data, and its
+-- `file` only has to agree: the same file name).
 local function checked_file(exp_dir, name, sum, studies_dir)
   local path = exp_dir .. "/" .. name .. "/summary.json"
   local function refuse(fmt, ...)
@@ -72,7 +57,7 @@ local function checked_file(exp_dir, name, sum, studies_dir)
     refuse("names the study file %s, not %s.lua (a summary is recomputed only from its " ..
       "own study's file)", base.printable(sum.file), name)
   end
-  local file = M.study_file(name, studies_dir)
+  local file = (studies_dir or (host.root .. "/lua/experiments")) .. "/" .. name .. ".lua"
   local why = fs.path_problem(file)
   if why then refuse("cannot be recomputed: %s", base.printable(why)) end
   if not sys.lstat(file) then
@@ -99,6 +84,14 @@ function M.check_inputs(exp_dir, name, sum, studies_dir, records)
   end
 end
 
+-- Refuses (a user error naming the file and the first differing key) the summary `text`
+-- of the study `name` under exp_dir unless it is, byte for byte, the summary the
+-- analysis computes now from the verified records beside it (analysis.study_records and
+-- summary_of, as `bin/repro analyze` writes it): its study file evaluated in the study
+-- sandbox with the summary's `command_line_overrides`, reading other studies' results
+-- under exp_dir.  Called only once the summary passed its other checks (data.load_study:
+-- its name, its variants' names, its records' digest).  A digest of the records alone
+-- proves nothing about the numbers next to it, since anyone can recompute it.
 function M.check_summary(exp_dir, name, text, sum, studies_dir)
   local file, refuse, set = checked_file(exp_dir, name, sum, studies_dir)
   local study = require "repro.study"
@@ -125,7 +118,7 @@ function M.check_summary(exp_dir, name, text, sum, studies_dir)
   end
   local _, want = analysis.summary_of(s, exp_dir .. "/" .. name, records)
   if want == text then return end
-  local key = M.first_difference(sum, json.decode(want), "")
+  local key = first_difference(sum, json.decode(want), "")
   refuse("differs from the summary its records give (first differing key: %s)",
     key and base.printable(key) or "none: the same values, written differently")
 end

@@ -6,16 +6,11 @@ local stats = require "stats"
 local F = require "repro.report.texfmt"
 
 local M = {}
-local finite = F.finite
 
 -- Words -----------------------------------------------------------------------------
 
 local function capitalize(s)
   return (s:gsub("^(%$?)(%l)", function(d, c) return d .. c:upper() end))
-end
-
-local function seeds_text(n)
-  return string.format("%d seed pair%s", n or 0, n == 1 and "" or "s")
 end
 
 local TEST = { t = "paired $t$-test", signflip = "exact sign-flip test" }
@@ -31,8 +26,9 @@ function M.degenerate_note(c)
   if n == 0 then
     parts[#parts + 1] = "no seed has a finite value for both runs, so nothing is defined"
   elseif flags.small_n then
-    parts[#parts + 1] = string.format("only %s: with no spread the $t$-test, every interval, " ..
-      "$d_z$ and the minimum detectable effect are undefined", seeds_text(n))
+    parts[#parts + 1] = string.format("only %d seed pair%s: with no spread the $t$-test, " ..
+      "every interval, $d_z$ and the minimum detectable effect are undefined", n,
+      n == 1 and "" or "s")
   end
   if flags.constant then
     parts[#parts + 1] = string.format("all %d seed pairs give the same difference (%s): " ..
@@ -43,7 +39,7 @@ function M.degenerate_note(c)
   if flags.nct_range then
     parts[#parts + 1] = string.format("the interval of $d_z$ is undefined: $t$ = %s puts " ..
       "a bound beyond the noncentrality %s, the largest at which the noncentral $t$ is inverted",
-      finite(c.t) and ("\\num{" .. F.fixed(c.t, 1) .. "}") or F.DASH,
+      F.num(c.t, 1),
       "\\num{" .. F.config_text(stats.NCT_MAX_NCP) .. "}")
   end
   if flags.bca_undefined then
@@ -58,6 +54,21 @@ function M.degenerate_note(c)
 end
 
 -- The statistics section --------------------------------------------------------------------
+
+-- `list` grouped by key_of(item), the groups in the order of their first items: a list of
+-- {key =, items = {...}}.
+function M.groups(list, key_of)
+  local by_key, out = {}, {}
+  for _, x in ipairs(list) do
+    local k = key_of(x)
+    if not by_key[k] then
+      by_key[k] = { key = k, items = {} }
+      out[#out + 1] = by_key[k]
+    end
+    table.insert(by_key[k].items, x)
+  end
+  return out
+end
 
 -- The fixed-design studies with a Holm family, in the context's order: a study that
 -- decides only in a nested summary (report_data.SECTIONS, e.g. a sweep's outcomes) as that
@@ -81,26 +92,22 @@ local function decided(ctx)
   return out
 end
 
--- The seed counts of the studies with verdicts: a sorted list of {n =, names = {...}}.
+-- The studies with verdicts grouped by their seed count (the key), fewest seeds first.
 local function by_seed_count(ctx)
-  local groups, list = {}, {}
-  for _, s in ipairs(decided(ctx)) do
-    local n = #s.seeds
-    if not groups[n] then
-      groups[n] = { n = n, names = {}, studies = {} }
-      list[#list + 1] = groups[n]
-    end
-    table.insert(groups[n].names, s.name)
-    table.insert(groups[n].studies, s)
-  end
-  table.sort(list, function(a, b) return a.n < b.n end)
+  local list = M.groups(decided(ctx), function(s) return #s.seeds end)
+  table.sort(list, function(a, b) return a.key < b.key end)
   return list
 end
 
-local function name_list(names)
+local function name_list(studies)
   local t = {}
-  for i, n in ipairs(names) do t[i] = "\\texttt{" .. F.escape(n) .. "}" end
+  for i, s in ipairs(studies) do t[i] = "\\texttt{" .. F.escape(s.name) .. "}" end
   return F.list(t)
+end
+
+-- The bound 1 - 2^(1-n) on the coverage of a bootstrap interval over n seeds, in percent.
+function M.bca_bound(n)
+  return F.num(100 * (1 - 2.0 ^ (1 - n)), 2) .. "\\,\\%"
 end
 
 -- The sign-flip floor 2^(1-n) at each seed count of the studies, and whether any of them
@@ -108,14 +115,14 @@ end
 function M.signflip_floors(ctx)
   local parts, reach = {}, {}
   for _, g in ipairs(by_seed_count(ctx)) do
-    local floor = 2.0 ^ (1 - g.n)
-    parts[#parts + 1] = string.format("%s with %d seeds (%s)", F.p(floor), g.n,
-      name_list(g.names))
-    for i, name in ipairs(g.names) do
-      local s = g.studies[i]
-      local level = s.analysis.holm_first_level or
-        (s.analysis.alpha or stats.DEFAULT_ALPHA) / math.max(1, s.analysis.m or 1)
-      if floor <= level then reach[#reach + 1] = name end
+    local floor = 2.0 ^ (1 - g.key)
+    parts[#parts + 1] = string.format("%s with %d seeds (%s)", F.p(floor), g.key,
+      name_list(g.items))
+    for _, s in ipairs(g.items) do
+      local an = s.analysis
+      local level = an.holm_first_level or
+        (an.alpha or stats.DEFAULT_ALPHA) / math.max(1, an.m or 1)
+      if floor <= level then reach[#reach + 1] = s end
     end
   end
   if #parts == 0 then return "No study with a decision has run yet." end
@@ -133,24 +140,17 @@ end
 -- Which test each study with a decision pre-registered: "the paired $t$-test (every
 -- study that has run)", or the studies of each test named.
 function M.tests(ctx)
-  local groups, order = {}, {}
   local list = decided(ctx)
-  for _, s in ipairs(list) do
-    local t = s.analysis.test or "t"
-    if not groups[t] then
-      groups[t] = {}
-      order[#order + 1] = t
-    end
-    table.insert(groups[t], s.name)
-  end
-  if #order == 0 then return "the test its file names (no study with a decision has run yet)" end
-  if #order == 1 then
+  local groups = M.groups(list, function(s) return s.analysis.test or "t" end)
+  local function test_name(g) return TEST[g.key] or F.escape(g.key) end
+  if #groups == 0 then return "the test its file names (no study with a decision has run yet)" end
+  if #groups == 1 then
     return string.format("the %s (every one of the %d studies with a decision that have run)",
-      TEST[order[1]] or F.escape(order[1]), #list)
+      test_name(groups[1]), #list)
   end
   local parts = {}
-  for _, t in ipairs(order) do
-    parts[#parts + 1] = string.format("the %s (%s)", TEST[t] or F.escape(t), name_list(groups[t]))
+  for i, g in ipairs(groups) do
+    parts[i] = string.format("the %s (%s)", test_name(g), name_list(g.items))
   end
   return table.concat(parts, ", ")
 end
@@ -159,22 +159,20 @@ end
 -- of their t-tests ("2 or 4"); "---" when none has run.
 function M.seed_counts(ctx)
   local n, df = {}, {}
-  for _, g in ipairs(by_seed_count(ctx)) do
-    n[#n + 1] = string.format("%d", g.n)
-    df[#df + 1] = string.format("%d", g.n - 1)
+  for i, g in ipairs(by_seed_count(ctx)) do
+    n[i], df[i] = string.format("%d", g.key), string.format("%d", g.key - 1)
   end
-  local function either(t) return #t == 0 and F.DASH or F.list(t, " or ") end
-  return either(n), either(df)
+  if #n == 0 then return F.DASH, F.DASH end
+  return F.list(n, " or "), F.list(df, " or ")
 end
 
--- The bound 1 - 2^(1-n) on the coverage of the bootstrap intervals at each seed count
--- below stats.BCA_CAVEAT_N.
+-- The bound on the coverage of the bootstrap intervals at each seed count below
+-- stats.BCA_CAVEAT_N.
 function M.bca_coverage(ctx)
   local parts = {}
   for _, g in ipairs(by_seed_count(ctx)) do
-    if g.n < stats.BCA_CAVEAT_N then
-      parts[#parts + 1] = string.format("%s with %d seeds", "\\num{" ..
-        F.fixed(100 * (1 - 2.0 ^ (1 - g.n)), 2) .. "}\\,\\%", g.n)
+    if g.key < stats.BCA_CAVEAT_N then
+      parts[#parts + 1] = M.bca_bound(g.key) .. string.format(" with %d seeds", g.key)
     end
   end
   if #parts == 0 then return "" end
@@ -182,6 +180,39 @@ function M.bca_coverage(ctx)
 end
 
 -- The history of the decision rule ----------------------------------------------------------
+
+-- The Holm p-values of `list` at field `key`: "p", or "lo--hi" when they differ.
+local function p_span(list, key)
+  local lo, hi = math.huge, -math.huge
+  for _, e in ipairs(list) do lo, hi = math.min(lo, e[key]), math.max(hi, e[key]) end
+  return lo == hi and F.p(lo) or (F.p(lo) .. "--" .. F.p(hi))
+end
+
+-- Whether an effect changes between the two families of study s: by each interaction's
+-- Holm p (rule 1 gave interactions no verdict; rule 2's interaction_verdicts are in the
+-- summaries).  Appends a clause per direction to `flips`.
+local function interaction_flips(s, flips)
+  local word = { [true] = "significant", [false] = "not significant" }
+  local all = {}
+  for _, e in ipairs(s.summary.interactions or {}) do
+    if not e.exploratory then all[#all + 1] = e end
+  end
+  for _, now in ipairs({ true, false }) do
+    local list = {}
+    for _, e in ipairs(all) do
+      if e.reject_holm == now and e.reject_holm_rule1 == not now then list[#list + 1] = e end
+    end
+    if #list > 0 then
+      local count = #list == #all and string.format("all %d", #all) or
+        string.format("%d of the %d", #list, #all)
+      flips[#flips + 1] = string.format("%s primary-metric interactions of \\texttt{%s} " ..
+        "%s %s under rule %d (Holm $p$ %s) and %s under rule %d's family (Holm $p$ %s)",
+        count, F.escape(s.name), #list == 1 and "is" or "are", word[now], s.analysis.rule,
+        p_span(list, "p_holm"), word[not now], s.analysis.registered_rule,
+        p_span(list, "p_holm_rule1"))
+    end
+  end
+end
 
 -- The verdicts of the studies analysed under a later rule than they were registered
 -- with: how many kept their verdict, how many were renamed (no meaningful difference,
@@ -191,7 +222,7 @@ function M.rule_history(ctx)
   for _, s in ipairs(ctx.studies) do
     local an = s.analysis
     if an.registered_rule and an.rule and an.registered_rule < an.rule then
-      studies[#studies + 1] = s.name
+      studies[#studies + 1] = s
       for _, v in ipairs(s.summary.verdicts or {}) do
         total = total + 1
         if v.changed then
@@ -210,7 +241,7 @@ function M.rule_history(ctx)
   if #studies == 0 then
     return "Every study that has run was registered under the current rule."
   end
-  local first = ctx.by_name[studies[1]].analysis
+  local first, one = studies[1].analysis, #studies == 1
   local n_kept, kinds = 0, {}
   for _, k in ipairs({ "better", "worse", "equivalent", "inconclusive" }) do
     if kept[k] then
@@ -222,10 +253,9 @@ function M.rule_history(ctx)
     "existed; %s re-analysed under rule %d, and %s summaries keep the rule-%d verdicts " ..
     "beside the new ones. Of their %d verdicts, %d kept the same verdict%s and %d " ..
     "\\emph{no meaningful difference} became \\emph{equivalent}, now backed by a " ..
-    "Holm-adjusted TOST.", #studies == 1 and "study" or "studies", name_list(studies),
-    #studies == 1 and "was" or "were", first.registered_rule, first.rule,
-    #studies == 1 and "it is" or "they are", first.rule, #studies == 1 and "its" or "their",
-    first.registered_rule, total, n_kept,
+    "Holm-adjusted TOST.", one and "study" or "studies", name_list(studies),
+    one and "was" or "were", first.registered_rule, first.rule, one and "it is" or "they are",
+    first.rule, one and "its" or "their", first.registered_rule, total, n_kept,
     #kinds > 0 and (" (" .. table.concat(kinds, ", ") .. ")") or "", renamed) }
   if #moved == 0 then
     out[#out + 1] = "No verdict moved."
@@ -233,38 +263,8 @@ function M.rule_history(ctx)
     out[#out + 1] = string.format("%s moved: %s.", #moved == 1 and "One verdict" or
       (F.count_words(#moved, true) .. " verdicts"), table.concat(moved, "; "))
   end
-  -- whether an effect changes between the two families: by each interaction's Holm p (rule 1
-  -- gave interactions no verdict; rule 2's interaction_verdicts are in the summaries)
   local flips = {}
-  for _, name in ipairs(studies) do
-    local s = ctx.by_name[name]
-    local all = {}
-    for _, e in ipairs(s.summary.interactions or {}) do
-      if not e.exploratory then all[#all + 1] = e end
-    end
-    for _, now in ipairs({ true, false }) do
-      local list = {}
-      for _, e in ipairs(all) do
-        if not e.exploratory and e.reject_holm == now and e.reject_holm_rule1 == not now then
-          list[#list + 1] = e
-        end
-      end
-      if #list > 0 then
-        local function span(key)
-          local lo, hi = math.huge, -math.huge
-          for _, e in ipairs(list) do lo, hi = math.min(lo, e[key]), math.max(hi, e[key]) end
-          return lo == hi and F.p(lo) or (F.p(lo) .. "--" .. F.p(hi))
-        end
-        local word = { [true] = "significant", [false] = "not significant" }
-        local count = #list == #all and string.format("all %d", #all) or
-          string.format("%d of the %d", #list, #all)
-        flips[#flips + 1] = string.format("%s primary-metric interactions of \\texttt{%s} " ..
-          "%s %s under rule %d (Holm $p$ %s) and %s under rule %d's family (Holm $p$ %s)",
-          count, F.escape(name), #list == 1 and "is" or "are", word[now], s.analysis.rule,
-          span("p_holm"), word[not now], s.analysis.registered_rule, span("p_holm_rule1"))
-      end
-    end
-  end
+  for _, s in ipairs(studies) do interaction_flips(s, flips) end
   if #flips > 0 then
     out[#out + 1] = "The two families also disagree on interactions: " ..
       table.concat(flips, "; ") .. "; the tables print both."
