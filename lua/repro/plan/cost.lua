@@ -196,13 +196,9 @@ function M.calibrations(cfgs, threads, path)
     local why = not done[key] and stale(cache[key], peak_now)
     if why then
       done[key] = true
-      if why == "" then
-        io.stderr:write(string.format("cost: calibrating %s (%d steps and an evaluation, " ..
-          "once per machine and build)\n", key, M.CAL_STEPS))
-      else
-        io.stderr:write(string.format("cost: calibrating %s again (%d steps and an " ..
-          "evaluation): %s\n", key, M.CAL_STEPS, why))
-      end
+      io.stderr:write(why == "" and string.format("cost: calibrating %s (%d steps and an " ..
+        "evaluation, once per machine and build)\n", key, M.CAL_STEPS) or string.format(
+        "cost: calibrating %s again (%d steps and an evaluation): %s\n", key, M.CAL_STEPS, why))
       local cok, c = pcall(calibrate, cfg, threads)
       if not cok and type(c) == "table" and c.interrupted then error(c, 0) end
       if cok then

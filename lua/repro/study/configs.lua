@@ -10,7 +10,7 @@ local prob = require "repro.study.problems"
 
 local M = {}
 
-local is_list, typename, suggest = prob.is_list, prob.typename, prob.suggest
+local is_list, typename, suggest = prob.is_list, prob.typename, base.suggest
 local new_smallest = prob.smallest
 
 -- Keys a study may not set: the runner owns them.

@@ -36,7 +36,7 @@ M.metric_names, M.analysis_fields, M.RULE = rule.metric_names, rule.analysis_fie
 M.is_requested_metric = rule.is_requested_metric
 M.seeds_text, M.results_root = power.seeds_text, power.results_root
 M.MAX_PROBLEMS = prob.MAX_PROBLEMS
-local sorted_keys, set_of, suggest = prob.sorted_keys, prob.set_of, prob.suggest
+local sorted_keys, set_of, suggest = base.sorted_keys, base.set_of, base.suggest
 local is_list, new_smallest = prob.is_list, prob.smallest
 
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",

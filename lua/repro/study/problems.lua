@@ -5,8 +5,6 @@ local base = require "repro.core.base"
 
 local M = {}
 
-M.sorted_keys, M.set_of = base.sorted_keys, base.set_of
-
 -- What a field takes, for P.check: an integer >= min, a finite number > 0, a number in
 -- (0, 1), one of the given values, a boolean.
 function M.integer_from(min)
@@ -15,13 +13,10 @@ end
 function M.positive(v) return type(v) == "number" and v > 0 and v < math.huge end
 function M.fraction(v) return type(v) == "number" and v > 0 and v < 1 end
 function M.one_of(...)
-  local set = M.set_of({ ... })
+  local set = base.set_of({ ... })
   return function(v) return set[v] == true end
 end
 function M.boolean(v) return type(v) == "boolean" end
-
--- The closest known name (base.suggest: one function for every place a name is typed).
-M.distance, M.suggest = base.distance, base.suggest
 
 -- The line of the n-th occurrence of `token` in the source as a whole word (or as a
 -- quoted string when it is not an identifier), or nil.
@@ -252,12 +247,12 @@ end
 -- field at path.<key>, in sorted order, followed by `tail` (default: the nearest known
 -- name).  True when there is none.
 function M.unknown_fields(P, t, path, known, tail)
-  local set, ok = M.set_of(known), true
-  for _, k in ipairs(M.sorted_keys(t)) do
+  local set, ok = base.set_of(known), true
+  for _, k in ipairs(base.sorted_keys(t)) do
     if not set[k] then
       local name = tostring(k)
       P.add(path .. "." .. name, function()
-        return "unknown field" .. (tail or M.suggest(name, known))
+        return "unknown field" .. (tail or base.suggest(name, known))
       end, name)
       ok = false
     end

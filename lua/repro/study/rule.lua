@@ -6,13 +6,14 @@ local stats = require "stats"
 local sweep = require "repro.study.sweep"
 local sequential = require "repro.study.sequential"
 local prob = require "repro.study.problems"
+local base = require "repro.core.base"
 local original = require "repro.study.original"
 local tasks = require "repro.tasks"
 local json = require "repro.core.json"
 
 local M = {}
 
-local sorted_keys, set_of, suggest = prob.sorted_keys, prob.set_of, prob.suggest
+local sorted_keys, set_of, suggest = base.sorted_keys, base.set_of, base.suggest
 local is_list, typename = prob.is_list, prob.typename
 
 -- Metrics computed by lua/repro/analysis/init.lua from a run's log.csv and metrics.json.

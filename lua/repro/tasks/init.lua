@@ -106,15 +106,13 @@ local function user_suite(name)
 end
 
 -- The suite `name`: a library one (SUITES) or a user's; nil when neither.
-local function find_suite(name)
-  if M.SUITES[name] then return M.SUITES[name] end
-  return user_suite(name)
+function M.find_suite(name)
+  return M.SUITES[name] or user_suite(name)
 end
-M.find_suite = find_suite
 
 -- The version of a suite's task files (its `version`, default 1).
 function M.suite_version(name)
-  local s = find_suite(name)
+  local s = M.find_suite(name)
   return s and s.version or 1
 end
 
@@ -138,7 +136,7 @@ end
 
 -- The suite's task names, or a user error naming the suite.
 function M.suite(name)
-  local s = find_suite(name)
+  local s = M.find_suite(name)
   if not s then
     local known = base.sorted_keys(M.SUITES)
     user_error("tasks: unknown suite %q (known: %s; a suite of your own is %s/%s/<name>.lua)",
@@ -219,12 +217,8 @@ local function api_for(task, train, val)
             "counted string may have (repro.tasks TRAIN_COUNT_BYTES)", i, #s,
             M.TRAIN_COUNT_BYTES), 0)
         end
-        local n, at = 0, 1
-        while true do
-          local a, b = train:find(s, at, true)
-          if not a then break end
-          n, at = n + 1, b + 1
-        end
+        local n, at = 0, train:find(s, 1, true)
+        while at do n, at = n + 1, train:find(s, at + #s, true) end
         out[i] = n
       end
       asked = asked + #list
@@ -628,6 +622,10 @@ function M.controls(data, suite, opts)
     if opts.progress then opts.progress(what, pass, n_pass) end
   end
   local base_cfg = { data = data, seed = M.CONTROL_SEED }
+  local function scored(o, r) -- r's accuracies, and whether acc lies in o's chance interval
+    return { acc = r.acc, acc_norm = r.acc_norm, within = r.acc >= o.chance_lo and
+      r.acc <= o.chance_hi }
+  end
   progress("add-one bigram")
   local bigram = engine.score_tasks(base_cfg, loaded.sets, { bigram = true })
   local out = {}
@@ -643,8 +641,8 @@ function M.controls(data, suite, opts)
     local r = engine.score_tasks(base_cfg, loaded.sets, { ngram = order })
     for i, s in ipairs(loaded.sets) do
       local o = out[s.task]
-      o.ngram[#o.ngram + 1] = { order = order, acc = r[i].acc, acc_norm = r[i].acc_norm,
-        within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
+      o.ngram[#o.ngram + 1] = scored(o, r[i])
+      o.ngram[#o.ngram].order = order
       if not o.ngram_best or r[i].acc > o.ngram_best.acc then
         o.ngram_best = { order = order, acc = r[i].acc }
       end
@@ -669,21 +667,15 @@ function M.controls(data, suite, opts)
   for _, o in pairs(out) do o.demos_kept = o.demos_kept and json.array(o.demos_kept) end
   for _, setup in ipairs(setups) do
     progress("untrained " .. setup.name)
-    local cfg = {}
-    for k, v in pairs(base_cfg) do cfg[k] = v end
+    local cfg = { data = data, seed = M.CONTROL_SEED }
     for k, v in pairs(setup.cfg) do cfg[k] = v end
     local r = engine.score_tasks(cfg, loaded.sets)
     for i, s in ipairs(loaded.sets) do
-      local o = out[s.task]
-      o.untrained[setup.name] = { acc = r[i].acc, acc_norm = r[i].acc_norm,
-        within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
+      out[s.task].untrained[setup.name] = scored(out[s.task], r[i])
     end
   end
-  local skipped
-  for _, k in ipairs(loaded.skipped) do
-    skipped = skipped or {}
-    skipped[k.task] = k.why
-  end
+  local skipped = #loaded.skipped > 0 and {} or nil
+  for _, k in ipairs(loaded.skipped) do skipped[k.task] = k.why end
   return { suite = suite, corpus = M.corpus_name(data), version = M.suite_version(suite),
     control_seed = M.CONTROL_SEED, tasks = out, files = loaded.files, skipped = skipped }
 end
@@ -708,32 +700,26 @@ end
 
 -- Every task metric name a record may hold (M.metrics), for studies to name.
 function M.metric_names()
-  local names, seen = {}, {}
-  local function add(n)
-    if not seen[n] then
-      seen[n] = true
-      names[#names + 1] = n
-    end
-  end
-  local suites = {}
-  for name in pairs(M.SUITES) do suites[#suites + 1] = name end
+  local suites = base.sorted_keys(M.SUITES)
   -- and the user's suites (their tasks' metrics are named like the library's)
-  local ok, entries = pcall(require("repro.sys").listdir, M.root() .. "/" .. M.USER_SUITES)
-  for _, e in ipairs(ok and type(entries) == "table" and entries or {}) do
-    local name = type(e) == "string" and e:match("^(.+)%.lua$")
-    if name and not M.SUITES[name] and base.valid_name(name) then
-      local found, s = pcall(user_suite, name)
-      if found and s then suites[#suites + 1] = name end
-    end
+  for _, e in ipairs(sys.listdir(M.root() .. "/" .. M.USER_SUITES) or {}) do
+    local name = e:match("^(.+)%.lua$")
+    local ok, found = pcall(user_suite, name or "")
+    if ok and found and not M.SUITES[name] then suites[#suites + 1] = name end
   end
   table.sort(suites)
+  local names, seen = {}, {}
+  local function add(fmt, ...)
+    local n = string.format(fmt, ...)
+    if not seen[n] then names[#names + 1], seen[n] = n, true end
+  end
   for _, k in ipairs(M.SHOTS) do
-    add(string.format("task_macro_acc_%dshot", k))
-    add(string.format("task_macro_acc_norm_%dshot", k))
+    add("task_macro_acc_%dshot", k)
+    add("task_macro_acc_norm_%dshot", k)
     for _, suite in ipairs(suites) do
-      for _, t in ipairs(find_suite(suite)) do
+      for _, t in ipairs(M.find_suite(suite)) do
         for _, f in ipairs({ "acc", "acc_norm", "lost_demos" }) do
-          add(string.format("task_%s_%dshot_%s", t, k, f))
+          add("task_%s_%dshot_%s", t, k, f)
         end
       end
     end
