@@ -53,9 +53,7 @@ local function check_overrides(P, t, path, types, skip)
       P.add(path .. "." .. k, k .. " cannot be set in a study: it " .. RESERVED[k], k)
     else
       local ty = types[k]
-      if ty == "integer" and math.type(v) == "float" and v == math.floor(v) then
-        v = math.tointeger(v)
-      end
+      if ty == "integer" then v = prob.as_integer(v) end
       if WANT[ty] and (ty == "integer" and math.type(v) or type(v)) ~= ty then
         P.add(path .. "." .. k, "expected " .. WANT[ty] .. ", got " .. typename(v), k)
       elseif ty == "string" and base.control_char(v) then

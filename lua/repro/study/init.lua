@@ -20,6 +20,7 @@ local sys = require "repro.sys"
 local host = require "repro.host"
 local depends = require "repro.study.depends"
 local sweep = require "repro.study.sweep"
+local sequential = require "repro.study.sequential"
 local prob = require "repro.study.problems"
 local rule = require "repro.study.rule"
 local power = require "repro.study.power"
@@ -295,9 +296,7 @@ local function check_seeds(P, t, s)
   end
   local seen = {}
   for i, seed in ipairs(t.seeds) do
-    if math.type(seed) == "float" and seed == math.floor(seed) then
-      seed = math.tointeger(seed)
-    end
+    seed = prob.as_integer(seed)
     if math.type(seed) ~= "integer" or seed < 0 then
       P.add("seeds[" .. i .. "]", "expected an integer >= 0, got " .. tostring(seed), "seeds")
     elseif seen[seed] then
@@ -362,17 +361,16 @@ function M.load(path, set, opts)
   if t.analysis ~= nil then
     s.analysis = rule.check(P, t.analysis, variants, variant_names, s.extensions)
   end
-  if s.analysis then power.check_design(P, s, opts, t.seeds) end
-  if s.analysis and s.analysis.sequential then
-    require("repro.study.sequential").check_design(P, s.analysis.sequential, #s.seeds)
-  end
-  if s.analysis and s.analysis.sweep then
-    sweep.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
-  end
-  for _, name in ipairs(base.sorted_keys(s.extensions)) do
-    local m = s.extensions[name]
-    if s.analysis and s.analysis[name] ~= nil and m.check_design then
-      m.check_design(P, s.analysis[name], #s.seeds, s.analysis.alpha)
+  local an = s.analysis
+  if an then
+    power.check_design(P, s, opts, t.seeds)
+    if an.sequential then sequential.check_design(P, an.sequential, #s.seeds) end
+    if an.sweep then sweep.check_design(P, an.sweep, #s.seeds, an.alpha) end
+    for _, name in ipairs(base.sorted_keys(s.extensions)) do
+      local m = s.extensions[name]
+      if an[name] ~= nil and m.check_design then
+        m.check_design(P, an[name], #s.seeds, an.alpha)
+      end
     end
   end
   check_size(P, s, opts)

@@ -60,8 +60,7 @@ function M.check_spec(P, t)
   if not prob.unknown_fields(P, c, "seeds.count", { "power", "pilot", "sd", "max", "upper",
     "min" }, " (expected power, pilot, sd, min, max or upper)") then ok = false end
   if not check_count(P, c) then ok = false end
-  local first = t.first
-  if math.type(first) == "float" and first == math.floor(first) then first = math.tointeger(first) end
+  local first = prob.as_integer(t.first)
   if math.type(first) ~= "integer" or first < 0 then
     P.add("seeds.first", "expected the first seed, an integer >= 0 (the seeds are first, " ..
       "first + 1, ...)", "first")

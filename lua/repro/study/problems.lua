@@ -17,6 +17,8 @@ function M.one_of(...)
   return function(v) return set[v] == true end
 end
 function M.boolean(v) return type(v) == "boolean" end
+-- v as an integer when it is a whole float (3.0 reads as 3), else v as it is.
+function M.as_integer(v) return math.type(v) == "float" and math.tointeger(v) or v end
 
 -- The line of the n-th occurrence of `token` in the source as a whole word (or as a
 -- quoted string when it is not an identifier), or nil.

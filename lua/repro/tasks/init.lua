@@ -603,46 +603,42 @@ end
 function M.controls(data, suite, opts)
   opts = opts or {}
   local loaded = M.load(data, suite, { dir = opts.dir, shots = { 0 } })
-  if opts.tasks then
-    local keep, sets, tasks_ = base.set_of(opts.tasks), {}, {}
-    for i, s in ipairs(loaded.sets) do
-      if keep[s.task] then
-        sets[#sets + 1], tasks_[#tasks_ + 1] = s, loaded.tasks[i]
-      end
-    end
-    loaded.sets, loaded.tasks = sets, tasks_
-  end
+  local keep = opts.tasks and base.set_of(opts.tasks)
   local ladder = opts.ladder or M.NGRAM_LADDER
   local setups = opts.setups or M.CONTROL_SETUPS
   local few = {}
   for _, k in ipairs(M.SHOTS) do if k > 0 then few[#few + 1] = k end end
+  -- one zero-shot set per task (loaded.tasks[i] is loaded.sets[i]'s), of the tasks kept
+  local out, sets = {}, {}
+  for i, t in ipairs(loaded.tasks) do
+    if not keep or keep[t.task] then
+      local lo, hi = M.chance_interval(t.chance, t.n_items)
+      out[t.task] = { chance = t.chance, n_items = t.n_items, chance_lo = lo, chance_hi = hi,
+        positions = json.array((tally(loaded.sets[i].items))), untrained = {},
+        ngram = #ladder > 0 and json.array({}) or nil }
+      sets[#sets + 1] = loaded.sets[i]
+    end
+  end
   local n_pass, pass = 1 + #ladder + #few + #setups, 0
-  local function progress(what)
+  local function score(what, cfg, list, how)
     pass = pass + 1
     if opts.progress then opts.progress(what, pass, n_pass) end
+    return #list > 0 and engine.score_tasks(cfg, list, how) or {}
+  end
+  -- r's accuracies, and whether acc lies in task o's chance interval
+  local function scored(o, r, entry)
+    entry.acc, entry.acc_norm = r.acc, r.acc_norm
+    entry.within = r.acc >= o.chance_lo and r.acc <= o.chance_hi
+    return entry
   end
   local base_cfg = { data = data, seed = M.CONTROL_SEED }
-  local function scored(o, r) -- r's accuracies, and whether acc lies in o's chance interval
-    return { acc = r.acc, acc_norm = r.acc_norm, within = r.acc >= o.chance_lo and
-      r.acc <= o.chance_hi }
-  end
-  progress("add-one bigram")
-  local bigram = engine.score_tasks(base_cfg, loaded.sets, { bigram = true })
-  local out = {}
-  for i, s in ipairs(loaded.sets) do
-    local t = loaded.tasks[i]
-    local lo, hi = M.chance_interval(t.chance, t.n_items)
-    out[s.task] = { chance = t.chance, n_items = t.n_items, chance_lo = lo, chance_hi = hi,
-      positions = json.array((tally(s.items))), bigram_acc = bigram[i].acc, untrained = {},
-      ngram = #ladder > 0 and json.array({}) or nil }
-  end
+  local bigram = score("add-one bigram", base_cfg, sets, { bigram = true })
+  for i, s in ipairs(sets) do out[s.task].bigram_acc = bigram[i].acc end
   for _, order in ipairs(ladder) do
-    progress(string.format("%d-gram", order))
-    local r = engine.score_tasks(base_cfg, loaded.sets, { ngram = order })
-    for i, s in ipairs(loaded.sets) do
+    local r = score(string.format("%d-gram", order), base_cfg, sets, { ngram = order })
+    for i, s in ipairs(sets) do
       local o = out[s.task]
-      o.ngram[#o.ngram + 1] = scored(o, r[i])
-      o.ngram[#o.ngram].order = order
+      o.ngram[#o.ngram + 1] = scored(o, r[i], { order = order })
       if not o.ngram_best or r[i].acc > o.ngram_best.acc then
         o.ngram_best = { order = order, acc = r[i].acc }
       end
@@ -652,26 +648,25 @@ function M.controls(data, suite, opts)
   -- window of the control set-ups (the default context): where it is below 90 % a k-shot
   -- number is not measurable (lua/repro/analysis/tasks.lua)
   for _, k in ipairs(few) do
-    progress(string.format("%d-shot demonstrations kept", k))
-    local lk = M.load(data, suite, { dir = opts.dir, shots = { k } })
-    local sets = {}
-    for _, s in ipairs(lk.sets) do if out[s.task] then sets[#sets + 1] = s end end
-    local r = #sets > 0 and engine.score_tasks(base_cfg, sets, { ngram = 2 }) or {}
-    for i, s in ipairs(sets) do
+    local ksets = {}
+    for _, s in ipairs(M.load(data, suite, { dir = opts.dir, shots = { k } }).sets) do
+      if out[s.task] then ksets[#ksets + 1] = s end
+    end
+    local r = score(string.format("%d-shot demonstrations kept", k), base_cfg, ksets,
+      { ngram = 2 })
+    for i, s in ipairs(ksets) do
       local o = out[s.task]
-      o.demos_kept = o.demos_kept or {}
+      o.demos_kept = o.demos_kept or json.array({})
       o.demos_kept[#o.demos_kept + 1] = { shots = k,
         kept_share = 1 - r[i].lost_demos / #s.items }
     end
   end
-  for _, o in pairs(out) do o.demos_kept = o.demos_kept and json.array(o.demos_kept) end
   for _, setup in ipairs(setups) do
-    progress("untrained " .. setup.name)
     local cfg = { data = data, seed = M.CONTROL_SEED }
     for k, v in pairs(setup.cfg) do cfg[k] = v end
-    local r = engine.score_tasks(cfg, loaded.sets)
-    for i, s in ipairs(loaded.sets) do
-      out[s.task].untrained[setup.name] = scored(out[s.task], r[i])
+    local r = score("untrained " .. setup.name, cfg, sets)
+    for i, s in ipairs(sets) do
+      out[s.task].untrained[setup.name] = scored(out[s.task], r[i], {})
     end
   end
   local skipped = #loaded.skipped > 0 and {} or nil
