@@ -167,21 +167,25 @@ end
 -- At most this many problems are reported (and located in the source), the rest counted:
 -- validation stays linear in the study's size however many problems it has.
 M.MAX_PROBLEMS = 20
--- The M.MAX_PROBLEMS smallest of the strings given to add (sorted, in `list`) and how
--- many were given (`n`): the problems shown are the first ones in key order, found in
--- linear time (no sort of 200,000 unknown keys).
-function M.smallest()
-  local S = { list = {}, n = 0 }
-  function S.add(k)
-    S.n = S.n + 1
-    local l = S.list
-    if #l >= M.MAX_PROBLEMS and k >= l[#l] then return end
-    local i = #l + 1
-    while i > 1 and l[i - 1] > k do i = i - 1 end
-    table.insert(l, i, k)
-    if #l > M.MAX_PROBLEMS then l[#l] = nil end
+-- Reports each key k of table t that known(k) refuses, at prefix .. k with the text
+-- msg(k) (computed only for a problem shown): the M.MAX_PROBLEMS smallest keys by name,
+-- found in linear time (no sort of 200,000 unknown keys); the others are counted.
+function M.unknown_keys(P, t, known, prefix, msg)
+  local list, n = {}, 0
+  for key in pairs(t) do
+    if not known(key) then
+      local k = tostring(key)
+      n = n + 1
+      if #list < M.MAX_PROBLEMS or k < list[#list] then
+        local i = #list + 1
+        while i > 1 and list[i - 1] > k do i = i - 1 end
+        table.insert(list, i, k)
+        list[M.MAX_PROBLEMS + 1] = nil
+      end
+    end
   end
-  return S
+  for _, k in ipairs(list) do P.add(prefix .. k, function() return msg(k) end, k) end
+  P.count(n - #list)
 end
 
 -- A problem's text is cut to this many bytes (a 1 MB key is shown by its start).
