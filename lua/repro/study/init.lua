@@ -136,9 +136,8 @@ local function expand(s)
       o.seed = seed
       local cfg = record.resolve(o)
       cfg.threads = nil
-      runs[#runs + 1] = { variant = v.name, seed = seed, cfg = cfg,
-        label = string.format("%s/seed-%d", v.name, seed),
-        rel = string.format("%s/seed-%d", v.name, seed) }
+      local rel = string.format("%s/seed-%d", v.name, seed)
+      runs[#runs + 1] = { variant = v.name, seed = seed, cfg = cfg, label = rel, rel = rel }
     end
   end
   return runs

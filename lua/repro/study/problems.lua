@@ -24,15 +24,10 @@ function M.as_integer(v) return math.type(v) == "float" and math.tointeger(v) or
 -- quoted string when it is not an identifier), or nil.
 function M.find_line(src, token, nth)
   if not src or token == nil then return nil end
-  token = tostring(token)
-  local pat
-  if token:match("^[%a_][%w_]*$") then
-    pat = "%f[%w_]" .. token:gsub("%p", "%%%0") .. "%f[^%w_]"
-  else
-    pat = "[\"']" .. token:gsub("%p", "%%%0") .. "[\"']"
-  end
-  local n = 0
-  local line = 0
+  local escaped = tostring(token):gsub("%p", "%%%0")
+  local pat = tostring(token):match("^[%a_][%w_]*$") and ("%f[%w_]" .. escaped .. "%f[^%w_]")
+    or ("[\"']" .. escaped .. "[\"']")
+  local n, line = 0, 0
   for l in (src .. "\n"):gmatch("(.-)\n") do
     line = line + 1
     if not l:match("^%s*%-%-") and l:find(pat) then
@@ -40,7 +35,6 @@ function M.find_line(src, token, nth)
       if n >= (nth or 1) then return line end
     end
   end
-  return nil
 end
 
 -- The tokens of Lua source: {kind, text, line} with kind "name", "string", "number" or
@@ -152,7 +146,7 @@ function M.value_lines(src)
       if kind == "{" then
         stack[#stack + 1] = { path = top.table and top.field or nil, index = 0, table = true }
       elseif kind == "(" or kind == "[" then
-        stack[#stack + 1] = { close = kind == "(" and ")" or "]" }
+        stack[#stack + 1] = {} -- not a table: nothing in it is a field of the study's
       elseif kind == "}" or kind == ")" or kind == "]" then
         stack[#stack] = nil -- the enclosing field's value goes on until , ; or }
       elseif (kind == "," or kind == ";") and top.table then

@@ -68,8 +68,8 @@ for k, v in pairs(sandbox.LIMITS) do M.LIMITS[k] = v end
 -- extensions (lua/repro/core/extension.lua) the places are fixed by the project, never
 -- by the file that names them: only a valid name (letters, digits, "_", ".", "-") of a
 -- regular file directly in those folders, no symbolic link on the path
--- (fs.check_path); a library suite or task of the same name wins.  Both are data: evaluated in the study sandbox with
--- its limits, never run as host code.  A folder name starting with "_" is no corpus's
+-- (fs.check_path); a library suite or task of the same name wins.  Both are data:
+-- evaluated in the study sandbox with its limits, never run as host code.  A folder name starting with "_" is no corpus's
 -- (a corpus's name starts with a letter or digit).
 M.USER_SUITES, M.USER_GENERATORS = "_suites", "_generators"
 
@@ -77,7 +77,7 @@ local user_suite_cache = {}
 
 -- The user suite `name` as {version =, tasks...}, or nil when there is none.
 local function user_suite(name)
-  if type(name) ~= "string" or not base.valid_name(name) then return nil end
+  if not base.valid_name(name) then return nil end
   local path = string.format("%s/%s/%s.lua", M.root(), M.USER_SUITES, name)
   if user_suite_cache[path] then return user_suite_cache[path] end
   if not fs.exists(path) then return nil end
@@ -88,19 +88,18 @@ local function user_suite(name)
   if not ok then
     user_error("tasks: suite %s: %s failed (%s): %s", name, fs.shown(path), value, tostring(msg))
   end
-  local list = type(value) == "table" and {} or nil
-  for i, t in ipairs(list and value or {}) do
-    if type(t) ~= "string" or not base.valid_name(t) then
+  local list = {}
+  for i, t in ipairs(type(value) == "table" and value or {}) do
+    if not base.valid_name(t) then
       user_error("tasks: suite %s: %s: entry %d is not a task name", name, fs.shown(path), i)
     end
     list[i] = t
   end
-  local version = list and (value.version or 1)
-  if not list or #list == 0 or math.type(version) ~= "integer" or version < 1 then
+  list.version = type(value) == "table" and value.version or 1
+  if #list == 0 or math.type(list.version) ~= "integer" or list.version < 1 then
     user_error("tasks: suite %s: %s must return { version = N (an integer >= 1, default 1), " ..
       "\"task\", ... } with at least one task", name, fs.shown(path))
   end
-  list.version = version
   user_suite_cache[path] = list
   return list
 end
@@ -119,19 +118,16 @@ end
 function M.generator_path(task, version)
   version = version or 1
   local function pick(dir)
-    if version > 1 then
-      local v = string.format("%s/%s-v%d.lua", dir, task, version)
-      if fs.exists(v) then return v end
-    end
-    local p = string.format("%s/%s.lua", dir, task)
-    if fs.exists(p) then return p end
+    local versioned = string.format("%s/%s-v%d.lua", dir, task, version)
+    if version > 1 and fs.exists(versioned) then return versioned end
+    local plain = string.format("%s/%s.lua", dir, task)
+    return fs.exists(plain) and plain or nil
   end
   local lib = host.root .. "/lua/tasks"
-  local p = pick(lib)
-  if p or not base.valid_name(task) then return p or string.format("%s/%s.lua", lib, task) end
-  local user = pick(M.root() .. "/" .. M.USER_GENERATORS)
+  local found = pick(lib)
+  local user = not found and base.valid_name(task) and pick(M.root() .. "/" .. M.USER_GENERATORS)
   if user then return fs.check_path(user, "task generator") end
-  return string.format("%s/%s.lua", lib, task)
+  return found or string.format("%s/%s.lua", lib, task)
 end
 
 -- The suite's task names, or a user error naming the suite.
