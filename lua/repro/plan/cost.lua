@@ -7,6 +7,7 @@
 -- times the FMA peak it had.  M.run_seconds predicts a run, M.makespan a study on `jobs`
 -- workers (its tail overstated, never understated).
 local engine = require "engine"
+local stats = require "stats"
 local proc = require "repro.proc"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
@@ -153,12 +154,9 @@ local function calibrate(cfg, threads)
   end
   local steps = {}
   for i = 1, last do steps[i] = t[i] - t[i - 1] end
-  table.sort(steps)
-  local mid = (#steps + 1) // 2
-  local median = #steps % 2 == 1 and steps[mid] or (steps[mid] + steps[mid + 1]) / 2
   local final_s = (t_end - t[last]) * (used > 0 and total / used or 1)
-  return { step_s = median, final_s = final_s, eval_tok_s = m.eval_tokens_per_s,
-    val_chars = val, fma_gflops = peak }
+  return { step_s = stats.summary(steps).median, final_s = final_s,
+    eval_tok_s = m.eval_tokens_per_s, val_chars = val, fma_gflops = peak }
 end
 
 -- Why a cached calibration c of shape `key` is measured again (nil: it is kept): from
@@ -196,13 +194,9 @@ function M.calibrations(cfgs, threads, path)
     local why = not done[key] and stale(cache[key], peak_now)
     if why then
       done[key] = true
-      if why == "" then
-        io.stderr:write(string.format("cost: calibrating %s (%d steps and an evaluation, " ..
-          "once per machine and build)\n", key, M.CAL_STEPS))
-      else
-        io.stderr:write(string.format("cost: calibrating %s again (%d steps and an " ..
-          "evaluation): %s\n", key, M.CAL_STEPS, why))
-      end
+      io.stderr:write(why == "" and string.format("cost: calibrating %s (%d steps and an " ..
+        "evaluation, once per machine and build)\n", key, M.CAL_STEPS) or string.format(
+        "cost: calibrating %s again (%d steps and an evaluation): %s\n", key, M.CAL_STEPS, why))
       local cok, c = pcall(calibrate, cfg, threads)
       if not cok and type(c) == "table" and c.interrupted then error(c, 0) end
       if cok then

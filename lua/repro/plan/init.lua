@@ -197,10 +197,10 @@ function M.plan(s, runs, out_root, force)
     fs.no_link(r.dir, "the run directory")
     r.source = nil
     r.status, r.info = record.status(r.dir, r.cfg)
-    if r.status == "changed" and r.info.finished and not force then
-      r.action = "refuse" -- a finished record is never overwritten by another config
-    elseif r.status == "untrusted" and not force then
-      r.action = "refuse" -- nor one without checksums (lua/repro/record/init.lua: never trusted, kept)
+    if not force and (r.status == "changed" and r.info.finished or r.status == "untrusted") then
+      -- a finished record is never overwritten by another config, nor one without
+      -- checksums (lua/repro/record/init.lua: never trusted, kept)
+      r.action = "refuse"
     elseif force then
       r.action = "train"
     elseif r.status == "done" then

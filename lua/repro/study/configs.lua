@@ -10,8 +10,7 @@ local prob = require "repro.study.problems"
 
 local M = {}
 
-local is_list, typename, suggest = prob.is_list, prob.typename, prob.suggest
-local new_smallest = prob.smallest
+local is_list, typename, suggest = prob.is_list, prob.typename, base.suggest
 
 -- Keys a study may not set: the runner owns them.
 local RESERVED = {
@@ -29,23 +28,14 @@ local function check_overrides(P, t, path, types, skip)
     if not RESERVED[k] then known[#known + 1] = k end
   end
   table.sort(known)
-  local keys, unknown = {}, new_smallest()
+  local function is_key(k) return type(k) == "string" and types[k] ~= nil end
+  local keys = {}
   for k in pairs(t) do
-    if skip and skip[k] then
-      -- handled by the caller
-    elseif type(k) ~= "string" or not types[k] then
-      unknown.add(tostring(k))
-    else
-      keys[#keys + 1] = k
-    end
+    if is_key(k) and not (skip and skip[k]) then keys[#keys + 1] = k end
   end
   table.sort(keys)
-  for _, k in ipairs(unknown.list) do
-    P.add(path .. "." .. k, function()
-      return "unknown config key '" .. k .. "'" .. suggest(k, known)
-    end, k)
-  end
-  P.count(unknown.n - #unknown.list)
+  prob.unknown_keys(P, t, function(k) return is_key(k) or (skip and skip[k]) end, path .. ".",
+    function(k) return "unknown config key '" .. k .. "'" .. suggest(k, known) end)
   local out = {}
   for _, k in ipairs(keys) do
     local v = t[k]
@@ -53,9 +43,7 @@ local function check_overrides(P, t, path, types, skip)
       P.add(path .. "." .. k, k .. " cannot be set in a study: it " .. RESERVED[k], k)
     else
       local ty = types[k]
-      if ty == "integer" and math.type(v) == "float" and v == math.floor(v) then
-        v = math.tointeger(v)
-      end
+      if ty == "integer" then v = prob.as_integer(v) end
       if WANT[ty] and (ty == "integer" and math.type(v) or type(v)) ~= ty then
         P.add(path .. "." .. k, "expected " .. WANT[ty] .. ", got " .. typename(v), k)
       elseif ty == "string" and base.control_char(v) then

@@ -26,10 +26,9 @@ local PLACEHOLDER = { ["nil"] = function() return nil end, zero = function() ret
 -- Before evaluating a study: where the results are, and whether this is a listing (the
 -- placeholder kind of M.PLACEHOLDERS; false or nil for a real evaluation).
 function M.begin(root, listing)
-  state.root, state.listing, state.reads, state.unread = root, listing or false, {}, 0
-  state.cache = {}
+  state.root, state.listing, state.reads, state.unread, state.cache =
+    root, listing or false, {}, 0, {}
 end
-
 
 local fail = base.user_error
 

@@ -13,6 +13,7 @@
 -- message`.  Say in lua/experiments/README.md what it returns.
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local engine = require "engine"
 local record = require "repro.record"
 local sandbox = require "repro.sandbox"
@@ -20,6 +21,7 @@ local sys = require "repro.sys"
 local host = require "repro.host"
 local depends = require "repro.study.depends"
 local sweep = require "repro.study.sweep"
+local sequential = require "repro.study.sequential"
 local prob = require "repro.study.problems"
 local rule = require "repro.study.rule"
 local power = require "repro.study.power"
@@ -36,12 +38,12 @@ M.metric_names, M.analysis_fields, M.RULE = rule.metric_names, rule.analysis_fie
 M.is_requested_metric = rule.is_requested_metric
 M.seeds_text, M.results_root = power.seeds_text, power.results_root
 M.MAX_PROBLEMS = prob.MAX_PROBLEMS
-local sorted_keys, set_of, suggest = prob.sorted_keys, prob.set_of, prob.suggest
-local is_list, new_smallest = prob.is_list, prob.smallest
+local sorted_keys, set_of, suggest = base.sorted_keys, base.set_of, base.suggest
+local is_list = prob.is_list
 
 local TOP_FIELDS = { "name", "description", "base", "variants", "seeds", "analysis",
   "checkpoint_every", "jobs", "keep_model", "depends", "extensions", "factor" }
-local function user_error(msg) base.user_error("%s", msg) end
+local user_error = base.user_error
 
 -- The sandbox's limits, defined once in lua/lsandbox.c (sandbox.LIMITS: memory of the
 -- study's Lua state, VM instructions, wall-clock seconds, size and depth of the returned
@@ -64,9 +66,9 @@ for name, f in pairs(depends.API) do M.API[name] = f end
 function M.shared_limits(path, t0)
   local left = M.LIMITS.wall_s - (host.now() - t0)
   if left <= 0.05 then
-    user_error(string.format("study: %s: exceeded the %g s time limit of a study file " ..
+    user_error("study: %s: exceeded the %g s time limit of a study file " ..
       "(lua/lsandbox.c, sandbox.LIMITS; one budget for all the evaluations of the file)",
-      path, M.LIMITS.wall_s))
+      path, M.LIMITS.wall_s)
   end
   local l = {}
   for k, v in pairs(M.LIMITS) do l[k] = v end
@@ -78,20 +80,19 @@ end
 -- returned value, or a user error naming the file and what failed.
 local function evaluate(path, listing, limits)
   local why = fs.path_problem(path)
-  if why then user_error("study: " .. base.printable(why)) end
+  if why then user_error("study: %s", base.printable(why)) end
   local st = sys.stat(path)
   if st and st.type ~= "file" then
-    user_error(string.format("study: %s: not a regular file (%s)", path,
-      st.type == "dir" and "a directory" or "a device, pipe or socket"))
+    user_error("study: %s: not a regular file (%s)", path,
+      st.type == "dir" and "a directory" or "a device, pipe or socket")
   end
   if st and st.size > M.MAX_SOURCE_BYTES then
-    user_error(string.format("study: %s: %d bytes, more than the %d MiB a study file may " ..
-      "have", path, st.size, M.MAX_SOURCE_BYTES // (1024 * 1024)))
+    user_error("study: %s: %d bytes, more than the %d MiB a study file may have", path,
+      st.size, M.MAX_SOURCE_BYTES // (1024 * 1024))
   end
   local src, err = fs.read(path, M.MAX_SOURCE_BYTES)
   if not src then
-    user_error(string.format("study: %s: cannot read the study file: %s", path,
-      base.printable(tostring(err))))
+    user_error("study: %s: cannot read the study file: %s", path, base.printable(tostring(err)))
   end
   local ok, value, msg
   if listing then
@@ -103,10 +104,10 @@ local function evaluate(path, listing, limits)
   if not listing then ok, value, msg = sandbox.eval(src, "@" .. path, limits or M.LIMITS, M.API) end
   if ok then return value, src end
   local why = M.sandbox_failure(value, msg, "a study file")
-  if why then user_error(string.format("study: %s: %s", path, why)) end
+  if why then user_error("study: %s: %s", path, why) end
   -- syntax and runtime errors: the message names file:line when Lua knows them
-  if msg:sub(1, #path + 1) == path .. ":" then user_error("study: " .. msg) end
-  user_error(string.format("study: %s: %s", path, msg))
+  if msg:sub(1, #path + 1) == path .. ":" then user_error("study: %s", msg) end
+  user_error("study: %s: %s", path, msg)
 end
 
 -- Why the sandbox stopped evaluating `what` (a study file, the paper's manifest), from
@@ -135,9 +136,8 @@ local function expand(s)
       o.seed = seed
       local cfg = record.resolve(o)
       cfg.threads = nil
-      runs[#runs + 1] = { variant = v.name, seed = seed, cfg = cfg,
-        label = string.format("%s/seed-%d", v.name, seed),
-        rel = string.format("%s/seed-%d", v.name, seed) }
+      local rel = string.format("%s/seed-%d", v.name, seed)
+      runs[#runs + 1] = { variant = v.name, seed = seed, cfg = cfg, label = rel, rel = rel }
     end
   end
   return runs
@@ -175,18 +175,17 @@ function M.check_owner(dir, file)
     if sys.lstat(path) then
       local text, rerr = fs.read(path)
       if not text then
-        user_error(string.format("study: %s: the records folder's %s cannot be read: %s",
-          file, f, base.printable(tostring(rerr))))
+        user_error("study: %s: the records folder's %s cannot be read: %s", file, f,
+          base.printable(tostring(rerr)))
       end
-      local ok, doc = pcall(require("cjson").decode, text)
-      local owner = ok and type(doc) == "table" and type(doc.file) == "string" and doc.file
+      local doc = json.table_of(text)
+      local owner = doc and type(doc.file) == "string" and doc.file
       if owner then
         local abs = owner:sub(1, 1) == "/" and owner or (host.root .. "/" .. owner)
         local theirs = sys.realpath(abs)
         if theirs and mine and theirs ~= mine then
-          user_error(string.format("study: %s: the records folder %s belongs to the study " ..
-            "%s (its %s says so): use another --out-root, or rename this study", file, dir,
-            abs, f))
+          user_error("study: %s: the records folder %s belongs to the study %s (its %s " ..
+            "says so): use another --out-root, or rename this study", file, dir, abs, f)
         end
       end
     end
@@ -199,14 +198,8 @@ end
 -- Unknown and missing top-level fields, name, description.
 local function check_top(P, t, path, s)
   local top = set_of(TOP_FIELDS)
-  local unknown = new_smallest()
-  for k in pairs(t) do
-    if not top[k] then unknown.add(tostring(k)) end
-  end
-  for _, k in ipairs(unknown.list) do
-    P.add(k, function() return "unknown field" .. suggest(k, TOP_FIELDS) end, k)
-  end
-  P.count(unknown.n - #unknown.list)
+  prob.unknown_keys(P, t, function(k) return top[k] end, "",
+    function(k) return "unknown field" .. suggest(k, TOP_FIELDS) end)
   for _, k in ipairs({ "name", "description", "variants", "seeds", "analysis" }) do
     if t[k] == nil then P.add(k, "missing", false) end
   end
@@ -295,9 +288,7 @@ local function check_seeds(P, t, s)
   end
   local seen = {}
   for i, seed in ipairs(t.seeds) do
-    if math.type(seed) == "float" and seed == math.floor(seed) then
-      seed = math.tointeger(seed)
-    end
+    seed = prob.as_integer(seed)
     if math.type(seed) ~= "integer" or seed < 0 then
       P.add("seeds[" .. i .. "]", "expected an integer >= 0, got " .. tostring(seed), "seeds")
     elseif seen[seed] then
@@ -362,17 +353,16 @@ function M.load(path, set, opts)
   if t.analysis ~= nil then
     s.analysis = rule.check(P, t.analysis, variants, variant_names, s.extensions)
   end
-  if s.analysis then power.check_design(P, s, opts, t.seeds) end
-  if s.analysis and s.analysis.sequential then
-    require("repro.study.sequential").check_design(P, s.analysis.sequential, #s.seeds)
-  end
-  if s.analysis and s.analysis.sweep then
-    sweep.check_design(P, s.analysis.sweep, #s.seeds, s.analysis.alpha)
-  end
-  for _, name in ipairs(base.sorted_keys(s.extensions)) do
-    local m = s.extensions[name]
-    if s.analysis and s.analysis[name] ~= nil and m.check_design then
-      m.check_design(P, s.analysis[name], #s.seeds, s.analysis.alpha)
+  local an = s.analysis
+  if an then
+    power.check_design(P, s, opts, t.seeds)
+    if an.sequential then sequential.check_design(P, an.sequential, #s.seeds) end
+    if an.sweep then sweep.check_design(P, an.sweep, #s.seeds, an.alpha) end
+    for _, name in ipairs(base.sorted_keys(s.extensions)) do
+      local m = s.extensions[name]
+      if an[name] ~= nil and m.check_design then
+        m.check_design(P, an[name], #s.seeds, an.alpha)
+      end
     end
   end
   check_size(P, s, opts)
@@ -399,7 +389,7 @@ function M.dependencies(path, opts)
     depends.begin(M.results_root(opts), kind)
     local listed = evaluate(path, true, M.shared_limits(path, t0))
     if type(listed) ~= "table" or listed.reads == nil then
-      user_error(string.format("study: %s: the study file must return a table", path))
+      user_error("study: %s: the study file must return a table", path)
     end
     for _, n in ipairs(listed.reads) do reads[#reads + 1] = n end
     msg = tostring(listed.error)
@@ -409,7 +399,7 @@ function M.dependencies(path, opts)
       listed.reads = reads
       return depends.collect(listed), listed
     end
-    if (listed.unread or 0) == 0 then user_error(msg) end
+    if (listed.unread or 0) == 0 then user_error("%s", msg) end
   end
   -- it fails with every placeholder: what it read is all that is known
   return depends.collect({ reads = reads }), { reads = reads, ok = false, error = msg }

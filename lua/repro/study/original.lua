@@ -2,6 +2,7 @@
 -- analysis.comparisons, one entry or a list.  M.check checks and normalizes it (its fields:
 -- lua/experiments/README.md); analysis/replication.lua compares it with the comparison's
 -- paired result by docs/DESIGN.md's "Replication verdicts".
+local base = require "repro.core.base"
 local prob = require "repro.study.problems"
 
 local M = {}
@@ -12,7 +13,7 @@ M.FIELDS = { "claim", "source", "metric", "estimate", "se", "n", "design", "arms
   "matches", "margin", "declared", "note" }
 local ARM_FIELDS = { "mean", "sd", "n" }
 
-local function positive(v) return type(v) == "number" and v == v and v > 0 and v < math.huge end
+local positive = prob.positive
 local function count(v) return math.type(v) == "integer" and v >= 2 end
 local function text(v) return type(v) == "string" and v ~= "" and #v <= 2000 end
 
@@ -92,7 +93,7 @@ local function check_entry(P, o, path, pair, metrics)
       P.add(path .. ".arms", "expected { baseline = { mean =, sd =, n = }, treatment = { ... } }")
       return nil
     end
-    for _, k in ipairs(prob.sorted_keys(o.arms)) do
+    for _, k in ipairs(base.sorted_keys(o.arms)) do
       if k ~= "baseline" and k ~= "treatment" then
         P.add(path .. ".arms." .. tostring(k), "unknown arm (expected baseline, treatment)",
           tostring(k))

@@ -3,6 +3,7 @@
 -- seed count power asks for, whether the test can reach alpha / m at all).
 local stats = require "stats"
 local fs = require "repro.core.fs"
+local json = require "repro.core.json"
 local prob = require "repro.study.problems"
 local rule = require "repro.study.rule"
 
@@ -60,8 +61,7 @@ function M.check_spec(P, t)
   if not prob.unknown_fields(P, c, "seeds.count", { "power", "pilot", "sd", "max", "upper",
     "min" }, " (expected power, pilot, sd, min, max or upper)") then ok = false end
   if not check_count(P, c) then ok = false end
-  local first = t.first
-  if math.type(first) == "float" and first == math.floor(first) then first = math.tointeger(first) end
+  local first = prob.as_integer(t.first)
   if math.type(first) ~= "integer" or first < 0 then
     P.add("seeds.first", "expected the first seed, an integer >= 0 (the seeds are first, " ..
       "first + 1, ...)", "first")
@@ -139,8 +139,8 @@ local function pilot_sd(root, pilot, metric)
     end
     return nil, path .. ": " .. tostring(why)
   end
-  local ok, sum = pcall(require("cjson").decode, text)
-  if not ok or type(sum) ~= "table" then return nil, path .. ": not a study summary" end
+  local sum = json.table_of(text)
+  if not sum then return nil, path .. ": not a study summary" end
   local best, best_df, used = nil, nil, {}
   local list = type(sum.pilot_comparisons) == "table" and sum.pilot_comparisons or
     sum.comparisons

@@ -5,8 +5,6 @@ local base = require "repro.core.base"
 
 local M = {}
 
-M.sorted_keys, M.set_of = base.sorted_keys, base.set_of
-
 -- What a field takes, for P.check: an integer >= min, a finite number > 0, a number in
 -- (0, 1), one of the given values, a boolean.
 function M.integer_from(min)
@@ -15,27 +13,21 @@ end
 function M.positive(v) return type(v) == "number" and v > 0 and v < math.huge end
 function M.fraction(v) return type(v) == "number" and v > 0 and v < 1 end
 function M.one_of(...)
-  local set = M.set_of({ ... })
+  local set = base.set_of({ ... })
   return function(v) return set[v] == true end
 end
 function M.boolean(v) return type(v) == "boolean" end
-
--- The closest known name (base.suggest: one function for every place a name is typed).
-M.distance, M.suggest = base.distance, base.suggest
+-- v as an integer when it is a whole float (3.0 reads as 3), else v as it is.
+function M.as_integer(v) return math.type(v) == "float" and math.tointeger(v) or v end
 
 -- The line of the n-th occurrence of `token` in the source as a whole word (or as a
 -- quoted string when it is not an identifier), or nil.
 function M.find_line(src, token, nth)
   if not src or token == nil then return nil end
-  token = tostring(token)
-  local pat
-  if token:match("^[%a_][%w_]*$") then
-    pat = "%f[%w_]" .. token:gsub("%p", "%%%0") .. "%f[^%w_]"
-  else
-    pat = "[\"']" .. token:gsub("%p", "%%%0") .. "[\"']"
-  end
-  local n = 0
-  local line = 0
+  local escaped = tostring(token):gsub("%p", "%%%0")
+  local pat = tostring(token):match("^[%a_][%w_]*$") and ("%f[%w_]" .. escaped .. "%f[^%w_]")
+    or ("[\"']" .. escaped .. "[\"']")
+  local n, line = 0, 0
   for l in (src .. "\n"):gmatch("(.-)\n") do
     line = line + 1
     if not l:match("^%s*%-%-") and l:find(pat) then
@@ -43,7 +35,6 @@ function M.find_line(src, token, nth)
       if n >= (nth or 1) then return line end
     end
   end
-  return nil
 end
 
 -- The tokens of Lua source: {kind, text, line} with kind "name", "string", "number" or
@@ -155,7 +146,7 @@ function M.value_lines(src)
       if kind == "{" then
         stack[#stack + 1] = { path = top.table and top.field or nil, index = 0, table = true }
       elseif kind == "(" or kind == "[" then
-        stack[#stack + 1] = { close = kind == "(" and ")" or "]" }
+        stack[#stack + 1] = {} -- not a table: nothing in it is a field of the study's
       elseif kind == "}" or kind == ")" or kind == "]" then
         stack[#stack] = nil -- the enclosing field's value goes on until , ; or }
       elseif (kind == "," or kind == ";") and top.table then
@@ -170,21 +161,25 @@ end
 -- At most this many problems are reported (and located in the source), the rest counted:
 -- validation stays linear in the study's size however many problems it has.
 M.MAX_PROBLEMS = 20
--- The M.MAX_PROBLEMS smallest of the strings given to add (sorted, in `list`) and how
--- many were given (`n`): the problems shown are the first ones in key order, found in
--- linear time (no sort of 200,000 unknown keys).
-function M.smallest()
-  local S = { list = {}, n = 0 }
-  function S.add(k)
-    S.n = S.n + 1
-    local l = S.list
-    if #l >= M.MAX_PROBLEMS and k >= l[#l] then return end
-    local i = #l + 1
-    while i > 1 and l[i - 1] > k do i = i - 1 end
-    table.insert(l, i, k)
-    if #l > M.MAX_PROBLEMS then l[#l] = nil end
+-- Reports each key k of table t that known(k) refuses, at prefix .. k with the text
+-- msg(k) (computed only for a problem shown): the M.MAX_PROBLEMS smallest keys by name,
+-- found in linear time (no sort of 200,000 unknown keys); the others are counted.
+function M.unknown_keys(P, t, known, prefix, msg)
+  local list, n = {}, 0
+  for key in pairs(t) do
+    if not known(key) then
+      local k = tostring(key)
+      n = n + 1
+      if #list < M.MAX_PROBLEMS or k < list[#list] then
+        local i = #list + 1
+        while i > 1 and list[i - 1] > k do i = i - 1 end
+        table.insert(list, i, k)
+        list[M.MAX_PROBLEMS + 1] = nil
+      end
+    end
   end
-  return S
+  for _, k in ipairs(list) do P.add(prefix .. k, function() return msg(k) end, k) end
+  P.count(n - #list)
 end
 
 -- A problem's text is cut to this many bytes (a 1 MB key is shown by its start).
@@ -252,12 +247,12 @@ end
 -- field at path.<key>, in sorted order, followed by `tail` (default: the nearest known
 -- name).  True when there is none.
 function M.unknown_fields(P, t, path, known, tail)
-  local set, ok = M.set_of(known), true
-  for _, k in ipairs(M.sorted_keys(t)) do
+  local set, ok = base.set_of(known), true
+  for _, k in ipairs(base.sorted_keys(t)) do
     if not set[k] then
       local name = tostring(k)
       P.add(path .. "." .. name, function()
-        return "unknown field" .. (tail or M.suggest(name, known))
+        return "unknown field" .. (tail or base.suggest(name, known))
       end, name)
       ok = false
     end

@@ -6,13 +6,14 @@ local stats = require "stats"
 local sweep = require "repro.study.sweep"
 local sequential = require "repro.study.sequential"
 local prob = require "repro.study.problems"
+local base = require "repro.core.base"
 local original = require "repro.study.original"
 local tasks = require "repro.tasks"
 local json = require "repro.core.json"
 
 local M = {}
 
-local sorted_keys, set_of, suggest = prob.sorted_keys, prob.set_of, prob.suggest
+local sorted_keys, set_of, suggest = base.sorted_keys, base.set_of, base.suggest
 local is_list, typename = prob.is_list, prob.typename
 
 -- Metrics computed by lua/repro/analysis/init.lua from a run's log.csv and metrics.json.
@@ -212,48 +213,46 @@ end
 -- The comparisons: the listed {treatment, baseline} pairs, or without a list every
 -- variant against the baseline (out.baseline, when valid).
 local function check_comparisons(P, a, out, variants, variant_names)
-  local comparisons, seen = {}, {}
-  out.originals = {}
-  local function add_cmp(pair)
+  out.comparisons, out.originals = {}, {}
+  local seen = {}
+  local function add_cmp(pair) -- false when the pair is listed already
     local key = pair[1] .. "\0" .. pair[2]
     if seen[key] then return false end
     seen[key] = true
-    comparisons[#comparisons + 1] = pair
+    out.comparisons[#out.comparisons + 1] = pair
     return true
   end
-  if a.comparisons ~= nil then
-    if not is_list(a.comparisons) then
-      P.add("analysis.comparisons", "expected a list of {treatment, baseline} pairs ({} for " ..
-        "none: a descriptive study)")
-    else
-      local compared = set_of(out.metrics or {})
-      for _, m in ipairs(out.secondary or {}) do compared[m] = true end
-      for i, pair in ipairs(a.comparisons) do
-        local path = "analysis.comparisons[" .. i .. "]"
-        local orig
-        if type(pair) == "table" and pair.original ~= nil then
-          -- the original it replicates (lua/repro/study/original.lua), beside the pair
-          orig = pair.original
-          pair = { pair[1], pair[2], table.unpack(pair, 3) }
-        end
-        local p = check_pair(P, pair, path, variants, variant_names)
-        if p and orig ~= nil then
-          for _, e in ipairs(original.check(P, orig, path .. ".original", p, compared)) do
-            out.originals[#out.originals + 1] = e
-          end
-        end
-        if p and not add_cmp(p) then
-          P.add("analysis.comparisons[" .. i .. "]", string.format(
-            "the comparison %s vs %s is listed twice", p[1], p[2]), "comparisons")
-        end
-      end
-    end
-  elseif out.baseline then
-    for _, v in ipairs(variant_names) do
+  if a.comparisons == nil then
+    for _, v in ipairs(out.baseline and variant_names or {}) do
       if v ~= out.baseline then add_cmp({ v, out.baseline }) end
     end
+    return
   end
-  out.comparisons = comparisons
+  if not is_list(a.comparisons) then
+    P.add("analysis.comparisons", "expected a list of {treatment, baseline} pairs ({} for " ..
+      "none: a descriptive study)")
+    return
+  end
+  local compared = set_of(out.metrics or {})
+  for _, m in ipairs(out.secondary or {}) do compared[m] = true end
+  for i, pair in ipairs(a.comparisons) do
+    local path = "analysis.comparisons[" .. i .. "]"
+    local orig
+    if type(pair) == "table" and pair.original ~= nil then
+      orig = pair.original -- the original it replicates (lua/repro/study/original.lua)
+      pair = { pair[1], pair[2], table.unpack(pair, 3) }
+    end
+    local p = check_pair(P, pair, path, variants, variant_names)
+    if p and orig ~= nil then
+      for _, e in ipairs(original.check(P, orig, path .. ".original", p, compared)) do
+        out.originals[#out.originals + 1] = e
+      end
+    end
+    if p and not add_cmp(p) then
+      P.add(path, string.format("the comparison %s vs %s is listed twice", p[1], p[2]),
+        "comparisons")
+    end
+  end
 end
 
 -- One side of an interaction: a pair {t, b}, or a non-empty list of pairs {{t, b}, ...}
@@ -275,42 +274,34 @@ local function check_side(P, side, path, variants, variant_names)
   return check_pair(P, side, path, variants, variant_names)
 end
 
--- One interaction {name=, a={t, b}, b={t, b}} at `path` (a side may be a list of pairs:
--- check_side); names holds the names taken.
-local function check_interaction(P, it, path, names, variants, variant_names)
-  if type(it) ~= "table" then
-    P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
-    return nil
-  end
-  prob.unknown_fields(P, it, path, { "name", "a", "b" }, " (expected name, a, b)")
-  if type(it.name) ~= "string" or it.name == "" then
-    P.add(path .. ".name", "expected a string")
-  elseif names[it.name] then
-    P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
-  end
-  local pa = check_side(P, it.a, path .. ".a", variants, variant_names)
-  local pb = check_side(P, it.b, path .. ".b", variants, variant_names)
-  if type(it.name) == "string" and pa and pb then
-    names[it.name] = true
-    return { name = it.name, a = pa, b = pb }
-  end
-  return nil
-end
-
+-- The interactions {name=, a={t, b}, b={t, b}} (a side may be a list of pairs: check_side).
 local function check_interactions(P, a, out, variants, variant_names)
-  local interactions = {}
-  if a.interactions ~= nil then
-    if not is_list(a.interactions) then
-      P.add("analysis.interactions", "expected a list of {name=, a={t, b}, b={t, b}}")
+  out.interactions = {}
+  if a.interactions == nil then return end
+  if not is_list(a.interactions) then
+    P.add("analysis.interactions", "expected a list of {name=, a={t, b}, b={t, b}}")
+    return
+  end
+  local names = {}
+  for i, it in ipairs(a.interactions) do
+    local path = "analysis.interactions[" .. i .. "]"
+    if type(it) ~= "table" then
+      P.add(path, "expected a table {name=, a={t, b}, b={t, b}}")
     else
-      local names = {}
-      for i, it in ipairs(a.interactions) do
-        interactions[#interactions + 1] = check_interaction(P, it, "analysis.interactions[" ..
-          i .. "]", names, variants, variant_names)
+      prob.unknown_fields(P, it, path, { "name", "a", "b" }, " (expected name, a, b)")
+      if type(it.name) ~= "string" or it.name == "" then
+        P.add(path .. ".name", "expected a string")
+      elseif names[it.name] then
+        P.add(path .. ".name", "interaction '" .. it.name .. "' is listed twice", it.name, 2)
+      end
+      local pa = check_side(P, it.a, path .. ".a", variants, variant_names)
+      local pb = check_side(P, it.b, path .. ".b", variants, variant_names)
+      if type(it.name) == "string" and pa and pb then
+        names[it.name] = true
+        out.interactions[#out.interactions + 1] = { name = it.name, a = pa, b = pb }
       end
     end
   end
-  out.interactions = interactions
 end
 
 -- analysis.tasks: { suite = <a suite of lua/repro/tasks>, shots = { k, ... } (each of

@@ -25,6 +25,7 @@ M.OUTCOMES = {
     "that diverged nowhere counts one grid step above the largest value (censored)",
 }
 local is_list = prob.is_list
+local OUTCOME_NAMES = table.concat(base.sorted_keys(M.OUTCOMES), ", ")
 
 local function check_pairs(P, list, path, groups)
   local out = {}
@@ -48,13 +49,13 @@ end
 -- The outcomes' metrics (out.metrics), each one of M.OUTCOMES.
 local function outcome_metrics(P, o, path, out)
   if not is_list(o.metrics) or #o.metrics == 0 then
-    P.add(path .. ".metrics", "expected a non-empty list of outcomes (" ..
-      table.concat(base.sorted_keys(M.OUTCOMES), ", ") .. ")", "metrics")
+    P.add(path .. ".metrics", "expected a non-empty list of outcomes (" .. OUTCOME_NAMES .. ")",
+      "metrics")
   else
     for i, m in ipairs(o.metrics) do
       if not M.OUTCOMES[m] then
         P.add(path .. ".metrics[" .. i .. "]", "unknown outcome '" .. tostring(m) .. "' (" ..
-          table.concat(base.sorted_keys(M.OUTCOMES), ", ") .. ")", tostring(m))
+          OUTCOME_NAMES .. ")", tostring(m))
       else
         out.metrics[#out.metrics + 1] = m
       end

@@ -68,8 +68,8 @@ for k, v in pairs(sandbox.LIMITS) do M.LIMITS[k] = v end
 -- extensions (lua/repro/core/extension.lua) the places are fixed by the project, never
 -- by the file that names them: only a valid name (letters, digits, "_", ".", "-") of a
 -- regular file directly in those folders, no symbolic link on the path
--- (fs.check_path); a library suite or task of the same name wins.  Both are data: evaluated in the study sandbox with
--- its limits, never run as host code.  A folder name starting with "_" is no corpus's
+-- (fs.check_path); a library suite or task of the same name wins.  Both are data:
+-- evaluated in the study sandbox with its limits, never run as host code.  A folder name starting with "_" is no corpus's
 -- (a corpus's name starts with a letter or digit).
 M.USER_SUITES, M.USER_GENERATORS = "_suites", "_generators"
 
@@ -77,7 +77,7 @@ local user_suite_cache = {}
 
 -- The user suite `name` as {version =, tasks...}, or nil when there is none.
 local function user_suite(name)
-  if type(name) ~= "string" or not base.valid_name(name) then return nil end
+  if not base.valid_name(name) then return nil end
   local path = string.format("%s/%s/%s.lua", M.root(), M.USER_SUITES, name)
   if user_suite_cache[path] then return user_suite_cache[path] end
   if not fs.exists(path) then return nil end
@@ -88,57 +88,51 @@ local function user_suite(name)
   if not ok then
     user_error("tasks: suite %s: %s failed (%s): %s", name, fs.shown(path), value, tostring(msg))
   end
-  local list = type(value) == "table" and {} or nil
-  for i, t in ipairs(list and value or {}) do
-    if type(t) ~= "string" or not base.valid_name(t) then
+  local list = {}
+  for i, t in ipairs(type(value) == "table" and value or {}) do
+    if not base.valid_name(t) then
       user_error("tasks: suite %s: %s: entry %d is not a task name", name, fs.shown(path), i)
     end
     list[i] = t
   end
-  local version = list and (value.version or 1)
-  if not list or #list == 0 or math.type(version) ~= "integer" or version < 1 then
+  list.version = type(value) == "table" and value.version or 1
+  if #list == 0 or math.type(list.version) ~= "integer" or list.version < 1 then
     user_error("tasks: suite %s: %s must return { version = N (an integer >= 1, default 1), " ..
       "\"task\", ... } with at least one task", name, fs.shown(path))
   end
-  list.version = version
   user_suite_cache[path] = list
   return list
 end
 
 -- The suite `name`: a library one (SUITES) or a user's; nil when neither.
-local function find_suite(name)
-  if M.SUITES[name] then return M.SUITES[name] end
-  return user_suite(name)
+function M.find_suite(name)
+  return M.SUITES[name] or user_suite(name)
 end
-M.find_suite = find_suite
 
 -- The version of a suite's task files (its `version`, default 1).
 function M.suite_version(name)
-  local s = find_suite(name)
+  local s = M.find_suite(name)
   return s and s.version or 1
 end
 
 function M.generator_path(task, version)
   version = version or 1
   local function pick(dir)
-    if version > 1 then
-      local v = string.format("%s/%s-v%d.lua", dir, task, version)
-      if fs.exists(v) then return v end
-    end
-    local p = string.format("%s/%s.lua", dir, task)
-    if fs.exists(p) then return p end
+    local versioned = string.format("%s/%s-v%d.lua", dir, task, version)
+    if version > 1 and fs.exists(versioned) then return versioned end
+    local plain = string.format("%s/%s.lua", dir, task)
+    return fs.exists(plain) and plain or nil
   end
   local lib = host.root .. "/lua/tasks"
-  local p = pick(lib)
-  if p or not base.valid_name(task) then return p or string.format("%s/%s.lua", lib, task) end
-  local user = pick(M.root() .. "/" .. M.USER_GENERATORS)
+  local found = pick(lib)
+  local user = not found and base.valid_name(task) and pick(M.root() .. "/" .. M.USER_GENERATORS)
   if user then return fs.check_path(user, "task generator") end
-  return string.format("%s/%s.lua", lib, task)
+  return found or string.format("%s/%s.lua", lib, task)
 end
 
 -- The suite's task names, or a user error naming the suite.
 function M.suite(name)
-  local s = find_suite(name)
+  local s = M.find_suite(name)
   if not s then
     local known = base.sorted_keys(M.SUITES)
     user_error("tasks: unknown suite %q (known: %s; a suite of your own is %s/%s/<name>.lua)",
@@ -219,12 +213,8 @@ local function api_for(task, train, val)
             "counted string may have (repro.tasks TRAIN_COUNT_BYTES)", i, #s,
             M.TRAIN_COUNT_BYTES), 0)
         end
-        local n, at = 0, 1
-        while true do
-          local a, b = train:find(s, at, true)
-          if not a then break end
-          n, at = n + 1, b + 1
-        end
+        local n, at = 0, train:find(s, 1, true)
+        while at do n, at = n + 1, train:find(s, at + #s, true) end
         out[i] = n
       end
       asked = asked + #list
@@ -609,42 +599,42 @@ end
 function M.controls(data, suite, opts)
   opts = opts or {}
   local loaded = M.load(data, suite, { dir = opts.dir, shots = { 0 } })
-  if opts.tasks then
-    local keep, sets, tasks_ = base.set_of(opts.tasks), {}, {}
-    for i, s in ipairs(loaded.sets) do
-      if keep[s.task] then
-        sets[#sets + 1], tasks_[#tasks_ + 1] = s, loaded.tasks[i]
-      end
-    end
-    loaded.sets, loaded.tasks = sets, tasks_
-  end
+  local keep = opts.tasks and base.set_of(opts.tasks)
   local ladder = opts.ladder or M.NGRAM_LADDER
   local setups = opts.setups or M.CONTROL_SETUPS
   local few = {}
   for _, k in ipairs(M.SHOTS) do if k > 0 then few[#few + 1] = k end end
+  -- one zero-shot set per task (loaded.tasks[i] is loaded.sets[i]'s), of the tasks kept
+  local out, sets = {}, {}
+  for i, t in ipairs(loaded.tasks) do
+    if not keep or keep[t.task] then
+      local lo, hi = M.chance_interval(t.chance, t.n_items)
+      out[t.task] = { chance = t.chance, n_items = t.n_items, chance_lo = lo, chance_hi = hi,
+        positions = json.array((tally(loaded.sets[i].items))), untrained = {},
+        ngram = #ladder > 0 and json.array({}) or nil }
+      sets[#sets + 1] = loaded.sets[i]
+    end
+  end
   local n_pass, pass = 1 + #ladder + #few + #setups, 0
-  local function progress(what)
+  local function score(what, cfg, list, how)
     pass = pass + 1
     if opts.progress then opts.progress(what, pass, n_pass) end
+    return #list > 0 and engine.score_tasks(cfg, list, how) or {}
+  end
+  -- r's accuracies, and whether acc lies in task o's chance interval
+  local function scored(o, r, entry)
+    entry.acc, entry.acc_norm = r.acc, r.acc_norm
+    entry.within = r.acc >= o.chance_lo and r.acc <= o.chance_hi
+    return entry
   end
   local base_cfg = { data = data, seed = M.CONTROL_SEED }
-  progress("add-one bigram")
-  local bigram = engine.score_tasks(base_cfg, loaded.sets, { bigram = true })
-  local out = {}
-  for i, s in ipairs(loaded.sets) do
-    local t = loaded.tasks[i]
-    local lo, hi = M.chance_interval(t.chance, t.n_items)
-    out[s.task] = { chance = t.chance, n_items = t.n_items, chance_lo = lo, chance_hi = hi,
-      positions = json.array((tally(s.items))), bigram_acc = bigram[i].acc, untrained = {},
-      ngram = #ladder > 0 and json.array({}) or nil }
-  end
+  local bigram = score("add-one bigram", base_cfg, sets, { bigram = true })
+  for i, s in ipairs(sets) do out[s.task].bigram_acc = bigram[i].acc end
   for _, order in ipairs(ladder) do
-    progress(string.format("%d-gram", order))
-    local r = engine.score_tasks(base_cfg, loaded.sets, { ngram = order })
-    for i, s in ipairs(loaded.sets) do
+    local r = score(string.format("%d-gram", order), base_cfg, sets, { ngram = order })
+    for i, s in ipairs(sets) do
       local o = out[s.task]
-      o.ngram[#o.ngram + 1] = { order = order, acc = r[i].acc, acc_norm = r[i].acc_norm,
-        within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
+      o.ngram[#o.ngram + 1] = scored(o, r[i], { order = order })
       if not o.ngram_best or r[i].acc > o.ngram_best.acc then
         o.ngram_best = { order = order, acc = r[i].acc }
       end
@@ -654,36 +644,29 @@ function M.controls(data, suite, opts)
   -- window of the control set-ups (the default context): where it is below 90 % a k-shot
   -- number is not measurable (lua/repro/analysis/tasks.lua)
   for _, k in ipairs(few) do
-    progress(string.format("%d-shot demonstrations kept", k))
-    local lk = M.load(data, suite, { dir = opts.dir, shots = { k } })
-    local sets = {}
-    for _, s in ipairs(lk.sets) do if out[s.task] then sets[#sets + 1] = s end end
-    local r = #sets > 0 and engine.score_tasks(base_cfg, sets, { ngram = 2 }) or {}
-    for i, s in ipairs(sets) do
+    local ksets = {}
+    for _, s in ipairs(M.load(data, suite, { dir = opts.dir, shots = { k } }).sets) do
+      if out[s.task] then ksets[#ksets + 1] = s end
+    end
+    local r = score(string.format("%d-shot demonstrations kept", k), base_cfg, ksets,
+      { ngram = 2 })
+    for i, s in ipairs(ksets) do
       local o = out[s.task]
-      o.demos_kept = o.demos_kept or {}
+      o.demos_kept = o.demos_kept or json.array({})
       o.demos_kept[#o.demos_kept + 1] = { shots = k,
         kept_share = 1 - r[i].lost_demos / #s.items }
     end
   end
-  for _, o in pairs(out) do o.demos_kept = o.demos_kept and json.array(o.demos_kept) end
   for _, setup in ipairs(setups) do
-    progress("untrained " .. setup.name)
-    local cfg = {}
-    for k, v in pairs(base_cfg) do cfg[k] = v end
+    local cfg = { data = data, seed = M.CONTROL_SEED }
     for k, v in pairs(setup.cfg) do cfg[k] = v end
-    local r = engine.score_tasks(cfg, loaded.sets)
-    for i, s in ipairs(loaded.sets) do
-      local o = out[s.task]
-      o.untrained[setup.name] = { acc = r[i].acc, acc_norm = r[i].acc_norm,
-        within = r[i].acc >= o.chance_lo and r[i].acc <= o.chance_hi }
+    local r = score("untrained " .. setup.name, cfg, sets)
+    for i, s in ipairs(sets) do
+      out[s.task].untrained[setup.name] = scored(out[s.task], r[i], {})
     end
   end
-  local skipped
-  for _, k in ipairs(loaded.skipped) do
-    skipped = skipped or {}
-    skipped[k.task] = k.why
-  end
+  local skipped = #loaded.skipped > 0 and {} or nil
+  for _, k in ipairs(loaded.skipped) do skipped[k.task] = k.why end
   return { suite = suite, corpus = M.corpus_name(data), version = M.suite_version(suite),
     control_seed = M.CONTROL_SEED, tasks = out, files = loaded.files, skipped = skipped }
 end
@@ -708,32 +691,26 @@ end
 
 -- Every task metric name a record may hold (M.metrics), for studies to name.
 function M.metric_names()
-  local names, seen = {}, {}
-  local function add(n)
-    if not seen[n] then
-      seen[n] = true
-      names[#names + 1] = n
-    end
-  end
-  local suites = {}
-  for name in pairs(M.SUITES) do suites[#suites + 1] = name end
+  local suites = base.sorted_keys(M.SUITES)
   -- and the user's suites (their tasks' metrics are named like the library's)
-  local ok, entries = pcall(require("repro.sys").listdir, M.root() .. "/" .. M.USER_SUITES)
-  for _, e in ipairs(ok and type(entries) == "table" and entries or {}) do
-    local name = type(e) == "string" and e:match("^(.+)%.lua$")
-    if name and not M.SUITES[name] and base.valid_name(name) then
-      local found, s = pcall(user_suite, name)
-      if found and s then suites[#suites + 1] = name end
-    end
+  for _, e in ipairs(sys.listdir(M.root() .. "/" .. M.USER_SUITES) or {}) do
+    local name = e:match("^(.+)%.lua$")
+    local ok, found = pcall(user_suite, name or "")
+    if ok and found and not M.SUITES[name] then suites[#suites + 1] = name end
   end
   table.sort(suites)
+  local names, seen = {}, {}
+  local function add(fmt, ...)
+    local n = string.format(fmt, ...)
+    if not seen[n] then names[#names + 1], seen[n] = n, true end
+  end
   for _, k in ipairs(M.SHOTS) do
-    add(string.format("task_macro_acc_%dshot", k))
-    add(string.format("task_macro_acc_norm_%dshot", k))
+    add("task_macro_acc_%dshot", k)
+    add("task_macro_acc_norm_%dshot", k)
     for _, suite in ipairs(suites) do
-      for _, t in ipairs(find_suite(suite)) do
+      for _, t in ipairs(M.find_suite(suite)) do
         for _, f in ipairs({ "acc", "acc_norm", "lost_demos" }) do
-          add(string.format("task_%s_%dshot_%s", t, k, f))
+          add("task_%s_%dshot_%s", t, k, f)
         end
       end
     end

@@ -74,16 +74,16 @@ function M.read(path)
     base.user_error("task file %s: the last line does not end in a newline", path)
   end
   local items, line = {}, 0
+  local function refuse(why)
+    base.user_error("task file %s: item %d (line %d): %s", path, line, line, why)
+  end
   for s in text:gmatch("([^\n]*)\n") do
     line = line + 1
-    if not utf8.len(s) then
-      base.user_error("task file %s: item %d (line %d): not UTF-8 (byte %d)", path, line, line,
-        select(2, utf8.len(s)))
-    end
+    if not utf8.len(s) then refuse(string.format("not UTF-8 (byte %d)", select(2, utf8.len(s)))) end
     local ok, it = pcall(json.decode, s)
-    if not ok then base.user_error("task file %s: item %d (line %d): not JSON", path, line, line) end
+    if not ok then refuse("not JSON") end
     local why = M.problem(it)
-    if why then base.user_error("task file %s: item %d (line %d): %s", path, line, line, why) end
+    if why then refuse(why) end
     it.answer = math.tointeger(it.answer)
     items[#items + 1] = it
   end
