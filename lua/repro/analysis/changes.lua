@@ -124,6 +124,10 @@ local function without_words(e)
   return t
 end
 
+-- The numbers of an entry a change lists by name: key, words, how to say a value.
+local NUMBERS = { { "mean", "mean difference" }, { "ci_decision", "decision interval", interval },
+  { "p_holm", "Holm-adjusted p" }, { "n", "pairs" } }
+
 -- The primary metric's comparisons (and interactions) whose numbers change.
 local function number_lines(old, new, primary, what, out)
   local ob, nb, no = index(old), index(new)
@@ -133,17 +137,12 @@ local function number_lines(old, new, primary, what, out)
     if o and not same(without_words(o), without_words(n)) then
       if n.metric == primary then
         local parts = {}
-        if o.mean ~= n.mean then
-          parts[#parts + 1] = "mean difference " .. num(o.mean) .. " -> " .. num(n.mean)
+        for _, f in ipairs(NUMBERS) do
+          local key, say = f[1], f[3] or num
+          if not same(o[key], n[key]) then
+            parts[#parts + 1] = string.format("%s %s -> %s", f[2], say(o[key]), say(n[key]))
+          end
         end
-        if not same(o.ci_decision, n.ci_decision) then
-          parts[#parts + 1] = "decision interval " .. interval(o.ci_decision) .. " -> " ..
-            interval(n.ci_decision)
-        end
-        if o.p_holm ~= n.p_holm then
-          parts[#parts + 1] = "Holm-adjusted p " .. num(o.p_holm) .. " -> " .. num(n.p_holm)
-        end
-        if o.n ~= n.n then parts[#parts + 1] = "pairs " .. num(o.n) .. " -> " .. num(n.n) end
         if #parts == 0 then
           parts[1] = plural(count_diff(without_words(o), without_words(n)), "other value")
         end
