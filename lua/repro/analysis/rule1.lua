@@ -2,6 +2,7 @@
 -- as it decided, for those studies only: docs/DESIGN.md).
 local stats = require "stats"
 local words = require "repro.analysis.words"
+local reasons = require "repro.analysis.reasons"
 
 local M = {}
 local fmt = words.fmt
@@ -44,9 +45,7 @@ function M.verdict_rule1(c, an)
       rule)
   end
   local lo, hi, d, m = ci[1], ci[2], c.mean, an.min_effect
-  local sign = an.better == "lower" and -1 or 1
-  local better_side = (sign < 0 and hi < 0) or (sign > 0 and lo > 0)
-  local worse_side = (sign < 0 and lo > 0) or (sign > 0 and hi < 0)
+  local better_side, worse_side = reasons.sides(ci, an.better)
   local sig = p_holm <= an.alpha
   local big = math.abs(d) >= m
   local verdict, why
