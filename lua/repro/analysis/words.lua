@@ -454,10 +454,9 @@ end
 
 -- The entry (comparison or interaction) a verdict v of summary sum decides.
 function M.entry_of(v, sum)
-  local list = v.name and sum.interactions or sum.comparisons
-  for _, e in ipairs(list or {}) do
-    if e.metric == v.metric and e.treatment == v.treatment and e.baseline == v.baseline and
-      e.name == v.name then return e end
+  if not v.name then return M.find_comparison(sum.comparisons, v) end
+  for _, e in ipairs(sum.interactions or {}) do
+    if e.name == v.name and e.metric == v.metric then return e end
   end
 end
 
