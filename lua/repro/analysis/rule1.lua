@@ -7,13 +7,6 @@ local reasons = require "repro.analysis.reasons"
 local M = {}
 local fmt = words.fmt
 
--- Rule 1's p (the t-test's, else the sign flip's, else 1).
-function M.holm_p(r)
-  if r.p_t then return r.p_t, "p_t" end
-  if r.p_signflip then return r.p_signflip, "p_signflip" end
-  return 1.0, "undefined"
-end
-
 -- The interval rule 1's verdict used: BCa, else t, else the point interval of constant data.
 local function verdict_ci_rule1(c)
   if c.ci_bca then return c.ci_bca, "BCa" end
