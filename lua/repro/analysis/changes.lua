@@ -103,7 +103,7 @@ local function verdict_lines(old, new, out)
     if not n then
       out[#out + 1] = string.format("%s%s: no longer in the summary", k,
         o.verdict and (" (" .. tostring(o.verdict) .. ")") or "")
-    elseif o.verdict ~= n.verdict and (o.verdict ~= nil or n.verdict ~= nil) then
+    elseif o.verdict ~= n.verdict then
       out[#out + 1] = string.format("verdict of %s: %s -> %s", k, tostring(o.verdict),
         tostring(n.verdict))
     end
@@ -124,6 +124,10 @@ local function without_words(e)
   return t
 end
 
+-- The numbers of an entry a change lists by name: key, words, how to say a value.
+local NUMBERS = { { "mean", "mean difference" }, { "ci_decision", "decision interval", interval },
+  { "p_holm", "Holm-adjusted p" }, { "n", "pairs" } }
+
 -- The primary metric's comparisons (and interactions) whose numbers change.
 local function number_lines(old, new, primary, what, out)
   local ob, nb, no = index(old), index(new)
@@ -133,17 +137,12 @@ local function number_lines(old, new, primary, what, out)
     if o and not same(without_words(o), without_words(n)) then
       if n.metric == primary then
         local parts = {}
-        if o.mean ~= n.mean then
-          parts[#parts + 1] = "mean difference " .. num(o.mean) .. " -> " .. num(n.mean)
+        for _, f in ipairs(NUMBERS) do
+          local key, say = f[1], f[3] or num
+          if not same(o[key], n[key]) then
+            parts[#parts + 1] = string.format("%s %s -> %s", f[2], say(o[key]), say(n[key]))
+          end
         end
-        if not same(o.ci_decision, n.ci_decision) then
-          parts[#parts + 1] = "decision interval " .. interval(o.ci_decision) .. " -> " ..
-            interval(n.ci_decision)
-        end
-        if o.p_holm ~= n.p_holm then
-          parts[#parts + 1] = "Holm-adjusted p " .. num(o.p_holm) .. " -> " .. num(n.p_holm)
-        end
-        if o.n ~= n.n then parts[#parts + 1] = "pairs " .. num(o.n) .. " -> " .. num(n.n) end
         if #parts == 0 then
           parts[1] = plural(count_diff(without_words(o), without_words(n)), "other value")
         end
@@ -227,11 +226,11 @@ local function task_lines(old, new, dir, design, out, why)
   for _, t in ipairs(ol) do if not ns[t] then gone[#gone + 1] = t end end
   if #added > 0 then out[#out + 1] = "tasks new in the summary: " .. table.concat(added, ", ") end
   if #gone > 0 then out[#out + 1] = "tasks no longer in the summary: " .. table.concat(gone, ", ") end
-  if type(old) == "table" and type(new) == "table" and old.suite ~= new.suite then
-    why[#why + 1] = string.format("the task suite changed: %s -> %s", tostring(old.suite),
-      tostring(new.suite))
-  end
   if type(old) == "table" and type(new) == "table" then
+    if old.suite ~= new.suite then
+      why[#why + 1] = string.format("the task suite changed: %s -> %s", tostring(old.suite),
+        tostring(new.suite))
+    end
     local ob, nb, no = index(old.macro), index(new.macro)
     for _, k in ipairs(no) do
       if ob[k] and ob[k].mean ~= nb[k].mean then
@@ -268,6 +267,10 @@ local function task_lines(old, new, dir, design, out, why)
   end
 end
 
+-- The parts of the study a summary copies, and the verb each takes.
+local STUDY_PARTS = { { "analysis", "differs (the pre-registered rule)" }, { "base", "differs" },
+  { "variants", "differ" }, { "seeds", "differ" }, { "command_line_overrides", "differ" } }
+
 function M.describe(old_text, new_text, opts)
   if old_text == new_text then return nil end
   opts = opts or {}
@@ -281,10 +284,10 @@ function M.describe(old_text, new_text, opts)
   verdict_lines(old.interaction_verdicts, new.interaction_verdicts, vl)
   verdict_lines(old.comparisons, new.comparisons, vl)
   verdict_lines(old.interactions, new.interactions, vl)
+  -- a verdict is in two lists (verdicts and comparisons): said once
   local said = {}
   for _, l in ipairs(vl) do
-    -- an entry without a verdict (an exploratory metric's) has none to change
-    if not said[l] and not l:find(": nil -> nil", 1, true) then
+    if not said[l] then
       said[l] = true
       out[#out + 1] = l
     end
@@ -318,11 +321,9 @@ function M.describe(old_text, new_text, opts)
     table.insert(why, 1, string.format("a different record set: records_sha256 %s -> %s",
       tostring(old.records_sha256):sub(1, 12), tostring(new.records_sha256):sub(1, 12)))
   end
-  for _, k in ipairs({ "analysis", "base", "variants", "seeds", "command_line_overrides" }) do
-    if not same(old[k], new[k]) then
-      why[#why + 1] = string.format("the study changed: its %s differ%s", k,
-        k == "analysis" and "s (the pre-registered rule)" or (k == "variants" or
-        k == "seeds" or k == "command_line_overrides") and "" or "s")
+  for _, part in ipairs(STUDY_PARTS) do
+    if not same(old[part[1]], new[part[1]]) then
+      why[#why + 1] = "the study changed: its " .. part[1] .. " " .. part[2]
     end
   end
   if #why == 0 and old.inputs_sha256 ~= nil and old.inputs_sha256 ~= new.inputs_sha256 then
@@ -332,11 +333,8 @@ function M.describe(old_text, new_text, opts)
       tostring(new.inputs_sha256):sub(1, 12))
   end
   if #why == 0 then
-    local commit
-    local m = json.table_of(opts.old_manifest)
-    if m then
-      commit = m.analysed_git_commit or m.git_commit
-    end
+    local m = json.table_of(opts.old_manifest) or {}
+    local commit = m.analysed_git_commit or m.git_commit
     local old_c = commit and tostring(commit):sub(1, 12)
     local now_c = opts.commit and tostring(opts.commit):sub(1, 12)
     if old_c and old_c == now_c then

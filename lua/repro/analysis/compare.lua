@@ -6,12 +6,10 @@
 -- `ctx` M.summarize makes.
 local stats = require "stats"
 local json = require "repro.core.json"
-local rule1 = require "repro.analysis.rule1"
 local robust = require "repro.analysis.robust"
 local words = require "repro.analysis.words"
 
 local M = {}
-local holm_p = rule1.holm_p
 
 
 -- Every field of a stats.paired result, intervals as arrays, with its codes of why a
@@ -214,7 +212,8 @@ end
 -- current rule's (fam = {family =, rule1 =}).
 local function enter(fam, e, r)
   if fam.rule1 then
-    e.p_rule1 = (holm_p(r))
+    -- rule 1 takes the t-test's p (else the sign flip's, else 1) whatever the study's test
+    e.p_rule1 = (M.test_p(r, "t"))
     fam.rule1[#fam.rule1 + 1] = e
   end
   if e.family == "primary" then fam.family[#fam.family + 1] = e end

@@ -35,8 +35,10 @@ M.DECISION_RULE_1, M.verdict_rule1 = rule1.DECISION_RULE_1, rule1.verdict_rule1
 M.RULE = require("repro.study").RULE
 M.DECISION_RULE = words.DECISION_RULE
 
--- The summary's `analysis`: the study's pre-registered analysis as it was applied.
+-- The summary's `analysis`: the study's pre-registered analysis as it was applied, with
+-- the tests of its Holm family and its exploratory metrics (words.family says them).
 local function analysis_out(an, s, test, m_family, level)
+  local secondary = an.secondary or {}
   local an_out = {
     baseline = an.baseline, primary = an.primary, better = an.better,
     min_effect = an.min_effect, alpha = an.alpha, correction = "holm",
@@ -45,43 +47,40 @@ local function analysis_out(an, s, test, m_family, level)
     rule = M.RULE, registered_rule = an.registered_rule or M.RULE,
     tost = { delta = an.min_effect, alpha = an.alpha, test = test },
     power = stats.DEFAULT_POWER, seeds_from_power = s.seeds_from_power,
+    secondary = #secondary > 0 and json.array({ table.unpack(secondary) }) or nil,
   }
+  local tests, exploratory = {}, {}
   for _, c in ipairs(an.comparisons) do
     an_out.comparisons[#an_out.comparisons + 1] = json.array(c)
+    tests[#tests + 1] = { treatment = c[1], baseline = c[2] }
   end
-  if #an.interactions > 0 then
-    an_out.interactions = json.array({})
-    for _, it in ipairs(an.interactions) do
-      an_out.interactions[#an_out.interactions + 1] = { name = it.name, a = json.array(it.a),
-        b = json.array(it.b) }
-    end
+  if #an.interactions > 0 then an_out.interactions = json.array({}) end
+  for _, it in ipairs(an.interactions) do
+    an_out.interactions[#an_out.interactions + 1] = { name = it.name, a = json.array(it.a),
+      b = json.array(it.b) }
+    tests[#tests + 1] = { interaction = it.name }
   end
+  for _, m in ipairs(an.metrics) do
+    if m ~= an.primary then exploratory[#exploratory + 1] = m end
+  end
+  for _, m in ipairs(secondary) do exploratory[#exploratory + 1] = m end
+  an_out.family_tests, an_out.exploratory_metrics = json.array(tests), json.array(exploratory)
   return an_out
 end
 
 -- The metrics analysed (analysis.metrics and secondary, a set) and those described per
 -- variant: every metric the records carry and the analysed ones, sorted.
 local function described_metrics(an, runs)
-  local secondary = an.secondary or {}
-  local analysed = {}
-  for _, m in ipairs(an.metrics) do analysed[m] = true end
-  for _, m in ipairs(secondary) do analysed[m] = true end
-  local described, seen_metric = {}, {}
+  local analysed = base.set_of(an.metrics)
+  for _, m in ipairs(an.secondary or {}) do analysed[m] = true end
+  local described = {}
   for _, r in pairs(runs) do
     for _, run in pairs(r) do
-      for name in pairs(run.values) do
-        if not seen_metric[name] then
-          seen_metric[name] = true
-          described[#described + 1] = name
-        end
-      end
+      for name in pairs(run.values) do described[name] = true end
     end
   end
-  for m in pairs(analysed) do
-    if not seen_metric[m] then described[#described + 1] = m end
-  end
-  table.sort(described)
-  return analysed, described
+  for m in pairs(analysed) do described[m] = true end
+  return analysed, base.sorted_keys(described)
 end
 
 -- Per variant: descriptive statistics of every metric the records carry (so the
@@ -142,21 +141,6 @@ local function holm_adjust(family, rule1, alpha)
     local adjusted, reject = compare.holm(rule1, function(e) return e.p_rule1 end, alpha)
     for i, e in ipairs(rule1) do e.p_holm_rule1, e.reject_holm_rule1 = adjusted[i], reject[i] end
   end
-end
-
--- The tests of the Holm family and the exploratory metrics, in an_out (words.family says
--- them).
-local function describe_family(an_out, an, secondary)
-  local tests = {}
-  for _, c in ipairs(an.comparisons) do tests[#tests + 1] = { treatment = c[1], baseline = c[2] } end
-  for _, it in ipairs(an.interactions) do tests[#tests + 1] = { interaction = it.name } end
-  an_out.family_tests = json.array(tests)
-  local exploratory_metrics = {}
-  for _, m in ipairs(an.metrics) do
-    if m ~= an.primary then exploratory_metrics[#exploratory_metrics + 1] = m end
-  end
-  for _, m in ipairs(secondary) do exploratory_metrics[#exploratory_metrics + 1] = m end
-  an_out.exploratory_metrics = json.array(exploratory_metrics)
 end
 
 -- The verdicts of the comparisons on the primary metric, under the current rule and
@@ -317,7 +301,6 @@ function M.summarize(s, runs)
     variants_out[#variants_out + 1] = { name = v.name, overrides = json.object(v.overrides) }
   end
   local an_out = analysis_out(an, s, ctx.test, m_family, ctx.level)
-  local secondary = an.secondary or {}
   local per_variant = describe_variants(s, runs, ctx.note)
 
   -- entries of the current family, and of rule 1's when the study registered it
@@ -325,9 +308,7 @@ function M.summarize(s, runs)
   local comparisons = compare.compare_all(ctx, fam)
   local interactions = compare.interact_all(ctx, fam)
   holm_adjust(fam.family, fam.rule1 or {}, an.alpha)
-  local secondary_comparisons = compare.compare_secondary(ctx, secondary)
-  if #secondary > 0 then an_out.secondary = json.array({ table.unpack(secondary) }) end
-  describe_family(an_out, an, secondary)
+  local secondary_comparisons = compare.compare_secondary(ctx, an.secondary or {})
   local verdicts = verdicts_of(comparisons, an, an_out, ctx.note)
   local interaction_verdicts = interaction_verdicts_of(interactions, an_out)
   robust.leave_one_out(fam.family, s.seeds, function(seeds)

@@ -51,16 +51,11 @@ local function grid_of(s, g, over)
   return pts
 end
 
--- A copy of variant v's config overrides (the study file's values, exactly).
+-- Variant v's config overrides (the study file's values, exactly).
 local function overrides_of(s, v)
   for _, x in ipairs(s.variants) do
-    if x.name == v then
-      local o = {}
-      for k, y in pairs(x.overrides) do o[k] = y end
-      return o
-    end
+    if x.name == v then return x.overrides end
   end
-  return {}
 end
 
 -- The loss l and the loss at initialization l0 of a run, or nil.
@@ -99,38 +94,36 @@ local function describe_group(s, runs, g, pts, loss_metric)
   return out
 end
 
+-- The mean of the values xs of a grid of n points (agg "gmean": their geometric mean),
+-- or nil when some point has none.
+local function grid_mean(xs, n, agg)
+  if #xs < n then return nil end
+  local acc = 0
+  for _, x in ipairs(xs) do acc = acc + (agg == "gmean" and math.log(x) or x) end
+  return agg == "gmean" and math.exp(acc / n) or acc / n
+end
+
 -- Per-seed outcome values of group g over its grid (M.OUTCOMES).
 local function outcome_values(s, runs, pts, name)
   local src = OUTCOME_SOURCE[name]
   local step = #pts > 1 and math.log(pts[#pts].value / pts[#pts - 1].value, 10) or 1
   local out = {}
   for _, seed in ipairs(s.seeds) do
-    local acc, count, first = 0, 0, nil
+    local xs, n_diverged, first = {}, 0, nil
     for _, p in ipairs(pts) do
       local run = runs[p.variant][seed]
-      if src.agg == "sum" then
-        acc = acc + (run.diverged and 1 or 0)
-        count = count + 1
-      elseif src.agg == "first" then
-        if run.diverged and not first then first = p.value end
-        count = count + 1
-      else
-        local x = run.values[src.metric]
-        if finite(x) and (src.agg ~= "gmean" or x > 0) then
-          acc = acc + (src.agg == "gmean" and math.log(x) or x)
-          count = count + 1
-        end
-      end
+      local x = run.values[src.metric]
+      if run.diverged then n_diverged, first = n_diverged + 1, first or p.value end
+      if finite(x) and (src.agg ~= "gmean" or x > 0) then xs[#xs + 1] = x end
     end
-    local v
-    if src.agg == "first" then
-      v = first and math.log(first, 10) or (math.log(pts[#pts].value, 10) + step)
-    elseif src.agg == "sum" then
-      v = acc
-    elseif count == #pts then
-      v = src.agg == "gmean" and math.exp(acc / count) or acc / count
+    if src.agg == "sum" then
+      out[seed] = n_diverged
+    elseif src.agg == "first" then
+      -- a seed that never diverged: one grid step beyond the grid's top
+      out[seed] = first and math.log(first, 10) or (math.log(pts[#pts].value, 10) + step)
+    else
+      out[seed] = grid_mean(xs, #pts, src.agg)
     end
-    out[seed] = v
   end
   return out
 end
@@ -157,12 +150,9 @@ end
 local function after_warmup_values(s, runs, pts, at, name)
   local src, out = AFTER_WARMUP_SOURCE[name], {}
   for _, seed in ipairs(s.seeds) do
-    local acc = 0
-    for _, i in ipairs(at) do
-      local x = runs[pts[i].variant][seed].after_warmup[src.field]
-      acc = acc + (src.agg == "gmean" and math.log(x) or x)
-    end
-    out[seed] = src.agg == "gmean" and math.exp(acc / #at) or acc / #at
+    local xs = {}
+    for _, i in ipairs(at) do xs[#xs + 1] = runs[pts[i].variant][seed].after_warmup[src.field] end
+    out[seed] = grid_mean(xs, #at, src.agg)
   end
   return out
 end

@@ -4,6 +4,15 @@
 
 local M = {}
 
+-- Whether interval ci lies wholly on the better side of 0 (better: "lower" or "higher"),
+-- and whether wholly on the worse side; neither without an interval.
+function M.sides(ci, better)
+  if not ci then return false, false end
+  local lo, hi = ci[1], ci[2]
+  if better == "lower" then return hi < 0, lo > 0 end
+  return lo > 0, hi < 0
+end
+
 -- The current rule's decision (docs/DESIGN.md, rule 2) for a family
 -- comparison c (its summary entry: mean, p_holm, ci_decision, tost, mde_adjusted,
 -- test_cannot_reach, n) under the summary's analysis an (better, min_effect, alpha):
@@ -24,9 +33,7 @@ function M.decide(c, an)
     why.verdict, why.code = "inconclusive", "no_pairs"
     return why
   end
-  local ci, sign = c.ci_decision, an.better == "lower" and -1 or 1
-  local better_side = ci and ((sign < 0 and ci[2] < 0) or (sign > 0 and ci[1] > 0))
-  local worse_side = ci and ((sign < 0 and ci[1] > 0) or (sign > 0 and ci[2] < 0))
+  local better_side, worse_side = M.sides(c.ci_decision, an.better)
   local sig, big = c.p_holm <= an.alpha, math.abs(c.mean) >= m
   local mde = c.mde_adjusted
   if sig and better_side and big then

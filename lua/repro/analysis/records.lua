@@ -160,9 +160,8 @@ function M.read_run(dir, metrics, checked)
     run.values[name] = v
   end
   -- the accuracy of each validation subset (a list, which an extension may pool)
-  if not diverged and type(m.subset_acc) == "table" then run.subset_acc = m.subset_acc end
-  if not diverged and type(m.bal_subset_acc) == "table" then
-    run.bal_subset_acc = m.bal_subset_acc
+  for _, k in ipairs({ "subset_acc", "bal_subset_acc" }) do
+    if not diverged and type(m[k]) == "table" then run[k] = m[k] end
   end
   -- per-item task correctness (tasks.csv, runs with the config key tasks):
   -- task_items["<task>/<shots>"] = { 0|1, ... } in item order

@@ -89,15 +89,6 @@ function M.reason_words(code)
   return table.concat(parts, "; ")
 end
 
--- The comparison entry of treatment vs baseline on metric among lists of entries.
-local function find(lists, o)
-  for _, list in ipairs(lists) do
-    local e = words.find_comparison(list, o)
-    if e then return e end
-  end
-  return nil
-end
-
 -- One entry of summary.replication.entries.
 local function entry_of(o, c, alpha)
   local orig, estimate = original_of(o)
@@ -201,7 +192,8 @@ function M.summarize(an, comparisons, secondary)
   if #originals == 0 then return nil end
   local entries, order, by_claim = {}, {}, {}
   for _, o in ipairs(originals) do
-    local e = entry_of(o, find({ comparisons, secondary or {} }, o), an.alpha)
+    local c = words.find_comparison(comparisons, o) or words.find_comparison(secondary, o)
+    local e = entry_of(o, c, an.alpha)
     entries[#entries + 1] = e
     if not by_claim[o.claim] then
       by_claim[o.claim] = {}

@@ -2,16 +2,10 @@
 -- as it decided, for those studies only: docs/DESIGN.md).
 local stats = require "stats"
 local words = require "repro.analysis.words"
+local reasons = require "repro.analysis.reasons"
 
 local M = {}
 local fmt = words.fmt
-
--- Rule 1's p (the t-test's, else the sign flip's, else 1).
-function M.holm_p(r)
-  if r.p_t then return r.p_t, "p_t" end
-  if r.p_signflip then return r.p_signflip, "p_signflip" end
-  return 1.0, "undefined"
-end
 
 -- The interval rule 1's verdict used: BCa, else t, else the point interval of constant data.
 local function verdict_ci_rule1(c)
@@ -44,9 +38,7 @@ function M.verdict_rule1(c, an)
       rule)
   end
   local lo, hi, d, m = ci[1], ci[2], c.mean, an.min_effect
-  local sign = an.better == "lower" and -1 or 1
-  local better_side = (sign < 0 and hi < 0) or (sign > 0 and lo > 0)
-  local worse_side = (sign < 0 and lo > 0) or (sign > 0 and hi < 0)
+  local better_side, worse_side = reasons.sides(ci, an.better)
   local sig = p_holm <= an.alpha
   local big = math.abs(d) >= m
   local verdict, why

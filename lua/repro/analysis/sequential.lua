@@ -11,9 +11,6 @@ local json = require "repro.core.json"
 
 local M = {}
 
-
-local upper_tail = stats.normal_q
-
 -- The calibrated constant and the boundary at each look of design spec for m comparisons
 -- at level alpha (cached: the calibration simulates 100,000 studies).
 local cache = {}
@@ -91,7 +88,7 @@ local function look_of(spec, a, b, c, cz, bd, k, counts, key)
   if bd.flip then c, cz, crosses = flip_look(d, k, spec, counts, bd.flip, key) end
   local out = { pairs = n, bound = c, crosses = crosses }
   if n < 2 or not c then return out end
-  local level_alpha = 2 * upper_tail(cz)
+  local level_alpha = 2 * stats.normal_q(cz) -- normal_q: the upper tail
   if spec.test == "signed_rank" then
     local r = stats.robust(a, b, { alpha = level_alpha })
     out.estimate, out.statistic = r.hl, signed_rank_z(d)

@@ -5,7 +5,6 @@ local json = require "repro.core.json"
 
 local M = {}
 
-
 -- y[init][data] of a list of cells {init, data, value}, with the sorted init and data
 -- seeds; or nil and why.
 local function grid(cells)
@@ -40,13 +39,13 @@ local function components(cells)
   local y, inits, datas = grid(cells)
   if not y then return inits end
   local r = stats.anova2(y)
-  return { init_seeds = json.array(inits), data_seeds = json.array(datas), mean = r.mean,
-    var_init = r.var_row, var_data = r.var_col, var_resid = r.var_resid,
-    share_init = r.share_row, share_data = r.share_col, share_resid = r.share_resid,
-    negative_init = r.negative_row, negative_data = r.negative_col,
-    ms_init = r.ms_row, ms_data = r.ms_col, ms_resid = r.ms_resid,
-    df_init = r.df_row, df_data = r.df_col, df_resid = r.df_resid,
-    f_init = r.f_row, f_data = r.f_col, p_init = r.p_row, p_data = r.p_col }
+  local out = { init_seeds = json.array(inits), data_seeds = json.array(datas), mean = r.mean }
+  -- the table's rows are the init seeds, its columns the data seeds
+  for _, k in ipairs({ "var", "share", "negative", "ms", "df", "f", "p" }) do
+    out[k .. "_init"], out[k .. "_data"] = r[k .. "_row"], r[k .. "_col"]
+    out[k .. "_resid"] = r[k .. "_resid"]
+  end
+  return out
 end
 
 -- Whether some run of study s has init_seed ~= data_seed.

@@ -5,6 +5,9 @@ local stats = require "stats"
 local engine = require "engine"
 local reasons = require "repro.analysis.reasons"
 local provenance = require "repro.record.provenance"
+local base = require "repro.core.base"
+
+local set_of = base.set_of
 
 local M = {}
 
@@ -295,9 +298,6 @@ function M.tests_words(n)
   return n == 1 and "1 test" or string.format("the %d tests", n)
 end
 
--- The current rule's decision for a family comparison c on the primary metric
--- (reasons.decide, the one place it is made): verdict, sentence, and the reason in a few
--- words (the terminal's verdict table prints it).
 -- The rule a verdict sentence is "by".
 local function rule_words(an)
   return string.format("the pre-registered rule (%s is better, minimum effect %s, " ..
@@ -306,35 +306,68 @@ local function rule_words(an)
     M.tests_words(an.m))
 end
 
-function M.verdict(c, an)
-  local level = string.format("%g %%", 100 * (1 - an.alpha))
-  local rule = rule_words(an)
-  local why = reasons.decide(c, an)
-  if why.code == "no_pairs" then
-    local head = string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric)
-    return "inconclusive", string.format("%s: no seed with a finite result for both runs: " ..
-      "inconclusive by %s.", head, rule), "no seed with a finite result for both runs"
-  end
-  local ci, d, verdict = c.ci_decision, c.mean, why.verdict
-  local reason = M.verdict_words(why, c)
-  local change = M.change_words(c, d)
-  local interval = ci and string.format("%s %s interval of the difference %s to %s", level,
-    INTERVAL_NAME[c.ci_decision_kind] or c.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
-    string.format("no %s interval (the sign-flip test cannot reject at alpha with %d pairs)",
-      level, c.n)
-  local tost = c.tost or {}
-  local s = string.format("With %s, %s was %s; %s; Holm-adjusted p %s; TOST p %s; %d seeds: " ..
-    "%s by %s%s.", c.treatment, c.metric, change, interval, fmt(c.p_holm),
-    tost.p_holm and fmt(tost.p_holm) or "undefined", c.n, verdict, rule,
-    verdict == "inconclusive" and (", because " .. reason) or "")
-  return verdict, s, reason
+-- Why entry e (a comparison, or an interaction: no treatment) has no pairs.
+local function no_pairs_words(e)
+  return e.treatment and "no seed with a finite result for both runs" or
+    "no seed with finite results for all four runs"
 end
 
--- The current rule's decision for interaction e on the primary metric, by the same rule
--- (reasons.decide) as a comparison's: verdict, sentence, and the reason in a few words.
--- better: effect a (e.a[1] vs e.a[2]) is the more favourable of the two.
+-- The pieces both verdict sentences share: entry e's decision interval (`of` names what
+-- it is an interval of, `units` what its n counts), its tests, and the closing reason.
+local function interval_words(e, an, of, units)
+  local level = string.format("%g %%", 100 * (1 - an.alpha))
+  local ci = e.ci_decision
+  if not ci then
+    return string.format("no %s interval (the sign-flip test cannot reject at alpha with " ..
+      "%d %s)", level, e.n, units)
+  end
+  return string.format("%s %s interval %s%s to %s", level,
+    INTERVAL_NAME[e.ci_decision_kind] or e.ci_decision_kind, of, fmt(ci[1]), fmt(ci[2]))
+end
+
+local function p_words(e)
+  local tost = e.tost or {}
+  return string.format("Holm-adjusted p %s; TOST p %s; %d seeds", fmt(e.p_holm),
+    tost.p_holm and fmt(tost.p_holm) or "undefined", e.n)
+end
+
+local function because(verdict, reason)
+  return verdict == "inconclusive" and (", because " .. reason) or ""
+end
+
+-- The current rule's decision (reasons.decide, the one place it is made) for entry e on
+-- the primary metric, headed `head`: verdict, sentence (`body(verdict)` gives it up to the
+-- verdict), and the reason in a few words (the terminal's verdict table prints it).
+local function decided(e, an, head, body)
+  local why = reasons.decide(e, an)
+  if why.code == "no_pairs" then
+    local reason = no_pairs_words(e)
+    return "inconclusive", string.format("%s: %s: inconclusive by %s.", head, reason,
+      rule_words(an)), reason
+  end
+  local reason = M.verdict_words(why, e)
+  return why.verdict, string.format("%s by %s%s.", body(why.verdict), rule_words(an),
+    because(why.verdict, reason)), reason
+end
+
+-- A family comparison c's verdict, sentence and reason.
+function M.verdict(c, an)
+  return decided(c, an, string.format("%s vs %s on %s", c.treatment, c.baseline, c.metric),
+    function(verdict)
+      return string.format("With %s, %s was %s; %s; %s: %s", c.treatment, c.metric,
+        M.change_words(c, c.mean), interval_words(c, an, "of the difference ", "pairs"),
+        p_words(c), verdict)
+    end)
+end
+
+-- Interaction e's verdict, sentence and reason.  better: effect a (e.a[1] vs e.a[2]) is
+-- the more favourable of the two.
+local INTERACTION_MEANING = {
+  better = "the effect in the first pair is the more favourable",
+  worse = "the effect in the second pair is the more favourable",
+  equivalent = "the two effects agree within the minimum effect",
+  inconclusive = "no decision" }
 function M.interaction_verdict(e, an)
-  local rule = rule_words(an)
   local function side_text(side)
     if type(side[1]) == "table" then
       return string.format("the mean of %d paired differences", #side)
@@ -343,32 +376,12 @@ function M.interaction_verdict(e, an)
   end
   local head = string.format("Interaction %s on %s (%s, minus %s)", e.name, e.metric,
     side_text(e.a), side_text(e.b))
-  local why = reasons.decide(e, an)
-  if why.code == "no_pairs" then
-    return "inconclusive", string.format("%s: no seed with finite results for all four runs: " ..
-      "inconclusive by %s.", head, rule), "no seed with finite results for all four runs"
-  end
-  local reason = M.verdict_words(why, e)
-  local level = string.format("%g %%", 100 * (1 - an.alpha))
-  local ci = e.ci_decision
-  local interval = ci and string.format("%s %s interval %s to %s", level,
-    INTERVAL_NAME[e.ci_decision_kind] or e.ci_decision_kind, fmt(ci[1]), fmt(ci[2])) or
-    string.format("no %s interval (the sign-flip test cannot reject at alpha with %d seeds)",
-      level, e.n)
-  local meaning = {
-    better = "the effect in the first pair is the more favourable",
-    worse = "the effect in the second pair is the more favourable",
-    equivalent = "the two effects agree within the minimum effect",
-    inconclusive = "no decision" }
-  local tost = e.tost or {}
-  local sentence = string.format("%s: the first effect minus the second is %s on average; " ..
-    "%s; Holm-adjusted p %s; TOST p %s; %d seeds: %s (%s) by %s%s.", head, fmt(e.mean),
-    interval, fmt(e.p_holm), tost.p_holm and fmt(tost.p_holm) or "undefined", e.n,
-    why.verdict, meaning[why.verdict], rule,
-    why.verdict == "inconclusive" and (", because " .. reason) or "")
-  return why.verdict, sentence, reason
+  return decided(e, an, head, function(verdict)
+    return string.format("%s: the first effect minus the second is %s on average; %s; %s: " ..
+      "%s (%s)", head, fmt(e.mean), interval_words(e, an, "", "seeds"), p_words(e), verdict,
+      INTERACTION_MEANING[verdict])
+  end)
 end
-
 
 -- Why a sequential comparison e (summary.sequential.comparisons) stopped, in words.
 function M.sequential_reason(e, design)
@@ -425,10 +438,7 @@ end
 -- The reason of a verdict entry v (the summary's verdicts or interaction_verdicts: its
 -- `reason` code) in words, from its comparison or interaction c under analysis an.
 function M.reason(v, c, an)
-  if v.reason == "no_pairs" then
-    return c.treatment and "no seed with a finite result for both runs" or
-      "no seed with finite results for all four runs"
-  end
+  if v.reason == "no_pairs" then return no_pairs_words(c) end
   return M.verdict_words(reasons.decide(c, an), c)
 end
 
@@ -444,10 +454,9 @@ end
 
 -- The entry (comparison or interaction) a verdict v of summary sum decides.
 function M.entry_of(v, sum)
-  local list = v.name and sum.interactions or sum.comparisons
-  for _, e in ipairs(list or {}) do
-    if e.metric == v.metric and e.treatment == v.treatment and e.baseline == v.baseline and
-      e.name == v.name then return e end
+  if not v.name then return M.find_comparison(sum.comparisons, v) end
+  for _, e in ipairs(sum.interactions or {}) do
+    if e.name == v.name and e.metric == v.metric then return e end
   end
 end
 
@@ -607,26 +616,20 @@ function M.notes(summary)
 end
 
 -- The codes a summary may hold, by key (tests/lua/test_summary_strings.lua checks them).
-local VERDICTS = { better = true, worse = true, equivalent = true, inconclusive = true,
-  ["no meaningful difference"] = true, reproduced = true, ["not reproduced"] = true,
-  ["not testable here"] = true }
+local VERDICTS = set_of({ "better", "worse", "equivalent", "inconclusive",
+  "no meaningful difference", "reproduced", "not reproduced", "not testable here" })
+local STOPS = { "difference", "equivalence", "futility", "cap" }
 M.CODES = {
   verdict = VERDICTS, verdict_rule1 = VERDICTS,
-  reason = { holm_better = true, holm_worse = true, tost_equivalent = true, no_pairs = true,
-    cannot_reach = true, underpowered = true, not_significant = true,
-    below_min_effect = true, includes_zero = true, constant = true, small_n = true,
-    no_spread = true, difference = true, equivalence = true, futility = true, cap = true,
-    open = true, continue = true },
-  decision = { difference = true, equivalence = true, futility = true, cap = true,
-    continue = true },
-  interval = { t = true, signflip = true, BCa = true, point = true, signed_rank = true },
-  note = { set = true, no_value = true, diverged = true, bca_caveat = true, left_out = true,
-    degenerate = true, no_sweep = true },
-  why_adopted = {},
+  reason = set_of({ "holm_better", "holm_worse", "tost_equivalent", "no_pairs",
+    "cannot_reach", "underpowered", "not_significant", "below_min_effect", "includes_zero",
+    "constant", "small_n", "no_spread", "open", "continue", table.unpack(STOPS) }),
+  decision = set_of({ "continue", table.unpack(STOPS) }),
+  interval = set_of({ "t", "signflip", "BCa", "point", "signed_rank" }),
+  note = set_of({ "set", "no_value", "diverged", "bca_caveat", "left_out", "degenerate",
+    "no_sweep" }),
+  why_adopted = set_of(base.sorted_keys(provenance.ADOPTED_WHY)),
 }
-for code in pairs(provenance.ADOPTED_WHY) do
-  M.CODES.why_adopted[code] = true
-end
 
 -- An adopted record of a summary's provenance section ({variant, seed, why_adopted}):
 -- "none/seed-1: adopted (<why>)", the words of record/provenance.lua.
