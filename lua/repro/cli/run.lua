@@ -177,23 +177,20 @@ end
 local function write_summary(s, dir, records, ctx)
   local summary, text = analysis.summary_of(s, dir, records)
   local same = text == ctx.old_summary
-  if ctx.old_summary and not same and not ctx.update then
-    local lines = changes.describe(ctx.old_summary, text, { dir = dir,
-      old_manifest = ctx.old_manifest, commit = (record.git_info()) })
-    say("%s: %s would change; not written (the summary on disk is kept):", who,
-      shown(dir .. "/summary.json"))
-    for _, l in ipairs(lines) do say("%s", l) end
-    say("%s: to write it (the records stay as they are): %s", who, ctx.update_command)
-    return summary, false
-  end
-  fs.write_atomic(dir .. "/summary.json", text)
-  if ctx.old_summary and not same then
-    say("%s: %s updated (--update); what changed:", who, shown(dir .. "/summary.json"))
+  local function say_changes(head)
+    say(head, who, shown(dir .. "/summary.json"))
     for _, l in ipairs(changes.describe(ctx.old_summary, text, { dir = dir,
       old_manifest = ctx.old_manifest, commit = (record.git_info()) })) do
       say("%s", l)
     end
   end
+  if ctx.old_summary and not same and not ctx.update then
+    say_changes("%s: %s would change; not written (the summary on disk is kept):")
+    say("%s: to write it (the records stay as they are): %s", who, ctx.update_command)
+    return summary, false
+  end
+  fs.write_atomic(dir .. "/summary.json", text)
+  if ctx.old_summary and not same then say_changes("%s: %s updated (--update); what changed:") end
   local diverged = 0
   for _, v in pairs(summary.per_variant) do diverged = diverged + v.n_diverged end
   if ctx.trained == 0 and not ctx.count.copy and same and ctx.old_manifest then
@@ -286,15 +283,14 @@ end
 -- The study of o, its selected runs planned, its records root and its directory.
 local function load(o)
   local s, runs, out_root, dir = plan.load(o, true, true)
-  if o.set and o.set.lr ~= nil and o.set.min_lr == nil then
+  if not o.set then return s, runs, out_root, dir end
+  if o.set.lr ~= nil and o.set.min_lr == nil then
     say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
       "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))
   end
-  if o.set then
-    say("%s: --set %s: every run of %s trains with %s", who, table.concat(o.set_raw, ","),
-      s.name, #o.set_raw == 1 and "this override" or "these overrides")
-  end
-  if o.set and not o.out_root then
+  say("%s: --set %s: every run of %s trains with %s", who, table.concat(o.set_raw, ","),
+    s.name, #o.set_raw == 1 and "this override" or "these overrides")
+  if not o.out_root then
     say(who .. ": runs changed by --set go to %s (their own records root; --out-root " ..
       "chooses another)", shown(out_root))
   end
