@@ -264,11 +264,8 @@ function M.main(args)
   local sub = table.remove(args, 1)
   local o = parse(args)
   if o.help then return 0 end
-  if sub == "build" then return build(o) end
-  if sub == "show" then return show(o) end
-  if sub == "controls" then return controls(o) end
-  if sub == "new" then return new(o) end
-  base.user_error("%s", M.USAGE)
+  local run = ({ build = build, show = show, controls = controls, new = new })[sub]
+  return run and run(o) or base.user_error("%s", M.USAGE)
 end
 
 return M
