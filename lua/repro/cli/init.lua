@@ -189,23 +189,16 @@ end
 -- open (lua/repro/analysis/sequential.lua); plan or submit again after a look finishes.
 parallel.batch = function(s, runs, dir)
   if not (s.analysis and s.analysis.sequential) then return runs end
-  local analysis = require "repro.analysis"
-  local seq = require "repro.analysis.sequential"
-  local need = seq.needed((seq.state(s, (analysis.study_records(s, dir)))))
-  local pos, out = {}, {}
-  for i, x in ipairs(s.seeds) do pos[x] = i end
-  for _, r in ipairs(runs) do
-    if need and need[r.variant] and pos[r.seed] <= need[r.variant] then out[#out + 1] = r end
-  end
-  io.stderr:write(string.format("%s is sequential: %s\n", s.name, need and
+  local look = runner.next_look(s, runs, dir)
+  io.stderr:write(string.format("%s is sequential: %s\n", s.name, look and
     "the runs of its next look only; plan or submit again once they finish" or
     "every comparison is decided: nothing to run (analyze writes its summary)"))
-  return out
+  return look or {}
 end
 
 -- The other commands, each in its module: `report STUDY` is that study's own report
 -- (report/standalone.lua), `report` alone the paper's.
-commands.run = function(args) return runner.main(args) end
+commands.run = runner.main
 commands.analyze = function(args) return runner.main(args, true) end
 commands.report = function(args)
   if args[1] and not args[1]:match("^%-") then return standalone.main(args) end

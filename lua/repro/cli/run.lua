@@ -248,27 +248,34 @@ local function analyse(s, dir, ctx)
   return 0
 end
 
+-- The runs of a sequential study's next look, those the comparisons still open need
+-- (lua/repro/analysis/sequential.lua); the others; the seeds per variant the look reaches.
+-- Nil when every comparison is decided.
+function M.next_look(s, runs, dir)
+  local need = seq.needed((seq.state(s, (analysis.study_records(s, dir)))))
+  if not need then return nil end
+  local pos, batch, rest, upto = {}, {}, {}, 0
+  for i, seed in ipairs(s.seeds) do pos[seed] = i end
+  for _, r in ipairs(runs) do
+    if need[r.variant] and pos[r.seed] <= need[r.variant] then
+      batch[#batch + 1] = r
+      upto = math.max(upto, need[r.variant])
+    else
+      rest[#rest + 1] = r
+    end
+  end
+  return batch, rest, upto
+end
+
 -- A sequential study (analysis.sequential): look by look, the runs the comparisons still
 -- open need (lua/repro/analysis/sequential.lua), then the analysis.  A finished run is
 -- never trained again, so an interrupted study resumes at its look; a rerun of a finished
 -- one trains nothing.
 local function run_sequential(s, runs, queue, dir, ctx, jobs, threads, done)
-  local pos = {}
-  for i, seed in ipairs(s.seeds) do pos[seed] = i end
   ctx.trained = 0
   while true do
-    local need = seq.needed((seq.state(s, (analysis.study_records(s, dir)))))
-    if not need then break end
-    local batch, rest, upto = {}, {}, 0
-    for _, r in ipairs(queue) do
-      if need[r.variant] and pos[r.seed] <= need[r.variant] then
-        batch[#batch + 1] = r
-        upto = math.max(upto, need[r.variant])
-      else
-        rest[#rest + 1] = r
-      end
-    end
-    if #batch == 0 then break end
+    local batch, rest, upto = M.next_look(s, queue, dir)
+    if not batch or #batch == 0 then break end
     say("study %s: next look at %d seeds per variant: %d %s to train", s.name, upto, #batch,
       plural(#batch, "run"))
     local res = {}
