@@ -218,10 +218,11 @@ for name, module in pairs({ verify = verify, audit = audit, studies = order, com
   commands[name] = module.main
 end
 
--- Every command's usage, the text its own --help prints, in the order `help` lists them,
--- each with a note said after it.
-local function usages()
-  return { { TRAIN_USAGE },
+-- Every command's usage lines, "usage:" taken off, in the order `help` lists them: each
+-- { line =, note = }, the text its own --help prints and a note said after it.
+local function usage_lines()
+  local out = {}
+  for _, u in ipairs({ { TRAIN_USAGE },
     { runner.USAGE, "(write a summary that differs from the one on disk)" },
     { verify.USAGE }, { parallel.PLAN_USAGE }, { parallel.RUN_ONE_USAGE },
     { parallel.STATUS_USAGE }, { runner.ANALYZE_USAGE }, { slurm.USAGE }, { report.USAGE },
@@ -233,13 +234,7 @@ local function usages()
     { audit.USAGE, "(retrains N records per study chosen by PCG32, compares their bytes)" },
     { corpora_cmd.USAGE },
     { "bin/repro script FILE.lua [args]", "(a Lua file outside the sandbox; never a study)" },
-    { "bin/repro --version" } }
-end
-
--- The usages' lines, "usage:" taken off, each { line =, note = }.
-local function usage_lines()
-  local out = {}
-  for _, u in ipairs(usages()) do
+    { "bin/repro --version" } }) do
     for line in u[1]:gmatch("[^\n]+") do
       out[#out + 1] = { line = line:gsub("^usage:", ""):match("^%s*(.-)$"), note = u[2] }
     end
