@@ -187,6 +187,11 @@ function M.sample_main(args)
   return 0
 end
 
+-- Whether an evaluated value is not the record's rec (a record without the number differs).
+local function differs(value, rec)
+  return type(rec) ~= "number" or math.abs(value - rec) > M.TOLERANCE
+end
+
 -- The kinds of evaluation `eval` offers: each takes the kept model (M.load) and returns
 -- rows {metric, value, recorded} and whether they agree with the record.
 M.EVALUATIONS = {
@@ -200,9 +205,7 @@ M.EVALUATIONS = {
     for _, name in ipairs(base.sorted_keys(metrics)) do
       local rec = scored and k.metrics[name] or nil
       rows[#rows + 1] = { metric = name, value = metrics[name], recorded = rec }
-      if scored and (type(rec) ~= "number" or math.abs(metrics[name] - rec) > M.TOLERANCE) then
-        agree = false
-      end
+      if scored and differs(metrics[name], rec) then agree = false end
     end
     if scored then
       -- the run's own per-item file, byte for byte
@@ -218,15 +221,13 @@ M.EVALUATIONS = {
   end,
   val = function(k, who)
     local m = engine_call(who, engine.evaluate, k, k.cfg, k.model, k.config_id)
-    local rows, agree = {}, true
+    local rows = {}
     for _, name in ipairs({ "val_loss", "val_ppl", "val_acc", "ece", "brier" }) do
       if m[name] ~= nil then
         rows[#rows + 1] = { metric = name, value = m[name], recorded = k.metrics[name] }
       end
     end
-    local rec = k.metrics.val_loss
-    if type(rec) ~= "number" or math.abs(m.val_loss - rec) > M.TOLERANCE then agree = false end
-    return rows, agree
+    return rows, not differs(m.val_loss, k.metrics.val_loss)
   end,
 }
 
