@@ -154,6 +154,33 @@ local function retrain(c)
   return first
 end
 
+-- What the audit finds for chosen run c (shown: its path as printed): "bad", "stale",
+-- "same" or "interrupted", and the line that says it.
+local function outcome(c, shown)
+  if c.refused then
+    return "bad", string.format("DIFFERS  %s: the record is not read (%s)", shown,
+      base.printable(c.refused))
+  elseif c.stale and #c.stale > 0 then
+    return "stale", string.format("STALE    %s: %s: its retraining could not give its task " ..
+      "scores; not retrained (`bin/repro run` trains it again)", shown, record.stale_text(c.stale))
+  elseif c.unreadable then
+    return "bad", string.format("UNREADABLE %s: %s", shown, base.printable(c.unreadable))
+  end
+  local state = record.verify(c.dir)
+  if state ~= "verified" then
+    return "bad", string.format("DIFFERS  %s: the record is not verified (%s): bin/repro " ..
+      "verify says why", shown, state)
+  end
+  local first = retrain(c)
+  if first == "interrupted" then
+    return first, string.format("interrupted %s: not compared (the audit was stopped)", shown)
+  elseif first then
+    return "bad", string.format("DIFFERS  %s: %s", shown, first:find(" ", 1, true) and first or
+      (first .. " differs from the retrained run's"))
+  end
+  return "same", string.format("same     %s", shown)
+end
+
 -- The three longest runs of `runs` by their time `key`, for a refusal: "<dir> (<prefix><time>,
 -- <steps> steps); ...".
 local function longest(runs, key, prefix)
@@ -173,14 +200,13 @@ function M.main(args)
   if not st or st.type ~= "dir" then
     user_error("repro audit: filesystem: %s is not a directory", o.out_root)
   end
-  local seed_words = "given"
+  local seed_words, err = "given", nil
   if not o.seed then
-    local err
     o.seed, err = sys.random_seed()
-    if not o.seed then
-      user_error("repro audit: no random seed from the system (%s): give one with --seed S", err)
-    end
     seed_words = "from the system's random source"
+  end
+  if not o.seed then
+    user_error("repro audit: no random seed from the system (%s): give one with --seed S", err)
   end
   if #o.studies == 0 then
     study_records.each_study(o.out_root, function(_, _, n) o.studies[#o.studies + 1] = n end)
@@ -209,16 +235,13 @@ function M.main(args)
       if #c.stale == 0 then c.cfg, c.unreadable = config_of(c.dir) end
       chosen[#chosen + 1] = c
     end
-    local n = #sr.records
-    odds[#odds + 1] = { name = name, n = n, s = #picked,
-      p1 = M.catch_probability(n, 1, #picked), k95 = M.k_for_95(n, #picked) }
+    local n, k95 = #sr.records, M.k_for_95(#sr.records, #picked)
+    odds[#odds + 1] = string.format("audit: %s: %d of %d records drawn: a uniform draw of this " ..
+      "size catches 1 forged record among them with probability %.3f%s\n", base.printable(name),
+      #picked, n, M.catch_probability(n, 1, #picked), k95 and
+      string.format(", and one of %d forged with probability 95 %%", k95) or "")
   end
-  for _, x in ipairs(odds) do
-    io.write(string.format("audit: %s: %d of %d records drawn: a uniform draw of this size " ..
-      "catches 1 forged record among them with probability %.3f%s\n", base.printable(x.name),
-      x.s, x.n, x.p1, x.k95 and string.format(", and one of %d forged with probability 95 %%",
-      x.k95) or ""))
-  end
+  io.write(table.concat(odds))
   -- the chosen runs, each with its time of `kind` ("at least": the floor, or "predicted")
   local function list(kind)
     io.write(string.format("audit: %d run%s chosen (seed %d, %s: --seed %d repeats this " ..
@@ -274,42 +297,16 @@ function M.main(args)
       cost.fmt(o.max_time), longest(readable, "predicted", ""))
   end
   proc.trap_signals()
-  local bad, stale, done, interrupted = 0, 0, 0, false
+  local count, done, interrupted = { bad = 0, stale = 0, same = 0 }, 0, false
   for _, c in ipairs(chosen) do
-    local state = record.verify(c.dir)
-    local shown = base.printable(fs.shown(c.dir))
     if proc.sigints() > 0 then interrupted = true break end
-    if c.refused then
-      bad = bad + 1
-      print(string.format("DIFFERS  %s: the record is not read (%s)", shown,
-        base.printable(c.refused)))
-    elseif c.stale and #c.stale > 0 then
-      stale = stale + 1
-      print(string.format("STALE    %s: %s: its retraining could not give its task scores; " ..
-        "not retrained (`bin/repro run` trains it again)", shown, record.stale_text(c.stale)))
-    elseif c.unreadable then
-      bad = bad + 1
-      print(string.format("UNREADABLE %s: %s", shown, base.printable(c.unreadable)))
-    elseif state ~= "verified" then
-      bad = bad + 1
-      print(string.format("DIFFERS  %s: the record is not verified (%s): bin/repro verify says why",
-        shown, state))
-    else
-      local first = retrain(c)
-      if first == "interrupted" then
-        print(string.format("interrupted %s: not compared (the audit was stopped)", shown))
-        interrupted = true
-        break
-      elseif first then
-        bad = bad + 1
-        print(string.format("DIFFERS  %s: %s", shown, first:find(" ", 1, true) and first or
-          (first .. " differs from the retrained run's")))
-      else
-        print(string.format("same     %s", shown))
-      end
-    end
+    local kind, line = outcome(c, base.printable(fs.shown(c.dir)))
+    print(line)
+    if kind == "interrupted" then interrupted = true break end
+    count[kind] = count[kind] + 1
     done = done + 1
   end
+  local bad, stale = count.bad, count.stale
   if interrupted then
     print(string.format("audit: interrupted after %d of %d run%s: %d the same, %d differ or " ..
       "cannot be read; the others were not checked", done, #chosen, #chosen == 1 and "" or "s",

@@ -58,8 +58,6 @@ local function mean_sd(values)
   return mean, math.sqrt(ss / (n - 1)), n
 end
 
-local function finite_number(v) return type(v) == "number" and base.finite(v) end
-
 -- A run's setup: its config but the seed keys, as text (two runs of one setup differ in
 -- their seeds only).
 local function setup_of(r, keys)
@@ -107,11 +105,6 @@ local function split_variants(rows)
   return out
 end
 
--- A row's value of config key k (not a seed key): the runs of a row share it (group).
-local function row_config(row, k)
-  return row.runs[1].config[k]
-end
-
 -- init_seed and data_seed that follow the seed in every run (shown by the seed column).
 local function seeds_follow(rows, k)
   for _, row in ipairs(rows) do
@@ -122,17 +115,18 @@ local function seeds_follow(rows, k)
   return true
 end
 
--- The config keys whose values differ between the rows (the seed has its own column).
+-- The config keys whose values differ between the rows (the seed has its own column); the
+-- runs of a row share every other key (group).
 local function differing_keys(rows, by_run)
   local keys = {}
   for _, k in ipairs(results.config_keys()) do
-    local shown = not SEED_KEYS[k] or (by_run and k ~= "seed" and not seeds_follow(rows, k))
-    if shown then
-      local first, differs = row_config(rows[1], k), false
+    if not SEED_KEYS[k] or (by_run and k ~= "seed" and not seeds_follow(rows, k)) then
       for i = 2, #rows do
-        if row_config(rows[i], k) ~= first then differs = true end
+        if rows[i].runs[1].config[k] ~= rows[1].runs[1].config[k] then
+          keys[#keys + 1] = k
+          break
+        end
       end
-      if differs then keys[#keys + 1] = k end
     end
   end
   return keys
@@ -147,46 +141,33 @@ function M.table(runs, metrics, by_run)
     split = by_run and {} or split_variants(rows) }
   for _, row in ipairs(rows) do
     local o = { study = row.study, variant = row.variant, seed = row.seed, config = {},
-      metrics = {} }
-    for _, k in ipairs(keys) do o.config[k] = row_config(row, k) end
-    local diverged = 0
-    for _, r in ipairs(row.runs) do
-      if r.metrics.diverged == true then diverged = diverged + 1 end
-    end
-    if diverged > 0 then out.any_diverged = true end
-    o.diverged = diverged
-    -- runs neither committed nor made by this checkout (record/provenance.lua), counted
+      metrics = {}, diverged = 0, n = not by_run and #row.runs or nil }
+    for _, k in ipairs(keys) do o.config[k] = row.runs[1].config[k] end
+    -- runs neither committed nor made by this checkout (record/provenance.lua) and runs
+    -- scored on task files that changed since (results.stale_line marks each): counted
     -- only where there are any, so a table of vouched-for runs keeps its columns
-    local adopted = 0
+    local adopted, stale = 0, 0
     for _, r in ipairs(row.runs) do
+      if r.metrics.diverged == true then o.diverged = o.diverged + 1 end
       if r.provenance and r.provenance.level == "adopted" then adopted = adopted + 1 end
-    end
-    if adopted > 0 then
-      out.any_adopted = true
-      o.adopted = adopted
-    end
-    -- runs scored on task files that changed since (results.stale_line marks each)
-    local stale = 0
-    for _, r in ipairs(row.runs) do
       if #r.stale > 0 then stale = stale + 1 end
     end
-    if stale > 0 then
-      out.any_stale = true
-      o.stale = stale
-    end
+    out.any_diverged = out.any_diverged or o.diverged > 0
+    if adopted > 0 then out.any_adopted, o.adopted = true, adopted end
+    if stale > 0 then out.any_stale, o.stale = true, stale end
     for _, m in ipairs(metrics) do
       if by_run then
         o.metrics[m] = row.runs[1].metrics[m]
       else
         local values = {}
         for _, r in ipairs(row.runs) do
-          if finite_number(r.metrics[m]) then values[#values + 1] = r.metrics[m] end
+          local v = r.metrics[m]
+          if type(v) == "number" and base.finite(v) then values[#values + 1] = v end
         end
         local mean, sd, n = mean_sd(values)
         o.metrics[m] = { mean = mean, sd = sd, n = n }
       end
     end
-    if not by_run then o.n = #row.runs end
     out.rows[#out.rows + 1] = o
   end
   return out
@@ -218,9 +199,9 @@ end
 -- terminal: mean ± sd), or for machines (machine: each metric's mean, sd and n as numbers,
 -- every run's value with by_run).
 function M.view(t, by_run, machine)
-  local out = { head = {}, rows = {} }
   local with_study = machine or has_study(t)
-  local head = out.head
+  local diverged = machine or t.any_diverged
+  local head = {}
   if with_study then head[#head + 1] = "study" end
   head[#head + 1] = "variant"
   head[#head + 1] = by_run and "seed" or "n"
@@ -233,17 +214,19 @@ function M.view(t, by_run, machine)
       head[#head + 1] = c
     end
   end
-  local diverged = machine or t.any_diverged
   if diverged then head[#head + 1] = "diverged" end
   if t.any_adopted then head[#head + 1] = "adopted" end
   if t.any_stale then head[#head + 1] = "stale" end
+  -- a cell as it is for machines (nil and false as people see them), through show for people
+  local function cell(v) return machine and v or show(v) end
+  local out = { head = head, rows = {} }
   for _, r in ipairs(t.rows) do
     local row = {}
     local function put(v) row[#row + 1] = v end
     if with_study then put(r.study) end
     put(r.variant)
-    put(machine and (by_run and r.seed or r.n) or show(by_run and r.seed or r.n))
-    for _, k in ipairs(t.keys) do put(machine and r.config[k] or show(r.config[k])) end
+    put(cell(by_run and r.seed or r.n))
+    for _, k in ipairs(t.keys) do put(cell(r.config[k])) end
     for _, m in ipairs(t.metrics) do
       local v = r.metrics[m]
       if not machine then
@@ -256,9 +239,9 @@ function M.view(t, by_run, machine)
         put(v.n)
       end
     end
-    if diverged then put(machine and r.diverged or tostring(r.diverged)) end
-    if t.any_adopted then put(machine and (r.adopted or 0) or tostring(r.adopted or 0)) end
-    if t.any_stale then put(machine and (r.stale or 0) or tostring(r.stale or 0)) end
+    if diverged then put(cell(r.diverged)) end
+    if t.any_adopted then put(cell(r.adopted or 0)) end
+    if t.any_stale then put(cell(r.stale or 0)) end
     out.rows[#out.rows + 1] = row
   end
   return out

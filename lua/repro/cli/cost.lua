@@ -37,6 +37,12 @@ local function parse(args)
   return o
 end
 
+-- Worker processes and threads per worker for study s, as `bin/repro run` chooses them.
+local function jobs_threads(o, s, cores)
+  local jobs = math.min(o.jobs or s.jobs, cores)
+  return jobs, math.max(1, cores // jobs)
+end
+
 -- The Markdown table of --markdown: a row per study, then the total.
 local function markdown(o, out_root, cores)
   -- Every shape at a thread count is calibrated in one call, before any prediction: a
@@ -48,15 +54,11 @@ local function markdown(o, out_root, cores)
     local ok, s = pcall(study.load, file, o.set, { out_root = out_root })
     loaded[file] = { ok = ok, s = s }
   end
-  local function threads_of(s)
-    local jobs = math.min(o.jobs or s.jobs, cores)
-    return jobs, math.max(1, cores // jobs)
-  end
   local cfgs = { [cores] = { engine.defaults() } }
   for _, file in ipairs(o.files) do
     local l = loaded[file]
     if l.ok then
-      local _, threads = threads_of(l.s)
+      local _, threads = jobs_threads(o, l.s, cores)
       cfgs[threads] = cfgs[threads] or { engine.defaults() }
       for _, r in ipairs(l.s.runs) do table.insert(cfgs[threads], r.cfg) end
     end
@@ -71,11 +73,10 @@ local function markdown(o, out_root, cores)
     return unit[threads]
   end
   local info = cost.cpuinfo()
-  local threads_all = cores
   print(string.format("Predicted by `bin/repro cost --markdown` on %s (family %s, model %s), %d " ..
     "cores; one default run (engine.defaults(): %d steps) is predicted at %s on %d threads there.",
     info["model name"] or "an unknown CPU", info["cpu family"] or "?", info.model or "?", cores,
-    engine.defaults().iters, cost.fmt(default_run(threads_all)), threads_all))
+    engine.defaults().iters, cost.fmt(default_run(cores)), cores))
   print("")
   print("| study | runs | from scratch, in default runs | from scratch on this machine " ..
     "(jobs x threads) |")
@@ -93,7 +94,7 @@ local function markdown(o, out_root, cores)
         (needs .. " has run (it reads that study's results)") or
         (msg:gsub("|", "/"):gsub("%.%.%.", ""))))
     else
-      local jobs, threads = threads_of(s)
+      local jobs, threads = jobs_threads(o, s, cores)
       local all = cost.predict(s.runs, jobs, threads, cal[threads])
       local u = default_run(threads)
       local units = all and u and all * jobs / u
@@ -124,8 +125,7 @@ function M.main(args)
       print(string.format("%-22s %5s %12s %6s %12s  (%s)", name, "?", "?", "?", "?",
         "not loadable yet: " .. (type(s) == "table" and s.message or tostring(s)):gsub("\n.*", "")))
     else
-      local jobs = math.min(o.jobs or s.jobs, cores)
-      local threads = math.max(1, cores // jobs)
+      local jobs, threads = jobs_threads(o, s, cores)
       local runs = s.runs
       planner.plan(s, runs, out_root, false)
       local pending = cost.to_train(runs)

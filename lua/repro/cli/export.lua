@@ -39,19 +39,13 @@ end
 -- The runs table: header and one line per run.
 function M.runs_csv(runs, root)
   local keys = results.config_keys()
-  local names, seen = {}, {}
+  local seen = {}
   for _, r in ipairs(runs) do
-    for k in pairs(r.metrics) do
-      if not seen[k] then
-        seen[k] = true
-        names[#names + 1] = k
-      end
-    end
+    for k in pairs(r.metrics) do seen[k] = true end
   end
-  table.sort(names)
+  local names = base.sorted_keys(seen)
   local header = { "study", "variant", "seed", "run", "provenance", "stale" }
-  local taken = { study = true, variant = true, seed = true, run = true, provenance = true,
-    stale = true }
+  local taken = base.set_of(header)
   for _, k in ipairs(keys) do
     local col = taken[k] and ("config." .. k) or k
     header[#header + 1] = col

@@ -38,15 +38,6 @@ local commands = {}
 
 local user_error = base.user_error
 
-local function check_config(cfg, who)
-  local ok, err = pcall(engine.check, cfg)
-  if not ok then
-    err = record.engine_error(err)
-    if type(err) ~= "table" then error(err, 0) end
-    user_error("%s: %s", who, err.message)
-  end
-end
-
 -- Takes the lock `bin/repro run`'s workers take on a run directory (proc.lock, held
 -- until this process ends), retrying briefly: a `bin/repro status` probe holds it for
 -- an instant.
@@ -72,12 +63,10 @@ local function parse_train_args(args)
     ["--json"] = { key = "json", kind = "flag" },
     ["--keep-model"] = { key = "keep_model", kind = "flag" } })
   o.kv = o.targets
-  if o.every and not o.out then
-    user_error("repro train: --checkpoint-every needs --out (the checkpoint goes into the record)")
-  end
-  if o.force and not o.out then user_error("repro train: --force needs --out") end
-  if o.keep_model and not o.out then
-    user_error("repro train: --keep-model needs --out (the model goes into the record)")
+  for _, f in ipairs({ { "every", "--checkpoint-every needs --out (the checkpoint goes into " ..
+      "the record)" }, { "force", "--force needs --out" },
+      { "keep_model", "--keep-model needs --out (the model goes into the record)" } }) do
+    if o[f[1]] and not o.out then user_error("repro train: %s", f[2]) end
   end
   return o
 end
@@ -153,27 +142,30 @@ function M.train_summary(m, out)
   return table.concat(lines, "\n") .. "\n"
 end
 
+-- A user error ({message=}) as `repro train`'s; an internal error as it is.
+local function fail(e)
+  if type(e) == "table" and type(e.message) == "string" then
+    user_error("repro train: %s", e.message)
+  end
+  error(e, 0)
+end
+
 function commands.train(args)
   local o = parse_train_args(args)
   if o.help then return 0 end
   local rok, cfg = pcall(record.resolve, config.parse_overrides(o.kv, "repro train"))
-  if not rok then
-    if type(cfg) == "table" and cfg.message then user_error("repro train: %s", cfg.message) end
-    error(cfg, 0)
-  end
-  check_config(cfg, "repro train")
+  if not rok then fail(cfg) end
+  local cok, cerr = pcall(engine.check, cfg)
+  if not cok then fail(record.engine_error(cerr)) end
   -- a record: SIGINT and SIGTERM are counted from here (record.run stops after the step
   -- it is in, or before the first), so one that arrives while the record is written,
   -- after the last step, lets it finish instead of killing it half-written
-  if o.out then proc.trap_signals() end
-  if o.out then prepare_out(o.out, cfg, o.force) end
-  local ok, metrics = train_with_bar(cfg, o)
-  if not ok then
-    if type(metrics) == "table" and type(metrics.message) == "string" then
-      user_error("repro train: %s", metrics.message)
-    end
-    error(metrics, 0)
+  if o.out then
+    proc.trap_signals()
+    prepare_out(o.out, cfg, o.force)
   end
+  local ok, metrics = train_with_bar(cfg, o)
+  if not ok then fail(metrics) end
   if metrics.interrupted then
     io.stderr:write("repro train: interrupted at step ", metrics.steps, " of ", cfg.iters,
       o.out and ("; rerun the same command to resume from step " .. metrics.steps ..
@@ -192,69 +184,45 @@ function commands.train(args)
   return 0
 end
 
--- A study and one run of it in a worker process (lua/repro/cli/run.lua, lua/repro/run/worker.lua).
-function commands.run(args) return runner.main(args) end
-commands["run-worker"] = worker.main
-
--- The paper's tables, numbers and figures from the study summaries (lua/repro/report/init.lua).
--- `report STUDY`: that study's own report (lua/repro/report/standalone.lua); else the paper's
-function commands.report(args)
-  if args[1] and not args[1]:match("^%-") then return standalone.main(args) end
-  return report.main(args)
-end
-
--- Every record's checksums and provenance (lua/repro/cli/verify.lua).
-commands.verify = verify.main
--- retrains sampled records and compares their bytes (lua/repro/cli/audit.lua)
-commands.audit = audit.main
-
 -- A study's runs on other executors (lua/repro/run/parallel.lua, lua/repro/run/slurm.lua).
 -- A sequential study goes to them one look at a time: the runs of the comparisons still
 -- open (lua/repro/analysis/sequential.lua); plan or submit again after a look finishes.
 parallel.batch = function(s, runs, dir)
   if not (s.analysis and s.analysis.sequential) then return runs end
-  local analysis = require "repro.analysis"
-  local seq = require "repro.analysis.sequential"
-  local need = seq.needed((seq.state(s, (analysis.study_records(s, dir)))))
-  local pos, out = {}, {}
-  for i, x in ipairs(s.seeds) do pos[x] = i end
-  for _, r in ipairs(runs) do
-    if need and need[r.variant] and pos[r.seed] <= need[r.variant] then out[#out + 1] = r end
-  end
-  io.stderr:write(string.format("%s is sequential: %s\n", s.name, need and
+  local look = runner.next_look(s, runs, dir)
+  io.stderr:write(string.format("%s is sequential: %s\n", s.name, look and
     "the runs of its next look only; plan or submit again once they finish" or
     "every comparison is decided: nothing to run (analyze writes its summary)"))
-  return out
+  return look or {}
 end
+
+-- The other commands, each in its module: `report STUDY` is that study's own report
+-- (report/standalone.lua), `report` alone the paper's.
+commands.run = runner.main
+commands.analyze = function(args) return runner.main(args, true) end
+commands.report = function(args)
+  if args[1] and not args[1]:match("^%-") then return standalone.main(args) end
+  return report.main(args)
+end
+commands["run-worker"] = worker.main
 commands.plan = parallel.plan_main
 commands["run-one"] = parallel.run_one_main
 commands.status = parallel.status_main
-function commands.analyze(args) return runner.main(args, true) end
 commands.submit = slurm.main
--- The studies in dependency order (lua/repro/cli/studies.lua).
-commands.studies = order.main
--- Looking across runs (lua/repro/cli/compare.lua, lua/repro/cli/export.lua).
-commands.compare = compare.main
-commands.export = export.main
--- A new study file (lua/repro/cli/new.lua).
-commands.new = newstudy.main
--- Task files (lua/repro/cli/tasks.lua).
-commands.tasks = taskcmd.main
--- A kept model: text sampled from it, its evaluation (lua/repro/cli/model.lua).
 commands.sample = kept.sample_main
 commands.eval = kept.eval_main
 commands["export-model"] = kept.export_main
--- The predicted wall time of studies on this machine (lua/repro/cli/cost.lua).
-commands.cost = costcmd.main
--- The registry of corpora, built and listed with baselines (lua/repro/cli/corpora.lua).
-commands.corpora = corpora_cmd.main
--- The statement ledger: finding sentences, their analyses and verdicts (lua/repro/cli/ledger.lua).
-commands.ledger = ledger.main
+for name, module in pairs({ verify = verify, audit = audit, studies = order, compare = compare,
+    export = export, new = newstudy, tasks = taskcmd, cost = costcmd, corpora = corpora_cmd,
+    ledger = ledger }) do
+  commands[name] = module.main
+end
 
--- Every command's usage, the text its own --help prints, in the order `help` lists them,
--- each with a note said after it.
-local function usages()
-  return { { TRAIN_USAGE },
+-- Every command's usage lines, "usage:" taken off, in the order `help` lists them: each
+-- { line =, note = }, the text its own --help prints and a note said after it.
+local function usage_lines()
+  local out = {}
+  for _, u in ipairs({ { TRAIN_USAGE },
     { runner.USAGE, "(write a summary that differs from the one on disk)" },
     { verify.USAGE }, { parallel.PLAN_USAGE }, { parallel.RUN_ONE_USAGE },
     { parallel.STATUS_USAGE }, { runner.ANALYZE_USAGE }, { slurm.USAGE }, { report.USAGE },
@@ -266,13 +234,7 @@ local function usages()
     { audit.USAGE, "(retrains N records per study chosen by PCG32, compares their bytes)" },
     { corpora_cmd.USAGE },
     { "bin/repro script FILE.lua [args]", "(a Lua file outside the sandbox; never a study)" },
-    { "bin/repro --version" } }
-end
-
--- The usages' lines, "usage:" taken off, each { line =, note = }.
-local function usage_lines()
-  local out = {}
-  for _, u in ipairs(usages()) do
+    { "bin/repro --version" } }) do
     for line in u[1]:gmatch("[^\n]+") do
       out[#out + 1] = { line = line:gsub("^usage:", ""):match("^%s*(.-)$"), note = u[2] }
     end

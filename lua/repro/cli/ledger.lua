@@ -39,12 +39,13 @@ function M.main(args)
   local rows, problems, arows = report.ledger(ctx, report.main_text(o), o.lenient)
   local tex = o.tex or "paper/main.tex"
   local out = assertions.listing(arows, tex)
-  local n_ok = 0
+  local n_ok, n_analyses = 0, 0
   for _, r in ipairs(arows) do if r.ok then n_ok = n_ok + 1 end end
   out[#out + 1] = string.format("ledger: %d assertions in %s, %d as the summaries say",
     #arows, tex, n_ok)
   -- one block per sentence: where and name, the sentence, each analysis -> its verdict
   for _, r in ipairs(rows) do
+    n_analyses = n_analyses + #r.analyses
     out[#out + 1] = string.format("%s  %s", r.entry.where, r.entry.id)
     out[#out + 1] = "  " .. r.text
     for _, a in ipairs(r.analyses) do
@@ -54,7 +55,7 @@ function M.main(args)
   end
   for _, line in ipairs(out) do io.write(base.printable(line), "\n") end
   io.write(string.format("ledger: %d finding sentences, %d analyses named\n", #rows,
-    (function() local n = 0 for _, r in ipairs(rows) do n = n + #r.analyses end return n end)()))
+    n_analyses))
   if #problems > 0 then
     io.stderr:write(base.printable("ledger: " .. #problems .. " problem(s):\n" ..
       table.concat(problems, "\n")), "\n")

@@ -60,13 +60,7 @@ local function engine_call(who, f, k, ...)
   local e = record.engine_error(res)
   if type(e) == "table" and e.message then
     local msg = e.message
-    if k then
-      local at = msg:find(k.model, 1, true)
-      while at do
-        msg = msg:sub(1, at - 1) .. k.model_file .. msg:sub(at + #k.model)
-        at = msg:find(k.model, at + #k.model_file, true)
-      end
-    end
+    if k then msg = msg:gsub(k.model:gsub("%p", "%%%0"), (k.model_file:gsub("%%", "%%%%"))) end
     user_error("%s: %s", who, msg)
   end
   error(res, 0)
@@ -193,6 +187,11 @@ function M.sample_main(args)
   return 0
 end
 
+-- Whether an evaluated value is not the record's rec (a record without the number differs).
+local function differs(value, rec)
+  return type(rec) ~= "number" or math.abs(value - rec) > M.TOLERANCE
+end
+
 -- The kinds of evaluation `eval` offers: each takes the kept model (M.load) and returns
 -- rows {metric, value, recorded} and whether they agree with the record.
 M.EVALUATIONS = {
@@ -206,9 +205,7 @@ M.EVALUATIONS = {
     for _, name in ipairs(base.sorted_keys(metrics)) do
       local rec = scored and k.metrics[name] or nil
       rows[#rows + 1] = { metric = name, value = metrics[name], recorded = rec }
-      if scored and (type(rec) ~= "number" or math.abs(metrics[name] - rec) > M.TOLERANCE) then
-        agree = false
-      end
+      if scored and differs(metrics[name], rec) then agree = false end
     end
     if scored then
       -- the run's own per-item file, byte for byte
@@ -224,15 +221,13 @@ M.EVALUATIONS = {
   end,
   val = function(k, who)
     local m = engine_call(who, engine.evaluate, k, k.cfg, k.model, k.config_id)
-    local rows, agree = {}, true
+    local rows = {}
     for _, name in ipairs({ "val_loss", "val_ppl", "val_acc", "ece", "brier" }) do
       if m[name] ~= nil then
         rows[#rows + 1] = { metric = name, value = m[name], recorded = k.metrics[name] }
       end
     end
-    local rec = k.metrics.val_loss
-    if type(rec) ~= "number" or math.abs(m.val_loss - rec) > M.TOLERANCE then agree = false end
-    return rows, agree
+    return rows, not differs(m.val_loss, k.metrics.val_loss)
   end,
 }
 
@@ -341,31 +336,27 @@ function M.export(k, who)
   local t = engine_call(who, engine.read_model, k, k.cfg, k.model, k.config_id)
   local vocab_bytes = t.vocab
   local layout = engine_call(who, engine.param_layout, k, k.cfg, #vocab_bytes)
-  local total = 0
-  for _, e in ipairs(layout) do total = total + e.size end
-  if 4 * total ~= #t.params then
-    error(string.format("export: %d parameter bytes, but the layout has %d parameters",
-      #t.params, total))
-  end
   local header = json.object({ __metadata__ = json.object({ format = "pt",
     source = "repro kept model (engine/gpt.h layout)", run = fs.relative_to_root(k.dir),
     config_sha256 = tostring(k.config_id) }) })
-  local names = {}
+  local names, total = {}, 0
   for _, e in ipairs(layout) do
     local name = torch_name(e.name) or e.name
     names[#names + 1] = name
     header[name] = json.object({ dtype = "F32", shape = json.array(e.shape),
       data_offsets = json.array({ 4 * e.offset, 4 * (e.offset + e.size) }) })
+    total = total + e.size
+  end
+  if 4 * total ~= #t.params then
+    error(string.format("export: %d parameter bytes, but the layout has %d parameters",
+      #t.params, total))
   end
   local htext = json.encode(header)
   htext = htext .. string.rep(" ", (8 - #htext % 8) % 8)
   local st = string.pack("<I8", #htext) .. htext .. t.params
   local cfg = k.cfg
   local en = cfg.embed_norm or "none"
-  local rho, scale = t.embed_rms, t.embed_scale
-  local chars = {}
-  for i, b in ipairs(vocab_bytes) do chars[i] = string.char(b) end
-  local vocab_text = table.concat(chars)
+  local vocab_text = string.char(table.unpack(vocab_bytes))
   local n_val_note = "the validation split (the last 10 % of the corpus) in non-overlapping " ..
     "windows of block_size: window w's inputs are val[w*T .. w*T+T-1] and its targets " ..
     "val[w*T+1 .. w*T+T]; floor((len(val) - 1) / T) windows, the positions after the last " ..
@@ -389,7 +380,7 @@ function M.export(k, who)
     embed_norm = json.object({ kind = en, torch = EN[en] or en,
       epsilon = (en == "layernorm" or en == "layernorm_matched") and engine.LN_EPS or
         en == "rmsnorm" and engine.RMS_EPS or nil,
-      rho = rho, embed_scale = scale,
+      rho = t.embed_rms, embed_scale = t.embed_scale,
       where = "after wte[t] + wpe[p], before block 0" }),
     rms_norm_epsilon = engine.RMS_EPS,
     attention = "causal softmax((q k^T) / sqrt(n_embd / n_head)); c_attn's output rows " ..

@@ -19,6 +19,7 @@ local prob = require "repro.study.problems"
 local progress = require "repro.core.progress"
 local base = require "repro.core.base"
 local results = require "repro.report.results"
+local textable = require "repro.core.textable"
 
 local M = {}
 
@@ -79,16 +80,7 @@ end
 
 -- text as comment lines, wrapped at M.WIDTH, each starting with indent .. "-- ".
 local function comment(text, indent)
-  local lines, line = {}, indent .. "--"
-  for word in text:gmatch("%S+") do
-    if #line + 1 + #word > M.WIDTH and line ~= indent .. "--" then
-      lines[#lines + 1] = line
-      line = indent .. "--"
-    end
-    line = line .. " " .. word
-  end
-  lines[#lines + 1] = line
-  return table.concat(lines, "\n") .. "\n"
+  return textable.wrap(text, M.WIDTH, indent .. "-- ") .. "\n"
 end
 
 -- The analysis table: each field with what it takes above it.
@@ -148,12 +140,9 @@ function M.text(name, src, file)
   local notes = {}
   if src then
     local an = src.analysis
-    local ext = {} -- an extension's fields (study.lua: extensions)
-    for name in pairs(src.extensions or {}) do
-      if an[name] ~= nil then ext[#ext + 1] = "analysis." .. name end
+    for _, ext in ipairs(base.sorted_keys(src.extensions or {})) do -- study.lua: extensions
+      if an[ext] ~= nil then notes[#notes + 1] = "analysis." .. ext end
     end
-    table.sort(ext)
-    for _, e in ipairs(ext) do notes[#notes + 1] = e end
     if an.sweep then notes[#notes + 1] = "analysis.sweep" end
     if #src.depends > 0 then notes[#notes + 1] = "depends" end
     if an.registered_rule < study.RULE then

@@ -177,23 +177,20 @@ end
 local function write_summary(s, dir, records, ctx)
   local summary, text = analysis.summary_of(s, dir, records)
   local same = text == ctx.old_summary
-  if ctx.old_summary and not same and not ctx.update then
-    local lines = changes.describe(ctx.old_summary, text, { dir = dir,
-      old_manifest = ctx.old_manifest, commit = (record.git_info()) })
-    say("%s: %s would change; not written (the summary on disk is kept):", who,
-      shown(dir .. "/summary.json"))
-    for _, l in ipairs(lines) do say("%s", l) end
-    say("%s: to write it (the records stay as they are): %s", who, ctx.update_command)
-    return summary, false
-  end
-  fs.write_atomic(dir .. "/summary.json", text)
-  if ctx.old_summary and not same then
-    say("%s: %s updated (--update); what changed:", who, shown(dir .. "/summary.json"))
+  local function say_changes(head)
+    say(head, who, shown(dir .. "/summary.json"))
     for _, l in ipairs(changes.describe(ctx.old_summary, text, { dir = dir,
       old_manifest = ctx.old_manifest, commit = (record.git_info()) })) do
       say("%s", l)
     end
   end
+  if ctx.old_summary and not same and not ctx.update then
+    say_changes("%s: %s would change; not written (the summary on disk is kept):")
+    say("%s: to write it (the records stay as they are): %s", who, ctx.update_command)
+    return summary, false
+  end
+  fs.write_atomic(dir .. "/summary.json", text)
+  if ctx.old_summary and not same then say_changes("%s: %s updated (--update); what changed:") end
   local diverged = 0
   for _, v in pairs(summary.per_variant) do diverged = diverged + v.n_diverged end
   if ctx.trained == 0 and not ctx.count.copy and same and ctx.old_manifest then
@@ -251,27 +248,34 @@ local function analyse(s, dir, ctx)
   return 0
 end
 
+-- The runs of a sequential study's next look, those the comparisons still open need
+-- (lua/repro/analysis/sequential.lua); the others; the seeds per variant the look reaches.
+-- Nil when every comparison is decided.
+function M.next_look(s, runs, dir)
+  local need = seq.needed((seq.state(s, (analysis.study_records(s, dir)))))
+  if not need then return nil end
+  local pos, batch, rest, upto = {}, {}, {}, 0
+  for i, seed in ipairs(s.seeds) do pos[seed] = i end
+  for _, r in ipairs(runs) do
+    if need[r.variant] and pos[r.seed] <= need[r.variant] then
+      batch[#batch + 1] = r
+      upto = math.max(upto, need[r.variant])
+    else
+      rest[#rest + 1] = r
+    end
+  end
+  return batch, rest, upto
+end
+
 -- A sequential study (analysis.sequential): look by look, the runs the comparisons still
 -- open need (lua/repro/analysis/sequential.lua), then the analysis.  A finished run is
 -- never trained again, so an interrupted study resumes at its look; a rerun of a finished
 -- one trains nothing.
 local function run_sequential(s, runs, queue, dir, ctx, jobs, threads, done)
-  local pos = {}
-  for i, seed in ipairs(s.seeds) do pos[seed] = i end
   ctx.trained = 0
   while true do
-    local need = seq.needed((seq.state(s, (analysis.study_records(s, dir)))))
-    if not need then break end
-    local batch, rest, upto = {}, {}, 0
-    for _, r in ipairs(queue) do
-      if need[r.variant] and pos[r.seed] <= need[r.variant] then
-        batch[#batch + 1] = r
-        upto = math.max(upto, need[r.variant])
-      else
-        rest[#rest + 1] = r
-      end
-    end
-    if #batch == 0 then break end
+    local batch, rest, upto = M.next_look(s, queue, dir)
+    if not batch or #batch == 0 then break end
     say("study %s: next look at %d seeds per variant: %d %s to train", s.name, upto, #batch,
       plural(#batch, "run"))
     local res = {}
@@ -286,15 +290,14 @@ end
 -- The study of o, its selected runs planned, its records root and its directory.
 local function load(o)
   local s, runs, out_root, dir = plan.load(o, true, true)
-  if o.set and o.set.lr ~= nil and o.set.min_lr == nil then
+  if not o.set then return s, runs, out_root, dir end
+  if o.set.lr ~= nil and o.set.min_lr == nil then
     say("%s: --set lr=%s: min_lr follows it: lr x min_lr_ratio = %s (--set min_lr=X gives " ..
       "another)", who, tostring(o.set.lr), tostring(s.runs[1].cfg.min_lr))
   end
-  if o.set then
-    say("%s: --set %s: every run of %s trains with %s", who, table.concat(o.set_raw, ","),
-      s.name, #o.set_raw == 1 and "this override" or "these overrides")
-  end
-  if o.set and not o.out_root then
+  say("%s: --set %s: every run of %s trains with %s", who, table.concat(o.set_raw, ","),
+    s.name, #o.set_raw == 1 and "this override" or "these overrides")
+  if not o.out_root then
     say(who .. ": runs changed by --set go to %s (their own records root; --out-root " ..
       "chooses another)", shown(out_root))
   end

@@ -33,10 +33,22 @@ function M.study_files(dir)
   return list
 end
 
+-- The cycle study s starts (waits_for(x): the first study x waits for), as "a -> b -> a".
+local function cycle_from(s, by_name, waits_for)
+  local path, at = {}, {}
+  while not at[s.name] do
+    path[#path + 1] = s.name
+    at[s.name] = #path
+    s = by_name[waits_for(s)]
+  end
+  local names = { table.unpack(path, at[s.name]) }
+  names[#names + 1] = s.name
+  return table.concat(names, " -> ")
+end
+
 -- The studies of `dir` in dependency order: a list of {name, file, deps}.
 function M.order(dir, opts)
-  local files = M.study_files(dir)
-  local by_name = {}
+  local files, by_name = M.study_files(dir), {}
   for _, s in ipairs(files) do
     s.deps = study.dependencies(s.file, opts)
     by_name[s.name] = s
@@ -49,17 +61,21 @@ function M.order(dir, opts)
       end
     end
   end
-  -- Kahn's algorithm, taking the first ready study by name each time.
   local done, out = {}, {}
+  -- the first study s needs that is not ordered yet, or nil
+  local function waits_for(s)
+    for _, d in ipairs(s.deps) do
+      if not done[d] then return d end
+    end
+  end
+  -- Kahn's algorithm, taking the first ready study by name each time; when none is
+  -- ready, every study left waits for another left: a cycle
   while #out < #files do
-    local pick
+    local pick, left
     for _, s in ipairs(files) do
       if not done[s.name] then
-        local ready = true
-        for _, d in ipairs(s.deps) do
-          if not done[d] then ready = false end
-        end
-        if ready then
+        left = left or s
+        if not waits_for(s) then
           pick = s
           break
         end
@@ -67,38 +83,12 @@ function M.order(dir, opts)
     end
     if not pick then
       user_error("repro studies: the dependencies of %s form a cycle: %s", dir,
-        M.cycle(files, by_name, done))
+        cycle_from(left, by_name, waits_for))
     end
     done[pick.name] = true
     out[#out + 1] = pick
   end
   return out
-end
-
--- A cycle among the studies not done, as "a -> b -> a".
-function M.cycle(files, by_name, done)
-  local start
-  for _, s in ipairs(files) do
-    if not done[s.name] then
-      start = s
-      break
-    end
-  end
-  -- every remaining study has a remaining dependency: walk until a name repeats
-  local path, at, s = {}, {}, start
-  while not at[s.name] do
-    path[#path + 1] = s.name
-    at[s.name] = #path
-    for _, d in ipairs(s.deps) do
-      if not done[d] then
-        s = by_name[d]
-        break
-      end
-    end
-  end
-  local names = { table.unpack(path, at[s.name]) }
-  names[#names + 1] = s.name
-  return table.concat(names, " -> ")
 end
 
 M.USAGE = "usage: bin/repro studies [--deps] [--dir DIR] [--out-root DIR]"

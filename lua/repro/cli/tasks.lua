@@ -90,9 +90,7 @@ local function controls(o)
   local suite, only = target, nil
   if not tasks.find_suite(target) then
     suite = o.suite or "core"
-    local found = false
-    for _, t in ipairs(tasks.suite(suite)) do found = found or t == target end
-    if not found then
+    if not base.set_of(tasks.suite(suite))[target] then
       base.user_error("%s: %q is neither a suite nor a task of suite %s", WHO,
         base.printable(target), suite)
     end
@@ -103,10 +101,7 @@ local function controls(o)
       io.stderr:write(string.format("controls %s on %s: %s (%d/%d)\n", suite,
         tasks.corpus_name(o.data), what, i, n))
     end })
-  local path
-  if not only then
-    path = tasks.write_controls(o.data, suite, c, o.dir)
-  end
+  local path = not only and tasks.write_controls(o.data, suite, c, o.dir) or nil
   local names = {}
   for _, s in ipairs(c.setups or tasks.CONTROL_SETUPS) do names[#names + 1] = s.name end
   io.write(string.format("%-12s %5s %6s %15s %7s", "task", "items", "chance", "99% interval",
@@ -264,11 +259,8 @@ function M.main(args)
   local sub = table.remove(args, 1)
   local o = parse(args)
   if o.help then return 0 end
-  if sub == "build" then return build(o) end
-  if sub == "show" then return show(o) end
-  if sub == "controls" then return controls(o) end
-  if sub == "new" then return new(o) end
-  base.user_error("%s", M.USAGE)
+  local run = ({ build = build, show = show, controls = controls, new = new })[sub]
+  return run and run(o) or base.user_error("%s", M.USAGE)
 end
 
 return M

@@ -107,7 +107,7 @@ end
 
 -- A study folder: its record set's members, then what is not part of it.
 local function check_study(c, study_dir, d)
-  local recs, n_adopted0, n_records = {}, c.adopted, 0
+  local recs, n_adopted0 = {}, c.adopted
   for _, m in ipairs(set.members(d, study_dir)) do
     local st = sys.lstat(m.dir)
     if st and st.type == "link" then
@@ -118,10 +118,7 @@ local function check_study(c, study_dir, d)
         c.link(link)
       elseif sys.lstat(m.dir .. "/config.json") or sys.lstat(m.dir .. "/metrics.json") then
         local kept = c.record(m.dir)
-        if kept then
-          recs[#recs + 1] = { dir = m.dir, kept = kept }
-          n_records = n_records + 1
-        end
+        if kept then recs[#recs + 1] = { dir = m.dir, kept = kept } end
       end
     end
   end
@@ -136,7 +133,7 @@ local function check_study(c, study_dir, d)
     end
   end
   print(string.format("verify: %s: %s", base.printable(d.name), set.count_text({
-    records = n_records, adopted = c.adopted - n_adopted0, outside = #outside })))
+    records = #recs, adopted = c.adopted - n_adopted0, outside = #outside })))
 end
 
 -- A folder of no study: every record under it, as it is.
