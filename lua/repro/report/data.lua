@@ -506,6 +506,7 @@ end
 -- (`report --recompute-summaries`, make verify) it must be what the analysis computes from
 -- its records now (M.check_summary).
 function M.load_study(exp_dir, name, names, factor, opts)
+  opts = opts or {}
   local dir = exp_dir .. "/" .. name
   local text, err = fs.read(dir .. "/summary.json")
   if not text then
@@ -542,10 +543,10 @@ function M.load_study(exp_dir, name, names, factor, opts)
       "carries no digest of the records it was computed from (records_sha256)" or
       "was computed from other records than those beside it now (records_sha256 differs)")
   end
-  if opts and opts.recompute then
+  if opts.recompute then
     M.check_summary(exp_dir, name, text, sum, opts.studies)
-  elseif not (opts and opts.trust_summaries) then
-    summary_check.check_inputs(exp_dir, name, sum, opts and opts.studies,
+  elseif not opts.trust_summaries then
+    summary_check.check_inputs(exp_dir, name, sum, opts.studies,
       { digest = digest, inputs = inputs })
   end
   local s = new_study(sum, { name = name, dir = dir, names = names, factor = factor })
@@ -579,7 +580,6 @@ function M.list_studies(exp_dir)
       end
     end
   end
-  table.sort(names)
   return names
 end
 

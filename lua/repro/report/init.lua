@@ -300,8 +300,10 @@ end
 -- their order), the names of every study to account for (the manifest's, run or not,
 -- then the appendix's that have run), and the appendix's studies.  A study the manifest
 -- names nowhere is not read: a user's study never changes the paper (`bin/repro report
--- <study>` writes its own report).
-local function context(o, manifest, out)
+-- <study>` writes its own report).  The manifest and the output default to o.manifest's
+-- and a new one (`bin/repro ledger`).
+function M.context(o, manifest, out)
+  manifest, out = manifest or M.load_manifest(o.manifest), out or M.new_output()
   local first = { table.unpack(manifest.studies) }
   for _, n in ipairs(manifest.appendix) do first[#first + 1] = n end
   local list, by_name = data.load_all(o.experiments, first, manifest.names,
@@ -350,20 +352,6 @@ function M.ledger(ctx, tex_path, lenient)
     ctx.studies, base.set_of(ctx.names), { lenient = lenient, partial_ok = not own })
   for _, p in ipairs(hard) do problems[#problems + 1] = p end
   return rows, problems, arows, listed
-end
-
--- Raises the ledger's problems as one error, each on its own lines.
-local function ledger_error(problems)
-  user_error("report: the statement ledger has %d problem%s (the main text's assertions: " ..
-    "lua/repro/report/assertions.lua; the entries: lua/repro/report/ledger.lua, the " ..
-    "manifest's extensions' ledger):\n%s", #problems,
-    #problems == 1 and "" or "s", table.concat(problems, "\n"))
-end
-
--- The context of a manifest and its studies (for `bin/repro ledger`).
-function M.context(o)
-  local manifest = M.load_manifest(o.manifest)
-  return context(o, manifest, M.new_output())
 end
 
 -- The fields of a manifest entry that do not change what it shows.
@@ -449,11 +437,16 @@ function M.generate(o)
     fs.mkdir_p(d)
   end
   local out = M.new_output()
-  local ctx = context(o, manifest, out)
+  local ctx = M.context(o, manifest, out)
   -- the ledger first: a finding sentence that names no analysis, or one whose words its
   -- analysis contradicts, stops the report before it writes anything
   local rows, problems, arows, listed = M.ledger(ctx, M.main_text(o), o.lenient)
-  if #problems > 0 then ledger_error(problems) end
+  if #problems > 0 then
+    user_error("report: the statement ledger has %d problem%s (the main text's assertions: " ..
+      "lua/repro/report/assertions.lua; the entries: lua/repro/report/ledger.lua, the " ..
+      "manifest's extensions' ledger):\n%s", #problems,
+      #problems == 1 and "" or "s", table.concat(problems, "\n"))
+  end
   if #listed > 0 then
     io.stderr:write(string.format("report: the main text's assertions on these records, " ..
       "listed, not failed (--lenient-assertions, or records other than experiments/): %d\n",

@@ -73,9 +73,7 @@ local function find_runs(dir, depth, out, links, skip)
     return
   end
   if depth == 0 then return end
-  local names = sys.listdir(dir) or {}
-  table.sort(names)
-  for _, n in ipairs(names) do
+  for _, n in ipairs(sys.listdir(dir) or {}) do
     local sub = dir .. "/" .. n
     local st = sys.lstat(sub)
     if st and st.type == "link" then
@@ -339,11 +337,10 @@ end
 
 -- A number as the shortest text that reads back as the same double (integers as such).
 function M.num(x)
-  if math.type(x) == "integer" then return string.format("%d", x) end
+  if math.type(x) == "integer" or base.whole(x) then return string.format("%d", x) end
   if x ~= x then return "nan" end
   if x == math.huge then return "inf" end
   if x == -math.huge then return "-inf" end
-  if base.whole(x) then return string.format("%d", math.tointeger(x)) end
   for p = 14, 17 do
     local s = string.format("%." .. p .. "g", x)
     if tonumber(s) == x then return s end
@@ -412,10 +409,6 @@ end
 -- without a path; written in chunks of about 64 KiB, so a long output is never held.
 function M.stream(path)
   local w = path and fs.atomic(path)
-  local function failed(msg)
-    w:abort()
-    user_error("filesystem: %s", msg)
-  end
   local buf, size = {}, 0
   local function flush()
     if #buf == 0 then return end
@@ -423,7 +416,10 @@ function M.stream(path)
     buf, size = {}, 0
     if not path then return to_stdout(text) end
     local ok, err = w:write(text)
-    if not ok then failed(err) end
+    if not ok then
+      w:abort()
+      user_error("filesystem: %s", err)
+    end
   end
   local st = {}
   function st.write(text)
