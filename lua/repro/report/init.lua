@@ -36,11 +36,10 @@ function Out:write(path, text)
   self.written[path] = true
   if fs.read(path) == text then
     self.kept = self.kept + 1
-    return false
+  else
+    fs.write_atomic(path, text)
+    self.changed = self.changed + 1
   end
-  fs.write_atomic(path, text)
-  self.changed = self.changed + 1
-  return true
 end
 
 -- Removes the files directly in dir whose name matches `pattern` and that were not written.

@@ -159,16 +159,14 @@ end
 -- Why the run read from rd (at or below the target top) breaks the name rules (the
 -- header), or nil.
 local function misnamed(run, rd, top)
-  for part in rd:sub(#top + 1):gmatch("[^/]+") do
-    if not base.valid_name(part) then
-      return string.format("the folder name '%s' is not a name (%s)", part, base.NAME_RULE)
+  local names = {}
+  for part in rd:sub(#top + 1):gmatch("[^/]+") do names[#names + 1] = { part, "folder name" } end
+  if run.study ~= "" then names[#names + 1] = { run.study, "study folder" } end
+  names[#names + 1] = { run.variant, "folder name" }
+  for _, n in ipairs(names) do
+    if not base.valid_name(n[1]) then
+      return string.format("the %s '%s' is not a name (%s)", n[2], n[1], base.NAME_RULE)
     end
-  end
-  if run.study ~= "" and not base.valid_name(run.study) then
-    return string.format("the study folder '%s' is not a name (%s)", run.study, base.NAME_RULE)
-  end
-  if not base.valid_name(run.variant) then
-    return string.format("the folder name '%s' is not a name (%s)", run.variant, base.NAME_RULE)
   end
   local seed_dir = rd:match("([^/]+)/*$")
   local s = seed_dir:match("^seed%-(%d+)$")
