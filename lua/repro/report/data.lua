@@ -383,7 +383,8 @@ local function new_study(sum, o)
   local s = setmetatable({ name = o.name, dir = o.dir, summary = sum, records = {},
     origins = {}, section_cache = {}, seeds = o.seeds or sum.seeds or {}, variants = {},
     variant_by_name = {}, setting_list = {}, base = o.base or sum.base or {}, names = o.names,
-    no_records = o.no_records, analysis = sum.analysis or {} }, Study)
+    no_records = o.no_records, section_key = o.section_key, analysis = sum.analysis or {} },
+    Study)
   s.primary = s.analysis.primary
   local f = M.factor_of(sum, o.factor)
   s.factor = f
@@ -425,21 +426,19 @@ local function new_study(sum, o)
         (v.table_setting ~= "" and (", " .. v.table_setting) or "")
     end
   end
-  for _, st in ipairs(s.setting_list) do
-    if o.config_labels or (st.label == st.key and st.key ~= "") then
-      st.tex_label = st.variants[1].tex_tag
-    end
-  end
+  -- a setting's label and key are its first variant's tag and setting: labelled alike
+  for _, st in ipairs(s.setting_list) do st.tex_label = st.variants[1].tex_tag end
   return s
 end
 M.new_study = new_study
 
--- Summary `sum` nested in this study's (a section, a sweep's groups) as a Study with no
--- records: named as this study, its variants labelled by their config over its base.
-function Study:nested(sum)
+-- Summary `sum` nested in this study's (a section, its key section_key; a sweep's groups)
+-- as a Study with no records: named as this study, its variants labelled by their config
+-- over its base.
+function Study:nested(sum, section_key)
   return new_study(sum, { name = self.name, dir = self.dir, names = self.names,
     base = self.base, seeds = self.seeds, no_records = true, config_labels = true,
-    factor = self.factor_spec })
+    factor = self.factor_spec, section_key = section_key })
 end
 
 -- The nested summary self.summary[key] (M.SECTIONS) as a Study with the same methods over
@@ -447,18 +446,12 @@ end
 -- grids share) labelled by their config over this study's base; no run records.  nil
 -- when the summary has no such section.
 function Study:section(key)
-  local sec = self.section_cache[key]
-  if sec == nil then
+  if self.section_cache[key] == nil then
     local sum = self.summary[key]
-    if type(sum) == "table" and type(sum.per_variant) == "table" then
-      sec = self:nested(sum)
-      sec.section_key = key
-    else
-      sec = false
-    end
-    self.section_cache[key] = sec
+    local is_summary = type(sum) == "table" and type(sum.per_variant) == "table"
+    self.section_cache[key] = is_summary and self:nested(sum, key) or false
   end
-  return sec or nil
+  return self.section_cache[key] or nil
 end
 
 -- The sections of M.SECTIONS this study's summary has: a list of {key =, macro =, study =}.
