@@ -9,23 +9,20 @@
 -- class; its naming (names.lua) and the summary's recomputation (summary_check.lua) are
 -- already apart.
 local fs = require "repro.core.fs"
-local record = require "repro.record"
+local base = require "repro.core.base"
+local json = require "repro.core.json"
+local sys = require "repro.sys"
+local engine = require "engine"
 local reader = require "repro.record.reader"
 local set = require "repro.record.set"
-local json = require "repro.core.json"
-local engine = require "engine"
 local analysis = require "repro.analysis"
+local words = require "repro.analysis.words"
 local texfmt = require "repro.report.texfmt"
 local names = require "repro.report.names"
 local summary_check = require "repro.report.summary_check"
 
 local M = {}
-local finite = texfmt.finite
-
-local base = require "repro.core.base"
-local words = require "repro.analysis.words"
-local sys = require "repro.sys"
-local user_error = base.user_error
+local finite, user_error = texfmt.finite, base.user_error
 
 -- From the modules they live in, under the names the report knows: a study's factor and
 -- its variants' names (names.lua), the summary's check (summary_check.lua).
@@ -68,22 +65,19 @@ function Study:record(variant, seed)
     if w then io.stderr:write(base.printable(w), "\n") end
     return r
   end
-  r.metrics, r.config = rec.metrics, rec.config
-  r.manifest = rec.verified and rec.verified.manifest
-  r.tasks_csv = rec.verified and rec.verified.texts["tasks.csv"]
-  r.log_sha256 = rec.verified and rec.verified.sha256["log.csv"]
+  local kept = rec.verified
+  r.metrics, r.config, r.manifest = rec.metrics, rec.config, kept.manifest
+  r.tasks_csv, r.log_sha256 = kept.texts["tasks.csv"], kept.sha256["log.csv"]
   return r
 end
 
 function Study:log(variant, seed)
   local r = self:record(variant, seed)
-  if self.no_records or not r.metrics then return nil end
+  if not r.metrics then return nil end
   if r.log == nil then
     -- the log whose SHA-256 the record's check verified, or none
     local text = fs.read(self:run_dir(variant, seed) .. "/log.csv")
-    if text and r.log_sha256 and require("repro.sys").sha256(text) ~= r.log_sha256 then
-      text = nil
-    end
+    if text and r.log_sha256 and sys.sha256(text) ~= r.log_sha256 then text = nil end
     r.log = text and analysis.parse_log(text) or false
   end
   return r.log or nil
@@ -96,17 +90,15 @@ end
 -- reader verified.  Two runs with the same origin are one run.
 function Study:origin(variant, seed)
   local key = string.format("%s\0%d", variant, seed)
-  self.origins = self.origins or {}
   local o = self.origins[key]
   if o then return o end
   o = string.format("%s/%s/seed-%d", self.name, variant, seed)
   local root = self.dir:match("^(.*)/[^/]+$") or "."
-  local rec = reader.read(root .. "/" .. o, root)
   for _ = 1, 8 do
+    local rec = reader.read(root .. "/" .. o, root)
     local from = rec and rec.verified.manifest.copied_from
     if type(from) ~= "string" or not from:match("^[%w_%-%.]+/[%w_%-%.]+/seed%-%d+$") then break end
     o = from
-    rec = reader.read(root .. "/" .. o, root)
   end
   self.origins[key] = o
   return o
@@ -134,21 +126,24 @@ function Study:has_records()
     self.records_ok = true
     for _, v in ipairs(self.variants) do
       for _, seed in ipairs(self.seeds) do
-        if not self:record(v.name, seed).metrics or not self:log(v.name, seed) then
-          self.records_ok = false
-        end
+        if not self:log(v.name, seed) then self.records_ok = false end
       end
     end
   end
   return self.records_ok
 end
 
+-- The summary's description of `metric` over a variant's runs (per_variant), or nil.
+function Study:summary_metric(variant, metric)
+  local pv = self.summary.per_variant[variant]
+  return pv and pv.metrics and pv.metrics[metric]
+end
+
 -- One run's value of `metric`: the summary's when it has the metric, else the record's;
 -- nil for an undefined value or one the analysis's masking rule leaves out of a diverged
 -- run (analysis.masked).
 function Study:value(variant, seed, metric)
-  local pv = self.summary.per_variant[variant]
-  local sm = pv and pv.metrics and pv.metrics[metric]
+  local sm = self:summary_metric(variant, metric)
   if sm and type(sm.values) == "table" then
     for i, s in ipairs(sm.seeds or self.seeds) do
       if s == seed then
@@ -175,8 +170,7 @@ end
 -- absent), as the summary has them (per_variant): the report never recomputes one.  A
 -- metric the summary does not describe (no record carries it) has only its n = 0.
 function Study:stat(variant, metric)
-  local pv = self.summary.per_variant[variant]
-  local sm = pv and pv.metrics and pv.metrics[metric]
+  local sm = self:summary_metric(variant, metric)
   if not sm then return { n = 0 } end
   return { n = sm.n, mean = sm.mean, sd = sm.sd, min = sm.min, max = sm.max,
     median = sm.median }
@@ -220,27 +214,25 @@ function Study:comparisons(metric)
   return out
 end
 
--- Whether comparison c's two variants are one model (depth, width and heads alike): within
--- a setting they are; a study that tunes the learning rate per variant (the ladder) puts
--- the two in different settings of the same model.
-function Study:same_model(c)
-  for _, k in ipairs({ "n_layer", "d_model", "n_head" }) do
-    if self:config_value(c.treatment, k) ~= self:config_value(c.baseline, k) then
-      return false
-    end
-  end
-  return true
-end
-
 -- A size study's comparisons on `metric` (primary when nil) of a treatment level (every
--- level but the factor's baseline when nil) against the baseline level on the same model,
--- sorted by the baseline's parameter count, then the treatment's name: {c, t, b, params}.
+-- level but the factor's baseline when nil) against the baseline level on the same model
+-- (depth, width and heads alike: a study that tunes the learning rate per variant, the
+-- ladder, puts the two in different settings of one model), sorted by the baseline's
+-- parameter count, then the treatment's name: {c, t, b, params}.
 function Study:size_comparisons(metric, level)
-  local rows, base = {}, self.factor.baseline
+  local rows, base_level = {}, self.factor.baseline
+  local function same_model(c)
+    for _, k in ipairs({ "n_layer", "d_model", "n_head" }) do
+      if self:config_value(c.treatment, k) ~= self:config_value(c.baseline, k) then
+        return false
+      end
+    end
+    return true
+  end
   for _, c in ipairs(self:comparisons(metric)) do
     local t, b = self.variant_by_name[c.treatment], self.variant_by_name[c.baseline]
-    if t and b and t.level ~= base and b.level == base and (level == nil or t.level == level)
-        and self:same_model(c) then
+    if t and b and t.level ~= base_level and b.level == base_level and
+        (level == nil or t.level == level) and same_model(c) then
       rows[#rows + 1] = { c = c, t = t, b = b, params = self:params(c.baseline) }
     end
   end
@@ -265,68 +257,48 @@ function Study:comparison_label(treatment, baseline)
     (b.tex_label or texfmt.escape(b.label))
 end
 
--- The pairs of one side of an interaction: {treatment, baseline}, or a list of such pairs
--- (a side averaged over several settings, as init_parts' components); nil otherwise.
-local function side_pairs(x)
-  if type(x) ~= "table" or #x == 0 then return nil end
-  if type(x[1]) == "table" then return x end
-  return { x }
-end
-
--- The config phrases in which interaction e's two sides differ: the keys whose value is
--- one on every variant of a side (so each pair's two variants agree on it) and differs
--- between the sides.  Two lists, of side a's and side b's phrases (`field`: "key_phrases",
--- the tables', or "key_prose", the prose's), with side a's first treatment and baseline;
--- nil when the sides are not settings of one comparison (every pair's treatment of one
--- level, its baseline of another) or no key tells them apart.
-function Study:interaction_settings(e, field)
-  local A, B = side_pairs(e.a), side_pairs(e.b)
-  if not (A and B) then return nil end
-  local sides, t_level, b_level = {}, nil, nil
-  for i, side in ipairs({ A, B }) do
-    local vars = {}
-    for _, p in ipairs(side) do
-      local t, b = self.variant_by_name[p[1]], self.variant_by_name[p[2]]
-      if not (t and b and t.key_order) then return nil end
-      t_level, b_level = t_level or t.level, b_level or b.level
-      if t.level ~= t_level or b.level ~= b_level then return nil end
-      vars[#vars + 1] = t
-      vars[#vars + 1] = b
-    end
-    sides[i] = vars
-  end
-  -- the value of key k shared by every variant of a side (ok false when they differ)
-  local function common(vars, k)
-    local v0 = vars[1].key_values[k]
-    for _, v in ipairs(vars) do
-      if v.key_values[k] ~= v0 then return nil, false end
-    end
-    return v0, true
-  end
-  local ta, ba, tb = sides[1][1], sides[1][2], sides[2][1]
-  local pa, pb = {}, {}
-  for _, k in ipairs(ta.key_order) do
-    local va, oka = common(sides[1], k)
-    local vb, okb = common(sides[2], k)
-    if oka and okb and va ~= vb and ta[field][k] and tb[field][k] then
-      pa[#pa + 1], pb[#pb + 1] = ta[field][k], tb[field][k]
-    end
-  end
-  if #pa == 0 then return nil end
-  return pa, pb, ta, ba
-end
-
 -- An interaction's table label from its two paired differences e.a and e.b (each
--- {treatment, baseline}): "Label${}-{}$none, 2 blocks and width 64 minus 8 blocks and
--- width 256", naming only the config keys in which the two pairs differ and each pair's
--- two variants agree (never a code name); its registered name (escaped) when the pairs
--- are not two settings of one comparison.
+-- {treatment, baseline}, or a list of such pairs: a side averaged over several settings,
+-- as init_parts' components): "Label${}-{}$none, 2 blocks and width 64 minus 8 blocks
+-- and width 256", naming only the config keys whose value is one on every variant of a
+-- side and differs between the sides (never a code name); its registered name (escaped)
+-- when the sides are not settings of one comparison (every pair's treatment of one
+-- level, its baseline of another) or no key tells them apart.
 function Study:interaction_label(e)
   local fallback = texfmt.escape(e.name or "")
-  local pa, pb, ta, ba = self:interaction_settings(e, "key_phrases")
-  if not pa then return fallback end
-  return texfmt.escape(ta.level_label) .. "${}-{}$" .. texfmt.escape(ba.level_label) .. ", " ..
-    table.concat(pa, " and ") .. " minus " .. table.concat(pb, " and ")
+  local sides, first = {}, nil
+  for i, side in ipairs({ e.a, e.b }) do
+    if type(side) ~= "table" or #side == 0 then return fallback end
+    if type(side[1]) ~= "table" then side = { side } end
+    sides[i] = {}
+    for _, p in ipairs(side) do
+      local t, b = self.variant_by_name[p[1]], self.variant_by_name[p[2]]
+      if not (t and b and t.key_order) then return fallback end
+      first = first or { t = t, b = b }
+      if t.level ~= first.t.level or b.level ~= first.b.level then return fallback end
+      table.insert(sides[i], t)
+      table.insert(sides[i], b)
+    end
+  end
+  -- the value of key k shared by every variant of a side, else DIFFERS
+  local DIFFERS = {}
+  local function common(vars, k)
+    for _, v in ipairs(vars) do
+      if v.key_values[k] ~= vars[1].key_values[k] then return DIFFERS end
+    end
+    return vars[1].key_values[k]
+  end
+  local ta, tb = sides[1][1], sides[2][1]
+  local pa, pb = {}, {}
+  for _, k in ipairs(ta.key_order) do
+    local va, vb = common(sides[1], k), common(sides[2], k)
+    if va ~= DIFFERS and vb ~= DIFFERS and va ~= vb and ta.key_phrases[k] and tb.key_phrases[k] then
+      pa[#pa + 1], pb[#pb + 1] = ta.key_phrases[k], tb.key_phrases[k]
+    end
+  end
+  if #pa == 0 then return fallback end
+  return texfmt.escape(ta.level_label) .. "${}-{}$" .. texfmt.escape(first.b.level_label) ..
+    ", " .. table.concat(pa, " and ") .. " minus " .. table.concat(pb, " and ")
 end
 
 function Study:verdict(c)
@@ -377,33 +349,28 @@ end
 -- base_level when the variant does not set it; every variant its own level without a key).
 local function variant_info(v, f, base_level)
   local ov = v.overrides or {}
-  local norm = v.name
+  local level = v.name
   if f.key then
-    norm = ov[f.key]
-    if norm == nil then norm = base_level end
-    norm = tostring(norm)
+    level = ov[f.key]
+    if level == nil then level = base_level end
+    level = tostring(level)
   end
-  local keys = {}
-  for k in pairs(ov) do
-    if f.key and k ~= f.key then keys[#keys + 1] = k end
-  end
-  table.sort(keys)
   local parts = {}
-  for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(ov[k]) end
-  local key = table.concat(parts, ",")
-  -- A variant named "<norm>-<tag>" is labelled by its tag; otherwise by its overrides.
-  local tag
-  if v.name == norm or f.labels[norm] == v.name then -- a level named by its one variant
-    tag = key
-  elseif v.name:sub(1, #norm + 1) == norm .. "-" then
-    tag = v.name:sub(#norm + 2)
-  else
-    tag = key ~= "" and key or v.name
+  for _, k in ipairs(base.sorted_keys(ov)) do
+    if f.key and k ~= f.key then parts[#parts + 1] = k .. "=" .. tostring(ov[k]) end
   end
-  local info = { name = v.name, overrides = ov, level = norm, setting = key, tag = tag,
-    level_label = f.labels[norm] or norm, color = f.colors[norm], point = f.points[norm] }
-  info.label = tag ~= "" and (info.level_label .. ", " .. tag) or info.level_label
-  return info
+  local setting = table.concat(parts, ",")
+  -- a variant named "<level>-<tag>" is labelled by its tag; otherwise by its overrides
+  local tag = setting ~= "" and setting or v.name
+  if v.name == level or f.labels[level] == v.name then -- a level named by its one variant
+    tag = setting
+  elseif v.name:sub(1, #level + 1) == level .. "-" then
+    tag = v.name:sub(#level + 2)
+  end
+  local label = f.labels[level] or level
+  return { name = v.name, overrides = ov, level = level, setting = setting, tag = tag,
+    level_label = label, label = tag ~= "" and (label .. ", " .. tag) or label,
+    color = f.colors[level], point = f.points[level] }
 end
 
 -- A Study over summary `sum` (a study's summary.json, or a nested section of one): its
@@ -414,10 +381,10 @@ end
 -- each variant's tex_tag is its table_setting and tex_label its norm with it, LaTeX).
 local function new_study(sum, o)
   local s = setmetatable({ name = o.name, dir = o.dir, summary = sum, records = {},
-    seeds = o.seeds or sum.seeds or {}, variants = {}, variant_by_name = {}, setting_list = {},
-    base = o.base or sum.base or {}, names = o.names, no_records = o.no_records,
-    section_cache = {} }, Study)
-  s.analysis = sum.analysis or {}
+    origins = {}, section_cache = {}, seeds = o.seeds or sum.seeds or {}, variants = {},
+    variant_by_name = {}, setting_list = {}, base = o.base or sum.base or {}, names = o.names,
+    no_records = o.no_records, section_key = o.section_key, analysis = sum.analysis or {} },
+    Study)
   s.primary = s.analysis.primary
   local f = M.factor_of(sum, o.factor)
   s.factor = f
@@ -425,24 +392,23 @@ local function new_study(sum, o)
   s.factor_spec = o.factor or (f.key and { key = f.key }) or nil
   local base_level = f.key and s.base[f.key]
   if f.key and base_level == nil then base_level = engine.defaults()[f.key] end
-  local by_key = {}
+  local by_setting = {}
   for _, v in ipairs(sum.variants or {}) do
     local info = variant_info(v, f, base_level)
-    local key = info.setting
     s.variants[#s.variants + 1] = info
     s.variant_by_name[v.name] = info
-    local st = by_key[key]
+    local st = by_setting[info.setting]
     if not st then
-      st = { key = key, label = info.tag, variants = {} }
-      by_key[key] = st
+      st = { key = info.setting, label = info.tag, variants = {} }
+      by_setting[info.setting] = st
       s.setting_list[#s.setting_list + 1] = st
     end
     st.variants[#st.variants + 1] = info
   end
   if next(f.colors) == nil and next(f.points) == nil then
-    local index, k = {}, 0
+    local index, n = {}, 0
     for _, v in ipairs(s.variants) do
-      if not index[v.level] then k = k + 1; index[v.level] = k end
+      if not index[v.level] then n, index[v.level] = n + 1, n + 1 end
       v.color, v.point = names.DEFAULT_COLORS[index[v.level]], names.DEFAULT_POINTS[index[v.level]]
     end
   end
@@ -460,21 +426,19 @@ local function new_study(sum, o)
         (v.table_setting ~= "" and (", " .. v.table_setting) or "")
     end
   end
-  for _, st in ipairs(s.setting_list) do
-    if o.config_labels or (st.label == st.key and st.key ~= "") then
-      st.tex_label = st.variants[1].tex_tag
-    end
-  end
+  -- a setting's label and key are its first variant's tag and setting: labelled alike
+  for _, st in ipairs(s.setting_list) do st.tex_label = st.variants[1].tex_tag end
   return s
 end
 M.new_study = new_study
 
--- Summary `sum` nested in this study's (a section, a sweep's groups) as a Study with no
--- records: named as this study, its variants labelled by their config over its base.
-function Study:nested(sum)
+-- Summary `sum` nested in this study's (a section, its key section_key; a sweep's groups)
+-- as a Study with no records: named as this study, its variants labelled by their config
+-- over its base.
+function Study:nested(sum, section_key)
   return new_study(sum, { name = self.name, dir = self.dir, names = self.names,
     base = self.base, seeds = self.seeds, no_records = true, config_labels = true,
-    factor = self.factor_spec })
+    factor = self.factor_spec, section_key = section_key })
 end
 
 -- The nested summary self.summary[key] (M.SECTIONS) as a Study with the same methods over
@@ -482,18 +446,12 @@ end
 -- grids share) labelled by their config over this study's base; no run records.  nil
 -- when the summary has no such section.
 function Study:section(key)
-  local sec = self.section_cache[key]
-  if sec == nil then
+  if self.section_cache[key] == nil then
     local sum = self.summary[key]
-    if type(sum) == "table" and type(sum.per_variant) == "table" then
-      sec = self:nested(sum)
-      sec.section_key, sec.parent = key, self
-    else
-      sec = false
-    end
-    self.section_cache[key] = sec
+    local is_summary = type(sum) == "table" and type(sum.per_variant) == "table"
+    self.section_cache[key] = is_summary and self:nested(sum, key) or false
   end
-  return sec or nil
+  return self.section_cache[key] or nil
 end
 
 -- The sections of M.SECTIONS this study's summary has: a list of {key =, macro =, study =}.
@@ -541,6 +499,7 @@ end
 -- (`report --recompute-summaries`, make verify) it must be what the analysis computes from
 -- its records now (M.check_summary).
 function M.load_study(exp_dir, name, names, factor, opts)
+  opts = opts or {}
   local dir = exp_dir .. "/" .. name
   local text, err = fs.read(dir .. "/summary.json")
   if not text then
@@ -577,10 +536,10 @@ function M.load_study(exp_dir, name, names, factor, opts)
       "carries no digest of the records it was computed from (records_sha256)" or
       "was computed from other records than those beside it now (records_sha256 differs)")
   end
-  if opts and opts.recompute then
+  if opts.recompute then
     M.check_summary(exp_dir, name, text, sum, opts.studies)
-  elseif not (opts and opts.trust_summaries) then
-    summary_check.check_inputs(exp_dir, name, sum, opts and opts.studies,
+  elseif not opts.trust_summaries then
+    summary_check.check_inputs(exp_dir, name, sum, opts.studies,
       { digest = digest, inputs = inputs })
   end
   local s = new_study(sum, { name = name, dir = dir, names = names, factor = factor })
@@ -614,7 +573,6 @@ function M.list_studies(exp_dir)
       end
     end
   end
-  table.sort(names)
   return names
 end
 
@@ -622,19 +580,16 @@ end
 -- by name; with `only`, the names of `first` alone) and map; `prose_names`, `factor` and
 -- `opts` as `names`, `factor` and `opts` of load_study.
 function M.load_all(exp_dir, first, prose_names, factor, only, opts)
-  local list, by_name = {}, {}
   local names = M.list_studies(exp_dir)
-  local listed = {}
-  for _, k in ipairs(first or {}) do listed[k] = true end
-  local ordered = {}
-  for _, k in ipairs(first or {}) do
-    for _, n in ipairs(names) do
-      if n == k then ordered[#ordered + 1] = n end
-    end
+  local found, listed, ordered = base.set_of(names), {}, {}
+  for _, n in ipairs(first or {}) do
+    if found[n] then ordered[#ordered + 1] = n end
+    listed[n] = true
   end
   for _, n in ipairs(names) do
     if not listed[n] and not only then ordered[#ordered + 1] = n end
   end
+  local list, by_name = {}, {}
   for _, n in ipairs(ordered) do
     local s = M.load_study(exp_dir, n, prose_names, factor, opts)
     if s then

@@ -7,9 +7,12 @@
 -- atomically and only when its bytes change, and generated files no longer produced are
 -- removed, so a rerun on the same records leaves `git diff` empty.
 local fs = require "repro.core.fs"
-local host = require "repro.host"
+local base = require "repro.core.base"
 local extension = require "repro.core.extension"
+local host = require "repro.host"
+local sys = require "repro.sys"
 local sandbox = require "repro.sandbox"
+local study = require "repro.study"
 local data = require "repro.report.data"
 local tables = require "repro.report.tex_tables"
 local numbers = require "repro.report.tex_numbers"
@@ -18,8 +21,6 @@ local ledger = require "repro.report.ledger"
 local assertions = require "repro.report.assertions"
 
 local M = {}
-
-local base = require "repro.core.base"
 local user_error = base.user_error
 
 -- Output files: written only when their bytes change; everything written is remembered
@@ -35,62 +36,50 @@ function Out:write(path, text)
   self.written[path] = true
   if fs.read(path) == text then
     self.kept = self.kept + 1
-    return false
+  else
+    fs.write_atomic(path, text)
+    self.changed = self.changed + 1
   end
-  fs.write_atomic(path, text)
-  self.changed = self.changed + 1
-  return true
 end
 
--- Removes files directly in dir whose name matches `pattern` and that were not written.
+-- Removes the files directly in dir whose name matches `pattern` and that were not written.
 function Out:prune(dir, pattern)
-  local list = fs.capture("find " .. fs.quote(dir) .. " -maxdepth 1 -type f") or ""
-  local paths = {}
-  for p in list:gmatch("[^\n]+") do paths[#paths + 1] = p end
-  table.sort(paths)
-  for _, p in ipairs(paths) do
-    local name = p:match("([^/]+)$")
-    if name:match(pattern) and not self.written[p] then os.remove(p) end
+  for _, name in ipairs(sys.listdir(dir) or {}) do
+    local path = dir .. "/" .. name
+    local st = sys.lstat(path)
+    if st and st.type == "file" and name:match(pattern) and not self.written[path] then
+      os.remove(path)
+    end
   end
-end
-
--- A path as the generated files name it: relative to the repository when inside it, so
--- that their bytes do not depend on where it is checked out.
-local function shown(path)
-  local root = host.root .. "/"
-  return path:sub(1, #root) == root and path:sub(#root + 1) or path
 end
 
 -- The paper's manifest -------------------------------------------------------------
 
+-- The fields every entry of the manifest's `tables` and `figures` may have ("?": optional).
+local ENTRY_FIELDS = { name = "string", kind = "string", study = "string?", caption = "string?",
+  width = "string?", wide = "boolean?" }
+
 -- Checks one entry of the manifest's `tables` or `figures` against the kinds; returns it.
 local function check_entry(path, where, e, kinds, names, is_figure)
-  local function bad(fmt, ...)
-    user_error("report: %s: %s: " .. fmt, path, where, ...)
-  end
+  local function bad(fmt, ...) user_error("report: %s: %s: " .. fmt, path, where, ...) end
   if type(e) ~= "table" then bad("expected a table") end
   if type(e.name) ~= "string" or not e.name:match("^[%w_%-]+$") then
     bad("name: expected a file name of letters, digits, _ and -")
   end
   if names[e.name] then bad("name: %q is listed twice", e.name) end
   names[e.name] = true
-  local kind = kinds[e.kind]
-  if not kind then
-    bad("kind: expected one of %s, got %s", table.concat(base.sorted_keys(kinds), ", "),
-      tostring(e.kind))
+  local kind = kinds[e.kind] or bad("kind: expected one of %s, got %s",
+    table.concat(base.sorted_keys(kinds), ", "), tostring(e.kind))
+  local allowed = {}
+  for _, fields in ipairs({ ENTRY_FIELDS, kind.fields or {} }) do
+    for k, t in pairs(fields) do allowed[k] = t end
   end
-  local allowed = { name = "string", kind = "string", study = "string?", caption = "string?",
-    width = "string?", wide = "boolean?" }
-  for k, t in pairs(kind.fields or {}) do allowed[k] = t end
   for _, k in ipairs(base.sorted_keys(e)) do
-    local v = e[k]
-    local want = allowed[k]
-    if not want then bad("%s: unknown field", tostring(k)) end
-    if type(v) ~= want:gsub("%?$", "") then bad("%s: expected a %s", k, want:gsub("%?$", "")) end
+    local want = (allowed[k] or bad("%s: unknown field", tostring(k))):gsub("%?$", "")
+    if type(e[k]) ~= want then bad("%s: expected a %s", k, want) end
   end
   for _, k in ipairs(base.sorted_keys(allowed)) do
-    local t = allowed[k]
-    if not t:match("%?$") and e[k] == nil then bad("%s: missing", k) end
+    if not allowed[k]:match("%?$") and e[k] == nil then bad("%s: missing", k) end
   end
   if not kind.all and not kind.summaries and not e.study then bad("study: missing") end
   if e.caption and e.width == nil and is_figure then bad("width: missing") end
@@ -101,56 +90,50 @@ end
 -- string | table | false, label = string | table | nil}.
 function M.check_names(path, names)
   if names == nil then return nil end
-  local function bad(fmt, ...)
-    user_error("report: %s: names: " .. fmt, path, ...)
-  end
+  local function bad(fmt, ...) user_error("report: %s: names: " .. fmt, path, ...) end
   if type(names) ~= "table" then bad("expected a table") end
   for _, k in ipairs(base.sorted_keys(names)) do
     if k ~= "keys" then bad("%s: unknown field", tostring(k)) end
   end
-  if names.keys ~= nil then
-    if type(names.keys) ~= "table" then bad("keys: expected a list") end
-    for i, e in ipairs(names.keys) do
-      if type(e) ~= "table" or type(e.key) ~= "string" then
-        bad("keys[%d]: expected {key = <config key>, format = ...}", i)
-      end
-      local f = e.format
-      if not (type(f) == "string" or type(f) == "table" or f == false) then
-        bad("keys[%d] (%s): format: expected a string with %%s, a table or false", i, e.key)
-      end
-      if e.label ~= nil and type(e.label) ~= "string" and type(e.label) ~= "table" then
-        bad("keys[%d] (%s): label: expected a string with %%s or a table", i, e.key)
-      end
-      for _, k in ipairs(base.sorted_keys(e)) do
-        if k ~= "key" and k ~= "format" and k ~= "label" then
-          bad("keys[%d]: %s: unknown field", i, tostring(k))
-        end
+  if names.keys ~= nil and type(names.keys) ~= "table" then bad("keys: expected a list") end
+  for i, e in ipairs(names.keys or {}) do
+    if type(e) ~= "table" or type(e.key) ~= "string" then
+      bad("keys[%d]: expected {key = <config key>, format = ...}", i)
+    end
+    local f = e.format
+    if not (type(f) == "string" or type(f) == "table" or f == false) then
+      bad("keys[%d] (%s): format: expected a string with %%s, a table or false", i, e.key)
+    end
+    if e.label ~= nil and type(e.label) ~= "string" and type(e.label) ~= "table" then
+      bad("keys[%d] (%s): label: expected a string with %%s or a table", i, e.key)
+    end
+    for _, k in ipairs(base.sorted_keys(e)) do
+      if k ~= "key" and k ~= "format" and k ~= "label" then
+        bad("keys[%d]: %s: unknown field", i, tostring(k))
       end
     end
   end
   return names
 end
 
--- The manifest's `factor` (optional; lua/repro/report/data.lua: factor_of), checked.
-function M.check_factor(path, f)
+-- The manifest's `factor` (optional; names.lua: factor_of), checked: key and baseline
+-- strings, the others tables from a value (a string) to one of the type FACTOR_MAPS gives.
+local FACTOR_MAPS = { labels = "string", names = "string", colors = "string", points = "number" }
+
+local function check_factor(path, f)
   if f == nil then return nil end
-  local function bad(fmt, ...)
-    user_error("report: %s: factor: " .. fmt, path, ...)
-  end
+  local function bad(fmt, ...) user_error("report: %s: factor: " .. fmt, path, ...) end
   if type(f) ~= "table" then bad("expected a table") end
-  local want = { key = "string", baseline = "string", labels = "string", names = "string",
-    colors = "string", points = "number" }
   for _, k in ipairs(base.sorted_keys(f)) do
-    local v = f[k]
-    local t = want[k]
-    if not t then bad("%s: unknown field", tostring(k)) end
+    local v, t = f[k], FACTOR_MAPS[k]
     if k == "key" or k == "baseline" then
       if type(v) ~= "string" then bad("%s: expected a string", k) end
+    elseif not t then
+      bad("%s: unknown field", tostring(k))
     else
       if type(v) ~= "table" then bad("%s: expected a table of values", k) end
       for _, level in ipairs(base.sorted_keys(v)) do
-        local x = v[level]
-        if type(level) ~= "string" or type(x) ~= t then
+        if type(level) ~= "string" or type(v[level]) ~= t then
           bad("%s: expected %ss by value (a string)", k, t)
         end
       end
@@ -159,6 +142,11 @@ function M.check_factor(path, f)
   if f.key == nil then bad("key: missing (the config key whose values the studies compare)") end
   return f
 end
+
+-- What the manifest's optional appendix, appendix_notes and extensions must be.
+local LIST_OF = { appendix = "expected a list of study names",
+  appendix_notes = "expected a table from study name to text",
+  extensions = "expected a list of paths" }
 
 -- Reads the manifest at `path` (fs.read: the safe reader): a Lua file that returns plain
 -- data, evaluated in the study sandbox under its limits (lua/lsandbox.c, sandbox.LIMITS:
@@ -200,88 +188,74 @@ end
 --                                  ledger's entries (lua/repro/report/ledger.lua)
 -- A table or figure with a caption gets its float in floats.tex.
 function M.load_manifest(path)
-  local src, rerr = fs.read(path)
-  if not src then user_error("report: the paper's manifest %s: %s", path, require("repro.core.base").printable(tostring(rerr))) end
+  local function bad(fmt, ...) user_error("report: %s: " .. fmt, path, ...) end
+  local src, err = fs.read(path)
+  if not src then
+    user_error("report: the paper's manifest %s: %s", path, base.printable(tostring(err)))
+  end
   local ok, m, msg = sandbox.eval(src, "@" .. path, sandbox.LIMITS)
   if not ok then
-    local why = require("repro.study").sandbox_failure(m, msg, "the study sandbox") or
-      tostring(msg)
+    local why = study.sandbox_failure(m, msg, "the study sandbox") or tostring(msg)
     user_error("report: the paper's manifest %s: %s", path, base.printable(why))
   end
-  if type(m) ~= "table" then user_error("report: %s: expected it to return a table", path) end
+  if type(m) ~= "table" then bad("expected it to return a table") end
   for _, k in ipairs({ "studies", "tables", "figures" }) do
-    if type(m[k]) ~= "table" then user_error("report: %s: %s: expected a list", path, k) end
+    if type(m[k]) ~= "table" then bad("%s: expected a list", k) end
   end
   for _, k in ipairs({ "text_width", "text_height" }) do
     if m[k] ~= nil and not (type(m[k]) == "number" and m[k] > 0) then
-      user_error("report: %s: %s: expected the text %s in inches (a number > 0)", path, k,
-        k:match("_(%a+)$"))
+      bad("%s: expected the text %s in inches (a number > 0)", k, k:match("_(%a+)$"))
     end
   end
-  local out = { path = shown(path), studies = {}, listed = {}, tables = {}, figures = {},
-    text_width = m.text_width, text_height = m.text_height, appendix = {} }
+  local out = { path = fs.relative_to_root(path), studies = {}, listed = {}, tables = {},
+    figures = {}, text_width = m.text_width, text_height = m.text_height, appendix = {},
+    appendix_notes = {}, table_kinds = {}, numbers = {}, outputs = {}, ledger = {} }
   for i, n in ipairs(m.studies) do
     if type(n) ~= "string" or out.listed[n] then
-      user_error("report: %s: studies[%d]: expected a study name listed once", path, i)
+      bad("studies[%d]: expected a study name listed once", i)
     end
     out.studies[i], out.listed[n] = n, true
   end
-  if m.appendix ~= nil and type(m.appendix) ~= "table" then
-    user_error("report: %s: appendix: expected a list of study names", path)
+  for _, k in ipairs({ "appendix", "appendix_notes", "extensions" }) do
+    if m[k] ~= nil and type(m[k]) ~= "table" then bad("%s: %s", k, LIST_OF[k]) end
   end
-  local seen = {}
+  local in_appendix = {}
   for i, n in ipairs(m.appendix or {}) do
-    if type(n) ~= "string" or out.listed[n] or seen[n] then
-      user_error("report: %s: appendix[%d]: expected a study name listed once, not in " ..
-        "studies", path, i)
+    if type(n) ~= "string" or out.listed[n] or in_appendix[n] then
+      bad("appendix[%d]: expected a study name listed once, not in studies", i)
     end
-    out.appendix[i], seen[n] = n, true
+    out.appendix[i], in_appendix[n] = n, true
   end
-  if m.appendix_notes ~= nil and type(m.appendix_notes) ~= "table" then
-    user_error("report: %s: appendix_notes: expected a table from study name to text", path)
-  end
-  out.appendix_notes = {}
   for _, n in ipairs(base.sorted_keys(m.appendix_notes or {})) do
-    local text = (m.appendix_notes or {})[n]
-    if not seen[n] or type(text) ~= "string" then
-      user_error("report: %s: appendix_notes.%s: expected text for a study of appendix", path,
-        tostring(n))
+    local text = m.appendix_notes[n]
+    if not in_appendix[n] or type(text) ~= "string" then
+      bad("appendix_notes.%s: expected text for a study of appendix", tostring(n))
     end
     out.appendix_notes[n] = text
   end
-  out.names = M.check_names(path, m.names)
-  out.factor = M.check_factor(path, m.factor)
-  out.table_kinds, out.numbers, out.outputs, out.ledger = {}, {}, {}, {}
+  out.names, out.factor = M.check_names(path, m.names), check_factor(path, m.factor)
   for k, v in pairs(tables.KINDS) do out.table_kinds[k] = v end
-  if m.extensions ~= nil and type(m.extensions) ~= "table" then
-    user_error("report: %s: extensions: expected a list of paths", path)
-  end
   for i, p in ipairs(m.extensions or {}) do
     local ext = extension.load(p, string.format("report: %s: extensions[%d]", path, i))
     for _, k in ipairs(base.sorted_keys(ext.tables or {})) do
-      local v = (ext.tables or {})[k]
-      if out.table_kinds[k] then
-        user_error("report: %s: extensions[%d]: table kind %s exists already", path, i, k)
-      end
-      out.table_kinds[k] = v
+      if out.table_kinds[k] then bad("extensions[%d]: table kind %s exists already", i, k) end
+      out.table_kinds[k] = ext.tables[k]
     end
     out.numbers[#out.numbers + 1] = ext.numbers
     out.outputs[#out.outputs + 1] = ext.outputs
     if ext.ledger ~= nil and type(ext.ledger) ~= "table" then
-      user_error("report: %s: extensions[%d]: ledger: expected a list of entries", path, i)
+      bad("extensions[%d]: ledger: expected a list of entries", i)
     end
     for _, e in ipairs(ext.ledger or {}) do out.ledger[#out.ledger + 1] = e end
   end
+  local sections = {}
+  for _, x in ipairs(data.SECTIONS) do sections[#sections + 1] = x.key end
   local names = {}
-  local sections, known = {}, {}
-  for _, x in ipairs(data.SECTIONS) do
-    sections[#sections + 1], known[x.key] = x.key, true
-  end
   for i, e in ipairs(m.tables) do
     out.tables[i] = check_entry(path, "tables[" .. i .. "]", e, out.table_kinds, names)
-    if e.section ~= nil and not known[e.section] then
-      user_error("report: %s: tables[%d]: section: expected one of %s, got %s", path, i,
-        table.concat(sections, ", "), e.section)
+    if e.section ~= nil and not base.set_of(sections)[e.section] then
+      bad("tables[%d]: section: expected one of %s, got %s", i, table.concat(sections, ", "),
+        e.section)
     end
   end
   names = {}
@@ -306,7 +280,9 @@ local function parse_args(args)
     ["--lenient-assertions"] = flag("lenient"), ["--all-numbers"] = flag("all_numbers"),
     ["--recompute-summaries"] = flag("recompute"),
   })
-  if o.targets[1] then user_error("repro report: unknown argument %s (%s)", o.targets[1], M.USAGE) end
+  if o.targets[1] then
+    user_error("repro report: unknown argument %s (%s)", o.targets[1], M.USAGE)
+  end
   o.manifest_given = o.manifest ~= nil
   o.manifest = o.manifest or host.root .. "/paper/paper.lua"
   o.figures = not o.no_figures
@@ -323,16 +299,17 @@ end
 -- their order), the names of every study to account for (the manifest's, run or not,
 -- then the appendix's that have run), and the appendix's studies.  A study the manifest
 -- names nowhere is not read: a user's study never changes the paper (`bin/repro report
--- <study>` writes its own report).
-local function context(o, manifest, out)
+-- <study>` writes its own report).  The manifest and the output default to o.manifest's
+-- and a new one (`bin/repro ledger`).
+function M.context(o, manifest, out)
+  manifest, out = manifest or M.load_manifest(o.manifest), out or M.new_output()
   local first = { table.unpack(manifest.studies) }
   for _, n in ipairs(manifest.appendix) do first[#first + 1] = n end
   local list, by_name = data.load_all(o.experiments, first, manifest.names,
     manifest.factor, true, { trust_summaries = o.trust_summaries, recompute = o.recompute,
     studies = o.studies })
   local ctx = { studies = list, by_name = by_name, experiments = o.experiments, out = out,
-    manifest = manifest, names = {}, appendix = {} }
-  for _, n in ipairs(manifest.studies) do ctx.names[#ctx.names + 1] = n end
+    manifest = manifest, names = { table.unpack(manifest.studies) }, appendix = {} }
   for _, s in ipairs(list) do
     if not manifest.listed[s.name] then
       ctx.names[#ctx.names + 1] = s.name
@@ -346,9 +323,8 @@ end
 -- repository's manifest, else (another manifest: a test's, a user's) none, false: the
 -- main text is written against paper/paper.lua's studies.
 function M.main_text(o)
-  if o.tex then return o.tex end
-  if o.manifest_given then return false end
-  return nil
+  if o.manifest_given and not o.tex then return false end
+  return o.tex
 end
 
 -- The statement ledger of the manifest over the context's studies, checked: its entries'
@@ -360,39 +336,21 @@ end
 -- missing assertions, listed rather than failed.
 function M.ledger(ctx, tex_path, lenient)
   local rows, problems = ledger.build(ctx.manifest.ledger or {}, ctx.by_name, ctx)
-  local arows, listed = {}, {}
-  if tex_path == false then return rows, problems, arows, listed end
+  if tex_path == false then return rows, problems, {}, {} end
   tex_path = tex_path or (host.root .. "/paper/main.tex")
   local src = fs.read(tex_path)
   if not src then
     problems[#problems + 1] = "cannot read " .. tex_path
-  else
-    local known = {}
-    for _, n in ipairs(ctx.names) do known[n] = true end
-    local hard
-    -- on records other than the repository's own (a test's fixture, a --set root), a text
-    -- that needs studies they lack is listed as not checked; on experiments/ it fails
-    local ex = (ctx.experiments or "experiments"):gsub("/+$", "")
-    local own = ex == "experiments" or ex == "./experiments" or ex == host.root .. "/experiments"
-    arows, hard, listed = assertions.check(src, shown(tex_path), ctx.by_name, ctx.studies, known,
-      { lenient = lenient, partial_ok = not own })
-    for _, p in ipairs(hard) do problems[#problems + 1] = p end
+    return rows, problems, {}, {}
   end
+  -- on records other than the repository's own (a test's fixture, a --set root), a text
+  -- that needs studies they lack is listed as not checked; on experiments/ it fails
+  local ex = (ctx.experiments or "experiments"):gsub("/+$", "")
+  local own = ex == "experiments" or ex == "./experiments" or ex == host.root .. "/experiments"
+  local arows, hard, listed = assertions.check(src, fs.relative_to_root(tex_path), ctx.by_name,
+    ctx.studies, base.set_of(ctx.names), { lenient = lenient, partial_ok = not own })
+  for _, p in ipairs(hard) do problems[#problems + 1] = p end
   return rows, problems, arows, listed
-end
-
--- Raises the ledger's problems as one error, each on its own lines.
-local function ledger_error(problems)
-  user_error("report: the statement ledger has %d problem%s (the main text's assertions: " ..
-    "lua/repro/report/assertions.lua; the entries: lua/repro/report/ledger.lua, the " ..
-    "manifest's extensions' ledger):\n%s", #problems,
-    #problems == 1 and "" or "s", table.concat(problems, "\n"))
-end
-
--- The context of a manifest and its studies (for `bin/repro ledger`).
-function M.context(o)
-  local manifest = M.load_manifest(o.manifest)
-  return context(o, manifest, M.new_output())
 end
 
 -- The fields of a manifest entry that do not change what it shows.
@@ -400,11 +358,8 @@ local PRESENTATION = { name = true, caption = true, width = true, wide = true }
 
 -- An entry's parameters as text: its fields but PRESENTATION's, sorted.
 local function parameters(e)
-  local keys = {}
-  for k in pairs(e) do if not PRESENTATION[k] then keys[#keys + 1] = k end end
-  table.sort(keys)
   local out = {}
-  for _, k in ipairs(keys) do
+  for _, k in ipairs(base.sorted_keys(e)) do
     local v = e[k]
     if type(v) == "table" then
       local inner = {}
@@ -412,7 +367,7 @@ local function parameters(e)
       table.sort(inner)
       v = "{" .. table.concat(inner, ",") .. "}"
     end
-    out[#out + 1] = k .. "=" .. tostring(v)
+    if not PRESENTATION[k] then out[#out + 1] = k .. "=" .. tostring(v) end
   end
   return table.concat(out, " ")
 end
@@ -481,11 +436,16 @@ function M.generate(o)
     fs.mkdir_p(d)
   end
   local out = M.new_output()
-  local ctx = context(o, manifest, out)
+  local ctx = M.context(o, manifest, out)
   -- the ledger first: a finding sentence that names no analysis, or one whose words its
   -- analysis contradicts, stops the report before it writes anything
   local rows, problems, arows, listed = M.ledger(ctx, M.main_text(o), o.lenient)
-  if #problems > 0 then ledger_error(problems) end
+  if #problems > 0 then
+    user_error("report: the statement ledger has %d problem%s (the main text's assertions: " ..
+      "lua/repro/report/assertions.lua; the entries: lua/repro/report/ledger.lua, the " ..
+      "manifest's extensions' ledger):\n%s", #problems,
+      #problems == 1 and "" or "s", table.concat(problems, "\n"))
+  end
   if #listed > 0 then
     io.stderr:write(string.format("report: the main text's assertions on these records, " ..
       "listed, not failed (--lenient-assertions, or records other than experiments/): %d\n",
@@ -495,16 +455,14 @@ function M.generate(o)
   ctx.ledger, ctx.assertions = rows, arows
 
   local entries = { table.unpack(manifest.figures) }
-  for _, f in ipairs(plot.appendix_figures(ctx, tables.forest_name)) do
-    entries[#entries + 1] = f
-  end
-  local figures = plot.write_data(ctx, entries, o.plots_data)
-  local drawn, built = {}, {}
+  local extra = plot.appendix_figures(ctx, tables.forest_name)
+  local figures = plot.write_data(ctx, table.move(extra, 1, #extra, #entries + 1, entries),
+    o.plots_data)
+  local drawn, built, shown = {}, {}, {}
   for _, f in ipairs(figures) do drawn[f.name] = f.data_text end
   local same = M.identical_outputs(manifest.figures, drawn, "figures")
   for _, p in ipairs(M.too_tall(figures, manifest.text_height)) do same[#same + 1] = p end
   local table_text = tables.tables(ctx, built)
-  local shown = {}
   for name in pairs(built) do shown[name] = table_text[name] end
   for _, p in ipairs(M.identical_outputs(manifest.tables, shown, "tables")) do
     same[#same + 1] = p
@@ -512,14 +470,11 @@ function M.generate(o)
   if #same > 0 then
     user_error("report: generated content: %s", table.concat(same, "\n"))
   end
-  local rendered = {}
   if o.figures then
-    rendered = plot.render(figures, { data = o.plots_data, gp_dir = o.gp_dir,
+    ctx.rendered = plot.render(figures, { data = o.plots_data, gp_dir = o.gp_dir,
       figures = o.paper .. "/figures", out = out })
   end
-  ctx.figures = figures
-  ctx.gp_dir = o.gp_dir
-  ctx.rendered = o.figures and rendered or nil
+  ctx.figures, ctx.gp_dir = figures, o.gp_dir
 
   local sources = {}
   for name, text in pairs(table_text) do
@@ -535,7 +490,8 @@ function M.generate(o)
     local names = base.sorted_keys(files)
     for _, name in ipairs(names) do
       local text = files[name]
-      if type(name) ~= "string" or not name:match("^[%w_%-]+%.%w+$") or type(text) ~= "string" then
+      if type(name) ~= "string" or not name:match("^[%w_%-]+%.%w+$") or
+          type(text) ~= "string" then
         user_error("report: an extension's output %s: expected a plain file name and its " ..
           "text", base.printable(tostring(name)))
       end
@@ -545,7 +501,9 @@ function M.generate(o)
   local numbers_tex = numbers.numbers(ctx) .. assertions.TEX_DEFS
   -- the repository's paper: numbers.tex defines only what main.tex and the supplement reach
   if M.main_text(o) == nil and not o.all_numbers then
-    for _, name in ipairs(base.sorted_keys(generated)) do sources[#sources + 1] = generated[name] end
+    for _, name in ipairs(base.sorted_keys(generated)) do
+      sources[#sources + 1] = generated[name]
+    end
     for _, doc in ipairs(M.PAPER_SOURCES) do
       sources[#sources + 1] = fs.read(host.root .. "/paper/" .. doc) or ""
     end

@@ -24,11 +24,7 @@ local M = {}
 local user_error = base.user_error
 
 -- The records root: out_root, else $REPRO_EXPERIMENTS, else <project root>/experiments.
-function M.root(out_root)
-  local root = out_root or os.getenv("REPRO_EXPERIMENTS")
-  if not root or root == "" then root = host.root .. "/experiments" end
-  return root
-end
+M.root = fs.records_root
 
 local function is_dir(path)
   local st = sys.stat(path)
@@ -41,28 +37,28 @@ local function is_run(dir)
 end
 
 -- The directory a target names (see the header); who names the command in errors.
-function M.target_dir(target, root, who)
+local function target_dir(target, root, who)
   local name = target:match("([^/]+)%.lua$")
   if name then
-    local dir = root .. "/" .. name
-    if not is_dir(dir) then
+    if not is_dir(root .. "/" .. name) then
       user_error("%s: %s: the study has no records under %s (run it first: bin/repro run %s)",
-        who, target, fs.shown(dir), target)
+        who, target, fs.shown(root .. "/" .. name), target)
     end
-    return dir
+    return root .. "/" .. name
   end
+  local under_root = root .. "/" .. target
   -- a plain name is a study of the records root, never a folder of the working directory
   -- of that name (`compare tasks` from the project root is the tasks study, not tasks/)
   if not target:find("/", 1, true) and target ~= "." and target ~= ".." then
-    if is_dir(root .. "/" .. target) then return root .. "/" .. target end
+    if is_dir(under_root) then return under_root end
     user_error("%s: %s: no study with records under %s%s", who, target, fs.shown(root),
       is_dir(target) and string.format(" (for the folder %s here, give it as ./%s)", target,
       target) or "")
   end
   -- a path: as given when it starts with /, ./ or ../, else under the records root first
-  local explicit = target:sub(1, 1) == "/" or target:match("^%.%.?/") ~= nil or
-    target == "." or target == ".."
-  if not explicit and is_dir(root .. "/" .. target) then return root .. "/" .. target end
+  local explicit = target:match("^/") or target:match("^%.%.?/") or target == "." or
+    target == ".."
+  if not explicit and is_dir(under_root) then return under_root end
   if is_dir(target) then return target end
   user_error("%s: %s: neither a directory nor a study with records under %s", who, target,
     fs.shown(root))
@@ -74,22 +70,19 @@ end
 local function find_runs(dir, depth, out, links, skip)
   if is_run(dir) then
     out[#out + 1] = dir
-    return out, links
+    return
   end
-  if depth == 0 then return out, links end
-  local names = sys.listdir(dir) or {}
-  table.sort(names)
-  for _, n in ipairs(names) do
+  if depth == 0 then return end
+  for _, n in ipairs(sys.listdir(dir) or {}) do
     local sub = dir .. "/" .. n
     local st = sys.lstat(sub)
     if st and st.type == "link" then
       links[#links + 1] = sub
-    elseif not record.is_aside(n) and n ~= "slurm" and st and st.type == "dir" and
-        not (skip and skip[sub]) then
+    elseif st and st.type == "dir" and not record.is_aside(n) and n ~= "slurm" and
+        not skip[sub] then
       find_runs(sub, depth - 1, out, links, skip)
     end
   end
-  return out, links
 end
 
 -- The full config of a record's config.json: defaults, the record's values, derived
@@ -100,11 +93,9 @@ local function full_config(cfg)
   for k, v in pairs(cfg) do full[k] = v end
   for _, k in ipairs(engine.keys()) do
     if full[k.name] == nil and k.derived_from then
-      if k.name == "resid_rescale" then
-        full[k.name] = full[k.derived_from] == "gpt2"
-      else
-        full[k.name] = full[k.derived_from]
-      end
+      local from = full[k.derived_from]
+      if k.name == "resid_rescale" then from = from == "gpt2" end
+      full[k.name] = from
     end
   end
   full.threads = nil
@@ -136,7 +127,7 @@ M.LOG_METRICS = { n_spikes = true, max_loss_ratio = true }
 -- with_derived adds M.LOG_METRICS, read from log.csv row by row.  run.stale lists the
 -- task files changed since the record was scored on them (record.stale_task_files; cache
 -- as its).
-function M.read_run(rec, with_derived, cache)
+local function read_run(rec, with_derived, cache)
   local dir, m = rec.dir, rec.metrics
   local metrics = {}
   for k, v in pairs(m) do
@@ -144,8 +135,8 @@ function M.read_run(rec, with_derived, cache)
       metrics[k] = v
     end
   end
-  local log_sha = rec.verified and rec.verified.sha256["log.csv"]
-  local loss, n = nil, 0
+  local log_sha = rec.verified.sha256["log.csv"]
+  local loss, n
   if with_derived then loss, n = records.log_losses(dir, log_sha) end
   if loss then
     local n_spikes, max_ratio = records.spikes(loss, n)
@@ -154,10 +145,10 @@ function M.read_run(rec, with_derived, cache)
       max_ratio or nil
   end
   local variant_dir, seed_dir = dir:match("([^/]+)/([^/]+)/*$")
-  local study = dir:match("([^/]+)/[^/]+/[^/]+/*$")
-  local run = { dir = dir, config = full_config(rec.config), metrics = metrics, log_sha256 = log_sha,
-    seed = math.tointeger(rec.config.seed), variant = variant_dir or dir, study = study or "",
-    stale = record.stale_task_files(rec.verified and rec.verified.manifest, cache) }
+  local run = { dir = dir, config = full_config(rec.config), metrics = metrics,
+    log_sha256 = log_sha, seed = math.tointeger(rec.config.seed), variant = variant_dir or dir,
+    study = dir:match("([^/]+)/[^/]+/[^/]+/*$") or "",
+    stale = record.stale_task_files(rec.verified.manifest, cache) }
   if not record.seed_of_dir(seed_dir) then
     -- a run record outside the <study>/<variant>/seed-<s>/ layout: named by its folder
     run.variant, run.study = dir:match("([^/]+)/*$") or dir, ""
@@ -168,16 +159,14 @@ end
 -- Why the run read from rd (at or below the target top) breaks the name rules (the
 -- header), or nil.
 local function misnamed(run, rd, top)
-  for part in rd:sub(#top + 1):gmatch("[^/]+") do
-    if not base.valid_name(part) then
-      return string.format("the folder name '%s' is not a name (%s)", part, base.NAME_RULE)
+  local names = {}
+  for part in rd:sub(#top + 1):gmatch("[^/]+") do names[#names + 1] = { part, "folder name" } end
+  if run.study ~= "" then names[#names + 1] = { run.study, "study folder" } end
+  names[#names + 1] = { run.variant, "folder name" }
+  for _, n in ipairs(names) do
+    if not base.valid_name(n[1]) then
+      return string.format("the %s '%s' is not a name (%s)", n[2], n[1], base.NAME_RULE)
     end
-  end
-  if run.study ~= "" and not base.valid_name(run.study) then
-    return string.format("the study folder '%s' is not a name (%s)", run.study, base.NAME_RULE)
-  end
-  if not base.valid_name(run.variant) then
-    return string.format("the folder name '%s' is not a name (%s)", run.variant, base.NAME_RULE)
   end
   local seed_dir = rd:match("([^/]+)/*$")
   local s = seed_dir:match("^seed%-(%d+)$")
@@ -241,11 +230,16 @@ function M.collect(targets, opts, who, say)
     targets = { root }
   end
   local runs, seen, task_sums = {}, {}, {}
+  local function warn(dir, state, why)
+    local w = reader.warning(who, dir, state, why)
+    if w then say("%s", w) end
+  end
+  -- rec read from rd, with its provenance level, into the list mine (once per real path)
   local function take(mine, rd, rec, prov)
     local real = sys.realpath(rd) or rd
     if seen[real] then return end
     seen[real] = true
-    local run = M.read_run(rec, opts.with_derived ~= false, task_sums)
+    local run = read_run(rec, opts.with_derived ~= false, task_sums)
     run.provenance = prov
     if prov and prov.level == "adopted" then
       say("%s: %s: %s", who, base.printable(fs.shown(rd)), set.level_text(prov))
@@ -255,10 +249,7 @@ function M.collect(targets, opts, who, say)
   end
   local function read_study(mine, sdir, d)
     local sr = study_records.read(sdir, d, vopts)
-    for _, b in ipairs(sr.refused) do
-      local w = reader.warning(who, b.dir, b.state, b.why)
-      if w then say("%s", w) end
-    end
+    for _, b in ipairs(sr.refused) do warn(b.dir, b.state, b.why) end
     for _, m in ipairs(sr.records) do
       local rec, why = reader.load(m.dir, m.kept)
       if rec and math.tointeger(rec.config.seed) ~= m.seed then
@@ -273,8 +264,20 @@ function M.collect(targets, opts, who, say)
     for _, x in ipairs(sr.outside) do say("%s: %s", who, set.outside_text(d.name, x)) end
     say("%s: %s: %s", who, base.printable(d.name), set.count_text(sr.counts))
   end
+  -- one record of no study, under the name rules, its provenance assessed alone
+  local function read_loose(rd, top)
+    local rec, state, why = reader.read(rd, top, vopts)
+    local bad = rec and misnamed(read_run(rec, false, task_sums), rd, top)
+    if bad then
+      say("%s: %s: skipped: %s", who, fs.shown(rd), bad)
+    elseif rec then
+      return { dir = rd, kept = rec.verified, rec = rec }
+    else
+      warn(rd, state, why)
+    end
+  end
   for _, t in ipairs(targets) do
-    local dir = M.target_dir(t, root, who):gsub("/+$", "")
+    local dir = target_dir(t, root, who):gsub("/+$", "")
     local mine = {}
     local d = study_records.design_of(dir)
     local sdir, sd = study_records.study_of_record(dir)
@@ -286,8 +289,8 @@ function M.collect(targets, opts, who, say)
         if rec then
           take(mine, dir, rec, set.assess({ { dir = dir, kept = rec.verified } },
             sdir:match("^(.*)/[^/]+$") or ".", vopts)[dir])
-        elseif reader.warning(who, dir, state, why) then
-          say("%s", reader.warning(who, dir, state, why))
+        else
+          warn(dir, state, why)
         end
       else
         for _, x in ipairs(set.outsiders(sd, sdir)) do
@@ -301,37 +304,18 @@ function M.collect(targets, opts, who, say)
         studies[sub] = true
         read_study(mine, sub, sdesign)
       end)
-      local found, links = find_runs(dir, 4, {}, {}, studies)
-      local function in_study(p)
-        return studies[dir .. "/" .. (p:sub(#dir + 2):match("^[^/]+") or "")] or false
-      end
+      local found, links = {}, {}
+      find_runs(dir, 4, found, links, studies)
       for _, l in ipairs(links) do
-        if not in_study(l) then
-          say("%s: %s: skipped: a symbolic link (records trees hold none; not followed)", who,
-            fs.shown(l))
-        end
+        say("%s: %s: skipped: a symbolic link (records trees hold none; not followed)", who,
+          fs.shown(l))
       end
       local loose = {}
-      for _, rd in ipairs(found) do
-        if not in_study(rd) then
-          local rec, state, why = reader.read(rd, dir, vopts)
-          local probe = rec and M.read_run(rec, false, task_sums)
-          local bad = probe and misnamed(probe, rd, dir)
-          if bad then
-            say("%s: %s: skipped: %s", who, fs.shown(rd), bad)
-          elseif rec then
-            loose[#loose + 1] = { dir = rd, kept = rec.verified, rec = rec }
-          elseif reader.warning(who, rd, state, why) then
-            say("%s", reader.warning(who, rd, state, why))
-          end
-        end
-      end
-      local levels = {}
+      for _, rd in ipairs(found) do loose[#loose + 1] = read_loose(rd, dir) end
       for _, r in ipairs(loose) do
-        levels[r.dir] = set.assess({ r }, r.dir:match("^(.*)/[^/]+/[^/]+/[^/]+$") or ".",
-          vopts)[r.dir]
+        take(mine, r.dir, r.rec, set.assess({ r }, r.dir:match("^(.*)/[^/]+/[^/]+/[^/]+$") or
+          ".", vopts)[r.dir])
       end
-      for _, r in ipairs(loose) do take(mine, r.dir, r.rec, levels[r.dir]) end
     end
     for _, r in ipairs(sort_runs(mine)) do runs[#runs + 1] = r end
   end
@@ -351,11 +335,10 @@ end
 
 -- A number as the shortest text that reads back as the same double (integers as such).
 function M.num(x)
-  if math.type(x) == "integer" then return string.format("%d", x) end
+  if math.type(x) == "integer" or base.whole(x) then return string.format("%d", x) end
   if x ~= x then return "nan" end
   if x == math.huge then return "inf" end
   if x == -math.huge then return "-inf" end
-  if base.whole(x) then return string.format("%d", math.tointeger(x)) end
   for p = 14, 17 do
     local s = string.format("%." .. p .. "g", x)
     if tonumber(s) == x then return s end
@@ -424,10 +407,6 @@ end
 -- without a path; written in chunks of about 64 KiB, so a long output is never held.
 function M.stream(path)
   local w = path and fs.atomic(path)
-  local function failed(msg)
-    w:abort()
-    user_error("filesystem: %s", msg)
-  end
   local buf, size = {}, 0
   local function flush()
     if #buf == 0 then return end
@@ -435,7 +414,10 @@ function M.stream(path)
     buf, size = {}, 0
     if not path then return to_stdout(text) end
     local ok, err = w:write(text)
-    if not ok then failed(err) end
+    if not ok then
+      w:abort()
+      user_error("filesystem: %s", err)
+    end
   end
   local st = {}
   function st.write(text)
