@@ -24,6 +24,14 @@ t:ok(w and w.level == "bigram" and w.text:find("learned less than character pair
 t:eq(guardrail.entry("a", ng.bigram_ppl - 0.5, "data/tinyshakespeare.txt"), nil,
   "below the bigram PPL: no warning")
 
+-- an override to false shows false, not the base config's value
+local final = json.decode(fs.read("experiments/final/summary.json"))
+final.base = { tie_embeddings = true, iters = 300 }
+final.command_line_overrides = { tie_embeddings = false }
+local vt = require("repro.report.terminal").verdict_table(final, 200)
+t:ok(vt:find("setup: iters=300 tie_embeddings=false; command-line overrides on every run: " ..
+  "--set tie_embeddings=false", 1, true), "a --set to false is shown as false: " .. vt)
+
 local S = dir .. "/set_up.lua"
 check.write(S, [[
 return { name = "set_up", description = "x",

@@ -28,7 +28,9 @@ local function setup_text(summary)
   for k in pairs(set) do keys[k] = true end
   local parts, set_parts = {}, {}
   for _, k in ipairs(base.sorted_keys(keys)) do
-    local part = k .. "=" .. value_text(set[k] ~= nil and set[k] or given[k])
+    local v = set[k]
+    if v == nil then v = given[k] end
+    local part = k .. "=" .. value_text(v)
     parts[#parts + 1] = part
     if set[k] ~= nil then set_parts[#set_parts + 1] = part end
   end
