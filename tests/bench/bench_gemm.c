@@ -235,32 +235,54 @@ int main(int argc, char **argv)
         free(db);
     }
     /* the norms of a block: the residual add with the LayerNorm after it (forward) and the
-     * LayerNorm's backward, on N x C, microseconds per call (operands in cache) */
+     * LayerNorm's backward, on N x C, microseconds per call: first with the operands in
+     * cache (one set of buffers), then from memory (NSETS sets in rotation, each set's last
+     * use NSETS - 1 calls ago, about 150 MB at C = 128, as the step's activations are) */
     if (!only_attn) {
+        enum { NSETS = 30 };
         size_t n = (size_t)N * C;
-        float *a = filled(n, 9), *b = filled(n, 10), *res = filled(n, 11), *out = filled(n, 12);
-        float *din = filled(n, 13), *w = filled((size_t)C, 14), *bias = filled((size_t)C, 15);
+        float *a[NSETS], *b[NSETS], *res[NSETS], *out[NSETS], *din[NSETS];
+        for (int s = 0; s < NSETS; s++) {
+            a[s] = filled(n, 9 + s);
+            b[s] = filled(n, 10 + s);
+            res[s] = filled(n, 11 + s);
+            out[s] = filled(n, 12 + s);
+            din[s] = filled(n, 13 + s);
+        }
+        float *w = filled((size_t)C, 14), *bias = filled((size_t)C, 15);
         float *dw = filled((size_t)C, 16), *db = filled((size_t)C, 17);
         float *mean = filled((size_t)N, 18), *rstd = filled((size_t)N, 19);
-        double tf[99], tb[99];
-        residual_layernorm_forward(res, a, b, out, mean, rstd, w, bias, N, C, 1e-5f);
-        for (int r = 0; r < reps; r++) {
-            double t0 = now_s();
-            for (int i = 0; i < 20; i++)
-                residual_layernorm_forward(res, a, b, out, mean, rstd, w, bias, N, C, 1e-5f);
-            double t1 = now_s();
-            for (int i = 0; i < 20; i++)
-                layernorm_backward(din, dw, db, out, res, w, mean, rstd, N, C);
-            tf[r] = (t1 - t0) / 20;
-            tb[r] = (now_s() - t1) / 20;
+        for (int sets = 1; sets <= NSETS; sets += NSETS - 1) {
+            double tf[99], tb[99];
+            int calls = sets == 1 ? 20 : NSETS;
+            residual_layernorm_forward(res[0], a[0], b[0], out[0], mean, rstd, w, bias, N, C,
+                                       1e-5f);
+            for (int r = 0; r < reps; r++) {
+                double t0 = now_s();
+                for (int i = 0; i < calls; i++) {
+                    int s = i % sets;
+                    residual_layernorm_forward(res[s], a[s], b[s], out[s], mean, rstd, w, bias,
+                                               N, C, 1e-5f);
+                }
+                double t1 = now_s();
+                for (int i = 0; i < calls; i++) {
+                    int s = i % sets;
+                    layernorm_backward(din[s], dw, db, out[s], res[s], w, mean, rstd, N, C);
+                }
+                tf[r] = (t1 - t0) / calls;
+                tb[r] = (now_s() - t1) / calls;
+            }
+            print_us(sets == 1 ? "norm fwd" : "norm fwd m", N, "C", C, tf, reps,
+                     sets == 1 ? " (residual add + LayerNorm)" : " (operands from memory)");
+            print_us(sets == 1 ? "norm bwd" : "norm bwd m", N, "C", C, tb, reps, "");
         }
-        print_us("norm fwd", N, "C", C, tf, reps, " (residual add + LayerNorm)");
-        print_us("norm bwd", N, "C", C, tb, reps, "");
-        free(a);
-        free(b);
-        free(res);
-        free(out);
-        free(din);
+        for (int s = 0; s < NSETS; s++) {
+            free(a[s]);
+            free(b[s]);
+            free(res[s]);
+            free(out[s]);
+            free(din[s]);
+        }
         free(w);
         free(bias);
         free(dw);

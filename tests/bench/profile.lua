@@ -24,8 +24,10 @@
 -- step against its products alone plus the elementwise work it fuses alone (GELU, the
 -- bias sums), the rest being what the step adds (operands from memory, not cache), and
 -- the step these and attention would give at their alone times.  At
--- the end the step and the norms at each thread count, and the norms' speed-up.  A
--- benchmark: it prints, it asserts nothing.
+-- the end the step and the norms at each thread count, and the norms' speed-up, beside
+-- the same speed-up of the norms alone, in cache and from memory (bench_gemm's norm lines:
+-- a pass bound by memory scales with threads only as far as the machine's bandwidth does).
+-- A benchmark: it prints, it asserts nothing.
 local engine = require "engine"
 local fs = require "repro.core.fs"
 
@@ -85,6 +87,9 @@ local function alone(th)
     ms[name] = 2 * m * n * k / (tonumber(gf) * 1e9) * 1e3
   end
   for name, us in out:gmatch("\n  (%a+ %a+)%s+M%s+%d+ N%s+%d+%s+([%d.]+) us per call") do
+    ms[name] = tonumber(us) / 1e3
+  end
+  for name, us in out:gmatch("\n  (norm [%a ]-)%s+M%s+%d+ C%s+%d+%s+([%d.]+) us per call") do
     ms[name] = tonumber(us) / 1e3
   end
   for name, layer in out:gmatch("\n  (attn %a+)%s[^\n]*%(([%d.]+) ms per layer%)") do
@@ -183,7 +188,9 @@ for th in opts.threads:gmatch("%d+") do
       "too: %.2f ms)", "attention", att_in, att_alone, 100 * (att_in - att_alone) / att_alone,
       1e3 * step_s - in_step + by_itself - att_in + att_alone))
   end
-  summary[#summary + 1] = { th = th, step_ms = 1e3 * step_s, norm_ms = 1e3 * prof.norm / n }
+  summary[#summary + 1] = { th = th, step_ms = 1e3 * step_s, norm_ms = 1e3 * prof.norm / n,
+    alone = gemm and { line_ms(gemm.ms, "norm fwd") + line_ms(gemm.ms, "norm bwd"),
+      line_ms(gemm.ms, "norm fwd m") + line_ms(gemm.ms, "norm bwd m") } }
   print(string.format("  the step: %.1f GFLOP/s, %.1f %% of peak (products only)",
     all_f / step_s / 1e9, 100 * all_f / step_s / 1e9 / peak))
   print(string.format("  bound, linear layers alone at their rate: %.1f %% of peak; with " ..
@@ -201,4 +208,10 @@ end
 if #summary >= 2 then
   print(string.format("norms, speed-up from %d to %d threads: %.2fx", summary[1].th, summary[2].th,
     summary[1].norm_ms / summary[2].norm_ms))
+  local a1, a2 = summary[1].alone, summary[2].alone
+  if a1 and a2 then
+    print(string.format("norms alone (bench_gemm: a residual add + LayerNorm and a LayerNorm " ..
+      "backward), the same speed-up: %.2fx with their operands in cache, %.2fx from memory",
+      a1[1] / a2[1], a1[2] / a2[2]))
+  end
 end
