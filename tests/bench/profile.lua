@@ -86,10 +86,7 @@ local function alone(th)
   for name, m, n, k, gf in out:gmatch("\n  (%a+%d? %a+)%s+M%s+(%d+) N%s+(%d+) K%s+(%d+)%s+([%d.]+) GFLOP/s") do
     ms[name] = 2 * m * n * k / (tonumber(gf) * 1e9) * 1e3
   end
-  for name, us in out:gmatch("\n  (%a+ %a+)%s+M%s+%d+ N%s+%d+%s+([%d.]+) us per call") do
-    ms[name] = tonumber(us) / 1e3
-  end
-  for name, us in out:gmatch("\n  (norm [%a ]-)%s+M%s+%d+ C%s+%d+%s+([%d.]+) us per call") do
+  for name, us in out:gmatch("\n  (%a+ [%a ]-)%s+M%s+%d+ [NC]%s+%d+%s+([%d.]+) us per call") do
     ms[name] = tonumber(us) / 1e3
   end
   for name, layer in out:gmatch("\n  (attn %a+)%s[^\n]*%(([%d.]+) ms per layer%)") do
