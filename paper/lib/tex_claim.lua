@@ -3,33 +3,39 @@
 -- row per variant of each source (the claim's Table 1, each set-up of the study that
 -- reproduces it, every other study run at the claim's protocol) with the corpus's unigram
 -- and bigram perplexities; claim_effects: the norms' effects on perplexity, the claim's
--- beside each set-up's with its interval and verdict.  A study at the claim's protocol
--- that has not run leaves its rows out; a study whose summary has no `claim` of stage
--- table1 gets a sentence.
+-- beside each set-up's with its interval and verdict; claim_search: the search's ranking.
+-- A study whose summary has no such `claim` gets a sentence.
 local engine = require "engine"
 local F = require "repro.report.texfmt"
 local tbl = require "repro.report.table"
+local claim = require("repro.core.extension").load("paper/lib/claim.lua",
+  "paper/lib/tex_claim.lua")
 
 local M = {}
 
-local HEADER = F.GENERATED
 local DASH = F.DASH
-local ROWS = { "none", "layernorm", "rmsnorm" }
-local ROW_NAMES = { none = "no-norm", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
+local ROWS = claim.ROWS
+local NORMS = { "layernorm", "rmsnorm" }
 local LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
 -- The note under a table that lists the set-ups.
 local SETUPS = "\\par\\smallskip\\footnotesize The set-ups, as they differ from the default " ..
   "model: "
 
-local function unavailable(s)
-  return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study's summary has no " ..
-    "comparison with the claim's Table~1"))
+local function unavailable(s, what)
+  return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study's summary has " ..
+    what))
 end
 
+-- The summary's `claim` of stage table1, or nil.
 local function table1(s)
   local c = s.summary.claim
-  if c and c.stage == "table1" and c.setups then return c end
-  return nil
+  return c and c.stage == "table1" and c.setups and c or nil
+end
+
+-- The summary's `claim` of a distance-2 search, or nil.
+local function search2(s)
+  local c = s.summary.claim
+  return c and c.stage == "search" and c.distance_version == 2 and c or nil
 end
 
 local function int(x)
@@ -44,8 +50,6 @@ local function pm(m, dec)
   return F.num(m.mean, dec)
 end
 
--- "token init 0.02, position init 1, untied, ..." is the study's business: a set-up is
--- labelled by its name and listed with the overrides of its no-norm variant in a note.
 -- A config key's value in words, for the set-ups' notes ("4 blocks", "dropout 0.1").
 local WORDS = {
   init = { torch = "PyTorch's default initialization", gpt2 = "the GPT-2 initialization" },
@@ -56,15 +60,16 @@ local WORDS = {
 local FORMATS = { n_layer = "%s blocks", d_model = "width %s", dropout = "dropout %s",
   warmup = "warmup %s", pos_init_std = "position embeddings drawn at $\\sigma = %s$",
   tok_init_std = "token embeddings drawn at $\\sigma = %s$", lr = "peak learning rate %s" }
-function M.setting_words(k, v)
+local function setting_words(k, v)
   local w = WORDS[k] and WORDS[k][v]
   if w then return w end
   local f = FORMATS[k] or (F.escape(k:gsub("_", " ")) .. " %s")
   return (f:gsub("%%s", function() return F.config_text(v) end))
 end
 
--- A set-up's config as it differs from the default model (engine.defaults(), under the
--- study's base): an override equal to the default is not a difference.
+-- A set-up is labelled by its name and listed in a note with its no-norm variant's config
+-- as it differs from the default model (engine.defaults(), under the study's base): an
+-- override equal to the default is not a difference.
 local function setup_note(s, su)
   local v = s.variant_by_name[su.rows.none and su.rows.none.variant or ""]
   local keys, parts, defaults = {}, {}, engine.defaults()
@@ -74,21 +79,16 @@ local function setup_note(s, su)
     if k ~= "embed_norm" and x ~= default then keys[#keys + 1] = k end
   end
   table.sort(keys)
-  for _, k in ipairs(keys) do
-    parts[#parts + 1] = M.setting_words(k, v.overrides[k])
-  end
-  return (#parts > 0 and table.concat(parts, ", ") or "the study's base config")
+  for _, k in ipairs(keys) do parts[#parts + 1] = setting_words(k, v.overrides[k]) end
+  return #parts > 0 and table.concat(parts, ", ") or "the study's base config"
 end
 
 -- The search's ranking (a summary's `claim` of stage search, distance 2): the `top`
 -- closest admissible set-ups with each term's z and value, the count excluded at or above
 -- the unigram perplexity, and the pilot sd offered to the next stage.
 function M.search_table(s, _, entry)
-  local c = s.summary.claim
-  if not (c and c.stage == "search" and c.distance_version == 2) then
-    return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study's summary has " ..
-      "no distance-2 search of the claim's set-up"))
-  end
+  local c = search2(s)
+  if not c then return unavailable(s, "no distance-2 search of the claim's set-up") end
   local top = entry and entry.top or 5
   local cl = c.claim or {}
   local rows = { { "", "claim (Table~1, no norm)", "", F.num(cl.val_ppl, 2), "",
@@ -138,16 +138,11 @@ local function at_claim_protocol(o, iters)
   return #rows > 0 and rows or nil
 end
 
-function M.claim_table(s, ctx)
-  local c = table1(s)
-  if not c then return unavailable(s) end
-  local balanced = c.distance_version == 2
+-- The claim table's rows of the claim's Table 1 (as the first set-up's rows carry it).
+local function claim_rows(c, rows)
   local n = c.claim and c.claim.mock_acc_samples
-  -- The claim's rows.
-  local rows = { { rule = true } }
-  local first_setup = c.setups[1]
   for i, row in ipairs(ROWS) do
-    local r = first_setup and first_setup.rows[row]
+    local r = c.setups[1] and c.setups[1].rows[row]
     local cl = r and r.claim
     if cl then
       local acc = F.num(cl.mock_acc, 4)
@@ -160,8 +155,36 @@ function M.claim_table(s, ctx)
         DASH }
     end
   end
-  -- Each set-up of the study.
-  local notes = {}
+end
+
+-- The claim table's rows of every other study at the claim's protocol.
+local function protocol_rows(s, ctx, c, rows, balanced)
+  for _, name in ipairs(ctx.names) do
+    local o = ctx.by_name[name]
+    local at = o and o ~= s and not o.summary.claim and c.claim and
+      at_claim_protocol(o, c.claim.iters)
+    if at then
+      rows[#rows + 1] = { rule = true }
+      for i, r in ipairs(at) do
+        local pv = o.summary.per_variant[r.variant]
+        local m = pv and pv.metrics or {}
+        -- a study without the balanced accuracy has none to show in that column
+        local am = m[balanced and "bal_subset_acc_mean" or "subset_acc_mean"]
+        rows[#rows + 1] = { i == 1 and F.escape(name) or "",
+          LABEL[r.embed_norm] or F.escape(r.embed_norm), int(r.n), pm(m.val_ppl, 3),
+          am and F.finite(am.mean) and F.num(am.mean, 4) or DASH, pm(m.final_grad_norm, 4),
+          pm(m.embed_norm, 2), DASH }
+      end
+    end
+  end
+end
+
+function M.claim_table(s, ctx)
+  local c = table1(s)
+  if not c then return unavailable(s, "no comparison with the claim's Table~1") end
+  local balanced = c.distance_version == 2
+  local rows, notes = { { rule = true } }, {}
+  claim_rows(c, rows)
   for k, su in ipairs(c.setups) do
     rows[#rows + 1] = { rule = true }
     notes[#notes + 1] = string.format("set-up %d, %s", k, setup_note(s, su))
@@ -178,32 +201,14 @@ function M.claim_table(s, ctx)
       end
     end
   end
-  -- Every other study at the claim's protocol.
-  for _, name in ipairs(ctx.names) do
-    local o = ctx.by_name[name]
-    local at = o and o ~= s and not o.summary.claim and c.claim and at_claim_protocol(o, c.claim.iters)
-    if at then
-      rows[#rows + 1] = { rule = true }
-      for i, r in ipairs(at) do
-        local pv = o.summary.per_variant[r.variant]
-        local m = pv and pv.metrics or {}
-        -- a study without the balanced accuracy has none to show in that column
-        local am = m[balanced and "bal_subset_acc_mean" or "subset_acc_mean"]
-        rows[#rows + 1] = { i == 1 and F.escape(name) or "",
-          LABEL[r.embed_norm] or F.escape(r.embed_norm), int(r.n), pm(m.val_ppl, 3),
-          am and F.finite(am.mean) and (F.num(am.mean, 4)) or DASH, pm(m.final_grad_norm, 4),
-          pm(m.embed_norm, 2), DASH }
-      end
-    end
-  end
-  -- The corpus's n-gram references.
+  protocol_rows(s, ctx, c, rows, balanced)
   local g = c.ngram
   if g and F.finite(g.unigram_ppl) then
     rows[#rows + 1] = { rule = true }
     rows[#rows + 1] = { "corpus", "unigram", "", F.num(g.unigram_ppl, 3), "", "", "", "" }
     rows[#rows + 1] = { "", "bigram", "", F.num(g.bigram_ppl, 3), "", "", "", "" }
   end
-  return string.format(HEADER, s.dir .. "/summary.json and the studies at the claim's " ..
+  return string.format(F.GENERATED, s.dir .. "/summary.json and the studies at the claim's " ..
     "protocol") .. tbl.tabular({ align = "llrrrrrr", rows = rows, head = { "Source", "Variant",
     "Seeds", "Val.\\ PPL", balanced and "Bal.\\ acc.\\ (150)" or "Acc.\\ (150 samples)",
     "Final grad norm", "Embed.\\ norm", "$D$" } }, { fit = true }) .. SETUPS ..
@@ -221,7 +226,7 @@ end
 
 function M.claim_effects_table(s)
   local c = table1(s)
-  if not c then return unavailable(s) end
+  if not c then return unavailable(s, "no comparison with the claim's Table~1") end
   local pairs_seen, notes = {}, {}
   for k, su in ipairs(c.setups) do
     local note = "set-up " .. k .. ", " .. setup_note(s, su)
@@ -263,27 +268,14 @@ function M.claim_effects_table(s)
     table.concat(notes, "; ") .. ".\n")
 end
 
--- numbers.tex's macros of a study with a `claim` of stage table1 (S its macro prefix):
--- S.."ClaimUnigramPpl", "ClaimBigramPpl", "ClaimClosest" (the set-up's name),
--- "ClaimClosestD", "ClaimClosestLayernormVerdict" and "ClaimClosestRmsnormVerdict" (its
--- pre-registered verdicts against no norm; "...PplChange" their perplexity changes),
--- "ClaimThreshold", "ClaimMatch" ("matches" or "does not match"),
--- "ClaimAccSamples", "ClaimSubsetAccSd" (the sd of accuracy over 150-sample subsets of one
--- run's validation predictions, the closest set-up's no-norm runs) and
--- "ClaimMockAccCounts" (the claim's mock accuracies as counts: "8, 10 and 9"),
--- "ClaimTolerance", "ClaimNSetups", "ClaimSeeds", "ClaimIters" and the claim's perplexities
--- "ClaimTableNonePpl", "ClaimTableLayernormPpl", "ClaimTableRmsnormPpl", the claim's own
--- changes "ClaimTable<Norm>PplChange" and their rounded sizes "...PplSize" ("7 %"), and
--- the corpus's "ClaimVocab" and "ClaimTrainShare" (the training split's share).
 -- A set-up's name for running text: escaped, with a break allowed after each hyphen (a
 -- name such as torch-L4-ps-tied-w30cos-d0 would overflow a line in \texttt).
 local function breakable(name)
   return (F.escape(name):gsub("%-", "-\\allowbreak{}"))
 end
 
--- The term of a distance (claim.distance's table) farthest from the claim, in words: "the
--- embedding norm (0.16 against the claim's 11.46, $z = -42.8$)"; and every term whose |z|
--- exceeds 2 (the per-term size of a match), joined with "and".
+-- A distance term in words: "the embedding norm (0.16 against the claim's quoted 11.46,
+-- $z = -42.8$)".
 local function term_text(t)
   local m = F.METRIC[t.metric]
   local function sig(x) return F.num(x, F.finite(x) and F.sig_decimals(x, 4) or 0) end
@@ -291,40 +283,46 @@ local function term_text(t)
     F.escape(t.metric), sig(t.value), sig(t.claim), F.num(t.z, 1))
 end
 
-local function worst_terms(d)
-  if not (d and d.terms) then return DASH, DASH end
+-- A distance's term farthest from the claim, and every term whose |z| exceeds 2 (the
+-- per-term size of a match) joined with "and": S.."...Worst" and S.."...Off".
+local function def_worst_terms(def, K, d)
+  if not (d and d.terms) then
+    def(K .. "Worst", DASH)
+    def(K .. "Off", DASH)
+    return
+  end
   local worst, over = nil, {}
   for _, t in ipairs(d.terms) do
     if not worst or math.abs(t.z) > math.abs(worst.z) then worst = t end
     if math.abs(t.z) > 2 then over[#over + 1] = term_text(t) end
   end
-  return term_text(worst), #over > 0 and F.list(over) or "none"
+  def(K .. "Worst", term_text(worst))
+  def(K .. "Off", #over > 0 and F.list(over) or "none")
 end
 
 -- A distance-2 search's macros (S its prefix): S.."SearchAdmissible" and "SearchExcluded"
--- (counts), "SearchClosest" and "SearchSecond" (names), "SearchClosestD", "SearchMatch"
--- ("matches" or "does not match"), "SearchThreshold", "SearchPilotSd" and "SearchPilotDf"
--- (the pilot offered to the next stage), "SearchUnigramPpl".
+-- (counts), "SearchClosest" and "SearchSecond" (names), "SearchClosestD", its farthest
+-- terms ("SearchClosestWorst", "SearchClosestOff"), parameter count and initial loss,
+-- the PPL range of each init scheme and output layer ("SearchPpl<Init><Tied|Untied>Min"
+-- and "...Max"), "SearchMatch" ("matches" or "does not match"), "SearchThreshold",
+-- "SearchPilotSd" and "SearchPilotDf" (the pilot offered to the next stage),
+-- "SearchUnigramPpl".
 local function search_numbers(def, s, S)
-  local c = s.summary.claim
-  if not (c and c.stage == "search" and c.distance_version == 2) then return end
+  local c = search2(s)
+  if not c then return end
   local r = c.ranking or {}
   def(S .. "SearchAdmissible", string.format("%d", #r))
   def(S .. "SearchExcluded", string.format("%d", #(c.excluded or {})))
   def(S .. "SearchClosest", r[1] and breakable(r[1].variant) or DASH)
   def(S .. "SearchSecond", r[2] and breakable(r[2].variant) or DASH)
   def(S .. "SearchClosestD", r[1] and r[1].distance and F.num(r[1].distance.d, 1) or DASH)
-  local worst, over = worst_terms(r[1] and r[1].distance)
-  def(S .. "SearchClosestWorst", worst)
-  def(S .. "SearchClosestOff", over)
-  -- the closest set-up's parameter count and initial loss (means over its seeds)
+  def_worst_terms(def, S .. "SearchClosest", r[1] and r[1].distance)
+  -- means over the closest set-up's seeds
   local pv = r[1] and s.summary.per_variant[r[1].variant]
   local m = pv and pv.metrics or {}
   def(S .. "SearchClosestParams", m.params and F.finite(m.params.mean) and
     ("\\num{" .. F.fixed(m.params.mean / 1e6, 2) .. "}\\,M") or DASH)
   def(S .. "SearchClosestInitLoss", m.init_loss and F.num(m.init_loss.mean, 1) or DASH)
-  -- the range of validation PPL over the admissible set-ups of each init scheme and output
-  -- layer, by the variants' overrides: "SearchPpl<Init><Tied|Untied>Min/Max"
   local range = {}
   for _, e in ipairs(r) do
     local o = e.overrides or {}
@@ -339,9 +337,10 @@ local function search_numbers(def, s, S)
   end
   for _, init in ipairs({ "gpt2", "torch" }) do
     for _, tie in ipairs({ "Tied", "Untied" }) do
-      local g = range[F.macro(init) .. tie]
-      def(S .. "SearchPpl" .. F.macro(init) .. tie .. "Min", g and F.num(g.min, 1) or DASH)
-      def(S .. "SearchPpl" .. F.macro(init) .. tie .. "Max", g and F.num(g.max, 1) or DASH)
+      local key = F.macro(init) .. tie
+      local g = range[key]
+      def(S .. "SearchPpl" .. key .. "Min", g and F.num(g.min, 1) or DASH)
+      def(S .. "SearchPpl" .. key .. "Max", g and F.num(g.max, 1) or DASH)
     end
   end
   def(S .. "SearchMatch", c.matches_any and "matches" or "does not match")
@@ -351,46 +350,30 @@ local function search_numbers(def, s, S)
   def(S .. "SearchUnigramPpl", F.num(c.ngram and c.ngram.unigram_ppl, 2))
 end
 
--- The pre-registered verdict and the perplexity change of set-up su's `row` against its
--- no-norm row (dashes when either is missing).
-local function row_effect(s, su, row)
-  local verdict, change = DASH, DASH
-  local t = su and su.rows[row] and su.rows[row].variant
+-- Set-up su's pre-registered verdict and perplexity change of each norm against its
+-- no-norm row, as K..<Norm>.."Verdict" and "...PplChange" (dashes when either is missing).
+local function def_norm_effects(def, s, K, su)
   local b = su and su.rows.none and su.rows.none.variant
-  for _, v in ipairs(s.summary.verdicts or {}) do
-    if v.treatment == t and v.baseline == b then verdict = F.escape(v.verdict) end
-  end
-  for _, cmp in ipairs(s.summary.comparisons or {}) do
-    if cmp.treatment == t and cmp.baseline == b and cmp.metric == s.primary then
-      change = F.percent(cmp.val_ppl_change)
+  for _, row in ipairs(NORMS) do
+    local verdict, change = DASH, DASH
+    local t = su and su.rows[row] and su.rows[row].variant
+    for _, v in ipairs(s.summary.verdicts or {}) do
+      if v.treatment == t and v.baseline == b then verdict = F.escape(v.verdict) end
     end
+    for _, cmp in ipairs(s.summary.comparisons or {}) do
+      if cmp.treatment == t and cmp.baseline == b and cmp.metric == s.primary then
+        change = F.percent(cmp.val_ppl_change)
+      end
+    end
+    def(K .. F.macro(row) .. "Verdict", verdict)
+    def(K .. F.macro(row) .. "PplChange", change)
   end
-  return verdict, change
 end
 
--- A distance-2 Table-1 study's further macros: per set-up k (1, 2, ... in the summary's
--- order) S.."ClaimSetup<k>Name"; the reference arm's (the set-up named `ref`) norm effects
--- S.."ClaimRef<Norm>PplChange" and "...Verdict"; per interaction k
--- S.."ClaimInteraction<k>Verdict" ("significant (Holm-adjusted p = ...)" or "not
--- significant ..."), "...Delta" and "...CI" (on the primary metric); the
--- closest set-up's no-norm row's farthest term and terms beyond |z| = 2,
--- S.."ClaimClosestWorst" and "ClaimClosestOff" (as the search's); its balanced accuracy on
--- 150 positions without a norm,
--- S.."ClaimClosestBalAcc" (mean +- sd over seeds x subsets).
-local function table1_v2_numbers(def, s, S, c)
-  -- the prose may name set-ups 1-3 and interactions 1-2 whatever the search selected: a
-  -- dash where there is none (a test budget at which no set-up was admissible)
-  for k = 1, math.max(3, #c.setups) do
-    local su = c.setups[k]
-    def(S .. "ClaimSetup" .. F.macro(tostring(k)) .. "Name", su and breakable(su.name) or DASH)
-  end
-  local ref
-  for _, su in ipairs(c.setups) do if su.name == "ref" then ref = su end end
-  for _, row in ipairs({ "layernorm", "rmsnorm" }) do
-    local verdict, change = row_effect(s, ref, row)
-    def(S .. "ClaimRef" .. F.macro(row) .. "Verdict", verdict)
-    def(S .. "ClaimRef" .. F.macro(row) .. "PplChange", change)
-  end
+-- The interactions on the primary metric (the prose names two, a dash where there is
+-- none): S.."ClaimInteraction<k>Delta", "...CI" and "...Verdict" ("\emph{verdict}
+-- (Holm-adjusted $p$ = ...)").
+local function interaction_numbers(def, s, S)
   local k = 0
   for _, e in ipairs(s.summary.interactions or {}) do
     if e.metric == s.primary then
@@ -400,8 +383,6 @@ local function table1_v2_numbers(def, s, S, c)
       local ci = e.ci_decision or e.ci
       def(K .. "CI", ci and F.interval(ci, 3) or DASH)
       local p = F.p(e.p_holm)
-      -- the verdict of the pre-registered rule (Holm p, the interval's side and the
-      -- minimum effect), with the Holm-adjusted p
       def(K .. "Verdict", e.p_holm == nil and DASH or string.format("\\emph{%s} (Holm-" ..
         "adjusted $p$ %s%s)", F.escape(e.verdict or DASH),
         p:find("<", 1, true) and "" or "= ", p))
@@ -413,12 +394,11 @@ local function table1_v2_numbers(def, s, S, c)
     def(K .. "CI", DASH)
     def(K .. "Verdict", DASH)
   end
-  local best
-  for _, su in ipairs(c.setups) do
-    if c.closest and su.name == c.closest.setup then best = su end
-  end
-  -- the rows of any set-up within the threshold of the claim's row of the same norm, in
-  -- words: S.."ClaimMatchingRows" ("none") and S.."ClaimMatchingRowsN"
+end
+
+-- The rows of any set-up within the threshold of the claim's row of the same norm, in
+-- words ("the no-norm row of set-up 2 ($D = 3.1 \le 13$)").
+local function matching_rows(c, best)
   local matching = {}
   for k, su in ipairs(c.setups) do
     for _, row in ipairs(ROWS) do
@@ -427,13 +407,48 @@ local function table1_v2_numbers(def, s, S, c)
         local who = su.name == "ref" and "the GPT-2 set-up" or
           (best and su == best) and "the closest set-up" or string.format("set-up %d", k)
         matching[#matching + 1] = string.format("the %s row of %s ($D = %s \\le %s$)",
-          ROW_NAMES[row], who, F.num(d.d, 2), F.num(c.threshold, 0))
+          row == "none" and "no-norm" or LABEL[row], who, F.num(d.d, 2), F.num(c.threshold, 0))
       end
     end
   end
-  -- whether the claim's effect of each norm (the log of its ratio of mean perplexities)
-  -- lies inside the closest set-up's decision interval: S.."ClaimClosest<Norm>ClaimInside"
-  for _, row in ipairs({ "layernorm", "rmsnorm" }) do
+  return matching
+end
+
+-- How set-up su draws its position embeddings (its no-norm variant's config, an unset std
+-- resolved as the engine does): "$N(0, 1)$", "as zeros" or "$N(0, sigma^2)$".
+local function pos_init(s, su)
+  local v = su and su.rows and su.rows.none and su.rows.none.variant
+  if not (v and s.variant_by_name[v]) then return DASH end
+  local cfg = {}
+  for _, k in ipairs({ "init", "pos_init_std", "embed_init_std" }) do
+    cfg[k] = s:config_value(v, k)
+  end
+  local std = engine.effective(cfg).pos_init_std
+  return not F.finite(std) and DASH or std == 0 and "as zeros" or std == 1 and "$N(0, 1)$" or
+    string.format("$N(0, %s^2)$", F.config_text(std))
+end
+
+-- A distance-2 Table-1 study's further macros: per set-up k (1, 2, ... in the summary's
+-- order; the prose names 1-3) S.."ClaimSetup<k>Name"; the reference arm's (the set-up named
+-- `ref`) norm effects S.."ClaimRef<Norm>Verdict" and "...PplChange"; the interactions;
+-- whether the claim's effect of each norm (the log of its ratio of mean perplexities) lies
+-- inside the closest set-up's decision interval, S.."ClaimClosest<Norm>ClaimInside"; each
+-- row's distance at the reference arm, S.."ClaimRef<Row>D"; the closest set-up's position
+-- embeddings, S.."ClaimClosestPosInit"; the matching rows, S.."ClaimMatchingRows", "...N"
+-- and "...Clause" (with its verb); the closest set-up's balanced accuracy over the split
+-- per row, S.."ClaimClosest<Row>BalAccSplit"; its no-norm row's farthest terms,
+-- S.."ClaimClosestWorst" and "ClaimClosestOff" (as the search's), and its balanced
+-- accuracy on 150 positions, S.."ClaimClosestBalAcc" (mean +- sd over seeds x subsets).
+local function table1_v2_numbers(def, s, S, c, best)
+  for k = 1, math.max(3, #c.setups) do
+    local su = c.setups[k]
+    def(S .. "ClaimSetup" .. F.macro(tostring(k)) .. "Name", su and breakable(su.name) or DASH)
+  end
+  local ref
+  for _, su in ipairs(c.setups) do if su.name == "ref" then ref = su end end
+  def_norm_effects(def, s, S .. "ClaimRef", ref)
+  interaction_numbers(def, s, S)
+  for _, row in ipairs(NORMS) do
     local where = DASH
     for _, e in ipairs(best and best.effects or {}) do
       local ci = e.ci_decision or e.ci
@@ -444,67 +459,57 @@ local function table1_v2_numbers(def, s, S, c)
     end
     def(S .. "ClaimClosest" .. F.macro(row) .. "ClaimInside", where)
   end
-  -- each row's distance at the reference arm (S.."ClaimRef<Row>D")
   for _, row in ipairs(ROWS) do
     local d = ref and ref.rows and ref.rows[row] and ref.rows[row].distance
     def(S .. "ClaimRef" .. F.macro(row) .. "D", d and F.num(d.d, 1) or DASH)
   end
-  -- how the closest set-up draws its position embeddings (its no-norm variant's config,
-  -- an unset std resolved as the engine does): "$N(0, 1)$", "as zeros" or N(0, sigma^2)
-  local pos = DASH
-  if best then
-    local v = best.rows and best.rows.none and best.rows.none.variant
-    local cfg = v and s.variant_by_name[v] and {}
-    if cfg then
-      for _, k in ipairs({ "init", "pos_init_std", "embed_init_std" }) do
-        cfg[k] = s:config_value(v, k)
-      end
-      local std = require("engine").effective(cfg).pos_init_std
-      pos = not F.finite(std) and DASH or std == 0 and "as zeros" or std == 1 and
-        "$N(0, 1)$" or string.format("$N(0, %s^2)$", F.config_text(std))
-    end
-  end
-  def(S .. "ClaimClosestPosInit", pos)
+  def(S .. "ClaimClosestPosInit", best and pos_init(s, best) or DASH)
+  local matching = matching_rows(c, best)
   def(S .. "ClaimMatchingRows", #matching == 0 and "none" or table.concat(matching, "; "))
   def(S .. "ClaimMatchingRowsN", string.format("%d", #matching))
-  -- the same as a clause with its verb: "the only row within ... is X", "the rows ... are"
   def(S .. "ClaimMatchingRowsClause", #matching == 0 and "no row is within the threshold" or
     #matching == 1 and ("the only row within the threshold is " .. matching[1]) or
     ("the rows within the threshold are " .. table.concat(matching, "; ")))
-  -- the balanced accuracy over the whole split per row (mean over seeds), beside the claim's
   for _, row in ipairs(ROWS) do
     local ba = best and best.rows[row] and best.rows[row].bal_acc
     def(S .. "ClaimClosest" .. F.macro(row) .. "BalAccSplit", ba and F.num(ba.mean, 4) or DASH)
   end
-  local worst, over = worst_terms(best and best.rows.none and best.rows.none.distance)
-  def(S .. "ClaimClosestWorst", worst)
-  def(S .. "ClaimClosestOff", over)
+  def_worst_terms(def, S .. "ClaimClosest", best and best.rows.none and best.rows.none.distance)
   local b = best and best.rows.none and best.rows.none.bal_subset_acc
   def(S .. "ClaimClosestBalAcc", b and F.finite(b.mean) and (F.num(b.mean, 3) ..
     " $\\pm$ " .. F.num(b.sd, 3)) or DASH)
 end
 
+-- A percentage with no sign and no decimals: "\num{7}\,\%".
+local function whole_percent(x)
+  return "\\num{" .. F.fixed(x, 0) .. "}\\,\\%"
+end
+
+-- numbers.tex's macros of a study with a `claim` of stage table1 (S its macro prefix):
+-- the search's and the distance-2 ones above, then S.."ClaimUnigramPpl",
+-- "ClaimBigramPpl", "ClaimThreshold", "ClaimClosest" (the set-up's name),
+-- "ClaimClosest<Norm>Verdict" and "...PplChange" (its pre-registered verdicts against no
+-- norm, by the groups its rows name, so the prose need not name a set-up that depends on
+-- the search's data), "ClaimClosestD", "ClaimMatch" ("matches" or "does not match"),
+-- "ClaimAccSamples", "ClaimSubsetAccSd" (the sd of accuracy over 150-sample subsets of one
+-- run's validation predictions, the closest set-up's no-norm runs), "ClaimTolerance",
+-- "ClaimNSetups", "ClaimSeeds", "ClaimIters", per row the claim's "ClaimTable<Row>Ppl",
+-- "...MockAcc" and "...EmbedNorm" and the closest set-up's "...EmbedNormOurs", the claim's
+-- own changes "ClaimTable<Norm>PplChange" and their rounded sizes "...PplSize" ("7 %"),
+-- the corpus's "ClaimVocab" and "ClaimTrainShare" (the training split's share), and
+-- "ClaimMockAccCounts" (the claim's mock accuracies as counts: "8, 10 and 9").
 function M.numbers(def, s, S)
   search_numbers(def, s, S)
   local c = table1(s)
   if not c then return end
-  if c.distance_version == 2 then table1_v2_numbers(def, s, S, c) end
+  local best = claim.closest_setup(c)
+  if c.distance_version == 2 then table1_v2_numbers(def, s, S, c, best) end
   local g = c.ngram or {}
   def(S .. "ClaimUnigramPpl", F.num(g.unigram_ppl, 2))
   def(S .. "ClaimBigramPpl", F.num(g.bigram_ppl, 2))
   def(S .. "ClaimThreshold", F.num(c.threshold, 0))
-  local best
-  for _, su in ipairs(c.setups) do
-    if c.closest and su.name == c.closest.setup then best = su end
-  end
   def(S .. "ClaimClosest", best and breakable(best.name) or DASH)
-  -- the closest set-up's pre-registered verdicts, by the groups its rows name, so the prose
-  -- need not name a set-up that depends on the search's data
-  for _, row in ipairs({ "layernorm", "rmsnorm" }) do
-    local verdict, change = row_effect(s, best, row)
-    def(S .. "ClaimClosest" .. F.macro(row) .. "Verdict", verdict)
-    def(S .. "ClaimClosest" .. F.macro(row) .. "PplChange", change)
-  end
+  def_norm_effects(def, s, S .. "ClaimClosest", best)
   def(S .. "ClaimClosestD", c.closest and F.num(c.closest.d, 1) or DASH)
   def(S .. "ClaimMatch", c.matches_any and "matches" or "does not match")
   def(S .. "ClaimAccSamples", c.claim and string.format("%d", c.claim.mock_acc_samples) or DASH)
@@ -515,41 +520,34 @@ function M.numbers(def, s, S)
   def(S .. "ClaimNSetups", string.format("%d", #c.setups))
   def(S .. "ClaimSeeds", c.claim and string.format("%d", c.claim.seeds) or DASH)
   def(S .. "ClaimIters", c.claim and string.format("%d", c.claim.iters) or DASH)
+  -- the claim's rows as the first set-up carries them
+  local claim_row = {}
   for _, row in ipairs(ROWS) do
     local r = c.setups[1] and c.setups[1].rows[row]
-    def(S .. "ClaimTable" .. F.macro(row) .. "Ppl", r and r.claim and F.num(r.claim.val_ppl, 2)
-      or DASH)
-    def(S .. "ClaimTable" .. F.macro(row) .. "MockAcc", r and r.claim and
-      F.num(r.claim.mock_acc, 4) or DASH)
-    -- the claim's embedding norm, and the closest set-up's mean on these seeds
-    def(S .. "ClaimTable" .. F.macro(row) .. "EmbedNorm", r and r.claim and
-      F.num(r.claim.embed_norm, 2) or DASH)
-    local cl
-    for _, su in ipairs(c.setups) do
-      if c.closest and su.name == c.closest.setup then cl = su.rows[row] end
-    end
-    def(S .. "ClaimTable" .. F.macro(row) .. "EmbedNormOurs", cl and cl.embed_norm and
-      F.num(cl.embed_norm.mean, 2) or DASH)
+    claim_row[row] = r and r.claim
   end
-  -- The claim's own change of perplexity with each norm (its Table 1's means), signed and
-  -- as a size rounded to a whole percent ("about 7 %").
-  local base = c.setups[1] and c.setups[1].rows.none
   for _, row in ipairs(ROWS) do
-    local r = c.setups[1] and c.setups[1].rows[row]
-    local ok = row ~= "none" and r and r.claim and base and base.claim and
-      F.finite(r.claim.val_ppl) and F.finite(base.claim.val_ppl) and base.claim.val_ppl > 0
-    if row ~= "none" then
-      local rel = ok and (r.claim.val_ppl / base.claim.val_ppl - 1) or nil
-      def(S .. "ClaimTable" .. F.macro(row) .. "PplChange", rel and F.percent(rel) or DASH)
-      def(S .. "ClaimTable" .. F.macro(row) .. "PplSize", rel and
-        ("\\num{" .. F.fixed(math.abs(100 * rel), 0) .. "}\\,\\%") or DASH)
-    end
+    local T, cl = S .. "ClaimTable" .. F.macro(row), claim_row[row]
+    def(T .. "Ppl", cl and F.num(cl.val_ppl, 2) or DASH)
+    def(T .. "MockAcc", cl and F.num(cl.mock_acc, 4) or DASH)
+    def(T .. "EmbedNorm", cl and F.num(cl.embed_norm, 2) or DASH)
+    local ours = best and best.rows[row]
+    def(T .. "EmbedNormOurs", ours and ours.embed_norm and F.num(ours.embed_norm.mean, 2) or
+      DASH)
   end
-  -- The corpus: its vocabulary and the share of it the training split holds.
+  local none = claim_row.none
+  for _, row in ipairs(NORMS) do
+    local cl = claim_row[row]
+    local rel = cl and none and F.finite(cl.val_ppl) and F.finite(none.val_ppl) and
+      none.val_ppl > 0 and (cl.val_ppl / none.val_ppl - 1) or nil
+    def(S .. "ClaimTable" .. F.macro(row) .. "PplChange", rel and F.percent(rel) or DASH)
+    def(S .. "ClaimTable" .. F.macro(row) .. "PplSize", rel and whole_percent(math.abs(100 *
+      rel)) or DASH)
+  end
   def(S .. "ClaimVocab", F.finite(g.vocab) and string.format("%d", g.vocab) or DASH)
   def(S .. "ClaimTrainShare", (F.finite(g.n_train) and F.finite(g.n_eval) and
-    g.n_train + g.n_eval > 0) and ("\\num{" ..
-    F.fixed(100 * g.n_train / (g.n_train + g.n_eval), 0) .. "}\\,\\%") or DASH)
+    g.n_train + g.n_eval > 0) and whole_percent(100 * g.n_train / (g.n_train + g.n_eval)) or
+    DASH)
   local counts = {}
   for _, row in ipairs(ROWS) do
     local r = c.setups[1] and c.setups[1].rows[row]
