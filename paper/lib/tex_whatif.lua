@@ -63,20 +63,22 @@ end
 -- has fewer than M.MIN_PAIRS pairs, {study, m, pairs, skip = true}.
 function M.replay(name, sum)
   local an = sum.analysis
+  local row = { study = name, m = an.m, comparisons = {}, runs_fixed = 0, runs_sequential = 0,
+    better = 0, worse = 0, cap = 0, agree = 0 }
   local comps = {}
   for _, c in ipairs(sum.comparisons or {}) do
-    if c.metric == an.primary then comps[#comps + 1] = c end
+    if c.metric == an.primary then
+      comps[#comps + 1] = c
+      row.pairs = math.min(row.pairs or math.huge, #(c.a or {}))
+    end
   end
-  local row = { study = name, m = an.m, pairs = math.huge, n_comparisons = #comps,
-    comparisons = {}, runs_fixed = 0, runs_sequential = 0, better = 0, worse = 0, cap = 0,
-    agree = 0 }
-  for _, c in ipairs(comps) do row.pairs = math.min(row.pairs, #(c.a or {})) end
-  if #comps == 0 then row.pairs = 0 end
+  row.n_comparisons, row.pairs = #comps, row.pairs or 0
   if row.pairs < M.MIN_PAIRS then
     row.skip = true
     return row
   end
-  local fixed_need, seq_need, variants = {}, {}, {}
+  -- each variant's seeds: the fixed design's, and up to the latest stop of its comparisons
+  local fixed_need, seq_need = {}, {}
   for _, c in ipairs(comps) do
     local spec = { looks = M.looks(#c.a), shape = M.SHAPE, test = M.TEST,
       stop = { "difference" } }
@@ -92,32 +94,32 @@ function M.replay(name, sum)
     row[key] = row[key] + 1
     if e.agrees then row.agree = row.agree + 1 end
     for _, v in ipairs({ c.treatment, c.baseline }) do
-      if not fixed_need[v] then variants[#variants + 1] = v end
       fixed_need[v] = math.max(fixed_need[v] or 0, #(c.seeds or sum.seeds or {}))
       seq_need[v] = math.max(seq_need[v] or 0, e.seeds)
     end
   end
-  for _, v in ipairs(variants) do
-    row.runs_fixed = row.runs_fixed + fixed_need[v]
+  for v, n in pairs(fixed_need) do
+    row.runs_fixed = row.runs_fixed + n
     row.runs_sequential = row.runs_sequential + seq_need[v]
   end
   return row
 end
 
+-- The counts of a replay the totals add up, in the table's column order.
+local COUNTS = { "n_comparisons", "runs_fixed", "runs_sequential", "better", "worse", "cap",
+  "agree" }
+
 -- The replays of the context's studies (the manifest's, then its appendix's), with the
 -- totals over those replayed.
 function M.rows(ctx)
-  local rows = {}
-  local total = { runs_fixed = 0, runs_sequential = 0, better = 0, worse = 0, cap = 0,
-    agree = 0, n_comparisons = 0, studies = 0 }
+  local rows, total = {}, { studies = 0 }
+  for _, k in ipairs(COUNTS) do total[k] = 0 end
   for _, s in ipairs(ctx.studies) do
     if M.replayable(s.summary) then
       local r = M.replay(s.name, s.summary)
       rows[#rows + 1] = r
       if not r.skip then
-        for k in pairs(total) do
-          if k ~= "studies" then total[k] = total[k] + r[k] end
-        end
+        for _, k in ipairs(COUNTS) do total[k] = total[k] + r[k] end
         total.studies = total.studies + 1
       end
     end
@@ -161,39 +163,35 @@ M.CAVEAT = "What if, not a result: no study registered this design; it is declar
   "neither declares one (the sequential design has no equivalence stop and no minimum " ..
   "effect, so its difference may be one the fixed rule calls inconclusive)."
 
+-- The table's columns from "Comparisons" on, of a replay or of the totals.
+local function count_cells(row, r)
+  for i = 1, #COUNTS - 1 do row[#row + 1] = string.format("%d", r[COUNTS[i]]) end
+  row[#row + 1] = string.format("%d/%d", r.agree, r.n_comparisons)
+  return row
+end
+
 -- The table kind `whatif` (every study of the context).
 function M.table(ctx)
   local rows, total = M.rows(ctx)
   local t = { align = "lrrrrrrrrr", head = { "Study", "Pairs", "$m$", "Comparisons",
     "Runs, fixed", "Runs, sequential", "Better", "Worse", "To the cap", "Agree" }, rows = {} }
   for _, r in ipairs(rows) do
-    local row = { F.escape(r.study), string.format("%d", r.pairs), string.format("%d", r.m),
-      string.format("%d", r.n_comparisons) }
+    local row = { F.escape(r.study), string.format("%d", r.pairs), string.format("%d", r.m) }
     if r.skip then
+      row[4] = string.format("%d", r.n_comparisons)
       row[5] = string.format("\\multicolumn{6}{l}{\\emph{not replayed: fewer than %d pairs}}",
         M.MIN_PAIRS)
     else
-      for _, x in ipairs({ r.runs_fixed, r.runs_sequential, r.better, r.worse, r.cap }) do
-        row[#row + 1] = string.format("%d", x)
-      end
-      row[#row + 1] = string.format("%d/%d", r.agree, r.n_comparisons)
+      count_cells(row, r)
     end
     t.rows[#t.rows + 1] = row
   end
   t.rows[#t.rows + 1] = { rule = true }
-  local last = { "Replayed", "", "" }
-  for _, x in ipairs({ total.n_comparisons, total.runs_fixed, total.runs_sequential,
-      total.better, total.worse, total.cap }) do
-    last[#last + 1] = string.format("%d", x)
-  end
-  last[#last + 1] = string.format("%d/%d", total.agree, total.n_comparisons)
-  t.rows[#t.rows + 1] = last
-  local out = { "% Generated by bin/repro report from the study summaries " ..
-    "(paper/lib/tex_whatif.lua): do not edit.", (tbl.tabular(t, { fit = true }):gsub("\n$", "")) }
-  out[#out + 1] = "\\par\\smallskip\\footnotesize"
-  out[#out + 1] = F.escape(M.CAVEAT .. " Design: " .. M.design_words() .. " " ..
-    M.total_words(total))
-  return table.concat(out, "\n") .. "\n"
+  t.rows[#t.rows + 1] = count_cells({ "Replayed", "", "" }, total)
+  return "% Generated by bin/repro report from the study summaries " ..
+    "(paper/lib/tex_whatif.lua): do not edit.\n" .. tbl.tabular(t, { fit = true }) ..
+    "\\par\\smallskip\\footnotesize\n" .. F.escape(M.CAVEAT .. " Design: " ..
+    M.design_words() .. " " .. M.total_words(total)) .. "\n"
 end
 
 -- The same on a terminal, with each comparison replayed: where it would stop and why.
