@@ -93,20 +93,16 @@ function M.distance(values, row, version)
     end
     local cv = c[term.claim_field or term.metric]
     local e = { metric = term.metric, value = x, claim = cv }
-    if term.spread and c[term.spread] then
-      e.sigma, e.sigma_source = c[term.spread] / cv, "spread"
-    elseif term.binomial then
-      e.sigma, e.sigma_source = math.sqrt(cv * (1 - cv) / term.binomial), "binomial"
-    else
-      e.sigma, e.sigma_source = term.sigma, "tolerance"
-    end
     if term.binomial then
+      e.sigma, e.sigma_source = math.sqrt(cv * (1 - cv) / term.binomial), "binomial"
       e.difference = x - cv
-      e.z = e.difference / e.sigma
     else
+      local spread = term.spread and c[term.spread]
+      e.sigma = spread and spread / cv or term.sigma
+      e.sigma_source = spread and "spread" or "tolerance"
       e.log_ratio = math.log(x / cv)
-      e.z = e.log_ratio / e.sigma
     end
+    e.z = (e.difference or e.log_ratio) / e.sigma
     if version and version > 1 then e.weight = term.weight end
     d, w = d + term.weight * e.z * e.z, w + term.weight
     terms[#terms + 1] = e
@@ -281,8 +277,7 @@ end
 -- paired difference of two variants of one seed when they are uncorrelated, an upper
 -- bound when they correlate positively (shared initial weights and batches).
 local function search_pilot(s, runs, ranked, k, metric)
-  local seeds = {}
-  for i, x in ipairs(s.seeds) do seeds[i] = x end
+  local seeds = table.move(s.seeds, 1, #s.seeds, 1, {})
   table.sort(seeds)
   if #seeds < 2 then return nil end
   local ss, used = 0.0, json.array({})
@@ -332,8 +327,7 @@ local function search_summary(s, runs, out)
   local ngram = M.DISTANCES[version or 1].exclude_unigram and ngram_of(s) or nil
   for _, v in ipairs(s.variants) do
     local values = means(out.per_variant, v.name, version)
-    local ppl = moments(out.per_variant, v.name, "val_ppl")
-    ppl = ppl and ppl.mean
+    local ppl = values.val_ppl -- every distance has a val_ppl term
     if ngram and (not finite(ppl) or not ngram.unigram_ppl or ppl >= ngram.unigram_ppl) then
       excluded[#excluded + 1] = { variant = v.name, overrides = json.object(v.overrides),
         values = json.object(values), reason = not ngram.unigram_ppl and "no_unigram" or
