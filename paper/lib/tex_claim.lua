@@ -17,9 +17,6 @@ local DASH = F.DASH
 local ROWS = claim.ROWS
 local NORMS = { "layernorm", "rmsnorm" }
 local LABEL = { none = "none", layernorm = "LayerNorm", rmsnorm = "RMSNorm" }
--- The note under a table that lists the set-ups.
-local SETUPS = "\\par\\smallskip\\footnotesize The set-ups, as they differ from the default " ..
-  "model: "
 
 local function unavailable(s, what)
   return F.of_study(s, F.unavailable("the " .. F.escape(s.name) .. " study's summary has " ..
@@ -83,6 +80,23 @@ local function setup_note(s, su)
   return #parts > 0 and table.concat(parts, ", ") or "the study's base config"
 end
 
+-- The note under a table that lists the set-ups; `marked`: the closest set-up and the
+-- reference arm (the set-up named `ref`) said so.
+local function setups_note(s, c, marked)
+  local notes = {}
+  for k, su in ipairs(c.setups) do
+    local note = string.format("set-up %d, %s", k, setup_note(s, su))
+    if marked and c.closest and su.name == c.closest.setup then
+      note = note .. " (the closest to the claim's)"
+    elseif marked and su.name == "ref" then
+      note = note .. " (GPT-2's initialization, as in the default model)"
+    end
+    notes[k] = note
+  end
+  return "\\par\\smallskip\\footnotesize The set-ups, as they differ from the default " ..
+    "model: " .. table.concat(notes, "; ") .. ".\n"
+end
+
 -- The search's ranking (a summary's `claim` of stage search, distance 2): the `top`
 -- closest admissible set-ups with each term's z and value, the count excluded at or above
 -- the unigram perplexity, and the pilot sd offered to the next stage.
@@ -113,29 +127,21 @@ function M.search_table(s, _, entry)
     F.num(c.ngram and c.ngram.unigram_ppl, 2), F.num(c.threshold, 0)))
 end
 
--- Study o at the claim's protocol (every run of its records `iters` iterations, the claim
--- study's, at the default peak lr): its variants whose embed_norm has a row in the claim's
--- Table 1, in its order, each {variant, embed_norm, n}; nil for any other study.
-local function at_claim_protocol(o, iters)
+-- Each variant's embed_norm when study o ran at the claim's protocol (every run of its
+-- records `iters` iterations, the claim study's, at the default peak lr); nil for any
+-- other study.
+local function norms_at_protocol(o, iters)
   local lr = engine.defaults().lr
-  local norm_of, any = {}, false
+  local norm_of
   for _, v in ipairs(o.summary.variants or {}) do
     for _, seed in ipairs(o.seeds) do
       local cfg = o:record(v.name, seed).config
       if not cfg or cfg.iters ~= iters or cfg.lr ~= lr then return nil end
-      norm_of[v.name], any = cfg.embed_norm, true
+      norm_of = norm_of or {}
+      norm_of[v.name] = cfg.embed_norm
     end
   end
-  if not any then return nil end
-  local rows = {}
-  for _, v in ipairs(o.summary.variants) do
-    local pv = o.summary.per_variant[v.name]
-    local m = pv and pv.metrics.val_ppl
-    if LABEL[norm_of[v.name]] then
-      rows[#rows + 1] = { variant = v.name, embed_norm = norm_of[v.name], n = m and m.n }
-    end
-  end
-  return #rows > 0 and rows or nil
+  return norm_of
 end
 
 -- The claim table's rows of the claim's Table 1 (as the first set-up's rows carry it).
@@ -157,23 +163,26 @@ local function claim_rows(c, rows)
   end
 end
 
--- The claim table's rows of every other study at the claim's protocol.
+-- The claim table's rows of every other study at the claim's protocol: its variants whose
+-- embed_norm has a row in the claim's Table 1, in its order.
 local function protocol_rows(s, ctx, c, rows, balanced)
   for _, name in ipairs(ctx.names) do
     local o = ctx.by_name[name]
-    local at = o and o ~= s and not o.summary.claim and c.claim and
-      at_claim_protocol(o, c.claim.iters)
-    if at then
-      rows[#rows + 1] = { rule = true }
-      for i, r in ipairs(at) do
-        local pv = o.summary.per_variant[r.variant]
+    local norm_of = o and o ~= s and not o.summary.claim and c.claim and
+      norms_at_protocol(o, c.claim.iters)
+    local first = true
+    for _, v in ipairs(norm_of and o.summary.variants or {}) do
+      if LABEL[norm_of[v.name]] then
+        if first then rows[#rows + 1] = { rule = true } end
+        local pv = o.summary.per_variant[v.name]
         local m = pv and pv.metrics or {}
         -- a study without the balanced accuracy has none to show in that column
         local am = m[balanced and "bal_subset_acc_mean" or "subset_acc_mean"]
-        rows[#rows + 1] = { i == 1 and F.escape(name) or "",
-          LABEL[r.embed_norm] or F.escape(r.embed_norm), int(r.n), pm(m.val_ppl, 3),
+        rows[#rows + 1] = { first and F.escape(name) or "", LABEL[norm_of[v.name]],
+          int(m.val_ppl and m.val_ppl.n), pm(m.val_ppl, 3),
           am and F.finite(am.mean) and F.num(am.mean, 4) or DASH, pm(m.final_grad_norm, 4),
           pm(m.embed_norm, 2), DASH }
+        first = false
       end
     end
   end
@@ -183,11 +192,10 @@ function M.claim_table(s, ctx)
   local c = table1(s)
   if not c then return unavailable(s, "no comparison with the claim's Table~1") end
   local balanced = c.distance_version == 2
-  local rows, notes = { { rule = true } }, {}
+  local rows = { { rule = true } }
   claim_rows(c, rows)
   for k, su in ipairs(c.setups) do
     rows[#rows + 1] = { rule = true }
-    notes[#notes + 1] = string.format("set-up %d, %s", k, setup_note(s, su))
     for i, row in ipairs(ROWS) do
       local r = su.rows[row]
       if r then
@@ -211,8 +219,7 @@ function M.claim_table(s, ctx)
   return string.format(F.GENERATED, s.dir .. "/summary.json and the studies at the claim's " ..
     "protocol") .. tbl.tabular({ align = "llrrrrrr", rows = rows, head = { "Source", "Variant",
     "Seeds", "Val.\\ PPL", balanced and "Bal.\\ acc.\\ (150)" or "Acc.\\ (150 samples)",
-    "Final grad norm", "Embed.\\ norm", "$D$" } }, { fit = true }) .. SETUPS ..
-    table.concat(notes, "; ") .. ".\n"
+    "Final grad norm", "Embed.\\ norm", "$D$" } }, { fit = true }) .. setups_note(s, c)
 end
 
 -- A change of log perplexity d as a signed percentage of perplexity, exp(d) - 1, with 2
@@ -227,15 +234,8 @@ end
 function M.claim_effects_table(s)
   local c = table1(s)
   if not c then return unavailable(s, "no comparison with the claim's Table~1") end
-  local pairs_seen, notes = {}, {}
+  local pairs_seen = {}
   for k, su in ipairs(c.setups) do
-    local note = "set-up " .. k .. ", " .. setup_note(s, su)
-    if c.closest and su.name == c.closest.setup then
-      note = note .. " (the closest to the claim's)"
-    elseif su.name == "ref" then
-      note = note .. " (GPT-2's initialization, as in the default model)"
-    end
-    notes[#notes + 1] = note
     for _, ef in ipairs(su.effects or {}) do
       local key = ef.treatment .. "\0" .. ef.baseline
       if not pairs_seen[key] then
@@ -264,8 +264,7 @@ function M.claim_effects_table(s)
     end
   end
   return F.of_study(s, tbl.tabular({ align = "llrrl", rows = rows, head = { "Comparison",
-    "Source", "PPL change", "Interval", "Verdict" } }, { fit = true }) .. SETUPS ..
-    table.concat(notes, "; ") .. ".\n")
+    "Source", "PPL change", "Interval", "Verdict" } }, { fit = true }) .. setups_note(s, c, true))
 end
 
 -- A set-up's name for running text: escaped, with a break allowed after each hyphen (a
@@ -374,25 +373,18 @@ end
 -- none): S.."ClaimInteraction<k>Delta", "...CI" and "...Verdict" ("\emph{verdict}
 -- (Holm-adjusted $p$ = ...)").
 local function interaction_numbers(def, s, S)
-  local k = 0
+  local list = {}
   for _, e in ipairs(s.summary.interactions or {}) do
-    if e.metric == s.primary then
-      k = k + 1
-      local K = S .. "ClaimInteraction" .. F.macro(tostring(k))
-      def(K .. "Delta", F.num(e.mean, 3))
-      local ci = e.ci_decision or e.ci
-      def(K .. "CI", ci and F.interval(ci, 3) or DASH)
-      local p = F.p(e.p_holm)
-      def(K .. "Verdict", e.p_holm == nil and DASH or string.format("\\emph{%s} (Holm-" ..
-        "adjusted $p$ %s%s)", F.escape(e.verdict or DASH),
-        p:find("<", 1, true) and "" or "= ", p))
-    end
+    if e.metric == s.primary then list[#list + 1] = e end
   end
-  for j = k + 1, 2 do
-    local K = S .. "ClaimInteraction" .. F.macro(tostring(j))
-    def(K .. "Delta", DASH)
-    def(K .. "CI", DASH)
-    def(K .. "Verdict", DASH)
+  for k = 1, math.max(2, #list) do
+    local e, K = list[k], S .. "ClaimInteraction" .. F.macro(tostring(k))
+    local ci = e and (e.ci_decision or e.ci)
+    def(K .. "Delta", F.num(e and e.mean, 3))
+    def(K .. "CI", ci and F.interval(ci, 3) or DASH)
+    local p = F.p(e and e.p_holm)
+    def(K .. "Verdict", not (e and e.p_holm) and DASH or string.format("\\emph{%s} (Holm-" ..
+      "adjusted $p$ %s%s)", F.escape(e.verdict or DASH), p:find("<", 1, true) and "" or "= ", p))
   end
 end
 
@@ -520,11 +512,12 @@ function M.numbers(def, s, S)
   def(S .. "ClaimNSetups", string.format("%d", #c.setups))
   def(S .. "ClaimSeeds", c.claim and string.format("%d", c.claim.seeds) or DASH)
   def(S .. "ClaimIters", c.claim and string.format("%d", c.claim.iters) or DASH)
-  -- the claim's rows as the first set-up carries them
-  local claim_row = {}
+  -- the claim's rows as the first set-up carries them, and its mock accuracies as counts
+  local claim_row, counts = {}, {}
   for _, row in ipairs(ROWS) do
     local r = c.setups[1] and c.setups[1].rows[row]
     claim_row[row] = r and r.claim
+    if r and r.mock_acc_count then counts[#counts + 1] = F.fixed(r.mock_acc_count, 0) end
   end
   for _, row in ipairs(ROWS) do
     local T, cl = S .. "ClaimTable" .. F.macro(row), claim_row[row]
@@ -548,11 +541,6 @@ function M.numbers(def, s, S)
   def(S .. "ClaimTrainShare", (F.finite(g.n_train) and F.finite(g.n_eval) and
     g.n_train + g.n_eval > 0) and whole_percent(100 * g.n_train / (g.n_train + g.n_eval)) or
     DASH)
-  local counts = {}
-  for _, row in ipairs(ROWS) do
-    local r = c.setups[1] and c.setups[1].rows[row]
-    if r and r.mock_acc_count then counts[#counts + 1] = F.fixed(r.mock_acc_count, 0) end
-  end
   def(S .. "ClaimMockAccCounts", #counts == 3 and F.list(counts) or DASH)
 end
 
