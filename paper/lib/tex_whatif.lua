@@ -34,7 +34,7 @@ end
 
 -- Whether summary sum is a confirmatory study with a fixed number of seeds.
 function M.replayable(sum)
-  local an = type(sum) == "table" and sum.analysis or {}
+  local an = sum.analysis or {}
   return type(sum.sequential) ~= "table" and (an.m or 0) > 0 and #(sum.verdicts or {}) > 0
 end
 
@@ -197,29 +197,26 @@ end
 -- The same on a terminal, with each comparison replayed: where it would stop and why.
 function M.text(ctx, width)
   local rows, total = M.rows(ctx)
-  local lines = { textable.wrap("What sequential seeds would have saved (what if, a " ..
-    "design declared now: " .. M.design_words() .. ")", width) }
   local t = { { "study", "comparison", "pairs", "stops at", "seeds", "verdict", "fixed",
     "agree" } }
   for _, r in ipairs(rows) do
     if r.skip then
       t[#t + 1] = { r.study, string.format("not replayed: fewer than %d pairs", M.MIN_PAIRS),
         int(r.pairs), "", "", "", "", "" }
-    end
-    for _, e in ipairs(r.comparisons) do
-      t[#t + 1] = { r.study, e.treatment .. " vs " .. e.baseline, int(e.n),
-        string.format("look %d of %d", e.look, e.looks), int(e.seeds), e.verdict,
-        tostring(e.fixed), e.agrees and "yes" or "no" }
-    end
-    if not r.skip then
+    else
+      for _, e in ipairs(r.comparisons) do
+        t[#t + 1] = { r.study, e.treatment .. " vs " .. e.baseline, int(e.n),
+          string.format("look %d of %d", e.look, e.looks), int(e.seeds), e.verdict,
+          tostring(e.fixed), e.agrees and "yes" or "no" }
+      end
       t[#t + 1] = { r.study, "runs", "", "", string.format("%d of %d", r.runs_sequential,
         r.runs_fixed), "", "", string.format("%d/%d", r.agree, r.n_comparisons) }
     end
   end
-  lines[#lines + 1] = textable.render(t, { indent = "  ", width = width }):gsub("\n$", "")
-  lines[#lines + 1] = textable.wrap(M.total_words(total), width)
-  lines[#lines + 1] = textable.wrap(M.CAVEAT, width)
-  return table.concat(lines, "\n") .. "\n"
+  return table.concat({ textable.wrap("What sequential seeds would have saved (what if, a " ..
+    "design declared now: " .. M.design_words() .. ")", width),
+    (textable.render(t, { indent = "  ", width = width }):gsub("\n$", "")),
+    textable.wrap(M.total_words(total), width), textable.wrap(M.CAVEAT, width) }, "\n") .. "\n"
 end
 
 M.tables = { whatif = { all = M.table } }
