@@ -8,8 +8,7 @@
 local engine = require "engine"
 local F = require "repro.report.texfmt"
 local tbl = require "repro.report.table"
-local claim = require("repro.core.extension").load("paper/lib/claim.lua",
-  "paper/lib/tex_claim.lua")
+local claim = require("repro.core.extension").load("claim", "paper/lib/tex_claim.lua")
 
 local M = {}
 
