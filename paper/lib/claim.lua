@@ -314,8 +314,8 @@ local function worst_term(r)
     fmt(w.claim))
 end
 
--- The fields every stage's summary shares.
-local function common(version)
+-- The fields of the distance every stage's summary carries.
+local function distance_fields(version)
   return { distance_version = version, tolerance = not version and M.TOLERANCE or nil,
     z_match = M.Z_MATCH, threshold = M.threshold(version) }
 end
@@ -346,8 +346,8 @@ local function search_summary(s, runs, out)
       distance = e.distance or { reason = "not_positive", metric = e.missing } }
     if e.distance and #selected < spec.select then selected[#selected + 1] = e.variant end
   end
-  local best = ranked[1] and ranked[1].distance and ranked[1]
-  local r = common(version)
+  local best = ranked[1] and ranked[1].distance and ranked[1] -- nil when none has a distance
+  local r = distance_fields(version)
   r.stage, r.row, r.claim = "search", "none", json.object(M.TABLE1.rows.none)
   r.ranking, r.select, r.selected = ranking, spec.select, selected
   r.excluded, r.ngram = ngram and excluded, ngram and json.object(ngram)
@@ -440,7 +440,7 @@ local function table1_summary(s, runs, out)
       best = entry
     end
   end
-  local r = common(s.analysis.claim.distance)
+  local r = distance_fields(s.analysis.claim.distance)
   r.stage, r.setups, r.ngram = "table1", setups, json.object(ngram_of(s))
   r.claim = json.object({ seeds = M.TABLE1.seeds, iters = M.TABLE1.iters,
     mock_acc_samples = M.TABLE1.mock_acc_samples })

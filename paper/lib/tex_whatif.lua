@@ -163,7 +163,8 @@ M.CAVEAT = "What if, not a result: no study registered this design; it is declar
   "neither declares one (the sequential design has no equivalence stop and no minimum " ..
   "effect, so its difference may be one the fixed rule calls inconclusive)."
 
--- The table's columns from "Comparisons" on, of a replay or of the totals.
+-- The table's columns from "Comparisons" on, of a replay or of the totals: each count,
+-- the last (agree) as agree/comparisons.
 local function count_cells(row, r)
   for i = 1, #COUNTS - 1 do row[#row + 1] = string.format("%d", r[COUNTS[i]]) end
   row[#row + 1] = string.format("%d/%d", r.agree, r.n_comparisons)
