@@ -240,16 +240,12 @@ end
 function M.stale_task_files(man, cache)
   local out = {}
   if type(man) ~= "table" or type(man.task_files) ~= "table" then return out end
+  cache = cache or {}
   for _, path in ipairs(base.sorted_keys(man.task_files)) do
-    local file = task_file_path(path)
-    local want = man.task_files[path]
-    local now = file and cache and cache[file]
-    if file and now == nil then
-      now = sys.sha256_file(file, true) or false
-      if cache then cache[file] = now end
-    end
-    if file and now ~= want then
-      out[#out + 1] = { path = path, recorded = want, now = now or nil }
+    local file, want = task_file_path(path), man.task_files[path]
+    if file and cache[file] == nil then cache[file] = sys.sha256_file(file, true) or false end
+    if file and cache[file] ~= want then
+      out[#out + 1] = { path = path, recorded = want, now = cache[file] or nil }
     end
   end
   return out
@@ -350,12 +346,11 @@ end
 -- number in the fewest digits that give it back.
 local function shown_value(v)
   if v == nil then return "(absent)" end
-  if type(v) == "number" and math.tointeger(v) then return string.format("%d", v) end
-  if type(v) == "number" then
-    for digits = 15, 17 do
-      local t = string.format("%." .. digits .. "g", v)
-      if tonumber(t) == v then return t end
-    end
+  if type(v) ~= "number" then return tostring(v) end
+  if math.tointeger(v) then return string.format("%d", v) end
+  for digits = 15, 17 do
+    local t = string.format("%." .. digits .. "g", v)
+    if tonumber(t) == v then return t end
   end
   return tostring(v)
 end
@@ -421,17 +416,17 @@ end
 -- into DIR/<kind>-<UTC time>/ (kind: "corrupt", the default, or "stale") and returns that
 -- directory.
 function M.put_aside(dir, kind)
-  local base = dir .. "/" .. (kind or "corrupt") .. "-" .. os.date("!%Y%m%dT%H%M%SZ")
-  local aside, n = base, 1
+  local stem = dir .. "/" .. (kind or "corrupt") .. "-" .. os.date("!%Y%m%dT%H%M%SZ")
+  local aside, n = stem, 1
   while fs.exists(aside) do
     n = n + 1
-    aside = base .. "-" .. n
+    aside = stem .. "-" .. n
   end
   fs.mkdir_p(aside)
   for _, f in ipairs({ "metrics.json", "config.json", "log.csv", "manifest.json", M.TASKS_FILE }) do
     if fs.exists(dir .. "/" .. f) then
       local ok, err = os.rename(dir .. "/" .. f, aside .. "/" .. f)
-      if not ok then error({ message = "filesystem: cannot move " .. err }, 0) end
+      if not ok then base.user_error("filesystem: cannot move %s", err) end
     end
   end
   return aside

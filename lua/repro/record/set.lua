@@ -104,11 +104,6 @@ function M.is_member(design, study_dir, dir)
   return false
 end
 
-local function is_link(path)
-  local st = sys.lstat(path)
-  return st ~= nil and st.type == "link"
-end
-
 -- Everything in study_dir that is not part of the study: {path, why}, why a code of
 -- M.OUTSIDE_WHY, in name order.  Hidden entries, the study's own files (M.STUDY_FILES)
 -- and the folders a run puts aside inside a member (record.is_aside) are not listed.
@@ -120,7 +115,7 @@ function M.outsiders(design, study_dir)
     local path = study_dir .. "/" .. n
     if n:match("^%.") then
       -- hidden: a lock or a temporary file
-    elseif is_link(path) then
+    elseif reader.is_link(path) then
       outside(path, "link")
     elseif M.STUDY_FILES[n] then
       -- the study's own
@@ -131,7 +126,7 @@ function M.outsiders(design, study_dir)
         local sub, seed = path .. "/" .. sn, record.seed_of_dir(sn)
         if sn:match("^%.") or (seed and seeds[seed]) then
           -- hidden, or a member (one that is a link is refused by the record reader instead)
-        elseif is_link(sub) then
+        elseif reader.is_link(sub) then
           outside(sub, "link")
         elseif not seed and sn:match("^seed%-") then
           outside(sub, "seed_spelling")
