@@ -24,9 +24,7 @@ M.MODEL = "model.rptf"
 -- too wherever a column is typed or shown (export --columns, the report's curves), while
 -- the files keep their column names.  known: the set of columns; returns the column or nil.
 function M.log_column(name, known)
-  if known[name] then return name end
-  if known["d_" .. name] then return "d_" .. name end
-  return nil
+  return known[name] and name or known["d_" .. name] and "d_" .. name or nil
 end
 
 -- The name a log column is shown by: d_<name> as <name> (M.log_column's alias).
@@ -52,8 +50,7 @@ end
 function M.seed_of_dir(name)
   local digits = type(name) == "string" and name:match("^seed%-(%d+)$")
   local n = digits and #digits <= 18 and math.tointeger(tonumber(digits))
-  if n and string.format("%d", n) == digits then return n end
-  return nil
+  return n and string.format("%d", n) == digits and n or nil
 end
 
 -- A record file is a regular file: a directory in its place (a blocked write) is not,
@@ -117,7 +114,6 @@ end
 
 -- The text of manifest.json for the fields of man, with their digest (manifest_sha256).
 function M.manifest_text(man)
-  man.manifest_sha256 = nil
   man.manifest_sha256 = M.manifest_digest(man)
   return json.pretty(man)
 end

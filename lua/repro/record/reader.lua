@@ -113,8 +113,8 @@ local function fields(line)
 end
 
 -- The non-empty lines of dir's log.csv, streamed: header(line) for the first, row(line)
--- for the others; nothing when there is no such regular file.  The checks of
--- M.each_log_row's header.
+-- for the others; nothing when there is no such regular file.  Its checks are those
+-- M.each_log_row's comment lists.
 local function each_line(dir, want_sha256, header, row)
   local r = open_log(dir)
   if not r then return end
