@@ -1,13 +1,8 @@
--- The one reader of finished run records for every command that reads results back
--- (compare, export, analyze and the report).  A record is read only when no directory
--- from the top of its tree down to it is a symbolic link and record.verify calls it
--- "verified"; callers warn about a refused record (M.warning gives the text) and go on
--- without it.  log.csv is read row by row (M.each_log_row, M.log_fields), never whole.
--- Read once: config.json, metrics.json and tasks.csv are parsed from the very bytes
--- record.verify hashed (M.read), and a streamed log.csv must hash to the sum verified.  A
--- reader that never reads log.csv (compare without a metric of it) checks the record
--- without it (record.verify's `log` option): its sum is then the manifest's, which any
--- later reader of the file checks as it streams.
+-- The one reader of finished run records (compare, export, analyze, the report).  A record
+-- is read only when no directory from the top of its tree down to it is a symbolic link
+-- and record.verify calls it "verified", and then from the very bytes verify hashed
+-- (M.read); a streamed log.csv (M.each_log_row, M.log_fields: never read whole) must hash
+-- to the sum verified.  Callers warn about a refused record (M.warning) and go on.
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"

@@ -1,16 +1,9 @@
--- Which records make up a study, and where each came from.  The record set of a study is
--- the canonical seed folder (`<variant>/seed-<N>`, N the seed's integer without leading
--- zeros: record.seed_of_dir) of each of its variants and seeds, nothing else: the design
--- comes from the study file (its power-sized seeds and a sequential design's seeds
--- included) or from its summary (M.design).  A member without a finished record is
--- absent, not an error (a sequential study trains only the looks it needs).  Anything else
--- in the study's folder (a `seed-01` beside `seed-1`, a folder that is no variant, a seed
--- the study does not have) is not part of the study (M.outsiders, worded by
--- M.outside_text).  Analysis, verify, audit, compare, export, the report and the paper
--- read a study's records through M.members.
---
--- M.assess gives each verified member its provenance level (record/provenance.lua):
--- committed, made here, or adopted with the reason.
+-- Which records make up a study, and where each came from.  A study's record set is the
+-- canonical seed folder (`<variant>/seed-<N>`: record.seed_of_dir) of each of its variants
+-- and seeds, from the study file or its summary (M.design); a member not yet trained is
+-- absent, not an error, and anything else in the folder is not part of the study
+-- (M.outsiders).  Every reader of a study's records goes through M.members; M.assess gives
+-- each verified member its provenance level (record/provenance.lua).
 local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
