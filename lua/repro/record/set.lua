@@ -29,7 +29,7 @@ function M.design(t)
   local d = { name = type(t.name) == "string" and t.name or t.study, variants = {}, seeds = {} }
   for _, v in ipairs(t.variants) do
     local name = type(v) == "table" and v.name
-    if type(name) ~= "string" or not base.valid_name(name) then return nil, "a variant is not a name" end
+    if not base.valid_name(name) then return nil, "a variant is not a name" end
     d.variants[#d.variants + 1] = name
   end
   for _, x in ipairs(t.seeds) do
