@@ -24,9 +24,7 @@ M.MODEL = "model.rptf"
 -- too wherever a column is typed or shown (export --columns, the report's curves), while
 -- the files keep their column names.  known: the set of columns; returns the column or nil.
 function M.log_column(name, known)
-  if known[name] then return name end
-  if known["d_" .. name] then return "d_" .. name end
-  return nil
+  return known[name] and name or known["d_" .. name] and "d_" .. name or nil
 end
 
 -- The name a log column is shown by: d_<name> as <name> (M.log_column's alias).
@@ -37,17 +35,13 @@ end
 -- The files manifest.json's `sha256` covers.
 M.HASHED = { "config.json", "log.csv", "metrics.json" }
 -- A run with a task suite (config key tasks) also has its per-item correctness file,
--- covered by the same checksums (and by records_digest) when present.
+-- covered by the same checksums (and by set.digest) when present.
 M.TASKS_FILE = "tasks.csv"
+local HASHED_WITH_TASKS = { "config.json", "log.csv", "metrics.json", M.TASKS_FILE }
 local function hashed(dir, sums)
-  if (type(sums) == "table" and sums[M.TASKS_FILE] ~= nil) or
-      sys.lstat(dir .. "/" .. M.TASKS_FILE) then
-    return { "config.json", "log.csv", "metrics.json", M.TASKS_FILE }
-  end
-  return M.HASHED
+  local named = type(sums) == "table" and sums[M.TASKS_FILE] ~= nil
+  return (named or sys.lstat(dir .. "/" .. M.TASKS_FILE)) and HASHED_WITH_TASKS or M.HASHED
 end
-
-local user_error = base.user_error
 
 -- The seed a run folder's name gives, by its one canonical spelling only: "seed-<s>",
 -- <s> a non-negative integer in decimal without leading zeros (seed-0, seed-7, seed-12);
@@ -56,8 +50,7 @@ local user_error = base.user_error
 function M.seed_of_dir(name)
   local digits = type(name) == "string" and name:match("^seed%-(%d+)$")
   local n = digits and #digits <= 18 and math.tointeger(tonumber(digits))
-  if n and string.format("%d", n) == digits then return n end
-  return nil
+  return n and string.format("%d", n) == digits and n or nil
 end
 
 -- A record file is a regular file: a directory in its place (a blocked write) is not,
@@ -72,17 +65,12 @@ end
 local NOT_RESULTS = { tokens_per_s = true, eval_tokens_per_s = true, wall_s = true,
   interrupted = true, stopped = true, resumed_from = true }
 
--- Defaults overlaid with overrides (unknown keys are refused by engine.check).
--- min_lr for a config that does not give it: lr x min_lr_ratio, rounded to the 14
+-- The full config of overrides over the defaults (unknown keys are refused by
+-- engine.check).  min_lr, when not given, is lr x min_lr_ratio rounded to the 14
 -- significant digits config.json keeps, so that the record's config.json gives the same
--- value back (the default 3e-4 x 0.1 is exactly the earlier default min_lr 3e-5).
-function M.derived_min_lr(lr, ratio)
-  return tonumber(string.format("%.14g", lr * ratio))
-end
-
--- The full config of overrides over the defaults; min_lr, when not given, follows lr
--- (M.derived_min_lr).  Giving both min_lr and a min_lr_ratio other than the default that
--- it does not match is an error (a full config, e.g. a worker's arguments, gives both).
+-- value back (the default 3e-4 x 0.1 is exactly the earlier default min_lr 3e-5).  Giving
+-- both min_lr and a min_lr_ratio other than the default that it does not match is an
+-- error (a full config, e.g. a worker's arguments, gives both).
 function M.resolve(overrides)
   overrides = overrides or {}
   local cfg = engine.defaults()
@@ -90,13 +78,13 @@ function M.resolve(overrides)
   for k, v in pairs(overrides) do cfg[k] = v end
   local lr, ratio = cfg.lr, cfg.min_lr_ratio
   if type(lr) == "number" and type(ratio) == "number" then
-    local derived = M.derived_min_lr(lr, ratio)
+    local derived = tonumber(string.format("%.14g", lr * ratio))
     if overrides.min_lr == nil then
       cfg.min_lr = derived
     elseif ratio ~= default_ratio and overrides.min_lr ~= derived then
-      error({ message = string.format("config: min_lr=%s and min_lr_ratio=%s are both given " ..
-        "and disagree (lr x min_lr_ratio = %s): give one of them", tostring(overrides.min_lr),
-        tostring(ratio), tostring(derived)) }, 0)
+      base.user_error("config: min_lr=%s and min_lr_ratio=%s are both given and disagree " ..
+        "(lr x min_lr_ratio = %s): give one of them", tostring(overrides.min_lr),
+        tostring(ratio), tostring(derived))
     end
   end
   return cfg
@@ -110,12 +98,6 @@ function M.config_text(cfg)
     if k ~= "threads" then c[k] = v end
   end
   return json.pretty(c)
-end
-
-local function count_rows(text)
-  local n = 0
-  for _ in text:gmatch("\n") do n = n + 1 end
-  return n - 1 -- the header
 end
 
 -- The digest of a manifest's own fields (decoded, `man`): the SHA-256 of the canonical
@@ -132,7 +114,6 @@ end
 
 -- The text of manifest.json for the fields of man, with their digest (manifest_sha256).
 function M.manifest_text(man)
-  man.manifest_sha256 = nil
   man.manifest_sha256 = M.manifest_digest(man)
   return json.pretty(man)
 end
@@ -166,20 +147,19 @@ function M.verify(dir, opts)
   elseif not man then
     bad("manifest.json: not valid JSON")
   elseif man.sha256 ~= nil then
-    local sums = man.sha256
+    local sums = type(man.sha256) == "table" and man.sha256 or {}
     for _, f in ipairs(hashed(dir, sums)) do
-      local want = type(sums) == "table" and sums[f]
-      local got
-      if f == "log.csv" and opts and opts.log == false then
-        got = is_file(dir .. "/" .. f) and want or nil
-      elseif f == "log.csv" then
-        -- hashed as a stream (a long log is never held); its readers stream it again and
-        -- compare what they read with this sum (record/reader.lua each_log_row)
-        got = sys.sha256_file(dir .. "/" .. f, true)
-      else
-        local text = is_file(dir .. "/" .. f) and fs.read(dir .. "/" .. f)
+      local want, path, got = sums[f], dir .. "/" .. f
+      if f ~= "log.csv" then
+        local text = is_file(path) and fs.read(path)
         got = text and sys.sha256(text)
         kept.texts[f] = text or nil
+      elseif opts and opts.log == false then
+        got = is_file(path) and want or nil
+      else
+        -- hashed as a stream (a long log is never held); its readers stream it again and
+        -- compare what they read with this sum (record/reader.lua each_log_row)
+        got = sys.sha256_file(path, true)
       end
       kept.sha256[f] = got
       if type(want) ~= "string" or not want:match("^%x+$") or #want ~= 64 then
@@ -215,16 +195,16 @@ function M.verify(dir, opts)
       bad("metrics.json: config_sha256 is not the SHA-256 of config.json")
     end
     for _, k in ipairs(base.sorted_keys(m)) do
-      local v = m[k]
-      if type(v) == "string" and k ~= "config_sha256" then
+      if type(m[k]) == "string" and k ~= "config_sha256" then
         bad("metrics.json: %s is a string, not a number", tostring(k))
       end
     end
     local steps = type(m.steps) == "number" and math.tointeger(m.steps)
+    local rows = log and select(2, log:gsub("\n", "")) - 1 -- less the header
     if not steps then
       bad("metrics.json: steps is not an integer")
-    elseif log and count_rows(log) ~= steps then
-      bad("log.csv: %d rows for %d steps", count_rows(log), steps)
+    elseif rows and rows ~= steps then
+      bad("log.csv: %d rows for %d steps", rows, steps)
     end
   end
   if not log then bad("log.csv: missing") end
@@ -232,43 +212,11 @@ function M.verify(dir, opts)
   return "mismatch", problems
 end
 
--- The digest of a study's verified records: SHA-256 of one line per record
--- (<variant>/seed-<s> and the SHA-256 of its config.json, log.csv and metrics.json), in
--- name order, over the members of its record set (record/set.lua: `rels`, each
--- "<variant>/seed-<s>") that hold a verified record; nothing else in the folder counts.
--- A summary carries the digest of the records it was computed from (`records_sha256`,
--- lua/repro/cli/run.lua) and the report refuses a summary whose records have changed since
--- (lua/repro/report/data.lua).  Returns the digest and the count; `inputs` (a list,
--- optional) gets each verified record's folder and config.json text.
-function M.records_digest(study_dir, inputs, rels)
-  -- in name order of the variant, then of the seed folder ("d0" before "d0.1")
-  local sorted = table.move(rels, 1, #rels, 1, {})
-  table.sort(sorted, function(a, b)
-    local va, sa = a:match("^(.*)/([^/]*)$")
-    local vb, sb = b:match("^(.*)/([^/]*)$")
-    if va ~= vb then return va < vb end
-    return sa < sb
-  end)
-  local lines = {}
-  for _, rel in ipairs(sorted) do
-    local dir = study_dir .. "/" .. rel
-    local state, _, kept = M.verify(dir)
-    if state == "verified" then
-      -- the sums of the bytes verify checked (read once), not of a second read
-      local sums = {}
-      for i, f in ipairs(hashed(dir)) do sums[i] = kept.sha256[f] end
-      lines[#lines + 1] = rel .. " " .. table.concat(sums, " ")
-      if inputs then inputs[#inputs + 1] = { dir = dir, config = kept.texts["config.json"] } end
-    end
-  end
-  return sys.sha256(table.concat(lines, "\n")), #lines
-end
-
 -- The file a `task_files` entry of a manifest names: "tasks/..." under the project root,
 -- or an absolute path under the tasks root (REPRO_TASKS); nil for any other name (one with
 -- "..", or elsewhere), so that a records tree from elsewhere makes the suite read no
 -- other file.
-function M.task_file_path(path)
+local function task_file_path(path)
   if type(path) ~= "string" or path:find("..", 1, true) or
       not path:match("^[%w_%-/%.]+$") then
     return nil
@@ -288,16 +236,12 @@ end
 function M.stale_task_files(man, cache)
   local out = {}
   if type(man) ~= "table" or type(man.task_files) ~= "table" then return out end
+  cache = cache or {}
   for _, path in ipairs(base.sorted_keys(man.task_files)) do
-    local file = M.task_file_path(path)
-    local want = man.task_files[path]
-    local now = file and cache and cache[file]
-    if file and now == nil then
-      now = sys.sha256_file(file, true) or false
-      if cache then cache[file] = now end
-    end
-    if file and now ~= want then
-      out[#out + 1] = { path = path, recorded = want, now = now or nil }
+    local file, want = task_file_path(path), man.task_files[path]
+    if file and cache[file] == nil then cache[file] = sys.sha256_file(file, true) or false end
+    if file and cache[file] ~= want then
+      out[#out + 1] = { path = path, recorded = want, now = cache[file] or nil }
     end
   end
   return out
@@ -316,11 +260,11 @@ function M.stale_text(list)
 end
 
 -- The digest a summary is current against (`inputs_sha256`): the verified records
--- (M.records_digest), the study file's bytes, the command line's --set overrides, and
+-- (record/set.lua digest), the study file's bytes, the command line's --set overrides, and
 -- the bytes now of every corpus and task file the records were made from (their
 -- config's `data`, their manifest's `task_files` under tasks/).  `bin/repro analyze`
 -- writes it; the report refuses a summary whose inputs changed since and trusts the rest.
--- `records`: {digest =, inputs =} of a records_digest(study_dir, inputs, rels) just made.
+-- `records`: {digest =, inputs =} of a set.digest(study_dir, design, inputs) just made.
 -- A corpus is hashed only where
 -- engine.check accepts its record's config (inside the data directory): config.json
 -- comes with the records tree.
@@ -337,7 +281,7 @@ function M.inputs_digest(study_dir, study_file, overrides, records)
     local man = json.table_of(fs.read(r.dir .. "/manifest.json"))
     if man and type(man.task_files) == "table" then
       for path in pairs(man.task_files) do
-        local file = M.task_file_path(path)
+        local file = task_file_path(path)
         if file then files["task " .. path] = file end
       end
     end
@@ -394,33 +338,32 @@ function M.rehash(dir)
   return true
 end
 
--- "key old -> new" for each key where the config text `have` differs from cfg.
-function M.changed_keys(have, cfg)
-  local old = json.table_of(have)
-  local new = json.decode(M.config_text(cfg))
-  if not old then return { "config.json unreadable" } end
-  local keys, seen = {}, {}
-  for _, t in ipairs({ old, new }) do
-    for k in pairs(t) do
-      if not seen[k] then seen[k], keys[#keys + 1] = true, tostring(k) end
-    end
+-- A config value as changed_keys shows it: an integer without a decimal point, any other
+-- number in the fewest digits that give it back.
+local function shown_value(v)
+  if v == nil then return "(absent)" end
+  if type(v) ~= "number" then return tostring(v) end
+  if math.tointeger(v) then return string.format("%d", v) end
+  for digits = 15, 17 do
+    local t = string.format("%." .. digits .. "g", v)
+    if tonumber(t) == v then return t end
   end
-  table.sort(keys)
-  local function show(v)
-    if v == nil then return "(absent)" end
-    if type(v) == "number" and math.tointeger(v) then return string.format("%d", v) end
-    if type(v) == "number" then
-      for digits = 15, 17 do
-        local t = string.format("%." .. digits .. "g", v)
-        if tonumber(t) == v then return t end
-      end
-    end
-    return tostring(v)
+  return tostring(v)
+end
+
+-- "key old -> new" for each key where the config text `have` differs from cfg.
+local function changed_keys(have, cfg)
+  local old, new = json.table_of(have), json.decode(M.config_text(cfg))
+  if not old then return { "config.json unreadable" } end
+  local keys = {}
+  for _, t in ipairs({ old, new }) do
+    for k in pairs(t) do keys[tostring(k)] = true end
   end
   local out = {}
-  for _, k in ipairs(keys) do
-    local a, b = old[k], new[k]
-    if a ~= b then out[#out + 1] = string.format("%s %s -> %s", k, show(a), show(b)) end
+  for _, k in ipairs(base.sorted_keys(keys)) do
+    if old[k] ~= new[k] then
+      out[#out + 1] = string.format("%s %s -> %s", k, shown_value(old[k]), shown_value(new[k]))
+    end
   end
   return out
 end
@@ -441,7 +384,7 @@ function M.status(dir, cfg)
     local state, problems, kept = M.verify(dir)
     if state == "mismatch" then return "corrupt", { problems = problems } end
     if have ~= text then
-      return "changed", { finished = true, keys = M.changed_keys(have, cfg) }
+      return "changed", { finished = true, keys = changed_keys(have, cfg) }
     end
     if state == "no checksum" then
       return "untrusted", { problems = { M.UNTRUSTED } }
@@ -451,7 +394,7 @@ function M.status(dir, cfg)
     return "done", { verified = true }
   end
   if have and have ~= text then
-    return "changed", { finished = false, keys = M.changed_keys(have, cfg) }
+    return "changed", { finished = false, keys = changed_keys(have, cfg) }
   end
   if have and fs.exists(M.checkpoint_path(dir, fs.sha256(dir .. "/config.json"))) then
     return "partial", {}
@@ -459,31 +402,27 @@ function M.status(dir, cfg)
   return "missing", {}
 end
 
--- The folders M.put_aside makes in a run folder (<kind>-<UTC time>): kept, never read
--- as records.
-M.ASIDE_KINDS = { "corrupt", "stale" }
+-- Whether name is a folder M.put_aside makes in a run folder (<kind>-<UTC time>): kept,
+-- never read as records.
 function M.is_aside(name)
-  for _, k in ipairs(M.ASIDE_KINDS) do
-    if name:match("^" .. k .. "%-") then return true end
-  end
-  return false
+  return name:match("^corrupt%-") ~= nil or name:match("^stale%-") ~= nil
 end
 
 -- Moves a corrupt or stale record's files (metrics.json first, so it stops looking done)
 -- into DIR/<kind>-<UTC time>/ (kind: "corrupt", the default, or "stale") and returns that
 -- directory.
 function M.put_aside(dir, kind)
-  local base = dir .. "/" .. (kind or "corrupt") .. "-" .. os.date("!%Y%m%dT%H%M%SZ")
-  local aside, n = base, 1
+  local stem = dir .. "/" .. (kind or "corrupt") .. "-" .. os.date("!%Y%m%dT%H%M%SZ")
+  local aside, n = stem, 1
   while fs.exists(aside) do
     n = n + 1
-    aside = base .. "-" .. n
+    aside = stem .. "-" .. n
   end
   fs.mkdir_p(aside)
   for _, f in ipairs({ "metrics.json", "config.json", "log.csv", "manifest.json", M.TASKS_FILE }) do
     if fs.exists(dir .. "/" .. f) then
       local ok, err = os.rename(dir .. "/" .. f, aside .. "/" .. f)
-      if not ok then error({ message = "filesystem: cannot move " .. err }, 0) end
+      if not ok then base.user_error("filesystem: cannot move %s", err) end
     end
   end
   return aside
@@ -516,21 +455,21 @@ function M.checkpoint_path(dir, sha)
   return string.format("%s/checkpoint-%s.rptf", dir, (sha or ""):sub(1, 12))
 end
 
-local function num(x)
-  if x ~= x then return "nan" end
-  if x == math.huge then return "inf" end
-  if x == -math.huge then return "-inf" end
-  return string.format("%.9g", x)
+-- A log.csv number: nan, inf and -inf spelled the same on every C library.
+local function log_number(x)
+  if base.finite(x) then return string.format("%.9g", x) end
+  return x ~= x and "nan" or x > 0 and "inf" or "-inf"
 end
 
--- rows: tables keyed by column name; an absent value is an empty field.
-function M.log_csv(rows, columns)
+-- The text of log.csv.  rows: tables keyed by column name; an absent value is an empty
+-- field.
+local function log_csv(rows, columns)
   local out = { table.concat(columns, ",") }
   for _, r in ipairs(rows) do
     local f = {}
     for i, k in ipairs(columns) do
       local v = r[k]
-      f[i] = v == nil and "" or (k == "step" and string.format("%d", v) or num(v))
+      f[i] = v == nil and "" or (k == "step" and string.format("%d", v) or log_number(v))
     end
     out[#out + 1] = table.concat(f, ",")
   end
@@ -550,9 +489,7 @@ end
 -- overflowing val_ppl) written as null.
 function M.results(metrics)
   local function clean(v)
-    if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then
-      return json.null
-    end
+    if type(v) == "number" and not base.finite(v) then return json.null end
     if type(v) ~= "table" then return v end
     local t = {}
     for k, x in pairs(v) do t[k] = clean(x) end
@@ -587,20 +524,17 @@ end
 local function prepare(cfg, dir, opts)
   local state, info = M.status(dir, cfg)
   if state == "changed" and info.finished and not opts.force then
-    user_error("record: %s holds a finished run of another config (%s): not overwritten " ..
+    base.user_error("record: %s holds a finished run of another config (%s): not overwritten " ..
       "without --force", dir, table.concat(info.keys, ", "))
   end
   fs.mkdir_p(dir)
   fs.remove_stale_tmp(dir)
-  if state == "corrupt" then
-    local aside = M.put_aside(dir)
-    io.stderr:write(base.printable(string.format("record: %s failed its checks (%s); its " ..
-      "files are kept in %s and the run is trained again", dir, table.concat(info.problems, "; "),
-      aside)), "\n")
-  elseif state == "stale" then
-    local aside = M.put_aside(dir, "stale")
-    io.stderr:write(base.printable(string.format("record: %s was %s; its files are kept in " ..
-      "%s and the run is trained again", dir, M.stale_text(info.files), aside)), "\n")
+  if state == "corrupt" or state == "stale" then
+    local what = state == "corrupt" and
+      string.format("failed its checks (%s)", table.concat(info.problems, "; ")) or
+      "was " .. M.stale_text(info.files)
+    io.stderr:write(base.printable(string.format("record: %s %s; its files are kept in %s " ..
+      "and the run is trained again", dir, what, M.put_aside(dir, state))), "\n")
   end
   os.remove(dir .. "/metrics.json") -- from here on the record is not done
   local text = M.config_text(cfg)
@@ -610,23 +544,20 @@ local function prepare(cfg, dir, opts)
   return text, fs.sha256(dir .. "/config.json")
 end
 
--- The checkpoints this suite wrote are noted in the provenance journal outside the
--- records tree (provenance.JOURNAL): each complete checkpoint, just before the engine
--- renames it into place (its on_checkpoint, periodic and at a stop), so a kill -9 never
--- leaves one of its own unnoted, with the step and whether its
--- run began from step 0 or from checkpoints all noted so ("own") or from one that was not
--- ("adopted": what grew from a foreign checkpoint stays foreign).  A run that finds a
--- checkpoint in its folder, at any step, 0 included, says in its manifest whether it is
--- one of its own (`resumed_checkpoint_known`): a checkpoint planted in a records tree is
--- not, nor one written just before a kill -9 (or before `make clean` removed build/).  The
--- entry goes when the record is complete, and the record's own entry says how it was made.
-local function ledger_note(ckpt, step, tag, file)
-  if tag then provenance.note_checkpoint(ckpt, step, tag, file) end -- nil: opts.ledger == false
-end
-
 -- Trains cfg from checkpoint ckpt when it holds one: the engine's metrics, the log rows,
 -- and the threads used (th: threads, now, changed, core_s and t_last, the core-seconds
 -- so far when opts.threads_now changed the count).
+--
+-- The checkpoints this suite wrote are noted in the provenance journal outside the
+-- records tree (provenance.JOURNAL): each complete checkpoint, just before the engine
+-- renames it into place, so a kill -9 never leaves one of its own unnoted, with the step
+-- and opts.ledger_tag: "own" when the run began from step 0 or from checkpoints all noted
+-- so, "adopted" when from one that was not (what grew from a foreign checkpoint stays
+-- foreign), nil for no entry.  A run that finds a checkpoint in its folder, at any step,
+-- 0 included, says in its manifest whether it is one of its own
+-- (`resumed_checkpoint_known`): a checkpoint planted in a records tree is not, nor one
+-- written just before a kill -9 (or before `make clean` removed build/).  The entry goes
+-- when the record is complete, and the record's own entry says how it was made.
 local function train(cfg, ckpt, sha, opts, t0, task_sets)
   local rows = {}
   local run_cfg = {}
@@ -638,7 +569,9 @@ local function train(cfg, ckpt, sha, opts, t0, task_sets)
   local tok, metrics = pcall(engine.train, run_cfg, {
     checkpoint = ckpt, checkpoint_every = opts.checkpoint_every or 0, resume = true,
     model = opts.model,
-    on_checkpoint = function(step, tmp) ledger_note(ckpt, step, opts.ledger_tag, tmp) end,
+    on_checkpoint = function(step, tmp)
+      if opts.ledger_tag then provenance.note_checkpoint(ckpt, step, opts.ledger_tag, tmp) end
+    end,
     config_id = sha, -- inside every checkpoint: another config's is refused
     tasks = task_sets,
     on_step = function(step, row)
@@ -686,20 +619,20 @@ function M.run(cfg, dir, opts)
   local suite = cfg.tasks and cfg.tasks ~= "" and tasks.load(M.data_path(cfg), cfg.tasks) or nil
   local model = dir .. "/" .. M.MODEL
   os.remove(model) -- a kept model is this record's only: never an older config's
-  local topts = setmetatable({ model = opts.keep_model and model or nil }, { __index = opts })
   -- a checkpoint met here was not necessarily written by this suite for this run (a
   -- records tree from elsewhere can hold one): its SHA-256 goes into the manifest
   -- with the step it resumed from, `verify` names every resumed record and `audit`
   -- draws them first
-  if opts.ledger ~= false then pcall(provenance.journal_prune) end
+  local ledger = opts.ledger ~= false
+  if ledger then pcall(provenance.journal_prune) end
   local ckpt_sha = sys.lstat(ckpt) and sys.sha256_file(ckpt, true) or nil
   local ckpt_known = ckpt_sha ~= nil and provenance.knows_checkpoint(ckpt, ckpt_sha)
-  topts.ledger_tag = opts.ledger ~= false and
-    ((ckpt_sha == nil or ckpt_known) and "own" or "adopted") or nil
-  local metrics, rows, th = train(cfg, ckpt, sha, topts, t0, suite and suite.sets)
+  local tag = ledger and ((ckpt_sha == nil or ckpt_known) and "own" or "adopted") or nil
+  local metrics, rows, th = train(cfg, ckpt, sha, setmetatable({ ledger_tag = tag,
+    model = opts.keep_model and model or nil }, { __index = opts }), t0, suite and suite.sets)
   if metrics.interrupted or metrics.stopped then return metrics end
 
-  local log_text = M.log_csv(rows, engine.log_columns(cfg))
+  local log_text = log_csv(rows, engine.log_columns(cfg))
   local task_results = metrics.tasks
   metrics.tasks = nil
   local out = M.results(metrics)
@@ -711,6 +644,9 @@ function M.run(cfg, dir, opts)
     fs.write_atomic(dir .. "/" .. M.TASKS_FILE, items_text)
   end
   local metrics_text = json.pretty(out)
+  local sums = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
+    ["metrics.json"] = sys.sha256(metrics_text),
+    [M.TASKS_FILE] = items_text and sys.sha256(items_text) or nil }
   -- the caller's table holds every field of metrics.json too (config_sha256, the task
   -- metrics): `bin/repro train`'s JSON line is metrics.json's fields and its timings
   for k, v in pairs(out) do if metrics[k] == nil then metrics[k] = v end end
@@ -733,24 +669,18 @@ function M.run(cfg, dir, opts)
     peak_rss_bytes = host.peak_rss_bytes(),
     study_file = opts.study_file and fs.relative_to_root(opts.study_file) or nil,
     study_file_git = opts.study_file and git.file_git or nil,
-    sha256 = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
-      ["metrics.json"] = sys.sha256(metrics_text),
-      [M.TASKS_FILE] = items_text and sys.sha256(items_text) or nil },
+    sha256 = sums,
     task_files = suite and suite.files or nil,
     model_sha256 = opts.keep_model and not metrics.diverged and
       sys.sha256_file(model, true) or nil,
   }))
   -- the journal first: a record that looks done is never one it does not know
-  if opts.ledger ~= false then
-    local sums = { ["config.json"] = sys.sha256(text), ["log.csv"] = sys.sha256(log_text),
-      ["metrics.json"] = sys.sha256(metrics_text),
-      [M.TASKS_FILE] = items_text and sys.sha256(items_text) or nil }
-    provenance.note_record(dir, sums, topts.ledger_tag == "own" and "trained" or
-      "resumed_foreign")
+  if ledger then
+    provenance.note_record(dir, sums, tag == "own" and "trained" or "resumed_foreign")
   end
   fs.write_atomic(dir .. "/metrics.json", metrics_text)
   os.remove(ckpt)
-  if opts.ledger ~= false then provenance.forget_checkpoint(ckpt) end
+  if ledger then provenance.forget_checkpoint(ckpt) end
   return metrics
 end
 

@@ -20,11 +20,15 @@ function M.cpu_model()
   return "unknown"
 end
 
+-- The output of `git ARGS` in the project's repository; nil when it fails.
+local function git(args)
+  return fs.capture("git -C " .. fs.quote(host.root) .. " " .. args)
+end
+
 function M.git_info()
-  local root = fs.quote(host.root)
-  local commit = fs.capture("git -C " .. root .. " rev-parse HEAD") or "unknown"
-  local status = fs.capture("git -C " .. root .. " status --porcelain --untracked-files=no -- . "
-    .. "':(exclude)experiments' ':(exclude)paper' ':(exclude)plots/data'")
+  local commit = git("rev-parse HEAD") or "unknown"
+  local status = git("status --porcelain --untracked-files=no -- . ':(exclude)experiments' " ..
+    "':(exclude)paper' ':(exclude)plots/data'")
   return commit, status == nil and "unknown" or status ~= ""
 end
 
@@ -35,15 +39,12 @@ end
 function M.file_git_status(path)
   local rel = fs.relative_to_root(path)
   if rel:sub(1, 1) == "/" then return "outside the repository" end
-  local root = fs.quote(host.root)
-  local out = fs.capture("git -C " .. root .. " status --porcelain --ignored -- " .. fs.quote(rel))
+  local out = git("status --porcelain --ignored -- " .. fs.quote(rel))
   if out == nil then return "unknown" end
   if out:match("^%?%?") then return "untracked" end
   if out:match("^!!") then return "ignored" end
   if out ~= "" then return "modified" end
-  if fs.capture("git -C " .. root .. " ls-files --error-unmatch -- " .. fs.quote(rel)) then
-    return "tracked"
-  end
+  if git("ls-files --error-unmatch -- " .. fs.quote(rel)) then return "tracked" end
   return "unknown"
 end
 
@@ -182,7 +183,30 @@ function M.journal_of(dir, sums)
 end
 
 -- The files of a record git may hold.
-M.RECORD_FILES = { "config.json", "log.csv", "metrics.json", "manifest.json", "tasks.csv" }
+local RECORD_FILES = { "config.json", "log.csv", "metrics.json", "manifest.json", "tasks.csv" }
+
+-- path when git may be asked about it (no "..", no character a shell would read), else nil.
+local function safe(path)
+  return path and path:match("^[%w_%-%./]+$") and not path:find("..", 1, true) and path or nil
+end
+
+-- The study folders (two levels up) of record paths relative to the root, quoted for git.
+local function parents_of(list)
+  local parents, seen = {}, {}
+  for _, c in ipairs(list) do
+    local p = c:match("^(.*)/[^/]+/[^/]+$") or c
+    if not seen[p] then seen[p], parents[#parents + 1] = true, fs.quote(p) end
+  end
+  return table.concat(parents, " ")
+end
+
+-- Whether same(f) holds for every file f of the record r.
+local function all_files(r, same)
+  for _, f in ipairs(r.files) do
+    if not same(f) then return false end
+  end
+  return true
+end
 
 -- The record folders of dirs (absolute or relative paths) whose files are all those of git
 -- at HEAD for that record: a set {dir -> true}.  A record is found at HEAD under its own
@@ -194,73 +218,46 @@ M.RECORD_FILES = { "config.json", "log.csv", "metrics.json", "manifest.json", "t
 -- does: the committed tree's hundreds of MB of log.csv are not read on every call.  The
 -- others' files are hashed (`git hash-object`).  Without git nothing is committed.
 function M.committed(dirs)
-  local out, recs = {}, {}
+  local out, recs, cands = {}, {}, {}
   for _, d in ipairs(dirs) do
     local real = sys.realpath(d)
-    local own = real and real:sub(1, #host.root + 1) == host.root .. "/" and
-      real:sub(#host.root + 2) or nil
-    local last3 = real and real:match("([^/]+/[^/]+/[^/]+)$")
-    local cands = {}
-    local function cand(c)
-      if c and c:match("^[%w_%-%./]+$") and not c:find("..", 1, true) then
-        cands[#cands + 1] = c
-      end
+    local in_root = real and real:sub(1, #host.root + 1) == host.root .. "/"
+    local last3 = real and real:match("[^/]+/[^/]+/[^/]+$")
+    local r = { dir = d, real = real, own = in_root and safe(real:sub(#host.root + 2)) or nil,
+      cands = {}, files = {} }
+    r.cands[#r.cands + 1] = r.own
+    r.cands[#r.cands + 1] = last3 and safe("experiments/" .. last3)
+    for _, f in ipairs(RECORD_FILES) do
+      local st = real and sys.lstat(real .. "/" .. f)
+      if st and st.type == "file" then r.files[#r.files + 1] = f end
     end
-    cand(own)
-    cand(last3 and ("experiments/" .. last3))
-    if #cands > 0 then
-      local r = { dir = d, cands = cands, files = {}, real = real,
-        own = cands[1] == own and own or nil }
-      for _, f in ipairs(M.RECORD_FILES) do
-        local st = sys.lstat(real .. "/" .. f)
-        if st and st.type == "file" then r.files[#r.files + 1] = f end
-      end
-      if #r.files > 0 then recs[#recs + 1] = r end
+    if #r.cands > 0 and #r.files > 0 then
+      recs[#recs + 1] = r
+      table.move(r.cands, 1, #r.cands, #cands + 1, cands)
     end
   end
   if #recs == 0 then return out end
-  local root = fs.quote(host.root)
-  local function parents_of(list)
-    local parents, seen = {}, {}
-    for _, c in ipairs(list) do
-      local p = c:match("^(.*)/[^/]+/[^/]+$") or c
-      if not seen[p] then seen[p], parents[#parents + 1] = true, fs.quote(p) end
-    end
-    return table.concat(parents, " ")
-  end
-  local all = {}
-  for _, r in ipairs(recs) do
-    for _, c in ipairs(r.cands) do all[#all + 1] = c end
-  end
   local head = {}
-  local tree = fs.capture("git -C " .. root .. " ls-tree -r HEAD -- " .. parents_of(all))
+  local tree = git("ls-tree -r HEAD -- " .. parents_of(cands))
   for sha, path in (tree or ""):gmatch("%d+ blob (%x+)\t([^\n]+)") do head[path] = sha end
   -- the records tracked at their own path: what differs from HEAD there, by git's index
   local tracked, hashed, own_paths = {}, {}, {}
   for _, r in ipairs(recs) do
-    local at_head = r.own ~= nil
-    for _, f in ipairs(r.files) do
-      if not head[(r.own or "") .. "/" .. f] then at_head = false end
-    end
-    if at_head then
+    if r.own and all_files(r, function(f) return head[r.own .. "/" .. f] end) then
       tracked[#tracked + 1] = r
       own_paths[#own_paths + 1] = r.own
     else
       hashed[#hashed + 1] = r
     end
   end
-  if #tracked > 0 then
-    local diff = fs.capture("git -C " .. root .. " diff --no-renames --name-only -z HEAD -- " ..
-      parents_of(own_paths))
-    if diff then
-      local changed = {}
-      for path in diff:gmatch("[^%z]+") do changed[path] = true end
-      for _, r in ipairs(tracked) do
-        local same = true
-        for _, f in ipairs(r.files) do
-          if changed[r.own .. "/" .. f] then same = false end
-        end
-        if same then out[r.dir] = true end
+  local diff = #tracked > 0 and
+    git("diff --no-renames --name-only -z HEAD -- " .. parents_of(own_paths))
+  if diff then
+    local changed = {}
+    for path in diff:gmatch("[^%z]+") do changed[path] = true end
+    for _, r in ipairs(tracked) do
+      if all_files(r, function(f) return not changed[r.own .. "/" .. f] end) then
+        out[r.dir] = true
       end
     end
   end
@@ -271,8 +268,7 @@ function M.committed(dirs)
   if #files == 0 then return out end
   local list = fs.private_subdir("git") .. "/paths"
   fs.write_atomic(list, table.concat(files, "\n") .. "\n")
-  local now = fs.capture("git -C " .. root .. " hash-object --no-filters --stdin-paths < " ..
-    fs.quote(list))
+  local now = git("hash-object --no-filters --stdin-paths < " .. fs.quote(list))
   fs.remove_tree(list:match("^(.*)/[^/]+$"))
   local blob, i = {}, 0
   for sha in (now or ""):gmatch("%x+") do
@@ -282,11 +278,9 @@ function M.committed(dirs)
   if i ~= #files then return out end
   for _, r in ipairs(hashed) do
     for _, c in ipairs(r.cands) do
-      local same = true
-      for _, f in ipairs(r.files) do
-        if head[c .. "/" .. f] ~= blob[r.real .. "/" .. f] then same = false end
+      if all_files(r, function(f) return head[c .. "/" .. f] == blob[r.real .. "/" .. f] end) then
+        out[r.dir] = true
       end
-      if same then out[r.dir] = true end
     end
   end
   return out

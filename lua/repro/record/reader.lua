@@ -1,13 +1,8 @@
--- The one reader of finished run records for every command that reads results back
--- (compare, export, analyze and the report).  A record is read only when no directory
--- from the top of its tree down to it is a symbolic link and record.verify calls it
--- "verified"; callers warn about a refused record (M.warning gives the text) and go on
--- without it.  log.csv is read row by row (M.each_log_row, M.log_fields), never whole.
--- Read once: config.json, metrics.json and tasks.csv are parsed from the very bytes
--- record.verify hashed (M.read), and a streamed log.csv must hash to the sum verified.  A
--- reader that never reads log.csv (compare without a metric of it) checks the record
--- without it (record.verify's `log` option): its sum is then the manifest's, which any
--- later reader of the file checks as it streams.
+-- The one reader of finished run records (compare, export, analyze, the report).  A record
+-- is read only when no directory from the top of its tree down to it is a symbolic link
+-- and record.verify calls it "verified", and then from the very bytes verify hashed
+-- (M.read); a streamed log.csv (M.each_log_row, M.log_fields: never read whole) must hash
+-- to the sum verified.  Callers warn about a refused record (M.warning) and go on.
 local json = require "repro.core.json"
 local fs = require "repro.core.fs"
 local sys = require "repro.sys"
@@ -16,18 +11,19 @@ local record = require "repro.record"
 
 local M = {}
 
+function M.is_link(path)
+  local st = sys.lstat(path)
+  return st ~= nil and st.type == "link"
+end
+
 -- The first directory from top down to dir (both included) that is a symbolic link, or
 -- nil.  dir is top or a path below it ("top/a/b").
 function M.link_in(dir, top)
-  top = top:gsub("/+$", "")
-  local path = top
-  local st = sys.lstat(path)
-  if st and st.type == "link" then return path end
-  local rest = dir:sub(#top + 1)
-  for part in rest:gmatch("[^/]+") do
+  local path = top:gsub("/+$", "")
+  if M.is_link(path) then return path end
+  for part in dir:sub(#path + 1):gmatch("[^/]+") do
     path = path .. "/" .. part
-    st = sys.lstat(path)
-    if st and st.type == "link" then return path end
+    if M.is_link(path) then return path end
   end
   return nil
 end
@@ -96,43 +92,51 @@ end
 
 -- The longest line a log.csv may have: a row of a few dozen numbers is under 1 KiB, so
 -- 64 KiB is far above any real row and one line of a forged log cannot take more.
-M.LOG_LINE_MAX_BYTES = 64 * 1024
+local LOG_LINE_MAX_BYTES = 64 * 1024
+
+-- dir's log.csv opened line by line (sys.lines), or nil when it is no regular file.
+local function open_log(dir)
+  local st = sys.lstat(dir .. "/log.csv")
+  return st and st.type == "file" and sys.lines(dir .. "/log.csv", LOG_LINE_MAX_BYTES) or nil
+end
+
+-- The comma-separated fields of a log.csv line.
+local function fields(line)
+  local out = {}
+  for field in (line .. ","):gmatch("([^,]*),") do out[#out + 1] = field end
+  return out
+end
 
 -- The non-empty lines of dir's log.csv, streamed: header(line) for the first, row(line)
--- for the others; false when there is no such regular file.  The checks of
--- M.each_log_row's header.
+-- for the others; nothing when there is no such regular file.  Its checks are those
+-- M.each_log_row's comment lists.
 local function each_line(dir, want_sha256, header, row)
-  local path = dir .. "/log.csv"
-  local st = sys.lstat(path)
-  local r = st and st.type == "file" and sys.lines(path, M.LOG_LINE_MAX_BYTES)
-  if not r then return false end
+  local r = open_log(dir)
+  if not r then return end
   local first = true
-  while true do
-    local line, err = r:next()
-    if not line then
-      if err then
-        r:close()
-        base.user_error("%s", base.printable(err))
-      end
-      break
-    end
+  local line, err = r:next()
+  while line do
     if line ~= "" then
       if first then header(line) else row(line) end
       first = false
     end
+    line, err = r:next()
+  end
+  if err then
+    r:close()
+    base.user_error("%s", base.printable(err))
   end
   local got = r:sha256()
   r:close()
   if want_sha256 and got ~= want_sha256 then
     base.user_error("%s: changed after its record was verified (SHA-256 %s, verified %s): " ..
-      "not read", fs.shown(path), got:sub(1, 12), tostring(want_sha256):sub(1, 12))
+      "not read", fs.shown(dir .. "/log.csv"), got:sub(1, 12), tostring(want_sha256):sub(1, 12))
   end
-  return true
 end
 
 -- Calls fn(columns, values, row) for each row of dir's log.csv, in order (values by
 -- column position, numbers or nil; row from 1), one line in memory at a time, each at
--- most M.LOG_LINE_MAX_BYTES (sys.lines: the safe reader's rules); returns the columns and
+-- most LOG_LINE_MAX_BYTES (sys.lines: the safe reader's rules); returns the columns and
 -- the number of rows.  Empty lines are skipped, as the analysis's parse_log skips them.
 -- A log.csv that is not a regular file reads as empty.  A longer line is a user error
 -- naming the file and the line.  With want_sha256 (the sum record.verify checked), the
@@ -141,15 +145,10 @@ end
 -- caller discards what it made of them, as export --curves aborts its output).
 function M.each_log_row(dir, fn, want_sha256)
   local cols, n = {}, 0
-  each_line(dir, want_sha256, function(line)
-    for name in (line .. ","):gmatch("([^,]*),") do cols[#cols + 1] = name end
-  end, function(line)
+  each_line(dir, want_sha256, function(line) cols = fields(line) end, function(line)
     n = n + 1
-    local values, i = {}, 0
-    for field in (line .. ","):gmatch("([^,]*),") do
-      i = i + 1
-      if i <= #cols then values[i] = M.log_number(field) end
-    end
+    local values, row = {}, fields(line)
+    for i = 1, math.min(#row, #cols) do values[i] = M.log_number(row[i]) end
     fn(cols, values, n)
   end)
   return cols, n
@@ -163,11 +162,8 @@ end
 function M.log_fields(dir, names, want_sha256)
   local pats, data, n = {}, {}, 0
   each_line(dir, want_sha256, function(line)
-    local at, i = {}, 0
-    for c in (line .. ","):gmatch("([^,]*),") do
-      i = i + 1
-      at[c] = i
-    end
+    local at = {}
+    for i, c in ipairs(fields(line)) do at[c] = i end
     -- field k: k - 1 fields and their commas, then the field up to the next comma
     for _, name in ipairs(names) do
       if at[name] then
@@ -189,21 +185,15 @@ function M.log_column(dir, name, want_sha256)
   return data[name], n
 end
 
--- The columns of dir's log.csv (its first line, at most M.LOG_LINE_MAX_BYTES), read
+-- The columns of dir's log.csv (its first line, at most LOG_LINE_MAX_BYTES), read
 -- alone; a longer line is a user error naming the file and the line.
 function M.log_columns(dir)
-  local path = dir .. "/log.csv"
-  local st = sys.lstat(path)
-  local r = st and st.type == "file" and sys.lines(path, M.LOG_LINE_MAX_BYTES)
+  local r = open_log(dir)
   if not r then return {} end
   local line, err = r:next()
   r:close()
   if err then base.user_error("%s", base.printable(err)) end
-  local cols = {}
-  if line and line ~= "" then
-    for name in (line .. ","):gmatch("([^,]*),") do cols[#cols + 1] = name end
-  end
-  return cols
+  return line and line ~= "" and fields(line) or {}
 end
 
 return M

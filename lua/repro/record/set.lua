@@ -1,16 +1,9 @@
--- Which records make up a study, and where each came from.  The record set of a study is
--- the canonical seed folder (`<variant>/seed-<N>`, N the seed's integer without leading
--- zeros: record.seed_of_dir) of each of its variants and seeds, nothing else: the design
--- comes from the study file (its power-sized seeds and a sequential design's seeds
--- included) or from its summary (M.design).  A member without a finished record is
--- absent, not an error (a sequential study trains only the looks it needs).  Anything else
--- in the study's folder (a `seed-01` beside `seed-1`, a folder that is no variant, a seed
--- the study does not have) is not part of the study (M.outsiders, worded by
--- M.outside_text).  Analysis, verify, audit, compare, export, the report and the paper
--- read a study's records through M.members.
---
--- M.assess gives each verified member its provenance level (record/provenance.lua):
--- committed, made here, or adopted with the reason.
+-- Which records make up a study, and where each came from.  A study's record set is the
+-- canonical seed folder (`<variant>/seed-<N>`: record.seed_of_dir) of each of its variants
+-- and seeds, from the study file or its summary (M.design); a member not yet trained is
+-- absent, not an error, and anything else in the folder is not part of the study
+-- (M.outsiders).  Every reader of a study's records goes through M.members; M.assess gives
+-- each verified member its provenance level (record/provenance.lua).
 local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
@@ -36,7 +29,7 @@ function M.design(t)
   local d = { name = type(t.name) == "string" and t.name or t.study, variants = {}, seeds = {} }
   for _, v in ipairs(t.variants) do
     local name = type(v) == "table" and v.name
-    if type(name) ~= "string" or not base.valid_name(name) then return nil, "a variant is not a name" end
+    if not base.valid_name(name) then return nil, "a variant is not a name" end
     d.variants[#d.variants + 1] = name
   end
   for _, x in ipairs(t.seeds) do
@@ -66,23 +59,40 @@ function M.members(design, study_dir)
   return out
 end
 
--- The rels of M.members.
-function M.rels(design)
-  local out = {}
-  for _, m in ipairs(M.members(design, "")) do out[#out + 1] = m.rel end
-  return out
-end
-
--- record.records_digest over the record set.
+-- The digest of the study's verified records: SHA-256 of one line per member holding a
+-- verified record (<variant>/seed-<s> and the SHA-256 of its config.json, log.csv,
+-- metrics.json and tasks.csv when it has one), in name order; nothing else in the folder
+-- counts.  A summary carries the digest of the records it was computed from
+-- (`records_sha256`, lua/repro/cli/run.lua) and the report refuses a summary whose records
+-- have changed since (lua/repro/report/data.lua).  Returns the digest and the count;
+-- `inputs` (a list, optional) gets each verified record's folder and config.json text.
 function M.digest(study_dir, design, inputs)
-  return record.records_digest(study_dir, inputs, M.rels(design))
+  local members = M.members(design, study_dir)
+  -- in name order of the variant, then of the seed folder ("d0" before "d0.1")
+  table.sort(members, function(a, b)
+    if a.variant ~= b.variant then return a.variant < b.variant end
+    return a.rel < b.rel
+  end)
+  local lines = {}
+  for _, m in ipairs(members) do
+    local state, _, kept = record.verify(m.dir)
+    if state == "verified" then
+      -- the sums of the bytes verify checked (read once), not of a second read
+      local sums = {}
+      for _, f in ipairs(record.HASHED) do sums[#sums + 1] = kept.sha256[f] end
+      sums[#sums + 1] = kept.sha256[record.TASKS_FILE]
+      lines[#lines + 1] = m.rel .. " " .. table.concat(sums, " ")
+      if inputs then inputs[#inputs + 1] = { dir = m.dir, config = kept.texts["config.json"] } end
+    end
+  end
+  return sys.sha256(table.concat(lines, "\n")), #lines
 end
 
 -- Whether dir is a member of the design's record set in study_dir (dir: a path below it).
 function M.is_member(design, study_dir, dir)
   local rel = dir:sub(#study_dir + 2):gsub("/+$", "")
-  for _, r in ipairs(M.rels(design)) do
-    if r == rel then return true end
+  for _, m in ipairs(M.members(design, "")) do
+    if m.rel == rel then return true end
   end
   return false
 end
@@ -93,32 +103,28 @@ end
 function M.outsiders(design, study_dir)
   local variants, seeds = base.set_of(design.variants), base.set_of(design.seeds)
   local out = {}
-  local function is_link(path)
-    local st = sys.lstat(path)
-    return st ~= nil and st.type == "link"
-  end
+  local function outside(path, why) out[#out + 1] = { path = path, why = why } end
   for _, n in ipairs(sys.listdir(study_dir) or {}) do
     local path = study_dir .. "/" .. n
-    if n:match("^%.") or (M.STUDY_FILES[n] and not is_link(path)) then
+    if n:match("^%.") then
+      -- hidden: a lock or a temporary file
+    elseif reader.is_link(path) then
+      outside(path, "link")
+    elseif M.STUDY_FILES[n] then
       -- the study's own
-    elseif is_link(path) then
-      out[#out + 1] = { path = path, why = "link" }
     elseif not variants[n] then
-      out[#out + 1] = { path = path, why = "no_variant" }
+      outside(path, "no_variant")
     else
       for _, sn in ipairs(sys.listdir(path) or {}) do
-        local sub = path .. "/" .. sn
-        local seed = record.seed_of_dir(sn)
-        if sn:match("^%.") then
-          -- hidden: a lock or a temporary file
-        elseif is_link(sub) and not (seed and seeds[seed]) then
-          -- a member that is a link is refused by the record reader instead
-          out[#out + 1] = { path = sub, why = "link" }
-        elseif not seed then
-          out[#out + 1] = { path = sub, why = sn:match("^seed%-") and "seed_spelling" or
-            "no_seed" }
-        elseif not seeds[seed] then
-          out[#out + 1] = { path = sub, why = "no_seed" }
+        local sub, seed = path .. "/" .. sn, record.seed_of_dir(sn)
+        if sn:match("^%.") or (seed and seeds[seed]) then
+          -- hidden, or a member (one that is a link is refused by the record reader instead)
+        elseif reader.is_link(sub) then
+          outside(sub, "link")
+        elseif not seed and sn:match("^seed%-") then
+          outside(sub, "seed_spelling")
+        else
+          outside(sub, "no_seed")
         end
       end
     end
@@ -158,20 +164,15 @@ end
 -- a copy needs its immediate source in the tree with identical files, itself vouched for.
 -- opts: record.verify's for the sources (log = false when the records were read so).
 function M.assess(recs, root, opts)
-  local info = {} -- dir -> {kept, sums, how, copied}
-  local committed = {}
+  local info, committed = {}, {} -- dir -> {kept, how, source, copied, src, src_state}
   local function learn(dir, kept)
-    if info[dir] then return info[dir] end
-    local sums = {}
-    for f, sum in pairs(kept.sha256) do sums[f] = sum end
-    local how, source = provenance.journal_of(dir, sums)
-    info[dir] = { kept = kept, sums = sums, how = how, source = source }
-    return info[dir]
+    local how, source = provenance.journal_of(dir, kept.sha256)
+    info[dir] = { kept = kept, how = how, source = source }
   end
   -- git is asked in batches: the records, then the copy sources they name, and so on
   local pending = {}
   for _, r in ipairs(recs) do
-    learn(r.dir, r.kept)
+    if not info[r.dir] then learn(r.dir, r.kept) end
     pending[#pending + 1] = r.dir
   end
   for _ = 1, 8 do
@@ -180,20 +181,18 @@ function M.assess(recs, root, opts)
     local next_dirs = {}
     for _, d in ipairs(pending) do
       local i = info[d]
-      local man = i.kept.manifest or {}
+      local copied_from = (i.kept.manifest or {}).copied_from
       i.copied = i.how == "copied" and i.source or
-        (committed[d] and not i.how and type(man.copied_from) == "string" and man.copied_from) or
-        nil
-      local good = i.copied and i.copied:match("^[%w_%-%.]+/[%w_%-%.]+/seed%-%d+$") and
-        not i.copied:find("..", 1, true)
-      if good then
+        (committed[d] and not i.how and type(copied_from) == "string" and copied_from) or nil
+      if i.copied and i.copied:match("^[%w_%-%.]+/[%w_%-%.]+/seed%-%d+$") and
+          not i.copied:find("..", 1, true) then
         local src = root .. "/" .. i.copied
-        local state, _, skept = record.verify(src, opts)
+        local state, _, src_kept = record.verify(src, opts)
         i.src_state = state
         if state == "verified" then
           i.src = src
           if not info[src] then
-            learn(src, skept)
+            learn(src, src_kept)
             next_dirs[#next_dirs + 1] = src
           end
         end
@@ -212,32 +211,23 @@ function M.assess(recs, root, opts)
     elseif i.how == "resumed_foreign" then
       res = { level = "adopted", why = "foreign_checkpoint" }
     elseif i.copied then
-      local s = i.src and info[i.src]
-      local same = s ~= nil
-      for f, sum in pairs(s and i.sums or {}) do
-        if s.sums[f] ~= sum then same = false end
-      end
-      for f in pairs(s and s.sums or {}) do
-        if i.sums[f] == nil then same = false end
-      end
-      if not s then
+      local why
+      if not i.src then
         -- a source that is there but fails its checks differs from the copy
-        res = { level = "adopted", why = (i.src_state == nil or i.src_state == "unfinished") and
-          "copy_source_missing" or "copy_source_differs", detail = i.copied }
-      elseif not same then
-        res = { level = "adopted", why = "copy_source_differs", detail = i.copied }
+        why = (i.src_state == nil or i.src_state == "unfinished") and "copy_source_missing" or
+          "copy_source_differs"
+      elseif provenance.files_digest(i.kept.sha256) ~=
+          provenance.files_digest(info[i.src].kept.sha256) then
+        why = "copy_source_differs"
       elseif visiting[i.src] or depth > 8 then
-        res = { level = "adopted", why = "copy_source_adopted", detail = i.copied }
+        why = "copy_source_adopted"
       else
         visiting[dir] = true
-        local sres = level_of(i.src, depth + 1)
+        if level_of(i.src, depth + 1).level == "adopted" then why = "copy_source_adopted" end
         visiting[dir] = nil
-        if sres.level == "adopted" then
-          res = { level = "adopted", why = "copy_source_adopted", detail = i.copied }
-        else
-          res = { level = i.how and "made_here" or "committed", copied_from = i.copied }
-        end
       end
+      res = why and { level = "adopted", why = why, detail = i.copied } or
+        { level = i.how and "made_here" or "committed", copied_from = i.copied }
     elseif committed[dir] then
       local step = math.tointeger(man.resumed_from_step)
       if (step and step > 0) or type(man.resumed_checkpoint_sha256) == "string" then
