@@ -7,6 +7,7 @@
 -- every component checked (fs.check_path: no symbolic link).  Each file is loaded once per
 -- process.
 local host = require "repro.host"
+local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"
 
@@ -21,17 +22,13 @@ local loaded = {}
 -- nil when it names none.
 function M.resolve(ref)
   if type(ref) ~= "string" then return nil end
-  if ref:match("^[%a_][%w_]*$") then
-    for _, dir in ipairs(M.TRUSTED_DIRS) do
-      local rel = dir .. "/" .. ref .. ".lua"
-      local st = require("repro.sys").lstat(host.root .. "/" .. rel)
-      if st and st.type == "file" then return rel end
-    end
-    return nil
-  end
   for _, dir in ipairs(M.TRUSTED_DIRS) do
-    local name = ref:sub(#dir + 2):match("^([%a_][%w_]*)%.lua$")
-    if ref:sub(1, #dir + 1) == dir .. "/" and name then return ref end
+    if ref:match("^[%a_][%w_]*$") then
+      local st = sys.lstat(host.root .. "/" .. dir .. "/" .. ref .. ".lua")
+      if st and st.type == "file" then return dir .. "/" .. ref .. ".lua" end
+    elseif ref:sub(1, #dir + 1) == dir .. "/" and ref:sub(#dir + 2):match("^[%a_][%w_]*%.lua$") then
+      return ref
+    end
   end
   return nil
 end
