@@ -139,11 +139,9 @@ function M.put(s) print(M.printable(s, true)) end
 local function number_value(v, who, flag, s)
   local x = tonumber(v)
   if s.kind == "int" then x = math.tointeger(x) end
-  if not (x and x >= s.min and x <= (s.max or math.huge) and x < math.huge) then
-    M.user_error("%s: %s needs %s %s, got %s", who, flag, s.kind == "int" and "an integer" or
-      "a number", s.max and string.format("in [%s, %s]", s.min, s.max) or (">= " .. s.min),
-      M.printable(v))
-  end
+  M.need(x and x >= s.min and x <= (s.max or math.huge) and x < math.huge,
+    "%s: %s needs %s %s, got %s", who, flag, s.kind == "int" and "an integer" or "a number",
+    s.max and string.format("in [%s, %s]", s.min, s.max) or (">= " .. s.min), M.printable(v))
   return x
 end
 

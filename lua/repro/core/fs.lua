@@ -250,9 +250,7 @@ function M.capture(cmd)
   local p = io.popen(cmd .. " 2>/dev/null", "r")
   if not p then return nil end
   local out = p:read("a")
-  local ok = p:close()
-  if not ok then return nil end
-  return (out:gsub("%s+$", ""))
+  return p:close() and out:gsub("%s+$", "") or nil
 end
 
 -- Paths shown relative to the working directory when they are under it.

@@ -299,15 +299,13 @@ function M.plan_build(data, task, opts)
   if value.skip ~= nil then return skip(tostring(value.skip)) end
   local raw, seen = {}, {}
   for i, r in ipairs(value.items) do
-    local why
-    if type(r) ~= "table" or type(r.answer) ~= "string" or type(r.distractors) ~= "table" then
-      why = "{context =, answer = string, distractors = {...}} expected"
-    else
+    local why = "{context =, answer = string, distractors = {...}} expected"
+    if type(r) == "table" and type(r.answer) == "string" and type(r.distractors) == "table" then
       local choices = { r.answer }
       for _, d in ipairs(r.distractors) do choices[#choices + 1] = d end
       why = items.problem({ context = r.context, choices = choices, answer = 0 })
     end
-    if why then user_error("task %s: generated item %d: %s", task, i, why) end
+    need(not why, "task %s: generated item %d: %s", task, i, why)
     local key = r.context .. "\0" .. r.answer .. "\0" .. table.concat(r.distractors, "\0")
     if not seen[key] then
       seen[key] = true
@@ -321,12 +319,9 @@ function M.plan_build(data, task, opts)
   local order = permutation(pcg.new(M.SEED, stream_of(task) + 1), #raw)
   local n_pool = math.min(M.MAX_POOL, math.floor(#raw * M.POOL_FRACTION))
   local pool, test = {}, {}
-  for i, k in ipairs(order) do
-    if i <= n_pool then
-      pool[#pool + 1] = raw[k]
-    elseif #test < M.MAX_ITEMS then
-      test[#test + 1] = raw[k]
-    end
+  for i = 1, math.min(#order, n_pool + M.MAX_ITEMS) do
+    local list = i <= n_pool and pool or test
+    list[#list + 1] = raw[order[i]]
   end
   test, pool = place(test), place(pool)
   local positions, chance = tally(test)
