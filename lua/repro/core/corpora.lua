@@ -1,16 +1,7 @@
--- The corpora of the registry scripts/corpora.lua: each one read, extracted
--- from its Debian package, checked and installed under data/, and its n-gram baselines.
---   load(path)                the registry's entries, checked (a user error names the
---                             entry and field)
---   build(c, data_dir)        data_dir/<file> holds the pinned text: "kept" when it did,
---                             else extracted, checked and renamed into place ("built")
---   verify(c, data_dir)       the installed text's path, or a user error (missing, or a
---                             changed text: the corpus and both SHA-256)
---   baselines(c, data_dir)    bytes, vocab, split and unigram/bigram perplexity
---                             (engine.ngram_ppl: the engine's vocabulary and 90/10 rule)
--- A text is refused, and nothing is installed, when a file its extraction reads is
--- missing (the message gives the exact apt-get command), when it is empty, binary (a NUL
--- byte, or not UTF-8) or when its SHA-256 is not the pinned one (both hashes named).
+-- The corpora of the registry scripts/corpora.lua: each one read, extracted from its
+-- Debian package, checked and installed under data/, and its n-gram baselines.  A text is
+-- refused, and nothing is installed, when a file its extraction reads is missing, when it
+-- is empty or binary, or when its SHA-256 is not the pinned one.
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
@@ -65,16 +56,13 @@ function M.load(path)
   local chunk, err = loadfile(path, "t", {})
   if not chunk then user_error("corpora: cannot read the registry %s: %s", path, err) end
   local ok, list = pcall(chunk)
-  if not ok or type(list) ~= "table" then
-    user_error("corpora: %s must return a list of corpora%s", path,
-      ok and "" or ": " .. tostring(list))
-  end
+  need(ok and type(list) == "table", "corpora: %s must return a list of corpora%s", path,
+    ok and "" or ": " .. tostring(list))
   local seen = {}
   for i, c in ipairs(list) do
     check_entry(c, i, path)
-    if seen[c.name] or seen[c.file] then
-      user_error("%s: corpus %s: name or file used twice", path, c.name)
-    end
+    need(not (seen[c.name] or seen[c.file]), "%s: corpus %s: name or file used twice", path,
+      c.name)
     seen[c.name], seen[c.file] = true, true
   end
   return list

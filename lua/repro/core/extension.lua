@@ -36,13 +36,10 @@ end
 -- The table the extension `ref` returns.  `who` names the user of the reference in an
 -- error ("lua/experiments/x.lua: extensions.claim").
 function M.load(ref, who)
-  local rel = M.resolve(ref)
-  if not rel then
-    base.user_error("%s: expected the name of an extension (a Lua file directly in %s " ..
-      "of the project, e.g. \"claim\" or \"paper/lib/claim.lua\"), got %s: only those " ..
-      "trusted folders hold code a study or a manifest may load", who,
-      table.concat(M.TRUSTED_DIRS, "/ or ") .. "/", base.printable(tostring(ref)))
-  end
+  local rel = base.need(M.resolve(ref), "%s: expected the name of an extension (a Lua file " ..
+    "directly in %s of the project, e.g. \"claim\" or \"paper/lib/claim.lua\"), got %s: only " ..
+    "those trusted folders hold code a study or a manifest may load", who,
+    table.concat(M.TRUSTED_DIRS, "/ or ") .. "/", base.printable(tostring(ref)))
   local full = host.root .. "/" .. rel
   if loaded[full] then return loaded[full] end
   local src, err = fs.read(full)
@@ -50,9 +47,7 @@ function M.load(ref, who)
   local chunk, cerr = load(src, "@" .. rel, "t")
   if not chunk then base.user_error("%s: %s", who, cerr) end
   local m = chunk()
-  if type(m) ~= "table" then
-    base.user_error("%s: %s returns %s, not a table", who, rel, type(m))
-  end
+  base.need(type(m) == "table", "%s: %s returns %s, not a table", who, rel, type(m))
   loaded[full] = m
   return m
 end

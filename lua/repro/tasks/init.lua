@@ -175,34 +175,35 @@ local function stream_of(task)
   return h
 end
 
+-- A host function's refusal of a generator's arguments: the error of fmt, in the sandbox.
+local function refuse_unless(ok, fmt, ...)
+  if not ok then error(string.format(fmt, ...), 0) end
+end
+
 -- The host functions of a generator of `task` on the splits train and val.
 local function api_for(task, train, val)
   local rng = pcg.new(M.SEED, stream_of(task))
   local asked = 0 -- strings counted so far (M.TRAIN_COUNTS_MAX)
   return {
     text = function(split)
-      if split == "validation" then return val end
-      error(string.format("task %s asked for the %s split: a task generator reads the " ..
-        "validation split only (repro.train_counts gives the training split's counts)",
-        task, tostring(split)), 0)
+      refuse_unless(split == "validation", "task %s asked for the %s split: a task generator " ..
+        "reads the validation split only (repro.train_counts gives the training split's " ..
+        "counts)", task, tostring(split))
+      return val
     end,
     train_counts = function(list)
-      if type(list) ~= "table" then error("train_counts: a list of strings expected", 0) end
+      refuse_unless(type(list) == "table", "train_counts: a list of strings expected")
       local out = {}
-      if asked + #list > M.TRAIN_COUNTS_MAX then
-        error(string.format("train_counts: task %s asks for the counts of %d strings, more " ..
-          "than the %d a generator may ask in all (repro.tasks TRAIN_COUNTS_MAX: each count " ..
-          "tells something of the training text)", task, asked + #list, M.TRAIN_COUNTS_MAX), 0)
-      end
+      refuse_unless(asked + #list <= M.TRAIN_COUNTS_MAX, "train_counts: task %s asks for the " ..
+        "counts of %d strings, more than the %d a generator may ask in all (repro.tasks " ..
+        "TRAIN_COUNTS_MAX: each count tells something of the training text)", task,
+        asked + #list, M.TRAIN_COUNTS_MAX)
       for i, s in ipairs(list) do
-        if type(s) ~= "string" or s == "" then
-          error(string.format("train_counts: item %d is not a non-empty string", i), 0)
-        end
-        if #s > M.TRAIN_COUNT_BYTES then
-          error(string.format("train_counts: item %d has %d bytes, more than the %d a " ..
-            "counted string may have (repro.tasks TRAIN_COUNT_BYTES)", i, #s,
-            M.TRAIN_COUNT_BYTES), 0)
-        end
+        refuse_unless(type(s) == "string" and s ~= "",
+          "train_counts: item %d is not a non-empty string", i)
+        refuse_unless(#s <= M.TRAIN_COUNT_BYTES, "train_counts: item %d has %d bytes, more " ..
+          "than the %d a counted string may have (repro.tasks TRAIN_COUNT_BYTES)", i, #s,
+          M.TRAIN_COUNT_BYTES)
         local n, at = 0, train:find(s, 1, true)
         while at do n, at = n + 1, train:find(s, at + #s, true) end
         out[i] = n
@@ -212,9 +213,7 @@ local function api_for(task, train, val)
     end,
     dictionary = function()
       local text = fs.read(M.DICTIONARY, 64 * 1024 * 1024)
-      if not text then
-        error(M.DICTIONARY .. " is missing: run scripts/deps.sh (Debian's wamerican)", 0)
-      end
+      refuse_unless(text, "%s is missing: run scripts/deps.sh (Debian's wamerican)", M.DICTIONARY)
       local words = {}
       for w in text:gmatch("[^\n]+") do
         if w:match("^%l+$") then words[#words + 1] = w end
@@ -222,9 +221,8 @@ local function api_for(task, train, val)
       return words
     end,
     draws = function(n, bound)
-      if math.type(n) ~= "integer" or math.type(bound) ~= "integer" or n < 0 or bound < 1 then
-        error("draws: a count >= 0 and a bound >= 1 expected", 0)
-      end
+      refuse_unless(math.type(n) == "integer" and math.type(bound) == "integer" and n >= 0 and
+        bound >= 1, "draws: a count >= 0 and a bound >= 1 expected")
       local out = {}
       for i = 1, n do out[i] = rng:bounded(bound) end
       return out
