@@ -54,8 +54,8 @@ function M.path_problem(path, top)
     anchors = { ta:match("^(.*)/[^/]+$") }
   end
   for _, anchor in ipairs(anchors) do
-    anchor = anchor and anchor:gsub("/+$", "")
-    if anchor and #anchor > #start and abs:sub(1, #anchor + 1) == anchor .. "/" then
+    anchor = anchor:gsub("/+$", "")
+    if #anchor > #start and abs:sub(1, #anchor + 1) == anchor .. "/" then
       start = anchor
     end
   end

@@ -482,7 +482,7 @@ function M.fit_problem(cfg)
   for _, set in ipairs(suite.sets) do
     local file, pool_file = M.files(dir, set.task)
     for _, part in ipairs({ { set.items, file }, { set.pool, pool_file } }) do
-      for i, it in ipairs(part[1] or {}) do
+      for i, it in ipairs(part[1]) do
         local texts = { { it.context, "its context" } }
         for j, c in ipairs(it.choices) do texts[#texts + 1] = { c, "choice " .. (j - 1) } end
         for _, x in ipairs(texts) do
