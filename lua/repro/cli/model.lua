@@ -19,7 +19,7 @@ local tasks = require "repro.tasks"
 
 local M = {}
 
-local user_error = base.user_error
+local user_error, need = base.user_error, base.need
 
 -- The largest difference of val_loss `eval` accepts against the record's.
 M.TOLERANCE = 1e-6
@@ -28,27 +28,20 @@ M.TOLERANCE = 1e-6
 local function record_dir(run, who)
   local st = sys.stat(run)
   if st and st.type == "dir" then return run end
-  if run:sub(1, 1) ~= "/" then
-    local root = fs.records_root()
-    local under = root .. "/" .. run
-    st = sys.stat(under)
-    if st and st.type == "dir" then
-      fs.check_path(under, who, root) -- from the records root, not $PWD
-      return under
-    end
-    user_error("%s: %s is not a run record directory (nor %s)", who, base.printable(run),
-      base.printable(under))
-  end
-  user_error("%s: %s is not a run record directory%s", who, base.printable(run),
+  need(run:sub(1, 1) ~= "/", "%s: %s is not a run record directory%s", who, base.printable(run),
     st and "" or " (no such directory)")
+  local root = fs.records_root()
+  local under = root .. "/" .. run
+  st = sys.stat(under)
+  need(st and st.type == "dir", "%s: %s is not a run record directory (nor %s)", who,
+    base.printable(run), base.printable(under))
+  return fs.check_path(under, who, root) -- from the records root, not $PWD
 end
 
 -- The JSON object of a record's file (its verified text), or a user error naming it.
 local function object_of(text, path, who)
   local t = json.table_of(text)
-  if not t or not text:match("^%s*{") then
-    user_error("%s: %s: not a JSON object: refused", who, path)
-  end
+  need(t and text:match("^%s*{"), "%s: %s: not a JSON object: refused", who, path)
   return t
 end
 
@@ -69,7 +62,7 @@ end
 -- Says on stderr, in the words every command uses (record/set.lua), when the verified record
 -- in dir is not part of the study whose folder holds it, or is adopted (neither committed
 -- nor made by this checkout).  Nothing is refused for it: the model is the record's.
-function M.say_provenance(dir, kept, who)
+local function say_provenance(dir, kept, who)
   local sdir, d = study_records.study_of_record(dir)
   if sdir and not set.is_member(d, sdir, dir) then
     for _, x in ipairs(set.outsiders(d, sdir)) do
@@ -99,49 +92,36 @@ end
 function M.load(run, who, check_cfg)
   local dir = record_dir(run, who)
   local state, problems, kept = record.verify(dir)
-  if state == "unfinished" then
-    user_error("%s: %s holds no finished run (no metrics.json)", who, dir)
-  elseif state ~= "verified" then
-    user_error("%s: %s: its record does not verify (%s)%s", who, dir, state,
-      #problems > 0 and (": " .. table.concat(problems, "; ")) or "")
-  end
-  M.say_provenance(dir, kept, who)
+  need(state ~= "unfinished", "%s: %s holds no finished run (no metrics.json)", who, dir)
+  need(state == "verified", "%s: %s: its record does not verify (%s)%s", who, dir, state,
+    #problems > 0 and (": " .. table.concat(problems, "; ")) or "")
+  say_provenance(dir, kept, who)
   local man = kept.manifest
   local cfg_file, metrics_file = dir .. "/config.json", dir .. "/metrics.json"
   local cfg = object_of(kept.texts["config.json"], cfg_file, who)
   local metrics = object_of(kept.texts["metrics.json"], metrics_file, who)
-  if metrics.config_sha256 ~= kept.sha256["config.json"] then
-    user_error("%s: %s: config_sha256 is not the SHA-256 of config.json: refused", who,
-      metrics_file)
-  end
+  need(metrics.config_sha256 == kept.sha256["config.json"],
+    "%s: %s: config_sha256 is not the SHA-256 of config.json: refused", who, metrics_file)
   engine_call(who .. ": " .. cfg_file, engine.check, nil, cfg)
   if check_cfg then check_cfg(cfg, man, dir) end
   local model = dir .. "/" .. record.MODEL
   local st = sys.lstat(model)
-  if not st then
-    user_error("%s: %s has no kept model (%s): train it with --keep-model (`bin/repro train " ..
-      "... --out DIR --keep-model`, or `bin/repro run STUDY.lua --keep-model`; a finished " ..
-      "run is retrained for it with --force --only variant=V,seed=S)", who, dir, record.MODEL)
-  end
-  if type(man.model_sha256) ~= "string" then
-    user_error("%s: %s: manifest.json records no model_sha256, so %s is not this record's " ..
-      "model: refused", who, dir, record.MODEL)
-  end
+  need(st, "%s: %s has no kept model (%s): train it with --keep-model (`bin/repro train ... " ..
+    "--out DIR --keep-model`, or `bin/repro run STUDY.lua --keep-model`; a finished run is " ..
+    "retrained for it with --force --only variant=V,seed=S)", who, dir, record.MODEL)
+  need(type(man.model_sha256) == "string", "%s: %s: manifest.json records no model_sha256, so " ..
+    "%s is not this record's model: refused", who, dir, record.MODEL)
   local max = engine_call(who, engine.model_max_bytes, nil, cfg)
-  if st.type == "file" and st.size > max then
-    user_error("%s: %s: %d bytes, more than a kept model of this config takes (%d): refused",
-      who, model, st.size, max)
-  end
+  need(st.type ~= "file" or st.size <= max, "%s: %s: %d bytes, more than a kept model of this " ..
+    "config takes (%d): refused", who, model, st.size, max)
   -- read once: the bytes hashed here are the bytes the engine loads (a private copy), so
   -- a model.rptf swapped after the check is never what is sampled or evaluated
   local bytes, rerr = fs.read(model, max)
   if not bytes then user_error("%s: %s", who, base.printable(tostring(rerr))) end
   local got = sys.sha256(bytes)
-  if got ~= man.model_sha256 then
-    user_error("%s: %s: SHA-256 %s, but manifest.json recorded %s (changed after it was " ..
-      "written): refused", who, model, tostring(got):sub(1, 12),
-      base.printable(man.model_sha256:sub(1, 12)))
-  end
+  need(got == man.model_sha256, "%s: %s: SHA-256 %s, but manifest.json recorded %s (changed " ..
+    "after it was written): refused", who, model, tostring(got):sub(1, 12),
+    base.printable(man.model_sha256:sub(1, 12)))
   local copy = fs.private_subdir("model") .. "/" .. record.MODEL
   fs.write_atomic(copy, bytes)
   return { dir = dir, cfg = cfg, model = copy, model_file = model,
@@ -244,24 +224,17 @@ function M.eval_main(args)
   if o.tasks then
     if o.split then user_error("%s: give one of --split and --tasks", who) end
     -- the library's suites and a user's own (<tasks root>/_suites/<name>.lua)
-    if not tasks.find_suite(o.tasks) then
-      local known = base.sorted_keys(tasks.SUITES)
-      user_error("%s: --tasks %s: no such task suite (the library's: %s; a suite of your " ..
-        "own is %s/%s/<name>.lua)", who, base.printable(o.tasks), table.concat(known, ", "),
-        fs.shown(tasks.root()), tasks.USER_SUITES)
-    end
+    need(tasks.find_suite(o.tasks), "%s: --tasks %s: no such task suite (the library's: %s; a " ..
+      "suite of your own is %s/%s/<name>.lua)", who, base.printable(o.tasks),
+      table.concat(base.sorted_keys(tasks.SUITES), ", "), fs.shown(tasks.root()), tasks.USER_SUITES)
   end
   local kind = o.tasks and "tasks" or (o.split or "val")
-  if not M.EVALUATIONS[kind] then
-    user_error("%s: --split %s: the splits are: val", who, base.printable(kind))
-  end
+  need(M.EVALUATIONS[kind], "%s: --split %s: the splits are: val", who, base.printable(kind))
   local k = M.load(o.targets[1], who, kind == "tasks" and function(cfg, man, dir)
     -- the record's task scores are compared only while they are its task files'
     local stale = cfg.tasks == o.tasks and record.stale_task_files(man) or {}
-    if #stale > 0 then
-      user_error("%s: %s: its record was %s: its task scores are not these files' (retrain it " ..
-        "to score it on them)", who, dir, record.stale_text(stale))
-    end
+    need(#stale == 0, "%s: %s: its record was %s: its task scores are not these files' (retrain " ..
+      "it to score it on them)", who, dir, record.stale_text(stale))
     -- the suite's files built for the corpus, each item one the model can score
     local c = { data = cfg.data or engine.defaults().data, tasks = o.tasks, context = cfg.context }
     tasks.load(record.data_path(c), o.tasks, { shots = { 0 } })
@@ -339,17 +312,12 @@ function M.export(k, who)
   local header = json.object({ __metadata__ = json.object({ format = "pt",
     source = "repro kept model (engine/gpt.h layout)", run = fs.relative_to_root(k.dir),
     config_sha256 = tostring(k.config_id) }) })
-  local names, total = {}, 0
+  local names = {}
   for _, e in ipairs(layout) do
     local name = torch_name(e.name) or e.name
     names[#names + 1] = name
     header[name] = json.object({ dtype = "F32", shape = json.array(e.shape),
       data_offsets = json.array({ 4 * e.offset, 4 * (e.offset + e.size) }) })
-    total = total + e.size
-  end
-  if 4 * total ~= #t.params then
-    error(string.format("export: %d parameter bytes, but the layout has %d parameters",
-      #t.params, total))
   end
   local htext = json.encode(header)
   htext = htext .. string.rep(" ", (8 - #htext % 8) % 8)
@@ -403,10 +371,8 @@ M.EXPORT_USAGE = "usage: bin/repro export-model RUN --format safetensors [--out 
 local function out_check(out, who)
   if out == "" then user_error("%s: --out is empty: give a directory", who) end
   local why, path = fs.out_dir_problem(out)
-  if why then
-    user_error("%s: --out %s: %s is %s, not a directory", who, base.printable(out),
-      base.printable(path), why)
-  end
+  need(not why, "%s: --out %s: %s is %s, not a directory", who, base.printable(out),
+    base.printable(path), why)
 end
 
 function M.export_main(args)
@@ -416,10 +382,8 @@ function M.export_main(args)
     ["--out"] = { key = "out", kind = "value" } })
   if o.help then return 0 end
   if #o.targets ~= 1 then user_error("%s: one RUN\n%s", who, M.EXPORT_USAGE) end
-  if o.format ~= "safetensors" then
-    user_error("%s: --format %s: the formats are: safetensors\n%s", who,
-      base.printable(o.format or "(none)"), M.EXPORT_USAGE)
-  end
+  need(o.format == "safetensors", "%s: --format %s: the formats are: safetensors\n%s", who,
+    base.printable(o.format or "(none)"), M.EXPORT_USAGE)
   if o.out then out_check(o.out, who) end
   local k = M.load(o.targets[1], who)
   local out = o.out
@@ -430,10 +394,8 @@ function M.export_main(args)
   end
   local e = M.export(k, who)
   local ok, err = pcall(fs.mkdir_p, out)
-  if not ok then
-    user_error("%s: --out %s: %s", who, base.printable(out),
-      base.printable(type(err) == "table" and tostring(err.message) or tostring(err)))
-  end
+  need(ok, "%s: --out %s: %s", who, base.printable(out),
+    base.printable(type(err) == "table" and tostring(err.message) or tostring(err)))
   fs.write_atomic(out .. "/model.safetensors", e.safetensors)
   fs.write_atomic(out .. "/config.json", json.pretty(e.config))
   print(string.format("%s: %s/model.safetensors (%d tensors, %d parameters) and " ..

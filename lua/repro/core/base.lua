@@ -8,6 +8,13 @@ function M.user_error(fmt, ...)
   error({ message = string.format(fmt, ...) }, 0)
 end
 
+-- ok, or else the user error of fmt and its arguments (the check of an input, as
+-- luaL_argcheck is the C API's).
+function M.need(ok, fmt, ...)
+  if not ok then M.user_error(fmt, ...) end
+  return ok
+end
+
 -- The set {v -> true} of a list's values.
 function M.set_of(list)
   local s = {}
@@ -15,9 +22,8 @@ function M.set_of(list)
   return s
 end
 
--- A number that is neither NaN nor infinite (false for anything that is not a number).
 -- The edit distance (Levenshtein) of two strings.
-function M.distance(a, b)
+local function distance(a, b)
   local prev = {}
   for j = 0, #b do prev[j] = j end
   for i = 1, #a do
@@ -38,16 +44,11 @@ end
 function M.suggest(name, known)
   name = tostring(name)
   if #name > 64 then return "" end
-  local list = {}
-  if #known == 0 then
-    for k in pairs(known) do list[#list + 1] = k end
-  else
-    for i, k in ipairs(known) do list[i] = k end
-  end
+  local list = #known > 0 and table.move(known, 1, #known, 1, {}) or M.sorted_keys(known)
   table.sort(list, function(x, y) return tostring(x) < tostring(y) end)
   local best, bd = nil, math.huge
   for _, k in ipairs(list) do
-    local d = M.distance(name, tostring(k))
+    local d = distance(name, tostring(k))
     if d < bd then best, bd = k, d end
   end
   if best and bd <= math.max(2, #name // 4) and best ~= name then
@@ -72,6 +73,7 @@ function M.sorted_keys(t)
   return list
 end
 
+-- A number that is neither NaN nor infinite (false for anything that is not a number).
 function M.finite(x)
   return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
 end
@@ -137,11 +139,9 @@ function M.put(s) print(M.printable(s, true)) end
 local function number_value(v, who, flag, s)
   local x = tonumber(v)
   if s.kind == "int" then x = math.tointeger(x) end
-  if not (x and x >= s.min and x <= (s.max or math.huge) and x < math.huge) then
-    M.user_error("%s: %s needs %s %s, got %s", who, flag, s.kind == "int" and "an integer" or
-      "a number", s.max and string.format("in [%s, %s]", s.min, s.max) or (">= " .. s.min),
-      M.printable(v))
-  end
+  M.need(x and x >= s.min and x <= (s.max or math.huge) and x < math.huge,
+    "%s: %s needs %s %s, got %s", who, flag, s.kind == "int" and "an integer" or "a number",
+    s.max and string.format("in [%s, %s]", s.min, s.max) or (">= " .. s.min), M.printable(v))
   return x
 end
 

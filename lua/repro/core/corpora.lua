@@ -1,16 +1,7 @@
--- The corpora of the registry scripts/corpora.lua: each one read, extracted
--- from its Debian package, checked and installed under data/, and its n-gram baselines.
---   load(path)                the registry's entries, checked (a user error names the
---                             entry and field)
---   build(c, data_dir)        data_dir/<file> holds the pinned text: "kept" when it did,
---                             else extracted, checked and renamed into place ("built")
---   verify(c, data_dir)       the installed text's path, or a user error (missing, or a
---                             changed text: the corpus and both SHA-256)
---   baselines(c, data_dir)    bytes, vocab, split and unigram/bigram perplexity
---                             (engine.ngram_ppl: the engine's vocabulary and 90/10 rule)
--- A text is refused, and nothing is installed, when a file its extraction reads is
--- missing (the message gives the exact apt-get command), when it is empty, binary (a NUL
--- byte, or not UTF-8) or when its SHA-256 is not the pinned one (both hashes named).
+-- The corpora of the registry scripts/corpora.lua: each one read, extracted from its
+-- Debian package, checked and installed under data/, and its n-gram baselines.  A text is
+-- refused, and nothing is installed, when a file its extraction reads is missing, when it
+-- is empty or binary, or when its SHA-256 is not the pinned one.
 local base = require "repro.core.base"
 local fs = require "repro.core.fs"
 local host = require "repro.host"
@@ -18,7 +9,7 @@ local engine = require "engine"
 
 local M = {}
 
-local user_error = base.user_error
+local user_error, need = base.user_error, base.need
 
 M.REGISTRY = "scripts/corpora.lua"
 M.SUMMARY = "corpora.json"
@@ -31,43 +22,31 @@ local TEXT_FIELDS = { "name", "file", "sha256", "licence", "era", "genre", "why"
 
 local function check_entry(c, i, path)
   local who = string.format("%s: corpus %d", path, i)
-  if type(c) ~= "table" then user_error("%s: an entry must be a table", who) end
-  if not base.valid_name(c.name) then
-    user_error("%s: name must be a name (%s)", who, base.NAME_RULE)
-  end
+  need(type(c) == "table", "%s: an entry must be a table", who)
+  need(base.valid_name(c.name), "%s: name must be a name (%s)", who, base.NAME_RULE)
   who = string.format("%s: corpus %s", path, c.name)
   for _, k in ipairs(TEXT_FIELDS) do
-    if type(c[k]) ~= "string" or c[k] == "" then user_error("%s: %s must be a string", who, k) end
+    need(type(c[k]) == "string" and c[k] ~= "", "%s: %s must be a string", who, k)
   end
-  if not base.valid_name(c.file) then
-    user_error("%s: file must be a file name under data/ (%s)", who, base.NAME_RULE)
+  need(base.valid_name(c.file), "%s: file must be a file name under data/ (%s)", who,
+    base.NAME_RULE)
+  need(#c.sha256 == 64 and c.sha256:match("^%x+$"), "%s: sha256 must be 64 hexadecimal digits",
+    who)
+  need(math.type(c.bytes) == "integer" and c.bytes >= 1, "%s: bytes must be a positive integer",
+    who)
+  need((c.fetch ~= nil) ~= (c.package ~= nil),
+    "%s: give either fetch (a script) or package, installs and extract", who)
+  if not c.package then
+    need(type(c.fetch) == "string", "%s: fetch must be a script's path", who)
+    return
   end
-  if not c.sha256:match("^%x+$") or #c.sha256 ~= 64 then
-    user_error("%s: sha256 must be 64 hexadecimal digits", who)
-  end
-  if math.type(c.bytes) ~= "integer" or c.bytes < 1 then
-    user_error("%s: bytes must be a positive integer", who)
-  end
-  if (c.fetch ~= nil) == (c.package ~= nil) then
-    user_error("%s: give either fetch (a script) or package, installs and extract", who)
-  end
-  if c.package then
-    if type(c.package) ~= "string" or not c.package:match("^[a-z0-9][a-z0-9.+-]+$") then
-      user_error("%s: package must be a Debian package name", who)
-    end
-    if type(c.extract) ~= "string" or c.extract == "" then
-      user_error("%s: extract must be a sh command", who)
-    end
-    if type(c.installs) ~= "table" or #c.installs == 0 then
-      user_error("%s: installs must list the package's files the extraction reads", who)
-    end
-    for _, f in ipairs(c.installs) do
-      if type(f) ~= "string" or f:sub(1, 1) ~= "/" then
-        user_error("%s: installs must hold absolute paths", who)
-      end
-    end
-  elseif type(c.fetch) ~= "string" then
-    user_error("%s: fetch must be a script's path", who)
+  need(type(c.package) == "string" and c.package:match("^[a-z0-9][a-z0-9.+-]+$"),
+    "%s: package must be a Debian package name", who)
+  need(type(c.extract) == "string" and c.extract ~= "", "%s: extract must be a sh command", who)
+  need(type(c.installs) == "table" and #c.installs > 0,
+    "%s: installs must list the package's files the extraction reads", who)
+  for _, f in ipairs(c.installs) do
+    need(type(f) == "string" and f:sub(1, 1) == "/", "%s: installs must hold absolute paths", who)
   end
 end
 
@@ -77,62 +56,46 @@ function M.load(path)
   local chunk, err = loadfile(path, "t", {})
   if not chunk then user_error("corpora: cannot read the registry %s: %s", path, err) end
   local ok, list = pcall(chunk)
-  if not ok or type(list) ~= "table" then
-    user_error("corpora: %s must return a list of corpora%s", path,
-      ok and "" or ": " .. tostring(list))
-  end
+  need(ok and type(list) == "table", "corpora: %s must return a list of corpora%s", path,
+    ok and "" or ": " .. tostring(list))
   local seen = {}
   for i, c in ipairs(list) do
     check_entry(c, i, path)
-    if seen[c.name] or seen[c.file] then
-      user_error("%s: corpus %s: name or file used twice", path, c.name)
-    end
+    need(not (seen[c.name] or seen[c.file]), "%s: corpus %s: name or file used twice", path,
+      c.name)
     seen[c.name], seen[c.file] = true, true
   end
   return list
 end
 
 function M.find(list, name)
+  local names = {}
   for _, c in ipairs(list) do
     if c.name == name then return c end
+    names[#names + 1] = c.name
   end
-  local names = {}
-  for _, c in ipairs(list) do names[#names + 1] = c.name end
   user_error("corpora: no corpus named %s (the registry has: %s)", base.printable(name),
     table.concat(names, ", "))
-end
-
--- The command that installs what corpus c's extraction needs.
-function M.install_command(c)
-  return "apt-get install -y " .. c.package
 end
 
 -- Refuses a missing file of c's package, with the exact install command.
 function M.check_installed(c)
   for _, f in ipairs(c.installs) do
-    if not fs.exists(f) then
-      user_error("corpus %s: %s is missing: its Debian package %s is not installed; as " ..
-        "root run: %s (or scripts/deps.sh, which installs every corpus's package)",
-        c.name, f, c.package, M.install_command(c))
-    end
+    need(fs.exists(f), "corpus %s: %s is missing: its Debian package %s is not installed; as " ..
+      "root run: apt-get install -y %s (or scripts/deps.sh, which installs every corpus's " ..
+      "package)", c.name, f, c.package, c.package)
   end
 end
 
 -- Refuses a text the engine must not train on as text: empty, a NUL byte (a binary
 -- file), or not UTF-8 (the engine reads bytes, so any would "work", silently as noise).
 function M.check_text(c, text)
-  if #text == 0 then
-    user_error("corpus %s: the extracted text is empty: refused", c.name)
-  end
+  need(#text > 0, "corpus %s: the extracted text is empty: refused", c.name)
   local nul = text:find("\0", 1, true)
-  if nul then
-    user_error("corpus %s: the extracted text holds a NUL byte at byte %d: a binary " ..
-      "file, not a text: refused", c.name, nul)
-  end
+  need(not nul, "corpus %s: the extracted text holds a NUL byte at byte %d: a binary file, " ..
+    "not a text: refused", c.name, nul)
   local n, bad = utf8.len(text)
-  if not n then
-    user_error("corpus %s: the extracted text is not UTF-8 (byte %d): refused", c.name, bad)
-  end
+  need(n, "corpus %s: the extracted text is not UTF-8 (byte %d): refused", c.name, bad)
 end
 
 -- The text c's extraction writes (a user error naming the corpus when it fails).
@@ -182,9 +145,7 @@ end
 -- The path of corpus c's installed text, refused when missing or changed.
 function M.verify(c, data_dir)
   local dest = data_dir .. "/" .. c.file
-  if not fs.exists(dest) then
-    user_error("corpus %s: %s is missing: make data builds it", c.name, fs.shown(dest))
-  end
+  need(fs.exists(dest), "corpus %s: %s is missing: make data builds it", c.name, fs.shown(dest))
   local got = fs.sha256(dest)
   if got ~= c.sha256 then sha_mismatch(c, fs.shown(dest), tostring(got)) end
   return dest

@@ -7,6 +7,7 @@
 -- every component checked (fs.check_path: no symbolic link).  Each file is loaded once per
 -- process.
 local host = require "repro.host"
+local sys = require "repro.sys"
 local fs = require "repro.core.fs"
 local base = require "repro.core.base"
 
@@ -21,17 +22,13 @@ local loaded = {}
 -- nil when it names none.
 function M.resolve(ref)
   if type(ref) ~= "string" then return nil end
-  if ref:match("^[%a_][%w_]*$") then
-    for _, dir in ipairs(M.TRUSTED_DIRS) do
-      local rel = dir .. "/" .. ref .. ".lua"
-      local st = require("repro.sys").lstat(host.root .. "/" .. rel)
-      if st and st.type == "file" then return rel end
-    end
-    return nil
-  end
   for _, dir in ipairs(M.TRUSTED_DIRS) do
-    local name = ref:sub(#dir + 2):match("^([%a_][%w_]*)%.lua$")
-    if ref:sub(1, #dir + 1) == dir .. "/" and name then return ref end
+    if ref:match("^[%a_][%w_]*$") then
+      local st = sys.lstat(host.root .. "/" .. dir .. "/" .. ref .. ".lua")
+      if st and st.type == "file" then return dir .. "/" .. ref .. ".lua" end
+    elseif ref:sub(1, #dir + 1) == dir .. "/" and ref:sub(#dir + 2):match("^[%a_][%w_]*%.lua$") then
+      return ref
+    end
   end
   return nil
 end
@@ -39,13 +36,10 @@ end
 -- The table the extension `ref` returns.  `who` names the user of the reference in an
 -- error ("lua/experiments/x.lua: extensions.claim").
 function M.load(ref, who)
-  local rel = M.resolve(ref)
-  if not rel then
-    base.user_error("%s: expected the name of an extension (a Lua file directly in %s " ..
-      "of the project, e.g. \"claim\" or \"paper/lib/claim.lua\"), got %s: only those " ..
-      "trusted folders hold code a study or a manifest may load", who,
-      table.concat(M.TRUSTED_DIRS, "/ or ") .. "/", base.printable(tostring(ref)))
-  end
+  local rel = base.need(M.resolve(ref), "%s: expected the name of an extension (a Lua file " ..
+    "directly in %s of the project, e.g. \"claim\" or \"paper/lib/claim.lua\"), got %s: only " ..
+    "those trusted folders hold code a study or a manifest may load", who,
+    table.concat(M.TRUSTED_DIRS, "/ or ") .. "/", base.printable(tostring(ref)))
   local full = host.root .. "/" .. rel
   if loaded[full] then return loaded[full] end
   local src, err = fs.read(full)
@@ -53,9 +47,7 @@ function M.load(ref, who)
   local chunk, cerr = load(src, "@" .. rel, "t")
   if not chunk then base.user_error("%s: %s", who, cerr) end
   local m = chunk()
-  if type(m) ~= "table" then
-    base.user_error("%s: %s returns %s, not a table", who, rel, type(m))
-  end
+  base.need(type(m) == "table", "%s: %s returns %s, not a table", who, rel, type(m))
   loaded[full] = m
   return m
 end

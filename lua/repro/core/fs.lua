@@ -10,6 +10,12 @@ local function fail(fmt, ...)
   error({ message = "filesystem: " .. string.format(fmt, ...) }, 0)
 end
 
+-- The value a system call returns, or the failure naming its error.
+local function checked(value, err)
+  if not value then fail("%s", err) end
+  return value
+end
+
 function M.quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
@@ -48,8 +54,8 @@ function M.path_problem(path, top)
     anchors = { ta:match("^(.*)/[^/]+$") }
   end
   for _, anchor in ipairs(anchors) do
-    anchor = anchor and anchor:gsub("/+$", "")
-    if anchor and #anchor > #start and abs:sub(1, #anchor + 1) == anchor .. "/" then
+    anchor = anchor:gsub("/+$", "")
+    if #anchor > #start and abs:sub(1, #anchor + 1) == anchor .. "/" then
       start = anchor
     end
   end
@@ -109,15 +115,13 @@ end
 -- folder that is a link is refused, a reader never sees a half-written file, and a killed
 -- writer's leftover is removed by M.remove_stale_tmp on the next run.
 function M.write_atomic(path, text)
-  local w, err = sys.atomic(path)
-  if not w then fail("%s", err) end
-  local ok, werr = w:write(text)
+  local w = M.atomic(path)
+  local ok, err = w:write(text)
   if not ok then
     w:abort()
-    fail("%s", werr)
+    fail("%s", err)
   end
-  local cok, cerr = w:commit()
-  if not cok then fail("%s", cerr) end
+  checked(w:commit())
 end
 
 -- Why M.write_atomic cannot write a file at path, checked before any work: it is a
@@ -159,9 +163,7 @@ end
 -- (true, or nil and a message; the temporary file removed on failure) or w:abort();
 -- one the program drops is aborted when collected.  Refusals as M.write_atomic.
 function M.atomic(path)
-  local w, err = sys.atomic(path)
-  if not w then fail("%s", err) end
-  return w
+  return checked(sys.atomic(path))
 end
 
 -- Whether name is a temporary name of the atomic writer (NAME.tmp.<pid>.<16 hex>, or
@@ -173,8 +175,7 @@ function M.temp_pid(name)
 end
 
 function M.mkdir_p(path)
-  local ok, err = sys.mkdir_p(path)
-  if not ok then fail("%s", err) end
+  checked(sys.mkdir_p(path))
 end
 
 -- Removes every temporary file of the atomic writer in dir (M.temp_pid: a killed
@@ -234,17 +235,14 @@ function M.private_dir()
     local pid = tonumber(name:match("^(%d+)%.%w+$"))
     if pid and pid ~= host.pid() and not sys.pid_alive(pid) then M.remove_tree(top .. "/" .. name) end
   end
-  local dir, err = sys.mkdtemp(string.format("%s/%d.XXXXXX", top, host.pid()))
-  if not dir then fail("%s", err) end
+  local dir = checked(sys.mkdtemp(string.format("%s/%d.XXXXXX", top, host.pid())))
   private, private_owner.dir, private_owner.pid = dir, dir, host.pid()
   return private
 end
 
 -- A new empty folder in the private folder (mode 0700), e.g. for one figure.
 function M.private_subdir(what)
-  local dir, err = sys.mkdtemp(M.private_dir() .. "/" .. what .. ".XXXXXX")
-  if not dir then fail("%s", err) end
-  return dir
+  return checked(sys.mkdtemp(M.private_dir() .. "/" .. what .. ".XXXXXX"))
 end
 
 -- Output of a shell command (nil if it failed).
@@ -252,9 +250,7 @@ function M.capture(cmd)
   local p = io.popen(cmd .. " 2>/dev/null", "r")
   if not p then return nil end
   local out = p:read("a")
-  local ok = p:close()
-  if not ok then return nil end
-  return (out:gsub("%s+$", ""))
+  return p:close() and out:gsub("%s+$", "") or nil
 end
 
 -- Paths shown relative to the working directory when they are under it.

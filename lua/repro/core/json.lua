@@ -51,52 +51,48 @@ local function scalar(v, keys, depth)
   error(string.format("json: %s: cannot write a %s", path_of(keys, depth), ty), 0)
 end
 
+-- Indented (indent given), an array's elements go one to a line when any is a table, else
+-- on one line after ", "; an object's members always one to a line.
 local function encode(v, out, indent, level, keys)
   if type(v) ~= "table" then
     out[#out + 1] = scalar(v, keys, level)
     return
   end
-  local pad = indent and ("\n" .. string.rep(indent, level + 1)) or ""
-  local close = indent and ("\n" .. string.rep(indent, level)) or ""
-  if is_array(v) then
-    local flat = true
-    for i = 1, #v do if type(v[i]) == "table" then flat = false end end
-    out[#out + 1] = "["
+  local array, members, flat = is_array(v), {}, true
+  if array then
     for i = 1, #v do
-      if i > 1 then out[#out + 1] = flat and ", " or "," end
-      if not flat then out[#out + 1] = pad end
-      keys[level + 1] = i
-      encode(v[i], out, indent, level + 1, keys)
+      members[i] = i
+      if type(v[i]) == "table" then flat = false end
     end
-    if not flat and #v > 0 then out[#out + 1] = close end
-    out[#out + 1] = "]"
-    return
-  end
-  local names, bad = {}, nil
-  for k in pairs(v) do
-    if type(k) ~= "string" then
-      -- the one named is the same on every run (not the first `pairs` reaches)
-      if bad == nil or tostring(k) < tostring(bad) then bad = k end
-    else
-      names[#names + 1] = k
+  else
+    local bad -- the key named is the same on every run (not the first `pairs` reaches)
+    for k in pairs(v) do
+      if type(k) ~= "string" then
+        if bad == nil or tostring(k) < tostring(bad) then bad = k end
+      else
+        members[#members + 1] = k
+      end
     end
+    if bad ~= nil then
+      error(string.format("json: %s: object key %s is not a string", path_of(keys, level),
+        tostring(bad)), 0)
+    end
+    table.sort(members)
+    flat = false
   end
-  if bad ~= nil then
-    error(string.format("json: %s: object key %s is not a string", path_of(keys, level),
-      tostring(bad)), 0)
-  end
-  table.sort(names)
-  out[#out + 1] = "{"
-  for i, k in ipairs(names) do
-    if i > 1 then out[#out + 1] = "," end
-    out[#out + 1] = pad
-    out[#out + 1] = cjson.encode(k)
-    out[#out + 1] = indent and ": " or ":"
+  local pad = indent and ("\n" .. string.rep(indent, level + 1)) or ""
+  out[#out + 1] = array and "[" or "{"
+  for i, k in ipairs(members) do
+    if i > 1 then out[#out + 1] = flat and ", " or "," end
+    if not flat then out[#out + 1] = pad end
+    if not array then out[#out + 1] = cjson.encode(k) .. (indent and ": " or ":") end
     keys[level + 1] = k
     encode(v[k], out, indent, level + 1, keys)
   end
-  if #names > 0 then out[#out + 1] = close end
-  out[#out + 1] = "}"
+  if indent and not flat and #members > 0 then
+    out[#out + 1] = "\n" .. string.rep(indent, level)
+  end
+  out[#out + 1] = array and "]" or "}"
 end
 
 -- One line, no spaces: for stdout summaries.

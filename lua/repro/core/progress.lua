@@ -27,20 +27,11 @@ end
 -- total: steps of this run; tokens: tokens per step; label: printed first.
 function M.new(total, tokens, label)
   return setmetatable({ total = total, tokens = tokens, label = label or "",
-    t0 = host.now(), first = nil, every = math.max(1, total // 10), shown = false }, P)
+    every = math.max(1, total // 10), shown = false }, P)
 end
 
-function P:line(text)
-  if tty then
-    io.stderr:write("\r", text, "\27[K")
-    self.shown = true
-  else
-    io.stderr:write(text, "\n")
-  end
-  io.stderr:flush()
-end
-
--- step is 0-based; suffix (optional) is appended (e.g. the study ETA).
+-- The line of 0-based step: on a terminal over the last one, else every tenth of the run
+-- on a line of its own.  suffix (optional) is appended (e.g. the study ETA).
 function P:update(step, loss, lr, suffix)
   local now = host.now()
   self.first = self.first or { step = step, t = now }
@@ -48,13 +39,16 @@ function P:update(step, loss, lr, suffix)
   local rate = done > 0 and done / (now - self.first.t) or nil
   if not tty and (step + 1) % self.every ~= 0 and step + 1 ~= self.total then return end
   local eta = rate and (self.total - step - 1) / rate or nil
-  self:line(string.format("%sstep %d/%d  loss %.4f  lr %.2e  %s tok/s  ETA %s%s", self.label,
-    step + 1, self.total, loss, lr, rate and string.format("%.0f", rate * self.tokens) or "?",
-    M.fmt_time(eta), suffix or ""))
+  local text = string.format("%sstep %d/%d  loss %.4f  lr %.2e  %s tok/s  ETA %s%s",
+    self.label, step + 1, self.total, loss, lr,
+    rate and string.format("%.0f", rate * self.tokens) or "?", M.fmt_time(eta), suffix or "")
+  io.stderr:write(tty and "\r" or "", text, tty and "\27[K" or "\n")
+  io.stderr:flush()
+  self.shown = tty
 end
 
 function P:finish()
-  if tty and self.shown then io.stderr:write("\n") end
+  if self.shown then io.stderr:write("\n") end
 end
 
 return M

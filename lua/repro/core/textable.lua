@@ -59,36 +59,29 @@ end
 function M.render(rows, opts)
   opts = opts or {}
   local indent = opts.indent or ""
-  local widths, ncol = {}, 0
-  local safe = {}
+  local cells, widths, ncol = {}, {}, 0
   for j, r in ipairs(rows) do
-    safe[j] = {}
-    for i = 1, #r do safe[j][i] = printable(r[i]) end
-  end
-  rows = safe
-  for _, r in ipairs(rows) do
-    for i, x in ipairs(r) do
-      widths[i] = math.max(widths[i] or 0, len(x))
-      ncol = math.max(ncol, i)
+    cells[j] = {}
+    for i = 1, #r do
+      cells[j][i] = printable(r[i])
+      widths[i] = math.max(widths[i] or 0, len(cells[j][i]))
     end
+    ncol = math.max(ncol, #r)
   end
   if opts.width then
-    local function total()
-      local t = #indent + 2 * (ncol - 1)
-      for i = 1, ncol do t = t + widths[i] end
-      return t
-    end
-    while total() > opts.width do
+    local total = #indent + 2 * (ncol - 1)
+    for i = 1, ncol do total = total + widths[i] end
+    while total > opts.width do
       local widest = 1
       for i = 2, ncol do
         if widths[i] > widths[widest] then widest = i end
       end
       if widths[widest] <= M.MIN_COLUMN then break end
-      widths[widest] = widths[widest] - 1
+      widths[widest], total = widths[widest] - 1, total - 1
     end
   end
   local lines = {}
-  for _, r in ipairs(rows) do
+  for _, r in ipairs(cells) do
     local f = {}
     for i = 1, #r do
       local x = cut(r[i], widths[i])

@@ -52,7 +52,7 @@ M.SUITES = {
 M.NGRAM_LADDER = { 2, 3, 5 }
 M.items = items
 
-local user_error = base.user_error
+local user_error, need = base.user_error, base.need
 
 -- The sandbox's limits (a copy, which a test may tighten).
 M.LIMITS = {}
@@ -69,8 +69,8 @@ for k, v in pairs(sandbox.LIMITS) do M.LIMITS[k] = v end
 -- by the file that names them: only a valid name (letters, digits, "_", ".", "-") of a
 -- regular file directly in those folders, no symbolic link on the path
 -- (fs.check_path); a library suite or task of the same name wins.  Both are data:
--- evaluated in the study sandbox with its limits, never run as host code.  A folder name starting with "_" is no corpus's
--- (a corpus's name starts with a letter or digit).
+-- evaluated in the study sandbox with its limits, never run as host code.  A folder name
+-- starting with "_" is no corpus's (a corpus's name starts with a letter or digit).
 M.USER_SUITES, M.USER_GENERATORS = "_suites", "_generators"
 
 local user_suite_cache = {}
@@ -85,21 +85,17 @@ local function user_suite(name)
   local src, err = fs.read(path, 64 * 1024)
   if not src then user_error("tasks: suite %s: %s: %s", name, fs.shown(path), tostring(err)) end
   local ok, value, msg = sandbox.eval(src, "@" .. path, M.LIMITS, {})
-  if not ok then
-    user_error("tasks: suite %s: %s failed (%s): %s", name, fs.shown(path), value, tostring(msg))
-  end
+  need(ok, "tasks: suite %s: %s failed (%s): %s", name, fs.shown(path), value, tostring(msg))
   local list = {}
   for i, t in ipairs(type(value) == "table" and value or {}) do
-    if not base.valid_name(t) then
-      user_error("tasks: suite %s: %s: entry %d is not a task name", name, fs.shown(path), i)
-    end
+    need(base.valid_name(t), "tasks: suite %s: %s: entry %d is not a task name", name,
+      fs.shown(path), i)
     list[i] = t
   end
   list.version = type(value) == "table" and value.version or 1
-  if #list == 0 or math.type(list.version) ~= "integer" or list.version < 1 then
-    user_error("tasks: suite %s: %s must return { version = N (an integer >= 1, default 1), " ..
-      "\"task\", ... } with at least one task", name, fs.shown(path))
-  end
+  need(#list > 0 and math.type(list.version) == "integer" and list.version >= 1,
+    "tasks: suite %s: %s must return { version = N (an integer >= 1, default 1), \"task\", " ..
+    "... } with at least one task", name, fs.shown(path))
   user_suite_cache[path] = list
   return list
 end
@@ -132,21 +128,15 @@ end
 
 -- The suite's task names, or a user error naming the suite.
 function M.suite(name)
-  local s = M.find_suite(name)
-  if not s then
-    local known = base.sorted_keys(M.SUITES)
-    user_error("tasks: unknown suite %q (known: %s; a suite of your own is %s/%s/<name>.lua)",
-      tostring(name), table.concat(known, ", "), fs.shown(M.root()), M.USER_SUITES)
-  end
-  return s
+  return need(M.find_suite(name), "tasks: unknown suite %q (known: %s; a suite of your own " ..
+    "is %s/%s/<name>.lua)", tostring(name), table.concat(base.sorted_keys(M.SUITES), ", "),
+    fs.shown(M.root()), M.USER_SUITES)
 end
 
 -- The corpus's name: its file name without the extension.
 function M.corpus_name(data)
   local name = data:match("([^/]+)$"):gsub("%.[^.]*$", "")
-  if not base.valid_name(name) then
-    user_error("tasks: corpus %s: its name %q is not a valid name", data, name)
-  end
+  need(base.valid_name(name), "tasks: corpus %s: its name %q is not a valid name", data, name)
   return name
 end
 
@@ -185,34 +175,35 @@ local function stream_of(task)
   return h
 end
 
+-- A host function's refusal of a generator's arguments: the error of fmt, in the sandbox.
+local function refuse_unless(ok, fmt, ...)
+  if not ok then error(string.format(fmt, ...), 0) end
+end
+
 -- The host functions of a generator of `task` on the splits train and val.
 local function api_for(task, train, val)
   local rng = pcg.new(M.SEED, stream_of(task))
   local asked = 0 -- strings counted so far (M.TRAIN_COUNTS_MAX)
   return {
     text = function(split)
-      if split == "validation" then return val end
-      error(string.format("task %s asked for the %s split: a task generator reads the " ..
-        "validation split only (repro.train_counts gives the training split's counts)",
-        task, tostring(split)), 0)
+      refuse_unless(split == "validation", "task %s asked for the %s split: a task generator " ..
+        "reads the validation split only (repro.train_counts gives the training split's " ..
+        "counts)", task, tostring(split))
+      return val
     end,
     train_counts = function(list)
-      if type(list) ~= "table" then error("train_counts: a list of strings expected", 0) end
+      refuse_unless(type(list) == "table", "train_counts: a list of strings expected")
       local out = {}
-      if asked + #list > M.TRAIN_COUNTS_MAX then
-        error(string.format("train_counts: task %s asks for the counts of %d strings, more " ..
-          "than the %d a generator may ask in all (repro.tasks TRAIN_COUNTS_MAX: each count " ..
-          "tells something of the training text)", task, asked + #list, M.TRAIN_COUNTS_MAX), 0)
-      end
+      refuse_unless(asked + #list <= M.TRAIN_COUNTS_MAX, "train_counts: task %s asks for the " ..
+        "counts of %d strings, more than the %d a generator may ask in all (repro.tasks " ..
+        "TRAIN_COUNTS_MAX: each count tells something of the training text)", task,
+        asked + #list, M.TRAIN_COUNTS_MAX)
       for i, s in ipairs(list) do
-        if type(s) ~= "string" or s == "" then
-          error(string.format("train_counts: item %d is not a non-empty string", i), 0)
-        end
-        if #s > M.TRAIN_COUNT_BYTES then
-          error(string.format("train_counts: item %d has %d bytes, more than the %d a " ..
-            "counted string may have (repro.tasks TRAIN_COUNT_BYTES)", i, #s,
-            M.TRAIN_COUNT_BYTES), 0)
-        end
+        refuse_unless(type(s) == "string" and s ~= "",
+          "train_counts: item %d is not a non-empty string", i)
+        refuse_unless(#s <= M.TRAIN_COUNT_BYTES, "train_counts: item %d has %d bytes, more " ..
+          "than the %d a counted string may have (repro.tasks TRAIN_COUNT_BYTES)", i, #s,
+          M.TRAIN_COUNT_BYTES)
         local n, at = 0, train:find(s, 1, true)
         while at do n, at = n + 1, train:find(s, at + #s, true) end
         out[i] = n
@@ -222,9 +213,7 @@ local function api_for(task, train, val)
     end,
     dictionary = function()
       local text = fs.read(M.DICTIONARY, 64 * 1024 * 1024)
-      if not text then
-        error(M.DICTIONARY .. " is missing: run scripts/deps.sh (Debian's wamerican)", 0)
-      end
+      refuse_unless(text, "%s is missing: run scripts/deps.sh (Debian's wamerican)", M.DICTIONARY)
       local words = {}
       for w in text:gmatch("[^\n]+") do
         if w:match("^%l+$") then words[#words + 1] = w end
@@ -232,9 +221,8 @@ local function api_for(task, train, val)
       return words
     end,
     draws = function(n, bound)
-      if math.type(n) ~= "integer" or math.type(bound) ~= "integer" or n < 0 or bound < 1 then
-        error("draws: a count >= 0 and a bound >= 1 expected", 0)
-      end
+      refuse_unless(math.type(n) == "integer" and math.type(bound) == "integer" and n >= 0 and
+        bound >= 1, "draws: a count >= 0 and a bound >= 1 expected")
       local out = {}
       for i = 1, n do out[i] = rng:bounded(bound) end
       return out
@@ -247,14 +235,11 @@ local function generate(task, train, val, gen_path)
   local src, err = fs.read(gen_path, 1024 * 1024)
   if not src then user_error("task %s: generator %s: %s", task, gen_path, tostring(err)) end
   local ok, value, msg = sandbox.eval(src, "@" .. gen_path, M.LIMITS, api_for(task, train, val))
-  if not ok then
-    user_error("task %s: generator %s failed (%s): %s", task, fs.shown(gen_path), value,
-      tostring(msg))
-  end
-  if type(value) ~= "table" or (value.skip == nil and type(value.items) ~= "table") then
-    user_error("task %s: generator %s returns neither {items = ...} nor {skip = ...}", task,
-      fs.shown(gen_path))
-  end
+  need(ok, "task %s: generator %s failed (%s): %s", task, fs.shown(gen_path), value,
+    tostring(msg))
+  need(type(value) == "table" and (value.skip ~= nil or type(value.items) == "table"),
+    "task %s: generator %s returns neither {items = ...} nor {skip = ...}", task,
+    fs.shown(gen_path))
   return value
 end
 
@@ -282,16 +267,10 @@ end
 local function place(raw_list)
   local out = {}
   for i, r in ipairs(raw_list) do
-    local n = #r.distractors + 1
-    local at = (i - 1) % n
-    local choices, d = {}, 1
-    for j = 0, n - 1 do
-      if j == at then
-        choices[j + 1] = r.answer
-      else
-        choices[j + 1], d = r.distractors[d], d + 1
-      end
-    end
+    local at = (i - 1) % (#r.distractors + 1)
+    local choices = table.move(r.distractors, 1, at, 1, {})
+    choices[at + 1] = r.answer
+    table.move(r.distractors, at + 1, #r.distractors, at + 2, choices)
     out[i] = { context = r.context, choices = choices, answer = at }
   end
   return out
@@ -318,15 +297,13 @@ function M.plan_build(data, task, opts)
   if value.skip ~= nil then return skip(tostring(value.skip)) end
   local raw, seen = {}, {}
   for i, r in ipairs(value.items) do
-    local why
-    if type(r) ~= "table" or type(r.answer) ~= "string" or type(r.distractors) ~= "table" then
-      why = "{context =, answer = string, distractors = {...}} expected"
-    else
+    local why = "{context =, answer = string, distractors = {...}} expected"
+    if type(r) == "table" and type(r.answer) == "string" and type(r.distractors) == "table" then
       local choices = { r.answer }
       for _, d in ipairs(r.distractors) do choices[#choices + 1] = d end
       why = items.problem({ context = r.context, choices = choices, answer = 0 })
     end
-    if why then user_error("task %s: generated item %d: %s", task, i, why) end
+    need(not why, "task %s: generated item %d: %s", task, i, why)
     local key = r.context .. "\0" .. r.answer .. "\0" .. table.concat(r.distractors, "\0")
     if not seen[key] then
       seen[key] = true
@@ -340,12 +317,9 @@ function M.plan_build(data, task, opts)
   local order = permutation(pcg.new(M.SEED, stream_of(task) + 1), #raw)
   local n_pool = math.min(M.MAX_POOL, math.floor(#raw * M.POOL_FRACTION))
   local pool, test = {}, {}
-  for i, k in ipairs(order) do
-    if i <= n_pool then
-      pool[#pool + 1] = raw[k]
-    elseif #test < M.MAX_ITEMS then
-      test[#test + 1] = raw[k]
-    end
+  for i = 1, math.min(#order, n_pool + M.MAX_ITEMS) do
+    local list = i <= n_pool and pool or test
+    list[#list + 1] = raw[order[i]]
   end
   test, pool = place(test), place(pool)
   local positions, chance = tally(test)
@@ -442,10 +416,8 @@ function M.load(data, suite, opts)
       skipped[#skipped + 1] = { task = task, why = marker:gsub("\n$", "") }
       files[fs.relative_to_root(skip_file)] = fs.sha256(skip_file)
     elseif not fs.exists(file) then
-      if not opts.missing_ok then
-        user_error("tasks: suite %s: %s is missing: run `bin/repro tasks build %s --data %s`",
-          suite, fs.shown(file), suite, fs.shown(data))
-      end
+      need(opts.missing_ok, "tasks: suite %s: %s is missing: run `bin/repro tasks build %s " ..
+        "--data %s`", suite, fs.shown(file), suite, fs.shown(data))
     else
       local test, pool = items.read(file), items.read(pool_file)
       files[fs.relative_to_root(file)] = fs.sha256(file)
@@ -510,7 +482,7 @@ function M.fit_problem(cfg)
   for _, set in ipairs(suite.sets) do
     local file, pool_file = M.files(dir, set.task)
     for _, part in ipairs({ { set.items, file }, { set.pool, pool_file } }) do
-      for i, it in ipairs(part[1] or {}) do
+      for i, it in ipairs(part[1]) do
         local texts = { { it.context, "its context" } }
         for j, c in ipairs(it.choices) do texts[#texts + 1] = { c, "choice " .. (j - 1) } end
         for _, x in ipairs(texts) do
@@ -548,17 +520,15 @@ function M.score_file(cfg, file, opts)
   local pool = fs.exists(pool_file) and items.read(pool_file) or {}
   local sets = {}
   for _, k in ipairs(opts.shots or M.SHOTS) do
-    if k > #pool then
-      user_error("tasks: %s: %d-shot needs %d demonstrations, its pool has %d", file, k, k, #pool)
-    end
+    need(k <= #pool, "tasks: %s: %d-shot needs %d demonstrations, its pool has %d", file, k, k,
+      #pool)
     sets[#sets + 1] = { name = file, shots = k, seed = M.SEED, items = test, pool = pool }
   end
   local ok, r = pcall(engine.score_tasks, cfg, sets, { checkpoint = opts.checkpoint,
     config_id = opts.config_id })
   if not ok then
-    local kind = type(r) == "string" and r:match("^(%a+): ")
-    for _, k in ipairs(engine.error_kinds) do
-      if kind == k then user_error("tasks: scoring %s: %s", file, r) end
+    if type(r) == "string" and base.set_of(engine.error_kinds)[r:match("^(%a+): ")] then
+      user_error("tasks: scoring %s: %s", file, r)
     end
     error(r, 0)
   end
@@ -601,9 +571,6 @@ function M.controls(data, suite, opts)
   local loaded = M.load(data, suite, { dir = opts.dir, shots = { 0 } })
   local keep = opts.tasks and base.set_of(opts.tasks)
   local ladder = opts.ladder or M.NGRAM_LADDER
-  local setups = opts.setups or M.CONTROL_SETUPS
-  local few = {}
-  for _, k in ipairs(M.SHOTS) do if k > 0 then few[#few + 1] = k end end
   -- one zero-shot set per task (loaded.tasks[i] is loaded.sets[i]'s), of the tasks kept
   local out, sets = {}, {}
   for i, t in ipairs(loaded.tasks) do
@@ -615,55 +582,54 @@ function M.controls(data, suite, opts)
       sets[#sets + 1] = loaded.sets[i]
     end
   end
-  local n_pass, pass = 1 + #ladder + #few + #setups, 0
-  local function score(what, cfg, list, how)
-    pass = pass + 1
-    if opts.progress then opts.progress(what, pass, n_pass) end
-    return #list > 0 and engine.score_tasks(cfg, list, how) or {}
-  end
   -- r's accuracies, and whether acc lies in task o's chance interval
   local function scored(o, r, entry)
     entry.acc, entry.acc_norm = r.acc, r.acc_norm
     entry.within = r.acc >= o.chance_lo and r.acc <= o.chance_hi
     return entry
   end
+  -- The scoring passes, in order: what the progress names, the config (default the
+  -- control seed's), the sets, how they are scored, and what task o keeps of result r.
   local base_cfg = { data = data, seed = M.CONTROL_SEED }
-  local bigram = score("add-one bigram", base_cfg, sets, { bigram = true })
-  for i, s in ipairs(sets) do out[s.task].bigram_acc = bigram[i].acc end
+  local passes = { { what = "add-one bigram", sets = sets, how = { bigram = true },
+    keep = function(o, r) o.bigram_acc = r.acc end } }
   for _, order in ipairs(ladder) do
-    local r = score(string.format("%d-gram", order), base_cfg, sets, { ngram = order })
-    for i, s in ipairs(sets) do
-      local o = out[s.task]
-      o.ngram[#o.ngram + 1] = scored(o, r[i], { order = order })
-      if not o.ngram_best or r[i].acc > o.ngram_best.acc then
-        o.ngram_best = { order = order, acc = r[i].acc }
-      end
-    end
+    passes[#passes + 1] = { what = string.format("%d-gram", order), sets = sets,
+      how = { ngram = order }, keep = function(o, r)
+        o.ngram[#o.ngram + 1] = scored(o, r, { order = order })
+        if not o.ngram_best or r.acc > o.ngram_best.acc then
+          o.ngram_best = { order = order, acc = r.acc }
+        end
+      end }
   end
   -- per shot count k > 0, the share of items that keep all k demonstrations inside the
   -- window of the control set-ups (the default context): where it is below 90 % a k-shot
   -- number is not measurable (lua/repro/analysis/tasks.lua)
-  for _, k in ipairs(few) do
-    local ksets = {}
-    for _, s in ipairs(M.load(data, suite, { dir = opts.dir, shots = { k } }).sets) do
-      if out[s.task] then ksets[#ksets + 1] = s end
-    end
-    local r = score(string.format("%d-shot demonstrations kept", k), base_cfg, ksets,
-      { ngram = 2 })
-    for i, s in ipairs(ksets) do
-      local o = out[s.task]
-      o.demos_kept = o.demos_kept or json.array({})
-      o.demos_kept[#o.demos_kept + 1] = { shots = k,
-        kept_share = 1 - r[i].lost_demos / #s.items }
+  for _, k in ipairs(M.SHOTS) do
+    if k > 0 then
+      local ksets = {}
+      for _, s in ipairs(M.load(data, suite, { dir = opts.dir, shots = { k } }).sets) do
+        if out[s.task] then ksets[#ksets + 1] = s end
+      end
+      passes[#passes + 1] = { what = string.format("%d-shot demonstrations kept", k),
+        sets = ksets, how = { ngram = 2 }, keep = function(o, r, s)
+          o.demos_kept = o.demos_kept or json.array({})
+          o.demos_kept[#o.demos_kept + 1] = { shots = k,
+            kept_share = 1 - r.lost_demos / #s.items }
+        end }
     end
   end
-  for _, setup in ipairs(setups) do
+  for _, setup in ipairs(opts.setups or M.CONTROL_SETUPS) do
     local cfg = { data = data, seed = M.CONTROL_SEED }
     for k, v in pairs(setup.cfg) do cfg[k] = v end
-    local r = score("untrained " .. setup.name, cfg, sets)
-    for i, s in ipairs(sets) do
-      out[s.task].untrained[setup.name] = scored(out[s.task], r[i], {})
-    end
+    passes[#passes + 1] = { what = "untrained " .. setup.name, cfg = cfg, sets = sets,
+      keep = function(o, r) o.untrained[setup.name] = scored(o, r, {}) end }
+  end
+  for i, pass in ipairs(passes) do
+    if opts.progress then opts.progress(pass.what, i, #passes) end
+    local r = #pass.sets > 0 and engine.score_tasks(pass.cfg or base_cfg, pass.sets, pass.how)
+      or {}
+    for j, s in ipairs(pass.sets) do pass.keep(out[s.task], r[j], s) end
   end
   local skipped = #loaded.skipped > 0 and {} or nil
   for _, k in ipairs(loaded.skipped) do skipped[k.task] = k.why end
