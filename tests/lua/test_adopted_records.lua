@@ -361,6 +361,18 @@ code, out, err = dry()
 t:ok(code == 1 and err:find("completion-v1.jsonl: item 3 (line 3): choice 0 holds byte 0xc3, " ..
   "which is not in the vocabulary of corpus corpus", 1, true),
   "a byte outside the vocabulary is refused at planning: " .. err)
+-- the same in a later suite version: the message names that version's file
+local v2file, v2pool = tasks.files(tdir, "completion", 2)
+check.write(v2file, good[1] .. "\n" .. '{"answer":0,"choices":[" caf\u{e9}"," cafe"],"context":"A"}' .. "\n")
+check.write(v2pool, table.concat(good, "\n") .. "\n")
+local T2 = dir .. "/tstudy2.lua"
+check.write(T2, (fs.read(T):gsub('tasks = "core"', 'tasks = "core2"'):gsub('"tstudy"', '"tstudy2"')))
+code, out, err = check.run(repro .. " run " .. q(T2) .. " --out-root " .. q(dir .. "/texp") ..
+  " --dry-run")
+t:ok(code == 1 and err:find("completion-v2.jsonl: item 2 (line 2): choice 0 holds byte 0xc3", 1,
+  true), "a later suite version's file is the one named: " .. err)
+os.remove(v2file)
+os.remove(v2pool)
 task_file({ good[1], '{"answer":1,"choices":[" and so it goes on and on"," no"],"context":"A"}' })
 code, out, err = dry()
 t:ok(code == 1 and err:find("completion-v1.jsonl: item 2 (line 2): choice 0 has 25 bytes, more " ..

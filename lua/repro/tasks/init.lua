@@ -478,9 +478,9 @@ function M.fit_problem(cfg)
   end
   local pat = M.outside_vocab(data)
   if not pat then return nil end -- the engine's check of the corpus names it
-  local dir = M.dir_of(data)
+  local dir, version = M.dir_of(data), M.suite_version(cfg.tasks)
   for _, set in ipairs(suite.sets) do
-    local file, pool_file = M.files(dir, set.task)
+    local file, pool_file = M.files(dir, set.task, version)
     for _, part in ipairs({ { set.items, file }, { set.pool, pool_file } }) do
       for i, it in ipairs(part[1]) do
         local texts = { { it.context, "its context" } }
