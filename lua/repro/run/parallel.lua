@@ -145,7 +145,9 @@ function M.plan_main(args)
   say("each command trains with --threads %d: run at most %d at once on the %d %s here " ..
     "(parallel -j %d; jobs x threads <= cores)", o.threads, jobs, cores,
     cores == 1 and "core" or "cores", jobs)
-  if #pending > 0 then say("plan %s: %s", s.name, select(2, cost.line(pending, jobs, o.threads))) end
+  if #pending > 0 then
+    say("plan %s: %s", s.name, select(2, cost.line(pending, jobs, o.threads)))
+  end
   say("then: %s analyze %s%s%s", M.shell_word(M.exe()), M.shell_word(s.file_abs),
     o.out_root and (" --out-root " .. M.shell_word(out_root)) or "",
     #o.set_raw > 0 and (" --set " .. M.shell_word(table.concat(o.set_raw, ","))) or "")
@@ -160,7 +162,9 @@ local function slurm_info(dir)
   local task_of, ids = {}, {}
   for _, a in ipairs(sub.arrays or {}) do
     ids[#ids + 1] = tostring(a.job)
-    for i, label in ipairs(a.runs or {}) do task_of[label] = string.format("%s_%d", a.job, i - 1) end
+    for i, label in ipairs(a.runs or {}) do
+      task_of[label] = string.format("%s_%d", a.job, i - 1)
+    end
   end
   if sub.analysis then ids[#ids + 1] = tostring(sub.analysis) end
   local queue = {}

@@ -56,7 +56,8 @@ local function run_line(w)
     progress.fmt_time(w.rate and (r.cfg.iters - step) / w.rate or nil))
 end
 
--- Removes the progress block from the terminal (before a message, and at the end).
+-- Removes the progress block from the terminal (before a message, and at the end); only
+-- a terminal has one.
 function P:clear_block()
   if self.block > 0 then
     io.stderr:write("\r", self.block > 1 and ("\27[" .. (self.block - 1) .. "A") or "", "\27[J")
@@ -66,7 +67,7 @@ end
 
 -- A message on a line of its own, above the progress block, after "[3/12 done] ".
 function P:say(fmt, ...)
-  if tty then self:clear_block() end
+  self:clear_block()
   progress.say("[%d/%d done] " .. fmt, self.total_done, self.total, ...)
 end
 
@@ -228,7 +229,7 @@ function P:check_signals()
   if proc.sigints() <= self.seen_int then return end
   self.seen_int = proc.sigints()
   if not self.interrupted then
-    if tty then self:clear_block() end
+    self:clear_block()
     progress.say("repro run: interrupted; stopping every run after its current step...")
   end
   self.interrupted = true
@@ -266,7 +267,7 @@ function M.run(s, queue, jobs, threads, total_done, total)
     p:status_line()
     proc.sleep(POLL_S)
   end
-  if tty then p:clear_block() end
+  p:clear_block()
   fs.remove_tree(p.tmp)
   return p.finished, p.stopped, p.failed, table.move(queue, p.next_i, #queue, 1, {}), p.interrupted
 end

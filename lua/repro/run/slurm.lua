@@ -93,11 +93,39 @@ end
 -- The --partition, --account and --time of o, as #SBATCH lines appended to L.
 local function directives(o, L)
   for _, k in ipairs({ "partition", "account", "time" }) do
-    if o[k] then L[#L + 1] = string.format("#SBATCH --%s=%s", k, line_value(o[k], "--" .. k, true)) end
+    if o[k] then
+      L[#L + 1] = string.format("#SBATCH --%s=%s", k, line_value(o[k], "--" .. k, true))
+    end
   end
 end
 
 local function append(L, lines) table.move(lines, 1, #lines, #L + 1, L) end
+
+-- An array task's shell after its case over the runs: the run in the background, so that
+-- the time limit's SIGUSR1 reaches this shell; a run stopped by it with a checkpoint
+-- requeues the task when it ran at least <min_run_s> s.
+local TASK = [[
+  *) echo "repro: array task ${SLURM_ARRAY_TASK_ID:-?} has no run here" >&2; exit 2 ;;
+esac
+<cmd> &
+child=$!
+start=$(date +%s)
+limit=0
+trap 'limit=1; kill -TERM "$child" 2>/dev/null' USR1
+trap 'kill -TERM "$child" 2>/dev/null' TERM INT
+while :; do
+  wait "$child"
+  status=$?
+  kill -0 "$child" 2>/dev/null || break
+done
+if [ "$limit" = 1 ] && [ "$status" = 130 ]; then
+  if [ $(($(date +%s) - start)) -ge "${REPRO_REQUEUE_MIN_S:-<min_run_s>}" ]; then
+    echo "repro: time limit near: $run stopped with a checkpoint; requeueing this task" >&2
+    scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}" && exit 0
+  fi
+  echo "repro: time limit near after less than ${REPRO_REQUEUE_MIN_S:-<min_run_s>} s: not requeued (raise --time)" >&2
+fi
+exit "$status"]]
 
 -- The sbatch script of one job array over runs (each {variant, seed, label}).
 function M.array_script(p)
@@ -119,7 +147,8 @@ function M.array_script(p)
     "# (SIGTERM) stop the run with a checkpoint too: Slurm's requeue or a second submit",
     "# resumes it.",
     "#SBATCH --job-name=repro-" .. line_value(s.name, "the study name", true),
-    string.format("#SBATCH --array=0-%d%s", n - 1, p.max_parallel and ("%" .. p.max_parallel) or ""),
+    string.format("#SBATCH --array=0-%d%s", n - 1,
+      p.max_parallel and ("%" .. p.max_parallel) or ""),
     "#SBATCH --ntasks=1",
     "#SBATCH --cpus-per-task=" .. p.threads,
   }
@@ -139,31 +168,7 @@ function M.array_script(p)
   local argv = plan.run_one_argv(o, s, p.runs[1], p.out_root)
   local cmd = plan.command_line(table.move(argv, 1, 4, 1, {})) .. ' "$run" ' ..
     plan.command_line(table.move(argv, 6, #argv, 1, {}))
-  append(L, {
-    '  *) echo "repro: array task ${SLURM_ARRAY_TASK_ID:-?} has no run here" >&2; exit 2 ;;',
-    "esac",
-    cmd .. " &",
-    "child=$!",
-    "start=$(date +%s)",
-    "limit=0",
-    "trap 'limit=1; kill -TERM \"$child\" 2>/dev/null' USR1",
-    "trap 'kill -TERM \"$child\" 2>/dev/null' TERM INT",
-    "while :; do",
-    '  wait "$child"',
-    "  status=$?",
-    '  kill -0 "$child" 2>/dev/null || break',
-    "done",
-    'if [ "$limit" = 1 ] && [ "$status" = 130 ]; then',
-    string.format('  if [ $(($(date +%%s) - start)) -ge "${REPRO_REQUEUE_MIN_S:-%d}" ]; then',
-      M.MIN_RUN_S),
-    '    echo "repro: time limit near: $run stopped with a checkpoint; requeueing this task" >&2',
-    '    scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}" && exit 0',
-    "  fi",
-    string.format('  echo "repro: time limit near after less than ${REPRO_REQUEUE_MIN_S:-%d} s: ' ..
-      'not requeued (raise --time)" >&2', M.MIN_RUN_S),
-    "fi",
-    'exit "$status"',
-  })
+  L[#L + 1] = (TASK:gsub("<min_run_s>", M.MIN_RUN_S):gsub("<cmd>", function() return cmd end))
   return table.concat(L, "\n") .. "\n"
 end
 
@@ -248,7 +253,8 @@ end
 local function scripts(p, pending, max_size)
   local arrays = {}
   for first = 1, #pending, max_size do
-    arrays[#arrays + 1] = table.move(pending, first, math.min(first + max_size - 1, #pending), 1, {})
+    local last = math.min(first + max_size - 1, #pending)
+    arrays[#arrays + 1] = table.move(pending, first, last, 1, {})
   end
   for i, runs in ipairs(arrays) do
     p.index, p.count, p.runs = i, #arrays, runs
@@ -279,7 +285,8 @@ local function sbatch(path, deps)
   local ok, out = run_command(sbatch_cmd(path, deps))
   local id = ok and out:match("^(%d+)")
   if not id then
-    user_error("repro submit: %s failed: %s", sbatch_cmd(path, deps), out ~= "" and out or "no output")
+    user_error("repro submit: %s failed: %s", sbatch_cmd(path, deps),
+      out ~= "" and out or "no output")
   end
   return id
 end
@@ -299,8 +306,10 @@ local function print_dry_run(o, arrays, analysis)
   end)
 end
 
--- Writes the scripts, submits them and writes submit.json; says what it submitted.
-local function submit_all(p, arrays, analysis)
+local function tell(line) io.stderr:write(base.printable("repro submit: " .. line, true), "\n") end
+
+-- Writes the scripts, submits them, writes submit.json and says what it submitted.
+local function submit_all(p, arrays, analysis, notes)
   local o = p.o
   fs.mkdir_p(p.logs)
   for _, a in ipairs(arrays) do fs.write_atomic(a.path, a.text) end
@@ -317,23 +326,18 @@ local function submit_all(p, arrays, analysis)
     analysis = analysis_job, threads = o.threads, max_parallel = o.max_parallel,
     time = o.time, mem = p.mem, partition = o.partition, account = o.account,
     command_line_overrides = #o.set_raw > 0 and table.concat(o.set_raw, ",") or nil }))
-  return ids, analysis_job
-end
-
-local function print_submitted(p, arrays, analysis, ids, analysis_job)
+  for _, line in ipairs(notes) do tell(line) end
   for i, a in ipairs(arrays) do
     put(string.format("array job %s: %d run%s (%s)%s", ids[i], #a.runs, #a.runs == 1 and "" or "s",
-      fs.shown(a.path), (p.o.max_parallel and i > 1) and (" after job " .. ids[i - 1]) or ""))
+      fs.shown(a.path), (o.max_parallel and i > 1) and (" after job " .. ids[i - 1]) or ""))
   end
   put(string.format("analysis job %s%s: writes %s (%s)", analysis_job,
     #ids > 0 and (" after job" .. (#ids > 1 and "s " or " ") .. table.concat(ids, ", ")) or "",
     fs.shown(p.dir .. "/summary.json"), fs.shown(analysis.path)))
   put(string.format("watch: %s status %s%s", plan.shell_word(plan.exe()),
     plan.shell_word(p.s.file_abs),
-    p.o.out_root and (" --out-root " .. plan.shell_word(p.out_root)) or ""))
+    o.out_root and (" --out-root " .. plan.shell_word(p.out_root)) or ""))
 end
-
-local function tell(line) io.stderr:write(base.printable("repro submit: " .. line, true), "\n") end
 
 function M.main(args)
   local o = parse_args(args)
@@ -359,9 +363,7 @@ function M.main(args)
   elseif #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
     tell(summary .. "; summary.json is written: nothing to submit")
   else
-    local ids, analysis_job = submit_all(p, arrays, analysis)
-    for _, line in ipairs({ summary, resources, note }) do tell(line) end
-    print_submitted(p, arrays, analysis, ids, analysis_job)
+    submit_all(p, arrays, analysis, { summary, resources, note })
   end
   return 0
 end
