@@ -143,12 +143,12 @@ local function clear_for(r)
   end
 end
 
--- The git facts every worker's manifest gets (record.git_facts), read again once they are
--- GIT_EVERY_S old (lua/repro/record/provenance.lua says why).
+-- The git facts every worker's manifest gets (record.git_facts of the pool's one study
+-- file), read again once they are GIT_EVERY_S old (record/provenance.lua says why).
 function P:git_facts(s)
   local now = host.now()
-  if not self.git or self.git_file ~= s.file or now - self.git_t >= record.GIT_EVERY_S then
-    self.git, self.git_file, self.git_t = record.git_facts(s.file), s.file, now
+  if not self.git or now - self.git_t >= record.GIT_EVERY_S then
+    self.git, self.git_t = record.git_facts(s.file), now
   end
   return self.git
 end
