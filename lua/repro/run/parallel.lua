@@ -1,11 +1,10 @@
--- A study's runs handed to another executor (GNU parallel, Slurm: lua/repro/run/slurm.lua),
--- and their state, whoever trains them: `bin/repro plan` (one sh-quoted `bin/repro run-one`
--- command per run not done, each with --threads, default M.PLAN_THREADS), `run-one` (one
--- run exactly as `bin/repro run` trains it; exit 0 done, 130 stopped with a checkpoint, 75
--- another process is training it, 1 an error), `status` (each run's state,
--- lua/repro/run/runstate.lua) and `analyze` (the summary once every run is done).  Any
--- number of run-one may work at once, never beside a `bin/repro run` of the study; results
--- do not depend on the threads.  Flags: docs/COMMANDS.md; docs/DESIGN.md, "Scale-out".
+-- A study's runs handed to another executor (GNU parallel, Slurm: run/slurm.lua), and
+-- their state, whoever trains them: `bin/repro plan` (one sh-quoted `bin/repro run-one`
+-- command per run not done), `run-one` (one run exactly as `bin/repro run` trains it; exit
+-- 0 done, 130 stopped with a checkpoint, 75 another process is training it, 1 an error),
+-- `status` (each run's state, run/runstate.lua) and `analyze` (the summary once every run
+-- is done).  Any number of run-one may work at once, never beside a `bin/repro run` of the
+-- study.  Flags: docs/COMMANDS.md; docs/DESIGN.md, "Scale-out".
 local host = require "repro.host"
 local proc = require "repro.proc"
 local sys = require "repro.sys"
@@ -21,15 +20,9 @@ local config = require "repro.core.config"
 local engine = require "engine"
 local base = require "repro.core.base"
 
--- A line on stdout; text from data in it goes through base.printable.
-local put = base.put
-
 local M = {}
 
-local user_error = base.user_error
-local shown = fs.shown
-
-local say = progress.say
+local put, say, shown, user_error = base.put, progress.say, fs.shown, base.user_error
 
 -- --threads of plan, run-one and submit (a base.parse_options spec).
 M.THREADS = { key = "threads", kind = "int", min = 1, max = engine.MAX_THREADS }
@@ -69,6 +62,10 @@ function M.shell_word(s)
   return fs.quote(s)
 end
 
+-- M.batch(s, runs, dir), set by the command line: the runs to hand out now (a sequential
+-- study's next look); nil hands out every run.
+M.batch = nil
+
 -- Loads the study of o with its selected runs planned (planner.plan: action, dir).  The
 -- records root is `bin/repro run`'s (planner.out_root: --set without --out-root has a root
 -- of its own).  writes: refuse a study directory that another study file made.  every:
@@ -86,11 +83,7 @@ function M.load(o, writes, every)
   return s, runs, out_root, dir
 end
 
--- M.batch(s, runs, dir), set by the command line: the runs to hand out now (a sequential
--- study's next look); nil hands out every run.
-M.batch = nil
-
--- The argv of `bin/repro run-one` for run r (common: file_abs, out_root, set_raw, threads).
+-- The argv of `bin/repro run-one` for run r, with o's --set, --threads and --allow-large.
 function M.run_one_argv(o, s, r, out_root)
   local argv = { M.exe(), "run-one", s.file_abs, "--only",
     string.format("variant=%s,seed=%d", r.variant, r.seed), "--out-root", out_root }
@@ -109,19 +102,20 @@ end
 -- argv as one line for sh; a word with a control character (a newline would make a
 -- second command of GNU parallel's input) is refused.
 function M.command_line(argv)
-  local t = {}
+  local words = {}
   for i, a in ipairs(argv) do
     local c = base.control_char(a)
     if c then
       user_error("repro plan: %s holds a control character (%s): no command printed",
         base.printable(a), c)
     end
-    t[i] = M.shell_word(a)
+    words[i] = M.shell_word(a)
   end
-  return table.concat(t, " ")
+  return table.concat(words, " ")
 end
 
--- The threads of each `bin/repro plan` command without --threads.
+-- The threads of each `bin/repro plan` command without --threads: always written, since
+-- a command without it would take every core, N of them at once.
 M.PLAN_THREADS = 1
 
 M.PLAN_USAGE = "usage: bin/repro plan lua/experiments/X.lua [--all] " ..
@@ -131,13 +125,12 @@ function M.plan_main(args)
   local o = M.parse(args, "repro plan", M.PLAN_USAGE, { ["--threads"] = M.THREADS,
     ["--all"] = { key = "all", kind = "flag" }, ["-0"] = { key = "nul", kind = "flag" } })
   if o.help then return 0 end
-  -- always written: a command without it would take every core, N of them at once
   o.threads = o.threads or M.PLAN_THREADS
   local s, runs, out_root, dir = M.load(o)
   local n, running, pending = runstate.sort(runs)
   local lines = {}
-  for _, r in ipairs(o.all and runs or pending) do
-    lines[#lines + 1] = M.command_line(M.run_one_argv(o, s, r, out_root))
+  for i, r in ipairs(o.all and runs or pending) do
+    lines[i] = M.command_line(M.run_one_argv(o, s, r, out_root))
   end
   for _, l in ipairs(lines) do
     io.stdout:write(host.isatty(1) and base.printable(l) or l, o.nul and "\0" or "\n")
@@ -148,12 +141,12 @@ function M.plan_main(args)
     #running > 0 and (": " .. table.concat(running, ", ")) or "", n.failed, n.pending,
     #lines, #lines == 1 and "" or "s", shown(dir))
   local cores = sys.cores()
+  local jobs = math.max(1, cores // o.threads)
   say("each command trains with --threads %d: run at most %d at once on the %d %s here " ..
-    "(parallel -j %d; jobs x threads <= cores)", o.threads, math.max(1, cores // o.threads),
-    cores, cores == 1 and "core" or "cores", math.max(1, cores // o.threads))
+    "(parallel -j %d; jobs x threads <= cores)", o.threads, jobs, cores,
+    cores == 1 and "core" or "cores", jobs)
   if #pending > 0 then
-    say("plan %s: %s", s.name, select(2, cost.line(pending, math.max(1, cores // o.threads),
-      o.threads)))
+    say("plan %s: %s", s.name, select(2, cost.line(pending, jobs, o.threads)))
   end
   say("then: %s analyze %s%s%s", M.shell_word(M.exe()), M.shell_word(s.file_abs),
     o.out_root and (" --out-root " .. M.shell_word(out_root)) or "",
@@ -176,7 +169,8 @@ local function slurm_info(dir)
   if sub.analysis then ids[#ids + 1] = tostring(sub.analysis) end
   local queue = {}
   if #ids > 0 then
-    local out = fs.capture("squeue -h -r -o '%i %T' -j " .. table.concat(ids, ","))
+    -- the ids come from a records tree: one shell word, whatever they hold
+    local out = fs.capture("squeue -h -r -o '%i %T' -j " .. M.shell_word(table.concat(ids, ",")))
     for id, st in (out or ""):gmatch("(%S+) (%S+)") do queue[id] = st end
   end
   return { task_of = task_of, queue = queue, analysis = sub.analysis and tostring(sub.analysis),
@@ -191,13 +185,9 @@ function M.status_main(args)
   if o.help then return 0 end
   local s, runs, _, dir = M.load(o)
   local slurm = slurm_info(dir)
-  local n = { done = 0, running = 0, failed = 0, pending = 0 }
-  local rows = {}
-  local width = 0
+  local rows, width = {}, 0
   for _, r in ipairs(runs) do width = math.max(width, #r.label) end
-  for _, r in ipairs(runs) do
-    local state, detail = runstate.state(r.dir, r.cfg)
-    n[state] = n[state] + 1
+  local n = runstate.sort(runs, function(r, state, detail)
     if state == "done" then
       detail = planner.result_text(r)
     elseif state == "pending" and r.action == "copy" then
@@ -210,19 +200,18 @@ function M.status_main(args)
         (q and (" " .. q) or " (no longer queued)")
     end
     rows[#rows + 1] = string.format("  %-8s %-" .. width .. "s  %s", state, r.label, detail)
-  end
+  end)
   put(string.format("study %s (%s): %d of its %d runs selected: %d done, %d running, " ..
     "%d failed, %d pending; records in %s", s.name, shown(s.file_abs), #runs, #s.runs,
     n.done, n.running, n.failed, n.pending, shown(dir)))
   for _, row in ipairs(rows) do put((row:gsub("%s+$", ""))) end
   if slurm and slurm.analysis then
-    local q = slurm.queue[slurm.analysis]
     put(string.format("slurm: submitted %s; analysis job %s %s", tostring(slurm.submitted_utc),
-      slurm.analysis, q or "(no longer queued)"))
+      slurm.analysis, slurm.queue[slurm.analysis] or "(no longer queued)"))
   end
   local all_done = true
   for _, r in ipairs(s.runs) do
-    if record.status(dir .. "/" .. r.rel, r.cfg) ~= "done" then all_done = false break end
+    all_done = all_done and record.status(dir .. "/" .. r.rel, r.cfg) == "done"
   end
   if fs.exists(dir .. "/summary.json") then
     put("summary: " .. shown(dir .. "/summary.json"))
@@ -242,57 +231,52 @@ M.RUN_ONE_USAGE = "usage: bin/repro run-one lua/experiments/X.lua --only variant
 -- holds it.  Returns whether it waited, or nil when a signal came meanwhile.
 local function lock_study_shared(dir, who)
   local waited = false
-  while true do
-    local ok, got = pcall(proc.lock, dir, false, true)
-    if not ok or got then return waited end -- no flock on this filesystem: go on without it
+  while not runstate.lock(dir, true, 1) do
     if not waited then
       say("repro run-one %s: a `bin/repro run` or `analyze` of the study holds %s; waiting",
         who, shown(dir))
-      waited = true
     end
+    waited = true
     if proc.sigints() > 0 then return nil end
     proc.sleep(0.5)
   end
+  return waited
+end
+
+local function say_done(who, how, r)
+  put(string.format("%s: done (%s)  %s", who, how, planner.result_text(r)))
+  return 0
 end
 
 -- run-one of a run whose identical done record exists in another study.
-local function copy_one(r, dir, out_root, who)
+local function copy_one(r, out_root, who)
   fs.mkdir_p(r.dir)
   if not runstate.lock(r.dir) then
     say("repro run-one %s: another process is training this run", who)
     return 75
   end
-  if record.status(r.dir, r.cfg) ~= "done" then
-    -- the study's summary.json and manifest.json stay: a summary is rewritten
-    -- only by `analyze --update`, and one whose records digest no longer matches its
-    -- records is refused by the report until then
-    planner.copy_record(r, out_root)
-  end
-  put(string.format("%s: done (copied from %s)  %s", who, shown(r.source),
-    planner.result_text(r)))
-  return 0
+  -- the study's summary.json and manifest.json stay: a summary is rewritten only by
+  -- `analyze --update`, and the report refuses one whose records digest no longer matches
+  if record.status(r.dir, r.cfg) ~= "done" then planner.copy_record(r, out_root) end
+  return say_done(who, "copied from " .. shown(r.source), r)
 end
 
 -- run-one of a run to train (or resume); returns the exit status.
-local function train_one(o, s, r, dir, who)
-  local threads = o.threads or math.tointeger(tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "")) or 0
+local function train_one(o, s, r, who)
   local t0 = host.now()
   local bar = progress.new(r.cfg.iters, r.cfg.batch * r.cfg.context, who .. "  ")
   local m, why, msg = runstate.train(r.cfg, r.dir, {
-    threads = threads, checkpoint_every = s.checkpoint_every, study_file = s.file,
-    keep_model = s.keep_model,
+    threads = o.threads or math.tointeger(tonumber(os.getenv("SLURM_CPUS_PER_TASK") or "")) or 0,
+    checkpoint_every = s.checkpoint_every, study_file = s.file, keep_model = s.keep_model,
     on_step = function(step, row) bar:update(step, row.loss, row.lr) end,
     prepare = function()
-      -- An earlier summary stays, as in `bin/repro run` (see copy_one)
+      -- an earlier summary stays, as in `bin/repro run` (see copy_one)
       if r.action == "rerun" then planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
       if r.action == "resume" then say("%s: %s", who, record.resume_text(r.dir)) end
     end,
   })
   bar:finish()
-  if why == "done" then
-    put(string.format("%s: done (finished by another process)  %s", who, planner.result_text(r)))
-    return 0
-  end
+  if why == "done" then return say_done(who, "finished by another process", r) end
   if not m then
     say("repro run-one %s: %s", who, msg)
     return 75
@@ -302,11 +286,9 @@ local function train_one(o, s, r, dir, who)
       "resumes it from step %d", who, m.steps, r.cfg.iters, m.steps)
     return 130
   end
-  put(string.format("%s: done (trained %d steps%s in %s)  %s", who,
-    m.steps - (m.resumed_from or 0),
-    (m.resumed_from or 0) > 0 and string.format(" from step %d", m.resumed_from) or "",
-    progress.fmt_time(host.now() - t0), planner.result_text(r)))
-  return 0
+  local from = m.resumed_from or 0
+  return say_done(who, string.format("trained %d steps%s in %s", m.steps - from,
+    from > 0 and string.format(" from step %d", from) or "", progress.fmt_time(host.now() - t0)), r)
 end
 
 function M.run_one_main(args)
@@ -319,7 +301,7 @@ function M.run_one_main(args)
   proc.trap_signals() -- SIGINT/SIGTERM before training: stop before touching anything
   local s, runs, out_root, dir = M.load(o, true)
   local r = runs[1]
-  local who = string.format("%s %s", s.name, r.label)
+  local who = s.name .. " " .. r.label
   fs.mkdir_p(dir)
   local waited = lock_study_shared(dir, who)
   if waited == nil then return 130 end
@@ -328,24 +310,18 @@ function M.run_one_main(args)
     say("repro run-one %s: stopped by a signal before training", who)
     return 130
   end
-  if r.action == "reuse" then
-    put(string.format("%s: done (reused)  %s", who, planner.result_text(r)))
-    return 0
-  end
-  if r.action == "copy" then return copy_one(r, dir, out_root, who) end
-  return train_one(o, s, r, dir, who)
+  if r.action == "reuse" then return say_done(who, "reused", r) end
+  if r.action == "copy" then return copy_one(r, out_root, who) end
+  return train_one(o, s, r, who)
 end
 
 -- `bin/repro analyze` with runs not done (runner.main): says which and why; exit 1.
 function M.unfinished(s, queue)
-  local n = { failed = 0, running = 0, pending = 0 }
   local lines = {}
-  for _, r in ipairs(queue) do
-    local state, detail = runstate.state(r.dir, r.cfg)
-    n[state] = (n[state] or 0) + 1
+  local n = runstate.sort(queue, function(r, state, detail)
     lines[#lines + 1] = string.format("  %-8s %s%s", state, r.label,
       detail ~= "" and ("  " .. detail) or "")
-  end
+  end)
   say("repro analyze: study %s: %d of its %d runs not done (%d failed, %d running, %d pending); " ..
     "no summary:", s.name, #queue, #s.runs, n.failed, n.running, n.pending)
   for _, l in ipairs(lines) do say("%s", l) end

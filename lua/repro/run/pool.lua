@@ -1,14 +1,10 @@
--- The process pool of `bin/repro run`: a queue of planned runs (lua/repro/plan/init.lua)
--- trained in `jobs` worker processes at once (`bin/repro run-worker`,
--- lua/repro/run/worker.lua), each with `threads` threads, with progress on stderr: a line
--- for the study (runs done, ETA) and one per running run (step, loss, lr, tokens/s, its
--- ETA), redrawn in place on a terminal (cut to its width), printed every PLAIN_EVERY_S
--- otherwise.  Once nothing is left to start, the cores of finished workers go to the runs
--- still training (each continues with jobs x threads / running threads; results do not
--- depend on it), so a study's last run does not train on one core beside idle ones.
--- A worker dies with the runner (kill -9 included).  Ctrl-C (or SIGTERM) stops every
--- worker after its current step with a checkpoint and starts no other.  Each worker
--- reports the step it reached through a progress file in a temporary directory.
+-- The process pool of `bin/repro run`: a queue of planned runs trained in `jobs` worker
+-- processes at once (`bin/repro run-worker`, run/worker.lua), each with `threads` threads.
+-- Progress goes to stderr: a line for the study (runs done, ETA) and one per running run,
+-- redrawn in place on a terminal, printed every PLAIN_EVERY_S otherwise.  Once nothing is
+-- left to start, the cores of finished workers go to the runs still training (results do
+-- not depend on it).  A worker dies with the runner (kill -9 included); Ctrl-C (or
+-- SIGTERM) stops every worker after its current step with a checkpoint.
 local engine = require "engine"
 local host = require "repro.host"
 local proc = require "repro.proc"
@@ -22,7 +18,6 @@ local base = require "repro.core.base"
 
 local M = {}
 
-local say = progress.say
 local tty = host.isatty(2)
 -- progress period when stderr is not a terminal: $REPRO_PROGRESS_S, else 15 s
 local PLAIN_EVERY_S = tonumber(os.getenv("REPRO_PROGRESS_S") or "") or 15
@@ -33,20 +28,8 @@ P.__index = P
 
 -- Rough cost of one step, for the study ETA: tokens x (parameters + attention).
 local function step_cost(cfg)
-  return cfg.batch * cfg.context * (engine.param_count(cfg) + cfg.n_layer * cfg.context * cfg.d_model)
-end
-
-local function new_pool(queue, jobs, threads, total_done, total)
-  -- progress files in the process's private folder (fs.private_dir: removed at exit, or
-  -- by the next start after a kill)
-  local tmp = fs.private_subdir("run")
-  local p = setmetatable({ tmp = tmp, queue = queue, jobs = jobs, threads = threads,
-    total_done = total_done, total = total, interrupted = false, running = {}, nrunning = 0,
-    finished = {}, stopped = {}, failed = {}, next_i = 1, t0 = nil, work_done = 0,
-    last_plain = host.now(), block = 0,
-    width = tty and (textable.width(2) or 80) or nil }, P)
-  for _, r in ipairs(queue) do r.cost = step_cost(r.cfg) end
-  return p
+  return cfg.batch * cfg.context *
+    (engine.param_count(cfg) + cfg.n_layer * cfg.context * cfg.d_model)
 end
 
 -- The step worker w reached, its loss and lr, from its progress file ("STEP LOSS LR";
@@ -54,13 +37,12 @@ end
 local function read_step(w)
   local step, loss, lr = (fs.read(w.progress) or ""):match("^(%d+)%s*(%S*)%s*(%S*)")
   local v = math.tointeger(tonumber(step or ""))
-  if v then
-    if not w.base then w.base = w.run.action == "resume" and v or 0 end
-    w.step, w.loss, w.lr = v, tonumber(loss) or w.loss, tonumber(lr) or w.lr
-    local now = host.now()
-    if not w.first then w.first = { step = v, t = now } end
-    if v > w.first.step then w.rate = (v - w.first.step) / (now - w.first.t) end
-  end
+  if not v then return end
+  w.base = w.base or (w.run.action == "resume" and v or 0)
+  w.step, w.loss, w.lr = v, tonumber(loss) or w.loss, tonumber(lr) or w.lr
+  local now = host.now()
+  w.first = w.first or { step = v, t = now }
+  if v > w.first.step then w.rate = (v - w.first.step) / (now - w.first.t) end
 end
 
 -- One running run: "none/seed-1  step 40/300  loss 2.8123  lr 3.00e-04  21000 tok/s  ETA 52s".
@@ -74,7 +56,8 @@ local function run_line(w)
     progress.fmt_time(w.rate and (r.cfg.iters - step) / w.rate or nil))
 end
 
--- Removes the progress block from the terminal (before a message, and at the end).
+-- Removes the progress block from the terminal (before a message, and at the end); only
+-- a terminal has one.
 function P:clear_block()
   if self.block > 0 then
     io.stderr:write("\r", self.block > 1 and ("\27[" .. (self.block - 1) .. "A") or "", "\27[J")
@@ -82,37 +65,33 @@ function P:clear_block()
   end
 end
 
--- A message on a line of its own, above the progress block.
+-- A message on a line of its own, above the progress block, after "[3/12 done] ".
 function P:say(fmt, ...)
-  if tty then self:clear_block() end
-  say(fmt, ...)
+  self:clear_block()
+  progress.say("[%d/%d done] " .. fmt, self.total_done, self.total, ...)
 end
 
 -- The study's ETA: the runs still to train scheduled on the pool's `jobs` workers.  A
--- running run ends after its own ETA (run_line's: its steps left at its own speed); a
--- run not started takes its steps x cost at one worker's speed (cost units per second:
--- the running runs' mean, else that of the work done so far per worker), on the worker
--- that frees first.  So once the last run trains alone, the study's ETA is that run's:
--- not the work left over the pool's total speed, which counts workers that are idle by
--- then (ETAs that once disagreed, 27 s against 1m20s).  nil until a speed is
--- known.
+-- running run ends after its own ETA (its steps left at its own speed); a run not started
+-- takes its steps x cost at one worker's speed (cost units per second: the running runs'
+-- mean, else that of the work done so far per worker), on the worker that frees first.
+-- So once the last run trains alone, the study's ETA is that run's, not the work left
+-- over the pool's total speed.  nil until a speed is known.
 function P:eta(now)
-  local slots, speeds, unknown = {}, {}, 0
+  local slots, speed_sum, speeds, unknown = {}, 0, 0, 0
   for _, w in pairs(self.running) do
     local left = math.max(w.run.cfg.iters - (w.step or 0), 0)
     if w.rate then
       slots[#slots + 1] = left / w.rate
-      speeds[#speeds + 1] = w.rate * w.run.cost
+      speed_sum, speeds = speed_sum + w.rate * w.run.cost, speeds + 1
     else
       slots[#slots + 1] = 0 -- a run whose speed is not known yet: as if it just began
       unknown = unknown + left * w.run.cost
     end
   end
   local speed
-  if #speeds > 0 then
-    local sum = 0
-    for _, v in ipairs(speeds) do sum = sum + v end
-    speed = sum / #speeds
+  if speeds > 0 then
+    speed = speed_sum / speeds
   elseif self.t0 and self.work_done > 0 and now > self.t0 then
     speed = self.work_done / ((now - self.t0) * self.jobs)
   end
@@ -124,17 +103,11 @@ function P:eta(now)
     slots[best] = slots[best] + work / speed
   end
   if unknown > 0 then add(unknown) end
-  for i = self.next_i, #self.queue do
-    local r = self.queue[i]
-    add(r.cfg.iters * r.cost)
-  end
-  local eta = 0
-  for _, v in ipairs(slots) do eta = math.max(eta, v) end
-  return eta
+  for i = self.next_i, #self.queue do add(self.queue[i].cfg.iters * self.queue[i].cost) end
+  return math.max(0, table.unpack(slots))
 end
 
--- "[3/12 done] study ETA 2m10s" and a line per running run (run_line): redrawn in place
--- on a terminal, printed every PLAIN_EVERY_S otherwise.
+-- "[3/12 done] 2 running  study ETA 2m10s" and a line per running run (run_line).
 function P:status_line()
   local now = host.now()
   local lines = {}
@@ -143,9 +116,8 @@ function P:status_line()
     lines[#lines + 1] = "  " .. base.printable(run_line(w))
   end
   table.sort(lines)
-  local eta = self:eta(now)
   table.insert(lines, 1, string.format("[%d/%d done] %d running  study ETA %s", self.total_done,
-    self.total, #lines, progress.fmt_time(eta)))
+    self.total, #lines, progress.fmt_time(self:eta(now))))
   if tty then
     for i, l in ipairs(lines) do lines[i] = textable.cut(l, self.width - 1) end
     self:clear_block()
@@ -154,28 +126,29 @@ function P:status_line()
     self.block = #lines
   elseif now - self.last_plain >= PLAIN_EVERY_S then
     self.last_plain = now
-    say("%s", table.concat(lines, "\n"))
+    progress.say("%s", table.concat(lines, "\n"))
   end
 end
 
 -- What a run's record needs before its worker starts: a rerun drops the checkpoint of
 -- the old config; --force starts from scratch.
 local function clear_for(r)
-  if r.action == "rerun" then planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json") end
+  local config_path = r.dir .. "/config.json"
+  if r.action == "rerun" then planner.remove_checkpoint_of(r.dir, config_path) end
   if r.action == "train" and r.status ~= "missing" then
     os.remove(r.dir .. "/metrics.json")
-    planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
-    fs.write_atomic(r.dir .. "/config.json", record.config_text(r.cfg))
-    planner.remove_checkpoint_of(r.dir, r.dir .. "/config.json")
+    planner.remove_checkpoint_of(r.dir, config_path)
+    fs.write_atomic(config_path, record.config_text(r.cfg))
+    planner.remove_checkpoint_of(r.dir, config_path)
   end
 end
 
--- The git facts every worker's manifest gets (record.git_facts), read again once they are
--- GIT_EVERY_S old (lua/repro/record/provenance.lua says why).
+-- The git facts every worker's manifest gets (record.git_facts of the pool's one study
+-- file), read again once they are GIT_EVERY_S old (record/provenance.lua says why).
 function P:git_facts(s)
   local now = host.now()
-  if not self.git or self.git_file ~= s.file or now - self.git_t >= record.GIT_EVERY_S then
-    self.git, self.git_file, self.git_t = record.git_facts(s.file), s.file, now
+  if not self.git or now - self.git_t >= record.GIT_EVERY_S then
+    self.git, self.git_t = record.git_facts(s.file), now
   end
   return self.git
 end
@@ -188,18 +161,17 @@ function P:start(s, r)
   local w = { run = r, progress = string.format("%s/%d", self.tmp, self.next_i),
     threads = self.threads }
   local argv = { host.exe, "run-worker", tostring(host.pid()), r.dir, tostring(self.threads),
-    tostring(s.checkpoint_every), w.progress, "--study", s.file }
-  for _, a in ipairs(record.git_args(self:git_facts(s))) do argv[#argv + 1] = a end
+    tostring(s.checkpoint_every), w.progress, "--study", s.file,
+    table.unpack(record.git_args(self:git_facts(s))) }
   if s.keep_model then argv[#argv + 1] = "--keep-model" end
   for _, kv in ipairs(config.args(r.cfg)) do argv[#argv + 1] = kv end
   w.pid = proc.spawn(argv)
   self.running[w.pid] = w
   self.nrunning = self.nrunning + 1
   self.t0 = self.t0 or host.now()
-  self:say("[%d/%d done] start %s (%s, %d steps, %d thread%s)", self.total_done, self.total,
-    r.label, r.action == "resume" and record.resume_text(r.dir) or START_REASON[r.action] or
-    "new", r.cfg.iters, self.threads,
-    self.threads == 1 and "" or "s")
+  self:say("start %s (%s, %d steps, %d thread%s)", r.label,
+    r.action == "resume" and record.resume_text(r.dir) or START_REASON[r.action] or "new",
+    r.cfg.iters, self.threads, self.threads == 1 and "" or "s")
 end
 
 -- A worker ended (proc.wait's how and code): its run finished, stopped with a
@@ -216,25 +188,24 @@ function P:reap(pid, how, code)
   if record.status(r.dir, r.cfg) == "done" then
     self.total_done = self.total_done + 1
     self.finished[#self.finished + 1] = r
-    self:say("[%d/%d done] done  %s  %s", self.total_done, self.total, r.label, planner.result_text(r))
+    self:say("done  %s  %s", r.label, planner.result_text(r))
   elseif how == "exit" and code == 130 then
     r.stopped_at = w.step
     self.stopped[#self.stopped + 1] = r
-    self:say("[%d/%d done] stopped %s at step %s of %d (checkpoint saved: a rerun resumes " ..
-      "from step %s)", self.total_done, self.total, r.label, tostring(w.step or "?"),
-      r.cfg.iters, tostring(w.step or "?"))
+    local step = tostring(w.step or "?")
+    self:say("stopped %s at step %s of %d (checkpoint saved: a rerun resumes from step %s)",
+      r.label, step, r.cfg.iters, step)
   elseif how == "signal" and (code == 2 or code == 15) and self.interrupted then
     -- SIGINT or SIGTERM (2, 15: fixed by POSIX) passed on before the worker counted
     -- them (worker.lua traps them first thing): it had not begun to train
     r.stopped_at = "start"
     self.stopped[#self.stopped + 1] = r
-    self:say("[%d/%d done] stopped %s as its worker started, before its first step (a " ..
-      "rerun starts it, or resumes it from an earlier checkpoint)", self.total_done, self.total,
-      r.label)
+    self:say("stopped %s as its worker started, before its first step (a rerun starts it, " ..
+      "or resumes it from an earlier checkpoint)", r.label)
   else
     r.failure = how == "signal" and ("killed by signal " .. code) or ("exit status " .. code)
     self.failed[#self.failed + 1] = r
-    self:say("[%d/%d done] FAILED %s (%s)", self.total_done, self.total, r.label, r.failure)
+    self:say("FAILED %s (%s)", r.label, r.failure)
   end
 end
 
@@ -248,8 +219,7 @@ function P:share_cores()
     if per > w.threads then
       w.threads = per
       fs.write_atomic(w.progress .. ".threads", tostring(per))
-      self:say("[%d/%d done] %s continues with %d threads (no run left to start)", self.total_done,
-        self.total, w.run.label, per)
+      self:say("%s continues with %d threads (no run left to start)", w.run.label, per)
     end
   end
 end
@@ -259,19 +229,11 @@ function P:check_signals()
   if proc.sigints() <= self.seen_int then return end
   self.seen_int = proc.sigints()
   if not self.interrupted then
-    self:say("repro run: interrupted; stopping every run after its current step...")
+    self:clear_block()
+    progress.say("repro run: interrupted; stopping every run after its current step...")
   end
   self.interrupted = true
   for pid in pairs(self.running) do proc.kill(pid, "INT") end
-end
-
-function P:close()
-  if tty then self:clear_block() end
-  for i = 1, #self.queue do
-    os.remove(string.format("%s/%d", self.tmp, i))
-    os.remove(string.format("%s/%d.threads", self.tmp, i))
-  end
-  fs.remove_tree(self.tmp)
 end
 
 -- Trains the queue of study s in `jobs` workers of `threads` threads; total_done of the
@@ -279,15 +241,22 @@ end
 -- lists of runs that finished, were stopped (with a checkpoint), failed and were not
 -- started, and whether Ctrl-C was pressed.
 function M.run(s, queue, jobs, threads, total_done, total)
-  local p = new_pool(queue, jobs, threads, total_done, total)
+  for _, r in ipairs(queue) do r.cost = step_cost(r.cfg) end
+  -- the workers' progress files go in the process's private folder (removed at exit, or
+  -- by the next start after a kill)
+  local p = setmetatable({ tmp = fs.private_subdir("run"), queue = queue, jobs = jobs,
+    threads = threads, total_done = total_done, total = total, interrupted = false,
+    running = {}, nrunning = 0, finished = {}, stopped = {}, failed = {}, next_i = 1,
+    work_done = 0, last_plain = host.now(), block = 0,
+    width = tty and (textable.width(2) or 80) or nil }, P)
   proc.trap_signals()
   p.seen_int = 0 -- a signal since proc.trap_signals (a wait for the study lock, say) counts
   while true do
     p:check_signals()
-    while true do
-      local pid, how, code = proc.wait(false)
-      if not pid then break end
+    local pid, how, code = proc.wait(false)
+    while pid do
       p:reap(pid, how, code)
+      pid, how, code = proc.wait(false)
     end
     while not p.interrupted and p.nrunning < jobs and p.next_i <= #queue do
       p:start(s, queue[p.next_i])
@@ -298,10 +267,9 @@ function M.run(s, queue, jobs, threads, total_done, total)
     p:status_line()
     proc.sleep(POLL_S)
   end
-  p:close()
-  local not_started = {}
-  for i = p.next_i, #queue do not_started[#not_started + 1] = queue[i] end
-  return p.finished, p.stopped, p.failed, not_started, p.interrupted
+  p:clear_block()
+  fs.remove_tree(p.tmp)
+  return p.finished, p.stopped, p.failed, table.move(queue, p.next_i, #queue, 1, {}), p.interrupted
 end
 
 -- The pool object's methods, for tests/lua/test_stop_last.lua (P:eta).

@@ -1,22 +1,19 @@
--- `bin/repro submit --slurm FILE`: a study's pending runs as a Slurm job array, then its
--- analysis as a job that waits for the array.  Pending runs are those `bin/repro status`
--- calls failed or pending (lua/repro/run/runstate.lua).  Into OUT/<study>/slurm/ go the
--- array-<c>.sbatch scripts (a task per run, `bin/repro run-one`), analysis.sbatch,
--- submit.json (for `bin/repro status`) and logs/.  A task near its time limit (default
--- M.DEFAULT_TIME) stops its run with a checkpoint and requeues itself, resuming it
--- bit-identically.  --mem defaults to the largest peak RSS of the study's run manifests x
--- M.MEM_HEADROOM.  A shared filesystem is assumed; --dry-run writes nothing.  Flags:
--- docs/COMMANDS.md.
+-- `bin/repro submit --slurm FILE`: a study's failed or pending runs (runstate.lua) as a
+-- Slurm job array of `bin/repro run-one` tasks, then its analysis as a job that waits for
+-- the array.  Into OUT/<study>/slurm/ go the array-<c>.sbatch scripts, analysis.sbatch,
+-- submit.json (for `bin/repro status`) and logs/.  A task near its time limit stops its run
+-- with a checkpoint and requeues itself.  --mem defaults to the largest peak RSS of the
+-- study's run manifests x M.MEM_HEADROOM.  A shared filesystem is assumed; --dry-run
+-- writes nothing.  Flags: docs/COMMANDS.md.
 local fs = require "repro.core.fs"
 local json = require "repro.core.json"
-local plan = require "repro.run.parallel"
 local base = require "repro.core.base"
-
--- A line on stdout; text from data in it goes through base.printable.
-local put = base.put
+local plan = require "repro.run.parallel"
 local runstate = require "repro.run.runstate"
 
 local M = {}
+
+local put, user_error = base.put, base.user_error
 
 M.DEFAULT_MAX_ARRAY_SIZE = 1001 -- Slurm's default MaxArraySize
 M.SIGNAL_BEFORE_S = 120 -- seconds before the time limit for SIGUSR1 (less for short limits)
@@ -26,8 +23,6 @@ M.SIGNAL_BEFORE_S = 120 -- seconds before the time limit for SIGUSR1 (less for s
 M.MIN_RUN_S = 30
 M.DEFAULT_TIME = "1:00:00"
 M.MEM_HEADROOM = 1.5
-
-local user_error = base.user_error
 
 M.USAGE = "usage: bin/repro submit --slurm lua/experiments/X.lua [--partition P] " ..
   "[--time T] [--mem M] [--max-parallel K] [--account A] [--threads N] [--only variant=V,seed=S] " ..
@@ -51,21 +46,20 @@ end
 -- Seconds before the limit at which a task is told to stop: 120, or a fifth of a short
 -- limit (Slurm sends it up to a minute early).
 function M.signal_seconds(limit_s)
-  if not limit_s or limit_s >= 5 * M.SIGNAL_BEFORE_S then return M.SIGNAL_BEFORE_S end
+  if limit_s >= 5 * M.SIGNAL_BEFORE_S then return M.SIGNAL_BEFORE_S end
   return math.max(10, limit_s // 5)
 end
 
--- A command's output and exit status, stderr included.
+-- Whether a command succeeded, and its output (stderr included).
 local function run_command(cmd)
   local p = io.popen(cmd .. " 2>&1", "r")
-  if not p then return nil, "cannot run " .. cmd end
+  if not p then return false, "cannot run " .. cmd end
   local out = p:read("a")
-  local ok = p:close()
-  return ok, (out:gsub("%s+$", ""))
+  return p:close(), (out:gsub("%s+$", ""))
 end
 
 -- MaxArraySize from `scontrol show config`, and a note when it could not be read.
-function M.max_array_size()
+local function max_array_size()
   local ok, out = run_command("scontrol show config")
   local v = ok and math.tointeger(tonumber(out:match("MaxArraySize%s*=%s*(%d+)") or ""))
   if v and v >= 1 then return v end
@@ -76,10 +70,8 @@ end
 
 -- A value written into a script line (a comment or an #SBATCH directive), checked: no
 -- control character (a newline would start a new shell line), and in a directive no
--- blank or quote either (sbatch splits its directives at blanks), and no '%' (Slurm
--- expands %A, %j, %u ... in --output and other directives: every value that reaches an
--- #SBATCH line passes here, so none is expanded into another path).  The command lines of
--- the scripts are shell-quoted word by word (plan.command_line).
+-- blank or quote (sbatch splits directives at blanks) and no '%' (Slurm expands %A, %j,
+-- ... in --output and other directives).  Command lines are quoted by plan.command_line.
 local function line_value(v, what, directive)
   v = tostring(v)
   local c = base.control_char(v)
@@ -98,18 +90,46 @@ local function line_value(v, what, directive)
   return v
 end
 
-local function directives(o, lines)
+-- The --partition, --account and --time of o, as #SBATCH lines appended to L.
+local function directives(o, L)
   for _, k in ipairs({ "partition", "account", "time" }) do
     if o[k] then
-      lines[#lines + 1] = string.format("#SBATCH --%s=%s", k, line_value(o[k], "--" .. k, true))
+      L[#L + 1] = string.format("#SBATCH --%s=%s", k, line_value(o[k], "--" .. k, true))
     end
   end
 end
 
+local function append(L, lines) table.move(lines, 1, #lines, #L + 1, L) end
+
+-- An array task's shell after its case over the runs: the run in the background, so that
+-- the time limit's SIGUSR1 reaches this shell; a run stopped by it with a checkpoint
+-- requeues the task when it ran at least <min_run_s> s.
+local TASK = [[
+  *) echo "repro: array task ${SLURM_ARRAY_TASK_ID:-?} has no run here" >&2; exit 2 ;;
+esac
+<cmd> &
+child=$!
+start=$(date +%s)
+limit=0
+trap 'limit=1; kill -TERM "$child" 2>/dev/null' USR1
+trap 'kill -TERM "$child" 2>/dev/null' TERM INT
+while :; do
+  wait "$child"
+  status=$?
+  kill -0 "$child" 2>/dev/null || break
+done
+if [ "$limit" = 1 ] && [ "$status" = 130 ]; then
+  if [ $(($(date +%s) - start)) -ge "${REPRO_REQUEUE_MIN_S:-<min_run_s>}" ]; then
+    echo "repro: time limit near: $run stopped with a checkpoint; requeueing this task" >&2
+    scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}" && exit 0
+  fi
+  echo "repro: time limit near after less than ${REPRO_REQUEUE_MIN_S:-<min_run_s>} s: not requeued (raise --time)" >&2
+fi
+exit "$status"]]
+
 -- The sbatch script of one job array over runs (each {variant, seed, label}).
 function M.array_script(p)
-  local o, s = p.o, p.s
-  local n = #p.runs
+  local o, s, n = p.o, p.s, #p.runs
   local L = {
     "#!/bin/sh",
     string.format("# Written by `bin/repro submit --slurm` for study %s (%s):", s.name,
@@ -134,47 +154,21 @@ function M.array_script(p)
   }
   directives(o, L)
   if p.mem then L[#L + 1] = "#SBATCH --mem=" .. line_value(p.mem, "--mem", true) end
-  for _, l in ipairs({
+  append(L, {
     string.format("#SBATCH --signal=B:USR1@%d", p.signal_s),
     "#SBATCH --requeue",
     "#SBATCH --open-mode=append",
     "#SBATCH --output=" .. line_value(p.logs, "the log directory", true) .. "/%A_%a.out",
     'case "${SLURM_ARRAY_TASK_ID:-}" in',
-  }) do L[#L + 1] = l end
+  })
   for i, r in ipairs(p.runs) do
     L[#L + 1] = string.format("  %d) run=variant=%s,seed=%d ;;", i - 1, r.variant, r.seed)
   end
-  local words = {}
-  for i, a in ipairs(plan.run_one_argv(o, s, p.runs[1], p.out_root)) do
-    words[i] = plan.command_line({ a }) -- quoted; a control character is refused
-  end
-  words[5] = '"$run"' -- the value of --only, from the case above
-  local cmd = table.concat(words, " ")
-  for _, l in ipairs({
-    '  *) echo "repro: array task ${SLURM_ARRAY_TASK_ID:-?} has no run here" >&2; exit 2 ;;',
-    "esac",
-    cmd .. " &",
-    "child=$!",
-    "start=$(date +%s)",
-    "limit=0",
-    "trap 'limit=1; kill -TERM \"$child\" 2>/dev/null' USR1",
-    "trap 'kill -TERM \"$child\" 2>/dev/null' TERM INT",
-    "while :; do",
-    '  wait "$child"',
-    "  status=$?",
-    '  kill -0 "$child" 2>/dev/null || break',
-    "done",
-    'if [ "$limit" = 1 ] && [ "$status" = 130 ]; then',
-    string.format('  if [ $(($(date +%%s) - start)) -ge "${REPRO_REQUEUE_MIN_S:-%d}" ]; then',
-      M.MIN_RUN_S),
-    '    echo "repro: time limit near: $run stopped with a checkpoint; requeueing this task" >&2',
-    '    scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}" && exit 0',
-    "  fi",
-    string.format('  echo "repro: time limit near after less than ${REPRO_REQUEUE_MIN_S:-%d} s: ' ..
-      'not requeued (raise --time)" >&2', M.MIN_RUN_S),
-    "fi",
-    'exit "$status"',
-  }) do L[#L + 1] = l end
+  -- the value of --only (argv[5]) is the case's
+  local argv = plan.run_one_argv(o, s, p.runs[1], p.out_root)
+  local cmd = plan.command_line(table.move(argv, 1, 4, 1, {})) .. ' "$run" ' ..
+    plan.command_line(table.move(argv, 6, #argv, 1, {}))
+  L[#L + 1] = (TASK:gsub("<min_run_s>", M.MIN_RUN_S):gsub("<cmd>", function() return cmd end))
   return table.concat(L, "\n") .. "\n"
 end
 
@@ -194,22 +188,12 @@ function M.analysis_script(p)
   L[#L + 1] = "#SBATCH --output=" .. line_value(p.logs, "the log directory", true) ..
     "/analysis-%j.out"
   local argv = { plan.exe(), "analyze", s.file_abs, "--out-root", p.out_root }
-  if #o.set_raw > 0 then
-    argv[#argv + 1] = "--set"
-    argv[#argv + 1] = table.concat(o.set_raw, ",")
-  end
+  if #o.set_raw > 0 then append(argv, { "--set", table.concat(o.set_raw, ",") }) end
   if o.allow_large then argv[#argv + 1] = "--allow-large" end
-  -- a summary that would change is written only when the submission said so:
-  -- without --update the analysis job lists what would change and exits 3
+  -- without --update the analysis job lists what would change in the summary and exits 3
   if o.update then argv[#argv + 1] = "--update" end
   L[#L + 1] = "exec " .. plan.command_line(argv)
   return table.concat(L, "\n") .. "\n"
-end
-
-local function check_name(o, key, flag)
-  if o[key] and not o[key]:match("^[%w_.%-]+$") then
-    user_error("repro submit: %s %s: expected letters, digits, '_', '.' or '-'", flag, o[key])
-  end
 end
 
 local function parse_args(args)
@@ -224,45 +208,38 @@ local function parse_args(args)
     ["--update"] = { key = "update", kind = "flag" } })
   if o.help then return o end
   if not o.slurm then user_error("repro submit: name the executor: --slurm\n%s", M.USAGE) end
-  check_name(o, "partition", "--partition")
-  check_name(o, "account", "--account")
-  if o.time then
-    o.limit_s = M.time_seconds(o.time)
-    if not o.limit_s or o.limit_s < 60 then
-      user_error("repro submit: --time %s: expected a Slurm time of at least a minute " ..
-        "(minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)", o.time)
+  for _, key in ipairs({ "partition", "account" }) do
+    if o[key] and not o[key]:match("^[%w_.%-]+$") then
+      user_error("repro submit: --%s %s: expected letters, digits, '_', '.' or '-'", key, o[key])
     end
+  end
+  o.time_default = not o.time
+  o.time = o.time or M.DEFAULT_TIME
+  o.limit_s = M.time_seconds(o.time)
+  if not o.limit_s or o.limit_s < 60 then
+    user_error("repro submit: --time %s: expected a Slurm time of at least a minute " ..
+      "(minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)", o.time)
   end
   if o.mem and not o.mem:match("^[1-9]%d*[KMGT]?$") then
     user_error("repro submit: --mem %s: expected a Slurm memory size, an integer with an " ..
       "optional K, M, G or T (megabytes without one), e.g. 2G", o.mem)
   end
-  o.time_default = not o.time
-  o.time = o.time or M.DEFAULT_TIME
-  o.limit_s = o.limit_s or M.time_seconds(o.time)
   o.threads = o.threads or 1
   return o
 end
 
--- The largest peak RSS (bytes) in the manifests of the study's done runs, and how many
--- manifests gave one.
-function M.measured_peak_rss(s, dir)
+-- --mem for the tasks: the flag's, else the largest peak RSS in the manifests of the
+-- study's done runs x M.MEM_HEADROOM in MiB ("768M"), else nil; and where it came from.
+local function task_mem(o, s, dir)
+  if o.mem then return o.mem, "--mem " .. o.mem .. " (given)" end
   local peak, n = nil, 0
   for _, r in ipairs(s.runs) do
     local m = json.table_of(fs.read(dir .. "/" .. r.rel .. "/manifest.json"))
     if m and math.type(m.peak_rss_bytes) and m.peak_rss_bytes > 0 then
       n = n + 1
-      if not peak or m.peak_rss_bytes > peak then peak = m.peak_rss_bytes end
+      peak = math.max(peak or 0, m.peak_rss_bytes)
     end
   end
-  return peak, n
-end
-
--- --mem for the tasks: the flag's, else the measured peak x M.MEM_HEADROOM in MiB ("768M"),
--- else nil; and a sentence saying where it came from.
-function M.mem(o, s, dir)
-  if o.mem then return o.mem, "--mem " .. o.mem .. " (given)" end
-  local peak, n = M.measured_peak_rss(s, dir)
   if not peak then
     return nil, "no run of the study has a measured peak RSS yet: no --mem (give one with --mem)"
   end
@@ -271,18 +248,19 @@ function M.mem(o, s, dir)
     "(%.0f MiB) x %g", mib, n, n == 1 and "" or "s", peak / (1024 * 1024), M.MEM_HEADROOM)
 end
 
--- The job arrays ({runs, path, text, max_parallel}, at most max_size runs each) for the
--- pending runs, and the analysis job ({path, text}).
+-- The job arrays ({runs, path, text}, at most max_size runs each) for the pending runs,
+-- and the analysis job ({path, text}).
 local function scripts(p, pending, max_size)
   local arrays = {}
   for first = 1, #pending, max_size do
-    local chunk = table.move(pending, first, math.min(first + max_size - 1, #pending), 1, {})
-    arrays[#arrays + 1] = { runs = chunk, path = string.format("%s/array-%d.sbatch", p.slurm_dir,
-      #arrays + 1), max_parallel = p.o.max_parallel and math.min(p.o.max_parallel, #chunk) }
+    local last = math.min(first + max_size - 1, #pending)
+    arrays[#arrays + 1] = table.move(pending, first, last, 1, {})
   end
-  for i, a in ipairs(arrays) do
-    p.index, p.count, p.runs, p.max_parallel = i, #arrays, a.runs, a.max_parallel
-    a.text = M.array_script(p)
+  for i, runs in ipairs(arrays) do
+    p.index, p.count, p.runs = i, #arrays, runs
+    p.max_parallel = p.o.max_parallel and math.min(p.o.max_parallel, #runs)
+    arrays[i] = { runs = runs, path = string.format("%s/array-%d.sbatch", p.slurm_dir, i),
+      text = M.array_script(p) }
   end
   return arrays, { path = p.slurm_dir .. "/analysis.sbatch", text = M.analysis_script(p) }
 end
@@ -292,27 +270,18 @@ local function sbatch_cmd(path, deps)
     plan.shell_word(path)
 end
 
--- --dry-run: the scripts and the sbatch commands on stdout.
-local function print_dry_run(o, summary, note, arrays, analysis)
-  put("# " .. summary)
-  if note then put("# " .. note) end
-  for _, a in ipairs(arrays) do
-    put("# ---- " .. a.path)
-    io.write(a.text)
-  end
-  put("# ---- " .. analysis.path)
-  io.write(analysis.text)
-  put("# ---- submission (--dry-run: nothing written, nothing submitted)")
+-- Submits every array (each after the one before with --max-parallel), then the analysis
+-- after them all, through submit(path, deps) -> job id.  Returns the array job ids and
+-- the analysis job id.
+local function submit_jobs(o, arrays, analysis, submit)
   local ids = {}
   for i, a in ipairs(arrays) do
-    local prev = (o.max_parallel and i > 1) and ids[i - 1] or nil
-    put(sbatch_cmd(a.path, prev))
-    ids[i] = string.format("<job id of array-%d>", i)
+    ids[i] = submit(a.path, (o.max_parallel and i > 1) and ids[i - 1] or nil)
   end
-  put(sbatch_cmd(analysis.path, #ids > 0 and table.concat(ids, ":") or nil))
+  return ids, submit(analysis.path, #ids > 0 and table.concat(ids, ":") or nil)
 end
 
-local function submit(path, deps)
+local function sbatch(path, deps)
   local ok, out = run_command(sbatch_cmd(path, deps))
   local id = ok and out:match("^(%d+)")
   if not id then
@@ -322,45 +291,52 @@ local function submit(path, deps)
   return id
 end
 
--- Writes the scripts, submits every array (each after the one before with
--- --max-parallel) and the analysis, and writes submit.json.  Returns the array job ids
--- (also in arrays[i].job) and the analysis job id.
-local function submit_all(p, arrays, analysis)
+-- --dry-run: the scripts and the sbatch commands on stdout.
+local function print_dry_run(o, arrays, analysis)
+  for _, job in ipairs(arrays) do
+    put("# ---- " .. job.path)
+    io.write(job.text)
+  end
+  put("# ---- " .. analysis.path)
+  io.write(analysis.text)
+  put("# ---- submission (--dry-run: nothing written, nothing submitted)")
+  submit_jobs(o, arrays, analysis, function(path, deps)
+    put(sbatch_cmd(path, deps))
+    return "<job id of " .. path:match("([^/]*)%.sbatch$") .. ">"
+  end)
+end
+
+local function tell(line) io.stderr:write(base.printable("repro submit: " .. line, true), "\n") end
+
+-- Writes the scripts, submits them, writes submit.json and says what it submitted.
+local function submit_all(p, arrays, analysis, notes)
   local o = p.o
   fs.mkdir_p(p.logs)
   for _, a in ipairs(arrays) do fs.write_atomic(a.path, a.text) end
   fs.write_atomic(analysis.path, analysis.text)
-  local ids = {}
-  for i, a in ipairs(arrays) do
-    a.job = submit(a.path, (o.max_parallel and i > 1) and ids[i - 1] or nil)
-    ids[i] = a.job
-  end
-  local analysis_job = submit(analysis.path, #ids > 0 and table.concat(ids, ":") or nil)
+  local ids, analysis_job = submit_jobs(o, arrays, analysis, sbatch)
   local record_arrays = {}
-  for _, a in ipairs(arrays) do
+  for i, a in ipairs(arrays) do
     local labels = {}
-    for i, r in ipairs(a.runs) do labels[i] = r.label end
-    record_arrays[#record_arrays + 1] = { job = a.job, script = a.path, runs = labels }
+    for k, r in ipairs(a.runs) do labels[k] = r.label end
+    record_arrays[i] = { job = ids[i], script = a.path, runs = labels }
   end
   fs.write_atomic(p.slurm_dir .. "/submit.json", json.pretty({ study = p.s.name,
     file = p.s.file_abs, submitted_utc = os.date("!%Y-%m-%dT%H:%M:%SZ"), arrays = record_arrays,
     analysis = analysis_job, threads = o.threads, max_parallel = o.max_parallel,
     time = o.time, mem = p.mem, partition = o.partition, account = o.account,
     command_line_overrides = #o.set_raw > 0 and table.concat(o.set_raw, ",") or nil }))
-  return ids, analysis_job
-end
-
-local function print_submitted(p, arrays, analysis, ids, analysis_job)
+  for _, line in ipairs(notes) do tell(line) end
   for i, a in ipairs(arrays) do
-    put(string.format("array job %s: %d run%s (%s)%s", a.job, #a.runs, #a.runs == 1 and "" or "s",
-      fs.shown(a.path), (p.o.max_parallel and i > 1) and (" after job " .. ids[i - 1]) or ""))
+    put(string.format("array job %s: %d run%s (%s)%s", ids[i], #a.runs, #a.runs == 1 and "" or "s",
+      fs.shown(a.path), (o.max_parallel and i > 1) and (" after job " .. ids[i - 1]) or ""))
   end
   put(string.format("analysis job %s%s: writes %s (%s)", analysis_job,
     #ids > 0 and (" after job" .. (#ids > 1 and "s " or " ") .. table.concat(ids, ", ")) or "",
     fs.shown(p.dir .. "/summary.json"), fs.shown(analysis.path)))
   put(string.format("watch: %s status %s%s", plan.shell_word(plan.exe()),
     plan.shell_word(p.s.file_abs),
-    p.o.out_root and (" --out-root " .. plan.shell_word(p.out_root)) or ""))
+    o.out_root and (" --out-root " .. plan.shell_word(p.out_root)) or ""))
 end
 
 function M.main(args)
@@ -368,8 +344,8 @@ function M.main(args)
   if o.help then return 0 end
   local s, runs, out_root, dir = plan.load(o, not o.dry_run)
   local n, running, pending = runstate.sort(runs)
-  local max_size, note = M.max_array_size()
-  local mem, mem_note = M.mem(o, s, dir)
+  local max_size, note = max_array_size()
+  local mem, mem_note = task_mem(o, s, dir)
   local p = { o = o, s = s, dir = dir, out_root = out_root, slurm_dir = dir .. "/slurm",
     logs = dir .. "/slurm/logs", threads = o.threads, signal_s = M.signal_seconds(o.limit_s),
     mem = mem }
@@ -382,19 +358,13 @@ function M.main(args)
     #arrays > 1 and string.format("s: %d, MaxArraySize %d", #arrays, max_size) or "", n.done,
     #running, #running > 0 and (" (" .. table.concat(running, ", ") .. ", left out)") or "")
   if o.dry_run then
-    print_dry_run(o, summary .. "\n# " .. resources, note, arrays, analysis)
-    return 0
+    for _, line in ipairs({ summary, resources, note }) do put("# " .. line) end
+    print_dry_run(o, arrays, analysis)
+  elseif #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
+    tell(summary .. "; summary.json is written: nothing to submit")
+  else
+    submit_all(p, arrays, analysis, { summary, resources, note })
   end
-  if #pending == 0 and #running == 0 and fs.exists(dir .. "/summary.json") then
-    io.stderr:write(base.printable("repro submit: " .. summary ..
-      "; summary.json is written: nothing to submit", true), "\n")
-    return 0
-  end
-  local ids, analysis_job = submit_all(p, arrays, analysis)
-  for _, line in ipairs({ summary, resources, note }) do
-    io.stderr:write(base.printable("repro submit: " .. line, true), "\n")
-  end
-  print_submitted(p, arrays, analysis, ids, analysis_job)
   return 0
 end
 
