@@ -20,7 +20,8 @@ local function pct(x)
   return F.percent(math.exp(x) - 1)
 end
 
-local function pct_interval(ci)
+-- A loss interval as an interval of the change of perplexity, [e^lo - 1, e^hi - 1].
+function M.ppl_interval(ci)
   if type(ci) ~= "table" or not finite(ci[1]) or not finite(ci[2]) then return F.DASH end
   return "[" .. pct(ci[1]) .. ", " .. pct(ci[2]) .. "]"
 end
@@ -113,9 +114,9 @@ local function replication(def, s, S)
     if log then def(E .. "Estimate", pct(rep.mean)) end
     def(E .. "EstimateLog", num(rep.mean, 4))
     if log then
-      def(E .. "CI", pct_interval(st.ci))
-      def(E .. "PI", pct_interval(st.pi))
-      def(E .. "PIT", pct_interval(st.pi_t))
+      def(E .. "CI", M.ppl_interval(st.ci))
+      def(E .. "PI", M.ppl_interval(st.pi))
+      def(E .. "PIT", M.ppl_interval(st.pi_t))
       -- the original's degrees of freedom, the t quantile's of pi_t (stats.h)
       def(E .. "PIDf", string.format("%d", (o.n2 or 0) > 0 and (o.n1 + o.n2 - 2) or
         ((o.n1 or 1) - 1)))
@@ -242,7 +243,7 @@ local function sequential(def, s, S)
     def(P .. "AbsEstimate", finite(c.estimate) and num(math.abs(c.estimate), 4) or F.DASH)
     def(P .. "CI", F.interval(c.ci, 4))
     def(P .. "PplChange", pct(c.estimate))
-    def(P .. "PplChangeCI", pct_interval(c.ci))
+    def(P .. "PplChangeCI", M.ppl_interval(c.ci))
     def(P .. "Look", int(c.stopped_at))
     def(P .. "Seeds", int(c.n))
     def(P .. "TargetIn", c.target_in_ci and "inside" or "outside")
@@ -396,7 +397,7 @@ function M.numbers(def, s, S, ctx)
   contrast(def, s, S, ctx)
   for _, c in ipairs(s.summary.comparisons or {}) do
     if c.metric == "val_loss" then
-      def(pair(S, c.treatment, c.baseline) .. "PplChangeCI", pct_interval(data.interval(c)))
+      def(pair(S, c.treatment, c.baseline) .. "PplChangeCI", M.ppl_interval(data.interval(c)))
     end
   end
   replication(def, s, S)
