@@ -14,10 +14,11 @@ local sorted_keys = require("repro.core.base").sorted_keys
 local F = require "repro.report.texfmt"
 local tex_tasks = require "repro.report.tex_tasks"
 local tbl = require "repro.report.table"
+local problems = require "repro.study.problems"
 
 local M = {}
 
-local FIELDS = { setups = true, accuracy = true, loss = true, stability = true, baseline = true }
+local FIELDS = { "setups", "accuracy", "loss", "stability", "baseline" }
 
 -- analysis.h1a: { setups = { { name =, variants = { ... } }, ... }, accuracy =, loss =,
 -- stability = { { metric =, log = bool }, ... }, baseline = "none" }, every metric among
@@ -70,12 +71,8 @@ function M.check(P, h, variants, _, an)
       end
     end
   end
-  for _, k in ipairs(sorted_keys(h)) do
-    if not FIELDS[k] then
-      P.add("analysis.h1a." .. tostring(k), "unknown field (expected setups, accuracy, " ..
-        "loss, stability, baseline)")
-    end
-  end
+  problems.unknown_fields(P, h, "analysis.h1a", FIELDS,
+    " (expected " .. table.concat(FIELDS, ", ") .. ")")
   return out
 end
 

@@ -73,10 +73,40 @@ function M.criteria(e)
     agreed = e.same_direction and "agreed" or "disagreed" }
 end
 
--- The claim study's set-ups by short name: its closest "Closest" whatever the set-up search
--- chose (on make reproduce QUICK=1's records it can be the reference itself), the GPT-2
--- reference "Ref".
-local SHORT = { ["torch-L4-ps-tied-w30cos-d0"] = "Closest" }
+-- The macros E.."Verdict", ... of one replication entry e (one claim at one set-up).
+local function entry_numbers(def, E, e)
+  local log = e.scale == "log_ratio"
+  local o, rep, st = e.original or {}, e.replication or {}, e.stats or {}
+  def(E .. "Verdict", F.escape(e.verdict or F.DASH))
+  def(E .. "Original", log and pct(o.estimate) or num(o.estimate))
+  def(E .. "OriginalLog", num(o.estimate, 4))
+  if log then def(E .. "Estimate", pct(rep.mean)) end
+  def(E .. "EstimateLog", num(rep.mean, 4))
+  if log then
+    def(E .. "CI", M.ppl_interval(st.ci))
+    def(E .. "PI", M.ppl_interval(st.pi))
+    def(E .. "PIT", M.ppl_interval(st.pi_t))
+    -- the original's degrees of freedom, the t quantile's of pi_t (stats.h)
+    def(E .. "PIDf", string.format("%d", (o.n2 or 0) > 0 and (o.n1 + o.n2 - 2) or
+      ((o.n1 or 1) - 1)))
+    def(E .. "CILog", F.interval(st.ci, 4))
+    def(E .. "PILog", F.interval(st.pi, 4))
+    def(E .. "DThreeThree", num(st.d33_raw, 4))
+    def(E .. "TelescopeP", F.p(st.telescope_p))
+  else
+    -- no prediction interval on this scale: the Hodges-Lehmann estimate and interval
+    local ci = rep.hodges_lehmann_ci or {}
+    def(E .. "Estimate", num(rep.hodges_lehmann))
+    def(E .. "CI", F.interval(rep.hodges_lehmann_ci,
+      F.sig_decimals(math.max(math.abs(ci[1] or 0), math.abs(ci[2] or 0)), 3)))
+  end
+  def(E .. "Direction", e.same_direction and "same" or "opposite")
+  local cr = M.criteria(e)
+  for _, k in ipairs({ { "Agreed", "agreed" }, { "DirectionPass", "direction" },
+      { "PIPass", "pi" }, { "PITPass", "pi_t" }, { "SizePass", "size" } }) do
+    def(E .. k[1], cr[k[2]])
+  end
+end
 
 local function replication(def, s, S)
   local r = s.summary.replication
@@ -92,52 +122,19 @@ local function replication(def, s, S)
     and s.summary.claim.closest.setup or "torch-L4-ps-tied-w30cos-d0"
   def(S .. "CloseLN", pair(S, closest .. "-layernorm", closest .. "-none"))
   def(S .. "CloseRMS", pair(S, closest .. "-rmsnorm", closest .. "-none"))
-  local entries = {}
+  -- each entry's set-up by short name: the closest "Closest" whatever the set-up search
+  -- chose (on make reproduce QUICK=1's records it can be the reference itself), the GPT-2
+  -- reference "Ref"
   for _, e in ipairs(r.entries or {}) do
-    local setup = split(e.treatment or "")
+    local setup, norm = split(e.treatment or "")
     local names = {}
     if setup == closest then names[#names + 1] = "Closest" end
     if setup == "ref" then names[#names + 1] = "Ref" end
-    if #names == 0 then names[1] = SHORT[setup] or F.macro(setup) end
-    for _, name in ipairs(names) do entries[#entries + 1] = { e = e, name = name } end
-  end
-  for _, en in ipairs(entries) do
-    local e = en.e
-    local _, norm = split(e.treatment or "")
-    local E = S .. "Rep" .. F.macro(e.claim) .. en.name
-    if e.claim == "gradient_norm_ordering" then E = E .. F.macro(norm) end
-    local log = e.scale == "log_ratio"
-    local o, rep, st = e.original or {}, e.replication or {}, e.stats or {}
-    def(E .. "Verdict", F.escape(e.verdict or F.DASH))
-    def(E .. "Original", log and pct(o.estimate) or num(o.estimate))
-    def(E .. "OriginalLog", num(o.estimate, 4))
-    if log then def(E .. "Estimate", pct(rep.mean)) end
-    def(E .. "EstimateLog", num(rep.mean, 4))
-    if log then
-      def(E .. "CI", M.ppl_interval(st.ci))
-      def(E .. "PI", M.ppl_interval(st.pi))
-      def(E .. "PIT", M.ppl_interval(st.pi_t))
-      -- the original's degrees of freedom, the t quantile's of pi_t (stats.h)
-      def(E .. "PIDf", string.format("%d", (o.n2 or 0) > 0 and (o.n1 + o.n2 - 2) or
-        ((o.n1 or 1) - 1)))
-      def(E .. "CILog", F.interval(st.ci, 4))
-      def(E .. "PILog", F.interval(st.pi, 4))
-      def(E .. "DThreeThree", num(st.d33_raw, 4))
-      def(E .. "TelescopeP", F.p(st.telescope_p))
-    else
-      -- no prediction interval on this scale: the Hodges-Lehmann estimate and interval
-      local ci = rep.hodges_lehmann_ci or {}
-      def(E .. "Estimate", num(rep.hodges_lehmann))
-      def(E .. "CI", F.interval(rep.hodges_lehmann_ci,
-        F.sig_decimals(math.max(math.abs(ci[1] or 0), math.abs(ci[2] or 0)), 3)))
+    if #names == 0 then names[1] = F.macro(setup) end
+    for _, name in ipairs(names) do
+      entry_numbers(def, S .. "Rep" .. F.macro(e.claim) .. name ..
+        (e.claim == "gradient_norm_ordering" and F.macro(norm) or ""), e)
     end
-    def(E .. "Direction", e.same_direction and "same" or "opposite")
-    local cr = M.criteria(e)
-    def(E .. "Agreed", cr.agreed)
-    def(E .. "DirectionPass", cr.direction)
-    def(E .. "PIPass", cr.pi)
-    def(E .. "PITPass", cr.pi_t)
-    def(E .. "SizePass", cr.size)
   end
 end
 
