@@ -14,7 +14,7 @@ local data = require "repro.report.data"
 local words = require "repro.analysis.words"
 local guardrail = require "repro.analysis.guardrail"
 local record = require "repro.record"
-local sorted_keys = require("repro.core.base").sorted_keys
+local base = require "repro.core.base"
 local main = require("repro.core.extension").load("tex_main", "paper/lib/tex_init_parts.lua")
 
 local M = {}
@@ -49,6 +49,16 @@ end
 
 local function interaction(s, name, metric)
   return words.entry_of({ name = name, metric = metric }, s.summary)
+end
+
+-- The set-ups of study s, in the order of its variants.
+local function cells(s)
+  local out, seen = {}, {}
+  for _, v in ipairs(s.summary.variants or {}) do
+    local cell = v.name:match("^(.*)%-none$")
+    if cell and not seen[cell] then seen[cell], out[#out + 1] = true, cell end
+  end
+  return out
 end
 
 -- The mean of interaction e's counterpart after `step` steps.
@@ -217,21 +227,15 @@ end
 local function learned_sentence(s, S)
   local ng = ngram_of(s)
   if not ng then return "", 0 end
-  local stuck, above_bigram, nvar, ncell = {}, 0, 0, 0
-  for _, v in ipairs(s.summary.variants or {}) do
-    local cell = v.name:match("^(.*)%-none$")
-    if cell then
-      ncell = ncell + 1
-      local pn = s:stat(cell .. "-none", "val_ppl").mean
-      local pl = s:stat(cell .. "-layernorm", "val_ppl").mean
-      local is_stuck = finite(pn) and finite(pl) and pn >= ng.unigram_ppl and
-        pl >= ng.unigram_ppl
-      for _, p in ipairs({ pn, pl }) do
-        nvar = nvar + 1
-        if not is_stuck and finite(p) and p >= ng.bigram_ppl then above_bigram = above_bigram + 1 end
-      end
-      if is_stuck then stuck[#stuck + 1] = cell end
+  local all, stuck, above_bigram = cells(s), {}, 0
+  for _, cell in ipairs(all) do
+    local pn = s:stat(cell .. "-none", "val_ppl").mean
+    local pl = s:stat(cell .. "-layernorm", "val_ppl").mean
+    local is_stuck = finite(pn) and finite(pl) and pn >= ng.unigram_ppl and pl >= ng.unigram_ppl
+    for _, p in ipairs({ pn, pl }) do
+      if not is_stuck and finite(p) and p >= ng.bigram_ppl then above_bigram = above_bigram + 1 end
     end
+    if is_stuck then stuck[#stuck + 1] = cell end
   end
   local text = ""
   if #stuck > 0 then
@@ -254,7 +258,7 @@ local function learned_sentence(s, S)
       "those models learned nothing beyond character frequencies, and LayerNorm's effect " ..
       "in them says nothing about the question; the pre-registered analysis keeps them, " ..
       "so each interaction averages over them too.", F.count_words(#stuck),
-      tostring(ncell), F.list(named, "; and ", "; "), F.num(ng.unigram_ppl, 2))
+      tostring(#all), F.list(named, "; and ", "; "), F.num(ng.unigram_ppl, 2))
     if #stuck > 1 and #common > 0 then
       text = text .. " Each of them has " .. F.list(common) .. "."
     end
@@ -269,7 +273,7 @@ local function learned_sentence(s, S)
   end
   return text .. string.format("Of the other %d variants, %d end at or above the bigram " ..
     "perplexity (%s%s): they learned less than character pairs in %s steps.",
-    nvar - 2 * #stuck, above_bigram, F.num(ng.bigram_ppl, 2),
+    2 * (#all - #stuck), above_bigram, F.num(ng.bigram_ppl, 2),
     #named > 0 and ("; among them " .. F.list(named)) or "", "\\" .. S .. "Iters{}"), #stuck
 end
 
@@ -315,16 +319,12 @@ end
 -- init_parts_long's set-ups: the bundle, the reference and the chosen component (the
 -- set-up named by its letter), as its summary has them.
 local function long_setups(s)
-  local out, have = {}, {}
-  for _, v in ipairs(s.summary.variants or {}) do
-    local cell = v.name:match("^(.*)%-none$")
-    if cell then have[cell] = true end
-  end
+  local out, have = {}, base.set_of(cells(s))
   for _, k in ipairs({ { "Bundle", "TPLR" }, { "Ref", "ref" } }) do
     if have[k[2]] then out[#out + 1] = { key = k[1], cell = k[2] } end
   end
   have.TPLR, have.ref = nil, nil
-  for _, cell in ipairs(sorted_keys(have)) do out[#out + 1] = { key = "Chosen", cell = cell } end
+  for _, cell in ipairs(base.sorted_keys(have)) do out[#out + 1] = { key = "Chosen", cell = cell } end
   return out
 end
 
@@ -425,7 +425,7 @@ end
 -- 1-2, no test).
 local function edge_numbers(def, s, S)
   local groups = s.summary.lr_sweep and s.summary.lr_sweep.groups or {}
-  local names = sorted_keys(groups)
+  local names = base.sorted_keys(groups)
   local moved, fall, moved_names, old = 0, nil, {}, {}
   for _, name in ipairs(names) do
     local g = groups[name]
@@ -515,19 +515,15 @@ end
 -- The 16 set-ups: each variant's learning rate, mean validation loss, LayerNorm's mean
 -- effect and the share of clipped steps.
 function M.cells_table(s)
-  local rows, seen = {}, {}
-  for _, v in ipairs(s.summary.variants or {}) do
-    local cell = v.name:match("^(.*)%-none$")
-    if cell and not seen[cell] then
-      seen[cell] = true
-      local t, b = cell .. "-layernorm", cell .. "-none"
-      local c = effect(s, cell)
-      local lt, lb = s:stat(t, s.primary).mean, s:stat(b, s.primary).mean
-      rows[#rows + 1] = { cell == "ref" and "none (GPT-2)" or cell, lr_of(s, b), lr_of(s, t),
-        F.num(lb, 3), F.num(lt, 3),
-        F.num(c and c.mean or ((finite(lt) and finite(lb)) and lt - lb or nil), 3),
-        clip(s, b), clip(s, t) }
-    end
+  local rows = {}
+  for _, cell in ipairs(cells(s)) do
+    local t, b = cell .. "-layernorm", cell .. "-none"
+    local c = effect(s, cell)
+    local lt, lb = s:stat(t, s.primary).mean, s:stat(b, s.primary).mean
+    rows[#rows + 1] = { cell == "ref" and "none (GPT-2)" or cell, lr_of(s, b), lr_of(s, t),
+      F.num(lb, 3), F.num(lt, 3),
+      F.num(c and c.mean or ((finite(lt) and finite(lb)) and lt - lb or nil), 3),
+      clip(s, b), clip(s, t) }
   end
   return tabular(s, "lllrrrrr", { "Components", "lr none", "lr LN", "loss none", "loss LN",
     "$\\Delta$", "clipped none", "clipped LN" }, rows)
