@@ -128,12 +128,12 @@ end
 
 local function claim_text(A, T, ctx)
   local c = ctx.by_name.claim.summary.claim or {}
-  local d = c.closest and type(c.closest.d) == "number" and string.format("%.1f", c.closest.d) or "?"
+  local d = c.closest and type(c.closest.d) == "number" and string.format("%.1f", c.closest.d)
   return "**The claim's set-up.** Of the set-ups searched, the closest to the claim's " ..
     "numbers is PyTorch's default initialization of a 4-block model whose output layer " ..
     "is tied to its N(0, 1) token embedding, and it " ..
     (c.matches_any and "matches" or "does not match") .. " the claim's baseline row " ..
-    "(D = " .. d .. " against the threshold " ..
+    "(D = " .. (d or "?") .. " against the threshold " ..
     (type(c.threshold) == "number" and string.format("%g", c.threshold) or "?") ..
     "); at that set-up (`claim`, " .. #ctx.by_name.claim.seeds .. " fresh seeds) LayerNorm " ..
     "changes perplexity by " .. eff(A[1], T) .. ", and at the GPT-2 initialization of " ..
@@ -142,6 +142,14 @@ local function claim_text(A, T, ctx)
     ((A[3].verdict == "better" or A[3].verdict == "worse") and " for the closest set-up." or ".")
 end
 
+-- the instability study's outcomes over its grid, each norm against none at each warmup
+local STABILITY = {}
+for _, warmup in ipairs({ "w0", "w30" }) do
+  for _, norm in ipairs({ "layernorm", "rmsnorm" }) do
+    STABILITY[#STABILITY + 1] = { study = "instability", section = "sweep_outcomes",
+      treatment = norm .. "-" .. warmup, baseline = "none-" .. warmup }
+  end
+end
 local function stability_text(A, T, ctx)
   local inst = ctx.by_name.instability:section("sweep_outcomes")
   local lo, hi
@@ -315,9 +323,9 @@ end
 -- rescaling; the output tied) and at GPT-2's, and each part's interaction with the norm
 -- (init_parts, 150 steps); then the same two set-ups after 1,200 steps and the difference
 -- of their effects (init_parts_long).  Each variant at its own best rate.
-local PARTS = { { "T", "token embeddings drawn N(0, 1)" }, { "P", "position embeddings drawn N(0, 1)" },
-  { "L", "PyTorch's Linear initialization" }, { "R", "no residual rescaling" },
-  { "U", "an untied output layer" } }
+local PARTS = { { "T", "token embeddings drawn N(0, 1)" },
+  { "P", "position embeddings drawn N(0, 1)" }, { "L", "PyTorch's Linear initialization" },
+  { "R", "no residual rescaling" }, { "U", "an untied output layer" } }
 local INIT_PARTS = { cmp("init_parts", "TPLR-layernorm", "TPLR-none"),
   cmp("init_parts", "ref-layernorm", "ref-none") }
 for _, part in ipairs(PARTS) do
@@ -432,7 +440,8 @@ M.ledger = {
         " (loss difference " .. nats(A[2], T) .. ")."
     end },
   { id = "ReadmeStdOne", where = "readme",
-    carries = { cmp("init_scale", "layernorm-std1", "none-std1"), cmp("tuned_std1", "layernorm", "none") },
+    carries = { cmp("init_scale", "layernorm-std1", "none-std1"),
+      cmp("tuned_std1", "layernorm", "none") },
     across = "lists the shared (init_scale) and tuned (tuned_std1) verdicts",
     text = function(A, T)
       return "**Embeddings drawn N(0, 1).** LayerNorm changes perplexity by " ..
@@ -453,11 +462,7 @@ M.ledger = {
         "variant, LayerNorm's S " .. side(A[1]) .. "; against each variant's own best, its " ..
         "S_own " .. side(A[2]) .. "."
     end },
-  { id = "ReadmeStability", where = "readme", text = stability_text, carries = {
-    { study = "instability", section = "sweep_outcomes", treatment = "layernorm-w0", baseline = "none-w0" },
-    { study = "instability", section = "sweep_outcomes", treatment = "rmsnorm-w0", baseline = "none-w0" },
-    { study = "instability", section = "sweep_outcomes", treatment = "layernorm-w30", baseline = "none-w30" },
-    { study = "instability", section = "sweep_outcomes", treatment = "rmsnorm-w30", baseline = "none-w30" } } },
+  { id = "ReadmeStability", where = "readme", carries = STABILITY, text = stability_text },
   { id = "ReadmeScale", where = "readme", text = scale_text,
     carries = { size_carry("scale", false), size_carry("scale", true) } },
   { id = "ReadmeLadder", where = "readme", carries = LADDER, text = ladder_text },

@@ -310,7 +310,9 @@ end
 -- by the study's factor (the manifest's labels).
 function M.tex_table(s)
   local h = s.summary.h1a
-  if type(h) ~= "table" or type(h.norms) ~= "table" then return tex_tasks.absent(s, "H1a analysis") end
+  if type(h) ~= "table" or type(h.norms) ~= "table" then
+    return tex_tasks.absent(s, "H1a analysis")
+  end
   local labels = s.factor and s.factor.labels or {}
   local function label(level) return F.escape(labels[level] or tostring(level)) end
   local function cell(e)

@@ -324,7 +324,9 @@ local function long_setups(s)
     if have[k[2]] then out[#out + 1] = { key = k[1], cell = k[2] } end
   end
   have.TPLR, have.ref = nil, nil
-  for _, cell in ipairs(base.sorted_keys(have)) do out[#out + 1] = { key = "Chosen", cell = cell } end
+  for _, cell in ipairs(base.sorted_keys(have)) do
+    out[#out + 1] = { key = "Chosen", cell = cell }
+  end
   return out
 end
 
@@ -429,15 +431,16 @@ local function edge_numbers(def, s, S)
   local moved, fall, moved_names, old = 0, nil, {}, {}
   for _, name in ipairs(names) do
     local g = groups[name]
-    old[name] = s:stat(name .. "-lr1e-2", s.primary).mean
+    local at_old = s:stat(name .. "-lr1e-2", s.primary).mean
+    old[name] = at_old
     if finite(g.best_lr) and g.best_lr > 1e-2 then
       moved = moved + 1
       local cell, norm = name:match("^(.*)%-(%a+)$")
       local parts = cell_words(cell or "")
       moved_names[#moved_names + 1] = (norm == "layernorm" and "LayerNorm" or "no norm") ..
         " with " .. (#parts > 0 and table.concat(parts, " and ") or "GPT-2's initialization")
-      if finite(old[name]) and finite(g.best_loss) and (not fall or old[name] - g.best_loss > fall) then
-        fall = old[name] - g.best_loss
+      if finite(at_old) and finite(g.best_loss) and (not fall or at_old - g.best_loss > fall) then
+        fall = at_old - g.best_loss
       end
     end
   end

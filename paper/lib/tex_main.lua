@@ -7,6 +7,7 @@
 -- and runs gone bad, and how many seeds favour the treatment of each comparison.
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
+local stats = require "stats"
 local h1a_ext = require("repro.core.extension").load("h1a", "paper")
 
 local M = {}
@@ -273,10 +274,7 @@ function M.bad_runs(s)
         if diverged[seed] or not finite(x) then bad = bad + 1 else xs[#xs + 1] = x end
       end
     end
-    table.sort(xs)
-    local k = #xs
-    local median = k == 0 and 0 or (k % 2 == 1 and xs[(k + 1) // 2] or
-      (xs[k // 2] + xs[k // 2 + 1]) / 2)
+    local median = stats.summary(xs).median
     for _, x in ipairs(xs) do
       if x > median + M.BAD_MARGIN then bad = bad + 1 end
     end
@@ -383,7 +381,7 @@ local function contrast(def, s, S, ctx)
     if t[seed] and b[seed] then xs[#xs + 1], ys[#ys + 1] = b[seed], t[seed] end
   end
   if #xs < 2 then return end
-  local r = require("stats").paired(xs, ys, { alpha = alpha })
+  local r = stats.paired(xs, ys, { alpha = alpha })
   local K = pair(S, c.treatment.variant, c.baseline.variant) .. "Direct"
   def(K .. "Delta", num(r.mean, 4))
   def(K .. "CI", F.interval(r.ci_t, 4))
