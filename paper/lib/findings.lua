@@ -182,8 +182,8 @@ local function size_carry(study, largest)
     local r = rows[largest and #rows or 1]
     return r and r.c
   end
-  return { study = study, treatment = function(s) local c = pick(s) return c and c.treatment end,
-    baseline = function(s) local c = pick(s) return c and c.baseline end }
+  return { study = study, treatment = function(s) return (pick(s) or {}).treatment end,
+    baseline = function(s) return (pick(s) or {}).baseline end }
 end
 
 local function scale_text(A, T, ctx)

@@ -156,13 +156,10 @@ local function tasks(def, s, S)
   if type(t) ~= "table" then return end
   local beyond, beyond_norm = 0, 0
   for _, b in pairs(t.beyond_ngram or {}) do
-    local any, any_norm = false, false
-    for _, v in ipairs(b.variants or {}) do
-      any = true
-      if select(2, split(v)) ~= "none" then any_norm = true end
-    end
-    if any then beyond = beyond + 1 end
-    if any_norm then beyond_norm = beyond_norm + 1 end
+    local variants, normed = b.variants or {}, false
+    for _, v in ipairs(variants) do normed = normed or select(2, split(v)) ~= "none" end
+    if variants[1] ~= nil then beyond = beyond + 1 end
+    if normed then beyond_norm = beyond_norm + 1 end
   end
   local measurable, scored = M.few_shot(t)
   def(S .. "BeyondNgramTasks", int(beyond))
