@@ -214,14 +214,12 @@ function M.summarize(s, runs)
   for _, v in ipairs(s.variants) do
     ctx.norm_of[v.name] = (v.overrides or {}).embed_norm or spec.baseline
   end
-  local norms, seen = {}, {}
+  local seen = {}
   for _, setup in ipairs(spec.setups) do
-    for _, v in ipairs(setup.variants) do
-      local nm = ctx.norm_of[v]
-      if nm ~= spec.baseline and not seen[nm] then seen[nm], norms[#norms + 1] = true, nm end
-    end
+    for _, v in ipairs(setup.variants) do seen[ctx.norm_of[v]] = true end
   end
-  table.sort(norms)
+  seen[spec.baseline] = nil
+  local norms = sorted_keys(seen)
   local metrics = { spec.accuracy, spec.loss }
   for _, m in ipairs(spec.stability) do metrics[#metrics + 1] = m.metric end
   local rows, diverged = rows_of(ctx, metrics, function(r) return r.values end)
