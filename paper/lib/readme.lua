@@ -13,22 +13,16 @@ M.INTRO = "In short, as the committed records stand (this list is generated from
   "study summaries by `make paper`; each line names its study, and `bin/repro ledger` " ..
   "lists the analysis behind each; the paper has every interval, test and verdict):"
 
--- The Results list's lines: the ledger's README sentences.
-function M.lines(ctx)
-  local out = {}
-  for _, r in ipairs(ctx.ledger or {}) do
-    if r.entry.where == "readme" and r.text ~= "" then out[#out + 1] = "- " .. r.text end
-  end
-  return out
-end
-
--- The files this extension adds to the paper folder.
+-- The files this extension adds to the paper folder: results.md, the ledger's README
+-- sentences as a list.
 function M.outputs(ctx)
-  local body = M.lines(ctx)
-  local text = M.INTRO .. "\n\n" .. table.concat(body, "\n") .. "\n"
+  local lines, texts = {}, {}
+  for _, r in ipairs(ctx.ledger or {}) do
+    if r.entry.where == "readme" and r.text ~= "" then lines[#lines + 1] = "- " .. r.text end
+    texts[#texts + 1] = r.text
+  end
+  local text = M.INTRO .. "\n\n" .. table.concat(lines, "\n") .. "\n"
   -- no sentence outside the ledger's states a finding
-  local texts = {}
-  for _, r in ipairs(ctx.ledger or {}) do texts[#texts + 1] = r.text end
   local problems = ledger.check_md(text, "paper/results.md", texts)
   if #problems > 0 then
     error({ message = "report: the statement ledger: " .. table.concat(problems, "\n") })

@@ -1,26 +1,28 @@
 -- The numbers the hand-written main text (paper/main.tex) cites that no other file of the
 -- report defines (a manifest extension of paper/paper.lua), as macros S..<name> of each
--- study S: a validation-loss comparison's decision interval as a change of perplexity
--- (S..<T>Vs<B>.."PplChangeCI") and, where the summary has them, the replication's verdicts
--- and numbers (S.."Rep"..), the task study's facts (tasks beyond the n-gram controls,
--- few-shot measurability, whether H0 and H1a are testable), H1a's parts per norm
--- (S.."HOneA"..) with its two readings, whether the instability result is reproduced
--- (S.."StabilityVerdict") and, seed by seed, each norm's final loss against none's there; a
--- sequential study's stop (S.."...Seq"..) and runs gone bad; how many seeds favour the
--- treatment of each comparison.
+-- study S: a validation-loss comparison's decision interval as a change of perplexity, the
+-- replication's verdicts and numbers (S.."Rep"..), the task study's facts, H1a's parts per
+-- norm (S.."HOneA"..) with its two readings, whether the instability result is reproduced
+-- and, seed by seed, each norm's final loss against none's there, a sequential study's stop
+-- and runs gone bad, and how many seeds favour the treatment of each comparison.
 local F = require "repro.report.texfmt"
 local data = require "repro.report.data"
+local stats = require "stats"
+local h1a_ext = require("repro.core.extension").load("h1a", "paper")
 
 local M = {}
 
 local finite = F.finite
+
+local function int(x) return finite(x) and string.format("%d", x) or F.DASH end
 
 local function pct(x)
   if not finite(x) then return F.DASH end
   return F.percent(math.exp(x) - 1)
 end
 
-local function pct_interval(ci)
+-- A loss interval as an interval of the change of perplexity, [e^lo - 1, e^hi - 1].
+function M.ppl_interval(ci)
   if type(ci) ~= "table" or not finite(ci[1]) or not finite(ci[2]) then return F.DASH end
   return "[" .. pct(ci[1]) .. ", " .. pct(ci[2]) .. "]"
 end
@@ -28,7 +30,15 @@ end
 -- F.num (a dash when x is not finite) with 3 significant digits unless dec is given.
 local function num(x, dec) return F.num(x, dec or F.sig_decimals(x, 3)) end
 
-local SHORT = { ["torch-L4-ps-tied-w30cos-d0"] = "Closest", ref = "Ref" }
+-- K.."Coef" and K.."CI": a fit's coefficient and interval to 3 significant digits.
+local function def_fit(def, K, coef, ci)
+  def(K .. "Coef", num(coef, 3))
+  def(K .. "CI", F.interval(ci, 3))
+end
+
+-- The macro prefix of the comparison treatment vs baseline.
+local function pair(S, t, b) return S .. F.macro(t) .. "Vs" .. F.macro(b) end
+
 local NORMS = { "layernorm", "rmsnorm", "none", "scale", "layernorm_matched" }
 
 -- A variant's set-up and norm: "torch-L4-...-d0-layernorm" -> "torch-L4-...-d0", "layernorm".
@@ -39,15 +49,6 @@ local function split(name)
     if name == n then return "", n end
   end
   return name, ""
-end
-
-local function ppl_cis(def, s, S)
-  for _, c in ipairs(s.summary.comparisons or {}) do
-    if c.metric == "val_loss" then
-      local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline)
-      def(P .. "PplChangeCI", pct_interval(data.interval(c)))
-    end
-  end
 end
 
 -- A criterion of the replication verdict in words (nil: the entry has no such test).
@@ -73,103 +74,98 @@ function M.criteria(e)
     agreed = e.same_direction and "agreed" or "disagreed" }
 end
 
+-- The macros E.."Verdict", ... of one replication entry e (one claim at one set-up).
+local function entry_numbers(def, E, e)
+  local log = e.scale == "log_ratio"
+  local o, rep, st = e.original or {}, e.replication or {}, e.stats or {}
+  def(E .. "Verdict", F.escape(e.verdict or F.DASH))
+  def(E .. "Original", log and pct(o.estimate) or num(o.estimate))
+  def(E .. "OriginalLog", num(o.estimate, 4))
+  if log then def(E .. "Estimate", pct(rep.mean)) end
+  def(E .. "EstimateLog", num(rep.mean, 4))
+  if log then
+    def(E .. "CI", M.ppl_interval(st.ci))
+    def(E .. "PI", M.ppl_interval(st.pi))
+    def(E .. "PIT", M.ppl_interval(st.pi_t))
+    -- the original's degrees of freedom, the t quantile's of pi_t (stats.h)
+    def(E .. "PIDf", string.format("%d", (o.n2 or 0) > 0 and (o.n1 + o.n2 - 2) or
+      ((o.n1 or 1) - 1)))
+    def(E .. "CILog", F.interval(st.ci, 4))
+    def(E .. "PILog", F.interval(st.pi, 4))
+    def(E .. "DThreeThree", num(st.d33_raw, 4))
+    def(E .. "TelescopeP", F.p(st.telescope_p))
+  else
+    -- no prediction interval on this scale: the Hodges-Lehmann estimate and interval
+    local ci = rep.hodges_lehmann_ci or {}
+    def(E .. "Estimate", num(rep.hodges_lehmann))
+    def(E .. "CI", F.interval(rep.hodges_lehmann_ci,
+      F.sig_decimals(math.max(math.abs(ci[1] or 0), math.abs(ci[2] or 0)), 3)))
+  end
+  def(E .. "Direction", e.same_direction and "same" or "opposite")
+  local cr = M.criteria(e)
+  for _, k in ipairs({ { "Agreed", "agreed" }, { "DirectionPass", "direction" },
+      { "PIPass", "pi" }, { "PITPass", "pi_t" }, { "SizePass", "size" } }) do
+    def(E .. k[1], cr[k[2]])
+  end
+end
+
 local function replication(def, s, S)
   local r = s.summary.replication
   if type(r) ~= "table" then return end
-  local per_claim = {}
-  for _, e in ipairs(r.entries or {}) do
-    per_claim[e.claim] = (per_claim[e.claim] or 0) + 1
-  end
   for _, c in ipairs(r.claims or {}) do
     local C = S .. "Rep" .. F.macro(c.claim)
     def(C .. "Verdict", F.escape(c.verdict or F.DASH))
     def(C .. "Reason", F.escape(require("repro.analysis.replication").claim_reason(c)))
   end
-  -- the claim study's closest set-up is named "Closest" whatever the set-up search chose
-  -- (on make reproduce QUICK=1's records it can be the reference itself), the GPT-2
-  -- reference "Ref"; \<S>CloseLN and \<S>CloseRMS are the closest set-up's comparisons'
-  -- macro prefixes (main.tex: \M{\CloseLN PplChange})
+  -- \<S>CloseLN and \<S>CloseRMS: the closest set-up's comparisons' macro prefixes
+  -- (main.tex: \M{\CloseLN PplChange})
   local closest = type(s.summary.claim) == "table" and type(s.summary.claim.closest) == "table"
     and s.summary.claim.closest.setup or "torch-L4-ps-tied-w30cos-d0"
-  def(S .. "CloseLN", S .. F.macro(closest .. "-layernorm") .. "Vs" .. F.macro(closest .. "-none"))
-  def(S .. "CloseRMS", S .. F.macro(closest .. "-rmsnorm") .. "Vs" .. F.macro(closest .. "-none"))
-  local function short_names(setup)
-    local out = {}
-    if setup == closest then out[#out + 1] = "Closest" end
-    if setup == "ref" then out[#out + 1] = "Ref" end
-    if #out == 0 then out[1] = SHORT[setup] or F.macro(setup) end
-    return out
-  end
-  local entries = {}
+  def(S .. "CloseLN", pair(S, closest .. "-layernorm", closest .. "-none"))
+  def(S .. "CloseRMS", pair(S, closest .. "-rmsnorm", closest .. "-none"))
+  -- each entry's set-up by short name: the closest "Closest" whatever the set-up search
+  -- chose (on make reproduce QUICK=1's records it can be the reference itself), the GPT-2
+  -- reference "Ref"
   for _, e in ipairs(r.entries or {}) do
-    local setup = split(e.treatment or "")
-    for _, name in ipairs(short_names(setup)) do entries[#entries + 1] = { e = e, name = name } end
-  end
-  for _, en in ipairs(entries) do
-    local e = en.e
-    local _, norm = split(e.treatment or "")
-    local E = S .. "Rep" .. F.macro(e.claim) .. en.name
-    if e.claim == "gradient_norm_ordering" then E = E .. F.macro(norm) end
-    local log = e.scale == "log_ratio"
-    local o = e.original or {}
-    local rep = e.replication or {}
-    local st = e.stats or {}
-    def(E .. "Verdict", F.escape(e.verdict or F.DASH))
-    def(E .. "Original", log and pct(o.estimate) or num(o.estimate))
-    def(E .. "OriginalLog", num(o.estimate, 4))
-    if log then def(E .. "Estimate", pct(rep.mean)) end
-    def(E .. "EstimateLog", num(rep.mean, 4))
-    if log then
-      def(E .. "CI", pct_interval(st.ci))
-      def(E .. "PI", pct_interval(st.pi))
-      def(E .. "PIT", pct_interval(st.pi_t))
-      -- the original's degrees of freedom, the t quantile's of pi_t (stats.h)
-      def(E .. "PIDf", string.format("%d", (o.n2 or 0) > 0 and (o.n1 + o.n2 - 2) or
-        ((o.n1 or 1) - 1)))
-      def(E .. "CILog", F.interval(st.ci, 4))
-      def(E .. "PILog", F.interval(st.pi, 4))
-      def(E .. "DThreeThree", num(st.d33_raw, 4))
-      def(E .. "TelescopeP", F.p(st.telescope_p))
-    else
-      -- no prediction interval on this scale: the Hodges-Lehmann estimate and interval
-      def(E .. "Estimate", num(rep.hodges_lehmann))
-      def(E .. "CI", F.interval(rep.hodges_lehmann_ci, F.sig_decimals(
-        math.max(math.abs((rep.hodges_lehmann_ci or {})[1] or 0),
-          math.abs((rep.hodges_lehmann_ci or {})[2] or 0)), 3)))
+    local setup, norm = split(e.treatment or "")
+    local names = {}
+    if setup == closest then names[#names + 1] = "Closest" end
+    if setup == "ref" then names[#names + 1] = "Ref" end
+    if #names == 0 then names[1] = F.macro(setup) end
+    for _, name in ipairs(names) do
+      entry_numbers(def, S .. "Rep" .. F.macro(e.claim) .. name ..
+        (e.claim == "gradient_norm_ordering" and F.macro(norm) or ""), e)
     end
-    def(E .. "Direction", e.same_direction and "same" or "opposite")
-    local cr = M.criteria(e)
-    def(E .. "Agreed", cr.agreed)
-    def(E .. "DirectionPass", cr.direction)
-    def(E .. "PIPass", cr.pi)
-    def(E .. "PITPass", cr.pi_t)
-    def(E .. "SizePass", cr.size)
   end
 end
 
-local function tasks(def, s, S)
-  local t = s.summary.tasks
-  if type(t) ~= "table" then return end
-  local beyond, beyond_norm = 0, 0
-  for _, b in pairs(t.beyond_ngram or {}) do
-    local any, any_norm = false, false
-    for _, v in ipairs(b.variants or {}) do
-      any = true
-      local _, norm = split(v)
-      if norm ~= "none" then any_norm = true end
-    end
-    if any then beyond = beyond + 1 end
-    if any_norm then beyond_norm = beyond_norm + 1 end
-  end
-  def(S .. "BeyondNgramTasks", string.format("%d", beyond))
-  def(S .. "BeyondNgramNormTasks", string.format("%d", beyond_norm))
+-- Of a task summary's few-shot demonstrations, how many are measurable, of how many.
+function M.few_shot(t)
   local measurable, scored = 0, 0
   for _, d in ipairs(t.demos or {}) do
     scored = scored + 1
     if d.measurable then measurable = measurable + 1 end
   end
-  def(S .. "FewShotMeasurable", string.format("%d", measurable))
-  def(S .. "FewShotTasks", string.format("%d", scored))
+  return measurable, scored
+end
+
+-- The tasks some variant (some normed variant) beats the n-gram controls on, few-shot
+-- measurability, and whether H0 and H1a are testable.
+local function tasks(def, s, S)
+  local t = s.summary.tasks
+  if type(t) ~= "table" then return end
+  local beyond, beyond_norm = 0, 0
+  for _, b in pairs(t.beyond_ngram or {}) do
+    local variants, normed = b.variants or {}, false
+    for _, v in ipairs(variants) do normed = normed or select(2, split(v)) ~= "none" end
+    if variants[1] ~= nil then beyond = beyond + 1 end
+    if normed then beyond_norm = beyond_norm + 1 end
+  end
+  local measurable, scored = M.few_shot(t)
+  def(S .. "BeyondNgramTasks", int(beyond))
+  def(S .. "BeyondNgramNormTasks", int(beyond_norm))
+  def(S .. "FewShotMeasurable", int(measurable))
+  def(S .. "FewShotTasks", int(scored))
   def(S .. "HypothesesVerdict",
     (measurable == 0 or beyond == 0) and "not testable here" or "testable")
 end
@@ -188,44 +184,30 @@ function M.h1a_readings(h)
   end
   return words(worded), words(registered)
 end
-local function h1a_readings(def, h, S)
-  local worded, registered = M.h1a_readings(h)
-  def(S .. "HOneAWorded", worded)
-  def(S .. "HOneARegistered", registered)
-end
 
 local function h1a(def, s, S)
   local h = s.summary.h1a
   if type(h) ~= "table" or type(h.norms) ~= "table" then return end
-  h1a_readings(def, h, S)
-  local names = {}
-  for nm in pairs(h.norms) do names[#names + 1] = nm end
-  table.sort(names)
-  for _, nm in ipairs(names) do
+  local worded, registered = M.h1a_readings(h)
+  def(S .. "HOneAWorded", worded)
+  def(S .. "HOneARegistered", registered)
+  for _, nm in ipairs(require("repro.core.base").sorted_keys(h.norms)) do
     local e = h.norms[nm]
     local N = S .. "HOneA" .. F.macro(nm)
-    def(N .. "Verdict", F.escape(require("repro.core.extension").load("h1a", "paper").verdict_words(e)))
-    def(N .. "Supports", e.supports and "yes" or "no")
-    def(N .. "Lower", e.lower and "yes" or "no")
-    def(N .. "Beyond", e.beyond and "yes" or "no")
-    def(N .. "Stabilized", e.stabilized and "yes" or "no")
-    local a = e.accuracy or {}
-    def(N .. "AccCoef", num(a.coef, 3))
-    def(N .. "AccCI", F.interval(a.ci, 3))
-    local b = e.accuracy_given_loss or {}
-    def(N .. "AccGivenLossCoef", num(b.coef, 3))
-    def(N .. "AccGivenLossCI", F.interval(b.ci, 3))
+    def(N .. "Verdict", F.escape(h1a_ext.verdict_words(e)))
+    for _, k in ipairs({ "supports", "lower", "beyond", "stabilized" }) do
+      def(N .. F.macro(k), e[k] and "yes" or "no")
+    end
+    local a, b = e.accuracy or {}, e.accuracy_given_loss or {}
+    def_fit(def, N .. "Acc", a.coef, a.ci)
+    def_fit(def, N .. "AccGivenLoss", b.coef, b.ci)
     for _, su in ipairs(h.setups_apart or {}) do
       local x = su.norms[nm]
-      if x then
-        def(N .. "Setup" .. F.macro(su.name) .. "Coef", num(x.coef, 3))
-        def(N .. "Setup" .. F.macro(su.name) .. "CI", F.interval(x.ci, 3))
-      end
+      if x then def_fit(def, N .. "Setup" .. F.macro(su.name), x.coef, x.ci) end
     end
     for _, st in ipairs(e.stability or {}) do
       local K = N .. "Stab" .. F.macro(st.metric)
-      def(K .. "Coef", num(st.coef, 3))
-      def(K .. "CI", F.interval(st.ci, 3))
+      def_fit(def, K, st.coef, st.ci)
       if st.log then
         local ci = type(st.ci) == "table" and finite(st.ci[1]) and finite(st.ci[2])
           and { math.exp(st.ci[1]), math.exp(st.ci[2]) } or nil
@@ -244,7 +226,6 @@ local function sequential(def, s, S)
   local q = s.summary.sequential
   if type(q) ~= "table" then return end
   local d = q.design or {}
-  local function int(x) return finite(x) and string.format("%d", x) or F.DASH end
   def(S .. "SeqRunsUsed", int(q.runs_used))
   def(S .. "SeqRunsFixed", int(q.runs_fixed))
   def(S .. "SeqCapSeeds", int(d.looks and d.looks[#d.looks]))
@@ -252,12 +233,12 @@ local function sequential(def, s, S)
   def(S .. "SeqTarget", num(d.target, 3))
   def(S .. "SeqTargetPplChange", pct(d.target))
   for _, c in ipairs(q.comparisons or {}) do
-    local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline) .. "Seq"
+    local P = pair(S, c.treatment, c.baseline) .. "Seq"
     def(P .. "Estimate", num(c.estimate, 4))
     def(P .. "AbsEstimate", finite(c.estimate) and num(math.abs(c.estimate), 4) or F.DASH)
     def(P .. "CI", F.interval(c.ci, 4))
     def(P .. "PplChange", pct(c.estimate))
-    def(P .. "PplChangeCI", pct_interval(c.ci))
+    def(P .. "PplChangeCI", M.ppl_interval(c.ci))
     def(P .. "Look", int(c.stopped_at))
     def(P .. "Seeds", int(c.n))
     def(P .. "TargetIn", c.target_in_ci and "inside" or "outside")
@@ -290,10 +271,7 @@ function M.bad_runs(s)
         if diverged[seed] or not finite(x) then bad = bad + 1 else xs[#xs + 1] = x end
       end
     end
-    table.sort(xs)
-    local k = #xs
-    local median = k == 0 and 0 or (k % 2 == 1 and xs[(k + 1) // 2] or
-      (xs[k // 2] + xs[k // 2 + 1]) / 2)
+    local median = stats.summary(xs).median
     for _, x in ipairs(xs) do
       if x > median + M.BAD_MARGIN then bad = bad + 1 end
     end
@@ -308,23 +286,22 @@ local function bad_runs(def, s, S)
   if not by then return end
   def(S .. "BadMargin", num(M.BAD_MARGIN, 1))
   for _, v in ipairs(s.summary.variants or {}) do
-    def(S .. F.macro(v.name) .. "BadRuns", string.format("%d", by[v.name].bad))
-    def(S .. F.macro(v.name) .. "UsedRuns", string.format("%d", by[v.name].runs))
+    def(S .. F.macro(v.name) .. "BadRuns", int(by[v.name].bad))
+    def(S .. F.macro(v.name) .. "UsedRuns", int(by[v.name].runs))
   end
 end
 
 -- How many seeds favour the treatment, per comparison and metric with an improvement count
 -- (<T>Vs<B><Metric>FavourSeeds of <T>Vs<B><Metric>PairedSeeds).
 local function favour(def, s, S)
-  local lists = { s.summary.comparisons or {}, s.summary.secondary_comparisons or {} }
-  for _, list in ipairs(lists) do
+  for _, list in ipairs({ s.summary.comparisons or {}, s.summary.secondary_comparisons or {} }) do
     for _, c in ipairs(list) do
       local imp = c.improvement
       if type(imp) == "table" and finite(imp.better) and finite(imp.n) then
-        local P = S .. F.macro(c.treatment) .. "Vs" .. F.macro(c.baseline) ..
+        local P = pair(S, c.treatment, c.baseline) ..
           ((F.METRIC[c.metric] or {}).macro or F.macro(c.metric))
-        def(P .. "FavourSeeds", string.format("%d", imp.better))
-        def(P .. "PairedSeeds", string.format("%d", imp.n))
+        def(P .. "FavourSeeds", int(imp.better))
+        def(P .. "PairedSeeds", int(imp.n))
       end
     end
   end
@@ -349,17 +326,16 @@ local function per_seed_order(def, s, S)
       local cb = cfg[b.name]
       if ct.embed_norm ~= "none" and cb.embed_norm == "none" and ct.lr == cb.lr and
           ct.warmup == cb.warmup then
-        local a, z = loss_by_seed(t.name), loss_by_seed(b.name)
+        local z = loss_by_seed(b.name)
         local lower, higher = 0, 0
-        for seed, x in pairs(a) do
+        for seed, x in pairs(loss_by_seed(t.name)) do
           local y = z[seed]
           if finite(x) and finite(y) then
             if x < y then lower = lower + 1 elseif x > y then higher = higher + 1 end
           end
         end
-        local P = S .. F.macro(t.name) .. "Vs" .. F.macro(b.name)
-        def(P .. "LowerSeeds", string.format("%d", lower))
-        def(P .. "HigherSeeds", string.format("%d", higher))
+        def(pair(S, t.name, b.name) .. "LowerSeeds", int(lower))
+        def(pair(S, t.name, b.name) .. "HigherSeeds", int(higher))
       end
     end
   end
@@ -384,19 +360,15 @@ M.CONTRAST = { treatment = { study = "tuned", variant = "layernorm" },
 
 local function contrast(def, s, S, ctx)
   local c = M.CONTRAST
-  if s.name ~= c.baseline.study or not ctx then return end
+  if s.name ~= c.baseline.study then return end
   local function values(side)
-    for _, x in ipairs(ctx.studies) do
-      if x.name == side.study then
-        local pv = (x.summary.per_variant or {})[side.variant]
-        local m = pv and pv.metrics and pv.metrics[c.metric]
-        if m then
-          local by = {}
-          for i, seed in ipairs(m.seeds) do by[seed] = m.values[i] end
-          return by, x.summary.analysis.alpha
-        end
-      end
-    end
+    local x = ctx.by_name[side.study]
+    local pv = x and (x.summary.per_variant or {})[side.variant]
+    local m = pv and pv.metrics and pv.metrics[c.metric]
+    if not m then return nil end
+    local by = {}
+    for i, seed in ipairs(m.seeds) do by[seed] = m.values[i] end
+    return by, x.summary.analysis.alpha
   end
   local t, alpha = values(c.treatment)
   local b = values(c.baseline)
@@ -406,16 +378,20 @@ local function contrast(def, s, S, ctx)
     if t[seed] and b[seed] then xs[#xs + 1], ys[#ys + 1] = b[seed], t[seed] end
   end
   if #xs < 2 then return end
-  local r = require("stats").paired(xs, ys, { alpha = alpha })
-  local K = S .. F.macro(c.treatment.variant) .. "Vs" .. F.macro(c.baseline.variant) .. "Direct"
+  local r = stats.paired(xs, ys, { alpha = alpha })
+  local K = pair(S, c.treatment.variant, c.baseline.variant) .. "Direct"
   def(K .. "Delta", num(r.mean, 4))
   def(K .. "CI", F.interval(r.ci_t, 4))
-  def(K .. "N", string.format("%d", #xs))
+  def(K .. "N", int(#xs))
 end
 
 function M.numbers(def, s, S, ctx)
   contrast(def, s, S, ctx)
-  ppl_cis(def, s, S)
+  for _, c in ipairs(s.summary.comparisons or {}) do
+    if c.metric == "val_loss" then
+      def(pair(S, c.treatment, c.baseline) .. "PplChangeCI", M.ppl_interval(data.interval(c)))
+    end
+  end
   replication(def, s, S)
   tasks(def, s, S)
   h1a(def, s, S)

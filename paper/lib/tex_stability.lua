@@ -12,28 +12,20 @@ local M = {}
 
 local finite = F.finite
 
--- An estimate above its interval, in one cell ("{}" keeps the interval's "[" from being
--- read as the line break's optional space).
-local function stack(est, ci)
-  return "\\begin{tabular}[t]{@{}r@{}}" .. est .. "\\\\{}" .. ci .. "\\end{tabular}"
-end
+local function exp_interval(ci) return { math.exp(ci[1]), math.exp(ci[2]) } end
 
-local function cell(coef, ci, dec)
-  if not finite(coef) then return F.DASH end
-  return stack(F.num(coef, dec), F.interval(ci, dec))
-end
-
--- A log-scale fit as a factor: "x0.184 [0.127, 0.268]".
-local function factor(coef, ci)
-  if not finite(coef) or type(ci) ~= "table" then return F.DASH end
-  return stack("$\\times$" .. F.num(math.exp(coef), 3),
-    F.interval({ math.exp(ci[1]), math.exp(ci[2]) }, 3))
-end
-
-local function fit_cell(f)
-  if type(f) ~= "table" then return F.DASH end
-  if f.log then return factor(f.coef, f.ci) end
-  return cell(f.coef, f.ci, 3)
+-- An estimate above its interval in one cell ("{}" keeps the interval's "[" from being
+-- read as the line break's optional space); a log-scale fit as a factor, "x0.184 [0.127,
+-- 0.268]".
+local function cell(coef, ci, dec, log)
+  if not finite(coef) or log and type(ci) ~= "table" then return F.DASH end
+  local est, interval
+  if log then
+    est, interval = "$\\times$" .. F.num(math.exp(coef), 3), F.interval(exp_interval(ci), 3)
+  else
+    est, interval = F.num(coef, dec), F.interval(ci, dec)
+  end
+  return "\\begin{tabular}[t]{@{}r@{}}" .. est .. "\\\\{}" .. interval .. "\\end{tabular}"
 end
 
 -- The entry of list `xs` whose metric is m (and, given, whose comparison is t vs b).
@@ -48,17 +40,19 @@ end
 local function task_rows(s, label)
   local h = s.summary.h1a
   if type(h) ~= "table" or type(h.after_warmup) ~= "table" then return {} end
-  local names = sorted_keys(h.norms)
   local rows = {}
-  for _, nm in ipairs(names) do
-    local e, aw = h.norms[nm], h.after_warmup
-    local function after(m)
-      local x = find(aw.measures, m)
-      return x and fit_cell({ coef = x.norms[nm].coef, ci = x.norms[nm].ci, log = x.log })
+  for _, nm in ipairs(sorted_keys(h.norms)) do
+    local e = h.norms[nm]
+    local function whole(m)
+      local f = find(e.stability, m)
+      return f and cell(f.coef, f.ci, 3, f.log) or F.DASH
     end
-    rows[#rows + 1] = { label(nm) .. " $-$ " .. label(h.baseline),
-      fit_cell(find(e.stability, "max_loss_jump")), after("max_loss_jump"),
-      fit_cell(find(e.stability, "max_grad_norm")), after("max_grad_norm"),
+    local function after(m)
+      local x = find(h.after_warmup.measures, m)
+      return x and cell(x.norms[nm].coef, x.norms[nm].ci, 3, x.log)
+    end
+    rows[#rows + 1] = { label(nm) .. " $-$ " .. label(h.baseline), whole("max_loss_jump"),
+      after("max_loss_jump"), whole("max_grad_norm"), after("max_grad_norm"),
       after("grad_norm_cv") }
   end
   return rows
@@ -71,18 +65,17 @@ local function sweep_rows(s, label)
   if type(o) ~= "table" or type(o.after_warmup) ~= "table" then return {} end
   local group = {}
   for _, v in ipairs(o.variants) do group[v.name] = v.overrides end
-  local function name(g)
-    local ov = group[g] or {}
-    return label(ov.embed_norm or g) .. (ov.warmup and string.format(", warmup %d", ov.warmup) or "")
-  end
   local rows = {}
   for _, pair in ipairs(o.analysis.comparisons) do
     local t, b = pair[1], pair[2]
+    local ov = group[t] or {}
     local function c(list, m, dec)
       local x = find(list, m, t, b)
       return x and cell(x.mean, x.ci_t, dec) or F.DASH
     end
-    rows[#rows + 1] = { name(t) .. " $-$ " .. label(group[b] and group[b].embed_norm or b),
+    rows[#rows + 1] = { label(ov.embed_norm or t) ..
+      (ov.warmup and string.format(", warmup %d", ov.warmup) or "") .. " $-$ " ..
+      label(group[b] and group[b].embed_norm or b),
       c(o.comparisons, "mean_max_loss_jump", 3),
       c(o.secondary_comparisons, "mean_max_loss_jump_after_warmup", 3),
       c(o.comparisons, "gmean_max_grad_norm", 2),
@@ -92,32 +85,24 @@ local function sweep_rows(s, label)
   return rows
 end
 
--- The names of study s's norms in the paper's words (its factor's labels).
-local function labeller(s)
-  local labels = s.factor and s.factor.labels or {}
-  return function(v) return F.escape(labels[v] or v) end
-end
-
-M.STUDIES = { tasks = "tasks_v2", sweep = "instability" }
+local STUDIES = { { "tasks_v2", "Task study, fits across its runs", task_rows },
+  { "instability", "Stability study, per seed over its grid of peak learning rates", sweep_rows } }
 
 function M.table(ctx)
-  local tasks, sweep = ctx.by_name[M.STUDIES.tasks], ctx.by_name[M.STUDIES.sweep]
   local t = { align = "lrrrrr", rows = { { rule = true } }, skip = "2pt",
     above = { "", "\\multicolumn{2}{c}{Largest loss jump (nats)}",
       "\\multicolumn{2}{c}{Largest gradient norm}", "Variation" },
     head = { "Comparison", "whole run", "after warmup", "whole run", "after warmup",
       "after warmup" } }
-  local function block(head, rows)
-    if #rows == 0 then return end
-    t.rows[#t.rows + 1] = { group = head, rule = false }
-    table.move(rows, 1, #rows, #t.rows + 1, t.rows)
-  end
-  if tasks then
-    block("Task study, fits across its runs", task_rows(tasks, labeller(tasks)))
-  end
-  if sweep then
-    block("Stability study, per seed over its grid of peak learning rates",
-      sweep_rows(sweep, labeller(sweep)))
+  for _, st in ipairs(STUDIES) do
+    local s = ctx.by_name[st[1]]
+    -- the study's norms in the paper's words (its factor's labels)
+    local labels = s and s.factor and s.factor.labels or {}
+    local rows = s and st[3](s, function(v) return F.escape(labels[v] or v) end) or {}
+    if #rows > 0 then
+      t.rows[#t.rows + 1] = { group = st[2], rule = false }
+      table.move(rows, 1, #rows, #t.rows + 1, t.rows)
+    end
   end
   return tbl.tabular(t, { fit = true })
 end
@@ -130,8 +115,7 @@ end
 -- S.."PeakJumpInWarmup"..<Norm>, of S.."Runs"..<Norm>); per comparison of the stability
 -- study, its after-warmup outcomes (S..<T>.."Vs"..<B>.."After"..<Metric>.."Delta", "CI").
 function M.numbers(def, s, S)
-  local summary = s.summary
-  local h = summary.h1a
+  local h = s.summary.h1a
   if type(h) == "table" and type(h.after_warmup) == "table" then
     local aw = h.after_warmup
     def(S .. "AfterFrom", string.format("%d", aw.from))
@@ -139,11 +123,11 @@ function M.numbers(def, s, S)
       for _, nm in ipairs(sorted_keys(x.norms)) do
         local e = x.norms[nm]
         local K = S .. "After" .. F.macro(nm) .. F.macro(x.metric)
-        def(K .. "Coef", finite(e.coef) and F.num(e.coef, 3) or F.DASH)
+        def(K .. "Coef", F.num(e.coef, 3))
         def(K .. "CI", F.interval(e.ci, 3))
         if x.log and finite(e.coef) then
           def(K .. "Factor", F.num(math.exp(e.coef), 2))
-          def(K .. "FactorCI", F.interval({ math.exp(e.ci[1]), math.exp(e.ci[2]) }, 2))
+          def(K .. "FactorCI", F.interval(exp_interval(e.ci), 2))
         end
       end
     end
@@ -154,7 +138,7 @@ function M.numbers(def, s, S)
       def(S .. "Runs" .. F.macro(nm), string.format("%d", p.runs))
     end
   end
-  local o = summary.sweep_outcomes
+  local o = s.summary.sweep_outcomes
   if type(o) == "table" and type(o.after_warmup) == "table" then
     local aw = o.after_warmup
     def(S .. "AfterFrom", string.format("%d", aw.from))

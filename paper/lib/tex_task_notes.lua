@@ -1,6 +1,6 @@
 -- What the task section says of the agreement task beyond the summary, counted from the
--- run records (a manifest extension of paper/paper.lua): numbers.tex gets, for a study
--- whose runs scored the `agreement` task of a version-1 suite (core),
+-- run records (a manifest extension of paper/paper.lua): for a study whose runs scored the
+-- `agreement` task of a version-1 suite (core), numbers.tex gets
 --   \<Study>AgreementRuns        the runs that scored it (zero-shot)
 --   \<Study>AgreementHalfRuns    those whose accuracy on it was exactly one half
 --   \<Study>AgreementFixedRuns   those that picked one form of each pair of forms whatever
@@ -8,11 +8,11 @@
 --                                answered "is", say): a model that ignores the pronoun,
 --                                which the task's balanced items score at one half
 -- read from each run's verified tasks.csv (item correctness) and the corpus's agreement
--- file.  The
--- items are matched to tasks.csv's rows by their number, so the file must be the one the
--- runs scored: each counted run's manifest names it with its SHA-256 (`task_files`), and
--- a run whose manifest names another SHA-256, or none, is refused (a user error naming
--- the run, the file and both digests), never counted against the wrong items.
+-- file.  The items are matched to tasks.csv's rows by their number, so the file must be the
+-- one the runs scored: each counted run's manifest names it with its SHA-256
+-- (`task_files`), and a run whose manifest names another SHA-256, or none, is refused (a
+-- user error naming the run, the file and both digests), never counted against the wrong
+-- items.
 local tasks = require "repro.tasks"
 local items_io = require "repro.tasks.items"
 local fs = require "repro.core.fs"
@@ -22,7 +22,6 @@ local M = {}
 
 -- The zero-shot rows of `task` in a run's tasks.csv text: correct[item] = true/false.
 local function correctness(text, task)
-  if not text then return nil end
   local out = {}
   for line in text:gmatch("[^\n]+") do
     local t, shots, item, ok = line:match("^([^,]+),(%d+),(%d+),([01]),")
@@ -47,8 +46,8 @@ function M.numbers(def, s, S)
     for _, seed in ipairs(s.seeds) do
       -- tasks.csv and manifest.json as the record reader verified them (read once)
       local run, r = s:run_dir(v.name, seed), s:record(v.name, seed)
-      local ok = correctness(r.tasks_csv, "agreement")
-      if ok and next(ok) then
+      local ok = correctness(r.tasks_csv or "", "agreement")
+      if next(ok) then
         local man = r.manifest
         local named = type(man) == "table" and type(man.task_files) == "table" and
           man.task_files[rel] or nil
@@ -74,10 +73,7 @@ function M.numbers(def, s, S)
         end
         if one then fixed = fixed + 1 end
         local right, n = 0, 0
-        for _, x in pairs(ok) do
-          n = n + 1
-          if x then right = right + 1 end
-        end
+        for _, x in pairs(ok) do right, n = right + (x and 1 or 0), n + 1 end
         if 2 * right == n then half = half + 1 end
       end
     end

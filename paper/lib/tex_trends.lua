@@ -9,9 +9,13 @@
 local stats = require "stats"
 local F = require "repro.report.texfmt"
 local tbl = require "repro.report.table"
+local sorted_keys = require("repro.core.base").sorted_keys
+local data = require "repro.report.data"
 
 local M = {}
 local DASH = F.DASH
+
+local function lr_text(x) return F.finite(x) and F.lr(x) or DASH end
 
 -- The last row of a parsed log.csv at or before `step` (or the last) with a d_val_loss.
 local function diag_at(log, step)
@@ -63,35 +67,23 @@ local function scale(def, s, S)
       e.y[#e.y + 1] = r.c.mean
     end
   end
-  local n_sizes = 0
-  for _ in pairs(sizes) do n_sizes = n_sizes + 1 end
-  def(S .. "FitSizes", string.format("%d", n_sizes))
+  def(S .. "FitSizes", string.format("%d", #sorted_keys(sizes)))
   -- every treatment level gets its macros: dashes where no line can be fitted (fewer
   -- than 3 sizes, as in a reduced run), so the paper always compiles
-  local levels, seen = {}, {}
+  local levels = {}
   for _, v in ipairs(s.variants) do
-    if v.level ~= base and not seen[v.level] then
-      seen[v.level] = true
-      levels[#levels + 1] = v.level
-    end
+    if v.level ~= base then levels[v.level] = true end
   end
-  table.sort(levels)
-  for _, level in ipairs(levels) do
+  for _, level in ipairs(sorted_keys(levels)) do
     local e = by_level[level] or { x = {}, y = {} }
     local L = S .. F.macro(level)
     local ok, r = pcall(stats.linfit, e.x, e.y, { at = 7 })
-    if not ok then
-      for _, k in ipairs({ "FitSlope", "FitSlopeCI", "FitAtTenM", "FitAtTenMCI" }) do
-        def(L .. k, DASH)
-      end
-      def(L .. "FitN", string.format("%d", #e.x))
-    else
-      def(L .. "FitSlope", F.num(r.slope, 3))
-      def(L .. "FitSlopeCI", F.interval(r.slope_ci, 3))
-      def(L .. "FitAtTenM", F.num(r.fit, 2))
-      def(L .. "FitAtTenMCI", F.interval(r.fit_ci, 2))
-      def(L .. "FitN", string.format("%d", r.n))
-    end
+    if not ok then r = { n = #e.x } end
+    def(L .. "FitSlope", F.num(r.slope, 3))
+    def(L .. "FitSlopeCI", F.interval(r.slope_ci, 3))
+    def(L .. "FitAtTenM", F.num(r.fit, 2))
+    def(L .. "FitAtTenMCI", F.interval(r.fit_ci, 2))
+    def(L .. "FitN", string.format("%d", r.n))
   end
 end
 
@@ -100,8 +92,7 @@ end
 local function ladder(def, s, S)
   scale(def, s, S)
   for _, v in ipairs(s.variants) do
-    local lr = s:config_value(v.name, "lr")
-    def(S .. F.macro(v.name) .. "Lr", F.finite(lr) and F.lr(lr) or DASH)
+    def(S .. F.macro(v.name) .. "Lr", lr_text(s:config_value(v.name, "lr")))
   end
 end
 
@@ -111,19 +102,17 @@ local BY_STUDY = { horizon = horizon, scale = scale, ladder = ladder }
 -- parameter count, each variant's peak learning rate, the primary comparison's
 -- difference with its decision interval, the Holm p and the verdict.
 function M.size_effect_table(s)
-  local data = require "repro.report.data"
   local t = { align = "lrlrrrrl", head = { "Blocks $\\times$ width", "Params", "Comparison",
     "lr", "$\\Delta$", "95\\,\\% CI", "$p_\\mathrm{Holm}$", "Verdict" }, rows = {} }
   for _, r in ipairs(s:size_comparisons()) do
     local c = r.c
     local ci = data.interval(c)
     local dec = F.diff_decimals(c.metric, c.mean, ci)
-    local lt, lb = s:config_value(r.t.name, "lr"), s:config_value(r.b.name, "lr")
     t.rows[#t.rows + 1] = { F.num(s:config_value(r.b.name, "n_layer"), 0) .. " $\\times$ " ..
       F.num(s:config_value(r.b.name, "d_model"), 0),
       F.finite(r.params) and string.format("\\num{%d}", r.params) or DASH,
       F.escape(r.t.level_label) .. "${}-{}$" .. F.escape(r.b.level_label),
-      (F.finite(lt) and F.lr(lt) or DASH) .. " / " .. (F.finite(lb) and F.lr(lb) or DASH),
+      lr_text(s:config_value(r.t.name, "lr")) .. " / " .. lr_text(s:config_value(r.b.name, "lr")),
       F.num(c.mean, dec), F.interval(ci, dec), F.p(c.p_holm),
       F.escape((s:verdict(c) or {}).verdict or DASH) }
   end
