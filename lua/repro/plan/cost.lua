@@ -10,6 +10,7 @@ local engine = require "engine"
 local stats = require "stats"
 local proc = require "repro.proc"
 local fs = require "repro.core.fs"
+local progress = require "repro.core.progress"
 local json = require "repro.core.json"
 local host = require "repro.host"
 local sys = require "repro.sys"
@@ -265,13 +266,7 @@ function M.to_train(runs)
 end
 
 -- Seconds as text: "45s", "12m05s", "3h07m" (the progress lines' form).
-function M.fmt(s)
-  if not s then return "?" end
-  s = math.floor(s + 0.5)
-  if s >= 3600 then return string.format("%dh%02dm", s // 3600, (s % 3600) // 60) end
-  if s >= 60 then return string.format("%dm%02ds", s // 60, s % 60) end
-  return string.format("%ds", s)
-end
+M.fmt = progress.fmt_time
 
 -- One line: the predicted wall time of `runs` on jobs x threads, with how it was made.
 function M.line(runs, jobs, threads)
