@@ -455,8 +455,9 @@ function M.checkpoint_path(dir, sha)
   return string.format("%s/checkpoint-%s.rptf", dir, (sha or ""):sub(1, 12))
 end
 
--- A log.csv number: nan, inf and -inf spelled the same on every C library.
-local function log_number(x)
+-- A number as its log.csv field (the inverse of reader.log_number): nan, inf and -inf
+-- spelled the same on every C library.
+local function log_field(x)
   if base.finite(x) then return string.format("%.9g", x) end
   return x ~= x and "nan" or x > 0 and "inf" or "-inf"
 end
@@ -469,7 +470,7 @@ local function log_csv(rows, columns)
     local f = {}
     for i, k in ipairs(columns) do
       local v = r[k]
-      f[i] = v == nil and "" or (k == "step" and string.format("%d", v) or log_number(v))
+      f[i] = v == nil and "" or (k == "step" and string.format("%d", v) or log_field(v))
     end
     out[#out + 1] = table.concat(f, ",")
   end
